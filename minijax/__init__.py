@@ -1,0 +1,19 @@
+"""minijax: a small JAX that lowers to StableHLO MLIR and runs on the PJRT CPU client."""
+import os
+
+# Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
+
+from minijax import lax  # noqa: E402  (after the environment is set)
+from minijax.array import Array
+from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct
+from minijax.interpreters.batching import vmap
+from minijax.interpreters.jvp import jvp
+from minijax.interpreters.transpose import is_undefined_primal
+from minijax.ir.tracing import make_jaxpr
+from minijax.jit import jit
+from minijax.tree_util import register_pytree_node
+
+__all__ = ['Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
+           'is_undefined_primal', 'jit', 'jvp', 'lax', 'make_jaxpr', 'register_pytree_node',
+           'vmap']

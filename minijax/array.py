@@ -1,0 +1,70 @@
+"""``minijax.Array``: a value living in a device buffer that duck-types a NumPy array.
+
+Results of ``jit`` are Arrays; passing one back into a jitted function hands its buffer over
+directly, without a trip through host memory.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import core, runtime
+from minijax.core import ConcreteArray
+
+
+class Array:
+    __array_priority__ = 100
+    __slots__ = ('_buffer', '_npy')
+
+    def __init__(self, buffer):
+        self._buffer = buffer
+        self._npy = None
+
+    @property
+    def buffer(self):
+        return self._buffer
+
+    shape = property(lambda self: tuple(self._buffer.shape))
+    dtype = property(lambda self: np.dtype(self._buffer.dtype))
+    ndim = property(lambda self: len(self._buffer.shape))
+    size = property(lambda self: int(np.prod(self._buffer.shape, dtype=np.int64)))
+
+    def _value(self) -> np.ndarray:
+        if self._npy is None:
+            self._npy = np.asarray(self._buffer)
+            self._npy.flags.writeable = False
+        return self._npy
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value()
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        return value.copy() if copy else value
+
+    def __repr__(self):
+        body = np.array2string(self._value(), separator=', ', prefix='Array(')
+        return f'Array({body}, dtype={self.dtype.name})'
+
+    __str__ = lambda self: str(self._value())
+    __float__ = lambda self: float(self._value())
+    __int__ = lambda self: int(self._value())
+    __bool__ = lambda self: bool(self._value())
+    __len__ = lambda self: len(self._value())
+    __iter__ = lambda self: iter(self._value())
+    __hash__ = None
+
+    def item(self):
+        return self._value().item()
+
+    def tolist(self):
+        return self._value().tolist()
+
+
+core._install_operators(Array)
+core.aval_handlers[Array] = lambda x: ConcreteArray(x)
+
+
+def to_device(x):
+    """The device buffer for a jit argument: an Array's own buffer, or a fresh transfer."""
+    if isinstance(x, Array):
+        return x.buffer
+    return runtime.device_put(np.asarray(x))

@@ -1,0 +1,421 @@
+"""The core of minijax: abstract values, primitives and the interpreter stack.
+
+Every operation a traced program performs is a ``Primitive`` applied with ``bind``. ``bind``
+asks the interpreter stack which transformation owns the call (the *top trace*), boxes the
+arguments into that trace's tracers and lets the trace interpret the primitive. A trace at
+level 0 (``EvalTrace``) runs the primitive's implementation on concrete values.
+"""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable
+
+import numpy as np
+
+from minijax import dtypes
+
+
+# ----------------------------------------------------------------------------- abstract values
+
+class ShapedArray:
+    """The type of an array: shape and dtype (and whether it is a weakly typed scalar)."""
+    array_abstraction_level = 1
+    __slots__ = ('shape', 'dtype', 'weak_type')
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def str_short(self):
+        return f'{self.dtype.name}[{",".join(str(d) for d in self.shape)}]'
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self):
+        return ShapedArray(self.shape, self.dtype) if self.weak_type else self
+
+    def _key(self):
+        return (self.shape, self.dtype, self.weak_type)
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._key() == other._key()
+
+    def __repr__(self):
+        weak = ', weak_type=True' if self.weak_type else ''
+        return f'ShapedArray({self.str_short()}{weak})'
+
+    @staticmethod
+    def _bool(tracer):
+        raise TypeError('the truth value of an abstract (traced) array is unknown: Python control '
+                        'flow on traced values needs minijax.cond or minijax.while_loop')
+
+    _nonzero = _bool
+
+
+class ConcreteArray(ShapedArray):
+    """A ShapedArray that also knows its value, so Python control flow on it still works."""
+    array_abstraction_level = 0
+    __slots__ = ('val',)
+
+    def __init__(self, val, weak_type=False):
+        super().__init__(np.shape(val), val.dtype, weak_type)
+        self.val = val
+
+    def _key(self):
+        return (self.shape, self.dtype, self.weak_type, np.asarray(self.val).tobytes())
+
+    def __repr__(self):
+        return f'ConcreteArray({np.asarray(self.val)!r})'
+
+    @staticmethod
+    def _bool(tracer):
+        return bool(np.asarray(tracer.aval.val))
+
+    _nonzero = _bool
+
+
+def raise_to_shaped(aval):
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+
+
+class ShapeDtypeStruct:
+    """A stand-in argument that has only a shape and a dtype (for make_jaxpr and lower)."""
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
+
+    def __repr__(self):
+        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})'
+
+
+#: Python type -> function giving its aval; other modules (Array) register themselves here.
+aval_handlers: dict[type, Callable[[Any], ShapedArray]] = {}
+
+
+def _python_scalar_aval(x):
+    dtype, weak = dtypes.PYTHON_SCALARS[type(x)]
+    return ConcreteArray(np.array(x, dtype), weak_type=weak)
+
+
+def _ndarray_aval(x):
+    dtypes.check_supported(x.dtype, f'array of shape {x.shape}')
+    return ConcreteArray(np.asarray(x))
+
+
+for _t in dtypes.PYTHON_SCALARS:
+    aval_handlers[_t] = _python_scalar_aval
+aval_handlers[np.ndarray] = _ndarray_aval
+for _t in (np.float32, np.float64, np.int32, np.int64, np.bool_):
+    aval_handlers[_t] = _ndarray_aval
+aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype)
+
+
+def get_aval(x):
+    """The abstract value of ``x``; a TypeError for values minijax cannot hold."""
+    if isinstance(x, Tracer):
+        return x.aval
+    handler = aval_handlers.get(type(x))
+    if handler is None:
+        raise TypeError(f'value of type {type(x).__name__} is not a valid minijax type '
+                        '(use arrays, Python scalars or ShapeDtypeStruct)')
+    return handler(x)
+
+
+def is_valid_value(x):
+    return isinstance(x, Tracer) or type(x) in aval_handlers
+
+
+# ----------------------------------------------------------------------------- primitives
+
+class Primitive:
+    """A named operation with a rule per interpreter.
+
+    The rules follow "How JAX primitives work": ``impl(*args, **params)``,
+    ``abstract_eval(*avals, **params)``, ``jvp(primals, tangents, **params)``,
+    ``transpose(ct, *args, **params)``, ``batching(args, dims, **params)``. A primitive with
+    ``multiple_results`` returns (and its rules return) lists. The lowering rule lives in
+    ``minijax.lowering.register_lowering``.
+    """
+
+    def __init__(self, name, multiple_results=False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = None
+        self.abstract_eval = None
+        self.jvp_rule = None
+        self.jvp_takes_symbolic_zeros = False
+        self.transpose_rule = None
+        self.batching_rule = None
+        # Higher-order primitives (xla_call, cond, ...) also define how partial evaluation
+        # splits them; see minijax.interpreters.partial_eval.
+        self.partial_eval_rule = None
+        self.partial_eval_jaxpr_rule = None
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        return bind(self, *args, **params)
+
+    def def_impl(self, impl):
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        self.abstract_eval = abstract_eval
+        return abstract_eval
+
+    def def_jvp(self, rule, symbolic_zeros=False):
+        """``rule(primals, tangents, **params) -> (out, tangent_out)``.
+
+        With ``symbolic_zeros`` the rule may receive ``minijax.interpreters.jvp.Zero`` tangents
+        (and return one); otherwise zero tangents are instantiated as arrays first.
+        """
+        self.jvp_rule = rule
+        self.jvp_takes_symbolic_zeros = symbolic_zeros
+        return rule
+
+    def def_transpose(self, rule):
+        self.transpose_rule = rule
+        return rule
+
+    def def_batching(self, rule):
+        self.batching_rule = rule
+        return rule
+
+    def missing_rule(self, rule_name):
+        return NotImplementedError(f"primitive '{self.name}' has no {rule_name} rule "
+                                   f'(define it with {self.name}_p.def_{rule_name}(...))')
+
+
+# ----------------------------------------------------------------------------- interpreter stack
+
+class MainTrace:
+    """One transformation on the stack: its level, its Trace class and its shared data."""
+    __slots__ = ('level', 'trace_type', 'global_data', 'alive')
+
+    def __init__(self, level, trace_type, global_data):
+        self.level, self.trace_type, self.global_data = level, trace_type, global_data
+        self.alive = True
+
+    def __repr__(self):
+        return f'MainTrace({self.level}, {self.trace_type.__name__})'
+
+
+trace_stack: list[MainTrace] = []
+# Omnistaging: the trace that stages out everything, even ops on constants (set by make_jaxpr).
+dynamic_trace: MainTrace | None = None
+
+
+@contextmanager
+def new_main(trace_type, global_data=None):
+    main = MainTrace(len(trace_stack), trace_type, global_data)
+    trace_stack.append(main)
+    try:
+        yield main
+    finally:
+        trace_stack.pop()
+        main.alive = False
+
+
+@contextmanager
+def new_dynamic(main):
+    global dynamic_trace
+    previous, dynamic_trace = dynamic_trace, main
+    try:
+        yield
+    finally:
+        dynamic_trace = previous
+
+
+class Trace:
+    """How one transformation interprets primitives; tracers of this trace carry its data."""
+
+    def __init__(self, main: MainTrace):
+        self.main = main
+
+    def pure(self, val):
+        raise NotImplementedError
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        raise NotImplementedError
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer was used after the transformation that created it had finished."""
+
+
+class Tracer:
+    """A value boxed by a transformation; it duck-types an array through its aval."""
+    __array_priority__ = 1000
+    __slots__ = ('_trace',)
+
+    aval: ShapedArray
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
+    def full_lower(self):
+        return self
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError('len() of a scalar (0-d) array')
+        return self.shape[0]
+
+    def __bool__(self):
+        return self.aval._bool(self)
+
+    def __index__(self):
+        raise TypeError('a traced array cannot be used as a Python index')
+
+    def __repr__(self):
+        return f'{type(self).__name__}<{self.aval.str_short()}>'
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(f'a traced array ({self.aval.str_short()}) cannot be converted to a '
+                        'NumPy array: its value is not known while tracing')
+
+    def __getattr__(self, name):
+        # Tracers of values with known contents (ConcreteArray) forward what they can.
+        if name.startswith('__'):
+            raise AttributeError(name)
+        try:
+            return getattr(self.aval, name)
+        except AttributeError:
+            raise AttributeError(f'{type(self).__name__} has no attribute {name}') from None
+
+
+def _install_operators(cls):
+    """Give ``cls`` the NumPy arithmetic operators, dispatching to ``minijax.lax``."""
+    def binary(name):
+        def op(self, other):
+            return getattr(_lax, name)(self, other)
+        return op
+
+    def reflected(name):
+        def op(self, other):
+            return getattr(_lax, name)(other, self)
+        return op
+
+    for dunder, name in [('add', 'add'), ('sub', 'sub'), ('mul', 'mul'), ('truediv', 'div')]:
+        setattr(cls, f'__{dunder}__', binary(name))
+        setattr(cls, f'__r{dunder}__', reflected(name))
+    for dunder, name in [('gt', 'greater'), ('lt', 'less')]:
+        setattr(cls, f'__{dunder}__', binary(name))
+    cls.__neg__ = lambda self: _lax.neg(self)
+    cls.__pos__ = lambda self: self
+    return cls
+
+
+_install_operators(Tracer)
+
+
+class EvalTrace(Trace):
+    """Level 0: apply each primitive's implementation to concrete values."""
+    pure = lift = lambda self, x: x
+
+    def process_primitive(self, primitive, tracers, params):
+        if primitive.impl is None:
+            raise primitive.missing_rule('impl')
+        return primitive.impl(*tracers, **params)
+
+
+trace_stack.append(MainTrace(0, EvalTrace, None))
+
+
+def bind(primitive, *args, **params):
+    """Apply ``primitive`` to ``args`` in whichever transformation owns them."""
+    top_trace = find_top_trace(args)
+    tracers = [full_raise(top_trace, arg) for arg in args]
+    out = top_trace.process_primitive(primitive, tracers, params)
+    if primitive.multiple_results:
+        return [full_lower(o) for o in out]
+    return full_lower(out)
+
+
+def find_top_trace(xs) -> Trace:
+    top_main = trace_stack[0]
+    for x in xs:
+        if isinstance(x, Tracer):
+            main = x._trace.main
+            if not main.alive:
+                raise escaped_tracer_error(x)
+            if main.level > top_main.level:
+                top_main = main
+    if dynamic_trace is not None and dynamic_trace.level > top_main.level:
+        top_main = dynamic_trace
+    return top_main.trace_type(top_main)
+
+
+def escaped_tracer_error(tracer):
+    return UnexpectedTracerError(
+        f'a {type(tracer).__name__} of type {tracer.aval.str_short()} was used after the '
+        f'{tracer._trace.main.trace_type.__name__} transformation that created it had ended: '
+        'a traced value escaped (stored in a global or a closure?); return it instead')
+
+
+def full_lower(val):
+    return val.full_lower() if isinstance(val, Tracer) else val
+
+
+def full_raise(trace: Trace, val) -> Tracer:
+    if not isinstance(val, Tracer):
+        if not is_valid_value(val):
+            raise TypeError(f'value of type {type(val).__name__} is not a valid minijax type')
+        return trace.pure(val)
+    level = trace.main.level
+    if val._trace.main is trace.main:
+        return val
+    if not val._trace.main.alive:
+        raise escaped_tracer_error(val)
+    if val._trace.main.level < level:
+        return trace.lift(val)
+    raise UnexpectedTracerError(f'cannot lift a {type(val).__name__} from level '
+                                f'{val._trace.main.level} into a trace at level {level}')
+
+
+# ----------------------------------------------------------------------------- small helpers
+
+def user_source_info():
+    """(file, line) of the innermost frame outside minijax: where the user called us."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+_PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'
+
+def unzip2(pairs):
+    firsts, seconds = [], []
+    for a, b in pairs:
+        firsts.append(a)
+        seconds.append(b)
+    return firsts, seconds
+
+
+def split_list(xs, n):
+    return list(xs[:n]), list(xs[n:])
+
+
+# Operators on tracers dispatch to lax, which itself builds on this module.
+from minijax import lax as _lax  # noqa: E402

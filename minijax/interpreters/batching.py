@@ -1,0 +1,182 @@
+"""Vectorization (``vmap``): the batching trace carries each value with its batch axis.
+
+A ``BatchTracer`` holds an array with one extra axis (``batch_dim``) or ``not_mapped`` for a
+value shared by every example. Batching rules say where the batch axis of the output is.
+"""
+from __future__ import annotations
+
+from minijax import core, lax, tree_util
+from minijax.core import ShapedArray, Tracer
+
+not_mapped = None
+
+
+class BatchTracer(Tracer):
+    __slots__ = ('val', 'batch_dim')
+
+    def __init__(self, trace, val, batch_dim):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self):
+        aval = core.get_aval(self.val)
+        if self.batch_dim is not_mapped:
+            return aval
+        shape = aval.shape[:self.batch_dim] + aval.shape[self.batch_dim + 1:]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def full_lower(self):
+        return core.full_lower(self.val) if self.batch_dim is not_mapped else self
+
+
+class BatchTrace(core.Trace):
+    def pure(self, val):
+        return BatchTracer(self, val, not_mapped)
+
+    lift = pure
+
+    @property
+    def axis_size(self):
+        return self.main.global_data
+
+    def process_primitive(self, primitive, tracers, params):
+        vals = [t.val for t in tracers]
+        dims = [t.batch_dim for t in tracers]
+        if all(d is not_mapped for d in dims):
+            out = primitive.bind(*vals, **params)
+            outs, out_dims = (out, [not_mapped] * len(out)) if primitive.multiple_results \
+                else ([out], [not_mapped])
+        else:
+            if primitive.batching_rule is None:
+                raise primitive.missing_rule('batching')
+            outs, out_dims = primitive.batching_rule(vals, dims, **params)
+            if not primitive.multiple_results:
+                outs, out_dims = [outs], [out_dims]
+        boxed = [BatchTracer(self, x, d) for x, d in zip(outs, out_dims, strict=True)]
+        return boxed if primitive.multiple_results else boxed[0]
+
+
+def axis_size_of(vals, dims):
+    sizes = {core.get_aval(x).shape[d] for x, d in zip(vals, dims) if d is not not_mapped}
+    if len(sizes) != 1:
+        raise ValueError(f'vmap got inconsistent sizes for the mapped axis: {sorted(sizes)}')
+    return sizes.pop()
+
+
+def moveaxis(x, src: int, dst: int):
+    if src == dst:
+        return x
+    perm = [i for i in range(core.get_aval(x).ndim) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, tuple(perm))
+
+
+def move_batch_axis(axis_size, src, dst, x):
+    """Put ``x``'s batch axis at ``dst``, materializing it by broadcasting if ``not_mapped``."""
+    if src is not_mapped:
+        shape = list(core.get_aval(x).shape)
+        shape.insert(dst, axis_size)
+        return lax.broadcast(x, tuple(shape), (dst,))
+    return moveaxis(x, src, dst)
+
+
+def vmap_flat(f, in_axes, *args):
+    axis_size = axis_size_of(args, in_axes)
+    with core.new_main(BatchTrace, axis_size) as main:
+        trace = BatchTrace(main)
+        tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
+                      for x, d in zip(args, in_axes)]
+        outs = f(*tracers_in)
+        tracers_out = [core.full_raise(trace, out) for out in outs]
+        return [(t.val, t.batch_dim) for t in tracers_out], axis_size
+
+
+def vmap(f, in_axes=0, out_axes=0):
+    """Vectorize ``f`` over the axes ``in_axes`` of its arguments.
+
+    ``in_axes`` is an int, ``None`` (not mapped), or a tuple with one entry per positional
+    argument, each itself an int, ``None`` or a pytree prefix of that argument. ``out_axes``
+    likewise describes the outputs.
+    """
+    def batched_f(*args):
+        args_flat, in_tree = tree_util.tree_flatten(args)
+        axes = in_axes
+        if isinstance(axes, list):
+            axes = tuple(axes)
+        if isinstance(axes, tuple) and len(axes) != len(args):
+            raise ValueError(f'vmap: in_axes has {len(axes)} entries but the function got '
+                             f'{len(args)} positional arguments')
+        axes_flat = tree_util.broadcast_prefix(axes if isinstance(axes, tuple) else
+                                               (axes,) * len(args), args)
+        axes_flat = [_normalize_axis(a, x, 'in_axes') for a, x in zip(axes_flat, args_flat)]
+        if all(a is not_mapped for a in axes_flat):
+            raise ValueError('vmap needs at least one mapped argument (in_axes is all None)')
+        f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
+        outs, axis_size = vmap_flat(f_flat, axes_flat, *args_flat)
+        out_axes_flat = tree_util.broadcast_prefix(out_axes, tree_util.tree_unflatten(
+            out_tree(), [object()] * len(outs)))
+        results = []
+        for (val, bdim), dst in zip(outs, out_axes_flat):
+            if dst is None:
+                if bdim is not not_mapped:
+                    raise ValueError('vmap: out_axes=None for an output that is batched')
+                results.append(val)
+            else:
+                ndim = core.get_aval(val).ndim + (bdim is not_mapped)
+                results.append(move_batch_axis(axis_size, bdim, dst % ndim, val))
+        return tree_util.tree_unflatten(out_tree(), results)
+
+    return batched_f
+
+
+def _normalize_axis(axis, x, what):
+    if axis is None:
+        return None
+    ndim = core.get_aval(x).ndim
+    if not -ndim <= axis < ndim:
+        raise ValueError(f'vmap: {what} axis {axis} is out of range for an argument of type '
+                         f'{core.get_aval(x).str_short()}')
+    return axis % ndim
+
+
+# ----------------------------------------------------------------------------- rule helpers
+
+def broadcasting_batcher(primitive):
+    """Batching rule for elementwise primitives whose operands have equal shapes or rank 0.
+
+    Operands batched at the same axis with the same rank pass straight through; otherwise the
+    batch axis goes to the front and operands are broadcast to the full batched shape.
+    """
+    def rule(vals, dims, **params):
+        ranks = [core.get_aval(x).ndim - (d is not not_mapped) for x, d in zip(vals, dims)]
+        out_rank = max(ranks)
+        bdim = next(d for d in dims if d is not not_mapped)
+        if all((d == bdim and r == out_rank) or (d is not_mapped and r == 0)
+               for d, r in zip(dims, ranks)):
+            return primitive.bind(*vals, **params), bdim
+        size = axis_size_of(vals, dims)
+        out_shape = max((_unbatched_shape(x, d) for x, d in zip(vals, dims)), key=len)
+        full = (size, *out_shape)
+        args = []
+        for x, d in zip(vals, dims):
+            if d is not_mapped and core.get_aval(x).ndim == 0:
+                args.append(x)
+                continue
+            x = moveaxis(x, d, 0) if d is not not_mapped else x
+            shape = core.get_aval(x).shape
+            if shape != full:
+                new_axes = (tuple(range(1, len(full))) if d is not not_mapped
+                            else (0,))
+                x = lax.broadcast(x, full, new_axes)
+            args.append(x)
+        return primitive.bind(*args, **params), 0
+
+    primitive.def_batching(rule)
+    return rule
+
+
+def _unbatched_shape(x, d):
+    shape = core.get_aval(x).shape
+    return shape if d is not_mapped else shape[:d] + shape[d + 1:]

@@ -1,0 +1,156 @@
+"""Forward-mode differentiation: the JVP trace carries a tangent beside each primal.
+
+Tangents may be *symbolic zeros* (``Zero``): a value that does not depend on the inputs being
+differentiated has no tangent to compute, and no zero array appears in the program.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import core, lax, tree_util
+from minijax.core import ShapedArray, Tracer
+
+
+class Zero:
+    """A tangent known to be zero; only its type is kept."""
+    __slots__ = ('aval',)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = core.raise_to_shaped(aval)
+
+    def __repr__(self):
+        return f'Zero({self.aval.str_short()})'
+
+
+def zeros_like_aval(aval):
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(tangent):
+    """An array for ``tangent``: zeros for a symbolic ``Zero``."""
+    return zeros_like_aval(tangent.aval) if isinstance(tangent, Zero) else tangent
+
+
+class JVPTracer(Tracer):
+    __slots__ = ('primal', 'tangent')
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return core.get_aval(self.primal)
+
+
+class JVPTrace(core.Trace):
+    def pure(self, val):
+        return JVPTracer(self, val, Zero(core.get_aval(val)))
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(isinstance(t, Zero) for t in tangents):
+            out = primitive.bind(*primals, **params)
+            primals_out = out if primitive.multiple_results else [out]
+            tangents_out = [Zero(core.get_aval(p)) for p in primals_out]
+        else:
+            if primitive.jvp_rule is None:
+                raise primitive.missing_rule('jvp')
+            if not primitive.jvp_takes_symbolic_zeros:
+                tangents = [instantiate(t) for t in tangents]
+            primals_out, tangents_out = primitive.jvp_rule(primals, tangents, **params)
+            if not primitive.multiple_results:
+                primals_out, tangents_out = [primals_out], [tangents_out]
+        outs = [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
+        return outs if primitive.multiple_results else outs[0]
+
+
+def jvp_flat(f, primals, tangents):
+    """JVP of a flat function; tangents may be ``Zero``. Returns flat primal and tangent outs."""
+    with core.new_main(JVPTrace) as main:
+        trace = JVPTrace(main)
+        tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+        outs = f(*tracers_in)
+        tracers_out = [core.full_raise(trace, out) for out in outs]
+        return ([t.primal for t in tracers_out], [t.tangent for t in tracers_out])
+
+
+def jvp(f, primals, tangents):
+    """Forward-mode derivative: ``(f(*primals), df(primals) . tangents)`` as pytrees."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError('jvp(f, primals, tangents): primals and tangents must be tuples or lists')
+    primals_flat, in_tree = tree_util.tree_flatten(tuple(primals))
+    tangents_flat, in_tree2 = tree_util.tree_flatten(tuple(tangents))
+    if in_tree != in_tree2:
+        raise TypeError(f'jvp: primals {in_tree} and tangents {in_tree2} differ in structure')
+    for i, (p, t) in enumerate(zip(primals_flat, tangents_flat)):
+        p_aval, t_aval = core.get_aval(p), core.get_aval(t)
+        if p_aval.shape != t_aval.shape or not _tangent_dtype_ok(p_aval, t_aval):
+            raise TypeError(f'jvp: tangent {i} has type {t_aval.str_short()} but its primal has '
+                            f'type {p_aval.str_short()}')
+    f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
+    primals_out, tangents_out = jvp_flat(f_flat, primals_flat, tangents_flat)
+    tangents_out = [instantiate(t) for t in tangents_out]
+    return (tree_util.tree_unflatten(out_tree(), primals_out),
+            tree_util.tree_unflatten(out_tree(), tangents_out))
+
+
+def _tangent_dtype_ok(p_aval, t_aval):
+    return p_aval.dtype == t_aval.dtype or t_aval.weak_type or p_aval.weak_type
+
+
+# ----------------------------------------------------------------------------- rule helpers
+
+def defjvp(primitive, *partials):
+    """Define a JVP rule from one linear map per argument.
+
+    ``partials[i](tangent_i, *primals, **params)`` is argument i's contribution to the output
+    tangent (``None`` for an argument that is not differentiable). Zero tangents contribute
+    nothing, so they are never instantiated.
+    """
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        terms = [partial(t, *primals, **params)
+                 for partial, t in zip(partials, tangents)
+                 if partial is not None and not isinstance(t, Zero)]
+        if not terms:
+            return out, Zero(core.get_aval(out))
+        return out, _sum_broadcasting(terms, core.get_aval(out))
+
+    primitive.def_jvp(rule, symbolic_zeros=True)
+    return rule
+
+
+def defjvp_linear(primitive):
+    """A linear primitive's JVP applies the primitive to the tangents."""
+    def rule(primals, tangents, **params):
+        tangents = [instantiate(t) for t in tangents]
+        return primitive.bind(*primals, **params), primitive.bind(*tangents, **params)
+
+    primitive.def_jvp(rule, symbolic_zeros=True)
+    return rule
+
+
+def defjvp_zero(primitive):
+    """A primitive whose output does not vary with its inputs (comparisons, iota)."""
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        zeros = ([Zero(core.get_aval(o)) for o in out] if primitive.multiple_results
+                 else Zero(core.get_aval(out)))
+        return out, zeros
+
+    primitive.def_jvp(rule, symbolic_zeros=True)
+    return rule
+
+
+def _sum_broadcasting(terms, out_aval):
+    total = terms[0]
+    for t in terms[1:]:
+        total = lax.add(total, t)
+    if np.shape(total) != out_aval.shape:
+        total = lax.broadcast(total, out_aval.shape, tuple(range(len(out_aval.shape))))
+    return total

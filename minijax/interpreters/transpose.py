@@ -1,0 +1,89 @@
+"""Transposition of linear jaxprs: the backward pass of reverse-mode differentiation.
+
+The linear inputs of a jaxpr are ``UndefinedPrimal`` (only their type is known). Walking the
+equations backwards, each linear primitive's transpose rule turns the cotangent of its output
+into cotangents of its linear inputs. Cotangents are symbolic zeros until something is added:
+an equation whose outputs received no cotangent is skipped, so no zero arrays are built.
+"""
+from __future__ import annotations
+
+from minijax import core, lax
+from minijax.core import ShapedArray
+from minijax.interpreters.jvp import Zero, instantiate
+from minijax.ir.jaxpr import Jaxpr, Lit, Var
+
+
+class UndefinedPrimal:
+    """A linear input of a transposed primitive: its value is what we solve for."""
+    __slots__ = ('aval',)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = core.raise_to_shaped(aval)
+
+    def __repr__(self):
+        return f'UndefinedPrimal({self.aval.str_short()})'
+
+
+def is_undefined_primal(x) -> bool:
+    """Whether ``x`` is a linear argument of a transpose rule (as opposed to a constant)."""
+    return isinstance(x, UndefinedPrimal)
+
+
+def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
+    """Cotangents of the ``UndefinedPrimal`` entries of ``args``, given the outputs'.
+
+    ``cotangents`` may hold ``Zero``; the result holds ``Zero`` for an input that received
+    nothing and ``None`` for an input that is not an ``UndefinedPrimal``.
+    """
+    primal_env: dict[Var, object] = {}
+    ct_env: dict[Var, object] = {}
+
+    def read_primal(x):
+        if isinstance(x, Lit):
+            return x.val
+        return primal_env.get(x, UndefinedPrimal(x.aval))
+
+    def write_cotangent(x, ct):
+        if isinstance(x, Var) and ct is not None and not isinstance(ct, Zero):
+            ct_env[x] = lax.add(ct_env[x], ct) if x in ct_env else ct
+
+    for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
+        if not is_undefined_primal(val):
+            primal_env[v] = val
+    for x, ct in zip(jaxpr.outs, cotangents, strict=True):
+        write_cotangent(x, ct)
+
+    for eqn in reversed(jaxpr.eqns):
+        cts_out = [ct_env.pop(v, None) for v in eqn.out_binders]
+        if all(ct is None for ct in cts_out):
+            continue
+        primals_in = [read_primal(x) for x in eqn.inputs]
+        if eqn.primitive.transpose_rule is None:
+            raise eqn.primitive.missing_rule('transpose')
+        if eqn.primitive.multiple_results:
+            cts_out = [Zero(v.aval) if ct is None else ct
+                       for ct, v in zip(cts_out, eqn.out_binders)]
+            cts_in = eqn.primitive.transpose_rule(cts_out, *primals_in, **eqn.params)
+        else:
+            cts_in = eqn.primitive.transpose_rule(cts_out[0], *primals_in, **eqn.params)
+        for x, ct in zip(eqn.inputs, cts_in, strict=True):
+            write_cotangent(x, ct)
+
+    return [(ct_env.get(v, Zero(v.aval)) if is_undefined_primal(val) else None)
+            for v, val in zip(jaxpr.invars, args)]
+
+
+def instantiate_cts(cts, avals):
+    """Arrays for cotangents that may be ``None`` or ``Zero``."""
+    return [instantiate(Zero(a)) if ct is None or isinstance(ct, Zero) else ct
+            for ct, a in zip(cts, avals)]
+
+
+def unbroadcast(ct, aval: ShapedArray):
+    """``ct`` summed back down to ``aval``: the transpose of implicit scalar broadcasting."""
+    ct_aval = core.get_aval(ct)
+    if ct_aval.shape != aval.shape:
+        ct = lax.reduce_sum(ct, tuple(range(ct_aval.ndim)))
+    if ct_aval.dtype != aval.dtype:
+        ct = lax.convert_element_type(ct, aval.dtype)
+    return ct

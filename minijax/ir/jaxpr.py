@@ -1,0 +1,176 @@
+"""The jaxpr IR: typed, first-order programs in A-normal form.
+
+A ``Jaxpr`` binds constant variables and input variables, runs a list of equations (one
+primitive application each) and returns atoms. A ``ClosedJaxpr`` pairs a jaxpr with the values
+of its constants.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from minijax import core
+from minijax.core import ShapedArray
+
+
+class Var:
+    """A variable: an identity with a type. Names are given by the printer."""
+    __slots__ = ('aval',)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f'Var({self.aval.str_short()})'
+
+
+class Lit:
+    """A scalar constant written inline in an equation."""
+    __slots__ = ('val', 'aval')
+
+    def __init__(self, val, aval: ShapedArray | None = None):
+        self.aval = aval if aval is not None else core.raise_to_shaped(core.get_aval(val))
+        self.val = np.asarray(val, self.aval.dtype)
+
+    def __repr__(self):
+        return f'Lit({self.val.item()!r})'
+
+
+Atom = Var | Lit
+
+
+class JaxprEqn(NamedTuple):
+    primitive: core.Primitive
+    inputs: list[Atom]
+    params: dict[str, Any]
+    out_binders: list[Var]
+    source_info: tuple[str, int] | None = None
+
+
+class Jaxpr:
+    def __init__(self, constvars, invars, eqns, outs):
+        self.constvars: list[Var] = list(constvars)
+        self.invars: list[Var] = list(invars)
+        self.eqns: list[JaxprEqn] = list(eqns)
+        self.outs: list[Atom] = list(outs)
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self):
+        return [x.aval for x in self.outs]
+
+    def __str__(self):
+        from minijax.ir.printer import pp_jaxpr
+        return str(pp_jaxpr(self))
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars.
+
+    Equal by identity: a ClosedJaxpr is the unit that caches (lowering, compilation) key on.
+    """
+
+    def __init__(self, jaxpr: Jaxpr, consts):
+        if len(consts) != len(jaxpr.constvars):
+            raise ValueError(f'{len(jaxpr.constvars)} constvars but {len(consts)} consts')
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+
+class JaxprType(NamedTuple):
+    in_types: list[ShapedArray]
+    out_types: list[ShapedArray]
+
+    def __str__(self):
+        ins = ', '.join(t.str_short() for t in self.in_types)
+        outs = ', '.join(t.str_short() for t in self.out_types)
+        return f'({ins}) -> ({outs})'
+
+
+def same_type(a: ShapedArray, b: ShapedArray) -> bool:
+    """Types as the typechecker sees them: weak typing is a tracing detail, not a type."""
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
+    """Check every equation against its primitive's abstract eval rule; return the type."""
+    env: set[Var] = set()
+    for v in [*jaxpr.constvars, *jaxpr.invars]:
+        if v in env:
+            raise TypeError(f'variable {v} is bound twice')
+        env.add(v)
+    for eqn in jaxpr.eqns:
+        in_types = [_typecheck_atom(env, x) for x in eqn.inputs]
+        out_types = abstract_eval_eqn(eqn.primitive, in_types, eqn.params)
+        for v, t in zip(eqn.out_binders, out_types, strict=True):
+            if not same_type(v.aval, t):
+                raise TypeError(f'{eqn.primitive.name} produces {t.str_short()} but its binder '
+                                f'is typed {v.aval.str_short()}')
+            if v in env:
+                raise TypeError(f'variable {v} is bound twice')
+            env.add(v)
+    in_types = [v.aval for v in jaxpr.invars]
+    out_types = [_typecheck_atom(env, x) for x in jaxpr.outs]
+    return JaxprType(in_types, out_types)
+
+
+def _typecheck_atom(env, x):
+    if isinstance(x, Var):
+        if x not in env:
+            raise TypeError(f'unbound variable {x}')
+        return x.aval
+    if isinstance(x, Lit):
+        return x.aval
+    raise TypeError(f'{x!r} is not an atom')
+
+
+def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
+    """Output avals of ``primitive`` on ``in_avals``, always as a list."""
+    if primitive.abstract_eval is None:
+        raise primitive.missing_rule('abstract_eval')
+    out = primitive.abstract_eval(*in_avals, **params)
+    return list(out) if primitive.multiple_results else [out]
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
+    """Interpret ``jaxpr`` by binding each equation's primitive: the generic interpreter.
+
+    Because it calls ``bind``, evaluating a jaxpr under a transformation transforms it.
+    """
+    env: dict[Var, Any] = {}
+
+    def read(x):
+        return x.val if isinstance(x, Lit) else env[x]
+
+    for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
+        env[v] = val
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for v, val in zip(eqn.out_binders, outs, strict=True):
+            env[v] = val
+    return [read(x) for x in jaxpr.outs]
+
+
+def eval_closed_jaxpr(closed: ClosedJaxpr, args) -> list:
+    return eval_jaxpr(closed.jaxpr, closed.consts, args)
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr):
+    return lambda *args: eval_closed_jaxpr(closed, args)

@@ -1,0 +1,177 @@
+"""Building jaxprs by tracing: the trace that records every primitive as an equation.
+
+``trace_to_jaxpr`` runs a flat Python function on ``JaxprTracer`` inputs with the
+``JaxprTrace`` as the dynamic trace (omnistaging), so every primitive it binds, even one on
+constants only, becomes an equation.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minijax import core, tree_util
+from minijax.core import ShapedArray, Tracer
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
+
+
+class JaxprTracer(Tracer):
+    __slots__ = ('aval',)
+
+    def __init__(self, trace, aval):
+        self._trace = trace
+        self.aval = aval
+
+
+class JaxprTrace(core.Trace):
+    """Stage each primitive into the builder shared by the main trace."""
+
+    @property
+    def builder(self) -> 'JaxprBuilder':
+        return self.main.global_data
+
+    def new_arg(self, aval) -> JaxprTracer:
+        tracer = JaxprTracer(self, core.raise_to_shaped(aval))
+        self.builder.add_var(tracer)
+        self.builder.invars.append(tracer)
+        return tracer
+
+    def pure(self, val) -> JaxprTracer:
+        return self.builder.get_const(self, val)
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        in_avals = [t.aval for t in tracers]
+        out_avals = abstract_eval_eqn(primitive, in_avals, params)
+        out_tracers = [JaxprTracer(self, a) for a in out_avals]
+        self.builder.add_eqn(primitive, tracers, params, out_tracers)
+        return out_tracers if primitive.multiple_results else out_tracers[0]
+
+
+class JaxprBuilder:
+    """Accumulates equations, variables and constants while a function is traced."""
+
+    def __init__(self):
+        self.eqns: list[JaxprEqn] = []
+        self.tracer_to_var: dict[int, Var] = {}
+        self.const_tracers: dict[int, JaxprTracer] = {}
+        self.constvals: dict[Var, Any] = {}
+        self.invars: list[JaxprTracer] = []
+        self.tracers: list[JaxprTracer] = []  # keeps tracers alive so their ids stay unique
+
+    def add_var(self, tracer) -> Var:
+        var = self.tracer_to_var[id(tracer)] = Var(tracer.aval)
+        self.tracers.append(tracer)
+        return var
+
+    def get_var(self, tracer) -> Var:
+        return self.tracer_to_var[id(tracer)]
+
+    def get_const(self, trace, val) -> JaxprTracer:
+        tracer = self.const_tracers.get(id(val))
+        if tracer is None:
+            aval = core.raise_to_shaped(core.get_aval(val))
+            tracer = self.const_tracers[id(val)] = JaxprTracer(trace, aval)
+            self.constvals[self.add_var(tracer)] = val
+            self.tracers.append(val)  # keep val alive: its id is the cache key
+        return tracer
+
+    def add_eqn(self, primitive, in_tracers, params, out_tracers):
+        inputs = [self.get_var(t) for t in in_tracers]
+        outs = [self.add_var(t) for t in out_tracers]
+        self.eqns.append(JaxprEqn(primitive, inputs, params, outs, core.user_source_info()))
+
+    def build(self, in_tracers, out_tracers) -> tuple[ClosedJaxpr, list[Tracer]]:
+        """The closed jaxpr, and the outer-trace tracers it closed over.
+
+        Concrete constants become constvars (scalars become inline literals); tracers of outer
+        transformations that the function closed over become extra leading inputs, returned
+        so that the caller can pass them in.
+        """
+        literals: dict[Var, Lit] = {}
+        constvars, consts, closed_over_vars, closed_over = [], [], [], []
+        for var, val in self.constvals.items():
+            if isinstance(val, Tracer):
+                closed_over_vars.append(var)
+                closed_over.append(val)
+            elif np.shape(val) == () and not _is_device_array(val):
+                literals[var] = Lit(val, var.aval)
+            else:
+                constvars.append(var)
+                consts.append(val)
+        invars = closed_over_vars + [self.get_var(t) for t in in_tracers]
+        eqns = [_inline_literals(e, literals) for e in self.eqns]
+        outs = [literals.get(v, v) for v in (self.get_var(t) for t in out_tracers)]
+        return ClosedJaxpr(Jaxpr(constvars, invars, eqns, outs), consts), closed_over
+
+
+def _is_device_array(val):
+    return not isinstance(val, (np.ndarray, np.generic, bool, int, float))
+
+
+def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:
+    if not any(x in literals for x in eqn.inputs):
+        return eqn
+    return eqn._replace(inputs=[literals.get(x, x) for x in eqn.inputs])
+
+
+def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
+    """Trace ``flat_fun`` (flat list in, flat list out) on arguments of type ``in_avals``."""
+    builder = JaxprBuilder()
+    with core.new_main(JaxprTrace, builder) as main:
+        with core.new_dynamic(main):
+            trace = JaxprTrace(main)
+            in_tracers = [trace.new_arg(aval) for aval in in_avals]
+            outs = flat_fun(*in_tracers)
+            out_tracers = [core.full_raise(trace, out) for out in outs]
+            return builder.build(in_tracers, out_tracers)
+
+
+def abstractify_args(what: str, args, kwargs=None) -> tuple[list[ShapedArray], Any]:
+    """Flatten ``args`` and give each leaf its ShapedArray; a TypeError names a bad argument."""
+    leaves, in_tree = tree_util.tree_flatten(args)
+    avals = []
+    for path, leaf in _leaves_with_positions(args):
+        try:
+            avals.append(core.raise_to_shaped(core.get_aval(leaf)))
+        except TypeError as err:
+            raise TypeError(f'{what}: argument {path} {err}') from None
+    return avals, in_tree
+
+
+def _leaves_with_positions(args):
+    for i, arg in enumerate(args):
+        leaves = tree_util.tree_leaves(arg)
+        if len(leaves) == 1 and leaves[0] is arg:
+            yield f'{i}', arg
+        else:
+            for j, leaf in enumerate(leaves):
+                yield f'{i} (leaf {j})', leaf
+
+
+class MakeJaxprResult(ClosedJaxpr):
+    """What ``make_jaxpr`` returns: a closed jaxpr that prints as its jaxpr."""
+
+    def __init__(self, closed: ClosedJaxpr, out_tree):
+        super().__init__(closed.jaxpr, closed.consts)
+        self.out_tree = out_tree
+
+
+def make_jaxpr(f):
+    """``make_jaxpr(f)(*args)``: the jaxpr of ``f`` at the types of ``args``.
+
+    Arguments may be arrays, Python scalars or ``ShapeDtypeStruct``; pytrees are flattened.
+    """
+    name = getattr(f, '__name__', 'function')
+
+    def make_jaxpr_f(*args):
+        avals, in_tree = abstractify_args(f'make_jaxpr({name})', args)
+        flat_fun, out_tree = tree_util.flatten_fun(f, in_tree)
+        closed, closed_over = trace_to_jaxpr(flat_fun, avals)
+        if closed_over:
+            raise core.UnexpectedTracerError(
+                f'make_jaxpr({name}) closed over a value traced by an outer transformation')
+        return MakeJaxprResult(closed, out_tree())
+
+    return make_jaxpr_f

@@ -1,0 +1,229 @@
+"""``jit``: staging a function out to XLA as the higher-order primitive ``xla_call``.
+
+``jit(f)(*args)`` traces ``f`` to a closed jaxpr once per argument types and binds
+``xla_call`` with it. Evaluating ``xla_call`` lowers the jaxpr to StableHLO, compiles it with
+PJRT (once per jaxpr) and runs it; under a transformation, ``xla_call``'s rules transform the
+jaxpr instead, so ``jit`` composes with ``jvp``, ``vmap``, ``grad`` and itself.
+"""
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+from minijax import core, runtime, tree_util
+from minijax.array import Array, to_device
+from minijax.caching import cache_on_first_arg
+from minijax.core import Primitive
+from minijax.interpreters import batching
+from minijax.interpreters import jvp as ad
+from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun, same_type
+from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
+from minijax.lowering import (lower_jaxpr_to_module, mlir_context, module_text,
+                              register_lowering, tensor_type)
+
+xla_call_p = Primitive('xla_call', multiple_results=True)
+
+
+def xla_call(*args, jaxpr: ClosedJaxpr, name: str):
+    return xla_call_p.bind(*args, jaxpr=jaxpr, name=name)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+@cache_on_first_arg
+def lowered_module(closed: ClosedJaxpr, name: str) -> ir.Module:
+    runtime.counters['lower'] += 1
+    return lower_jaxpr_to_module(closed, f'jit_{name}')
+
+
+@cache_on_first_arg
+def executable(closed: ClosedJaxpr, name: str) -> runtime.Executable:
+    return runtime.compile_module(lowered_module(closed, name))
+
+
+def _xla_call_impl(*args, jaxpr, name):
+    buffers = [to_device(x) for x in args]
+    return [Array(b) for b in executable(jaxpr, name)(buffers)]
+
+
+def _xla_call_abstract_eval(*in_avals, jaxpr, name):
+    for i, (given, expected) in enumerate(zip(in_avals, jaxpr.in_avals, strict=True)):
+        if not same_type(given, expected):
+            raise TypeError(f'xla_call {name}: argument {i} has type {given.str_short()} but the '
+                            f'jaxpr expects {expected.str_short()}')
+    return jaxpr.out_avals
+
+
+xla_call_p.def_impl(_xla_call_impl)
+xla_call_p.def_abstract_eval(_xla_call_abstract_eval)
+
+
+# ----------------------------------------------------------------------------- jvp
+
+@cache_on_first_arg
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]):
+    """The JVP of ``closed`` for the given nonzero input tangents.
+
+    Returns the new closed jaxpr (inputs: primals then nonzero tangents; outputs: primals then
+    nonzero tangents) and which output tangents are nonzero.
+    """
+    n = len(nonzeros)
+    out_nonzeros: list[bool] = []
+
+    def jvp_traceable(*args):
+        primals, nonzero_tangents = core.split_list(args, n)
+        it = iter(nonzero_tangents)
+        tangents = [next(it) if nz else ad.Zero(p.aval) for p, nz in zip(primals, nonzeros)]
+        primals_out, tangents_out = ad.jvp_flat(jaxpr_as_fun(closed), primals, tangents)
+        out_nonzeros.extend(not isinstance(t, ad.Zero) for t in tangents_out)
+        return [*primals_out, *(t for t in tangents_out if not isinstance(t, ad.Zero))]
+
+    in_avals = [*closed.in_avals, *(a for a, nz in zip(closed.in_avals, nonzeros) if nz)]
+    new_closed, _ = trace_to_jaxpr(jvp_traceable, in_avals)
+    return new_closed, tuple(out_nonzeros)
+
+
+def _xla_call_jvp(primals, tangents, *, jaxpr, name):
+    nonzeros = tuple(not isinstance(t, ad.Zero) for t in tangents)
+    new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    outs = xla_call(*primals, *(t for t in tangents if not isinstance(t, ad.Zero)),
+                    jaxpr=new_jaxpr, name=name)
+    primals_out, nonzero_tangents_out = core.split_list(outs, len(out_nonzeros))
+    it = iter(nonzero_tangents_out)
+    tangents_out = [next(it) if nz else ad.Zero(core.get_aval(p))
+                    for p, nz in zip(primals_out, out_nonzeros)]
+    return primals_out, tangents_out
+
+
+xla_call_p.def_jvp(_xla_call_jvp, symbolic_zeros=True)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+@cache_on_first_arg
+def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple) -> ClosedJaxpr:
+    """``closed`` vectorized over ``dims_in``; every output is batched along axis 0."""
+    def batched(*args):
+        outs, _ = batching.vmap_flat(jaxpr_as_fun(closed), dims_in, *args)
+        return [batching.move_batch_axis(axis_size, d, 0, x) for x, d in outs]
+
+    in_avals = [a if d is batching.not_mapped else
+                a.update(shape=(*a.shape[:d], axis_size, *a.shape[d:]))
+                for a, d in zip(closed.in_avals, dims_in)]
+    new_closed, _ = trace_to_jaxpr(batched, in_avals)
+    return new_closed
+
+
+def _xla_call_batching(vals, dims, *, jaxpr, name):
+    axis_size = batching.axis_size_of(vals, dims)
+    new_jaxpr = batched_jaxpr(jaxpr, axis_size, tuple(dims))
+    outs = xla_call(*vals, jaxpr=new_jaxpr, name=name)
+    return outs, [0] * len(outs)
+
+
+xla_call_p.def_batching(_xla_call_batching)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+def _xla_call_lowering(ctx, *args, jaxpr, name):
+    symbol = ctx.module_context.private_function(name, jaxpr)
+    result_types = [tensor_type(a) for a in ctx.avals_out]
+    call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(symbol), list(args))
+    return list(call.results)
+
+
+register_lowering(xla_call_p, _xla_call_lowering)
+
+
+# ----------------------------------------------------------------------------- the jit API
+
+class Jitted:
+    """A function compiled on first call per argument types (see ``jit``)."""
+
+    def __init__(self, fun):
+        self.fun = fun
+        self.name = getattr(fun, '__name__', 'function')
+        self.__name__ = self.name
+        self.__doc__ = getattr(fun, '__doc__', None)
+        self._traces: dict = {}
+
+    def _trace(self, args):
+        """(closed jaxpr, closed-over tracers, output tree, flat args) for ``args``."""
+        avals, in_tree = abstractify_args(f'jit({self.name})', args)
+        key = (in_tree, tuple(avals))
+        cached = self._traces.get(key)
+        if cached is None:
+            runtime.counters['trace'] += 1
+            flat_fun, out_tree = tree_util.flatten_fun(self.fun, in_tree)
+            closed, closed_over = trace_to_jaxpr(flat_fun, avals)
+            cached = (closed, closed_over, out_tree())
+            if not closed_over:  # tracers of an outer transformation must not outlive it
+                self._traces[key] = cached
+        return (*cached, tree_util.tree_leaves(args))
+
+    def __call__(self, *args):
+        closed, closed_over, out_tree, flat_args = self._trace(args)
+        outs = xla_call(*closed_over, *flat_args, jaxpr=closed, name=self.name)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def lower(self, *args) -> 'Lowered':
+        """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``)."""
+        closed, closed_over, out_tree, _ = self._trace(args)
+        if closed_over:
+            raise core.UnexpectedTracerError(
+                f'jit({self.name}).lower: the function closes over a traced value')
+        return Lowered(closed, self.name, out_tree)
+
+
+def jit(fun):
+    """Compile ``fun`` with XLA: traced once per argument types, then run from the cache."""
+    return Jitted(fun)
+
+
+class Lowered:
+    """A jitted function lowered to a StableHLO module for particular argument types."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree):
+        self.jaxpr = closed
+        self.name = name
+        self.out_tree = out_tree
+        self._module = lowered_module(closed, name)
+
+    def as_text(self, debug_info: bool = False) -> str:
+        """The StableHLO text; ``debug_info`` adds ``loc(...)`` with source lines."""
+        with mlir_context():
+            return module_text(self._module, debug_info)
+
+    def compiler_ir(self) -> ir.Module:
+        return self._module
+
+    def compile(self) -> 'Compiled':
+        return Compiled(self.jaxpr, executable(self.jaxpr, self.name), self.out_tree)
+
+
+class Compiled:
+    """A compiled jitted function: call it with arguments of the lowered types."""
+
+    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree):
+        self._jaxpr = closed
+        self._executable = exe
+        self._out_tree = out_tree
+
+    def __call__(self, *args):
+        avals, _ = abstractify_args('compiled function', args)
+        expected = self._jaxpr.in_avals
+        if len(avals) != len(expected) or not all(map(same_type, avals, expected)):
+            raise TypeError('compiled function called with types '
+                            f'({", ".join(a.str_short() for a in avals)}) but compiled for '
+                            f'({", ".join(a.str_short() for a in expected)})')
+        buffers = [to_device(x) for x in tree_util.tree_leaves(args)]
+        outs = [Array(b) for b in self._executable(buffers)]
+        return tree_util.tree_unflatten(self._out_tree, outs)
+
+    def as_text(self) -> str:
+        """XLA's optimized HLO."""
+        return self._executable.hlo_text()
+
+    def cost_analysis(self) -> dict:
+        return self._executable.cost_analysis()

@@ -1,0 +1,133 @@
+"""Lowering a jaxpr to a StableHLO module: an interpreter that emits ops instead of values.
+
+``lower_jaxpr_to_module`` makes ``module @<name>`` with ``func.func public @main``; each
+equation's lowering rule emits ops into the current block. Sub-jaxprs (``xla_call``) become
+private functions, emitted once per (jaxpr, argument types) and called with ``func.call``.
+Every module is verified before it is returned.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func, stablehlo as hlo
+
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
+from minijax.lowering.context import mlir_context
+from minijax.lowering.registry import LoweringRuleContext, get_lowering
+from minijax.lowering.types import tensor_type
+
+
+class LoweringError(Exception):
+    """minijax produced an invalid module: a bug in minijax or in a user lowering rule."""
+
+
+class ModuleContext:
+    """The module being built, its symbol names and the private functions emitted so far."""
+
+    def __init__(self, module: ir.Module):
+        self.module = module
+        self.symbols: set[str] = {'main'}
+        self.functions: dict[tuple, str] = {}
+
+    def unique_symbol(self, base: str) -> str:
+        base = _sanitize(base)
+        name, n = base, 0
+        while name in self.symbols:
+            n += 1
+            name = f'{base}_{n}'
+        self.symbols.add(name)
+        return name
+
+    def private_function(self, name: str, closed: ClosedJaxpr) -> func.FuncOp:
+        """The private function for ``closed``, emitted on first use: one per jaxpr and types."""
+        key = (id(closed), tuple(closed.in_avals))
+        if key not in self.functions:
+            symbol = self.unique_symbol(name)
+            self.functions[key] = symbol
+            with ir.InsertionPoint(self.module.body), ir.Location.unknown():
+                emit_function(self, symbol, closed, public=False)
+        return self.functions[key]
+
+
+def _sanitize(name: str) -> str:
+    cleaned = ''.join(c if c.isalnum() or c == '_' else '_' for c in name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else f'f_{cleaned}'
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
+    """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified."""
+    with mlir_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        module.operation.attributes['sym_name'] = ir.StringAttr.get(_sanitize(module_name))
+        module_ctx = ModuleContext(module)
+        with ir.InsertionPoint(module.body):
+            emit_function(module_ctx, 'main', closed, public=True)
+        verify_module(module)
+    return module
+
+
+def verify_module(module: ir.Module) -> None:
+    try:
+        module.operation.verify()
+    except ir.MLIRError as err:
+        raise LoweringError(f'minijax emitted an invalid module (this is a bug in the lowering '
+                            f'rule of the primitive named in the location): {err}') from None
+
+
+def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool) -> func.FuncOp:
+    in_types = [tensor_type(a) for a in closed.in_avals]
+    out_types = [tensor_type(a) for a in closed.out_avals]
+    fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+    fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
+    block = fn.add_entry_block()
+    with ir.InsertionPoint(block):
+        consts = [constant(np.asarray(c)) for c in closed.consts]
+        outs = lower_jaxpr(module_ctx, closed.jaxpr, consts, list(block.arguments))
+        func.ReturnOp(outs)
+    return fn
+
+
+def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
+                args: Sequence[ir.Value]) -> list[ir.Value]:
+    """Emit the ops of ``jaxpr`` at the current insertion point; return its output values."""
+    env: dict[Var, ir.Value] = {}
+
+    def read(x):
+        return constant(x.val) if isinstance(x, Lit) else env[x]
+
+    for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
+        env[v] = val
+    for eqn in jaxpr.eqns:
+        rule = get_lowering(eqn.primitive)
+        rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
+                                       [v.aval for v in eqn.out_binders], eqn.primitive)
+        with _location(eqn):
+            outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
+        outs = [outs] if isinstance(outs, ir.Value) else list(outs)
+        if len(outs) != len(eqn.out_binders):
+            raise LoweringError(f"the lowering rule of '{eqn.primitive.name}' returned "
+                                f'{len(outs)} values for {len(eqn.out_binders)} results')
+        for v, val in zip(eqn.out_binders, outs):
+            env[v] = val
+    return [read(x) for x in jaxpr.outs]
+
+
+def _location(eqn) -> ir.Location:
+    """``loc("<primitive>"("file":line:0))``: printed only when debug info is asked for."""
+    if eqn.source_info is None:
+        return ir.Location.name(eqn.primitive.name)
+    file, line = eqn.source_info
+    return ir.Location.name(eqn.primitive.name, childLoc=ir.Location.file(file, line, 0))
+
+
+def constant(val: np.ndarray) -> ir.Value:
+    """``stablehlo.constant dense<...>`` holding ``val``."""
+    val = np.asarray(val)
+    return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(val, order="C"))).result
+
+
+def module_text(module: ir.Module, debug_info: bool = False) -> str:
+    """The module's text: without locations unless ``debug_info``."""
+    return module.operation.get_asm(enable_debug_info=debug_info)

@@ -1,0 +1,92 @@
+"""The PJRT CPU runtime: client, transfers, compilation and execution.
+
+Every private jaxlib API minijax uses (besides the MLIR bindings) is here, so that a jaxlib
+upgrade touches one file. minijax never imports ``jax``.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+
+import numpy as np
+from jaxlib import xla_client as xc
+
+#: How often minijax traced, lowered and compiled: tests check caching with these counts.
+counters: collections.Counter = collections.Counter()
+
+
+@functools.cache
+def client():
+    return xc.make_cpu_client()
+
+
+@functools.cache
+def device():
+    return client().devices()[0]
+
+
+class _DeviceSharding(xc.SingleDeviceSharding):
+    """The single-device sharding ``batched_device_put`` asks for, without ``jax``."""
+    memory_kind = None
+    is_fully_addressable = True
+    num_devices = 1
+
+    def _to_xla_hlo_sharding(self, ndim):
+        return xc.HloSharding.replicate()
+
+    @property
+    def _internal_device_list(self):
+        return xc.DeviceList((device(),))
+
+    @property
+    def _device_assignment(self):
+        return (device(),)
+
+
+@functools.cache
+def _sharding():
+    return _DeviceSharding(device())
+
+
+class _TransferAval:
+    """The few aval fields ``batched_device_put`` reads."""
+    __slots__ = ('shape', 'dtype', 'weak_type', 'ndim')
+
+    def __init__(self, x: np.ndarray):
+        self.shape, self.dtype, self.weak_type, self.ndim = x.shape, x.dtype, False, x.ndim
+
+
+def device_put(x) -> 'xc.ArrayImpl':
+    """Copy a NumPy value to the CPU device."""
+    x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+    return xc.batched_device_put(_TransferAval(x), _sharding(), [x], [device()],
+                                 enable_x64=True)
+
+
+def is_device_buffer(x) -> bool:
+    return isinstance(x, xc.ArrayImpl)
+
+
+class Executable:
+    """A compiled module: call it with device buffers, get device buffers back."""
+
+    def __init__(self, loaded):
+        self._loaded = loaded
+
+    def __call__(self, buffers):
+        results = self._loaded.execute_sharded(list(buffers))
+        return [shards[0] for shards in results.disassemble_into_single_device_arrays()]
+
+    def hlo_text(self) -> str:
+        return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
+
+    def cost_analysis(self) -> dict:
+        return dict(self._loaded.cost_analysis())
+
+
+def compile_module(module) -> Executable:
+    """Compile an ``ir.Module`` for the CPU device."""
+    counters['compile'] += 1
+    options = xc.CompileOptions()
+    loaded = client().compile_and_load(module, xc.DeviceList(tuple(client().devices())), options)
+    return Executable(loaded)
