@@ -16,7 +16,10 @@ from minijax.caching import cache_on_first_arg
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
-from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun, same_type
+from minijax.interpreters import partial_eval as pe
+from minijax.interpreters.transpose import (UndefinedPrimal, backward_pass, instantiate_cts,
+                                            is_undefined_primal)
+from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, jaxpr_as_fun, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import (lower_jaxpr_to_module, mlir_context, module_text,
                               register_lowering, tensor_type)
@@ -122,6 +125,72 @@ def _xla_call_batching(vals, dims, *, jaxpr, name):
 
 
 xla_call_p.def_batching(_xla_call_batching)
+
+
+# ----------------------------------------------------------------------------- partial eval
+
+def _xla_call_partial_eval(trace, tracers, *, jaxpr, name):
+    """Trace time: run the known part of the call now, stage a call of the unknown part."""
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, in_unknowns)
+    known_tracers, unknown_tracers = pe.partition_list(in_unknowns, tracers)
+    outs_and_res = xla_call(*(t.pval.const for t in known_tracers), jaxpr=known, name=name)
+    known_outs, residuals = core.split_list(outs_and_res, len(outs_and_res) - num_res)
+    res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
+    unknown_outs = trace.stage(xla_call_p, res_tracers + unknown_tracers,
+                               dict(jaxpr=unknown, name=name), unknown.out_avals)
+    return pe.merge_lists(out_unknowns, known_outs, unknown_outs)
+
+
+def _xla_call_partial_eval_jaxpr(unknowns_in, eqn):
+    """Jaxpr level: split one xla_call equation into a known and an unknown call."""
+    jaxpr, name = eqn.params['jaxpr'], eqn.params['name']
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns_in)
+    known_ins, unknown_ins = pe.partition_list(unknowns_in, eqn.inputs)
+    known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
+    residuals = [Var(a) for a in unknown.in_avals[:num_res]]
+    known_eqn = JaxprEqn(xla_call_p, known_ins, dict(jaxpr=known, name=name),
+                         known_outs + residuals, eqn.source_info)
+    unknown_eqn = JaxprEqn(xla_call_p, residuals + unknown_ins, dict(jaxpr=unknown, name=name),
+                           unknown_outs, eqn.source_info)
+    return known_eqn, unknown_eqn, out_unknowns, residuals
+
+
+xla_call_p.partial_eval_rule = _xla_call_partial_eval
+xla_call_p.partial_eval_jaxpr_rule = _xla_call_partial_eval_jaxpr
+
+
+# ----------------------------------------------------------------------------- transpose
+
+@cache_on_first_arg
+def transposed_jaxpr(closed: ClosedJaxpr, undefined: tuple[bool, ...]) -> ClosedJaxpr:
+    """A jaxpr taking the residual (defined) inputs and the output cotangents of ``closed``
+    and returning the cotangents of its undefined (linear) inputs."""
+    residual_avals, linear_avals = pe.partition_list(undefined, closed.in_avals)
+
+    def transposed(*args):
+        residuals, cts = core.split_list(args, len(residual_avals))
+        res_it = iter(residuals)
+        primals = [UndefinedPrimal(a) if u else next(res_it)
+                   for a, u in zip(closed.in_avals, undefined)]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts)
+        return instantiate_cts([ct for ct, u in zip(cts_in, undefined) if u], linear_avals)
+
+    new_closed, _ = trace_to_jaxpr(transposed, [*residual_avals, *closed.out_avals])
+    return new_closed
+
+
+def _xla_call_transpose(cts, *args, jaxpr, name):
+    undefined = tuple(is_undefined_primal(x) for x in args)
+    residuals = [x for x in args if not is_undefined_primal(x)]
+    cts = instantiate_cts(cts, jaxpr.out_avals)
+    cts_in = xla_call(*residuals, *cts, jaxpr=transposed_jaxpr(jaxpr, undefined),
+                      name=f'{name}_transpose')
+    cts_it = iter(cts_in)
+    return [next(cts_it) if u else None for u in undefined]
+
+
+xla_call_p.def_transpose(_xla_call_transpose)
 
 
 # ----------------------------------------------------------------------------- lowering

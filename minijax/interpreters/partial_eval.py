@@ -1,0 +1,289 @@
+"""Partial evaluation: run what is known now, stage what is unknown into a jaxpr.
+
+Linearization is partial evaluation of a JVP with known primals and unknown tangents: the
+primal computation runs in Python (so Python control flow on primal values still works) and
+only the tangent computation, linear in the tangents, is recorded.
+
+Two forms, as in Autodidax Part 4:
+- trace time: ``partial_eval_flat`` traces a function with ``PartialEvalTracer``s, which
+  record *recipes* for unknown values; ``tracers_to_jaxpr`` then builds the staged jaxpr;
+- jaxpr level: ``partial_eval_jaxpr`` splits an existing jaxpr in two (used by higher-order
+  primitives such as ``xla_call``, whose body is already a jaxpr).
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, NamedTuple
+
+from minijax import core
+from minijax.core import ShapedArray, Tracer
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
+
+
+class PartialVal(NamedTuple):
+    """A value that is either known (``const``) or unknown (only ``aval`` is known)."""
+    aval: ShapedArray
+    const: Any | None
+
+    @classmethod
+    def known(cls, val):
+        return cls(core.get_aval(val), val)
+
+    @classmethod
+    def unknown(cls, aval):
+        return cls(core.raise_to_shaped(aval), None)
+
+    is_known = property(lambda self: self.const is not None)
+
+
+# How an unknown value will be computed in the staged jaxpr.
+class LambdaBindingRecipe(NamedTuple):
+    pass
+
+
+class ConstRecipe(NamedTuple):
+    val: Any
+
+
+class JaxprEqnRecipe(NamedTuple):
+    prim: core.Primitive
+    tracers_in: list['PartialEvalTracer']
+    params: dict[str, Any]
+    avals_out: list[ShapedArray]
+    tracer_refs_out: list[weakref.ReferenceType['PartialEvalTracer']]
+
+
+class PartialEvalTracer(Tracer):
+    __slots__ = ('pval', 'recipe', '__weakref__')
+
+    def __init__(self, trace, pval: PartialVal, recipe):
+        self._trace = trace
+        self.pval = pval
+        self.recipe = recipe
+
+    @property
+    def aval(self):
+        return self.pval.aval
+
+    def full_lower(self):
+        if self.pval.is_known:
+            return core.full_lower(self.pval.const)
+        return self
+
+
+class PartialEvalTrace(core.Trace):
+    def new_arg(self, pval: PartialVal) -> PartialEvalTracer:
+        return PartialEvalTracer(self, pval, LambdaBindingRecipe())
+
+    def lift(self, val):
+        return PartialEvalTracer(self, PartialVal.known(val), None)
+
+    pure = lift
+
+    def instantiate_const(self, tracer: PartialEvalTracer) -> PartialEvalTracer:
+        """An unknown tracer for ``tracer``: a known value becomes a constant of the jaxpr."""
+        if not tracer.pval.is_known:
+            return tracer
+        return PartialEvalTracer(self, PartialVal.unknown(tracer.aval),
+                                 ConstRecipe(tracer.pval.const))
+
+    def process_primitive(self, primitive, tracers, params):
+        if all(t.pval.is_known for t in tracers):
+            return primitive.bind(*(t.pval.const for t in tracers), **params)
+        if primitive.partial_eval_rule is not None:
+            return primitive.partial_eval_rule(self, tracers, **params)
+        tracers_in = [self.instantiate_const(t) for t in tracers]
+        avals_out = abstract_eval_eqn(primitive, [t.aval for t in tracers_in], params)
+        return self.stage(primitive, tracers_in, params, avals_out)
+
+    def stage(self, primitive, tracers_in, params, avals_out):
+        """Record ``primitive`` on unknown ``tracers_in``; return its unknown outputs."""
+        tracers_out = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in avals_out]
+        recipe = JaxprEqnRecipe(primitive, tracers_in, params, avals_out,
+                                [weakref.ref(t) for t in tracers_out])
+        for t in tracers_out:
+            t.recipe = recipe
+        return tracers_out if primitive.multiple_results else tracers_out[0]
+
+
+def partial_eval_flat(f, pvals_in: list[PartialVal], instantiate):
+    """Run ``f`` on partially known inputs.
+
+    Returns (jaxpr of the unknown part, output PartialVals, the jaxpr's consts). The jaxpr's
+    inputs are the unknown inputs, in order; its outputs are the unknown outputs, where
+    ``instantiate(num_outputs)[i]`` makes output i unknown even if its value is known.
+    """
+    with core.new_main(PartialEvalTrace) as main:
+        trace = PartialEvalTrace(main)
+        tracers_in = [trace.new_arg(pval) for pval in pvals_in]
+        outs = f(*tracers_in)
+        tracers_out = [core.full_raise(trace, out) for out in outs]
+        tracers_out = [trace.instantiate_const(t) if inst else t
+                       for t, inst in zip(tracers_out, instantiate(len(tracers_out)),
+                                          strict=True)]
+        pvals_out = [t.pval for t in tracers_out]
+        unknown_in = [t for t in tracers_in if not t.pval.is_known]
+        unknown_out = [t for t in tracers_out if not t.pval.is_known]
+        jaxpr, consts = tracers_to_jaxpr(unknown_in, unknown_out)
+    return jaxpr, pvals_out, consts
+
+
+def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
+    """Build the jaxpr that the recipes of ``tracers_out`` describe (a topological sort)."""
+    tracer_to_var = {id(t): Var(t.aval) for t in tracers_in}
+    constvars: dict[int, Var] = {}
+    constvals: list = []
+    processed_eqns: set[int] = set()
+    eqns: list[JaxprEqn] = []
+    for t in toposort(tracers_out, _tracer_parents):
+        if isinstance(t.recipe, LambdaBindingRecipe):
+            if id(t) not in tracer_to_var:
+                raise core.UnexpectedTracerError('an unknown input of partial evaluation was '
+                                                 'not passed as an input')
+        elif isinstance(t.recipe, ConstRecipe):
+            val = t.recipe.val
+            var = constvars.get(id(val))
+            if var is None:
+                var = constvars[id(val)] = Var(t.aval)
+                constvals.append(val)
+            tracer_to_var[id(t)] = var
+        elif isinstance(t.recipe, JaxprEqnRecipe):
+            if id(t.recipe) not in processed_eqns:
+                eqns.append(_recipe_to_eqn(tracer_to_var, t.recipe))
+                processed_eqns.add(id(t.recipe))
+        else:
+            raise TypeError(f'unknown recipe {t.recipe!r}')
+    invars = [tracer_to_var[id(t)] for t in tracers_in]
+    outs = [tracer_to_var[id(t)] for t in tracers_out]
+    return Jaxpr(list(constvars.values()), invars, eqns, outs), constvals
+
+
+def _recipe_to_eqn(tracer_to_var, recipe: JaxprEqnRecipe) -> JaxprEqn:
+    inputs = [tracer_to_var[id(t)] for t in recipe.tracers_in]
+    out_binders = [Var(aval) for aval in recipe.avals_out]
+    for ref, var in zip(recipe.tracer_refs_out, out_binders):
+        if ref() is not None:
+            tracer_to_var[id(ref())] = var
+    return JaxprEqn(recipe.prim, inputs, recipe.params, out_binders)
+
+
+def _tracer_parents(t):
+    return t.recipe.tracers_in if isinstance(t.recipe, JaxprEqnRecipe) else []
+
+
+def toposort(out_nodes, parents):
+    """Nodes reachable from ``out_nodes``, each after all of its parents."""
+    if not out_nodes:
+        return []
+    out_nodes = _remove_duplicates(out_nodes)
+    child_counts: dict[int, int] = {}
+    stack = list(out_nodes)
+    while stack:
+        node = stack.pop()
+        if id(node) in child_counts:
+            child_counts[id(node)] += 1
+        else:
+            child_counts[id(node)] = 1
+            stack.extend(parents(node))
+    for node in out_nodes:
+        child_counts[id(node)] -= 1
+    sorted_nodes = []
+    childless = [n for n in out_nodes if not child_counts[id(n)]]
+    while childless:
+        node = childless.pop()
+        sorted_nodes.append(node)
+        for parent in parents(node):
+            if child_counts[id(parent)] == 1:
+                childless.append(parent)
+            else:
+                child_counts[id(parent)] -= 1
+    return sorted_nodes[::-1]
+
+
+def _remove_duplicates(nodes):
+    seen: set[int] = set()
+    return [n for n in nodes if not (id(n) in seen or seen.add(id(n)))]
+
+
+# ----------------------------------------------------------------------------- jaxpr level
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate=None):
+    """Split ``closed`` into a known part and an unknown part.
+
+    Returns ``(known, unknown, out_unknowns, num_res)``: ``known`` takes the known inputs and
+    returns the known outputs followed by ``num_res`` residuals; ``unknown`` takes the
+    residuals followed by the unknown inputs and returns the unknown outputs. An output with
+    ``instantiate[i]`` set is made unknown even if it could be computed now.
+    """
+    jaxpr = closed.jaxpr
+    instantiate = [False] * len(jaxpr.outs) if instantiate is None else list(instantiate)
+    unknown_vars: set[Var] = {v for v, uk in zip(jaxpr.invars, in_unknowns, strict=True) if uk}
+    residuals: dict[Var, None] = {}  # ordered set of known vars the unknown part needs
+
+    def is_unknown(x):
+        return isinstance(x, Var) and x in unknown_vars
+
+    def need_residual(x):
+        if isinstance(x, Var) and x not in unknown_vars:
+            residuals[x] = None
+
+    eqns1, eqns2 = [], []
+    for eqn in jaxpr.eqns:
+        unks_in = [is_unknown(x) for x in eqn.inputs]
+        rule = eqn.primitive.partial_eval_jaxpr_rule
+        if not any(unks_in):
+            eqns1.append(eqn)
+        elif rule is not None:
+            eqn1, eqn2, unks_out, eqn_residuals = rule(unks_in, eqn)
+            eqns1.append(eqn1)
+            eqns2.append(eqn2)
+            for x in eqn_residuals:
+                residuals[x] = None
+            unknown_vars.update(v for v, uk in zip(eqn.out_binders, unks_out) if uk)
+        else:
+            eqns2.append(eqn)
+            for x in eqn.inputs:
+                need_residual(x)
+            unknown_vars.update(eqn.out_binders)
+
+    out_unknowns = [is_unknown(x) or inst for x, inst in zip(jaxpr.outs, instantiate)]
+    for x, uk in zip(jaxpr.outs, out_unknowns):
+        if uk and not is_unknown(x):
+            need_residual(x)
+    # Residual vars that eqn rules created are bound by eqns1's binders; the rest are vars of
+    # the known jaxpr (inputs, constvars or known eqn outputs).
+    residual_vars = list(residuals)
+    known_ins = [v for v, uk in zip(jaxpr.invars, in_unknowns) if not uk]
+    unknown_ins = [v for v, uk in zip(jaxpr.invars, in_unknowns) if uk]
+    known_outs = [x for x, uk in zip(jaxpr.outs, out_unknowns) if not uk]
+    unknown_outs = [x for x, uk in zip(jaxpr.outs, out_unknowns) if uk]
+
+    known = Jaxpr(jaxpr.constvars, known_ins, eqns1, known_outs + residual_vars)
+    # The unknown jaxpr binds fresh copies of the residuals (a var is bound once per jaxpr).
+    res_binders = [Var(v.aval) for v in residual_vars]
+    rename = dict(zip(residual_vars, res_binders))
+    eqns2 = [_rename_inputs(e, rename) for e in eqns2]
+    unknown_outs = [rename.get(x, x) if isinstance(x, Var) else x for x in unknown_outs]
+    unknown = Jaxpr([], res_binders + unknown_ins, eqns2, unknown_outs)
+    return (ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []),
+            out_unknowns, len(residual_vars))
+
+
+def _rename_inputs(eqn: JaxprEqn, rename) -> JaxprEqn:
+    return eqn._replace(inputs=[rename.get(x, x) if isinstance(x, Var) else x
+                                for x in eqn.inputs])
+
+
+def partition_list(flags, xs):
+    """Split ``xs`` by boolean ``flags``: (those with False, those with True)."""
+    false, true = [], []
+    for flag, x in zip(flags, xs, strict=True):
+        (true if flag else false).append(x)
+    return false, true
+
+
+def merge_lists(flags, false_xs, true_xs):
+    """The inverse of ``partition_list``."""
+    false_it, true_it = iter(false_xs), iter(true_xs)
+    return [next(true_it) if flag else next(false_it) for flag in flags]
+

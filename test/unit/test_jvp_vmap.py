@@ -1,0 +1,233 @@
+"""The eval, jvp and vmap rules of every primitive of minijax.lax, against JAX.
+
+Parametrized over ``conftest.PRIMITIVE_CASES`` (one row per way of calling a primitive), in
+float32 and float64 (and integer dtypes where the primitive takes them).
+"""
+import itertools
+
+import jax
+import numpy as np
+import pytest
+from conftest import (F32, F64, FLOATS, PRIMITIVE_CASES, assert_close, assert_tangent_close,
+                      case_params, random_array)
+
+import minijax
+from minijax import lax as mlax
+from minijax.core import Primitive
+
+
+def test_every_lax_primitive_has_a_row():
+    """A primitive added to minijax.lax without a row in the table would go untested."""
+    prims = {v.name for v in vars(mlax).values() if isinstance(v, Primitive)}
+    tested = {c.primitive for c in PRIMITIVE_CASES}
+    assert prims - tested == set(), f'primitives without tests: {sorted(prims - tested)}'
+
+
+# ----------------------------------------------------------------------------- eval
+
+@pytest.mark.parametrize('case,dtype', case_params())
+def test_eval(case, dtype, rng):
+    args = case.args(rng, dtype)
+    assert_close(case.mj(*args), case.jx(*args))
+
+
+# ----------------------------------------------------------------------------- jvp
+
+@pytest.mark.parametrize('case,dtype', case_params(dtypes=FLOATS))
+def test_jvp(case, dtype, rng):
+    args = case.args(rng, dtype)
+    tangents = [random_array(rng, np.shape(a), dtype) for a in args]
+    out, tan = minijax.jvp(case.mj, args, tangents)
+    out_ref, tan_ref = jax.jvp(case.jx, args, tangents)
+    assert_close(out, out_ref)
+    assert_tangent_close(tan, tan_ref, dtype)
+
+
+@pytest.mark.parametrize('case,dtype', case_params(
+    [c for c in PRIMITIVE_CASES if len(c.shapes) == 2], dtypes=FLOATS))
+@pytest.mark.parametrize('which', [0, 1])
+def test_jvp_one_tangent_zero(case, dtype, which, rng):
+    """Differentiating with respect to one operand only (the other is a closed-over constant)."""
+    args = case.args(rng, dtype)
+    t = random_array(rng, np.shape(args[which]), dtype)
+
+    def partial(f):
+        return lambda a: f(*[a if i == which else x for i, x in enumerate(args)])
+
+    out, tan = minijax.jvp(partial(case.mj), (args[which],), (t,))
+    out_ref, tan_ref = jax.jvp(partial(case.jx), (args[which],), (t,))
+    assert_close(out, out_ref)
+    assert_tangent_close(tan, tan_ref, dtype)
+
+
+@pytest.mark.parametrize('case,dtype', case_params(
+    [c for c in PRIMITIVE_CASES if len(c.shapes) == 1 and F64 in c.dtypes
+     and c.primitive not in ('convert_element_type', 'sign')], dtypes=(F64,)))
+def test_jvp_matches_finite_differences(case, dtype, rng):
+    """A second, independent oracle: central differences in float64."""
+    x = case.args(rng, dtype)[0]
+    t = random_array(rng, x.shape, dtype)
+    eps = 1e-6
+    fd = (np.asarray(case.mj(x + eps * t)) - np.asarray(case.mj(x - eps * t))) / (2 * eps)
+    _, tan = minijax.jvp(case.mj, (x,), (t,))
+    np.testing.assert_allclose(np.asarray(tan), fd, rtol=1e-6, atol=1e-7)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _axis_choices(ndim):
+    """Batch axis positions to try for an operand of rank ``ndim``: front, middle, end, none."""
+    return sorted({0, min(1, ndim), ndim}) + [None]
+
+
+def _vmap_params():
+    params = []
+    for case in PRIMITIVE_CASES:
+        choices = [_axis_choices(len(s)) for s in case.shapes]
+        for axes in itertools.product(*choices):
+            if all(a is None for a in axes):
+                continue
+            for dtype in (case.dtypes[0], case.dtypes[-1]) if len(case.dtypes) > 1 \
+                    else case.dtypes:
+                params.append(pytest.param(case, dtype, axes,
+                                           id=f'{case.id}-{dtype.name}-{axes}'))
+    return params
+
+
+def _batched_args(case, dtype, axes, rng, size=2):
+    shapes = [s if a is None else (*s[:a], size, *s[a:]) for s, a in zip(case.shapes, axes)]
+    domains = case.domain or ('any',) * len(shapes)
+    return [random_array(rng, s, dtype, d) for s, d in zip(shapes, domains)]
+
+
+@pytest.mark.parametrize('case,dtype,axes', _vmap_params())
+def test_vmap(case, dtype, axes, rng):
+    args = _batched_args(case, dtype, axes, rng)
+    out = minijax.vmap(case.mj, in_axes=axes)(*args)
+    assert_close(out, jax.vmap(case.jx, in_axes=axes)(*args))
+
+
+@pytest.mark.parametrize('case,dtype', case_params(
+    [c for c in PRIMITIVE_CASES if c.shapes[0]], dtypes=(F32,)))
+@pytest.mark.parametrize('out_axes', [1, -1])
+def test_vmap_out_axes(case, dtype, out_axes, rng):
+    axes = (1,) + (None,) * (len(case.shapes) - 1)
+    args = _batched_args(case, dtype, axes, rng)
+    out = minijax.vmap(case.mj, in_axes=axes, out_axes=out_axes)(*args)
+    assert_close(out, jax.vmap(case.jx, in_axes=axes, out_axes=out_axes)(*args))
+
+
+@pytest.mark.parametrize('case,dtype', case_params(dtypes=FLOATS))
+def test_vmap_of_jvp(case, dtype, rng):
+    """Batched tangents (a Jacobian-vector product per row), as jacfwd uses."""
+    axes = (0,) * len(case.shapes)
+    args = case.args(rng, dtype)
+    tangents = _batched_args(case, dtype, axes, rng, size=3)
+
+    mj = minijax.vmap(lambda *ts: minijax.jvp(case.mj, args, ts)[1])(*tangents)
+    ref = jax.vmap(lambda *ts: jax.jvp(case.jx, args, ts)[1])(*tangents)
+    assert_tangent_close(mj, ref, dtype)
+
+
+@pytest.mark.parametrize('case,dtype', case_params(dtypes=FLOATS))
+def test_jvp_of_vmap(case, dtype, rng):
+    axes = (0,) * len(case.shapes)
+    args = _batched_args(case, dtype, axes, rng, size=3)
+    tangents = [random_array(rng, np.shape(a), dtype) for a in args]
+    out, tan = minijax.jvp(minijax.vmap(case.mj), args, tangents)
+    out_ref, tan_ref = jax.jvp(jax.vmap(case.jx), args, tangents)
+    assert_close(out, out_ref)
+    assert_tangent_close(tan, tan_ref, dtype)
+
+
+# ----------------------------------------------------------------------------- vmap API
+
+def _f_pytree(p, s):
+    """A function of a dict and a scalar, returning a pytree."""
+    y = mlax.mul(p['w'], p['x'])
+    return {'y': mlax.add(y, s), 'z': (mlax.sin(p['x']),)}
+
+
+def _j_pytree(p, s):
+    y = p['w'] * p['x']
+    return {'y': y + s, 'z': (jax.numpy.sin(p['x']),)}
+
+
+@pytest.mark.parametrize('in_axes', [
+    0,
+    (0, None),
+    ({'w': 0, 'x': 1}, None),
+    ({'w': None, 'x': 1}, 0),
+    ({'w': 1, 'x': None}, None),
+    [{'w': 0, 'x': 0}, 0],
+    (-1, None),
+])
+def test_vmap_in_axes_forms(in_axes, rng):
+    """in_axes as int, None, tuple, list and per-argument pytree prefix; negative axes."""
+    n = 3
+    axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes, in_axes)
+    p_axes = axes[0] if isinstance(axes[0], dict) else {'w': axes[0], 'x': axes[0]}
+
+    def arg(shape, ax):
+        if ax is None:
+            return random_array(rng, shape, F64)
+        ax = ax % (len(shape) + 1)
+        return random_array(rng, (*shape[:ax], n, *shape[ax:]), F64)
+
+    p = {'w': arg((4,), p_axes['w']), 'x': arg((4,), p_axes['x'])}
+    s = arg((), axes[1]) if axes[1] is not None else np.float64(1.5)
+    if isinstance(in_axes, list):
+        jax_axes = tuple(in_axes)
+    else:
+        jax_axes = in_axes
+    out = minijax.vmap(_f_pytree, in_axes)(p, s)
+    ref = jax.vmap(_j_pytree, jax_axes)(p, s)
+    assert out.keys() == ref.keys() and isinstance(out['z'], tuple)
+    assert_close(out['y'], ref['y'])
+    assert_close(out['z'][0], ref['z'][0])
+
+
+@pytest.mark.parametrize('out_axes', [0, 1, -1, {'y': 1, 'z': (0,)}, {'y': 0, 'z': None}])
+def test_vmap_out_axes_forms(out_axes, rng):
+    p = {'w': random_array(rng, (3, 4), F64), 'x': random_array(rng, (4,), F64)}
+    in_axes = ({'w': 0, 'x': None}, None)
+    out = minijax.vmap(_f_pytree, in_axes, out_axes)(p, 2.0)
+    ref = jax.vmap(_j_pytree, in_axes, out_axes)(p, 2.0)
+    assert_close(out['y'], ref['y'])
+    assert_close(out['z'][0], ref['z'][0])
+
+
+def test_vmap_seed_style_tuple_in_axes():
+    out = minijax.vmap(lambda s: 1. + s, (0,))(np.arange(3.))
+    assert_close(out, np.array([1., 2., 3.]))
+
+
+def test_vmap_of_vmap(rng):
+    x = random_array(rng, (2, 3, 4), F32)
+    y = random_array(rng, (4, 3), F32)
+    f = lambda a, b: mlax.reduce_sum(mlax.mul(mlax.sin(a), b))  # noqa: E731
+    g = lambda a, b: jax.numpy.sum(jax.numpy.sin(a) * b)  # noqa: E731
+    out = minijax.vmap(minijax.vmap(f, (0, 1)), (2, None))(x, y)
+    ref = jax.vmap(jax.vmap(g, (0, 1)), (2, None))(x, y)
+    assert_close(out, ref)
+
+
+def test_vmap_unmapped_output_is_broadcast(rng):
+    """An output that does not depend on the mapped input still gets the batch axis."""
+    c = random_array(rng, (3,), F64)
+    x = random_array(rng, (5, 3), F64)
+    out = minijax.vmap(lambda x: (mlax.sin(x), mlax.cos(c)), in_axes=(0,), out_axes=1)(x)
+    ref = jax.vmap(lambda x: (jax.numpy.sin(x), jax.numpy.cos(c)), in_axes=(0,), out_axes=1)(x)
+    assert_close(out[0], ref[0])
+    assert_close(out[1], ref[1])
+
+
+@pytest.mark.parametrize('in_axes,args', [
+    ((0, 0), (np.zeros(3), np.zeros(4))),       # inconsistent sizes
+    ((0,), (np.zeros(3), np.zeros(3))),         # wrong number of entries
+    ((2,), (np.zeros(3),)),                     # axis out of range
+    ((None,), (np.zeros(3),)),                  # nothing mapped
+])
+def test_vmap_bad_in_axes(in_axes, args):
+    with pytest.raises((ValueError, TypeError)):
+        minijax.vmap(lambda *xs: xs[0], in_axes)(*args)
