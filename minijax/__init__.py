@@ -7,6 +7,7 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 from minijax import lax  # noqa: E402  (after the environment is set)
 from minijax.array import Array
 from minijax.autodiff import grad, linearize, value_and_grad, vjp
+from minijax.control_flow import cond, fori_loop, scan, switch, while_loop
 from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct
 from minijax.interpreters.batching import vmap
 from minijax.interpreters.jvp import jvp
@@ -15,6 +16,7 @@ from minijax.ir.tracing import make_jaxpr
 from minijax.jit import jit
 from minijax.tree_util import register_pytree_node
 
-__all__ = ['Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray', 'grad',
-           'is_undefined_primal', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr',
-           'register_pytree_node', 'value_and_grad', 'vjp', 'vmap']
+__all__ = ['Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray', 'cond',
+           'fori_loop', 'grad', 'is_undefined_primal', 'jit', 'jvp', 'lax', 'linearize',
+           'make_jaxpr', 'register_pytree_node', 'scan', 'switch', 'value_and_grad', 'vjp',
+           'vmap', 'while_loop']

@@ -303,24 +303,39 @@ class Tracer:
 
 
 def _install_operators(cls):
-    """Give ``cls`` the NumPy arithmetic operators, dispatching to ``minijax.lax``."""
-    def binary(name):
+    """Give ``cls`` NumPy's operators and a few array methods, dispatching to
+    ``minijax.numpy`` (which broadcasts and promotes types, then binds ``minijax.lax``)."""
+    def mnp():
+        from minijax import numpy  # imported on first use: it builds on this module
+        return numpy
+
+    def binary(name, reflected=False):
         def op(self, other):
-            return getattr(_lax, name)(self, other)
+            if not is_valid_value(other):
+                return NotImplemented
+            fn = getattr(mnp(), name)
+            return fn(other, self) if reflected else fn(self, other)
         return op
 
-    def reflected(name):
-        def op(self, other):
-            return getattr(_lax, name)(other, self)
-        return op
-
-    for dunder, name in [('add', 'add'), ('sub', 'sub'), ('mul', 'mul'), ('truediv', 'div')]:
+    for dunder, name in [('add', 'add'), ('sub', 'subtract'), ('mul', 'multiply'),
+                         ('truediv', 'true_divide'), ('pow', 'power'), ('matmul', 'matmul')]:
         setattr(cls, f'__{dunder}__', binary(name))
-        setattr(cls, f'__r{dunder}__', reflected(name))
-    for dunder, name in [('gt', 'greater'), ('lt', 'less')]:
+        setattr(cls, f'__r{dunder}__', binary(name, reflected=True))
+    for dunder, name in [('gt', 'greater'), ('lt', 'less'), ('ge', 'greater_equal'),
+                         ('le', 'less_equal'), ('eq', 'equal'), ('ne', 'not_equal')]:
         setattr(cls, f'__{dunder}__', binary(name))
-    cls.__neg__ = lambda self: _lax.neg(self)
+    cls.__neg__ = lambda self: mnp().negative(self)
     cls.__pos__ = lambda self: self
+    cls.__abs__ = lambda self: mnp().abs(self)
+    cls.__getitem__ = lambda self, idx: mnp().getitem(self, idx)
+    cls.at = property(lambda self: mnp().index_update_helper(self))
+    cls.T = property(lambda self: mnp().transpose(self))
+    cls.reshape = lambda self, *shape: mnp().reshape(
+        self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
+    cls.astype = lambda self, dtype: mnp().astype(self, dtype)
+    for name in ('sum', 'max', 'min', 'mean', 'argmax'):
+        setattr(cls, name, (lambda name: lambda self, *args, **kwargs: getattr(mnp(), name)(
+            self, *args, **kwargs))(name))
     return cls
 
 

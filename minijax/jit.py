@@ -7,6 +7,9 @@ jaxpr instead, so ``jit`` composes with ``jvp``, ``vmap``, ``grad`` and itself.
 """
 from __future__ import annotations
 
+import os
+import tempfile
+
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
@@ -17,9 +20,8 @@ from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
-from minijax.interpreters.transpose import (UndefinedPrimal, backward_pass, instantiate_cts,
-                                            is_undefined_primal)
-from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, jaxpr_as_fun, same_type
+from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal, transposed_jaxpr
+from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import (lower_jaxpr_to_module, mlir_context, module_text,
                               register_lowering, tensor_type)
@@ -41,7 +43,28 @@ def lowered_module(closed: ClosedJaxpr, name: str) -> ir.Module:
 
 @cache_on_first_arg
 def executable(closed: ClosedJaxpr, name: str) -> runtime.Executable:
-    return runtime.compile_module(lowered_module(closed, name))
+    module = lowered_module(closed, name)
+    dump_dir = os.environ.get('MINIJAX_DUMP_DIR')
+    if dump_dir:
+        _dump(module, dump_dir)
+    return runtime.compile_module(module)
+
+
+def _dump(module: ir.Module, dump_dir: str) -> None:
+    """Write ``<dump_dir>/<module name>.mlir`` whole (temporary file, then rename)."""
+    os.makedirs(dump_dir, exist_ok=True)
+    name = ir.StringAttr(module.operation.attributes['sym_name']).value
+    with mlir_context():
+        text = module_text(module)
+    path = os.path.join(dump_dir, f'{name}.mlir')
+    n = 0
+    while os.path.exists(path) and open(path).read() != text:
+        n += 1
+        path = os.path.join(dump_dir, f'{name}.{n}.mlir')
+    fd, tmp = tempfile.mkstemp(dir=dump_dir, suffix='.mlir.tmp')
+    with os.fdopen(fd, 'w') as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def _xla_call_impl(*args, jaxpr, name):
@@ -63,32 +86,9 @@ xla_call_p.def_abstract_eval(_xla_call_abstract_eval)
 
 # ----------------------------------------------------------------------------- jvp
 
-@cache_on_first_arg
-def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]):
-    """The JVP of ``closed`` for the given nonzero input tangents.
-
-    Returns the new closed jaxpr (inputs: primals then nonzero tangents; outputs: primals then
-    nonzero tangents) and which output tangents are nonzero.
-    """
-    n = len(nonzeros)
-    out_nonzeros: list[bool] = []
-
-    def jvp_traceable(*args):
-        primals, nonzero_tangents = core.split_list(args, n)
-        it = iter(nonzero_tangents)
-        tangents = [next(it) if nz else ad.Zero(p.aval) for p, nz in zip(primals, nonzeros)]
-        primals_out, tangents_out = ad.jvp_flat(jaxpr_as_fun(closed), primals, tangents)
-        out_nonzeros.extend(not isinstance(t, ad.Zero) for t in tangents_out)
-        return [*primals_out, *(t for t in tangents_out if not isinstance(t, ad.Zero))]
-
-    in_avals = [*closed.in_avals, *(a for a, nz in zip(closed.in_avals, nonzeros) if nz)]
-    new_closed, _ = trace_to_jaxpr(jvp_traceable, in_avals)
-    return new_closed, tuple(out_nonzeros)
-
-
 def _xla_call_jvp(primals, tangents, *, jaxpr, name):
     nonzeros = tuple(not isinstance(t, ad.Zero) for t in tangents)
-    new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    new_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, (False,) * len(jaxpr.out_avals))
     outs = xla_call(*primals, *(t for t in tangents if not isinstance(t, ad.Zero)),
                     jaxpr=new_jaxpr, name=name)
     primals_out, nonzero_tangents_out = core.split_list(outs, len(out_nonzeros))
@@ -103,23 +103,9 @@ xla_call_p.def_jvp(_xla_call_jvp, symbolic_zeros=True)
 
 # ----------------------------------------------------------------------------- vmap
 
-@cache_on_first_arg
-def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple) -> ClosedJaxpr:
-    """``closed`` vectorized over ``dims_in``; every output is batched along axis 0."""
-    def batched(*args):
-        outs, _ = batching.vmap_flat(jaxpr_as_fun(closed), dims_in, *args)
-        return [batching.move_batch_axis(axis_size, d, 0, x) for x, d in outs]
-
-    in_avals = [a if d is batching.not_mapped else
-                a.update(shape=(*a.shape[:d], axis_size, *a.shape[d:]))
-                for a, d in zip(closed.in_avals, dims_in)]
-    new_closed, _ = trace_to_jaxpr(batched, in_avals)
-    return new_closed
-
-
 def _xla_call_batching(vals, dims, *, jaxpr, name):
     axis_size = batching.axis_size_of(vals, dims)
-    new_jaxpr = batched_jaxpr(jaxpr, axis_size, tuple(dims))
+    new_jaxpr = batching.batched_jaxpr(jaxpr, axis_size, tuple(dims))
     outs = xla_call(*vals, jaxpr=new_jaxpr, name=name)
     return outs, [0] * len(outs)
 
@@ -161,24 +147,6 @@ xla_call_p.partial_eval_jaxpr_rule = _xla_call_partial_eval_jaxpr
 
 
 # ----------------------------------------------------------------------------- transpose
-
-@cache_on_first_arg
-def transposed_jaxpr(closed: ClosedJaxpr, undefined: tuple[bool, ...]) -> ClosedJaxpr:
-    """A jaxpr taking the residual (defined) inputs and the output cotangents of ``closed``
-    and returning the cotangents of its undefined (linear) inputs."""
-    residual_avals, linear_avals = pe.partition_list(undefined, closed.in_avals)
-
-    def transposed(*args):
-        residuals, cts = core.split_list(args, len(residual_avals))
-        res_it = iter(residuals)
-        primals = [UndefinedPrimal(a) if u else next(res_it)
-                   for a, u in zip(closed.in_avals, undefined)]
-        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts)
-        return instantiate_cts([ct for ct, u in zip(cts_in, undefined) if u], linear_avals)
-
-    new_closed, _ = trace_to_jaxpr(transposed, [*residual_avals, *closed.out_avals])
-    return new_closed
-
 
 def _xla_call_transpose(cts, *args, jaxpr, name):
     undefined = tuple(is_undefined_primal(x) for x in args)

@@ -56,6 +56,11 @@ class PyTreeDef(NamedTuple):
 LEAF = PyTreeDef(None, None, ())
 
 
+def tuple_treedef(*children: PyTreeDef) -> PyTreeDef:
+    """The structure of a tuple whose elements have the structures ``children``."""
+    return PyTreeDef(node_types[tuple], None, tuple(children))
+
+
 def tree_flatten(x) -> tuple[list, PyTreeDef]:
     leaves: list = []
     treedef = _flatten(x, leaves)

@@ -6,7 +6,10 @@ value shared by every example. Batching rules say where the batch axis of the ou
 from __future__ import annotations
 
 from minijax import core, lax, tree_util
+from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
+from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
+from minijax.ir.tracing import trace_to_jaxpr
 
 not_mapped = None
 
@@ -180,3 +183,22 @@ def broadcasting_batcher(primitive):
 def _unbatched_shape(x, d):
     shape = core.get_aval(x).shape
     return shape if d is not_mapped else shape[:d] + shape[d + 1:]
+
+
+# ----------------------------------------------------------------------------- jaxpr level
+
+@cache_on_first_arg
+def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple) -> ClosedJaxpr:
+    """``closed`` vectorized over ``dims_in``; every output is batched along axis 0.
+
+    Higher-order primitives (``xla_call``, ``cond``, loops) use this to batch their bodies.
+    """
+    def batched(*args):
+        outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args)
+        return [move_batch_axis(axis_size, d, 0, x) for x, d in outs]
+
+    in_avals = [a if d is not_mapped else
+                a.update(shape=(*a.shape[:d], axis_size, *a.shape[d:]))
+                for a, d in zip(closed.in_avals, dims_in)]
+    new_closed, _ = trace_to_jaxpr(batched, in_avals)
+    return new_closed

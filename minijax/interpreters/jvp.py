@@ -8,7 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, lax, tree_util
+from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
+from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
+from minijax.ir.tracing import trace_to_jaxpr
 
 
 class Zero:
@@ -29,6 +32,7 @@ def zeros_like_aval(aval):
 def instantiate(tangent):
     """An array for ``tangent``: zeros for a symbolic ``Zero``."""
     return zeros_like_aval(tangent.aval) if isinstance(tangent, Zero) else tangent
+
 
 
 class JVPTracer(Tracer):
@@ -154,3 +158,32 @@ def _sum_broadcasting(terms, out_aval):
     if np.shape(total) != out_aval.shape:
         total = lax.broadcast(total, out_aval.shape, tuple(range(len(out_aval.shape))))
     return total
+
+
+# ----------------------------------------------------------------------------- jaxpr level
+
+@cache_on_first_arg
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...], instantiate: tuple[bool, ...]):
+    """The JVP of ``closed`` when the input tangents marked in ``nonzeros`` are nonzero.
+
+    Returns the new closed jaxpr (inputs: primals then the nonzero tangents; outputs: primals
+    then the nonzero tangents) and which output tangents are nonzero; an output tangent with
+    ``instantiate[i]`` set is always returned, as zeros if need be. Higher-order primitives
+    (``xla_call``, ``cond``, loops) use this to differentiate their bodies.
+    """
+    n = len(nonzeros)
+    out_nonzeros: list[bool] = []
+
+    def jvp_traceable(*args):
+        primals, nonzero_tangents = core.split_list(args, n)
+        it = iter(nonzero_tangents)
+        tangents = [next(it) if nz else Zero(p.aval) for p, nz in zip(primals, nonzeros)]
+        primals_out, tangents_out = jvp_flat(jaxpr_as_fun(closed), primals, tangents)
+        tangents_out = [zeros_like_aval(t.aval) if inst and isinstance(t, Zero) else t
+                        for t, inst in zip(tangents_out, instantiate, strict=True)]
+        out_nonzeros.extend(not isinstance(t, Zero) for t in tangents_out)
+        return [*primals_out, *(t for t in tangents_out if not isinstance(t, Zero))]
+
+    in_avals = [*closed.in_avals, *(a for a, nz in zip(closed.in_avals, nonzeros) if nz)]
+    new_closed, _ = trace_to_jaxpr(jvp_traceable, in_avals)
+    return new_closed, tuple(out_nonzeros)

@@ -231,10 +231,11 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate=None):
     for eqn in jaxpr.eqns:
         unks_in = [is_unknown(x) for x in eqn.inputs]
         rule = eqn.primitive.partial_eval_jaxpr_rule
+        split = rule(unks_in, eqn) if rule is not None and any(unks_in) else None
         if not any(unks_in):
             eqns1.append(eqn)
-        elif rule is not None:
-            eqn1, eqn2, unks_out, eqn_residuals = rule(unks_in, eqn)
+        elif split is not None:
+            eqn1, eqn2, unks_out, eqn_residuals = split
             eqns1.append(eqn1)
             eqns2.append(eqn2)
             for x in eqn_residuals:

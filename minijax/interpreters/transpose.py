@@ -8,9 +8,11 @@ an equation whose outputs received no cotangent is skipped, so no zero arrays ar
 from __future__ import annotations
 
 from minijax import core, lax
+from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray
 from minijax.interpreters.jvp import Zero, instantiate
-from minijax.ir.jaxpr import Jaxpr, Lit, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
+from minijax.ir.tracing import trace_to_jaxpr
 
 
 class UndefinedPrimal:
@@ -87,3 +89,25 @@ def unbroadcast(ct, aval: ShapedArray):
     if ct_aval.dtype != aval.dtype:
         ct = lax.convert_element_type(ct, aval.dtype)
     return ct
+
+
+@cache_on_first_arg
+def transposed_jaxpr(closed: ClosedJaxpr, undefined: tuple[bool, ...]) -> ClosedJaxpr:
+    """The transpose of ``closed`` in its ``undefined`` (linear) inputs.
+
+    The new jaxpr takes the defined (residual) inputs, then the output cotangents, and returns
+    the cotangents of the linear inputs. Higher-order primitives use it for their bodies.
+    """
+    residual_avals = [a for a, u in zip(closed.in_avals, undefined) if not u]
+    linear_avals = [a for a, u in zip(closed.in_avals, undefined) if u]
+
+    def transposed(*args):
+        residuals, cts = core.split_list(args, len(residual_avals))
+        res_it = iter(residuals)
+        primals = [UndefinedPrimal(a) if u else next(res_it)
+                   for a, u in zip(closed.in_avals, undefined)]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts)
+        return instantiate_cts([ct for ct, u in zip(cts_in, undefined) if u], linear_avals)
+
+    new_closed, _ = trace_to_jaxpr(transposed, [*residual_avals, *closed.out_avals])
+    return new_closed

@@ -95,8 +95,9 @@ def _pp_eqn(names, eqn: JaxprEqn) -> PPrint:
     lhs = pp(' '.join(_var_str(names, v) for v in eqn.out_binders))
     rhs = (pp(eqn.primitive.name) >> _pp_params(plain) >>
            pp(' '.join(_atom_str(names, x) for x in eqn.inputs)))
-    subs = [pp(f'{k}=') + pp_jaxpr(getattr(j, 'jaxpr', j)).indent(2)
-            for k, js in sorted(sub_jaxprs.items()) for j in js]
+    subs = [pp(f'{k}[{i}]=' if isinstance(eqn.params[k], tuple) else f'{k}=') +
+            pp_jaxpr(getattr(j, 'jaxpr', j)).indent(2)
+            for k, js in sorted(sub_jaxprs.items()) for i, j in enumerate(js)]
     return vcat([lhs >> pp(' = ') >> rhs, *(s.indent(2) for s in subs)])
 
 

@@ -1,11 +1,23 @@
 """minijax.lax: the primitive operations, each defined once with all of its rules.
 
-``elementwise`` holds the unary and binary arithmetic, comparisons and dtype conversion;
-``structural`` broadcast and transpose; ``reductions`` reduce_sum.
+``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
+conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad and iota;
+``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions and
+argmax/argmin; ``linalg`` dot_general.
 """
 from minijax.lax.elementwise import (
     abs, abs_p, add, add_p, convert_element_type, convert_element_type_p, cos, cos_p, div, div_p,
-    exp, exp_p, greater, greater_p, less, less_p, log, log_p, logistic, logistic_p, mul, mul_p,
-    neg, neg_p, rsqrt, rsqrt_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
-from minijax.lax.reductions import reduce_sum, reduce_sum_p
-from minijax.lax.structural import broadcast, broadcast_p, full, transpose, transpose_p
+    eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, greater_p, integer_pow, integer_pow_p, le,
+    le_p, less, less_p, log, log_p, logistic, logistic_p, max, max_p, min, min_p, mul, mul_p, ne,
+    ne_p, neg, neg_p, pow, pow_p, rsqrt, rsqrt_p, select_n, select_n_p, sign, sign_p, sin, sin_p,
+    sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
+from minijax.lax.structural import (
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, concatenate, concatenate_p, expand_dims,
+    full, iota, iota_p, pad, pad_p, reshape, reshape_p, squeeze, transpose, transpose_p)
+from minijax.lax.slicing import (
+    dynamic_slice, dynamic_slice_p, dynamic_update_slice, dynamic_update_slice_p, slice,
+    slice_in_dim, slice_p)
+from minijax.lax.reductions import (
+    argmax, argmax_p, argmin, argmin_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
+    reduce_sum, reduce_sum_p)
+from minijax.lax.linalg import dot_general, dot_general_p

@@ -3,6 +3,7 @@
 A unary primitive is one ``unary_primitive`` call: its NumPy implementation, its StableHLO
 op and its derivative. A binary primitive takes two operands of one dtype whose shapes are
 equal, or one of which is a scalar (broadcast implicitly, as a Python scalar in ``x * 2.`` is).
+``select_n`` (the primitive behind ``where``) picks elementwise among its cases.
 """
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal, unbroadcast
-from minijax.lowering import register_lowering, tensor_type
-from minijax.lowering.ops import broadcast_scalars, compare
+from minijax.lax.structural import broadcast, full
+from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering.ops import broadcast_in_dim, broadcast_scalars, compare
 
 # ----------------------------------------------------------------------------- unary
 
@@ -98,8 +100,9 @@ def _binary_abstract_eval(name, out_dtype=None):
             raise TypeError(f'{name} got incompatible operands {x.str_short()} and '
                             f'{y.str_short()}: they need one dtype and equal shapes '
                             '(or a scalar)')
-        return ShapedArray(x.shape or y.shape, out_dtype or x.dtype,
-                           x.weak_type and y.weak_type)
+        if out_dtype is not None:
+            return ShapedArray(x.shape or y.shape, out_dtype)
+        return ShapedArray(x.shape or y.shape, x.dtype, x.weak_type and y.weak_type)
     return abstract_eval
 
 
@@ -133,11 +136,17 @@ def _binary_function(prim, doc):
 def promote_weak_scalars(name, x, y):
     """Give a weakly typed operand (a Python scalar) the dtype of the other operand."""
     x_aval, y_aval = core.get_aval(x), core.get_aval(y)
-    if x_aval.dtype == y_aval.dtype or x_aval.weak_type == y_aval.weak_type:
+    if x_aval.dtype == y_aval.dtype:
         return x, y
+    if x_aval.weak_type and y_aval.weak_type:  # e.g. 3. > 0: the int takes the float's type
+        if dtypes.is_float(x_aval.dtype):
+            return x, _cast_weak(name, y, y_aval, x_aval)
+        return _cast_weak(name, x, x_aval, y_aval), y
     if x_aval.weak_type:
         return _cast_weak(name, x, x_aval, y_aval), y
-    return x, _cast_weak(name, y, y_aval, x_aval)
+    if y_aval.weak_type:
+        return x, _cast_weak(name, y, y_aval, x_aval)
+    return x, y
 
 
 def _cast_weak(name, x, aval, strong_aval):
@@ -213,6 +222,108 @@ sub_p.def_transpose(_sub_transpose)
 mul_p.def_transpose(_mul_transpose)
 div_p.def_transpose(_div_transpose)
 
+# ----------------------------------------------------------------------------- max, min, pow
+
+max_p = binary_primitive('max', np.maximum, _hlo_binary(hlo.MaxOp))
+min_p = binary_primitive('min', np.minimum, _hlo_binary(hlo.MinOp))
+pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp))
+
+max = _binary_function(max_p, 'Elementwise maximum (NaN if either is NaN).')  # noqa: A001
+min = _binary_function(min_p, 'Elementwise minimum (NaN if either is NaN).')  # noqa: A001
+pow = _binary_function(pow_p, 'Elementwise x ** y.')  # noqa: A001
+
+
+def _share_of_ties(x, ans, y):
+    """1 where ``x`` alone attains ``ans``, 1/2 where ``x`` and ``y`` tie, 0 elsewhere.
+
+    Splitting ties evenly makes max/min differentiable the way JAX is: the derivative of
+    ``max(x, x)`` is 1, half through each operand.
+    """
+    dtype = core.get_aval(ans).dtype
+    attains = convert_element_type(eq(x, ans), dtype)
+    return div(attains, add(1., convert_element_type(eq(y, ans), dtype)))
+
+
+def _chooser_jvp(prim):
+    def rule(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        ans = prim.bind(x, y)
+        terms = [mul(t, _share_of_ties(a, ans, b))
+                 for t, a, b in [(tx, x, y), (ty, y, x)] if not isinstance(t, ad.Zero)]
+        return ans, (add(*terms) if len(terms) == 2 else terms[0])
+    prim.def_jvp(rule, symbolic_zeros=True)
+
+
+_chooser_jvp(max_p)
+_chooser_jvp(min_p)
+
+
+def _pow_jvp_base(t, x, y):
+    # d/dx x**y = y * x**(y-1), taken as 0 where y == 0 (so 0**0 has derivative 0, as in JAX).
+    slope = mul(y, pow(x, sub(y, 1)))
+    return mul(t, select_n(eq(y, 0), slope, full_like(slope, 0)))
+
+
+def _pow_jvp_exponent(t, x, y):
+    # d/dy x**y = log(x) * x**y, taken as 0 where x == 0.
+    safe_x = select_n(eq(x, 0), x, full_like(x, 1))
+    return mul(t, mul(log(safe_x), pow(x, y)))
+
+
+ad.defjvp(pow_p, _pow_jvp_base, _pow_jvp_exponent)
+
+
+def full_like(x, fill_value):
+    """A constant with the shape and dtype of ``x`` (a broadcast scalar)."""
+    aval = core.get_aval(x)
+    return full(aval.shape, fill_value, aval.dtype)
+
+
+# ----------------------------------------------------------------------------- integer_pow
+
+integer_pow_p = Primitive('integer_pow')
+
+
+def integer_pow(x, y: int):
+    """Elementwise ``x ** y`` for a static integer ``y``: lowered to multiplications."""
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def _integer_pow_abstract_eval(x, *, y):
+    if (y < 0 and not dtypes.is_float(x.dtype)) or x.dtype == dtypes.bool_:
+        raise TypeError(f'integer_pow: {x.str_short()} to the power {y} is not supported '
+                        '(negative powers need a float operand)')
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _integer_pow_jvp(t, x, *, y):
+    if y == 0:
+        return full_like(t, 0)
+    return mul(t, mul(y, integer_pow(x, y - 1)))
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    """Square-and-multiply: |y| costs O(log |y|) ``stablehlo.multiply`` ops."""
+    aval = ctx.avals_out[0]
+    acc, square, n = None, x, abs(y)
+    while n:
+        if n & 1:
+            acc = square if acc is None else hlo.MulOp(acc, square).result
+        n >>= 1
+        if n:
+            square = hlo.MulOp(square, square).result
+    one = broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, [])
+    if acc is None:
+        return one
+    return hlo.DivOp(one, acc).result if y < 0 else acc
+
+
+integer_pow_p.def_impl(lambda x, *, y: np.power(np.asarray(x), y))
+integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+integer_pow_p.def_batching(lambda vals, dims, *, y: (integer_pow(vals[0], y), dims[0]))
+register_lowering(integer_pow_p, _integer_pow_lowering)
+
 # ----------------------------------------------------------------------------- comparisons
 
 
@@ -224,10 +335,108 @@ def _comparison(name, impl, direction):
     return prim
 
 
+eq_p = _comparison('eq', np.equal, 'EQ')
+ne_p = _comparison('ne', np.not_equal, 'NE')
 greater_p = _comparison('greater', np.greater, 'GT')
+ge_p = _comparison('ge', np.greater_equal, 'GE')
 less_p = _comparison('less', np.less, 'LT')
+le_p = _comparison('le', np.less_equal, 'LE')
+eq = _binary_function(eq_p, 'Elementwise x == y (a bool array).')
+ne = _binary_function(ne_p, 'Elementwise x != y (a bool array).')
 greater = _binary_function(greater_p, 'Elementwise x > y (a bool array).')
+ge = _binary_function(ge_p, 'Elementwise x >= y (a bool array).')
 less = _binary_function(less_p, 'Elementwise x < y (a bool array).')
+le = _binary_function(le_p, 'Elementwise x <= y (a bool array).')
+
+# ----------------------------------------------------------------------------- select_n
+
+select_n_p = Primitive('select_n')
+
+
+def select_n(which, *cases):
+    """Elementwise ``cases[which]``: ``which`` is bool (two cases: false, true) or int32.
+
+    ``which`` has the cases' shape or is a scalar (one choice for the whole array).
+    """
+    return select_n_p.bind(which, *cases)
+
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError('select_n needs at least one case')
+    first = cases[0]
+    if any(c.shape != first.shape or c.dtype != first.dtype for c in cases):
+        raise TypeError('select_n cases must share one type, got '
+                        f'{", ".join(c.str_short() for c in cases)}')
+    if which.dtype == dtypes.bool_ and len(cases) > 2 or \
+            which.dtype not in (dtypes.bool_, dtypes.int32):
+        raise TypeError(f'select_n: which has type {which.str_short()} for {len(cases)} cases '
+                        '(it must be bool for at most two cases, or int32)')
+    if which.shape and which.shape != first.shape:
+        raise TypeError(f'select_n: which has shape {which.shape} but the cases have shape '
+                        f'{first.shape} (which must match them or be a scalar)')
+    return ShapedArray(first.shape, first.dtype, all(c.weak_type for c in cases))
+
+
+def _select_n_impl(which, *cases):
+    return np.choose(np.asarray(which, np.int64), [np.asarray(c) for c in cases])
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    out = select_n(which, *cases)
+    if all(isinstance(t, ad.Zero) for t in tangents[1:]):
+        return out, ad.Zero(core.get_aval(out))
+    return out, select_n(which, *(ad.instantiate(t) for t in tangents[1:]))
+
+
+def _select_n_transpose(ct, which, *cases):
+    if is_undefined_primal(which):
+        raise TypeError('select_n is not linear in its selector')
+    zeros = full_like(ct, 0)
+    return [None] + [select_n(which, *(ct if j == i else zeros for j in range(len(cases))))
+                     if is_undefined_primal(c) else None
+                     for i, c in enumerate(cases)]
+
+
+def _select_n_batching(vals, dims):
+    """Move every batch axis to the front; an unbatched scalar ``which`` stays a scalar."""
+    size = batching.axis_size_of(vals, dims)
+    (which, *cases), (which_dim, *case_dims) = vals, dims
+    cases = [batching.move_batch_axis(size, d, 0, c) for c, d in zip(cases, case_dims)]
+    batched_shape = core.get_aval(cases[0]).shape
+    if which_dim is not batching.not_mapped or core.get_aval(which).ndim:
+        which = batching.move_batch_axis(size, which_dim, 0, which)
+        if core.get_aval(which).shape != batched_shape:  # one choice per example
+            which = broadcast(which, batched_shape, range(1, len(batched_shape)))
+    return select_n(which, *cases), 0
+
+
+def _select_n_lowering(ctx, which, *cases):
+    """``stablehlo.select`` for a bool; a binary tree of selects on ``which < k`` for int32."""
+    if ctx.avals_in[0].dtype == dtypes.bool_:
+        return cases[0] if len(cases) == 1 else hlo.SelectOp(which, cases[1], cases[0]).result
+    which_aval = ctx.avals_in[0]
+
+    def tree(lo, hi):
+        if hi - lo == 1:
+            return cases[lo]
+        mid = (lo + hi) // 2
+        bound = constant(np.array(mid, which_aval.dtype))
+        if which_aval.shape:
+            bound = broadcast_in_dim(bound, which_aval, [])
+        pred = compare(which, bound, 'LT', which_aval.dtype)
+        return hlo.SelectOp(pred, tree(lo, mid), tree(mid, hi)).result
+
+    return tree(0, len(cases))
+
+
+select_n_p.def_impl(_select_n_impl)
+select_n_p.def_abstract_eval(_select_n_abstract_eval)
+select_n_p.def_jvp(_select_n_jvp, symbolic_zeros=True)
+select_n_p.def_transpose(_select_n_transpose)
+select_n_p.def_batching(_select_n_batching)
+register_lowering(select_n_p, _select_n_lowering)
 
 # ----------------------------------------------------------------------------- conversion
 

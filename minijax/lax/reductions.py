@@ -1,59 +1,196 @@
-"""Reductions: reduce_sum, lowered to ``stablehlo.reduce`` with an ``add`` body."""
+"""Reductions over axes: reduce_sum, reduce_max, reduce_min (``stablehlo.reduce`` with an add,
+max or min body) and argmax/argmin (a ``stablehlo.reduce`` over (value, index) pairs).
+
+``reduction_primitive`` defines the parts the three share: abstract eval, batching, lowering.
+"""
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.lax.structural import broadcast
-from minijax.lowering import register_lowering
-from minijax.lowering.ops import reduce
+from minijax.lax.elementwise import convert_element_type, div, eq, mul
+from minijax.lax.structural import broadcast, iota
+from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering.ops import compare, reduce
+from minijax.lowering.types import element_type
 
-reduce_sum_p = Primitive('reduce_sum')
+
+def _normalize_axes(x, axis):
+    ndim = np.ndim(x)
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(int(a) % ndim for a in axis)) if ndim else tuple(axis)
+
+
+def _reduced_shape(shape, axes):
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _check_axes(name, x, axes):
+    if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+        raise TypeError(f'{name}: axes {axes} out of range for {x.str_short()}')
+
+
+def _batched_axes(axes, bdim, ndim):
+    """The reduced axes of the batched operand, and where the batch axis ends up."""
+    per_example = [a for a in range(ndim) if a != bdim]
+    new_axes = tuple(per_example[a] for a in axes)
+    return new_axes, bdim - sum(a < bdim for a in new_axes)
+
+
+def reduction_primitive(name, impl, body_op, identity):
+    """Define ``name`` reducing with ``impl`` (NumPy) and ``body_op`` (StableHLO), starting
+    from ``identity(dtype)``; the caller adds the differentiation rules."""
+    prim = Primitive(name)
+
+    def abstract_eval(x, *, axes):
+        _check_axes(name, x, axes)
+        return ShapedArray(_reduced_shape(x.shape, axes), x.dtype, x.weak_type)
+
+    def batching(vals, dims, *, axes):
+        (x,), (bdim,) = vals, dims
+        new_axes, out_bdim = _batched_axes(axes, bdim, np.ndim(x))
+        return prim.bind(x, axes=new_axes), out_bdim
+
+    def lowering(ctx, x, *, axes):
+        dtype = ctx.avals_in[0].dtype
+        return reduce(x, np.asarray(identity(dtype), dtype), axes, ctx.avals_out[0], body_op)
+
+    prim.def_impl(lambda x, *, axes: impl(np.asarray(x), axis=axes))
+    prim.def_abstract_eval(abstract_eval)
+    prim.def_batching(batching)
+    register_lowering(prim, lowering)
+    return prim
+
+
+def _lowest(dtype):
+    if dtypes.is_float(dtype):
+        return -np.inf
+    return False if dtype == dtypes.bool_ else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    if dtypes.is_float(dtype):
+        return np.inf
+    return True if dtype == dtypes.bool_ else np.iinfo(dtype).max
+
+
+def _sum(x, axis):
+    return np.sum(x, axis, dtype=x.dtype)
+
+
+reduce_sum_p = reduction_primitive('reduce_sum', _sum, hlo.AddOp, lambda dtype: 0)
+reduce_max_p = reduction_primitive('reduce_max', np.max, hlo.MaxOp, _lowest)
+reduce_min_p = reduction_primitive('reduce_min', np.min, hlo.MinOp, _highest)
 
 
 def reduce_sum(x, axis=None):
     """Sum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
-    ndim = np.ndim(x)
-    if axis is None:
-        axis = tuple(range(ndim))
-    elif isinstance(axis, int):
-        axis = (axis,)
-    axes = tuple(sorted(int(a) % ndim for a in axis)) if ndim else ()
-    return reduce_sum_p.bind(x, axis=axes)
+    return reduce_sum_p.bind(x, axes=_normalize_axes(x, axis))
 
 
-def _reduce_sum_abstract_eval(x, *, axis):
-    if any(not 0 <= a < x.ndim for a in axis):
-        raise TypeError(f'reduce_sum: axis {axis} out of range for {x.str_short()}')
-    shape = tuple(d for i, d in enumerate(x.shape) if i not in axis)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+def reduce_max(x, axis=None):
+    """Maximum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
+    return reduce_max_p.bind(x, axes=_normalize_axes(x, axis))
 
 
-def _reduce_sum_batching(vals, dims, *, axis):
-    (x,), (bdim,) = vals, dims
-    per_example = [a for a in range(np.ndim(x))
-                   if a != bdim]
-    new_axis = tuple(per_example[a] for a in axis)
-    out_bdim = bdim - sum(a < bdim for a in new_axis)
-    return reduce_sum_p.bind(x, axis=new_axis), out_bdim
+def reduce_min(x, axis=None):
+    """Minimum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
+    return reduce_min_p.bind(x, axes=_normalize_axes(x, axis))
 
 
-def _reduce_sum_transpose(ct, x, *, axis):
-    return [broadcast(ct, x.aval.shape, axis)]
-
-
-reduce_sum_p.def_impl(lambda x, *, axis: np.sum(x, axis, dtype=np.asarray(x).dtype))
-reduce_sum_p.def_abstract_eval(_reduce_sum_abstract_eval)
+# reduce_sum is linear: its transpose broadcasts the cotangent back over the summed axes.
 ad.defjvp_linear(reduce_sum_p)
-reduce_sum_p.def_transpose(_reduce_sum_transpose)
-reduce_sum_p.def_batching(_reduce_sum_batching)
+reduce_sum_p.def_transpose(lambda ct, x, *, axes: [broadcast(ct, x.aval.shape, axes)])
 
 
-def _reduce_sum_lowering(ctx, x, *, axis):
-    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
-    return reduce(x, np.zeros((), aval_in.dtype), axis, aval_out, hlo.AddOp)
+def _reduce_chooser_jvp(prim):
+    """The tangent of a max/min is the mean of the tangents at the places that attain it."""
+    def partial(t, x, *, axes):
+        shape = core.get_aval(x).shape
+        ans = prim.bind(x, axes=axes)
+        attains = convert_element_type(eq(x, broadcast(ans, shape, axes)), core.get_aval(t).dtype)
+        return div(reduce_sum_p.bind(mul(t, attains), axes=axes),
+                   reduce_sum_p.bind(attains, axes=axes))
+    ad.defjvp(prim, partial)
 
 
-register_lowering(reduce_sum_p, _reduce_sum_lowering)
+_reduce_chooser_jvp(reduce_max_p)
+_reduce_chooser_jvp(reduce_min_p)
+
+# ----------------------------------------------------------------------------- argmax, argmin
+
+
+def _arg_chooser_primitive(name, np_impl, direction):
+    """argmax (``direction='GT'``) or argmin (``'LT'``): the first index of the extreme value,
+    NaN counting as the extreme (as in NumPy and JAX)."""
+    prim = Primitive(name)
+
+    def abstract_eval(x, *, axis, index_dtype):
+        if not 0 <= axis < x.ndim or x.shape[axis] == 0:
+            raise TypeError(f'{name}: axis {axis} is out of range or empty for {x.str_short()}')
+        if index_dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f'{name}: index_dtype must be int32 or int64, got {index_dtype}')
+        return ShapedArray(_reduced_shape(x.shape, (axis,)), index_dtype)
+
+    def batching(vals, dims, *, axis, index_dtype):
+        (x,), (bdim,) = vals, dims
+        (new_axis,), out_bdim = _batched_axes((axis,), bdim, np.ndim(x))
+        return prim.bind(x, axis=new_axis, index_dtype=index_dtype), out_bdim
+
+    def lowering(ctx, x, *, axis, index_dtype):
+        aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+        indices = hlo.IotaOp(tensor_type(aval_in.update(dtype=index_dtype)), axis).result
+        init_value = constant(np.asarray(_lowest(aval_in.dtype) if direction == 'GT'
+                                         else _highest(aval_in.dtype), aval_in.dtype))
+        op = hlo.ReduceOp([tensor_type(aval_out.update(dtype=aval_in.dtype)),
+                           tensor_type(aval_out)],
+                          [x, indices], [init_value, constant(np.zeros((), index_dtype))],
+                          [axis])
+        scalar_types = [ir.RankedTensorType.get([], element_type(d))
+                        for d in (aval_in.dtype, index_dtype)]
+        block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
+        with ir.InsertionPoint(block):
+            hlo.ReturnOp(_pick(*block.arguments, direction, aval_in.dtype, index_dtype))
+        return op.results[1]
+
+    prim.def_impl(lambda x, *, axis, index_dtype: np.asarray(np_impl(x, axis), index_dtype))
+    prim.def_abstract_eval(abstract_eval)
+    ad.defjvp_zero(prim)
+    prim.def_batching(batching)
+    register_lowering(prim, lowering)
+    return prim
+
+
+def _pick(acc_value, acc_index, value, index, direction, dtype, index_dtype):
+    """The reduction body: keep ``value`` if it beats ``acc_value`` or is NaN; on a tie keep
+    the smaller index."""
+    wins = hlo.OrOp(compare(value, acc_value, direction, dtype),
+                    compare(value, value, 'NE', dtype)).result
+    ties = hlo.AndOp(compare(value, acc_value, 'EQ', dtype),
+                     compare(index, acc_index, 'LT', index_dtype)).result
+    index_wins = hlo.OrOp(wins, ties).result
+    return [hlo.SelectOp(wins, value, acc_value).result,
+            hlo.SelectOp(index_wins, index, acc_index).result]
+
+
+argmax_p = _arg_chooser_primitive('argmax', np.argmax, 'GT')
+argmin_p = _arg_chooser_primitive('argmin', np.argmin, 'LT')
+
+
+def argmax(x, axis, index_dtype=dtypes.int64):
+    """Index of the largest element of ``x`` along ``axis`` (the first, on ties)."""
+    return argmax_p.bind(x, axis=int(axis) % max(np.ndim(x), 1),
+                         index_dtype=dtypes.check_supported(index_dtype))
+
+
+def argmin(x, axis, index_dtype=dtypes.int64):
+    """Index of the smallest element of ``x`` along ``axis`` (the first, on ties)."""
+    return argmin_p.bind(x, axis=int(axis) % max(np.ndim(x), 1),
+                         index_dtype=dtypes.check_supported(index_dtype))

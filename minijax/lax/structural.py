@@ -1,59 +1,92 @@
-"""Primitives that move or replicate data: broadcast and transpose (all linear)."""
+"""Primitives that move, replicate or create data: broadcast_in_dim, transpose, reshape,
+concatenate, pad and iota.
+
+All but iota are linear, so each has a transpose rule: the transpose of a data movement moves
+the cotangent back (and sums where the forward pass replicated).
+"""
 from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core, lax
+from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import moveaxis
-from minijax.lowering import register_lowering
-from minijax.lowering.ops import broadcast_in_dim
+from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
+from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lowering import register_lowering, tensor_type
+from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 
-# ----------------------------------------------------------------------------- broadcast
 
-broadcast_p = Primitive('broadcast')
+def _shape_str(shape):
+    return f'({", ".join(map(str, shape))}{"," if len(shape) == 1 else ""})'
+
+
+# ----------------------------------------------------------------------------- broadcast_in_dim
+
+broadcast_in_dim_p = Primitive('broadcast_in_dim')
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """``x`` replicated to ``shape``: operand axis i becomes result axis
+    ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new."""
+    return broadcast_in_dim_p.bind(x, shape=tuple(int(d) for d in shape),
+                                   broadcast_dimensions=tuple(int(d) for d in
+                                                              broadcast_dimensions))
 
 
 def broadcast(x, shape, axes):
     """``x`` replicated to ``shape``; ``axes`` are the result axes that ``x`` does not have."""
-    return broadcast_p.bind(x, shape=tuple(int(d) for d in shape),
-                            axes=tuple(sorted(int(a) % len(shape) for a in axes)))
+    axes = {int(a) % len(shape) for a in axes}
+    return broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i not in axes])
 
 
 def full(shape, fill_value, dtype):
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant."""
-    return broadcast(np.array(fill_value, dtype), shape, tuple(range(len(shape))))
+    return broadcast_in_dim(np.array(fill_value, dtype), shape, ())
 
 
-def _kept_dims(shape, axes):
-    return [i for i in range(len(shape)) if i not in axes]
-
-
-def _broadcast_abstract_eval(x, *, shape, axes):
-    kept = tuple(shape[i] for i in _kept_dims(shape, axes))
-    if kept != x.shape:
-        raise TypeError(f'broadcast: operand {x.str_short()} does not fit shape {shape} '
-                        f'with new axes {axes}')
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
+    dims = broadcast_dimensions
+    ok = (len(dims) == x.ndim and list(dims) == sorted(set(dims))
+          and all(0 <= d < len(shape) for d in dims)
+          and all(n in (1, shape[d]) for n, d in zip(x.shape, dims)))
+    if not ok:
+        raise TypeError(f'broadcast_in_dim: operand {x.str_short()} cannot be broadcast to shape '
+                        f'{_shape_str(shape)} with broadcast_dimensions={dims}')
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _broadcast_batching(vals, dims, *, shape, axes):
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    expanded = [1] * len(shape)
+    for n, d in zip(np.shape(x), broadcast_dimensions):
+        expanded[d] = n
+    return np.broadcast_to(np.reshape(x, expanded), shape)
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    """Sum over the new axes and over the axes that grew from size 1."""
+    dims = broadcast_dimensions
+    grown = [d for n, d in zip(x.aval.shape, dims) if n == 1 and shape[d] != 1]
+    new = [a for a in range(len(shape)) if a not in dims]
+    summed = lax.reduce_sum(ct, new + grown) if new or grown else ct
+    return [reshape(summed, x.aval.shape) if grown else summed]
+
+
+def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions):
     (x,), (bdim,) = vals, dims
     x = moveaxis(x, bdim, 0)
     size = core.get_aval(x).shape[0]
-    new_axes = tuple(a + 1 for a in axes)
-    return broadcast(x, (size, *shape), new_axes), 0
+    return broadcast_in_dim(x, (size, *shape), (0, *(d + 1 for d in broadcast_dimensions))), 0
 
 
-broadcast_p.def_impl(lambda x, *, shape, axes: np.broadcast_to(np.expand_dims(x, axes), shape))
-broadcast_p.def_abstract_eval(_broadcast_abstract_eval)
-ad.defjvp_linear(broadcast_p)
-broadcast_p.def_transpose(lambda ct, x, *, shape, axes: [lax.reduce_sum(ct, axes)])
-broadcast_p.def_batching(_broadcast_batching)
-register_lowering(broadcast_p, lambda ctx, x, *, shape, axes: broadcast_in_dim(
-    x, ctx.avals_out[0], _kept_dims(shape, axes)))
+broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
+broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
+ad.defjvp_linear(broadcast_in_dim_p)
+broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
+broadcast_in_dim_p.def_batching(_broadcast_in_dim_batching)
+register_lowering(broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensions:
+                  hlo_broadcast_in_dim(x, ctx.avals_out[0], broadcast_dimensions))
 
 # ----------------------------------------------------------------------------- transpose
 
@@ -84,3 +117,221 @@ ad.defjvp_linear(transpose_p)
 transpose_p.def_transpose(lambda ct, x, *, perm: [transpose(ct, np.argsort(perm))])
 transpose_p.def_batching(_transpose_batching)
 register_lowering(transpose_p, lambda ctx, x, *, perm: hlo.TransposeOp(x, list(perm)).result)
+
+# ----------------------------------------------------------------------------- reshape
+
+reshape_p = Primitive('reshape')
+
+
+def reshape(x, new_sizes):
+    """The elements of ``x`` in row-major order, laid out as ``new_sizes``."""
+    return reshape_p.bind(x, new_sizes=tuple(int(d) for d in new_sizes))
+
+
+def squeeze(x, dimensions):
+    """``x`` without the size-1 axes ``dimensions`` (a reshape)."""
+    shape = core.get_aval(x).shape
+    dims = {int(d) % len(shape) for d in dimensions} if shape else set()
+    if any(shape[d] != 1 for d in dims):
+        raise TypeError(f'squeeze: axes {sorted(dims)} of shape {_shape_str(shape)} are not '
+                        'all of size 1')
+    return reshape(x, [n for i, n in enumerate(shape) if i not in dims])
+
+
+def expand_dims(x, dimensions):
+    """``x`` with new size-1 axes at result positions ``dimensions`` (a reshape)."""
+    shape = list(core.get_aval(x).shape)
+    ndim = len(shape) + len(dimensions)
+    for d in sorted(int(d) % ndim for d in dimensions):
+        shape.insert(d, 1)
+    return reshape(x, shape)
+
+
+def _reshape_abstract_eval(x, *, new_sizes):
+    if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(f'reshape: cannot reshape {x.str_short()} ({x.size} elements) to '
+                        f'shape {_shape_str(new_sizes)}')
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+def _reshape_batching(vals, dims, *, new_sizes):
+    (x,), (bdim,) = vals, dims
+    x = moveaxis(x, bdim, 0)
+    return reshape(x, (core.get_aval(x).shape[0], *new_sizes)), 0
+
+
+reshape_p.def_impl(lambda x, *, new_sizes: np.reshape(x, new_sizes))
+reshape_p.def_abstract_eval(_reshape_abstract_eval)
+ad.defjvp_linear(reshape_p)
+reshape_p.def_transpose(lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)])
+reshape_p.def_batching(_reshape_batching)
+register_lowering(reshape_p, lambda ctx, x, *, new_sizes:
+                  hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), x).result)
+
+# ----------------------------------------------------------------------------- concatenate
+
+concatenate_p = Primitive('concatenate')
+
+
+def concatenate(operands, dimension):
+    """The ``operands`` joined along axis ``dimension`` (their other axes must agree)."""
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def _concatenate_abstract_eval(*avals, dimension):
+    first = avals[0] if avals else None
+
+    def others(a):
+        return a.shape[:dimension] + a.shape[dimension + 1:]
+
+    if (first is None or not 0 <= dimension < first.ndim
+            or any(a.dtype != first.dtype or a.ndim != first.ndim or others(a) != others(first)
+                   for a in avals)):
+        raise TypeError(f'concatenate along axis {dimension}: incompatible operands '
+                        f'{", ".join(a.str_short() for a in avals)}')
+    shape = list(first.shape)
+    shape[dimension] = sum(a.shape[dimension] for a in avals)
+    return ShapedArray(shape, first.dtype, all(a.weak_type for a in avals))
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    cts, start = [], 0
+    for x in operands:
+        size = (x.aval if is_undefined_primal(x) else core.get_aval(x)).shape[dimension]
+        if is_undefined_primal(x):
+            cts.append(lax.slice_in_dim(ct, start, start + size, axis=dimension))
+        else:
+            cts.append(None)
+        start += size
+    return cts
+
+
+def _concatenate_batching(vals, dims, *, dimension):
+    size = axis_size_of(vals, dims)
+    moved = [move_batch_axis(size, d, 0, x) for x, d in zip(vals, dims)]
+    return concatenate(moved, dimension + 1), 0
+
+
+concatenate_p.def_impl(lambda *xs, dimension: np.concatenate(xs, dimension))
+concatenate_p.def_abstract_eval(_concatenate_abstract_eval)
+ad.defjvp_linear(concatenate_p)
+concatenate_p.def_transpose(_concatenate_transpose)
+concatenate_p.def_batching(_concatenate_batching)
+register_lowering(concatenate_p, lambda ctx, *xs, dimension:
+                  hlo.ConcatenateOp(list(xs), dimension).result)
+
+# ----------------------------------------------------------------------------- pad
+
+pad_p = Primitive('pad')
+
+
+def pad(x, padding_value, padding_config):
+    """``x`` padded with the scalar ``padding_value``: ``padding_config`` has one
+    ``(low, high, interior)`` per axis; negative low/high crop, interior goes between elements."""
+    config = tuple((int(lo), int(hi), int(interior)) for lo, hi, interior in padding_config)
+    return pad_p.bind(x, padding_value, padding_config=config)
+
+
+def _padded_size(n, lo, hi, interior):
+    return lo + hi + n + max(n - 1, 0) * interior
+
+
+def _pad_abstract_eval(x, padding_value, *, padding_config):
+    if padding_value.shape or padding_value.dtype != x.dtype:
+        raise TypeError(f'pad: padding value {padding_value.str_short()} must be a scalar of '
+                        f'the dtype of the operand {x.str_short()}')
+    shape = [_padded_size(n, *c) for n, c in zip(x.shape, padding_config)]
+    if (len(padding_config) != x.ndim or any(c[2] < 0 for c in padding_config)
+            or any(n < 0 for n in shape)):
+        raise TypeError(f'pad: padding_config {padding_config} does not fit {x.str_short()}')
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _pad_impl(x, padding_value, *, padding_config):
+    """Pad with the non-negative parts of low/high, then crop the negative ones."""
+    x = np.asarray(x)
+    grown = [(max(lo, 0), max(hi, 0), interior) for lo, hi, interior in padding_config]
+    out = np.full([_padded_size(n, *c) for n, c in zip(x.shape, grown)], padding_value, x.dtype)
+    out[tuple(slice(lo, lo + _padded_size(n, 0, 0, interior), interior + 1)
+              for n, (lo, _, interior) in zip(x.shape, grown))] = x
+    return out[tuple(slice(-min(lo, 0), n + min(hi, 0))
+                     for n, (lo, hi, _) in zip(out.shape, padding_config))]
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    """The operand's cotangent is ``ct`` with the padding cut away (a strided slice); the
+    padding value's is the sum of the rest."""
+    def unpadded(ct):
+        uncropped = pad(ct, np.zeros((), core.get_aval(ct).dtype),
+                        [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+        shape = core.get_aval(uncropped).shape
+        return lax.slice(uncropped, [0] * len(shape), shape,
+                         [interior + 1 for _, _, interior in padding_config])
+
+    ct_x = unpadded(ct) if is_undefined_primal(x) else None
+    ct_value = None
+    if is_undefined_primal(padding_value):
+        inside = unpadded(ct) if ct_x is None else ct_x
+        ct_value = lax.sub(lax.reduce_sum(ct), lax.reduce_sum(inside))
+    return [ct_x, ct_value]
+
+
+def _pad_batching(vals, dims, *, padding_config):
+    """A batched operand gains an unpadded axis; a batched padding value is selected in with a
+    mask of where the operand landed."""
+    (x, padding_value), (x_dim, value_dim) = vals, dims
+    if value_dim is not_mapped:
+        config = list(padding_config)
+        config.insert(x_dim, (0, 0, 0))
+        return pad(x, padding_value, config), x_dim
+    size = axis_size_of(vals, dims)
+    x = move_batch_axis(size, x_dim, 0, x)
+    config = [(0, 0, 0), *padding_config]
+    aval = core.get_aval(x)
+    padded = pad(x, np.zeros((), aval.dtype), config)
+    mask = pad(full(aval.shape, True, dtypes.bool_), np.array(False), config)
+    shape = core.get_aval(padded).shape
+    values = broadcast_in_dim(padding_value, shape, (0,))
+    return lax.select_n(mask, values, padded), 0
+
+
+pad_p.def_impl(_pad_impl)
+pad_p.def_abstract_eval(_pad_abstract_eval)
+ad.defjvp_linear(pad_p)
+pad_p.def_transpose(_pad_transpose)
+pad_p.def_batching(_pad_batching)
+register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.PadOp(
+    x, padding_value, *([c[i] for c in padding_config] for i in range(3))).result)
+
+# ----------------------------------------------------------------------------- iota
+
+iota_p = Primitive('iota')
+
+
+def iota(dtype, shape, dimension=0):
+    """An array of ``shape`` counting 0, 1, 2, ... along axis ``dimension``."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    return iota_p.bind(dtype=dtypes.check_supported(dtype, 'iota'),
+                       shape=tuple(int(d) for d in shape), dimension=int(dimension))
+
+
+def _iota_abstract_eval(*, dtype, shape, dimension):
+    if not 0 <= dimension < len(shape) or dtype == dtypes.bool_:
+        raise TypeError(f'iota: cannot count along axis {dimension} of a {dtype.name} array '
+                        f'of shape {_shape_str(shape)}')
+    return ShapedArray(shape, dtype)
+
+
+def _iota_impl(*, dtype, shape, dimension):
+    counts = np.arange(shape[dimension], dtype=dtype)
+    return np.array(_broadcast_in_dim_impl(counts, shape=shape,
+                                           broadcast_dimensions=(dimension,)))
+
+
+iota_p.def_impl(_iota_impl)
+iota_p.def_abstract_eval(_iota_abstract_eval)
+# iota has no operands: no transformation ever sees it with a tracer, so it needs no jvp,
+# transpose or batching rule.
+register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension:
+                  hlo.IotaOp(tensor_type(ctx.avals_out[0]), dimension).result)

@@ -48,6 +48,8 @@ def random_array(rng, shape, dtype, domain='any'):
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) > 0.5
+    if domain in ('idx', 'idx3'):
+        return rng.integers(0, 5 if domain == 'idx' else 3, size=shape).astype(dtype)
     if np.issubdtype(dtype, np.integer):
         x = rng.integers(1 if domain == 'pos' else -9, 10, size=shape)
         if domain == 'nonzero':
@@ -88,12 +90,26 @@ class PrimCase(NamedTuple):
     mj: Callable                   # minijax function
     jx: Callable                   # JAX oracle
     shapes: tuple                  # one shape per operand
-    dtypes: tuple                  # operand dtypes to test (all operands share one)
-    domain: tuple = ()             # per operand: 'any', 'pos' or 'nonzero'
+    dtypes: tuple                  # dtypes to test (operands without a fixed dtype take it)
+    domain: tuple = ()             # per operand: 'any', 'pos', 'nonzero' or 'idx'
+    arg_dtypes: tuple = ()         # per operand: a fixed dtype (indices, predicates) or None
 
-    def args(self, rng, dtype):
+    def arg_dtype(self, i, dtype):
+        return (self.arg_dtypes[i] if self.arg_dtypes else None) or dtype
+
+    @property
+    def diff_args(self):
+        """Operands that take the test dtype: the ones differentiated (when it is a float)."""
+        return [i for i in range(len(self.shapes)) if self.arg_dtype(i, None) is None]
+
+    def args(self, rng, dtype, shapes=None):
         domains = self.domain or ('any',) * len(self.shapes)
-        return [random_array(rng, s, dtype, d) for s, d in zip(self.shapes, domains)]
+        return [random_array(rng, s, self.arg_dtype(i, dtype), d)
+                for i, (s, d) in enumerate(zip(shapes or self.shapes, domains))]
+
+
+def _name(shape):
+    return 'x'.join(map(str, shape)) or 's'
 
 
 def _unary(name, dtypes=FLOATS, domain='any', jx=None):
@@ -102,8 +118,8 @@ def _unary(name, dtypes=FLOATS, domain='any', jx=None):
 
 
 def _binary(name, jx, dtypes=NUMBERS, domain=('any', 'any')):
-    return [PrimCase(f'{name}-{"x".join(map(str, a)) or "s"}-{"x".join(map(str, b)) or "s"}',
-                     name, getattr(mlax, name), jx, (a, b), dtypes, domain)
+    return [PrimCase(f'{name}-{_name(a)}-{_name(b)}', name, getattr(mlax, name), jx, (a, b),
+                     dtypes, domain)
             for a, b in [((3, 4), (3, 4)), ((), (3, 4)), ((3, 4), ())]]
 
 
@@ -113,23 +129,47 @@ def _convert(src, dst):
                     lambda x: jax.lax.convert_element_type(x, dst), ((3, 4),), (src,))
 
 
-def _reduce_sum(shape, axis):
-    return PrimCase(f'reduce_sum-{"x".join(map(str, shape))}-{axis}', 'reduce_sum',
-                    lambda x: mlax.reduce_sum(x, axis),
-                    lambda x: jnp.sum(x, axis=axis, dtype=x.dtype), (shape,), (F32, F64, I32))
+def _reduction(name, jnp_fn, shape, axis, dtypes=(F32, F64, I32)):
+    return PrimCase(f'{name}-{_name(shape)}-{axis}', name,
+                    lambda x: getattr(mlax, name)(x, axis),
+                    lambda x: jnp_fn(x, axis=axis).astype(x.dtype), (shape,), dtypes)
+
+
+def _static(name, primitive, mj, jx, shapes, dtypes=NUMBERS, **kw):
+    return PrimCase(name, primitive, mj, jx, shapes, dtypes, **kw)
 
 
 def _broadcast(shape_in, shape, axes):
     kept = tuple(i for i in range(len(shape)) if i not in axes)
-    return PrimCase(f'broadcast-{"x".join(map(str, shape_in)) or "s"}-{axes}', 'broadcast',
-                    lambda x: mlax.broadcast(x, shape, axes),
-                    lambda x: jax.lax.broadcast_in_dim(x, shape, kept), (shape_in,), NUMBERS)
+    return _static(f'broadcast-{_name(shape_in)}-{axes}', 'broadcast_in_dim',
+                   lambda x: mlax.broadcast(x, shape, axes),
+                   lambda x: jax.lax.broadcast_in_dim(x, shape, kept), (shape_in,))
+
+
+def _broadcast_in_dim(shape_in, shape, dims):
+    return _static(f'broadcast_in_dim-{_name(shape_in)}-{_name(shape)}-{dims}',
+                   'broadcast_in_dim', lambda x: mlax.broadcast_in_dim(x, shape, dims),
+                   lambda x: jax.lax.broadcast_in_dim(x, shape, dims), (shape_in,))
 
 
 def _transpose(shape, perm):
-    return PrimCase(f'transpose-{perm}', 'transpose', lambda x: mlax.transpose(x, perm),
-                    lambda x: jax.lax.transpose(x, perm), (shape,), NUMBERS)
+    return _static(f'transpose-{perm}', 'transpose', lambda x: mlax.transpose(x, perm),
+                   lambda x: jax.lax.transpose(x, perm), (shape,))
 
+
+def _dot(lhs, rhs, dims):
+    return _static(f'dot_general-{_name(lhs)}-{_name(rhs)}', 'dot_general',
+                   lambda x, y: mlax.dot_general(x, y, dims),
+                   lambda x, y: jax.lax.dot_general(x, y, dims), (lhs, rhs), (F32, F64, I32))
+
+
+def _comparisons():
+    return [c for name, jx in [('greater', jax.lax.gt), ('less', jax.lax.lt), ('eq', jax.lax.eq),
+                               ('ne', jax.lax.ne), ('ge', jax.lax.ge), ('le', jax.lax.le)]
+            for c in _binary(name, jx)]
+
+
+I32_ = I32  # a fixed operand dtype (indices)
 
 PRIMITIVE_CASES = [
     _unary('sin'), _unary('cos'), _unary('exp'), _unary('log', domain='pos'),
@@ -138,13 +178,56 @@ PRIMITIVE_CASES = [
     _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
     *_binary('add', jax.lax.add), *_binary('sub', jax.lax.sub), *_binary('mul', jax.lax.mul),
     *_binary('div', jax.lax.div, domain=('any', 'nonzero')),
-    *_binary('greater', jax.lax.gt), *_binary('less', jax.lax.lt),
+    *_binary('max', jax.lax.max), *_binary('min', jax.lax.min),
+    *_binary('pow', jax.lax.pow, FLOATS, domain=('pos', 'any')),
+    *_comparisons(),
+    *[_static(f'integer_pow-{y}', 'integer_pow', lambda x, y=y: mlax.integer_pow(x, y),
+              lambda x, y=y: jax.lax.integer_pow(x, y), ((3, 4),), dt, domain=(dom,))
+      for y, dt, dom in [(0, NUMBERS, 'any'), (1, NUMBERS, 'any'), (3, NUMBERS, 'any'),
+                         (-2, FLOATS, 'nonzero')]],
     _convert(F32, F64), _convert(F64, F32), _convert(F64, I32), _convert(I32, F64),
     _convert(I64, I32), _convert(F32, BOOL),
-    _reduce_sum((2, 3, 4), None), _reduce_sum((2, 3, 4), 1), _reduce_sum((2, 3, 4), (0, 2)),
+    _static('select_n-bool', 'select_n', mlax.select_n, jax.lax.select_n,
+            ((3, 4), (3, 4), (3, 4)), arg_dtypes=(BOOL, None, None)),
+    _static('select_n-scalar-pred', 'select_n', mlax.select_n, jax.lax.select_n,
+            ((), (3, 4), (3, 4)), arg_dtypes=(BOOL, None, None)),
+    _static('select_n-int3', 'select_n', mlax.select_n, jax.lax.select_n,
+            ((3, 4),) * 4, domain=('idx3', 'any', 'any', 'any'),
+            arg_dtypes=(I32_, None, None, None)),
+    *[_reduction(name, fn, (2, 3, 4), axis)
+      for name, fn in [('reduce_sum', jnp.sum), ('reduce_max', jnp.max), ('reduce_min', jnp.min)]
+      for axis in [None, 1, (0, 2)]],
+    *[_static(f'{name}-{axis}', name, lambda x, n=name, a=axis: getattr(mlax, n)(x, a, I32),
+              lambda x, n=name, a=axis: getattr(jax.lax, n)(x, a, I32), ((3, 4, 5),), (F32, F64, I32))
+      for name in ('argmax', 'argmin') for axis in (0, 2)],
     _broadcast((3,), (2, 3, 4), (0, 2)), _broadcast((), (2, 3), (0, 1)),
     _broadcast((2, 3), (2, 3, 5), (2,)),
+    _broadcast_in_dim((3,), (2, 3, 4), (1,)), _broadcast_in_dim((1, 3), (4, 3), (0, 1)),
     _transpose((2, 3, 4), (2, 0, 1)), _transpose((3, 4), (1, 0)),
+    _static('reshape-6x4', 'reshape', lambda x: mlax.reshape(x, (6, 4)),
+            lambda x: jax.lax.reshape(x, (6, 4)), ((2, 3, 4),)),
+    _static('reshape-12', 'reshape', lambda x: mlax.reshape(x, (12,)),
+            lambda x: jax.lax.reshape(x, (12,)), ((3, 4),)),
+    _static('concatenate', 'concatenate', lambda x, y: mlax.concatenate([x, y], 1),
+            lambda x, y: jax.lax.concatenate([x, y], 1), ((2, 3), (2, 4))),
+    _static('pad', 'pad', lambda x, v: mlax.pad(x, v, ((1, 2, 1), (0, -1, 0))),
+            lambda x, v: jax.lax.pad(x, v, ((1, 2, 1), (0, -1, 0))), ((3, 4), ())),
+    _static('iota', 'iota', lambda: mlax.iota(I32, (3, 4), 1),
+            lambda: jax.lax.broadcasted_iota(I32, (3, 4), 1), (), (I32,)),
+    _static('slice', 'slice', lambda x: mlax.slice(x, (0, 1), (3, 4), (2, 1)),
+            lambda x: jax.lax.slice(x, (0, 1), (3, 4), (2, 1)), ((4, 5),)),
+    _static('dynamic_slice', 'dynamic_slice',
+            lambda x, i, j: mlax.dynamic_slice(x, (i, j), (2, 3)),
+            lambda x, i, j: jax.lax.dynamic_slice(x, (i, j), (2, 3)), ((5, 6), (), ()),
+            domain=('any', 'idx', 'idx'), arg_dtypes=(None, I32_, I32_)),
+    _static('dynamic_update_slice', 'dynamic_update_slice',
+            lambda x, u, i, j: mlax.dynamic_update_slice(x, u, (i, j)),
+            lambda x, u, i, j: jax.lax.dynamic_update_slice(x, u, (i, j)),
+            ((5, 6), (2, 3), (), ()), domain=('any', 'any', 'idx', 'idx'),
+            arg_dtypes=(None, None, I32_, I32_)),
+    _dot((3, 4), (4, 5), (((1,), (0,)), ((), ()))),
+    _dot((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),
+    _dot((4, 3), (5, 4), (((0,), (1,)), ((), ()))),
 ]
 
 

@@ -1,0 +1,84 @@
+"""What the control-flow primitives share: tracing user functions to closed jaxprs and
+reshaping jaxprs so several of them (branches, loop bodies) agree on their signatures."""
+from __future__ import annotations
+
+from minijax import core, dtypes, lax, tree_util
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_closed_jaxpr, same_type
+from minijax.ir.tracing import trace_to_jaxpr
+
+
+def trace_function(fun, in_tree, in_avals):
+    """Trace ``fun`` (taking pytree arguments) at ``in_avals``.
+
+    Returns (closed jaxpr whose first inputs are the closed-over tracers, those tracers,
+    output tree).
+    """
+    flat_fun, out_tree = tree_util.flatten_fun(fun, in_tree)
+    closed, closed_over = trace_to_jaxpr(flat_fun, in_avals)
+    return closed, closed_over, out_tree()
+
+
+def insert_unused_inputs(closed: ClosedJaxpr, position: int, avals) -> ClosedJaxpr:
+    """``closed`` with extra, ignored inputs of types ``avals`` inserted at ``position``."""
+    if not avals:
+        return closed
+    jaxpr = closed.jaxpr
+    invars = [*jaxpr.invars[:position], *(Var(a) for a in avals), *jaxpr.invars[position:]]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, invars, jaxpr.eqns, jaxpr.outs), closed.consts)
+
+
+def move_inputs(closed: ClosedJaxpr, order) -> ClosedJaxpr:
+    """``closed`` with its inputs permuted: new input i is old input ``order[i]``."""
+    jaxpr = closed.jaxpr
+    invars = [jaxpr.invars[i] for i in order]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, invars, jaxpr.eqns, jaxpr.outs), closed.consts)
+
+
+def map_outputs(closed: ClosedJaxpr, fun) -> ClosedJaxpr:
+    """A jaxpr computing ``fun(outputs of closed)``: retraced, so ``fun`` may bind ops."""
+    def mapped(*args):
+        return fun(eval_closed_jaxpr(closed, args))
+    new_closed, _ = trace_to_jaxpr(mapped, closed.in_avals)
+    return new_closed
+
+
+def zeros(aval):
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+def join_weak_types(what, avals_lists):
+    """Output dtypes that all of several jaxprs can agree on.
+
+    Where one jaxpr returns a weakly typed Python scalar and another a typed array, the
+    scalar takes the array's dtype (as JAX does); otherwise types must match exactly.
+    Returns the dtypes, or raises a TypeError showing the differing types.
+    """
+    joined = []
+    for position, avals in enumerate(zip(*avals_lists)):
+        strong = [a for a in avals if not a.weak_type] or list(avals)
+        target = strong[0]
+        for a in avals:
+            compatible = a.shape == target.shape and (
+                a.dtype == target.dtype or
+                (a.weak_type and dtypes.weak_join(target.dtype, a.dtype) is not None))
+            if not compatible:
+                types = ' and '.join(b.str_short() for b in avals)
+                raise TypeError(f'{what}: output {position} has different types in different '
+                                f'branches: {types}')
+        joined.append(target.dtype)
+    return joined
+
+
+def cast_outputs(closed: ClosedJaxpr, out_dtypes) -> ClosedJaxpr:
+    """``closed`` with its outputs converted to ``out_dtypes`` (itself if they already are)."""
+    if [a.dtype for a in closed.out_avals] == list(out_dtypes):
+        return closed
+    return map_outputs(closed, lambda outs: [
+        x if core.get_aval(x).dtype == d else lax.convert_element_type(x, d)
+        for x, d in zip(outs, out_dtypes)])
+
+
+def check_same_types(what, expected, given):
+    if len(expected) != len(given) or not all(map(same_type, expected, given)):
+        raise TypeError(f'{what}: expected types ({", ".join(a.str_short() for a in expected)})'
+                        f' but got ({", ".join(a.str_short() for a in given)})')

@@ -1,0 +1,249 @@
+"""``cond`` and ``switch``: one primitive, ``cond``, choosing one of n branch jaxprs.
+
+``cond(pred, true_fun, false_fun, *operands)`` is ``cond_p`` with the index
+``convert_element_type(pred, int32)`` and branches ordered (false, true), as in JAX;
+``switch(index, branches, *operands)`` clamps its index into range first. The primitive
+lowers to ``stablehlo.case`` with one region per branch.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, dtypes, lax, tree_util
+from minijax.control_flow.common import (cast_outputs, insert_unused_inputs, join_weak_types,
+                                         map_outputs, trace_function, zeros)
+from minijax.core import Primitive
+from minijax.interpreters import batching
+from minijax.interpreters import jvp as ad
+from minijax.interpreters import partial_eval as pe
+from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal, transposed_jaxpr
+from minijax.ir.jaxpr import JaxprEqn, Var, eval_closed_jaxpr
+from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
+
+cond_p = Primitive('cond', multiple_results=True)
+
+
+# ----------------------------------------------------------------------------- the API
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one op.
+
+    ``pred`` is a scalar bool; both branches must return the same types (a Python scalar
+    takes the dtype of the other branch's array).
+    """
+    aval = core.get_aval(pred)
+    if aval.shape != () or aval.dtype != dtypes.bool_:
+        raise TypeError(f'cond: the predicate must be a scalar bool, got {aval.str_short()}')
+    index = lax.convert_element_type(pred, dtypes.int32)
+    return _switch(index, [false_fun, true_fun], operands, 'cond')
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``, with ``index`` clamped into ``[0, len(branches))``."""
+    branches = list(branches)
+    if not branches:
+        raise ValueError('switch: needs at least one branch')
+    aval = core.get_aval(index)
+    if aval.shape != () or not np.issubdtype(aval.dtype, np.integer):
+        raise TypeError(f'switch: the index must be a scalar integer, got {aval.str_short()}')
+    if aval.dtype != dtypes.int32:
+        index = lax.convert_element_type(index, dtypes.int32)
+    index = lax.min(lax.max(index, np.int32(0)), np.int32(len(branches) - 1))
+    return _switch(index, branches, operands, 'switch')
+
+
+def _switch(index, funs, operands, what):
+    operands_flat, in_tree = tree_util.tree_flatten(operands)
+    in_avals = [core.raise_to_shaped(core.get_aval(x)) for x in operands_flat]
+    traced = [trace_function(f, in_tree, in_avals) for f in funs]
+    out_trees = [out_tree for _, _, out_tree in traced]
+    if any(t != out_trees[0] for t in out_trees):
+        raise TypeError(f'{what}: branches return different structures: '
+                        f'{" and ".join(map(str, out_trees))}')
+    out_dtypes = join_weak_types(what, [closed.out_avals for closed, _, _ in traced])
+    branches, closed_over = _join_closed_over(
+        [(cast_outputs(closed, out_dtypes), consts) for closed, consts, _ in traced])
+    outs = cond_p.bind(index, *closed_over, *operands_flat, branches=branches)
+    return tree_util.tree_unflatten(out_trees[0], outs)
+
+
+def _join_closed_over(traced):
+    """Branches that all take every branch's closed-over values, then the operands."""
+    avals = [[core.raise_to_shaped(core.get_aval(c)) for c in consts] for _, consts in traced]
+    branches = []
+    for i, (closed, consts) in enumerate(traced):
+        before = [a for avs in avals[:i] for a in avs]
+        after = [a for avs in avals[i + 1:] for a in avs]
+        closed = insert_unused_inputs(closed, len(consts), after)
+        branches.append(insert_unused_inputs(closed, 0, before))
+    return tuple(branches), [c for _, consts in traced for c in consts]
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def _cond_impl(index, *operands, branches):
+    i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
+    return eval_closed_jaxpr(branches[i], operands)
+
+
+def _cond_abstract_eval(index, *operands, branches):
+    if index.shape != () or index.dtype != dtypes.int32:
+        raise TypeError(f'cond: the branch index must be an int32 scalar, got '
+                        f'{index.str_short()}')
+    return branches[0].out_avals
+
+
+cond_p.def_impl(_cond_impl)
+cond_p.def_abstract_eval(_cond_abstract_eval)
+
+
+# ----------------------------------------------------------------------------- jvp
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, *operands = primals
+    nonzeros = tuple(not isinstance(t, ad.Zero) for t in tangents[1:])
+    no_instantiate = (False,) * len(branches[0].out_avals)
+    out_nonzeros = tuple(np.logical_or.reduce(
+        [ad.jvp_jaxpr(b, nonzeros, no_instantiate)[1] for b in branches]).tolist())
+    jvp_branches = tuple(ad.jvp_jaxpr(b, nonzeros, out_nonzeros)[0] for b in branches)
+    outs = cond_p.bind(index, *operands,
+                       *(t for t in tangents[1:] if not isinstance(t, ad.Zero)),
+                       branches=jvp_branches)
+    primals_out, nonzero_tangents = core.split_list(outs, len(out_nonzeros))
+    it = iter(nonzero_tangents)
+    tangents_out = [next(it) if nz else ad.Zero(core.get_aval(p))
+                    for p, nz in zip(primals_out, out_nonzeros)]
+    return primals_out, tangents_out
+
+
+cond_p.def_jvp(_cond_jvp, symbolic_zeros=True)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _cond_batching(vals, dims, *, branches):
+    index, *operands = vals
+    index_dim, *operand_dims = dims
+    size = batching.axis_size_of(vals, dims)
+    if index_dim is batching.not_mapped:
+        new_branches = tuple(batching.batched_jaxpr(b, size, tuple(operand_dims))
+                             for b in branches)
+        outs = cond_p.bind(index, *operands, branches=new_branches)
+        return outs, [0] * len(outs)
+    # A batched index: every example may take a different branch, so run them all and
+    # select per example, as JAX does.
+    index = batching.moveaxis(index, index_dim, 0)
+    branch_outs = [eval_closed_jaxpr(batching.batched_jaxpr(b, size, tuple(operand_dims)),
+                                     operands) for b in branches]
+    outs = []
+    for cases in zip(*branch_outs):
+        shape = core.get_aval(cases[0]).shape
+        which = lax.broadcast(index, shape, tuple(range(1, len(shape))))
+        outs.append(lax.select_n(which, *cases))
+    return outs, [0] * len(outs)
+
+
+cond_p.def_batching(_cond_batching)
+
+
+# ----------------------------------------------------------------------------- partial eval
+
+def _partial_eval_branches(branches, unknowns):
+    """Split every branch alike: the same unknown outputs, and all branches' residuals.
+
+    Each known branch returns its known outputs, then a slot for every branch's residuals
+    (zeros in the slots of the other branches); each unknown branch takes all those slots.
+    """
+    out_unknowns = np.logical_or.reduce(
+        [pe.partial_eval_jaxpr(b, unknowns)[2] for b in branches]).tolist()
+    splits = [pe.partial_eval_jaxpr(b, unknowns, out_unknowns) for b in branches]
+    res_avals = [unknown.in_avals[:num_res] for _, unknown, _, num_res in splits]
+    known_branches, unknown_branches = [], []
+    for i, (known, unknown, _, num_res) in enumerate(splits):
+        before = [a for avals in res_avals[:i] for a in avals]
+        after = [a for avals in res_avals[i + 1:] for a in avals]
+        num_known_outs = len(known.out_avals) - num_res
+
+        def pad(outs, num_known_outs=num_known_outs, before=before, after=after):
+            known_outs, residuals = core.split_list(outs, num_known_outs)
+            return [*known_outs, *map(zeros, before), *residuals, *map(zeros, after)]
+
+        known_branches.append(map_outputs(known, pad))
+        unknown = insert_unused_inputs(unknown, num_res, after)
+        unknown_branches.append(insert_unused_inputs(unknown, 0, before))
+    num_res = sum(map(len, res_avals))
+    return tuple(known_branches), tuple(unknown_branches), out_unknowns, num_res
+
+
+def _cond_partial_eval(trace, tracers, *, branches):
+    index, *operands = tracers
+    if not index.pval.is_known:  # nothing can run now: stage the whole cond
+        tracers_in = [trace.instantiate_const(t) for t in tracers]
+        return trace.stage(cond_p, tracers_in, dict(branches=branches), branches[0].out_avals)
+    unknowns = [not t.pval.is_known for t in operands]
+    known_branches, unknown_branches, out_unknowns, num_res = \
+        _partial_eval_branches(branches, unknowns)
+    known_ops, unknown_ops = pe.partition_list(unknowns, operands)
+    outs_and_res = cond_p.bind(index.pval.const, *(t.pval.const for t in known_ops),
+                               branches=known_branches)
+    known_outs, residuals = core.split_list(outs_and_res, len(outs_and_res) - num_res)
+    staged_in = [trace.instantiate_const(index),
+                 *(trace.instantiate_const(core.full_raise(trace, r)) for r in residuals),
+                 *unknown_ops]
+    unknown_outs = trace.stage(cond_p, staged_in, dict(branches=unknown_branches),
+                               unknown_branches[0].out_avals)
+    return pe.merge_lists(out_unknowns, known_outs, unknown_outs)
+
+
+def _cond_partial_eval_jaxpr(unknowns, eqn):
+    index_unknown, *operand_unknowns = unknowns
+    if index_unknown:
+        return None  # stage the whole equation
+    index, *operands = eqn.inputs
+    known_branches, unknown_branches, out_unknowns, num_res = \
+        _partial_eval_branches(eqn.params['branches'], operand_unknowns)
+    known_ins, unknown_ins = pe.partition_list(operand_unknowns, operands)
+    known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
+    residuals = [Var(a) for a in unknown_branches[0].in_avals[:num_res]]
+    known_eqn = JaxprEqn(cond_p, [index, *known_ins], dict(branches=known_branches),
+                         known_outs + residuals, eqn.source_info)
+    unknown_eqn = JaxprEqn(cond_p, [index, *residuals, *unknown_ins],
+                           dict(branches=unknown_branches), unknown_outs, eqn.source_info)
+    needed = [index, *residuals] if isinstance(index, Var) else residuals
+    return known_eqn, unknown_eqn, out_unknowns, needed
+
+
+cond_p.partial_eval_rule = _cond_partial_eval
+cond_p.partial_eval_jaxpr_rule = _cond_partial_eval_jaxpr
+
+
+# ----------------------------------------------------------------------------- transpose
+
+def _cond_transpose(cts, index, *operands, branches):
+    if is_undefined_primal(index):
+        raise TypeError('cond: cannot transpose with respect to the branch index')
+    undefined = tuple(is_undefined_primal(x) for x in operands)
+    residuals = [x for x in operands if not is_undefined_primal(x)]
+    cts = instantiate_cts(cts, branches[0].out_avals)
+    transposed = tuple(transposed_jaxpr(b, undefined) for b in branches)
+    cts_in = iter(cond_p.bind(index, *residuals, *cts, branches=transposed))
+    return [None, *(next(cts_in) if u else None for u in undefined)]
+
+
+cond_p.def_transpose(_cond_transpose)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+def _cond_lowering(ctx, index, *operands, branches):
+    case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index, len(branches))
+    for region, branch in zip(case.regions, branches):
+        with ir.InsertionPoint(region.blocks.append()):
+            consts = [constant(np.asarray(c)) for c in branch.consts]
+            hlo.ReturnOp(lower_jaxpr(ctx.module_context, branch.jaxpr, consts, operands))
+    return list(case.results)
+
+
+register_lowering(cond_p, _cond_lowering)

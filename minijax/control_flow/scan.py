@@ -1,0 +1,393 @@
+"""``scan``: a loop with a carry that also maps over leading axes, stacking its outputs.
+
+``scan(f, init, xs)`` runs ``carry, y = f(carry, x)`` for each slice ``x`` of ``xs`` and
+returns ``(carry, stacked ys)``. The body is a jaxpr taking (consts, carry, x slices) and
+returning (carry, y slices). Its trip count is static, so unlike ``while_loop`` it can be
+transposed, and reverse mode works. It lowers to ``stablehlo.while`` over an index, reading
+slices with ``dynamic_slice`` and writing outputs with ``dynamic_update_slice``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, dtypes, lax, tree_util
+from minijax.control_flow.common import move_inputs, trace_function, zeros
+from minijax.control_flow.while_loop import fixed_point, settle_carry_types
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import batching
+from minijax.interpreters import jvp as ad
+from minijax.interpreters import partial_eval as pe
+from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal, transposed_jaxpr
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
+from minijax.ir.tracing import trace_to_jaxpr
+from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
+from minijax.lowering.types import element_type
+
+scan_p = Primitive('scan', multiple_results=True)
+
+
+# ----------------------------------------------------------------------------- the API
+
+def scan(f, init, xs, length=None, reverse=False):
+    """``carry = init; for x in xs: carry, y = f(carry, x)``; returns ``(carry, stack(ys))``.
+
+    ``xs`` is a pytree of arrays sharing their leading dimension (or None, with ``length``);
+    ``reverse`` walks the slices from last to first, still stacking ys in xs order.
+    """
+    init_flat, init_tree = tree_util.tree_flatten(init)
+    xs_flat, xs_tree = tree_util.tree_flatten(xs)
+    length = _scan_length(xs_flat, length)
+    x_avals = [ShapedArray(core.get_aval(x).shape[1:], core.get_aval(x).dtype) for x in xs_flat]
+    args_tree = tree_util.tuple_treedef(init_tree, xs_tree)
+    ys_tree = []
+
+    def trace_body(carry_avals):
+        body, consts, out_tree = trace_function(f, args_tree, [*carry_avals, *x_avals])
+        children = out_tree.child_treedefs
+        if out_tree.node_type is None or out_tree.node_type.name != 'tuple' or \
+                len(children) != 2 or children[0] != init_tree:
+            raise TypeError(f'scan: f must return a pair (carry, y) with the carry shaped like '
+                            f'{init_tree}, got {out_tree}')
+        ys_tree[:] = [children[1]]
+        return body, consts
+
+    init_flat, body, consts = settle_carry_types('scan', init_flat, trace_body)
+    outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=body, num_consts=len(consts),
+                       num_carry=len(init_flat), length=length, reverse=bool(reverse))
+    carry, ys = core.split_list(outs, len(init_flat))
+    return (tree_util.tree_unflatten(init_tree, carry),
+            tree_util.tree_unflatten(ys_tree[0], ys))
+
+
+def _scan_length(xs_flat, length):
+    lengths = set()
+    for x in xs_flat:
+        aval = core.get_aval(x)
+        if aval.ndim == 0:
+            raise TypeError(f'scan: xs must be arrays with a leading axis to scan over, got '
+                            f'{aval.str_short()}')
+        lengths.add(aval.shape[0])
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        raise ValueError('scan: needs xs or length' if not lengths else
+                         f'scan: xs leading dimensions and length disagree: {sorted(lengths)}')
+    return lengths.pop()
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def _split_operands(args, num_consts, num_carry):
+    consts, rest = core.split_list(args, num_consts)
+    carry, xs = core.split_list(rest, num_carry)
+    return consts, carry, xs
+
+
+def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
+    consts, carry, xs = _split_operands(args, num_consts, num_carry)
+    xs = [np.asarray(x) for x in xs]
+    ys = []
+    for i in (reversed(range(length)) if reverse else range(length)):
+        outs = eval_closed_jaxpr(jaxpr, [*consts, *carry, *(x[i] for x in xs)])
+        carry, y = core.split_list(outs, num_carry)
+        ys.append([np.asarray(v) for v in y])
+    if reverse:
+        ys.reverse()
+    y_avals = jaxpr.out_avals[num_carry:]
+    stacked = [np.stack(column) if length else np.zeros((0, *a.shape), a.dtype)
+               for column, a in zip(zip(*ys), y_avals)] if ys else \
+        [np.zeros((0, *a.shape), a.dtype) for a in y_avals]
+    return [*carry, *stacked]
+
+
+def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse):
+    consts, carry, xs = _split_operands(avals, num_consts, num_carry)
+    expected = [*consts, *carry, *(ShapedArray(x.shape[1:], x.dtype) for x in xs)]
+    for i, (given, want) in enumerate(zip(expected, jaxpr.in_avals, strict=True)):
+        if given.shape != want.shape or given.dtype != want.dtype:
+            raise TypeError(f'scan: operand {i} has type {given.str_short()} but the body '
+                            f'expects {want.str_short()}')
+    carry_out, ys = core.split_list(jaxpr.out_avals, num_carry)
+    return [*(core.raise_to_shaped(a) for a in carry),
+            *(ShapedArray((length, *y.shape), y.dtype) for y in ys)]
+
+
+scan_p.def_impl(_scan_impl)
+scan_p.def_abstract_eval(_scan_abstract_eval)
+
+
+# ----------------------------------------------------------------------------- jvp
+
+def _group_order(sizes, num_groups_a):
+    """Input order interleaving (a0, a1, a2) and (b0, b1, b2) into (a0, b0, a1, b1, a2, b2),
+    where ``sizes`` lists the sizes of a0, a1, a2, b0, b1, b2."""
+    starts = np.cumsum([0, *sizes]).tolist()
+    order = []
+    for g in range(num_groups_a):
+        for group in (g, g + num_groups_a):
+            order.extend(range(starts[group], starts[group + 1]))
+    return order
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
+    consts, carry, xs = _split_operands(primals, num_consts, num_carry)
+    consts_dot, carry_dot, xs_dot = _split_operands(tangents, num_consts, num_carry)
+    nonzero = lambda ts: [not isinstance(t, ad.Zero) for t in ts]  # noqa: E731
+    consts_nz, xs_nz = nonzero(consts_dot), nonzero(xs_dot)
+    num_ys = len(jaxpr.out_avals) - num_carry
+    carry_nz = fixed_point(
+        lambda nz: ad.jvp_jaxpr(jaxpr, tuple(consts_nz + nz + xs_nz),
+                                (False,) * (num_carry + num_ys))[1][:num_carry],
+        nonzero(carry_dot))
+    body, out_nz = ad.jvp_jaxpr(jaxpr, tuple(consts_nz + carry_nz + xs_nz),
+                                tuple(carry_nz) + (False,) * num_ys)
+    ys_nz = list(out_nz[num_carry:])
+    # jvp_jaxpr's inputs are (consts, carry, xs, their nonzero tangents): regroup them as
+    # (consts, const tangents, carry, carry tangents, xs, x tangents); likewise the outputs.
+    body = move_inputs(body, _group_order(
+        [len(consts), num_carry, len(xs), sum(consts_nz), sum(carry_nz), sum(xs_nz)], 3))
+    body = _move_outputs(body, _group_order([num_carry, num_ys, sum(carry_nz), sum(ys_nz)], 2))
+    consts_dot = [t for t in consts_dot if not isinstance(t, ad.Zero)]
+    carry_dot = [ad.instantiate(t) for t, nz in zip(carry_dot, carry_nz) if nz]
+    xs_dot = [t for t in xs_dot if not isinstance(t, ad.Zero)]
+    outs = scan_p.bind(*consts, *consts_dot, *carry, *carry_dot, *xs, *xs_dot, jaxpr=body,
+                       num_consts=len(consts) + len(consts_dot),
+                       num_carry=num_carry + len(carry_dot), length=length, reverse=reverse)
+    carry_out, carry_dot_out, ys, ys_dot = _split_sizes(
+        outs, [num_carry, len(carry_dot), num_ys])
+    return ([*carry_out, *ys],
+            [*_fill_zeros(carry_dot_out, carry_nz, carry_out),
+             *_fill_zeros(ys_dot, ys_nz, ys)])
+
+
+def _split_sizes(xs, sizes):
+    parts = []
+    for n in sizes:
+        part, xs = core.split_list(xs, n)
+        parts.append(part)
+    return [*parts, xs]
+
+
+def _fill_zeros(nonzero_values, flags, like):
+    it = iter(nonzero_values)
+    return [next(it) if nz else ad.Zero(core.get_aval(x)) for nz, x in zip(flags, like)]
+
+
+def _move_outputs(closed: ClosedJaxpr, order) -> ClosedJaxpr:
+    jaxpr = closed.jaxpr
+    outs = [jaxpr.outs[i] for i in order]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, outs), closed.consts)
+
+
+scan_p.def_jvp(_scan_jvp, symbolic_zeros=True)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _scan_batching(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
+    """Batch every carry at axis 0; batched xs and ys keep the scanned axis first."""
+    size = batching.axis_size_of(vals, dims)
+    consts, carry, xs = _split_operands(vals, num_consts, num_carry)
+    consts_dims, carry_dims, xs_dims = _split_operands(dims, num_consts, num_carry)
+    carry = [batching.move_batch_axis(size, d, 0, x) for x, d in zip(carry, carry_dims)]
+    xs = [x if d is batching.not_mapped else batching.moveaxis(x, d, 1)
+          for x, d in zip(xs, xs_dims)]
+    slice_dims = [d if d is batching.not_mapped else 0 for d in xs_dims]
+    body = batching.batched_jaxpr(jaxpr, size, (*consts_dims, *(0,) * num_carry, *slice_dims))
+    outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, num_consts=num_consts,
+                       num_carry=num_carry, length=length, reverse=reverse)
+    return outs, [0] * num_carry + [1] * (len(outs) - num_carry)
+
+
+scan_p.def_batching(_scan_batching)
+
+
+# ----------------------------------------------------------------------------- partial eval
+
+def _split_body(jaxpr, num_consts, num_carry, unknowns):
+    """Split the body: the known scan also stacks the residuals the unknown one reads.
+
+    Returns (unknown carries, known body, unknown body taking (consts, carry, residual
+    slices, xs), number of residuals, unknown outputs).
+    """
+    consts_uk, carry_uk, xs_uk = _split_operands(unknowns, num_consts, num_carry)
+    carry_uk = fixed_point(
+        lambda uk: pe.partial_eval_jaxpr(jaxpr, consts_uk + uk + xs_uk)[2][:num_carry],
+        list(carry_uk))
+    num_ys = len(jaxpr.out_avals) - num_carry
+    known, unknown, out_uk, num_res = pe.partial_eval_jaxpr(
+        jaxpr, consts_uk + carry_uk + xs_uk, carry_uk + [False] * num_ys)
+    # the unknown body takes (residuals, consts, carry, xs): move the residuals among the xs
+    n_uk_consts, n_uk_carry = consts_uk.count(True), carry_uk.count(True)
+    n_in = len(unknown.in_avals)
+    order = [*range(num_res, num_res + n_uk_consts + n_uk_carry), *range(num_res),
+             *range(num_res + n_uk_consts + n_uk_carry, n_in)]
+    unknown = move_inputs(unknown, order)
+    return consts_uk + carry_uk + xs_uk, carry_uk, known, unknown, num_res, out_uk
+
+
+def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, reverse):
+    unknowns = [not t.pval.is_known for t in tracers]
+    operands_uk, carry_uk, known, unknown, num_res, out_uk = _split_body(
+        jaxpr, num_consts, num_carry, unknowns)
+    consts_uk, _, _ = _split_operands(operands_uk, num_consts, num_carry)
+    known_in = [t.pval.const for t, uk in zip(tracers, operands_uk) if not uk]
+    known_outs = scan_p.bind(*known_in, jaxpr=known, num_consts=consts_uk.count(False),
+                             num_carry=carry_uk.count(False), length=length, reverse=reverse)
+    known_outs, residuals = core.split_list(known_outs, len(known_outs) - num_res)
+    uk_tracers = [trace.instantiate_const(t) for t, uk in zip(tracers, operands_uk) if uk]
+    uk_consts, uk_carry, uk_xs = _split_operands(uk_tracers, consts_uk.count(True),
+                                                  carry_uk.count(True))
+    res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
+    params = dict(jaxpr=unknown, num_consts=len(uk_consts), num_carry=len(uk_carry),
+                  length=length, reverse=reverse)
+    staged_in = [*uk_consts, *uk_carry, *res_tracers, *uk_xs]
+    avals = _scan_abstract_eval(*(t.aval for t in staged_in), **params)
+    unknown_outs = trace.stage(scan_p, staged_in, params, avals)
+    return pe.merge_lists(out_uk, known_outs, unknown_outs)
+
+
+def _scan_partial_eval_jaxpr(unknowns, eqn):
+    p = eqn.params
+    num_consts, num_carry = p['num_consts'], p['num_carry']
+    operands_uk, carry_uk, known, unknown, num_res, out_uk = _split_body(
+        p['jaxpr'], num_consts, num_carry, unknowns)
+    consts_uk, _, _ = _split_operands(operands_uk, num_consts, num_carry)
+    known_ins, unknown_ins = pe.partition_list(operands_uk, eqn.inputs)
+    known_outs, unknown_outs = pe.partition_list(out_uk, eqn.out_binders)
+    res_avals = known.out_avals[len(known.out_avals) - num_res:]
+    residuals = [Var(ShapedArray((p['length'], *a.shape), a.dtype)) for a in res_avals]
+    known_eqn = JaxprEqn(scan_p, known_ins, dict(p, jaxpr=known,
+                                                 num_consts=consts_uk.count(False),
+                                                 num_carry=carry_uk.count(False)),
+                         known_outs + residuals, eqn.source_info)
+    uk_consts, uk_carry, uk_xs = _split_operands(unknown_ins, consts_uk.count(True),
+                                                  carry_uk.count(True))
+    unknown_eqn = JaxprEqn(scan_p, [*uk_consts, *uk_carry, *residuals, *uk_xs],
+                           dict(p, jaxpr=unknown, num_consts=len(uk_consts),
+                                num_carry=len(uk_carry)),
+                           unknown_outs, eqn.source_info)
+    # known operands that the staged scan reads (an init made unknown by the loop)
+    forwarded = [x for x, uk, op_uk in zip(eqn.inputs, unknowns, operands_uk)
+                 if op_uk and not uk and isinstance(x, Var)]
+    return known_eqn, unknown_eqn, out_uk, residuals + forwarded
+
+
+scan_p.partial_eval_rule = _scan_partial_eval
+scan_p.partial_eval_jaxpr_rule = _scan_partial_eval_jaxpr
+
+
+# ----------------------------------------------------------------------------- transpose
+
+def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
+    """Run the transposed body backwards over the slices.
+
+    Linear consts accumulate their cotangents in the carry; residual consts and residual
+    xs are read as before; the cotangents of linear xs come out as stacked outputs.
+    """
+    consts, carry, xs = _split_operands(args, num_consts, num_carry)
+    # The body is linear in the whole carry, even where an initial value is a known constant
+    # (a zero tangent made concrete): every carry is transposed, known ones get no cotangent.
+    consts_lin = [is_undefined_primal(c) for c in consts]
+    xs_lin = [is_undefined_primal(x) for x in xs]
+    res_consts = [c for c, lin in zip(consts, consts_lin) if not lin]
+    res_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
+    lin_const_avals = [c.aval for c, lin in zip(consts, consts_lin) if lin]
+    cts = instantiate_cts(cts, _scan_abstract_eval(
+        *map(_aval, args),
+        jaxpr=jaxpr, num_consts=num_consts, num_carry=num_carry, length=length,
+        reverse=reverse))
+    ct_carry, ct_ys = core.split_list(cts, num_carry)
+    body_t = transposed_jaxpr(jaxpr, tuple(consts_lin + [True] * num_carry + xs_lin))
+
+    def transposed_body(*args):
+        res_c, acc, ct_c, res_x, ct_y = _split_sizes(
+            args, [len(res_consts), len(lin_const_avals), num_carry, len(res_xs)])
+        cts_in = eval_closed_jaxpr(body_t, [*res_c, *res_x, *ct_c, *ct_y])
+        ct_consts, ct_carry_in, ct_xs = _split_sizes(cts_in, [len(acc), num_carry])
+        return [*map(lax.add, acc, ct_consts), *ct_carry_in, *ct_xs]
+
+    x_aval = lambda x: ShapedArray(core.get_aval(x).shape[1:], core.get_aval(x).dtype)  # noqa
+    in_avals = [*(core.raise_to_shaped(core.get_aval(c)) for c in res_consts),
+                *lin_const_avals, *(_aval(c) for c in carry),
+                *map(x_aval, res_xs), *map(x_aval, ct_ys)]
+    body, _ = trace_to_jaxpr(transposed_body, in_avals)
+    outs = scan_p.bind(*res_consts, *map(zeros, lin_const_avals), *ct_carry, *res_xs, *ct_ys,
+                       jaxpr=body, num_consts=len(res_consts),
+                       num_carry=len(lin_const_avals) + num_carry, length=length,
+                       reverse=not reverse)
+    ct_consts, ct_init, ct_xs = _split_sizes(outs, [len(lin_const_avals), num_carry])
+    ct_consts_it, ct_xs_it = iter(ct_consts), iter(ct_xs)
+    return [*(next(ct_consts_it) if lin else None for lin in consts_lin),
+            *(ct if is_undefined_primal(c) else None for c, ct in zip(carry, ct_init)),
+            *(next(ct_xs_it) if lin else None for lin in xs_lin)]
+
+
+def _aval(x):
+    return x.aval if is_undefined_primal(x) else core.raise_to_shaped(core.get_aval(x))
+
+
+scan_p.def_transpose(_scan_transpose)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
+    """``stablehlo.while`` carrying (i, carry, ys buffers); xs slices are read at i."""
+    consts, init, xs = _split_operands(args, num_consts, num_carry)
+    _, _, x_avals = _split_operands(ctx.avals_in, num_consts, num_carry)
+    carry_avals, ys_avals = core.split_list(ctx.avals_out, num_carry)
+    i32 = ShapedArray((), dtypes.int32)
+    ys_init = [_zeros(a) for a in ys_avals]
+    types = [tensor_type(a) for a in [i32, *carry_avals, *ys_avals]]
+    loop = hlo.WhileOp(types, [constant(np.int32(0)), *init, *ys_init])
+
+    cond_block = loop.regions[0].blocks.append(*types)
+    with ir.InsertionPoint(cond_block):
+        hlo.ReturnOp([hlo.CompareOp(
+            cond_block.arguments[0], constant(np.int32(length)),
+            hlo.ComparisonDirectionAttr.get('LT'),
+            compare_type=hlo.ComparisonTypeAttr.get('SIGNED')).result])
+
+    body_block = loop.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(body_block):
+        i, *rest = body_block.arguments
+        carry, ys = core.split_list(list(rest), num_carry)
+        index = hlo.SubtractOp(constant(np.int32(length - 1)), i).result if reverse else i
+        x_slices = [_read_slice(x, a, index) for x, a in zip(xs, x_avals)]
+        body_consts = [constant(np.asarray(c)) for c in jaxpr.consts]
+        outs = lower_jaxpr(ctx.module_context, jaxpr.jaxpr, body_consts,
+                           [*consts, *carry, *x_slices])
+        new_carry, y_slices = core.split_list(outs, num_carry)
+        new_ys = [_write_slice(buf, y, a, index) for buf, y, a in zip(ys, y_slices, ys_avals)]
+        next_i = hlo.AddOp(i, constant(np.int32(1))).result
+        hlo.ReturnOp([next_i, *new_carry, *new_ys])
+    return list(loop.results)[1:]
+
+
+def _zeros(aval):
+    scalar = constant(np.zeros((), aval.dtype))
+    return hlo.BroadcastInDimOp(tensor_type(aval), scalar, ir.DenseI64ArrayAttr.get([])).result
+
+
+def _start_indices(index, ndim):
+    return [index, *([constant(np.int32(0))] * (ndim - 1) if ndim > 1 else [])]
+
+
+def _read_slice(x, aval, index):
+    """x[index] as a value of shape aval.shape[1:]."""
+    sliced = hlo.DynamicSliceOp(x, _start_indices(index, aval.ndim),
+                                [1, *aval.shape[1:]]).result
+    return hlo.ReshapeOp(tensor_type(ShapedArray(aval.shape[1:], aval.dtype)), sliced).result
+
+
+def _write_slice(buf, y, aval, index):
+    """buf with buf[index] = y."""
+    one_row = ir.RankedTensorType.get([1, *aval.shape[1:]], element_type(aval.dtype))
+    row = hlo.ReshapeOp(one_row, y).result
+    return hlo.DynamicUpdateSliceOp(buf, row, _start_indices(index, aval.ndim)).result
+
+
+register_lowering(scan_p, _scan_lowering)

@@ -1,0 +1,283 @@
+"""``while_loop``: repeat a body jaxpr while a predicate jaxpr holds; ``stablehlo.while``.
+
+The primitive's operands are the values the predicate closes over, those the body closes
+over, then the loop carry. Its trip count is unknown in advance, so it can be
+differentiated forwards (and linearized) but not transposed: reverse mode needs
+``fori_loop`` with Python-int bounds or ``scan``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, dtypes, lax, tree_util
+from minijax.control_flow.common import (check_same_types, insert_unused_inputs, move_inputs,
+                                         trace_function)
+from minijax.core import Primitive
+from minijax.interpreters import batching
+from minijax.interpreters import jvp as ad
+from minijax.interpreters import partial_eval as pe
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
+from minijax.ir.tracing import trace_to_jaxpr
+from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
+
+while_p = Primitive('while', multiple_results=True)
+
+
+# ----------------------------------------------------------------------------- the API
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``val = init_val; while cond_fun(val): val = body_fun(val); return val``, staged.
+
+    ``body_fun`` must return the carry's types; a weakly typed Python scalar in
+    ``init_val`` takes the dtype the body gives it.
+    """
+    init_flat, in_tree = tree_util.tree_flatten(init_val)
+    args_tree = tree_util.tuple_treedef(in_tree)
+
+    def trace_body(carry_avals):
+        body, consts, out_tree = trace_function(body_fun, args_tree, carry_avals)
+        if out_tree != in_tree:
+            raise TypeError(f'while_loop: body_fun returns {out_tree}, but the carry is '
+                            f'{in_tree}')
+        return body, consts
+
+    init_flat, body, body_consts = settle_carry_types('while_loop', init_flat, trace_body)
+    avals = [core.raise_to_shaped(core.get_aval(x)) for x in init_flat]
+    cond, cond_consts, _ = trace_function(cond_fun, args_tree, avals)
+    out = cond.out_avals
+    if len(out) != 1 or out[0].shape != () or out[0].dtype != dtypes.bool_:
+        shown = ', '.join(a.str_short() for a in out)
+        raise TypeError(f'while_loop: cond_fun must return a scalar bool, got ({shown})')
+    outs = while_p.bind(*cond_consts, *body_consts, *init_flat, cond_jaxpr=cond,
+                        body_jaxpr=body, cond_nconsts=len(cond_consts),
+                        body_nconsts=len(body_consts))
+    return tree_util.tree_unflatten(in_tree, outs)
+
+
+def settle_carry_types(what, init_flat, trace_body):
+    """Trace a loop body until its carry types settle.
+
+    ``trace_body(carry_avals) -> (closed body, closed-over tracers)``, the body's outputs
+    starting with the carry. A weakly typed init value (a Python scalar) takes the dtype the
+    body returns for it, and the body is traced again; any other mismatch is a TypeError.
+    Returns (the possibly converted init values, the body, its closed-over tracers).
+    """
+    while True:
+        carry_avals = [core.raise_to_shaped(core.get_aval(x)) for x in init_flat]
+        body, consts = trace_body(carry_avals)
+        carry_out = body.out_avals[:len(init_flat)]
+        converted = [lax.convert_element_type(x, out.dtype)
+                     if aval.weak_type and out.dtype != aval.dtype and out.shape == aval.shape
+                     and dtypes.weak_join(out.dtype, aval.dtype) is not None else x
+                     for x, aval, out in zip(init_flat, carry_avals, carry_out)]
+        if all(c is x for c, x in zip(converted, init_flat)):
+            check_same_types(f'{what}: the body must return the carry types', carry_avals,
+                             carry_out)
+            return init_flat, body, consts
+        init_flat = converted  # converted values are strongly typed: this happens once
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def _split_operands(args, cond_nconsts, body_nconsts):
+    cond_consts, rest = core.split_list(args, cond_nconsts)
+    body_consts, carry = core.split_list(rest, body_nconsts)
+    return cond_consts, body_consts, carry
+
+
+def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts, body_consts, carry = _split_operands(args, cond_nconsts, body_nconsts)
+    while eval_closed_jaxpr(cond_jaxpr, [*cond_consts, *carry])[0]:
+        carry = eval_closed_jaxpr(body_jaxpr, [*body_consts, *carry])
+    return carry
+
+
+def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    _, _, carry = _split_operands(avals, cond_nconsts, body_nconsts)
+    check_same_types('while: the body must return the carry types', carry,
+                     body_jaxpr.out_avals)
+    return [core.raise_to_shaped(a) for a in carry]
+
+
+while_p.def_impl(_while_impl)
+while_p.def_abstract_eval(_while_abstract_eval)
+
+
+# ----------------------------------------------------------------------------- jvp
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts, body_consts, carry = _split_operands(primals, cond_nconsts, body_nconsts)
+    _, body_consts_dot, carry_dot = _split_operands(tangents, cond_nconsts, body_nconsts)
+    consts_nz = [not isinstance(t, ad.Zero) for t in body_consts_dot]
+    carry_nz = fixed_point(
+        lambda nz: ad.jvp_jaxpr(body_jaxpr, tuple(consts_nz + nz), (False,) * len(nz))[1],
+        [not isinstance(t, ad.Zero) for t in carry_dot])
+    body_jvp, _ = ad.jvp_jaxpr(body_jaxpr, tuple(consts_nz + carry_nz), tuple(carry_nz))
+    # body_jvp takes (consts, carry, const tangents, carry tangents); the loop wants consts
+    # first, then the carry: (consts, const tangents, carry, carry tangents).
+    n_consts, n_carry, n_const_dots = len(body_consts), len(carry), sum(consts_nz)
+    order = [*range(n_consts), *range(n_consts + n_carry, n_consts + n_carry + n_const_dots),
+             *range(n_consts, n_consts + n_carry),
+             *range(n_consts + n_carry + n_const_dots, len(body_jvp.in_avals))]
+    body_jvp = move_inputs(body_jvp, order)
+    carry_dot_avals = [core.raise_to_shaped(core.get_aval(c))
+                       for c, nz in zip(carry, carry_nz) if nz]
+    cond_jvp = insert_unused_inputs(cond_jaxpr, len(cond_jaxpr.in_avals), carry_dot_avals)
+    consts_dot = [t for t in body_consts_dot if not isinstance(t, ad.Zero)]
+    init_dot = [ad.instantiate(t) for t, nz in zip(carry_dot, carry_nz) if nz]
+    outs = while_p.bind(*cond_consts, *body_consts, *consts_dot, *carry, *init_dot,
+                        cond_jaxpr=cond_jvp, body_jaxpr=body_jvp, cond_nconsts=cond_nconsts,
+                        body_nconsts=n_consts + n_const_dots)
+    carry_out, nonzero_dots = core.split_list(outs, n_carry)
+    dots = iter(nonzero_dots)
+    return carry_out, [next(dots) if nz else ad.Zero(core.get_aval(c))
+                       for c, nz in zip(carry_out, carry_nz)]
+
+
+def fixed_point(step, flags):
+    """Grow ``flags`` by ``flags | step(flags)`` until it stops changing (loop-carried facts
+    such as "this carry has a nonzero tangent" must hold for every iteration)."""
+    while True:
+        new = [a or b for a, b in zip(flags, step(flags))]
+        if new == flags:
+            return flags
+        flags = new
+
+
+while_p.def_jvp(_while_jvp, symbolic_zeros=True)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _while_batching(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """Batch every carry; loop while any example's predicate holds, and let an example
+    whose predicate is false keep its carry (the carry is masked with select_n)."""
+    size = batching.axis_size_of(vals, dims)
+    cond_consts, body_consts, carry = _split_operands(vals, cond_nconsts, body_nconsts)
+    cond_dims, body_dims, carry_dims = _split_operands(dims, cond_nconsts, body_nconsts)
+    carry = [batching.move_batch_axis(size, d, 0, x) for x, d in zip(carry, carry_dims)]
+    carry_zero_dims = (0,) * len(carry)
+    cond_b = batching.batched_jaxpr(cond_jaxpr, size, (*cond_dims, *carry_zero_dims))
+    body_b = batching.batched_jaxpr(body_jaxpr, size, (*body_dims, *carry_zero_dims))
+    carry_avals = [core.raise_to_shaped(core.get_aval(x)) for x in carry]
+    n_cond = len(cond_consts)
+
+    def any_true(*args):
+        pred, = eval_closed_jaxpr(cond_b, args)
+        return [lax.greater(lax.reduce_sum(lax.convert_element_type(pred, dtypes.int32)), 0)]
+
+    def masked_body(*args):
+        cond_args, rest = core.split_list(args, n_cond)
+        body_args, old = core.split_list(rest, len(body_consts))
+        pred, = eval_closed_jaxpr(cond_b, [*cond_args, *old])
+        new = eval_closed_jaxpr(body_b, [*body_args, *old])
+        return [lax.select_n(_broadcast_to(pred, x), x, y) for x, y in zip(old, new)]
+
+    cond_avals = cond_b.in_avals
+    any_cond, _ = trace_to_jaxpr(any_true, cond_avals)
+    body_avals = [*cond_avals[:n_cond], *body_b.in_avals[:len(body_consts)], *carry_avals]
+    masked, _ = trace_to_jaxpr(masked_body, body_avals)
+    outs = while_p.bind(*cond_consts, *cond_consts, *body_consts, *carry, cond_jaxpr=any_cond,
+                        body_jaxpr=masked, cond_nconsts=n_cond,
+                        body_nconsts=n_cond + len(body_consts))
+    return outs, [0] * len(outs)
+
+
+def _broadcast_to(pred, x):
+    shape = core.get_aval(x).shape
+    return lax.broadcast(pred, shape, tuple(range(1, len(shape))))
+
+
+while_p.def_batching(_while_batching)
+
+
+# ----------------------------------------------------------------------------- partial eval
+
+def _split_known(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, unknowns):
+    """Split a loop with partly unknown operands.
+
+    Returns (which operands count as unknown: a carry whose value the loop makes unknown
+    counts too, which carries come out unknown, and the params of a loop over the known
+    carries alone, or None when the predicate depends on unknown values and nothing can run).
+    """
+    cond_uk, body_uk, carry_uk = _split_operands(unknowns, cond_nconsts, body_nconsts)
+    carry_uk = fixed_point(lambda uk: pe.partial_eval_jaxpr(body_jaxpr, body_uk + uk)[2],
+                           list(carry_uk))
+    operands_uk = cond_uk + body_uk + carry_uk
+    cond_known, _, pred_uk, _ = pe.partial_eval_jaxpr(cond_jaxpr, cond_uk + carry_uk)
+    if pred_uk[0]:
+        return operands_uk, carry_uk, None
+    body_known, _, _, _ = pe.partial_eval_jaxpr(body_jaxpr, body_uk + carry_uk, carry_uk)
+    params = dict(cond_jaxpr=_first_outputs(cond_known, 1),
+                  body_jaxpr=_first_outputs(body_known, carry_uk.count(False)),
+                  cond_nconsts=cond_uk.count(False), body_nconsts=body_uk.count(False))
+    return operands_uk, carry_uk, params
+
+
+def _first_outputs(closed: ClosedJaxpr, n: int) -> ClosedJaxpr:
+    jaxpr = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, jaxpr.outs[:n]),
+                       closed.consts)
+
+
+def _while_partial_eval(trace, tracers, **params):
+    """Run the loop over the known carries now; stage the whole loop for the unknown ones
+    (it recomputes the known part: the trip count is only known by running)."""
+    unknowns = [not t.pval.is_known for t in tracers]
+    operands_uk, carry_uk, known_params = _split_known(unknowns=unknowns, **params)
+    staged = trace.stage(while_p, [trace.instantiate_const(t) for t in tracers], params,
+                         params['body_jaxpr'].out_avals)
+    if known_params is None:
+        return staged
+    known_in = [t.pval.const for t, uk in zip(tracers, operands_uk) if not uk]
+    known_outs = while_p.bind(*known_in, **known_params)
+    return pe.merge_lists(carry_uk, known_outs, [s for s, uk in zip(staged, carry_uk) if uk])
+
+
+def _while_partial_eval_jaxpr(unknowns, eqn):
+    operands_uk, carry_uk, known_params = _split_known(unknowns=unknowns, **eqn.params)
+    if known_params is None:
+        return None
+    known_ins = [x for x, uk in zip(eqn.inputs, operands_uk) if not uk]
+    known_outs, unknown_outs = pe.partition_list(carry_uk, eqn.out_binders)
+    known_eqn = JaxprEqn(while_p, known_ins, known_params, known_outs, eqn.source_info)
+    staged_outs = [v if uk else Var(v.aval) for v, uk in zip(eqn.out_binders, carry_uk)]
+    unknown_eqn = JaxprEqn(while_p, eqn.inputs, eqn.params, staged_outs, eqn.source_info)
+    # the staged loop reads every operand: each known one is a residual
+    residuals = [x for x, uk in zip(eqn.inputs, unknowns) if not uk and isinstance(x, Var)]
+    return known_eqn, unknown_eqn, carry_uk, residuals
+
+
+while_p.partial_eval_rule = _while_partial_eval
+while_p.partial_eval_jaxpr_rule = _while_partial_eval_jaxpr
+
+
+def _while_transpose(cts, *args, **params):
+    raise TypeError('reverse-mode differentiation (vjp, grad) of while_loop is not supported: '
+                    'its trip count is only known by running it. Use fori_loop with Python int '
+                    'bounds, or scan, which are reverse-differentiable')
+
+
+while_p.def_transpose(_while_transpose)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts, body_consts, init = _split_operands(args, cond_nconsts, body_nconsts)
+    types = [tensor_type(a) for a in ctx.avals_out]
+    loop = hlo.WhileOp(types, init)
+    for region, closed, consts in [(loop.regions[0], cond_jaxpr, cond_consts),
+                                   (loop.regions[1], body_jaxpr, body_consts)]:
+        block = region.blocks.append(*types)
+        with ir.InsertionPoint(block):
+            jaxpr_consts = [constant(np.asarray(c)) for c in closed.consts]
+            outs = lower_jaxpr(ctx.module_context, closed.jaxpr, jaxpr_consts,
+                               [*consts, *block.arguments])
+            hlo.ReturnOp(outs)
+    return list(loop.results)
+
+
+register_lowering(while_p, _while_lowering)

@@ -1,0 +1,131 @@
+"""``dot_general``: the one contraction primitive (matmul, batched matmul, dot, outer, ...).
+
+``dimension_numbers = ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``. The
+result's axes are the batch axes (in the order given), then the free axes of ``lhs``, then
+the free axes of ``rhs`` (each in increasing order), as in XLA and StableHLO.
+"""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import jvp as ad
+from minijax.interpreters.batching import moveaxis, not_mapped
+from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.structural import transpose
+from minijax.lowering import register_lowering, tensor_type
+
+dot_general_p = Primitive('dot_general')
+
+
+def dot_general(lhs, rhs, dimension_numbers):
+    """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    numbers = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)),
+                                                           tuple(map(int, rb))))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers)
+
+
+def _free_axes(ndim, contracting, batch):
+    return [a for a in range(ndim) if a not in contracting and a not in batch]
+
+
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def axes_ok(axes, ndim):
+        return all(0 <= a < ndim for a in axes) and len(set(axes)) == len(axes)
+
+    ok = (lhs.dtype == rhs.dtype and len(lc) == len(rc) and len(lb) == len(rb)
+          and axes_ok(lc + lb, lhs.ndim) and axes_ok(rc + rb, rhs.ndim)
+          and all(lhs.shape[a] == rhs.shape[b] for a, b in zip(lc + lb, rc + rb)))
+    if not ok:
+        raise TypeError(f'dot_general: cannot contract {lhs.str_short()} with '
+                        f'{rhs.str_short()} over dimension_numbers={dimension_numbers}')
+    shape = ([lhs.shape[a] for a in lb] + [lhs.shape[a] for a in _free_axes(lhs.ndim, lc, lb)]
+             + [rhs.shape[a] for a in _free_axes(rhs.ndim, rc, rb)])
+    return ShapedArray(shape, lhs.dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_general_impl(lhs, rhs, *, dimension_numbers):
+    """An ``einsum``: shared letters for paired axes, result in StableHLO's axis order."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    letters = iter(string.ascii_letters)
+    lhs_sub = [next(letters) for _ in range(lhs.ndim)]
+    rhs_sub = [next(letters) for _ in range(rhs.ndim)]
+    for a, b in zip(lc + lb, rc + rb):
+        rhs_sub[b] = lhs_sub[a]
+    out_sub = ([lhs_sub[a] for a in lb] + [lhs_sub[a] for a in _free_axes(lhs.ndim, lc, lb)]
+               + [rhs_sub[a] for a in _free_axes(rhs.ndim, rc, rb)])
+    spec = f'{"".join(lhs_sub)},{"".join(rhs_sub)}->{"".join(out_sub)}'
+    return np.einsum(spec, lhs, rhs).astype(lhs.dtype)
+
+
+def _operand_cotangent(ct, other, x_ndim, x_axes, other_axes, x_is_lhs):
+    """The cotangent of one operand ``x``: contract ``ct`` with the ``other`` operand over the
+    other's free axes (batching over the batch axes), then put the axes in ``x``'s order."""
+    (x_c, x_b), (other_c, other_b) = x_axes, other_axes
+    other_ndim = core.get_aval(other).ndim
+    n_batch = len(x_b)
+    x_free, other_free = _free_axes(x_ndim, x_c, x_b), _free_axes(other_ndim, other_c, other_b)
+    # Axes of ct: batch, lhs free, rhs free.
+    start = n_batch + len(x_free) if x_is_lhs else n_batch
+    other_free_in_ct = range(start, start + len(other_free))
+    out = dot_general(ct, other, ((tuple(other_free_in_ct), tuple(other_free)),
+                                  (tuple(range(n_batch)), other_b)))
+    # Axes of out: batch, x's free axes, then other's contracting axes in increasing order.
+    out_to_x = [*x_b, *x_free, *(x_c[other_c.index(a)] for a in sorted(other_c))]
+    return transpose(out, np.argsort(out_to_x))
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined_primal(lhs) and is_undefined_primal(rhs):
+        raise TypeError('dot_general is not linear in both operands at once')
+    if is_undefined_primal(lhs):
+        return [_operand_cotangent(ct, rhs, lhs.aval.ndim, (lc, lb), (rc, rb), True), None]
+    return [None, _operand_cotangent(ct, lhs, rhs.aval.ndim, (rc, rb), (lc, lb), False)]
+
+
+def _dot_general_batching(vals, dims, *, dimension_numbers):
+    """Both batched: a new leading batch axis pair. One batched: its batch axis becomes a free
+    axis of that operand, which sits first among its free axes in the result."""
+    (lhs, rhs), (lhs_dim, rhs_dim) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def shift(axes):
+        return tuple(a + 1 for a in axes)
+
+    if lhs_dim is not not_mapped:
+        lhs, lc, lb = moveaxis(lhs, lhs_dim, 0), shift(lc), shift(lb)
+    if rhs_dim is not not_mapped:
+        rhs, rc, rb = moveaxis(rhs, rhs_dim, 0), shift(rc), shift(rb)
+    if lhs_dim is not not_mapped and rhs_dim is not not_mapped:
+        return dot_general(lhs, rhs, ((lc, rc), ((0, *lb), (0, *rb)))), 0
+    out = dot_general(lhs, rhs, ((lc, rc), (lb, rb)))
+    if lhs_dim is not not_mapped:
+        return out, len(lb)
+    return out, len(lb) + len(_free_axes(core.get_aval(lhs).ndim, lc, lb))
+
+
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    numbers = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
+    return hlo.DotGeneralOp(tensor_type(ctx.avals_out[0]), lhs, rhs, numbers).result
+
+
+dot_general_p.def_impl(_dot_general_impl)
+dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
+ad.defjvp(dot_general_p,
+          lambda t, lhs, rhs, *, dimension_numbers: dot_general(t, rhs, dimension_numbers),
+          lambda t, lhs, rhs, *, dimension_numbers: dot_general(lhs, t, dimension_numbers))
+dot_general_p.def_transpose(_dot_general_transpose)
+dot_general_p.def_batching(_dot_general_batching)
+register_lowering(dot_general_p, _dot_general_lowering)

@@ -1,0 +1,236 @@
+"""Windows into arrays: ``slice`` (static bounds), ``dynamic_slice`` and
+``dynamic_update_slice`` (start indices are traced scalars, clamped into range as in StableHLO).
+
+The three are linear in their array operands; each one's transpose is another of the family
+(or ``pad``), which is why they live together.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, dtypes, lax
+from minijax.core import Primitive, ShapedArray, Tracer
+from minijax.interpreters import jvp as ad
+from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
+from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lowering import register_lowering
+
+# ----------------------------------------------------------------------------- slice
+
+slice_p = Primitive('slice')
+
+
+def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.slice, as in JAX)
+    """``x[start:limit:stride]`` along every axis, with static bounds."""
+    strides = (1,) * len(start_indices) if strides is None else strides
+    return slice_p.bind(x, start_indices=tuple(int(i) for i in start_indices),
+                        limit_indices=tuple(int(i) for i in limit_indices),
+                        strides=tuple(int(s) for s in strides))
+
+
+def slice_in_dim(x, start, limit, stride=1, axis=0):
+    """``slice`` along one axis, keeping the others whole."""
+    shape = core.get_aval(x).shape
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice(x, starts, limits, strides)
+
+
+def _sliced_size(start, limit, stride):
+    return max(0, -(-(limit - start) // stride))
+
+
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    ok = (len(start_indices) == len(limit_indices) == len(strides) == x.ndim
+          and all(0 <= s <= l <= n for s, l, n in zip(start_indices, limit_indices, x.shape))
+          and all(s > 0 for s in strides))
+    if not ok:
+        raise TypeError(f'slice: start {start_indices}, limit {limit_indices} and strides '
+                        f'{strides} do not fit {x.str_short()}')
+    shape = [_sliced_size(*b) for b in zip(start_indices, limit_indices, strides)]
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    return np.asarray(x)[tuple(map(builtins.slice, start_indices, limit_indices, strides))]
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    """Pad the cotangent back to the operand's shape, with zeros between strided elements."""
+    config = []
+    for start, n_out, stride, n_in in zip(start_indices, core.get_aval(ct).shape, strides,
+                                          x.aval.shape):
+        end = start + (n_out - 1) * stride + 1 if n_out else start
+        config.append((start, n_in - end, stride - 1))
+    return [lax.pad(ct, np.zeros((), x.aval.dtype), config)]
+
+
+def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (bdim,) = vals, dims
+    size = core.get_aval(x).shape[bdim]
+
+    def insert(seq, value):
+        return (*seq[:bdim], value, *seq[bdim:])
+
+    return slice(x, insert(start_indices, 0), insert(limit_indices, size),
+                 insert(strides, 1)), bdim
+
+
+slice_p.def_impl(_slice_impl)
+slice_p.def_abstract_eval(_slice_abstract_eval)
+ad.defjvp_linear(slice_p)
+slice_p.def_transpose(_slice_transpose)
+slice_p.def_batching(_slice_batching)
+register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strides:
+                  hlo.SliceOp(x, start_indices, limit_indices, strides).result)
+
+# ----------------------------------------------------------------------------- dynamic_slice
+
+dynamic_slice_p = Primitive('dynamic_slice')
+
+
+def _index_operands(start_indices):
+    """Start indices as int32 scalars (StableHLO wants one integer type for all of them)."""
+    out = []
+    for i in start_indices:
+        if isinstance(i, Tracer):
+            out.append(i if i.aval.dtype == dtypes.int32
+                       else lax.convert_element_type(i, dtypes.int32))
+        else:
+            out.append(np.asarray(i, dtypes.int32))
+    return out
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """The window of ``x`` of shape ``slice_sizes`` at ``start_indices`` (traced scalars),
+    each start clamped so that the window stays inside ``x``."""
+    return dynamic_slice_p.bind(x, *_index_operands(start_indices),
+                                slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def _check_indices(name, x, indices):
+    if len(indices) != x.ndim or any(i.shape or i.dtype != dtypes.int32 for i in indices):
+        raise TypeError(f'{name}: needs {x.ndim} int32 scalar start indices for '
+                        f'{x.str_short()}, got ({", ".join(i.str_short() for i in indices)})')
+
+
+def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):
+    _check_indices('dynamic_slice', x, indices)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(slice_sizes, x.shape)):
+        raise TypeError(f'dynamic_slice: slice_sizes {slice_sizes} do not fit {x.str_short()}')
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _clamped_window(shape, indices, sizes):
+    """The Python slices StableHLO's clamping semantics select."""
+    starts = [int(np.clip(np.asarray(i), 0, n - s)) for i, n, s in zip(indices, shape, sizes)]
+    return tuple(builtins.slice(b, b + s) for b, s in zip(starts, sizes))
+
+
+def _dynamic_slice_impl(x, *indices, slice_sizes):
+    x = np.asarray(x)
+    return x[_clamped_window(x.shape, indices, slice_sizes)]
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    x, *indices = primals
+    out = dynamic_slice_p.bind(x, *indices, slice_sizes=slice_sizes)
+    if isinstance(tangents[0], ad.Zero):
+        return out, ad.Zero(core.get_aval(out))
+    return out, dynamic_slice_p.bind(tangents[0], *indices, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
+    zeros = lax.full(x.aval.shape, 0, x.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
+
+
+def _require_unbatched_indices(name, index_dims):
+    if any(d is not not_mapped for d in index_dims):
+        raise NotImplementedError(f'vmap of {name} with batched start indices needs a gather '
+                                  'primitive, which minijax does not have')
+
+
+def _dynamic_slice_batching(vals, dims, *, slice_sizes):
+    (x, *indices), (x_dim, *index_dims) = vals, dims
+    _require_unbatched_indices('dynamic_slice', index_dims)
+    size = core.get_aval(x).shape[x_dim]
+    indices.insert(x_dim, np.zeros((), dtypes.int32))
+    sizes = (*slice_sizes[:x_dim], size, *slice_sizes[x_dim:])
+    return dynamic_slice_p.bind(x, *indices, slice_sizes=sizes), x_dim
+
+
+dynamic_slice_p.def_impl(_dynamic_slice_impl)
+dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
+dynamic_slice_p.def_jvp(_dynamic_slice_jvp, symbolic_zeros=True)
+dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
+dynamic_slice_p.def_batching(_dynamic_slice_batching)
+register_lowering(dynamic_slice_p, lambda ctx, x, *indices, slice_sizes:
+                  hlo.DynamicSliceOp(x, list(indices), slice_sizes).result)
+
+# ----------------------------------------------------------------------------- dynamic_update_slice
+
+dynamic_update_slice_p = Primitive('dynamic_update_slice')
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """``x`` with the window at ``start_indices`` (clamped as in ``dynamic_slice``) replaced
+    by ``update``."""
+    return dynamic_update_slice_p.bind(x, update, *_index_operands(start_indices))
+
+
+def _dynamic_update_slice_abstract_eval(x, update, *indices):
+    _check_indices('dynamic_update_slice', x, indices)
+    if (update.dtype != x.dtype or update.ndim != x.ndim
+            or any(u > n for u, n in zip(update.shape, x.shape))):
+        raise TypeError(f'dynamic_update_slice: update {update.str_short()} does not fit '
+                        f'into operand {x.str_short()}')
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _dynamic_update_slice_impl(x, update, *indices):
+    out = np.array(x)
+    out[_clamped_window(out.shape, indices, np.shape(update))] = update
+    return out
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, update, *indices = primals
+    out = dynamic_update_slice_p.bind(x, update, *indices)
+    t_x, t_update = tangents[:2]
+    if isinstance(t_x, ad.Zero) and isinstance(t_update, ad.Zero):
+        return out, ad.Zero(core.get_aval(out))
+    return out, dynamic_update_slice_p.bind(ad.instantiate(t_x), ad.instantiate(t_update),
+                                            *indices)
+
+
+def _dynamic_update_slice_transpose(ct, x, update, *indices):
+    update_aval = update.aval if is_undefined_primal(update) else core.get_aval(update)
+    ct_x = ct_update = None
+    if is_undefined_primal(x):
+        zeros = lax.full(update_aval.shape, 0, update_aval.dtype)
+        ct_x = dynamic_update_slice_p.bind(ct, zeros, *indices)
+    if is_undefined_primal(update):
+        ct_update = dynamic_slice_p.bind(ct, *indices, slice_sizes=update_aval.shape)
+    return [ct_x, ct_update] + [None] * len(indices)
+
+
+def _dynamic_update_slice_batching(vals, dims):
+    (x, update, *indices), (x_dim, update_dim, *index_dims) = vals, dims
+    _require_unbatched_indices('dynamic_update_slice', index_dims)
+    size = axis_size_of(vals, dims)
+    x = move_batch_axis(size, x_dim, 0, x)
+    update = move_batch_axis(size, update_dim, 0, update)
+    return dynamic_update_slice_p.bind(x, update, np.zeros((), dtypes.int32), *indices), 0
+
+
+dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
+dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_abstract_eval)
+dynamic_update_slice_p.def_jvp(_dynamic_update_slice_jvp, symbolic_zeros=True)
+dynamic_update_slice_p.def_transpose(_dynamic_update_slice_transpose)
+dynamic_update_slice_p.def_batching(_dynamic_update_slice_batching)
+register_lowering(dynamic_update_slice_p, lambda ctx, x, update, *indices:
+                  hlo.DynamicUpdateSliceOp(x, update, list(indices)).result)

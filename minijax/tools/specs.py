@@ -1,0 +1,205 @@
+"""Argument types and values as written on the command line, and results as printed.
+
+A SPEC is a type: ``f32[3,4]``, ``f64[]``, ``i32[5]``, ``bool[]`` (long names such as
+``float32[...]`` work too), or a tuple of SPECs such as ``(f32[3], f32[3])``. A VALUE is
+``SPEC=literal`` (``f32[3]=[1, 2, 3]``, ``f64[]=2.5``, ``(f32[2], i32[])=([1, 2], 3)``) or
+``@file.npy``. Results print as VALUEs, so an output can be pasted back as an input.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.core import ShapeDtypeStruct
+from minijax.tools.errors import UsageError
+
+#: dtype -> its name in a SPEC: the MLIR element type, except ``bool`` for ``i1``.
+_SHORT_NAMES = {dtypes.float32: 'f32', dtypes.float64: 'f64', dtypes.int32: 'i32',
+                dtypes.int64: 'i64', dtypes.bool_: 'bool'}
+#: Every name a SPEC may use: the short names, the NumPy names and ``i1``.
+DTYPE_NAMES = {**{name: dtype for dtype, name in _SHORT_NAMES.items()},
+               **{dtype.name: dtype for dtype in _SHORT_NAMES}, 'i1': dtypes.bool_}
+
+_TOKEN = re.compile(r'\s*(?:(?P<punct>[(),])|(?P<dtype>\w+)\[(?P<dims>[^\]]*)\])')
+
+
+# ----------------------------------------------------------------------------- SPEC
+
+def parse_spec(text: str):
+    """A ``ShapeDtypeStruct``, or a tuple of them (nested as written), for ``text``."""
+    tokens = _tokenize(text)
+    tree, rest = _parse_tree(tokens, text)
+    if rest:
+        raise UsageError(f"bad SPEC '{text}': unexpected text after the type")
+    return tree
+
+
+def _tokenize(text):
+    tokens, pos = [], 0
+    while text[pos:].strip():
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise UsageError(f"bad SPEC '{text}': expected a type like f32[3,4] or a tuple "
+                             f"like (f32[3], i32[]) at '{text[pos:].strip()}'")
+        tokens.append(m)
+        pos = m.end()
+    if not tokens:
+        raise UsageError('bad SPEC: empty (expected a type like f32[3,4])')
+    return tokens
+
+
+def _parse_tree(tokens, text):
+    """Parse one SPEC from the front of ``tokens``; return it and the tokens left."""
+    if not tokens:
+        raise UsageError(f"bad SPEC '{text}': it ends too early")
+    first, rest = tokens[0], tokens[1:]
+    if first['dtype']:
+        return _array_spec(first, text), rest
+    if first['punct'] != '(':
+        raise UsageError(f"bad SPEC '{text}': unexpected '{first['punct']}'")
+    items = []
+    while rest and rest[0]['punct'] != ')':
+        item, rest = _parse_tree(rest, text)
+        items.append(item)
+        if rest and rest[0]['punct'] == ',':
+            rest = rest[1:]
+        elif not rest or rest[0]['punct'] != ')':
+            raise UsageError(f"bad SPEC '{text}': expected ',' or ')' in a tuple")
+    if not rest:
+        raise UsageError(f"bad SPEC '{text}': missing ')'")
+    return tuple(items), rest[1:]
+
+
+def _array_spec(token, text):
+    name, dims = token['dtype'], token['dims']
+    if name not in DTYPE_NAMES:
+        raise UsageError(f"bad SPEC '{text}': unknown dtype '{name}' "
+                         f"(use {', '.join(_SHORT_NAMES.values())})")
+    parts = [d.strip() for d in dims.split(',')] if dims.strip() else []
+    if not all(p.isdigit() for p in parts):
+        raise UsageError(f"bad SPEC '{text}': dimensions must be non-negative integers, "
+                         f"got [{dims}]")
+    return ShapeDtypeStruct(tuple(int(p) for p in parts), DTYPE_NAMES[name])
+
+
+def format_spec(x) -> str:
+    """``f32[3,4]`` for anything with a shape and a dtype."""
+    dtype = np.dtype(x.dtype)
+    return f'{_SHORT_NAMES.get(dtype, dtype.name)}[{",".join(str(d) for d in x.shape)}]'
+
+
+# ----------------------------------------------------------------------------- VALUE
+
+def parse_value(text: str):
+    """A NumPy array (or a tuple of them, as the SPEC says) for ``SPEC=literal`` or ``@file.npy``."""
+    if text.startswith('@'):
+        return _load_npy(text[1:])
+    spec_text, eq, literal_text = text.partition('=')
+    if not eq:
+        raise UsageError(f"bad VALUE '{text}': expected SPEC=literal (like f32[3]=[1,2,3]) "
+                         'or @file.npy')
+    return _value_for(parse_spec(spec_text), parse_literal(literal_text), text)
+
+
+def _load_npy(path):
+    try:
+        with open(path, 'rb') as f:
+            if f.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
+                raise UsageError(f"'{path}' is not a .npy file (write one with numpy.save)")
+            f.seek(0)
+            value = np.load(f, allow_pickle=False)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: '{path}'") from None
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot read '{path}' as a .npy array: {err}") from None
+    if not isinstance(value, np.ndarray) or value.dtype not in dtypes.SUPPORTED:
+        raise UsageError(f"'{path}' holds {getattr(value, 'dtype', type(value).__name__)}, "
+                         f"not an array of {', '.join(_SHORT_NAMES.values())}")
+    return value
+
+
+_NPY_MAGIC = b'\x93NUMPY'
+
+
+def _value_for(spec, literal, text):
+    if isinstance(spec, tuple):
+        if not isinstance(literal, (tuple, list)) or len(literal) != len(spec):
+            raise UsageError(f"VALUE '{text}': the SPEC is a tuple of {len(spec)} but the "
+                             'literal is not a tuple of as many values')
+        return tuple(_value_for(s, x, text) for s, x in zip(spec, literal))
+    return _array_for(spec, literal, text)
+
+
+# Which kinds of literal each kind of array accepts: integers are fine as floats, not back.
+_ACCEPTED_KINDS = {'b': 'b', 'i': 'i', 'f': 'if'}
+
+
+def _array_for(spec, literal, text):
+    wanted = format_spec(spec)
+    try:
+        given = np.array(literal)
+    except ValueError:
+        raise UsageError(f"VALUE '{text}': the literal is not a rectangular array") from None
+    if given.shape != spec.shape:
+        raise UsageError(f"VALUE '{text}': the literal has shape {given.shape} but {wanted} "
+                         f'has shape {spec.shape}')
+    if given.size and given.dtype.kind not in _ACCEPTED_KINDS[spec.dtype.kind]:
+        raise UsageError(f"VALUE '{text}': {wanted} needs "
+                         f'{_KIND_NAMES[spec.dtype.kind]}, the literal has {given.dtype.name}')
+    out_of_range = UsageError(f"VALUE '{text}': a number is out of range for {wanted}")
+    try:
+        with np.errstate(over='ignore'):
+            value = np.array(literal, dtype=spec.dtype)
+    except OverflowError:
+        raise out_of_range from None
+    if not np.array_equal(np.isfinite(value), np.isfinite(given)):  # a float32 overflow
+        raise out_of_range
+    return value
+
+
+_KIND_NAMES = {'b': 'True/False values', 'i': 'integers', 'f': 'numbers'}
+
+
+def parse_literal(text: str):
+    """Nested lists/tuples of numbers and booleans, with ``nan``, ``inf``, ``true``, ``false``."""
+    try:
+        return _literal(ast.parse(text.strip(), mode='eval').body)
+    except SyntaxError:
+        raise UsageError(f"bad literal '{text}': expected a number, True/False or a [list] "
+                         'of them') from None
+    except ValueError as err:
+        raise UsageError(f"bad literal '{text}': {err}") from None
+
+
+_NAMES = {'nan': float('nan'), 'inf': float('inf'), 'true': True, 'false': False}
+
+
+def _literal(node):
+    if isinstance(node, ast.List):
+        return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_literal(e) for e in node.elts)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
+        return node.value
+    if isinstance(node, ast.Name) and node.id.lower() in _NAMES:
+        return _NAMES[node.id.lower()]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _literal(node.operand)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value if isinstance(node.op, ast.USub) else value
+    raise ValueError(f"'{ast.unparse(node)}' is not a number, a boolean or a list of them")
+
+
+def format_value(x) -> str:
+    """``f32[3]=[1.0, 2.0, 3.0]``: shortest round-tripping numbers, one line."""
+    x = np.asarray(x)
+    return f'{format_spec(x)}={_format_elements(x)}'
+
+
+def _format_elements(x: np.ndarray) -> str:
+    if x.ndim == 0:
+        return str(x[()])
+    return '[' + ', '.join(_format_elements(row) for row in x) + ']'

@@ -1,0 +1,17 @@
+# RUN: %python %s | FileCheck %s
+# rsqrt lowers to stablehlo.rsqrt, keeping shape and element type.
+import numpy as np
+from minijax import ShapeDtypeStruct, jit, lax
+
+for shape, dtype in [((2, 3), np.float32), ((), np.float64)]:
+    print(jit(lax.rsqrt).lower(ShapeDtypeStruct(shape, dtype)).as_text())
+
+# CHECK-LABEL: module @jit_rsqrt
+# CHECK: func.func public @main(%[[X:.*]]: tensor<2x3xf32>) -> tensor<2x3xf32>
+# CHECK-NEXT: %[[Y:.*]] = stablehlo.rsqrt %[[X]] : tensor<2x3xf32>
+# CHECK-NEXT: return %[[Y]] : tensor<2x3xf32>
+
+# CHECK-LABEL: module @jit_rsqrt
+# CHECK: func.func public @main(%[[X:.*]]: tensor<f64>) -> tensor<f64>
+# CHECK-NEXT: %[[Y:.*]] = stablehlo.rsqrt %[[X]] : tensor<f64>
+# CHECK-NEXT: return %[[Y]] : tensor<f64>

@@ -1,0 +1,291 @@
+"""Reverse mode (linearize, vjp, grad) against JAX, finite differences and the seed's values."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import minijax as mj
+from minijax import lax
+
+jax.config.update('jax_enable_x64', True)
+
+rng = np.random.default_rng(0)
+
+
+def positive(*shape):
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def normal(*shape):
+    return rng.normal(size=shape)
+
+
+# (name, minijax function, jax function, argument makers): every differentiable primitive.
+PRIMITIVES = [
+    ('sin', lax.sin, jnp.sin, [lambda: normal(3)]),
+    ('cos', lax.cos, jnp.cos, [lambda: normal(3)]),
+    ('exp', lax.exp, jnp.exp, [lambda: normal(3)]),
+    ('log', lax.log, jnp.log, [lambda: positive(3)]),
+    ('tanh', lax.tanh, jnp.tanh, [lambda: normal(3)]),
+    ('logistic', lax.logistic, jax.nn.sigmoid, [lambda: normal(3)]),
+    ('sqrt', lax.sqrt, jnp.sqrt, [lambda: positive(3)]),
+    ('rsqrt', lax.rsqrt, jax.lax.rsqrt, [lambda: positive(3)]),
+    ('abs', lax.abs, jnp.abs, [lambda: positive(3) * np.array([1., -1., 1.])]),
+    ('neg', lax.neg, jnp.negative, [lambda: normal(3)]),
+    ('add', lax.add, jnp.add, [lambda: normal(3), lambda: normal(3)]),
+    ('sub', lax.sub, jnp.subtract, [lambda: normal(3), lambda: normal(3)]),
+    ('mul', lax.mul, jnp.multiply, [lambda: normal(3), lambda: normal(3)]),
+    ('div', lax.div, jnp.divide, [lambda: normal(3), lambda: positive(3)]),
+    ('mul_scalar', lax.mul, jnp.multiply, [lambda: normal(3), lambda: normal()]),
+    ('add_scalar', lax.add, jnp.add, [lambda: normal(), lambda: normal(2, 3)]),
+    ('reduce_sum', lambda x: lax.reduce_sum(x, 1), lambda x: jnp.sum(x, 1),
+     [lambda: normal(2, 3)]),
+    ('broadcast', lambda x: lax.broadcast(x, (2, 3, 4), (0, 2)),
+     lambda x: jnp.broadcast_to(x[None, :, None], (2, 3, 4)), [lambda: normal(3)]),
+    ('transpose', lambda x: lax.transpose(x, (1, 0)), jnp.transpose, [lambda: normal(2, 3)]),
+    ('convert_element_type', lambda x: lax.convert_element_type(x, np.float32),
+     lambda x: x.astype(jnp.float32), [lambda: normal(3)]),
+]
+
+
+@pytest.mark.parametrize('name,f,jf,makers', PRIMITIVES, ids=[p[0] for p in PRIMITIVES])
+def test_vjp_matches_jax(name, f, jf, makers):
+    args = [m() for m in makers]
+    out, f_vjp = mj.vjp(f, *args)
+    j_out, j_vjp = jax.vjp(jf, *args)
+    ct = normal(*np.shape(j_out)).astype(j_out.dtype)
+    np.testing.assert_allclose(out, j_out, rtol=1e-6)
+    for mine, theirs in zip(f_vjp(ct), j_vjp(ct)):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize('name,f,jf,makers', PRIMITIVES, ids=[p[0] for p in PRIMITIVES])
+def test_grad_matches_finite_differences(name, f, jf, makers):
+    args = [m() for m in makers]
+    weights = normal(*np.shape(f(*args)))
+
+    def scalar_f(*xs):
+        return lax.reduce_sum(lax.mul(lax.convert_element_type(f(*xs), np.float64), weights))
+
+    grads = mj.grad(scalar_f, argnums=tuple(range(len(args))))(*args)
+    # float32 rounding needs a wider step than float64
+    eps, rtol = (1e-3, 1e-3) if name == 'convert_element_type' else (1e-6, 1e-5)
+    for i, (x, g) in enumerate(zip(args, grads)):
+        x = np.asarray(x, np.float64)
+        numeric = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            dx = np.zeros_like(x)
+            dx[idx] = eps
+            plus = [*args[:i], x + dx, *args[i + 1:]]
+            minus = [*args[:i], x - dx, *args[i + 1:]]
+            numeric[idx] = (scalar_f(*plus) - scalar_f(*minus)) / (2 * eps)
+        np.testing.assert_allclose(g, numeric, rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize('name,f,jf,makers', PRIMITIVES, ids=[p[0] for p in PRIMITIVES])
+def test_linearize_matches_jax(name, f, jf, makers):
+    args = [m() for m in makers]
+    tangents = [normal(*np.shape(a)) for a in args]
+    out, f_lin = mj.linearize(f, *args)
+    j_out, j_tan = jax.jvp(jf, args, tangents)
+    np.testing.assert_allclose(out, j_out, rtol=1e-6)
+    np.testing.assert_allclose(f_lin(*tangents), j_tan, rtol=1e-6, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- seed, Part 4
+
+def test_seed_linearize_sin():
+    y, sin_lin = mj.linearize(lax.sin, 3.)
+    assert y == 0.1411200080598672
+    assert sin_lin(1.) == -0.9899924966004454
+
+
+def seed_f(x):
+    y = lax.sin(x) * 2.
+    z = -y + x
+    return z
+
+
+def test_seed_grad():
+    assert mj.grad(seed_f)(3.) == 2.979984993200891
+
+
+def test_seed_linearize_of_jit():
+    y, f_lin = mj.linearize(mj.jit(seed_f), 3.)
+    np.testing.assert_allclose([y, f_lin(1.)], [2.7177599838802657, 2.979984993200891],
+                               rtol=1e-15)
+
+
+def test_seed_linearize_of_nested_jit():
+    @mj.jit
+    def g(x, y):
+        return lax.cos(x) + y
+
+    @mj.jit
+    def f(x):
+        y = lax.sin(x) * 2.
+        return g(x, y)
+
+    y, f_lin = mj.linearize(f, 3.)
+    np.testing.assert_allclose([y, f_lin(1.)], [-0.7077524804807109, -2.121105001260758],
+                               rtol=1e-15)
+
+
+@mj.jit
+def seed_g(x):
+    return lax.cos(x) * 2.
+
+
+def seed_f_calls_jit(x):
+    return seed_g(x * 2.)
+
+
+def test_seed_grad_through_jitted_g():
+    np.testing.assert_allclose(mj.grad(seed_f_calls_jit)(3.), 1.1176619927957034, rtol=1e-15)
+
+
+def seed_foo(x):
+    @mj.jit
+    def bar(y):
+        def baz(w):
+            q = mj.jit(lambda x: y)(x)
+            q = q + mj.jit(lambda: y)()
+            q = q + mj.jit(lambda y: w + y)(y)
+            q = mj.jit(lambda w: mj.jit(lax.sin)(x) * y)(1.0) + q
+            return q
+        p, t = mj.jvp(baz, (x + 1.0,), (y,))
+        return t + (x * p)
+    return bar(x)
+
+
+@pytest.mark.parametrize('f', [seed_foo, seed_f_calls_jit], ids=['foo', 'f'])
+def test_seed_compositionality_stress(f):
+    jit, grad, jvp = mj.jit, mj.grad, mj.jvp
+    values = [f(3.), jit(f)(3.), jvp(f, (3.,), (5.,))[0], jvp(jit(f), (3.,), (5.,))[0]]
+    derivs = [grad(f)(3.), grad(jit(f))(3.), jit(grad(jit(f)))(3.),
+              jvp(f, (3.,), (1.,))[1], jvp(jit(f), (3.,), (1.,))[1]]
+    hessians = [grad(grad(f))(3.), grad(grad(jit(f)))(3.), grad(jit(grad(f)))(3.),
+                jit(grad(grad(f)))(3.), jvp(grad(f), (3.,), (1.,))[1],
+                jvp(jit(grad(f)), (3.,), (1.,))[1], jvp(jit(grad(f)), (3.,), (1.,))[1]]
+    for group in (values, derivs, hessians):
+        np.testing.assert_allclose(group, [group[0]] * len(group), rtol=1e-12)
+    # and against JAX's derivative of the same program for f
+    if f is seed_f_calls_jit:
+        jf = lambda x: jnp.cos(x * 2.) * 2.  # noqa: E731
+        np.testing.assert_allclose(derivs[0], jax.grad(jf)(3.), rtol=1e-12)
+        np.testing.assert_allclose(hessians[0], jax.grad(jax.grad(jf))(3.), rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------- composition
+
+def mlp_loss(params, x):
+    w1, b1, w2 = params
+    h = lax.tanh(lax.add(lax.mul(w1, x), b1))
+    return lax.reduce_sum(lax.mul(lax.mul(h, w2), lax.mul(h, w2)))
+
+
+def jax_mlp_loss(params, x):
+    w1, b1, w2 = params
+    h = jnp.tanh(w1 * x + b1)
+    return jnp.sum((h * w2) ** 2)
+
+
+@pytest.mark.parametrize('transform', ['plain', 'grad_of_jit', 'jit_of_grad', 'jit_both'])
+def test_grad_pytree_params_in_every_jit_order(transform):
+    params = (normal(4), normal(4), normal(4))
+    x = normal(4)
+    g = {'plain': mj.grad(mlp_loss),
+         'grad_of_jit': mj.grad(mj.jit(mlp_loss)),
+         'jit_of_grad': mj.jit(mj.grad(mlp_loss)),
+         'jit_both': mj.jit(mj.grad(mj.jit(mlp_loss)))}[transform]
+    mine = g(params, x)
+    theirs = jax.grad(jax_mlp_loss)(params, x)
+    assert isinstance(mine, tuple) and len(mine) == 3
+    for a, b in zip(mine, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_value_and_grad_and_argnums():
+    f = lambda x, y: lax.reduce_sum(lax.mul(lax.sin(x), y))  # noqa: E731
+    jf = lambda x, y: jnp.sum(jnp.sin(x) * y)  # noqa: E731
+    x, y = normal(3), normal(3)
+    value, (gx, gy) = mj.value_and_grad(f, argnums=(0, 1))(x, y)
+    j_value, (jgx, jgy) = jax.value_and_grad(jf, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(value, j_value, rtol=1e-12)
+    np.testing.assert_allclose(gx, jgx, rtol=1e-12)
+    np.testing.assert_allclose(gy, jgy, rtol=1e-12)
+    np.testing.assert_allclose(mj.grad(f, argnums=1)(x, y), jgy, rtol=1e-12)
+    np.testing.assert_allclose(mj.grad(f, argnums=-1)(x, y), jgy, rtol=1e-12)
+
+
+def test_vjp_pytree_in_and_out():
+    def f(inputs):
+        return {'s': lax.sin(inputs['a']), 'p': lax.mul(inputs['a'], inputs['b'])}
+
+    def jf(inputs):
+        return {'s': jnp.sin(inputs['a']), 'p': inputs['a'] * inputs['b']}
+
+    inputs = {'a': normal(2), 'b': normal(2)}
+    ct = {'s': normal(2), 'p': normal(2)}
+    out, f_vjp = mj.vjp(f, inputs)
+    j_out, j_vjp = jax.vjp(jf, inputs)
+    (mine,), (theirs,) = f_vjp(ct), j_vjp(ct)
+    for k in ('a', 'b'):
+        np.testing.assert_allclose(mine[k], theirs[k], rtol=1e-12)
+    np.testing.assert_allclose(out['p'], j_out['p'], rtol=1e-12)
+
+
+def test_grad_of_python_control_flow_on_known_primals():
+    f = lambda x: x * x if x > 0 else 0.  # noqa: E731
+    assert mj.grad(f)(3.) == 6.
+    assert mj.grad(f)(-3.) == 0.
+
+
+def test_grad_of_unused_argument_is_zero():
+    g = mj.grad(lambda x, y: lax.sin(x), argnums=(0, 1))(1., 2.)
+    assert g == (np.cos(1.), 0.)
+
+
+# ----------------------------------------------------------------------------- symbolic zeros
+
+def test_zero_tangents_stay_symbolic():
+    """A constant's tangent is never materialized: no broadcast of zeros in the program."""
+    def f(x):
+        c = lax.full((3,), 2.0, np.float64)  # a constant: its tangent is zero
+        return lax.reduce_sum(lax.mul(lax.sin(x), lax.exp(c)))
+
+    jaxpr = mj.make_jaxpr(mj.grad(f))(normal(3))
+    broadcasts = [e for e in jaxpr.eqns if e.primitive is lax.broadcast_p]
+    # one broadcast builds c, one transposes reduce_sum; no zeros are built
+    assert len(broadcasts) == 2
+    assert all(e.inputs[0].val != 0 for e in broadcasts if hasattr(e.inputs[0], 'val'))
+
+
+def test_linear_jaxpr_has_only_tangent_work():
+    """linearize stages only the tangent computation: sin runs now, cos*t is staged."""
+    y, f_lin = mj.linearize(lambda x: lax.sin(lax.sin(x)), 2.)
+    jaxpr = mj.make_jaxpr(f_lin)(1.)
+    assert [e.primitive.name for e in jaxpr.eqns] == ['mul', 'mul']
+
+
+# ----------------------------------------------------------------------------- errors
+
+def test_grad_of_non_scalar_output_names_the_shape():
+    with pytest.raises(TypeError, match=r'float64\[3\]'):
+        mj.grad(lax.sin)(normal(3))
+
+
+def test_grad_of_integer_output_is_refused():
+    with pytest.raises(TypeError, match='scalar float'):
+        mj.grad(lambda x: lax.convert_element_type(x, np.int32))(1.)
+
+
+def test_vjp_cotangent_of_wrong_shape():
+    _, f_vjp = mj.vjp(lax.sin, normal(3))
+    with pytest.raises(TypeError, match=r'float64\[2\].*float64\[3\]'):
+        f_vjp(normal(2))
+
+
+def test_grad_argnums_out_of_range():
+    with pytest.raises(ValueError, match='argnums'):
+        mj.grad(lax.sin, argnums=2)(1.)
