@@ -46,7 +46,7 @@ def zeros(aval):
     return lax.full(aval.shape, 0, aval.dtype)
 
 
-def join_weak_types(what, avals_lists):
+def join_weak_types(what, names, avals_lists):
     """Output dtypes that all of several jaxprs can agree on.
 
     Where one jaxpr returns a weakly typed Python scalar and another a typed array, the
@@ -62,9 +62,8 @@ def join_weak_types(what, avals_lists):
                 a.dtype == target.dtype or
                 (a.weak_type and dtypes.weak_join(target.dtype, a.dtype) is not None))
             if not compatible:
-                types = ' and '.join(b.str_short() for b in avals)
-                raise TypeError(f'{what}: output {position} has different types in different '
-                                f'branches: {types}')
+                types = ', '.join(f'{n} gives {b.str_short()}' for n, b in zip(names, avals))
+                raise TypeError(f'{what}: output {position} differs between branches: {types}')
         joined.append(target.dtype)
     return joined
 

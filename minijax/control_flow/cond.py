@@ -19,7 +19,7 @@ from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal, transposed_jaxpr
-from minijax.ir.jaxpr import JaxprEqn, Var, eval_closed_jaxpr
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
 
 cond_p = Primitive('cond', multiple_results=True)
@@ -37,7 +37,8 @@ def cond(pred, true_fun, false_fun, *operands):
     if aval.shape != () or aval.dtype != dtypes.bool_:
         raise TypeError(f'cond: the predicate must be a scalar bool, got {aval.str_short()}')
     index = lax.convert_element_type(pred, dtypes.int32)
-    return _switch(index, [false_fun, true_fun], operands, 'cond')
+    return _switch(index, [false_fun, true_fun], operands, 'cond',
+                   ['the false branch', 'the true branch'])
 
 
 def switch(index, branches, *operands):
@@ -51,10 +52,11 @@ def switch(index, branches, *operands):
     if aval.dtype != dtypes.int32:
         index = lax.convert_element_type(index, dtypes.int32)
     index = lax.min(lax.max(index, np.int32(0)), np.int32(len(branches) - 1))
-    return _switch(index, branches, operands, 'switch')
+    return _switch(index, branches, operands, 'switch',
+                   [f'branch {i}' for i in range(len(branches))])
 
 
-def _switch(index, funs, operands, what):
+def _switch(index, funs, operands, what, names):
     operands_flat, in_tree = tree_util.tree_flatten(operands)
     in_avals = [core.raise_to_shaped(core.get_aval(x)) for x in operands_flat]
     traced = [trace_function(f, in_tree, in_avals) for f in funs]
@@ -62,7 +64,7 @@ def _switch(index, funs, operands, what):
     if any(t != out_trees[0] for t in out_trees):
         raise TypeError(f'{what}: branches return different structures: '
                         f'{" and ".join(map(str, out_trees))}')
-    out_dtypes = join_weak_types(what, [closed.out_avals for closed, _, _ in traced])
+    out_dtypes = join_weak_types(what, names, [closed.out_avals for closed, _, _ in traced])
     branches, closed_over = _join_closed_over(
         [(cast_outputs(closed, out_dtypes), consts) for closed, consts, _ in traced])
     outs = cond_p.bind(index, *closed_over, *operands_flat, branches=branches)
@@ -70,15 +72,19 @@ def _switch(index, funs, operands, what):
 
 
 def _join_closed_over(traced):
-    """Branches that all take every branch's closed-over values, then the operands."""
-    avals = [[core.raise_to_shaped(core.get_aval(c)) for c in consts] for _, consts in traced]
+    """Branches that all take every value any branch closed over (once each), then the
+    operands; a branch ignores the values only other branches use."""
+    unique = {id(c): c for _, consts in traced for c in consts}
     branches = []
-    for i, (closed, consts) in enumerate(traced):
-        before = [a for avs in avals[:i] for a in avs]
-        after = [a for avs in avals[i + 1:] for a in avs]
-        closed = insert_unused_inputs(closed, len(consts), after)
-        branches.append(insert_unused_inputs(closed, 0, before))
-    return tuple(branches), [c for _, consts in traced for c in consts]
+    for closed, consts in traced:
+        jaxpr = closed.jaxpr
+        own = dict(zip(map(id, consts), jaxpr.invars))
+        invars = [own.get(key) or Var(core.raise_to_shaped(core.get_aval(c)))
+                  for key, c in unique.items()]
+        invars += jaxpr.invars[len(consts):]
+        branches.append(ClosedJaxpr(Jaxpr(jaxpr.constvars, invars, jaxpr.eqns, jaxpr.outs),
+                                    closed.consts))
+    return tuple(branches), list(unique.values())
 
 
 # ----------------------------------------------------------------------------- evaluation

@@ -15,6 +15,7 @@ from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal, unbroadcast
 from minijax.lax.structural import broadcast, full
+from minijax.lax.checked_impl import def_checked_impl
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim, broadcast_scalars, compare
 
@@ -28,7 +29,7 @@ def unary_primitive(name, impl, hlo_op, derivative=None, float_only=True):
     ``None`` means the primitive is not differentiable (its tangent is zero).
     """
     prim = Primitive(name)
-    prim.def_impl(lambda x: impl(np.asarray(x)))
+    def_checked_impl(prim, lambda x: impl(np.asarray(x)))
 
     def abstract_eval(x):
         if float_only and not dtypes.is_float(x.dtype):
@@ -94,8 +95,10 @@ neg = _unary_function(neg_p, 'Elementwise negation.')
 # ----------------------------------------------------------------------------- binary
 
 
-def _binary_abstract_eval(name, out_dtype=None):
+def _binary_abstract_eval(name, out_dtype=None, float_only=False):
     def abstract_eval(x, y):
+        if float_only and not dtypes.is_float(x.dtype):
+            raise TypeError(f'{name} needs floating-point operands, got {x.str_short()}')
         if x.dtype != y.dtype or (x.shape != y.shape and x.shape and y.shape):
             raise TypeError(f'{name} got incompatible operands {x.str_short()} and '
                             f'{y.str_short()}: they need one dtype and equal shapes '
@@ -106,20 +109,16 @@ def _binary_abstract_eval(name, out_dtype=None):
     return abstract_eval
 
 
-def binary_primitive(name, impl, lowering, out_dtype=None):
+def binary_primitive(name, impl, lowering, out_dtype=None, float_only=False):
     """Define a binary elementwise primitive: impl, abstract eval, batching and lowering.
 
     ``lowering(ctx, x, y)`` gets operands already broadcast to the result shape. The
     differentiation rules differ per primitive and are given beside each definition.
     """
     prim = Primitive(name)
-    abstract_eval = prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype))
+    prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype, float_only))
 
-    def checked_impl(x, y):
-        abstract_eval(core.get_aval(x), core.get_aval(y))
-        return impl(x, y)
-
-    prim.def_impl(checked_impl)
+    def_checked_impl(prim, impl)
     batching.broadcasting_batcher(prim)
     register_lowering(prim, lambda ctx, x, y: lowering(ctx, *broadcast_scalars(ctx, [x, y])))
     return prim
@@ -226,7 +225,7 @@ div_p.def_transpose(_div_transpose)
 
 max_p = binary_primitive('max', np.maximum, _hlo_binary(hlo.MaxOp))
 min_p = binary_primitive('min', np.minimum, _hlo_binary(hlo.MinOp))
-pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp))
+pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), float_only=True)
 
 max = _binary_function(max_p, 'Elementwise maximum (NaN if either is NaN).')  # noqa: A001
 min = _binary_function(min_p, 'Elementwise minimum (NaN if either is NaN).')  # noqa: A001
@@ -318,7 +317,7 @@ def _integer_pow_lowering(ctx, x, *, y):
     return hlo.DivOp(one, acc).result if y < 0 else acc
 
 
-integer_pow_p.def_impl(lambda x, *, y: np.power(np.asarray(x), y))
+def_checked_impl(integer_pow_p, lambda x, *, y: np.power(np.asarray(x), y))
 integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
 integer_pow_p.def_batching(lambda vals, dims, *, y: (integer_pow(vals[0], y), dims[0]))
@@ -431,7 +430,7 @@ def _select_n_lowering(ctx, which, *cases):
     return tree(0, len(cases))
 
 
-select_n_p.def_impl(_select_n_impl)
+def_checked_impl(select_n_p, _select_n_impl)
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_jvp(_select_n_jvp, symbolic_zeros=True)
 select_n_p.def_transpose(_select_n_transpose)
@@ -449,7 +448,8 @@ def convert_element_type(x, new_dtype):
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
 
 
-convert_element_type_p.def_impl(lambda x, *, new_dtype: np.asarray(x).astype(new_dtype))
+def_checked_impl(convert_element_type_p,
+                 lambda x, *, new_dtype: np.asarray(x).astype(new_dtype))
 convert_element_type_p.def_abstract_eval(
     lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype))
 convert_element_type_p.def_batching(

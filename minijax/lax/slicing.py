@@ -16,6 +16,7 @@ from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.checked_impl import def_checked_impl
 from minijax.lowering import register_lowering
 
 # ----------------------------------------------------------------------------- slice
@@ -79,7 +80,7 @@ def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
                  insert(strides, 1)), bdim
 
 
-slice_p.def_impl(_slice_impl)
+def_checked_impl(slice_p, _slice_impl)
 slice_p.def_abstract_eval(_slice_abstract_eval)
 ad.defjvp_linear(slice_p)
 slice_p.def_transpose(_slice_transpose)
@@ -163,7 +164,7 @@ def _dynamic_slice_batching(vals, dims, *, slice_sizes):
     return dynamic_slice_p.bind(x, *indices, slice_sizes=sizes), x_dim
 
 
-dynamic_slice_p.def_impl(_dynamic_slice_impl)
+def_checked_impl(dynamic_slice_p, _dynamic_slice_impl)
 dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
 dynamic_slice_p.def_jvp(_dynamic_slice_jvp, symbolic_zeros=True)
 dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
@@ -227,7 +228,7 @@ def _dynamic_update_slice_batching(vals, dims):
     return dynamic_update_slice_p.bind(x, update, np.zeros((), dtypes.int32), *indices), 0
 
 
-dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
+def_checked_impl(dynamic_update_slice_p, _dynamic_update_slice_impl)
 dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_abstract_eval)
 dynamic_update_slice_p.def_jvp(_dynamic_update_slice_jvp, symbolic_zeros=True)
 dynamic_update_slice_p.def_transpose(_dynamic_update_slice_transpose)

@@ -54,8 +54,10 @@ def update_file(path: str) -> int:
     marker = pipelines[0][0]
     written = 0
     for _, prefix, command in pipelines:
-        output = _run(command, path).splitlines()
-        lines, n = _update_prefix(lines, marker, prefix, output, path)
+        with tempfile.TemporaryDirectory() as tmp:
+            output = _run(command, path, tmp).splitlines()
+        converter = _LineConverter([tmp, os.path.dirname(os.path.abspath(path))])
+        lines, n = _update_prefix(lines, marker, prefix, output, converter, path)
         written += n
     write_atomically(path, '\n'.join(lines) + '\n')
     return written
@@ -101,17 +103,17 @@ def _check_prefix(args, path) -> str:
     return 'CHECK'
 
 
-def _run(command: str, path: str) -> str:
-    """Run a RUN command (lit's substitutions applied) in bash; return what it prints."""
+def _run(command: str, path: str, tmp: str) -> str:
+    """Run a RUN command as lit would (substitutions, directory, PATH); return its output."""
     expect_failure = command.startswith('not ')
     if expect_failure:
         command = command[len('not '):]
-    with tempfile.TemporaryDirectory() as tmp:
-        command = _substitute(command, path, os.path.join(tmp, os.path.basename(path) + '.tmp'))
-        env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep
-                   + os.environ.get('PATH', ''))
-        proc = subprocess.run(['bash', '-o', 'pipefail', '-c', command], env=env,
-                              capture_output=True, text=True)
+    path = os.path.abspath(path)
+    command = _substitute(command, path, os.path.join(tmp, os.path.basename(path) + '.tmp'))
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep
+               + os.environ.get('PATH', ''))
+    proc = subprocess.run(['bash', '-o', 'pipefail', '-c', command], env=env,
+                          cwd=os.path.dirname(path), capture_output=True, text=True)
     if (proc.returncode != 0) != expect_failure:
         last = proc.stderr.strip().splitlines()[-1:] or ['(nothing on stderr)']
         raise Failure(f'the RUN command exited with status {proc.returncode}: {command}: '
@@ -121,25 +123,25 @@ def _run(command: str, path: str) -> str:
 
 def _substitute(command: str, path: str, tmp: str) -> str:
     """lit's ``%python`` (see lit.cfg.py), ``%s``, ``%S``, ``%p``, ``%t`` and ``%%``."""
-    values = {'%python': sys.executable, '%s': path, '%S': os.path.dirname(path) or '.',
-              '%p': os.path.dirname(path) or '.', '%t': tmp}
+    values = {'%python': sys.executable, '%s': path, '%S': os.path.dirname(path),
+              '%p': os.path.dirname(path), '%t': tmp}
     return re.sub(r'%python|%[sSpt%]',
                   lambda m: '%' if m[0] == '%%' else shlex.quote(values[m[0]]), command)
 
 
 # ----------------------------------------------------------------------------- check blocks
 
-def _update_prefix(lines, marker, prefix, output, path):
+def _update_prefix(lines, marker, prefix, output, converter, path):
     blocks = _blocks(lines, marker, prefix)
     if not blocks:
-        new = _check_lines(marker, prefix, None, output)
+        new = _check_lines(marker, prefix, None, output, converter)
         return lines + [''] + new, 1
     starts = _chunk_starts(blocks, output, prefix, path)
     ends = starts[1:] + [len(output)]
     for block, start, end in reversed(list(zip(blocks, starts, ends))):
         label_line = lines[block.start] if block.label is not None else None
         lines = (lines[:block.start]
-                 + _check_lines(marker, prefix, label_line, output[start:end])
+                 + _check_lines(marker, prefix, label_line, output[start:end], converter)
                  + lines[block.end:])
     return lines, len(blocks)
 
@@ -197,14 +199,14 @@ def _pattern_regex(pattern: str) -> re.Pattern:
     return re.compile(regex)
 
 
-def _check_lines(marker, prefix, label_line, chunk) -> list[str]:
+def _check_lines(marker, prefix, label_line, chunk, converter) -> list[str]:
     """The check block for ``chunk``, starting with ``label_line`` if the block had one."""
     chunk = list(chunk)
     while chunk and not chunk[-1].strip():
         chunk.pop()
     if not chunk:
         return [label_line] if label_line is not None else []
-    namer = _SsaNamer()
+    converter.start_block()
     first = chunk[0]
     if label_line is not None:
         label = re.match(rf'^\s*{re.escape(marker)}\s*{re.escape(prefix)}-LABEL:\s?(.*)$',
@@ -212,24 +214,31 @@ def _check_lines(marker, prefix, label_line, chunk) -> list[str]:
         rest = first[_pattern_regex(label).search(first).end():]
         out = [label_line]
         if rest.strip():
-            out.append(f'{marker} {prefix}-SAME: {namer.convert(rest, first)}')
-    elif _SSA.search(first):
-        out = [f'{marker} {prefix}: {namer.convert(first, first)}']
-    else:
-        out = [f'{marker} {prefix}-LABEL: {_escape(first.strip())}']
+            out.append(f'{marker} {prefix}-SAME: {converter.convert(rest, first).strip()}')
+    else:  # a label may not define variables
+        kind = '' if _SSA.search(first) else '-LABEL'
+        out = [f'{marker} {prefix}{kind}: {converter.convert(first, first).strip()}']
     for line in chunk[1:]:
         if line.strip():
-            out.append(f'{marker} {prefix}-NEXT: {namer.convert(line, line)}')
+            out.append(f'{marker} {prefix}-NEXT: {converter.convert(line, line)}')
         else:
             out.append(f'{marker} {prefix}-EMPTY:')
     return out
 
 
-class _SsaNamer:
-    """Turns SSA values into FileCheck variables: defined at first sight in each function."""
+class _LineConverter:
+    """Output text -> FileCheck pattern.
 
-    def __init__(self):
+    SSA values become variables, defined at first sight in each function; the test's directory
+    and lit's temporary directory become ``{{.*}}``, so paths in messages are portable.
+    """
+
+    def __init__(self, directories):
+        self.directories = [os.path.join(d, '') for d in directories]
         self.defined: set[str] = set()
+
+    def start_block(self):
+        self.defined = set()
 
     def convert(self, text: str, full_line: str) -> str:
         if full_line.lstrip().startswith('func.func'):
@@ -237,15 +246,21 @@ class _SsaNamer:
         pieces, pos = [], 0
         for m in _SSA.finditer(text):
             var = self._variable(m[1])
-            pieces.append(_escape(text[pos:m.start()]))
+            pieces.append(self._literal(text[pos:m.start()]))
             if var in self.defined:
                 pieces.append(f'%[[{var}]]')
             else:
                 self.defined.add(var)
-                pieces.append(f'%[[{var}:[A-Za-z0-9_$.-]+]]')
+                pieces.append(f'%[[{var}:.*]]')
             pos = m.end()
-        pieces.append(_escape(text[pos:]))
-        return ''.join(pieces).strip()
+        pieces.append(self._literal(text[pos:]))
+        return ''.join(pieces).rstrip()
+
+    def _literal(self, text: str) -> str:
+        text = _escape(text)
+        for directory in self.directories:
+            text = text.replace(directory, '{{.*}}')
+        return text
 
     @staticmethod
     def _variable(name: str) -> str:

@@ -1,0 +1,270 @@
+"""cond, switch, while_loop, fori_loop and scan against jax.lax, under every transformation."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import minijax as mj
+from minijax import lax
+
+jax.config.update('jax_enable_x64', True)
+
+rng = np.random.default_rng(1)
+
+# Each program is written twice, once per library: (minijax version, jax version).
+
+
+def cond_program(m, l):
+    def f(x, y):
+        return m.cond(l.reduce_sum(x) > 0.,
+                      lambda a, b: (l.sin(a) * b, a),
+                      lambda a, b: (a * a, l.cos(b) * a), x, y)
+    return f
+
+
+def switch_program(m, l):
+    def f(x, y):
+        index = l.convert_element_type(l.reduce_sum(x) * 2., np.int32)
+        return m.switch(index, [lambda a: a * y, lambda a: l.sin(a) + y, lambda a: a * a], x)
+    return f
+
+
+def while_program(m, l):
+    def f(x, y):
+        def body(c):
+            i, v = c
+            return i + 1, v * y + x
+        return m.while_loop(lambda c: c[0] < 4, body, (0, x))[1]
+    return f
+
+
+def fori_program(m, l):
+    def f(x, y):
+        return m.fori_loop(0, 3, lambda i, v: l.sin(v) * y + x, x)
+    return f
+
+
+def scan_program(m, l, reverse=False):
+    def f(x, y):
+        def body(c, xi):
+            new = c * xi + l.sin(c)
+            return new, new * y
+        return m.scan(body, x, y, reverse=reverse)
+    return f
+
+
+def nested_program(m, l):
+    def f(x, y):
+        def body(c, xi):
+            inner = m.jit(lambda c: m.cond(l.reduce_sum(c) > 0., lambda: c * xi,
+                                           lambda: l.sin(c) + xi))
+            return inner(c), l.reduce_sum(c)
+        return m.scan(body, x, y)
+    return f
+
+
+class _MiniAPI:
+    cond, switch, while_loop, fori_loop, scan, jit = (
+        mj.cond, mj.switch, mj.while_loop, mj.fori_loop, mj.scan, mj.jit)
+
+
+class _JaxAPI:
+    cond = staticmethod(lambda p, t, f, *ops: jax.lax.cond(p, t, f, *ops))
+    switch = staticmethod(jax.lax.switch)
+    while_loop = staticmethod(jax.lax.while_loop)
+    fori_loop = staticmethod(jax.lax.fori_loop)
+    scan = staticmethod(jax.lax.scan)
+    jit = staticmethod(jax.jit)
+
+
+class _MiniLax:
+    sin, cos, reduce_sum, convert_element_type = (
+        lax.sin, lax.cos, lambda x: lax.reduce_sum(x), lax.convert_element_type)
+
+
+class _JaxLax:
+    sin, cos, reduce_sum = jnp.sin, jnp.cos, jnp.sum
+    convert_element_type = staticmethod(lambda x, d: x.astype(d))
+
+
+PROGRAMS = {
+    'cond': (cond_program, lambda: (rng.normal(size=3), rng.normal(size=3))),
+    'switch': (switch_program, lambda: (rng.normal(size=3), rng.normal(size=3))),
+    'while': (while_program, lambda: (rng.normal(size=3), rng.uniform(0.5, 1.0, 3))),
+    'fori': (fori_program, lambda: (rng.normal(size=3), rng.normal(size=3))),
+    'scan': (scan_program, lambda: (rng.normal(size=2), rng.normal(size=(4, 2)))),
+    'scan_reverse': (lambda m, l: scan_program(m, l, reverse=True),
+                     lambda: (rng.normal(size=2), rng.normal(size=(4, 2)))),
+    'nested': (nested_program, lambda: (rng.normal(size=2), rng.normal(size=(3, 2)))),
+}
+REVERSE_OK = [name for name in PROGRAMS if name != 'while']
+
+
+def programs(name):
+    make, args = PROGRAMS[name]
+    return make(_MiniAPI, _MiniLax), make(_JaxAPI, _JaxLax), args()
+
+
+def assert_trees_close(mine, theirs, rtol=1e-10):
+    mine_leaves, theirs_leaves = jax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)
+    assert len(mine_leaves) == len(theirs_leaves)
+    for a, b in zip(mine_leaves, theirs_leaves):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=1e-12)
+
+
+def scalar_loss(f, reduce):
+    """Sum of every output: a scalar to differentiate."""
+    def loss(x, y):
+        leaves = jax.tree_util.tree_leaves(f(x, y))
+        total = reduce(leaves[0])
+        for leaf in leaves[1:]:
+            total = total + reduce(leaf)
+        return total
+    return loss
+
+
+@pytest.mark.parametrize('name', list(PROGRAMS))
+@pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
+def test_values(name, jitted):
+    f, jf, args = programs(name)
+    f = mj.jit(f) if jitted else f
+    assert_trees_close(f(*args), jf(*args))
+
+
+@pytest.mark.parametrize('name', list(PROGRAMS))
+@pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
+def test_jvp(name, jitted):
+    f, jf, args = programs(name)
+    tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
+    f = mj.jit(f) if jitted else f
+    assert_trees_close(mj.jvp(f, args, tangents), jax.jvp(jf, args, tangents))
+
+
+@pytest.mark.parametrize('name', list(PROGRAMS))
+@pytest.mark.parametrize('in_axes', [(0, 0), (0, None), (None, 1)], ids=str)
+def test_vmap(name, in_axes):
+    f, jf, (x, y) = programs(name)
+    batched = [np.stack([a, a * 0.5 - 0.1, -a], axis=ax) if ax is not None else a
+               for a, ax in zip((x, y), in_axes)]
+    if in_axes[1] == 1 and np.ndim(y) < 1:
+        pytest.fail('bad test setup')
+    assert_trees_close(mj.vmap(f, in_axes)(*batched), jax.vmap(jf, in_axes)(*batched))
+    assert_trees_close(mj.jit(mj.vmap(f, in_axes))(*batched), jax.vmap(jf, in_axes)(*batched))
+
+
+@pytest.mark.parametrize('name', REVERSE_OK)
+@pytest.mark.parametrize('order', ['grad', 'grad_jit', 'jit_grad'])
+def test_grad(name, order):
+    f, jf, args = programs(name)
+    loss, jloss = scalar_loss(f, lax.reduce_sum), scalar_loss(jf, jnp.sum)
+    g = {'grad': mj.grad(loss, (0, 1)), 'grad_jit': mj.grad(mj.jit(loss), (0, 1)),
+         'jit_grad': mj.jit(mj.grad(loss, (0, 1)))}[order]
+    assert_trees_close(g(*args), jax.grad(jloss, (0, 1))(*args), rtol=1e-9)
+
+
+@pytest.mark.parametrize('name', REVERSE_OK)
+def test_linearize_and_vjp(name):
+    f, jf, args = programs(name)
+    tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
+    out, f_lin = mj.linearize(f, *args)
+    assert_trees_close(f_lin(*tangents), jax.jvp(jf, args, tangents)[1])
+    j_out, j_vjp = jax.vjp(jf, *args)
+    ct = jax.tree_util.tree_map(lambda o: rng.normal(size=np.shape(o)), j_out)
+    _, f_vjp = mj.vjp(f, *args)
+    assert_trees_close(f_vjp(ct), j_vjp(ct))
+
+
+def test_linearize_of_while_loop_works_but_grad_is_refused():
+    f, jf, args = programs('while')
+    tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
+    _, f_lin = mj.linearize(f, *args)
+    assert_trees_close(f_lin(*tangents), jax.jvp(jf, args, tangents)[1])
+    with pytest.raises(TypeError, match='while_loop.*fori_loop'):
+        mj.grad(lambda x, y: lax.reduce_sum(f(x, y)))(*args)
+
+
+def test_hessian_through_scan():
+    f = lambda x: mj.scan(lambda c, xi: (c * lax.sin(xi * c), None), x, np.ones(3))[0]  # noqa
+    jf = lambda x: jax.lax.scan(lambda c, xi: (c * jnp.sin(xi * c), None), x, np.ones(3))[0]  # noqa
+    np.testing.assert_allclose(mj.grad(mj.grad(f))(0.7), jax.grad(jax.grad(jf))(0.7),
+                               rtol=1e-10)
+
+
+# ----------------------------------------------------------------------------- the seed, Part 5
+
+def test_seed_part5_examples():
+    out = mj.cond(True, lambda: 3, lambda: 4)
+    assert out == 3
+    _, out_tan = mj.jvp(lambda x: mj.cond(True, lambda: x * x, lambda: 0.), (1.,), (1.,))
+    assert out_tan == 2.0
+    out = mj.vmap(lambda x: mj.cond(True, lambda: x + 1., lambda: 0.))(np.array([1., 2., 3.]))
+    np.testing.assert_array_equal(out, [2., 3., 4.])
+    out = mj.jit(lambda x: mj.cond(x > 0, lambda: 2, lambda: 3))(1.)
+    assert int(out) == 2
+    _, f_lin = mj.linearize(lambda x: mj.cond(True, lambda: x, lambda: 0.), 1.)
+    assert f_lin(3.14) == 3.14
+    _, f_lin = mj.linearize(mj.jit(lambda x: mj.cond(True, lambda: x, lambda: 0.)), 1.)
+    np.testing.assert_allclose(f_lin(3.14), 3.14)
+    assert mj.grad(lambda x: mj.cond(True, lambda: x * x, lambda: 0.))(1.) == 2.0
+
+
+def test_batched_predicate_selects_per_example():
+    f = lambda x: mj.cond(x > 0, lambda: x * x * x, lambda: lax.sin(x))  # noqa: E731
+    xs = np.array([-2., 2., -0.5])
+    np.testing.assert_allclose(mj.vmap(f)(xs), np.where(xs > 0, xs ** 3, np.sin(xs)))
+    jaxpr = mj.make_jaxpr(mj.vmap(f))(xs)
+    assert 'select_n' in str(jaxpr) and 'cond' not in str(jaxpr)
+
+
+def test_switch_clamps_the_index():
+    f = lambda i: mj.switch(i, [lambda: 10., lambda: 20., lambda: 30.])  # noqa: E731
+    assert [float(f(i)) for i in (-5, 0, 1, 2, 7)] == [10., 10., 20., 30., 30.]
+    assert [float(mj.jit(f)(i)) for i in (-5, 7)] == [10., 30.]
+
+
+def test_weak_python_scalar_joins_the_other_branch_and_the_carry():
+    x = np.float32(2.)
+    assert mj.cond(True, lambda: x, lambda: 0.).dtype == np.float32
+    out = mj.jit(lambda x: mj.while_loop(lambda v: v < 100., lambda v: v * x, 1.))(x)
+    assert out.dtype == np.float32 and float(out) == 128.
+
+
+def test_control_flow_printed_with_sub_jaxprs_indented():
+    text = str(mj.make_jaxpr(lambda x: mj.cond(x > 0., lambda: x * 2., lambda: x))(1.))
+    assert text == '\n'.join([
+        '{ lambda a:float64[] .',
+        '  let b:bool[] = greater a 0.0',
+        '      c:int32[] = convert_element_type [ new_dtype=int32 ] b',
+        '      d:float64[] = cond c a',
+        '        branches[0]=',
+        '          { lambda a:float64[] .',
+        '            let ',
+        '            in ( a ) }',
+        '        branches[1]=',
+        '          { lambda a:float64[] .',
+        '            let b:float64[] = mul a 2.0',
+        '            in ( b ) }',
+        '  in ( d ) }'])
+
+
+# ----------------------------------------------------------------------------- errors
+
+def test_cond_branch_types_must_match():
+    with pytest.raises(TypeError, match=r'false branch gives float64\[2\], '
+                                        r'the true branch gives float64\[3\]'):
+        mj.cond(True, lambda: np.zeros(3), lambda: np.zeros(2))
+
+
+def test_cond_predicate_must_be_scalar_bool():
+    with pytest.raises(TypeError, match=r'scalar bool, got float64\[\]'):
+        mj.cond(1., lambda: 1., lambda: 2.)
+
+
+def test_while_body_must_preserve_carry_types():
+    with pytest.raises(TypeError, match=r'float64\[\].*float64\[2\]'):
+        mj.while_loop(lambda v: False, lambda v: np.zeros(2), 1.)
+
+
+def test_scan_length_mismatch():
+    with pytest.raises(ValueError, match=r'\[2, 3\]'):
+        mj.scan(lambda c, x: (c, None), 0., (np.zeros(2), np.zeros(3)))
