@@ -80,19 +80,35 @@ def _check_arity(fn, args, target: str) -> None:
 
 def run_command(args) -> None:
     values = [parse_value(v) for v in args.arg]
-    flat_values = tree_util.tree_leaves(values)
     if targets.is_python_target(args.target):
-        fn = targets.load_function(args.target)
-        _check_arity(fn, values, args.target)
-        module = _jitted(fn).lower(*values).compiler_ir()
+        outputs = _run_function(args.target, values, args.backend)
     else:
-        if args.target.endswith('.py'):
-            raise UsageError(f"TARGET '{args.target}' needs a function: "
-                             f'{args.target}:FUNCTION')
-        module = modules.load_module(args.target)
-        _check_entry_types(module, flat_values, args.target)
-    for out in BACKENDS[args.backend](module, flat_values):
+        outputs = _run_module_file(args.target, values, args.backend)
+    for out in outputs:
         print(format_value(out))
+
+
+def _run_function(target: str, values, backend: str) -> list[np.ndarray]:
+    fn = targets.load_function(target)
+    _check_arity(fn, values, target)
+    lowered = _jitted(fn).lower(*values)
+    if backend == 'interpreter':
+        return reference_interpreter.run_module(lowered.compiler_ir(),
+                                                tree_util.tree_leaves(values))
+    # As jit runs it: through its compile cache (and MINIJAX_DUMP_DIR).
+    return [np.asarray(x) for x in tree_util.tree_leaves(lowered.compile()(*values))]
+
+
+def _run_module_file(path: str, values, backend: str) -> list[np.ndarray]:
+    if path.endswith('.py'):
+        raise UsageError(f"TARGET '{path}' needs a function: {path}:FUNCTION")
+    module = modules.load_module(path)
+    flat_values = tree_util.tree_leaves(values)
+    _check_entry_types(module, flat_values, path)
+    if backend == 'interpreter':
+        return reference_interpreter.run_module(module, flat_values)
+    executable = runtime.compile_module(module)
+    return [np.asarray(b) for b in executable([runtime.device_put(a) for a in flat_values])]
 
 
 def _check_entry_types(module, values, path: str) -> None:
@@ -108,12 +124,7 @@ def _check_entry_types(module, values, path: str) -> None:
             raise UsageError(f'--arg {i} for {path} is a {g} but @main expects {e}')
 
 
-def _run_pjrt(module, args) -> list[np.ndarray]:
-    executable = runtime.compile_module(module)
-    return [np.asarray(b) for b in executable([runtime.device_put(a) for a in args])]
-
-
-BACKENDS = {'pjrt': _run_pjrt, 'interpreter': reference_interpreter.run_module}
+BACKENDS = ('pjrt', 'interpreter')
 
 
 # ----------------------------------------------------------------------------- check, update
@@ -181,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--arg', metavar='VALUE', action='append', default=[],
                      help='the next argument, in order: SPEC=literal (f32[3]=[1,2,3], '
                           "f64[]=2.5, '(f32[2], i32[])=([1,2], 3)') or @file.npy")
-    run.add_argument('--backend', choices=tuple(BACKENDS), default='pjrt',
+    run.add_argument('--backend', choices=BACKENDS, default='pjrt',
                      help='pjrt: compile with XLA and run on the CPU (default); interpreter: '
                           'the StableHLO reference interpreter shipped in jaxlib')
     run.set_defaults(command=run_command)

@@ -7,6 +7,7 @@ import numpy as np
 from minijax import core, lax
 from minijax.control_flow.scan import scan
 from minijax.control_flow.while_loop import while_loop
+from minijax.lax.elementwise import promote_weak_scalars
 
 
 def fori_loop(lower, upper, body_fun, init_val):
@@ -23,6 +24,9 @@ def fori_loop(lower, upper, body_fun, init_val):
 
         (_, val), _ = scan(step, (lower, init_val), None, length=max(upper - lower, 0))
         return val
+
+    # the counter takes the bounds' dtype (a Python int bound joins the other's)
+    lower, upper = promote_weak_scalars('fori_loop', lower, upper)
 
     def cond(carry):
         i, stop, _ = carry
