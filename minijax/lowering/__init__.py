@@ -1,7 +1,10 @@
 """From jaxprs to StableHLO MLIR modules, built op by op with the MLIR Python bindings.
 
 The public extension point is ``register_lowering(primitive, rule)``; see ``registry``.
+``stablehlo`` is jaxlib's StableHLO dialect module, re-exported for writing rules.
 """
+from jaxlib.mlir.dialects import stablehlo
+
 from minijax.lowering.context import mlir_context
 from minijax.lowering.module import (
     LoweringError, ModuleContext, constant, lower_jaxpr, lower_jaxpr_to_module, module_text,
@@ -11,4 +14,4 @@ from minijax.lowering.types import element_type, tensor_type
 
 __all__ = ['LoweringError', 'LoweringRuleContext', 'ModuleContext', 'constant', 'element_type',
            'get_lowering', 'lower_jaxpr', 'lower_jaxpr_to_module', 'mlir_context',
-           'module_text', 'register_lowering', 'tensor_type', 'verify_module']
+           'module_text', 'register_lowering', 'stablehlo', 'tensor_type', 'verify_module']
