@@ -9,6 +9,7 @@ from minijax.array import Array
 from minijax.autodiff import grad, linearize, value_and_grad, vjp
 from minijax.control_flow import cond, fori_loop, scan, switch, while_loop
 from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct
+from minijax.flops import flops
 from minijax.interpreters.batching import vmap
 from minijax.interpreters.jvp import jvp
 from minijax.interpreters.transpose import is_undefined_primal
@@ -17,6 +18,6 @@ from minijax.jit import jit
 from minijax.tree_util import register_pytree_node
 
 __all__ = ['Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray', 'cond',
-           'fori_loop', 'grad', 'is_undefined_primal', 'jit', 'jvp', 'lax', 'linearize',
+           'flops', 'fori_loop', 'grad', 'is_undefined_primal', 'jit', 'jvp', 'lax', 'linearize',
            'make_jaxpr', 'register_pytree_node', 'scan', 'switch', 'value_and_grad', 'vjp',
            'vmap', 'while_loop']

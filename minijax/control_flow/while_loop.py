@@ -195,7 +195,7 @@ while_p.def_batching(_while_batching)
 
 # ----------------------------------------------------------------------------- partial eval
 
-def _split_known(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, unknowns):
+def split_known_loop(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, unknowns):
     """Split a loop with partly unknown operands.
 
     Returns (which operands count as unknown: a carry whose value the loop makes unknown
@@ -226,7 +226,7 @@ def _while_partial_eval(trace, tracers, **params):
     """Run the loop over the known carries now; stage the whole loop for the unknown ones
     (it recomputes the known part: the trip count is only known by running)."""
     unknowns = [not t.pval.is_known for t in tracers]
-    operands_uk, carry_uk, known_params = _split_known(unknowns=unknowns, **params)
+    operands_uk, carry_uk, known_params = split_known_loop(unknowns=unknowns, **params)
     staged = trace.stage(while_p, [trace.instantiate_const(t) for t in tracers], params,
                          params['body_jaxpr'].out_avals)
     if known_params is None:
@@ -237,7 +237,7 @@ def _while_partial_eval(trace, tracers, **params):
 
 
 def _while_partial_eval_jaxpr(unknowns, eqn):
-    operands_uk, carry_uk, known_params = _split_known(unknowns=unknowns, **eqn.params)
+    operands_uk, carry_uk, known_params = split_known_loop(unknowns=unknowns, **eqn.params)
     if known_params is None:
         return None
     known_ins = [x for x, uk in zip(eqn.inputs, operands_uk) if not uk]

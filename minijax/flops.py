@@ -1,0 +1,151 @@
+"""``flops``: counting a program's floating-point operations without running it.
+
+A transformation as an interpreter over a jaxpr (the Mini-JAX FLOPS lesson): trace the
+function to a jaxpr, then walk the equations summing a per-primitive cost. The costs follow
+XLA's ``cost_analysis()`` so the two can be compared: one flop per element for elementwise
+arithmetic, comparisons, selects and conversions; none for transcendental functions (XLA
+counts those apart) or for ops that only move data; a reduction of n elements to m costs
+n - m; ``dot_general`` costs 2 per multiply-add. Control flow is followed: ``xla_call``
+into its jaxpr, ``cond`` takes its most expensive branch, ``scan`` multiplies its body by
+its length and ``while_loop`` by its trip count, when that does not depend on the inputs.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from minijax import core, lax
+from minijax.control_flow import cond_p, scan_p, while_p
+from minijax.control_flow.while_loop import split_known_loop
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, eval_closed_jaxpr
+from minijax.ir.tracing import make_jaxpr
+from minijax.jit import xla_call_p
+
+#: primitive -> rule(eqn, known) giving the flops of one equation; ``known`` maps the jaxpr
+#: variables whose values do not depend on the inputs to those values.
+flop_rules: dict[core.Primitive, Callable[[JaxprEqn, dict], int]] = {}
+
+
+def flops(f):
+    """``flops(f)(*args)``: the floating-point operations ``f`` performs on such arguments.
+
+    Arguments may be arrays, scalars or ``ShapeDtypeStruct``: only their types are used.
+    """
+    def count(*args):
+        closed = make_jaxpr(f)(*args)
+        return closed_jaxpr_flops(closed)
+    return count
+
+
+def closed_jaxpr_flops(closed: ClosedJaxpr, known_inputs=None) -> int:
+    known = dict(zip(closed.jaxpr.constvars, closed.consts))
+    known.update(known_inputs or {})
+    return jaxpr_flops(closed.jaxpr, known)
+
+
+def jaxpr_flops(jaxpr: Jaxpr, known: dict) -> int:
+    """The flops of ``jaxpr``; ``known`` holds variables with input-independent values."""
+    known = dict(known)
+    total = 0
+    for eqn in jaxpr.eqns:
+        rule = flop_rules.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(f"flops: no cost rule for primitive '{eqn.primitive.name}' "
+                                      '(add one to minijax.flops.flop_rules)')
+        total += rule(eqn, known)
+        _fold_constants(eqn, known)
+    return total
+
+
+def _fold_constants(eqn, known):
+    """Record the outputs of an equation all of whose inputs are known (e.g. loop bounds)."""
+    if all(isinstance(x, Lit) or x in known for x in eqn.inputs):
+        values = [x.val if isinstance(x, Lit) else known[x] for x in eqn.inputs]
+        outs = eqn.primitive.bind(*values, **eqn.params)
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        known.update(zip(eqn.out_binders, outs))
+
+
+def _size(aval) -> int:
+    return math.prod(aval.shape)
+
+
+def _per_output_element(eqn, known):
+    return sum(_size(v.aval) for v in eqn.out_binders)
+
+
+def _free(eqn, known):
+    return 0
+
+
+def _reduction(eqn, known):
+    return _size(eqn.inputs[0].aval) - _size(eqn.out_binders[0].aval)
+
+
+def _dot_general(eqn, known):
+    (lhs_contract, _), _ = eqn.params['dimension_numbers']
+    contracted = math.prod(eqn.inputs[0].aval.shape[d] for d in lhs_contract)
+    return 2 * _size(eqn.out_binders[0].aval) * contracted
+
+
+def _inner_known(closed, inputs, known):
+    """The known values of a sub-jaxpr's inputs, given those of the outer equation."""
+    return {v: known[x] if isinstance(x, Var) else x.val
+            for v, x in zip(closed.jaxpr.invars, inputs)
+            if isinstance(x, Lit) or x in known}
+
+
+def _xla_call(eqn, known):
+    closed = eqn.params['jaxpr']
+    return closed_jaxpr_flops(closed, _inner_known(closed, eqn.inputs, known))
+
+
+def _cond(eqn, known):
+    return max(closed_jaxpr_flops(b, _inner_known(b, eqn.inputs[1:], known))
+               for b in eqn.params['branches'])
+
+
+def _scan(eqn, known):
+    return eqn.params['length'] * closed_jaxpr_flops(eqn.params['jaxpr'])
+
+
+def _while(eqn, known):
+    unknowns = [not (isinstance(x, Lit) or x in known) for x in eqn.inputs]
+    operands_uk, _, known_loop = split_known_loop(unknowns=unknowns, **eqn.params)
+    if known_loop is None:
+        raise ValueError('flops: the trip count of a while_loop depends on the inputs, so its '
+                         'cost is unknown without running it')
+    operands = [x.val if isinstance(x, Lit) else known[x]
+                for x, uk in zip(eqn.inputs, operands_uk) if not uk]
+    trips = _count_trips(operands, **known_loop)
+    p = eqn.params
+    return (trips * closed_jaxpr_flops(p['body_jaxpr']) +
+            (trips + 1) * closed_jaxpr_flops(p['cond_jaxpr']))
+
+
+def _count_trips(operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts, rest = core.split_list(operands, cond_nconsts)
+    body_consts, carry = core.split_list(rest, body_nconsts)
+    trips = 0
+    while np.asarray(eval_closed_jaxpr(cond_jaxpr, [*cond_consts, *carry])[0]):
+        carry = eval_closed_jaxpr(body_jaxpr, [*body_consts, *carry])
+        trips += 1
+    return trips
+
+
+_ELEMENTWISE = ['add', 'sub', 'mul', 'div', 'max', 'min', 'neg', 'abs', 'sign', 'greater',
+                'less', 'eq', 'ne', 'ge', 'le', 'select_n', 'convert_element_type',
+                'integer_pow']
+_TRANSCENDENTAL = ['sin', 'cos', 'exp', 'log', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'pow']
+_DATA_MOVEMENT = ['broadcast_in_dim', 'reshape', 'transpose', 'concatenate', 'slice',
+                  'dynamic_slice', 'dynamic_update_slice', 'pad', 'iota']
+_REDUCTIONS = ['reduce_sum', 'reduce_max', 'reduce_min', 'argmax', 'argmin']
+
+for _names, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
+                      (_DATA_MOVEMENT, _free), (_REDUCTIONS, _reduction)]:
+    for _name in _names:
+        flop_rules[getattr(lax, f'{_name}_p')] = _rule
+flop_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
+                   scan_p: _scan, while_p: _while})
