@@ -255,7 +255,7 @@ def test_zero_tangents_stay_symbolic():
         return lax.reduce_sum(lax.mul(lax.sin(x), lax.exp(c)))
 
     jaxpr = mj.make_jaxpr(mj.grad(f))(normal(3))
-    broadcasts = [e for e in jaxpr.eqns if e.primitive is lax.broadcast_p]
+    broadcasts = [e for e in jaxpr.eqns if e.primitive is lax.broadcast_in_dim_p]
     # one broadcast builds c, one transposes reduce_sum; no zeros are built
     assert len(broadcasts) == 2
     assert all(e.inputs[0].val != 0 for e in broadcasts if hasattr(e.inputs[0], 'val'))
@@ -289,3 +289,24 @@ def test_vjp_cotangent_of_wrong_shape():
 def test_grad_argnums_out_of_range():
     with pytest.raises(ValueError, match='argnums'):
         mj.grad(lax.sin, argnums=2)(1.)
+
+
+# ----------------------------------------------------------------------------- cost
+
+def test_reverse_mode_flops_within_three_times_the_forward_pass():
+    """XLA's FLOP count of jit(grad(loss)) is at most 3x that of jit(loss) for an MLP
+    (deterministic counts, not timings; bench/reverse_mode_cost.py records JAX's beside)."""
+    dn = (((1,), (0,)), ((), ()))
+
+    def loss(params, x):
+        w1, b1, w2, b2 = params
+        h = lax.tanh(lax.add(lax.dot_general(x, w1, dn), b1))
+        out = lax.add(lax.dot_general(h, w2, dn), b2)
+        return lax.reduce_sum(lax.mul(out, out))
+
+    shapes = [(64, 128), (32, 128), (128, 10), (32, 10)]
+    params = [normal(*s).astype(np.float32) for s in shapes]
+    x = normal(32, 64).astype(np.float32)
+    forward = mj.jit(loss).lower(params, x).compile().cost_analysis()['flops']
+    backward = mj.jit(mj.grad(loss)).lower(params, x).compile().cost_analysis()['flops']
+    assert backward <= 3 * forward

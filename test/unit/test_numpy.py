@@ -1,0 +1,233 @@
+"""minijax.numpy and minijax.nn against jax.numpy: values (eager and under jit), derivatives,
+broadcasting, type promotion with weak Python scalars, indexing, ``.at`` updates and errors.
+
+Each row is a function of a module ``m`` (``minijax.numpy`` or ``jax.numpy``), so one
+lambda states the call for both.
+"""
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import F32, F64, I32, I64, BOOL, assert_close
+
+import minijax
+import minijax.nn as mnn
+import minijax.numpy as mnp
+
+
+class Case(NamedTuple):
+    id: str
+    fn: Callable                 # fn(m, *args) with m the numpy module
+    shapes: tuple
+    dtype: np.dtype = F32
+    differentiable: bool = True
+    pos: bool = False
+
+
+def _args(rng, case):
+    def one(shape):
+        if case.dtype == BOOL:
+            return rng.random(shape) > .5
+        if np.issubdtype(case.dtype, np.integer):
+            return rng.integers(-5, 6, shape).astype(case.dtype)
+        x = rng.uniform(-2, 2, shape)
+        return (np.abs(x) + .5 if case.pos else x).astype(case.dtype)
+    return [one(s) for s in case.shapes]
+
+
+def _nn(m):
+    return mnn if m is mnp else jax.nn
+
+
+CASES = [
+    # broadcasting elementwise arithmetic
+    Case('add-broadcast', lambda m, x, y: m.add(x, y), ((3, 1), (4,))),
+    Case('sub-rank', lambda m, x, y: x - y, ((2, 3, 4), (3, 1))),
+    Case('mul-scalar', lambda m, x: x * 2, ((3,),)),
+    Case('rmul-float', lambda m, x: 2.5 * x, ((3,),)),
+    Case('div-broadcast', lambda m, x, y: x / y, ((3, 4), (4,)), pos=True),
+    Case('pow-int', lambda m, x: x ** 3, ((3, 4),)),
+    Case('pow-float', lambda m, x, y: x ** y, ((3, 4), (4,)), pos=True),
+    Case('rpow', lambda m, x: 2. ** x, ((3,),)),
+    Case('maximum', lambda m, x, y: m.maximum(x, y), ((3, 4), (3, 1))),
+    Case('minimum', lambda m, x: m.minimum(x, 0.), ((3, 4),)),
+    Case('neg-abs', lambda m, x: abs(-x), ((3,),)),
+    Case('math', lambda m, x: m.exp(x) + m.log(x) + m.tanh(x) + m.sqrt(x) + m.sin(x)
+         + m.cos(x), ((3, 4),), pos=True),
+    Case('sign', lambda m, x: m.sign(x) * x, ((5,),)),
+    Case('compare', lambda m, x, y: m.where(x >= y, x, y) + m.where(x == y, y, 0.)
+         + m.where(x != y, 2., x) + m.where(x <= 0.5, x, 0.), ((3, 4), (4,))),
+    Case('where-broadcast', lambda m, c, x: m.where(c > 0, x, -1.), ((3, 1), (4,))),
+    # reductions
+    *[Case(f'{name}-{axis}-{keepdims}',
+           lambda m, x, name=name, axis=axis, k=keepdims: getattr(m, name)(x, axis=axis,
+                                                                           keepdims=k),
+           ((2, 3, 4),)) for name in ('sum', 'max', 'min', 'mean')
+      for axis, keepdims in [(None, False), (1, True), ((0, 2), False), (-1, False)]],
+    Case('method-sum', lambda m, x: x.sum(0) + x.mean() + x.max(1).sum() + x.min(), ((3, 4),)),
+    Case('argmax', lambda m, x: m.argmax(x, axis=1), ((3, 4),), differentiable=False),
+    Case('argmax-flat', lambda m, x: m.argmax(x), ((3, 4),), differentiable=False),
+    Case('argmax-keepdims', lambda m, x: m.argmax(x, 0, keepdims=True), ((3, 4),),
+         differentiable=False),
+    Case('sum-int', lambda m, x: m.sum(x, 0), ((3, 4),), I32, differentiable=False),
+    Case('sum-bool', lambda m, x: m.sum(x), ((3, 4),), BOOL, differentiable=False),
+    Case('mean-int', lambda m, x: m.mean(x, 1), ((3, 4),), I32, differentiable=False),
+    # linear algebra
+    Case('matmul', lambda m, x, y: x @ y, ((3, 4), (4, 5))),
+    Case('matmul-vec', lambda m, x, y: m.matmul(x, y), ((3, 4), (4,))),
+    Case('vec-matmul', lambda m, x, y: x @ y, ((4,), (4, 5))),
+    Case('matmul-batched', lambda m, x, y: m.matmul(x, y), ((2, 1, 3, 4), (5, 4, 2))),
+    Case('dot', lambda m, x, y: m.dot(x, y), ((2, 3, 4), (4, 5))),
+    Case('dot-vec', lambda m, x, y: m.dot(x, y), ((4,), (4,))),
+    Case('dot-matvec', lambda m, x, y: m.dot(x, y), ((3, 4), (4,))),
+    Case('dot-scalar', lambda m, x, y: m.dot(x, y), ((), (4,))),
+    Case('matmul-int', lambda m, x, y: x @ y, ((3, 4), (4, 2)), I64, differentiable=False),
+    # shapes
+    Case('reshape', lambda m, x: m.reshape(x, (4, -1)), ((2, 3, 4),)),
+    Case('reshape-method', lambda m, x: x.reshape(6, 4) + x.reshape((6, 4)), ((2, 3, 4),)),
+    Case('transpose', lambda m, x: m.transpose(x) + 0 * x.T, ((2, 3, 4),)),
+    Case('transpose-axes', lambda m, x: m.transpose(x, (1, 2, 0)), ((2, 3, 4),)),
+    Case('swapaxes', lambda m, x: m.swapaxes(x, 0, -1), ((2, 3, 4),)),
+    Case('expand_dims', lambda m, x: m.expand_dims(x, (0, -1)), ((2, 3),)),
+    Case('squeeze', lambda m, x: m.squeeze(x) + m.squeeze(x, 1).sum(), ((3, 1, 1),)),
+    Case('broadcast_to', lambda m, x: m.broadcast_to(x, (2, 3, 4)), ((3, 1),)),
+    Case('concatenate', lambda m, x, y: m.concatenate([x, y], axis=-1), ((2, 3), (2, 1))),
+    Case('stack', lambda m, x, y: m.stack([x, y], axis=1), ((2, 3), (2, 3))),
+    Case('astype', lambda m, x: x.astype(m.float64) * 2, ((3,),)),
+    # creation, mixed with traced values
+    Case('creation', lambda m, x: x + m.zeros((3,), m.float32) + m.ones(3, m.float32)
+         + m.full((3,), 2.5, m.float32) + m.zeros_like(x) + m.ones_like(x), ((3,),)),
+    Case('arange', lambda m, x: x * m.arange(4) + m.arange(1, 9, 2, dtype=m.float32)
+         + m.arange(0., 2., .5, dtype=m.float32), ((4,),)),
+    Case('linspace', lambda m, x: x * m.linspace(0., 1., 4, dtype=m.float32), ((4,),)),
+    Case('full-like-traced', lambda m, x: m.full((2, 3), x[0]), ((3,),)),
+    # indexing and functional updates
+    Case('getitem-int', lambda m, x: x[1] + x[-1], ((3, 4),)),
+    Case('getitem-slices', lambda m, x: x[:, 1:3], ((3, 4),)),
+    Case('getitem-ellipsis-none', lambda m, x: x[..., None], ((3, 4),)),
+    Case('getitem-strided', lambda m, x: x[1:, ::2], ((3, 5),)),
+    Case('getitem-mixed', lambda m, x: x[0, None, 1:, -1], ((2, 3, 4),)),
+    Case('at-set', lambda m, x: x.at[1].set(0.), ((3, 4),)),
+    Case('at-set-slice', lambda m, x, v: x.at[:, 1:3].set(v), ((3, 4), (3, 2))),
+    Case('at-add-strided', lambda m, x, v: x.at[::2, 1].add(v), ((5, 3), (3,))),
+    Case('at-add-broadcast', lambda m, x: x.at[1:].add(1), ((3, 4),)),
+    # nn
+    Case('logsumexp', lambda m, x: (mnn.logsumexp(x) if m is mnp
+                                    else jax.scipy.special.logsumexp(x)), ((3, 4),)),
+    Case('logsumexp-axis', lambda m, x: (mnn.logsumexp(x, 1, keepdims=True) if m is mnp
+                                         else jax.scipy.special.logsumexp(x, 1, keepdims=True)),
+         ((3, 4),)),
+    Case('softmax', lambda m, x: _nn(m).softmax(x), ((3, 4),)),
+    Case('softmax-axis0', lambda m, x: _nn(m).softmax(x, axis=0), ((3, 4),)),
+]
+
+
+def _ids(cases):
+    return [pytest.param(c, id=c.id) for c in cases]
+
+
+@pytest.mark.parametrize('case', _ids(CASES))
+def test_eval(case, rng):
+    args = _args(rng, case)
+    expected = case.fn(jnp, *map(jnp.asarray, args))
+    assert_close(case.fn(mnp, *(mnp.asarray(a) for a in args)), expected)
+
+
+@pytest.mark.parametrize('case', _ids(CASES))
+def test_jit(case, rng):
+    args = _args(rng, case)
+    expected = case.fn(jnp, *map(jnp.asarray, args))
+    assert_close(minijax.jit(lambda *a: case.fn(mnp, *a))(*args), expected)
+
+
+@pytest.mark.parametrize('case', _ids([c for c in CASES if c.differentiable]))
+def test_jvp(case, rng):
+    args = _args(rng, case)
+    tangents = [rng.uniform(-1, 1, np.shape(a)).astype(case.dtype) for a in args]
+    out, tan = minijax.jvp(lambda *a: case.fn(mnp, *a), args, tangents)
+    expected_out, expected_tan = jax.jvp(lambda *a: case.fn(jnp, *a), tuple(args),
+                                         tuple(tangents))
+    assert_close(out, expected_out)
+    assert_close(tan, expected_tan)
+
+
+@pytest.mark.parametrize('case', _ids([c for c in CASES if c.differentiable]))
+def test_vjp(case, rng):
+    args = [a.astype(F64) for a in _args(rng, case)]
+    out, f_vjp = minijax.vjp(lambda *a: case.fn(mnp, *a), *args)
+    expected_out, jax_vjp = jax.vjp(lambda *a: case.fn(jnp, *a), *args)
+    ct = rng.uniform(-1, 1, np.shape(expected_out)).astype(np.asarray(expected_out).dtype)
+    for got, expected in zip(f_vjp(ct), jax_vjp(ct), strict=True):
+        assert_close(got, expected)
+
+
+def test_vmap_of_indexing_and_updates(rng):
+    x = rng.uniform(size=(4, 3, 5))
+
+    def f(m, x):
+        return x.at[1:, ::2].set(x[0, :3]) + x[:, -1:] @ m.ones((5, 5))
+
+    assert_close(minijax.vmap(lambda x: f(mnp, x), 2)(x), jax.vmap(lambda x: f(jnp, x), 2)(x))
+
+
+# ----------------------------------------------------------------------------- promotion
+
+_WEAK = {'py-int': 2, 'py-float': 2.5, 'py-bool': True}
+
+
+@pytest.mark.parametrize('a', [F32, F64, I32, I64, BOOL, 'py-int', 'py-float'])
+@pytest.mark.parametrize('b', [F32, F64, I32, I64, BOOL, 'py-int', 'py-float', 'py-bool'])
+def test_type_promotion_matches_jax(a, b):
+    def value(kind):
+        return _WEAK[kind] if isinstance(kind, str) else np.ones(3, kind)
+    expected = np.asarray(jnp.add(value(a), value(b)))
+    results = [mnp.add(value(a), value(b))]
+    if np.ndim(expected):
+        results.append(minijax.jit(mnp.add)(value(a), value(b)))
+    for got in results:
+        assert np.asarray(got).dtype == expected.dtype
+        np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+@pytest.mark.parametrize('dtype', [BOOL, I32, I64, F32])
+def test_true_divide_and_mean_give_floats_like_jax(dtype):
+    x = np.ones((2, 3), dtype)
+    assert_close(mnp.true_divide(x, x), jnp.true_divide(x, x))
+    assert_close(mnp.mean(x), jnp.mean(x))
+    assert_close(mnp.exp(x), jnp.exp(x))
+
+
+# ----------------------------------------------------------------------------- errors
+
+@pytest.mark.parametrize('thunk,error,message', [
+    (lambda: mnp.add(np.ones((3, 2)), np.ones(4)), ValueError, r'\(3, 2\) and \(4,\)'),
+    (lambda: minijax.jit(lambda x, y: x * y)(np.ones((2, 3)), np.ones((3, 2))), ValueError,
+     r'\(2, 3\) and \(3, 2\)'),
+    (lambda: mnp.matmul(np.ones((2, 3)), np.ones((2, 3))), ValueError, r'\(2, 3\) and \(2, 3\)'),
+    (lambda: mnp.dot(np.ones(3), np.ones(4)), ValueError, r'\(3,\) and \(4,\)'),
+    (lambda: mnp.broadcast_to(np.ones(3), (2, 4)), ValueError, r'\(3,\).*\(2, 4\)'),
+    (lambda: mnp.reshape(np.ones((2, 3)), (4, -1)), ValueError, r'\(2, 3\).*\(4, -1\)'),
+    (lambda: mnp.concatenate([np.ones((2, 3)), np.ones((3, 2))]), ValueError,
+     r'\(2, 3\) and \(3, 2\)'),
+    (lambda: mnp.asarray(np.ones(3, np.float16)), TypeError, 'float16'),
+    (lambda: mnp.zeros(3, np.complex64), TypeError, 'complex64'),
+    (lambda: mnp.add(np.ones(3, np.uint8), 1.), TypeError, 'uint8'),
+    (lambda: minijax.jit(lambda x: x[3])(np.ones(3)), IndexError, 'index 3 .* size 3'),
+    (lambda: minijax.jit(lambda x: x[0, 0])(np.ones(3)), IndexError, 'too many'),
+    (lambda: minijax.jit(lambda x, i: x[i])(np.ones(3), 1), TypeError, 'static'),
+])
+def test_errors_name_shapes_and_dtypes(thunk, error, message):
+    with pytest.raises(error, match=message):
+        thunk()
+
+
+def test_tracer_iteration_uses_static_indexing():
+    out = minijax.jit(lambda x: [row.sum() for row in x])(np.arange(6.).reshape(3, 2))
+    np.testing.assert_array_equal(np.asarray(out), [1., 5., 9.])
+
+
+def test_jit_of_at_set_lowers_to_pad_and_select():
+    text = minijax.jit(lambda x: x.at[1].set(0.)).lower(np.ones((3, 2))).as_text()
+    assert 'stablehlo.pad' in text and 'stablehlo.select' in text
