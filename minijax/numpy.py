@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array
+from minijax.array import Array, to_device
 from minijax.core import Tracer
 
 float32, float64 = np.float32, np.float64
@@ -162,12 +162,13 @@ def where(condition, x, y):
 
 
 def asarray(x, dtype=None):
-    """``x`` as a minijax value (a traced value or Array stays one) of ``dtype``."""
+    """``x`` as a minijax value of ``dtype``: a traced value stays traced, anything else
+    becomes a device ``Array`` (so it has ``.at`` and minijax's operators)."""
     if isinstance(x, (Tracer, Array)):
         return x if dtype is None else _cast(x, dtypes.check_supported(dtype))
     x = np.asarray(x, dtype)
     dtypes.check_supported(x.dtype, f'asarray of shape {x.shape}')
-    return x
+    return Array(to_device(x))
 
 
 array = asarray

@@ -104,8 +104,9 @@ def _pp_eqn(names, eqn: JaxprEqn) -> PPrint:
 def _pp_params(params) -> PPrint:
     if not params:
         return pp(' ')
-    items = ' '.join(f'{k}={_param_str(v)}' for k, v in sorted(params.items()))
-    return pp(f' [ {items} ] ')
+    # As the seed's pp_params: one parameter per line, aligned after ' [ '.
+    items = vcat([pp(f'{k}={_param_str(v)}') for k, v in sorted(params.items())])
+    return pp(' [ ') >> items >> pp(' ] ')
 
 
 def _param_str(v):

@@ -1,0 +1,245 @@
+"""jit: values against JAX for every primitive's lowering, composition, caching, lower/compile,
+and device-resident Arrays."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from conftest import F32, F64, PRIMITIVE_CASES, assert_close, random_array
+
+import minijax
+from minijax import lax, runtime
+from minijax.array import Array
+
+
+def _jit_params():
+    """Each primitive row in its first and last dtype (e.g. float32 and int64)."""
+    return [pytest.param(c, d, id=f'{c.id}-{d.name}')
+            for c in PRIMITIVE_CASES for d in dict.fromkeys((c.dtypes[0], c.dtypes[-1]))]
+
+
+@pytest.mark.parametrize('case,dtype', _jit_params())
+def test_jit_every_primitive_matches_jax(case, dtype, rng):
+    args = case.args(rng, dtype)
+    out = minijax.jit(case.mj)(*args)
+    assert isinstance(out, Array)
+    assert_close(out, case.jx(*args))
+
+
+def f_np(x, y):
+    return -(lax.sin(x) * 2.) + lax.mul(x, lax.cos(y))
+
+
+def f_jx(x, y):
+    return -(jnp.sin(x) * 2.) + x * jnp.cos(y)
+
+
+@pytest.mark.parametrize('dtype', [F32, F64])
+def test_jit_of_jit(dtype, rng):
+    inner = minijax.jit(f_np)
+    outer = minijax.jit(lambda x, y: lax.add(inner(x, y), inner(y, x)))
+    x, y = random_array(rng, (3,), dtype), random_array(rng, (3,), dtype)
+    assert_close(outer(x, y), f_jx(x, y) + f_jx(y, x))
+
+
+@pytest.mark.parametrize('dtype', [F32, F64])
+def test_jvp_of_jit(dtype, rng):
+    x, y, tx, ty = (random_array(rng, (3,), dtype) for _ in range(4))
+    out, tan = minijax.jvp(minijax.jit(f_np), (x, y), (tx, ty))
+    out_ref, tan_ref = jax.jvp(f_jx, (x, y), (tx, ty))
+    assert_close(out, out_ref)
+    assert_close(tan, tan_ref)
+
+
+def test_jvp_of_jit_of_jit_second_order():
+    f = minijax.jit(lambda x: minijax.jit(f_np)(x, x))
+    d = lambda g: lambda x: minijax.jvp(g, (x,), (1.,))[1]  # noqa: E731
+    dj = lambda g: lambda x: jax.jvp(g, (x,), (1.,))[1]  # noqa: E731
+    assert_close(d(d(f))(0.7), dj(dj(lambda x: f_jx(x, x)))(0.7))
+
+
+@pytest.mark.parametrize('in_axes', [0, (1, None), (None, 0)])
+def test_vmap_of_jit(in_axes, rng):
+    x = random_array(rng, (4, 3), F64)
+    y = random_array(rng, (4, 3) if in_axes == 0 else (3,), F64)
+    if in_axes == (None, 0):
+        x, y = y, x
+    out = minijax.vmap(minijax.jit(f_np), in_axes)(x, y)
+    assert_close(out, jax.vmap(f_jx, in_axes)(x, y))
+
+
+def test_jit_of_vmap_of_jvp(rng):
+    x, t = random_array(rng, (5, 3), F32), random_array(rng, (5, 3), F32)
+    g = lambda x, t: minijax.jvp(lambda x: f_np(x, x), (x,), (t,))  # noqa: E731
+    gj = lambda x, t: jax.jvp(lambda x: f_jx(x, x), (x,), (t,))  # noqa: E731
+    out = minijax.jit(minijax.vmap(g))(x, t)
+    ref = jax.vmap(gj)(x, t)
+    assert_close(out[0], ref[0])
+    assert_close(out[1], ref[1])
+
+
+@pytest.mark.parametrize('args,dtype', [
+    ((3., 4.), F64),                                     # Python floats are float64
+    ((np.float32(3.), np.float32(4.)), F32),
+    ((np.ones(3, np.float32), 4.), F32),                 # a weak scalar takes the array's dtype
+])
+def test_jit_result_dtypes(args, dtype):
+    out = minijax.jit(lambda x, y: lax.mul(lax.sin(x), lax.cos(y)))(*args)
+    ref = jax.jit(lambda x, y: jnp.sin(x) * jnp.cos(y))(*args)
+    assert out.dtype == dtype == ref.dtype
+    assert_close(out, ref)
+
+
+def test_jit_pytree_args_and_outputs():
+    f = minijax.jit(lambda d: {'a': lax.sin(d['x']), 'b': [d['y'], None]})
+    out = f({'x': np.ones(2), 'y': 2.})
+    assert set(out) == {'a', 'b'} and out['b'][1] is None
+    assert_close(out['a'], jnp.sin(np.ones(2)))
+    assert_close(out['b'][0], np.float64(2.))
+
+
+def test_jit_constant_output_and_closure(rng):
+    c = random_array(rng, (3,), F64)
+    assert_close(minijax.jit(lambda: lax.sin(c))(), jnp.sin(c))
+    assert_close(minijax.jit(lambda x: lax.add(x, c))(c), c + c)
+
+
+# ----------------------------------------------------------------------------- caching
+
+def _counts():
+    return {k: runtime.counters[k] for k in ('trace', 'lower', 'compile')}
+
+
+def _delta(before):
+    return {k: runtime.counters[k] - v for k, v in before.items()}
+
+
+def test_second_call_same_types_does_no_work():
+    def f(x, y):
+        return lax.mul(lax.sin(x), lax.cos(y))
+    g = minijax.jit(f)
+    before = _counts()
+    g(np.ones(3), 2.)
+    assert _delta(before) == {'trace': 1, 'lower': 1, 'compile': 1}
+    before = _counts()
+    g(np.zeros(3), 5.)  # other values, same types
+    assert _delta(before) == {'trace': 0, 'lower': 0, 'compile': 0}
+    before = _counts()
+    g(np.ones(4), 2.)   # a new shape: traced, lowered and compiled once more
+    assert _delta(before) == {'trace': 1, 'lower': 1, 'compile': 1}
+    before = _counts()
+    g(np.ones(4, np.float32), np.float32(2.))  # a new dtype
+    assert _delta(before) == {'trace': 1, 'lower': 1, 'compile': 1}
+
+
+def test_seed_tracing_printed_once(capsys):
+    @minijax.jit
+    def f(x, y):
+        print('tracing!')
+        return lax.mul(lax.sin(x), lax.cos(y))
+    assert float(f(3., 4.)) == pytest.approx(-0.09224219304455371, abs=1e-16)
+    assert float(f(4., 5.)) == pytest.approx(-0.21467624978306993, abs=1e-16)
+    assert capsys.readouterr().out == 'tracing!\n'
+
+
+def test_jvp_of_jit_caches_the_transformed_jaxpr():
+    g = minijax.jit(lambda x: lax.sin(lax.mul(x, 2.)))
+    minijax.jvp(g, (1.,), (1.,))
+    before = _counts()
+    out, tan = minijax.jvp(g, (2.,), (3.,))
+    assert _delta(before) == {'trace': 0, 'lower': 0, 'compile': 0}
+    assert_close(tan, jax.jvp(lambda x: jnp.sin(2. * x), (2.,), (3.,))[1])
+
+
+def test_vmap_of_jit_caches_the_transformed_jaxpr():
+    g = minijax.jit(lambda x: lax.sin(lax.mul(x, 2.)))
+    minijax.vmap(g)(np.ones(3))
+    before = _counts()
+    minijax.vmap(g)(np.zeros(3))
+    assert _delta(before) == {'trace': 0, 'lower': 0, 'compile': 0}
+
+
+def test_lower_then_call_does_not_recompile():
+    g = minijax.jit(lambda x: lax.exp(x))
+    lowered = g.lower(np.ones(2))
+    compiled = lowered.compile()
+    before = _counts()
+    g(np.ones(2))
+    compiled(np.ones(2))
+    g.lower(np.ones(2)).compile()
+    assert _delta(before) == {'trace': 0, 'lower': 0, 'compile': 0}
+
+
+# ----------------------------------------------------------------------------- lower / compile
+
+def test_lower_as_text_and_compiler_ir():
+    def sincos(x, y):
+        return lax.mul(lax.sin(x), lax.cos(y))
+    lowered = minijax.jit(sincos).lower(minijax.ShapeDtypeStruct((3,), np.float32), 2.)
+    text = lowered.as_text()
+    assert 'module @jit_sincos' in text
+    assert 'func.func public @main' in text
+    assert 'stablehlo.sine' in text and 'stablehlo.cosine' in text
+    assert 'tensor<3xf32>' in text and 'loc(' not in text
+    assert 'loc(' in lowered.as_text(debug_info=True)
+    module = lowered.compiler_ir()
+    assert str(module.operation.attributes['sym_name']) == '"jit_sincos"'
+    module.operation.verify()
+
+
+def test_jit_of_jit_lowering_calls_one_private_function_twice():
+    inner = minijax.jit(lambda x: lax.sin(x))
+    text = minijax.jit(lambda x: lax.add(inner(x), inner(x))).lower(1.).as_text()
+    assert text.count('func.func private') == 1
+    assert text.count('func.call') == 2
+
+
+def test_compile_hlo_and_cost_analysis(rng):
+    x = random_array(rng, (8, 8), F32)
+    compiled = minijax.jit(lambda x: lax.reduce_sum(lax.mul(x, x))).lower(x).compile()
+    hlo = compiled.as_text()
+    assert 'HloModule' in hlo and 'f32[8,8]' in hlo
+    cost = compiled.cost_analysis()
+    assert cost['flops'] > 0
+    assert_close(compiled(x), jnp.sum(x * x))
+    with pytest.raises(TypeError):
+        compiled(np.ones((2, 2), np.float32))
+
+
+# ----------------------------------------------------------------------------- Arrays on device
+
+def test_array_passed_back_is_not_copied_through_host(monkeypatch):
+    g = minijax.jit(lambda x: lax.mul(x, 2.))
+    a = g(np.arange(4.))
+    assert isinstance(a, Array)
+    buffer = a.buffer
+
+    def no_host_copy(*args, **kwargs):
+        raise AssertionError('an Array went through host memory')
+
+    seen = []
+    original_call = runtime.Executable.__call__
+
+    def spy(self, buffers):
+        seen.append(list(buffers))
+        return original_call(self, buffers)
+
+    monkeypatch.setattr(Array, '__array__', no_host_copy)
+    monkeypatch.setattr(runtime, 'device_put', no_host_copy)
+    monkeypatch.setattr(runtime.Executable, '__call__', spy)
+    b = g(a)
+    c = minijax.jit(lambda x, y: lax.add(x, y))(a, b)
+    assert seen[0][0] is buffer
+    assert seen[1][0] is buffer and seen[1][1] is b.buffer
+    monkeypatch.undo()
+    np.testing.assert_array_equal(np.asarray(c), np.arange(4.) * 6)
+
+
+def test_array_duck_types_numpy():
+    a = minijax.jit(lambda x: lax.mul(x, 2.))(np.arange(6.).reshape(2, 3))
+    assert (a.shape, a.dtype, a.ndim, a.size) == ((2, 3), np.float64, 2, 6)
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6.).reshape(2, 3) * 2)
+    np.testing.assert_array_equal(np.asarray(a + 1.), np.arange(6.).reshape(2, 3) * 2 + 1)
+    np.testing.assert_array_equal(np.asarray(-a), -np.arange(6.).reshape(2, 3) * 2)
+    np.testing.assert_array_equal(np.asarray(a > 3.), np.arange(6.).reshape(2, 3) * 2 > 3)
+    np.testing.assert_array_equal(np.asarray(a / 2.), np.arange(6.).reshape(2, 3))
+    assert float(minijax.jit(lambda: lax.sin(1.))()) == pytest.approx(np.sin(1.), abs=1e-16)
