@@ -8,25 +8,30 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, runtime
-from minijax.core import ConcreteArray
+from minijax.core import ConcreteArray, ShapedArray
 
 
 class Array:
     __array_priority__ = 100
-    __slots__ = ('_buffer', '_npy')
+    __slots__ = ('_buffer', '_aval', '_npy')
 
-    def __init__(self, buffer):
+    def __init__(self, buffer, aval: ShapedArray):
+        """``buffer``: a jaxlib device array; ``aval``: its type (jaxlib alone, without
+        ``jax``, does not tell a buffer's shape and dtype)."""
         self._buffer = buffer
+        self._aval = aval
         self._npy = None
 
     @property
     def buffer(self):
         return self._buffer
 
-    shape = property(lambda self: tuple(self._buffer.shape))
-    dtype = property(lambda self: np.dtype(self._buffer.dtype))
-    ndim = property(lambda self: len(self._buffer.shape))
-    size = property(lambda self: int(np.prod(self._buffer.shape, dtype=np.int64)))
+    aval = property(lambda self: self._aval)
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    ndim = property(lambda self: self._aval.ndim)
+    size = property(lambda self: self._aval.size)
+    weak_type = property(lambda self: self._aval.weak_type)
 
     def _value(self) -> np.ndarray:
         if self._npy is None:
@@ -60,7 +65,13 @@ class Array:
 
 
 core._install_operators(Array)
-core.aval_handlers[Array] = lambda x: ConcreteArray(x)
+core.aval_handlers[Array] = lambda x: ConcreteArray(x, x.weak_type)
+
+
+def device_array(x) -> Array:
+    """A NumPy value copied to the device as an ``Array``."""
+    x = np.asarray(x)
+    return Array(runtime.device_put(x), ShapedArray(x.shape, x.dtype))
 
 
 def to_device(x):

@@ -27,6 +27,7 @@ from minijax.tools.output import write_output
 from minijax.tools.specs import format_value, parse_spec, parse_value
 
 EMITS = ('stablehlo', 'jaxpr', 'hlo', 'bytecode')
+BACKENDS = ('pjrt', 'interpreter')
 
 
 # ----------------------------------------------------------------------------- lower
@@ -122,9 +123,6 @@ def _check_entry_types(module, values, path: str) -> None:
     for i, (g, e) in enumerate(zip(given, expected)):
         if g != e:
             raise UsageError(f'--arg {i} for {path} is a {g} but @main expects {e}')
-
-
-BACKENDS = ('pjrt', 'interpreter')
 
 
 # ----------------------------------------------------------------------------- check, update

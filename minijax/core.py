@@ -133,6 +133,20 @@ def get_aval(x):
     return handler(x)
 
 
+def shaped_aval(x) -> ShapedArray:
+    """The type of ``x`` without its value: what ``jit`` keys its caches on (and cheaper to
+    compute than ``get_aval``)."""
+    if isinstance(x, Tracer):
+        return raise_to_shaped(x.aval)
+    scalar = dtypes.PYTHON_SCALARS.get(type(x))
+    if scalar is not None:
+        return ShapedArray((), scalar[0], scalar[1])
+    if type(x) not in aval_handlers:
+        raise TypeError(f'value of type {type(x).__name__} is not a valid minijax type '
+                        '(use arrays, Python scalars or ShapeDtypeStruct)')
+    return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'))
+
+
 def is_valid_value(x):
     return isinstance(x, Tracer) or type(x) in aval_handlers
 

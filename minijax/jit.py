@@ -69,7 +69,7 @@ def _dump(module: ir.Module, dump_dir: str) -> None:
 
 def _xla_call_impl(*args, jaxpr, name):
     buffers = [to_device(x) for x in args]
-    return [Array(b) for b in executable(jaxpr, name)(buffers)]
+    return [Array(b, a) for b, a in zip(executable(jaxpr, name)(buffers), jaxpr.out_avals)]
 
 
 def _xla_call_abstract_eval(*in_avals, jaxpr, name):
@@ -187,7 +187,7 @@ class Jitted:
 
     def _trace(self, args):
         """(closed jaxpr, closed-over tracers, output tree, flat args) for ``args``."""
-        avals, in_tree = abstractify_args(f'jit({self.name})', args)
+        avals, in_tree, leaves = abstractify_args(f'jit({self.name})', args)
         key = (in_tree, tuple(avals))
         cached = self._traces.get(key)
         if cached is None:
@@ -197,11 +197,15 @@ class Jitted:
             cached = (closed, closed_over, out_tree())
             if not closed_over:  # tracers of an outer transformation must not outlive it
                 self._traces[key] = cached
-        return (*cached, tree_util.tree_leaves(args))
+        return (*cached, leaves)
 
     def __call__(self, *args):
         closed, closed_over, out_tree, flat_args = self._trace(args)
-        outs = xla_call(*closed_over, *flat_args, jaxpr=closed, name=self.name)
+        if closed_over or core.dynamic_trace is not None or \
+                any(isinstance(x, core.Tracer) for x in flat_args):
+            outs = xla_call(*closed_over, *flat_args, jaxpr=closed, name=self.name)
+        else:  # nothing to transform: run the executable directly (what bind would reach)
+            outs = _xla_call_impl(*flat_args, jaxpr=closed, name=self.name)
         return tree_util.tree_unflatten(out_tree, outs)
 
     def lower(self, *args) -> 'Lowered':
@@ -248,14 +252,14 @@ class Compiled:
         self._out_tree = out_tree
 
     def __call__(self, *args):
-        avals, _ = abstractify_args('compiled function', args)
+        avals, _, leaves = abstractify_args('compiled function', args)
         expected = self._jaxpr.in_avals
         if len(avals) != len(expected) or not all(map(same_type, avals, expected)):
             raise TypeError('compiled function called with types '
                             f'({", ".join(a.str_short() for a in avals)}) but compiled for '
                             f'({", ".join(a.str_short() for a in expected)})')
-        buffers = [to_device(x) for x in tree_util.tree_leaves(args)]
-        outs = [Array(b) for b in self._executable(buffers)]
+        buffers = self._executable([to_device(x) for x in leaves])
+        outs = [Array(b, a) for b, a in zip(buffers, self._jaxpr.out_avals)]
         return tree_util.tree_unflatten(self._out_tree, outs)
 
     def as_text(self) -> str:

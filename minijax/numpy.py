@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array, to_device
+from minijax.array import Array, device_array
 from minijax.core import Tracer
 
 float32, float64 = np.float32, np.float64
@@ -168,7 +168,7 @@ def asarray(x, dtype=None):
         return x if dtype is None else _cast(x, dtypes.check_supported(dtype))
     x = np.asarray(x, dtype)
     dtypes.check_supported(x.dtype, f'asarray of shape {x.shape}')
-    return Array(to_device(x))
+    return device_array(x)
 
 
 array = asarray

@@ -34,11 +34,11 @@ class _DeviceSharding(xc.SingleDeviceSharding):
     def _to_xla_hlo_sharding(self, ndim):
         return xc.HloSharding.replicate()
 
-    @property
+    @functools.cached_property  # read on every transfer: build it once
     def _internal_device_list(self):
         return xc.DeviceList((device(),))
 
-    @property
+    @functools.cached_property
     def _device_assignment(self):
         return (device(),)
 

@@ -128,6 +128,9 @@ def vmap(f, in_axes=0, out_axes=0):
                 results.append(val)
             else:
                 ndim = core.get_aval(val).ndim + (bdim is not_mapped)
+                if not -ndim <= dst < ndim:
+                    raise ValueError(f'vmap: out_axes {dst} is out of range for an output of '
+                                     f'rank {ndim} (batch axis included)')
                 results.append(move_batch_axis(axis_size, bdim, dst % ndim, val))
         return tree_util.tree_unflatten(out_tree(), results)
 

@@ -128,16 +128,21 @@ def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
             return builder.build(in_tracers, out_tracers)
 
 
-def abstractify_args(what: str, args, kwargs=None) -> tuple[list[ShapedArray], Any]:
-    """Flatten ``args`` and give each leaf its ShapedArray; a TypeError names a bad argument."""
+def abstractify_args(what: str, args) -> tuple[list[ShapedArray], Any, list]:
+    """Flatten ``args``: (the leaves' types, the tree, the leaves).
+
+    A leaf minijax cannot hold is a TypeError that names its argument.
+    """
     leaves, in_tree = tree_util.tree_flatten(args)
-    avals = []
-    for path, leaf in _leaves_with_positions(args):
-        try:
-            avals.append(core.raise_to_shaped(core.get_aval(leaf)))
-        except TypeError as err:
-            raise TypeError(f'{what}: argument {path} {err}') from None
-    return avals, in_tree
+    try:
+        return [core.shaped_aval(x) for x in leaves], in_tree, leaves
+    except TypeError:
+        for position, leaf in _leaves_with_positions(args):
+            try:
+                core.shaped_aval(leaf)
+            except TypeError as err:
+                raise TypeError(f'{what}: argument {position} {err}') from None
+        raise
 
 
 def _leaves_with_positions(args):
@@ -166,7 +171,7 @@ def make_jaxpr(f):
     name = getattr(f, '__name__', 'function')
 
     def make_jaxpr_f(*args):
-        avals, in_tree = abstractify_args(f'make_jaxpr({name})', args)
+        avals, in_tree, _ = abstractify_args(f'make_jaxpr({name})', args)
         flat_fun, out_tree = tree_util.flatten_fun(f, in_tree)
         closed, closed_over = trace_to_jaxpr(flat_fun, avals)
         if closed_over:

@@ -311,10 +311,10 @@ def _integer_pow_lowering(ctx, x, *, y):
         n >>= 1
         if n:
             square = hlo.MulOp(square, square).result
-    one = broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, [])
-    if acc is None:
-        return one
-    return hlo.DivOp(one, acc).result if y < 0 else acc
+    if acc is not None and y > 0:
+        return acc
+    ones = broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, [])
+    return ones if acc is None else hlo.DivOp(ones, acc).result
 
 
 def_checked_impl(integer_pow_p, lambda x, *, y: np.power(np.asarray(x), y))

@@ -29,6 +29,8 @@ def load_module(path: str) -> ir.Module:
         try:
             return ir.Module.parseFile(path)
         except ir.MLIRError as err:
+            if not err.error_diagnostics:  # e.g. an unreadable file
+                raise Failure(' '.join(str(err).split()), where=path) from None
             first, *others = err.error_diagnostics
             more = ''.join(f'\n{_where(d, path)}: error: {d.message}' for d in others)
             raise Failure(first.message + more, where=_where(first, path)) from None

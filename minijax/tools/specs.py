@@ -94,7 +94,7 @@ def format_spec(x) -> str:
 # ----------------------------------------------------------------------------- VALUE
 
 def parse_value(text: str):
-    """A NumPy array (or a tuple of them, as the SPEC says) for ``SPEC=literal`` or ``@file.npy``."""
+    """The NumPy array (or tuple of them, as the SPEC says) of ``SPEC=literal`` or ``@file.npy``."""
     if text.startswith('@'):
         return _load_npy(text[1:])
     spec_text, eq, literal_text = text.partition('=')

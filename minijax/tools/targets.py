@@ -1,4 +1,5 @@
-"""Finding the Python function a TARGET names: ``path/to/file.py:function`` or ``package.module:function``.
+"""Finding the Python function a TARGET names: ``path/to/file.py:function`` or
+``package.module:function``.
 
 A file is executed as a module named after it, with its directory on ``sys.path`` as when it
 is run with ``python``; a dotted module is imported with the current directory on ``sys.path``.

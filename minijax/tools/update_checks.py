@@ -35,7 +35,7 @@ _DOUBLE_BRACKETS = re.compile(r'\[\[|\{\{')
 
 
 @dataclass
-class Block:
+class _Block:
     """A run of check lines: ``lines[start:end]`` of the file, and its label pattern if any."""
     start: int
     end: int
@@ -134,22 +134,22 @@ def _substitute(command: str, path: str, tmp: str) -> str:
 def _update_prefix(lines, marker, prefix, output, converter, path):
     blocks = _blocks(lines, marker, prefix)
     if not blocks:
-        new = _check_lines(marker, prefix, None, output, converter)
+        new = _check_lines(marker, prefix, output, converter)
         return lines + [''] + new, 1
     starts = _chunk_starts(blocks, output, prefix, path)
     ends = starts[1:] + [len(output)]
     for block, start, end in reversed(list(zip(blocks, starts, ends))):
-        label_line = lines[block.start] if block.label is not None else None
+        label = (lines[block.start], block.label) if block.label is not None else None
         lines = (lines[:block.start]
-                 + _check_lines(marker, prefix, label_line, output[start:end], converter)
+                 + _check_lines(marker, prefix, output[start:end], converter, label)
                  + lines[block.end:])
     return lines, len(blocks)
 
 
-def _blocks(lines, marker, prefix) -> list[Block]:
+def _blocks(lines, marker, prefix) -> list[_Block]:
     directive = re.compile(rf'^\s*{re.escape(marker)}\s*{re.escape(prefix)}{_SUFFIXES}:\s?(.*)$')
     label = re.compile(rf'^\s*{re.escape(marker)}\s*{re.escape(prefix)}-LABEL:\s?(.*)$')
-    blocks: list[Block] = []
+    blocks: list[_Block] = []
     i = 0
     while i < len(lines):
         if not directive.match(lines[i]):
@@ -159,7 +159,7 @@ def _blocks(lines, marker, prefix) -> list[Block]:
         while i < len(lines) and directive.match(lines[i]):
             i += 1
         m = label.match(lines[start])
-        blocks.append(Block(start, i, m[1].strip() if m else None))
+        blocks.append(_Block(start, i, m[1].strip() if m else None))
     return blocks
 
 
@@ -199,19 +199,18 @@ def _pattern_regex(pattern: str) -> re.Pattern:
     return re.compile(regex)
 
 
-def _check_lines(marker, prefix, label_line, chunk, converter) -> list[str]:
-    """The check block for ``chunk``, starting with ``label_line`` if the block had one."""
+def _check_lines(marker, prefix, chunk, converter, label=None) -> list[str]:
+    """The check block for ``chunk``; ``label`` is the block's (label line, pattern), kept."""
     chunk = list(chunk)
     while chunk and not chunk[-1].strip():
         chunk.pop()
     if not chunk:
-        return [label_line] if label_line is not None else []
+        return [label[0]] if label is not None else []
     converter.start_block()
     first = chunk[0]
-    if label_line is not None:
-        label = re.match(rf'^\s*{re.escape(marker)}\s*{re.escape(prefix)}-LABEL:\s?(.*)$',
-                         label_line)[1].strip()
-        rest = first[_pattern_regex(label).search(first).end():]
+    if label is not None:
+        label_line, pattern = label
+        rest = first[_pattern_regex(pattern).search(first).end():]
         out = [label_line]
         if rest.strip():
             out.append(f'{marker} {prefix}-SAME: {converter.convert(rest, first).strip()}')

@@ -369,3 +369,12 @@ def test_a_hand_written_lit_test_regenerates_and_still_passes(tmp_path):
     shutil.copy(source, test)
     assert minijax('update-checks', str(test)).returncode == 0
     assert filecheck(test) == 0
+
+
+def test_readme_shows_what_its_lower_command_prints():
+    with open(os.path.join(REPO, 'README.md')) as f:
+        readme = f.read()
+    command = 'minijax lower examples/basics.py:f --arg f32[3]'
+    assert command in readme
+    shown = readme.split('```mlir\n', 1)[1].split('```', 1)[0]
+    assert minijax(*command.split()[1:], cwd=REPO).stdout == shown

@@ -170,17 +170,21 @@ def test_vmap_matches_jax_vmap(case, dtype, axes, rng):
     assert_close(out, jax.vmap(case.jx, in_axes=axes)(*args))
 
 
-@pytest.mark.parametrize('case,dtype', case_params(
-    [c for c in PRIMITIVE_CASES if c.shapes and c.shapes[0]], dtypes=(F32,)))
-@pytest.mark.parametrize('out_axes', [1, -1])
+def _out_rank(case):
+    shapes = [jax.ShapeDtypeStruct(s, case.arg_dtype(i, case.dtypes[0]))
+              for i, s in enumerate(case.shapes)]
+    return np.ndim(jax.eval_shape(case.jx, *shapes))
+
+
+@pytest.mark.parametrize('case,dtype,out_axes', [
+    pytest.param(c, c.dtypes[0], out_axes, id=f'{c.id}-{out_axes}')
+    for c in PRIMITIVE_CASES if c.shapes and c.shapes[0]
+    for out_axes in sorted({1, -1, _out_rank(c)}) if -1 <= out_axes <= _out_rank(c)])
 def test_vmap_out_axes(case, dtype, out_axes, rng):
     axes = (1,) + (None,) * (len(case.shapes) - 1)
     args = _batched_args(case, dtype, axes, rng)
-    ref = jax.vmap(case.jx, in_axes=axes, out_axes=out_axes % (jax.numpy.ndim(
-        jax.eval_shape(case.jx, *[a[:, 0] if i == 0 else a for i, a in enumerate(args)])) + 1)
-        )(*args)
     out = minijax.vmap(case.mj, in_axes=axes, out_axes=out_axes)(*args)
-    assert_close(out, ref)
+    assert_close(out, jax.vmap(case.jx, in_axes=axes, out_axes=out_axes)(*args))
 
 
 @pytest.mark.parametrize('case,dtype', case_params(DIFF_CASES, dtypes=FLOATS))
@@ -307,3 +311,17 @@ def test_vmap_unmapped_output_is_broadcast(rng):
 def test_vmap_bad_in_axes(in_axes, args):
     with pytest.raises((ValueError, TypeError)):
         minijax.vmap(lambda *xs: xs[0], in_axes)(*args)
+
+
+@pytest.mark.parametrize('f,out_axes,arg', [
+    (lambda x: mlax.reduce_sum(x), 1, np.ones((3, 2))),   # a scalar per example: rank 1
+    (lambda x: x, 2, np.ones((3, 2))),
+    (lambda x: x, -3, np.ones((3, 2))),
+])
+def test_vmap_out_axes_out_of_range(f, out_axes, arg):
+    """JAX rejects these too; minijax must not wrap the axis around silently."""
+    with pytest.raises(ValueError):
+        jax.vmap(lambda x: x.sum() if np.ndim(f(np.ones(2))) == 0 else x,
+                 out_axes=out_axes)(arg)
+    with pytest.raises(ValueError, match='out_axes'):
+        minijax.vmap(f, out_axes=out_axes)(arg)
