@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import weakref
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
@@ -183,7 +184,7 @@ class Jitted:
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
         self.__doc__ = getattr(fun, '__doc__', None)
-        self._traces: dict = {}
+        self._traces = _traces_of(fun)
 
     def _trace(self, args):
         """(closed jaxpr, closed-over tracers, output tree, flat args) for ``args``."""
@@ -215,6 +216,18 @@ class Jitted:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
         return Lowered(closed, self.name, out_tree)
+
+
+_trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _traces_of(fun) -> dict:
+    """The trace cache of ``fun``, shared by every ``jit(fun)``: the same function jitted
+    twice is traced (and emitted as a private function) once."""
+    try:
+        return _trace_caches.setdefault(fun, {})
+    except TypeError:  # not weakly referenceable: a cache of its own
+        return {}
 
 
 def jit(fun):

@@ -43,7 +43,7 @@ def unary_primitive(name, impl, hlo_op, derivative=None, float_only=True):
         def jvp_rule(primals, tangents):
             (x,), (t,) = primals, tangents
             ans = prim.bind(x)
-            return ans, mul(t, derivative(x, ans))
+            return ans, mul(derivative(x, ans), t)
         prim.def_jvp(jvp_rule)
     prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
     register_lowering(prim, lambda ctx, x: hlo_op(x).result)

@@ -118,9 +118,13 @@ def _unary(name, dtypes=FLOATS, domain='any', jx=None):
 
 
 def _binary(name, jx, dtypes=NUMBERS, domain=('any', 'any')):
+    # The scalar-operand variants exercise the implicit broadcast, which does not depend on
+    # the dtype: one float and one int dtype suffice there.
     return [PrimCase(f'{name}-{_name(a)}-{_name(b)}', name, getattr(mlax, name), jx, (a, b),
-                     dtypes, domain)
-            for a, b in [((3, 4), (3, 4)), ((), (3, 4)), ((3, 4), ())]]
+                     dts, domain)
+            for (a, b), dts in [(((3, 4), (3, 4)), dtypes),
+                                (((), (3, 4)), dtypes[:1] + dtypes[2:3]),
+                                (((3, 4), ()), dtypes[:1] + dtypes[2:3])]]
 
 
 def _convert(src, dst):

@@ -40,3 +40,20 @@ print(jit(two_types).lower(f32, f64).as_text())
 # CHECK: call @inner_1(%{{.*}}) : (tensor<3xf64>) -> tensor<3xf64>
 # CHECK: func.func private @inner(%{{.*}}: tensor<3xf32>) -> tensor<3xf32>
 # CHECK: func.func private @inner_1(%{{.*}}: tensor<3xf64>) -> tensor<3xf64>
+
+
+def plain(x):
+    return lax.cos(x)
+
+
+def wrapped_twice(x, y):
+    return jit(plain)(x) + jit(plain)(y)
+
+
+print(jit(wrapped_twice).lower(f32, f32).as_text())
+# The same Python function jitted at two call sites is still one private function.
+# CHECK-LABEL: module @jit_wrapped_twice
+# CHECK: call @plain(
+# CHECK: call @plain(
+# CHECK: func.func private @plain(
+# CHECK-NOT: func.func
