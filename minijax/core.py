@@ -357,12 +357,19 @@ _install_operators(Tracer)
 
 
 class EvalTrace(Trace):
-    """Level 0: apply each primitive's implementation to concrete values."""
+    """Level 0: apply each primitive's implementation to concrete values.
+
+    The abstract-eval rule (when there is one) checks the operands first, so a bad eager
+    call fails with the message a traced one gives, naming shapes and dtypes, rather than
+    with whatever NumPy says.
+    """
     pure = lift = lambda self, x: x
 
     def process_primitive(self, primitive, tracers, params):
         if primitive.impl is None:
             raise primitive.missing_rule('impl')
+        if primitive.abstract_eval is not None:
+            primitive.abstract_eval(*map(get_aval, tracers), **params)
         return primitive.impl(*tracers, **params)
 
 
@@ -445,6 +452,3 @@ def unzip2(pairs):
 def split_list(xs, n):
     return list(xs[:n]), list(xs[n:])
 
-
-# Operators on tracers dispatch to lax, which itself builds on this module.
-from minijax import lax as _lax  # noqa: E402

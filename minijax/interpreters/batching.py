@@ -183,6 +183,23 @@ def broadcasting_batcher(primitive):
     return rule
 
 
+def map_examples(fn, vals, dims):
+    """``fn`` applied to one example at a time, as a ``scan`` over the batch axis.
+
+    The batching rule of last resort, for operations with no vectorized form here (slicing
+    at batched start indices, which XLA would do with a gather). Returns (output, 0).
+    """
+    from minijax.control_flow.scan import scan  # scan itself builds on this module
+
+    def body(carry, examples):
+        it = iter(examples)
+        return carry, fn(*(x if d is not_mapped else next(it) for x, d in zip(vals, dims)))
+
+    batched = [moveaxis(x, d, 0) for x, d in zip(vals, dims) if d is not not_mapped]
+    _, out = scan(body, None, batched)
+    return out, 0
+
+
 def _unbatched_shape(x, d):
     shape = core.get_aval(x).shape
     return shape if d is not_mapped else shape[:d] + shape[d + 1:]

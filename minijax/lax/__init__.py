@@ -3,8 +3,9 @@
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
 conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad and iota;
 ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions and
-argmax/argmin; ``linalg`` dot_general. Every implementation runs its abstract-eval rule
-first (``checked_impl``), so eager errors name shapes and dtypes as traced ones do.
+argmax/argmin; ``linalg`` dot_general. Eager evaluation checks types with each primitive's
+abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager
+errors name shapes and dtypes as traced ones do.
 """
 from minijax.lax.elementwise import (
     abs, abs_p, add, add_p, convert_element_type, convert_element_type_p, cos, cos_p, div, div_p,

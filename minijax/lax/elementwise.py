@@ -15,7 +15,6 @@ from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal, unbroadcast
 from minijax.lax.structural import broadcast, full
-from minijax.lax.checked_impl import def_checked_impl
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim, broadcast_scalars, compare
 
@@ -29,7 +28,7 @@ def unary_primitive(name, impl, hlo_op, derivative=None, float_only=True):
     ``None`` means the primitive is not differentiable (its tangent is zero).
     """
     prim = Primitive(name)
-    def_checked_impl(prim, lambda x: impl(np.asarray(x)))
+    prim.def_impl(lambda x: impl(np.asarray(x)))
 
     def abstract_eval(x):
         if float_only and not dtypes.is_float(x.dtype):
@@ -118,7 +117,7 @@ def binary_primitive(name, impl, lowering, out_dtype=None, float_only=False):
     prim = Primitive(name)
     prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype, float_only))
 
-    def_checked_impl(prim, impl)
+    prim.def_impl(impl)
     batching.broadcasting_batcher(prim)
     register_lowering(prim, lambda ctx, x, y: lowering(ctx, *broadcast_scalars(ctx, [x, y])))
     return prim
@@ -317,7 +316,7 @@ def _integer_pow_lowering(ctx, x, *, y):
     return ones if acc is None else hlo.DivOp(ones, acc).result
 
 
-def_checked_impl(integer_pow_p, lambda x, *, y: np.power(np.asarray(x), y))
+integer_pow_p.def_impl(lambda x, *, y: np.power(np.asarray(x), y))
 integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
 integer_pow_p.def_batching(lambda vals, dims, *, y: (integer_pow(vals[0], y), dims[0]))
@@ -430,7 +429,7 @@ def _select_n_lowering(ctx, which, *cases):
     return tree(0, len(cases))
 
 
-def_checked_impl(select_n_p, _select_n_impl)
+select_n_p.def_impl(_select_n_impl)
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_jvp(_select_n_jvp, symbolic_zeros=True)
 select_n_p.def_transpose(_select_n_transpose)
@@ -448,8 +447,7 @@ def convert_element_type(x, new_dtype):
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
 
 
-def_checked_impl(convert_element_type_p,
-                 lambda x, *, new_dtype: np.asarray(x).astype(new_dtype))
+convert_element_type_p.def_impl(lambda x, *, new_dtype: np.asarray(x).astype(new_dtype))
 convert_element_type_p.def_abstract_eval(
     lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype))
 convert_element_type_p.def_batching(

@@ -17,7 +17,6 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import transpose
-from minijax.lax.checked_impl import def_checked_impl
 from minijax.lowering import register_lowering, tensor_type
 
 dot_general_p = Primitive('dot_general')
@@ -122,7 +121,7 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers):
     return hlo.DotGeneralOp(tensor_type(ctx.avals_out[0]), lhs, rhs, numbers).result
 
 
-def_checked_impl(dot_general_p, _dot_general_impl)
+dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
 ad.defjvp(dot_general_p,
           lambda t, lhs, rhs, *, dimension_numbers: dot_general(t, rhs, dimension_numbers),

@@ -14,7 +14,6 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import convert_element_type, div, eq, mul
 from minijax.lax.structural import broadcast, iota
-from minijax.lax.checked_impl import def_checked_impl
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import compare, reduce
 from minijax.lowering.types import element_type
@@ -63,7 +62,7 @@ def reduction_primitive(name, impl, body_op, identity):
         dtype = ctx.avals_in[0].dtype
         return reduce(x, np.asarray(identity(dtype), dtype), axes, ctx.avals_out[0], body_op)
 
-    def_checked_impl(prim, lambda x, *, axes: impl(np.asarray(x), axis=axes))
+    prim.def_impl(lambda x, *, axes: impl(np.asarray(x), axis=axes))
     prim.def_abstract_eval(abstract_eval)
     prim.def_batching(batching)
     register_lowering(prim, lowering)
@@ -161,8 +160,8 @@ def _arg_chooser_primitive(name, np_impl, direction):
             hlo.ReturnOp(_pick(*block.arguments, direction, aval_in.dtype, index_dtype))
         return op.results[1]
 
-    def_checked_impl(prim, lambda x, *, axis, index_dtype:
-                     np.asarray(np_impl(np.asarray(x), axis), index_dtype))
+    prim.def_impl(lambda x, *, axis, index_dtype:
+                  np.asarray(np_impl(np.asarray(x), axis), index_dtype))
     prim.def_abstract_eval(abstract_eval)
     ad.defjvp_zero(prim)
     prim.def_batching(batching)

@@ -14,9 +14,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
+from minijax.interpreters.batching import axis_size_of, map_examples, move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.checked_impl import def_checked_impl
 from minijax.lowering import register_lowering
 
 # ----------------------------------------------------------------------------- slice
@@ -80,7 +79,7 @@ def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
                  insert(strides, 1)), bdim
 
 
-def_checked_impl(slice_p, _slice_impl)
+slice_p.def_impl(_slice_impl)
 slice_p.def_abstract_eval(_slice_abstract_eval)
 ad.defjvp_linear(slice_p)
 slice_p.def_transpose(_slice_transpose)
@@ -149,22 +148,18 @@ def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
     return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
 
 
-def _require_unbatched_indices(name, index_dims):
-    if any(d is not not_mapped for d in index_dims):
-        raise NotImplementedError(f'vmap of {name} with batched start indices needs a gather '
-                                  'primitive, which minijax does not have')
-
-
 def _dynamic_slice_batching(vals, dims, *, slice_sizes):
     (x, *indices), (x_dim, *index_dims) = vals, dims
-    _require_unbatched_indices('dynamic_slice', index_dims)
+    if any(d is not not_mapped for d in index_dims):  # a window per example: one at a time
+        return map_examples(lambda *args: dynamic_slice_p.bind(*args, slice_sizes=slice_sizes),
+                            vals, dims)
     size = core.get_aval(x).shape[x_dim]
     indices.insert(x_dim, np.zeros((), dtypes.int32))
     sizes = (*slice_sizes[:x_dim], size, *slice_sizes[x_dim:])
     return dynamic_slice_p.bind(x, *indices, slice_sizes=sizes), x_dim
 
 
-def_checked_impl(dynamic_slice_p, _dynamic_slice_impl)
+dynamic_slice_p.def_impl(_dynamic_slice_impl)
 dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
 dynamic_slice_p.def_jvp(_dynamic_slice_jvp, symbolic_zeros=True)
 dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
@@ -221,14 +216,15 @@ def _dynamic_update_slice_transpose(ct, x, update, *indices):
 
 def _dynamic_update_slice_batching(vals, dims):
     (x, update, *indices), (x_dim, update_dim, *index_dims) = vals, dims
-    _require_unbatched_indices('dynamic_update_slice', index_dims)
+    if any(d is not not_mapped for d in index_dims):  # a window per example: one at a time
+        return map_examples(dynamic_update_slice_p.bind, vals, dims)
     size = axis_size_of(vals, dims)
     x = move_batch_axis(size, x_dim, 0, x)
     update = move_batch_axis(size, update_dim, 0, update)
     return dynamic_update_slice_p.bind(x, update, np.zeros((), dtypes.int32), *indices), 0
 
 
-def_checked_impl(dynamic_update_slice_p, _dynamic_update_slice_impl)
+dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
 dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_abstract_eval)
 dynamic_update_slice_p.def_jvp(_dynamic_update_slice_jvp, symbolic_zeros=True)
 dynamic_update_slice_p.def_transpose(_dynamic_update_slice_transpose)

@@ -14,7 +14,6 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.checked_impl import def_checked_impl
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 
@@ -81,7 +80,7 @@ def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions):
     return broadcast_in_dim(x, (size, *shape), (0, *(d + 1 for d in broadcast_dimensions))), 0
 
 
-def_checked_impl(broadcast_in_dim_p, _broadcast_in_dim_impl)
+broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
 broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
 ad.defjvp_linear(broadcast_in_dim_p)
 broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
@@ -112,7 +111,7 @@ def _transpose_batching(vals, dims, *, perm):
     return transpose(x, (0, *(p + 1 for p in perm))), 0
 
 
-def_checked_impl(transpose_p, lambda x, *, perm: np.transpose(x, perm))
+transpose_p.def_impl(lambda x, *, perm: np.transpose(x, perm))
 transpose_p.def_abstract_eval(_transpose_abstract_eval)
 ad.defjvp_linear(transpose_p)
 transpose_p.def_transpose(lambda ct, x, *, perm: [transpose(ct, np.argsort(perm))])
@@ -161,7 +160,7 @@ def _reshape_batching(vals, dims, *, new_sizes):
     return reshape(x, (core.get_aval(x).shape[0], *new_sizes)), 0
 
 
-def_checked_impl(reshape_p, lambda x, *, new_sizes: np.reshape(x, new_sizes))
+reshape_p.def_impl(lambda x, *, new_sizes: np.reshape(x, new_sizes))
 reshape_p.def_abstract_eval(_reshape_abstract_eval)
 ad.defjvp_linear(reshape_p)
 reshape_p.def_transpose(lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)])
@@ -213,7 +212,7 @@ def _concatenate_batching(vals, dims, *, dimension):
     return concatenate(moved, dimension + 1), 0
 
 
-def_checked_impl(concatenate_p, lambda *xs, dimension: np.concatenate(xs, dimension))
+concatenate_p.def_impl(lambda *xs, dimension: np.concatenate(xs, dimension))
 concatenate_p.def_abstract_eval(_concatenate_abstract_eval)
 ad.defjvp_linear(concatenate_p)
 concatenate_p.def_transpose(_concatenate_transpose)
@@ -296,7 +295,7 @@ def _pad_batching(vals, dims, *, padding_config):
     return lax.select_n(mask, values, padded), 0
 
 
-def_checked_impl(pad_p, _pad_impl)
+pad_p.def_impl(_pad_impl)
 pad_p.def_abstract_eval(_pad_abstract_eval)
 ad.defjvp_linear(pad_p)
 pad_p.def_transpose(_pad_transpose)
@@ -330,7 +329,7 @@ def _iota_impl(*, dtype, shape, dimension):
                                            broadcast_dimensions=(dimension,)))
 
 
-def_checked_impl(iota_p, _iota_impl)
+iota_p.def_impl(_iota_impl)
 iota_p.def_abstract_eval(_iota_abstract_eval)
 # iota has no operands: no transformation ever sees it with a tracer, so it needs no jvp,
 # transpose or batching rule.

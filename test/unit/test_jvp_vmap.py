@@ -96,13 +96,10 @@ def test_jvp_matches_finite_differences(case, dtype, rng):
 # ----------------------------------------------------------------------------- vmap
 
 def _axis_choices(case, i):
-    """Batch axes to try for operand ``i``: front, middle, end, unbatched.
-
-    Index operands stay unbatched: vmap of dynamic_slice with batched indices would need a
-    gather primitive, which minijax does not have yet.
-    """
+    """Batch axes to try for operand ``i``: front, middle, end, unbatched (a scalar index
+    operand: batched or not)."""
     if case.domain and case.domain[i] == 'idx':
-        return [None]
+        return [0, None]
     ndim = len(case.shapes[i])
     return sorted({0, min(1, ndim), ndim}) + [None]
 

@@ -330,10 +330,32 @@ def test_abstract_eval_errors_name_the_types(thunk, message):
         thunk()
 
 
-def test_batched_dynamic_slice_indices_are_reported():
-    x = np.ones((3, 5), np.float32)
-    with pytest.raises(NotImplementedError, match='dynamic_slice.*gather'):
-        minijax.vmap(lambda x, i: mlax.dynamic_slice(x, (i,), (2,)))(x, np.arange(3, dtype=np.int32))
+@pytest.mark.parametrize('in_axes', [(None, 0), (0, 0), (1, 0)], ids=str)
+def test_vmap_of_slicing_at_batched_start_indices(in_axes, rng):
+    """A window per example (XLA would gather): checked against jax.vmap, with jvp too."""
+    x = rng.normal(size=(B, 5, 6)) if in_axes[0] is not None else rng.normal(size=(5, 6))
+    if in_axes[0] == 1:
+        x = np.moveaxis(x, 0, 1)
+    starts = np.array([0, 2, 3], np.int32)
+    update = rng.normal(size=(2, 6))
+
+    def pick(f):
+        return lambda x, i: f(x, (i, np.int32(1)), (2, 3))
+
+    def put(f):
+        return lambda x, i: f(x, update, (i, np.int32(0)))
+
+    for mine, theirs in [(pick(mlax.dynamic_slice), pick(jax.lax.dynamic_slice)),
+                         (put(mlax.dynamic_update_slice), put(jax.lax.dynamic_update_slice))]:
+        assert_close(minijax.vmap(mine, in_axes)(x, starts), jax.vmap(theirs, in_axes)(x, starts))
+        assert_close(minijax.jit(minijax.vmap(mine, in_axes))(x, starts),
+                     jax.vmap(theirs, in_axes)(x, starts))
+        t = rng.normal(size=x.shape)
+        mine_jvp = minijax.vmap(lambda x, t, i: minijax.jvp(lambda x: mine(x, i), (x,), (t,))[1],
+                                (in_axes[0], in_axes[0], 0))(x, t, starts)
+        theirs_jvp = jax.vmap(lambda x, t, i: jax.jvp(lambda x: theirs(x, i), (x,), (t,))[1],
+                              (in_axes[0], in_axes[0], 0))(x, t, starts)
+        assert_close(mine_jvp, theirs_jvp)
 
 
 @pytest.mark.parametrize('dtype', [F32, I32])
