@@ -88,15 +88,11 @@ xla_call_p.def_abstract_eval(_xla_call_abstract_eval)
 # ----------------------------------------------------------------------------- jvp
 
 def _xla_call_jvp(primals, tangents, *, jaxpr, name):
-    nonzeros = tuple(not isinstance(t, ad.Zero) for t in tangents)
-    new_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, (False,) * len(jaxpr.out_avals))
-    outs = xla_call(*primals, *(t for t in tangents if not isinstance(t, ad.Zero)),
-                    jaxpr=new_jaxpr, name=name)
-    primals_out, nonzero_tangents_out = core.split_list(outs, len(out_nonzeros))
-    it = iter(nonzero_tangents_out)
-    tangents_out = [next(it) if nz else ad.Zero(core.get_aval(p))
-                    for p, nz in zip(primals_out, out_nonzeros)]
-    return primals_out, tangents_out
+    new_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, ad.nonzero_flags(tangents),
+                                           (False,) * len(jaxpr.out_avals))
+    outs = xla_call(*primals, *ad.drop_zeros(tangents), jaxpr=new_jaxpr, name=name)
+    primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
+    return primals_out, ad.fill_zeros(tangents_out, out_nonzeros, primals_out)
 
 
 xla_call_p.def_jvp(_xla_call_jvp, symbolic_zeros=True)

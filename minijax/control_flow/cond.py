@@ -109,19 +109,14 @@ cond_p.def_abstract_eval(_cond_abstract_eval)
 
 def _cond_jvp(primals, tangents, *, branches):
     index, *operands = primals
-    nonzeros = tuple(not isinstance(t, ad.Zero) for t in tangents[1:])
+    nonzeros = ad.nonzero_flags(tangents[1:])
     no_instantiate = (False,) * len(branches[0].out_avals)
     out_nonzeros = tuple(np.logical_or.reduce(
         [ad.jvp_jaxpr(b, nonzeros, no_instantiate)[1] for b in branches]).tolist())
     jvp_branches = tuple(ad.jvp_jaxpr(b, nonzeros, out_nonzeros)[0] for b in branches)
-    outs = cond_p.bind(index, *operands,
-                       *(t for t in tangents[1:] if not isinstance(t, ad.Zero)),
-                       branches=jvp_branches)
-    primals_out, nonzero_tangents = core.split_list(outs, len(out_nonzeros))
-    it = iter(nonzero_tangents)
-    tangents_out = [next(it) if nz else ad.Zero(core.get_aval(p))
-                    for p, nz in zip(primals_out, out_nonzeros)]
-    return primals_out, tangents_out
+    outs = cond_p.bind(index, *operands, *ad.drop_zeros(tangents[1:]), branches=jvp_branches)
+    primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
+    return primals_out, ad.fill_zeros(tangents_out, out_nonzeros, primals_out)
 
 
 cond_p.def_jvp(_cond_jvp, symbolic_zeros=True)

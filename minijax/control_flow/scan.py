@@ -134,7 +134,7 @@ def _group_order(sizes, num_groups_a):
 def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
     consts, carry, xs = _split_operands(primals, num_consts, num_carry)
     consts_dot, carry_dot, xs_dot = _split_operands(tangents, num_consts, num_carry)
-    nonzero = lambda ts: [not isinstance(t, ad.Zero) for t in ts]  # noqa: E731
+    nonzero = lambda ts: list(ad.nonzero_flags(ts))  # noqa: E731
     consts_nz, xs_nz = nonzero(consts_dot), nonzero(xs_dot)
     num_ys = len(jaxpr.out_avals) - num_carry
     carry_nz = fixed_point(
@@ -149,17 +149,17 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     body = move_inputs(body, _group_order(
         [len(consts), num_carry, len(xs), sum(consts_nz), sum(carry_nz), sum(xs_nz)], 3))
     body = _move_outputs(body, _group_order([num_carry, num_ys, sum(carry_nz), sum(ys_nz)], 2))
-    consts_dot = [t for t in consts_dot if not isinstance(t, ad.Zero)]
+    consts_dot = ad.drop_zeros(consts_dot)
     carry_dot = [ad.instantiate(t) for t, nz in zip(carry_dot, carry_nz) if nz]
-    xs_dot = [t for t in xs_dot if not isinstance(t, ad.Zero)]
+    xs_dot = ad.drop_zeros(xs_dot)
     outs = scan_p.bind(*consts, *consts_dot, *carry, *carry_dot, *xs, *xs_dot, jaxpr=body,
                        num_consts=len(consts) + len(consts_dot),
                        num_carry=num_carry + len(carry_dot), length=length, reverse=reverse)
     carry_out, carry_dot_out, ys, ys_dot = _split_sizes(
         outs, [num_carry, len(carry_dot), num_ys])
     return ([*carry_out, *ys],
-            [*_fill_zeros(carry_dot_out, carry_nz, carry_out),
-             *_fill_zeros(ys_dot, ys_nz, ys)])
+            [*ad.fill_zeros(carry_dot_out, carry_nz, carry_out),
+             *ad.fill_zeros(ys_dot, ys_nz, ys)])
 
 
 def _split_sizes(xs, sizes):
@@ -168,11 +168,6 @@ def _split_sizes(xs, sizes):
         part, xs = core.split_list(xs, n)
         parts.append(part)
     return [*parts, xs]
-
-
-def _fill_zeros(nonzero_values, flags, like):
-    it = iter(nonzero_values)
-    return [next(it) if nz else ad.Zero(core.get_aval(x)) for nz, x in zip(flags, like)]
 
 
 def _move_outputs(closed: ClosedJaxpr, order) -> ClosedJaxpr:

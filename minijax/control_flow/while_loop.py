@@ -110,10 +110,10 @@ while_p.def_abstract_eval(_while_abstract_eval)
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cond_consts, body_consts, carry = _split_operands(primals, cond_nconsts, body_nconsts)
     _, body_consts_dot, carry_dot = _split_operands(tangents, cond_nconsts, body_nconsts)
-    consts_nz = [not isinstance(t, ad.Zero) for t in body_consts_dot]
+    consts_nz = list(ad.nonzero_flags(body_consts_dot))
     carry_nz = fixed_point(
         lambda nz: ad.jvp_jaxpr(body_jaxpr, tuple(consts_nz + nz), (False,) * len(nz))[1],
-        [not isinstance(t, ad.Zero) for t in carry_dot])
+        list(ad.nonzero_flags(carry_dot)))
     body_jvp, _ = ad.jvp_jaxpr(body_jaxpr, tuple(consts_nz + carry_nz), tuple(carry_nz))
     # body_jvp takes (consts, carry, const tangents, carry tangents); the loop wants consts
     # first, then the carry: (consts, const tangents, carry, carry tangents).
@@ -125,15 +125,13 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     carry_dot_avals = [core.raise_to_shaped(core.get_aval(c))
                        for c, nz in zip(carry, carry_nz) if nz]
     cond_jvp = insert_unused_inputs(cond_jaxpr, len(cond_jaxpr.in_avals), carry_dot_avals)
-    consts_dot = [t for t in body_consts_dot if not isinstance(t, ad.Zero)]
+    consts_dot = ad.drop_zeros(body_consts_dot)
     init_dot = [ad.instantiate(t) for t, nz in zip(carry_dot, carry_nz) if nz]
     outs = while_p.bind(*cond_consts, *body_consts, *consts_dot, *carry, *init_dot,
                         cond_jaxpr=cond_jvp, body_jaxpr=body_jvp, cond_nconsts=cond_nconsts,
                         body_nconsts=n_consts + n_const_dots)
     carry_out, nonzero_dots = core.split_list(outs, n_carry)
-    dots = iter(nonzero_dots)
-    return carry_out, [next(dots) if nz else ad.Zero(core.get_aval(c))
-                       for c, nz in zip(carry_out, carry_nz)]
+    return carry_out, ad.fill_zeros(nonzero_dots, carry_nz, carry_out)
 
 
 def fixed_point(step, flags):

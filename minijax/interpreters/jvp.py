@@ -35,6 +35,22 @@ def instantiate(tangent):
 
 
 
+def nonzero_flags(tangents) -> tuple[bool, ...]:
+    """Which tangents are not symbolic zeros."""
+    return tuple(not isinstance(t, Zero) for t in tangents)
+
+
+def drop_zeros(tangents) -> list:
+    """The tangents that are not symbolic zeros: what a jaxpr from ``jvp_jaxpr`` takes."""
+    return [t for t in tangents if not isinstance(t, Zero)]
+
+
+def fill_zeros(nonzero_tangents, flags, primals) -> list:
+    """The inverse of ``drop_zeros``: a ``Zero`` (typed like its primal) where a flag is off."""
+    it = iter(nonzero_tangents)
+    return [next(it) if nz else Zero(core.get_aval(p)) for nz, p in zip(flags, primals)]
+
+
 class JVPTracer(Tracer):
     __slots__ = ('primal', 'tangent')
 
