@@ -49,12 +49,24 @@ class Array:
         body = np.array2string(self._value(), separator=', ', prefix='Array(')
         return f'Array({body}, dtype={self.dtype.name})'
 
-    __str__ = lambda self: str(self._value())
-    __float__ = lambda self: float(self._value())
-    __int__ = lambda self: int(self._value())
-    __bool__ = lambda self: bool(self._value())
-    __len__ = lambda self: len(self._value())
-    __iter__ = lambda self: iter(self._value())
+    def __str__(self):
+        return str(self._value())
+
+    def __float__(self):
+        return float(self._value())
+
+    def __int__(self):
+        return int(self._value())
+
+    def __bool__(self):
+        return bool(self._value())
+
+    def __len__(self):
+        return len(self._value())
+
+    def __iter__(self):
+        return iter(self._value())
+
     __hash__ = None
 
     def item(self):

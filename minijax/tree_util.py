@@ -27,7 +27,7 @@ def register_pytree_node(ty, to_iterable, from_iterable):
 
 
 register_pytree_node(tuple, lambda t: (None, list(t)), lambda _, xs: tuple(xs))
-register_pytree_node(list, lambda l: (None, list(l)), lambda _, xs: list(xs))
+register_pytree_node(list, lambda xs: (None, list(xs)), lambda _, xs: list(xs))
 register_pytree_node(
     dict,
     lambda d: (tuple(sorted(d)), [d[k] for k in sorted(d)]),

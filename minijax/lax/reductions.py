@@ -13,7 +13,7 @@ from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import convert_element_type, div, eq, mul
-from minijax.lax.structural import broadcast, iota
+from minijax.lax.structural import broadcast
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import compare, reduce
 from minijax.lowering.types import element_type

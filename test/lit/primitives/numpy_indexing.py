@@ -3,7 +3,6 @@
 # indexing is stablehlo.slice then stablehlo.reshape; x.at[i].set(v) pads the update and
 # selects it in.
 import numpy as np
-import minijax.numpy as mnp
 from minijax import ShapeDtypeStruct, jit
 
 
