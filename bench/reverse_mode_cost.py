@@ -5,13 +5,11 @@ jit(loss) for a two-layer MLP, by XLA's cost analysis, for minijax and for JAX s
 
 ``--write`` records the table in bench/results/reverse_mode_cost.md.
 """
-import pathlib
-import sys
-
 import numpy as np
 
 import minijax as mj
 from minijax import lax
+from report import report
 
 import jax  # noqa: E402  (the oracle, measured beside minijax)
 import jax.numpy as jnp  # noqa: E402
@@ -55,15 +53,8 @@ def main():
         f, b, r = ratio(mj.jit, mj.grad, minijax_loss, params, x)
         _, _, jr = ratio(jax.jit, jax.grad, jax_loss, params, x)
         rows.append(f'| {sizes} | {f:.0f} | {b:.0f} | {r:.3f} | {jr:.3f} |')
-    table = '\n'.join(rows)
-    print(table)
-    if '--write' in sys.argv:
-        out = pathlib.Path(__file__).parent / 'results' / 'reverse_mode_cost.md'
-        out.parent.mkdir(exist_ok=True)
-        out.write_text('# Reverse-mode cost: FLOPs of jit(grad(loss)) / jit(loss)\n\n'
-                       'Measured with `python bench/reverse_mode_cost.py --write` (XLA '
-                       'cost analysis, CPU, float32).\n\n' + table + '\n')
-
+    report('reverse_mode_cost', 'Reverse-mode cost: FLOPs of jit(grad(loss)) / jit(loss)',
+           'XLA cost analysis, CPU, float32', rows)
 
 if __name__ == '__main__':
     main()

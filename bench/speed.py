@@ -7,14 +7,13 @@
 - trace + lower: a fresh function of N chained elementwise ops to StableHLO text.
 ``--write`` records the table in bench/results/speed.md.
 """
-import pathlib
-import sys
 import timeit
 
 import numpy as np
 
 import minijax as mj
 from minijax import lax
+from report import report
 
 import jax  # noqa: E402  (measured beside minijax)
 import jax.numpy as jnp  # noqa: E402
@@ -76,15 +75,8 @@ def main():
     for n in (100, 1000):
         row(f'trace + lower {2 * n} ops to text', trace_and_lower(minijax_lower, n, x),
             trace_and_lower(jax_lower, n, x), 'ms', 1e3)
-    table = '\n'.join(rows)
-    print(table)
-    if '--write' in sys.argv:
-        out = pathlib.Path(__file__).parent / 'results' / 'speed.md'
-        out.parent.mkdir(exist_ok=True)
-        out.write_text('# Speed: minijax beside JAX\n\nMeasured with `python bench/speed.py '
-                       '--write` on the 2-core CPU machine (best of several runs).\n\n'
-                       + table + '\n')
-
+    report('speed', 'Speed: minijax beside JAX',
+           'the 2-core CPU machine, best of several runs', rows)
 
 if __name__ == '__main__':
     main()
