@@ -192,13 +192,12 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...], instantiate: tupl
 
     def jvp_traceable(*args):
         primals, nonzero_tangents = core.split_list(args, n)
-        it = iter(nonzero_tangents)
-        tangents = [next(it) if nz else Zero(p.aval) for p, nz in zip(primals, nonzeros)]
+        tangents = fill_zeros(nonzero_tangents, nonzeros, primals)
         primals_out, tangents_out = jvp_flat(jaxpr_as_fun(closed), primals, tangents)
         tangents_out = [zeros_like_aval(t.aval) if inst and isinstance(t, Zero) else t
                         for t, inst in zip(tangents_out, instantiate, strict=True)]
-        out_nonzeros.extend(not isinstance(t, Zero) for t in tangents_out)
-        return [*primals_out, *(t for t in tangents_out if not isinstance(t, Zero))]
+        out_nonzeros.extend(nonzero_flags(tangents_out))
+        return [*primals_out, *drop_zeros(tangents_out)]
 
     in_avals = [*closed.in_avals, *(a for a, nz in zip(closed.in_avals, nonzeros) if nz)]
     new_closed, _ = trace_to_jaxpr(jvp_traceable, in_avals)

@@ -239,3 +239,13 @@ def case_params(cases=PRIMITIVE_CASES, dtypes=None):
     """pytest params ``(case, dtype)`` for every case and each of its dtypes (in ``dtypes``)."""
     return [pytest.param(c, d, id=f'{c.id}-{d.name}')
             for c in cases for d in c.dtypes if dtypes is None or d in dtypes]
+
+
+def only_args(f, args, which):
+    """``f`` as a function of ``args[i] for i in which``; the other arguments are fixed."""
+    def g(*xs):
+        full = list(args)
+        for i, x in zip(which, xs):
+            full[i] = x
+        return f(*full)
+    return g

@@ -177,37 +177,3 @@ def test_python_control_flow_on_abstract_value_is_an_error():
         return x if x > 0. else -x
     with pytest.raises(TypeError, match='truth value|traced'):
         minijax.make_jaxpr(f)(1.0)
-
-
-# ----------------------------------------------------------------------------- escaped tracers
-
-@pytest.mark.parametrize('transform', [
-    lambda f: minijax.jvp(f, (1.0,), (1.0,)),
-    lambda f: minijax.vmap(f)(np.ones(2)),
-    lambda f: minijax.make_jaxpr(f)(1.0),
-    lambda f: minijax.jit(f)(1.0),
-])
-@pytest.mark.parametrize('use', [
-    lambda t: lax.sin(t),
-    lambda t: lax.add(t, 1.0),
-    lambda t: lax.mul(np.float64(2.0), t),
-])
-def test_escaped_tracer_is_reported(transform, use):
-    leaked = []
-
-    def f(x):
-        leaked.append(x)
-        return x
-
-    transform(f)
-    with pytest.raises(core.UnexpectedTracerError, match='escaped|after'):
-        use(leaked[0])
-
-
-def test_escaped_tracer_used_inside_a_later_transformation():
-    leaked = []
-    minijax.jvp(lambda x: leaked.append(x) or x, (1.0,), (1.0,))
-    with pytest.raises(core.UnexpectedTracerError, match='escaped|after'):
-        minijax.jvp(lambda y: lax.mul(leaked[0], y), (1.0,), (1.0,))
-    with pytest.raises(core.UnexpectedTracerError, match='escaped|after'):
-        minijax.make_jaxpr(lambda y: lax.mul(leaked[0], y))(1.0)

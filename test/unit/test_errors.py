@@ -86,8 +86,10 @@ def test_primitive_without_lowering_rule():
 @pytest.mark.parametrize('later', [
     lambda t: t * 2.,
     lambda t: lax.sin(t),
+    lambda t: lax.mul(np.float64(2.0), t),
     lambda t: minijax.jit(lambda y: lax.add(y, t))(1.0),
     lambda t: minijax.jvp(lambda y: lax.add(y, t), (1.0,), (1.0,)),
+    lambda t: minijax.make_jaxpr(lambda y: lax.mul(t, y))(1.0),
 ])
 def test_escaped_tracer_used_later(transform, later):
     leaked = []

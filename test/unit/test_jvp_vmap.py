@@ -9,6 +9,7 @@ import jax
 import numpy as np
 import pytest
 from conftest import (F32, F64, FLOATS, PRIMITIVE_CASES, assert_close, assert_tangent_close,
+                      only_args,
                       case_params, random_array)
 
 import minijax
@@ -35,15 +36,6 @@ def test_eval(case, dtype, rng):
 
 # ----------------------------------------------------------------------------- jvp
 
-def _over(f, args, which):
-    """``f`` as a function of ``args[i] for i in which`` only; the others are closed over."""
-    def g(*xs):
-        full = list(args)
-        for i, x in zip(which, xs):
-            full[i] = x
-        return f(*full)
-    return g
-
 
 DIFF_CASES = [c for c in PRIMITIVE_CASES if c.diff_args]
 
@@ -54,8 +46,8 @@ def test_jvp(case, dtype, rng):
     which = case.diff_args
     primals = tuple(args[i] for i in which)
     tangents = tuple(random_array(rng, np.shape(p), dtype) for p in primals)
-    out, tan = minijax.jvp(_over(case.mj, args, which), primals, tangents)
-    out_ref, tan_ref = jax.jvp(_over(case.jx, args, which), primals, tangents)
+    out, tan = minijax.jvp(only_args(case.mj, args, which), primals, tangents)
+    out_ref, tan_ref = jax.jvp(only_args(case.jx, args, which), primals, tangents)
     assert_close(out, out_ref)
     assert_tangent_close(tan, tan_ref, dtype)
 
@@ -68,8 +60,8 @@ def test_jvp_one_operand(case, dtype, k, rng):
     args = case.args(rng, dtype)
     which = [case.diff_args[k]]
     t = random_array(rng, np.shape(args[which[0]]), dtype)
-    out, tan = minijax.jvp(_over(case.mj, args, which), (args[which[0]],), (t,))
-    out_ref, tan_ref = jax.jvp(_over(case.jx, args, which), (args[which[0]],), (t,))
+    out, tan = minijax.jvp(only_args(case.mj, args, which), (args[which[0]],), (t,))
+    out_ref, tan_ref = jax.jvp(only_args(case.jx, args, which), (args[which[0]],), (t,))
     assert_close(out, out_ref)
     assert_tangent_close(tan, tan_ref, dtype)
 
@@ -82,7 +74,7 @@ def test_jvp_matches_finite_differences(case, dtype, rng):
     """A second, independent oracle: central differences in float64, all operands moving."""
     args = case.args(rng, dtype)
     which = case.diff_args
-    f = _over(case.mj, args, which)
+    f = only_args(case.mj, args, which)
     primals = [args[i] for i in which]
     tangents = [random_array(rng, np.shape(p), dtype) for p in primals]
     eps = 1e-6
@@ -191,7 +183,7 @@ def test_vmap_of_jvp(case, dtype, rng):
     which = case.diff_args
     primals = tuple(args[i] for i in which)
     tangents = [random_array(rng, (3, *np.shape(p)), dtype) for p in primals]
-    mj_f, jx_f = _over(case.mj, args, which), _over(case.jx, args, which)
+    mj_f, jx_f = only_args(case.mj, args, which), only_args(case.jx, args, which)
     mj = minijax.vmap(lambda *ts: minijax.jvp(mj_f, primals, ts)[1])(*tangents)
     ref = per_example(lambda *ts: jax.jvp(jx_f, primals, ts)[1], (0,) * len(tangents), 3)(
         *tangents)
@@ -205,11 +197,11 @@ def test_jvp_of_vmap(case, dtype, rng):
     which = case.diff_args
     primals = tuple(args[i] for i in which)
     tangents = tuple(random_array(rng, np.shape(p), dtype) for p in primals)
-    out, tan = minijax.jvp(_over(minijax.vmap(case.mj, axes), args, which), primals, tangents)
+    out, tan = minijax.jvp(only_args(minijax.vmap(case.mj, axes), args, which), primals, tangents)
 
     def jvp_one(*args_and_tangents):
         xs, ts = args_and_tangents[:len(args)], args_and_tangents[len(args):]
-        return jax.jvp(_over(case.jx, xs, which), tuple(xs[i] for i in which), tuple(ts))
+        return jax.jvp(only_args(case.jx, xs, which), tuple(xs[i] for i in which), tuple(ts))
 
     out_ref, tan_ref = per_example(jvp_one, axes + tuple(axes[i] for i in which), 3)(
         *args, *tangents)

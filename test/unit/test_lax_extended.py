@@ -10,7 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import F32, F64, FLOATS, I32, I64, assert_close, assert_tangent_close
+from conftest import (F32, F64, FLOATS, I32, I64, assert_close, assert_tangent_close,
+                      only_args)
 
 import minijax
 from minijax import lax as mlax
@@ -222,16 +223,7 @@ def test_jit(case, dtype, rng):
 def _closed_over_static(case, args):
     """``case.mj`` and ``case.jx`` as functions of the differentiated arguments only."""
     diff = case.diff(args)
-
-    def close(f):
-        def g(*diff_args):
-            full = list(args)
-            for i, a in zip(diff, diff_args):
-                full[i] = a
-            return f(*full)
-        return g
-
-    return close(case.mj), close(case.jx), [args[i] for i in diff]
+    return only_args(case.mj, args, diff), only_args(case.jx, args, diff), [args[i] for i in diff]
 
 
 @pytest.mark.parametrize('case,dtype', params(CASES, dtypes=FLOATS))
