@@ -42,8 +42,7 @@ def _flatten_args(what, f, primals):
     primals_flat, in_tree = tree_util.tree_flatten(tuple(primals))
     for i, p in enumerate(primals_flat):
         if not core.is_valid_value(p):
-            raise TypeError(f'{what}: primal {i} of type {type(p).__name__} is not a valid '
-                            'minijax type')
+            raise TypeError(f'{what}: primal {i}: {core.invalid_type_error(p)}')
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     return primals_flat, in_tree, f_flat, out_tree
 
@@ -102,12 +101,8 @@ def value_and_grad(f, argnums=0):
     name = getattr(f, '__name__', 'function')
 
     def value_and_grad_f(*args):
-        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        for i in nums:
-            if not -len(args) <= i < len(args):
-                raise ValueError(f'grad({name}): argnums {argnums} out of range for '
-                                 f'{len(args)} positional arguments')
-        nums = tuple(i % len(args) for i in nums)
+        nums = _argnums(name, argnums, len(args))
+        _check_float_inputs(name, nums, args)
 
         def f_of_diff_args(*diff_args):
             full = list(args)
@@ -127,6 +122,33 @@ def value_and_grad(f, argnums=0):
 
     value_and_grad_f.__name__ = f'value_and_grad_{name}'
     return value_and_grad_f
+
+
+def _argnums(name, argnums, nargs):
+    """``argnums`` (an int or a sequence of ints) as distinct positions in ``range(nargs)``."""
+    nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
+    for i in nums:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f'grad({name}): argnums must be an int or a tuple of ints, got '
+                            f'{argnums!r}')
+        if not -nargs <= i < nargs:
+            raise ValueError(f'grad({name}): argnums {argnums} out of range for '
+                             f'{nargs} positional arguments')
+    nums = tuple(int(i) % nargs for i in nums)
+    if len(set(nums)) != len(nums):
+        raise ValueError(f'grad({name}): argnums {argnums} names an argument more than once')
+    return nums
+
+
+def _check_float_inputs(name, nums, args):
+    """Differentiating with respect to an integer or bool input is a mistake (its gradient
+    would be a silent zero): refuse it, as JAX does."""
+    for i in nums:
+        for leaf in tree_util.tree_leaves(args[i]):
+            if core.is_valid_value(leaf) and not dtypes.is_float(core.get_aval(leaf).dtype):
+                raise TypeError(f'grad({name}) requires real-valued (floating-point) inputs, '
+                                f'but argument {i} has dtype {core.get_aval(leaf).dtype.name}. '
+                                'If you want to use integer- or bool-valued inputs, use vjp.')
 
 
 def grad(f, argnums=0):

@@ -7,6 +7,7 @@ level 0 (``EvalTrace``) runs the primitive's implementation on concrete values.
 """
 from __future__ import annotations
 
+import operator
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable
@@ -62,6 +63,10 @@ class ShapedArray:
 
     _nonzero = _bool
 
+    @staticmethod
+    def _concrete(tracer, conversion):
+        raise ConcretizationTypeError(tracer, conversion)
+
 
 class ConcreteArray(ShapedArray):
     """A ShapedArray that also knows its value, so Python control flow on it still works."""
@@ -84,6 +89,10 @@ class ConcreteArray(ShapedArray):
 
     _nonzero = _bool
 
+    @staticmethod
+    def _concrete(tracer, conversion):
+        return conversion(np.asarray(tracer.aval.val))
+
 
 def raise_to_shaped(aval):
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
@@ -93,7 +102,7 @@ class ShapeDtypeStruct:
     """A stand-in argument that has only a shape and a dtype (for make_jaxpr and lower)."""
 
     def __init__(self, shape, dtype):
-        self.shape = tuple(shape)
+        self.shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
         self.dtype = dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
 
     def __repr__(self):
@@ -128,9 +137,20 @@ def get_aval(x):
         return x.aval
     handler = aval_handlers.get(type(x))
     if handler is None:
-        raise TypeError(f'value of type {type(x).__name__} is not a valid minijax type '
-                        '(use arrays, Python scalars or ShapeDtypeStruct)')
+        raise invalid_type_error(x)
     return handler(x)
+
+
+def invalid_type_error(x) -> TypeError:
+    """The TypeError for a value minijax cannot hold: a scalar of an unsupported dtype
+    (complex, float16, ...) is told which dtypes are supported."""
+    if isinstance(x, (np.generic, complex)):
+        try:
+            dtypes.check_supported(np.result_type(x), f'scalar of type {type(x).__name__}')
+        except TypeError as err:
+            return err
+    return TypeError(f'value of type {type(x).__name__} is not a valid minijax type '
+                     '(use arrays, Python scalars or ShapeDtypeStruct)')
 
 
 def shaped_aval(x) -> ShapedArray:
@@ -142,8 +162,7 @@ def shaped_aval(x) -> ShapedArray:
     if scalar is not None:
         return ShapedArray((), scalar[0], scalar[1])
     if type(x) not in aval_handlers:
-        raise TypeError(f'value of type {type(x).__name__} is not a valid minijax type '
-                        '(use arrays, Python scalars or ShapeDtypeStruct)')
+        raise invalid_type_error(x)
     return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'))
 
 
@@ -176,6 +195,8 @@ class Primitive:
         # splits them; see minijax.interpreters.partial_eval.
         self.partial_eval_rule = None
         self.partial_eval_jaxpr_rule = None
+        # ...and how dead-code elimination prunes their bodies (partial_eval.dce_jaxpr).
+        self.dce_rule = None
 
     def __repr__(self):
         return self.name
@@ -273,6 +294,19 @@ class UnexpectedTracerError(Exception):
     """A tracer was used after the transformation that created it had finished."""
 
 
+class ConcretizationTypeError(TypeError):
+    """Python needed the value of a traced array (``int(x)``, ``float(x)``, an index), which
+    is unknown while tracing: only its type is."""
+
+    def __init__(self, tracer, conversion):
+        name = getattr(conversion, '__name__', str(conversion))
+        super().__init__(
+            f'{name}() was called on a traced value (a {type(tracer).__name__} of type '
+            f'{tracer.aval.str_short()}) whose value is not known while tracing. To change '
+            'its dtype use x.astype(dtype); to use it as a Python number, compute it outside '
+            'the traced function and pass it in as a static (non-array) value.')
+
+
 class Tracer:
     """A value boxed by a transformation; it duck-types an array through its aval."""
     __array_priority__ = 1000
@@ -296,8 +330,17 @@ class Tracer:
     def __bool__(self):
         return self.aval._bool(self)
 
+    def __int__(self):
+        return self.aval._concrete(self, int)
+
+    def __float__(self):
+        return self.aval._concrete(self, float)
+
+    def __complex__(self):
+        return self.aval._concrete(self, complex)
+
     def __index__(self):
-        raise TypeError('a traced array cannot be used as a Python index')
+        return self.aval._concrete(self, operator.index)
 
     def __repr__(self):
         return f'{type(self).__name__}<{self.aval.str_short()}>'
@@ -414,7 +457,7 @@ def full_lower(val):
 def full_raise(trace: Trace, val) -> Tracer:
     if not isinstance(val, Tracer):
         if not is_valid_value(val):
-            raise TypeError(f'value of type {type(val).__name__} is not a valid minijax type')
+            raise invalid_type_error(val)
         return trace.pure(val)
     level = trace.main.level
     if val._trace.main is trace.main:
@@ -440,6 +483,68 @@ def user_source_info():
 
 
 _PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'
+
+def canonicalize_axis(axis, ndim, what='axis'):
+    """``axis`` as an index in ``range(ndim)``, negative axes counting from the end (NumPy's
+    rule). Every axis-taking function goes through here, so none silently wraps around."""
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f'{what} must be an integer, got {axis!r} of type '
+                        f'{type(axis).__name__}')
+    if not -ndim <= axis < ndim:
+        raise ValueError(f'{what} {axis} is out of bounds for an array of rank {ndim}')
+    return int(axis) % ndim
+
+
+def canonicalize_axes(axes, ndim, what='axis'):
+    """``axes`` (an int, a sequence of ints, or None for all) as a sorted tuple of distinct
+    indices in ``range(ndim)``."""
+    if axes is None:
+        return tuple(range(ndim))
+    axes = tuple(axes) if np.iterable(axes) and not isinstance(axes, str) else (axes,)
+    out = [canonicalize_axis(a, ndim, what) for a in axes]
+    if len(set(out)) != len(out):
+        raise ValueError(f'{what} {tuple(axes)} repeats an axis (rank {ndim})')
+    return tuple(sorted(out))
+
+
+def canonicalize_shape(shape, what='shape'):
+    """``shape`` (an int or a sequence of ints) as a tuple of non-negative Python ints."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        dims = tuple(operator.index(d) for d in dims)
+    except TypeError:
+        raise TypeError(f'{what}: shape must be a sequence of integers, got {shape!r}') from None
+    if any(d < 0 for d in dims):
+        raise TypeError(f'{what}: shape {dims} has a negative dimension; sizes must be >= 0')
+    return dims
+
+
+def rule_results(primitive, rule, out, count=None):
+    """What ``primitive``'s ``rule`` returned, as a list, checked against the primitive's
+    arity: a list for ``multiple_results`` (of ``count`` values if given), else one value.
+    A user-written rule that breaks this fails here, naming the primitive and the rule."""
+    prefix = f"primitive '{primitive.name}': the {rule} rule returned"
+    if isinstance(out, (list, tuple)) != primitive.multiple_results:
+        expected = 'a list of results' if primitive.multiple_results else \
+            'one result (the primitive has a single result)'
+        got = (f'a {type(out).__name__} of {len(out)} values'
+               if isinstance(out, (list, tuple)) else f'a {type(out).__name__}')
+        raise TypeError(f'{prefix} {got}, expected {expected}')
+    out = list(out) if primitive.multiple_results else [out]
+    if count is not None and len(out) != count:
+        raise TypeError(f'{prefix} {len(out)} values, expected {count}')
+    return out
+
+
+def rule_pair(primitive, rule, out, what):
+    """The two halves of a rule's ``(results, extras)`` pair (jvp: primals and tangents;
+    batching: values and batch axes), each checked with ``rule_results``."""
+    if not isinstance(out, (list, tuple)) or len(out) != 2:
+        raise TypeError(f"primitive '{primitive.name}': the {rule} rule must return a pair "
+                        f'{what}, got {type(out).__name__}')
+    first = rule_results(primitive, rule, out[0])
+    return first, rule_results(primitive, rule, out[1], len(first))
+
 
 def unzip2(pairs):
     firsts, seconds = [], []

@@ -21,7 +21,8 @@ from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
-from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal, transposed_jaxpr
+from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
+                                            transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import (lower_jaxpr_to_module, mlir_context, module_text,
@@ -53,6 +54,9 @@ def executable(closed: ClosedJaxpr, name: str) -> runtime.Executable:
 
 def _dump(module: ir.Module, dump_dir: str) -> None:
     """Write ``<dump_dir>/<module name>.mlir`` whole (temporary file, then rename)."""
+    if os.path.exists(dump_dir) and not os.path.isdir(dump_dir):
+        raise NotADirectoryError(f'MINIJAX_DUMP_DIR={dump_dir!r} is a file, not a directory: '
+                                 'point it at a directory (one is created if missing)')
     os.makedirs(dump_dir, exist_ok=True)
     name = ir.StringAttr(module.operation.attributes['sym_name']).value
     with mlir_context():
@@ -143,13 +147,22 @@ xla_call_p.partial_eval_rule = _xla_call_partial_eval
 xla_call_p.partial_eval_jaxpr_rule = _xla_call_partial_eval_jaxpr
 
 
+def _xla_call_dce(used_outputs, eqn):
+    """A nested jit keeps the used outputs and the inputs they read."""
+    body, used_inputs = pe.dce_closed_jaxpr(eqn.params['jaxpr'], used_outputs)
+    return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_outputs, jaxpr=body)
+
+
+xla_call_p.dce_rule = _xla_call_dce
+
+
 # ----------------------------------------------------------------------------- transpose
 
 def _xla_call_transpose(cts, *args, jaxpr, name):
     undefined = tuple(is_undefined_primal(x) for x in args)
     residuals = [x for x in args if not is_undefined_primal(x)]
-    cts = instantiate_cts(cts, jaxpr.out_avals)
-    cts_in = xla_call(*residuals, *cts, jaxpr=transposed_jaxpr(jaxpr, undefined),
+    transposed = transposed_jaxpr(jaxpr, undefined, nonzero_cts(cts))
+    cts_in = xla_call(*residuals, *drop_zero_cts(cts), jaxpr=transposed,
                       name=f'{name}_transpose')
     cts_it = iter(cts_in)
     return [next(cts_it) if u else None for u in undefined]

@@ -180,16 +180,8 @@ def astype(x, dtype):
 
 # ----------------------------------------------------------------------------- reductions
 
-def _axes(x, axis):
-    ndim = np.ndim(x)
-    if axis is None:
-        return tuple(range(ndim))
-    axis = (axis,) if isinstance(axis, int) else tuple(axis)
-    for a in axis:
-        if not -ndim <= a < ndim:
-            raise ValueError(f'axis {a} is out of bounds for an array of shape '
-                             f'{_shape_str(np.shape(x))}')
-    return tuple(sorted(a % ndim for a in axis))
+def _axes(name, x, axis):
+    return core.canonicalize_axes(axis, np.ndim(x), f'{name}: axis')
 
 
 def _keep(out, axes, keepdims):
@@ -200,22 +192,22 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001
     """Sum over ``axis``; booleans and int32 are summed as int64, as in NumPy and JAX."""
     if core.get_aval(x).dtype in (dtypes.bool_, dtypes.int32):
         x = lax.convert_element_type(x, dtypes.int64)
-    axes = _axes(x, axis)
+    axes = _axes('sum', x, axis)
     return _keep(lax.reduce_sum(x, axes), axes, keepdims)
 
 
 def max(x, axis=None, keepdims=False):  # noqa: A001
-    axes = _axes(x, axis)
+    axes = _axes('max', x, axis)
     return _keep(lax.reduce_max(x, axes), axes, keepdims)
 
 
 def min(x, axis=None, keepdims=False):  # noqa: A001
-    axes = _axes(x, axis)
+    axes = _axes('min', x, axis)
     return _keep(lax.reduce_min(x, axes), axes, keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
-    axes = _axes(x, axis)
+    axes = _axes('mean', x, axis)
     x = _to_float(x)
     count = int(np.prod([np.shape(x)[a] for a in axes], dtype=np.int64))
     return _keep(lax.div(lax.reduce_sum(x, axes), float(count)), axes, keepdims)
@@ -225,7 +217,7 @@ def _arg_reduce(lax_fn, x, axis, keepdims):
     if axis is None:
         out = lax_fn(reshape(x, (-1,)), 0, dtypes.int64)
         return reshape(out, (1,) * np.ndim(x)) if keepdims else out
-    (axis,) = _axes(x, axis)
+    axis = core.canonicalize_axis(axis, np.ndim(x), f'{lax_fn.__name__}: axis')
     return _keep(lax_fn(x, axis, dtypes.int64), (axis,), keepdims)
 
 
@@ -297,59 +289,73 @@ def reshape(x, shape):
 def transpose(x, axes=None):
     """Permute the axes (reverse them if ``axes`` is None)."""
     ndim = np.ndim(x)
-    axes = tuple(reversed(range(ndim))) if axes is None else tuple(a % ndim for a in axes)
-    return lax.transpose(x, axes)
+    if axes is None:
+        return lax.transpose(x, tuple(reversed(range(ndim))))
+    perm = [core.canonicalize_axis(a, ndim, 'transpose: axis') for a in axes]
+    if sorted(perm) != list(range(ndim)):
+        raise ValueError(f'transpose: axes {tuple(axes)} are not a permutation of the '
+                         f'{ndim} axes of the array')
+    return lax.transpose(x, perm)
 
 
 def swapaxes(x, axis1, axis2):
-    perm = list(range(np.ndim(x)))
+    ndim = np.ndim(x)
+    axis1 = core.canonicalize_axis(axis1, ndim, 'swapaxes: axis1')
+    axis2 = core.canonicalize_axis(axis2, ndim, 'swapaxes: axis2')
+    perm = list(range(ndim))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return lax.transpose(x, perm)
 
 
 def expand_dims(x, axis):
-    axis = (axis,) if isinstance(axis, int) else tuple(axis)
     return lax.expand_dims(x, axis)
 
 
 def squeeze(x, axis=None):
     shape = np.shape(x)
-    axes = [i for i, d in enumerate(shape) if d == 1] if axis is None else _axes(x, axis)
+    if axis is None:
+        return lax.squeeze(x, [i for i, d in enumerate(shape) if d == 1])
+    axes = _axes('squeeze', x, axis)
     return lax.squeeze(x, axes)
 
 
 def concatenate(arrays, axis=0):
     """``arrays`` (promoted to one dtype) joined along ``axis``."""
+    arrays = _nonempty('concatenate', arrays)
     arrays = _promote(*(asarray(a) for a in arrays))
     ndim = np.ndim(arrays[0])
-    if not -ndim <= axis < ndim:
-        raise ValueError(f'concatenate: axis {axis} is out of bounds for rank {ndim}')
+    axis = core.canonicalize_axis(axis, ndim, 'concatenate: axis')
     shapes = [np.shape(a) for a in arrays]
-    if any(len(s) != ndim or s[:axis % ndim] + s[axis % ndim + 1:] !=
-           shapes[0][:axis % ndim] + shapes[0][axis % ndim + 1:] for s in shapes):
+    if any(len(s) != ndim or s[:axis] + s[axis + 1:] != shapes[0][:axis] + shapes[0][axis + 1:]
+           for s in shapes):
         raise ValueError(f'concatenate along axis {axis}: shapes '
                          f'{" and ".join(map(_shape_str, shapes))} do not fit')
-    return lax.concatenate(arrays, axis % ndim)
+    return lax.concatenate(arrays, axis)
 
 
 def stack(arrays, axis=0):
     """``arrays`` (of one shape) joined along a new axis ``axis``."""
+    arrays = _nonempty('stack', arrays)
     shapes = {np.shape(a) for a in arrays}
     if len(shapes) != 1:
         raise ValueError('stack needs arrays of one shape, got shapes '
                          f'{" and ".join(map(_shape_str, sorted(shapes)))}')
+    axis = core.canonicalize_axis(axis, len(shapes.pop()) + 1, 'stack: axis')
     return concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+def _nonempty(name, arrays):
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError(f'{name} needs at least one array, got an empty sequence')
+    return arrays
 
 
 # ----------------------------------------------------------------------------- creation
 
-def _shape_tuple(shape):
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(map(int, shape))
-
-
 def full(shape, fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar, possibly traced)."""
-    shape = _shape_tuple(shape)
+    shape = core.canonicalize_shape(shape, 'full')
     dtype = dtypes.check_supported(dtype if dtype is not None else
                                    core.get_aval(fill_value).dtype, 'full')
     if isinstance(fill_value, Tracer):
@@ -384,6 +390,8 @@ def arange(start, stop=None, step=1, dtype=None):
     if dtype is None:
         dtype = np.result_type(*(type(v) for v in (start, stop, step)))
     dtype = dtypes.check_supported(dtype, 'arange')
+    if step == 0:
+        raise ValueError('arange: step must not be zero')
     n = builtins.max(0, int(np.ceil((stop - start) / step)))
     out = lax.iota(dtype, (n,))
     if step != 1:

@@ -5,6 +5,7 @@ Transformations work on flat lists of arrays; pytrees let users pass structured 
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Hashable, NamedTuple
 
 
@@ -28,10 +29,21 @@ def register_pytree_node(ty, to_iterable, from_iterable):
 
 register_pytree_node(tuple, lambda t: (None, list(t)), lambda _, xs: tuple(xs))
 register_pytree_node(list, lambda xs: (None, list(xs)), lambda _, xs: list(xs))
-register_pytree_node(
-    dict,
-    lambda d: (tuple(sorted(d)), [d[k] for k in sorted(d)]),
-    lambda keys, vals: dict(zip(keys, vals)))
+def _sorted_keys(d):
+    """A dict's keys in sorted order: the structure must not depend on insertion order."""
+    try:
+        return tuple(sorted(d))
+    except TypeError:
+        raise TypeError(f'pytree dict keys must be sortable against each other, got keys '
+                        f'{list(d)!r} of types {sorted({type(k).__name__ for k in d})}') from None
+
+
+def _dict_to_iterable(d):
+    keys = _sorted_keys(d)
+    return keys, [d[k] for k in keys]
+
+
+register_pytree_node(dict, _dict_to_iterable, lambda keys, vals: dict(zip(keys, vals)))
 register_pytree_node(type(None), lambda _: (None, []), lambda _, __: None)
 
 
@@ -63,7 +75,12 @@ def tuple_treedef(*children: PyTreeDef) -> PyTreeDef:
 
 def tree_flatten(x) -> tuple[list, PyTreeDef]:
     leaves: list = []
-    treedef = _flatten(x, leaves)
+    try:
+        treedef = _flatten(x, leaves)
+    except RecursionError:
+        raise ValueError('pytree is nested too deeply to flatten (deeper than Python\'s '
+                         f'recursion limit, {sys.getrecursionlimit()}): is it self-referencing, '
+                         'or could it be a flat list of arrays instead?') from None
     return leaves, treedef
 
 

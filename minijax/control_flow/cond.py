@@ -12,13 +12,14 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (cast_outputs, insert_unused_inputs, join_weak_types,
-                                         map_outputs, trace_function, zeros)
+from minijax.control_flow.common import (cast_outputs, check_callable, insert_unused_inputs,
+                                         join_weak_types, map_outputs, trace_function, zeros)
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
-from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal, transposed_jaxpr
+from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
+                                            transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
 
@@ -33,6 +34,7 @@ def cond(pred, true_fun, false_fun, *operands):
     ``pred`` is a scalar bool; both branches must return the same types (a Python scalar
     takes the dtype of the other branch's array).
     """
+    check_callable('cond', true_fun=true_fun, false_fun=false_fun)
     aval = core.get_aval(pred)
     if aval.shape != () or aval.dtype != dtypes.bool_:
         raise TypeError(f'cond: the predicate must be a scalar bool, got {aval.str_short()}')
@@ -46,6 +48,7 @@ def switch(index, branches, *operands):
     branches = list(branches)
     if not branches:
         raise ValueError('switch: needs at least one branch')
+    check_callable('switch', **{f'branch {i}': b for i, b in enumerate(branches)})
     aval = core.get_aval(index)
     if aval.shape != () or not np.issubdtype(aval.dtype, np.integer):
         raise TypeError(f'switch: the index must be a scalar integer, got {aval.str_short()}')
@@ -220,6 +223,21 @@ cond_p.partial_eval_rule = _cond_partial_eval
 cond_p.partial_eval_jaxpr_rule = _cond_partial_eval_jaxpr
 
 
+# ----------------------------------------------------------------------------- dead code
+
+def _cond_dce(used_outputs, eqn):
+    """Prune every branch to the used outputs; an operand stays if any branch reads it."""
+    branches = eqn.params['branches']
+    reads = [pe.dce_closed_jaxpr(b, used_outputs)[1] for b in branches]
+    used_operands = [any(flags) for flags in zip(*reads, strict=True)]
+    pruned = tuple(pe.dce_closed_jaxpr(b, used_outputs, used_operands)[0] for b in branches)
+    used_inputs = [True, *used_operands]
+    return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_outputs, branches=pruned)
+
+
+cond_p.dce_rule = _cond_dce
+
+
 # ----------------------------------------------------------------------------- transpose
 
 def _cond_transpose(cts, index, *operands, branches):
@@ -227,9 +245,8 @@ def _cond_transpose(cts, index, *operands, branches):
         raise TypeError('cond: cannot transpose with respect to the branch index')
     undefined = tuple(is_undefined_primal(x) for x in operands)
     residuals = [x for x in operands if not is_undefined_primal(x)]
-    cts = instantiate_cts(cts, branches[0].out_avals)
-    transposed = tuple(transposed_jaxpr(b, undefined) for b in branches)
-    cts_in = iter(cond_p.bind(index, *residuals, *cts, branches=transposed))
+    transposed = tuple(transposed_jaxpr(b, undefined, nonzero_cts(cts)) for b in branches)
+    cts_in = iter(cond_p.bind(index, *residuals, *drop_zero_cts(cts), branches=transposed))
     return [None, *(next(cts_in) if u else None for u in undefined)]
 
 

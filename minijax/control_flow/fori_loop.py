@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minijax import core, lax
+from minijax import core, dtypes, lax, tree_util
+from minijax.control_flow.common import check_callable
 from minijax.control_flow.scan import scan
 from minijax.control_flow.while_loop import while_loop
 from minijax.lax.elementwise import promote_weak_scalars
@@ -12,6 +13,8 @@ from minijax.lax.elementwise import promote_weak_scalars
 
 def fori_loop(lower, upper, body_fun, init_val):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val); return val``."""
+    check_callable('fori_loop', body_fun=body_fun)
+    body_fun = _checked_body(body_fun)
     for name, bound in (('lower', lower), ('upper', upper)):
         aval = core.get_aval(bound)
         if aval.shape != () or not np.issubdtype(aval.dtype, np.integer):
@@ -37,3 +40,25 @@ def fori_loop(lower, upper, body_fun, init_val):
         return lax.add(i, 1), stop, body_fun(i, val)
 
     return while_loop(cond, body, (lower, upper, init_val))[2]
+
+
+def _checked_body(body_fun):
+    """``body_fun`` with its result checked against its carry, so that a mistake is reported
+    as fori_loop's, not as one of the scan or while_loop it is built on (whose carry also
+    holds the counter). A weakly typed carry may change dtype, as the loops allow."""
+    def body(i, val):
+        out = body_fun(i, val)
+        val_flat, val_tree = tree_util.tree_flatten(val)
+        out_flat, out_tree = tree_util.tree_flatten(out)
+        if out_tree != val_tree:
+            raise TypeError(f'fori_loop: body_fun must return a value shaped like init_val '
+                            f'({val_tree}), got {out_tree}')
+        for k, (v, o) in enumerate(zip(val_flat, out_flat)):
+            given, want = core.get_aval(o), core.get_aval(v)
+            if given.shape != want.shape or given.dtype != want.dtype and not (
+                    want.weak_type and dtypes.weak_join(given.dtype, want.dtype) is not None):
+                raise TypeError(f'fori_loop: body_fun must return the types of init_val, but '
+                                f'leaf {k} is {want.str_short()} in the carry and '
+                                f'{given.str_short()} in what body_fun returned')
+        return out
+    return body

@@ -13,13 +13,14 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import move_inputs, trace_function, zeros
+from minijax.control_flow.common import check_callable, move_inputs, trace_function, zeros
 from minijax.control_flow.while_loop import fixed_point, settle_carry_types
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
-from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal, transposed_jaxpr
+from minijax.interpreters.transpose import (drop_zero_cts, instantiate_cts, is_undefined_primal,
+                                            nonzero_cts, transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
@@ -36,6 +37,7 @@ def scan(f, init, xs, length=None, reverse=False):
     ``xs`` is a pytree of arrays sharing their leading dimension (or None, with ``length``);
     ``reverse`` walks the slices from last to first, still stacking ys in xs order.
     """
+    check_callable('scan', f=f)
     init_flat, init_tree = tree_util.tree_flatten(init)
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     length = _scan_length(xs_flat, length)
@@ -70,6 +72,8 @@ def _scan_length(xs_flat, length):
                             f'{aval.str_short()}')
         lengths.add(aval.shape[0])
     if length is not None:
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
+            raise ValueError(f'scan: length must be a non-negative integer, got {length!r}')
         lengths.add(int(length))
     if len(lengths) != 1:
         raise ValueError('scan: needs xs or length' if not lengths else
@@ -274,6 +278,31 @@ scan_p.partial_eval_rule = _scan_partial_eval
 scan_p.partial_eval_jaxpr_rule = _scan_partial_eval_jaxpr
 
 
+# ----------------------------------------------------------------------------- dead code
+
+def _scan_dce(used_outputs, eqn):
+    """Keep the ys that are used and the carries they need, at every iteration: a carry
+    is live if its final value is used or a live output reads it (a fixed point)."""
+    p = eqn.params
+    jaxpr, num_consts, num_carry = p['jaxpr'], p['num_consts'], p['num_carry']
+    used_ys = list(used_outputs[num_carry:])
+
+    def carries_read(used_carry):
+        _, used_in = pe.dce_closed_jaxpr(jaxpr, used_carry + used_ys)
+        return _split_operands(used_in, num_consts, num_carry)[1]
+
+    used_carry = fixed_point(carries_read, list(used_outputs[:num_carry]))
+    num_xs = len(jaxpr.in_avals) - num_consts - num_carry
+    body, used_inputs = pe.dce_closed_jaxpr(
+        jaxpr, used_carry + used_ys, [False] * num_consts + used_carry + [False] * num_xs)
+    return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_carry + used_ys, jaxpr=body,
+                                      num_consts=sum(used_inputs[:num_consts]),
+                                      num_carry=sum(used_carry))
+
+
+scan_p.dce_rule = _scan_dce
+
+
 # ----------------------------------------------------------------------------- transpose
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
@@ -290,12 +319,14 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     res_consts = [c for c, lin in zip(consts, consts_lin) if not lin]
     res_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
     lin_const_avals = [c.aval for c, lin in zip(consts, consts_lin) if lin]
-    cts = instantiate_cts(cts, _scan_abstract_eval(
-        *map(_aval, args),
-        jaxpr=jaxpr, num_consts=num_consts, num_carry=num_carry, length=length,
-        reverse=reverse))
+    # Carry cotangents flow around the loop, so they are arrays; a ys cotangent that is a
+    # symbolic zero stays one, and the body's work for it is skipped.
     ct_carry, ct_ys = core.split_list(cts, num_carry)
-    body_t = transposed_jaxpr(jaxpr, tuple(consts_lin + [True] * num_carry + xs_lin))
+    ct_carry = instantiate_cts(ct_carry, [_aval(c) for c in carry])
+    ys_nonzero = nonzero_cts(ct_ys)
+    ct_ys = drop_zero_cts(ct_ys)
+    body_t = transposed_jaxpr(jaxpr, tuple(consts_lin + [True] * num_carry + xs_lin),
+                              (True,) * num_carry + ys_nonzero)
 
     def transposed_body(*args):
         res_c, acc, ct_c, res_x, ct_y = _split_sizes(
@@ -334,8 +365,10 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
     consts, init, xs = _split_operands(args, num_consts, num_carry)
     _, _, x_avals = _split_operands(ctx.avals_in, num_consts, num_carry)
     carry_avals, ys_avals = core.split_list(ctx.avals_out, num_carry)
-    i32 = ShapedArray((), dtypes.int32)
     ys_init = [_zeros(a) for a in ys_avals]
+    if length == 0:  # the loop never runs; reading a slice of an empty xs is not even valid
+        return [*init, *ys_init]
+    i32 = ShapedArray((), dtypes.int32)
     types = [tensor_type(a) for a in [i32, *carry_avals, *ys_avals]]
     loop = hlo.WhileOp(types, [constant(np.int32(0)), *init, *ys_init])
 

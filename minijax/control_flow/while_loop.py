@@ -12,8 +12,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (check_same_types, insert_unused_inputs, move_inputs,
-                                         trace_function)
+from minijax.control_flow.common import (check_callable, check_same_types, insert_unused_inputs,
+                                         move_inputs, trace_function)
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
@@ -33,6 +33,7 @@ def while_loop(cond_fun, body_fun, init_val):
     ``body_fun`` must return the carry's types; a weakly typed Python scalar in
     ``init_val`` takes the dtype the body gives it.
     """
+    check_callable('while_loop', cond_fun=cond_fun, body_fun=body_fun)
     init_flat, in_tree = tree_util.tree_flatten(init_val)
     args_tree = tree_util.tuple_treedef(in_tree)
 
@@ -250,6 +251,34 @@ def _while_partial_eval_jaxpr(unknowns, eqn):
 
 while_p.partial_eval_rule = _while_partial_eval
 while_p.partial_eval_jaxpr_rule = _while_partial_eval_jaxpr
+
+
+# ----------------------------------------------------------------------------- dead code
+
+def _while_dce(used_outputs, eqn):
+    """Keep the carries that are used, that the predicate reads, or that a kept carry's
+    update reads (a fixed point)."""
+    p = eqn.params
+    cond_jaxpr, body_jaxpr = p['cond_jaxpr'], p['body_jaxpr']
+    cond_nconsts, body_nconsts = p['cond_nconsts'], p['body_nconsts']
+    _, cond_used = pe.dce_closed_jaxpr(cond_jaxpr, [True])
+    used_cond_consts, cond_carry = core.split_list(cond_used, cond_nconsts)
+
+    def carries_read(used_carry):
+        return pe.dce_closed_jaxpr(body_jaxpr, used_carry)[1][body_nconsts:]
+
+    used_carry = fixed_point(carries_read, [a or b for a, b in zip(used_outputs, cond_carry)])
+    cond, _ = pe.dce_closed_jaxpr(cond_jaxpr, [True], [False] * cond_nconsts + used_carry)
+    body, body_used = pe.dce_closed_jaxpr(body_jaxpr, used_carry,
+                                          [False] * body_nconsts + used_carry)
+    used_body_consts = body_used[:body_nconsts]
+    used_inputs = used_cond_consts + used_body_consts + used_carry
+    return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_carry, cond_jaxpr=cond,
+                                      body_jaxpr=body, cond_nconsts=sum(used_cond_consts),
+                                      body_nconsts=sum(used_body_consts))
+
+
+while_p.dce_rule = _while_dce
 
 
 def _while_transpose(cts, *args, **params):

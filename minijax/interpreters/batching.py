@@ -54,9 +54,9 @@ class BatchTrace(core.Trace):
         else:
             if primitive.batching_rule is None:
                 raise primitive.missing_rule('batching')
-            outs, out_dims = primitive.batching_rule(vals, dims, **params)
-            if not primitive.multiple_results:
-                outs, out_dims = [outs], [out_dims]
+            outs, out_dims = core.rule_pair(
+                primitive, 'batching', primitive.batching_rule(vals, dims, **params),
+                '(out, out_batch_axis)')
         boxed = [BatchTracer(self, x, d) for x, d in zip(outs, out_dims, strict=True)]
         return boxed if primitive.multiple_results else boxed[0]
 
@@ -85,8 +85,13 @@ def move_batch_axis(axis_size, src, dst, x):
     return moveaxis(x, src, dst)
 
 
-def vmap_flat(f, in_axes, *args):
-    axis_size = axis_size_of(args, in_axes)
+def vmap_flat(f, in_axes, *args, axis_size=None):
+    """``f`` on flat ``args`` batched along ``in_axes``: ([(output, batch axis)], size).
+
+    ``axis_size`` is read off the mapped arguments unless given; a batched jaxpr gives it,
+    since the operands its body sees may all be unmapped (only a cond's index may be)."""
+    if axis_size is None:
+        axis_size = axis_size_of(args, in_axes)
     with core.new_main(BatchTrace, axis_size) as main:
         trace = BatchTrace(main)
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
@@ -127,11 +132,9 @@ def vmap(f, in_axes=0, out_axes=0):
                     raise ValueError('vmap: out_axes=None for an output that is batched')
                 results.append(val)
             else:
-                ndim = core.get_aval(val).ndim + (bdim is not_mapped)
-                if not -ndim <= dst < ndim:
-                    raise ValueError(f'vmap: out_axes {dst} is out of range for an output of '
-                                     f'rank {ndim} (batch axis included)')
-                results.append(move_batch_axis(axis_size, bdim, dst % ndim, val))
+                ndim = core.get_aval(val).ndim + (bdim is not_mapped)  # with the batch axis
+                dst = core.canonicalize_axis(dst, ndim, 'vmap: out_axes')
+                results.append(move_batch_axis(axis_size, bdim, dst, val))
         return tree_util.tree_unflatten(out_tree(), results)
 
     return batched_f
@@ -140,11 +143,7 @@ def vmap(f, in_axes=0, out_axes=0):
 def _normalize_axis(axis, x, what):
     if axis is None:
         return None
-    ndim = core.get_aval(x).ndim
-    if not -ndim <= axis < ndim:
-        raise ValueError(f'vmap: {what} axis {axis} is out of range for an argument of type '
-                         f'{core.get_aval(x).str_short()}')
-    return axis % ndim
+    return core.canonicalize_axis(axis, core.get_aval(x).ndim, f'vmap: {what}')
 
 
 # ----------------------------------------------------------------------------- rule helpers
@@ -214,7 +213,7 @@ def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple) -> Closed
     Higher-order primitives (``xla_call``, ``cond``, loops) use this to batch their bodies.
     """
     def batched(*args):
-        outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args)
+        outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args, axis_size=axis_size)
         return [move_batch_axis(axis_size, d, 0, x) for x, d in outs]
 
     in_avals = [a if d is not_mapped else

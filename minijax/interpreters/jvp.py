@@ -82,9 +82,9 @@ class JVPTrace(core.Trace):
                 raise primitive.missing_rule('jvp')
             if not primitive.jvp_takes_symbolic_zeros:
                 tangents = [instantiate(t) for t in tangents]
-            primals_out, tangents_out = primitive.jvp_rule(primals, tangents, **params)
-            if not primitive.multiple_results:
-                primals_out, tangents_out = [primals_out], [tangents_out]
+            primals_out, tangents_out = core.rule_pair(
+                primitive, 'jvp', primitive.jvp_rule(primals, tangents, **params),
+                '(primal_out, tangent_out)')
         outs = [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
         return outs if primitive.multiple_results else outs[0]
 

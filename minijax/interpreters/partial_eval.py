@@ -288,3 +288,61 @@ def merge_lists(flags, false_xs, true_xs):
     false_it, true_it = iter(false_xs), iter(true_xs)
     return [next(true_it) if flag else next(false_it) for flag in flags]
 
+
+
+# ----------------------------------------------------------------------------- dead code
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, list[bool]]:
+    """``jaxpr`` without the equations that no used output depends on.
+
+    Returns the pruned jaxpr, which returns only the used outputs and takes only the used
+    inputs (and those flagged in ``instantiate``, a bool or one flag per input), and the
+    flags of the inputs it kept. Primitives are pure, so a dead equation can go; one with a
+    ``dce_rule`` (loops, cond, xla_call) also prunes its body. Reverse mode runs this before
+    transposing, as JAX does: a dead loop is never transposed and a dead partial
+    derivative (``log`` at 0) never meets a zero cotangent.
+
+    A ``dce_rule(used_outputs, eqn)`` returns (which of ``eqn``'s inputs are used, the
+    pruned equation, binding a subset of ``eqn``'s outputs from a subset of its inputs).
+    """
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(jaxpr.invars)
+    live: set[Var] = {x for x, used in zip(jaxpr.outs, used_outputs, strict=True)
+                      if used and isinstance(x, Var)}
+    eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        used_outs = [v in live for v in eqn.out_binders]
+        if not any(used_outs):
+            continue
+        used_ins, new_eqn = (eqn.primitive.dce_rule or _keep_whole)(used_outs, eqn)
+        live.update(x for x, used in zip(eqn.inputs, used_ins, strict=True)
+                    if used and isinstance(x, Var))
+        eqns.append(new_eqn)
+    used_inputs = [v in live or inst for v, inst in zip(jaxpr.invars, instantiate, strict=True)]
+    pruned = Jaxpr([v for v in jaxpr.constvars if v in live],
+                   [v for v, used in zip(jaxpr.invars, used_inputs) if used],
+                   eqns[::-1], [x for x, used in zip(jaxpr.outs, used_outputs) if used])
+    return pruned, used_inputs
+
+
+def _keep_whole(used_outputs, eqn):
+    """The default dce rule: an equation with a used output stays as it is."""
+    return [True] * len(eqn.inputs), eqn
+
+
+def dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs,
+                     instantiate=False) -> tuple[ClosedJaxpr, list[bool]]:
+    """``dce_jaxpr`` on a closed jaxpr: the consts of pruned constvars go too."""
+    pruned, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, instantiate)
+    kept = set(pruned.constvars)
+    consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in kept]
+    return ClosedJaxpr(pruned, consts), used_inputs
+
+
+def pruned_eqn(eqn: JaxprEqn, used_inputs, used_outputs, **params) -> JaxprEqn:
+    """``eqn`` reading only its used inputs and binding only its used outputs, with
+    ``params`` updated: what a ``dce_rule`` returns."""
+    return eqn._replace(inputs=[x for x, used in zip(eqn.inputs, used_inputs) if used],
+                        params=dict(eqn.params, **params),
+                        out_binders=[v for v, used in zip(eqn.out_binders, used_outputs)
+                                     if used])

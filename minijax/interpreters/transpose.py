@@ -11,6 +11,7 @@ from minijax import core, lax
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray
 from minijax.interpreters.jvp import Zero, instantiate
+from minijax.interpreters.partial_eval import dce_closed_jaxpr
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
 from minijax.ir.tracing import trace_to_jaxpr
 
@@ -35,8 +36,13 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
     """Cotangents of the ``UndefinedPrimal`` entries of ``args``, given the outputs'.
 
     ``cotangents`` may hold ``Zero``; the result holds ``Zero`` for an input that received
-    nothing and ``None`` for an input that is not an ``UndefinedPrimal``.
+    nothing and ``None`` for an input that is not an ``UndefinedPrimal``. The equations
+    that only feed outputs with a zero cotangent are pruned first (``dce_jaxpr``, which
+    also prunes loop and branch bodies), so they are never transposed.
     """
+    live, _ = dce_closed_jaxpr(ClosedJaxpr(jaxpr, consts), nonzero_cts(cotangents),
+                               instantiate=True)
+    jaxpr, consts, cotangents = live.jaxpr, live.consts, drop_zero_cts(cotangents)
     primal_env: dict[Var, object] = {}
     ct_env: dict[Var, object] = {}
 
@@ -91,23 +97,43 @@ def unbroadcast(ct, aval: ShapedArray):
     return ct
 
 
+def nonzero_cts(cts) -> tuple[bool, ...]:
+    """Which cotangents hold a value: neither ``None`` nor a symbolic ``Zero``."""
+    return tuple(ct is not None and not isinstance(ct, Zero) for ct in cts)
+
+
+def drop_zero_cts(cts) -> list:
+    """The cotangents that hold a value: what a jaxpr from ``transposed_jaxpr`` takes."""
+    return [ct for ct, nz in zip(cts, nonzero_cts(cts)) if nz]
+
+
 @cache_on_first_arg
-def transposed_jaxpr(closed: ClosedJaxpr, undefined: tuple[bool, ...]) -> ClosedJaxpr:
+def transposed_jaxpr(closed: ClosedJaxpr, undefined: tuple[bool, ...],
+                     nonzero_out_cts: tuple[bool, ...] | None = None) -> ClosedJaxpr:
     """The transpose of ``closed`` in its ``undefined`` (linear) inputs.
 
-    The new jaxpr takes the defined (residual) inputs, then the output cotangents, and returns
-    the cotangents of the linear inputs. Higher-order primitives use it for their bodies.
+    The new jaxpr takes the defined (residual) inputs, then the cotangents of the outputs
+    flagged in ``nonzero_out_cts`` (all outputs when it is None), and returns the cotangents
+    of the linear inputs. The other outputs' cotangents stay symbolic zeros, so the work that
+    only they would receive is skipped: a zero cotangent never meets an infinite partial
+    derivative (``0 * inf``), and a dead loop is never transposed. Higher-order primitives
+    use this for their bodies.
     """
+    if nonzero_out_cts is None:
+        nonzero_out_cts = (True,) * len(closed.out_avals)
     residual_avals = [a for a, u in zip(closed.in_avals, undefined) if not u]
     linear_avals = [a for a, u in zip(closed.in_avals, undefined) if u]
+    ct_avals = [a for a, nz in zip(closed.out_avals, nonzero_out_cts, strict=True) if nz]
 
     def transposed(*args):
         residuals, cts = core.split_list(args, len(residual_avals))
-        res_it = iter(residuals)
+        res_it, ct_it = iter(residuals), iter(cts)
         primals = [UndefinedPrimal(a) if u else next(res_it)
                    for a, u in zip(closed.in_avals, undefined)]
-        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts)
+        cts_out = [next(ct_it) if nz else Zero(a)
+                   for a, nz in zip(closed.out_avals, nonzero_out_cts)]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
         return instantiate_cts([ct for ct, u in zip(cts_in, undefined) if u], linear_avals)
 
-    new_closed, _ = trace_to_jaxpr(transposed, [*residual_avals, *closed.out_avals])
+    new_closed, _ = trace_to_jaxpr(transposed, [*residual_avals, *ct_avals])
     return new_closed

@@ -143,8 +143,13 @@ def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
     """Output avals of ``primitive`` on ``in_avals``, always as a list."""
     if primitive.abstract_eval is None:
         raise primitive.missing_rule('abstract_eval')
-    out = primitive.abstract_eval(*in_avals, **params)
-    return list(out) if primitive.multiple_results else [out]
+    out = core.rule_results(primitive, 'abstract eval',
+                            primitive.abstract_eval(*in_avals, **params))
+    for aval in out:
+        if not isinstance(aval, ShapedArray):
+            raise TypeError(f"primitive '{primitive.name}': the abstract eval rule returned a "
+                            f'{type(aval).__name__}, expected a ShapedArray')
+    return out
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:

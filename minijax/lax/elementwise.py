@@ -71,7 +71,15 @@ logistic_p = unary_primitive('logistic', _logistic, hlo.LogisticOp,
 sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda x, ans: div(.5, ans))
 rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
                           lambda x, ans: mul(-.5, div(ans, x)))
-abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, lambda x, ans: sign(x), float_only=False)
+
+
+def _abs_derivative(x, ans):
+    """+1 where x >= 0, -1 elsewhere: at the kink x = 0 (and -0.) JAX takes +1, so a weight
+    trained from zero under an L1 penalty still moves."""
+    return select_n(ge(x, full_like(x, 0)), full_like(x, -1), full_like(x, 1))
+
+
+abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_derivative, float_only=False)
 sign_p = unary_primitive('sign', np.sign, hlo.SignOp, None, float_only=False)
 
 sin = _unary_function(sin_p, 'Elementwise sine.')

@@ -6,6 +6,7 @@ the free axes of ``rhs`` (each in increasing order), as in XLA and StableHLO.
 """
 from __future__ import annotations
 
+import operator
 import string
 
 import numpy as np
@@ -24,10 +25,19 @@ dot_general_p = Primitive('dot_general')
 
 def dot_general(lhs, rhs, dimension_numbers):
     """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes."""
-    (lc, rc), (lb, rb) = dimension_numbers
-    numbers = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)),
-                                                           tuple(map(int, rb))))
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
+
+
+def _dimension_numbers(numbers):
+    """``numbers`` as four tuples of ints, or a TypeError showing the expected form."""
+    try:
+        (lc, rc), (lb, rb) = numbers
+        return tuple(tuple(tuple(operator.index(a) for a in axes) for axes in pair)
+                     for pair in ((lc, rc), (lb, rb)))
+    except (TypeError, ValueError):
+        raise TypeError('dot_general: dimension_numbers must be ((lhs_contracting, '
+                        'rhs_contracting), (lhs_batch, rhs_batch)), each a sequence of axes, '
+                        f'got {numbers!r}') from None
 
 
 def _free_axes(ndim, contracting, batch):

@@ -19,15 +19,6 @@ from minijax.lowering.ops import compare, reduce
 from minijax.lowering.types import element_type
 
 
-def _normalize_axes(x, axis):
-    ndim = np.ndim(x)
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, int):
-        axis = (axis,)
-    return tuple(sorted(int(a) % ndim for a in axis)) if ndim else tuple(axis)
-
-
 def _reduced_shape(shape, axes):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
@@ -92,17 +83,20 @@ reduce_min_p = reduction_primitive('reduce_min', np.min, hlo.MinOp, _highest)
 
 def reduce_sum(x, axis=None):
     """Sum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
-    return reduce_sum_p.bind(x, axes=_normalize_axes(x, axis))
+    axes = core.canonicalize_axes(axis, np.ndim(x), 'reduce_sum: axis')
+    return reduce_sum_p.bind(x, axes=axes)
 
 
 def reduce_max(x, axis=None):
     """Maximum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
-    return reduce_max_p.bind(x, axes=_normalize_axes(x, axis))
+    axes = core.canonicalize_axes(axis, np.ndim(x), 'reduce_max: axis')
+    return reduce_max_p.bind(x, axes=axes)
 
 
 def reduce_min(x, axis=None):
     """Minimum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
-    return reduce_min_p.bind(x, axes=_normalize_axes(x, axis))
+    axes = core.canonicalize_axes(axis, np.ndim(x), 'reduce_min: axis')
+    return reduce_min_p.bind(x, axes=axes)
 
 
 # reduce_sum is linear: its transpose broadcasts the cotangent back over the summed axes.
@@ -187,11 +181,11 @@ argmin_p = _arg_chooser_primitive('argmin', np.argmin, 'LT')
 
 def argmax(x, axis, index_dtype=dtypes.int64):
     """Index of the largest element of ``x`` along ``axis`` (the first, on ties)."""
-    return argmax_p.bind(x, axis=int(axis) % max(np.ndim(x), 1),
+    return argmax_p.bind(x, axis=core.canonicalize_axis(axis, np.ndim(x), 'argmax: axis'),
                          index_dtype=dtypes.check_supported(index_dtype))
 
 
 def argmin(x, axis, index_dtype=dtypes.int64):
     """Index of the smallest element of ``x`` along ``axis`` (the first, on ties)."""
-    return argmin_p.bind(x, axis=int(axis) % max(np.ndim(x), 1),
+    return argmin_p.bind(x, axis=core.canonicalize_axis(axis, np.ndim(x), 'argmin: axis'),
                          index_dtype=dtypes.check_supported(index_dtype))

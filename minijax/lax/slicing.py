@@ -34,6 +34,7 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.sli
 def slice_in_dim(x, start, limit, stride=1, axis=0):
     """``slice`` along one axis, keeping the others whole."""
     shape = core.get_aval(x).shape
+    axis = core.canonicalize_axis(axis, len(shape), 'slice_in_dim: axis')
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
     starts[axis], limits[axis], strides[axis] = start, limit, stride
     return slice(x, starts, limits, strides)
@@ -92,23 +93,38 @@ register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strid
 dynamic_slice_p = Primitive('dynamic_slice')
 
 
-def _index_operands(start_indices):
-    """Start indices as int32 scalars (StableHLO wants one integer type for all of them)."""
+def _index_operands(name, shape, start_indices):
+    """Start indices as int32 scalars (StableHLO wants one integer type for all of them).
+
+    A negative index counts from the end, once, as in Python and ``jax.lax`` (the primitive
+    then clamps the window into range, as StableHLO does). A float index is the user's
+    mistake, not something to truncate.
+    """
     out = []
-    for i in start_indices:
+    for k, i in enumerate(start_indices):
+        dtype = i.aval.dtype if isinstance(i, Tracer) else np.asarray(i).dtype
+        if not np.issubdtype(dtype, np.integer):
+            raise TypeError(f'{name}: start index {k} has dtype {dtype.name}; start indices '
+                            'must be integers')
         if isinstance(i, Tracer):
-            out.append(i if i.aval.dtype == dtypes.int32
-                       else lax.convert_element_type(i, dtypes.int32))
+            i = i if dtype == dtypes.int32 else lax.convert_element_type(i, dtypes.int32)
         else:
-            out.append(np.asarray(i, dtypes.int32))
+            i = np.asarray(i, dtypes.int32)
+        out.append(i if k >= len(shape) else _wrap_negative(i, shape[k]))
     return out
 
 
+def _wrap_negative(index, size):
+    if not isinstance(index, Tracer):
+        return index + np.int32(size) if index < 0 else index
+    return lax.select_n(lax.less(index, np.int32(0)), index, lax.add(index, np.int32(size)))
+
+
 def dynamic_slice(x, start_indices, slice_sizes):
-    """The window of ``x`` of shape ``slice_sizes`` at ``start_indices`` (traced scalars),
-    each start clamped so that the window stays inside ``x``."""
-    return dynamic_slice_p.bind(x, *_index_operands(start_indices),
-                                slice_sizes=tuple(int(s) for s in slice_sizes))
+    """The window of ``x`` of shape ``slice_sizes`` at ``start_indices`` (traced scalars):
+    a negative start counts from the end, then the window is clamped to stay inside ``x``."""
+    indices = _index_operands('dynamic_slice', core.get_aval(x).shape, start_indices)
+    return dynamic_slice_p.bind(x, *indices, slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
 def _check_indices(name, x, indices):
@@ -175,7 +191,8 @@ dynamic_update_slice_p = Primitive('dynamic_update_slice')
 def dynamic_update_slice(x, update, start_indices):
     """``x`` with the window at ``start_indices`` (clamped as in ``dynamic_slice``) replaced
     by ``update``."""
-    return dynamic_update_slice_p.bind(x, update, *_index_operands(start_indices))
+    indices = _index_operands('dynamic_update_slice', core.get_aval(x).shape, start_indices)
+    return dynamic_update_slice_p.bind(x, update, *indices)
 
 
 def _dynamic_update_slice_abstract_eval(x, update, *indices):

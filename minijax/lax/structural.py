@@ -30,20 +30,21 @@ broadcast_in_dim_p = Primitive('broadcast_in_dim')
 def broadcast_in_dim(x, shape, broadcast_dimensions):
     """``x`` replicated to ``shape``: operand axis i becomes result axis
     ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new."""
-    return broadcast_in_dim_p.bind(x, shape=tuple(int(d) for d in shape),
-                                   broadcast_dimensions=tuple(int(d) for d in
-                                                              broadcast_dimensions))
+    shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=tuple(
+        int(d) for d in broadcast_dimensions))
 
 
 def broadcast(x, shape, axes):
     """``x`` replicated to ``shape``; ``axes`` are the result axes that ``x`` does not have."""
-    axes = {int(a) % len(shape) for a in axes}
+    axes = core.canonicalize_axes(axes, len(shape), 'broadcast: axis')
     return broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i not in axes])
 
 
 def full(shape, fill_value, dtype):
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant."""
-    return broadcast_in_dim(np.array(fill_value, dtype), shape, ())
+    fill = np.array(fill_value, dtypes.check_supported(dtype, 'full'))
+    return broadcast_in_dim(fill, shape, ())
 
 
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
@@ -125,24 +126,25 @@ reshape_p = Primitive('reshape')
 
 def reshape(x, new_sizes):
     """The elements of ``x`` in row-major order, laid out as ``new_sizes``."""
-    return reshape_p.bind(x, new_sizes=tuple(int(d) for d in new_sizes))
+    return reshape_p.bind(x, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'))
 
 
 def squeeze(x, dimensions):
     """``x`` without the size-1 axes ``dimensions`` (a reshape)."""
     shape = core.get_aval(x).shape
-    dims = {int(d) % len(shape) for d in dimensions} if shape else set()
+    dims = core.canonicalize_axes(dimensions, len(shape), 'squeeze: axis')
     if any(shape[d] != 1 for d in dims):
-        raise TypeError(f'squeeze: axes {sorted(dims)} of shape {_shape_str(shape)} are not '
-                        'all of size 1')
+        raise ValueError(f'squeeze: axes {list(dims)} of shape {_shape_str(shape)} are not '
+                         'all of size 1')
     return reshape(x, [n for i, n in enumerate(shape) if i not in dims])
 
 
 def expand_dims(x, dimensions):
     """``x`` with new size-1 axes at result positions ``dimensions`` (a reshape)."""
     shape = list(core.get_aval(x).shape)
+    dimensions = tuple(dimensions) if np.iterable(dimensions) else (dimensions,)
     ndim = len(shape) + len(dimensions)
-    for d in sorted(int(d) % ndim for d in dimensions):
+    for d in core.canonicalize_axes(dimensions, ndim, 'expand_dims: axis'):
         shape.insert(d, 1)
     return reshape(x, shape)
 
@@ -175,7 +177,11 @@ concatenate_p = Primitive('concatenate')
 
 def concatenate(operands, dimension):
     """The ``operands`` joined along axis ``dimension`` (their other axes must agree)."""
-    return concatenate_p.bind(*operands, dimension=int(dimension))
+    if not operands:
+        raise ValueError('concatenate needs at least one operand, got none')
+    ndim = np.ndim(operands[0])
+    return concatenate_p.bind(*operands, dimension=core.canonicalize_axis(
+        dimension, ndim, 'concatenate: dimension'))
 
 
 def _concatenate_abstract_eval(*avals, dimension):
@@ -310,10 +316,9 @@ iota_p = Primitive('iota')
 
 def iota(dtype, shape, dimension=0):
     """An array of ``shape`` counting 0, 1, 2, ... along axis ``dimension``."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    return iota_p.bind(dtype=dtypes.check_supported(dtype, 'iota'),
-                       shape=tuple(int(d) for d in shape), dimension=int(dimension))
+    shape = core.canonicalize_shape(shape, 'iota')
+    return iota_p.bind(dtype=dtypes.check_supported(dtype, 'iota'), shape=shape,
+                       dimension=core.canonicalize_axis(dimension, len(shape), 'iota: dimension'))
 
 
 def _iota_abstract_eval(*, dtype, shape, dimension):

@@ -105,13 +105,28 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
         with _location(eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
-        outs = [outs] if isinstance(outs, ir.Value) else list(outs)
-        if len(outs) != len(eqn.out_binders):
-            raise LoweringError(f"the lowering rule of '{eqn.primitive.name}' returned "
-                                f'{len(outs)} values for {len(eqn.out_binders)} results')
+        outs = _check_lowered(eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
             env[v] = val
     return [read(x) for x in jaxpr.outs]
+
+
+def _check_lowered(eqn, avals_out, outs) -> list[ir.Value]:
+    """A lowering rule's output as a list, checked against the abstract eval: the count and
+    each value's tensor type. A rule that disagrees fails here, naming the primitive."""
+    prefix = f"primitive '{eqn.primitive.name}': the lowering rule returned"
+    outs = [outs] if isinstance(outs, ir.Value) else outs
+    if not isinstance(outs, (list, tuple)):
+        raise LoweringError(f'{prefix} a {type(outs).__name__}, expected ir.Value results')
+    if len(outs) != len(avals_out):
+        raise LoweringError(f'{prefix} {len(outs)} values, expected {len(avals_out)}')
+    for val, aval in zip(outs, avals_out):
+        if not isinstance(val, ir.Value):
+            raise LoweringError(f'{prefix} a {type(val).__name__}, expected an ir.Value')
+        if val.type != tensor_type(aval):
+            raise LoweringError(f'{prefix} {val.type}, the abstract eval says '
+                                f'{aval.str_short()}')
+    return list(outs)
 
 
 def _location(eqn) -> ir.Location:

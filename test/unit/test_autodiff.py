@@ -6,6 +6,8 @@ import pytest
 
 import minijax as mj
 from minijax import lax
+from minijax.interpreters.partial_eval import dce_closed_jaxpr
+from minijax.ir.jaxpr import eval_closed_jaxpr
 
 jax.config.update('jax_enable_x64', True)
 
@@ -268,6 +270,64 @@ def test_linear_jaxpr_has_only_tangent_work():
     assert [e.primitive.name for e in jaxpr.eqns] == ['mul', 'mul']
 
 
+# ----------------------------------------------------------------------------- dead code
+
+def _dead_carry_programs(m, l):
+    """Functions of x (written for minijax, ``m = mj``, and for ``jax.lax``) whose loops carry
+    a value that never reaches the output: a while loop that cannot be transposed, or a
+    partial derivative that is infinite at x = 0. JAX prunes these before transposing."""
+    while_loop = lambda x: m.fori_loop(0, np.int32(3), lambda i, v: v * x, x)  # noqa: E731
+    return {
+        'scan_carry_with_while': lambda x: l.reduce_sum(m.scan(
+            lambda c, _: ((c[0] * 2., while_loop(c[1])), c[0]), (x, x), None, length=2)[1],
+            (0,)),
+        'scan_carry_with_log': lambda x: l.reduce_sum(m.scan(
+            lambda c, _: ((c[0] * 2., l.log(c[1])), c[0]), (x, x), None, length=2)[1], (0,)),
+        'fori_loop_carry_with_log': lambda x: m.fori_loop(
+            0, 2, lambda i, c: (c[0] * 2., l.log(c[1])), (x, x))[0],
+        'while_in_scan_of_cond': lambda x: m.scan(lambda c, _: (m.cond(
+            c > -1., lambda: (c * 3., while_loop(c)), lambda: (c, c))[0], None),
+            x, None, length=2)[0],
+    }
+
+
+@pytest.mark.parametrize('name', list(_dead_carry_programs(mj, lax)))
+@pytest.mark.parametrize('order', ['grad', 'jit_grad'])
+def test_dead_loop_carries_are_pruned_before_transposing(name, order):
+    mine = _dead_carry_programs(mj, lax)[name]
+    theirs = _dead_carry_programs(jax.lax, jax.lax)[name]
+    grad = mj.grad(mine) if order == 'grad' else mj.jit(mj.grad(mine))
+    expected = float(jax.grad(theirs)(0.))
+    assert np.isfinite(expected) and float(grad(0.)) == expected
+
+
+def test_dce_jaxpr_drops_dead_equations_and_loop_carries():
+    """Pruning keeps the values of the used outputs and removes the dead loop entirely."""
+    def program(m, l):
+        def f(x):
+            dead = m.while_loop(lambda c: c < 10., lambda c: c * 2., x)
+            carry, ys = m.scan(lambda c, _: ((c[0] + 1., l.sin(c[1])), c[0] * c[0]),
+                               (x, dead), None, length=3)
+            branch = m.cond(x > 0., lambda: (x * 2., dead), lambda: (x, x))
+            count = m.while_loop(lambda c: c[0] < 5., lambda c: (c[0] + 1., l.cos(c[1])),
+                                 (x, x))
+            return ys, carry[1], branch[0], count[0]
+        return f
+
+    x = 1.5
+    closed = mj.make_jaxpr(program(mj, lax))(x)
+    pruned, used_inputs = dce_closed_jaxpr(closed, [True, False, True, True])
+    expected = program(jax.lax, jax.lax)(x)
+    for mine, theirs in zip(eval_closed_jaxpr(pruned, [x]), [expected[0], *expected[2:]]):
+        np.testing.assert_allclose(mine, theirs)
+    assert used_inputs == [True]
+    scan, loop = [e for e in pruned.eqns if e.primitive.name in ('scan', 'while')]
+    assert loop.primitive.name == 'while'  # the dead while is gone; the live one is pruned
+    branch, = [e for e in pruned.eqns if e.primitive.name == 'cond']
+    assert scan.params['num_carry'] == 1 and len(loop.out_binders) == 1
+    assert len(branch.out_binders) == 1 and len(branch.params['branches'][1].eqns) == 1
+
+
 # ----------------------------------------------------------------------------- errors
 
 def test_grad_of_non_scalar_output_names_the_shape():
@@ -310,3 +370,13 @@ def test_reverse_mode_flops_within_three_times_the_forward_pass():
     forward = mj.jit(loss).lower(params, x).compile().cost_analysis()['flops']
     backward = mj.jit(mj.grad(loss)).lower(params, x).compile().cost_analysis()['flops']
     assert backward <= 3 * forward
+
+
+@pytest.mark.parametrize('x', [0., -0., 2., -2., np.nan], ids=str)
+def test_abs_derivative_takes_jaxs_value_at_the_kink(x):
+    """d|x|/dx at 0 (and -0.) is +1 in JAX: under an L1 penalty a weight at zero moves."""
+    expected = float(jax.grad(jnp.abs)(x))
+    for grad in (mj.grad(lax.abs), mj.jit(mj.grad(lax.abs))):
+        np.testing.assert_array_equal(float(grad(x)), expected)
+    np.testing.assert_array_equal(mj.vmap(mj.grad(lax.abs))(np.array([x, x])),
+                                  jax.vmap(jax.grad(jnp.abs))(np.array([x, x])))

@@ -268,3 +268,70 @@ def test_while_body_must_preserve_carry_types():
 def test_scan_length_mismatch():
     with pytest.raises(ValueError, match=r'\[2, 3\]'):
         mj.scan(lambda c, x: (c, None), 0., (np.zeros(2), np.zeros(3)))
+
+
+# ----------------------------------------------------------------------------- edge cases
+
+def test_zero_length_scan_runs_eagerly_under_jit_and_grad():
+    def body(c, x):
+        return c + x, c * 2.
+    c, xs = np.ones(3), np.ones((0, 3))
+    expected = jax.lax.scan(body, c, xs)
+    for scan in (lambda *a: mj.scan(body, *a), mj.jit(lambda *a: mj.scan(body, *a))):
+        carry, ys = scan(c, xs)
+        assert np.shape(ys) == expected[1].shape
+        assert_trees_close((carry, ys), expected)
+    def loop(m):
+        return lambda x: m.fori_loop(0, 0, lambda i, v: v * x, x)
+    for grad in (mj.grad(loop(mj)), mj.jit(mj.grad(loop(mj)))):
+        assert float(grad(2.)) == float(jax.grad(loop(jax.lax))(2.))
+
+
+@pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
+def test_vmap_where_only_the_predicate_or_index_is_batched(jitted):
+    wrap = mj.jit if jitted else (lambda f: f)
+    p, x = np.array([1., -1., 0.5]), np.array([0.3, 0.7])
+    mine = mj.vmap(wrap(lambda p, x: mj.cond(p > 0., lax.sin, lax.cos, x)), (0, None))
+    theirs = jax.vmap(lambda p, x: jax.lax.cond(p > 0., jnp.sin, jnp.cos, x), (0, None))
+    assert_trees_close(mine(p, x), theirs(p, x))
+    index = np.array([0, 2, 1, 5])
+    constants = [lambda: 1., lambda: 2., lambda: 3.]
+    assert_trees_close(mj.vmap(wrap(lambda i: mj.switch(i, constants)))(index),
+                       jax.vmap(lambda i: jax.lax.switch(i, constants))(index))
+
+
+def _unused_output_programs(m, l):
+    """Functions of x whose second, discarded output has an infinite or undefined
+    derivative at x = 0, or is a loop that cannot be transposed."""
+    loop = lambda x: m.fori_loop(0, np.int32(3), lambda i, v: v * x, x)  # noqa: E731
+    return {
+        'cond': lambda x: m.cond(x > -1., lambda: (x * 2., l.log(x)), lambda: (x, x))[0],
+        'cond_with_while': lambda x: m.cond(x > -1., lambda: (x * 2., loop(x)),
+                                            lambda: (x, x))[0],
+        'scan_ys': lambda x: m.scan(lambda c, _: (c * 2., l.log(c)), x, None, length=2)[0],
+        'scan_ys_while': lambda x: m.scan(lambda c, _: (c * 2., loop(c)), x, None,
+                                          length=2)[0],
+        'jit': lambda x: m.jit(lambda x: (x * 2., l.log(x)))(x)[0],
+        'jit_with_while': lambda x: m.jit(lambda x: (x * 2., loop(x)))(x)[0],
+    }
+
+
+@pytest.mark.parametrize('name', list(_unused_output_programs(_MiniAPI, lax)))
+@pytest.mark.parametrize('order', ['grad', 'jit_grad'])
+def test_an_unused_output_contributes_no_gradient(name, order):
+    """Zero cotangents stay symbolic inside control flow and jit: no ``0 * inf``, and a
+    while loop whose result is dropped is never transposed (as in JAX)."""
+    mine = _unused_output_programs(_MiniAPI, lax)[name]
+    theirs = _unused_output_programs(_JaxAPI, jnp)[name]
+    grad = mj.grad(mine) if order == 'grad' else mj.jit(mj.grad(mine))
+    expected = float(jax.grad(theirs)(0.))
+    assert np.isfinite(expected) and float(grad(0.)) == expected
+
+
+def test_unused_scan_outputs_do_not_turn_gradients_into_nan():
+    def f(m, l):
+        return lambda c0, xs: l.reduce_sum(
+            m.scan(lambda c, r: (c + r, l.cos(c)), c0, xs)[0])
+    c0, xs = np.array([np.inf, 1.]), np.ones((2, 2))
+    expected = jax.grad(f(jax.lax, _JaxLax))(c0, xs)
+    np.testing.assert_array_equal(mj.grad(f(mj, _MiniLax))(c0, xs), expected)

@@ -351,12 +351,17 @@ def test_vmap_of_slicing_at_batched_start_indices(in_axes, rng):
 
 
 @pytest.mark.parametrize('dtype', [F32, I32])
-def test_dynamic_slice_clamps_like_stablehlo(dtype, rng):
-    """Starts are clamped into range. A negative start clamps to 0 (StableHLO's semantics;
-    jax.lax.dynamic_slice would first wrap it around, as Python indexing does)."""
+def test_dynamic_slice_wraps_negative_starts_then_clamps_like_jax(dtype, rng):
+    """A negative start counts from the end once (as in Python and jax.lax), then the window
+    is clamped into range (StableHLO's semantics), eagerly and under jit."""
     x = rng.integers(0, 9, (6,)).astype(dtype)
-    f = lambda x, i: mlax.dynamic_slice(x, (i,), (3,))  # noqa: E731
-    for i in (-2, 0, 2, 5, 9):
-        expected = x[min(max(i, 0), 3):][:3]
-        assert_close(f(x, np.int32(i)), expected)
-        assert_close(minijax.jit(f)(x, np.int32(i)), expected)
+    update = np.array([7, 8], dtype)
+    cases = [(lambda m: lambda x, i: m.dynamic_slice(x, (i,), (3,))),
+             (lambda m: lambda x, i: m.dynamic_update_slice(x, update, (i,)))]
+    for make in cases:
+        mine, theirs = make(mlax), make(jax.lax)
+        for i in (-9, -2, 0, 2, 5, 9):
+            expected = theirs(x, np.int32(i))
+            assert_close(mine(x, np.int32(i)), expected)
+            assert_close(mine(x, i), expected)
+            assert_close(minijax.jit(mine)(x, np.int32(i)), expected)

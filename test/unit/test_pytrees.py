@@ -16,6 +16,9 @@ class Point:
         return (type(other) is Point and (self.x, self.y, self.label)
                 == (other.x, other.y, other.label))
 
+    def __repr__(self):  # a stable test id, the same in every pytest-xdist worker
+        return f'Point({self.x!r}, {self.y!r}, {self.label!r})'
+
 
 register_pytree_node(Point, lambda p: (p.label, [p.x, p.y]),
                      lambda label, xs: Point(xs[0], xs[1], label))

@@ -1,0 +1,1003 @@
+"""Random well-typed programs over minijax.lax, each built twice: with minijax and with JAX.
+
+A program is a plain description (``Program``): typed inputs, then steps, each an op name,
+the indices of its argument values and static parameters (sub-programs for control flow and
+nested jit). ``generate(seed)`` draws one; ``run(program, backend, args)`` evaluates it with
+``MINIJAX`` or ``JAX`` ops, so JAX is the oracle for every leg that ``check(seed)`` compares:
+eager, jit (XLA), the StableHLO reference interpreter, grad (and finite differences), vmap.
+
+Used by test/unit/test_random_programs.py (a fixed seed set in CI) and bench/fuzz.py (long
+runs). Not a test module itself: pytest does not collect it.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import minijax as mj
+from minijax import lax as mlax
+from minijax.reference_interpreter import run_module
+
+jax.config.update('jax_enable_x64', True)
+
+#: Bug classes other engineers are fixing. While a name is here, ``generate`` and ``check``
+#: stay clear of it (the CI seed set and the default fuzz run); delete a name once its fix
+#: lands, so the fuzzer hits the class again.
+KNOWN_BUGS = {
+    'zero_length_scan_jit': 'scan (or fori_loop) of length 0 under jit',
+    'vmap_cond_pred_batched': 'vmap of cond/switch whose predicate alone is batched',
+    'nan_zero_cotangent': 'NaN through zero cotangents: unused scan outputs, integer_pow(x, 0)',
+    'argmax_nans': 'argmax/argmin of a row holding several NaNs',
+    'int_div_by_zero': 'integer division by zero, eager vs jit',
+    'float_to_int': 'float -> int conversion of NaN or out-of-range values',
+    'grad_abs_zero': 'grad(abs)(0.)',
+    'interpreter_crash': 'the reference interpreter aborts (int division by zero, '
+                         'zero-size contractions)',
+    'dynamic_index_negative': 'negative dynamic_slice start indices (JAX wraps them; '
+                              'lead_todo)',
+}
+
+FLOATS = ('float32', 'float64')
+INTS = ('int32', 'int64')
+NUMBERS = FLOATS + INTS
+DTYPES = NUMBERS + ('bool',)
+MAX_DEPTH = 2
+
+
+class Aval(NamedTuple):
+    shape: tuple
+    dtype: str
+
+    def __str__(self):
+        return f'{self.dtype}[{",".join(map(str, self.shape))}]'
+
+
+class Step(NamedTuple):
+    op: str
+    args: tuple      # indices into the values computed so far (inputs first)
+    params: dict     # static parameters; sub-programs for control flow
+    outs: tuple      # the avals of the values this step adds
+
+
+class Program(NamedTuple):
+    inputs: tuple    # Avals
+    steps: tuple     # Steps
+    outputs: tuple   # value indices
+
+
+class Description(NamedTuple):
+    """A generated program with what the checks need to know about it."""
+    seed: int
+    program: Program
+    hazards: frozenset   # KNOWN_BUGS names it may hit, plus 'while' / 'nonsmooth'
+
+
+# ----------------------------------------------------------------------------- backends
+
+def _jax_binary(op):
+    """A jax.lax binary op that broadcasts a scalar operand, as minijax's binary ops do."""
+    def fn(x, y):
+        shape = jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))
+        return op(*(jax.lax.broadcast_in_dim(v, shape, ()) if jnp.shape(v) != shape else v
+                    for v in (x, y)))
+    return fn
+
+
+def _jax_reduction(op, identity):
+    def fn(x, axes):
+        dtype = np.dtype(x.dtype)
+        return jax.lax.reduce(x, np.asarray(identity(dtype), dtype), op, tuple(axes))
+    return fn
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == 'f' else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return np.inf if dtype.kind == 'f' else np.iinfo(dtype).max
+
+
+_BINARY = ('add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'eq', 'ne', 'gt', 'ge', 'lt', 'le')
+_UNARY = ('sin', 'cos', 'exp', 'log', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'neg', 'abs', 'sign')
+_SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcast_in_dim',
+                    'transpose', 'reshape', 'concatenate', 'pad', 'slice', 'dynamic_slice',
+                    'dynamic_update_slice', 'argmax', 'argmin', 'dot_general', 'cond',
+                    'switch', 'while_loop', 'fori_loop', 'scan')
+_MINIJAX_NAMES = {'gt': 'greater', 'lt': 'less'}
+
+
+class Backend(dict):
+    """One library's ops under one set of names (JAX's), so a program is written once."""
+    __getattr__ = dict.__getitem__
+
+
+MINIJAX = Backend(
+    {name: getattr(mlax, _MINIJAX_NAMES.get(name, name)) for name in _BINARY + _SHARED
+     if hasattr(mlax, _MINIJAX_NAMES.get(name, name))},
+    cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
+    scan=mj.scan, jit=mj.jit, iota=mlax.iota, reduce_sum=mlax.reduce_sum,
+    reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, name='minijax')
+JAX = Backend(
+    {name: getattr(jax.lax, name) for name in _SHARED},
+    **{name: _jax_binary(getattr(jax.lax, name)) for name in _BINARY},
+    jit=jax.jit, iota=jax.lax.broadcasted_iota,
+    reduce_sum=_jax_reduction(jax.lax.add, lambda d: 0),
+    reduce_max=_jax_reduction(jax.lax.max, _lowest),
+    reduce_min=_jax_reduction(jax.lax.min, _highest), name='jax')
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def run(program: Program, B: Backend, args) -> list:
+    """The values of ``program``'s outputs on ``args``, computed with backend ``B``."""
+    env = list(args)
+    for step in program.steps:
+        outs = BUILDERS[step.op](B, [env[i] for i in step.args], **step.params)
+        env.extend(outs)
+    return [env[i] for i in program.outputs]
+
+
+def as_function(program, B):
+    def program_fn(*args):
+        return tuple(run(program, B, args))
+    return program_fn
+
+
+def _int32(B, x):
+    return B.convert_element_type(x, np.int32)
+
+
+def _clamp(B, x, lo, hi):
+    dtype = np.dtype(x.dtype)
+    return B.min(B.max(x, np.asarray(lo, dtype)), np.asarray(hi, dtype))
+
+
+def _without_nans(B, x):
+    """NaNs replaced by 0 (argmax of several NaNs, float->int of NaN are KNOWN_BUGS)."""
+    if np.dtype(x.dtype).kind != 'f':
+        return x
+    return B.select_n(B.ne(x, x), x, B.broadcast_in_dim(np.zeros((), x.dtype), jnp.shape(x), ()))
+
+
+def _scalar_from(B, v, kind):
+    """A scalar derived from ``v``: a bool predicate, or an int32 branch index."""
+    if kind == 'direct':
+        return v
+    total = B.reduce_sum(v, tuple(range(len(jnp.shape(v)))))
+    if kind == 'positive':
+        return B.gt(total, np.zeros((), total.dtype))
+    return _int32(B, total)  # 'index': a sum of ints, wrapped to int32
+
+
+def _b_unary(B, args, *, name):
+    return [B[name](args[0])]
+
+
+def _b_binary(B, args, *, name, safe_divisor=False):
+    x, y = args
+    if safe_divisor:  # y == 0 -> 1
+        y = B.select_n(B.eq(y, np.zeros((), y.dtype)), y, B.broadcast_in_dim(
+            np.ones((), y.dtype), jnp.shape(y), ()))
+    return [B[name](x, y)]
+
+
+def _b_select_n(B, args, *, which_kind, n_cases):
+    which, *cases = args
+    if which_kind == 'int':
+        which = _clamp(B, _int32(B, which), 0, n_cases - 1)
+    return [B.select_n(which, *cases)]
+
+
+def _b_convert(B, args, *, dtype, sanitize):
+    x = args[0]
+    if sanitize:
+        x = _clamp(B, _without_nans(B, x), -1e3, 1e3)
+    return [B.convert_element_type(x, np.dtype(dtype))]
+
+
+def _b_static(B, args, *, name, **params):
+    # positionally: the two libraries name some parameters differently (perm/permutation)
+    return [B[name](*args, *params.values())]
+
+
+def _b_concatenate(B, args, *, dimension):
+    return [B.concatenate(args, dimension)]
+
+
+def _b_iota(B, args, *, dtype, shape, dimension):
+    return [B.iota(np.dtype(dtype), shape, dimension)]
+
+
+def _b_const(B, args, *, value):
+    return [value]
+
+
+def _start_indices(B, indices, nonneg):
+    return [B.max(i, np.zeros((), i.dtype)) if nonneg else i for i in indices]
+
+
+def _b_dynamic_slice(B, args, *, slice_sizes, nonneg):
+    x, *indices = args
+    return [B.dynamic_slice(x, _start_indices(B, indices, nonneg), slice_sizes)]
+
+
+def _b_dynamic_update_slice(B, args, *, nonneg):
+    x, update, *indices = args
+    return [B.dynamic_update_slice(x, update, _start_indices(B, indices, nonneg))]
+
+
+def _b_reduce(B, args, *, name, axes):
+    return [B[name](args[0], axes)]
+
+
+def _b_arg_chooser(B, args, *, name, axis, index_dtype, sanitize):
+    x = _without_nans(B, args[0]) if sanitize else args[0]
+    return [B[name](x, axis, np.dtype(index_dtype))]
+
+
+def _b_dot_general(B, args, *, dimension_numbers):
+    return [B.dot_general(*args, dimension_numbers)]
+
+
+def _closure(B, body, closed):
+    return lambda *operands: tuple(run(body, B, (*operands, *closed)))
+
+
+def _b_cond(B, args, *, branches, n_operands, pred_kind):
+    pred, operands, closed = args[0], args[1:1 + n_operands], args[1 + n_operands:]
+    funs = [_closure(B, b, closed) for b in branches]
+    if len(funs) == 2 and pred_kind != 'index':
+        return list(B.cond(_scalar_from(B, pred, pred_kind), funs[1], funs[0], *operands))
+    return list(B.switch(_scalar_from(B, pred, pred_kind), funs, *operands))
+
+
+def _b_while(B, args, *, body, n_carry, trips):
+    carry, closed = args[:n_carry], args[n_carry:]
+    if isinstance(trips, int):
+        bound = np.int32(trips)
+    else:  # trips from an int value: its sum, clamped to [0, 3]
+        bound, closed = _clamp(B, _scalar_from(B, closed[0], 'index'), 0, 3), closed[1:]
+    step = _closure(B, body, closed)
+
+    def body_fun(c):
+        return (B.add(c[0], np.int32(1)), *step(*c[1:], c[0]))
+
+    return list(B.while_loop(lambda c: B.lt(c[0], bound), body_fun, (np.int32(0), *carry))[1:])
+
+
+def _b_fori(B, args, *, body, n_carry, lower, upper):
+    carry, closed = args[:n_carry], args[n_carry:]
+    step = _closure(B, body, closed)
+    return list(B.fori_loop(lower, upper, lambda i, c: step(*c, _int32(B, i)), tuple(carry)))
+
+
+def _b_scan(B, args, *, body, n_carry, n_xs, length, reverse):
+    carry, xs, closed = args[:n_carry], args[n_carry:n_carry + n_xs], args[n_carry + n_xs:]
+    step = _closure(B, body, closed)
+
+    def f(c, x):
+        outs = step(*c, *(x or ()))
+        return outs[:n_carry], outs[n_carry]
+
+    final, ys = B.scan(f, tuple(carry), tuple(xs) if xs else None, length=length,
+                       reverse=reverse)
+    return [*final, ys]
+
+
+def _b_jit(B, args, *, body):
+    return list(B.jit(as_function(body, B))(*args))
+
+
+BUILDERS = dict(
+    unary=_b_unary, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
+    static=_b_static, concatenate=_b_concatenate, iota=_b_iota, const=_b_const,
+    dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
+    reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general, cond=_b_cond,
+    while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
+
+
+# ----------------------------------------------------------------------------- generation
+
+class Gen:
+    """The state of one program's generation: the RNG, what to avoid, what was hit."""
+
+    def __init__(self, rng, avoid):
+        self.rng, self.avoid, self.hazards = rng, avoid, set()
+
+    def choice(self, seq):
+        return seq[self.rng.integers(len(seq))]
+
+    def coin(self, p):
+        return self.rng.random() < p
+
+    def hit(self, hazard):
+        """Record ``hazard``; True if the program may hit it (it is not avoided)."""
+        if hazard in self.avoid:
+            return False
+        self.hazards.add(hazard)
+        return True
+
+    def pick(self, pool, ok=lambda a: True):
+        """The index of a value in ``pool`` satisfying ``ok``; recent values are likelier."""
+        found = [i for i, a in enumerate(pool) if ok(a)]
+        if not found:
+            return None
+        return found[-1] if self.coin(0.4) else self.choice(found)
+
+    def shape(self, max_rank=3):
+        rank = int(self.rng.integers(0, max_rank + 1))
+        return tuple(0 if self.coin(0.04) else int(self.rng.integers(1, 5)) for _ in range(rank))
+
+
+def _is_float(a):
+    return a.dtype in FLOATS
+
+
+def _is_number(a):
+    return a.dtype in NUMBERS
+
+
+def _size(shape):
+    return math.prod(shape)
+
+
+def _step(op, args, outs, **params):
+    return Step(op, tuple(args), params, tuple(outs))
+
+
+# Each sampler returns a Step built from values of ``pool`` (indices), or None if the pool
+# has nothing it can use.
+
+def s_unary(g, pool, depth):
+    name = g.choice(_UNARY)
+    x = g.pick(pool, _is_float if _UNARY.index(name) < 8 else _is_number)
+    if x is None:
+        return None
+    if name == 'abs' and _is_float(pool[x]):
+        g.hit('grad_abs_zero')
+    if name in ('abs', 'sign'):
+        g.hazards.add('nonsmooth')
+    return _step('unary', [x], [pool[x]], name=name)
+
+
+def _partner(g, pool, x, same_shape_only=False):
+    """A value to combine with ``x``: its type, or a scalar of its dtype."""
+    a = pool[x]
+    y = g.pick(pool, lambda b: b.dtype == a.dtype and (
+        b.shape == a.shape or not same_shape_only and b.shape == ()))
+    return x if y is None else y
+
+
+def s_binary(g, pool, depth):
+    name = g.choice(_BINARY)
+    x = g.pick(pool, _is_float if name == 'pow' else _is_number)
+    if x is None:
+        return None
+    y = _partner(g, pool, x)
+    if g.coin(0.5):
+        x, y = y, x
+    a = Aval(max(pool[x].shape, pool[y].shape, key=len), pool[x].dtype)
+    out = Aval(a.shape, 'bool') if name in ('eq', 'ne', 'gt', 'ge', 'lt', 'le') else a
+    if name not in ('add', 'sub', 'mul', 'div', 'pow'):
+        g.hazards.add('nonsmooth')
+    safe = name == 'div' and a.dtype in INTS and not g.hit('int_div_by_zero')
+    if name == 'div' and a.dtype in INTS and not safe:
+        g.hit('interpreter_crash')
+    return _step('binary', [x, y], [out], name=name, safe_divisor=safe)
+
+
+def s_select_n(g, pool, depth):
+    x = g.pick(pool, lambda a: a.shape != () or a.dtype != 'bool')
+    if x is None:
+        return None
+    a = pool[x]
+    same = [i for i, b in enumerate(pool) if b == a]
+    which = g.pick(pool, lambda b: b.dtype == 'bool' and b.shape in ((), a.shape))
+    if which is None or g.coin(0.3):
+        which = g.pick(pool, lambda b: b.dtype in INTS and b.shape in ((), a.shape))
+    if which is None:
+        return None
+    n = 2 if pool[which].dtype == 'bool' else int(g.rng.integers(1, 4))
+    g.hazards.add('nonsmooth')
+    return _step('select_n', [which] + [g.choice(same) for _ in range(n)], [a],
+                 which_kind='bool' if pool[which].dtype == 'bool' else 'int', n_cases=n)
+
+
+def s_convert(g, pool, depth):
+    x = g.pick(pool)
+    a, dtype = pool[x], g.choice(DTYPES)
+    to_int = _is_float(a) and dtype in INTS
+    sanitize = to_int and not g.hit('float_to_int')
+    if dtype not in FLOATS or not _is_float(a):
+        g.hazards.add('nonsmooth')
+    return _step('convert', [x], [Aval(a.shape, dtype)], dtype=dtype, sanitize=sanitize)
+
+
+def s_integer_pow(g, pool, depth):
+    x = g.pick(pool, _is_number)
+    if x is None:
+        return None
+    a = pool[x]
+    y = int(g.rng.integers(-3 if _is_float(a) else 0, 5))
+    if y == 0 and _is_float(a) and not g.hit('nan_zero_cotangent'):
+        y = 2
+    return _step('static', [x], [a], name='integer_pow', y=y)
+
+
+def s_broadcast_in_dim(g, pool, depth):
+    x = g.pick(pool)
+    a = pool[x]
+    rank = len(a.shape) + int(g.rng.integers(0, 4 - len(a.shape))) if len(a.shape) < 4 \
+        else len(a.shape)
+    dims = sorted(g.rng.choice(rank, len(a.shape), replace=False).tolist())
+    shape = [int(g.rng.integers(0 if g.coin(0.05) else 1, 4)) for _ in range(rank)]
+    for d, n in zip(dims, a.shape):
+        shape[d] = n if n != 1 or g.coin(0.5) else shape[d]
+    return _step('static', [x], [Aval(tuple(shape), a.dtype)], name='broadcast_in_dim',
+                 shape=tuple(shape), broadcast_dimensions=tuple(dims))
+
+
+def s_transpose(g, pool, depth):
+    x = g.pick(pool, lambda a: len(a.shape) >= 2)
+    if x is None:
+        return None
+    a = pool[x]
+    perm = tuple(g.rng.permutation(len(a.shape)).tolist())
+    return _step('static', [x], [Aval(tuple(a.shape[p] for p in perm), a.dtype)],
+                 name='transpose', permutation=perm)
+
+
+def _factor(g, n):
+    """A random shape of ``n`` elements (rank 0 to 3)."""
+    if n == 0:
+        shape = list(g.shape(3)) or [0]
+        shape[g.rng.integers(len(shape))] = 0
+        return tuple(shape)
+    shape = []
+    for _ in range(int(g.rng.integers(0, 3))):
+        divisors = [d for d in range(1, n + 1) if n % d == 0]
+        d = g.choice(divisors)
+        shape.append(d)
+        n //= d
+    return tuple(shape + [n]) if n != 1 or g.coin(0.5) else tuple(shape)
+
+
+def s_reshape(g, pool, depth):
+    x = g.pick(pool)
+    a = pool[x]
+    shape = _factor(g, _size(a.shape))
+    return _step('static', [x], [Aval(shape, a.dtype)], name='reshape', new_sizes=shape)
+
+
+def s_concatenate(g, pool, depth):
+    x = g.pick(pool, lambda a: a.shape != ())
+    if x is None:
+        return None
+    a = pool[x]
+    d = int(g.rng.integers(len(a.shape)))
+
+    def fits(b):
+        return b.dtype == a.dtype and len(b.shape) == len(a.shape) and all(
+            m == n for i, (m, n) in enumerate(zip(a.shape, b.shape)) if i != d)
+
+    args = [x] + [g.pick(pool, fits) for _ in range(int(g.rng.integers(0, 3)))]
+    shape = list(a.shape)
+    shape[d] = sum(pool[i].shape[d] for i in args)
+    return _step('concatenate', args, [Aval(tuple(shape), a.dtype)], dimension=d)
+
+
+def s_pad(g, pool, depth):
+    x = g.pick(pool)
+    a = pool[x]
+    value = g.pick(pool, lambda b: b == Aval((), a.dtype))
+    if value is None:
+        return None
+    config, shape = [], []
+    for n in a.shape:
+        interior = int(g.rng.integers(0, 3))
+        inner = n + max(n - 1, 0) * interior
+        lo, hi = (int(v) for v in g.rng.integers(-2, 3, size=2))
+        lo, hi = max(lo, -inner), max(hi, -inner)
+        if lo + hi + inner < 0:
+            lo, hi = 0, 0
+        config.append((lo, hi, interior))
+        shape.append(lo + hi + inner)
+    return _step('static', [x, value], [Aval(tuple(shape), a.dtype)], name='pad',
+                 padding_config=tuple(config))
+
+
+def s_iota(g, pool, depth):
+    shape = g.shape(3) or (3,)
+    dtype = g.choice(NUMBERS)
+    return _step('iota', [], [Aval(shape, dtype)], dtype=dtype, shape=shape,
+                 dimension=int(g.rng.integers(len(shape))))
+
+
+def s_const(g, pool, depth):
+    x = g.pick(pool)
+    a = pool[x] if g.coin(0.7) else Aval((), g.choice(DTYPES))
+    return _step('const', [], [a], value=random_value(g.rng, a, special=g.coin(0.3)))
+
+
+def s_slice(g, pool, depth):
+    x = g.pick(pool, lambda a: a.shape != ())
+    if x is None:
+        return None
+    a = pool[x]
+    starts, limits, strides, shape = [], [], [], []
+    for n in a.shape:
+        lo = int(g.rng.integers(0, n + 1))
+        hi = int(g.rng.integers(lo, n + 1))
+        stride = int(g.rng.integers(1, 3))
+        starts.append(lo), limits.append(hi), strides.append(stride)
+        shape.append(-(-(hi - lo) // stride))
+    return _step('static', [x], [Aval(tuple(shape), a.dtype)], name='slice',
+                 start_indices=tuple(starts), limit_indices=tuple(limits),
+                 strides=tuple(strides))
+
+
+def _start_operands(g, pool, rank):
+    """``rank`` int scalar indices of one dtype: values of the pool or new constants."""
+    nonneg = not g.hit('dynamic_index_negative')
+    index = Aval((), g.choice(INTS))
+    steps, args = [], []
+    for _ in range(rank):
+        i = g.pick(pool, lambda b: b == index)
+        if i is None or g.coin(0.5):
+            value = np.asarray(g.rng.integers(0 if nonneg else -4, 6), index.dtype)
+            steps.append(_step('const', [], [index], value=value))
+            i = len(pool) + len(steps) - 1
+        args.append(i)
+    return steps, args, nonneg
+
+
+def s_dynamic_slice(g, pool, depth):
+    x = g.pick(pool)
+    a = pool[x]
+    steps, indices, nonneg = _start_operands(g, pool, len(a.shape))
+    sizes = tuple(int(g.rng.integers(0, n + 1)) for n in a.shape)
+    return steps + [_step('dynamic_slice', [x] + indices, [Aval(sizes, a.dtype)],
+                          slice_sizes=sizes, nonneg=nonneg)]
+
+
+def s_dynamic_update_slice(g, pool, depth):
+    x = g.pick(pool)
+    a = pool[x]
+    update = g.pick(pool, lambda b: b.dtype == a.dtype and len(b.shape) == len(a.shape)
+                    and all(m <= n for m, n in zip(b.shape, a.shape)))
+    steps, indices, nonneg = _start_operands(g, pool, len(a.shape))
+    return steps + [_step('dynamic_update_slice', [x, update] + indices, [a], nonneg=nonneg)]
+
+
+def s_reduce(g, pool, depth):
+    x = g.pick(pool, _is_number)
+    if x is None:
+        return None
+    a = pool[x]
+    name = g.choice(('reduce_sum', 'reduce_max', 'reduce_min'))
+    axes = tuple(i for i in range(len(a.shape)) if g.coin(0.5))
+    if name != 'reduce_sum':
+        g.hazards.add('nonsmooth')
+    return _step('reduce', [x], [Aval(tuple(n for i, n in enumerate(a.shape) if i not in axes),
+                                      a.dtype)], name=name, axes=axes)
+
+
+def s_arg_chooser(g, pool, depth):
+    x = g.pick(pool, lambda a: _is_number(a) and any(a.shape))
+    if x is None:
+        return None
+    a = pool[x]
+    axis = g.choice([i for i, n in enumerate(a.shape) if n])
+    dtype = g.choice(INTS)
+    sanitize = _is_float(a) and not g.hit('argmax_nans')
+    return _step('arg_chooser', [x], [Aval(a.shape[:axis] + a.shape[axis + 1:], dtype)],
+                 name=g.choice(('argmax', 'argmin')), axis=axis, index_dtype=dtype,
+                 sanitize=sanitize)
+
+
+def s_dot_general(g, pool, depth):
+    x = g.pick(pool, lambda a: _is_number(a) and a.shape != ())
+    if x is None:
+        return None
+    a = pool[x]
+    y = _partner(g, pool, x)
+    y = g.pick(pool, lambda b: b.dtype == a.dtype and b.shape != ()) if y == x else y
+    b = pool[y]
+    pairs = [(i, j) for i in range(len(a.shape)) for j in range(len(b.shape))
+             if a.shape[i] == b.shape[j]]
+    g.rng.shuffle(pairs)
+    used_a, used_b, contract, batch = set(), set(), [], []
+    for i, j in pairs[:int(g.rng.integers(0, 4))]:
+        if i not in used_a and j not in used_b:
+            used_a.add(i), used_b.add(j)
+            (batch if g.coin(0.3) else contract).append((i, j))
+    lb, rb = [p[0] for p in batch], [p[1] for p in batch]
+    shape = ([a.shape[i] for i in lb] + [n for i, n in enumerate(a.shape) if i not in used_a]
+             + [n for j, n in enumerate(b.shape) if j not in used_b])
+    if len(shape) > 4:
+        return None
+    if 0 in a.shape + b.shape:
+        g.hit('interpreter_crash')
+    dims = ((tuple(p[0] for p in contract), tuple(p[1] for p in contract)), (tuple(lb), tuple(rb)))
+    return _step('dot_general', [x, y], [Aval(tuple(shape), a.dtype)], dimension_numbers=dims)
+
+
+def _operands(g, pool, most):
+    """Up to ``most`` distinct values of ``pool`` (at least one)."""
+    picked = [g.pick(pool) for _ in range(int(g.rng.integers(1, most + 1)))]
+    return list(dict.fromkeys(picked))
+
+
+def _closed(g, pool):
+    return _operands(g, pool, 2) if g.coin(0.5) else []
+
+
+def s_cond(g, pool, depth):
+    pred = g.pick(pool, lambda a: a == Aval((), 'bool') or _is_number(a))
+    if pred is None:
+        return None
+    kind = 'direct' if pool[pred] == Aval((), 'bool') else 'positive'
+    n_branches = 2
+    if pool[pred].dtype in INTS and g.coin(0.6):
+        kind, n_branches = 'index', int(g.rng.integers(1, 4))
+    if pool[pred] == Aval((), 'int32') and g.coin(0.5):
+        kind = 'direct'
+    operands = _operands(g, pool, 2) if g.coin(0.8) else []
+    closed = _closed(g, pool)
+    outs = [pool[i] for i in operands] or [pool[closed[0]]] if (operands or closed) else []
+    if not outs:
+        return None
+    ins = [pool[i] for i in operands + closed]
+    branches = tuple(sub_program(g, ins, outs, depth) for _ in range(n_branches))
+    g.hit('vmap_cond_pred_batched')
+    g.hazards.add('nonsmooth')
+    return _step('cond', [pred] + operands + closed, outs, branches=branches,
+                 n_operands=len(operands), pred_kind=kind)
+
+
+def s_while(g, pool, depth):
+    carry, closed = _operands(g, pool, 2), _closed(g, pool)
+    trips = int(g.rng.integers(0, 4))
+    if g.coin(0.4):
+        bound = g.pick(pool, lambda a: a.dtype in INTS)
+        if bound is not None:
+            trips, closed = None, [bound] + closed
+    ins = [pool[i] for i in carry] + [Aval((), 'int32')] + \
+        [pool[i] for i in (closed if trips is not None else closed[1:])]
+    body = sub_program(g, ins, [pool[i] for i in carry], depth)
+    g.hazards.add('while')
+    return _step('while_loop', carry + closed, [pool[i] for i in carry], body=body,
+                 n_carry=len(carry), trips=trips)
+
+
+def s_fori(g, pool, depth):
+    carry, closed = _operands(g, pool, 2), _closed(g, pool)
+    lower = int(g.rng.integers(0, 3))
+    upper = lower + int(g.rng.integers(-1, 4))
+    if upper <= lower and not g.hit('zero_length_scan_jit'):
+        upper = lower + 1
+    ins = [pool[i] for i in carry] + [Aval((), 'int32')] + [pool[i] for i in closed]
+    body = sub_program(g, ins, [pool[i] for i in carry], depth)
+    return _step('fori_loop', carry + closed, [pool[i] for i in carry], body=body,
+                 n_carry=len(carry), lower=lower, upper=upper)
+
+
+def s_scan(g, pool, depth):
+    carry, closed = _operands(g, pool, 2), _closed(g, pool)
+    x = g.pick(pool, lambda a: a.shape != ())
+    length = pool[x].shape[0] if x is not None and g.coin(0.8) else int(g.rng.integers(0, 4))
+    xs = [] if x is None or pool[x].shape[0] != length else \
+        [i for i in _operands(g, pool, 2) if pool[i].shape[:1] == (length,)] or [x]
+    if length == 0 and not g.hit('zero_length_scan_jit'):
+        return None
+    ins = [pool[i] for i in carry] + [Aval(pool[i].shape[1:], pool[i].dtype) for i in xs] + \
+        [pool[i] for i in closed]
+    body = sub_program(g, ins, [pool[i] for i in carry], depth, extra_output=True)
+    y = body.outputs[-1]
+    y_aval = (list(body.inputs) + [o for s in body.steps for o in s.outs])[y]
+    return _step('scan', carry + xs + closed,
+                 [pool[i] for i in carry] + [Aval((length,) + y_aval.shape, y_aval.dtype)],
+                 body=body, n_carry=len(carry), n_xs=len(xs), length=length,
+                 reverse=bool(g.coin(0.3)))
+
+
+def s_jit(g, pool, depth):
+    args = _operands(g, pool, 3)
+    body = sub_program(g, [pool[i] for i in args], None, depth)
+    outs = (list(body.inputs) + [o for s in body.steps for o in s.outs])
+    return _step('jit', args, [outs[i] for i in body.outputs], body=body)
+
+
+SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
+            (s_integer_pow, 1), (s_broadcast_in_dim, 1), (s_transpose, 1), (s_reshape, 1),
+            (s_concatenate, 1), (s_pad, 1), (s_iota, 0.3), (s_const, 0.7), (s_slice, 1),
+            (s_dynamic_slice, 1), (s_dynamic_update_slice, 0.7), (s_reduce, 1.5),
+            (s_arg_chooser, 0.7), (s_dot_general, 1)]
+CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
+
+
+def _draw_steps(g, pool, n_steps, depth):
+    """``n_steps`` steps drawn onto ``pool`` (extended in place)."""
+    table = SAMPLERS + (CONTROL_FLOW if depth < MAX_DEPTH else [])
+    weights = np.array([w for _, w in table])
+    steps = []
+    while len(steps) < n_steps:
+        sampler = table[g.rng.choice(len(table), p=weights / weights.sum())][0]
+        drawn = sampler(g, pool, depth + 1)
+        for step in ([] if drawn is None else drawn if isinstance(drawn, list) else [drawn]):
+            steps.append(step)
+            pool.extend(step.outs)
+    return steps
+
+
+def _uses(steps):
+    return {i for s in steps for i in s.args}
+
+
+def sub_program(g, in_avals, out_avals, depth, extra_output=False):
+    """A body over ``in_avals`` returning ``out_avals`` (each the latest value of its type),
+    plus one more value if ``extra_output``; ``out_avals=None``: all unused values."""
+    pool = list(in_avals)
+    steps = _draw_steps(g, pool, int(g.rng.integers(1, 4)), depth)
+    if out_avals is None:
+        return Program(tuple(in_avals), tuple(steps), _leaves(pool, steps, len(in_avals)))
+    outputs = [max(i for i, a in enumerate(pool) if a == want) for want in out_avals]
+    if extra_output:
+        outputs.append(len(pool) - 1)
+    if any(s.op == 'scan' for s in steps) and not set(
+            range(len(in_avals), len(pool))) - _uses(steps) <= set(outputs):
+        g.hit('nan_zero_cotangent')  # a scan output nobody uses
+    return Program(tuple(in_avals), tuple(steps), tuple(outputs))
+
+
+def _leaves(pool, steps, n_inputs):
+    """The computed values no step uses (or the last value): a program's outputs."""
+    leaves = [i for i in range(n_inputs, len(pool)) if i not in _uses(steps)]
+    return tuple(leaves or [len(pool) - 1])
+
+
+def generate(seed: int, avoid=frozenset(KNOWN_BUGS), max_steps=8) -> Description:
+    """The random program of ``seed``, steering clear of the bug classes in ``avoid``."""
+    g = Gen(np.random.default_rng([seed, 1]), frozenset(avoid))
+    dtype = g.choice(DTYPES[:4] * 3 + ('bool',))
+    base = g.shape(3)
+    inputs = [Aval(base, dtype)]
+    for _ in range(int(g.rng.integers(0, 3))):
+        inputs.append(g.choice([Aval(base, dtype), Aval((), dtype), Aval((), 'int32'),
+                                Aval(g.shape(2), g.choice(DTYPES))]))
+    pool = list(inputs)
+    steps = _draw_steps(g, pool, int(g.rng.integers(1, max_steps + 1)), 0)
+    program = Program(tuple(inputs), tuple(steps), _leaves(pool, steps, len(inputs)))
+    return Description(seed, program, frozenset(g.hazards))
+
+
+# ----------------------------------------------------------------------------- inputs
+
+SPECIALS = {'f': [np.nan, np.inf, -np.inf, -0., 0., 1e30, -1e30, 1e-30, 1e300, 5e-324],
+            'i': [0, -1, 'min', 'max']}
+
+
+def random_value(rng, aval, special=False):
+    """A random array of ``aval``; with ``special``, some NaN/Inf/-0./huge/extreme values."""
+    dtype = np.dtype(aval.dtype)
+    if dtype == np.bool_:
+        return rng.random(aval.shape) < 0.5
+    if dtype.kind == 'i':
+        x = rng.integers(-6, 7, size=aval.shape).astype(dtype)
+        extremes = np.array([0, -1, np.iinfo(dtype).min, np.iinfo(dtype).max], dtype)
+    else:
+        x = rng.normal(size=aval.shape).astype(dtype)
+        with np.errstate(over='ignore'):
+            extremes = np.array(SPECIALS['f'], np.float64).astype(dtype)
+    if special:
+        mask = rng.random(aval.shape) < 0.3
+        x = np.where(mask, rng.choice(extremes, size=aval.shape), x).astype(dtype)
+    return np.asarray(x)
+
+
+def random_inputs(description, rng):
+    special = rng.random() < 0.3
+    return [random_value(rng, a, special) for a in description.program.inputs], special
+
+
+# ----------------------------------------------------------------------------- comparisons
+
+TOLERANCE = {'float32': 2e-4, 'float64': 1e-9}
+
+
+class Mismatch(Exception):
+    """One leg disagrees with its oracle."""
+
+
+def compare(got, want, what):
+    """``got`` equals ``want`` in shape, dtype and value (bitwise for ints and bools;
+    floats within a tolerance relative to the array's magnitude, NaN equal to NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        raise Mismatch(f'{what}: got {got.dtype}{list(got.shape)}, '
+                       f'expected {want.dtype}{list(want.shape)}')
+    if got.dtype.kind != 'f':
+        if not np.array_equal(got, want):
+            raise Mismatch(f'{what}: got {_show(got)}, expected {_show(want)}')
+        return
+    tol = TOLERANCE[got.dtype.name]
+    finite = np.abs(want[np.isfinite(want)])
+    scale = float(finite.max()) if finite.size else 1.
+    if not np.allclose(got, want, rtol=tol, atol=tol * max(scale, 1.), equal_nan=True):
+        raise Mismatch(f'{what}: got {_show(got)}, expected {_show(want)}')
+
+
+def _show(x):
+    return np.array2string(np.asarray(x), threshold=12, precision=6)
+
+
+def compare_all(got, want, what):
+    if len(got) != len(want):
+        raise Mismatch(f'{what}: {len(got)} outputs, expected {len(want)}')
+    for k, (g, w) in enumerate(zip(got, want)):
+        compare(g, w, f'{what} output {k}')
+
+
+# ----------------------------------------------------------------------------- the legs
+
+def _float_inputs(program):
+    return [k for k, a in enumerate(program.inputs) if _is_float(a)]
+
+
+def loss(program, B):
+    """The sum of the program's float outputs, in float64: a scalar to differentiate."""
+    avals = list(program.inputs) + [o for s in program.steps for o in s.outs]
+    floats = [k for k, i in enumerate(program.outputs) if _is_float(avals[i])]
+
+    def fn(*args):
+        outs = run(program, B, args)
+        total = np.zeros((), np.float64)
+        for k in floats:
+            x = B.convert_element_type(outs[k], np.float64)
+            total = B.add(total, B.reduce_sum(x, tuple(range(len(jnp.shape(x))))))
+        return total
+    return fn, bool(floats)
+
+
+def leg_values(d, args, expected, interpreter=True):
+    program = d.program
+    mine = as_function(program, MINIJAX)
+    compare_all(mine(*args), expected, 'eager')
+    jitted = mj.jit(mine)
+    compare_all(jitted(*args), expected, 'jit')
+    if interpreter and 'interpreter_crash' not in d.hazards:
+        module = jitted.lower(*args).compiler_ir()
+        compare_all(run_module(module, args), expected, 'interpreter')
+
+
+def leg_grad(d, args, special):
+    program = d.program
+    argnums = tuple(_float_inputs(program))
+    mine, has_floats = loss(program, MINIJAX)
+    if not argnums or not has_floats or d.hazards & {'while', 'grad_abs_zero',
+                                                     'nan_zero_cotangent'}:
+        return
+    theirs, _ = loss(program, JAX)
+    expected = jax.grad(theirs, argnums)(*args)
+    compare_all(mj.grad(mine, argnums)(*args), expected, 'grad')
+    compare_all(mj.jit(mj.grad(mine, argnums))(*args), expected, 'jit(grad)')
+    if not special and 'nonsmooth' not in d.hazards:
+        check_finite_differences(mine, args, argnums, expected)
+
+
+def check_finite_differences(fn, args, argnums, grads, eps=1e-6):
+    """The directional derivative along a random direction matches central differences
+    (float64 inputs only: float32 is too coarse for them)."""
+    if any(np.asarray(args[k]).dtype != np.float64 for k in argnums):
+        return
+    rng = np.random.default_rng(0)
+    direction = [rng.normal(size=np.shape(args[k])) for k in argnums]
+
+    def at(sign):
+        moved = list(args)
+        for k, v in zip(argnums, direction):
+            moved[k] = args[k] + sign * eps * v
+        return float(np.asarray(fn(*moved)))
+
+    numeric = (at(1) - at(-1)) / (2 * eps)
+    analytic = sum(float(np.sum(np.asarray(g) * v)) for g, v in zip(grads, direction))
+    if np.isfinite(numeric) and np.isfinite(analytic) and abs(analytic) < 1e6:
+        if abs(numeric - analytic) > 1e-4 * (1 + abs(analytic)):
+            raise Mismatch(f'grad vs finite differences: {analytic} vs {numeric}')
+
+
+def leg_vmap(d, rng, size=2):
+    """``vmap`` of the program (batch axis 0 or another axis per input, some unbatched)
+    against a loop of JAX's unbatched program."""
+    program = d.program
+    axes = [None if rng.random() < 0.25 else 0 if rng.random() < 0.5 else
+            int(rng.integers(0, len(a.shape) + 1)) for a in program.inputs]
+    if all(a is None for a in axes):
+        axes[0] = 0
+    special = rng.random() < 0.3
+    examples = [[random_value(rng, a, special) for a in program.inputs] for _ in range(size)]
+    batched = [examples[0][k] if ax is None else np.stack([e[k] for e in examples], ax)
+               for k, ax in enumerate(axes)]
+    theirs = as_function(program, JAX)
+    per_example = [theirs(*[examples[0][k] if ax is None else e[k] for k, ax in enumerate(axes)])
+                   for e in examples]
+    expected = [np.stack([np.asarray(p[k]) for p in per_example]) for k in
+                range(len(per_example[0]))]
+    got = mj.vmap(as_function(program, MINIJAX), tuple(axes))(*batched)
+    compare_all(got, expected, f'vmap(in_axes={tuple(axes)})')
+
+
+class Failure(NamedTuple):
+    seed: int
+    leg: str       # eager, jit, interpreter, grad, vmap, ... or 'generator' (JAX refused)
+    kind: str      # 'mismatch' or an exception's type
+    message: str
+
+    @property
+    def cls(self):
+        """A failure class: where it happened and what it was."""
+        return f'{self.leg}: {self.kind}'
+
+
+def check(seed: int, avoid=frozenset(KNOWN_BUGS), legs=('values', 'grad', 'vmap')):
+    """Run every leg on the program of ``seed``; return the first failure of each leg."""
+    d = generate(seed, avoid)
+    rng = np.random.default_rng([seed, 2])
+    args, special = random_inputs(d, rng)
+    failures = []
+    with warnings.catch_warnings(), np.errstate(all='ignore'):
+        warnings.simplefilter('ignore')
+        try:
+            expected = [np.asarray(v) for v in as_function(d.program, JAX)(*args)]
+        except Exception as e:  # the generator made a program JAX refuses
+            return [Failure(seed, 'generator', type(e).__name__, str(e)[:300])]
+        run_legs = {
+            'values': lambda: leg_values(d, args, expected),
+            'grad': lambda: leg_grad(d, args, special),
+            'vmap': lambda: None if ('vmap_cond_pred_batched' in avoid and any(
+                s.op == 'cond' for s in _all_steps(d.program))) else leg_vmap(d, rng)}
+        for leg in legs:
+            try:
+                run_legs[leg]()
+            except Mismatch as e:
+                failures.append(Failure(seed, str(e).split(':')[0].split(' output')[0],
+                                        'mismatch', str(e)))
+            except Exception as e:
+                failures.append(Failure(seed, leg, type(e).__name__, str(e)[:300]))
+    return failures
+
+
+def _all_steps(program):
+    for s in program.steps:
+        yield s
+        for sub in s.params.get('branches', ()) + tuple(
+                s.params[k] for k in ('body',) if k in s.params):
+            yield from _all_steps(sub)
+
+
+# ----------------------------------------------------------------------------- description
+
+def describe(program: Program, indent='') -> str:
+    """A readable listing of ``program`` (values are v0, v1, ...; inputs first)."""
+    n = len(program.inputs)
+    lines = [indent + 'inputs: ' + ', '.join(f'v{i}: {a}' for i, a in enumerate(program.inputs))]
+    for s in program.steps:
+        outs = ', '.join(f'v{n + k}: {a}' for k, a in enumerate(s.outs))
+        n += len(s.outs)
+        params = {k: v for k, v in s.params.items() if k not in ('body', 'branches')}
+        if 'value' in params:
+            params['value'] = _show(params['value'])
+        args = ', '.join(f'v{i}' for i in s.args)
+        lines.append(f'{indent}{outs} = {s.op}({args}) {params}')
+        for sub in s.params.get('branches', ()) + ((s.params['body'],) if 'body' in s.params
+                                                    else ()):
+            lines.append(describe(sub, indent + '    '))
+    lines.append(indent + 'outputs: ' + ', '.join(f'v{i}' for i in program.outputs))
+    return '\n'.join(lines)
+
