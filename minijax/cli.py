@@ -8,22 +8,24 @@ fails (an invalid module, an exception in the user's function: shown with the us
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import os
+import signal
 import sys
 import sysconfig
+import threading
 import traceback
 
 import numpy as np
 from jaxlib.mlir import ir
 
 import minijax
-from minijax import reference_interpreter, runtime, tree_util
+from minijax import core, reference_interpreter, runtime, tree_util
 from minijax.jit import Jitted
 from minijax.lowering import mlir_context, tensor_type
-from minijax.tools import modules, targets, update_checks
-from minijax.tools.errors import CommandError, UsageError
-from minijax.tools.output import write_output
+from minijax.tools import modules, output, targets, update_checks
+from minijax.tools.errors import CommandError, Failure, UsageError
 from minijax.tools.specs import format_value, parse_spec, parse_value
 
 EMITS = ('stablehlo', 'jaxpr', 'hlo', 'bytecode')
@@ -38,16 +40,15 @@ def lower_command(args) -> None:
     if args.debug_info and args.emit not in ('stablehlo', 'bytecode'):
         raise UsageError(f'--debug-info applies to --emit stablehlo or bytecode, '
                          f'not {args.emit}')
-    fn = targets.load_function(args.target)
     specs = [parse_spec(s) for s in args.arg]
-    _check_arity(fn, specs, args.target)
-    write_output(args.output, _emit(fn, specs, args.emit, args.debug_info))
+    fn = _load_function(args.target, specs)
+    output.write_output(args.output, _emit(fn, specs, args.emit, args.debug_info))
 
 
 def _emit(fn, specs, emit: str, debug_info: bool) -> str | bytes:
     if emit == 'jaxpr':
-        return f'{minijax.make_jaxpr(_python_function(fn))(*specs)}\n'
-    lowered = _jitted(fn).lower(*specs)
+        return f'{minijax.make_jaxpr(fn)(*specs)}\n'
+    lowered = minijax.jit(fn).lower(*specs)
     if emit == 'stablehlo':
         return lowered.as_text(debug_info=debug_info)
     if emit == 'hlo':
@@ -55,19 +56,46 @@ def _emit(fn, specs, emit: str, debug_info: bool) -> str | bytes:
     return modules.portable_artifact(lowered.compiler_ir(), debug_info)
 
 
-def _jitted(fn) -> Jitted:
-    return fn if isinstance(fn, Jitted) else minijax.jit(fn)
+def _load_function(target: str, args):
+    """The Python function ``target`` names (unwrapped from ``jit``), checked against the
+    --arg list, its output checked when it is traced."""
+    fn = targets.load_function(target)
+    python_fn = fn.fun if isinstance(fn, Jitted) else fn
+    _check_arity(python_fn, args, target)
+    return _with_checked_output(python_fn, target)
 
 
-def _python_function(fn):
-    return fn.fun if isinstance(fn, Jitted) else fn
+def _with_checked_output(fn, target: str):
+    """``fn``, with a Failure naming ``target`` when its output is not an array or a pytree
+    of arrays: the command prints or lowers arrays, and without this check the error would
+    be a TypeError from inside tracing that does not say it is about the output."""
+    @functools.wraps(fn)
+    def checked(*args):
+        out = fn(*args)
+        leaves = tree_util.tree_leaves(out)
+        not_arrays = [x for x in leaves if not core.is_valid_value(x)]
+        if not_arrays or not leaves:
+            raise Failure(f'the output of {target} is {_describe_output(out, not_arrays)}: '
+                          'expected an array, or a tuple, list or dict of arrays')
+        return out
+    return checked
+
+
+def _describe_output(out, not_arrays) -> str:
+    if out is None:
+        return 'None'
+    kind = type(out).__name__
+    if not not_arrays:
+        return f'a {kind} with no array in it'
+    if not_arrays[0] is out:
+        return f'of type {kind}'
+    return f'a {kind} holding a value of type {type(not_arrays[0]).__name__}'
 
 
 def _check_arity(fn, args, target: str) -> None:
     """A UsageError when the number of --arg does not fit ``fn``'s parameters."""
-    python_fn = _python_function(fn)
     try:
-        signature = inspect.signature(python_fn)
+        signature = inspect.signature(fn)
     except (TypeError, ValueError):
         return  # a builtin without a signature: let the call say what is wrong
     try:
@@ -90,9 +118,7 @@ def run_command(args) -> None:
 
 
 def _run_function(target: str, values, backend: str) -> list[np.ndarray]:
-    fn = targets.load_function(target)
-    _check_arity(fn, values, target)
-    lowered = _jitted(fn).lower(*values)
+    lowered = minijax.jit(_load_function(target, values)).lower(*values)
     if backend == 'interpreter':
         return reference_interpreter.run_module(lowered.compiler_ir(),
                                                 tree_util.tree_leaves(values))
@@ -169,8 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
                             'i32[5], bool[] (or float32[...], int64[...]); a tuple argument '
                             "is '(f32[3], f32[3])'")
     lower.add_argument('-o', dest='output', metavar='OUT',
-                       help='write to OUT instead of stdout (atomically: on an error OUT is '
-                            'neither created nor changed)')
+                       help='write to OUT instead of stdout (atomically: on an error or '
+                            'Ctrl-C a regular file OUT is neither created nor changed)')
     lower.add_argument('--emit', choices=EMITS, default='stablehlo',
                        help='stablehlo: the module of jit(FUNCTION) (default); jaxpr: the '
                             "jaxpr; hlo: XLA's optimized HLO; bytecode: a versioned StableHLO "
@@ -238,7 +264,11 @@ def describe_exception(err: BaseException) -> str:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        args.command(args)
+        _interruptibly(args.command, args)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C changes nothing
+        print('minijax: error: interrupted', file=sys.stderr)
+        output.exit_now(128 + signal.SIGINT)  # the shell's status for a Ctrl-C
     except CommandError as err:
         _print_traceback_if_asked(args)
         print(err.report(), file=sys.stderr)
@@ -248,6 +278,26 @@ def main(argv=None) -> int:
         print(describe_exception(err), file=sys.stderr)
         return 1
     return 0
+
+
+def _interruptibly(command, args) -> None:
+    """Run ``command(args)`` on a worker thread while the main thread waits, so that Ctrl-C
+    (which Python delivers to the main thread, between bytecodes) is seen at once, even while
+    XLA runs a compiled endless loop in C++ that never returns to Python. The worker's
+    exception, if any, is raised here."""
+    raised = []
+
+    def work():
+        try:
+            command(args)
+        except BaseException as err:  # noqa: B036 (handed to the main thread, whatever it is)
+            raised.append(err)
+
+    worker = threading.Thread(target=work, name='minijax-command', daemon=True)
+    worker.start()
+    worker.join()
+    if raised:
+        raise raised[0]
 
 
 def _print_traceback_if_asked(args) -> None:

@@ -413,7 +413,8 @@ class EvalTrace(Trace):
             raise primitive.missing_rule('impl')
         if primitive.abstract_eval is not None:
             primitive.abstract_eval(*map(get_aval, tracers), **params)
-        return primitive.impl(*tracers, **params)
+        with np.errstate(all='ignore'):  # 1/0 is inf and log(-1) NaN, silently, as in XLA
+            return primitive.impl(*tracers, **params)
 
 
 trace_stack.append(MainTrace(0, EvalTrace, None))

@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 from jaxlib import xla_client as xc
+from jaxlib.mlir.ir import WalkResult
 
 #: How often minijax traced, lowered and compiled: tests check caching with these counts.
 counters: collections.Counter = collections.Counter()
@@ -84,8 +85,42 @@ class Executable:
         return dict(self._loaded.cost_analysis())
 
 
+#: The longest chain of dependent ops minijax hands to XLA. XLA:CPU's fusion emitter recurses
+#: once per op of a fused chain (SortTiledHloInstructionsInPostOrder), on a compile thread whose
+#: stack XLA sizes itself: a chain of 25,000 ``sine`` ops overflows it and kills the process
+#: (jaxlib 0.10.2; 20,000 compile). A larger Python thread stack does not help.
+MAX_CHAIN_LENGTH = 10_000
+
+
+class CompileError(RuntimeError):
+    """XLA cannot compile this module safely; nothing was compiled."""
+
+
+def longest_chain(module) -> int:
+    """The number of ops on the longest chain of ops each using the previous one's result
+    (an op with regions counts as one op; its regions' chains are counted on their own)."""
+    depth = {}
+    longest = 0
+
+    def visit(op):
+        nonlocal longest
+        op_depth = 1 + max((depth.get(v, 0) for v in op.operands), default=0)
+        for result in op.results:
+            depth[result] = op_depth
+        longest = max(longest, op_depth)
+        return WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return longest
+
+
 def compile_module(module) -> Executable:
     """Compile an ``ir.Module`` for the CPU device."""
+    chain = longest_chain(module)
+    if chain > MAX_CHAIN_LENGTH:
+        raise CompileError(f'the module has a chain of {chain} dependent ops; XLA crashes '
+                           f'compiling chains much longer than {MAX_CHAIN_LENGTH}: express the '
+                           'repetition as a loop (fori_loop, scan) or split the computation')
     counters['compile'] += 1
     options = xc.CompileOptions()
     loaded = client().compile_and_load(module, xc.DeviceList(tuple(client().devices())), options)

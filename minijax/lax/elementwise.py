@@ -80,7 +80,12 @@ def _abs_derivative(x, ans):
 
 
 abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_derivative, float_only=False)
-sign_p = unary_primitive('sign', np.sign, hlo.SignOp, None, float_only=False)
+def _sign(x):
+    """NumPy's sign, except that a float zero keeps its sign (sign(-0.) is -0.), as in XLA."""
+    return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)
+
+
+sign_p = unary_primitive('sign', _sign, hlo.SignOp, None, float_only=False)
 
 sin = _unary_function(sin_p, 'Elementwise sine.')
 cos = _unary_function(cos_p, 'Elementwise cosine.')
@@ -170,10 +175,16 @@ def _hlo_binary(op):
 
 
 def _integer_divide(x, y):
-    """C-style division (truncating towards zero), as StableHLO divides integers."""
-    quotient = np.floor_divide(x, y)
-    remainder = np.remainder(x, y)
-    return quotient + ((remainder != 0) & ((x < 0) != (y < 0)))
+    """C-style division (truncating towards zero), as StableHLO divides integers, with XLA's
+    answers where C has none: ``x / 0`` is -1 (all bits set), ``INT_MIN / -1`` wraps to
+    INT_MIN."""
+    by_zero = y == 0
+    safe_y = np.where(by_zero, np.ones_like(y), y)
+    with np.errstate(over='ignore'):  # INT_MIN // -1
+        quotient = np.floor_divide(x, safe_y)
+    rounds_down = (np.remainder(x, safe_y) != 0) & ((x < 0) != (safe_y < 0))
+    truncated = quotient + rounds_down.astype(quotient.dtype)
+    return np.where(by_zero, np.array(-1, truncated.dtype), truncated)
 
 
 def _divide(x, y):
@@ -230,8 +241,25 @@ div_p.def_transpose(_div_transpose)
 
 # ----------------------------------------------------------------------------- max, min, pow
 
-max_p = binary_primitive('max', np.maximum, _hlo_binary(hlo.MaxOp))
-min_p = binary_primitive('min', np.minimum, _hlo_binary(hlo.MinOp))
+def _signed_zero_chooser(np_chooser, negative_zero):
+    """NumPy's maximum or minimum (both propagate NaN, as XLA does) with XLA's order of
+    signed zeros, -0. below +0.: a tie of zeros is -0. where ``negative_zero(signbit(x),
+    signbit(y))``, which is ``logical_and`` for max and ``logical_or`` for min."""
+    def impl(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        chosen = np_chooser(x, y)
+        if not dtypes.is_float(chosen.dtype):
+            return chosen
+        zero_tie = (x == 0) & (y == 0)
+        zero = np.where(negative_zero(np.signbit(x), np.signbit(y)), -0., 0.)
+        return np.where(zero_tie, zero, chosen).astype(chosen.dtype)
+    return impl
+
+
+max_p = binary_primitive('max', _signed_zero_chooser(np.maximum, np.logical_and),
+                         _hlo_binary(hlo.MaxOp))
+min_p = binary_primitive('min', _signed_zero_chooser(np.minimum, np.logical_or),
+                         _hlo_binary(hlo.MinOp))
 pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), float_only=True)
 
 max = _binary_function(max_p, 'Elementwise maximum (NaN if either is NaN).')  # noqa: A001
@@ -455,7 +483,27 @@ def convert_element_type(x, new_dtype):
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
 
 
-convert_element_type_p.def_impl(lambda x, *, new_dtype: np.asarray(x).astype(new_dtype))
+def _convert_element_type_impl(x, *, new_dtype):
+    x = np.asarray(x)
+    if dtypes.is_float(x.dtype) and np.issubdtype(new_dtype, np.integer):
+        return _float_to_int(x, new_dtype)
+    with np.errstate(over='ignore'):  # float64 -> float32 overflows to +-inf, as in XLA
+        return x.astype(new_dtype)
+
+
+def _float_to_int(x, new_dtype):
+    """XLA's float -> int conversion: truncate towards zero, saturate values out of range to
+    the type's minimum or maximum (infinities too), and map NaN to 0. (NumPy's cast leaves
+    those cases undefined.)"""
+    info = np.iinfo(new_dtype)
+    limit = 2. ** (info.bits - 1)  # exact in every float type, unlike info.max
+    in_range = (x >= -limit) & (x < limit)  # False for NaN
+    truncated = np.where(in_range, x, 0).astype(new_dtype)
+    return np.where(x >= limit, info.max, np.where(x < -limit, info.min, truncated)
+                    ).astype(new_dtype)
+
+
+convert_element_type_p.def_impl(_convert_element_type_impl)
 convert_element_type_p.def_abstract_eval(
     lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype))
 convert_element_type_p.def_batching(

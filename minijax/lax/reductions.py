@@ -76,9 +76,25 @@ def _sum(x, axis):
     return np.sum(x, axis, dtype=x.dtype)
 
 
+def _chooser_reduction(np_reduce, identity, zero_winner):
+    """``np_reduce`` (np.max or np.min) as XLA reduces: an empty reduction gives
+    ``identity(dtype)``, and since -0. orders below +0., a zero result is ``zero_winner``
+    (0. for max, -0. for min) whenever one of the reduced zeros is."""
+    def impl(x, axis):
+        out = np_reduce(x, axis, initial=identity(x.dtype))
+        if not dtypes.is_float(x.dtype):
+            return out
+        winner_present = np.any((x == 0) & (np.signbit(x) == np.signbit(zero_winner)), axis)
+        zero = np.where(winner_present, zero_winner, -zero_winner)
+        return np.where(out == 0, zero, out).astype(x.dtype)
+    return impl
+
+
 reduce_sum_p = reduction_primitive('reduce_sum', _sum, hlo.AddOp, lambda dtype: 0)
-reduce_max_p = reduction_primitive('reduce_max', np.max, hlo.MaxOp, _lowest)
-reduce_min_p = reduction_primitive('reduce_min', np.min, hlo.MinOp, _highest)
+reduce_max_p = reduction_primitive('reduce_max', _chooser_reduction(np.max, _lowest, 0.),
+                                   hlo.MaxOp, _lowest)
+reduce_min_p = reduction_primitive('reduce_min', _chooser_reduction(np.min, _highest, -0.),
+                                   hlo.MinOp, _highest)
 
 
 def reduce_sum(x, axis=None):
@@ -123,7 +139,7 @@ _reduce_chooser_jvp(reduce_min_p)
 
 def _arg_chooser_primitive(name, np_impl, direction):
     """argmax (``direction='GT'``) or argmin (``'LT'``): the first index of the extreme value,
-    NaN counting as the extreme (as in NumPy and JAX)."""
+    a NaN counting as the extreme (so the first NaN, as in NumPy and JAX)."""
     prim = Primitive(name)
 
     def abstract_eval(x, *, axis, index_dtype):
@@ -163,16 +179,27 @@ def _arg_chooser_primitive(name, np_impl, direction):
     return prim
 
 
-def _pick(acc_value, acc_index, value, index, direction, dtype, index_dtype):
-    """The reduction body: keep ``value`` if it beats ``acc_value`` or is NaN; on a tie keep
-    the smaller index."""
-    wins = hlo.OrOp(compare(value, acc_value, direction, dtype),
-                    compare(value, value, 'NE', dtype)).result
-    ties = hlo.AndOp(compare(value, acc_value, 'EQ', dtype),
-                     compare(index, acc_index, 'LT', index_dtype)).result
-    index_wins = hlo.OrOp(wins, ties).result
-    return [hlo.SelectOp(wins, value, acc_value).result,
-            hlo.SelectOp(index_wins, index, acc_index).result]
+def _pick(a, a_index, b, b_index, direction, dtype, index_dtype):
+    """The reduction body: the winner of two (value, index) pairs under a total order, so
+    that the answer does not depend on the order in which XLA or the interpreter combine
+    pairs. A NaN beats every number, then the value further in ``direction`` wins; among
+    equal values (NaNs are equal to each other here) the smaller index wins."""
+    value_beats = compare(a, b, direction, dtype)
+    equal = compare(a, b, 'EQ', dtype)
+    if dtypes.is_float(dtype):
+        a_nan, b_nan = compare(a, a, 'NE', dtype), compare(b, b, 'NE', dtype)
+        value_beats = _or(value_beats, _and(a_nan, hlo.NotOp(b_nan).result))
+        equal = _or(equal, _and(a_nan, b_nan))
+    a_wins = _or(value_beats, _and(equal, compare(a_index, b_index, 'LT', index_dtype)))
+    return [hlo.SelectOp(a_wins, a, b).result, hlo.SelectOp(a_wins, a_index, b_index).result]
+
+
+def _or(x, y):
+    return hlo.OrOp(x, y).result
+
+
+def _and(x, y):
+    return hlo.AndOp(x, y).result
 
 
 argmax_p = _arg_chooser_primitive('argmax', np.argmax, 'GT')

@@ -5,29 +5,27 @@ recognised by the MLIR bytecode magic number, whatever the file is called.
 """
 from __future__ import annotations
 
-import os
 import re
 
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import func, stablehlo
 
 from minijax.lowering import mlir_context
-from minijax.tools.errors import Failure, UsageError
+from minijax.tools import inputs
+from minijax.tools.errors import Failure
 
 _BYTECODE_MAGIC = b'ML\xefR'
 
 
 def load_module(path: str) -> ir.Module:
     """Parse and verify the module in ``path``; a Failure lists its MLIR diagnostics."""
-    if not os.path.isfile(path):
-        raise UsageError(f"no such file: '{path}'")
-    with open(path, 'rb') as f:
-        data = f.read()
+    data = inputs.read_bytes(path)
     with mlir_context():
         if data.startswith(_BYTECODE_MAGIC):
             return _deserialize(data, path)
+        inputs.decode_text(data, path, 'MLIR text or a StableHLO portable artifact')
         try:
-            return ir.Module.parseFile(path)
+            return ir.Module.parseFile(path)  # diagnostics name the file
         except ir.MLIRError as err:
             if not err.error_diagnostics:  # e.g. an unreadable file
                 raise Failure(' '.join(str(err).split()), where=path) from None

@@ -8,12 +8,15 @@ A SPEC is a type: ``f32[3,4]``, ``f64[]``, ``i32[5]``, ``bool[]`` (long names su
 from __future__ import annotations
 
 import ast
+import math
+import os
 import re
 
 import numpy as np
 
 from minijax import dtypes
 from minijax.core import ShapeDtypeStruct
+from minijax.tools import inputs
 from minijax.tools.errors import UsageError
 
 #: dtype -> its name in a SPEC: the MLIR element type, except ``bool`` for ``i1``.
@@ -79,10 +82,35 @@ def _array_spec(token, text):
         raise UsageError(f"bad SPEC '{text}': unknown dtype '{name}' "
                          f"(use {', '.join(_SHORT_NAMES.values())})")
     parts = [d.strip() for d in dims.split(',')] if dims.strip() else []
-    if not all(p.isdigit() for p in parts):
+    if not all(_DIM.fullmatch(p) for p in parts):
         raise UsageError(f"bad SPEC '{text}': dimensions must be non-negative integers, "
                          f"got [{dims}]")
-    return ShapeDtypeStruct(tuple(int(p) for p in parts), DTYPE_NAMES[name])
+    spec = ShapeDtypeStruct(tuple(int(p) for p in parts), DTYPE_NAMES[name])
+    _check_size(spec, text)
+    return spec
+
+
+_DIM = re.compile(r'[0-9]+')
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _memory_bytes() -> int:
+    """This machine's physical memory, where the PJRT CPU client runs modules."""
+    try:
+        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    except (ValueError, OSError):  # not known here: XLA's own limit, an int64 byte count
+        return _INT64_MAX
+
+
+def _check_size(spec, text) -> None:
+    """A UsageError for an array larger than memory: XLA would fail to allocate it, or abort
+    the process when its byte count overflows an int64 (as MLIR does for a dimension)."""
+    if any(d > _INT64_MAX for d in spec.shape):
+        raise UsageError(f"bad SPEC '{text}': a dimension is larger than {_INT64_MAX}")
+    nbytes = math.prod(spec.shape) * spec.dtype.itemsize
+    if nbytes > _memory_bytes():
+        raise UsageError(f"bad SPEC '{text}': {format_spec(spec)} takes {nbytes:.3g} bytes, "
+                         f"more than this machine's memory ({_memory_bytes():.3g} bytes)")
 
 
 def format_spec(x) -> str:
@@ -105,14 +133,13 @@ def parse_value(text: str):
 
 
 def _load_npy(path):
+    inputs.check_file(path)
     try:
         with open(path, 'rb') as f:
             if f.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
                 raise UsageError(f"'{path}' is not a .npy file (write one with numpy.save)")
             f.seek(0)
             value = np.load(f, allow_pickle=False)
-    except FileNotFoundError:
-        raise UsageError(f"no such file: '{path}'") from None
     except (OSError, ValueError) as err:
         raise UsageError(f"cannot read '{path}' as a .npy array: {err}") from None
     if not isinstance(value, np.ndarray) or value.dtype not in dtypes.SUPPORTED:
@@ -146,10 +173,12 @@ def _array_for(spec, literal, text):
     if given.shape != spec.shape:
         raise UsageError(f"VALUE '{text}': the literal has shape {given.shape} but {wanted} "
                          f'has shape {spec.shape}')
+    out_of_range = UsageError(f"VALUE '{text}': a number is out of range for {wanted}")
+    if given.dtype == object:  # NumPy's answer for an integer past 64 bits
+        raise out_of_range
     if given.size and given.dtype.kind not in _ACCEPTED_KINDS[spec.dtype.kind]:
         raise UsageError(f"VALUE '{text}': {wanted} needs "
                          f'{_KIND_NAMES[spec.dtype.kind]}, the literal has {given.dtype.name}')
-    out_of_range = UsageError(f"VALUE '{text}': a number is out of range for {wanted}")
     try:
         with np.errstate(over='ignore'):
             value = np.array(literal, dtype=spec.dtype)
@@ -183,6 +212,8 @@ def _literal(node):
     if isinstance(node, ast.Tuple):
         return tuple(_literal(e) for e in node.elts)
     if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
+        if isinstance(node.value, float) and math.isinf(node.value):
+            raise ValueError('a number is out of range for float64 (for infinity, write inf)')
         return node.value
     if isinstance(node, ast.Name) and node.id.lower() in _NAMES:
         return _NAMES[node.id.lower()]

@@ -13,11 +13,15 @@ import importlib.util
 import os
 import sys
 
+from minijax.tools import inputs
 from minijax.tools.errors import UsageError
 
 
 def is_python_target(target: str) -> bool:
     return ':' in target
+
+
+_MISSING = object()
 
 
 def load_function(target: str):
@@ -32,8 +36,8 @@ def load_function(target: str):
         module = _import(where)
     fn = module
     for attr in name.split('.'):
-        fn = getattr(fn, attr, None)
-        if fn is None:
+        fn = getattr(fn, attr, _MISSING)
+        if fn is _MISSING:
             raise UsageError(f"{where} has no function '{name}'")
     if not callable(fn):
         raise UsageError(f"'{name}' in {where} is not a function (it is of type "
@@ -42,15 +46,21 @@ def load_function(target: str):
 
 
 def _load_file(path: str):
-    if not os.path.isfile(path):
-        raise UsageError(f"no such file: '{path}'")
+    source = inputs.read_bytes(path)
     name = os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path))
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
+    exec(_compile(source, path), module.__dict__)
     return module
+
+
+def _compile(source: bytes, path: str):
+    """The code of a Python file. A binary file is a UsageError naming the file (Python's own
+    error for it names neither file nor line); a SyntaxError names its line."""
+    if b'\0' in source:
+        raise UsageError(f"'{path}' is not text (it holds NUL bytes): expected Python source")
+    return compile(source, path, 'exec')
 
 
 def _import(name: str):

@@ -23,8 +23,9 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from minijax.tools import inputs
 from minijax.tools.errors import Failure, UsageError
-from minijax.tools.output import write_atomically
+from minijax.tools.output import write_file
 
 _RUN = re.compile(r'^\s*(?P<marker>#|//)\s*RUN:\s?(?P<command>.*?)\s*$')
 _FILECHECK = re.compile(r'\|\s*FileCheck\b(?P<args>[^|]*)$')
@@ -44,10 +45,7 @@ class _Block:
 
 def update_file(path: str) -> int:
     """Rewrite the check blocks of the lit test ``path``; return how many were written."""
-    if not os.path.isfile(path):
-        raise UsageError(f"no such file: '{path}'")
-    with open(path) as f:
-        lines = f.read().splitlines()
+    lines = inputs.read_text(path, 'a lit test').splitlines()
     pipelines = _pipelines(lines, path)
     if not pipelines:
         raise UsageError("no RUN line pipes into 'FileCheck %s'", where=path)
@@ -59,7 +57,7 @@ def update_file(path: str) -> int:
         converter = _LineConverter([tmp, os.path.dirname(os.path.abspath(path))])
         lines, n = _update_prefix(lines, marker, prefix, output, converter, path)
         written += n
-    write_atomically(path, '\n'.join(lines) + '\n')
+    write_file(path, '\n'.join(lines) + '\n')
     return written
 
 

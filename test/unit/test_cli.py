@@ -4,11 +4,17 @@ Numbers are compared against JAX (the oracle); outputs are parsed here with ``as
 minijax's own VALUE parser.
 """
 import ast
+import contextlib
 import os
+import re
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import jax.numpy as jnp
 import numpy as np
@@ -133,6 +139,81 @@ def test_output_file_keeps_its_permissions(tmp_path):
     assert out.stat().st_mode & 0o777 == 0o640
 
 
+def test_output_into_a_fifo_writes_into_it(tmp_path):
+    fifo = tmp_path / 'pipe'
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    result = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '-o', str(fifo))
+    reader.join(timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert received == [minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]').stdout]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # the pipe itself, not a file renamed over it
+    assert os.listdir(tmp_path) == ['pipe']
+
+
+def test_output_through_a_symlink_replaces_its_target(tmp_path):
+    (tmp_path / 'real.mlir').write_text('old\n')
+    (tmp_path / 'link.mlir').symlink_to('real.mlir')
+    result = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '-o', str(tmp_path / 'link.mlir'))
+    assert result.returncode == 0, result.stderr
+    assert os.readlink(tmp_path / 'link.mlir') == 'real.mlir'  # the link stays a link
+    assert (tmp_path / 'real.mlir').read_text().startswith('module @jit_f {')
+    assert sorted(os.listdir(tmp_path)) == ['link.mlir', 'real.mlir']
+
+
+LOOPS = """\
+import os
+import minijax
+
+
+def started():
+    open(os.environ['STARTED'], 'w').close()
+
+
+def endless(x):
+    started()
+    return minijax.while_loop(lambda c: c > -1., lambda c: c + 1., x)
+
+
+def traces_forever(x):
+    started()
+    while True:
+        pass
+"""
+
+
+@pytest.mark.parametrize('args', [
+    ['run', '{d}/loops.py:endless', '--arg', 'f32[]=0'],  # XLA runs the loop in C++
+    ['run', '{d}/loops.py:endless', '--arg', 'f32[]=0', '--backend', 'interpreter'],
+    ['lower', '{d}/loops.py:traces_forever', '--arg', 'f32[]', '-o', '{d}/out/f.mlir'],
+], ids=['run', 'run interpreter', 'lower -o'])
+def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, args):
+    (tmp_path / 'loops.py').write_text(LOOPS)
+    (tmp_path / 'out').mkdir()
+    started = tmp_path / 'started'
+    # A session of its own: Ctrl-C in a terminal signals the whole process group.
+    process = subprocess.Popen([MINIJAX, *(a.format(d=tmp_path) for a in args)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, 'STARTED': str(started)},
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)  # compiled and running, or still tracing
+        assert process.poll() is None, process.communicate()
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the group
+    assert process.returncode == 130, stderr
+    assert (stdout, stderr) == ('', 'minijax: error: interrupted\n')
+    assert os.listdir(tmp_path / 'out') == []
+
+
 # ----------------------------------------------------------------------------- run
 
 # (function, --arg VALUEs, the same values as arrays, the oracle)
@@ -252,54 +333,178 @@ def mismatched(x, y):
     return lax.mul(x, y)
 
 
+def returns_str(x):
+    return 'not an array'
+
+
+def returns_none(x):
+    return None
+
+
+def returns_dict(x):
+    return {'x': x, 'label': 'not an array'}
+
+
 answer = 42
+nothing = None
 '''
 
-# (arguments, exit status, the start of the one-line message); {d} is the user module's folder
+# Files beside user.py that the table names: a module that raises on import, binary data, a
+# valid module, a module without @main, a directory.
+BAD_INPUT_FILES = {
+    'raises.py': 'raise ImportError("broken at import")\n',
+    'binary.bin': b'\xff\xfe\x00\x01 not text',
+    'binary.py': b'x = 1\n\x00\x01\n',
+    'identity.mlir': 'func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n'
+                     '  return %x : tensor<2xf32>\n}\n',
+    'no_main.mlir': 'func.func @other(%x: tensor<2xf32>) -> tensor<2xf32> {\n'
+                    '  return %x : tensor<2xf32>\n}\n',
+}
+NOT_TEXT = r"minijax: error: '{d}/binary.bin' is not text \(byte 0 is not UTF-8\): expected "
+
+# (arguments, exit status, a regex that the one line on stderr matches in full); {d} is the
+# folder of user.py and BAD_INPUT_FILES, and of the directory dir/.
 BAD_INPUT = [
-    (['lower', '{d}/missing.py:f', '--arg', 'f32[3]'], 2, "minijax: error: no such file"),
-    (['lower', '{d}/user.py:nothing', '--arg', 'f32[3]'], 2,
-     "minijax: error: {d}/user.py has no function 'nothing'"),
-    (['lower', '{d}/user.py:answer'], 2, "minijax: error: 'answer' in {d}/user.py is not"),
-    (['lower', '{d}/user.py', '--arg', 'f32[3]'], 2, "minijax: error: bad TARGET"),
-    (['lower', 'not_a_module_anywhere:f'], 2, "minijax: error: no module named"),
-    (['lower', '{d}/user.py:fails', '--arg', 'f32[3'], 2, "minijax: error: bad SPEC 'f32[3'"),
-    (['lower', '{d}/user.py:fails', '--arg', 'c64[3]'], 2, "minijax: error: bad SPEC"),
-    (['lower', '{d}/user.py:fails'], 2, 'minijax: error: wrong number of --arg'),
-    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'bytecode'], 2,
-     'minijax: error: --emit bytecode writes binary data'),
-    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'llvm'], 2,
-     'minijax lower: error: argument --emit: invalid choice'),
-    (['lower', '{d}/user.py:fails', '--bogus'], 2, 'minijax: error: unrecognized arguments'),
-    (['run', '{d}/user.py:fails', '--arg', 'f32[3]'], 2, "minijax: error: bad VALUE 'f32[3]'"),
+    # TARGETs
+    (['lower', '{d}/missing.py:f', '--arg', 'f32[3]'], 2,
+     r"minijax: error: no such file: '{d}/missing.py'"),
+    (['lower', '{d}/dir:f'], 2, r"minijax: error: '{d}/dir' is a directory, not a file"),
+    (['lower', '/proc/self/mem:f'], 2,
+     r"minijax: error: cannot read '/proc/self/mem': Input/output error"),
+    (['lower', '{d}/binary.py:f'], 2,
+     r"minijax: error: '{d}/binary.py' is not text \(it holds NUL bytes\): expected Python "
+     r"source"),
+    (['lower', '{d}/user.py:nothing_here', '--arg', 'f32[3]'], 2,
+     r"minijax: error: {d}/user.py has no function 'nothing_here'"),
+    (['lower', '{d}/user.py:fails.inner', '--arg', 'f32[3]'], 2,
+     r"minijax: error: {d}/user.py has no function 'fails.inner'"),
+    (['lower', '{d}/user.py:answer'], 2,
+     r"minijax: error: 'answer' in {d}/user.py is not a function \(it is of type int\)"),
+    (['lower', '{d}/user.py:nothing'], 2,
+     r"minijax: error: 'nothing' in {d}/user.py is not a function \(it is of type NoneType\)"),
+    (['lower', '{d}/user.py', '--arg', 'f32[3]'], 2, r"minijax: error: bad TARGET .*"),
+    (['lower', '{d}/user.py:'], 2, r"minijax: error: bad TARGET '{d}/user.py:': .*"),
+    (['lower', ':f'], 2, r"minijax: error: bad TARGET ':f': .*"),
+    (['lower', 'not_a_module_anywhere:f'], 2,
+     r"minijax: error: no module named 'not_a_module_anywhere'"),
+    (['lower', '{d}/raises.py:f'], 1,
+     r"{d}/raises.py:1: error: in <module>: ImportError: broken at import"),
+    (['run', '{d}/user.py', '--arg', 'f32[3]=[1, 2, 3]'], 2,
+     r"minijax: error: TARGET '{d}/user.py' needs a function: {d}/user.py:FUNCTION"),
+    # SPECs and VALUEs
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3'], 2, r"minijax: error: bad SPEC 'f32\[3'.*"),
+    (['lower', '{d}/user.py:fails', '--arg', 'c64[3]'], 2,
+     r"minijax: error: bad SPEC 'c64\[3\]': unknown dtype 'c64' .*"),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[-1]'], 2,
+     r"minijax: error: bad SPEC 'f32\[-1\]': dimensions must be non-negative integers.*"),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[2.5]'], 2,
+     r"minijax: error: bad SPEC 'f32\[2.5\]': dimensions must be non-negative integers.*"),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[99999999999999]'], 2,
+     r"minijax: error: bad SPEC 'f32\[99999999999999\]': f32\[99999999999999\] takes 4e\+14 "
+     r"bytes, more than this machine's memory \(.* bytes\)"),
+    (['lower', '{d}/user.py:fails', '--arg', 'f64[100000,100000,100000]'], 2,
+     r"minijax: error: bad SPEC 'f64\[100000,100000,100000\]': .* takes 8e\+15 bytes, .*"),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[0,99999999999999999999]'], 2,
+     r"minijax: error: bad SPEC 'f32\[0,99999999999999999999\]': a dimension is larger than "
+     r"9223372036854775807"),
+    (['run', '{d}/user.py:fails', '--arg', 'f32[3]'], 2, r"minijax: error: bad VALUE 'f32\[3\]'.*"),
     (['run', '{d}/user.py:fails', '--arg', 'f32[3]=[1, 2]'], 2,
-     "minijax: error: VALUE 'f32[3]=[1, 2]': the literal has shape (2,)"),
-    (['run', '{d}/user.py:fails', '--arg', 'bool[]=1'], 2, "minijax: error: VALUE 'bool[]=1'"),
+     r"minijax: error: VALUE 'f32\[3\]=\[1, 2\]': the literal has shape \(2,\) .*"),
+    (['run', '{d}/user.py:fails', '--arg', 'bool[]=1'], 2,
+     r"minijax: error: VALUE 'bool\[\]=1': bool\[\] needs True/False values, .*"),
     (['run', '{d}/user.py:fails', '--arg', 'i32[]=2147483648'], 2,
-     'minijax: error: VALUE \'i32[]=2147483648\': a number is out of range'),
+     r"minijax: error: VALUE 'i32\[\]=2147483648': a number is out of range for i32\[\]"),
+    (['run', '{d}/user.py:fails', '--arg', 'i64[2]=[1, 99999999999999999999]'], 2,
+     r"minijax: error: VALUE 'i64\[2\]=\[1, 99999999999999999999\]': a number is out of range "
+     r"for i64\[2\]"),
+    (['run', '{d}/user.py:fails', '--arg', 'f64[]=1e400'], 2,
+     r"minijax: error: bad literal '1e400': a number is out of range for float64 .*"),
+    (['run', '{d}/user.py:fails', '--arg', 'f32[99999999999]=0'], 2,
+     r"minijax: error: bad SPEC 'f32\[99999999999\]': .* more than this machine's memory .*"),
     (['run', '{d}/user.py:fails', '--arg', '@{d}/user.py'], 2,
-     "minijax: error: '{d}/user.py' is not a .npy file"),
-    (['run', '{d}/missing.mlir'], 2, 'minijax: error: no such file'),
+     r"minijax: error: '{d}/user.py' is not a .npy file \(write one with numpy.save\)"),
+    (['run', '{d}/user.py:fails', '--arg', '@{d}/dir'], 2,
+     r"minijax: error: '{d}/dir' is a directory, not a file"),
+    # the number of --arg
+    (['lower', '{d}/user.py:fails'], 2,
+     r"minijax: error: wrong number of --arg for {d}/user.py:fails\(x\): .* \(0 given\)"),
+    (['run', '{d}/user.py:mismatched', '--arg', 'f32[]=1'], 2,
+     r"minijax: error: wrong number of --arg for {d}/user.py:mismatched\(x, y\): .*"),
+    (['run', '{d}/identity.mlir'], 2,
+     r"minijax: error: wrong number of --arg for {d}/identity.mlir: @main takes 1, 0 given"),
+    (['run', '{d}/identity.mlir', '--arg', 'f64[2]=[1, 2]'], 2,
+     r"minijax: error: --arg 0 for {d}/identity.mlir is a tensor<2xf64> but @main expects "
+     r"tensor<2xf32>"),
+    # flags
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'bytecode'], 2,
+     r'minijax: error: --emit bytecode writes binary data: give an output file with -o'),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'llvm'], 2,
+     r"minijax lower: error: argument --emit: invalid choice: 'llvm' .*"),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'jaxpr', '--debug-info'], 2,
+     r'minijax: error: --debug-info applies to --emit stablehlo or bytecode, not jaxpr'),
+    (['lower', '{d}/user.py:fails', '--bogus'], 2, r'minijax: error: unrecognized arguments.*'),
     (['run', '{d}/user.py:fails', '--arg', 'f32[3]=[1, 2, 3]', '--backend', 'gpu'], 2,
-     'minijax run: error: argument --backend: invalid choice'),
-    (['check', '{d}/user.py'], 1, '{d}/user.py:1:1: error: '),
-    (['update-checks', '{d}/user.py'], 2, "{d}/user.py: error: no RUN line"),
+     r'minijax run: error: argument --backend: invalid choice.*'),
+    # files given to run, check, update-checks
+    (['run', '{d}/missing.mlir'], 2, r"minijax: error: no such file: '{d}/missing.mlir'"),
+    (['run', '{d}/binary.bin'], 2, NOT_TEXT + 'MLIR text or a StableHLO portable artifact'),
+    (['run', '{d}/no_main.mlir'], 1,
+     r'{d}/no_main.mlir: error: the module has no @main function to run'),
+    (['check', '{d}/user.py'], 1, r'{d}/user.py:1:1: error: .*'),
+    (['check', '{d}/binary.bin'], 2, NOT_TEXT + 'MLIR text or a StableHLO portable artifact'),
+    (['check', '{d}/dir'], 2, r"minijax: error: '{d}/dir' is a directory, not a file"),
+    (['check', '/proc/self/mem'], 2,
+     r"minijax: error: cannot read '/proc/self/mem': Input/output error"),
+    (['update-checks', '{d}/user.py'], 2,
+     r"{d}/user.py: error: no RUN line pipes into 'FileCheck %s'"),
+    (['update-checks', '{d}/binary.bin'], 2, NOT_TEXT + 'a lit test'),
+    (['update-checks', '{d}/dir'], 2, r"minijax: error: '{d}/dir' is a directory, not a file"),
+    (['update-checks', '{d}/missing.py'], 2, r"minijax: error: no such file: '{d}/missing.py'"),
+    # -o
+    (['lower', '{d}/user.py:mismatched', '--arg', 'f32[3]', '--arg', 'f32[3]', '-o', '{d}/dir'],
+     1, r"minijax: error: cannot write '{d}/dir': Is a directory"),
+    (['lower', '{d}/user.py:mismatched', '--arg', 'f32[3]', '--arg', 'f32[3]', '-o',
+      '{d}/missing/out.mlir'], 1,
+     r"minijax: error: cannot write '{d}/missing/out.mlir': No such file or directory"),
+    # the user's function fails, or gives something that is not an array
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3]'], 1,
-     '{d}/user.py:9: error: in helper: RuntimeError: the user function broke'),
+     r'{d}/user.py:9: error: in helper: RuntimeError: the user function broke'),
     (['lower', '{d}/user.py:mismatched', '--arg', 'f32[3]', '--arg', 'i32[3]'], 1,
-     '{d}/user.py:13: error: in mismatched: TypeError: mul got incompatible operands'),
+     r'{d}/user.py:13: error: in mismatched: TypeError: mul got incompatible operands.*'),
+    (['run', '{d}/user.py:returns_str', '--arg', 'f32[3]=[1, 2, 3]'], 1,
+     r'minijax: error: the output of {d}/user.py:returns_str is of type str: expected an '
+     r'array, or a tuple, list or dict of arrays'),
+    (['lower', '{d}/user.py:returns_none', '--arg', 'f32[3]'], 1,
+     r'minijax: error: the output of {d}/user.py:returns_none is None: expected an array.*'),
+    (['lower', '{d}/user.py:returns_dict', '--arg', 'f32[3]', '--emit', 'jaxpr'], 1,
+     r'minijax: error: the output of {d}/user.py:returns_dict is a dict holding a value of '
+     r'type str: expected an array.*'),
 ]
 
 
+def write_bad_input_files(folder):
+    (folder / 'user.py').write_text(USER_MODULE)
+    (folder / 'dir').mkdir()
+    for name, contents in BAD_INPUT_FILES.items():
+        if isinstance(contents, bytes):
+            (folder / name).write_bytes(contents)
+        else:
+            (folder / name).write_text(contents)
+
+
 @pytest.mark.parametrize('args, status, message', BAD_INPUT,
-                         ids=[' '.join(c[0][:2] + c[0][3:]) for c in BAD_INPUT])
+                         ids=[' '.join(c[0]).replace('{d}/', '') for c in BAD_INPUT])
 def test_bad_input_is_one_line_and_an_exit_status(tmp_path, args, status, message):
-    (tmp_path / 'user.py').write_text(USER_MODULE)
+    write_bad_input_files(tmp_path)
+    before = sorted(os.listdir(tmp_path))
     result = minijax(*(a.format(d=tmp_path) for a in args))
     assert result.returncode == status, result.stderr
     assert result.stdout == ''
+    assert 'Traceback' not in result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
-    assert result.stderr.startswith(message.format(d=tmp_path)), result.stderr
+    assert re.fullmatch(message.format(d=re.escape(str(tmp_path))), result.stderr.rstrip('\n')), \
+        result.stderr
+    assert sorted(os.listdir(tmp_path)) == before  # nothing written, nothing left behind
 
 
 def test_traceback_flag_shows_the_traceback(tmp_path):

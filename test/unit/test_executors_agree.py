@@ -1,0 +1,191 @@
+"""Eager, jit (XLA) and the StableHLO reference interpreter give JAX's answer at edge values
+(NaN, signed zeros, infinities, division by zero, overflow, empty reductions), and no executor
+takes the process down: what one cannot run is a clean minijax error.
+"""
+import jax
+import numpy as np
+import pytest
+from jax import lax as jlax
+from jaxlib.mlir import ir
+
+import minijax
+from minijax import lax, runtime
+from minijax.lowering import mlir_context
+from minijax.reference_interpreter import InterpreterError, run_module
+
+nan, inf = np.nan, np.inf
+f32, f64, i32, i64 = np.float32, np.float64, np.int32, np.int64
+FLOAT_EDGES = [nan, inf, -inf, 3e9, -3e9, 1e19, -1e19, 2.7, -2.7, 2147483647., 2147483648.,
+               -2147483649., 9.3e18, 0., -0.]
+
+
+def _int_edges(dtype):
+    low = np.iinfo(dtype).min
+    return np.array([7, -7, 0, low, low, 5], dtype), np.array([0, 0, 0, -1, 1, -2], dtype)
+
+
+def _convert(dtype):
+    return (lambda x: lax.convert_element_type(x, dtype),
+            lambda x: jlax.convert_element_type(x, dtype))
+
+
+def _same(prim):
+    """The minijax and JAX function of the primitive with the same name and signature."""
+    return getattr(lax, prim), getattr(jlax, prim)
+
+
+def _reduce(prim, axes):
+    return (lambda x: getattr(lax, prim)(x, axes), lambda x: getattr(jlax, prim)(x, axes))
+
+
+def _arg(prim, axis):
+    return (lambda x: getattr(lax, prim)(x, axis, np.int32),
+            lambda x: getattr(jlax, prim)(x, axis, np.int32))
+
+
+#: name -> (minijax function, JAX function, arguments, runs in the reference interpreter?)
+CASES = {
+    'argmax_first_of_several_nans': (*_arg('argmax', 0), [np.array([1, nan, 3, nan], f32)]),
+    'argmin_first_of_several_nans': (*_arg('argmin', 0), [np.array([1, nan, 3, nan], f64)]),
+    'argmax_signed_zero_tie': (*_arg('argmax', 0), [np.array([-0., 0., -0.], f32)]),
+    'argmin_signed_zero_tie': (*_arg('argmin', 0), [np.array([0., -0., 0.], f32)]),
+    'argmax_all_minus_inf': (*_arg('argmax', 0), [np.array([-inf, -inf, -inf], f64)]),
+    'argmax_rows_with_nans': (*_arg('argmax', 1), [np.where(
+        np.random.default_rng(0).random((6, 40)) < .2, nan,
+        np.random.default_rng(1).integers(0, 4, (6, 40))).astype(f32)]),
+    'argmin_int_ties': (*_arg('argmin', 0), [np.array([3, 1, 1, -5, -5], i64)]),
+    'div_int32_by_zero_and_overflow': (*_same('div'), [*_int_edges(i32)], False),
+    'div_int64_by_zero_and_overflow': (*_same('div'), [*_int_edges(i64)], False),
+    'div_float_by_signed_zero': (*_same('div'), [np.array([1., -1., 0., 1.], f32),
+                                                 np.array([0., 0., 0., -0.], f32)]),
+    **{f'convert_{s.__name__}_to_{d.__name__}': (*_convert(d), [np.array(FLOAT_EDGES, s)])
+       for s in (f32, f64) for d in (i32, i64, np.bool_)},
+    'convert_nan_scalar_to_int32': (*_convert(i32), [f32(nan)]),
+    'convert_int_to_bool': (*_convert(np.bool_), [np.array([0, 2, -1], i32)]),
+    'convert_int64_to_int32_wraps': (*_convert(i32), [np.array([2 ** 40 + 5, -2 ** 33], i64)]),
+    'convert_float64_to_float32_overflows': (*_convert(f32), [np.array([1e300, -1e300, 1e-300])]),
+    'reduce_max_empty_float': (*_reduce('reduce_max', (0,)), [np.zeros(0, f32)]),
+    'reduce_min_empty_float': (*_reduce('reduce_min', (0,)), [np.zeros(0, f64)]),
+    'reduce_max_empty_int': (*_reduce('reduce_max', (1,)), [np.zeros((2, 0), i32)]),
+    'reduce_min_empty_bool': (*_reduce('reduce_min', (0,)), [np.zeros((0, 3), np.bool_)]),
+    'reduce_max_signed_zeros': (*_reduce('reduce_max', (1,)),
+                                [np.array([[-0., 0.], [0., -0.], [-0., -0.]], f32)]),
+    'reduce_min_signed_zeros': (*_reduce('reduce_min', (1,)),
+                                [np.array([[-0., 0.], [0., -0.], [0., 0.]], f32)]),
+    'reduce_max_nan': (*_reduce('reduce_max', (0,)), [np.array([1., nan, 3.], f32)]),
+    'max_nan_and_signed_zeros': (*_same('max'), [np.array([1, nan, -0., 0., -0.], f32),
+                                                 np.array([nan, 1, 0., -0., -0.], f32)]),
+    'min_nan_and_signed_zeros': (*_same('min'), [np.array([1, nan, -0., 0., 0.], f64),
+                                                 np.array([nan, 1, 0., -0., 0.], f64)]),
+    'max_int': (*_same('max'), [np.array([3, -9], i32), np.array([-2, 4], i32)]),
+    'sign_signed_zeros_and_nan': (*_same('sign'), [np.array([nan, -0., 0., -inf, 2.], f32)]),
+    'sign_int_min': (*_same('sign'), [np.array([np.iinfo(i32).min, 0, 5], i32)]),
+    'rsqrt_zeros_and_negative': (*_same('rsqrt'), [np.array([0., -0., -1., inf], f32)]),
+    'pow_edges': (*_same('pow'), [np.array([0., -0., nan, 1., -1., -2., 0., -inf, -inf], f64),
+                                  np.array([-1., -1., 0., nan, inf, 3., 0., -3., 3.], f64)]),
+}
+
+
+def _oracle(jax_fn, args):
+    return np.asarray(jax.jit(jax_fn)(*args))
+
+
+def _check_same(got, expected, executor):
+    got = np.asarray(got)
+    assert got.dtype == expected.dtype and got.shape == expected.shape, (executor, got)
+    np.testing.assert_array_equal(got, expected, err_msg=executor)
+    if expected.dtype.kind == 'f':  # -0. and 0. compare equal: check the signs too (a
+        numbers = ~np.isnan(expected)  # NaN's sign bit is unspecified, as in XLA)
+        np.testing.assert_array_equal(np.signbit(got)[numbers], np.signbit(expected)[numbers],
+                                      err_msg=executor)
+
+
+@pytest.mark.parametrize('name', CASES)
+def test_eager_jit_and_interpreter_give_jax_answer(name):
+    fn, jax_fn, args, *interpreter = CASES[name]
+    expected = _oracle(jax_fn, args)
+    _check_same(fn(*args), expected, 'eager')
+    _check_same(minijax.jit(fn)(*args), expected, 'jit')
+    if interpreter != [False]:
+        module = minijax.jit(fn).lower(*args).compiler_ir()
+        _check_same(run_module(module, args)[0], expected, 'interpreter')
+
+
+def test_interpreter_reports_integer_division_by_zero_instead_of_crashing():
+    module = minijax.jit(lax.div).lower(i32(7), i32(0)).compiler_ir()
+    with pytest.raises(InterpreterError, match='SIGFPE.*division'):
+        run_module(module, [i32(7), i32(0)])
+    assert run_module(module, [i32(-7), i32(2)])[0] == jlax.div(i32(-7), i32(2))
+
+
+def test_interpreter_refuses_zero_size_contraction_of_dot_general():
+    a, b = np.ones((2, 0), f32), np.ones((0, 3), f32)
+    module = minijax.jit(lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())))).lower(
+        a, b).compiler_ir()
+    with pytest.raises(InterpreterError, match='dot_general contracting a zero-size'):
+        run_module(module, [a, b])
+
+
+def _main(body, result_type='tensor<f32>', extra=''):
+    return (f'func.func @main(%a: tensor<f32>) -> {result_type} {{\n{body}\n'
+            f'return %0 : {result_type} }}{extra}')
+
+
+#: .mlir modules the interpreter aborts on (or misreads), and what the error must name.
+BAD_MODULES = {
+    'custom_call': (_main('%0 = stablehlo.custom_call @foo(%a) : (tensor<f32>) -> tensor<f32>'),
+                    'stablehlo.custom_call'),
+    'tuple_result': (_main('%0 = stablehlo.tuple %a : tuple<tensor<f32>>',
+                           'tuple<tensor<f32>>'), 'tuple'),
+    'complex_result': (_main('%0 = stablehlo.complex %a, %a : tensor<complex<f32>>',
+                             'tensor<complex<f32>>'), 'complex'),
+    'bf16_result': (_main('%0 = stablehlo.convert %a : (tensor<f32>) -> tensor<bf16>',
+                          'tensor<bf16>'), 'bf16'),
+    'unimplemented_op': (_main('%t = stablehlo.create_token : !stablehlo.token\n'
+                               '%0 = stablehlo.add %a, %a : tensor<f32>'),
+                         'stablehlo.create_token'),
+    'dense_resource': (_main('%0 = stablehlo.constant dense_resource<blob> : tensor<f32>',
+                             extra='\n{-#\n dialect_resources: { builtin: { blob: '
+                                   '"0x040000000000803F" } }\n#-}'), 'dense_resource'),
+    # Not in the list of known ops: the forked child dies, the error says so.
+    'fft_of_complex': (_main('%c = stablehlo.complex %a, %a : tensor<complex<f32>>\n'
+                             '%r = stablehlo.reshape %c : (tensor<complex<f32>>) -> '
+                             'tensor<1xcomplex<f32>>\n'
+                             '%f = stablehlo.fft %r, type = FFT, length = [1] : '
+                             '(tensor<1xcomplex<f32>>) -> tensor<1xcomplex<f32>>\n'
+                             '%s = stablehlo.reshape %f : (tensor<1xcomplex<f32>>) -> '
+                             'tensor<complex<f32>>\n'
+                             '%0 = stablehlo.real %s : (tensor<complex<f32>>) -> tensor<f32>'),
+                       'crashed'),
+}
+
+
+@pytest.mark.parametrize('name', BAD_MODULES)
+def test_interpreter_raises_a_clean_error_for_what_it_cannot_run(name):
+    text, named = BAD_MODULES[name]
+    with mlir_context():
+        module = ir.Module.parse(text)
+    with pytest.raises(InterpreterError, match=named):
+        run_module(module, [f32(1.)])
+
+
+def test_cli_interpreter_reports_division_by_zero(tmp_path):
+    from minijax.cli import main
+    path = tmp_path / 'div.mlir'
+    path.write_text('func.func @main(%a: tensor<i32>, %b: tensor<i32>) -> tensor<i32> {\n'
+                    '%0 = stablehlo.divide %a, %b : tensor<i32>\nreturn %0 : tensor<i32> }\n')
+    assert main(['run', str(path), '--arg', 'i32[]=7', '--arg', 'i32[]=0',
+                 '--backend', 'interpreter']) == 1
+
+
+def test_jit_of_a_very_long_chain_is_refused_not_a_segfault():
+    """XLA:CPU overflows a compile thread's stack on a fused chain of ~25,000 ops."""
+    def chain(x):
+        for _ in range(runtime.MAX_CHAIN_LENGTH + 100):
+            x = lax.sin(x)
+        return x
+    lowered = minijax.jit(chain).lower(f32(.5))
+    with mlir_context():  # printing, parsing and verifying a deep module are fine
+        ir.Module.parse(lowered.as_text()).operation.verify()
+    with pytest.raises(runtime.CompileError, match='chain of 10101 dependent ops'):
+        lowered.compile()
