@@ -8,7 +8,7 @@ eager, jit, the StableHLO reference interpreter, grad and vmap are compared with
 run in batches in child processes, so a crash (segfault, abort) costs one program, recorded
 as a crash, and the run goes on. The summary counts failures by class and shows, per class,
 the smallest failing program and the command that re-runs it alone (``--only SEED``).
-By default the generator avoids the bug classes listed in ``KNOWN_BUGS`` (being fixed);
+By default the generator avoids what ``KNOWN_BUGS`` lists (deliberate departures from JAX);
 ``--include-known`` lets it hit them too.
 """
 import argparse

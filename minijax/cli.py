@@ -3,7 +3,7 @@ keep lit golden tests up to date, in the habits of the LLVM/MLIR tools.
 
 Errors are one line on stderr and an exit status: 2 for a bad command line, 1 when the work
 fails (an invalid module, an exception in the user's function: shown with the user's frame).
-``--traceback`` shows the Python traceback too.
+``--traceback`` shows the Python traceback too. Ctrl-C is one line too, and exit status 130.
 """
 from __future__ import annotations
 

@@ -192,10 +192,30 @@ def _divide(x, y):
     return np.divide(x, y) if dtypes.is_float(x.dtype) else _integer_divide(x, y)
 
 
+def _div_lowering(ctx, x, y):
+    """``stablehlo.divide``; for integers, with the two quotients C leaves undefined chosen
+    in the program itself (``x / 0`` = -1, ``INT_MIN / -1`` = INT_MIN), so no executor ever
+    divides by them: a CPU traps on both (SIGFPE), and XLA's constant folding would too."""
+    aval = ctx.avals_out[0]
+    if dtypes.is_float(aval.dtype):
+        return hlo.DivOp(x, y).result
+
+    def full(value):
+        return broadcast_in_dim(constant(np.array(value, aval.dtype)), aval, [])
+
+    int_min = np.iinfo(aval.dtype).min
+    by_zero = compare(y, full(0), 'EQ', aval.dtype)
+    overflows = hlo.AndOp(compare(x, full(int_min), 'EQ', aval.dtype),
+                          compare(y, full(-1), 'EQ', aval.dtype)).result
+    safe_y = hlo.SelectOp(hlo.OrOp(by_zero, overflows).result, full(1), y).result
+    quotient = hlo.DivOp(x, safe_y).result  # x itself where it overflows
+    return hlo.SelectOp(by_zero, full(-1), quotient).result
+
+
 add_p = binary_primitive('add', np.add, _hlo_binary(hlo.AddOp))
 sub_p = binary_primitive('sub', np.subtract, _hlo_binary(hlo.SubtractOp))
 mul_p = binary_primitive('mul', np.multiply, _hlo_binary(hlo.MulOp))
-div_p = binary_primitive('div', _divide, _hlo_binary(hlo.DivOp))
+div_p = binary_primitive('div', _divide, _div_lowering)
 
 add = _binary_function(add_p, 'Elementwise x + y.')
 sub = _binary_function(sub_p, 'Elementwise x - y.')

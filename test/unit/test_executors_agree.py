@@ -2,6 +2,10 @@
 (NaN, signed zeros, infinities, division by zero, overflow, empty reductions), and no executor
 takes the process down: what one cannot run is a clean minijax error.
 """
+import ast
+import subprocess
+import sys
+
 import jax
 import numpy as np
 import pytest
@@ -111,11 +115,36 @@ def test_eager_jit_and_interpreter_give_jax_answer(name):
         _check_same(run_module(module, args)[0], expected, 'interpreter')
 
 
-def test_interpreter_reports_integer_division_by_zero_instead_of_crashing():
-    module = minijax.jit(lax.div).lower(i32(7), i32(0)).compiler_ir()
+def test_interpreter_reports_a_raw_integer_division_by_zero_instead_of_crashing():
+    """A hand-written stablehlo.divide by zero traps (SIGFPE) in the interpreter's child."""
+    with mlir_context():
+        module = ir.Module.parse(
+            'func.func @main(%a: tensor<i32>, %b: tensor<i32>) -> tensor<i32> {\n'
+            '%0 = stablehlo.divide %a, %b : tensor<i32>\nreturn %0 : tensor<i32> }\n')
     with pytest.raises(InterpreterError, match='SIGFPE.*division'):
         run_module(module, [i32(7), i32(0)])
     assert run_module(module, [i32(-7), i32(2)])[0] == jlax.div(i32(-7), i32(2))
+
+
+_DIVIDE_ZERO_BY_ZERO = """
+import numpy as np, minijax
+from minijax import lax
+from minijax.reference_interpreter import run_module
+f = lambda x: lax.div(lax.sub(x, x), lax.sub(x, x))
+x = np.array([1, 2], np.int32)
+print([minijax.jit(f)(x).tolist(), run_module(minijax.jit(f).lower(x).compiler_ir(), [x])[0].tolist()])
+"""
+
+
+def test_minijax_integer_division_never_traps():
+    """minijax's lowering of integer div chooses x / 0 and INT_MIN / -1 itself, so neither XLA
+    (which folds x - x to 0, then 0 / 0 at compile time: SIGFPE, with jax.jit too) nor the
+    interpreter ever divides by them. Run in a child process: before, it killed the process."""
+    done = subprocess.run([sys.executable, '-c', _DIVIDE_ZERO_BY_ZERO], capture_output=True,
+                          text=True, timeout=120)
+    expected = [int(jlax.div(i32(0), i32(0)))] * 2  # JAX op by op: -1
+    assert done.returncode == 0, done.stderr[-500:]
+    assert ast.literal_eval(done.stdout) == [expected, expected]
 
 
 def test_interpreter_refuses_zero_size_contraction_of_dot_general():
