@@ -63,10 +63,23 @@ def random_array(rng, shape, dtype, domain='any'):
     return x.astype(dtype)
 
 
+def _seeded_by_test_id(request):
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
 @pytest.fixture
 def rng(request):
     """A random generator seeded from the test's name: reproducible, different per test."""
-    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+    return _seeded_by_test_id(request)
+
+
+@pytest.fixture(autouse=True)
+def _reseed_module_rng(request):
+    """A test module whose input makers draw from a module-level ``rng`` gets it reseeded
+    from the test's id before each test, so a test sees the same inputs whichever tests ran
+    before it (``-k``, ``-n``)."""
+    if isinstance(getattr(request.module, 'rng', None), np.random.Generator):
+        request.module.rng = _seeded_by_test_id(request)
 
 
 # ----------------------------------------------------------------------------- primitive table
