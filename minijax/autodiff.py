@@ -49,6 +49,7 @@ def _flatten_args(what, f, primals):
 
 def linearize(f, *primals):
     """``(f(*primals), f_lin)`` where ``f_lin(*tangents)`` is the JVP at ``primals``."""
+    core.check_callable('linearize', f=f)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('linearize', f, primals)
     primals_out, jaxpr, consts, tangent_avals = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
@@ -66,6 +67,7 @@ def linearize(f, *primals):
 
 def vjp(f, *primals):
     """``(f(*primals), f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to inputs."""
+    core.check_callable('vjp', f=f)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('vjp', f, primals)
     primals_out, jaxpr, consts, tangent_avals = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
@@ -98,6 +100,7 @@ def value_and_grad(f, argnums=0):
     ``f`` must return a scalar float; ``argnums`` is an int or a tuple of ints (then the
     gradient is a tuple).
     """
+    core.check_callable('value_and_grad', f=f)
     name = getattr(f, '__name__', 'function')
 
     def value_and_grad_f(*args):
@@ -153,6 +156,7 @@ def _check_float_inputs(name, nums, args):
 
 def grad(f, argnums=0):
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``argnums``."""
+    core.check_callable('grad', f=f)
     value_and_grad_f = value_and_grad(f, argnums)
 
     def grad_f(*args):

@@ -471,6 +471,26 @@ def full_raise(trace: Trace, val) -> Tracer:
                                 f'{val._trace.main.level} into a trace at level {level}')
 
 
+def full_raise_outputs(trace: Trace, outs) -> list[Tracer]:
+    """The flat outputs of a function a transformation traced, as tracers of ``trace``; an
+    output that is not an array is named as the user's mistake, not found deep inside."""
+    for i, out in enumerate(outs):
+        if not is_valid_value(out):
+            raise TypeError(f'output {i} of the transformed function (outputs flattened) is a '
+                            f'value of type {type(out).__name__}: a function that minijax '
+                            'transforms must return arrays or Python scalars, or pytrees '
+                            'of them')
+    return [full_raise(trace, out) for out in outs]
+
+
+def check_callable(what, **funs):
+    """A TypeError naming the argument, for a function argument that is not a function."""
+    for name, fun in funs.items():
+        if not callable(fun):
+            raise TypeError(f'{what}: {name} must be callable, got {fun!r} of type '
+                            f'{type(fun).__name__}')
+
+
 # ----------------------------------------------------------------------------- small helpers
 
 def user_source_info():

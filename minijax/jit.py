@@ -241,6 +241,7 @@ def _traces_of(fun) -> dict:
 
 def jit(fun):
     """Compile ``fun`` with XLA: traced once per argument types, then run from the cache."""
+    core.check_callable('jit', fun=fun)
     return Jitted(fun)
 
 

@@ -81,11 +81,3 @@ def check_same_types(what, expected, given):
     if len(expected) != len(given) or not all(map(same_type, expected, given)):
         raise TypeError(f'{what}: expected types ({", ".join(a.str_short() for a in expected)})'
                         f' but got ({", ".join(a.str_short() for a in given)})')
-
-
-def check_callable(what, **funs):
-    """A TypeError naming the argument, for a branch or body that is not a function."""
-    for name, fun in funs.items():
-        if not callable(fun):
-            raise TypeError(f'{what}: {name} must be callable, got {fun!r} of type '
-                            f'{type(fun).__name__}')

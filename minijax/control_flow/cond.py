@@ -12,8 +12,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (cast_outputs, check_callable, insert_unused_inputs,
-                                         join_weak_types, map_outputs, trace_function, zeros)
+from minijax.control_flow.common import (cast_outputs, insert_unused_inputs, join_weak_types,
+                                         map_outputs, trace_function, zeros)
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
@@ -34,7 +34,7 @@ def cond(pred, true_fun, false_fun, *operands):
     ``pred`` is a scalar bool; both branches must return the same types (a Python scalar
     takes the dtype of the other branch's array).
     """
-    check_callable('cond', true_fun=true_fun, false_fun=false_fun)
+    core.check_callable('cond', true_fun=true_fun, false_fun=false_fun)
     aval = core.get_aval(pred)
     if aval.shape != () or aval.dtype != dtypes.bool_:
         raise TypeError(f'cond: the predicate must be a scalar bool, got {aval.str_short()}')
@@ -48,7 +48,7 @@ def switch(index, branches, *operands):
     branches = list(branches)
     if not branches:
         raise ValueError('switch: needs at least one branch')
-    check_callable('switch', **{f'branch {i}': b for i, b in enumerate(branches)})
+    core.check_callable('switch', **{f'branch {i}': b for i, b in enumerate(branches)})
     aval = core.get_aval(index)
     if aval.shape != () or not np.issubdtype(aval.dtype, np.integer):
         raise TypeError(f'switch: the index must be a scalar integer, got {aval.str_short()}')

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import check_callable
 from minijax.control_flow.scan import scan
 from minijax.control_flow.while_loop import while_loop
 from minijax.lax.elementwise import promote_weak_scalars
@@ -13,7 +12,7 @@ from minijax.lax.elementwise import promote_weak_scalars
 
 def fori_loop(lower, upper, body_fun, init_val):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val); return val``."""
-    check_callable('fori_loop', body_fun=body_fun)
+    core.check_callable('fori_loop', body_fun=body_fun)
     body_fun = _checked_body(body_fun)
     for name, bound in (('lower', lower), ('upper', upper)):
         aval = core.get_aval(bound)

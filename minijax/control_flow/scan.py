@@ -13,7 +13,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import check_callable, move_inputs, trace_function, zeros
+from minijax.control_flow.common import move_inputs, trace_function, zeros
 from minijax.control_flow.while_loop import fixed_point, settle_carry_types
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
@@ -37,7 +37,7 @@ def scan(f, init, xs, length=None, reverse=False):
     ``xs`` is a pytree of arrays sharing their leading dimension (or None, with ``length``);
     ``reverse`` walks the slices from last to first, still stacking ys in xs order.
     """
-    check_callable('scan', f=f)
+    core.check_callable('scan', f=f)
     init_flat, init_tree = tree_util.tree_flatten(init)
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     length = _scan_length(xs_flat, length)

@@ -12,8 +12,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (check_callable, check_same_types, insert_unused_inputs,
-                                         move_inputs, trace_function)
+from minijax.control_flow.common import (check_same_types, insert_unused_inputs, move_inputs,
+                                         trace_function)
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
@@ -33,7 +33,7 @@ def while_loop(cond_fun, body_fun, init_val):
     ``body_fun`` must return the carry's types; a weakly typed Python scalar in
     ``init_val`` takes the dtype the body gives it.
     """
-    check_callable('while_loop', cond_fun=cond_fun, body_fun=body_fun)
+    core.check_callable('while_loop', cond_fun=cond_fun, body_fun=body_fun)
     init_flat, in_tree = tree_util.tree_flatten(init_val)
     args_tree = tree_util.tuple_treedef(in_tree)
 

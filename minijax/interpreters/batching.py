@@ -97,7 +97,7 @@ def vmap_flat(f, in_axes, *args, axis_size=None):
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
                       for x, d in zip(args, in_axes)]
         outs = f(*tracers_in)
-        tracers_out = [core.full_raise(trace, out) for out in outs]
+        tracers_out = core.full_raise_outputs(trace, outs)
         return [(t.val, t.batch_dim) for t in tracers_out], axis_size
 
 
@@ -108,6 +108,7 @@ def vmap(f, in_axes=0, out_axes=0):
     argument, each itself an int, ``None`` or a pytree prefix of that argument. ``out_axes``
     likewise describes the outputs.
     """
+    core.check_callable('vmap', f=f)
     def batched_f(*args):
         args_flat, in_tree = tree_util.tree_flatten(args)
         axes = in_axes

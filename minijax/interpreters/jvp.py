@@ -95,12 +95,13 @@ def jvp_flat(f, primals, tangents):
         trace = JVPTrace(main)
         tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
         outs = f(*tracers_in)
-        tracers_out = [core.full_raise(trace, out) for out in outs]
+        tracers_out = core.full_raise_outputs(trace, outs)
         return ([t.primal for t in tracers_out], [t.tangent for t in tracers_out])
 
 
 def jvp(f, primals, tangents):
     """Forward-mode derivative: ``(f(*primals), df(primals) . tangents)`` as pytrees."""
+    core.check_callable('jvp', f=f)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError('jvp(f, primals, tangents): primals and tangents must be tuples or lists')
     primals_flat, in_tree = tree_util.tree_flatten(tuple(primals))

@@ -117,7 +117,7 @@ def partial_eval_flat(f, pvals_in: list[PartialVal], instantiate):
         trace = PartialEvalTrace(main)
         tracers_in = [trace.new_arg(pval) for pval in pvals_in]
         outs = f(*tracers_in)
-        tracers_out = [core.full_raise(trace, out) for out in outs]
+        tracers_out = core.full_raise_outputs(trace, outs)
         tracers_out = [trace.instantiate_const(t) if inst else t
                        for t, inst in zip(tracers_out, instantiate(len(tracers_out)),
                                           strict=True)]

@@ -124,7 +124,7 @@ def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
             trace = JaxprTrace(main)
             in_tracers = [trace.new_arg(aval) for aval in in_avals]
             outs = flat_fun(*in_tracers)
-            out_tracers = [core.full_raise(trace, out) for out in outs]
+            out_tracers = core.full_raise_outputs(trace, outs)
             return builder.build(in_tracers, out_tracers)
 
 
@@ -168,6 +168,7 @@ def make_jaxpr(f):
 
     Arguments may be arrays, Python scalars or ``ShapeDtypeStruct``; pytrees are flattened.
     """
+    core.check_callable('make_jaxpr', f=f)
     name = getattr(f, '__name__', 'function')
 
     def make_jaxpr_f(*args):

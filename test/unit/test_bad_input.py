@@ -287,6 +287,24 @@ ROWS = [
      r"primitive 'multiply_add': the batching rule must return a pair"),
     ('batching_rule_two_outputs', _vmap_user(batching=lambda vals, dims: (vals[:2], 0)),
      TypeError, r"primitive 'multiply_add': the batching rule returned a list of 2 values"),
+    # ------------------------------------------------------------- functions and outputs
+    *((f'{name}_of_a_non_callable', make, TypeError, rf'{name}: f(un)? must be callable, got 3 '
+       'of type int') for name, make in [
+          ('jit', lambda: minijax.jit(3)),
+          ('grad', lambda: minijax.grad(3)),
+          ('value_and_grad', lambda: minijax.value_and_grad(3)),
+          ('vjp', lambda: minijax.vjp(3, 1.)),
+          ('linearize', lambda: minijax.linearize(3, 1.)),
+          ('jvp', lambda: minijax.jvp(3, (1.,), (1.,))),
+          ('vmap', lambda: minijax.vmap(3)),
+          ('make_jaxpr', lambda: minijax.make_jaxpr(3))]),
+    *((f'{name}_of_a_function_returning_a_string', make, TypeError,
+       r'output 1 of the transformed function .* is a value of type str') for name, make in [
+          ('jit', lambda: minijax.jit(lambda a: (a, 'x'))(1.)),
+          ('vmap', lambda: minijax.vmap(lambda a: (a, 'x'))(np.ones(2))),
+          ('jvp', lambda: minijax.jvp(lambda a: (a, 'x'), (1.,), (1.,))),
+          ('linearize', lambda: minijax.linearize(lambda a: (a, 'x'), 1.)),
+          ('make_jaxpr', lambda: minijax.make_jaxpr(lambda a: (a, 'x'))(1.))]),
 ]
 
 
