@@ -62,9 +62,11 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers):
 
 
 def _dot_general_impl(lhs, rhs, *, dimension_numbers):
-    """An ``einsum``: shared letters for paired axes, result in StableHLO's axis order."""
+    """Result axes in StableHLO's order: batch, lhs free, rhs free."""
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    if not lc:
+        return _outer_product(lhs, rhs, lb, rb)
     letters = iter(string.ascii_letters)
     lhs_sub = [next(letters) for _ in range(lhs.ndim)]
     rhs_sub = [next(letters) for _ in range(rhs.ndim)]
@@ -73,7 +75,24 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers):
     out_sub = ([lhs_sub[a] for a in lb] + [lhs_sub[a] for a in _free_axes(lhs.ndim, lc, lb)]
                + [rhs_sub[a] for a in _free_axes(rhs.ndim, rc, rb)])
     spec = f'{"".join(lhs_sub)},{"".join(rhs_sub)}->{"".join(out_sub)}'
-    return np.einsum(spec, lhs, rhs).astype(lhs.dtype)
+    out = np.einsum(spec, lhs, rhs).astype(lhs.dtype)
+    if lhs.dtype == np.float32 and not np.isfinite(out).all():
+        # XLA fuses each multiply into its add, so a product is never rounded to inf on its
+        # own: summed in float64, inf - inf appears only where it does in XLA.
+        out = np.einsum(spec, lhs, rhs, dtype=np.float64).astype(lhs.dtype)
+    if any(lhs.shape[a] == 0 for a in lc):
+        out[...] = 0  # an empty sum is 0; NumPy's einsum can leave it uninitialized
+    return out
+
+
+def _outer_product(lhs, rhs, lb, rb):
+    """A dot_general with nothing to sum is a broadcast multiply, so a -0. product stays -0.
+    as in XLA (einsum adds each product to +0.)."""
+    lf, rf = _free_axes(lhs.ndim, (), lb), _free_axes(rhs.ndim, (), rb)
+    lhs, rhs = lhs.transpose([*lb, *lf]), rhs.transpose([*rb, *rf])
+    lhs = lhs.reshape(lhs.shape + (1,) * len(rf))
+    rhs = rhs.reshape(rhs.shape[:len(rb)] + (1,) * len(lf) + rhs.shape[len(rb):])
+    return lhs * rhs
 
 
 def _operand_cotangent(ct, other, x_ndim, x_axes, other_axes, x_is_lhs):

@@ -50,10 +50,16 @@ def reduction_primitive(name, impl, body_op, identity):
         return prim.bind(x, axes=new_axes), out_bdim
 
     def lowering(ctx, x, *, axes):
+        if not axes:  # the spec lets a reduce add its init value (+0. to -0.); XLA does not
+            return x
         dtype = ctx.avals_in[0].dtype
         return reduce(x, np.asarray(identity(dtype), dtype), axes, ctx.avals_out[0], body_op)
 
-    prim.def_impl(lambda x, *, axes: impl(np.asarray(x), axis=axes))
+    def eager(x, *, axes):
+        x = np.asarray(x)
+        return impl(x, axis=axes) if axes else x.copy()  # reducing no axis keeps -0. as XLA
+
+    prim.def_impl(eager)
     prim.def_abstract_eval(abstract_eval)
     prim.def_batching(batching)
     register_lowering(prim, lowering)

@@ -30,6 +30,9 @@ jax.config.update('jax_enable_x64', True)
 #: while it is being fixed; delete its name once the fix lands, so the fuzzer hits it again.
 KNOWN_BUGS = {
     'pow_grad_zero': 'grad of pow(x, y) in x at x = 0, y = 0: minijax 0 (d/dx x**0), JAX NaN',
+    'interpreter_outer_product_sign': 'the StableHLO reference interpreter adds each '
+                                      'dot_general product to +0., even with nothing to sum, '
+                                      'so a -0. product is +0. there (XLA: -0.)',
     'subnormals': 'subnormal floats: XLA on CPU flushes them to zero, eager NumPy keeps '
                   'them (sign, comparisons, conversion to bool differ)',
 }
@@ -128,8 +131,18 @@ MINIJAX = Backend(
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
     scan=mj.scan, jit=mj.jit, iota=mlax.iota, reduce_sum=mlax.reduce_sum,
     reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, name='minijax')
+def _jax_scan(f, init, xs, length, reverse):
+    """``jax.lax.scan``, which op by op (under ``disable_jit``) refuses zero steps; zero steps
+    give the initial carry and empty ys of the body's type."""
+    if length:
+        return jax.lax.scan(f, init, xs, length=length, reverse=reverse)
+    x = None if xs is None else tuple(jax.ShapeDtypeStruct(v.shape[1:], v.dtype) for v in xs)
+    _, y = jax.eval_shape(f, init, x)
+    return init, jnp.zeros((0, *y.shape), y.dtype)
+
+
 JAX = Backend(
-    {name: getattr(jax.lax, name) for name in _SHARED},
+    {name: getattr(jax.lax, name) for name in _SHARED}, scan=_jax_scan,
     **{name: _jax_binary(getattr(jax.lax, name)) for name in _BINARY},
     jit=jax.jit, iota=jax.lax.broadcasted_iota,
     reduce_sum=_jax_reduction(jnp.sum, None), reduce_max=_jax_reduction(jnp.max, _lowest),
@@ -632,6 +645,8 @@ def s_dot_general(g, pool, depth):
         return None
     if 0 in a.shape + b.shape:
         g.hazards.add('interpreter_crash')
+    if not contract:
+        g.hazards.add('interpreter_outer_product_sign')
     dims = ((tuple(p[0] for p in contract), tuple(p[1] for p in contract)), (tuple(lb), tuple(rb)))
     return _step('dot_general', [x, y], [Aval(tuple(shape), a.dtype)], dimension_numbers=dims)
 
@@ -827,36 +842,43 @@ class Mismatch(Exception):
     """One leg disagrees with its oracle."""
 
 
-def compare(got, want, what, tol=None):
-    """``got`` equals ``want`` in shape, dtype and value (bitwise for ints and bools;
-    floats within a tolerance relative to the array's magnitude, NaN equal to NaN)."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.shape != want.shape or got.dtype != want.dtype:
-        raise Mismatch(f'{what}: got {got.dtype}{list(got.shape)}, '
-                       f'expected {want.dtype}{list(want.shape)}')
-    if got.dtype.kind != 'f':
-        if not np.array_equal(got, want):
-            raise Mismatch(f'{what}: got {_show(got)}, expected {_show(want)}')
-        return
-    tol = max(tol or 0, TOLERANCE[got.dtype.name])
-    finite = np.abs(want[np.isfinite(want)])
-    scale = float(finite.max()) if finite.size else 1.
-    close = np.isclose(got, want, rtol=tol, atol=tol * max(scale, 1.), equal_nan=True)
-    if not close.all():
-        where = np.argwhere(~close)[0]
-        raise Mismatch(f'{what}: got {_show(got)}, expected {_show(want)} (first at '
-                       f'{tuple(where.tolist())}: {got[tuple(where)]!r} vs {want[tuple(where)]!r})')
-
-
 def _show(x):
     return np.array2string(np.asarray(x), threshold=12, precision=6)
 
 
-def compare_all(got, want, what, tol=None):
+def agreement(got, want, tol=None):
+    """Elementwise: ``got`` equals ``want`` (bitwise for ints and bools; floats within a
+    tolerance relative to the array's magnitude, NaN equal to NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype.kind != 'f':
+        return got == want
+    tol = max(tol or 0, TOLERANCE[got.dtype.name])
+    finite = np.abs(want[np.isfinite(want)])
+    scale = float(finite.max()) if finite.size else 1.
+    return np.isclose(got, want, rtol=tol, atol=tol * max(scale, 1.), equal_nan=True)
+
+
+def compare(got, want, what, tol=None, excuse=None):
+    """``got`` equals ``want`` in shape, dtype and value, except where ``excuse(got)`` (a
+    mask, asked for only on a mismatch) explains the difference."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        raise Mismatch(f'{what}: got {got.dtype}{list(got.shape)}, '
+                       f'expected {want.dtype}{list(want.shape)}')
+    close = agreement(got, want, tol)
+    if not close.all() and excuse is not None:
+        close |= excuse(got)
+    if not close.all():
+        where = tuple(np.argwhere(~close)[0].tolist())
+        raise Mismatch(f'{what}: got {_show(got)}, expected {_show(want)} (first at '
+                       f'{where}: {got[where]!r} vs {want[where]!r})')
+
+
+def compare_all(got, want, what, tol=None, excuses=None):
     if len(got) != len(want):
         raise Mismatch(f'{what}: {len(got)} outputs, expected {len(want)}')
     for k, (g, w) in enumerate(zip(got, want)):
-        compare(g, w, f'{what} output {k}', tol)
+        compare(g, w, f'{what} output {k}', tol, excuses and (lambda g, k=k: excuses(k, g)))
 
 
 def tolerance(program):
@@ -888,33 +910,59 @@ def loss(program, B):
 
 
 class Oracle:
-    """JAX's answer for a function: compiled, or op by op where minijax differs from the
-    compiled one (XLA's rewrites of NaN, Inf and overflow depend on the exact graph, which
-    differs between JAX and minijax; op by op, JAX computes as the StableHLO spec says)."""
+    """JAX's answer for a function, and what excuses a difference from it, element by element:
+    - JAX op by op gives the same: XLA's rewrites of NaN, Inf and overflow depend on the exact
+      graph, which differs between JAX and minijax; op by op, JAX computes as the StableHLO
+      spec says;
+    - the element is ill-conditioned: JAX itself moves there when the inputs move by a few
+      ulps (sin of 1e147, a cancelling sum of 1e30s), so no two libraries need agree;
+    - for derivatives, an infinity where JAX has NaN: minijax scales a tangent by one
+      coefficient, JAX sometimes expands it (tanh: (g + g*ans) * (1 - ans)), and inf * 0
+      appears only in the expansion (docs/semantics.md).
+    """
 
-    def __init__(self, d, fn, args):
-        self.fn, self.args = fn, args
+    def __init__(self, d, fn, args, derivative=False):
+        self.fn, self.args, self.derivative = fn, args, derivative
         self.compiled = None
         if 'xla_int_div_zero_crash' in d.hazards:
             # XLA folds an integer division by a provable zero (x - x) at compile time and
-            # dies of SIGFPE, under jax.jit too: JAX answers op by op for such a program,
-            # where it can (op by op, it refuses a zero-length scan).
-            try:
-                self.compiled = self.op_by_op()
-            except ValueError:
-                pass
-        if self.compiled is None:
-            self.compiled = [np.asarray(v) for v in jax.jit(fn)(*args)]
+            # dies of SIGFPE, under jax.jit too: JAX answers op by op for such a program.
+            self.compiled = self._op_by_op()
+        else:
+            self.compiled = self._jitted(args)
 
-    def op_by_op(self):
+    def _jitted(self, args):
+        return [np.asarray(v) for v in jax.jit(self.fn)(*args)]
+
+    def _op_by_op(self):
         with jax.disable_jit():
             return [np.asarray(v) for v in self.fn(*self.args)]
+
+    def _excuses(self):
+        by_op = self._op_by_op()
+        nudged = self._jitted(jax.tree.map(_nudge, self.args))
+
+        def excuse(k, got):
+            want = self.compiled[k]
+            ok = ~agreement(want, nudged[k]) | agreement(got, by_op[k])
+            if self.derivative:
+                ok |= np.isinf(got) & np.isnan(want)
+            return ok
+        return excuse
 
     def check(self, got, what, tol):
         try:
             compare_all(got, self.compiled, what, tol)
         except Mismatch:
-            compare_all(got, self.op_by_op(), what, tol)
+            compare_all(got, self.compiled, what, tol, self._excuses())
+
+
+def _nudge(x):
+    """``x`` with its finite nonzero floats a few ulps larger in magnitude."""
+    x = np.asarray(x)
+    if x.dtype.kind != 'f':
+        return x
+    return np.where(np.isfinite(x), x * (1 + 4 * np.finfo(x.dtype).eps), x).astype(x.dtype)
 
 
 def leg_values(d, args, oracle, tol):
@@ -923,7 +971,7 @@ def leg_values(d, args, oracle, tol):
     oracle.check(mine(*args), 'eager', tol)
     jitted = mj.jit(mine)
     oracle.check(jitted(*args), 'jit', tol)
-    if not d.skips('interpreter_crash'):
+    if not d.skips('interpreter_crash', 'interpreter_outer_product_sign'):
         module = jitted.lower(*args).compiler_ir()
         try:
             results = run_module(module, args)
@@ -949,7 +997,7 @@ def leg_jvp(d, args, rng, tol):
     primals = [args[k] for k in argnums]
     got = mj.jvp(along(loss(program, MINIJAX)[0]), primals, tangents)
     oracle = Oracle(d, lambda p, t: jax.jvp(along(loss(program, JAX)[0]), p, t),
-                    (primals, tangents))
+                    (primals, tangents), derivative=True)
     oracle.check(got, 'jvp', tol)
 
 
@@ -964,7 +1012,7 @@ def leg_grad(d, args, special, tol):
         return
     got = mj.grad(mine, argnums)(*args)
     try:
-        oracle = Oracle(d, jax.grad(loss(program, JAX)[0], argnums), args)
+        oracle = Oracle(d, jax.grad(loss(program, JAX)[0], argnums), args, derivative=True)
     except Exception:  # JAX cannot (e.g. grad of pad in its padding value alone)
         oracle = None
     if oracle is not None:
@@ -988,10 +1036,14 @@ def check_finite_differences(fn, args, argnums, grads, eps=1e-6):
             moved[k] = args[k] + sign * eps * v
         return float(np.asarray(fn(*moved)))
 
-    numeric = (at(1) - at(-1)) / (2 * eps)
+    above, below = at(1), at(-1)
+    numeric = (above - below) / (2 * eps)
+    # The loss itself is rounded: a large one (an output of -1e30 beside x * 0.4) drowns
+    # the step, and the difference quotient measures nothing finer than this.
+    rounding = np.finfo(np.float64).eps * max(abs(above), abs(below)) / eps
     analytic = sum(float(np.sum(np.asarray(g) * v)) for g, v in zip(grads, direction))
     if np.isfinite(numeric) and np.isfinite(analytic) and abs(analytic) < 1e6:
-        if abs(numeric - analytic) > 1e-4 * (1 + abs(analytic)):
+        if abs(numeric - analytic) > 1e-4 * (1 + abs(analytic)) + rounding:
             raise Mismatch(f'grad vs finite differences: {analytic} vs {numeric}')
 
 

@@ -85,6 +85,20 @@ CASES = {
     'sign_signed_zeros_and_nan': (*_same('sign'), [np.array([nan, -0., 0., -inf, 2.], f32)]),
     'sign_int_min': (*_same('sign'), [np.array([np.iinfo(i32).min, 0, 5], i32)]),
     'rsqrt_zeros_and_negative': (*_same('rsqrt'), [np.array([0., -0., -1., inf], f32)]),
+    'reduce_sum_over_no_axes_keeps_minus_zero': (*_reduce('reduce_sum', ()),
+                                                 [np.array([-0., 0., -inf], f64)]),
+    'outer_product_keeps_minus_zero': (
+        lambda x, y: lax.dot_general(x, y, (((), ()), ((), ()))),
+        lambda x, y: jlax.dot_general(x, y, (((), ()), ((), ()))),
+        [np.array([0., -0., 2.], f32), np.array([-3., 1.], f32)], False),
+    'batched_outer_product_keeps_minus_zero': (
+        lambda x, y: lax.dot_general(x, y, (((), ()), ((1,), (0,)))),
+        lambda x, y: jlax.dot_general(x, y, (((), ()), ((1,), (0,)))),
+        [np.array([[0., -0.], [1., 2.]], f64), np.array([[-1., 4.], [1., -0.]], f64)], False),
+    'dot_float32_products_overflow_as_in_xla': (
+        lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
+        lambda x, y: jlax.dot_general(x, y, (((0,), (0,)), ((), ()))),
+        [np.array([np.inf, 1e30, -1.], f32), np.array([1., -1e30, 2.], f32)], False),
     'pow_edges': (*_same('pow'), [np.array([0., -0., nan, 1., -1., -2., 0., -inf, -inf], f64),
                                   np.array([-1., -1., 0., nan, inf, 3., 0., -3., 3.], f64)]),
 }
