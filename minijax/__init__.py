@@ -4,7 +4,7 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import lax  # noqa: E402  (after the environment is set)
+from minijax import lax, numpy  # noqa: E402  (after the environment is set)
 from minijax.array import Array
 from minijax.autodiff import grad, linearize, value_and_grad, vjp
 from minijax.control_flow import cond, fori_loop, scan, switch, while_loop

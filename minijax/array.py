@@ -76,7 +76,6 @@ class Array:
         return self._value().tolist()
 
 
-core._install_operators(Array)
 core.aval_handlers[Array] = lambda x: ConcreteArray(x, x.weak_type)
 
 

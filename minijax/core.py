@@ -172,31 +172,48 @@ def is_valid_value(x):
 
 # ----------------------------------------------------------------------------- primitives
 
+class RuleTable(dict):
+    """The rules of one kind (jvp, vmap, lowering, ...), keyed by ``Primitive``.
+
+    Each interpreter owns its table, as in Autodidax (``jvp_rules[sin_p] = sin_jvp``). Looking
+    up a primitive that has no rule raises the one "missing rule" error, naming both.
+    """
+
+    def __init__(self, kind: str, how_to_define: str):
+        super().__init__()
+        self.kind, self.how_to_define = kind, how_to_define
+        rule_tables[kind] = self
+
+    def __missing__(self, primitive):
+        raise NotImplementedError(
+            f"primitive '{primitive}' has no {self.kind} rule (define it with "
+            f"{self.how_to_define.format(p=primitive)})")
+
+    def __repr__(self):
+        return f'RuleTable({self.kind!r}, {len(self)} rules)'
+
+
+#: Every rule table by kind: the core's two below, and one per interpreter above it.
+rule_tables: dict[str, RuleTable] = {}
+impl_rules = RuleTable('impl', '{p}_p.def_impl(...)')
+abstract_eval_rules = RuleTable('abstract_eval', '{p}_p.def_abstract_eval(...)')
+
+
 class Primitive:
-    """A named operation with a rule per interpreter.
+    """A named operation. Its rules live in one table per interpreter (``impl_rules`` and
+    ``abstract_eval_rules`` here, ``jvp_rules`` in ``minijax.interpreters.jvp``, ...);
+    the ``def_*`` methods are the user-facing way to fill them.
 
     The rules follow "How JAX primitives work": ``impl(*args, **params)``,
     ``abstract_eval(*avals, **params)``, ``jvp(primals, tangents, **params)``,
     ``transpose(ct, *args, **params)``, ``batching(args, dims, **params)``. A primitive with
-    ``multiple_results`` returns (and its rules return) lists. The lowering rule lives in
-    ``minijax.lowering.register_lowering``.
+    ``multiple_results`` returns (and its rules return) lists. Its lowering is registered
+    with ``minijax.lowering.register_lowering``.
     """
 
     def __init__(self, name, multiple_results=False):
         self.name = name
         self.multiple_results = multiple_results
-        self.impl = None
-        self.abstract_eval = None
-        self.jvp_rule = None
-        self.jvp_takes_symbolic_zeros = False
-        self.transpose_rule = None
-        self.batching_rule = None
-        # Higher-order primitives (xla_call, cond, ...) also define how partial evaluation
-        # splits them; see minijax.interpreters.partial_eval.
-        self.partial_eval_rule = None
-        self.partial_eval_jaxpr_rule = None
-        # ...and how dead-code elimination prunes their bodies (partial_eval.dce_jaxpr).
-        self.dce_rule = None
 
     def __repr__(self):
         return self.name
@@ -204,13 +221,17 @@ class Primitive:
     def bind(self, *args, **params):
         return bind(self, *args, **params)
 
+    def _define(self, kind, rule):
+        if kind not in rule_tables:
+            raise RuntimeError(f'no {kind} rule table: import minijax before defining rules')
+        rule_tables[kind][self] = rule
+        return rule
+
     def def_impl(self, impl):
-        self.impl = impl
-        return impl
+        return self._define('impl', impl)
 
     def def_abstract_eval(self, abstract_eval):
-        self.abstract_eval = abstract_eval
-        return abstract_eval
+        return self._define('abstract_eval', abstract_eval)
 
     def def_jvp(self, rule, symbolic_zeros=False):
         """``rule(primals, tangents, **params) -> (out, tangent_out)``.
@@ -218,21 +239,14 @@ class Primitive:
         With ``symbolic_zeros`` the rule may receive ``minijax.interpreters.jvp.Zero`` tangents
         (and return one); otherwise zero tangents are instantiated as arrays first.
         """
-        self.jvp_rule = rule
-        self.jvp_takes_symbolic_zeros = symbolic_zeros
-        return rule
+        return self._define('symbolic_zero_jvp' if symbolic_zeros else 'jvp', rule)
 
     def def_transpose(self, rule):
-        self.transpose_rule = rule
-        return rule
+        return self._define('transpose', rule)
 
     def def_batching(self, rule):
-        self.batching_rule = rule
-        return rule
+        return self._define('vmap', rule)
 
-    def missing_rule(self, rule_name):
-        return NotImplementedError(f"primitive '{self.name}' has no {rule_name} rule "
-                                   f'(define it with {self.name}_p.def_{rule_name}(...))')
 
 
 # ----------------------------------------------------------------------------- interpreter stack
@@ -359,44 +373,6 @@ class Tracer:
             raise AttributeError(f'{type(self).__name__} has no attribute {name}') from None
 
 
-def _install_operators(cls):
-    """Give ``cls`` NumPy's operators and a few array methods, dispatching to
-    ``minijax.numpy`` (which broadcasts and promotes types, then binds ``minijax.lax``)."""
-    def mnp():
-        from minijax import numpy  # imported on first use: it builds on this module
-        return numpy
-
-    def binary(name, reflected=False):
-        def op(self, other):
-            if not is_valid_value(other):
-                return NotImplemented
-            fn = getattr(mnp(), name)
-            return fn(other, self) if reflected else fn(self, other)
-        return op
-
-    for dunder, name in [('add', 'add'), ('sub', 'subtract'), ('mul', 'multiply'),
-                         ('truediv', 'true_divide'), ('pow', 'power'), ('matmul', 'matmul')]:
-        setattr(cls, f'__{dunder}__', binary(name))
-        setattr(cls, f'__r{dunder}__', binary(name, reflected=True))
-    for dunder, name in [('gt', 'greater'), ('lt', 'less'), ('ge', 'greater_equal'),
-                         ('le', 'less_equal'), ('eq', 'equal'), ('ne', 'not_equal')]:
-        setattr(cls, f'__{dunder}__', binary(name))
-    cls.__neg__ = lambda self: mnp().negative(self)
-    cls.__pos__ = lambda self: self
-    cls.__abs__ = lambda self: mnp().abs(self)
-    cls.__getitem__ = lambda self, idx: mnp().getitem(self, idx)
-    cls.at = property(lambda self: mnp().index_update_helper(self))
-    cls.T = property(lambda self: mnp().transpose(self))
-    cls.reshape = lambda self, *shape: mnp().reshape(
-        self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
-    cls.astype = lambda self, dtype: mnp().astype(self, dtype)
-    for name in ('sum', 'max', 'min', 'mean', 'argmax'):
-        setattr(cls, name, (lambda name: lambda self, *args, **kwargs: getattr(mnp(), name)(
-            self, *args, **kwargs))(name))
-    return cls
-
-
-_install_operators(Tracer)
 
 
 class EvalTrace(Trace):
@@ -409,12 +385,12 @@ class EvalTrace(Trace):
     pure = lift = lambda self, x: x
 
     def process_primitive(self, primitive, tracers, params):
-        if primitive.impl is None:
-            raise primitive.missing_rule('impl')
-        if primitive.abstract_eval is not None:
-            primitive.abstract_eval(*map(get_aval, tracers), **params)
+        impl = impl_rules[primitive]
+        check = abstract_eval_rules.get(primitive)
+        if check is not None:
+            check(*map(get_aval, tracers), **params)
         with np.errstate(all='ignore'):  # 1/0 is inf and log(-1) NaN, silently, as in XLA
-            return primitive.impl(*tracers, **params)
+            return impl(*tracers, **params)
 
 
 trace_stack.append(MainTrace(0, EvalTrace, None))

@@ -12,8 +12,6 @@ its length and ``while_loop`` by its trip count, when that does not depend on th
 from __future__ import annotations
 
 import math
-from typing import Callable
-
 import numpy as np
 
 from minijax import core, lax
@@ -25,7 +23,7 @@ from minijax.jit import xla_call_p
 
 #: primitive -> rule(eqn, known) giving the flops of one equation; ``known`` maps the jaxpr
 #: variables whose values do not depend on the inputs to those values.
-flop_rules: dict[core.Primitive, Callable[[JaxprEqn, dict], int]] = {}
+flops_rules = core.RuleTable('flops', 'minijax.flops.flops_rules[{p}_p] = ...')
 
 
 def flops(f):
@@ -50,11 +48,7 @@ def jaxpr_flops(jaxpr: Jaxpr, known: dict) -> int:
     known = dict(known)
     total = 0
     for eqn in jaxpr.eqns:
-        rule = flop_rules.get(eqn.primitive)
-        if rule is None:
-            raise NotImplementedError(f"flops: no cost rule for primitive '{eqn.primitive.name}' "
-                                      '(add one to minijax.flops.flop_rules)')
-        total += rule(eqn, known)
+        total += flops_rules[eqn.primitive](eqn, known)
         _fold_constants(eqn, known)
     return total
 
@@ -135,17 +129,18 @@ def _count_trips(operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     return trips
 
 
-_ELEMENTWISE = ['add', 'sub', 'mul', 'div', 'max', 'min', 'neg', 'abs', 'sign', 'greater',
-                'less', 'eq', 'ne', 'ge', 'le', 'select_n', 'convert_element_type',
-                'integer_pow']
-_TRANSCENDENTAL = ['sin', 'cos', 'exp', 'log', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'pow']
-_DATA_MOVEMENT = ['broadcast_in_dim', 'reshape', 'transpose', 'concatenate', 'slice',
-                  'dynamic_slice', 'dynamic_update_slice', 'pad', 'iota']
-_REDUCTIONS = ['reduce_sum', 'reduce_max', 'reduce_min', 'argmax', 'argmin']
+_ELEMENTWISE = [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,
+                lax.abs_p, lax.sign_p, lax.greater_p, lax.less_p, lax.eq_p, lax.ne_p, lax.ge_p,
+                lax.le_p, lax.select_n_p, lax.convert_element_type_p, lax.integer_pow_p]
+_TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
+                   lax.sqrt_p, lax.rsqrt_p, lax.pow_p]
+_DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.concatenate_p,
+                  lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.pad_p,
+                  lax.iota_p]
+_REDUCTIONS = [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.argmax_p, lax.argmin_p]
 
-for _names, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
+for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
                       (_DATA_MOVEMENT, _free), (_REDUCTIONS, _reduction)]:
-    for _name in _names:
-        flop_rules[getattr(lax, f'{_name}_p')] = _rule
-flop_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
-                   scan_p: _scan, while_p: _while})
+    flops_rules.update(dict.fromkeys(_prims, _rule))
+flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
+                    scan_p: _scan, while_p: _while})

@@ -143,8 +143,8 @@ def _xla_call_partial_eval_jaxpr(unknowns_in, eqn):
     return known_eqn, unknown_eqn, out_unknowns, residuals
 
 
-xla_call_p.partial_eval_rule = _xla_call_partial_eval
-xla_call_p.partial_eval_jaxpr_rule = _xla_call_partial_eval_jaxpr
+pe.partial_eval_rules[xla_call_p] = _xla_call_partial_eval
+pe.partial_eval_jaxpr_rules[xla_call_p] = _xla_call_partial_eval_jaxpr
 
 
 def _xla_call_dce(used_outputs, eqn):
@@ -153,7 +153,7 @@ def _xla_call_dce(used_outputs, eqn):
     return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_outputs, jaxpr=body)
 
 
-xla_call_p.dce_rule = _xla_call_dce
+pe.dce_rules[xla_call_p] = _xla_call_dce
 
 
 # ----------------------------------------------------------------------------- transpose

@@ -512,3 +512,41 @@ class _IndexUpdateRef:
 def index_update_helper(x):
     return _IndexUpdateHelper(x)
 
+
+
+# ----------------------------------------------------------------------------- operators
+
+def _install_operators(cls):
+    """Give ``cls`` (traced values and Arrays) NumPy's operators and a few array methods,
+    each calling the function of this module with the same meaning."""
+    this = globals()
+
+    def binary(name, reflected=False):
+        def op(self, other):
+            if not core.is_valid_value(other):
+                return NotImplemented
+            return this[name](other, self) if reflected else this[name](self, other)
+        return op
+
+    for dunder, name in [('add', 'add'), ('sub', 'subtract'), ('mul', 'multiply'),
+                         ('truediv', 'true_divide'), ('pow', 'power'), ('matmul', 'matmul')]:
+        setattr(cls, f'__{dunder}__', binary(name))
+        setattr(cls, f'__r{dunder}__', binary(name, reflected=True))
+    for dunder, name in [('gt', 'greater'), ('lt', 'less'), ('ge', 'greater_equal'),
+                         ('le', 'less_equal'), ('eq', 'equal'), ('ne', 'not_equal')]:
+        setattr(cls, f'__{dunder}__', binary(name))
+    cls.__neg__ = negative
+    cls.__pos__ = lambda self: self
+    cls.__abs__ = abs
+    cls.__getitem__ = getitem
+    cls.at = property(index_update_helper)
+    cls.T = property(transpose)
+    cls.reshape = lambda self, *shape: reshape(
+        self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
+    cls.astype = astype
+    for name in ('sum', 'max', 'min', 'mean', 'argmax'):
+        setattr(cls, name, this[name])
+
+
+_install_operators(Tracer)
+_install_operators(Array)

@@ -219,8 +219,8 @@ def _cond_partial_eval_jaxpr(unknowns, eqn):
     return known_eqn, unknown_eqn, out_unknowns, needed
 
 
-cond_p.partial_eval_rule = _cond_partial_eval
-cond_p.partial_eval_jaxpr_rule = _cond_partial_eval_jaxpr
+pe.partial_eval_rules[cond_p] = _cond_partial_eval
+pe.partial_eval_jaxpr_rules[cond_p] = _cond_partial_eval_jaxpr
 
 
 # ----------------------------------------------------------------------------- dead code
@@ -235,7 +235,7 @@ def _cond_dce(used_outputs, eqn):
     return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_outputs, branches=pruned)
 
 
-cond_p.dce_rule = _cond_dce
+pe.dce_rules[cond_p] = _cond_dce
 
 
 # ----------------------------------------------------------------------------- transpose

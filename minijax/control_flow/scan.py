@@ -274,8 +274,8 @@ def _scan_partial_eval_jaxpr(unknowns, eqn):
     return known_eqn, unknown_eqn, out_uk, residuals + forwarded
 
 
-scan_p.partial_eval_rule = _scan_partial_eval
-scan_p.partial_eval_jaxpr_rule = _scan_partial_eval_jaxpr
+pe.partial_eval_rules[scan_p] = _scan_partial_eval
+pe.partial_eval_jaxpr_rules[scan_p] = _scan_partial_eval_jaxpr
 
 
 # ----------------------------------------------------------------------------- dead code
@@ -300,7 +300,7 @@ def _scan_dce(used_outputs, eqn):
                                       num_carry=sum(used_carry))
 
 
-scan_p.dce_rule = _scan_dce
+pe.dce_rules[scan_p] = _scan_dce
 
 
 # ----------------------------------------------------------------------------- transpose
@@ -419,3 +419,20 @@ def _write_slice(buf, y, aval, index):
 
 
 register_lowering(scan_p, _scan_lowering)
+
+
+# ----------------------------------------------------------------------------- scanning examples
+
+def map_examples(fn, vals, dims):
+    """``fn`` applied to one example at a time, as a ``scan`` over the batch axis.
+
+    The batching rule of last resort, for operations with no vectorized form here (slicing
+    at batched start indices, which XLA would do with a gather). Returns (output, 0).
+    """
+    def body(carry, examples):
+        it = iter(examples)
+        return carry, fn(*(x if d is batching.not_mapped else next(it) for x, d in zip(vals, dims)))
+
+    batched = [batching.moveaxis(x, d, 0) for x, d in zip(vals, dims) if d is not batching.not_mapped]
+    _, out = scan(body, None, batched)
+    return out, 0

@@ -249,8 +249,8 @@ def _while_partial_eval_jaxpr(unknowns, eqn):
     return known_eqn, unknown_eqn, carry_uk, residuals
 
 
-while_p.partial_eval_rule = _while_partial_eval
-while_p.partial_eval_jaxpr_rule = _while_partial_eval_jaxpr
+pe.partial_eval_rules[while_p] = _while_partial_eval
+pe.partial_eval_jaxpr_rules[while_p] = _while_partial_eval_jaxpr
 
 
 # ----------------------------------------------------------------------------- dead code
@@ -278,7 +278,7 @@ def _while_dce(used_outputs, eqn):
                                       body_nconsts=sum(used_body_consts))
 
 
-while_p.dce_rule = _while_dce
+pe.dce_rules[while_p] = _while_dce
 
 
 def _while_transpose(cts, *args, **params):

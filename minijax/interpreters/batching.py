@@ -5,13 +5,17 @@ value shared by every example. Batching rules say where the batch axis of the ou
 """
 from __future__ import annotations
 
-from minijax import core, lax, tree_util
+from minijax import core, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
 from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from minijax.ir.tracing import trace_to_jaxpr
 
 not_mapped = None
+
+#: ``rule(vals, dims, **params) -> (out, out_dim)``: ``dims`` holds each operand's batch axis
+#: (or ``not_mapped``); the rule says where the batch axis of its output is.
+vmap_rules = core.RuleTable('vmap', '{p}_p.def_batching(...)')
 
 
 class BatchTracer(Tracer):
@@ -52,10 +56,8 @@ class BatchTrace(core.Trace):
             outs, out_dims = (out, [not_mapped] * len(out)) if primitive.multiple_results \
                 else ([out], [not_mapped])
         else:
-            if primitive.batching_rule is None:
-                raise primitive.missing_rule('batching')
             outs, out_dims = core.rule_pair(
-                primitive, 'batching', primitive.batching_rule(vals, dims, **params),
+                primitive, 'vmap', vmap_rules[primitive](vals, dims, **params),
                 '(out, out_batch_axis)')
         boxed = [BatchTracer(self, x, d) for x, d in zip(outs, out_dims, strict=True)]
         return boxed if primitive.multiple_results else boxed[0]
@@ -73,6 +75,7 @@ def moveaxis(x, src: int, dst: int):
         return x
     perm = [i for i in range(core.get_aval(x).ndim) if i != src]
     perm.insert(dst, src)
+    from minijax import lax  # lax's rules build on this module
     return lax.transpose(x, tuple(perm))
 
 
@@ -81,6 +84,7 @@ def move_batch_axis(axis_size, src, dst, x):
     if src is not_mapped:
         shape = list(core.get_aval(x).shape)
         shape.insert(dst, axis_size)
+        from minijax import lax  # lax's rules build on this module
         return lax.broadcast(x, tuple(shape), (dst,))
     return moveaxis(x, src, dst)
 
@@ -175,29 +179,13 @@ def broadcasting_batcher(primitive):
             if shape != full:
                 new_axes = (tuple(range(1, len(full))) if d is not not_mapped
                             else (0,))
+                from minijax import lax  # lax's rules build on this module
                 x = lax.broadcast(x, full, new_axes)
             args.append(x)
         return primitive.bind(*args, **params), 0
 
     primitive.def_batching(rule)
     return rule
-
-
-def map_examples(fn, vals, dims):
-    """``fn`` applied to one example at a time, as a ``scan`` over the batch axis.
-
-    The batching rule of last resort, for operations with no vectorized form here (slicing
-    at batched start indices, which XLA would do with a gather). Returns (output, 0).
-    """
-    from minijax.control_flow.scan import scan  # scan itself builds on this module
-
-    def body(carry, examples):
-        it = iter(examples)
-        return carry, fn(*(x if d is not_mapped else next(it) for x, d in zip(vals, dims)))
-
-    batched = [moveaxis(x, d, 0) for x, d in zip(vals, dims) if d is not not_mapped]
-    _, out = scan(body, None, batched)
-    return out, 0
 
 
 def _unbatched_shape(x, d):

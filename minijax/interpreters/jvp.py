@@ -7,11 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from minijax import core, lax, tree_util
+from minijax import core, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
 from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from minijax.ir.tracing import trace_to_jaxpr
+
+
+#: ``rule(primals, tangents, **params) -> (primal_out, tangent_out)``, tangents as arrays.
+jvp_rules = core.RuleTable('jvp', '{p}_p.def_jvp(...)')
+#: The same, for rules that take and may return symbolic ``Zero`` tangents.
+symbolic_zero_jvp_rules = core.RuleTable('symbolic_zero_jvp',
+                                         '{p}_p.def_jvp(..., symbolic_zeros=True)')
 
 
 class Zero:
@@ -26,6 +33,7 @@ class Zero:
 
 
 def zeros_like_aval(aval):
+    from minijax import lax  # lax's rules build on this module
     return lax.full(aval.shape, 0, aval.dtype)
 
 
@@ -78,13 +86,12 @@ class JVPTrace(core.Trace):
             primals_out = out if primitive.multiple_results else [out]
             tangents_out = [Zero(core.get_aval(p)) for p in primals_out]
         else:
-            if primitive.jvp_rule is None:
-                raise primitive.missing_rule('jvp')
-            if not primitive.jvp_takes_symbolic_zeros:
+            rule = symbolic_zero_jvp_rules.get(primitive)
+            if rule is None:
+                rule = jvp_rules[primitive]
                 tangents = [instantiate(t) for t in tangents]
             primals_out, tangents_out = core.rule_pair(
-                primitive, 'jvp', primitive.jvp_rule(primals, tangents, **params),
-                '(primal_out, tangent_out)')
+                primitive, 'jvp', rule(primals, tangents, **params), '(primal_out, tangent_out)')
         outs = [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
         return outs if primitive.multiple_results else outs[0]
 
@@ -169,6 +176,7 @@ def defjvp_zero(primitive):
 
 
 def _sum_broadcasting(terms, out_aval):
+    from minijax import lax  # lax's rules build on this module
     total = terms[0]
     for t in terms[1:]:
         total = lax.add(total, t)

@@ -20,6 +20,17 @@ from minijax.core import ShapedArray, Tracer
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 
 
+#: Higher-order primitives (``xla_call``, ``cond``, loops) say how they split. At trace time:
+#: ``rule(trace, tracers, **params) -> out tracers``.
+partial_eval_rules = core.RuleTable('partial_eval', 'partial_eval_rules[{p}_p] = ...')
+#: At jaxpr level: ``rule(unknown_inputs, eqn) -> (known eqn, unknown eqn, unknown outputs,
+#: residuals)`` or None to stage the whole equation.
+partial_eval_jaxpr_rules = core.RuleTable('partial_eval_jaxpr',
+                                          'partial_eval_jaxpr_rules[{p}_p] = ...')
+#: How dead-code elimination prunes a body: ``rule(used_outputs, eqn) -> (used_inputs, eqn)``.
+dce_rules = core.RuleTable('dce', 'dce_rules[{p}_p] = ...')
+
+
 class PartialVal(NamedTuple):
     """A value that is either known (``const``) or unknown (only ``aval`` is known)."""
     aval: ShapedArray
@@ -90,8 +101,8 @@ class PartialEvalTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         if all(t.pval.is_known for t in tracers):
             return primitive.bind(*(t.pval.const for t in tracers), **params)
-        if primitive.partial_eval_rule is not None:
-            return primitive.partial_eval_rule(self, tracers, **params)
+        if primitive in partial_eval_rules:
+            return partial_eval_rules[primitive](self, tracers, **params)
         tracers_in = [self.instantiate_const(t) for t in tracers]
         avals_out = abstract_eval_eqn(primitive, [t.aval for t in tracers_in], params)
         return self.stage(primitive, tracers_in, params, avals_out)
@@ -230,7 +241,7 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate=None):
     eqns1, eqns2 = [], []
     for eqn in jaxpr.eqns:
         unks_in = [is_unknown(x) for x in eqn.inputs]
-        rule = eqn.primitive.partial_eval_jaxpr_rule
+        rule = partial_eval_jaxpr_rules.get(eqn.primitive)
         split = rule(unks_in, eqn) if rule is not None and any(unks_in) else None
         if not any(unks_in):
             eqns1.append(eqn)
@@ -298,11 +309,11 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, lis
     Returns the pruned jaxpr, which returns only the used outputs and takes only the used
     inputs (and those flagged in ``instantiate``, a bool or one flag per input), and the
     flags of the inputs it kept. Primitives are pure, so a dead equation can go; one with a
-    ``dce_rule`` (loops, cond, xla_call) also prunes its body. Reverse mode runs this before
+    rule in ``dce_rules`` (loops, cond, xla_call) also prunes its body. Reverse mode runs this before
     transposing, as JAX does: a dead loop is never transposed and a dead partial
     derivative (``log`` at 0) never meets a zero cotangent.
 
-    A ``dce_rule(used_outputs, eqn)`` returns (which of ``eqn``'s inputs are used, the
+    A dce rule ``rule(used_outputs, eqn)`` returns (which of ``eqn``'s inputs are used, the
     pruned equation, binding a subset of ``eqn``'s outputs from a subset of its inputs).
     """
     if isinstance(instantiate, bool):
@@ -314,7 +325,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, lis
         used_outs = [v in live for v in eqn.out_binders]
         if not any(used_outs):
             continue
-        used_ins, new_eqn = (eqn.primitive.dce_rule or _keep_whole)(used_outs, eqn)
+        used_ins, new_eqn = dce_rules.get(eqn.primitive, _keep_whole)(used_outs, eqn)
         live.update(x for x, used in zip(eqn.inputs, used_ins, strict=True)
                     if used and isinstance(x, Var))
         eqns.append(new_eqn)
@@ -341,7 +352,7 @@ def dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs,
 
 def pruned_eqn(eqn: JaxprEqn, used_inputs, used_outputs, **params) -> JaxprEqn:
     """``eqn`` reading only its used inputs and binding only its used outputs, with
-    ``params`` updated: what a ``dce_rule`` returns."""
+    ``params`` updated: what a dce rule returns."""
     return eqn._replace(inputs=[x for x, used in zip(eqn.inputs, used_inputs) if used],
                         params=dict(eqn.params, **params),
                         out_binders=[v for v, used in zip(eqn.out_binders, used_outputs)

@@ -7,13 +7,18 @@ an equation whose outputs received no cotangent is skipped, so no zero arrays ar
 """
 from __future__ import annotations
 
-from minijax import core, lax
+from minijax import core
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray
 from minijax.interpreters.jvp import Zero, instantiate
 from minijax.interpreters.partial_eval import dce_closed_jaxpr
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
 from minijax.ir.tracing import trace_to_jaxpr
+
+
+#: ``rule(ct, *primals, **params) -> [ct or None per operand]``, for primitives linear in the
+#: operands that are ``UndefinedPrimal`` (``None`` for the others).
+transpose_rules = core.RuleTable('transpose', '{p}_p.def_transpose(...)')
 
 
 class UndefinedPrimal:
@@ -43,6 +48,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
     live, _ = dce_closed_jaxpr(ClosedJaxpr(jaxpr, consts), nonzero_cts(cotangents),
                                instantiate=True)
     jaxpr, consts, cotangents = live.jaxpr, live.consts, drop_zero_cts(cotangents)
+    from minijax import lax  # lax's rules build on this module
     primal_env: dict[Var, object] = {}
     ct_env: dict[Var, object] = {}
 
@@ -66,14 +72,13 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
         if all(ct is None for ct in cts_out):
             continue
         primals_in = [read_primal(x) for x in eqn.inputs]
-        if eqn.primitive.transpose_rule is None:
-            raise eqn.primitive.missing_rule('transpose')
+        rule = transpose_rules[eqn.primitive]
         if eqn.primitive.multiple_results:
             cts_out = [Zero(v.aval) if ct is None else ct
                        for ct, v in zip(cts_out, eqn.out_binders)]
-            cts_in = eqn.primitive.transpose_rule(cts_out, *primals_in, **eqn.params)
+            cts_in = rule(cts_out, *primals_in, **eqn.params)
         else:
-            cts_in = eqn.primitive.transpose_rule(cts_out[0], *primals_in, **eqn.params)
+            cts_in = rule(cts_out[0], *primals_in, **eqn.params)
         for x, ct in zip(eqn.inputs, cts_in, strict=True):
             write_cotangent(x, ct)
 
@@ -85,16 +90,6 @@ def instantiate_cts(cts, avals):
     """Arrays for cotangents that may be ``None`` or ``Zero``."""
     return [instantiate(Zero(a)) if ct is None or isinstance(ct, Zero) else ct
             for ct, a in zip(cts, avals)]
-
-
-def unbroadcast(ct, aval: ShapedArray):
-    """``ct`` summed back down to ``aval``: the transpose of implicit scalar broadcasting."""
-    ct_aval = core.get_aval(ct)
-    if ct_aval.shape != aval.shape:
-        ct = lax.reduce_sum(ct, tuple(range(ct_aval.ndim)))
-    if ct_aval.dtype != aval.dtype:
-        ct = lax.convert_element_type(ct, aval.dtype)
-    return ct
 
 
 def nonzero_cts(cts) -> tuple[bool, ...]:

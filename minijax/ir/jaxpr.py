@@ -141,10 +141,8 @@ def _typecheck_atom(env, x):
 
 def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
     """Output avals of ``primitive`` on ``in_avals``, always as a list."""
-    if primitive.abstract_eval is None:
-        raise primitive.missing_rule('abstract_eval')
-    out = core.rule_results(primitive, 'abstract eval',
-                            primitive.abstract_eval(*in_avals, **params))
+    rule = core.abstract_eval_rules[primitive]
+    out = core.rule_results(primitive, 'abstract eval', rule(*in_avals, **params))
     for aval in out:
         if not isinstance(aval, ShapedArray):
             raise TypeError(f"primitive '{primitive.name}': the abstract eval rule returned a "

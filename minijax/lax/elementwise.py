@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core, dtypes
+from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import batching, jvp as ad
-from minijax.interpreters.transpose import is_undefined_primal, unbroadcast
+from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import broadcast, full
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim, broadcast_scalars, compare
@@ -226,6 +226,16 @@ ad.defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 ad.defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: neg(div(mul(t, x), mul(y, y))))
+
+
+def unbroadcast(ct, aval: ShapedArray):
+    """``ct`` summed back down to ``aval``: the transpose of implicit scalar broadcasting."""
+    ct_aval = core.get_aval(ct)
+    if ct_aval.shape != aval.shape:
+        ct = lax.reduce_sum(ct, tuple(range(ct_aval.ndim)))
+    if ct_aval.dtype != aval.dtype:
+        ct = convert_element_type(ct, aval.dtype)
+    return ct
 
 
 def _add_transpose(ct, x, y):

@@ -14,7 +14,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import axis_size_of, map_examples, move_batch_axis, not_mapped
+from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lowering import register_lowering
 
@@ -164,11 +164,17 @@ def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
     return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
 
 
+def _map_examples(fn, vals, dims):
+    """A window per example, without a gather primitive: a ``scan`` over the examples."""
+    from minijax.control_flow.scan import map_examples  # control flow builds on lax
+    return map_examples(fn, vals, dims)
+
+
 def _dynamic_slice_batching(vals, dims, *, slice_sizes):
     (x, *indices), (x_dim, *index_dims) = vals, dims
     if any(d is not not_mapped for d in index_dims):  # a window per example: one at a time
-        return map_examples(lambda *args: dynamic_slice_p.bind(*args, slice_sizes=slice_sizes),
-                            vals, dims)
+        return _map_examples(
+            lambda *args: dynamic_slice_p.bind(*args, slice_sizes=slice_sizes), vals, dims)
     size = core.get_aval(x).shape[x_dim]
     indices.insert(x_dim, np.zeros((), dtypes.int32))
     sizes = (*slice_sizes[:x_dim], size, *slice_sizes[x_dim:])
@@ -234,7 +240,7 @@ def _dynamic_update_slice_transpose(ct, x, update, *indices):
 def _dynamic_update_slice_batching(vals, dims):
     (x, update, *indices), (x_dim, update_dim, *index_dims) = vals, dims
     if any(d is not not_mapped for d in index_dims):  # a window per example: one at a time
-        return map_examples(dynamic_update_slice_p.bind, vals, dims)
+        return _map_examples(dynamic_update_slice_p.bind, vals, dims)
     size = axis_size_of(vals, dims)
     x = move_batch_axis(size, x_dim, 0, x)
     update = move_batch_axis(size, update_dim, 0, update)

@@ -15,7 +15,7 @@ from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
 from minijax.lowering.context import mlir_context
-from minijax.lowering.registry import LoweringRuleContext, get_lowering
+from minijax.lowering.registry import LoweringRuleContext, lowering_rules
 from minijax.lowering.types import tensor_type
 
 
@@ -100,7 +100,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         env[v] = val
     for eqn in jaxpr.eqns:
-        rule = get_lowering(eqn.primitive)
+        rule = lowering_rules[eqn.primitive]
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
         with _location(eqn):

@@ -11,25 +11,16 @@ from typing import Callable
 
 from jaxlib.mlir import ir
 
-from minijax.core import Primitive, ShapedArray
+from minijax.core import Primitive, RuleTable, ShapedArray
 
 LoweringRule = Callable[..., 'list[ir.Value] | ir.Value']
 
-lowering_rules: dict[Primitive, LoweringRule] = {}
+lowering_rules = RuleTable('lowering', 'minijax.lowering.register_lowering({p}_p, ...)')
 
 
 def register_lowering(primitive: Primitive, rule: LoweringRule) -> LoweringRule:
     """Register ``rule`` as the StableHLO lowering of ``primitive``."""
     lowering_rules[primitive] = rule
-    return rule
-
-
-def get_lowering(primitive: Primitive) -> LoweringRule:
-    rule = lowering_rules.get(primitive)
-    if rule is None:
-        raise NotImplementedError(
-            f"primitive '{primitive.name}' has no lowering rule "
-            '(register one with minijax.lowering.register_lowering)')
     return rule
 
 

@@ -283,10 +283,10 @@ ROWS = [
     ('jvp_rule_lists', _jvp_user(jvp=lambda primals, tangents: ([primals[0]], [tangents[0]])),
      TypeError, r"primitive 'multiply_add': the jvp rule returned a list of 1 values, "
      r'expected one result'),
-    ('batching_rule_not_a_pair', _vmap_user(batching=lambda vals, dims: vals[0]), TypeError,
-     r"primitive 'multiply_add': the batching rule must return a pair"),
-    ('batching_rule_two_outputs', _vmap_user(batching=lambda vals, dims: (vals[:2], 0)),
-     TypeError, r"primitive 'multiply_add': the batching rule returned a list of 2 values"),
+    ('vmap_rule_not_a_pair', _vmap_user(batching=lambda vals, dims: vals[0]), TypeError,
+     r"primitive 'multiply_add': the vmap rule must return a pair"),
+    ('vmap_rule_two_outputs', _vmap_user(batching=lambda vals, dims: (vals[:2], 0)),
+     TypeError, r"primitive 'multiply_add': the vmap rule returned a list of 2 values"),
     # ------------------------------------------------------------- functions and outputs
     *((f'{name}_of_a_non_callable', make, TypeError, rf'{name}: f(un)? must be callable, got 3 '
        'of type int') for name, make in [

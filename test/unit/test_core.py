@@ -84,13 +84,13 @@ def test_user_primitive_bind_in_every_interpreter():
 
 @pytest.mark.parametrize('transform,rule', [
     (lambda f: minijax.jvp(f, (1.0,), (1.0,)), 'jvp'),
-    (lambda f: minijax.vmap(f)(np.ones(3)), 'batching'),
+    (lambda f: minijax.vmap(f)(np.ones(3)), 'vmap'),
     (lambda f: minijax.make_jaxpr(f)(1.0), 'abstract_eval'),
     (lambda f: f(1.0), 'impl'),
 ])
 def test_missing_rule_names_primitive_and_rule(transform, rule):
     p = Primitive('no_rules_here')
-    with pytest.raises(NotImplementedError, match=f"no_rules_here.*{rule}"):
+    with pytest.raises(NotImplementedError, match=f"'no_rules_here' has no {rule} rule"):
         transform(lambda x: p.bind(x))
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import minijax
+from minijax import core
 from minijax.lowering import register_lowering
 
 EXAMPLE = pathlib.Path(__file__).parents[2] / 'examples' / 'multiply_add.py'
@@ -47,9 +48,8 @@ def fresh_primitive(*rules):
                 p.bind(*primals),
                 p.bind(tangents[0], primals[1], p.bind(primals[0], *tangents[1:]))))
         else:
-            attr = {'impl': 'impl', 'abstract_eval': 'abstract_eval', 'jvp': 'jvp_rule',
-                    'transpose': 'transpose_rule', 'batching': 'batching_rule'}[rule]
-            setattr(p, attr, getattr(source, attr))
+            table = core.rule_tables[rule]
+            table[p] = table[source]
     return lambda a, b: p.bind(a, a, b)
 
 
@@ -61,7 +61,7 @@ def fresh_primitive(*rules):
      'jvp'),
     (['impl', 'abstract_eval', 'lowering', 'jvp'], lambda f: minijax.grad(f)(2., 10.),
      'transpose'),
-    (['impl', 'abstract_eval', 'lowering'], lambda f: minijax.vmap(f)(xs, ys), 'batching'),
+    (['impl', 'abstract_eval', 'lowering'], lambda f: minijax.vmap(f)(xs, ys), 'vmap'),
 ])
 def test_each_missing_rule_is_named(present, call, missing):
     with pytest.raises(NotImplementedError, match=f"'multiply_add' has no {missing} rule"):

@@ -1,0 +1,233 @@
+"""``check_rules``: test every rule of a primitive against an independent answer.
+
+A student who adds a primitive runs ``check_rules(my_p, *example_args, **params)``. Each rule
+the primitive has (its entry in ``minijax.core.rule_tables``) is checked against something
+that does not use that rule:
+
+==============  ==================================================================
+rule            checked against
+==============  ==================================================================
+abstract_eval   the shape and dtype of what the impl computes
+jvp             central finite differences of the impl, in float64
+transpose       the jvp, by the dot-product identity <ct, J t> = <J^T ct, t>
+vmap            the impl applied to one example at a time, stacked
+lowering        the impl, run by XLA (``jit``) and by the StableHLO reference interpreter
+==============  ==================================================================
+
+The impl itself is the ground truth here (the test suite checks the built-in impls against
+JAX). A wrong rule raises ``AssertionError`` naming the primitive, the rule kind and what
+differed. Inputs derived from the example (tangents, cotangents, batches) are seeded, so a
+failure repeats.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import core, dtypes
+from minijax.autodiff import vjp
+from minijax.interpreters.batching import vmap
+from minijax.interpreters.jvp import jvp
+from minijax.jit import jit
+from minijax.reference_interpreter import run_module
+
+#: (rtol, atol) when two executions of one computation are compared.
+TOLERANCES = {np.dtype('float32'): (1e-5, 1e-6), np.dtype('float64'): (1e-10, 1e-12)}
+BATCH_SIZE = 3
+
+
+def check_rules(primitive: core.Primitive, *args, **params) -> None:
+    """Check each rule ``primitive`` has on the example ``primitive.bind(*args, **params)``."""
+    args = [np.asarray(a) for a in args]
+    for kinds, check in RULE_CHECKS:
+        if any(primitive in core.rule_tables[kind] for kind in kinds):
+            _run_check(primitive, kinds[0], check, args, params)
+
+
+def _run_check(primitive, kind, check, args, params):
+    """Run one check; an exception inside the rule becomes the failure of that rule."""
+    try:
+        check(primitive, args, params)
+    except AssertionError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"primitive '{primitive}': {kind} rule raised "
+                             f'{type(e).__name__}: {e}') from e
+
+
+def _fail(primitive, kind, what):
+    raise AssertionError(f"primitive '{primitive}': {kind} rule is wrong: {what}")
+
+
+def _assert_close(primitive, kind, what, actual, expected, dtype=None):
+    """``actual`` equals ``expected`` in shape, dtype and value (within the dtype's rounding)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    if actual.shape != expected.shape or actual.dtype != expected.dtype:
+        _fail(primitive, kind, f'{what}: got {actual.dtype}{list(actual.shape)}, '
+                               f'expected {expected.dtype}{list(expected.shape)}')
+    rtol, atol = TOLERANCES.get(np.dtype(dtype or expected.dtype), (0, 0))
+    if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
+        _fail(primitive, kind, f'{what}: got\n{actual}\nexpected\n{expected}')
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _impl(primitive, params):
+    """The primitive's impl rule as a function of its operands: the ground truth."""
+    def f(*args):
+        out = core.impl_rules[primitive](*args, **params)
+        return [np.asarray(o) for o in out] if primitive.multiple_results else [np.asarray(out)]
+    return f
+
+
+def _bind(primitive, params):
+    """The primitive as a traceable function returning a list of outputs."""
+    def f(*args):
+        out = primitive.bind(*args, **params)
+        return list(out) if primitive.multiple_results else [out]
+    return f
+
+
+def _float_positions(args):
+    return [i for i, a in enumerate(args) if dtypes.is_float(a.dtype)]
+
+
+def _with(args, positions, values):
+    """``args`` with ``args[i]`` replaced by ``values[k]`` for the k-th position ``i``."""
+    full = list(args)
+    for i, v in zip(positions, values):
+        full[i] = v
+    return full
+
+
+def _random_like(rng, x):
+    return rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype)
+
+
+def _inner(xs, ys):
+    return sum(float(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)))
+               for x, y in zip(xs, ys))
+
+
+# ----------------------------------------------------------------------------- the checks
+
+def check_abstract_eval(primitive, args, params):
+    """The abstract eval's output types are those of the impl's outputs."""
+    avals = [core.get_aval(a) for a in args]
+    out_avals = core.abstract_eval_rules[primitive](*avals, **params)
+    out_avals = out_avals if primitive.multiple_results else [out_avals]
+    outs = _impl(primitive, params)(*args)
+    if len(out_avals) != len(outs):
+        _fail(primitive, 'abstract_eval', f'{len(out_avals)} outputs, the impl gives {len(outs)}')
+    for k, (aval, out) in enumerate(zip(out_avals, outs)):
+        if tuple(aval.shape) != out.shape or np.dtype(aval.dtype) != out.dtype:
+            _fail(primitive, 'abstract_eval',
+                  f'output {k} is {aval.str_short()}, the impl gives {out.dtype}{list(out.shape)}')
+
+
+def check_jvp(primitive, args, params, eps=1e-6):
+    """The jvp's tangent is the central difference (f(x + eps t) - f(x - eps t)) / 2 eps,
+    in float64, with every float operand moving; a non-float output has a zero tangent."""
+    args = [a.astype(np.float64) if dtypes.is_float(a.dtype) else a for a in args]
+    which = _float_positions(args)
+    if not which:
+        return
+    rng = np.random.default_rng(0)
+    primals = [args[i] for i in which]
+    tangents = [_random_like(rng, p) for p in primals]
+    _, tangents_out = jvp(lambda *xs: _bind(primitive, params)(*_with(args, which, xs)),
+                          tuple(primals), tuple(tangents))
+    f = lambda *xs: _impl(primitive, params)(*_with(args, which, xs))  # noqa: E731
+    plus = f(*[p + eps * t for p, t in zip(primals, tangents)])
+    minus = f(*[p - eps * t for p, t in zip(primals, tangents)])
+    for k, (tan, hi, lo) in enumerate(zip(tangents_out, plus, minus)):
+        tan = np.asarray(tan)
+        if not dtypes.is_float(hi.dtype):
+            if np.any(tan):
+                _fail(primitive, 'jvp', f'output {k} is not a float but has the tangent {tan}')
+            continue
+        fd = (hi - lo) / (2 * eps)
+        if tan.shape != fd.shape or not np.allclose(tan, fd, rtol=1e-5, atol=1e-5):
+            _fail(primitive, 'jvp', f'tangent of output {k}: got\n{tan}\nfinite differences '
+                                    f'give\n{fd}')
+
+
+def check_transpose(primitive, args, params):
+    """<ct, J t> (J t from the jvp) equals <J^T ct, t> (J^T ct from vjp, which transposes
+    the jvp's linear program); each cotangent has its operand's shape and dtype."""
+    which = _float_positions(args)
+    if not which:
+        return
+    rng = np.random.default_rng(1)
+    primals = [args[i] for i in which]
+    tangents = [_random_like(rng, p) for p in primals]
+    f = lambda *xs: _bind(primitive, params)(*_with(args, which, xs))  # noqa: E731
+    outs, tangents_out = jvp(f, tuple(primals), tuple(tangents))
+    cts_out = [_random_like(rng, o) for o in outs]
+    _, f_vjp = vjp(f, *primals)
+    cts_in = f_vjp(cts_out)
+    for i, ct, p in zip(which, cts_in, primals):
+        ct = np.asarray(ct)
+        if ct.shape != p.shape or ct.dtype != p.dtype:
+            _fail(primitive, 'transpose', f'cotangent of operand {i} is '
+                                          f'{ct.dtype}{list(ct.shape)}, the operand is '
+                                          f'{p.dtype}{list(p.shape)}')
+    forward, backward = _inner(cts_out, tangents_out), _inner(cts_in, tangents)
+    rtol = 1e-4 if any(p.dtype == np.float32 for p in primals) else 1e-9
+    if not np.isclose(forward, backward, rtol=rtol, atol=rtol):
+        _fail(primitive, 'transpose', f'<ct, J t> = {forward} (jvp) but <J^T ct, t> = '
+                                      f'{backward} (transpose)')
+
+
+def _examples(args, size):
+    """``size`` examples of ``args``: the k-th has each operand's elements rolled by k (so
+    the examples differ, and their values stay in the operands' domain)."""
+    return [[np.roll(a.ravel(), k).reshape(a.shape) for a in args] for k in range(size)]
+
+
+def _batch_axes(args):
+    """in_axes to try: every operand at 0; every operand at its last axis; the first operand
+    alone, at axis 1 if it has one (the others unbatched)."""
+    last = tuple(np.ndim(a) for a in args)
+    first_alone = (min(1, np.ndim(args[0])),) + (None,) * (len(args) - 1)
+    return [(0,) * len(args), last, first_alone]
+
+
+def check_vmap(primitive, args, params):
+    """vmap gives what applying the impl to one example at a time and stacking gives."""
+    if not args:
+        return
+    for in_axes in _batch_axes(args):
+        # An unbatched operand is the same in every example: the first example's.
+        examples = [[x if axis is not None else first
+                     for x, first, axis in zip(ex, args, in_axes)]
+                    for ex in _examples(args, BATCH_SIZE)]
+        expected = [np.stack(outs) for outs in zip(*[_impl(primitive, params)(*ex)
+                                                      for ex in examples])]
+        batched = [a if axis is None else np.stack([ex[i] for ex in examples], axis)
+                   for i, (a, axis) in enumerate(zip(examples[0], in_axes))]
+        got = vmap(_bind(primitive, params), in_axes)(*batched)
+        for k, (g, e) in enumerate(zip(got, expected)):
+            _assert_close(primitive, 'vmap', f'output {k} with in_axes={in_axes}', g, e)
+
+
+def check_lowering(primitive, args, params):
+    """The lowered module, compiled by XLA and run by the reference interpreter, computes
+    what the impl computes."""
+    f = _bind(primitive, params)
+    expected = _impl(primitive, params)(*args)
+    for k, (g, e) in enumerate(zip(jit(f)(*args), expected)):
+        _assert_close(primitive, 'lowering', f'output {k} under jit (XLA)', g, e)
+    module = jit(f).lower(*args).compiler_ir()
+    for k, (g, e) in enumerate(zip(run_module(module, args), expected)):
+        _assert_close(primitive, 'lowering', f'output {k} in the reference interpreter', g, e)
+
+
+#: The rule tables a check covers (the first names it) -> the check, in the order they run:
+#: a rule is checked after the rules its check relies on.
+RULE_CHECKS = [
+    (('abstract_eval',), check_abstract_eval),
+    (('jvp', 'symbolic_zero_jvp'), check_jvp),
+    (('transpose',), check_transpose),
+    (('vmap',), check_vmap),
+    (('lowering',), check_lowering),
+]
