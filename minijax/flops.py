@@ -12,14 +12,13 @@ its length and ``while_loop`` by its trip count, when that does not depend on th
 from __future__ import annotations
 
 import math
-import numpy as np
 
 from minijax import core, lax
 from minijax.control_flow import cond_p, scan_p, while_p
-from minijax.control_flow.while_loop import split_known_loop
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, eval_closed_jaxpr
+from minijax.control_flow.while_loop import run_while, split_known_loop
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
 from minijax.ir.tracing import make_jaxpr
-from minijax.jit import xla_call_p
+from minijax.xla_call import xla_call_p
 
 #: primitive -> rule(eqn, known) giving the flops of one equation; ``known`` maps the jaxpr
 #: variables whose values do not depend on the inputs to those values.
@@ -113,20 +112,10 @@ def _while(eqn, known):
                          'cost is unknown without running it')
     operands = [x.val if isinstance(x, Lit) else known[x]
                 for x, uk in zip(eqn.inputs, operands_uk) if not uk]
-    trips = _count_trips(operands, **known_loop)
+    _, trips = run_while(*operands, **known_loop)
     p = eqn.params
     return (trips * closed_jaxpr_flops(p['body_jaxpr']) +
             (trips + 1) * closed_jaxpr_flops(p['cond_jaxpr']))
-
-
-def _count_trips(operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    cond_consts, rest = core.split_list(operands, cond_nconsts)
-    body_consts, carry = core.split_list(rest, body_nconsts)
-    trips = 0
-    while np.asarray(eval_closed_jaxpr(cond_jaxpr, [*cond_consts, *carry])[0]):
-        carry = eval_closed_jaxpr(body_jaxpr, [*body_consts, *carry])
-        trips += 1
-    return trips
 
 
 _ELEMENTWISE = [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,

@@ -1,5 +1,6 @@
-"""What the control-flow primitives share: tracing user functions to closed jaxprs and
-reshaping jaxprs so several of them (branches, loop bodies) agree on their signatures."""
+"""What the control-flow primitives share: tracing user functions to closed jaxprs,
+reshaping jaxprs so several of them (branches, loop bodies) agree on their signatures, and
+the loop machinery (carry types that settle, loop-carried facts found by a fixed point)."""
 from __future__ import annotations
 
 from minijax import core, dtypes, lax, tree_util
@@ -81,3 +82,36 @@ def check_same_types(what, expected, given):
     if len(expected) != len(given) or not all(map(same_type, expected, given)):
         raise TypeError(f'{what}: expected types ({", ".join(a.str_short() for a in expected)})'
                         f' but got ({", ".join(a.str_short() for a in given)})')
+
+
+def settle_carry_types(what, init_flat, trace_body):
+    """Trace a loop body until its carry types settle.
+
+    ``trace_body(carry_avals) -> (closed body, closed-over tracers)``, the body's outputs
+    starting with the carry. A weakly typed init value (a Python scalar) takes the dtype the
+    body returns for it, and the body is traced again; any other mismatch is a TypeError.
+    Returns (the possibly converted init values, the body, its closed-over tracers).
+    """
+    while True:
+        carry_avals = [core.raise_to_shaped(core.get_aval(x)) for x in init_flat]
+        body, consts = trace_body(carry_avals)
+        carry_out = body.out_avals[:len(init_flat)]
+        converted = [lax.convert_element_type(x, out.dtype)
+                     if aval.weak_type and out.dtype != aval.dtype and out.shape == aval.shape
+                     and dtypes.weak_join(out.dtype, aval.dtype) is not None else x
+                     for x, aval, out in zip(init_flat, carry_avals, carry_out)]
+        if all(c is x for c, x in zip(converted, init_flat)):
+            check_same_types(f'{what}: the body must return the carry types', carry_avals,
+                             carry_out)
+            return init_flat, body, consts
+        init_flat = converted  # converted values are strongly typed: this happens once
+
+
+def fixed_point(step, flags):
+    """Grow ``flags`` by ``flags | step(flags)`` until it stops changing (loop-carried facts
+    such as "this carry has a nonzero tangent" must hold for every iteration)."""
+    while True:
+        new = [a or b for a, b in zip(flags, step(flags))]
+        if new == flags:
+            return flags
+        flags = new

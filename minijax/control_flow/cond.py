@@ -21,7 +21,7 @@ from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
-from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
+from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 
 cond_p = Primitive('cond', multiple_results=True)
 
@@ -259,8 +259,7 @@ def _cond_lowering(ctx, index, *operands, branches):
     case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index, len(branches))
     for region, branch in zip(case.regions, branches):
         with ir.InsertionPoint(region.blocks.append()):
-            consts = [constant(np.asarray(c)) for c in branch.consts]
-            hlo.ReturnOp(lower_jaxpr(ctx.module_context, branch.jaxpr, consts, operands))
+            hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, branch, operands))
     return list(case.results)
 
 

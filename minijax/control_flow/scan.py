@@ -13,8 +13,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import move_inputs, trace_function, zeros
-from minijax.control_flow.while_loop import fixed_point, settle_carry_types
+from minijax.control_flow.common import (fixed_point, move_inputs, settle_carry_types,
+                                         trace_function, zeros)
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
@@ -23,7 +23,8 @@ from minijax.interpreters.transpose import (drop_zero_cts, instantiate_cts, is_u
                                             nonzero_cts, transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
+from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering.ops import broadcast_in_dim, compare
 from minijax.lowering.types import element_type
 
 scan_p = Primitive('scan', multiple_results=True)
@@ -374,10 +375,8 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
 
     cond_block = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
-        hlo.ReturnOp([hlo.CompareOp(
-            cond_block.arguments[0], constant(np.int32(length)),
-            hlo.ComparisonDirectionAttr.get('LT'),
-            compare_type=hlo.ComparisonTypeAttr.get('SIGNED')).result])
+        hlo.ReturnOp([compare(cond_block.arguments[0], constant(np.int32(length)), 'LT',
+                              dtypes.int32)])
 
     body_block = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body_block):
@@ -385,9 +384,7 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
         carry, ys = core.split_list(list(rest), num_carry)
         index = hlo.SubtractOp(constant(np.int32(length - 1)), i).result if reverse else i
         x_slices = [_read_slice(x, a, index) for x, a in zip(xs, x_avals)]
-        body_consts = [constant(np.asarray(c)) for c in jaxpr.consts]
-        outs = lower_jaxpr(ctx.module_context, jaxpr.jaxpr, body_consts,
-                           [*consts, *carry, *x_slices])
+        outs = lower_closed_jaxpr(ctx.module_context, jaxpr, [*consts, *carry, *x_slices])
         new_carry, y_slices = core.split_list(outs, num_carry)
         new_ys = [_write_slice(buf, y, a, index) for buf, y, a in zip(ys, y_slices, ys_avals)]
         next_i = hlo.AddOp(i, constant(np.int32(1))).result
@@ -396,8 +393,7 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
 
 
 def _zeros(aval):
-    scalar = constant(np.zeros((), aval.dtype))
-    return hlo.BroadcastInDimOp(tensor_type(aval), scalar, ir.DenseI64ArrayAttr.get([])).result
+    return broadcast_in_dim(constant(np.zeros((), aval.dtype)), aval, [])
 
 
 def _start_indices(index, ndim):

@@ -7,20 +7,19 @@ differentiated forwards (and linearized) but not transposed: reverse mode needs
 """
 from __future__ import annotations
 
-import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (check_same_types, insert_unused_inputs, move_inputs,
-                                         trace_function)
+from minijax.control_flow.common import (check_same_types, fixed_point, insert_unused_inputs,
+                                         move_inputs, settle_carry_types, trace_function)
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lowering import constant, lower_jaxpr, register_lowering, tensor_type
+from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 
 while_p = Primitive('while', multiple_results=True)
 
@@ -57,29 +56,6 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_util.tree_unflatten(in_tree, outs)
 
 
-def settle_carry_types(what, init_flat, trace_body):
-    """Trace a loop body until its carry types settle.
-
-    ``trace_body(carry_avals) -> (closed body, closed-over tracers)``, the body's outputs
-    starting with the carry. A weakly typed init value (a Python scalar) takes the dtype the
-    body returns for it, and the body is traced again; any other mismatch is a TypeError.
-    Returns (the possibly converted init values, the body, its closed-over tracers).
-    """
-    while True:
-        carry_avals = [core.raise_to_shaped(core.get_aval(x)) for x in init_flat]
-        body, consts = trace_body(carry_avals)
-        carry_out = body.out_avals[:len(init_flat)]
-        converted = [lax.convert_element_type(x, out.dtype)
-                     if aval.weak_type and out.dtype != aval.dtype and out.shape == aval.shape
-                     and dtypes.weak_join(out.dtype, aval.dtype) is not None else x
-                     for x, aval, out in zip(init_flat, carry_avals, carry_out)]
-        if all(c is x for c, x in zip(converted, init_flat)):
-            check_same_types(f'{what}: the body must return the carry types', carry_avals,
-                             carry_out)
-            return init_flat, body, consts
-        init_flat = converted  # converted values are strongly typed: this happens once
-
-
 # ----------------------------------------------------------------------------- evaluation
 
 def _split_operands(args, cond_nconsts, body_nconsts):
@@ -88,11 +64,18 @@ def _split_operands(args, cond_nconsts, body_nconsts):
     return cond_consts, body_consts, carry
 
 
-def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+def run_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """Run the loop: (the final carry, the number of trips). ``flops`` counts trips with it."""
     cond_consts, body_consts, carry = _split_operands(args, cond_nconsts, body_nconsts)
+    trips = 0
     while eval_closed_jaxpr(cond_jaxpr, [*cond_consts, *carry])[0]:
         carry = eval_closed_jaxpr(body_jaxpr, [*body_consts, *carry])
-    return carry
+        trips += 1
+    return carry, trips
+
+
+def _while_impl(*args, **params):
+    return run_while(*args, **params)[0]
 
 
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -133,16 +116,6 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
                         body_nconsts=n_consts + n_const_dots)
     carry_out, nonzero_dots = core.split_list(outs, n_carry)
     return carry_out, ad.fill_zeros(nonzero_dots, carry_nz, carry_out)
-
-
-def fixed_point(step, flags):
-    """Grow ``flags`` by ``flags | step(flags)`` until it stops changing (loop-carried facts
-    such as "this carry has a nonzero tangent" must hold for every iteration)."""
-    while True:
-        new = [a or b for a, b in zip(flags, step(flags))]
-        if new == flags:
-            return flags
-        flags = new
 
 
 while_p.def_jvp(_while_jvp, symbolic_zeros=True)
@@ -300,10 +273,8 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
                                    (loop.regions[1], body_jaxpr, body_consts)]:
         block = region.blocks.append(*types)
         with ir.InsertionPoint(block):
-            jaxpr_consts = [constant(np.asarray(c)) for c in closed.consts]
-            outs = lower_jaxpr(ctx.module_context, closed.jaxpr, jaxpr_consts,
-                               [*consts, *block.arguments])
-            hlo.ReturnOp(outs)
+            hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, closed,
+                                            [*consts, *block.arguments]))
     return list(loop.results)
 
 

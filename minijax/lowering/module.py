@@ -83,10 +83,16 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool) -> f
     fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
     block = fn.add_entry_block()
     with ir.InsertionPoint(block):
-        consts = [constant(np.asarray(c)) for c in closed.consts]
-        outs = lower_jaxpr(module_ctx, closed.jaxpr, consts, list(block.arguments))
-        func.ReturnOp(outs)
+        func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
     return fn
+
+
+def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
+                       ) -> list[ir.Value]:
+    """``lower_jaxpr`` of a closed jaxpr, its constants emitted as ``stablehlo.constant``s:
+    how a function body, a branch or a loop body is emitted."""
+    consts = [constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
 
 
 def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],

@@ -2,7 +2,7 @@
 import jax
 import numpy as np
 import pytest
-from conftest import assert_close
+from testlib import assert_close
 
 import minijax
 from minijax import lax

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import F32, F64, I32, I64, BOOL, assert_close
+from testlib import F32, F64, I32, I64, BOOL, assert_close
 
 import minijax
 import minijax.nn as mnn

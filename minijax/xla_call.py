@@ -1,0 +1,160 @@
+"""``xla_call``: the higher-order primitive that ``jit`` binds, holding a closed jaxpr.
+
+Evaluating ``xla_call`` lowers the jaxpr to StableHLO, compiles it with PJRT (once per
+jaxpr) and runs it; under a transformation, its rules transform the jaxpr instead, so
+``jit`` composes with ``jvp``, ``vmap``, ``grad`` and itself. Nested, it lowers to a
+``func.call`` of a private function.
+"""
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+from minijax import core, runtime
+from minijax.array import Array, to_device
+from minijax.caching import cache_on_first_arg
+from minijax.core import Primitive
+from minijax.dump import dump_module
+from minijax.interpreters import batching
+from minijax.interpreters import jvp as ad
+from minijax.interpreters import partial_eval as pe
+from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
+                                            transposed_jaxpr)
+from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
+from minijax.lowering import lower_jaxpr_to_module, register_lowering, tensor_type
+
+xla_call_p = Primitive('xla_call', multiple_results=True)
+
+
+def xla_call(*args, jaxpr: ClosedJaxpr, name: str):
+    return xla_call_p.bind(*args, jaxpr=jaxpr, name=name)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+@cache_on_first_arg
+def lowered_module(closed: ClosedJaxpr, name: str) -> ir.Module:
+    runtime.counters['lower'] += 1
+    return lower_jaxpr_to_module(closed, f'jit_{name}')
+
+
+@cache_on_first_arg
+def executable(closed: ClosedJaxpr, name: str) -> runtime.Executable:
+    module = lowered_module(closed, name)
+    dump_module(module)
+    return runtime.compile_module(module)
+
+
+def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
+    """Buffers in, Arrays out: an Array argument passes its device buffer as it is."""
+    return [Array(b, a) for b, a in zip(exe([to_device(x) for x in args]), out_avals)]
+
+
+def _xla_call_impl(*args, jaxpr, name):
+    return run(executable(jaxpr, name), args, jaxpr.out_avals)
+
+
+def _xla_call_abstract_eval(*in_avals, jaxpr, name):
+    for i, (given, expected) in enumerate(zip(in_avals, jaxpr.in_avals, strict=True)):
+        if not same_type(given, expected):
+            raise TypeError(f'xla_call {name}: argument {i} has type {given.str_short()} but the '
+                            f'jaxpr expects {expected.str_short()}')
+    return jaxpr.out_avals
+
+
+xla_call_p.def_impl(_xla_call_impl)
+xla_call_p.def_abstract_eval(_xla_call_abstract_eval)
+
+
+# ----------------------------------------------------------------------------- jvp
+
+def _xla_call_jvp(primals, tangents, *, jaxpr, name):
+    new_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, ad.nonzero_flags(tangents),
+                                           (False,) * len(jaxpr.out_avals))
+    outs = xla_call(*primals, *ad.drop_zeros(tangents), jaxpr=new_jaxpr, name=name)
+    primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
+    return primals_out, ad.fill_zeros(tangents_out, out_nonzeros, primals_out)
+
+
+xla_call_p.def_jvp(_xla_call_jvp, symbolic_zeros=True)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _xla_call_batching(vals, dims, *, jaxpr, name):
+    axis_size = batching.axis_size_of(vals, dims)
+    new_jaxpr = batching.batched_jaxpr(jaxpr, axis_size, tuple(dims))
+    outs = xla_call(*vals, jaxpr=new_jaxpr, name=name)
+    return outs, [0] * len(outs)
+
+
+xla_call_p.def_batching(_xla_call_batching)
+
+
+# ----------------------------------------------------------------------------- partial eval
+
+def _xla_call_partial_eval(trace, tracers, *, jaxpr, name):
+    """Trace time: run the known part of the call now, stage a call of the unknown part."""
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, in_unknowns)
+    known_tracers, unknown_tracers = pe.partition_list(in_unknowns, tracers)
+    outs_and_res = xla_call(*(t.pval.const for t in known_tracers), jaxpr=known, name=name)
+    known_outs, residuals = core.split_list(outs_and_res, len(outs_and_res) - num_res)
+    res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
+    unknown_outs = trace.stage(xla_call_p, res_tracers + unknown_tracers,
+                               dict(jaxpr=unknown, name=name), unknown.out_avals)
+    return pe.merge_lists(out_unknowns, known_outs, unknown_outs)
+
+
+def _xla_call_partial_eval_jaxpr(unknowns_in, eqn):
+    """Jaxpr level: split one xla_call equation into a known and an unknown call."""
+    jaxpr, name = eqn.params['jaxpr'], eqn.params['name']
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns_in)
+    known_ins, unknown_ins = pe.partition_list(unknowns_in, eqn.inputs)
+    known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
+    residuals = [Var(a) for a in unknown.in_avals[:num_res]]
+    known_eqn = JaxprEqn(xla_call_p, known_ins, dict(jaxpr=known, name=name),
+                         known_outs + residuals, eqn.source_info)
+    unknown_eqn = JaxprEqn(xla_call_p, residuals + unknown_ins, dict(jaxpr=unknown, name=name),
+                           unknown_outs, eqn.source_info)
+    return known_eqn, unknown_eqn, out_unknowns, residuals
+
+
+pe.partial_eval_rules[xla_call_p] = _xla_call_partial_eval
+pe.partial_eval_jaxpr_rules[xla_call_p] = _xla_call_partial_eval_jaxpr
+
+
+def _xla_call_dce(used_outputs, eqn):
+    """A nested jit keeps the used outputs and the inputs they read."""
+    body, used_inputs = pe.dce_closed_jaxpr(eqn.params['jaxpr'], used_outputs)
+    return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_outputs, jaxpr=body)
+
+
+pe.dce_rules[xla_call_p] = _xla_call_dce
+
+
+# ----------------------------------------------------------------------------- transpose
+
+def _xla_call_transpose(cts, *args, jaxpr, name):
+    undefined = tuple(is_undefined_primal(x) for x in args)
+    residuals = [x for x in args if not is_undefined_primal(x)]
+    transposed = transposed_jaxpr(jaxpr, undefined, nonzero_cts(cts))
+    cts_in = xla_call(*residuals, *drop_zero_cts(cts), jaxpr=transposed,
+                      name=f'{name}_transpose')
+    cts_it = iter(cts_in)
+    return [next(cts_it) if u else None for u in undefined]
+
+
+xla_call_p.def_transpose(_xla_call_transpose)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+def _xla_call_lowering(ctx, *args, jaxpr, name):
+    symbol = ctx.module_context.private_function(name, jaxpr)
+    result_types = [tensor_type(a) for a in ctx.avals_out]
+    call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(symbol), list(args))
+    return list(call.results)
+
+
+register_lowering(xla_call_p, _xla_call_lowering)

@@ -1,0 +1,264 @@
+"""The primitive case table: one row per way of calling a primitive of ``minijax.lax``, with
+its JAX counterpart.
+
+``test_rules.py`` runs every rule of every primitive over this table (``test_jvp[sin-f64]``,
+``test_vmap[dot_general-...]``, ...), so a new primitive needs new rows here; the guard test
+there checks that none is forgotten. A row's id is ``<primitive>-<case>``; the tests append
+the dtype.
+"""
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from minijax import lax as mlax
+from testlib import BOOL, F32, F64, FLOATS, I32, I64, NUMBERS, random_array
+
+#: Short dtype names for test ids.
+SHORT_NAMES = {F32: 'f32', F64: 'f64', I32: 'i32', I64: 'i64', BOOL: 'bool'}
+
+
+class Arg(NamedTuple):
+    """One operand: its shape, the values it is drawn from (see ``testlib.random_array``),
+    a fixed dtype (indices, predicates: then it is not differentiated) and a fixed value."""
+    shape: tuple
+    domain: str = 'any'
+    dtype: np.dtype | None = None
+    value: int | None = None
+
+    def draw(self, rng, dtype, shape=None):
+        shape = self.shape if shape is None else shape
+        if self.value is not None:
+            return np.full(shape, self.value, self.dtype)
+        return random_array(rng, shape, self.dtype or dtype, self.domain)
+
+
+class Case(NamedTuple):
+    primitive: str          # name of the minijax Primitive exercised
+    name: str               # which call of it ('' when there is one)
+    mj: Callable            # the minijax function
+    jx: Callable            # the JAX oracle
+    operands: tuple         # one Arg per operand
+    dtypes: tuple = FLOATS  # dtypes to test (operands without a fixed dtype take it)
+
+    @property
+    def id(self):
+        return '-'.join(filter(None, (self.primitive, self.name)))
+
+    @property
+    def diff_args(self):
+        """Operands that take the test dtype: the ones differentiated (when it is a float)."""
+        return [i for i, a in enumerate(self.operands) if a.dtype is None]
+
+    def args(self, rng, dtype, shapes=None):
+        shapes = shapes or [a.shape for a in self.operands]
+        return [a.draw(rng, dtype, s) for a, s in zip(self.operands, shapes)]
+
+
+def _name(*shapes):
+    return '-'.join('x'.join(map(str, s)) or 's' for s in shapes)
+
+
+def _args(*shapes, domain='any'):
+    return tuple(Arg(s, domain) for s in shapes)
+
+
+def _unary(name, dtypes=FLOATS, domain='any'):
+    return Case(name, '', getattr(mlax, name), getattr(jax.lax, name), _args((3, 4), domain=domain),
+                dtypes)
+
+
+def _binary(name, jx, dtypes=NUMBERS, domains=('any', 'any')):
+    # The scalar-operand variants exercise the implicit broadcast, which does not depend on
+    # the dtype: one float and one int dtype suffice there.
+    return [Case(name, _name(a, b), getattr(mlax, name), jx, (Arg(a, domains[0]), Arg(b, domains[1])),
+                 dts)
+            for (a, b), dts in [(((3, 4), (3, 4)), dtypes),
+                                (((), (3, 4)), dtypes[:1] + dtypes[2:3]),
+                                (((3, 4), ()), dtypes[:1] + dtypes[2:3])]]
+
+
+def _ties(name, jx, *shapes):
+    return Case(name, f'ties-{_name(*shapes)}', getattr(mlax, name), jx,
+                _args(*shapes, domain='ties'))
+
+
+COMPARISONS = [('greater', jax.lax.gt), ('less', jax.lax.lt), ('eq', jax.lax.eq),
+               ('ne', jax.lax.ne), ('ge', jax.lax.ge), ('le', jax.lax.le)]
+
+
+def _integer_pow(y):
+    dtypes, domain = (FLOATS, 'nonzero') if y < 0 else (NUMBERS, 'any')
+    return Case('integer_pow', str(y), lambda x: mlax.integer_pow(x, y),
+                lambda x: jax.lax.integer_pow(x, y), _args((3, 4), domain=domain), dtypes)
+
+
+def _convert(src, dst):
+    return Case('convert_element_type', f'{src.name}-{dst.name}',
+                lambda x: mlax.convert_element_type(x, dst),
+                lambda x: jax.lax.convert_element_type(x, dst), _args((3, 4)), (src,))
+
+
+def _select_n(name, which, n):
+    return Case('select_n', name, mlax.select_n, jax.lax.select_n,
+                (which, *_args(*[(3, 4)] * n)), NUMBERS)
+
+
+def _reduction(name, jnp_fn, axis, domain='any'):
+    return Case(name, f'{domain}-{axis}' if domain != 'any' else f'2x3x4-{axis}',
+                lambda x: getattr(mlax, name)(x, axis),
+                lambda x: jnp_fn(x, axis=axis).astype(x.dtype), _args((2, 3, 4), domain=domain),
+                NUMBERS if domain == 'any' else FLOATS)
+
+
+def _arg_reduction(name, shape, axis, domain='any', dtypes=(F32, F64, I32)):
+    return Case(name, f'{domain}-{_name(shape)}-{axis}',
+                lambda x: getattr(mlax, name)(x, axis, I32),
+                lambda x: getattr(jax.lax, name)(x, axis, I32), _args(shape, domain=domain),
+                dtypes)
+
+
+def _static(primitive, name, mj, jx, operands, dtypes=NUMBERS):
+    """A structural primitive: ``mj`` and ``jx`` fix its parameters."""
+    return Case(primitive, name, mj, jx, operands, dtypes)
+
+
+def _broadcast(shape_in, shape, axes):
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return _static('broadcast_in_dim', f'broadcast-{_name(shape_in)}-{axes}',
+                   lambda x: mlax.broadcast(x, shape, axes),
+                   lambda x: jax.lax.broadcast_in_dim(x, shape, kept), _args(shape_in))
+
+
+def _broadcast_in_dim(shape_in, shape, dims):
+    return _static('broadcast_in_dim', f'{_name(shape_in, shape)}-{dims}',
+                   lambda x: mlax.broadcast_in_dim(x, shape, dims),
+                   lambda x: jax.lax.broadcast_in_dim(x, shape, dims), _args(shape_in))
+
+
+def _transpose(shape, perm):
+    return _static('transpose', str(perm), lambda x: mlax.transpose(x, perm),
+                   lambda x: jax.lax.transpose(x, perm), _args(shape))
+
+
+def _reshape(name, mj, jx, shape):
+    return _static('reshape', name, mj, jx, _args(shape))
+
+
+def _concatenate(shapes, axis):
+    return _static('concatenate', f'{_name(*shapes)}-{axis}',
+                   lambda *xs: mlax.concatenate(xs, axis),
+                   lambda *xs: jax.lax.concatenate(xs, axis), _args(*shapes))
+
+
+def _pad(config):
+    return _static('pad', str(config), lambda x, v: mlax.pad(x, v, config),
+                   lambda x, v: jax.lax.pad(x, v, config), _args((3, 4), ()))
+
+
+def _slice(start, limit, strides):
+    return _static('slice', f'{start}-{limit}-{strides}',
+                   lambda x: mlax.slice(x, start, limit, strides),
+                   lambda x: jax.lax.slice(x, start, limit, strides), _args((5, 6)))
+
+
+def _index(value):
+    """A start index operand: a fixed one, or drawn at random (``value=None``)."""
+    return Arg((), 'idx', I32, value)
+
+
+def _dynamic_slice(i, j):
+    return _static('dynamic_slice', 'random' if i is None else f'{i}-{j}',
+                   lambda x, i, j: mlax.dynamic_slice(x, (i, j), (2, 3)),
+                   lambda x, i, j: jax.lax.dynamic_slice(x, (i, j), (2, 3)),
+                   (Arg((5, 6)), _index(i), _index(j)))
+
+
+def _dynamic_update_slice(i, j):
+    return _static('dynamic_update_slice', 'random' if i is None else f'{i}-{j}',
+                   lambda x, u, i, j: mlax.dynamic_update_slice(x, u, (i, j)),
+                   lambda x, u, i, j: jax.lax.dynamic_update_slice(x, u, (i, j)),
+                   (Arg((5, 6)), Arg((2, 3)), _index(i), _index(j)))
+
+
+def _dot(lhs, rhs, dims, dtypes=(F32, F64, I32)):
+    return _static('dot_general', f'{_name(lhs, rhs)}-{dims}',
+                   lambda x, y: mlax.dot_general(x, y, dims),
+                   lambda x, y: jax.lax.dot_general(x, y, dims), _args(lhs, rhs), dtypes)
+
+
+def _iota_times(x):
+    return x * mlax.convert_element_type(mlax.iota(np.int32, (3, 4), 1), x.dtype)
+
+
+PRIMITIVE_CASES = [
+    # elementwise
+    _unary('sin'), _unary('cos'), _unary('exp'), _unary('log', domain='pos'),
+    _unary('tanh'), _unary('logistic'), _unary('sqrt', domain='pos'),
+    _unary('rsqrt', domain='pos'),
+    _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
+    *_binary('add', jax.lax.add), *_binary('sub', jax.lax.sub), *_binary('mul', jax.lax.mul),
+    *_binary('div', jax.lax.div, domains=('any', 'nonzero')),
+    *_binary('max', jax.lax.max), *_binary('min', jax.lax.min),
+    _ties('max', jax.lax.max, (3, 4), (3, 4)), _ties('min', jax.lax.min, (3, 4), (3, 4)),
+    *_binary('pow', jax.lax.pow, FLOATS, domains=('pos', 'any')),
+    *[_integer_pow(y) for y in (0, 1, 2, 3, 5, -2)],
+    *[c for name, jx in COMPARISONS for c in _binary(name, jx)],
+    *[_ties(name, jx, *shapes) for name, jx in COMPARISONS[2:]
+      for shapes in [((3, 4), (3, 4)), ((), (3, 4))]],
+    Case('eq', 'bool', mlax.eq, jax.lax.eq, _args((3, 4), (3, 4)), (BOOL,)),
+    _convert(F32, F64), _convert(F64, F32), _convert(F64, I32), _convert(I32, F64),
+    _convert(I64, I32), _convert(F32, BOOL),
+    _select_n('bool', Arg((3, 4), dtype=BOOL), 2),
+    _select_n('scalar-pred', Arg((), dtype=BOOL), 2),
+    _select_n('int3', Arg((3, 4), 'idx3', I32), 3),
+    # reductions
+    *[_reduction(name, fn, axis, domain)
+      for name, fn in [('reduce_sum', jnp.sum), ('reduce_max', jnp.max), ('reduce_min', jnp.min)]
+      for domain in ('any', 'ties') for axis in [None, 1, (0, 2)]
+      if domain == 'any' or name != 'reduce_sum'],
+    Case('reduce_min', 'bool-0', lambda x: mlax.reduce_min(x, 0), lambda x: jnp.min(x, 0),
+         _args((3, 4)), (BOOL,)),
+    *[_arg_reduction(name, (3, 4, 5), axis) for name in ('argmax', 'argmin') for axis in (0, 2)],
+    *[_arg_reduction(name, (3, 4, 2), axis, 'ties', FLOATS)
+      for name in ('argmax', 'argmin') for axis in (0, 1)],
+    _arg_reduction('argmax', (3, 4), 1, 'ties', (I32, I64)),
+    # structural
+    _broadcast((3,), (2, 3, 4), (0, 2)), _broadcast((), (2, 3), (0, 1)),
+    _broadcast((2, 3), (2, 3, 5), (2,)),
+    _broadcast_in_dim((3,), (2, 3, 4), (1,)), _broadcast_in_dim((1, 3), (4, 3), (0, 1)),
+    _broadcast_in_dim((1, 4), (2, 3, 4), (0, 2)), _broadcast_in_dim((), (2, 3), ()),
+    _transpose((2, 3, 4), (2, 0, 1)), _transpose((3, 4), (1, 0)),
+    _reshape('2x3x4-6x4', lambda x: mlax.reshape(x, (6, 4)),
+             lambda x: jax.lax.reshape(x, (6, 4)), (2, 3, 4)),
+    _reshape('2x3x4-4x6', lambda x: mlax.reshape(x, (4, 6)),
+             lambda x: jax.lax.reshape(x, (4, 6)), (2, 3, 4)),
+    _reshape('3x4-12', lambda x: mlax.reshape(x, (12,)),
+             lambda x: jax.lax.reshape(x, (12,)), (3, 4)),
+    _reshape('squeeze', lambda x: mlax.squeeze(x, (1,)),
+             lambda x: jax.lax.squeeze(x, (1,)), (3, 1, 4)),
+    _reshape('expand_dims', lambda x: mlax.expand_dims(x, (0, 2)),
+             lambda x: jax.lax.expand_dims(x, (0, 2)), (3, 4)),
+    _concatenate([(2, 3), (2, 4)], 1), _concatenate([(3, 2), (3, 4)], 1),
+    _concatenate([(1, 4), (3, 4), (2, 4)], 0),
+    _pad(((1, 2, 1), (0, -1, 0))), _pad(((1, 2, 0), (0, 1, 2))), _pad(((-1, 2, 1), (2, -3, 0))),
+    _static('iota', '', lambda: mlax.iota(I32, (3, 4), 1),
+            lambda: jax.lax.broadcasted_iota(I32, (3, 4), 1), (), (I32,)),
+    _static('iota', 'i64', lambda: mlax.iota(I64, (2, 3), 0),
+            lambda: jax.lax.broadcasted_iota(I64, (2, 3), 0), (), (I64,)),
+    _static('iota', 'times-x', _iota_times,
+            lambda x: x * jax.lax.broadcasted_iota(x.dtype, (3, 4), 1), _args((3, 4)), FLOATS),
+    # slicing
+    _slice((0, 1), (3, 4), (2, 1)), _slice((1, 0), (4, 6), None), _slice((1, 0), (5, 6), (2, 4)),
+    _dynamic_slice(None, None), _dynamic_slice(1, 2), _dynamic_slice(4, 5), _dynamic_slice(0, 9),
+    _dynamic_update_slice(None, None), _dynamic_update_slice(1, 2), _dynamic_update_slice(4, 5),
+    # linear algebra
+    _dot((3, 4), (4, 5), (((1,), (0,)), ((), ())), NUMBERS),
+    _dot((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),
+    _dot((4, 3), (5, 4), (((0,), (1,)), ((), ()))),
+    _dot((4, 2, 3), (3, 5, 2), (((2,), (0,)), ((1,), (2,))), FLOATS),
+    _dot((3, 4, 2), (4, 2), (((1, 2), (0, 1)), ((), ())), FLOATS),
+    _dot((4,), (4,), (((0,), (0,)), ((), ())), FLOATS),
+    _dot((3,), (4,), (((), ()), ((), ())), FLOATS),
+]

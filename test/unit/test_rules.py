@@ -1,0 +1,503 @@
+"""Every rule of every primitive of minijax.lax, against JAX or finite differences.
+
+Each test is named after the rule it exercises and parametrized over
+``primitive_cases.PRIMITIVE_CASES``, so its id names the primitive and the case:
+``test_impl[sin-f32]``, ``test_abstract_eval[...]``, ``test_lowering[...]``,
+``test_jvp[sin-f64]``, ``test_transpose[reduce_sum-...]``, ``test_vmap[dot_general-...]``.
+A deleted or wrong rule fails the tests that name it (``pytest -k "jvp and sin"``).
+``test_check_rules[<primitive>]`` runs ``minijax.testing.check_rules`` on each built-in, and
+the guard tests at the end check that no primitive misses a rule, a case or a lit test.
+"""
+import itertools
+import pathlib
+import re
+
+import jax
+import numpy as np
+import pytest
+from primitive_cases import PRIMITIVE_CASES, SHORT_NAMES
+from testlib import (F32, F64, FLOATS, I32, I64, NUMBERS, assert_close, assert_tangent_close,
+                     only_args, random_array)
+
+import minijax
+from minijax import core, lax as mlax
+from minijax.control_flow.cond import cond_p
+from minijax.control_flow.scan import scan_p
+from minijax.control_flow.while_loop import while_p
+from minijax.ir.jaxpr import Jaxpr, eval_jaxpr
+from minijax.jit import xla_call_p
+from minijax.testing import check_rules
+
+LAX_PRIMITIVES = [v for v in vars(mlax).values() if isinstance(v, core.Primitive)]
+B = 3  # batch size of the vmap tests
+
+
+def params(cases, dtypes=None):
+    """pytest params ``(case, dtype)`` for every case and each of its dtypes (in ``dtypes``),
+    with ids ``<primitive>-<case>-<dtype>``."""
+    return [pytest.param(c, d, id=f'{c.id}-{SHORT_NAMES[d]}')
+            for c in cases for d in c.dtypes if dtypes is None or d in dtypes]
+
+
+def _float_output(case):
+    shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype or case.dtypes[0]) for a in case.operands]
+    return np.issubdtype(jax.eval_shape(case.jx, *shapes).dtype, np.floating)
+
+
+# int64 only where a row asks for it specifically: elsewhere it behaves as int32.
+VALUE_PARAMS = [p for p in params(PRIMITIVE_CASES)
+                if p.values[1] != I64 or p.values[0].dtypes != NUMBERS]
+DIFF_CASES = [c for c in PRIMITIVE_CASES if c.diff_args and set(c.dtypes) & set(FLOATS)]
+
+
+# ----------------------------------------------------------------------------- impl, abstract eval
+
+@pytest.mark.parametrize('case,dtype', VALUE_PARAMS)
+def test_impl(case, dtype, rng):
+    args = case.args(rng, dtype)
+    assert_close(case.mj(*args), case.jx(*args))
+
+
+@pytest.mark.parametrize('case,dtype', params(PRIMITIVE_CASES))
+def test_abstract_eval(case, dtype, rng):
+    """The traced output type (shape, dtype, weak type) is JAX's."""
+    args = case.args(rng, dtype)
+    (out_aval,) = minijax.make_jaxpr(case.mj)(*args).out_avals
+    expected = jax.eval_shape(case.jx, *args)
+    assert (out_aval.shape, out_aval.dtype, out_aval.weak_type) == (
+        expected.shape, expected.dtype, expected.weak_type)
+
+
+@pytest.mark.parametrize('make', [
+    lambda m: m.broadcast_in_dim(2., (2, 3), ()),
+    lambda m: m.select_n(True, 1., 2.),
+    lambda m: m.reshape(2., (1, 1)),
+], ids=['broadcast_in_dim', 'select_n', 'reshape'])
+def test_abstract_eval_keeps_weak_type(make):
+    """A Python scalar stays weakly typed through structural primitives, as in JAX."""
+    (out_aval,) = minijax.make_jaxpr(lambda: make(mlax))().out_avals
+    expected = jax.eval_shape(lambda: make(jax.lax))
+    assert (out_aval.shape, out_aval.dtype, out_aval.weak_type) == (
+        expected.shape, expected.dtype, expected.weak_type)
+
+
+@pytest.mark.parametrize('thunk,message', [
+    (lambda: mlax.max(np.ones(3, np.float32), np.ones(4, np.float32)),
+     r'float32\[3\] and float32\[4\]'),
+    (lambda: mlax.pow(np.ones(3, np.int32), np.ones(3, np.int32)), r'floating.*int32\[3\]'),
+    (lambda: mlax.reshape(np.ones((2, 3)), (4, 2)), r'float64\[2,3\].*\(4, 2\)'),
+    (lambda: mlax.broadcast_in_dim(np.ones(3), (4, 2), (1,)), r'float64\[3\]'),
+    (lambda: mlax.concatenate([np.ones((2, 3)), np.ones((2, 4))], 0), r'\[2,3\].*\[2,4\]'),
+    (lambda: mlax.dot_general(np.ones((2, 3)), np.ones((4, 2)), (((1,), (0,)), ((), ()))),
+     r'float64\[2,3\] with float64\[4,2\]'),
+    (lambda: mlax.select_n(np.ones(3) > 0, np.ones(3), np.ones(3, np.float32)), 'share one'),
+    (lambda: mlax.slice(np.ones((2, 3)), (0, 0), (3, 3)), r'float64\[2,3\]'),
+    (lambda: mlax.pad(np.ones(3), np.float32(0), [(1, 1, 0)]), 'padding value float32'),
+    (lambda: mlax.integer_pow(np.ones(3, np.int32), -1), r'int32\[3\]'),
+    (lambda: mlax.argmax(np.ones((2, 0)), 1), 'empty'),
+], ids=['max', 'pow', 'reshape', 'broadcast_in_dim', 'concatenate', 'dot_general', 'select_n',
+        'slice', 'pad', 'integer_pow', 'argmax'])
+def test_abstract_eval_errors_name_the_types(thunk, message):
+    with pytest.raises(TypeError, match=message):
+        thunk()
+
+
+@pytest.mark.parametrize('dtype', [F32, I32], ids=['f32', 'i32'])
+def test_impl_dynamic_slice_wraps_negative_starts_then_clamps_like_jax(dtype, rng):
+    """A negative start counts from the end once (as in Python and jax.lax), then the window
+    is clamped into range (StableHLO's semantics), eagerly and under jit."""
+    x = rng.integers(0, 9, (6,)).astype(dtype)
+    update = np.array([7, 8], dtype)
+    cases = [(lambda m: lambda x, i: m.dynamic_slice(x, (i,), (3,))),
+             (lambda m: lambda x, i: m.dynamic_update_slice(x, update, (i,)))]
+    for make in cases:
+        mine, theirs = make(mlax), make(jax.lax)
+        for i in (-9, -2, 0, 2, 5, 9):
+            expected = theirs(x, np.int32(i))
+            assert_close(mine(x, np.int32(i)), expected)
+            assert_close(mine(x, i), expected)
+            assert_close(minijax.jit(mine)(x, np.int32(i)), expected)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+@pytest.mark.parametrize('case,dtype', VALUE_PARAMS)
+def test_lowering(case, dtype, rng):
+    """jit: the primitive's lowering, compiled by XLA."""
+    args = case.args(rng, dtype)
+    out = minijax.jit(case.mj)(*args)
+    assert isinstance(out, minijax.Array)
+    assert_close(out, case.jx(*args))
+
+
+# ----------------------------------------------------------------------------- jvp
+
+@pytest.mark.parametrize('case,dtype', params(DIFF_CASES, FLOATS))
+def test_jvp(case, dtype, rng):
+    args = case.args(rng, dtype)
+    which = case.diff_args
+    primals = tuple(args[i] for i in which)
+    tangents = tuple(random_array(rng, np.shape(p), dtype) for p in primals)
+    out, tan = minijax.jvp(only_args(case.mj, args, which), primals, tangents)
+    out_ref, tan_ref = jax.jvp(only_args(case.jx, args, which), primals, tangents)
+    assert_close(out, out_ref)
+    assert_tangent_close(tan, tan_ref, dtype)
+
+
+@pytest.mark.parametrize('case,dtype', params(
+    [c for c in DIFF_CASES if len(c.diff_args) >= 2], FLOATS))
+@pytest.mark.parametrize('k', [0, 1])
+def test_jvp_one_operand(case, dtype, k, rng):
+    """Differentiating with respect to one operand only: the others have zero tangents."""
+    args = case.args(rng, dtype)
+    which = [case.diff_args[k]]
+    t = random_array(rng, np.shape(args[which[0]]), dtype)
+    out, tan = minijax.jvp(only_args(case.mj, args, which), (args[which[0]],), (t,))
+    out_ref, tan_ref = jax.jvp(only_args(case.jx, args, which), (args[which[0]],), (t,))
+    assert_close(out, out_ref)
+    assert_tangent_close(tan, tan_ref, dtype)
+
+
+#: Rows whose function is not smooth at the drawn points (steps, ties, index outputs).
+NOT_SMOOTH = {'convert_element_type', 'sign', 'eq', 'ne', 'ge', 'le', 'greater', 'less',
+              'argmax', 'argmin'}
+
+
+@pytest.mark.parametrize('case,dtype', params(
+    [c for c in DIFF_CASES if F64 in c.dtypes and c.primitive not in NOT_SMOOTH
+     and 'ties' not in c.name], (F64,)))
+def test_jvp_finite_differences(case, dtype, rng):
+    """A second, independent oracle: central differences in float64, all operands moving."""
+    args = case.args(rng, dtype)
+    which = case.diff_args
+    f = only_args(case.mj, args, which)
+    primals = [args[i] for i in which]
+    tangents = [random_array(rng, np.shape(p), dtype) for p in primals]
+    eps = 1e-6
+    plus = f(*[p + eps * t for p, t in zip(primals, tangents)])
+    minus = f(*[p - eps * t for p, t in zip(primals, tangents)])
+    fd = (np.asarray(plus) - np.asarray(minus)) / (2 * eps)
+    _, tan = minijax.jvp(f, tuple(primals), tuple(tangents))
+    np.testing.assert_allclose(np.asarray(tan), fd, rtol=1e-6, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- transpose
+
+def _transpose_params():
+    """Each differentiable row with a float output, in float64 (or its one float dtype)."""
+    return [pytest.param(c, d, id=f'{c.id}-{SHORT_NAMES[d]}') for c in DIFF_CASES
+            for d in [F64 if F64 in c.dtypes else next(d for d in c.dtypes if d in FLOATS)]
+            if _float_output(c)]
+
+
+@pytest.mark.parametrize('case,dtype', _transpose_params())
+def test_transpose(case, dtype, rng):
+    """vjp runs jvp, partial evaluation, then transposes the linear program: for a linear
+    primitive that is its own transpose rule. Cotangents keep their operand's dtype."""
+    args = case.args(rng, dtype)
+    which = case.diff_args
+    primals = [args[i] for i in which]
+    out, f_vjp = minijax.vjp(only_args(case.mj, args, which), *primals)
+    expected_out, jax_vjp = jax.vjp(only_args(case.jx, args, which), *primals)
+    assert_close(out, expected_out)
+    ct = random_array(rng, np.shape(expected_out), np.asarray(expected_out).dtype)
+    for got, expected in zip(f_vjp(ct), jax_vjp(ct), strict=True):
+        assert_close(got, expected)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _axis_choices(case, i):
+    """Batch axes to try for operand ``i``: front, middle, end, unbatched."""
+    ndim = len(case.operands[i].shape)
+    return sorted({0, min(1, ndim), ndim}) + [None]
+
+
+def _vmap_params():
+    result = []
+    for case in PRIMITIVE_CASES:
+        n = len(case.operands)
+        choices = [_axis_choices(case, i) for i in range(n)]
+        combos = [axes for axes in itertools.product(*choices)
+                  if not all(a is None for a in axes)]
+        if len(combos) > 8:  # many operands: all batched alike, and each one alone
+            combos = [tuple(c[k] for c in choices) for k in (0, -2)]
+            combos += [tuple(c[-2] if i == j else None for j, c in enumerate(choices))
+                       for i in range(n)]
+        for axes in combos:
+            for dtype in [d for d in case.dtypes if d in FLOATS] or case.dtypes[:1]:
+                result.append(pytest.param(case, dtype, axes,
+                                           id=f'{case.id}-{SHORT_NAMES[dtype]}-{axes}'))
+    return result
+
+
+VMAP_PARAMS = _vmap_params()
+
+
+def _batched_args(case, dtype, axes, rng, size=2):
+    shapes = [a.shape if ax is None else (*a.shape[:ax], size, *a.shape[ax:])
+              for a, ax in zip(case.operands, axes)]
+    return case.args(rng, dtype, shapes)
+
+
+def per_example(f, in_axes, size):
+    """The vmap oracle for the big tables: JAX applied to one example at a time, stacked.
+
+    This is vmap's definition, and it reuses the JAX kernels ``test_impl`` compiled for the
+    unbatched shapes, which keeps the suite fast. ``jax.vmap`` itself is the oracle of
+    ``test_vmap_matches_jax_vmap``.
+    """
+    def batched(*args):
+        outs = [f(*[a if ax is None else np.take(a, i, axis=ax)
+                    for a, ax in zip(args, in_axes)]) for i in range(size)]
+        if isinstance(outs[0], tuple):
+            return tuple(np.stack([np.asarray(o[k]) for o in outs]) for k in range(len(outs[0])))
+        return np.stack([np.asarray(o) for o in outs])
+    return batched
+
+
+@pytest.mark.parametrize('case,dtype,axes', VMAP_PARAMS)
+def test_vmap(case, dtype, axes, rng):
+    args = _batched_args(case, dtype, axes, rng)
+    out = minijax.vmap(case.mj, in_axes=axes)(*args)
+    assert_close(out, per_example(case.jx, axes, 2)(*args))
+
+
+def _one_per_case(params):
+    """For each case, its first dtype with the first operand batched away from axis 0."""
+    seen = {}
+    for p in params:
+        case, dtype, axes = p.values
+        if dtype == case.dtypes[0] and axes[0] not in (0, None):
+            seen.setdefault(case.id, p)
+    return list(seen.values())
+
+
+@pytest.mark.parametrize('case,dtype,axes', _one_per_case(VMAP_PARAMS))
+def test_vmap_matches_jax_vmap(case, dtype, axes, rng):
+    """Every case once, batched away from axis 0, against ``jax.vmap`` itself, eagerly and
+    under jit (the lowering of the batched primitives)."""
+    args = _batched_args(case, dtype, axes, rng, size=B)
+    expected = jax.vmap(case.jx, in_axes=axes)(*args)
+    assert_close(minijax.vmap(case.mj, in_axes=axes)(*args), expected)
+    assert_close(minijax.jit(minijax.vmap(case.mj, in_axes=axes))(*args), expected)
+
+
+def _out_rank(case):
+    shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype or case.dtypes[0]) for a in case.operands]
+    return np.ndim(jax.eval_shape(case.jx, *shapes))
+
+
+@pytest.mark.parametrize('case,dtype,out_axes', [
+    pytest.param(c, c.dtypes[0], out_axes, id=f'{c.id}-{SHORT_NAMES[c.dtypes[0]]}-{out_axes}')
+    for c in PRIMITIVE_CASES if c.operands and c.operands[0].shape
+    for out_axes in sorted({1, -1, _out_rank(c)}) if -1 <= out_axes <= _out_rank(c)])
+def test_vmap_out_axes(case, dtype, out_axes, rng):
+    axes = (1,) + (None,) * (len(case.operands) - 1)
+    args = _batched_args(case, dtype, axes, rng)
+    out = minijax.vmap(case.mj, in_axes=axes, out_axes=out_axes)(*args)
+    assert_close(out, jax.vmap(case.jx, in_axes=axes, out_axes=out_axes)(*args))
+
+
+@pytest.mark.parametrize('case,dtype', params(DIFF_CASES, FLOATS))
+def test_vmap_of_jvp(case, dtype, rng):
+    """Batched tangents (a Jacobian-vector product per row), as jacfwd uses: the vmap rules
+    of the primitives the jvp rule emits."""
+    args = case.args(rng, dtype)
+    which = case.diff_args
+    primals = tuple(args[i] for i in which)
+    tangents = [random_array(rng, (B, *np.shape(p)), dtype) for p in primals]
+    mj_f, jx_f = only_args(case.mj, args, which), only_args(case.jx, args, which)
+    mj = minijax.vmap(lambda *ts: minijax.jvp(mj_f, primals, ts)[1])(*tangents)
+    ref = per_example(lambda *ts: jax.jvp(jx_f, primals, ts)[1], (0,) * len(tangents), B)(
+        *tangents)
+    assert_tangent_close(mj, ref, dtype)
+
+
+@pytest.mark.parametrize('case,dtype', params(DIFF_CASES, FLOATS))
+def test_jvp_of_vmap(case, dtype, rng):
+    axes = tuple(_axis_choices(case, i)[0] for i in range(len(case.operands)))
+    args = _batched_args(case, dtype, axes, rng, size=B)
+    which = case.diff_args
+    primals = tuple(args[i] for i in which)
+    tangents = tuple(random_array(rng, np.shape(p), dtype) for p in primals)
+    out, tan = minijax.jvp(only_args(minijax.vmap(case.mj, axes), args, which), primals, tangents)
+
+    def jvp_one(*args_and_tangents):
+        xs, ts = args_and_tangents[:len(args)], args_and_tangents[len(args):]
+        return jax.jvp(only_args(case.jx, xs, which), tuple(xs[i] for i in which), tuple(ts))
+
+    out_ref, tan_ref = per_example(jvp_one, axes + tuple(axes[i] for i in which), B)(
+        *args, *tangents)
+    assert_close(out, out_ref)
+    assert_tangent_close(tan, tan_ref, dtype)
+
+
+@pytest.mark.parametrize('in_axes', [(None, 0), (0, 0), (1, 0)], ids=str)
+def test_vmap_slicing_at_batched_start_indices(in_axes, rng):
+    """A window per example (XLA would gather): checked against jax.vmap, with jvp too."""
+    x = rng.normal(size=(B, 5, 6)) if in_axes[0] is not None else rng.normal(size=(5, 6))
+    if in_axes[0] == 1:
+        x = np.moveaxis(x, 0, 1)
+    starts = np.array([0, 2, 3], np.int32)
+    update = rng.normal(size=(2, 6))
+
+    def pick(f):
+        return lambda x, i: f(x, (i, np.int32(1)), (2, 3))
+
+    def put(f):
+        return lambda x, i: f(x, update, (i, np.int32(0)))
+
+    for mine, theirs in [(pick(mlax.dynamic_slice), pick(jax.lax.dynamic_slice)),
+                         (put(mlax.dynamic_update_slice), put(jax.lax.dynamic_update_slice))]:
+        assert_close(minijax.vmap(mine, in_axes)(x, starts), jax.vmap(theirs, in_axes)(x, starts))
+        assert_close(minijax.jit(minijax.vmap(mine, in_axes))(x, starts),
+                     jax.vmap(theirs, in_axes)(x, starts))
+        t = rng.normal(size=x.shape)
+        mine_jvp = minijax.vmap(lambda x, t, i: minijax.jvp(lambda x: mine(x, i), (x,), (t,))[1],
+                                (in_axes[0], in_axes[0], 0))(x, t, starts)
+        theirs_jvp = jax.vmap(lambda x, t, i: jax.jvp(lambda x: theirs(x, i), (x,), (t,))[1],
+                              (in_axes[0], in_axes[0], 0))(x, t, starts)
+        assert_close(mine_jvp, theirs_jvp)
+
+
+# ----------------------------------------------------------------------------- check_rules
+
+def _representative(primitive):
+    """``(args, params)`` of the first equation of ``primitive`` in the jaxpr of its first
+    row (float64 where the row allows): the operands are what the row's function gives it."""
+    case = next(c for c in PRIMITIVE_CASES if c.primitive == primitive.name)
+    dtype = F64 if F64 in case.dtypes else case.dtypes[0]
+    args = case.args(np.random.default_rng(0), dtype)
+    closed = minijax.make_jaxpr(case.mj)(*args)
+    jaxpr = closed.jaxpr
+    k = next(k for k, eqn in enumerate(jaxpr.eqns) if eqn.primitive is primitive)
+    up_to_it = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns[:k], jaxpr.eqns[k].inputs)
+    return eval_jaxpr(up_to_it, closed.consts, args), jaxpr.eqns[k].params
+
+
+@pytest.mark.parametrize('primitive', LAX_PRIMITIVES, ids=str)
+def test_check_rules(primitive):
+    args, params = _representative(primitive)
+    check_rules(primitive, *args, **params)
+
+
+# ----------------------------------------------------------------------------- guards
+
+def test_every_lax_primitive_has_a_case():
+    """A primitive added to minijax.lax without a row in the table would go untested."""
+    untested = {p.name for p in LAX_PRIMITIVES} - {c.primitive for c in PRIMITIVE_CASES}
+    assert not untested, f'primitives without a row in PRIMITIVE_CASES: {sorted(untested)}'
+
+
+HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p]
+#: Primitives with a transpose rule: linear in (some of) their operands.
+LINEAR = {'add', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 'select_n', 'reduce_sum',
+          'broadcast_in_dim', 'transpose', 'reshape', 'concatenate', 'pad', 'slice',
+          'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
+          'xla_call'}
+#: Rules a primitive does without, and why.
+NOT_NEEDED = {
+    ('iota', 'jvp'): 'it has no operands to differentiate',
+    ('iota', 'vmap'): 'it has no operands to batch',
+}
+#: The lit test of each higher-order primitive, under test/lit/.
+LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
+             'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py'}
+LIT = pathlib.Path(__file__).parents[1] / 'lit'
+
+
+def _needed_rules(primitive):
+    kinds = ['impl', 'abstract_eval', 'jvp', 'vmap', 'lowering', 'flops']
+    if primitive.name in LINEAR:
+        kinds.append('transpose')
+    if primitive in HIGHER_ORDER:  # partial evaluation looks inside their jaxprs
+        kinds += ['partial_eval', 'partial_eval_jaxpr', 'dce']
+    return [k for k in kinds if (primitive.name, k) not in NOT_NEEDED]
+
+
+def _has_rule(primitive, kind):
+    if kind == 'jvp':
+        return any(primitive in core.rule_tables[k] for k in ('jvp', 'symbolic_zero_jvp'))
+    return primitive in core.rule_tables[kind]
+
+
+@pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER, ids=str)
+def test_primitive_has_every_rule_it_needs(primitive):
+    missing = [k for k in _needed_rules(primitive) if not _has_rule(primitive, k)]
+    assert not missing, f'{primitive} has no rule in the tables {missing}'
+    assert (primitive.name in LINEAR) == _has_rule(primitive, 'transpose'), (
+        f'{primitive}: declare it in LINEAR exactly when it has a transpose rule')
+
+
+@pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER, ids=str)
+def test_primitive_has_a_lit_test(primitive):
+    if primitive.name in LIT_FILES:
+        assert (LIT / LIT_FILES[primitive.name]).is_file()
+    else:
+        word = re.compile(rf'\b{primitive.name}\b')
+        assert any(word.search(f.read_text()) for f in (LIT / 'primitives').glob('*.py')), (
+            f'no lit test in test/lit/primitives/ mentions {primitive}')
+
+
+# ----------------------------------------------------------------------------- check_rules finds mistakes
+
+def _multiply_add(mistake=None):
+    """A user primitive ``multiply_add(x, y, z) = x * y + z`` with every rule, as
+    docs/add_a_primitive.md builds one; ``mistake`` plants an error in one rule."""
+    from minijax.lowering import register_lowering, stablehlo
+    prim = minijax.Primitive('multiply_add')
+    prim.def_impl(lambda x, y, z: np.asarray(x) * y + z)
+
+    @prim.def_abstract_eval
+    def abstract_eval(x, y, z):
+        shape = x.shape[1:] if mistake == 'abstract_eval-shape' else x.shape
+        dtype = np.float32 if mistake == 'abstract_eval-dtype' else x.dtype
+        return minijax.ShapedArray(shape, dtype)
+
+    @prim.def_jvp
+    def jvp(primals, tangents):
+        (x, y, z), (xt, yt, zt) = primals, tangents
+        tangent = prim.bind(xt, y, prim.bind(x, yt, zt))
+        return prim.bind(x, y, z), mlax.neg(tangent) if mistake == 'jvp-sign' else tangent
+
+    @prim.def_transpose
+    def transpose(ct, x, y, z):
+        zeros = mlax.full(ct.shape, 0, ct.dtype)
+        ct_z = mlax.neg(ct) if mistake == 'transpose-sign' else ct
+        if minijax.is_undefined_primal(x):
+            return [prim.bind(ct, y, zeros), None, ct_z]
+        return [None, prim.bind(x, ct, zeros), ct_z]
+
+    @prim.def_batching
+    def batching(args, dims):
+        size = next(np.shape(a)[d] for a, d in zip(args, dims) if d is not None)
+        args = [mlax.broadcast(a, (size, *np.shape(a)), (0,)) if d is None
+                else mlax.transpose(a, (d, *(i for i in range(np.ndim(a)) if i != d)))
+                for a, d in zip(args, dims)]
+        out_dim = next(d for d in dims if d is not None) if mistake == 'vmap-axis' else 0
+        return prim.bind(*args), out_dim
+
+    def lowering(ctx, x, y, z):
+        add = stablehlo.SubtractOp if mistake == 'lowering-op' else stablehlo.AddOp
+        return [add(stablehlo.MulOp(x, y).result, z).result]
+
+    register_lowering(prim, lowering)
+    return prim
+
+
+def _multiply_add_args():
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal((2, 3)) for _ in range(3)]
+
+
+def test_check_rules_passes_a_correct_user_primitive():
+    check_rules(_multiply_add(), *_multiply_add_args())
+
+
+@pytest.mark.parametrize('mistake', ['abstract_eval-shape', 'abstract_eval-dtype', 'jvp-sign',
+                                     'transpose-sign', 'vmap-axis', 'lowering-op'])
+def test_check_rules_names_a_wrong_rule(mistake):
+    kind = mistake.split('-')[0]
+    with pytest.raises(AssertionError, match=rf"primitive 'multiply_add': {kind} rule"):
+        check_rules(_multiply_add(mistake), *_multiply_add_args())

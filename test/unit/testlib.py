@@ -1,0 +1,78 @@
+"""Helpers shared by the unit tests: comparing against the oracle (JAX) and drawing inputs.
+
+A plain module (not conftest.py), so that tests import it by name.
+"""
+import os
+
+os.environ.setdefault('JAX_PLATFORMS', 'cpu')
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+# NumPy dtype semantics for the oracle: float64 stays float64.
+jax.config.update('jax_enable_x64', True)
+
+F32, F64, I32, I64, BOOL = (np.dtype(d) for d in ('float32', 'float64', 'int32', 'int64', 'bool'))
+FLOATS = (F32, F64)
+NUMBERS = (F32, F64, I32, I64)
+
+#: (rtol, atol) per dtype when comparing against the oracle.
+TOLERANCES = {
+    np.dtype('float32'): (2e-5, 2e-6),
+    np.dtype('float64'): (1e-12, 1e-13),
+}
+
+
+def assert_close(actual, expected, dtype=None):
+    """``actual`` (minijax) equals ``expected`` (oracle) in value, shape and dtype."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    if expected.dtype != jax.dtypes.float0:
+        assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    rtol, atol = TOLERANCES.get(np.dtype(dtype or actual.dtype), (0, 0))
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+
+
+def assert_tangent_close(actual, expected, dtype=None):
+    """Like ``assert_close``, but JAX's ``float0`` tangent (of a non-float output) means zero."""
+    expected = np.asarray(expected)
+    if expected.dtype == jax.dtypes.float0:
+        actual = np.asarray(actual)
+        assert actual.shape == expected.shape
+        assert not np.any(actual), f'expected a zero tangent, got {actual}'
+    else:
+        assert_close(actual, expected, dtype)
+
+
+def random_array(rng, shape, dtype, domain='any'):
+    """A random array. ``domain``: 'any'; 'pos' or 'nonzero' keep it away from zero (log,
+    sqrt, div); 'ties' puts it on a coarse grid, so maxima and comparisons meet ties; 'idx'
+    and 'idx3' are indices below 5 and 3."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) > 0.5
+    if domain in ('idx', 'idx3'):
+        return rng.integers(0, 5 if domain == 'idx' else 3, size=shape).astype(dtype)
+    if np.issubdtype(dtype, np.integer):
+        x = rng.integers(1 if domain == 'pos' else -9, 10, size=shape)
+        if domain == 'nonzero':
+            x = np.where(x == 0, 3, x)
+        return x.astype(dtype)
+    x = rng.uniform(-2, 2, size=shape)
+    if domain == 'ties':
+        x = np.round(x)
+    elif domain == 'pos':
+        x = np.abs(x) + 0.5
+    elif domain == 'nonzero':
+        x = np.where(np.abs(x) < 0.5, x + 1.5 * np.sign(x + 1e-3), x)
+    return x.astype(dtype)
+
+
+def only_args(f, args, which):
+    """``f`` as a function of ``args[i] for i in which``; the other arguments are fixed."""
+    def g(*xs):
+        full = list(args)
+        for i, x in zip(which, xs):
+            full[i] = x
+        return f(*full)
+    return g
