@@ -148,8 +148,10 @@ def main():
         for k, batch in enumerate(pool.map(lambda b: run_batch(b, args.include_known),
                                            batches)):
             results.extend(batch)
-            print(f'batch {k + 1}/{len(batches)}: {sum(bool(r["failures"]) for r in batch)}'
-                  f' failing', file=sys.stderr, flush=True)
+            failing = [r['seed'] for r in batch if r['failures']]
+            print(f'batch {k + 1}/{len(batches)}: {len(failing)} failing'
+                  + (f' (seeds {", ".join(map(str, failing))})' if failing else ''),
+                  file=sys.stderr, flush=True)
     summarize(results, args.include_known, time.monotonic() - start)
     return 0
 

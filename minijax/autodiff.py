@@ -20,7 +20,7 @@ from minijax.ir.jaxpr import eval_jaxpr
 def _linearize_flat(f, primals):
     """Primal outputs, and the linear jaxpr (with consts) from input to output tangents."""
     n = len(primals)
-    tangent_avals = [core.raise_to_shaped(core.get_aval(p)) for p in primals]
+    tangent_avals = [core.shaped_aval(p) for p in primals]
     pvals_in = ([PartialVal.known(p) for p in primals] +
                 [PartialVal.unknown(a) for a in tangent_avals])
 
@@ -71,7 +71,7 @@ def vjp(f, *primals):
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('vjp', f, primals)
     primals_out, jaxpr, consts, tangent_avals = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
-    out_avals = [core.raise_to_shaped(core.get_aval(x)) for x in primals_out]
+    out_avals = [core.shaped_aval(x) for x in primals_out]
 
     def f_vjp(cotangent):
         cts_flat, ct_tree = tree_util.tree_flatten(cotangent)

@@ -40,9 +40,6 @@ class ShapedArray:
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type)
 
-    def strip_weak_type(self):
-        return ShapedArray(self.shape, self.dtype) if self.weak_type else self
-
     def _key(self):
         return (self.shape, self.dtype, self.weak_type)
 
@@ -154,8 +151,8 @@ def invalid_type_error(x) -> TypeError:
 
 
 def shaped_aval(x) -> ShapedArray:
-    """The type of ``x`` without its value: what ``jit`` keys its caches on (and cheaper to
-    compute than ``get_aval``)."""
+    """The type of ``x`` without its value (``raise_to_shaped(get_aval(x))``, computed
+    without building the value's ``ConcreteArray``): what ``jit`` keys its caches on."""
     if isinstance(x, Tracer):
         return raise_to_shaped(x.aval)
     scalar = dtypes.PYTHON_SCALARS.get(type(x))
@@ -163,7 +160,8 @@ def shaped_aval(x) -> ShapedArray:
         return ShapedArray((), scalar[0], scalar[1])
     if type(x) not in aval_handlers:
         raise invalid_type_error(x)
-    return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'))
+    return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'),
+                       getattr(x, 'weak_type', False))
 
 
 def is_valid_value(x):
@@ -543,14 +541,7 @@ def rule_pair(primitive, rule, out, what):
     return first, rule_results(primitive, rule, out[1], len(first))
 
 
-def unzip2(pairs):
-    firsts, seconds = [], []
-    for a, b in pairs:
-        firsts.append(a)
-        seconds.append(b)
-    return firsts, seconds
 
 
 def split_list(xs, n):
     return list(xs[:n]), list(xs[n:])
-

@@ -93,7 +93,7 @@ def settle_carry_types(what, init_flat, trace_body):
     Returns (the possibly converted init values, the body, its closed-over tracers).
     """
     while True:
-        carry_avals = [core.raise_to_shaped(core.get_aval(x)) for x in init_flat]
+        carry_avals = [core.shaped_aval(x) for x in init_flat]
         body, consts = trace_body(carry_avals)
         carry_out = body.out_avals[:len(init_flat)]
         converted = [lax.convert_element_type(x, out.dtype)

@@ -61,7 +61,7 @@ def switch(index, branches, *operands):
 
 def _switch(index, funs, operands, what, names):
     operands_flat, in_tree = tree_util.tree_flatten(operands)
-    in_avals = [core.raise_to_shaped(core.get_aval(x)) for x in operands_flat]
+    in_avals = [core.shaped_aval(x) for x in operands_flat]
     traced = [trace_function(f, in_tree, in_avals) for f in funs]
     out_trees = [out_tree for _, _, out_tree in traced]
     if any(t != out_trees[0] for t in out_trees):
@@ -82,7 +82,7 @@ def _join_closed_over(traced):
     for closed, consts in traced:
         jaxpr = closed.jaxpr
         own = dict(zip(map(id, consts), jaxpr.invars))
-        invars = [own.get(key) or Var(core.raise_to_shaped(core.get_aval(c)))
+        invars = [own.get(key) or Var(core.shaped_aval(c))
                   for key, c in unique.items()]
         invars += jaxpr.invars[len(consts):]
         branches.append(ClosedJaxpr(Jaxpr(jaxpr.constvars, invars, jaxpr.eqns, jaxpr.outs),

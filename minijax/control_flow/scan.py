@@ -337,7 +337,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
         return [*map(lax.add, acc, ct_consts), *ct_carry_in, *ct_xs]
 
     x_aval = lambda x: ShapedArray(core.get_aval(x).shape[1:], core.get_aval(x).dtype)  # noqa
-    in_avals = [*(core.raise_to_shaped(core.get_aval(c)) for c in res_consts),
+    in_avals = [*(core.shaped_aval(c) for c in res_consts),
                 *lin_const_avals, *(_aval(c) for c in carry),
                 *map(x_aval, res_xs), *map(x_aval, ct_ys)]
     body, _ = trace_to_jaxpr(transposed_body, in_avals)
@@ -353,7 +353,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
 
 
 def _aval(x):
-    return x.aval if is_undefined_primal(x) else core.raise_to_shaped(core.get_aval(x))
+    return x.aval if is_undefined_primal(x) else core.shaped_aval(x)
 
 
 scan_p.def_transpose(_scan_transpose)

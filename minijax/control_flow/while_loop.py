@@ -44,7 +44,7 @@ def while_loop(cond_fun, body_fun, init_val):
         return body, consts
 
     init_flat, body, body_consts = settle_carry_types('while_loop', init_flat, trace_body)
-    avals = [core.raise_to_shaped(core.get_aval(x)) for x in init_flat]
+    avals = [core.shaped_aval(x) for x in init_flat]
     cond, cond_consts, _ = trace_function(cond_fun, args_tree, avals)
     out = cond.out_avals
     if len(out) != 1 or out[0].shape != () or out[0].dtype != dtypes.bool_:
@@ -106,7 +106,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
              *range(n_consts, n_consts + n_carry),
              *range(n_consts + n_carry + n_const_dots, len(body_jvp.in_avals))]
     body_jvp = move_inputs(body_jvp, order)
-    carry_dot_avals = [core.raise_to_shaped(core.get_aval(c))
+    carry_dot_avals = [core.shaped_aval(c)
                        for c, nz in zip(carry, carry_nz) if nz]
     cond_jvp = insert_unused_inputs(cond_jaxpr, len(cond_jaxpr.in_avals), carry_dot_avals)
     consts_dot = ad.drop_zeros(body_consts_dot)
@@ -133,7 +133,7 @@ def _while_batching(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nc
     carry_zero_dims = (0,) * len(carry)
     cond_b = batching.batched_jaxpr(cond_jaxpr, size, (*cond_dims, *carry_zero_dims))
     body_b = batching.batched_jaxpr(body_jaxpr, size, (*body_dims, *carry_zero_dims))
-    carry_avals = [core.raise_to_shaped(core.get_aval(x)) for x in carry]
+    carry_avals = [core.shaped_aval(x) for x in carry]
     n_cond = len(cond_consts)
 
     def any_true(*args):

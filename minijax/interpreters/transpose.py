@@ -51,11 +51,18 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
     from minijax import lax  # lax's rules build on this module
     primal_env: dict[Var, object] = {}
     ct_env: dict[Var, object] = {}
+    linear = {v for v, val in zip(jaxpr.invars, args) if is_undefined_primal(val)}
+    linear.update(v for eqn in jaxpr.eqns for v in eqn.out_binders)
 
     def read_primal(x):
         if isinstance(x, Lit):
             return x.val
-        return primal_env.get(x, UndefinedPrimal(x.aval))
+        if x in primal_env:
+            return primal_env[x]
+        if x in linear:
+            return UndefinedPrimal(x.aval)
+        raise RuntimeError(f'backward_pass: variable {x} of type {x.aval.str_short()} is read '
+                           'but bound nowhere (a partial-eval rule dropped a residual)')
 
     def write_cotangent(x, ct):
         if isinstance(x, Var) and ct is not None and not isinstance(ct, Zero):

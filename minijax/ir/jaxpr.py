@@ -30,7 +30,7 @@ class Lit:
     __slots__ = ('val', 'aval')
 
     def __init__(self, val, aval: ShapedArray | None = None):
-        self.aval = aval if aval is not None else core.raise_to_shaped(core.get_aval(val))
+        self.aval = aval if aval is not None else core.shaped_aval(val)
         self.val = np.asarray(val, self.aval.dtype)
 
     def __repr__(self):

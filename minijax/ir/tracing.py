@@ -71,7 +71,7 @@ class JaxprBuilder:
     def get_const(self, trace, val) -> JaxprTracer:
         tracer = self.const_tracers.get(id(val))
         if tracer is None:
-            aval = core.raise_to_shaped(core.get_aval(val))
+            aval = core.shaped_aval(val)
             tracer = self.const_tracers[id(val)] = JaxprTracer(trace, aval)
             self.constvals[self.add_var(tracer)] = val
             self.tracers.append(val)  # keep val alive: its id is the cache key

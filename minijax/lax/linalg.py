@@ -75,14 +75,14 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers):
     out_sub = ([lhs_sub[a] for a in lb] + [lhs_sub[a] for a in _free_axes(lhs.ndim, lc, lb)]
                + [rhs_sub[a] for a in _free_axes(rhs.ndim, rc, rb)])
     spec = f'{"".join(lhs_sub)},{"".join(rhs_sub)}->{"".join(out_sub)}'
-    out = np.einsum(spec, lhs, rhs).astype(lhs.dtype)
+    out = np.einsum(spec, lhs, rhs)
     if lhs.dtype == np.float32 and not np.isfinite(out).all():
         # XLA fuses each multiply into its add, so a product is never rounded to inf on its
         # own: summed in float64, inf - inf appears only where it does in XLA.
-        out = np.einsum(spec, lhs, rhs, dtype=np.float64).astype(lhs.dtype)
+        out = np.einsum(spec, lhs, rhs, dtype=np.float64)
     if any(lhs.shape[a] == 0 for a in lc):
-        out[...] = 0  # an empty sum is 0; NumPy's einsum can leave it uninitialized
-    return out
+        out = np.zeros_like(out)  # an empty sum is 0; NumPy's einsum can leave it unwritten
+    return np.asarray(out, lhs.dtype)
 
 
 def _outer_product(lhs, rhs, lb, rb):

@@ -20,8 +20,7 @@ from minijax.tools import inputs
 from minijax.tools.errors import UsageError
 
 #: dtype -> its name in a SPEC: the MLIR element type, except ``bool`` for ``i1``.
-_SHORT_NAMES = {dtypes.float32: 'f32', dtypes.float64: 'f64', dtypes.int32: 'i32',
-                dtypes.int64: 'i64', dtypes.bool_: 'bool'}
+_SHORT_NAMES = {**dtypes.SHORT_NAMES, dtypes.bool_: 'bool'}
 #: Every name a SPEC may use: the short names, the NumPy names and ``i1``.
 DTYPE_NAMES = {**{name: dtype for dtype, name in _SHORT_NAMES.items()},
                **{dtype.name: dtype for dtype in _SHORT_NAMES}, 'i1': dtypes.bool_}

@@ -99,6 +99,10 @@ CASES = {
         lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
         lambda x, y: jlax.dot_general(x, y, (((0,), (0,)), ((), ()))),
         [np.array([np.inf, 1e30, -1.], f32), np.array([1., -1e30, 2.], f32)], False),
+    'dot_of_empty_vectors_is_zero': (
+        lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
+        lambda x, y: jlax.dot_general(x, y, (((0,), (0,)), ((), ()))),
+        [np.zeros(0, f32), np.zeros(0, f32)], False),
     'pow_edges': (*_same('pow'), [np.array([0., -0., nan, 1., -1., -2., 0., -inf, -inf], f64),
                                   np.array([-1., -1., 0., nan, inf, 3., 0., -3., 3.], f64)]),
 }
