@@ -99,6 +99,15 @@ def _with(args, positions, values):
     return full
 
 
+def _along_random_tangents(args, seed):
+    """The float operands (positions and values) and a seeded random tangent for each; the
+    generator is returned to draw cotangents from."""
+    rng = np.random.default_rng(seed)
+    which = _float_positions(args)
+    primals = [args[i] for i in which]
+    return which, primals, [_random_like(rng, p) for p in primals], rng
+
+
 def _random_like(rng, x):
     return rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype)
 
@@ -128,12 +137,9 @@ def check_jvp(primitive, args, params, eps=1e-6):
     """The jvp's tangent is the central difference (f(x + eps t) - f(x - eps t)) / 2 eps,
     in float64, with every float operand moving; a non-float output has a zero tangent."""
     args = [a.astype(np.float64) if dtypes.is_float(a.dtype) else a for a in args]
-    which = _float_positions(args)
+    which, primals, tangents, _ = _along_random_tangents(args, seed=0)
     if not which:
         return
-    rng = np.random.default_rng(0)
-    primals = [args[i] for i in which]
-    tangents = [_random_like(rng, p) for p in primals]
     _, tangents_out = jvp(lambda *xs: _bind(primitive, params)(*_with(args, which, xs)),
                           tuple(primals), tuple(tangents))
     f = lambda *xs: _impl(primitive, params)(*_with(args, which, xs))  # noqa: E731
@@ -154,12 +160,9 @@ def check_jvp(primitive, args, params, eps=1e-6):
 def check_transpose(primitive, args, params):
     """<ct, J t> (J t from the jvp) equals <J^T ct, t> (J^T ct from vjp, which transposes
     the jvp's linear program); each cotangent has its operand's shape and dtype."""
-    which = _float_positions(args)
+    which, primals, tangents, rng = _along_random_tangents(args, seed=1)
     if not which:
         return
-    rng = np.random.default_rng(1)
-    primals = [args[i] for i in which]
-    tangents = [_random_like(rng, p) for p in primals]
     f = lambda *xs: _bind(primitive, params)(*_with(args, which, xs))  # noqa: E731
     outs, tangents_out = jvp(f, tuple(primals), tuple(tangents))
     cts_out = [_random_like(rng, o) for o in outs]
