@@ -1,7 +1,10 @@
-"""``minijax.Array``: a value living in a device buffer that duck-types a NumPy array.
+"""``minijax.Array``: an array value, on the host or in a device buffer, that duck-types NumPy.
 
-Results of ``jit`` are Arrays; passing one back into a jitted function hands its buffer over
-directly, without a trip through host memory.
+Results of ``jit`` are Arrays holding device buffers; passing one back into a jitted function
+hands its buffer over directly, without a trip through host memory. Results of eager
+``minijax.numpy`` calls are Arrays holding the NumPy value the primitives' implementations
+computed: it is frozen (Arrays are immutable) and copied to the device only when a compiled
+program first needs it, so eager code pays no transfer per operation.
 """
 from __future__ import annotations
 
@@ -15,15 +18,18 @@ class Array:
     __array_priority__ = 100
     __slots__ = ('_buffer', '_aval', '_npy')
 
-    def __init__(self, buffer, aval: ShapedArray):
-        """``buffer``: a jaxlib device array; ``aval``: its type (jaxlib alone, without
+    def __init__(self, buffer, aval: ShapedArray, value: np.ndarray | None = None):
+        """``buffer``: a jaxlib device array, or None while the value lives only on the host
+        as ``value`` (a read-only NumPy array); ``aval``: its type (jaxlib alone, without
         ``jax``, does not tell a buffer's shape and dtype)."""
         self._buffer = buffer
         self._aval = aval
-        self._npy = None
+        self._npy = value
 
     @property
     def buffer(self):
+        if self._buffer is None:
+            self._buffer = runtime.device_put(self._npy)
         return self._buffer
 
     aval = property(lambda self: self._aval)
@@ -32,6 +38,7 @@ class Array:
     ndim = property(lambda self: self._aval.ndim)
     size = property(lambda self: self._aval.size)
     weak_type = property(lambda self: self._aval.weak_type)
+    nbytes = property(lambda self: self._aval.size * self._aval.dtype.itemsize)
 
     def _value(self) -> np.ndarray:
         if self._npy is None:
@@ -45,12 +52,22 @@ class Array:
             return value.astype(dtype)
         return value.copy() if copy else value
 
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy functions (``np.transpose(x)``, ``np.sum(x)``) see the NumPy value, as for
+        any array-like; without this NumPy would call the Array's own methods, which bind
+        primitives whose eager implementations call those NumPy functions again."""
+        return func(*_numpy_values(args), **_numpy_values(kwargs))
+
     def __repr__(self):
         body = np.array2string(self._value(), separator=', ', prefix='Array(')
-        return f'Array({body}, dtype={self.dtype.name})'
+        weak = ', weak_type=True' if self.weak_type else ''
+        return f'Array({body}, dtype={self.dtype.name}{weak})'
 
     def __str__(self):
         return str(self._value())
+
+    def __format__(self, format_spec):
+        return format(self._value(), format_spec)
 
     def __float__(self):
         return float(self._value())
@@ -58,31 +75,58 @@ class Array:
     def __int__(self):
         return int(self._value())
 
+    def __index__(self):
+        return self._value().__index__()
+
     def __bool__(self):
         return bool(self._value())
 
     def __len__(self):
-        return len(self._value())
+        if not self.shape:
+            raise TypeError('len() of a scalar (0-d) array')
+        return self.shape[0]
 
     def __iter__(self):
-        return iter(self._value())
+        """The rows, each an Array (as in JAX), sliced on the host."""
+        if not self.shape:
+            raise TypeError('iteration over a scalar (0-d) array')
+        return (host_array(np.asarray(row)) for row in self._value())
 
     __hash__ = None
 
-    def item(self):
-        return self._value().item()
+    def item(self, *args):
+        return self._value().item(*args)
 
     def tolist(self):
         return self._value().tolist()
+
+    def block_until_ready(self):
+        """Wait for the value to be computed (PJRT CPU execution is synchronous)."""
+        return self
+
+
+def _numpy_values(tree):
+    if isinstance(tree, Array):
+        return tree._value()
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_numpy_values(x) for x in tree)
+    if isinstance(tree, dict):
+        return {k: _numpy_values(v) for k, v in tree.items()}
+    return tree
 
 
 core.aval_handlers[Array] = lambda x: ConcreteArray(x, x.weak_type)
 
 
+def host_array(value: np.ndarray) -> Array:
+    """An Array holding ``value`` (which it freezes and keeps: the caller gives it away)."""
+    value.flags.writeable = False
+    return Array(None, ShapedArray(value.shape, value.dtype), value)
+
+
 def device_array(x) -> Array:
-    """A NumPy value copied to the device as an ``Array``."""
-    x = np.asarray(x)
-    return Array(runtime.device_put(x), ShapedArray(x.shape, x.dtype))
+    """A copy of the NumPy value ``x`` as an Array (moved to the device when first needed)."""
+    return host_array(np.array(x, copy=True))
 
 
 def to_device(x):

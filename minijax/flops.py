@@ -17,7 +17,7 @@ from minijax import core, lax
 from minijax.control_flow import cond_p, scan_p, while_p
 from minijax.control_flow.while_loop import run_while, split_known_loop
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
-from minijax.ir.tracing import make_jaxpr
+from minijax.ir.tracing import make_jaxpr, trace_to_jaxpr
 from minijax.xla_call import xla_call_p
 
 #: primitive -> rule(eqn, known) giving the flops of one equation; ``known`` maps the jaxpr
@@ -118,18 +118,26 @@ def _while(eqn, known):
             (trips + 1) * closed_jaxpr_flops(p['cond_jaxpr']))
 
 
+def _expansion(eqn, known):
+    """erf and erfc lower to an expansion in other ops (``minijax.lax.special``): its flops."""
+    expansion = lax.special.EXPANSIONS[eqn.primitive]
+    closed, _ = trace_to_jaxpr(lambda x: [expansion(x)], [eqn.inputs[0].aval])
+    return closed_jaxpr_flops(closed)
+
+
 _ELEMENTWISE = [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,
                 lax.abs_p, lax.sign_p, lax.greater_p, lax.less_p, lax.eq_p, lax.ne_p, lax.ge_p,
                 lax.le_p, lax.select_n_p, lax.convert_element_type_p, lax.integer_pow_p]
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
-                   lax.sqrt_p, lax.rsqrt_p, lax.pow_p]
+                   lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p]
 _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.concatenate_p,
                   lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.pad_p,
-                  lax.iota_p]
+                  lax.iota_p, lax.gradients.stop_gradient_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.argmax_p, lax.argmin_p]
 
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
                       (_DATA_MOVEMENT, _free), (_REDUCTIONS, _reduction)]:
     flops_rules.update(dict.fromkeys(_prims, _rule))
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
-                    scan_p: _scan, while_p: _while})
+                    scan_p: _scan, while_p: _while, lax.erf_p: _expansion,
+                    lax.erfc_p: _expansion})

@@ -1,13 +1,21 @@
 """``jit``: compile a function with XLA, traced once per argument types.
 
-``jit(f)(*args)`` traces ``f`` to a closed jaxpr and binds ``xla_call`` with it
+``jit(f)(*args, **kwargs)`` traces ``f`` to a closed jaxpr and binds ``xla_call`` with it
 (``minijax.xla_call``); ``jit(f).lower(...)`` gives the StableHLO module (``Lowered``) and
 ``.compile()`` the executable (``Compiled``), as in JAX's ahead-of-time API.
+
+Arguments named in ``static_argnums``/``static_argnames`` are not traced: their values are
+part of the trace cache key (so they must be hashable) and reach ``f`` as they are, which is
+how Python control flow on a configuration value (a size, a flag, a callable) stays Python.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+import types
 import weakref
 
+import numpy as np
 from jaxlib.mlir import ir
 
 from minijax import core, runtime, tree_util
@@ -20,31 +28,88 @@ __all__ = ['Compiled', 'Jitted', 'Lowered', 'jit', 'xla_call_p']
 
 
 class Jitted:
-    """A function compiled on first call per argument types (see ``jit``)."""
+    """A function compiled on first call per argument types and static values (see ``jit``).
 
-    def __init__(self, fun):
+    It is a descriptor, as a Python function is: ``@jit`` on a method binds the instance as
+    the first argument (so ``static_argnums=0`` makes ``self`` static, as in JAX).
+    """
+
+    def __init__(self, fun, static_argnums=None, static_argnames=None):
         self.fun = fun
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
         self.__doc__ = getattr(fun, '__doc__', None)
+        self.__wrapped__ = fun
+        self.static_argnums, self.static_argnames = _static_arguments(
+            self.name, fun, static_argnums, static_argnames)
         self._traces = _traces_of(fun)
 
-    def _trace(self, args):
-        """(closed jaxpr, closed-over tracers, output tree, flat args) for ``args``."""
-        avals, in_tree, leaves = abstractify_args(f'jit({self.name})', args)
-        key = (in_tree, tuple(avals))
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __repr__(self):
+        return f'<Jitted {self.name}>'
+
+    def _trace(self, args, kwargs):
+        """(closed jaxpr, closed-over tracers, output tree, flat traced args) for a call."""
+        static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+        avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
+        key = (in_tree, tuple(avals), static)
         cached = self._traces.get(key)
         if cached is None:
             runtime.counters['trace'] += 1
-            flat_fun, out_tree = tree_util.flatten_fun(self.fun, in_tree)
+            flat_fun, out_tree = tree_util.flatten_fun(
+                functools.partial(self._call_with_static, static), in_tree)
             closed, closed_over = trace_to_jaxpr(flat_fun, avals)
             cached = (closed, closed_over, out_tree())
             if not closed_over:  # tracers of an outer transformation must not outlive it
                 self._traces[key] = cached
         return (*cached, leaves)
 
-    def __call__(self, *args):
-        closed, closed_over, out_tree, flat_args = self._trace(args)
+    def _split_static(self, args, kwargs):
+        """(static key, traced positional args, traced keyword args).
+
+        The key holds each static argument as (position or name, type, value): the type
+        keeps ``1``, ``1.0`` and ``True`` apart although they hash and compare equal, since
+        they may trace to different programs.
+        """
+        positions = _static_positions(self.static_argnums, len(args))
+        static = tuple((i, type(args[i]), _hashed(self.name, i, args[i])) for i in positions)
+        static += tuple((k, type(kwargs[k]), _hashed(self.name, k, kwargs[k]))
+                        for k in sorted(kwargs) if k in self.static_argnames)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in positions)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        return static, dyn_args, dyn_kwargs
+
+    def _call_with_static(self, static, dyn_args, dyn_kwargs):
+        """``fun`` called with the static values put back where the caller passed them."""
+        args, kwargs = list(dyn_args), dict(dyn_kwargs)
+        for where, _, value in static:
+            if isinstance(where, int):
+                args.insert(where, value)  # positions ascend, so each lands at its index
+            else:
+                kwargs[where] = value
+        return self.fun(*args, **kwargs)
+
+    def _abstractify(self, args, dyn_args, dyn_kwargs):
+        """Flatten the traced arguments; a non-array one is named, with the way out."""
+        what = f'jit({self.name})'
+        try:
+            return abstractify_args(what, (dyn_args, dyn_kwargs))
+        except TypeError:
+            static = _static_positions(self.static_argnums, len(args))
+            traced = [(i, a) for i, a in enumerate(args) if i not in static]
+            for label, value in [*traced, *dyn_kwargs.items()]:
+                for leaf in tree_util.tree_leaves(value):
+                    try:
+                        core.shaped_aval(leaf)
+                    except TypeError as err:
+                        raise TypeError(f'{what}: argument {label} {err}'
+                                        f'{_STATIC_HINT if _not_numeric(leaf) else ""}') from None
+            raise
+
+    def __call__(self, *args, **kwargs):
+        closed, closed_over, out_tree, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
             outs = xla_call(*closed_over, *flat_args, jaxpr=closed, name=self.name)
@@ -52,13 +117,23 @@ class Jitted:
             outs = run(executable(closed, self.name), flat_args, closed.out_avals)
         return tree_util.tree_unflatten(out_tree, outs)
 
-    def lower(self, *args) -> 'Lowered':
-        """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``)."""
-        closed, closed_over, out_tree, _ = self._trace(args)
+    def lower(self, *args, **kwargs) -> 'Lowered':
+        """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
+        static arguments' values)."""
+        closed, closed_over, out_tree, _ = self._trace(args, kwargs)
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
         return Lowered(closed, self.name, out_tree)
+
+
+_STATIC_HINT = ('; an argument that is not an array must be marked static with '
+                'static_argnums or static_argnames')
+
+
+def _not_numeric(x):
+    """A value no dtype could make an array (a string, an object): one meant to be static."""
+    return not isinstance(x, (np.generic, np.ndarray, complex))
 
 
 _trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -66,17 +141,112 @@ _trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _traces_of(fun) -> dict:
     """The trace cache of ``fun``, shared by every ``jit(fun)``: the same function jitted
-    twice is traced (and emitted as a private function) once."""
+    twice is traced (and emitted as a private function) once. Static arguments are in the
+    key, so jits of ``fun`` with different static arguments share it safely."""
     try:
         return _trace_caches.setdefault(fun, {})
     except TypeError:  # not weakly referenceable: a cache of its own
         return {}
 
 
-def jit(fun):
-    """Compile ``fun`` with XLA: traced once per argument types, then run from the cache."""
+# ----------------------------------------------------------------------------- static arguments
+
+def _static_arguments(name, fun, static_argnums, static_argnames):
+    """``(static_argnums, static_argnames)`` as tuples, each completed from the other through
+    ``fun``'s signature (as JAX does), so a static parameter is static however it is passed."""
+    argnums = _index_tuple(name, static_argnums)
+    argnames = (static_argnames,) if isinstance(static_argnames, str) else \
+        tuple(static_argnames or ())
+    for n in argnames:
+        if not isinstance(n, str):
+            raise TypeError(f'jit({name}): static_argnames must be strings, got {n!r}')
+    params = _parameters(fun)
+    if params is None:
+        return argnums, argnames
+    _check_static_against_signature(name, params, argnums, argnames)
+    positional = [p.name for p in params if p.kind in _POSITIONAL]
+    argnames += tuple(n for i, n in enumerate(positional)
+                      if i in argnums and params[i].kind is _KEYWORD_OR_POSITIONAL
+                      and n not in argnames)
+    argnums += tuple(i for i, n in enumerate(positional) if n in argnames and i not in argnums)
+    return argnums, argnames
+
+
+_KEYWORD_OR_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, _KEYWORD_OR_POSITIONAL)
+
+
+def _index_tuple(name, static_argnums) -> tuple[int, ...]:
+    nums = () if static_argnums is None else static_argnums
+    nums = (nums,) if not isinstance(nums, (tuple, list)) else tuple(nums)
+    for i in nums:
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f'jit({name}): static_argnums must be an int or a sequence of '
+                            f'ints, got {static_argnums!r}')
+    return nums
+
+
+def _parameters(fun):
+    """``fun``'s parameters, or None where they do not bound its arguments (``*args``,
+    ``**kwargs``, no signature): then nothing is checked or inferred."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    kinds = {p.kind for p in params}
+    if inspect.Parameter.VAR_POSITIONAL in kinds or inspect.Parameter.VAR_KEYWORD in kinds:
+        return None
+    return params
+
+
+def _check_static_against_signature(name, params, argnums, argnames):
+    npositional = sum(p.kind in _POSITIONAL for p in params)
+    for i in argnums:
+        if not -npositional <= i < npositional:
+            raise ValueError(f'jit({name}) has static_argnums={argnums}, but {name} only '
+                             f'accepts {npositional} positional arguments')
+    unknown = [n for n in argnames if n not in {p.name for p in params}]
+    if unknown:
+        raise ValueError(f'jit({name}) has static_argnames {unknown}, which are not '
+                         f'parameters of {name}')
+
+
+def _static_positions(static_argnums, nargs) -> list[int]:
+    """The static positions among ``nargs`` positional arguments, ascending; a negative
+    number counts from the end, and a number past the end is not passed, so not static."""
+    return sorted({i % nargs for i in static_argnums if -nargs <= i < nargs})
+
+
+def _hashed(name, where, value):
+    try:
+        hash(value)
+    except TypeError as err:
+        raise ValueError(
+            f'jit({name}): static argument {where!r}: Non-hashable static arguments are not '
+            f'supported. An error occurred while trying to hash an object of type '
+            f'{type(value)}, {value!r}. The error was:\nTypeError: {err}') from None
+    return value
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, keep_unused=False):
+    """Compile ``fun`` with XLA: traced once per argument types, then run from the cache.
+
+    ``static_argnums``/``static_argnames``: arguments passed to ``fun`` as Python values,
+    not traced; each distinct (hashable) value traces and compiles once. Other arguments,
+    keyword arguments included, are pytrees of arrays. ``jit(static_argnums=...)`` without
+    ``fun`` is a decorator, as is ``functools.partial(jit, ...)``.
+
+    ``donate_argnums``/``donate_argnames`` are accepted and have no effect: minijax never
+    reuses an input buffer for an output. ``keep_unused`` has no effect either: minijax
+    always passes every argument to the executable (JAX's ``keep_unused=True``).
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, donate_argnums=donate_argnums,
+                                 donate_argnames=donate_argnames, keep_unused=keep_unused)
     core.check_callable('jit', fun=fun)
-    return Jitted(fun)
+    return Jitted(fun, static_argnums, static_argnames)
 
 
 class Lowered:

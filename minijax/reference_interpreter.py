@@ -145,6 +145,8 @@ def _in_child_process(fn, *args):
         last_line = (child_stderr.read().decode(errors='replace').strip().splitlines()
                      or [''])[-1]
     if os.WIFSIGNALED(status):
+        if os.WTERMSIG(status) == signal.SIGINT:  # Ctrl-C: the user's, not a crash
+            raise KeyboardInterrupt
         raise InterpreterError(_crash_message(os.WTERMSIG(status), last_line))
     ok, value = pickle.loads(message)
     if not ok:

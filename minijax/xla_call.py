@@ -83,9 +83,9 @@ xla_call_p.def_jvp(_xla_call_jvp, symbolic_zeros=True)
 
 def _xla_call_batching(vals, dims, *, jaxpr, name):
     axis_size = batching.axis_size_of(vals, dims)
-    new_jaxpr = batching.batched_jaxpr(jaxpr, axis_size, tuple(dims))
+    new_jaxpr, out_batched = batching.batched_jaxpr(jaxpr, axis_size, tuple(dims), False)
     outs = xla_call(*vals, jaxpr=new_jaxpr, name=name)
-    return outs, [0] * len(outs)
+    return outs, [0 if b else batching.not_mapped for b in out_batched]
 
 
 xla_call_p.def_batching(_xla_call_batching)

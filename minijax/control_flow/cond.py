@@ -132,15 +132,16 @@ def _cond_batching(vals, dims, *, branches):
     index_dim, *operand_dims = dims
     size = batching.axis_size_of(vals, dims)
     if index_dim is batching.not_mapped:
-        new_branches = tuple(batching.batched_jaxpr(b, size, tuple(operand_dims))
+        new_branches = tuple(batching.batched_jaxpr(b, size, tuple(operand_dims))[0]
                              for b in branches)
         outs = cond_p.bind(index, *operands, branches=new_branches)
         return outs, [0] * len(outs)
     # A batched index: every example may take a different branch, so run them all and
     # select per example, as JAX does.
     index = batching.moveaxis(index, index_dim, 0)
-    branch_outs = [eval_closed_jaxpr(batching.batched_jaxpr(b, size, tuple(operand_dims)),
-                                     operands) for b in branches]
+    batched_branches = [batching.batched_jaxpr(b, size, tuple(operand_dims))[0]
+                        for b in branches]
+    branch_outs = [eval_closed_jaxpr(b, operands) for b in batched_branches]
     outs = []
     for cases in zip(*branch_outs):
         shape = core.get_aval(cases[0]).shape

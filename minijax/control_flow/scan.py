@@ -195,7 +195,8 @@ def _scan_batching(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse)
     xs = [x if d is batching.not_mapped else batching.moveaxis(x, d, 1)
           for x, d in zip(xs, xs_dims)]
     slice_dims = [d if d is batching.not_mapped else 0 for d in xs_dims]
-    body = batching.batched_jaxpr(jaxpr, size, (*consts_dims, *(0,) * num_carry, *slice_dims))
+    body, _ = batching.batched_jaxpr(jaxpr, size,
+                                     (*consts_dims, *(0,) * num_carry, *slice_dims))
     outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, num_consts=num_consts,
                        num_carry=num_carry, length=length, reverse=reverse)
     return outs, [0] * num_carry + [1] * (len(outs) - num_carry)

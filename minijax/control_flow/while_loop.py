@@ -131,8 +131,8 @@ def _while_batching(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nc
     cond_dims, body_dims, carry_dims = _split_operands(dims, cond_nconsts, body_nconsts)
     carry = [batching.move_batch_axis(size, d, 0, x) for x, d in zip(carry, carry_dims)]
     carry_zero_dims = (0,) * len(carry)
-    cond_b = batching.batched_jaxpr(cond_jaxpr, size, (*cond_dims, *carry_zero_dims))
-    body_b = batching.batched_jaxpr(body_jaxpr, size, (*body_dims, *carry_zero_dims))
+    cond_b, _ = batching.batched_jaxpr(cond_jaxpr, size, (*cond_dims, *carry_zero_dims))
+    body_b, _ = batching.batched_jaxpr(body_jaxpr, size, (*body_dims, *carry_zero_dims))
     carry_avals = [core.shaped_aval(x) for x in carry]
     n_cond = len(cond_consts)
 

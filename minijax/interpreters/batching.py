@@ -122,14 +122,14 @@ def vmap(f, in_axes=0, out_axes=0):
             raise ValueError(f'vmap: in_axes has {len(axes)} entries but the function got '
                              f'{len(args)} positional arguments')
         axes_flat = tree_util.broadcast_prefix(axes if isinstance(axes, tuple) else
-                                               (axes,) * len(args), args)
+                                               (axes,) * len(args), args, name='vmap in_axes')
         axes_flat = [_normalize_axis(a, x, 'in_axes') for a, x in zip(axes_flat, args_flat)]
         if all(a is not_mapped for a in axes_flat):
             raise ValueError('vmap needs at least one mapped argument (in_axes is all None)')
         f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
         outs, axis_size = vmap_flat(f_flat, axes_flat, *args_flat)
         out_axes_flat = tree_util.broadcast_prefix(out_axes, tree_util.tree_unflatten(
-            out_tree(), [object()] * len(outs)))
+            out_tree(), [object()] * len(outs)), name='vmap out_axes')
         results = []
         for (val, bdim), dst in zip(outs, out_axes_flat):
             if dst is None:
@@ -196,17 +196,24 @@ def _unbatched_shape(x, d):
 # ----------------------------------------------------------------------------- jaxpr level
 
 @cache_on_first_arg
-def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple) -> ClosedJaxpr:
-    """``closed`` vectorized over ``dims_in``; every output is batched along axis 0.
+def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple,
+                  instantiate: bool = True) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
+    """``closed`` vectorized over ``dims_in``, and which of its outputs are batched (along
+    axis 0). An output that depends on no batched input stays unbatched, unless
+    ``instantiate`` asks for every output batched: loop carries and branches must agree.
 
     Higher-order primitives (``xla_call``, ``cond``, loops) use this to batch their bodies.
     """
+    out_batched: list[bool] = []
+
     def batched(*args):
         outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args, axis_size=axis_size)
-        return [move_batch_axis(axis_size, d, 0, x) for x, d in outs]
+        out_batched.extend(instantiate or d is not not_mapped for _, d in outs)
+        return [move_batch_axis(axis_size, d, 0, x) if b else x
+                for (x, d), b in zip(outs, out_batched)]
 
     in_avals = [a if d is not_mapped else
                 a.update(shape=(*a.shape[:d], axis_size, *a.shape[d:]))
                 for a, d in zip(closed.in_avals, dims_in)]
     new_closed, _ = trace_to_jaxpr(batched, in_avals)
-    return new_closed
+    return new_closed, tuple(out_batched)

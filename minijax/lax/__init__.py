@@ -3,16 +3,22 @@
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
 conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad and iota;
 ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions and
-argmax/argmin; ``linalg`` dot_general. Eager evaluation checks types with each primitive's
+argmax/argmin; ``linalg`` dot_general; ``special`` erf and erfc; ``gradients``
+stop_gradient. Eager evaluation checks types with each primitive's
 abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager
 errors name shapes and dtypes as traced ones do.
+
+The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
+``map``) are reachable here too, as in ``jax.lax``; they live in ``minijax.control_flow``, a
+layer above the primitives they are built from, so they are imported on first use.
 """
+from minijax import core
 from minijax.lax.elementwise import (
     abs, abs_p, add, add_p, convert_element_type, convert_element_type_p, cos, cos_p, div, div_p,
     eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, greater_p, integer_pow, integer_pow_p, le,
-    le_p, less, less_p, log, log_p, logistic, logistic_p, max, max_p, min, min_p, mul, mul_p, ne,
-    ne_p, neg, neg_p, pow, pow_p, rsqrt, rsqrt_p, select_n, select_n_p, sign, sign_p, sin, sin_p,
-    sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
+    le_p, less, less_p, log, log1p, log1p_p, log_p, logistic, logistic_p, max, max_p, min, min_p,
+    mul, mul_p, ne, ne_p, neg, neg_p, pow, pow_p, rsqrt, rsqrt_p, select_n, select_n_p, sign,
+    sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
 from minijax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, concatenate, concatenate_p, expand_dims,
     full, iota, iota_p, pad, pad_p, reshape, reshape_p, squeeze, transpose, transpose_p)
@@ -23,3 +29,33 @@ from minijax.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
     reduce_sum, reduce_sum_p)
 from minijax.lax.linalg import dot_general, dot_general_p
+from minijax.lax.special import erf, erf_p, erfc, erfc_p
+# stop_gradient_p stays in gradients: its derivative is zero by definition, so the finite
+# differences that check every primitive exported here (minijax.testing) cannot check it.
+from minijax.lax.gradients import stop_gradient
+
+_CONTROL_FLOW = ('cond', 'switch', 'while_loop', 'fori_loop', 'scan')
+
+
+def __getattr__(name):
+    """``lax.cond`` and the other control-flow names, from the layer above, on first use."""
+    if name not in _CONTROL_FLOW:
+        raise AttributeError(f"module 'minijax.lax' has no attribute '{name}'")
+    from minijax import control_flow
+    return getattr(control_flow, name)
+
+
+def __dir__():
+    return sorted([*globals(), *_CONTROL_FLOW])
+
+
+def map(f, xs, *, batch_size=None):  # noqa: A001 (lax.map, as in JAX)
+    """``stack([f(x) for x in xs])`` over the leading axis of ``xs`` (a pytree), as one
+    ``scan`` with no carry, so ``f`` is traced once."""
+    if batch_size is not None:
+        raise NotImplementedError('lax.map: minijax does not support batch_size (map over '
+                                  'the examples one at a time, or use vmap)')
+    from minijax.control_flow import scan
+    core.check_callable('lax.map', f=f)
+    _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
+    return ys

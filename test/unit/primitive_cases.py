@@ -197,6 +197,7 @@ PRIMITIVE_CASES = [
     _unary('sin'), _unary('cos'), _unary('exp'), _unary('log', domain='pos'),
     _unary('tanh'), _unary('logistic'), _unary('sqrt', domain='pos'),
     _unary('rsqrt', domain='pos'),
+    _unary('log1p', domain='pos'), _unary('erf'), _unary('erfc'),
     _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
     *_binary('add', jax.lax.add), *_binary('sub', jax.lax.sub), *_binary('mul', jax.lax.mul),
     *_binary('div', jax.lax.div, domains=('any', 'nonzero')),

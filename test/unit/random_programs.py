@@ -111,7 +111,8 @@ def _highest(dtype):
 
 
 _BINARY = ('add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'eq', 'ne', 'gt', 'ge', 'lt', 'le')
-_FLOAT_UNARY = ('sin', 'cos', 'exp', 'log', 'tanh', 'logistic', 'sqrt', 'rsqrt')
+_FLOAT_UNARY = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'erf',
+                'erfc')
 _UNARY = _FLOAT_UNARY + ('neg', 'abs', 'sign')
 _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcast_in_dim',
                     'transpose', 'reshape', 'concatenate', 'pad', 'slice', 'dynamic_slice',

@@ -3,6 +3,8 @@
 takes the process down: what one cannot run is a clean minijax error.
 """
 import ast
+import os
+import signal
 import subprocess
 import sys
 
@@ -13,7 +15,7 @@ from jax import lax as jlax
 from jaxlib.mlir import ir
 
 import minijax
-from minijax import lax, runtime
+from minijax import lax, reference_interpreter, runtime
 from minijax.lowering import mlir_context
 from minijax.reference_interpreter import InterpreterError, run_module
 
@@ -236,3 +238,13 @@ def test_jit_of_a_very_long_chain_is_refused_not_a_segfault():
         ir.Module.parse(lowered.as_text()).operation.verify()
     with pytest.raises(runtime.CompileError, match='chain of 10101 dependent ops'):
         lowered.compile()
+
+
+def test_interpreter_child_stopped_by_ctrl_c_is_an_interrupt_not_a_crash():
+    """Ctrl-C reaches the forked interpreter with its parent: the parent sees the user's
+    interrupt (the CLI then exits 130), not "the interpreter crashed"."""
+    def interrupted():
+        os.kill(os.getpid(), signal.SIGINT)  # in the child: its own pid
+
+    with pytest.raises(KeyboardInterrupt):
+        reference_interpreter._in_child_process(interrupted)

@@ -53,6 +53,18 @@ def test_vmap_of_jit(in_axes, rng):
     assert_close(out, jax.vmap(f_jx, in_axes)(x, y))
 
 
+def test_vmap_of_jit_keeps_an_output_unbatched(rng):
+    """An output of a jitted function that depends only on unbatched inputs stays unbatched,
+    so out_axes=None accepts it, as in JAX."""
+    def f(m):
+        return lambda x, y: (m.sin(x) * y, m.cos(y))
+    x, y = random_array(rng, (4, 3), F64), random_array(rng, (3,), F64)
+    out = minijax.vmap(minijax.jit(f(lax)), (0, None), (0, None))(x, y)
+    expected = jax.vmap(jax.jit(f(jnp)), (0, None), (0, None))(x, y)
+    assert_close(out[0], expected[0])
+    assert_close(out[1], expected[1])
+
+
 def test_jit_of_vmap_of_jvp(rng):
     x, t = random_array(rng, (5, 3), F32), random_array(rng, (5, 3), F32)
     g = lambda x, t: minijax.jvp(lambda x: f_np(x, x), (x,), (t,))  # noqa: E731

@@ -1,0 +1,402 @@
+"""``custom_jvp``, ``custom_vjp`` and ``checkpoint``: a function with a derivative the user
+chose, as in JAX.
+
+Calling a ``custom_jvp`` function traces its primal function to a closed jaxpr and binds
+``custom_jvp_call``, a higher-order primitive like ``xla_call`` holding that jaxpr and the
+user's rule (flattened). Every interpreter but one treats it as the primal jaxpr: evaluation
+runs it, ``vmap`` batches it, lowering emits it inline. The JVP interpreter instead calls the
+rule, so the derivative is the user's: it is traced (into the linear jaxpr, under ``grad``)
+exactly as if the user had written it inline.
+
+``custom_vjp_call`` likewise holds ``fwd`` and ``bwd``. Its JVP rule runs ``fwd`` for the
+outputs and residuals and binds ``custom_lin`` on the residuals and the input tangents: a
+linear primitive that cannot be evaluated (forward mode of a ``custom_vjp`` function is an
+error, as in JAX) but whose transpose calls ``bwd``. Under ``grad``, partial evaluation
+stages ``custom_lin`` into the linear jaxpr (its tangent inputs are unknown) and transposing
+that jaxpr calls ``bwd`` with the residuals ``fwd`` saved.
+
+Both differentiate with respect to explicit arguments only: a nonzero tangent reaching a value
+the function closed over is refused, with JAX's message. ``vmap`` batches every operand
+(broadcasting unbatched ones) so that the rules, batched with ``vmap`` too, see one layout;
+under ``grad`` the transpose of that broadcast sums the per-example cotangents of an
+unbatched operand.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from minijax import core, lax, tree_util
+from minijax.control_flow.common import trace_function
+from minijax.core import Primitive
+from minijax.flops import closed_jaxpr_flops, flops_rules
+from minijax.interpreters import batching
+from minijax.interpreters import jvp as ad
+from minijax.interpreters.transpose import instantiate_cts
+from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
+from minijax.lowering import lower_closed_jaxpr, register_lowering
+
+custom_jvp_call_p = Primitive('custom_jvp_call', multiple_results=True)
+custom_vjp_call_p = Primitive('custom_vjp_call', multiple_results=True)
+custom_lin_p = Primitive('custom_lin', multiple_results=True)
+
+
+class NamedRule:
+    """A flattened user rule kept in an equation's params: printed by the user's name (not
+    as a function address), so jaxprs print the same every run."""
+
+    def __init__(self, name, fun):
+        self.name, self.fun = name, fun
+
+    def __call__(self, *args):
+        return self.fun(*args)
+
+    def __repr__(self):
+        return self.name
+
+
+# ----------------------------------------------------------------------------- the API
+
+class custom_jvp:  # noqa: N801 (JAX's name)
+    """A function with a custom JVP rule: ``f = custom_jvp(fun)``, then ``@f.defjvp``.
+
+    The rule is ``jvp(primals, tangents) -> (primal_out, tangent_out)`` (with
+    ``nondiff_argnums``, ``jvp(*nondiff_args, primals, tangents)``, the tuples holding the
+    other arguments only). ``defjvps`` gives one ``jvp_i(g_i, primal_out, *primals)`` per
+    argument instead. Rules may use any minijax operation, including ``f`` itself.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        core.check_callable('custom_jvp.defjvp', jvp=jvp)
+        if symbolic_zeros:
+            raise NotImplementedError('custom_jvp.defjvp: minijax passes zero tangents as '
+                                      'arrays; symbolic_zeros=True is not supported')
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        """One rule per argument, ``jvp_i(g_i, primal_out, *primals)`` (None: no
+        dependence); the output tangent is their sum."""
+        def jvp(primals, tangents):
+            primal_out = self(*primals)
+            terms = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents, strict=True)
+                     if rule is not None]
+            if not terms:
+                return primal_out, tree_util.tree_map(_zeros_like, primal_out)
+            return primal_out, tree_util.tree_map(lambda *ts: functools.reduce(lax.add, ts),
+                                                  *terms)
+        jvp.__name__ = f'{self.__name__}_jvps'
+        self.defjvp(jvp)
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f'No JVP defined for custom_jvp function {self.__name__} '
+                                 'using defjvp.')
+        call = _Call(self, args, kwargs)
+        rule = NamedRule(getattr(self.jvp, '__name__', 'jvp'), call.flat_jvp)
+        outs = custom_jvp_call_p.bind(*call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
+                                      jvp=rule, num_consts=len(call.consts), name=call.name)
+        return tree_util.tree_unflatten(call.out_tree, outs)
+
+
+class custom_vjp:  # noqa: N801 (JAX's name)
+    """A function with a custom VJP: ``f = custom_vjp(fun)``, then ``f.defvjp(fwd, bwd)``.
+
+    ``fwd`` takes ``fun``'s arguments and returns ``(output, residuals)``;
+    ``bwd(residuals, output_cotangent)`` (with ``nondiff_argnums``,
+    ``bwd(*nondiff_args, residuals, g)``) returns a tuple with one cotangent per
+    differentiable argument (None for zero). Only reverse mode is possible.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        core.check_callable('custom_vjp.defvjp', fwd=fwd, bwd=bwd)
+        if symbolic_zeros or optimize_remat:
+            raise NotImplementedError('custom_vjp.defvjp: symbolic_zeros and optimize_remat '
+                                      'are not supported by minijax')
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f'No VJP defined for custom_vjp function {self.__name__} '
+                                 'using defvjp.')
+        call = _Call(self, args, kwargs)
+        outs = custom_vjp_call_p.bind(
+            *call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
+            fwd=NamedRule(getattr(self.fwd, '__name__', 'fwd'), call.flat_fwd),
+            bwd=NamedRule(getattr(self.bwd, '__name__', 'bwd'), call.flat_bwd),
+            num_consts=len(call.consts), name=call.name)
+        return tree_util.tree_unflatten(call.out_tree, outs)
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """``fun`` itself: JAX's rematerialization decorator, accepted so programs run unchanged.
+
+    minijax recomputes nothing: reverse mode keeps the residuals that linearization saves, so
+    values and derivatives are JAX's, but memory is not traded for recomputation. Usable as
+    ``@checkpoint``, ``checkpoint(f, policy=...)`` and ``partial(checkpoint, ...)``.
+    """
+    if fun is None:
+        return lambda f: checkpoint(f, prevent_cse=prevent_cse, policy=policy,
+                                    static_argnums=static_argnums)
+    core.check_callable('checkpoint', fun=fun)
+    return fun
+
+
+remat = checkpoint
+
+
+# ----------------------------------------------------------------------------- one call
+
+class _Call:
+    """One call of a custom_jvp/custom_vjp function: the differentiable arguments flattened,
+    the primal function traced at their types, and the user's rules as flat functions."""
+
+    def __init__(self, custom, args, kwargs):
+        self.custom, self.name = custom, custom.__name__
+        args = _positional(custom.fun, self.name, args, kwargs)
+        self.nondiff_argnums = _check_argnums(self.name, custom.nondiff_argnums, len(args))
+        self.args = args
+        self.nondiff = [args[i] for i in self.nondiff_argnums]
+        diff = tuple(x for i, x in enumerate(args) if i not in self.nondiff_argnums)
+        self.flat_args, self.in_tree = tree_util.tree_flatten(diff)
+        avals = [core.shaped_aval(x) for x in self.flat_args]
+        self.jaxpr, self.consts, self.out_tree = trace_function(
+            lambda *d: custom.fun(*self.full_args(d)), self.in_tree, avals)
+
+    def full_args(self, diff):
+        """All arguments in their positions, from the differentiable ones."""
+        diff_it = iter(diff)
+        return [self.args[i] if i in self.nondiff_argnums else next(diff_it)
+                for i in range(len(self.args))]
+
+    def flat_jvp(self, primals_flat, tangents_flat):
+        primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
+        tangents = tree_util.tree_unflatten(self.in_tree, tangents_flat)
+        out, tangent_out = self.custom.jvp(*self.nondiff, primals, tangents)
+        outs = self.flatten_output('primal output', out)
+        return outs, self.flatten_output('tangent output', tangent_out, like=outs)
+
+    def flat_fwd(self, *primals_flat):
+        primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
+        pair = self.custom.fwd(*self.full_args(primals))
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(f'custom_vjp {self.name}: fwd must return a pair (output, '
+                            f'residuals), got {type(pair).__name__}')
+        residuals, residual_tree = tree_util.tree_flatten(pair[1])
+        return self.flatten_output('fwd output', pair[0]), residuals, residual_tree
+
+    def flat_bwd(self, residual_tree, residuals, cts_flat):
+        cts_out = tree_util.tree_unflatten(self.out_tree, cts_flat)
+        cts_in = self.custom.bwd(*self.nondiff,
+                                 tree_util.tree_unflatten(residual_tree, residuals), cts_out)
+        primals = tree_util.tree_unflatten(self.in_tree, self.flat_args)
+        if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(primals):
+            raise TypeError(f'custom_vjp {self.name}: bwd must return a tuple with one '
+                            f'cotangent per differentiable argument ({len(primals)}), got '
+                            f'{cts_in!r}')
+        return [_zeros_like(x) if ct is None else ct
+                for primal, ct in zip(primals, cts_in)
+                for x, ct in _leaves_up_to(primal, ct)]
+
+    def flatten_output(self, what, out, like=None):
+        """``out`` flat, checked against the primal function's output types."""
+        leaves, tree = tree_util.tree_flatten(out)
+        expected = self.jaxpr.out_avals
+        if tree != self.out_tree or not all(
+                same_type(core.shaped_aval(x), a) for x, a in zip(leaves, expected)):
+            got = ', '.join(core.shaped_aval(x).str_short() for x in leaves)
+            raise TypeError(f'custom rule of {self.name}: the {what} has structure {tree} and '
+                            f'types ({got}), but {self.name} returns {self.out_tree} of types '
+                            f'({", ".join(a.str_short() for a in expected)})')
+        return leaves
+
+
+def _positional(fun, name, args, kwargs):
+    """Keyword arguments moved to their positions, as JAX resolves them."""
+    if not kwargs:
+        return list(args)
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TypeError(f'{name}: keyword-only arguments {sorted(bound.kwargs)} cannot be '
+                        'passed to a custom_jvp/custom_vjp function')
+    return list(bound.args)
+
+
+def _check_argnums(name, argnums, nargs):
+    for i in argnums:
+        if not isinstance(i, int) or not 0 <= i < nargs:
+            raise ValueError(f'{name}: nondiff_argnums {argnums} out of range for {nargs} '
+                             'arguments')
+    return frozenset(argnums)
+
+
+def _leaves_up_to(primal, ct):
+    """Pairs (primal leaf, cotangent leaf); a None cotangent stands for all of its leaves."""
+    leaves = tree_util.tree_leaves(primal)
+    cts = [None] * len(leaves) if ct is None else tree_util.flatten_up_to(
+        tree_util.tree_structure(primal), ct)
+    return zip(leaves, cts)
+
+
+def _zeros_like(x):
+    aval = core.shaped_aval(x)
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+# ----------------------------------------------------------------------------- shared rules
+
+def _call_impl(*args, call_jaxpr, **_):
+    return eval_closed_jaxpr(call_jaxpr, args)
+
+
+def _call_abstract_eval(*avals, call_jaxpr, **_):
+    return call_jaxpr.out_avals
+
+
+def _call_lowering(ctx, *args, call_jaxpr, **_):
+    """The primal jaxpr, inline: the custom rule only matters to differentiation."""
+    return lower_closed_jaxpr(ctx.module_context, call_jaxpr, args)
+
+
+def _call_flops(eqn, known):
+    return closed_jaxpr_flops(eqn.params['call_jaxpr'])
+
+
+def _check_no_closed_over_tangents(name, tangents, num_consts):
+    if any(not isinstance(t, ad.Zero) for t in tangents[:num_consts]):
+        raise TypeError(f'Detected differentiation of a custom_jvp/custom_vjp function '
+                        f'({name}) with respect to a closed-over value. That isn\'t supported '
+                        'because the custom rule only specifies how to differentiate the '
+                        'function with respect to explicit input parameters: pass the value '
+                        'as an argument.')
+
+
+def _vmapped(rule, axis_size):
+    """``rule(*flat_args) -> flat list`` vmapped over axis 0 of every argument, with every
+    output batched at axis 0: how the user's rules follow their primitive under ``vmap``."""
+    def batched(*args):
+        outs, _ = batching.vmap_flat(rule, (0,) * len(args), *args, axis_size=axis_size)
+        return [batching.move_batch_axis(axis_size, d, 0, x) for x, d in outs]
+    return batched
+
+
+for _p in (custom_jvp_call_p, custom_vjp_call_p):
+    _p.def_impl(_call_impl)
+    _p.def_abstract_eval(_call_abstract_eval)
+    register_lowering(_p, _call_lowering)
+    flops_rules[_p] = _call_flops
+
+
+def _all_batched_at_0(vals, dims):
+    size = batching.axis_size_of(vals, dims)
+    return size, [batching.move_batch_axis(size, d, 0, x) for x, d in zip(vals, dims)]
+
+
+# ----------------------------------------------------------------------------- custom_jvp_call
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
+    _check_no_closed_over_tangents(name, tangents, num_consts)
+    return jvp(primals[num_consts:], [ad.instantiate(t) for t in tangents[num_consts:]])
+
+
+def _custom_jvp_call_batching(vals, dims, *, call_jaxpr, jvp, num_consts, name):
+    size, vals = _all_batched_at_0(vals, dims)
+    num_outs = len(call_jaxpr.out_avals)
+
+    def jvp_of_batch(primals, tangents):
+        n = len(primals)
+        outs = _vmapped(lambda *xs: [x for part in jvp(xs[:n], xs[n:]) for x in part],
+                        size)(*primals, *tangents)
+        return core.split_list(outs, num_outs)
+
+    outs = custom_jvp_call_p.bind(
+        *vals, call_jaxpr=batching.batched_jaxpr(call_jaxpr, size, (0,) * len(vals))[0],
+        jvp=NamedRule(f'vmap({jvp})', jvp_of_batch), num_consts=num_consts, name=name)
+    return outs, [0] * len(outs)
+
+
+custom_jvp_call_p.def_jvp(_custom_jvp_call_jvp, symbolic_zeros=True)
+custom_jvp_call_p.def_batching(_custom_jvp_call_batching)
+
+
+# ----------------------------------------------------------------------------- custom_vjp_call
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
+    _check_no_closed_over_tangents(name, tangents, num_consts)
+    outs, residuals, residual_tree = fwd(*primals[num_consts:])
+    tangents_out = custom_lin_p.bind(
+        *residuals, *(ad.instantiate(t) for t in tangents[num_consts:]),
+        num_res=len(residuals), bwd=NamedRule(str(bwd), functools.partial(bwd, residual_tree)),
+        out_avals=tuple(call_jaxpr.out_avals), name=name)
+    return outs, tangents_out
+
+
+def _custom_vjp_call_batching(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, name):
+    size, vals = _all_batched_at_0(vals, dims)
+    num_outs = len(call_jaxpr.out_avals)
+
+    def fwd_of_batch(*primals):
+        residual_trees = []  # the residuals' tree, seen while fwd is traced
+
+        def flat(*xs):
+            outs, residuals, residual_tree = fwd(*xs)
+            residual_trees.append(residual_tree)
+            return [*outs, *residuals]
+
+        outs, residuals = core.split_list(_vmapped(flat, size)(*primals), num_outs)
+        return outs, residuals, residual_trees[0]
+
+    def bwd_of_batch(residual_tree, residuals, cts):
+        n = len(residuals)
+        return _vmapped(lambda *xs: bwd(residual_tree, xs[:n], xs[n:]), size)(*residuals, *cts)
+
+    outs = custom_vjp_call_p.bind(
+        *vals, call_jaxpr=batching.batched_jaxpr(call_jaxpr, size, (0,) * len(vals))[0],
+        fwd=NamedRule(f'vmap({fwd})', fwd_of_batch), bwd=NamedRule(f'vmap({bwd})', bwd_of_batch),
+        num_consts=num_consts, name=name)
+    return outs, [0] * len(outs)
+
+
+custom_vjp_call_p.def_jvp(_custom_vjp_call_jvp, symbolic_zeros=True)
+custom_vjp_call_p.def_batching(_custom_vjp_call_batching)
+
+
+# ----------------------------------------------------------------------------- custom_lin
+
+def _forward_mode_error(name):
+    return TypeError(f"can't apply forward-mode autodiff (jvp) to a custom_vjp function "
+                     f'({name}): it has a reverse-mode rule only (use grad or vjp)')
+
+
+def _custom_lin_impl(*args, name, **_):
+    raise _forward_mode_error(name)
+
+
+def _custom_lin_lowering(ctx, *args, name, **_):
+    raise _forward_mode_error(name)
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
+    """The backward pass of a custom_vjp function: ``bwd`` on the saved residuals."""
+    residuals = list(args[:num_res])
+    cts_in = bwd(residuals, instantiate_cts(cts, out_avals))
+    return [None] * num_res + list(cts_in)
+
+
+custom_lin_p.def_impl(_custom_lin_impl)
+custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
+custom_lin_p.def_transpose(_custom_lin_transpose)
+register_lowering(custom_lin_p, _custom_lin_lowering)

@@ -1,0 +1,450 @@
+"""The JAX namespaces programs import: ``lax`` control flow and ``stop_gradient``,
+``minijax.nn``, ``minijax.scipy.special``, ``minijax.scipy.stats.norm``, ``custom_jvp``,
+``custom_vjp`` and ``checkpoint``, each against JAX (x64): values, derivatives, vmap and jit.
+
+Most programs are written once as ``program(jax)`` and run with ``jax`` bound to minijax and
+to JAX, so both sides run the same source, as a ported program does.
+"""
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from testlib import assert_close
+
+import minijax
+import minijax.numpy as mnp
+from minijax.lax.gradients import stop_gradient_p
+
+MJ = types.SimpleNamespace(jax=minijax, jnp=mnp, lax=minijax.lax)
+JX = types.SimpleNamespace(jax=jax, jnp=jnp, lax=jax.lax)
+
+
+def both(program, *args):
+    """``program(ns, *args)`` for minijax and for JAX, compared leaf by leaf."""
+    mine, theirs = program(MJ, *args), program(JX, *args)
+    mine_leaves, theirs_leaves = jax.tree.leaves(mine), jax.tree.leaves(theirs)
+    assert len(mine_leaves) == len(theirs_leaves)
+    for m, t in zip(mine_leaves, theirs_leaves):
+        assert_close(m, t)
+
+
+def normal(seed, *shape):
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+# ----------------------------------------------------------------------------- reachable names
+
+def test_namespaces_after_import_minijax():
+    """``import minijax as jax`` then ``jax.nn``, ``jax.numpy``, ``jax.lax``, ``jax.scipy``."""
+    import minijax as mj
+    for name in ['relu', 'sigmoid', 'softplus', 'gelu', 'softmax', 'log_softmax', 'one_hot',
+                 'logsumexp', 'silu', 'swish', 'tanh']:
+        assert callable(getattr(mj.nn, name)), name
+    assert callable(mj.numpy.exp) and callable(mj.lax.cond) and callable(mj.lax.map)
+    for name in ['logsumexp', 'expit', 'logit', 'erf', 'erfc', 'ndtr']:
+        assert callable(getattr(mj.scipy.special, name)), name
+    for name in ['pdf', 'logpdf', 'cdf']:
+        assert callable(getattr(mj.scipy.stats.norm, name)), name
+    for name in ['custom_jvp', 'custom_vjp', 'checkpoint', 'remat']:
+        assert name in mj.__all__ and callable(getattr(mj, name))
+
+
+def test_lax_control_flow_is_imported_lazily_but_importable_by_name():
+    from minijax.lax import cond, fori_loop, scan, switch, while_loop  # noqa: F401
+    assert {'cond', 'map', 'scan', 'stop_gradient'} <= set(dir(minijax.lax))
+    with pytest.raises(AttributeError, match="no attribute 'no_such_op'"):
+        minijax.lax.no_such_op  # noqa: B018
+
+
+# ----------------------------------------------------------------------------- lax control flow
+
+def _control_flow(ns, x):
+    lax = ns.lax
+    c = lax.cond(x[0] > 0, lambda v: v * 2., lambda v: -v, x)
+    s = lax.switch(2, [lambda v: v, lambda v: v + 1., lambda v: ns.jnp.sin(v)], x)
+    w = lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5), (0, x))[1]
+    f = lax.fori_loop(0, 4, lambda i, v: v + i * v, x)
+    carry, ys = lax.scan(lambda c, r: (c + r, c * r), ns.jnp.zeros(3), ns.jnp.stack([x, 2 * x]))
+    m = lax.map(lambda r: ns.jnp.sum(r * r), ns.jnp.stack([x, x + 1.]))
+    return c, s, w, f, carry, ys, m
+
+
+def test_lax_control_flow_against_jax():
+    both(_control_flow, normal(0, 3))
+
+
+def test_lax_map_over_a_pytree_with_grad_and_jit():
+    def program(ns, xs):
+        def loss(xs):
+            out = ns.lax.map(lambda p: p['a'] * ns.jnp.sin(p['b']), {'a': xs, 'b': 2 * xs})
+            return ns.jnp.sum(out)
+        return ns.jax.jit(loss)(xs), ns.jax.grad(loss)(xs)
+    both(program, normal(1, 4, 2))
+
+
+def test_lax_map_batch_size_is_refused_naming_it():
+    with pytest.raises(NotImplementedError, match='batch_size'):
+        minijax.lax.map(lambda x: x, np.ones(4), batch_size=2)
+
+
+# ----------------------------------------------------------------------------- stop_gradient
+
+def _stop_gradient_loss(ns, x):
+    return ns.jnp.sum(ns.lax.stop_gradient(x * x) * ns.jnp.sin(x))
+
+
+@pytest.mark.parametrize('transform', ['grad', 'jit_grad', 'jvp', 'vmap', 'vmap_grad', 'hessian'])
+def test_stop_gradient_against_jax(transform):
+    def program(ns, x):
+        f = lambda x: _stop_gradient_loss(ns, x)  # noqa: E731
+        return {
+            'grad': lambda: ns.jax.grad(f)(x),
+            'jit_grad': lambda: ns.jax.jit(ns.jax.grad(f))(x),
+            'jvp': lambda: ns.jax.jvp(f, (x,), (ns.jnp.ones_like(x),)),
+            'vmap': lambda: ns.jax.vmap(ns.lax.stop_gradient)(ns.jnp.stack([x, 2 * x])),
+            'vmap_grad': lambda: ns.jax.vmap(ns.jax.grad(f))(ns.jnp.stack([x, 2 * x])),
+            'hessian': lambda: ns.jax.grad(lambda x: ns.jnp.sum(ns.jax.grad(f)(x)))(x),
+        }[transform]()
+    both(program, normal(2, 3))
+
+
+def test_stop_gradient_is_a_primitive_that_jit_lowers_to_nothing():
+    jaxpr = minijax.make_jaxpr(minijax.lax.stop_gradient)(np.ones(3))
+    assert [e.primitive for e in jaxpr.jaxpr.eqns] == [stop_gradient_p]
+    text = minijax.jit(minijax.lax.stop_gradient).lower(np.ones(3)).as_text()
+    assert 'return %arg0' in text and 'stablehlo.' not in text
+
+
+def test_stop_gradient_of_a_pytree_passes_integers_through():
+    tree = {'w': np.arange(3.), 'n': np.arange(3, dtype=np.int32)}
+    mine, theirs = minijax.lax.stop_gradient(tree), jax.lax.stop_gradient(tree)
+    for k in tree:
+        assert_close(mine[k], theirs[k])
+    assert not minijax.make_jaxpr(minijax.lax.stop_gradient)(np.int32(3)).jaxpr.eqns
+
+
+# ----------------------------------------------------------------------------- nn
+
+#: (function name, keyword arguments): each checked for values, gradients, jit and vmap.
+NN_CASES = [('relu', {}), ('sigmoid', {}), ('softplus', {}), ('log_sigmoid', {}),
+            ('silu', {}), ('swish', {}), ('gelu', {}), ('gelu', {'approximate': False}),
+            ('leaky_relu', {}), ('leaky_relu', {'negative_slope': 0.2}), ('soft_sign', {}),
+            ('hard_tanh', {}), ('tanh', {}), ('softmax', {}), ('softmax', {'axis': 0}),
+            ('softmax', {'axis': (0, 1)}), ('log_softmax', {}), ('log_softmax', {'axis': 0}),
+            ('logsumexp', {}), ('logsumexp', {'axis': 1, 'keepdims': True})]
+NN_IDS = [f'{name}-{"-".join(f"{k}={v}" for k, v in kw.items())}' for name, kw in NN_CASES]
+
+
+def _nn_program(name, kwargs, transform):
+    def program(ns, x):
+        f = lambda x: getattr(ns.jax.nn, name)(x, **kwargs)  # noqa: E731
+        loss = lambda x: ns.jnp.sum(ns.jnp.sin(f(x)))  # noqa: E731
+        return {'value': lambda: f(x), 'jit': lambda: ns.jax.jit(f)(x),
+                'grad': lambda: ns.jax.grad(loss)(x),
+                'vmap': lambda: ns.jax.vmap(f)(ns.jnp.stack([x, 2 * x])),
+                'jit_grad': lambda: ns.jax.jit(ns.jax.grad(loss))(x)}[transform]()
+    return program
+
+
+@pytest.mark.parametrize('transform', ['value', 'jit', 'grad', 'vmap', 'jit_grad'])
+@pytest.mark.parametrize('name,kwargs', NN_CASES, ids=NN_IDS)
+def test_nn_against_jax(name, kwargs, transform):
+    x = 3 * normal(3, 4, 5)
+    x[0, :3] = [0., -1., 1.]  # the kinks of relu, leaky_relu and hard_tanh
+    both(_nn_program(name, kwargs, transform), x)
+
+
+def test_nn_float32_stays_float32():
+    x = normal(4, 6).astype(np.float32)
+    for name in ['relu', 'sigmoid', 'softplus', 'gelu', 'softmax', 'log_softmax']:
+        assert_close(getattr(minijax.nn, name)(x), getattr(jax.nn, name)(x))
+
+
+def test_softplus_is_stable_at_the_extremes():
+    """No overflow at +-800, full precision of the tiny value at -40, sigmoid gradients."""
+    x = np.array([-800., -40., -1e-3, 0., 1e-3, 40., 800.])
+    both(lambda ns, x: (ns.jax.nn.softplus(x), ns.jax.vmap(ns.jax.grad(ns.jax.nn.softplus))(x),
+                        ns.jax.nn.log_sigmoid(x)), x)
+
+
+def test_relu_derivative_at_zero_is_zero():
+    both(lambda ns, x: ns.jax.vmap(ns.jax.grad(ns.jax.nn.relu))(x), np.array([-1., 0., -0., 2.]))
+
+
+def test_softmax_of_large_and_infinite_inputs():
+    x = np.array([[1000., 0., -1000.], [-np.inf, 0., 1.]])
+    both(lambda ns, x: (ns.jax.nn.softmax(x), ns.jax.nn.log_softmax(x),
+                        ns.jax.nn.logsumexp(x, axis=1)), x)
+
+
+@pytest.mark.parametrize('axis', [-1, 0, 1])
+@pytest.mark.parametrize('dtype', [None, np.float32, np.int32])
+def test_one_hot_against_jax(axis, dtype):
+    labels = np.array([[0, 2, 4], [1, 3, 9]])  # 9 is out of range: a row of zeros
+    kwargs = {} if dtype is None else {'dtype': dtype}
+    both(lambda ns, x: ns.jax.nn.one_hot(x, 5, axis=axis, **kwargs), labels)
+    both(lambda ns, x: ns.jax.jit(lambda x: ns.jax.nn.one_hot(x, 5, axis=axis))(x), labels)
+
+
+# ----------------------------------------------------------------------------- scipy.special
+
+SPECIAL_CASES = [('erf', 3), ('erfc', 3), ('expit', 3), ('logit', 'unit'), ('ndtr', 3)]
+
+
+def _special_input(scale):
+    rng = np.random.default_rng(5)
+    return rng.uniform(0.01, 0.99, (4, 5)) if scale == 'unit' else scale * rng.normal(size=(4, 5))
+
+
+@pytest.mark.parametrize('transform', ['value', 'jit', 'grad', 'vmap', 'jit_grad'])
+@pytest.mark.parametrize('name,scale', SPECIAL_CASES, ids=[n for n, _ in SPECIAL_CASES])
+def test_special_against_jax(name, scale, transform):
+    def program(ns, x):
+        f = getattr(ns.jax.scipy.special, name)
+        loss = lambda x: ns.jnp.sum(f(x) * x)  # noqa: E731
+        return {'value': lambda: f(x), 'jit': lambda: ns.jax.jit(f)(x),
+                'grad': lambda: ns.jax.grad(loss)(x), 'vmap': lambda: ns.jax.vmap(f)(x),
+                'jit_grad': lambda: ns.jax.jit(ns.jax.grad(loss))(x)}[transform]()
+    both(program, _special_input(scale))
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('name', ['erf', 'erfc', 'ndtr'])
+def test_erf_family_over_its_whole_range(name, dtype):
+    """Both ranges of the expansion, the far tail (erfc underflows near 27), infinities, NaN
+    and signed zeros, under jit (the expansion) and eagerly (the C library)."""
+    x = np.concatenate([np.linspace(-30, 30, 2001), [np.inf, -np.inf, np.nan, 0., -0., 1e-300,
+                                                     -0.5, 0.5, 1., -1., 8., -8.]]).astype(dtype)
+    both(lambda ns, x: getattr(ns.jax.scipy.special, name)(x), x)
+    both(lambda ns, x: ns.jax.jit(getattr(ns.jax.scipy.special, name))(x), x)
+
+
+@pytest.mark.parametrize('kwargs', [{}, {'axis': 0}, {'axis': (0, 1), 'keepdims': True},
+                                    {'axis': 1, 'b': 'weights'},
+                                    {'axis': 1, 'b': 'signed', 'return_sign': True},
+                                    {'b': 'signed'}],
+                         ids=['all', 'axis0', 'keepdims', 'b', 'return_sign', 'negative-sum'])
+def test_logsumexp_against_jax(kwargs):
+    b = {'weights': np.abs(normal(6, 3, 4)), 'signed': normal(7, 3, 4)}.get(kwargs.get('b'))
+    kwargs = {**kwargs, 'b': b} if 'b' in kwargs else kwargs
+
+    def program(ns, x):
+        f = lambda x: ns.jax.scipy.special.logsumexp(x, **kwargs)  # noqa: E731
+        loss = lambda x: ns.jnp.sum(jax.tree.leaves(f(x))[0])  # noqa: E731
+        return f(x), ns.jax.jit(f)(x), ns.jax.grad(loss)(x)
+    both(program, normal(8, 3, 4))
+
+
+def test_logsumexp_drops_terms_where_b_is_zero():
+    x, b = np.array([[np.inf, 1.], [2., 3.]]), np.array([[0., 1.], [1., 0.]])
+    both(lambda ns, x: ns.jax.scipy.special.logsumexp(x, axis=1, b=b), x)
+
+
+# ----------------------------------------------------------------------------- scipy.stats.norm
+
+@pytest.mark.parametrize('name', ['pdf', 'logpdf', 'cdf'])
+def test_norm_against_jax(name):
+    def program(ns, x, loc, scale):
+        f = getattr(ns.jax.scipy.stats.norm, name)
+        loss = lambda x, loc, scale: ns.jnp.sum(f(x, loc, scale))  # noqa: E731
+        return (f(x), f(x, loc, scale), ns.jax.jit(f)(x, loc, scale),
+                ns.jax.grad(loss, argnums=(0, 1, 2))(x, loc, scale),
+                ns.jax.vmap(f, (0, None, None))(x, 0.5, 2.))
+    both(program, normal(9, 6), normal(10, 6), np.abs(normal(11, 6)) + 0.5)
+
+
+def test_norm_keeps_float32_with_python_number_parameters():
+    x = normal(12, 5).astype(np.float32)
+    for name in ['pdf', 'logpdf', 'cdf']:
+        assert_close(getattr(minijax.scipy.stats.norm, name)(x, 1, 2.),
+                     getattr(jax.scipy.stats.norm, name)(x, 1, 2.))
+
+
+# ----------------------------------------------------------------------------- custom_jvp
+
+def _clipped_sin(ns):
+    """sin with a deliberately different JVP (2 cos), so the rule visibly takes effect."""
+    @ns.jax.custom_jvp
+    def f(x, y):
+        return ns.jnp.sin(x) * y
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        return f(x, y), 2. * ns.jnp.cos(x) * y * tx + ns.jnp.sin(x) * ty
+    return f
+
+
+def _with_defjvps(ns):
+    @ns.jax.custom_jvp
+    def f(x, y):
+        return x * ns.jnp.exp(y)
+
+    f.defjvps(lambda tx, ans, x, y: 3. * tx * ns.jnp.exp(y), None)
+    return f
+
+
+def _with_nondiff(ns):
+    from functools import partial
+
+    @partial(ns.jax.custom_jvp, nondiff_argnums=(0,))
+    def f(power, x):
+        return x ** power
+
+    @f.defjvp
+    def f_jvp(power, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(power, x), 10. * t  # a constant slope: the rule, not the true derivative
+    return lambda x, y: f(3, x) * y
+
+
+CUSTOM_JVP = {'defjvp': _clipped_sin, 'defjvps': _with_defjvps, 'nondiff': _with_nondiff}
+TRANSFORMS = ['value', 'jvp', 'grad', 'jit', 'jit_grad', 'grad_jit', 'vmap', 'vmap_grad',
+              'grad_vmap', 'hessian']
+
+
+def _transformed(ns, f, transform, x, y):
+    loss = lambda x, y: ns.jnp.sum(f(x, y))  # noqa: E731
+    return {
+        'value': lambda: f(x, y),
+        'jvp': lambda: ns.jax.jvp(f, (x, y), (ns.jnp.ones_like(x), 0.5 * ns.jnp.ones_like(y))),
+        'grad': lambda: ns.jax.grad(loss, (0, 1))(x, y),
+        'jit': lambda: ns.jax.jit(f)(x, y),
+        'jit_grad': lambda: ns.jax.jit(ns.jax.grad(loss, (0, 1)))(x, y),
+        'grad_jit': lambda: ns.jax.grad(ns.jax.jit(loss), (0, 1))(x, y),
+        'vmap': lambda: ns.jax.vmap(f, (0, None))(ns.jnp.stack([x, 2 * x]), y),
+        'vmap_grad': lambda: ns.jax.vmap(ns.jax.grad(loss), (0, None))(
+            ns.jnp.stack([x, 2 * x]), y),
+        'grad_vmap': lambda: ns.jax.grad(lambda x, y: ns.jnp.sum(ns.jax.vmap(f, (0, None))(
+            x, y)), (0, 1))(ns.jnp.stack([x, 2 * x]), y),
+        'hessian': lambda: ns.jax.grad(lambda x: ns.jnp.sum(ns.jax.grad(loss)(x, y)))(x),
+    }[transform]()
+
+
+@pytest.mark.parametrize('transform', TRANSFORMS)
+@pytest.mark.parametrize('kind', list(CUSTOM_JVP))
+def test_custom_jvp_against_jax(kind, transform):
+    if kind == 'defjvps' and transform == 'hessian':
+        return  # exp's second derivative through the rule: covered by the other kinds
+    both(lambda ns, x, y: _transformed(ns, CUSTOM_JVP[kind](ns), transform, x, y),
+         normal(13, 3), normal(14, 3))
+
+
+def test_custom_jvp_is_one_equation_holding_the_primal_jaxpr():
+    f = _clipped_sin(MJ)
+    eqns = minijax.make_jaxpr(f)(1., 2.).jaxpr.eqns
+    assert [e.primitive.name for e in eqns] == ['custom_jvp_call']
+    assert str(eqns[0].params['jvp']) == 'f_jvp'
+    assert 'custom_jvp' not in minijax.jit(f).lower(1., 2.).as_text()
+
+
+def test_custom_jvp_refuses_a_tangent_of_a_closed_over_value():
+    def outer(y):
+        f = minijax.custom_jvp(lambda x: x * y)
+        f.defjvp(lambda primals, tangents: (f(*primals), tangents[0] * y))
+        return f(2.)
+    with pytest.raises(TypeError, match='closed-over value'):
+        minijax.grad(outer)(3.)
+    assert_close(minijax.jit(outer)(3.), 6.)  # closing over a value not differentiated: fine
+
+
+def test_custom_jvp_without_a_rule_and_with_a_mistyped_rule():
+    f = minijax.custom_jvp(lambda x: x * 2.)
+    with pytest.raises(AttributeError, match='No JVP defined'):
+        f(1.)
+    f.defjvp(lambda primals, tangents: (primals[0] * 2., np.ones(3)))
+    with pytest.raises(TypeError, match='tangent output'):
+        minijax.jvp(f, (1.,), (1.,))
+
+
+# ----------------------------------------------------------------------------- custom_vjp
+
+def _clipped_gradient(ns):
+    """A function whose backward pass clips the cotangent and passes a pytree of residuals."""
+    @ns.jax.custom_vjp
+    def f(x, y):
+        return ns.jnp.sin(x) * y
+
+    def f_fwd(x, y):
+        return f(x, y), {'cos': ns.jnp.cos(x), 'pair': (ns.jnp.sin(x), y)}
+
+    def f_bwd(res, g):
+        sin_x, y = res['pair']
+        clipped = ns.jnp.minimum(ns.jnp.maximum(g, -0.5), 0.5)
+        return clipped * res['cos'] * y, sin_x * g
+    f.defvjp(f_fwd, f_bwd)
+    return f
+
+
+def _vjp_with_nondiff(ns):
+    from functools import partial
+
+    @partial(ns.jax.custom_vjp, nondiff_argnums=(2,))
+    def f(x, y, scale):
+        return x * y * scale
+
+    f.defvjp(lambda x, y, scale: (f(x, y, scale), (x, y)),
+             lambda scale, res, g: (res[1] * g * scale * 2., None))  # y's cotangent: zero
+    return lambda x, y: f(x, y, 3.)
+
+
+CUSTOM_VJP = {'defvjp': _clipped_gradient, 'nondiff': _vjp_with_nondiff}
+
+
+@pytest.mark.parametrize('transform', [t for t in TRANSFORMS if t != 'jvp'])
+@pytest.mark.parametrize('kind', list(CUSTOM_VJP))
+def test_custom_vjp_against_jax(kind, transform):
+    both(lambda ns, x, y: _transformed(ns, CUSTOM_VJP[kind](ns), transform, x, y),
+         2 * normal(15, 3), normal(16, 3))
+
+
+@pytest.mark.parametrize('how', ['jvp', 'jit_jvp', 'linearize'])
+def test_custom_vjp_refuses_forward_mode_as_jax_does(how):
+    f = _clipped_gradient(MJ)
+    run = {'jvp': lambda: minijax.jvp(f, (1., 2.), (1., 1.)),
+           'jit_jvp': lambda: minijax.jit(lambda x: minijax.jvp(f, (x, 2.), (1., 1.)))(1.),
+           'linearize': lambda: minijax.linearize(f, 1., 2.)[1](1., 1.)}[how]
+    with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                                        'custom_vjp function'):
+        run()
+    g = _clipped_gradient(JX)
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        jax.jvp(g, (1., 2.), (1., 1.))
+
+
+def test_custom_vjp_bwd_must_return_one_cotangent_per_argument():
+    f = minijax.custom_vjp(lambda x, y: x * y)
+    f.defvjp(lambda x, y: (x * y, None), lambda res, g: (g,))
+    with pytest.raises(TypeError, match='one cotangent per differentiable argument'):
+        minijax.grad(f)(1., 2.)
+
+
+# ----------------------------------------------------------------------------- checkpoint
+
+@pytest.mark.parametrize('form', ['decorator', 'with_policy', 'remat'])
+def test_checkpoint_keeps_values_and_gradients(form):
+    def program(ns, x):
+        def layer(x):
+            return ns.jnp.sin(ns.jnp.tanh(x) * x)
+        wrapped = {'decorator': lambda: ns.jax.checkpoint(layer),
+                   'with_policy': lambda: ns.jax.checkpoint(layer, prevent_cse=False),
+                   'remat': lambda: ns.jax.remat(layer)}[form]()
+        loss = lambda x: ns.jnp.sum(wrapped(wrapped(x)))  # noqa: E731
+        return wrapped(x), ns.jax.grad(loss)(x), ns.jax.jit(ns.jax.grad(loss))(x)
+    both(program, normal(17, 4))
+
+
+# ----------------------------------------------------------------------------- flops
+
+@pytest.mark.parametrize('f', [minijax.lax.erf, minijax.lax.erfc, minijax.nn.relu,
+                               minijax.nn.softplus, _clipped_gradient(MJ)],
+                         ids=['erf', 'erfc', 'relu-custom_jvp', 'softplus', 'custom_vjp'])
+def test_flops_count_what_xla_counts(f):
+    """erf's expansion and the primal jaxprs of custom_jvp/custom_vjp calls are what XLA
+    compiles, so minijax.flops counts what XLA's cost analysis counts."""
+    args = [np.ones((4, 5))] * (2 if isinstance(f, minijax.custom_vjp) else 1)
+    xla = minijax.jit(f).lower(*args).compile().cost_analysis()['flops']
+    assert minijax.flops(f)(*args) == xla
+    assert minijax.flops(minijax.lax.stop_gradient)(args[0]) == 0

@@ -1,0 +1,361 @@
+"""The everyday ``jax.numpy`` surface, against ``jax.numpy`` (x64): eager results are Arrays,
+the functions and methods JAX programs use (values eagerly and under jit, and gradients),
+indexing with traced integers, arrays built from traced scalars, and the errors.
+
+Each row is a function of a module ``m`` (``minijax.numpy`` or ``jax.numpy``) and the kinds
+of its inputs, so one lambda states the call for both.
+"""
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from testlib import F32, F64, I32, I64, assert_close
+
+import minijax
+import minijax.numpy as mnp
+
+# ----------------------------------------------------------------------------- inputs
+
+_SPECIAL = np.array([0., -0., 1.5, -2.5, np.inf, -np.inf, np.nan, 1e300, -1e-300, 0.5])
+
+
+def _input(rng, kind, shape):
+    """An input of ``kind``: 'u' uniform in (-2, 2); 'pos' in (.5, 2.5); 'small' near 0
+    (log1p, expm1); 'halves' a grid of halves and quarters (rounding ties); 'i' and 'i32'
+    integers in [-9, 9]; 'nz' nonzero integers; 'b' booleans; 'special' zeros, infinities,
+    NaN and extremes."""
+    if kind == 'special':
+        return _SPECIAL
+    if kind == 'b':
+        return rng.random(shape) > .5
+    if kind in ('i', 'i32', 'nz'):
+        x = rng.integers(-9, 10, shape)
+        x = np.where(x == 0, 3, x) if kind == 'nz' else x
+        return x.astype(I32 if kind == 'i32' else I64)
+    if kind == 'halves':
+        return rng.integers(-12, 13, shape) / 4.
+    if kind == 'small':
+        return rng.uniform(-1, 1, shape) * 10. ** rng.integers(-12, 1, shape)
+    x = rng.uniform(-2, 2, shape)
+    return np.abs(x) + .5 if kind == 'pos' else x
+
+
+class Case(NamedTuple):
+    id: str
+    fn: Callable                 # fn(m, *args) with m the numpy module
+    args: tuple                  # (kind, shape) per argument
+    differentiable: bool = True
+
+
+def _c(id, fn, *args, grad=True):
+    return Case(id, fn, tuple(args), grad)
+
+
+U3, U34, U234 = ('u', (3,)), ('u', (3, 4)), ('u', (2, 3, 4))
+P34 = ('pos', (3, 4))
+
+CASES = [
+    # elementwise math without a primitive of its own
+    _c('tan', lambda m, x: m.tan(x), U34),
+    _c('sinh-cosh', lambda m, x: m.sinh(x) + m.cosh(x), U34),
+    _c('sinh-small', lambda m, x: m.sinh(x), ('small', (20,))),
+    _c('log1p-expm1', lambda m, x: m.log1p(x) + m.expm1(x), P34),
+    _c('log1p-expm1-small', lambda m, x: m.log1p(x) + m.expm1(x), ('small', (20,))),
+    _c('exp2-log2-log10', lambda m, x: m.exp2(x) + m.log2(x) + m.log10(x), P34),
+    _c('square-abs', lambda m, x: m.square(x) + m.abs(x) + m.absolute(-x), U34),
+    _c('deg2rad', lambda m, x: m.deg2rad(x) + m.rad2deg(x), U3),
+    _c('maximum-minimum', lambda m, x, y: m.maximum(x, y) - m.minimum(x, 0.), U34, U34),
+    _c('clip', lambda m, x: m.clip(x, -1., 1.) + m.clip(x, max=.5) + x.clip(0), U34),
+    _c('rounding', lambda m, x: m.stack([m.floor(x), m.ceil(x), m.round(x), m.trunc(x),
+                                         m.rint(x), m.around(x)]),
+       ('halves', (25,)), grad=False),
+    _c('rounding-special', lambda m, x: m.stack([m.floor(x), m.ceil(x), m.round(x),
+                                                 m.trunc(x)]), ('special', ()), grad=False),
+    _c('round-decimals', lambda m, x: m.round(x, 2) + x.round(1), U34, grad=False),
+    _c('rounding-int', lambda m, x: m.floor(x) + m.round(x) + m.ceil(x), ('i32', (5,)),
+       grad=False),
+    _c('predicates', lambda m, x: m.stack([m.isnan(x), m.isinf(x), m.isfinite(x)]),
+       ('special', ()), grad=False),
+    _c('mod-floordiv-float', lambda m, x, y: m.stack([x % y, x // y, m.remainder(x, 2.5),
+                                                      m.floor_divide(x, -1.5), 7. % y]),
+       U34, P34, grad=False),
+    _c('mod-grad', lambda m, x: x % 1.5, ('pos', (6,))),
+    _c('mod-floordiv-int', lambda m, x, y: m.stack([x % y, x // y, m.mod(x, 4), -7 // y]),
+       ('i', (4, 5)), ('nz', (4, 5)), grad=False),
+    _c('logical', lambda m, x, y: m.stack([m.logical_and(x, y), m.logical_or(x, y),
+                                           m.logical_xor(x, y), m.logical_not(x), x & y,
+                                           x | y, x ^ y, ~x]), ('b', (6,)), ('b', (6,)),
+       grad=False),
+    _c('logical-numbers', lambda m, x: m.logical_and(x, x > 0) + m.logical_not(x), U3,
+       grad=False),
+    _c('invert-int', lambda m, x: ~x, ('i', (6,)), grad=False),
+    _c('isclose', lambda m, x, y: m.stack([m.isclose(x, y), m.isclose(x, x + 1e-9),
+                                           m.isclose(y, y, equal_nan=True)]),
+       ('u', (10,)), ('special', ()), grad=False),
+    _c('allclose', lambda m, x: m.stack([m.allclose(x, x + 1e-9), m.allclose(x, x + 1e-3),
+                                         m.array_equal(x, x)]), U34, grad=False),
+    # reductions
+    _c('prod', lambda m, x: m.prod(x) + m.prod(x, 1).sum() + m.prod(x, (0, 2),
+                                                                     keepdims=True).sum(), U234),
+    _c('prod-odd', lambda m, x: m.prod(x, 0) + x.prod(-1), ('u', (7, 7))),
+    _c('prod-int', lambda m, x: m.prod(x, 0), ('i32', (3, 4)), grad=False),
+    _c('var-std', lambda m, x: m.var(x) + m.std(x, 1).sum() + m.var(x, (0, 2), ddof=1).sum()
+       + x.std(keepdims=True).sum() + x.var(-1).sum(), U234),
+    _c('var-int', lambda m, x: m.var(x, 0) + m.std(x, 1).sum(), ('i32', (3, 4)), grad=False),
+    _c('any-all', lambda m, x: m.stack([m.any(x > 1), m.all(x > -3), (x > 0).any(),
+                                        (x > 0).all()]), U34, grad=False),
+    _c('any-all-axis', lambda m, x: m.any(x, 0) ^ m.all(x > 0, axis=1, keepdims=True),
+       ('i', (3, 4)), grad=False),
+    _c('argmin', lambda m, x: m.argmin(x) + m.argmin(x, 1).sum() + x.argmin(0).sum()
+       + x.argmax(), U34, grad=False),
+    _c('sum-keepdims-dtype', lambda m, x: m.sum(x, 1, keepdims=True) + m.sum(x, dtype=m.float64),
+       ('i32', (3, 4)), grad=False),
+    _c('cumsum-cumprod', lambda m, x: m.cumsum(x) .sum() + m.cumsum(x, 1) + m.cumprod(x, 0)
+       + x.cumsum(-1), ('u', (5, 6))),
+    _c('cumsum-int', lambda m, x: m.cumsum(x, 0), ('i32', (9, 2)), grad=False),
+    _c('count_nonzero', lambda m, x: m.count_nonzero(x) + m.count_nonzero(x, 0).sum(),
+       ('i', (4, 5)), grad=False),
+    # linear algebra
+    _c('vdot-inner-outer', lambda m, x, y: m.vdot(x, y) + m.inner(x, y).sum()
+       + m.outer(x, y).sum(), U34, U34),
+    _c('inner-vec', lambda m, x, y: m.inner(x, y), U3, U3),
+    _c('tensordot', lambda m, x, y: m.tensordot(x, y, 1).sum() + m.tensordot(x, y.T, 2)
+       + m.tensordot(x, y, ((1,), (0,))).sum(), U34, ('u', (4, 3))),
+    _c('tensordot-pair', lambda m, x, y: m.tensordot(x, y, axes=([1, 0], [0, 1])), U234,
+       ('u', (3, 2, 5))),
+    *[_c(f'einsum-{spec}', lambda m, *xs, spec=spec: m.einsum(spec, *xs), *shapes)
+      for spec, shapes in [
+          ('ij,jk->ik', (U34, ('u', (4, 5)))), ('ij,ij->', (U34, U34)), ('i,i', (U3, U3)),
+          ('ij->ji', (U34,)), ('ii', (('u', (4, 4)),)), ('ii->i', (('u', (4, 4)),)),
+          ('ij->i', (U34,)), ('bij,bjk->bik', (U234, ('u', (2, 4, 5)))),
+          ('...ij,...jk->...ik', (U234, ('u', (2, 4, 3)))), ('ij,j->i', (U34, ('u', (4,)))),
+          ('i,j->ij', (U3, ('u', (4,)))), ('ij,jk,kl->il', (U34, ('u', (4, 5)), ('u', (5, 2)))),
+          ('ji,jk', (U34, ('u', (3, 2)))), ('bi,bi->b', (U34, U34))]],
+    _c('trace-diag', lambda m, x: m.trace(x) + m.trace(x, 1) + m.diag(x).sum()
+       + m.diag(x, -1).sum() + m.diagonal(x, 2).sum(), ('u', (4, 5))),
+    _c('diag-vector', lambda m, v: m.diag(v) + m.diag(v[1:], 1) + m.diag(v[:-1], -1), U3),
+    _c('diagonal-batched', lambda m, x: m.diagonal(x, 0, 1, 2) + x.diagonal(axis1=2, axis2=1),
+       ('u', (2, 3, 3))),
+    _c('tril-triu', lambda m, x: m.tril(x) + m.triu(x, 1) + m.tril(x, -1) + m.triu(x, -2),
+       ('u', (2, 4, 5))),
+    _c('eye-identity', lambda m, x: x @ m.eye(4) + m.eye(3, 4, k=1) + m.identity(3) @ x
+       + m.eye(3, 4, -1, dtype=m.float64) + m.tri(3, 4), U34),
+    _c('norm', lambda m, x: m.stack([m.linalg.norm(x), m.linalg.norm(x, 'fro'),
+                                     m.linalg.norm(x, 1), m.linalg.norm(x, np.inf),
+                                     m.linalg.norm(x, -1), m.linalg.norm(x[0]),
+                                     m.linalg.norm(x[0], 1), m.linalg.norm(x[0], 3),
+                                     m.linalg.norm(x[0], -np.inf), m.linalg.norm(x[0], 0)]),
+       U34),
+    _c('norm-axis', lambda m, x: m.linalg.norm(x, axis=1).sum() + m.linalg.norm(x, 2, -1).sum()
+       + m.linalg.norm(x, axis=(0, 1), keepdims=True).sum(), U234),
+    # shapes
+    _c('vstack-hstack', lambda m, x, y: m.vstack([x, y, x]).sum(0) + m.hstack([x, y])[:3]
+       + m.column_stack([x, y]).sum(1), U3, U3),
+    _c('stack-2d', lambda m, x, y: m.vstack([x, y]).T @ m.vstack([x, y]) + m.hstack([x, y]).sum(),
+       U34, U34),
+    _c('tile', lambda m, x: m.tile(x, 2).sum() + m.tile(x, (2, 1, 3)).sum(0), U34),
+    _c('repeat', lambda m, x: m.repeat(x, 2).sum() + m.repeat(x, 3, axis=1).sum(1)
+       + x.repeat(2, 0).sum(), U34),
+    _c('flip', lambda m, x: m.flip(x) + m.flip(x, 1) + m.flip(x, (0, 2)) + m.flip(x, -1),
+       ('u', (3, 5, 7))),
+    _c('fliplr-flipud', lambda m, x: m.fliplr(x) * m.flipud(x), ('u', (6, 6))),
+    _c('roll', lambda m, x: m.roll(x, 2) + m.roll(x, -1, 1) + m.roll(x, 7, 0)
+       + m.roll(x, (1, 2), (0, 1)), ('u', (3, 5))),
+    _c('meshgrid', lambda m, x, y: sum(a.sum() for a in m.meshgrid(x, y))
+       + m.meshgrid(x, y)[0] * m.meshgrid(x, y, indexing='ij')[1].T, U3, ('u', (4,))),
+    _c('ravel-flatten', lambda m, x: m.ravel(x) + x.ravel() * x.flatten(), U234),
+    _c('moveaxis', lambda m, x: m.moveaxis(x, 0, -1) + m.moveaxis(x, (0, 1), (2, 0)).transpose(
+        1, 2, 0), ('u', (3, 3, 3))),
+    _c('split', lambda m, x: sum(a.sum() * (i + 1) for i, a in enumerate(
+        m.split(x, 2, 1) + m.split(x, [1, 3]))), ('u', (4, 6))),
+    _c('pad', lambda m, x: m.pad(x, 1).sum(0) + m.pad(x, ((0, 2), (1, 0)), constant_values=2.)
+       .sum(), U34),
+    _c('atleast', lambda m, x: m.atleast_2d(x) + m.atleast_1d(x[0]), U3),
+    _c('take', lambda m, x: m.take(x, np.array([2, 0, -1, 2])) + m.take(x, np.array([1, 0, 2,
+                                                                                     1]), 0)[:, 0],
+       U34),
+    _c('transpose-methods', lambda m, x, y: x.transpose(1, 0) @ y + x.transpose() @ y
+       + x.T.dot(y) + x.swapaxes(0, 1) @ y, U34, ('u', (3, 2))),
+    _c('squeeze-method', lambda m, x: x.squeeze() + x.squeeze(1).sum(), ('u', (3, 1, 1))),
+    # creation, mixed with traced values
+    _c('creation-like', lambda m, x: m.full_like(x, 2.) + m.ones_like(x) + m.zeros_like(x)
+       + m.empty_like(x) * 0 + m.full(x.shape, 3.), U34),
+    _c('constants', lambda m, x: x * m.pi + m.e + m.where(x > 0, m.inf, -m.inf) * 0
+       + x[m.newaxis, :, None].sum(), U3, grad=False),
+    _c('dtype-objects', lambda m, x: m.float32(x) * m.asarray(2, m.float32)
+       + x.astype(m.float32) + m.zeros(3, m.float32), U3),
+    _c('dtype-objects-int', lambda m, x: m.int32(x) + m.int64(3) + m.arange(3, dtype=m.int32),
+       ('i', (3,)), grad=False),
+    # arrays of traced scalars, traced and integer-array indices
+    _c('array-of-traced', lambda m, x: m.array([x[0], 1., x[2] * 2]) + m.asarray([[x[1]], [0.]])
+       .sum(), U3),
+    _c('stack-of-traced', lambda m, x: m.stack([x[0], x[1]]) + m.array([[x[0], x[1]],
+                                                                        [x[2], 0.]])[1], U3),
+    _c('integer-array-index', lambda m, x: x[np.array([2, 0, -1])] + x[:, np.array([1, 1, 0])]
+       .T, ('u', (3, 3))),
+    _c('where-mask', lambda m, x: m.where(x > 0, x, 0.) + m.where(m.isnan(x), 0., 1.), U34),
+]
+
+
+def _ids(cases):
+    return [pytest.param(c, id=c.id) for c in cases]
+
+
+def _args(rng, case):
+    return [_input(rng, kind, shape) for kind, shape in case.args]
+
+
+@pytest.mark.parametrize('case', _ids(CASES))
+def test_eager(case, rng):
+    args = _args(rng, case)
+    out = case.fn(mnp, *(mnp.asarray(a) for a in args))
+    assert isinstance(out, minijax.Array), type(out)
+    assert_close(out, case.fn(jnp, *map(jnp.asarray, args)))
+
+
+@pytest.mark.parametrize('case', _ids(CASES))
+def test_jit(case, rng):
+    args = _args(rng, case)
+    expected = case.fn(jnp, *map(jnp.asarray, args))
+    assert_close(minijax.jit(lambda *a: case.fn(mnp, *a))(*args), expected)
+
+
+@pytest.mark.parametrize('case', _ids([c for c in CASES if c.differentiable]))
+def test_vjp(case, rng):
+    args = _args(rng, case)
+    out, f_vjp = minijax.vjp(lambda *a: case.fn(mnp, *a), *args)
+    expected_out, jax_vjp = jax.vjp(lambda *a: case.fn(jnp, *a), *args)
+    ct = rng.uniform(-1, 1, np.shape(expected_out)).astype(np.asarray(expected_out).dtype)
+    assert_close(out, expected_out)
+    for got, expected in zip(f_vjp(ct), jax_vjp(ct), strict=True):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-9, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- eager Arrays
+
+def test_eager_results_are_arrays_with_jax_semantics():
+    x = mnp.zeros(3).at[1].set(2.)
+    y = jnp.zeros(3).at[1].set(2.)
+    assert isinstance(x, minijax.Array) and isinstance(x, mnp.ndarray)
+    x += 1
+    y += 1
+    assert repr(x) == repr(y)
+    assert repr(mnp.float32(2)) == repr(jnp.float32(2))
+    assert [repr(r) for r in mnp.arange(6.).reshape(2, 3)] == [
+        repr(r) for r in jnp.arange(6.).reshape(2, 3)]
+    assert x.block_until_ready() is x
+    assert x.tolist() == y.tolist() and x[1].item() == y[1].item()
+    assert f'{x[1]:.2f}' == f'{y[1]:.2f}' and str(x) == str(y)
+    assert np.asarray(x).dtype == F64 and not np.asarray(x).flags.writeable
+    assert range(10)[mnp.argmax(x)] == 1
+    assert x.shape == (3,) and x.ndim == 1 and x.size == 3 and x.dtype == mnp.float64
+
+
+def test_eager_results_do_not_alias_numpy_arguments():
+    a = np.arange(6.)
+    out = mnp.reshape(a, (6,)), mnp.reshape(a, (2, 3)), mnp.asarray(a), mnp.broadcast_to(a, (6,))
+    a[0] = 100.
+    assert all(np.asarray(o).ravel()[0] == 0. for o in out)
+
+
+def test_numpy_functions_of_arrays_give_numpy_answers():
+    x = mnp.arange(6.).reshape(2, 3)
+    np.testing.assert_array_equal(np.transpose(x), np.arange(6.).reshape(2, 3).T)
+    assert np.sum(x) == 15. and np.reshape(x, (3, 2)).shape == (3, 2)
+    np.testing.assert_array_equal(np.concatenate([x, x]), np.tile(np.arange(6.).reshape(2, 3),
+                                                                  (2, 1)))
+
+
+def test_lax_eager_results_compose_with_arrays():
+    x = mnp.ones(3)
+    out = minijax.lax.add(x, x) + x
+    assert isinstance(out, minijax.Array)
+    assert_close(out, jnp.full(3, 3.))
+
+
+@pytest.mark.parametrize('dtype', [F32, F64, I32, I64])
+def test_dtype_objects_compare_and_convert_like_jax(dtype):
+    name = np.dtype(dtype).name
+    m_type, j_type = getattr(mnp, name), getattr(jnp, name)
+    assert np.dtype(m_type) == np.dtype(j_type) and mnp.ones(2, dtype).dtype == m_type
+    assert_close(m_type(3), j_type(3))
+    assert_close(minijax.jit(lambda x: m_type(x))(2.7), jax.jit(lambda x: j_type(x))(2.7))
+
+
+def test_constants_match_jax():
+    for name in ('pi', 'e', 'inf', 'euler_gamma'):
+        assert getattr(mnp, name) == getattr(jnp, name)
+    assert np.isnan(mnp.nan) and mnp.newaxis is jnp.newaxis is None
+
+
+# ----------------------------------------------------------------------------- traced indices
+
+def _index_programs(m, lax_module, vmap, fori_loop):
+    def in_loop(x):
+        x = m.asarray(x)
+        return fori_loop(0, 3, lambda i, acc: acc + x[i] * x[-i - 1], 0.)
+
+    def update_loop(x):
+        x = m.asarray(x)
+        return fori_loop(0, 4, lambda i, acc: acc.at[i].set(acc[i - 1] + x[i]), m.zeros(4))
+
+    def vmapped(x, i):
+        return vmap(lambda x, i: x[i] + x.at[i].add(10.)[i, 0], (0, 0))(x, i)
+
+    return {'fori-getitem': (in_loop, ('u', (3,))), 'fori-at-set': (update_loop, ('u', (4,))),
+            'vmap-index': (vmapped, ('u', (5, 3, 4)), ('idx', (5,)))}
+
+
+@pytest.mark.parametrize('name', ['fori-getitem', 'fori-at-set', 'vmap-index'])
+def test_traced_integer_indices(name, rng):
+    mine = _index_programs(mnp, minijax.lax, minijax.vmap, minijax.fori_loop)[name]
+    theirs = _index_programs(jnp, jax.lax, jax.vmap, jax.lax.fori_loop)[name]
+    args = [rng.integers(-3, 3, shape) if kind == 'idx' else _input(rng, kind, shape)
+            for kind, shape in mine[1:]]
+    expected = theirs[0](*args)
+    assert_close(mine[0](*args), expected)
+    assert_close(minijax.jit(mine[0])(*args), expected)
+
+
+@pytest.mark.parametrize('i', [0, 2, -1, -4])
+def test_jit_traced_index_and_update_match_jax(i, rng):
+    x = rng.uniform(size=(4, 3))
+
+    def f(m, x, i):
+        return x[i] * 2 + x[1, i % 3] + x.at[i].set(7.).sum(0) + x.at[i, 1:].add(x[0, :2])[i]
+
+    assert_close(minijax.jit(lambda x, i: f(mnp, x, i))(x, i),
+                 jax.jit(lambda x, i: f(jnp, x, i))(x, i))
+    grad = minijax.grad(lambda x, i: f(mnp, x, i).sum())(x, i)
+    assert_close(grad, jax.grad(lambda x, i: f(jnp, x, i).sum())(x, i))
+
+
+def test_jit_traced_roll_matches_jax(rng):
+    x = rng.uniform(size=7)
+    for shift in (3, -2, 9):
+        assert_close(minijax.jit(mnp.roll)(x, shift), jax.jit(jnp.roll)(x, shift))
+
+
+# ----------------------------------------------------------------------------- errors
+
+@pytest.mark.parametrize('thunk,error,message', [
+    (lambda: mnp.dot(np.ones((2, 3)), np.ones((2, 3))), TypeError, r'\(2, 3\) and \(2, 3\)'),
+    (lambda: mnp.ones((2, 3)) @ mnp.ones((2, 3)), TypeError, r'\(2, 3\) and \(2, 3\)'),
+    (lambda: minijax.jit(mnp.matmul)(np.ones(3), np.ones(4)), TypeError, r'\(3,\) and \(4,\)'),
+    (lambda: mnp.tensordot(np.ones((2, 3)), np.ones((3, 2))), TypeError, 'tensordot'),
+    (lambda: mnp.ones(3).__setitem__(0, 1.), TypeError, r'\.at\[idx\]\.set'),
+    (lambda: mnp.arange(3) << 1, TypeError, 'left_shift'),
+    (lambda: mnp.arange(3) & 1, TypeError, 'bitwise_and: .* booleans only'),
+    (lambda: ~mnp.ones(3), TypeError, 'boolean or integer'),
+    (lambda: mnp.where(mnp.ones(3) > 0), TypeError, 'pass x and y'),
+    (lambda: mnp.linalg.norm(np.ones((2, 2)), 2), NotImplementedError, 'singular values'),
+    (lambda: mnp.ones(3)[mnp.ones(3) > 0], TypeError, 'jnp.where'),
+    (lambda: mnp.ones(3)[1.], TypeError, 'int, slice'),
+    (lambda: mnp.repeat(mnp.ones(3), np.array([1, 2, 3])), TypeError, 'static integer'),
+    (lambda: mnp.sum(mnp.ones(3), out=mnp.ones(())), TypeError, 'immutable'),
+])
+def test_errors_name_the_problem(thunk, error, message):
+    with pytest.raises(error, match=message):
+        thunk()
