@@ -339,6 +339,12 @@ class Tracer:
             raise TypeError('len() of a scalar (0-d) array')
         return self.shape[0]
 
+    def __iter__(self):
+        """The rows, one static index each (indexing clamps, so it cannot end the loop)."""
+        if not self.shape:
+            raise TypeError('iteration over a scalar (0-d) array')
+        return (self[i] for i in range(self.shape[0]))
+
     def __bool__(self):
         return self.aval._bool(self)
 

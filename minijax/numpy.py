@@ -1362,7 +1362,8 @@ def _expand_index(shape_, idx):
 
 def _static_window(shape_, entries):
     """Static basic indexing as a strided slice plus a reshape: the ``(start, limit,
-    stride)`` per axis and the result shape (integers drop an axis, ``None`` adds one)."""
+    stride)`` per axis and the result shape (integers drop an axis, ``None`` adds one). An
+    integer out of bounds is clamped into the axis, as JAX's gathers do."""
     window, out_shape, axis = [], [], 0
     for i in entries:
         if i is None:
@@ -1377,9 +1378,10 @@ def _static_window(shape_, entries):
             window.append((start, start + (count - 1) * step + 1 if count else start, step))
             out_shape.append(count)
         else:
-            if not -n <= i < n:
-                raise IndexError(f'index {i} is out of bounds for axis {axis} with size {n}')
-            window.append((i % n, i % n + 1, 1))
+            if n == 0:
+                raise IndexError(f'index {i} is out of bounds for axis {axis} with size 0')
+            i = builtins.min(builtins.max(i + n if i < 0 else i, 0), n - 1)
+            window.append((i, i + 1, 1))
         axis += 1
     return window, tuple(out_shape)
 
@@ -1463,8 +1465,8 @@ class _IndexUpdateRef:
 
     ``set`` is the one update: with static indices, the values are padded (with zeros
     between strided elements) to the shape of ``x`` and chosen by a padded mask
-    (``select_n``); with traced integers, they are a ``dynamic_update_slice`` (a traced index
-    out of bounds clamps, where JAX drops the update). ``add``, ``multiply``, ``min``... set
+    (``select_n``); with traced integers, they are a ``dynamic_update_slice``, dropped when
+    an index is out of bounds, as in JAX. ``add``, ``multiply``, ``min``... set
     ``op(x[idx], values)``: basic indices never select an element twice.
     """
     __slots__ = ('array', 'idx')
@@ -1481,6 +1483,8 @@ class _IndexUpdateRef:
         values = asarray(values, core.get_aval(x).dtype)
         if builtins.any(isinstance(i, (Tracer, _IntegerArray)) for i in entries):
             return _dynamic_update(x, entries, values)
+        if not _static_in_bounds(np.shape(x), entries):
+            return asarray(x)  # JAX's scatter drops an update out of bounds
         return _static_update(x, entries, values)
 
     def _apply(self, op, values):
@@ -1510,6 +1514,11 @@ class _IndexUpdateRef:
         return self._apply(maximum, values)
 
 
+def _static_in_bounds(shape_, entries):
+    axes = [e for e in entries if e is not None]
+    return builtins.all(-n <= i < n for i, n in zip(axes, shape_) if isinstance(i, int))
+
+
 def _static_update(x, entries, values):
     shape_, dtype_ = np.shape(x), core.get_aval(x).dtype
     window, out_shape = _static_window(shape_, entries)
@@ -1523,8 +1532,9 @@ def _static_update(x, entries, values):
 
 def _dynamic_update(x, entries, values):
     """``x`` with a window replaced: each entry is an int or traced integer (a window of
-    size 1) or a slice of stride 1."""
-    starts, sizes, out_shape, axis = [], [], [], 0
+    size 1) or a slice of stride 1. An index out of bounds drops the update, as JAX's
+    scatter does (``dynamic_update_slice`` alone would clamp the window into the array)."""
+    starts, sizes, out_shape, axis, in_bounds = [], [], [], 0, True
     for i in entries:
         n = np.shape(x)[axis] if axis < np.ndim(x) else 0
         if isinstance(i, builtins.slice) and i.indices(n)[2] == 1:
@@ -1535,12 +1545,13 @@ def _dynamic_update(x, entries, values):
         elif isinstance(i, (int, Tracer)):
             starts.append(i)
             sizes.append(1)
+            in_bounds = logical_and(in_bounds, logical_and(i >= -n, i < n))
         else:
             raise TypeError('an update at a traced index takes ints, traced integers and '
                             'slices of stride 1 only (no None, strides or integer arrays)')
         axis += 1
     update = reshape(broadcast_to(values, tuple(out_shape)), sizes)
-    return lax.dynamic_update_slice(x, update, starts)
+    return where(in_bounds, lax.dynamic_update_slice(x, update, starts), x)
 
 
 def index_update_helper(x):

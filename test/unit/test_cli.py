@@ -193,11 +193,14 @@ def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, args):
     (tmp_path / 'loops.py').write_text(LOOPS)
     (tmp_path / 'out').mkdir()
     started = tmp_path / 'started'
-    # A session of its own: Ctrl-C in a terminal signals the whole process group.
+    # A session of its own: Ctrl-C in a terminal signals the whole process group. SIGINT
+    # as a terminal leaves it: a pytest-xdist worker ignores it, and a child would inherit
+    # that (Python then installs no KeyboardInterrupt handler).
     process = subprocess.Popen([MINIJAX, *(a.format(d=tmp_path) for a in args)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, 'STARTED': str(started)},
-                               start_new_session=True)
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not started.exists() and time.monotonic() < deadline:
@@ -205,7 +208,7 @@ def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, args):
         time.sleep(1.5)  # compiled and running, or still tracing
         assert process.poll() is None, process.communicate()
         os.killpg(process.pid, signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)  # generous: a loaded machine
+        stdout, stderr = process.communicate(timeout=30)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the group

@@ -332,6 +332,24 @@ def test_jit_traced_index_and_update_match_jax(i, rng):
     assert_close(grad, jax.grad(lambda x, i: f(jnp, x, i).sum())(x, i))
 
 
+@pytest.mark.parametrize('i', [4, 9, -5, -9])
+def test_out_of_bounds_indices_as_jax(i, rng):
+    """Out of bounds, a read clamps into the axis and an update is dropped, as JAX's gathers
+    and scatters do: with a static index, a traced one (jit) and a batched one (vmap)."""
+    x = rng.uniform(size=(4, 3))
+
+    def f(m, x, i):
+        x = m.asarray(x)
+        return x[i] * 2 + x.at[i].set(7.).sum(0) + x.at[i, 1:].add(1.)[0]
+
+    assert_close(f(mnp, x, i), f(jnp, x, i))
+    assert_close(minijax.jit(lambda x, i: f(mnp, x, i))(x, i),
+                 jax.jit(lambda x, i: f(jnp, x, i))(x, i))
+    batch = np.array([i, 1, -i])
+    assert_close(minijax.vmap(lambda i: f(mnp, x, i))(batch),
+                 jax.vmap(lambda i: f(jnp, x, i))(batch))
+
+
 def test_jit_traced_roll_matches_jax(rng):
     x = rng.uniform(size=7)
     for shift in (3, -2, 9):
