@@ -4,26 +4,26 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import lax, numpy  # noqa: E402  (after the environment is set)
-from minijax.array import Array
-from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,
-                              value_and_grad, vjp)
-from minijax.control_flow import cond, fori_loop, scan, switch, while_loop
-from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct
-from minijax.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat
-from minijax.flops import flops
-from minijax.interpreters.batching import vmap
-from minijax.interpreters.transpose import is_undefined_primal
-from minijax.ir.tracing import make_jaxpr
-from minijax.jit import jit
-from minijax import test_util
-from minijax import tree, tree_util
-from minijax.tree_util import register_pytree_node
-from minijax import nn, scipy
+from minijax import lax, nn, numpy, scipy, test_util, tree, tree_util  # noqa: E402
+from minijax.array import Array, block_until_ready, device_put  # noqa: E402
+from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
+                              linearize, value_and_grad, vjp)
+from minijax.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: E402
+from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct  # noqa: E402
+from minijax.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
+from minijax.flops import flops  # noqa: E402
+from minijax.interpreters.batching import vmap  # noqa: E402
+from minijax.interpreters.transpose import is_undefined_primal  # noqa: E402
+from minijax.ir.tracing import make_jaxpr  # noqa: E402
+from minijax.jit import jit  # noqa: E402
+from minijax.runtime import devices  # noqa: E402
+from minijax.tree_util import register_pytree_node  # noqa: E402
 
-__all__ = ['Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray', 'cond',
-           'checkpoint', 'custom_jvp', 'custom_vjp', 'nn', 'numpy', 'remat', 'scipy',
-           'flops', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd', 'jacobian',
-           'jacrev', 'jit', 'jvp', 'lax', 'linearize',
-           'make_jaxpr', 'register_pytree_node', 'scan', 'switch', 'test_util', 'tree', 'tree_util',
-           'value_and_grad', 'vjp', 'vmap', 'while_loop']
+__all__ = [
+    'Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
+    'block_until_ready', 'checkpoint', 'cond', 'custom_jvp', 'custom_vjp', 'device_put',
+    'devices', 'flops', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
+    'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy',
+    'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
+    'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
+]

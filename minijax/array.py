@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minijax import core, runtime
+from minijax import core, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
 
 
@@ -127,6 +127,21 @@ def host_array(value: np.ndarray) -> Array:
 def device_array(x) -> Array:
     """A copy of the NumPy value ``x`` as an Array (moved to the device when first needed)."""
     return host_array(np.array(x, copy=True))
+
+
+def device_put(x, device=None):
+    """``x`` (a pytree) with its arrays as Arrays (``jax.device_put``); minijax computes on
+    one device, so ``device`` may only name it."""
+    if device not in (None, runtime.device()):
+        raise ValueError(f'device_put: minijax runs on one device, {runtime.device()}; '
+                         f'got {device}')
+    return tree_util.tree_map(lambda v: v if isinstance(v, Array) else device_array(v), x)
+
+
+def block_until_ready(x):
+    """``x`` once every Array in it is computed (``jax.block_until_ready``): at once, as
+    PJRT's CPU execution is synchronous."""
+    return x
 
 
 def to_device(x):

@@ -26,6 +26,11 @@ def device():
     return client().devices()[0]
 
 
+def devices() -> list:
+    """The PJRT CPU client's devices (``jax.devices()``)."""
+    return list(client().devices())
+
+
 class _DeviceSharding(xc.SingleDeviceSharding):
     """The single-device sharding ``batched_device_put`` asks for, without ``jax``."""
     memory_kind = None

@@ -448,3 +448,14 @@ def test_flops_count_what_xla_counts(f):
     xla = minijax.jit(f).lower(*args).compile().cost_analysis()['flops']
     assert minijax.flops(f)(*args) == xla
     assert minijax.flops(minijax.lax.stop_gradient)(args[0]) == 0
+
+
+def test_devices_device_put_and_block_until_ready_as_jax():
+    tree = {'w': np.arange(3.), 'b': (np.float32(2.), np.ones((2, 2), np.int32))}
+    mine, theirs = minijax.device_put(tree), jax.device_put(tree)
+    assert jax.tree_util.tree_structure(mine) == jax.tree_util.tree_structure(theirs)
+    for a, b in zip(jax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)):
+        assert isinstance(a, minijax.Array) and a.dtype == b.dtype
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert minijax.block_until_ready(mine) is mine
+    assert [str(d) for d in minijax.devices()] == [str(d) for d in jax.devices()]
