@@ -123,8 +123,8 @@ def _ndarray_aval(x):
 for _t in dtypes.PYTHON_SCALARS:
     aval_handlers[_t] = _python_scalar_aval
 aval_handlers[np.ndarray] = _ndarray_aval
-for _t in (np.float32, np.float64, np.int32, np.int64, np.bool_):
-    aval_handlers[_t] = _ndarray_aval
+for _t in dtypes.SUPPORTED:  # NumPy scalars: np.float32(1.), np.uint8(3), ...
+    aval_handlers[_t.type] = _ndarray_aval
 aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype)
 
 
@@ -391,10 +391,21 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, tracers, params):
         impl = impl_rules[primitive]
         check = abstract_eval_rules.get(primitive)
-        if check is not None:
-            check(*map(get_aval, tracers), **params)
+        avals = None if check is None else check(*map(get_aval, tracers), **params)
         with np.errstate(all='ignore'):  # 1/0 is inf and log(-1) NaN, silently, as in XLA
-            return impl(*tracers, **params)
+            out = impl(*tracers, **params)
+        if not primitive.multiple_results:
+            return eager_result(out, avals, tracers)
+        return [eager_result(o, a, tracers) for o, a in zip(out, avals or [None] * len(out))]
+
+
+def _value_as_is(value, aval, args):
+    return value
+
+
+#: How an eager result leaves ``EvalTrace`` (``value, its aval or None, the operands``):
+#: ``minijax.array`` makes it an ``Array``, as JAX's eager results are.
+eager_result = _value_as_is
 
 
 trace_stack.append(MainTrace(0, EvalTrace, None))
