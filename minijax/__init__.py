@@ -4,7 +4,7 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import lax, nn, numpy, scipy, test_util, tree, tree_util  # noqa: E402
+from minijax import lax, nn, numpy, random, scipy, test_util, tree, tree_util  # noqa: E402
 from minijax.array import Array, block_until_ready, device_put  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
                               linearize, value_and_grad, vjp)
@@ -24,6 +24,6 @@ __all__ = [
     'block_until_ready', 'checkpoint', 'cond', 'custom_jvp', 'custom_vjp', 'device_put',
     'devices', 'flops', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy',
-    'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
+    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
     'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
 ]

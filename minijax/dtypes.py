@@ -1,23 +1,38 @@
-"""The dtypes minijax supports and how weakly typed Python scalars promote.
+"""The dtypes minijax supports, how weakly typed Python scalars promote, and JAX's
+type-promotion lattice for operands of different dtypes.
 
 minijax follows NumPy: a Python float is float64 and a Python int is int64. Inside a traced
 function a Python scalar is *weakly typed*: it takes the dtype of the array it meets, so
 ``x * 2.`` keeps a float32 ``x`` float32 (as in JAX and NumPy 2).
+
+``bfloat16`` comes from ``ml_dtypes`` (a jaxlib dependency): NumPy does not count it as a
+floating type (its kind is 'V'), so code here asks ``kind(dtype)`` rather than ``dtype.kind``.
 """
+import ml_dtypes
 import numpy as np
 
-#: dtype -> the short name MLIR and the CLI use for it.
+#: dtype -> the short name MLIR and the CLI use for it (``ui32`` is MLIR's unsigned i32).
 SHORT_NAMES = {
+    np.dtype('float16'): 'f16',
+    np.dtype(ml_dtypes.bfloat16): 'bf16',
     np.dtype('float32'): 'f32',
     np.dtype('float64'): 'f64',
+    np.dtype('int8'): 'i8',
+    np.dtype('int16'): 'i16',
     np.dtype('int32'): 'i32',
     np.dtype('int64'): 'i64',
+    np.dtype('uint8'): 'ui8',
+    np.dtype('uint16'): 'ui16',
+    np.dtype('uint32'): 'ui32',
+    np.dtype('uint64'): 'ui64',
     np.dtype('bool'): 'i1',
 }
 SUPPORTED = tuple(SHORT_NAMES)
 
+float16, bfloat16 = np.dtype('float16'), np.dtype(ml_dtypes.bfloat16)
 float32, float64 = np.dtype('float32'), np.dtype('float64')
-int32, int64 = np.dtype('int32'), np.dtype('int64')
+int8, int16, int32, int64 = (np.dtype(f'int{n}') for n in (8, 16, 32, 64))
+uint8, uint16, uint32, uint64 = (np.dtype(f'uint{n}') for n in (8, 16, 32, 64))
 bool_ = np.dtype('bool')
 
 #: Python scalar type -> (dtype, weakly typed?)
@@ -34,8 +49,22 @@ def check_supported(dtype, what='value'):
     return dtype
 
 
+def kind(dtype):
+    """'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (floating, bfloat16 included)."""
+    return 'f' if np.dtype(dtype) == bfloat16 else np.dtype(dtype).kind
+
+
 def is_float(dtype):
-    return np.issubdtype(dtype, np.floating)
+    return kind(dtype) == 'f'
+
+
+def is_integer(dtype):
+    return kind(dtype) in 'iu'
+
+
+def finfo(dtype):
+    """``np.finfo`` that knows bfloat16."""
+    return ml_dtypes.finfo(dtype)
 
 
 def weak_join(strong, weak):
@@ -47,3 +76,55 @@ def weak_join(strong, weak):
     if is_float(weak) and not is_float(strong):
         return None
     return strong
+
+# ----------------------------------------------------------------------------- promotion
+
+#: JAX's type-promotion lattice: each type -> the types just above it. 'i*' and 'f*' are a
+#: weakly typed Python int and float: a weak int sits below every integer type (so
+#: ``uint8 + 1`` stays uint8), a weak float below every float type. Two operands promote to
+#: their least upper bound: ``int8 + uint8`` is int16, ``uint64 + int64`` is f*, i.e. float64.
+_LATTICE = {
+    'bool': ['i*'], 'i*': ['uint8', 'int8'],
+    'uint8': ['uint16', 'int16'], 'uint16': ['uint32', 'int32'],
+    'uint32': ['uint64', 'int64'], 'uint64': ['f*'],
+    'int8': ['int16'], 'int16': ['int32'], 'int32': ['int64'], 'int64': ['f*'],
+    'f*': ['float16', 'bfloat16'], 'float16': ['float32'], 'bfloat16': ['float32'],
+    'float32': ['float64'], 'float64': [],
+}
+#: What a weak lattice type becomes as a dtype (minijax is always x64, as JAX with x64 on).
+_WEAK_DEFAULTS = {'i*': int64, 'f*': float64}
+
+
+def _upper_bounds(node):
+    """``node`` and every type above it in the lattice."""
+    bounds = {node}
+    for above in _LATTICE[node]:
+        bounds |= _upper_bounds(above)
+    return bounds
+
+
+_UPPER_BOUNDS = {node: frozenset(_upper_bounds(node)) for node in _LATTICE}
+
+
+def _lattice_node(dtype, weak):
+    if weak and kind(dtype) in 'iuf':
+        return 'f*' if is_float(dtype) else 'i*'
+    return np.dtype(dtype).name
+
+
+def promote(*typed):
+    """The (dtype, weak_type) that values of the given ``(dtype, weak_type)`` pairs promote
+    to, as ``jax.numpy.result_type`` computes it: the least upper bound in the lattice.
+
+    When every operand is weak, the bound is taken of their strong dtypes and the result
+    stays weak (a weak int16 plus a weak int32 is a weak int32, not an int64)."""
+    if len({d for d, _ in typed}) == 1:
+        dtype = typed[0][0]
+        return dtype, all(w for _, w in typed)
+    all_weak = all(w for _, w in typed)
+    nodes = {_lattice_node(d, w and not all_weak) for d, w in typed}
+    common = frozenset.intersection(*(_UPPER_BOUNDS[n] for n in nodes))
+    (least,) = [n for n in common if common <= _UPPER_BOUNDS[n]]  # below all the others
+    if least in _WEAK_DEFAULTS:
+        return _WEAK_DEFAULTS[least], True
+    return np.dtype(least), all_weak

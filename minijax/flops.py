@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from minijax import core, lax
 from minijax.control_flow import cond_p, scan_p, while_p
 from minijax.control_flow.while_loop import run_while, split_known_loop
@@ -118,6 +120,44 @@ def _while(eqn, known):
             (trips + 1) * closed_jaxpr_flops(p['cond_jaxpr']))
 
 
+def _sort(eqn, known):
+    return lax.sorting.sort_flops(_size(eqn.inputs[0].aval))
+
+
+def _cumulative(eqn, known):
+    return lax.cumulative.cumulative_flops(eqn)
+
+
+def _valid_window_pairs(n_in, window, stride, padding, base_dilation, window_dilation, n_out):
+    """The (output position, window offset) pairs along one axis that land on an element of
+    the operand, not on padding or a dilation hole: XLA counts only those."""
+    lo, _ = padding
+    place = (np.arange(n_out)[:, None] * stride + np.arange(window)[None, :] * window_dilation
+             - lo)
+    return int(np.sum((place >= 0) & (place < (n_in - 1) * base_dilation + 1)
+                      & (place % base_dilation == 0)))
+
+
+def _conv_general_dilated(eqn, known):
+    """2 per multiply-add: per output element, one per input feature of its group and
+    kernel offset that meets the operand (XLA skips padding and holes)."""
+    p = eqn.params
+    lhs_spec, rhs_spec, out_spec = p['dimension_numbers']
+    lhs, rhs, out = (v.aval.shape for v in (*eqn.inputs, eqn.out_binders[0]))
+    pairs = math.prod(
+        _valid_window_pairs(lhs[a], rhs[k], *axis_params, out[o])
+        for a, k, o, *axis_params in zip(lhs_spec[2:], rhs_spec[2:], out_spec[2:],
+                                         p['window_strides'], p['padding'], p['lhs_dilation'],
+                                         p['rhs_dilation']))
+    return 2 * out[out_spec[0]] * out[out_spec[1]] * rhs[rhs_spec[1]] * pairs
+
+
+def _reduce_window(eqn, known):
+    """One combine per window element but the first, padding included (as XLA counts)."""
+    window = math.prod(eqn.params['window_dimensions'])
+    return _size(eqn.out_binders[0].aval) * (window - 1)
+
+
 def _expansion(eqn, known):
     """erf and erfc lower to an expansion in other ops (``minijax.lax.special``): its flops."""
     expansion = lax.special.EXPANSIONS[eqn.primitive]
@@ -127,17 +167,26 @@ def _expansion(eqn, known):
 
 _ELEMENTWISE = [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,
                 lax.abs_p, lax.sign_p, lax.greater_p, lax.less_p, lax.eq_p, lax.ne_p, lax.ge_p,
-                lax.le_p, lax.select_n_p, lax.convert_element_type_p, lax.integer_pow_p]
+                lax.le_p, lax.select_n_p, lax.convert_element_type_p, lax.integer_pow_p,
+                lax.bitcast_convert_type_p,
+                lax.and_p, lax.or_p, lax.xor_p, lax.not_p, lax.shift_left_p,
+                lax.shift_right_logical_p, lax.shift_right_arithmetic_p,
+                lax.population_count_p, lax.clz_p, lax.rem_p]
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
                    lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p]
 _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.concatenate_p,
                   lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.pad_p,
-                  lax.iota_p, lax.gradients.stop_gradient_p]
+                  lax.iota_p, lax.gradients.stop_gradient_p, lax.rev_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.argmax_p, lax.argmin_p]
 
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
                       (_DATA_MOVEMENT, _free), (_REDUCTIONS, _reduction)]:
     flops_rules.update(dict.fromkeys(_prims, _rule))
+flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max_p,
+                                  lax.reduce_window_min_p], _reduce_window))
+flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
                     scan_p: _scan, while_p: _while, lax.erf_p: _expansion,
-                    lax.erfc_p: _expansion})
+                    lax.erfc_p: _expansion, lax.sort_p: _sort})
+flops_rules.update(dict.fromkeys([lax.cumsum_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p,
+                                  lax.cumlogsumexp_p], _cumulative))

@@ -2,7 +2,7 @@
 
 ``lax`` primitives are strict: one dtype, equal shapes (or a scalar). This module adds what
 NumPy users expect: broadcasting (rank promotion through ``broadcast_in_dim``), type promotion
-(``bool < int32 < int64 < float32 < float64``; a Python scalar is *weakly typed* and takes the
+(JAX's lattice: ``int8 + uint8`` is int16; a Python scalar is *weakly typed* and takes the
 other operand's dtype unless it is of a higher kind), indexing (static, and with traced
 integers through ``dynamic_slice``) and ``x.at[i].set(v)``. The arithmetic operators and the
 array methods of traced values and Arrays dispatch here. Called eagerly, every function
@@ -47,36 +47,33 @@ class _ScalarType:
         return f"<class 'minijax.numpy.{self.dtype.name}'>"
 
 
-float32, float64, int32, int64 = (_ScalarType(t) for t in (np.float32, np.float64, np.int32,
-                                                          np.int64))
-bool_ = _ScalarType(np.bool_)
+(float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
+ uint64, bool_) = (_ScalarType(t) for t in (
+    np.float16, dtypes.bfloat16.type, np.float32, np.float64, np.int8, np.int16, np.int32,
+    np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_))
 float_, int_ = float64, int64  # x64, as minijax always is
 dtype, finfo, iinfo, issubdtype = np.dtype, np.finfo, np.iinfo, np.issubdtype
-generic, number, inexact, floating, integer, signedinteger = (
-    np.generic, np.number, np.inexact, np.floating, np.integer, np.signedinteger)
+generic, number, inexact, floating, integer, signedinteger, unsignedinteger = (
+    np.generic, np.number, np.inexact, np.floating, np.integer, np.signedinteger,
+    np.unsignedinteger)
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
 ndarray = Array
 
 # ----------------------------------------------------------------------------- type promotion
 
-_ORDER = (dtypes.bool_, dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
-_KIND_RANK = {'b': 0, 'i': 1, 'f': 2}
-_TO_FLOAT = {dtypes.bool_: dtypes.float32, dtypes.int32: dtypes.float32,
-             dtypes.int64: dtypes.float64}
+#: The float type an integer or bool becomes in true division and float-only functions (JAX's).
+_TO_FLOAT = {**dict.fromkeys([dtypes.bool_, dtypes.int8, dtypes.int16, dtypes.int32,
+                              dtypes.uint8, dtypes.uint16, dtypes.uint32], dtypes.float32),
+             dtypes.int64: dtypes.float64, dtypes.uint64: dtypes.float64}
 
 
 def result_type(*args):
-    """The dtype ``args`` promote to. Weakly typed values (Python scalars) count only when they
-    are of a higher kind (bool < int < float) than every strongly typed one."""
+    """The dtype ``args`` promote to, by JAX's type-promotion lattice (``dtypes.promote``;
+    the table is in docs/semantics.md). Weakly typed values (Python scalars) count only
+    when they are of a higher kind (bool < int < float) than every strongly typed one."""
     avals = [core.get_aval(a) for a in args]
-    strong = [a.dtype for a in avals if not a.weak_type]
-    weak = [a.dtype for a in avals if a.weak_type]
-    dtype = builtins.max(strong, key=_ORDER.index) if strong else None
-    for w in weak:
-        if dtype is None or _KIND_RANK[w.kind] > _KIND_RANK[dtype.kind]:
-            dtype = w
-    return dtype
+    return dtypes.promote(*((a.dtype, a.weak_type) for a in avals))[0]
 
 
 def _cast(x, dtype):
@@ -162,17 +159,6 @@ def _binary(lax_fn, name, doc, to_float=False):
     return fn
 
 
-def _bool_only(name, lax_fn):
-    """A bitwise operation, for booleans only: minijax has no bitwise primitives."""
-    def fn(x, y):
-        if not (_is_bool(x) and _is_bool(y)):
-            raise TypeError(f'{name}: minijax implements bitwise operations on booleans only '
-                            '(it has no bitwise integer primitives), got '
-                            f'{core.get_aval(x).str_short()} and {core.get_aval(y).str_short()}')
-        return lax_fn(x, y)
-    return fn
-
-
 add = _binary(lax.add, 'add', 'x + y, broadcast and promoted.')
 subtract = _binary(lax.sub, 'subtract', 'x - y, broadcast and promoted.')
 multiply = _binary(lax.mul, 'multiply', 'x * y, broadcast and promoted.')
@@ -187,12 +173,10 @@ greater_equal = _binary(lax.ge, 'greater_equal', 'x >= y.')
 less = _binary(lax.less, 'less', 'x < y.')
 less_equal = _binary(lax.le, 'less_equal', 'x <= y.')
 _power = _binary(lax.pow, 'power', 'x ** y.')
-bitwise_and = _binary(_bool_only('bitwise_and', lax.min), 'bitwise_and',
-                      'x & y for booleans (logical and: StableHLO min on i1).')
-bitwise_or = _binary(_bool_only('bitwise_or', lax.max), 'bitwise_or',
-                     'x | y for booleans (logical or: StableHLO max on i1).')
-bitwise_xor = _binary(_bool_only('bitwise_xor', lax.ne), 'bitwise_xor',
-                      'x ^ y for booleans (x != y).')
+bitwise_and = _binary(lax.bitwise_and, 'bitwise_and', 'x & y (logical and for booleans).')
+bitwise_or = _binary(lax.bitwise_or, 'bitwise_or', 'x | y (logical or for booleans).')
+bitwise_xor = _binary(lax.bitwise_xor, 'bitwise_xor', 'x ^ y (logical xor for booleans).')
+left_shift = _binary(lax.shift_left, 'left_shift', 'x << y (0 once y reaches the bit width).')
 
 
 def power(x, y, /):
@@ -202,16 +186,20 @@ def power(x, y, /):
     return _power(x, y)
 
 
-def _shift(name):
-    def fn(x, y, /):
-        raise TypeError(f'{name}: minijax has no bitwise (shift) primitives, so it does not '
-                        f'implement {name} (got {core.get_aval(x).str_short()} and '
-                        f'{core.get_aval(y).str_short()})')
-    fn.__name__ = fn.__qualname__ = name
-    return fn
+def right_shift(x, y, /):
+    """``x >> y``: arithmetic (copies of the sign bit come in) for signed integers, logical
+    (zeros come in) for unsigned ones, as in NumPy."""
+    x, y = _broadcast(*_promote(x, y))
+    if dtypes.kind(core.get_aval(x).dtype) == 'u':
+        return lax.shift_right_logical(x, y)
+    return lax.shift_right_arithmetic(x, y)
 
 
-left_shift, right_shift = _shift('left_shift'), _shift('right_shift')
+def bitwise_count(x, /):
+    """The number of set bits of each element of an integer array (of ``|x|`` for signed
+    integers, as NumPy counts)."""
+    counts = lax.population_count(abs(x) if dtypes.kind(core.get_aval(x).dtype) == 'i' else x)
+    return lax.convert_element_type(counts, dtypes.uint8)
 
 
 def _as_bool(x):
@@ -235,45 +223,73 @@ def logical_not(x, /):
 
 
 def invert(x, /):
-    """``~x``: logical not of booleans; for integers ``-x - 1`` (two's complement)."""
-    if _is_bool(x):
-        return logical_not(x)
-    if _is_float(x):
-        raise TypeError(f'invert (~) needs a boolean or integer operand, got '
-                        f'{core.get_aval(x).str_short()}')
-    return lax.sub(lax.neg(x), 1)
+    """``~x``: logical not of booleans, every bit flipped for integers."""
+    return lax.bitwise_not(x)
 
 
-bitwise_not = invert
+bitwise_not = bitwise_invert = invert
 
 
 def floor_divide(x, y, /):
-    """``x // y``, rounding towards minus infinity. Integers: ``lax.div`` (which truncates)
-    corrected by one where the remainder is nonzero and the signs differ. Floats:
-    ``floor(x / y)``, which can differ from XLA's fmod-based result where ``x / y`` rounds
-    onto an integer (``1. // .1`` is 10 here, 9 in JAX)."""
+    """``x // y``, rounding towards minus infinity, as JAX defines it. Unsigned integers:
+    ``lax.div``. Signed integers: ``lax.div`` (which truncates) one lower where the signs
+    differ and the division is not exact. Floats: Python's ``float_divmod``, the quotient
+    ``(x - fmod(x, y)) / y`` one lower where the remainder has the wrong sign, then rounded
+    (exact where ``floor(x / y)`` is not: ``1. // .1`` is 9)."""
     x, y = _broadcast(*_promote(x, y))
-    if _is_float(x):
-        return floor(lax.div(x, y))
-    q = lax.div(x, y)
-    r = lax.sub(x, lax.mul(q, y))
-    return lax.sub(q, lax.convert_element_type(_needs_floor_fix(r, y), core.get_aval(q).dtype))
+    kind = dtypes.kind(core.get_aval(x).dtype)
+    if kind == 'u':
+        return lax.div(x, y)
+    if kind == 'i':
+        q = lax.div(x, y)
+        inexact_and_negative = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
+                                               lax.ne(lax.rem(x, y), 0))
+        return lax.select_n(inexact_and_negative, q, lax.sub(q, 1))
+    return _float_divmod(x, y)[0]
 
 
-def _needs_floor_fix(r, y):
-    """Where a truncated remainder ``r`` must move by one divisor ``y`` to floor's."""
-    return lax.min(lax.ne(r, 0), lax.ne(lax.less(r, 0), lax.less(y, 0)))
+def _wrong_sign(r, y):
+    """Where a C remainder ``r`` (the sign of the dividend) must move by one divisor ``y``
+    to become Python's (the sign of the divisor)."""
+    return lax.bitwise_and(lax.ne(lax.less(r, 0), lax.less(y, 0)), lax.ne(r, 0))
+
+
+def _float_divmod(x, y):
+    """``(x // y, x % y)`` for floats, as CPython's ``float_divmod`` computes them."""
+    r = lax.rem(x, y)
+    exact = lax.select_n(lax.eq(y, 0), lax.sub(x, r), x)
+    q = lax.div(exact, y)
+    moves = _wrong_sign(r, y)
+    return (_rint(lax.select_n(moves, q, lax.sub(q, 1.))),
+            lax.select_n(moves, r, lax.add(r, y)))
+
+
+def _nonzero_divisor(y):
+    """An integer divisor with 1 for 0: JAX's ``x % 0`` and ``fmod(x, 0)`` are 0."""
+    if not dtypes.is_integer(core.get_aval(y).dtype):
+        return y
+    return lax.select_n(lax.eq(y, 0), y, lax.full_like(y, 1))
+
+
+def fmod(x, y, /):
+    """The C remainder of ``x / y``, with the sign of ``x`` (``lax.rem``); 0 for ``x``
+    an integer and ``y`` zero, as in JAX."""
+    x, y = _broadcast(*_promote(x, y))
+    return lax.rem(x, _nonzero_divisor(y))
 
 
 def remainder(x, y, /):
-    """``x % y``, with the sign of ``y`` (NumPy's ``mod``). Integers exactly; floats as
-    ``x - y * floor(x / y)``, which can differ from JAX's fmod-based result in the last
-    bits of ``x`` (``1. % .1`` is 0 here, 0.09999999999999995 in JAX)."""
+    """``x % y``, with the sign of ``y`` (NumPy's ``mod``): ``lax.rem`` moved by one ``y``
+    where its sign is wrong. For integers ``x % 0`` is 0, as in JAX."""
     x, y = _broadcast(*_promote(x, y))
-    if _is_float(x):
-        return lax.sub(x, lax.mul(y, floor(lax.div(x, y))))
-    r = lax.sub(x, lax.mul(lax.div(x, y), y))
-    return where(_needs_floor_fix(r, y), lax.add(r, y), r)
+    y = _nonzero_divisor(y)
+    r = lax.rem(x, y)
+    return lax.select_n(_wrong_sign(r, y), r, lax.add(r, y))
+
+
+def divmod(x, y, /):  # noqa: A001 (jnp.divmod, as in JAX)
+    """``(x // y, x % y)``."""
+    return floor_divide(x, y), remainder(x, y)
 
 
 mod = remainder
@@ -662,20 +678,7 @@ def argmin(a, axis=None, out=None, keepdims=None):
     return _arg_reduce(lax.argmin, a, axis, keepdims)
 
 
-def _prefix_scan(x, axis, combine, identity):
-    """Inclusive prefix ``combine`` along ``axis`` in log2(n) steps (Hillis and Steele): step
-    k combines each element with the one 2**k before it (``identity`` before the start)."""
-    n, ndim = np.shape(x)[axis], np.ndim(x)
-    fill = np.asarray(identity, core.get_aval(x).dtype)
-    shift = 1
-    while shift < n:
-        config = [(shift, -shift, 0) if a == axis else (0, 0, 0) for a in range(ndim)]
-        x = combine(x, lax.pad(x, fill, config))
-        shift *= 2
-    return x
-
-
-def _cumulative(name, combine, identity):
+def _cumulative(name, lax_cumulative):
     def cumulative(a, axis=None, dtype=None, out=None):
         _no_out(name, out)
         if axis is None:
@@ -685,14 +688,42 @@ def _cumulative(name, combine, identity):
             a = _cast(a, dtypes.check_supported(dtype))
         elif _is_bool(a):
             a = lax.convert_element_type(a, dtypes.int64)
-        return _prefix_scan(a, axis, combine, identity)
+        return lax_cumulative(a, axis)
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None).'
     return cumulative
 
 
-cumsum = _cumulative('cumsum', lax.add, 0)
-cumprod = _cumulative('cumprod', lax.mul, 1)
+cumsum = _cumulative('cumsum', lax.cumsum)
+cumprod = _cumulative('cumprod', lax.cumprod)
+
+
+def _sort_axis(name, a, axis, kind, order):
+    """``(a, axis)`` to sort along: the flattened array when ``axis`` is None."""
+    if kind is not None or order is not None:
+        raise TypeError(f'{name}: kind and order are not supported (use stable=True or False)')
+    if axis is None:
+        return ravel(a), 0
+    return a, core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
+
+
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """``a`` sorted along ``axis`` (NaNs last; the flattened array if None); ``descending``
+    reverses the ascending result, as jnp.sort does."""
+    a, axis = _sort_axis('sort', a, axis, kind, order)
+    result = lax.sort(a, axis, is_stable=stable)
+    return flip(result, axis) if descending else result
+
+
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """The indices that sort ``a`` along ``axis``. A stable descending sort sorts the
+    reversed array and reverses the result, so that equal elements keep their order."""
+    a, axis = _sort_axis('argsort', a, axis, kind, order)
+    indices = lax.iota(dtypes.int64, np.shape(a), axis)
+    if descending and stable:
+        a, indices = flip(a, axis), flip(indices, axis)
+    _, indices = lax.sort_key_val(a, indices, axis, is_stable=stable)
+    return flip(indices, axis) if descending else indices
 
 
 # ----------------------------------------------------------------------------- linear algebra

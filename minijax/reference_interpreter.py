@@ -26,6 +26,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from minijax.lowering import mlir_context
+from minijax.lowering.types import dense_elements
 
 
 class InterpreterError(RuntimeError):
@@ -42,7 +43,7 @@ def run_module(module: ir.Module, args: Sequence[np.ndarray]) -> list[np.ndarray
 
 def _evaluate(module: ir.Module, args: list[np.ndarray]) -> list[np.ndarray]:
     with mlir_context():
-        attrs = [ir.DenseElementsAttr.get(a) for a in args]
+        attrs = [dense_elements(a) for a in args]
         return [np.array(result) for result in stablehlo.eval_module(module, attrs)]
 
 # ----------------------------------------------------------------------------- before running

@@ -1,11 +1,14 @@
 """minijax.lax: the primitive operations, each defined once with all of its rules.
 
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
-conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad and iota;
+conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad, iota and rev;
 ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions and
-argmax/argmin; ``linalg`` dot_general; ``special`` erf and erfc; ``gradients``
-stop_gradient. Eager evaluation checks types with each primitive's
-abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager
+argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``linalg`` dot_general;
+``convolution`` conv_general_dilated; ``special`` erf and erfc; ``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise
+and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
+``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin,
+cumlogsumexp and associative_scan; ``gradients`` stop_gradient. Eager evaluation checks
+types with each primitive's abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager
 errors name shapes and dtypes as traced ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
@@ -21,7 +24,8 @@ from minijax.lax.elementwise import (
     sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
 from minijax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, concatenate, concatenate_p, expand_dims,
-    full, iota, iota_p, pad, pad_p, reshape, reshape_p, squeeze, transpose, transpose_p)
+    full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze, transpose,
+    transpose_p)
 from minijax.lax.slicing import (
     dynamic_slice, dynamic_slice_p, dynamic_update_slice, dynamic_update_slice_p, slice,
     slice_in_dim, slice_p)
@@ -29,7 +33,22 @@ from minijax.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
     reduce_sum, reduce_sum_p)
 from minijax.lax.linalg import dot_general, dot_general_p
+from minijax.lax.windowed import (
+    reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)
+from minijax.lax.convolution import (
+    ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
+    conv_general_dilated_p, conv_with_general_padding)
 from minijax.lax.special import erf, erf_p, erfc, erfc_p
+from minijax.lax.bitcast import bitcast_convert_type, bitcast_convert_type_p
+from minijax.lax.bitwise import (
+    and_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clz, clz_p, not_p, or_p,
+    population_count, population_count_p, rem, rem_p, shift_left, shift_left_p,
+    shift_right_arithmetic, shift_right_arithmetic_p, shift_right_logical,
+    shift_right_logical_p, xor_p)
+from minijax.lax.sorting import sort, sort_key_val, sort_p, top_k
+from minijax.lax.cumulative import (
+    associative_scan, cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod,
+    cumprod_p, cumsum, cumsum_p)
 # stop_gradient_p stays in gradients: its derivative is zero by definition, so the finite
 # differences that check every primitive exported here (minijax.testing) cannot check it.
 from minijax.lax.gradients import stop_gradient

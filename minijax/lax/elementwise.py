@@ -178,15 +178,15 @@ def _hlo_binary(op):
 
 def _integer_divide(x, y):
     """C-style division (truncating towards zero), as StableHLO divides integers, with XLA's
-    answers where C has none: ``x / 0`` is -1 (all bits set), ``INT_MIN / -1`` wraps to
-    INT_MIN."""
+    answers where C has none: ``x / 0`` is -1 (all bits set, the maximum if unsigned),
+    ``INT_MIN / -1`` wraps to INT_MIN."""
     by_zero = y == 0
     safe_y = np.where(by_zero, np.ones_like(y), y)
     with np.errstate(over='ignore'):  # INT_MIN // -1
         quotient = np.floor_divide(x, safe_y)
     rounds_down = (np.remainder(x, safe_y) != 0) & ((x < 0) != (safe_y < 0))
     truncated = quotient + rounds_down.astype(quotient.dtype)
-    return np.where(by_zero, np.array(-1, truncated.dtype), truncated)
+    return np.where(by_zero, ~np.zeros((), truncated.dtype), truncated)
 
 
 def _divide(x, y):
@@ -194,24 +194,35 @@ def _divide(x, y):
     return np.divide(x, y) if dtypes.is_float(x.dtype) else _integer_divide(x, y)
 
 
+def safe_integer_divisor(ctx, x, y):
+    """``(by_zero, safe_y)`` for an integer ``stablehlo.divide`` or ``remainder``: ``y`` with
+    1 where C leaves the result undefined (``y == 0``, and ``INT_MIN / -1`` for signed
+    types), so no executor ever divides by them: a CPU traps on both (SIGFPE), and XLA's
+    constant folding would too. The caller picks XLA's answer where ``by_zero``; dividing
+    INT_MIN by 1 instead of -1 already gives XLA's INT_MIN (and remainder 0)."""
+    dtype = ctx.avals_out[0].dtype
+
+    def full(value):
+        return broadcast_in_dim(constant(np.array(value, dtype)), ctx.avals_out[0], [])
+
+    by_zero = compare(y, full(0), 'EQ', dtype)
+    undefined = by_zero
+    if dtypes.kind(dtype) == 'i':
+        overflows = hlo.AndOp(compare(x, full(np.iinfo(dtype).min), 'EQ', dtype),
+                              compare(y, full(-1), 'EQ', dtype)).result
+        undefined = hlo.OrOp(by_zero, overflows).result
+    return by_zero, hlo.SelectOp(undefined, full(1), y).result
+
+
 def _div_lowering(ctx, x, y):
-    """``stablehlo.divide``; for integers, with the two quotients C leaves undefined chosen
-    in the program itself (``x / 0`` = -1, ``INT_MIN / -1`` = INT_MIN), so no executor ever
-    divides by them: a CPU traps on both (SIGFPE), and XLA's constant folding would too."""
+    """``stablehlo.divide``; for integers, with XLA's answers (``x / 0`` = -1, ``INT_MIN /
+    -1`` = INT_MIN) chosen in the program itself (see ``safe_integer_divisor``)."""
     aval = ctx.avals_out[0]
     if dtypes.is_float(aval.dtype):
         return hlo.DivOp(x, y).result
-
-    def full(value):
-        return broadcast_in_dim(constant(np.array(value, aval.dtype)), aval, [])
-
-    int_min = np.iinfo(aval.dtype).min
-    by_zero = compare(y, full(0), 'EQ', aval.dtype)
-    overflows = hlo.AndOp(compare(x, full(int_min), 'EQ', aval.dtype),
-                          compare(y, full(-1), 'EQ', aval.dtype)).result
-    safe_y = hlo.SelectOp(hlo.OrOp(by_zero, overflows).result, full(1), y).result
-    quotient = hlo.DivOp(x, safe_y).result  # x itself where it overflows
-    return hlo.SelectOp(by_zero, full(-1), quotient).result
+    by_zero, safe_y = safe_integer_divisor(ctx, x, y)
+    all_ones = broadcast_in_dim(constant(~np.zeros((), aval.dtype)), aval, [])
+    return hlo.SelectOp(by_zero, all_ones, hlo.DivOp(x, safe_y).result).result
 
 
 add_p = binary_primitive('add', np.add, _hlo_binary(hlo.AddOp))
@@ -517,21 +528,22 @@ def convert_element_type(x, new_dtype):
 
 def _convert_element_type_impl(x, *, new_dtype):
     x = np.asarray(x)
-    if dtypes.is_float(x.dtype) and np.issubdtype(new_dtype, np.integer):
+    if dtypes.is_float(x.dtype) and dtypes.is_integer(new_dtype):
         return _float_to_int(x, new_dtype)
-    with np.errstate(over='ignore'):  # float64 -> float32 overflows to +-inf, as in XLA
-        return x.astype(new_dtype)
+    with np.errstate(over='ignore', invalid='ignore'):  # float64 -> float32 overflows to
+        return x.astype(new_dtype)                      # +-inf, as in XLA
 
 
 def _float_to_int(x, new_dtype):
     """XLA's float -> int conversion: truncate towards zero, saturate values out of range to
-    the type's minimum or maximum (infinities too), and map NaN to 0. (NumPy's cast leaves
-    those cases undefined.)"""
+    the type's minimum or maximum (infinities too; 0 for negatives to unsigned), and map NaN
+    to 0. (NumPy's cast leaves those cases undefined.)"""
     info = np.iinfo(new_dtype)
-    limit = 2. ** (info.bits - 1)  # exact in every float type, unlike info.max
-    in_range = (x >= -limit) & (x < limit)  # False for NaN
-    truncated = np.where(in_range, x, 0).astype(new_dtype)
-    return np.where(x >= limit, info.max, np.where(x < -limit, info.min, truncated)
+    truncated = np.trunc(x.astype(np.float64))  # exact for every float type minijax has
+    low, high = float(info.min), 2. ** (info.bits - (info.min < 0))  # both exact in float64
+    in_range = (truncated >= low) & (truncated < high)  # False for NaN
+    safe = np.where(in_range, truncated, 0).astype(new_dtype)
+    return np.where(truncated >= high, info.max, np.where(truncated < low, info.min, safe)
                     ).astype(new_dtype)
 
 

@@ -1,5 +1,5 @@
 """Primitives that move, replicate or create data: broadcast_in_dim, transpose, reshape,
-concatenate, pad and iota.
+concatenate, pad, iota and rev.
 
 All but iota are linear, so each has a transpose rule: the transpose of a data movement moves
 the cotangent back (and sums where the forward pass replicated).
@@ -340,3 +340,34 @@ iota_p.def_abstract_eval(_iota_abstract_eval)
 # transpose or batching rule.
 register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension:
                   hlo.IotaOp(tensor_type(ctx.avals_out[0]), dimension).result)
+
+# ----------------------------------------------------------------------------- rev
+
+rev_p = Primitive('rev')
+
+
+def rev(x, dimensions):
+    """``x`` with the order of its elements reversed along each axis in ``dimensions`` (the
+    kernel flip in the transpose of a convolution)."""
+    axes = core.canonicalize_axes(dimensions, np.ndim(x), 'rev: dimensions')
+    return rev_p.bind(x, dimensions=axes)
+
+
+def _rev_abstract_eval(x, *, dimensions):
+    if any(not 0 <= d < x.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise TypeError(f'rev: dimensions {dimensions} are not distinct axes of {x.str_short()}')
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _rev_batching(vals, dims, *, dimensions):
+    (x,), (bdim,) = vals, dims
+    return rev(x, tuple(d + (d >= bdim) for d in dimensions)), bdim
+
+
+rev_p.def_impl(lambda x, *, dimensions: np.flip(np.asarray(x), dimensions).copy())
+rev_p.def_abstract_eval(_rev_abstract_eval)
+ad.defjvp_linear(rev_p)
+rev_p.def_transpose(lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+rev_p.def_batching(_rev_batching)
+register_lowering(rev_p, lambda ctx, x, *, dimensions:
+                  hlo.ReverseOp(x, list(dimensions)).result)

@@ -16,7 +16,7 @@ from jaxlib.mlir.dialects import func, stablehlo as hlo
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
 from minijax.lowering.context import mlir_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules
-from minijax.lowering.types import tensor_type
+from minijax.lowering.types import dense_elements, tensor_type
 
 
 class LoweringError(Exception):
@@ -145,8 +145,7 @@ def _location(eqn) -> ir.Location:
 
 def constant(val: np.ndarray) -> ir.Value:
     """``stablehlo.constant dense<...>`` holding ``val``."""
-    val = np.asarray(val)
-    return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(val, order="C"))).result
+    return hlo.ConstantOp(dense_elements(val)).result
 
 
 def module_text(module: ir.Module, debug_info: bool = False) -> str:

@@ -5,6 +5,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax import dtypes
 from minijax.lowering.module import constant
 from minijax.lowering.types import element_type, tensor_type
 
@@ -30,7 +31,7 @@ def compare(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
     """``stablehlo.compare <direction>`` (EQ, NE, LT, LE, GT, GE) of two same-typed values."""
     return hlo.CompareOp(
         x, y, hlo.ComparisonDirectionAttr.get(direction),
-        compare_type=hlo.ComparisonTypeAttr.get(_COMPARE_TYPES[np.dtype(dtype).kind])).result
+        compare_type=hlo.ComparisonTypeAttr.get(_COMPARE_TYPES[dtypes.kind(dtype)])).result
 
 
 def reduce(operand: ir.Value, init: np.ndarray, axes, aval_out, body_op) -> ir.Value:

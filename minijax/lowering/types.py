@@ -4,20 +4,38 @@ from jaxlib.mlir import ir
 
 from minijax import dtypes
 
-_ELEMENT_TYPES = {
-    np.dtype('float32'): ir.F32Type.get,
-    np.dtype('float64'): ir.F64Type.get,
-    np.dtype('int32'): lambda: ir.IntegerType.get_signless(32),
-    np.dtype('int64'): lambda: ir.IntegerType.get_signless(64),
-    np.dtype('bool'): lambda: ir.IntegerType.get_signless(1),
-}
-assert set(_ELEMENT_TYPES) == set(dtypes.SUPPORTED)
+
+def _integer_type(dtype):
+    """Signed integers and bool are MLIR's signless ``iN``; unsigned ones are ``uiN``, as in
+    JAX, so that the type itself tells StableHLO how to compare, shift and convert them."""
+    bits = 1 if dtype == dtypes.bool_ else 8 * dtype.itemsize
+    if dtype.kind == 'u':
+        return ir.IntegerType.get_unsigned(bits)
+    return ir.IntegerType.get_signless(bits)
+
+
+_FLOAT_TYPES = {dtypes.float16: ir.F16Type.get, dtypes.bfloat16: ir.BF16Type.get,
+                dtypes.float32: ir.F32Type.get, dtypes.float64: ir.F64Type.get}
 
 
 def element_type(dtype) -> ir.Type:
-    return _ELEMENT_TYPES[dtypes.check_supported(dtype)]()
+    dtype = dtypes.check_supported(dtype)
+    if dtypes.is_float(dtype):
+        return _FLOAT_TYPES[dtype]()
+    return _integer_type(dtype)
 
 
 def tensor_type(aval) -> ir.RankedTensorType:
     """``float32[3,4]`` -> ``tensor<3x4xf32>`` (needs an active context)."""
     return ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
+
+
+def dense_elements(val: np.ndarray) -> ir.DenseElementsAttr:
+    """``val`` as an MLIR attribute of its own element type. The bindings read a NumPy
+    buffer by its bit width alone (a uint32 array would become ``i32``) and cannot read
+    bfloat16 at all, so the type is given and bfloat16 passes as its 16-bit pattern."""
+    val = np.array(val, order='C')
+    if val.dtype == dtypes.bfloat16:
+        val = val.view(np.uint16)
+        return ir.DenseElementsAttr.get(val, type=ir.BF16Type.get(), shape=list(val.shape))
+    return ir.DenseElementsAttr.get(val, type=element_type(val.dtype), shape=list(val.shape))

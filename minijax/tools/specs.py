@@ -1,9 +1,9 @@
 """Argument types and values as written on the command line, and results as printed.
 
-A SPEC is a type: ``f32[3,4]``, ``f64[]``, ``i32[5]``, ``bool[]`` (long names such as
-``float32[...]`` work too), or a tuple of SPECs such as ``(f32[3], f32[3])``. A VALUE is
-``SPEC=literal`` (``f32[3]=[1, 2, 3]``, ``f64[]=2.5``, ``(f32[2], i32[])=([1, 2], 3)``) or
-``@file.npy``. Results print as VALUEs, so an output can be pasted back as an input.
+A SPEC is a type: ``f32[3,4]``, ``f64[]``, ``i32[5]``, ``u32[2]``, ``bf16[4]``, ``bool[]``
+(long names such as ``float32[...]`` and MLIR's ``ui32[...]`` work too), or a tuple of SPECs
+such as ``(f32[3], f32[3])``. A VALUE is ``SPEC=literal`` (``f32[3]=[1, 2, 3]``,
+``f64[]=2.5``, ``(f32[2], i32[])=([1, 2], 3)``) or ``@file.npy``. Results print as VALUEs, so an output can be pasted back as an input.
 """
 from __future__ import annotations
 
@@ -19,11 +19,14 @@ from minijax.core import ShapeDtypeStruct
 from minijax.tools import inputs
 from minijax.tools.errors import UsageError
 
-#: dtype -> its name in a SPEC: the MLIR element type, except ``bool`` for ``i1``.
-_SHORT_NAMES = {**dtypes.SHORT_NAMES, dtypes.bool_: 'bool'}
-#: Every name a SPEC may use: the short names, the NumPy names and ``i1``.
-DTYPE_NAMES = {**{name: dtype for dtype, name in _SHORT_NAMES.items()},
-               **{dtype.name: dtype for dtype in _SHORT_NAMES}, 'i1': dtypes.bool_}
+#: dtype -> its name in a SPEC: the MLIR element type, except ``bool`` for ``i1`` and JAX's
+#: ``u32`` for MLIR's ``ui32``.
+_SHORT_NAMES = {**{dtype: name.replace('ui', 'u') for dtype, name in dtypes.SHORT_NAMES.items()},
+                dtypes.bool_: 'bool'}
+#: Every name a SPEC may use: the short names, the MLIR names and the NumPy names.
+DTYPE_NAMES = {**{name: dtype for dtype, name in dtypes.SHORT_NAMES.items()},
+               **{name: dtype for dtype, name in _SHORT_NAMES.items()},
+               **{dtype.name: dtype for dtype in _SHORT_NAMES}}
 
 _TOKEN = re.compile(r'\s*(?:(?P<punct>[(),])|(?P<dtype>\w+)\[(?P<dims>[^\]]*)\])')
 
@@ -160,7 +163,7 @@ def _value_for(spec, literal, text):
 
 
 # Which kinds of literal each kind of array accepts: integers are fine as floats, not back.
-_ACCEPTED_KINDS = {'b': 'b', 'i': 'i', 'f': 'if'}
+_ACCEPTED_KINDS = {'b': 'b', 'i': 'iu', 'u': 'iu', 'f': 'iuf'}
 
 
 def _array_for(spec, literal, text):
@@ -175,9 +178,10 @@ def _array_for(spec, literal, text):
     out_of_range = UsageError(f"VALUE '{text}': a number is out of range for {wanted}")
     if given.dtype == object:  # NumPy's answer for an integer past 64 bits
         raise out_of_range
-    if given.size and given.dtype.kind not in _ACCEPTED_KINDS[spec.dtype.kind]:
+    if given.size and given.dtype.kind not in _ACCEPTED_KINDS[dtypes.kind(spec.dtype)]:
         raise UsageError(f"VALUE '{text}': {wanted} needs "
-                         f'{_KIND_NAMES[spec.dtype.kind]}, the literal has {given.dtype.name}')
+                         f'{_KIND_NAMES[dtypes.kind(spec.dtype)]}, the literal has '
+                         f'{given.dtype.name}')
     try:
         with np.errstate(over='ignore'):
             value = np.array(literal, dtype=spec.dtype)
@@ -188,7 +192,7 @@ def _array_for(spec, literal, text):
     return value
 
 
-_KIND_NAMES = {'b': 'True/False values', 'i': 'integers', 'f': 'numbers'}
+_KIND_NAMES = {'b': 'True/False values', 'i': 'integers', 'u': 'integers', 'f': 'numbers'}
 
 
 def parse_literal(text: str):

@@ -13,10 +13,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from minijax import lax as mlax
-from testlib import BOOL, F32, F64, FLOATS, I32, I64, NUMBERS, random_array
+from testlib import BOOL, F32, F64, FLOATS, I8, I32, I64, NUMBERS, U8, U32, U64, random_array
 
 #: Short dtype names for test ids.
-SHORT_NAMES = {F32: 'f32', F64: 'f64', I32: 'i32', I64: 'i64', BOOL: 'bool'}
+SHORT_NAMES = {F32: 'f32', F64: 'f64', I32: 'i32', I64: 'i64', BOOL: 'bool', I8: 'i8', U8: 'u8',
+               U32: 'u32', U64: 'u64'}
 
 
 class Arg(NamedTuple):
@@ -79,6 +80,19 @@ def _binary(name, jx, dtypes=NUMBERS, domains=('any', 'any')):
                                 (((3, 4), ()), dtypes[:1] + dtypes[2:3])]]
 
 
+#: Integer dtypes for the bitwise rows: signed and unsigned, narrow and wide.
+INTEGERS = (I32, U32, I8, U64)
+
+
+def _bitwise(primitive, fn, dtypes=INTEGERS):
+    """Rows of a bitwise primitive (``and``) called through its function (``bitwise_and``)."""
+    jx = getattr(jax.lax, fn)
+    if primitive in ('not', 'population_count', 'clz'):
+        return [Case(primitive, '', getattr(mlax, fn), jx, _args((3, 4)), dtypes)]
+    return [case._replace(primitive=primitive, mj=getattr(mlax, fn))
+            for case in _binary(fn, jx, dtypes)]
+
+
 def _ties(name, jx, *shapes):
     return Case(name, f'ties-{_name(*shapes)}', getattr(mlax, name), jx,
                 _args(*shapes, domain='ties'))
@@ -98,6 +112,12 @@ def _convert(src, dst):
     return Case('convert_element_type', f'{src.name}-{dst.name}',
                 lambda x: mlax.convert_element_type(x, dst),
                 lambda x: jax.lax.convert_element_type(x, dst), _args((3, 4)), (src,))
+
+
+def _bitcast(src, dst, shape):
+    return Case('bitcast_convert_type', f'{src.name}-{np.dtype(dst).name}',
+                lambda x: mlax.bitcast_convert_type(x, dst),
+                lambda x: jax.lax.bitcast_convert_type(x, dst), _args(shape), (src,))
 
 
 def _select_n(name, which, n):
@@ -188,6 +208,38 @@ def _dot(lhs, rhs, dims, dtypes=(F32, F64, I32)):
                    lambda x, y: jax.lax.dot_general(x, y, dims), _args(lhs, rhs), dtypes)
 
 
+def _sort(name, mj, jx, shapes, domain='any', dtypes=NUMBERS):
+    return Case('sort', name, mj, jx, _args(*shapes, domain=domain), dtypes)
+
+
+def _cumulative(name, axis, reverse, domain='any', dtypes=NUMBERS):
+    """A row of cumsum, cumprod, cummax, cummin or cumlogsumexp over a 3x4x2 operand."""
+    return Case(name, f'{domain}-{axis}' + ('-reverse' if reverse else ''),
+                lambda x: getattr(mlax, name)(x, axis, reverse),
+                lambda x: getattr(jax.lax, name)(x, axis, reverse),
+                _args((3, 4, 2), domain=domain), dtypes)
+
+
+def _conv(name, lhs, rhs, **params):
+    return _static('conv_general_dilated', name,
+                   lambda x, y: mlax.conv_general_dilated(x, y, **params),
+                   lambda x, y: jax.lax.conv_general_dilated(x, y, **params), _args(lhs, rhs),
+                   FLOATS)
+
+
+#: reduce_window's computations, with the identity each starts from.
+WINDOW_REDUCERS = {'reduce_window_sum': ('add', 0.), 'reduce_window_max': ('max', -np.inf),
+                   'reduce_window_min': ('min', np.inf)}
+
+
+def _reduce_window(primitive, name, *window_args):
+    computation, init = WINDOW_REDUCERS[primitive]
+    return _static(primitive, name,
+                   lambda x: mlax.reduce_window(x, init, getattr(mlax, computation), *window_args),
+                   lambda x: jax.lax.reduce_window(x, init, getattr(jax.lax, computation),
+                                                   *window_args), _args((5, 6)), FLOATS)
+
+
 def _iota_times(x):
     return x * mlax.convert_element_type(mlax.iota(np.int32, (3, 4), 1), x.dtype)
 
@@ -211,9 +263,20 @@ PRIMITIVE_CASES = [
     Case('eq', 'bool', mlax.eq, jax.lax.eq, _args((3, 4), (3, 4)), (BOOL,)),
     _convert(F32, F64), _convert(F64, F32), _convert(F64, I32), _convert(I32, F64),
     _convert(I64, I32), _convert(F32, BOOL),
+    _bitcast(I32, F32, (3, 4)), _bitcast(F32, np.uint32, (3, 4)), _bitcast(I64, I32, (3, 4)),
+    _bitcast(I32, F64, (3, 2)),
     _select_n('bool', Arg((3, 4), dtype=BOOL), 2),
     _select_n('scalar-pred', Arg((), dtype=BOOL), 2),
     _select_n('int3', Arg((3, 4), 'idx3', I32), 3),
+    # bitwise and integer
+    *_bitwise('and', 'bitwise_and', (I32, U32, BOOL, U8)),
+    *_bitwise('or', 'bitwise_or', (I32, U32, BOOL, I64)),
+    *_bitwise('xor', 'bitwise_xor', (U32, I32, BOOL, U64)),
+    *_bitwise('not', 'bitwise_not', (I32, U32, BOOL, I8)),
+    *_bitwise('shift_left', 'shift_left'), *_bitwise('shift_right_logical', 'shift_right_logical'),
+    *_bitwise('shift_right_arithmetic', 'shift_right_arithmetic'),
+    *_bitwise('population_count', 'population_count'), *_bitwise('clz', 'clz'),
+    *_binary('rem', jax.lax.rem, (*NUMBERS, U32), domains=('any', 'nonzero')),
     # reductions
     *[_reduction(name, fn, axis, domain)
       for name, fn in [('reduce_sum', jnp.sum), ('reduce_max', jnp.max), ('reduce_min', jnp.min)]
@@ -262,4 +325,35 @@ PRIMITIVE_CASES = [
     _dot((3, 4, 2), (4, 2), (((1, 2), (0, 1)), ((), ())), FLOATS),
     _dot((4,), (4,), (((0,), (0,)), ((), ())), FLOATS),
     _dot((3,), (4,), (((), ()), ((), ())), FLOATS),
+    # sorting
+    _sort('3x4-1', lambda x: mlax.sort(x, 1), lambda x: jax.lax.sort(x, 1), [(3, 4)]),
+    _sort('ties-3x4-0', lambda x: mlax.sort(x, 0), lambda x: jax.lax.sort(x, 0), [(3, 4)],
+          'ties', FLOATS),
+    _sort('ties-key-val', lambda k, v: mlax.sort_key_val(k, v, 1)[1],
+          lambda k, v: jax.lax.sort_key_val(k, v, 1)[1], [(3, 4), (3, 4)], 'ties'),
+    _sort('ties-two-keys', lambda a, b, c: mlax.sort((a, b, c), 0, num_keys=2)[2],
+          lambda a, b, c: jax.lax.sort((a, b, c), 0, num_keys=2)[2], [(4, 3)] * 3, 'ties'),
+    # cumulative
+    *[_cumulative(name, axis, reverse, dtypes=FLOATS if name == 'cumlogsumexp' else NUMBERS)
+      for name in ('cumsum', 'cumprod', 'cummax', 'cummin', 'cumlogsumexp')
+      for axis, reverse in [(1, False), (0, True)]],
+    *[_cumulative(name, axis, reverse, 'ties', FLOATS) for name in ('cummax', 'cummin')
+      for axis, reverse in [(1, False), (1, True)]],
+    # convolution and windowed reductions
+    _static('rev', '(0, 2)', lambda x: mlax.rev(x, (0, 2)), lambda x: jax.lax.rev(x, (0, 2)),
+            _args((2, 3, 4))),
+    _conv('nchw-valid', (2, 3, 5, 4), (4, 3, 3, 2), window_strides=(1, 1), padding='VALID'),
+    _conv('nhwc-same-strided', (2, 5, 4, 3), (3, 2, 3, 4), window_strides=(2, 1),
+          padding='SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC')),
+    _conv('dilated-cropped', (2, 6, 5, 4), (3, 4, 2, 2), window_strides=(2, 2),
+          padding=((1, 2), (0, -1)), lhs_dilation=(2, 1), rhs_dilation=(1, 2),
+          dimension_numbers=('NHWC', 'OIHW', 'NCWH')),
+    _conv('feature-groups', (2, 4, 6), (6, 2, 3), window_strides=(2,), padding=((1, 0),),
+          feature_group_count=2),
+    _conv('batch-groups', (4, 3, 6), (6, 3, 3), window_strides=(1,), padding=((1, 1),),
+          batch_group_count=2),
+    *[_reduce_window(p, '2x2-s2', (2, 2), (2, 2), 'VALID') for p in WINDOW_REDUCERS],
+    *[_reduce_window(p, '3x2-same', (3, 2), (1, 2), 'SAME') for p in WINDOW_REDUCERS],
+    _reduce_window('reduce_window_sum', 'dilated', (2, 3), (2, 1), ((1, 2), (0, 1)), (2, 1),
+                   (1, 2)),
 ]

@@ -30,9 +30,15 @@ jax.config.update('jax_enable_x64', True)
 #: while it is being fixed; delete its name once the fix lands, so the fuzzer hits it again.
 KNOWN_BUGS = {
     'pow_grad_zero': 'grad of pow(x, y) in x at x = 0, y = 0: minijax 0 (d/dx x**0), JAX NaN',
+    'interpreter_conv_padding': 'the StableHLO reference interpreter multiplies a convolution '
+                                'weight by each zero of padding (inf * 0 is NaN there); XLA '
+                                'skips the padding',
     'interpreter_outer_product_sign': 'the StableHLO reference interpreter adds each '
                                       'dot_general product to +0., even with nothing to sum, '
                                       'so a -0. product is +0. there (XLA: -0.)',
+    'reduce_window_tie_grad': 'the derivative of a windowed max or min at a tie: minijax '
+                              'shares it among the tied elements (as reduce_max does), JAX '
+                              'gives it to one of them',
     'subnormals': 'subnormal floats: XLA on CPU flushes them to zero, eager NumPy keeps '
                   'them (sign, comparisons, conversion to bool differ)',
 }
@@ -110,14 +116,32 @@ def _highest(dtype):
     return np.inf if dtype.kind == 'f' else np.iinfo(dtype).max
 
 
+def _window_reductions(lax_module):
+    """``reduce_window`` with add, max or min from its identity, under JAX's primitive
+    names (``reduce_window_sum``, ...)."""
+    def reduction(op, identity):
+        def reduce(x, window, strides, padding):
+            init = np.asarray(identity(np.dtype(x.dtype)), x.dtype)
+            return lax_module.reduce_window(x, init, op, window, strides, padding)
+        return reduce
+    return dict(reduce_window_sum=reduction(lax_module.add, lambda dtype: 0),
+                reduce_window_max=reduction(lax_module.max, _lowest),
+                reduce_window_min=reduction(lax_module.min, _highest))
+
+
 _BINARY = ('add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'eq', 'ne', 'gt', 'ge', 'lt', 'le')
 _FLOAT_UNARY = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'erf',
                 'erfc')
 _UNARY = _FLOAT_UNARY + ('neg', 'abs', 'sign')
 _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcast_in_dim',
                     'transpose', 'reshape', 'concatenate', 'pad', 'slice', 'dynamic_slice',
-                    'dynamic_update_slice', 'argmax', 'argmin', 'dot_general', 'cond',
-                    'switch', 'while_loop', 'fori_loop', 'scan')
+                    'dynamic_update_slice', 'argmax', 'argmin', 'dot_general', 'rev',
+                    'bitcast_convert_type', 'conv_general_dilated', 'sort', 'cumsum',
+                    'cumprod', 'cummax', 'cummin', 'cumlogsumexp', 'cond', 'switch',
+                    'while_loop', 'fori_loop', 'scan')
+_BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
+                   'shift_right_logical', 'shift_right_arithmetic', 'rem')
+_BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
 _MINIJAX_NAMES = {'gt': 'greater', 'lt': 'less'}
 
 
@@ -127,11 +151,15 @@ class Backend(dict):
 
 
 MINIJAX = Backend(
-    {name: getattr(mlax, _MINIJAX_NAMES.get(name, name)) for name in _BINARY + _SHARED
+    {name: getattr(mlax, _MINIJAX_NAMES.get(name, name))
+     for name in _BINARY + _SHARED + _BITWISE_BINARY + _BITWISE_UNARY
      if hasattr(mlax, _MINIJAX_NAMES.get(name, name))},
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
     scan=mj.scan, jit=mj.jit, iota=mlax.iota, reduce_sum=mlax.reduce_sum,
-    reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, name='minijax')
+    reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, **_window_reductions(mlax),
+    name='minijax')
+
+
 def _jax_scan(f, init, xs, length, reverse):
     """``jax.lax.scan``, which op by op (under ``disable_jit``) refuses zero steps; zero steps
     give the initial carry and empty ys of the body's type."""
@@ -144,10 +172,11 @@ def _jax_scan(f, init, xs, length, reverse):
 
 JAX = Backend(
     {name: getattr(jax.lax, name) for name in _SHARED}, scan=_jax_scan,
-    **{name: _jax_binary(getattr(jax.lax, name)) for name in _BINARY},
+    **{name: _jax_binary(getattr(jax.lax, name)) for name in _BINARY + _BITWISE_BINARY},
+    **{name: getattr(jax.lax, name) for name in _BITWISE_UNARY},
     jit=jax.jit, iota=jax.lax.broadcasted_iota,
     reduce_sum=_jax_reduction(jnp.sum, None), reduce_max=_jax_reduction(jnp.max, _lowest),
-    reduce_min=_jax_reduction(jnp.min, _highest), name='jax')
+    reduce_min=_jax_reduction(jnp.min, _highest), **_window_reductions(jax.lax), name='jax')
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -263,6 +292,29 @@ def _b_dot_general(B, args, *, dimension_numbers):
     return [B.dot_general(*args, dimension_numbers)]
 
 
+def _b_bitcast(B, args, *, new_dtype):
+    """Integers (exact everywhere) reinterpreted as floats, a subnormal result flushed to
+    zero as XLA's CPU flushes it (eager NumPy keeps it: a documented departure)."""
+    y = B.bitcast_convert_type(args[0], np.dtype(new_dtype))
+    tiny = np.asarray(np.finfo(new_dtype).tiny, new_dtype)
+    return [B.select_n(B.lt(B.abs(y), tiny), y, B.mul(y, np.zeros((), new_dtype)))]
+
+
+def _b_conv(B, args, *, stride, padding):
+    """A 1-D convolution of two values flattened to (batch 1, feature 1, width)."""
+    x, w = (B.reshape(v, (1, 1, _size(jnp.shape(v)))) for v in args)
+    out = B.conv_general_dilated(x, w, (stride,), padding)
+    return [B.reshape(out, (_size(jnp.shape(out)),))]
+
+
+def _b_sort(B, args, *, dimension, num_keys):
+    return list(B.sort(tuple(args), dimension=dimension, is_stable=True, num_keys=num_keys))
+
+
+def _b_reduce_window(B, args, *, name, window, strides, padding):
+    return [B[name](args[0], window, strides, padding)]
+
+
 def _closure(B, body, closed):
     return lambda *operands: tuple(run(body, B, (*operands, *closed)))
 
@@ -316,7 +368,9 @@ BUILDERS = dict(
     unary=_b_unary, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
     static=_b_static, concatenate=_b_concatenate, iota=_b_iota, const=_b_const,
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
-    reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general, cond=_b_cond,
+    reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
+    bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
+    cond=_b_cond,
     while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
 
 
@@ -738,11 +792,103 @@ def s_jit(g, pool, depth):
     return _step('jit', args, [outs[i] for i in body.outputs], body=body)
 
 
+def s_rev(g, pool, depth):
+    x = g.pick(pool, lambda a: a.shape != ())
+    if x is None:
+        return None
+    a = pool[x]
+    dims = tuple(i for i in range(len(a.shape)) if g.coin(0.6)) or (0,)
+    return _step('static', [x], [a], name='rev', dimensions=dims)
+
+
+def s_bitcast(g, pool, depth):
+    x = g.pick(pool, lambda a: a.dtype in INTS)
+    if x is None:
+        return None
+    a = pool[x]
+    dtype = {'int32': 'float32', 'int64': 'float64'}[a.dtype]
+    return _step('bitcast', [x], [Aval(a.shape, dtype)], new_dtype=dtype)
+
+
+def s_conv(g, pool, depth):
+    x = g.pick(pool, lambda a: _is_float(a) and _size(a.shape) > 0)
+    if x is None:
+        return None
+    a = pool[x]
+    w = g.pick(pool, lambda b: b.dtype == a.dtype and 0 < _size(b.shape) <= 6)
+    if w is None:
+        return None
+    stride = int(g.rng.integers(1, 3))
+    width = -(-_size(a.shape) // stride)  # 'SAME': ceil(width / stride)
+    g.hazards.add('interpreter_conv_padding')
+    return _step('conv', [x, w], [Aval((width,), a.dtype)], stride=stride, padding='SAME')
+
+
+def s_reduce_window(g, pool, depth):
+    x = g.pick(pool, lambda a: _is_number(a) and a.shape != () and 0 not in a.shape)
+    if x is None:
+        return None
+    a = pool[x]
+    name = g.choice(('reduce_window_sum', 'reduce_window_max', 'reduce_window_min'))
+    if name != 'reduce_window_sum':
+        g.hazards.update(('nonsmooth', 'reduce_window_tie_grad'))
+    window = tuple(int(g.rng.integers(1, min(n, 3) + 1)) for n in a.shape)
+    strides = tuple(int(g.rng.integers(1, 3)) for _ in a.shape)
+    shape = tuple(-(-n // s) for n, s in zip(a.shape, strides))
+    return _step('reduce_window', [x], [Aval(shape, a.dtype)], name=name, window=window,
+                 strides=strides, padding='SAME')
+
+
+def s_sort(g, pool, depth):
+    x = g.pick(pool, lambda a: a.shape != ())
+    if x is None:
+        return None
+    a = pool[x]
+    args = [x] + [i for i in [g.pick(pool, lambda b: b.shape == a.shape)] if g.coin(0.5)]
+    g.hazards.add('nonsmooth')
+    return _step('sort', args, [pool[i] for i in args],
+                 dimension=int(g.rng.integers(len(a.shape))),
+                 num_keys=int(g.rng.integers(1, len(args) + 1)))
+
+
+def s_cumulative(g, pool, depth):
+    name = g.choice(('cumsum', 'cumprod', 'cummax', 'cummin', 'cumlogsumexp'))
+    x = g.pick(pool, lambda a: a.shape != () and (
+        _is_float(a) if name == 'cumlogsumexp' else _is_number(a)))
+    if x is None:
+        return None
+    a = pool[x]
+    if name in ('cummax', 'cummin'):
+        g.hazards.add('nonsmooth')
+    return _step('static', [x], [a], name=name, axis=int(g.rng.integers(len(a.shape))),
+                 reverse=g.coin(0.5))
+
+
+def s_bitwise(g, pool, depth):
+    """An integer or bitwise op: on integers (and bools where JAX takes them); ``rem`` on
+    any number."""
+    name = g.choice(_BITWISE_BINARY + _BITWISE_UNARY)
+    bools = name in ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not')
+    x = g.pick(pool, lambda a: a.dtype in INTS or (bools and a.dtype == 'bool')
+               or (name == 'rem' and _is_number(a)))
+    if x is None:
+        return None
+    a = pool[x]
+    if name in _BITWISE_UNARY:
+        return _step('unary', [x], [a], name=name)
+    y = _partner(g, pool, x)
+    g.hazards.add('nonsmooth')
+    out = Aval(max(a.shape, pool[y].shape, key=len), a.dtype)
+    return _step('binary', [x, y], [out], name=name, safe_divisor=name == 'rem')
+
+
 SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_integer_pow, 1), (s_broadcast_in_dim, 1), (s_transpose, 1), (s_reshape, 1),
             (s_concatenate, 1), (s_pad, 1), (s_iota, 0.3), (s_const, 0.7), (s_slice, 1),
             (s_dynamic_slice, 1), (s_dynamic_update_slice, 0.7), (s_reduce, 1.5),
-            (s_arg_chooser, 0.7), (s_dot_general, 1)]
+            (s_arg_chooser, 0.7), (s_dot_general, 1), (s_rev, 0.4), (s_bitcast, 0.3),
+            (s_conv, 0.5), (s_reduce_window, 0.7), (s_sort, 0.5), (s_cumulative, 1),
+            (s_bitwise, 2)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 
@@ -972,7 +1118,8 @@ def leg_values(d, args, oracle, tol):
     oracle.check(mine(*args), 'eager', tol)
     jitted = mj.jit(mine)
     oracle.check(jitted(*args), 'jit', tol)
-    if not d.skips('interpreter_crash', 'interpreter_outer_product_sign'):
+    if not d.skips('interpreter_crash', 'interpreter_outer_product_sign',
+                   'interpreter_conv_padding'):
         module = jitted.lower(*args).compiler_ir()
         try:
             results = run_module(module, args)
@@ -987,7 +1134,7 @@ def leg_jvp(d, args, rng, tol):
     program = d.program
     argnums = _float_inputs(program)
     if (not argnums or not loss(program, MINIJAX)[1]
-            or d.skips('nan_zero_cotangent', 'pow_grad_zero')):
+            or d.skips('nan_zero_cotangent', 'pow_grad_zero', 'reduce_window_tie_grad')):
         return
     tangents = [rng.normal(size=np.shape(args[k])).astype(args[k].dtype) for k in argnums]
 
@@ -1009,7 +1156,7 @@ def leg_grad(d, args, special, tol):
     argnums = tuple(_float_inputs(program))
     mine, has_floats = loss(program, MINIJAX)
     if not argnums or not has_floats or 'while' in d.hazards or d.skips(
-            'grad_abs_zero', 'nan_zero_cotangent', 'pow_grad_zero'):
+            'grad_abs_zero', 'nan_zero_cotangent', 'pow_grad_zero', 'reduce_window_tie_grad'):
         return
     got = mj.grad(mine, argnums)(*args)
     try:

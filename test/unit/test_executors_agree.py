@@ -105,6 +105,13 @@ CASES = {
         lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
         lambda x, y: jlax.dot_general(x, y, (((0,), (0,)), ((), ()))),
         [np.zeros(0, f32), np.zeros(0, f32)], False),
+    'bitcast_of_a_scalar_keeps_its_shape': (
+        lambda x: lax.bitcast_convert_type(x, np.int32),
+        lambda x: jlax.bitcast_convert_type(x, np.int32), [np.float32(-1.5)]),
+    'conv_padding_adds_nothing_even_against_inf': (
+        lambda x, w: lax.conv_general_dilated(x, w, (1,), 'SAME'),
+        lambda x, w: jlax.conv_general_dilated(x, w, (1,), 'SAME'),
+        [np.ones((1, 1, 2), f32), np.array([[[np.inf, 1., 2.]]], f32)], False),
     'pow_edges': (*_same('pow'), [np.array([0., -0., nan, 1., -1., -2., 0., -inf, -inf], f64),
                                   np.array([-1., -1., 0., nan, inf, 3., 0., -3., 3.], f64)]),
 }

@@ -14,6 +14,7 @@ jax.config.update('jax_enable_x64', True)
 
 F32, F64, I32, I64, BOOL = (np.dtype(d) for d in ('float32', 'float64', 'int32', 'int64', 'bool'))
 FLOATS = (F32, F64)
+I8, U8, U32, U64 = (np.dtype(d) for d in ('int8', 'uint8', 'uint32', 'uint64'))
 NUMBERS = (F32, F64, I32, I64)
 
 #: (rtol, atol) per dtype when comparing against the oracle.

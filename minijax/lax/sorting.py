@@ -1,0 +1,239 @@
+"""Sorting: the multi-operand ``sort`` primitive (``stablehlo.sort``), and ``sort_key_val``
+and ``top_k`` built on it.
+
+``sort`` orders all its operands along ``dimension`` by the first ``num_keys`` of them,
+lexicographically (the first key primary), and returns every operand permuted the same way.
+Floats are ordered as JAX orders them: -inf < ... < -0. == +0. < ... < inf < NaN, every NaN
+equal to every other, and -0. equal to +0. (so a stable sort keeps zeros in their input order).
+The comparator region of the lowering makes that a total order by first mapping -0. to +0. and
+every NaN to one positive NaN, then comparing with ``TOTALORDER``.
+
+Differentiation. The permutation depends only on the keys, so for fixed keys ``sort`` is a
+linear function of its other operands: sorting the tangents as extra non-key operands beside
+the (primal) keys is their JVP, and that one primitive is its own tangent program. Its
+transpose undoes the permutation, by sorting the cotangents by the permutation itself
+(``_unsort``). JAX instead sorts an iota beside the keys and gathers the tangents with it; the
+result is the same. The JVP sorts stably even when ``is_stable=False``, so that the primal
+outputs and the tangents are permuted identically on ties.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, dtypes
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import batching, jvp as ad
+from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.elementwise import div, full_like
+from minijax.lax.gradients import stop_gradient
+from minijax.lax.slicing import slice_in_dim
+from minijax.lax.structural import iota, rev
+from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering.ops import compare
+from minijax.lowering.types import element_type
+
+sort_p = Primitive('sort', multiple_results=True)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """``operand`` (an array, or a tuple of arrays of one shape) sorted along ``dimension``,
+    by the first ``num_keys`` arrays (lexicographically); a tuple gives a tuple back."""
+    if not isinstance(operand, (tuple, list)):
+        if num_keys != 1:
+            raise ValueError(f'sort: num_keys={num_keys} must be 1 for a single operand')
+        return sort((operand,), dimension, is_stable, num_keys)[0]
+    if not operand:
+        raise TypeError('sort: needs at least one operand')
+    if not 1 <= num_keys <= len(operand):
+        raise ValueError(f'sort: num_keys={num_keys} must be between 1 and the number of '
+                         f'operands, {len(operand)}')
+    dimension = core.canonicalize_axis(dimension, np.ndim(operand[0]), 'sort: dimension')
+    return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
+                             num_keys=int(num_keys)))
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """``values`` permuted as sorting ``keys`` along ``dimension`` permutes them: (keys, values)."""
+    return sort((keys, values), dimension, is_stable, num_keys=1)
+
+
+def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
+    shapes = {x.shape for x in operands}
+    if len(shapes) != 1:
+        raise TypeError('sort: operands must share one shape, got '
+                        + ', '.join(x.str_short() for x in operands))
+    if not 0 <= dimension < operands[0].ndim:
+        raise TypeError(f'sort: dimension {dimension} is out of range for '
+                        f'{operands[0].str_short()}')
+    if not 1 <= num_keys <= len(operands):
+        raise TypeError(f'sort: num_keys={num_keys} for {len(operands)} operands')
+    return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in operands]
+
+
+# ----------------------------------------------------------------------------- impl
+
+def _lexsort_keys(key):
+    """``key`` as NumPy lexsort keys, least significant first: a float sorts by whether it is
+    a NaN (NaNs last), then by value (where -0. == +0.)."""
+    if not dtypes.is_float(key.dtype):
+        return [key]
+    is_nan = np.isnan(key)
+    return [np.where(is_nan, 0, key), is_nan]
+
+
+def sort_order(keys, axis):
+    """The stable sorting permutation of ``keys`` (NumPy arrays) along the last ``axis``."""
+    lexsort_keys = [k for key in reversed(keys) for k in _lexsort_keys(key)]
+    return np.lexsort(lexsort_keys, axis=axis)
+
+
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+    # A stable sort is a correct unstable one, so is_stable does not matter here.
+    operands = [np.moveaxis(np.asarray(x), dimension, -1) for x in operands]
+    order = sort_order(operands[:num_keys], -1)
+    return [np.moveaxis(np.take_along_axis(x, order, -1), -1, dimension) for x in operands]
+
+
+# ----------------------------------------------------------------------------- jvp, transpose
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    params = dict(dimension=dimension, is_stable=True)
+    outs = sort_p.bind(*primals, num_keys=num_keys, **params)
+    nonzero = ad.drop_zeros(tangents)
+    if not nonzero:
+        return outs, [ad.Zero(core.get_aval(o)) for o in outs]
+    sorted_tangents = sort_p.bind(*primals[:num_keys], *nonzero, num_keys=num_keys,
+                                  **params)[num_keys:]
+    return outs, ad.fill_zeros(sorted_tangents, ad.nonzero_flags(tangents), outs)
+
+
+def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
+    keys, values = operands[:num_keys], operands[num_keys:]
+    if any(is_undefined_primal(k) for k in keys):
+        raise ValueError('sort: only its non-key operands can be transposed (sort is not '
+                         'linear in its keys)')
+    linear = [i for i, v in enumerate(values)
+              if is_undefined_primal(v) and not isinstance(cts[num_keys + i], ad.Zero)]
+    cts_in = [None] * len(operands)
+    if linear:
+        unsorted = _unsort(keys, [cts[num_keys + i] for i in linear], dimension, num_keys)
+        for i, ct in zip(linear, unsorted):
+            cts_in[num_keys + i] = ct
+    return cts_in
+
+
+def _unsort(keys, sorted_values, dimension, num_keys):
+    """The arrays whose stable sort by ``keys`` gives ``sorted_values``: sorting an iota by the
+    keys gives the permutation, and sorting by the permutation inverts it."""
+    shape = core.get_aval(keys[0]).shape
+    index_dtype = dtypes.int32 if shape[dimension] < 2 ** 31 else dtypes.int64
+    positions = iota(index_dtype, shape, dimension)
+    permutation = sort_p.bind(*keys, positions, dimension=dimension, is_stable=True,
+                              num_keys=num_keys)[-1]
+    return sort_p.bind(permutation, *sorted_values, dimension=dimension, is_stable=True,
+                       num_keys=1)[1:]
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
+    """Every operand gets the batch axis of the first batched one (the others are moved or
+    broadcast there); the sorted dimension shifts past it when it comes after it."""
+    size = batching.axis_size_of(vals, dims)
+    bdim = next(d for d in dims if d is not batching.not_mapped)
+    vals = [batching.move_batch_axis(size, d, bdim, x) for x, d in zip(vals, dims)]
+    outs = sort_p.bind(*vals, dimension=dimension + (bdim <= dimension), is_stable=is_stable,
+                       num_keys=num_keys)
+    return outs, [bdim] * len(outs)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+def _canonical_floats(xs, dtype):
+    """``xs`` with -0. mapped to +0. and every NaN to one positive NaN: the keys the comparator
+    compares, so that a total-order compare treats those as equal."""
+    zero, nan = (constant(np.asarray(v, dtype)) for v in (0., np.nan))
+
+    def canonical(x):
+        x = hlo.SelectOp(compare(x, zero, 'EQ', dtype), zero, x).result
+        return hlo.SelectOp(compare(x, x, 'NE', dtype), nan, x).result
+    return [canonical(x) for x in xs]
+
+
+def _key_compare(x, y, direction, dtype):
+    if not dtypes.is_float(dtype):
+        return compare(x, y, direction, dtype)
+    return hlo.CompareOp(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                         compare_type=hlo.ComparisonTypeAttr.get('TOTALORDER')).result
+
+
+def _less_than(pairs, dtypes_):
+    """Lexicographic x < y over the key pairs, the first key primary: built from the last key
+    up as ``lt_k or (eq_k and rest)``."""
+    less = None
+    for (x, y), dtype in reversed(list(zip(pairs, dtypes_))):
+        if dtypes.is_float(dtype):
+            x, y = _canonical_floats([x, y], dtype)
+        lt = _key_compare(x, y, 'LT', dtype)
+        if less is not None:
+            ties = hlo.AndOp(_key_compare(x, y, 'EQ', dtype), less).result
+            lt = hlo.OrOp(lt, ties).result
+        less = lt
+    return less
+
+
+def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
+    op = hlo.SortOp([tensor_type(a) for a in ctx.avals_out], list(operands),
+                    dimension=dimension, is_stable=is_stable)
+    scalar_types = [ir.RankedTensorType.get([], element_type(a.dtype)) for a in ctx.avals_in]
+    block = op.comparator.blocks.append(*[t for t in scalar_types for _ in range(2)])
+    args = list(block.arguments)
+    pairs = list(zip(args[0::2], args[1::2]))[:num_keys]
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp([_less_than(pairs, [a.dtype for a in ctx.avals_in[:num_keys]])])
+    return list(op.results)
+
+
+sort_p.def_impl(_sort_impl)
+sort_p.def_abstract_eval(_sort_abstract_eval)
+sort_p.def_jvp(_sort_jvp, symbolic_zeros=True)
+sort_p.def_transpose(_sort_transpose)
+sort_p.def_batching(_sort_batching)
+register_lowering(sort_p, _sort_lowering)
+
+
+def sort_flops(size):
+    """XLA's cost analysis counts ``n * ceil(log2 n)`` for a sort of ``n`` elements in all."""
+    return size * math.ceil(math.log2(size)) if size > 1 else 0
+
+
+# ----------------------------------------------------------------------------- top_k
+
+def top_k(operand, k, *, axis=-1):
+    """The ``k`` largest entries of ``operand`` along ``axis``, largest first, and their
+    indices (int32); equal entries come in index order, NaNs count as the largest and +0.
+    as larger than -0., as in JAX.
+
+    JAX lowers top_k to ``chlo.top_k``; minijax emits StableHLO only, so it sorts instead:
+    ascending, a copy reversed along ``axis`` (so that a stable sort puts equal entries in
+    descending index order), then keeps the last ``k`` and reverses them. For floats a second
+    key, ``1/x``, breaks the tie of -0. (-inf) and +0. (+inf) and no other tie.
+    """
+    if np.ndim(operand) == 0:
+        raise TypeError('top_k: operand must have at least one dimension, got a scalar')
+    axis = core.canonicalize_axis(axis, np.ndim(operand), 'top_k: axis')
+    n = np.shape(operand)[axis]
+    if not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
+        raise ValueError(f'top_k: k={k!r} must be an integer between 0 and the size {n} of '
+                         f'axis {axis}')
+    indices = rev(iota(dtypes.int32, np.shape(operand), axis), (axis,))
+    keys = [rev(operand, (axis,))]
+    if dtypes.is_float(core.get_aval(operand).dtype):
+        keys.append(stop_gradient(div(full_like(keys[0], 1), keys[0])))
+    *sorted_keys, sorted_indices = sort((*keys, indices), axis, num_keys=len(keys))
+    return tuple(rev(slice_in_dim(x, n - k, n, axis=axis), (axis,))
+                 for x in (sorted_keys[0], sorted_indices))

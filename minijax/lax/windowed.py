@@ -1,0 +1,278 @@
+"""Windowed reductions: reduce_window_sum, reduce_window_max and reduce_window_min (one
+``stablehlo.reduce_window`` each, with an add, max or min body), which give sum, average and
+max pooling; and the window geometry that ``convolution`` shares with them.
+
+The geometry, per axis, as XLA defines it: the operand is *dilated* (``base_dilation - 1``
+holes between neighbours), then *padded* (``padding = (low, high)``; negative crops), holes
+and padding holding the reduction's identity. A window of ``window_dimensions`` elements,
+each ``window_dilation`` apart, slides over the result ``window_strides`` at a time; each
+output element reduces one window. The NumPy impls visit the window one *offset* at a time:
+the elements at one offset of every window form a strided slice of the padded operand, so a
+window reduction is a reduction over ``prod(window_dimensions)`` slices.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import jvp as ad
+from minijax.lax.elementwise import add, convert_element_type, div, eq, mul
+from minijax.lax.elementwise import max as lax_max, min as lax_min
+from minijax.lax.reductions import _highest, _lowest
+from minijax.lax.slicing import slice as lax_slice
+from minijax.lax.structural import full, pad, pad_p
+from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering.types import element_type
+
+# ----------------------------------------------------------------------------- window geometry
+
+
+def dilate_shape(shape, dilation):
+    """The size of each axis with ``dilation - 1`` holes between neighbouring elements."""
+    return tuple(0 if n == 0 else 1 + d * (n - 1) for n, d in zip(shape, dilation))
+
+
+def window_output_shape(shape, window_dimensions, window_strides, padding, base_dilation,
+                        window_dilation):
+    """How many positions the window takes along each axis: the windows that fit whole."""
+    padded = [n + lo + hi for n, (lo, hi) in zip(dilate_shape(shape, base_dilation), padding)]
+    spans = dilate_shape(window_dimensions, window_dilation)
+    return tuple(0 if p < w else (p - w) // s + 1
+                 for p, w, s in zip(padded, spans, window_strides))
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding):
+    """``padding`` as (low, high) pairs: 'VALID' pads nothing; 'SAME' pads so that the output
+    has ``ceil(in / stride)`` positions, the odd element going high ('SAME_LOWER': low)."""
+    if not isinstance(padding, str):
+        return tuple((int(lo), int(hi)) for lo, hi in padding)  # checked by abstract eval
+    kind = padding.upper()
+    if kind == 'VALID':
+        return ((0, 0),) * len(in_shape)
+    if kind not in ('SAME', 'SAME_LOWER'):
+        raise ValueError(f"padding must be 'SAME', 'SAME_LOWER', 'VALID' or (low, high) pairs, "
+                         f'got {padding!r}')
+    pads = []
+    for n, w, s in zip(in_shape, window_shape, window_strides):
+        total = max((-(-n // s) - 1) * s + w - n, 0)
+        small, large = total // 2, total - total // 2
+        pads.append((small, large) if kind == 'SAME' else (large, small))
+    return tuple(pads)
+
+
+def transpose_padding(in_shape, window_dimensions, window_strides, out_shape, padding,
+                      base_dilation, window_dilation):
+    """The padding that turns a windowed op into its transpose (for reduce_window_sum and
+    the lhs of a convolution).
+
+    Output position ``o`` read the padded, dilated input at ``o * stride + k * window_dilation``
+    (window offset ``k``). So the cotangent, spread out to ``stride - 1`` holes between
+    elements, must be padded low by ``span - 1 - low`` for a window sliding over it, now with
+    stride ``base_dilation``, to meet at input element ``i`` exactly the outputs that read it
+    (``span`` is the dilated window's extent); the high padding makes one position per input
+    element."""
+    spans = dilate_shape(window_dimensions, window_dilation)
+    inputs = dilate_shape(in_shape, base_dilation)
+    outputs = dilate_shape(out_shape, window_strides)
+    pads = []
+    for span, n_in, n_out, (lo, _) in zip(spans, inputs, outputs, padding):
+        before = span - 1 - lo
+        pads.append((before, n_in + span - 1 - n_out - before))
+    return tuple(pads)
+
+
+def window_offset_slice(offset, out_shape, window_strides, window_dilation):
+    """(starts, limits, strides) of the slice of the padded operand that holds the element at
+    window offset ``offset`` of every window."""
+    starts = [k * d for k, d in zip(offset, window_dilation)]
+    limits = [start + (o - 1) * s + 1 if o else start
+              for start, o, s in zip(starts, out_shape, window_strides)]
+    return starts, limits, list(window_strides)
+
+
+def window_offsets(window_dimensions):
+    """Every offset inside a window, in row-major order."""
+    return itertools.product(*[range(w) for w in window_dimensions])
+
+
+def dilate_and_pad(x, fill, base_dilation, padding):
+    """NumPy: ``x`` dilated and padded (both with ``fill``) as a window sees it."""
+    config = tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation))
+    return core.impl_rules[pad_p](x, np.asarray(fill, x.dtype), padding_config=config)
+
+
+def check_window_params(name, operand, *, window_dimensions, window_strides, padding,
+                        base_dilation, window_dilation):
+    """A TypeError naming ``name`` and the operand unless each parameter has one positive
+    entry (one pair, for padding) per axis."""
+    rank = len(operand.shape)
+    positive = [window_dimensions, window_strides, base_dilation, window_dilation]
+    if (any(len(p) != rank for p in positive + [padding])
+            or any(v < 1 for p in positive for v in p)):
+        raise TypeError(f'{name}: window_dimensions={window_dimensions}, window_strides='
+                        f'{window_strides}, padding={padding}, base_dilation={base_dilation} '
+                        f'and window_dilation={window_dilation} must each have one entry per '
+                        f'axis of {operand.str_short()}, all positive but the padding')
+
+
+# ----------------------------------------------------------------------------- the primitives
+
+def _reduce_window_primitive(name, np_combine, body_op, identity):
+    """Define the window reduction ``name``, combining with ``np_combine`` (NumPy) and
+    ``body_op`` (StableHLO) from ``identity(dtype)``; the caller adds its derivatives."""
+    prim = Primitive(name)
+
+    def impl(x, **params):
+        x = np.asarray(x)
+        out_shape = window_output_shape(x.shape, **params)
+        padded = dilate_and_pad(x, identity(x.dtype), params['base_dilation'], params['padding'])
+        out = np.full(out_shape, identity(x.dtype), x.dtype)
+        for offset in window_offsets(params['window_dimensions']):
+            starts, limits, strides = window_offset_slice(
+                offset, out_shape, params['window_strides'], params['window_dilation'])
+            out = np_combine(out, padded[tuple(map(slice, starts, limits, strides))])
+        return out.astype(x.dtype)
+
+    def abstract_eval(x, **params):
+        check_window_params(name, x, **params)
+        return ShapedArray(window_output_shape(x.shape, **params), x.dtype, x.weak_type)
+
+    def batching(vals, dims, **params):
+        """The batch axis is one more axis with a window of one element."""
+        (x,), (bdim,) = vals, dims
+        unit = {'window_dimensions': 1, 'window_strides': 1, 'padding': (0, 0),
+                'base_dilation': 1, 'window_dilation': 1}
+        params = {k: (*v[:bdim], unit[k], *v[bdim:]) for k, v in params.items()}
+        return prim.bind(x, **params), bdim
+
+    def lowering(ctx, x, *, window_dimensions, window_strides, padding, base_dilation,
+                 window_dilation):
+        dtype = ctx.avals_in[0].dtype
+        scalar = ir.RankedTensorType.get([], element_type(dtype))
+        op = hlo.ReduceWindowOp(
+            [tensor_type(ctx.avals_out[0])], [x], [constant(np.asarray(identity(dtype), dtype))],
+            list(window_dimensions), window_strides=list(window_strides),
+            base_dilations=list(base_dilation), window_dilations=list(window_dilation),
+            padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
+        block = op.regions[0].blocks.append(scalar, scalar)
+        with ir.InsertionPoint(block):
+            hlo.ReturnOp([body_op(*block.arguments).result])
+        return op.results[0]
+
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    prim.def_batching(batching)
+    register_lowering(prim, lowering)
+    return prim
+
+
+def _add(a, b):
+    return a + b
+
+
+reduce_window_sum_p = _reduce_window_primitive('reduce_window_sum', _add, hlo.AddOp,
+                                               lambda dtype: 0)
+reduce_window_max_p = _reduce_window_primitive('reduce_window_max', np.maximum, hlo.MaxOp,
+                                               _lowest)
+reduce_window_min_p = _reduce_window_primitive('reduce_window_min', np.minimum, hlo.MinOp,
+                                               _highest)
+
+# ----------------------------------------------------------------------------- derivatives
+
+
+def _reduce_window_sum_transpose(ct, x, *, window_dimensions, window_strides, padding,
+                                 base_dilation, window_dilation):
+    """Each input element gets the sum of the cotangents of the windows that held it: spread
+    the cotangent out by the strides, pad it (``transpose_padding``) and sum windows again,
+    stepping by the base dilation."""
+    rank = len(window_dimensions)
+    ct_shape = core.get_aval(ct).shape
+    pads = transpose_padding(x.aval.shape, window_dimensions, window_strides, ct_shape,
+                             padding, base_dilation, window_dilation)
+    spread = pad(ct, np.zeros((), core.get_aval(ct).dtype),
+                 [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides)])
+    return [reduce_window_sum_p.bind(spread, window_dimensions=window_dimensions,
+                                     window_strides=base_dilation, padding=((0, 0),) * rank,
+                                     base_dilation=(1,) * rank, window_dilation=window_dilation)]
+
+
+ad.defjvp_linear(reduce_window_sum_p)
+reduce_window_sum_p.def_transpose(_reduce_window_sum_transpose)
+
+
+def _reduce_window_chooser_jvp(prim, identity):
+    """The tangent of a window max (min) is the mean of the tangents at the places of the
+    window that attain it, as for ``reduce_max``. Written window offset by window offset
+    with slices, so the tangent is linear in ``t`` through ops that already transpose (XLA
+    would use select_and_scatter); it matches JAX except at ties, where JAX picks one."""
+    def partial(t, x, **params):
+        ans = prim.bind(x, **params)
+        x_aval, t_dtype = core.get_aval(x), core.get_aval(t).dtype
+        out_shape = core.get_aval(ans).shape
+        config = [(lo, hi, d - 1) for (lo, hi), d in zip(params['padding'],
+                                                          params['base_dilation'])]
+        x_padded = pad(x, np.asarray(identity(x_aval.dtype), x_aval.dtype), config)
+        t_padded = pad(t, np.zeros((), t_dtype), config)
+        hits, total = full(out_shape, 0, t_dtype), full(out_shape, 0, t_dtype)
+        for offset in window_offsets(params['window_dimensions']):
+            bounds = window_offset_slice(offset, out_shape, params['window_strides'],
+                                         params['window_dilation'])
+            hit = convert_element_type(eq(lax_slice(x_padded, *bounds), ans), t_dtype)
+            hits = add(hits, hit)
+            total = add(total, mul(hit, lax_slice(t_padded, *bounds)))
+        return div(total, hits)
+    ad.defjvp(prim, partial)
+
+
+_reduce_window_chooser_jvp(reduce_window_max_p, _lowest)
+_reduce_window_chooser_jvp(reduce_window_min_p, _highest)
+
+# ----------------------------------------------------------------------------- lax.reduce_window
+
+#: The computations ``reduce_window`` knows: the primitive and the identity the init value
+#: must be.
+_MONOIDS = {add: (reduce_window_sum_p, lambda dtype: 0),
+            lax_max: (reduce_window_max_p, _lowest),
+            lax_min: (reduce_window_min_p, _highest)}
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
+                  padding='VALID', base_dilation=None, window_dilation=None):
+    """Reduce each window of ``operand`` with ``computation`` (``lax.add``, ``lax.max`` or
+    ``lax.min``) starting from ``init_value``, which must be that computation's identity
+    (0, -inf or the lowest integer, +inf or the highest). ``padding`` is 'VALID', 'SAME',
+    'SAME_LOWER' or one (low, high) pair per axis."""
+    rank = np.ndim(operand)
+    dtype = core.get_aval(operand).dtype
+    name = getattr(computation, '__name__', repr(computation))
+    if computation not in _MONOIDS:
+        raise NotImplementedError(f'reduce_window: computation {name} is not supported (only '
+                                  'lax.add, lax.max and lax.min)')
+    prim, identity = _MONOIDS[computation]
+    if not _is_identity(init_value, identity(dtype)):
+        raise NotImplementedError(f'reduce_window: init_value {init_value!r} must be the '
+                                  f'identity of {name} for {dtype}, {identity(dtype)}')
+    window_dimensions = tuple(int(w) for w in window_dimensions)
+    window_strides = (1,) * rank if window_strides is None else tuple(map(int, window_strides))
+    base_dilation = (1,) * rank if base_dilation is None else tuple(map(int, base_dilation))
+    window_dilation = ((1,) * rank if window_dilation is None
+                       else tuple(map(int, window_dilation)))
+    padding = padtype_to_pads(np.shape(operand),
+                              dilate_shape(window_dimensions, window_dilation), window_strides,
+                              padding)
+    return prim.bind(operand, window_dimensions=window_dimensions, window_strides=window_strides,
+                     padding=padding, base_dilation=base_dilation,
+                     window_dilation=window_dilation)
+
+
+def _is_identity(init_value, identity):
+    """Whether ``init_value`` is a concrete value equal to ``identity`` (a traced one is not
+    known to be)."""
+    if isinstance(init_value, core.Tracer):
+        return False
+    return bool(np.all(np.asarray(init_value) == identity))

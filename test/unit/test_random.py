@@ -1,0 +1,139 @@
+"""minijax.random against jax.random (x64, threefry2x32, partitionable): keys and bits equal
+bit for bit, and so do the floats and integers built from them, eagerly, under jit and under
+vmap over a batch of keys."""
+import jax
+import jax.random as jr
+import numpy as np
+import pytest
+
+import minijax
+import minijax.random as mr
+
+jax.config.update('jax_enable_x64', True)
+
+SEEDS = [0, 42, -1, 2 ** 40 + 7]
+LOGITS = np.log(np.array([[.1, .2, .7], [.5, .25, .25]]))
+X = np.arange(12.).reshape(3, 4)
+P = np.array([.1, .2, .3, .4])
+
+#: name -> a function of (random module, key), called alike on minijax.random and jax.random.
+SAMPLERS = {
+    'split': lambda r, k: r.split(k),
+    'split-2x3': lambda r, k: r.split(k, (2, 3)),
+    'fold_in': lambda r, k: r.fold_in(k, 2 ** 31 + 3),
+    'bits-u8': lambda r, k: r.bits(k, (5,), np.uint8),
+    'bits-u16': lambda r, k: r.bits(k, (5,), np.uint16),
+    'bits-u32': lambda r, k: r.bits(k, (2, 3), np.uint32),
+    'bits-u64': lambda r, k: r.bits(k, (2, 3)),
+    'bits-scalar': lambda r, k: r.bits(k, (), np.uint32),
+    'uniform-f32': lambda r, k: r.uniform(k, (100,), np.float32),
+    'uniform-f64-range': lambda r, k: r.uniform(k, (4, 25), minval=-2., maxval=np.arange(25.)),
+    'normal-f32': lambda r, k: r.normal(k, (500,), np.float32),
+    'normal-f64': lambda r, k: r.normal(k, (500,)),
+    'truncated_normal-f32': lambda r, k: r.truncated_normal(k, -1.5, 2., (200,), np.float32),
+    'truncated_normal-f64': lambda r, k: r.truncated_normal(k, -1.5, 2., (50, 2)),
+    'randint-i64': lambda r, k: r.randint(k, (100,), -3, 100),
+    'randint-i32-array': lambda r, k: r.randint(k, (4, 3), np.array([0, 5, -7]), 10, np.int32),
+    'randint-u8-wide': lambda r, k: r.randint(k, (50,), 0, 256, np.uint8),
+    'randint-i8': lambda r, k: r.randint(k, (50,), -100, 100, np.int8),
+    'randint-empty-range': lambda r, k: r.randint(k, (5,), 4, 2),
+    'bernoulli': lambda r, k: r.bernoulli(k, .3, (100,)),
+    'bernoulli-p-array': lambda r, k: r.bernoulli(k, np.array([.1, .9], np.float32)),
+    'categorical': lambda r, k: r.categorical(k, LOGITS),
+    'categorical-axis0-shape': lambda r, k: r.categorical(k, LOGITS, axis=0, shape=(4, 3)),
+    'permutation-int': lambda r, k: r.permutation(k, 10),
+    'permutation-axis1': lambda r, k: r.permutation(k, X, 1),
+    'permutation-independent': lambda r, k: r.permutation(k, X, 1, True),
+    'choice': lambda r, k: r.choice(k, 5, (3,)),
+    'choice-array-axis1': lambda r, k: r.choice(k, X, (2,), axis=1),
+    'choice-no-replace': lambda r, k: r.choice(k, 5, (3,), replace=False),
+    'choice-p': lambda r, k: r.choice(k, 4, (6,), p=P),
+    'choice-p-no-replace': lambda r, k: r.choice(k, 4, (3,), p=P, replace=False),
+}
+
+
+def assert_same(mine, theirs):
+    mine, theirs = np.asarray(mine), np.asarray(theirs)
+    assert mine.dtype == theirs.dtype and mine.shape == theirs.shape
+    np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize('seed', SEEDS)
+def test_prng_key_is_jaxs(seed):
+    assert_same(mr.PRNGKey(seed), jr.PRNGKey(seed))
+    assert_same(mr.key(seed), jr.key_data(jr.key(seed)))
+    assert_same(minijax.jit(mr.PRNGKey)(np.int64(seed)), jr.PRNGKey(seed))
+
+
+@pytest.mark.parametrize('seed', [np.int32(-5), np.uint32(7), np.uint64(2 ** 63 + 1)],
+                         ids=['i32', 'u32', 'u64'])
+def test_prng_key_of_typed_seeds(seed):
+    assert_same(mr.PRNGKey(seed), jr.PRNGKey(seed))
+
+
+@pytest.mark.parametrize('name', SAMPLERS)
+@pytest.mark.parametrize('mode', ['eager', 'jit'])
+def test_sampler_is_jaxs_bit_for_bit(name, mode):
+    sample = SAMPLERS[name]
+    mine = sample if mode == 'eager' else lambda r, k: minijax.jit(lambda k: sample(r, k))(k)
+    assert_same(mine(mr, mr.PRNGKey(7)), sample(jr, jr.PRNGKey(7)))
+
+
+@pytest.mark.parametrize('name', ['split', 'fold_in', 'bits-u32', 'uniform-f32', 'normal-f64',
+                                  'randint-i64', 'categorical', 'permutation-int', 'choice-p'])
+def test_vmap_over_keys(name):
+    sample = SAMPLERS[name]
+    keys = np.asarray(jr.split(jr.PRNGKey(3), 4))
+    expected = jax.vmap(lambda k: sample(jr, k))(keys)
+    assert_same(minijax.vmap(lambda k: sample(mr, k))(keys), expected)
+    assert_same(minijax.jit(minijax.vmap(lambda k: sample(mr, k)))(keys), expected)
+
+
+def test_vmap_over_keys_on_a_later_axis():
+    keys = np.asarray(jr.split(jr.PRNGKey(3), 4))
+    expected = jax.vmap(lambda k: jr.uniform(k, (3,)), out_axes=1)(keys)
+    assert_same(minijax.vmap(lambda k: mr.uniform(k, (3,)), 1, 1)(keys.T), expected)
+
+
+@pytest.mark.parametrize('mode', ['eager', 'jit'])
+def test_truncated_normal_with_array_bounds_is_close(mode):
+    """Only close in float64: the bounds go through lax.erf, minijax's Cephes expansion,
+    which differs from XLA's in the last bits at some points (-1 / sqrt 2 here)."""
+    sample = lambda k: mr.truncated_normal(k, np.array([-1., 0.]), 3., (50, 2))  # noqa: E731
+    mine = (sample if mode == 'eager' else minijax.jit(sample))(mr.PRNGKey(7))
+    expected = jr.truncated_normal(jr.PRNGKey(7), np.array([-1., 0.]), 3., (50, 2))
+    np.testing.assert_allclose(np.asarray(mine), expected, rtol=1e-13, atol=1e-14)
+
+
+def test_fold_in_a_traced_integer():
+    key = mr.PRNGKey(1)
+    assert_same(minijax.jit(mr.fold_in)(key, np.int32(9)), jr.fold_in(jr.PRNGKey(1), 9))
+
+
+def test_threefry_is_one_private_function_in_the_module():
+    """The hash is jitted: split lowers to a func.call of it, emitted once."""
+    text = minijax.jit(lambda k: mr.split(mr.split(k)[0])).lower(mr.PRNGKey(0)).as_text()
+    assert text.count('func.func private @threefry2x32') == 1
+    assert text.count('call @threefry2x32') == 2
+    assert 'stablehlo.xor' in text and 'stablehlo.shift_left' in text
+
+
+@pytest.mark.parametrize('thunk,error,message', [
+    (lambda: mr.split(np.zeros(2, np.int32)), TypeError, r'uint32\[2\].*int32\[2\]'),
+    (lambda: mr.split(mr.split(mr.PRNGKey(0))), ValueError, r'single key.*\(2, 2\).*vmap'),
+    (lambda: mr.PRNGKey(np.arange(2)), TypeError, 'scalar seed'),
+    (lambda: mr.PRNGKey(1.5), TypeError, 'integer'),
+    (lambda: mr.fold_in(mr.PRNGKey(0), np.arange(2)), TypeError, 'scalar'),
+    (lambda: mr.bits(mr.PRNGKey(0), (2,), np.int32), ValueError, 'unsigned'),
+    (lambda: mr.uniform(mr.PRNGKey(0), (2,), np.int32), ValueError, 'float dtype'),
+    (lambda: mr.uniform(mr.PRNGKey(0), (2,), minval=np.zeros(3)), ValueError, 'broadcast'),
+    (lambda: mr.randint(mr.PRNGKey(0), (2,), 0, 3, np.float32), TypeError, 'integer'),
+    (lambda: mr.bernoulli(mr.PRNGKey(0), np.int32(1)), TypeError, 'floating'),
+    (lambda: mr.choice(mr.PRNGKey(0), 3, (4,), replace=False), ValueError, 'larger sample'),
+    (lambda: mr.choice(mr.PRNGKey(0), 3, (2,), p=np.ones(4) / 4), ValueError, 'p must be'),
+], ids=['key-dtype', 'key-batch', 'seed-shape', 'seed-dtype', 'fold_in-data', 'bits-dtype',
+        'uniform-dtype', 'uniform-minval', 'randint-dtype', 'bernoulli-p', 'choice-size',
+        'choice-p'])
+def test_bad_input_names_the_argument(thunk, error, message):
+    with pytest.raises(error, match=message):
+        thunk()
