@@ -428,8 +428,10 @@ def map_examples(fn, vals, dims):
     """
     def body(carry, examples):
         it = iter(examples)
-        return carry, fn(*(x if d is batching.not_mapped else next(it) for x, d in zip(vals, dims)))
+        return carry, fn(*(x if d is batching.not_mapped else next(it)
+                           for x, d in zip(vals, dims)))
 
-    batched = [batching.moveaxis(x, d, 0) for x, d in zip(vals, dims) if d is not batching.not_mapped]
+    batched = [batching.moveaxis(x, d, 0) for x, d in zip(vals, dims)
+               if d is not batching.not_mapped]
     _, out = scan(body, None, batched)
     return out, 0

@@ -309,8 +309,8 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, lis
     Returns the pruned jaxpr, which returns only the used outputs and takes only the used
     inputs (and those flagged in ``instantiate``, a bool or one flag per input), and the
     flags of the inputs it kept. Primitives are pure, so a dead equation can go; one with a
-    rule in ``dce_rules`` (loops, cond, xla_call) also prunes its body. Reverse mode runs this before
-    transposing, as JAX does: a dead loop is never transposed and a dead partial
+    rule in ``dce_rules`` (loops, cond, xla_call) also prunes its body. Reverse mode runs
+    this before transposing, as JAX does: a dead loop is never transposed and a dead partial
     derivative (``log`` at 0) never meets a zero cotangent.
 
     A dce rule ``rule(used_outputs, eqn)`` returns (which of ``eqn``'s inputs are used, the

@@ -1,14 +1,15 @@
 """minijax.lax: the primitive operations, each defined once with all of its rules.
 
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
-conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad, iota and rev;
-``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions and
-argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``linalg`` dot_general;
-``convolution`` conv_general_dilated; ``special`` erf and erfc; ``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise
-and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
-``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin,
-cumlogsumexp and associative_scan; ``gradients`` stop_gradient. Eager evaluation checks
-types with each primitive's abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager
+conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad, iota and
+rev; ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the
+reductions and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``linalg``
+dot_general; ``convolution`` conv_general_dilated; ``special`` erf and erfc; ``bitcast``
+bitcast_convert_type; ``bitwise`` the bitwise and integer operations (and, or, xor, not,
+shifts, population_count, clz, rem); ``sorting`` sort, sort_key_val and top_k;
+``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and associative_scan;
+``gradients`` stop_gradient. Eager evaluation checks types with each primitive's
+abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager
 errors name shapes and dtypes as traced ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,

@@ -76,7 +76,8 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
 
 def _from_strings(lhs, rhs, out, rank):
     spatial = [c for c in rhs if c not in 'OI']
-    ok = (all(len(s) == rank for s in (lhs, rhs, out)) and sorted(rhs) == sorted('OI' + ''.join(spatial))
+    ok = (all(len(s) == rank for s in (lhs, rhs, out))
+          and sorted(rhs) == sorted('OI' + ''.join(spatial))
           and all(sorted(s) == sorted('NC' + ''.join(spatial)) for s in (lhs, out)))
     if not ok:
         raise TypeError(f'conv_general_dilated: dimension_numbers {(lhs, rhs, out)} must name '

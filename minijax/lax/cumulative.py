@@ -27,7 +27,7 @@ from minijax import core, dtypes, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
-    add, exp, log1p, max, max_p, min, min_p, mul, ne, select_n, sub)
+    add, exp, full_like, log1p, max, max_p, min, min_p, mul, ne, select_n, sub)
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.structural import concatenate, pad, rev
 from minijax.lowering import constant, register_lowering, tensor_type
@@ -103,10 +103,14 @@ def logaddexp(x, y):
     min - max is NaN (a NaN operand, or infinities of one sign). Written with min - max
     rather than the lowering's -|x - y| (the same value) for its derivative: at a tie, where
     |x - y| has none, max and min each split the tangents evenly, which gives the exact
-    derivative (t_x + t_y) / 2, as JAX's custom JVP of logaddexp does."""
+    derivative (t_x + t_y) / 2, as JAX's custom JVP of logaddexp does. Where delta is NaN,
+    the branch not taken sees 0 instead, so its derivative is finite and a zero cotangent
+    through it stays zero (not 0 * NaN)."""
     amax, amin = max(x, y), min(x, y)
     delta = sub(amin, amax)
-    return select_n(ne(delta, delta), add(amax, log1p(exp(delta))), add(x, y))
+    undefined = ne(delta, delta)
+    safe_delta = select_n(undefined, delta, full_like(delta, 0))
+    return select_n(undefined, add(amax, log1p(exp(safe_delta))), add(x, y))
 
 
 # ----------------------------------------------------------------------------- the primitives

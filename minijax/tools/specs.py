@@ -3,7 +3,8 @@
 A SPEC is a type: ``f32[3,4]``, ``f64[]``, ``i32[5]``, ``u32[2]``, ``bf16[4]``, ``bool[]``
 (long names such as ``float32[...]`` and MLIR's ``ui32[...]`` work too), or a tuple of SPECs
 such as ``(f32[3], f32[3])``. A VALUE is ``SPEC=literal`` (``f32[3]=[1, 2, 3]``,
-``f64[]=2.5``, ``(f32[2], i32[])=([1, 2], 3)``) or ``@file.npy``. Results print as VALUEs, so an output can be pasted back as an input.
+``f64[]=2.5``, ``(f32[2], i32[])=([1, 2], 3)``) or ``@file.npy``. Results print as
+VALUEs, so an output can be pasted back as an input.
 """
 from __future__ import annotations
 

@@ -306,3 +306,16 @@ def test_flops_match_xla_cost_analysis(f):
     x = np.ones((5, 16))
     expected = jax.jit(f(jax.lax)).lower(x).compile().cost_analysis()['flops']
     assert minijax.flops(f(mlax))(x) == expected
+
+
+def test_grad_of_cumlogsumexp_after_infinities_stays_finite():
+    """A logaddexp of two infinities of one sign takes its other branch; the branch not
+    taken must not turn the zero cotangent it gets into NaN (0 * NaN). Where JAX is finite,
+    minijax agrees with it."""
+    x = np.array([-np.inf, -np.inf, 1., 2., -np.inf, 3.])
+    f = lambda lax_: lambda x: lax_.cumlogsumexp(x).sum()  # noqa: E731
+    got = np.asarray(minijax.grad(f(mlax))(x))
+    expected = np.asarray(jax.grad(f(jax.lax))(x))
+    assert np.isfinite(got).all()
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(got[finite], expected[finite])
