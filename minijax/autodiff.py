@@ -186,6 +186,19 @@ def _argnums(what, argnums, nargs):
     return nums
 
 
+_USE_VJP = 'If you want to use integer- or bool-valued inputs, use vjp.'
+
+
+def _differentiated(what, f, argnums, args, kwargs, hint):
+    """``f`` as a function of the arguments ``argnums`` picks (the others and ``kwargs``
+    fixed), and those arguments, whose leaves must be floats (``hint`` says what else to
+    use)."""
+    nums = _argnums(what, argnums, len(args))
+    f_partial, diff_args = _partial_over(f, nums, args, kwargs)
+    _check_float_leaves(what, nums, diff_args, hint)
+    return f_partial, diff_args
+
+
 def _partial_over(f, nums, args, kwargs):
     """``f`` as a function of the arguments at ``nums`` only (the others, and the keyword
     arguments, fixed), and the values of those arguments."""
@@ -222,10 +235,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
     what = f'grad({_name(f)})'
 
     def value_and_grad_f(*args, **kwargs):
-        nums = _argnums(what, argnums, len(args))
-        f_partial, diff_args = _partial_over(f, nums, args, kwargs)
-        _check_float_leaves(what, nums, diff_args,
-                            'If you want to use integer- or bool-valued inputs, use vjp.')
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP)
         out, f_vjp, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
         out_aval = core.get_aval(out) if core.is_valid_value(out) else None
         if out_aval is None or out_aval.shape != () or not dtypes.is_float(out_aval.dtype):
@@ -267,10 +277,8 @@ def jacfwd(f, argnums=0, has_aux=False):
     what = f'jacfwd({_name(f)})'
 
     def jacfun(*args, **kwargs):
-        nums = _argnums(what, argnums, len(args))
-        f_partial, diff_args = _partial_over(f, nums, args, kwargs)
-        _check_float_leaves(what, nums, diff_args,
-                            'For integer inputs, use minijax.jvp directly.')
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs,
+                                               'For integer inputs, use minijax.jvp directly.')
 
         def push_forward(tangents):  # the output tangents (and aux); the output is not needed
             return jvp(f_partial, diff_args, tangents, has_aux=has_aux)[1:]
@@ -293,10 +301,7 @@ def jacrev(f, argnums=0, has_aux=False):
     what = f'jacrev({_name(f)})'
 
     def jacfun(*args, **kwargs):
-        nums = _argnums(what, argnums, len(args))
-        f_partial, diff_args = _partial_over(f, nums, args, kwargs)
-        _check_float_leaves(what, nums, diff_args,
-                            'If you want to use integer- or bool-valued inputs, use vjp.')
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP)
         y, pullback, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
         _check_float_outputs(what, y)
         rows = _selected(argnums, vmap(pullback)(_std_basis(y)))
