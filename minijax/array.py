@@ -118,28 +118,26 @@ def _numpy_values(tree):
 core.aval_handlers[Array] = lambda x: ConcreteArray(x, x.weak_type)
 
 
-def _eager_result(value, aval, args):
-    """A primitive's eager NumPy result as an Array (a copy where it may alias a caller's
-    writable NumPy operand, which the caller could still change)."""
+def eager_result(value, aval, args):
+    """An eager NumPy result (of a primitive, or of an API function) as an Array: a copy
+    where it may alias a caller's writable NumPy operand, which the caller could still
+    change; ``aval`` (or None) tells its weak type."""
     if not isinstance(value, (np.ndarray, np.generic)):
         return value
     value = np.asarray(value)
     if value.flags.writeable and any(isinstance(a, np.ndarray) and a.flags.writeable
                                      and np.may_share_memory(value, a) for a in args):
         value = value.copy()
-    array = host_array(value)
-    if aval is not None and aval.weak_type:
-        array._aval = ShapedArray(value.shape, value.dtype, True)
-    return array
+    return host_array(value, aval is not None and aval.weak_type)
 
 
-core.eager_result = _eager_result
+core.eager_result = eager_result
 
 
-def host_array(value: np.ndarray) -> Array:
+def host_array(value: np.ndarray, weak_type=False) -> Array:
     """An Array holding ``value`` (which it freezes and keeps: the caller gives it away)."""
     value.flags.writeable = False
-    return Array(None, ShapedArray(value.shape, value.dtype), value)
+    return Array(None, ShapedArray(value.shape, value.dtype, weak_type), value)
 
 
 def device_array(x) -> Array:

@@ -24,7 +24,7 @@ import types
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array, device_array, host_array
+from minijax.array import Array, device_array, eager_result
 from minijax.core import Tracer
 from minijax.interpreters.batching import vmap
 
@@ -1598,18 +1598,12 @@ sys.modules[linalg.__name__] = linalg
 # ----------------------------------------------------------------------------- the API boundary
 
 def _as_array_result(out, args):
-    """An eager result as an Array. It keeps the NumPy value the primitives computed,
-    frozen; a value that may alias a caller's writable NumPy array (an argument returned as
-    it is, or a view) is copied first."""
-    if isinstance(out, np.generic):
-        return host_array(np.asarray(out))
-    if isinstance(out, np.ndarray):
-        aliased = out.flags.writeable and (out.base is not None or
-                                           builtins.any(out is a for a in args))
-        return host_array(out.copy() if aliased else out)
+    """An eager result as an Array, as the primitives' own results are
+    (``minijax.array.eager_result``): here for a function that returned a NumPy value
+    without binding a primitive (an argument returned as it is, a constant)."""
     if isinstance(out, list):
         return [_as_array_result(o, args) for o in out]
-    return out
+    return eager_result(out, None, args)
 
 
 def _returns_arrays(fn):
