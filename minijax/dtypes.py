@@ -8,6 +8,8 @@ function a Python scalar is *weakly typed*: it takes the dtype of the array it m
 ``bfloat16`` comes from ``ml_dtypes`` (a jaxlib dependency): NumPy does not count it as a
 floating type (its kind is 'V'), so code here asks ``kind(dtype)`` rather than ``dtype.kind``.
 """
+import functools
+
 import ml_dtypes
 import numpy as np
 
@@ -65,6 +67,27 @@ def is_integer(dtype):
 def finfo(dtype):
     """``np.finfo`` that knows bfloat16."""
     return ml_dtypes.finfo(dtype)
+
+
+#: The float types too narrow to accumulate in (8 and 11 significant bits): XLA's CPU backend
+#: and ``jnp.sum`` widen them to float32 inside a sum.
+NARROW_FLOATS = (float16, bfloat16)
+
+
+def accumulates_in_float32(impl):
+    """``impl``, the NumPy implementation of a primitive that accumulates (a sum, a dot
+    product, a window or running reduction), made to compute float16 and bfloat16 as XLA's
+    CPU backend does: in float32, rounding once at the end. NumPy would round after every
+    step (in bfloat16 256 + 1 is 256), and its einsum has no bfloat16."""
+    @functools.wraps(impl)
+    def widened(*args, **params):
+        arrays = [np.asarray(a) for a in args]
+        narrow = [a.dtype for a in arrays if a.dtype in NARROW_FLOATS]
+        if not narrow:
+            return impl(*args, **params)
+        wide = [a.astype(float32) if a.dtype in NARROW_FLOATS else a for a in arrays]
+        return np.asarray(impl(*wide, **params)).astype(narrow[0])
+    return widened
 
 
 def weak_join(strong, weak):

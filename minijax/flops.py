@@ -158,6 +158,11 @@ def _reduce_window(eqn, known):
     return _size(eqn.out_binders[0].aval) * (window - 1)
 
 
+def _scatter(eqn, known):
+    """One combining operation per update element; none for a plain set."""
+    return 0 if eqn.primitive is lax.scatter_p else _size(eqn.inputs[2].aval)
+
+
 def _expansion(eqn, known):
     """erf and erfc lower to an expansion in other ops (``minijax.lax.special``): its flops."""
     expansion = lax.special.EXPANSIONS[eqn.primitive]
@@ -173,10 +178,11 @@ _ELEMENTWISE = [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p
                 lax.shift_right_logical_p, lax.shift_right_arithmetic_p,
                 lax.population_count_p, lax.clz_p, lax.rem_p]
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
-                   lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p]
+                   lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p, lax.tan_p, lax.expm1_p,
+                   lax.cbrt_p, lax.atan2_p]
 _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.concatenate_p,
                   lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.pad_p,
-                  lax.iota_p, lax.gradients.stop_gradient_p, lax.rev_p]
+                  lax.iota_p, lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.argmax_p, lax.argmin_p]
 
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
@@ -188,5 +194,7 @@ flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
                     scan_p: _scan, while_p: _while, lax.erf_p: _expansion,
                     lax.erfc_p: _expansion, lax.sort_p: _sort})
+flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_mul_p, lax.scatter_min_p,
+                                  lax.scatter_max_p, lax.scatter_p], _scatter))
 flops_rules.update(dict.fromkeys([lax.cumsum_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p,
                                   lax.cumlogsumexp_p], _cumulative))

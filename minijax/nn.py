@@ -18,9 +18,10 @@ from minijax.custom_derivatives import custom_jvp
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
 from minijax.scipy.special import logsumexp
 
-__all__ = ['gelu', 'hard_tanh', 'leaky_relu', 'log_sigmoid', 'log_softmax', 'logsumexp',
-           'one_hot', 'relu', 'sigmoid', 'silu', 'soft_sign', 'softmax', 'softplus', 'swish',
-           'tanh']
+__all__ = ['celu', 'elu', 'gelu', 'glu', 'hard_sigmoid', 'hard_silu', 'hard_swish', 'hard_tanh',
+           'identity', 'leaky_relu', 'log1mexp', 'log_sigmoid', 'log_softmax', 'logmeanexp',
+           'logsumexp', 'mish', 'one_hot', 'relu', 'relu6', 'selu', 'sigmoid', 'silu',
+           'soft_sign', 'softmax', 'softplus', 'squareplus', 'standardize', 'swish', 'tanh']
 
 
 def _float(x):
@@ -129,3 +130,116 @@ def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     classes_shape.insert(axis, num_classes)
     classes = lax.iota(x.dtype, tuple(classes_shape), axis)
     return mnp.astype(mnp.equal(lax.expand_dims(x, (axis,)), classes), dtype)
+
+
+@custom_jvp
+def relu6(x):
+    """``min(max(x, 0), 6)``; its derivative is 0 at both kinks (a custom JVP, as in JAX)."""
+    return mnp.minimum(mnp.maximum(x, 0), 6.)
+
+
+relu6.defjvps(lambda g, ans, x: mnp.where(mnp.logical_and(mnp.greater(x, 0), mnp.less(x, 6)),
+                                          g, 0.))
+
+
+def hard_sigmoid(x):
+    """``relu6(x + 3) / 6``."""
+    return mnp.divide(relu6(mnp.add(x, 3.)), 6.)
+
+
+def hard_silu(x):
+    """``x * hard_sigmoid(x)`` (also called ``hard_swish``)."""
+    return mnp.multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+def elu(x, alpha=1.0):
+    """``x`` where ``x > 0``, else ``alpha (exp(x) - 1)`` (computed on ``min(x, 0)``, so the
+    branch not taken cannot overflow)."""
+    x = _float(x)
+    positive = mnp.greater(x, 0)
+    return mnp.where(positive, x, mnp.multiply(alpha, mnp.expm1(mnp.where(positive, 0., x))))
+
+
+def celu(x, alpha=1.0):
+    """``max(x, 0) + alpha expm1(min(x, 0) / alpha)``: elu, continuously differentiable."""
+    x = _float(x)
+    return mnp.add(mnp.maximum(x, 0.),
+                   mnp.multiply(alpha, mnp.expm1(mnp.divide(mnp.minimum(x, 0.), alpha))))
+
+
+def selu(x):
+    """The scaled elu of self-normalizing networks (fixed ``alpha`` and scale)."""
+    return mnp.multiply(1.0507009873554804934193349852946,
+                        elu(x, 1.6732632423543772848170429916717))
+
+
+def glu(x, axis=-1):
+    """The gated linear unit: the first half of ``x`` along ``axis`` times the sigmoid of the
+    second."""
+    x = mnp.asarray(x)
+    if x.shape[axis] % 2:
+        raise ValueError(f'glu: axis {axis} has odd size {x.shape[axis]}: it must split in two')
+    value, gate = mnp.split(x, 2, axis)
+    return mnp.multiply(value, sigmoid(gate))
+
+
+def mish(x):
+    """``x tanh(softplus(x))``."""
+    x = _float(x)
+    return mnp.multiply(x, mnp.tanh(softplus(x)))
+
+
+def squareplus(x, b=4):
+    """``(x + sqrt(x^2 + b)) / 2``: a smooth relu made of algebraic operations."""
+    x = _float(x)
+    return mnp.divide(mnp.add(x, mnp.sqrt(mnp.add(mnp.square(x), b))), 2)
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm='fast'):
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis``. The ``'fast'`` variance
+    is ``E[x^2] - E[x]^2`` (clipped at 0), the ``'stable'`` one ``E[(x - E[x])^2]``."""
+    if where is not None:
+        raise NotImplementedError('standardize: where= is not supported by minijax')
+    x = _float(x)
+    if mean is None:
+        mean = mnp.mean(x, axis, keepdims=True)
+    if variance is None:
+        if algorithm == 'stable':
+            variance = mnp.mean(mnp.square(mnp.subtract(x, mean)), axis, keepdims=True)
+        elif algorithm == 'fast':
+            variance = mnp.clip(mnp.subtract(mnp.mean(mnp.square(x), axis, keepdims=True),
+                                             mnp.square(mean)), 0)
+        else:
+            raise ValueError(f"standardize: unknown algorithm {algorithm!r} (expected 'fast' "
+                             "or 'stable')")
+    return mnp.multiply(mnp.subtract(x, mean), lax.rsqrt(mnp.add(variance, epsilon)))
+
+
+@custom_jvp
+def log1mexp(x):
+    """``log(1 - exp(-x))`` for ``x > 0``, accurate for small and large ``x`` (through
+    ``expm1`` below log 2, ``log1p`` above); its derivative is ``1 / expm1(x)``."""
+    x = _float(x)
+    return mnp.where(mnp.less(x, math.log(2)), mnp.log(mnp.negative(mnp.expm1(mnp.negative(x)))),
+                     mnp.log1p(mnp.negative(mnp.exp(mnp.negative(x)))))
+
+
+log1mexp.defjvps(lambda g, ans, x: mnp.divide(g, mnp.expm1(x)))
+
+
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """``log(mean(exp(x)))`` along ``axis``: ``logsumexp`` minus the log of the count."""
+    if where is not None:
+        raise NotImplementedError('logmeanexp: where= is not supported by minijax')
+    x = _float(x)
+    count = mnp.size(x) // max(mnp.size(mnp.sum(x, axis)), 1)
+    return mnp.subtract(logsumexp(x, axis, keepdims=keepdims), math.log(count))
+
+
+def identity(x):
+    """``x`` itself."""
+    return mnp.asarray(x)

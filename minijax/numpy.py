@@ -20,13 +20,14 @@ import math
 import operator
 import sys
 import types
+from typing import NamedTuple
 
 import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.array import Array, device_array, eager_result
 from minijax.core import Tracer
-from minijax.interpreters.batching import vmap
+from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
 
 # ----------------------------------------------------------------------------- dtypes, constants
 
@@ -52,7 +53,7 @@ class _ScalarType:
     np.float16, dtypes.bfloat16.type, np.float32, np.float64, np.int8, np.int16, np.int32,
     np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_))
 float_, int_ = float64, int64  # x64, as minijax always is
-dtype, finfo, iinfo, issubdtype = np.dtype, np.finfo, np.iinfo, np.issubdtype
+dtype, finfo, iinfo, issubdtype = np.dtype, dtypes.finfo, np.iinfo, np.issubdtype
 generic, number, inexact, floating, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.inexact, np.floating, np.integer, np.signedinteger,
     np.unsignedinteger)
@@ -307,7 +308,7 @@ def _trunc(x):
     if not _is_float(x):
         return x
     dtype = core.get_aval(x).dtype
-    integral_above = float(2 ** np.finfo(dtype).nmant)
+    integral_above = float(2 ** dtypes.finfo(dtype).nmant)
     rounded = lax.convert_element_type(lax.convert_element_type(x, dtypes.int64), dtype)
     small = lax.less(lax.abs(x), integral_above)  # False for NaN and infinities
     return lax.select_n(small, x, _with_sign_of_zero(rounded, x))
@@ -345,32 +346,6 @@ def _safe_where(unsafe, x, replacement):
     return lax.select_n(unsafe, x, lax.full_like(x, replacement))
 
 
-def _expm1(x):
-    """``exp(x) - 1`` accurate for tiny ``x`` (Kahan): ``(u - 1) * x / log(u)`` with
-    ``u = exp(x)``; where ``u`` rounds to 1, ``x``; where ``u - 1`` is -1 or inf, that."""
-    u = lax.exp(x)
-    um1 = lax.sub(u, 1.)
-    near_one = lax.eq(u, 1.)
-    saturated = lax.max(lax.eq(um1, -1.), lax.eq(u, np.inf))
-    safe_u = _safe_where(lax.max(near_one, saturated), u, 2.)
-    kahan = lax.div(lax.mul(lax.sub(safe_u, 1.), x), lax.log(safe_u))
-    return lax.select_n(near_one, lax.select_n(saturated, kahan, um1), x)
-
-
-def _sinh(x):
-    """``(expm1(x) - expm1(-x)) / 2``: no cancellation for small ``x``."""
-    return lax.mul(lax.sub(_expm1(x), _expm1(lax.neg(x))), .5)
-
-
-def _cosh(x):
-    return lax.mul(lax.add(lax.exp(x), lax.exp(lax.neg(x))), .5)
-
-
-def _tan(x):
-    """``sin(x) / cos(x)`` (minijax has no tan primitive): within a few ulps of XLA's."""
-    return lax.div(lax.sin(x), lax.cos(x))
-
-
 def _isnan(x):
     return lax.ne(x, x) if _is_float(x) else lax.full(np.shape(x), False, dtypes.bool_)
 
@@ -381,6 +356,31 @@ def _isinf(x):
 
 def _isfinite(x):
     return lax.less(lax.abs(x), np.inf) if _is_float(x) else lax.full(np.shape(x), True, dtypes.bool_)
+
+
+def _sinc(x):
+    """``sin(pi x) / (pi x)``, and 1 at 0 (where its derivative is 0, as in JAX)."""
+    at_zero = lax.eq(x, 0.)
+    pi_x = lax.mul(_safe_where(at_zero, x, 1.), np.pi)
+    return lax.select_n(at_zero, lax.div(lax.sin(pi_x), pi_x), lax.full_like(x, 1.))
+
+
+#: The signed integer type of a float's width, to read its sign bit.
+_SAME_WIDTH_INT = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}
+
+
+def _signbit(x):
+    """Whether the sign bit is set: true for -0. and negative NaNs too (read from the bits)."""
+    dtype = core.get_aval(x).dtype
+    if dtype == dtypes.bool_:
+        return lax.full_like(x, False)
+    if dtypes.is_float(dtype):
+        x = lax.bitcast_convert_type(x, _SAME_WIDTH_INT[np.dtype(dtype).itemsize])
+    return lax.less(x, lax.full_like(x, 0))
+
+
+def _is_infinity(x, infinity):
+    return lax.eq(x, infinity) if _is_float(x) else lax.full(np.shape(x), False, dtypes.bool_)
 
 
 def _unary(name, fn, to_float=True):
@@ -397,15 +397,15 @@ _LN2, _LN10 = math.log(2), math.log(10)
 
 sin = _unary('sin', lax.sin)
 cos = _unary('cos', lax.cos)
-tan = _unary('tan', _tan)
+tan = _unary('tan', lax.tan)
 exp = _unary('exp', lax.exp)
 log = _unary('log', lax.log)
 tanh = _unary('tanh', lax.tanh)
 sqrt = _unary('sqrt', lax.sqrt)
 log1p = _unary('log1p', lax.log1p)
-expm1 = _unary('expm1', _expm1)
-sinh = _unary('sinh', _sinh)
-cosh = _unary('cosh', _cosh)
+expm1 = _unary('expm1', lax.expm1)
+sinh = _unary('sinh', lax.sinh)
+cosh = _unary('cosh', lax.cosh)
 exp2 = _unary('exp2', lambda x: lax.exp(lax.mul(x, _LN2)))
 log2 = _unary('log2', lambda x: lax.div(lax.log(x), _LN2))
 log10 = _unary('log10', lambda x: lax.div(lax.log(x), _LN10))
@@ -425,6 +425,19 @@ isinf = _unary('isinf', _isinf, to_float=False)
 isfinite = _unary('isfinite', _isfinite, to_float=False)
 conj = conjugate = real = _unary('real', lambda x: x, to_float=False)  # real dtypes only
 imag = _unary('imag', lambda x: lax.full_like(x, 0), to_float=False)
+arcsin = asin = _unary('arcsin', lax.asin)
+arccos = acos = _unary('arccos', lax.acos)
+arctan = atan = _unary('arctan', lax.atan)
+arcsinh = asinh = _unary('arcsinh', lax.asinh)
+arccosh = acosh = _unary('arccosh', lax.acosh)
+arctanh = atanh = _unary('arctanh', lax.atanh)
+cbrt = _unary('cbrt', lax.cbrt)
+fabs = _unary('fabs', lax.abs)
+reciprocal = _unary('reciprocal', lax.reciprocal)
+sinc = _unary('sinc', _sinc)
+signbit = _unary('signbit', _signbit, to_float=False)
+isposinf = _unary('isposinf', lambda x: _is_infinity(x, np.inf), to_float=False)
+isneginf = _unary('isneginf', lambda x: _is_infinity(x, -np.inf), to_float=False)
 
 
 def round(a, decimals=0):  # noqa: A001
@@ -609,7 +622,9 @@ def _reduction(name, reduce, prepare=None, doc=''):
     def typed_reduction(a, axis=None, dtype=None, out=None, keepdims=False):
         _no_out(name, out)
         axes = _axes(name, a, axis)
-        return _keep(reduce(prepare(a, dtype), axes), axes, keepdims)
+        a = prepare(a, dtype)
+        out = _in_float32_if_narrow(reduce, a, axes) if dtype is None else reduce(a, axes)
+        return _keep(out, axes, keepdims)
 
     fn = reduction if prepare is None else typed_reduction
     fn.__name__ = fn.__qualname__ = name
@@ -630,12 +645,22 @@ def _count(x, axes):
     return int(np.prod([np.shape(x)[a] for a in axes], dtype=np.int64))
 
 
+def _mean(a, axes):
+    return lax.div(lax.reduce_sum(a, axes), float(_count(a, axes)))
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     """The mean over ``axis``; integers and booleans average as floats."""
     _no_out('mean', out)
     axes = _axes('mean', a, axis)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return _keep(lax.div(lax.reduce_sum(a, axes), float(_count(a, axes))), axes, keepdims)
+    return _keep(_in_float32_if_narrow(_mean, a, axes), axes, keepdims)
+
+
+def _var(a, axes, ddof):
+    centered = subtract(a, _keep(_mean(a, axes), axes, keepdims=True))
+    squares = lax.reduce_sum(lax.mul(centered, centered), axes)
+    return lax.div(squares, float(_count(a, axes) - ddof))
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -644,9 +669,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     _no_out('var', out)
     axes = _axes('var', a, axis)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    centered = subtract(a, mean(a, axes, keepdims=True))
-    squares = lax.reduce_sum(lax.mul(centered, centered), axes)
-    return _keep(lax.div(squares, float(_count(a, axes) - ddof)), axes, keepdims)
+    return _keep(_in_float32_if_narrow(_var, a, axes, ddof), axes, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -724,6 +747,643 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
         a, indices = flip(a, axis), flip(indices, axis)
     _, indices = lax.sort_key_val(a, indices, axis, is_stable=stable)
     return flip(indices, axis) if descending else indices
+
+
+# ----------------------------------------------------------------------------- more math
+
+arctan2 = atan2 = _binary(lax.atan2, 'arctan2', 'The angle of the point (x2, x1): atan(x1 / x2) '
+                          'in the right quadrant.', to_float=True)
+float_power = _binary(lax.pow, 'float_power', 'x ** y, in floating point.', to_float=True)
+pow = power  # noqa: A001 (jnp.pow, the array API's name)
+
+
+def _float_pair(x, y):
+    x, y = _broadcast(*_promote(x, y))
+    return _to_float(x), _to_float(y)
+
+
+def hypot(x1, x2, /):
+    """``sqrt(x1^2 + x2^2)`` as ``big * sqrt(1 + (small / big)^2)``: no overflow; inf if
+    either is infinite (even with a NaN)."""
+    x1, x2 = _float_pair(x1, x2)
+    a1, a2 = lax.abs(x1), lax.abs(x2)
+    big, small = lax.max(a1, a2), lax.min(a1, a2)
+    ratio = lax.div(small, _safe_where(lax.eq(big, 0.), big, 1.))
+    out = lax.mul(big, lax.sqrt(lax.add(1., lax.mul(ratio, ratio))))
+    return where(logical_or(isposinf(a1), isposinf(a2)), np.inf, out)
+
+
+def logaddexp(x1, x2, /):
+    """``log(exp(x1) + exp(x2))`` as ``max + log1p(exp(min - max))``: no overflow, and its
+    derivative shares a tie evenly (through max and min). Equal infinities give themselves."""
+    x1, x2 = _float_pair(x1, x2)
+    big, small = lax.max(x1, x2), lax.min(x1, x2)
+    delta = lax.sub(small, big)
+    both_infinite = lax.ne(delta, delta)  # inf - inf (or a NaN operand: NaN either way)
+    out = lax.add(big, lax.log1p(lax.exp(_safe_where(both_infinite, delta, 0.))))
+    return lax.select_n(both_infinite, out, lax.add(x1, x2))
+
+
+def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)``, through ``logaddexp`` in base e."""
+    x1, x2 = _float_pair(x1, x2)
+    return lax.div(logaddexp(lax.mul(x1, _LN2), lax.mul(x2, _LN2)), _LN2)
+
+
+def copysign(x1, x2, /):
+    """``|x1|`` with the sign bit of ``x2``."""
+    x1, x2 = _float_pair(x1, x2)
+    return where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+def fmax(x1, x2, /):
+    """Elementwise maximum ignoring NaN: a NaN loses to a number."""
+    x1, x2 = _broadcast(*_promote(x1, x2), scalars_too=True)
+    return where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
+
+
+def fmin(x1, x2, /):
+    """Elementwise minimum ignoring NaN: a NaN loses to a number."""
+    x1, x2 = _broadcast(*_promote(x1, x2), scalars_too=True)
+    return where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
+
+
+def heaviside(x1, x2, /):
+    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0`` (NaN stays NaN)."""
+    x1, x2 = _float_pair(x1, x2)
+    return where(less(x1, 0), 0., where(greater(x1, 0), 1., where(isnan(x1), x1, x2)))
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` for an integer ``x2`` (the power of two is exact)."""
+    if not dtypes.is_integer(core.get_aval(x2).dtype):
+        raise TypeError(f'ldexp: x2 must be an integer array, got {core.get_aval(x2).dtype}')
+    x1 = _to_float(asarray(x1))
+    return multiply(x1, power(2., _cast(x2, core.get_aval(x1).dtype)))
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the
+    largest finite values by default)."""
+    if not _is_float(x):
+        return asarray(x)
+    info = dtypes.finfo(core.get_aval(x).dtype)
+    x = where(isnan(x), nan, x)
+    x = where(isposinf(x), info.max if posinf is None else posinf, x)
+    return where(isneginf(x), info.min if neginf is None else neginf, x)
+
+# ----------------------------------------------------------------------------- NaN-aware reductions
+
+
+def _without_nan(a, fill):
+    """``a`` with ``fill`` in place of each NaN (integers have none)."""
+    return where(isnan(a), fill, a) if _is_float(a) else a
+
+
+def _nan_ignoring(fn, fill):
+    """``fn`` (sum, prod, cumsum, cumprod) skipping NaNs: they count as ``fill``."""
+    def nan_fn(a, *args, **kwargs):
+        return fn(_without_nan(a, fill), *args, **kwargs)
+    nan_fn.__name__ = nan_fn.__qualname__ = f'nan{fn.__name__}'
+    nan_fn.__doc__ = f'``{fn.__name__}`` treating NaN as {fill}.'
+    return nan_fn
+
+
+def _nan_extremum(fn, fill, all_nan):
+    """``fn`` (max, min, argmax, argmin) skipping NaNs: they count as ``fill`` (an infinity
+    that never wins); a slice of NaNs only gives ``all_nan``."""
+    def nan_fn(a, axis=None, out=None, keepdims=False):
+        result = fn(_without_nan(a, fill), axis, out, keepdims)
+        if not _is_float(a):
+            return result
+        only_nans = all(isnan(a), axis, keepdims=bool(keepdims))
+        return where(only_nans, all_nan, result)
+    nan_fn.__name__ = nan_fn.__qualname__ = f'nan{fn.__name__}'
+    nan_fn.__doc__ = f'``{fn.__name__}`` ignoring NaNs ({all_nan} where all are NaN).'
+    return nan_fn
+
+
+nansum = _nan_ignoring(sum, 0)
+nanprod = _nan_ignoring(prod, 1)
+nancumsum = _nan_ignoring(cumsum, 0)
+nancumprod = _nan_ignoring(cumprod, 1)
+nanmax = _nan_extremum(max, -np.inf, np.nan)
+nanmin = _nan_extremum(min, np.inf, np.nan)
+nanargmax = _nan_extremum(argmax, -np.inf, -1)
+nanargmin = _nan_extremum(argmin, np.inf, -1)
+
+
+def _count_numbers(a, axis, keepdims):
+    return sum(logical_not(isnan(a)), axis, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The mean of the elements that are not NaN."""
+    _no_out('nanmean', out)
+    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    return divide(nansum(a, axis, keepdims=keepdims), _count_numbers(a, axis, keepdims))
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The variance of the elements that are not NaN (NaN where ``n - ddof <= 0``)."""
+    _no_out('nanvar', out)
+    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    centered = subtract(a, nanmean(a, axis, keepdims=True))
+    squares = nansum(square(_without_nan(centered, 0.)), axis, keepdims=keepdims)
+    divisor = subtract(_count_numbers(a, axis, keepdims), ddof)
+    too_few = less_equal(divisor, 0)
+    return where(too_few, np.nan, divide(squares, where(too_few, 1, divisor)))
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """``sqrt(nanvar(...))``."""
+    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims))
+
+
+def _cumulative_with_initial(name, fn, identity):
+    """The array API's ``cumulative_sum``/``cumulative_prod``: ``axis`` may be omitted only
+    for a 1-D array; ``include_initial`` puts the identity first."""
+    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+        if axis is None:
+            if np.ndim(x) != 1:
+                raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
+            axis = 0
+        axis = core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
+        out = fn(x, axis, dtype)
+        if not include_initial:
+            return out
+        first = [(1, 0, 0) if d == axis else (0, 0, 0) for d in range(np.ndim(out))]
+        return lax.pad(out, np.asarray(identity, core.get_aval(out).dtype), first)
+    cumulative.__name__ = cumulative.__qualname__ = name
+    cumulative.__doc__ = f'``{fn.__name__}`` along ``axis``, as the array API defines it.'
+    return cumulative
+
+
+cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0)
+cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1)
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th discrete difference ``a[i + 1] - a[i]`` along ``axis``."""
+    a = asarray(a)
+    axis = core.canonicalize_axis(axis, np.ndim(a), 'diff: axis')
+    pieces = [_edge(v, a, axis) for v in (prepend,) if v is not None] + [a]
+    pieces += [_edge(v, a, axis) for v in (append,) if v is not None]
+    a = concatenate(pieces, axis) if len(pieces) > 1 else a
+    for _ in range(n):
+        size_ = np.shape(a)[axis]
+        upper = lax.slice_in_dim(a, 1, size_, axis=axis)
+        lower = lax.slice_in_dim(a, 0, builtins.max(size_ - 1, 0), axis=axis)
+        a = not_equal(upper, lower) if _is_bool(a) else subtract(upper, lower)
+    return a
+
+
+def _edge(value, a, axis):
+    """``prepend``/``append`` of ``diff``: a scalar is broadcast to one slice of ``a``."""
+    value = asarray(value)
+    if np.ndim(value) == 0:
+        shape_ = list(np.shape(a))
+        shape_[axis] = 1
+        return broadcast_to(value, tuple(shape_))
+    return value
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ``ary``, with ``to_begin`` and ``to_end`` around."""
+    pieces = [ravel(asarray(v)) for v in (to_begin,) if v is not None]
+    pieces += [diff(ravel(ary))] + [ravel(asarray(v)) for v in (to_end,) if v is not None]
+    return concatenate(pieces)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """The mean of ``a`` along ``axis`` weighted by ``weights`` (of ``a``'s shape, or 1-D
+    along ``axis``); ``returned`` also gives the sum of the weights."""
+    a = asarray(a)
+    if weights is None:
+        out = mean(a, axis, keepdims=keepdims)
+        total = full_like(out, size(a) // builtins.max(size(out), 1))
+    else:
+        a, weights = _promote(_to_float(a), asarray(weights))
+        if np.shape(weights) != np.shape(a):
+            if axis is None or np.ndim(weights) != 1:
+                raise ValueError(f'average: weights of shape {np.shape(weights)} differ from '
+                                 f'a of shape {np.shape(a)}: 1-D weights need an int axis')
+            axis = core.canonicalize_axis(axis, np.ndim(a), 'average: axis')
+            weights = lax.broadcast_in_dim(weights, np.shape(a), (axis,))
+        total = sum(weights, axis, keepdims=keepdims)
+        out = divide(sum(multiply(a, weights), axis, keepdims=keepdims), total)
+    return (out, broadcast_to(total, np.shape(out))) if returned else out
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """The range ``max - min`` along ``axis``."""
+    return subtract(max(a, axis, out, keepdims), min(a, axis, out, keepdims))
+
+
+_QUANTILE_METHODS = ('linear', 'lower', 'higher', 'nearest', 'midpoint')
+
+
+def _interpolate(method, low, high, fraction):
+    """The quantile between neighbours ``low`` and ``high`` of the sorted data, a
+    ``fraction`` of the way from ``low``, by ``method`` (NumPy's names)."""
+    if method == 'linear':
+        return add(multiply(low, subtract(1., fraction)), multiply(high, fraction))
+    if method == 'lower':
+        return low
+    if method == 'higher':
+        return high
+    if method == 'nearest':
+        return where(less_equal(fraction, .5), low, high)
+    return multiply(add(low, high), .5)
+
+
+def _quantile(name, a, q, axis, method, keepdims, skip_nans):
+    """Quantiles by sorting: the data of ``axis`` (axes) moved last and sorted (NaNs last),
+    the two neighbours of position ``q (n - 1)`` read with ``take_along_axis``; ``n`` counts
+    the numbers only when ``skip_nans``, else a NaN makes the result NaN."""
+    if method not in _QUANTILE_METHODS:
+        raise NotImplementedError(f'{name}: method {method!r} is not supported (minijax has '
+                                  f'{", ".join(_QUANTILE_METHODS)})')
+    a, q = _to_float(asarray(a)), asarray(q)
+    q = _cast(q, core.get_aval(a).dtype) if _is_float(q) else _to_float(q)
+    axes = _axes(name, a, axis)
+    kept = [d for d in range(np.ndim(a)) if d not in axes]
+    kept_shape = [np.shape(a)[d] for d in kept]
+    data = reshape(transpose(a, kept + list(axes)), kept_shape + [-1])
+    data = sort(where(isnan(data), np.nan, data), axis=-1)
+    n = np.shape(data)[-1]
+    count = sum(logical_not(isnan(data)), -1, keepdims=True) if skip_nans else n
+    positions = multiply(reshape(q, (1,) * len(kept) + (-1,)), subtract(count, 1))
+    low, high = floor(positions), ceil(positions)
+    index_shape = tuple(kept_shape) + (np.size(q),)
+    read = [take_along_axis(data, broadcast_to(_cast(clip(i, 0, n - 1), dtypes.int64),
+                                               index_shape), -1) for i in (low, high)]
+    out = _interpolate(method, *read, subtract(positions, low))
+    if not skip_nans:
+        out = where(any(isnan(data), -1, keepdims=True), np.nan, out)
+    out = moveaxis(out, -1, 0)
+    out = reshape(out, np.shape(q) + tuple(kept_shape))
+    if keepdims:
+        out = lax.expand_dims(out, [np.ndim(q) + d for d in axes])
+    return out
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+             keepdims=False):
+    """The ``q``-th quantiles (``q`` in [0, 1]) of ``a`` along ``axis``."""
+    _no_out('quantile', out)
+    return _quantile('quantile', a, q, axis, method, keepdims, skip_nans=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+                keepdims=False):
+    """``quantile`` of the elements that are not NaN."""
+    _no_out('nanquantile', out)
+    return _quantile('nanquantile', a, q, axis, method, keepdims, skip_nans=True)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+               keepdims=False):
+    """The ``q``-th percentiles (``q`` in [0, 100]): ``quantile(a, q / 100)``."""
+    return quantile(a, true_divide(asarray(q), 100), axis, out, overwrite_input, method, keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+                  keepdims=False):
+    return nanquantile(a, true_divide(asarray(q), 100), axis, out, overwrite_input, method,
+                       keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The middle value (the mean of the two middle ones for an even count)."""
+    return quantile(a, .5, axis, out, overwrite_input, keepdims=keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile(a, .5, axis, out, overwrite_input, keepdims=keepdims)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
+    (and ``y``), NumPy's estimate with frequency and analytic weights."""
+    X = atleast_2d(_to_float(asarray(m)))
+    if not rowvar and np.shape(X)[0] != 1:
+        X = transpose(X)
+    if y is not None:
+        Y = atleast_2d(_to_float(asarray(y)))
+        X = concatenate([X, Y if rowvar or np.shape(Y)[0] == 1 else transpose(Y)])
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    w = None
+    for extra in (fweights, aweights):
+        if extra is not None:
+            w = asarray(extra) if w is None else multiply(w, extra)
+    mean_, w_sum = average(X, 1, w, returned=True)
+    if w is None:
+        fact = np.shape(X)[1] - ddof
+    elif ddof == 0:
+        fact = w_sum[0]
+    elif aweights is None:
+        fact = subtract(w_sum[0], ddof)
+    else:
+        fact = subtract(w_sum[0], ddof * sum(multiply(w, aweights)) / w_sum[0])
+    X = subtract(X, expand_dims(mean_, 1))
+    X_weighted = X if w is None else multiply(X, w)
+    return squeeze(true_divide(matmul(X_weighted, transpose(X)), fact))
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients: the covariance over the product of the standard
+    deviations, clipped to [-1, 1]."""
+    c = cov(x, y, rowvar)
+    if np.ndim(c) == 0:
+        return true_divide(c, c)
+    stddev = sqrt(diagonal(c))
+    c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
+    return clip(c, -1, 1)
+
+# ----------------------------------------------------------------------------- more arrays
+
+
+def kron(a, b):
+    """The Kronecker product: each element of ``a`` times the whole of ``b``."""
+    a, b = _promote(asarray(a), asarray(b))
+    ndim_ = builtins.max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (ndim_ - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (ndim_ - np.ndim(b)) + np.shape(b)
+    a = reshape(a, [d for n in sa for d in (n, 1)])
+    b = reshape(b, [d for n in sb for d in (1, n)])
+    return reshape(multiply(a, b), [m * n for m, n in zip(sa, sb)])
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 3-vectors (2-vectors have a zero third component; two
+    2-vectors give the scalar z component) along ``axisa``/``axisb``."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = _promote(moveaxis(a, axisa, -1), moveaxis(b, axisb, -1))
+    sizes = np.shape(a)[-1], np.shape(b)[-1]
+    if not set(sizes) <= {2, 3}:
+        raise ValueError(f'cross: vectors must have 2 or 3 components, got {sizes}')
+    (a0, a1, *a2), (b0, b1, *b2) = unstack(a, axis=-1), unstack(b, axis=-1)
+    z = subtract(multiply(a0, b1), multiply(a1, b0))
+    if sizes == (2, 2):
+        return z
+    a2 = a2[0] if a2 else zeros_like(a0)
+    b2 = b2[0] if b2 else zeros_like(b0)
+    c = stack([subtract(multiply(a1, b2), multiply(a2, b1)),
+               subtract(multiply(a2, b0), multiply(a0, b2)), z], -1)
+    return moveaxis(c, -1, axisc)
+
+
+def polyval(p, x, *, unroll=16):
+    """The polynomial with coefficients ``p`` (highest power first) at ``x``: Horner's rule."""
+    p, x = _promote(asarray(p), asarray(x))
+    y = zeros_like(x)
+    for c in unstack(p):
+        y = add(multiply(y, x), c)
+    return y
+
+
+def searchsorted(a, v, side='left', sorter=None, *, method='scan'):
+    """Where each ``v`` would be inserted into the sorted 1-D ``a``: the count of elements
+    of ``a`` before it (below ``v``; at or below for ``side='right'``), NaN above all."""
+    if side not in ('left', 'right'):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if np.ndim(a) != 1:
+        raise ValueError(f'searchsorted: a must be 1-D, got shape {np.shape(a)}')
+    a = asarray(a) if sorter is None else take(a, sorter)
+    a, v = _promote(a, asarray(v))
+    a_col, v_row = reshape(a, (-1,) + (1,) * np.ndim(v)), expand_dims(v, 0)
+    before = _nan_last_less(a_col, v_row) if side == 'left' else \
+        logical_not(_nan_last_less(v_row, a_col))
+    return astype(sum(before, 0), dtypes.int32)
+
+
+def _nan_last_less(x, y):
+    """``x < y`` in the order that puts NaN above everything, as ``sort`` does."""
+    below = less(x, y)
+    return logical_or(below, logical_and(logical_not(isnan(x)), isnan(y))) if _is_float(x) \
+        else below
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at
+    ``x``; ``left``/``right`` outside (default: the end values), or periodic."""
+    x, xp, fp = (_to_float(asarray(v)) for v in (x, xp, fp))
+    if period is not None:
+        x, xp = remainder(x, period), remainder(xp, period)
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = concatenate([subtract(xp[-1:], period), xp, add(xp[:1], period)])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
+    i = clip(searchsorted(xp, x, side='right'), 1, np.shape(xp)[0] - 1)
+    x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
+    dx = subtract(x1, x0)
+    flat = less_equal(abs(dx), np.spacing(dtypes.finfo(core.get_aval(dx).dtype).eps))
+    slope = true_divide(subtract(f1, f0), where(flat, 1., dx))
+    f = where(flat, f0, add(f0, multiply(subtract(x, x0), slope)))
+    if period is None:
+        f = where(less(x, xp[0]), fp[0] if left is None else left, f)
+        f = where(greater(x, xp[-1]), fp[-1] if right is None else right, f)
+    return f
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` along ``axis`` by the trapezoidal rule, at points ``x`` (or
+    spaced ``dx``)."""
+    y = moveaxis(_to_float(asarray(y)), axis, -1)
+    if x is not None:
+        x = asarray(x)
+        dx = diff(x) if np.ndim(x) == 1 else moveaxis(diff(x, axis=axis), axis, -1)
+    n = np.shape(y)[-1]
+    ends = add(lax.slice_in_dim(y, 1, n, axis=np.ndim(y) - 1),
+               lax.slice_in_dim(y, 0, builtins.max(n - 1, 0), axis=np.ndim(y) - 1))
+    return multiply(.5, sum(multiply(dx, ends), -1))
+
+
+def select(condlist, choicelist, default=0):
+    """``choicelist[i]`` where ``condlist[i]`` is the first condition that holds, else
+    ``default``."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(f'select: {len(condlist)} conditions for {len(choicelist)} choices')
+    out = default
+    for condition, choice in reversed(list(zip(condlist, choicelist))):
+        out = where(condition, choice, out)
+    return asarray(out)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """``funclist[i](x)`` (or the constant ``funclist[i]``) where ``condlist[i]``, the last
+    condition that holds winning; an extra last function is the default."""
+    x = asarray(x)
+    condlist = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
+    if len(funclist) == len(condlist) + 1:
+        none_holds = logical_not(any(stack([_as_bool(asarray(c)) for c in condlist]), 0))
+        condlist, funclist = [none_holds] + condlist, [funclist[-1]] + list(funclist[:-1])
+    if len(funclist) != len(condlist):
+        raise ValueError(f'piecewise: {len(funclist)} functions for {len(condlist)} '
+                         'conditions (give one per condition, and one more as the default)')
+    out = zeros_like(x)
+    for condition, fn in zip(condlist, funclist):
+        value = fn(x, *args, **kw) if callable(fn) else fn
+        out = where(condition, _cast(asarray(value), core.get_aval(x).dtype), out)
+    return out
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by ``k`` quarter turns from the first of ``axes`` towards the second."""
+    ndim_ = np.ndim(m)
+    first, second = (core.canonicalize_axis(a, ndim_, 'rot90: axes') for a in axes)
+    if first == second:
+        raise ValueError(f'rot90: the axes {tuple(axes)} must differ')
+    k %= 4
+    if k == 0:
+        return asarray(m)
+    if k == 2:
+        return flip(flip(m, first), second)
+    perm = list(range(ndim_))
+    perm[first], perm[second] = perm[second], perm[first]
+    return transpose(flip(m, second), perm) if k == 1 else flip(transpose(m, perm), second)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    axis = core.canonicalize_axis(axis, np.ndim(x), 'unstack: axis')
+    return tuple(lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=axis), [axis])
+                 for i in range(np.shape(x)[axis]))
+
+
+def matrix_transpose(x, /):
+    """``x`` with its last two axes swapped."""
+    if np.ndim(x) < 2:
+        raise ValueError(f'matrix_transpose needs at least 2 axes, got shape {np.shape(x)}')
+    return swapaxes(x, -1, -2)
+
+
+def permute_dims(a, /, axes):
+    return transpose(a, axes)
+
+
+def concat(arrays, /, *, axis=0):
+    return concatenate(arrays, axis)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method='auto'):
+    """Whether each element is one of ``test_elements`` (every pair compared)."""
+    element, test_elements = asarray(element), ravel(asarray(test_elements))
+    found = any(equal(expand_dims(element, -1), test_elements), -1)
+    return logical_not(found) if invert else found
+
+# ----------------------------------------------------------------------------- index arrays
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (host-side,
+    as ``linspace``)."""
+    out = np.moveaxis(np.geomspace(start, stop, num, endpoint=endpoint), 0, axis)
+    return out.astype(dtypes.check_supported(dtype or out.dtype, 'geomspace'))
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop)`` (host-side, as ``linspace``)."""
+    out = np.moveaxis(np.logspace(start, stop, num, endpoint=endpoint, base=base), 0, axis)
+    return out.astype(dtypes.check_supported(dtype or out.dtype, 'logspace'))
+
+
+def tril_indices(n, k=0, m=None):
+    """The (row, column) indices of the lower triangle of an (n, m) matrix (static)."""
+    return tuple(asarray(i) for i in np.tril_indices(n, k, m))
+
+
+def triu_indices(n, k=0, m=None):
+    """The (row, column) indices of the upper triangle of an (n, m) matrix (static)."""
+    return tuple(asarray(i) for i in np.triu_indices(n, k, m))
+
+
+def diag_indices(n, ndim=2):
+    """The indices of the main diagonal of an ``ndim``-dimensional cube of side ``n``."""
+    return (arange(n),) * ndim
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """An index grid: ``out[i]`` holds each element's index along axis ``i``."""
+    dtype = dtypes.check_supported(dtype or dtypes.int64, 'indices')
+    shape_ = tuple(dimensions)
+    if sparse:
+        return tuple(lax.iota(dtype, tuple(n if j == i else 1 for j, n in enumerate(shape_)), i)
+                     for i in range(len(shape_)))
+    return stack([lax.iota(dtype, shape_, i) for i in range(len(shape_))]) if shape_ else \
+        zeros((0,), dtype)
+
+
+def unravel_index(indices, shape):
+    """The coordinates in an array of ``shape`` of flat ``indices`` (negative ones count from
+    the end; out of bounds clamps, as in JAX)."""
+    indices = asarray(indices)
+    total = builtins.max(math.prod(shape), 1)
+    flat = clip(where(less(indices, 0), add(indices, total), indices), 0, total - 1)
+    strides = np.cumprod((1,) + tuple(shape)[::-1])[:-1][::-1]
+    return tuple(remainder(floor_divide(flat, int(s)), int(n)) for s, n in zip(strides, shape))
+
+
+def ravel_multi_index(multi_index, dims, mode='raise', order='C'):
+    """The flat indices of the coordinates ``multi_index`` in an array of shape ``dims``;
+    out-of-bounds coordinates ``'clip'`` or ``'wrap'``; ``'raise'`` checks concrete ones."""
+    if order not in ('C', 'F'):
+        raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}")
+    if len(multi_index) != len(dims):
+        raise ValueError(f'ravel_multi_index: {len(multi_index)} coordinates for '
+                         f'{len(dims)} dimensions')
+    coords = [asarray(i) for i in multi_index]
+    if mode == 'raise':
+        if builtins.any(isinstance(c, Tracer) for c in coords):
+            raise ValueError("ravel_multi_index: mode='raise' needs concrete indices; use "
+                             "mode='clip' or 'wrap' under a transformation")
+        if builtins.any(np.any((np.asarray(c) < 0) | (np.asarray(c) >= n))
+                        for c, n in zip(coords, dims)):
+            raise ValueError(f'ravel_multi_index: an index is out of bounds for dims {dims}')
+    elif mode == 'wrap':
+        coords = [remainder(c, n) for c, n in zip(coords, dims)]
+    elif mode == 'clip':
+        coords = [clip(c, 0, n - 1) for c, n in zip(coords, dims)]
+    else:
+        raise ValueError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', got "
+                         f'{mode!r}')
+    sizes = list(dims) if order == 'C' else list(dims)[::-1]
+    coords = coords if order == 'C' else coords[::-1]
+    flat = zeros_like(coords[0]) if coords else asarray(0)
+    for c, n in zip(coords, sizes):
+        flat = add(multiply(flat, n), c)
+    return flat
+
+
+def isscalar(element):
+    """Whether ``element`` is a scalar: a Python or NumPy scalar, or a 0-d array."""
+    if isinstance(element, (Array, Tracer, np.ndarray)):
+        return np.ndim(element) == 0
+    return bool(np.isscalar(element))
+
+
+def iscomplexobj(x):
+    """False: minijax has no complex numbers."""
+    return False
+
+
+def _as_dtype(t):
+    """A dtype from a dtype-like; Python's ``int`` and ``float`` are 64-bit (x64)."""
+    return dtypes.check_supported({int: np.int64, float: np.float64, bool: np.bool_}.get(t, t))
+
+
+def promote_types(a, b):
+    """The dtype ``a`` and ``b`` promote to, on JAX's lattice."""
+    return dtypes.promote((_as_dtype(a), False), (_as_dtype(b), False))[0]
+
+
+def can_cast(from_, to, casting='safe'):
+    """Whether a cast between the dtypes is allowed under ``casting`` (NumPy's rules)."""
+    return bool(np.can_cast(_as_dtype(from_), _as_dtype(to), casting))
 
 
 # ----------------------------------------------------------------------------- linear algebra
@@ -804,6 +1464,60 @@ vecdot = inner
 def outer(a, b):
     """``a[i] * b[j]`` of ``a`` and ``b`` flattened."""
     return multiply(expand_dims(ravel(a), 1), expand_dims(ravel(b), 0))
+
+
+#: mode -> the (low, high) zeros around the signal for a kernel of length n: every overlap
+#: ('full'), as many outputs as the signal has ('same'), or whole overlaps only ('valid').
+_SLIDING_PADDING = {
+    'full': lambda n: (n - 1, n - 1),
+    'same': lambda n: (n // 2, n - n // 2 - 1),
+    'valid': lambda n: (0, 0),
+}
+
+
+def _sliding_operands(name, a, v, mode, preferred_element_type):
+    """``a`` and ``v`` checked as JAX checks them, promoted (to a float type unless
+    ``preferred_element_type`` is given, as NumPy's convolutions are)."""
+    if np.ndim(a) != 1 or np.ndim(v) != 1:
+        raise ValueError(f'{name}() only supports 1-dimensional inputs, got shapes '
+                         f'{_shape_str(np.shape(a))} and {_shape_str(np.shape(v))}')
+    if not np.size(a) or not np.size(v):
+        raise ValueError(f'{name}: inputs cannot be empty, got shapes '
+                         f'{_shape_str(np.shape(a))} and {_shape_str(np.shape(v))}')
+    if mode not in _SLIDING_PADDING:
+        raise ValueError(f'{name}: mode must be one of {list(_SLIDING_PADDING)}, got {mode!r}')
+    a, v = _promote(a, v)
+    return (a, v) if preferred_element_type is not None else (_to_float(a), _to_float(v))
+
+
+def _sliding_dot(signal, kernel, mode, precision, preferred_element_type):
+    """``out[i] = sum_k signal[i + k - low] * kernel[k]`` (zero outside ``signal``): one
+    ``conv_general_dilated`` over a batch of one with one feature, which computes exactly
+    this (a convolution layer correlates; it does not flip its kernel)."""
+    (m,), (n,) = np.shape(signal), np.shape(kernel)
+    out = lax.conv_general_dilated(lax.reshape(signal, (1, 1, m)), lax.reshape(kernel, (1, 1, n)),
+                                   (1,), [_SLIDING_PADDING[mode](n)], precision=precision,
+                                   preferred_element_type=preferred_element_type)
+    return lax.reshape(out, np.shape(out)[2:])
+
+
+def convolve(a, v, mode='full', *, precision=None, preferred_element_type=None):
+    """The discrete convolution ``sum_k a[k] * v[i - k]`` of 1-D ``a`` and ``v``: the
+    longer one slides under the shorter one flipped (so the two commute)."""
+    a, v = _sliding_operands('convolve', a, v, mode, preferred_element_type)
+    if np.shape(a)[0] < np.shape(v)[0]:
+        a, v = v, a
+    return _sliding_dot(a, lax.rev(v, (0,)), mode, precision, preferred_element_type)
+
+
+def correlate(a, v, mode='valid', *, precision=None, preferred_element_type=None):
+    """The cross-correlation ``sum_k a[i + k] * v[k]`` of 1-D ``a`` and ``v`` (real dtypes,
+    so no conjugate). When ``v`` is the longer one, ``a`` slides under it and the result
+    comes out reversed, as NumPy's does."""
+    a, v = _sliding_operands('correlate', a, v, mode, preferred_element_type)
+    if np.shape(a)[0] >= np.shape(v)[0]:
+        return _sliding_dot(a, v, mode, precision, preferred_element_type)
+    return lax.rev(_sliding_dot(v, a, mode, precision, preferred_element_type), (0,))
 
 
 def _einsum_parse(subscripts, ndims):
@@ -1337,15 +2051,19 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
 
 
 # ----------------------------------------------------------------------------- indexing
-
-def _is_traced_integer(i):
-    return isinstance(i, Tracer) and not dtypes.is_float(i.aval.dtype) and not _is_bool(i)
+#
+# ``x[idx]`` follows NumPy. Static ints, slices, None and Ellipsis alone are *basic* indexing:
+# a strided ``lax.slice`` and a reshape. An integer array or a traced integer makes the index
+# *advanced*: the ints then count as advanced too, all of them are broadcast together, and
+# one ``lax.gather`` reads an element (or a row, for the axes sliced) per index; their axes go
+# where the first of them stood if they are adjacent, else to the front. ``x.at[idx]``
+# updates with the matching scatter. Out of bounds, as in JAX: reads clamp (``mode=None``;
+# ``.at[idx].get(mode='fill')`` fills instead), updates are dropped (``mode='clip'`` clamps).
 
 
 def _index_entry(i):
-    """One entry of an index: a static int, slice, None or Ellipsis; a traced integer
-    scalar; or an integer array (``_IntegerArray``). Concrete integer scalars (NumPy, Array)
-    become ints."""
+    """One entry of an index: a static int, slice, None or Ellipsis, or an integer array or
+    traced integer (an Array or Tracer). Concrete integer scalars (NumPy, Array) become ints."""
     if i is None or i is Ellipsis or isinstance(i, builtins.slice):
         return i
     if isinstance(i, (bool, np.bool_)) or (hasattr(i, 'dtype') and np.dtype(i.dtype) == bool):
@@ -1362,17 +2080,13 @@ def _index_entry(i):
                             f'indices must be integers, got {i.aval.str_short()}')
         if np.ndim(i) == 0 and not isinstance(i, Tracer):
             return operator.index(np.asarray(i))
-        return i if np.ndim(i) == 0 else _IntegerArray(asarray(i))
+        return asarray(i)
     raise TypeError(f'an index must be an int, slice, None, Ellipsis or integer array, got '
                     f'{type(i).__name__}')
 
 
-class _IntegerArray:
-    """An integer-array index entry (``x[idx]``): gathered one element at a time."""
-    __slots__ = ('array',)
-
-    def __init__(self, array):
-        self.array = array
+def _is_array_index(i):
+    return not (i is None or isinstance(i, (int, builtins.slice)))
 
 
 def _expand_index(shape_, idx):
@@ -1391,6 +2105,23 @@ def _expand_index(shape_, idx):
     return idx + fill
 
 
+def _uses_gather(entries, mode, int_mode):
+    """Whether ``entries`` need a gather/scatter: an array index, or a static int whose
+    out-of-bounds behaviour ``mode`` sets to ``int_mode`` (which slicing does not have)."""
+    return builtins.any(map(_is_array_index, entries)) or (
+        mode is not None and lax.GatherScatterMode.from_any(mode) is int_mode
+        and builtins.any(isinstance(i, int) for i in entries))
+
+
+def _slice_window(s, n):
+    """``(start, limit, stride)`` of the slice ``s`` of an axis of size ``n``."""
+    start, stop, step = s.indices(n)
+    if step < 0:
+        raise IndexError('negative slice steps are not supported (use jnp.flip)')
+    count = len(range(start, stop, step))
+    return start, start + (count - 1) * step + 1 if count else start, step
+
+
 def _static_window(shape_, entries):
     """Static basic indexing as a strided slice plus a reshape: the ``(start, limit,
     stride)`` per axis and the result shape (integers drop an axis, ``None`` adds one). An
@@ -1402,12 +2133,8 @@ def _static_window(shape_, entries):
             continue
         n = shape_[axis]
         if isinstance(i, builtins.slice):
-            start, stop, step = i.indices(n)
-            if step < 0:
-                raise IndexError('negative slice steps are not supported (use jnp.flip)')
-            count = len(range(start, stop, step))
-            window.append((start, start + (count - 1) * step + 1 if count else start, step))
-            out_shape.append(count)
+            window.append(_slice_window(i, n))
+            out_shape.append(len(range(*window[-1])))
         else:
             if n == 0:
                 raise IndexError(f'index {i} is out of bounds for axis {axis} with size 0')
@@ -1426,58 +2153,119 @@ def _static_getitem(x, entries):
     return x if np.shape(x) == out_shape else lax.reshape(x, out_shape)
 
 
-def _result_axis(entries, k):
-    """The axis of the result of static indexing that entry ``k`` (a full slice) gives."""
-    return builtins.sum(1 for i in entries[:k] if not isinstance(i, int))
+def _basic_part(x, entries):
+    """Split advanced indexing in two: ``x`` with the ``None`` axes added, the static part
+    (the slices, full slices elsewhere, as entries of ``x``), and the advanced part (the
+    entries of ``x[static part]``: full slices and the array and integer indices)."""
+    new_axes = [k for k, i in enumerate(entries) if i is None]
+    if new_axes:
+        x = lax.expand_dims(x, new_axes)
+    static = tuple(builtins.slice(None) if i is None or not isinstance(i, builtins.slice) else i
+                   for i in entries)
+    advanced = tuple(builtins.slice(None) if isinstance(i, builtins.slice) or i is None else i
+                     for i in entries)
+    return x, static, advanced
 
 
-def _dynamic_index(x, axes, indices):
-    """``x`` indexed by the traced integers ``indices`` along ``axes``: a window of size 1
-    (``dynamic_slice``: a negative index counts from the end; out of bounds clamps, as in
-    JAX) with those axes squeezed away."""
-    starts, sizes = [0] * np.ndim(x), list(np.shape(x))
-    for axis, i in zip(axes, indices):
-        starts[axis], sizes[axis] = i, 1
-    return lax.squeeze(lax.dynamic_slice(x, starts, sizes), axes)
+class _Indexer(NamedTuple):
+    """A gather reading ``x[advanced part]`` (and the matching scatter writing it)."""
+    indices: object             # int32 (*broadcast shape, number of indexed axes)
+    dimension_numbers: tuple    # the gather's; the scatter's are the same numbers
+    slice_sizes: tuple
+    shape: tuple                # the result's shape: the updates' shape of the scatter
+
+
+def _normalized_index(i, n, normalize):
+    """An index as int32, counting from the end once if negative (``normalize``)."""
+    if isinstance(i, int):
+        return np.int32(i + n if normalize and i < 0 else i)
+    if normalize and dtypes.kind(core.get_aval(i).dtype) == 'i':
+        i = where(i < 0, i + n, i)
+    return asarray(i, dtypes.int32)
+
+
+def _indexer(shape_, entries, normalize=True):
+    """The gather for ``entries``: full slices and (at least one) array or int indices."""
+    axes = [k for k, i in enumerate(entries) if not isinstance(i, builtins.slice)]
+    kept = [k for k in range(len(shape_)) if k not in axes]
+    indices = [_normalized_index(entries[k], shape_[k], normalize) for k in axes]
+    batch = np.broadcast_shapes(*(np.shape(i) for i in indices))
+    columns = [reshape(broadcast_to(i, batch), (*batch, 1)) for i in indices]
+    stacked = columns[0] if len(columns) == 1 else concatenate(columns, -1)
+    first = axes[0] if axes == list(range(axes[0], axes[-1] + 1)) else 0
+    offset_dims = tuple(d for d in range(len(kept) + len(batch))
+                        if not first <= d < first + len(batch))
+    kept_shape = [shape_[k] for k in kept]
+    return _Indexer(stacked, (offset_dims, tuple(axes), tuple(axes)),
+                    tuple(1 if k in axes else shape_[k] for k in range(len(shape_))),
+                    (*kept_shape[:first], *batch, *kept_shape[first:]))
+
+
+def _gather_index(x, entries, mode=None, fill_value=None, normalize=True, **hints):
+    x, static, advanced = _basic_part(x, entries)
+    view = _static_getitem(x, static)
+    ix = _indexer(np.shape(view), advanced, normalize)
+    return lax.gather(view, ix.indices, lax.GatherDimensionNumbers(*ix.dimension_numbers),
+                      ix.slice_sizes, mode=mode, fill_value=fill_value, **hints)
+
+
+def _getitem(x, idx, mode=None, fill_value=None, **hints):
+    entries = _expand_index(np.shape(x), idx)
+    if not _uses_gather(entries, mode, lax.GatherScatterMode.FILL_OR_DROP):
+        return _static_getitem(x, entries)
+    return _gather_index(x, entries, mode, fill_value, **hints)
 
 
 def getitem(x, idx):
-    """``x[idx]``: static ints, slices, None and Ellipsis are one strided slice; traced
-    integer scalars then index the axes they stand for with ``dynamic_slice``; one integer
-    array gathers (``vmap`` of a traced index)."""
-    entries = _expand_index(np.shape(x), idx)
-    gathers = [k for k, i in enumerate(entries) if isinstance(i, _IntegerArray)]
-    if len(gathers) > 1:
-        raise TypeError('minijax supports one integer-array index per indexing operation')
-    traced = [k for k, i in enumerate(entries) if isinstance(i, Tracer)]
-    static = tuple(builtins.slice(None) if k in traced or k in gathers else i
-                   for k, i in enumerate(entries))
-    out = _static_getitem(x, static)
-    if traced:
-        out = _dynamic_index(out, [_result_axis(static, k) for k in traced],
-                             [entries[k] for k in traced])
-    if gathers:
-        k, = gathers
-        gone = builtins.sum(1 for t in traced if t < k)
-        out = _gather(out, _result_axis(static, k) - gone, entries[k].array)
-    return out
+    """``x[idx]``: basic indexing slices, advanced indexing gathers (see above)."""
+    return _getitem(x, idx)
 
 
-def _gather(x, axis, indices):
-    """``x`` indexed along ``axis`` by the integer array ``indices`` (its axes replace
-    ``axis``): each index is a traced scalar index under ``vmap``."""
-    flat = reshape(indices, (-1,))
-    out = vmap(lambda i: _dynamic_index(x, [axis], [i]), out_axes=axis)(flat)
-    shape_ = np.shape(x)
-    return reshape(out, shape_[:axis] + np.shape(indices) + shape_[axis + 1:])
-
-
-def take(a, indices, axis=None):
-    """The elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None)."""
+def take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sorted=False,
+         fill_value=None):
+    """The elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
+    ``mode`` (JAX's): 'fill' (the default: out of bounds gives ``fill_value``, NaN for
+    floats), 'clip' (negative indices clamp to 0 too) or 'wrap'."""
     if axis is None:
         a, axis = ravel(a), 0
     axis = core.canonicalize_axis(axis, np.ndim(a), 'take: axis')
-    return getitem(a, (builtins.slice(None),) * axis + (asarray(indices),))
+    mode = 'fill' if mode is None else mode
+    if mode not in ('fill', 'clip', 'wrap'):
+        raise (NotImplementedError if mode == 'raise' else ValueError)(
+            f"take: mode {mode!r} is not supported; use 'fill', 'clip' or 'wrap'")
+    indices = asarray(indices)
+    if mode == 'wrap':
+        indices = remainder(indices, np.asarray(np.shape(a)[axis], indices.dtype))
+    entries = (builtins.slice(None),) * axis + (indices,)
+    entries += (builtins.slice(None),) * (np.ndim(a) - axis - 1)
+    return _gather_index(a, entries, 'promise_in_bounds' if mode == 'wrap' else mode,
+                         fill_value, normalize=mode != 'clip', unique_indices=unique_indices,
+                         indices_are_sorted=indices_are_sorted)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """``arr`` indexed along ``axis`` by ``indices`` of the same rank, the other axes walked
+    together (broadcast): one gather with batching dims. ``mode`` as in ``take``, default
+    'fill'; negative indices count from the end unless 'promise_in_bounds'."""
+    if axis is None:
+        if np.ndim(indices) != 1:
+            raise ValueError(f'take_along_axis: with axis=None, indices must be 1-D, got '
+                             f'shape {np.shape(indices)}')
+        arr, axis = ravel(arr), 0
+    if np.ndim(indices) != np.ndim(arr):
+        raise ValueError(f'take_along_axis: indices of shape {np.shape(indices)} and arr of '
+                         f'shape {np.shape(arr)} must have the same rank')
+    axis = core.canonicalize_axis(axis, np.ndim(arr), 'take_along_axis: axis')
+    mode = 'fill' if mode is None else mode
+    n = np.shape(arr)[axis]
+    shape_ = np.broadcast_shapes(np.shape(indices), np.shape(arr)[:axis] + (1,)
+                                 + np.shape(arr)[axis + 1:])
+    arr = broadcast_to(arr, shape_[:axis] + (n,) + shape_[axis + 1:])
+    indices = _normalized_index(_index_entry(indices), n, mode != 'promise_in_bounds')
+    others = tuple(d for d in range(len(shape_)) if d != axis)
+    dnums = lax.GatherDimensionNumbers((), (axis,), (axis,), others, others)
+    return lax.gather(arr, reshape(broadcast_to(indices, shape_), (*shape_, 1)), dnums,
+                      (1,) * len(shape_), mode=mode, fill_value=fill_value)
 
 
 class _IndexUpdateHelper:
@@ -1494,55 +2282,71 @@ class _IndexUpdateHelper:
 class _IndexUpdateRef:
     """A functional update of the elements ``x[idx]``: a new array, ``x`` is unchanged.
 
-    ``set`` is the one update: with static indices, the values are padded (with zeros
-    between strided elements) to the shape of ``x`` and chosen by a padded mask
-    (``select_n``); with traced integers, they are a ``dynamic_update_slice``, dropped when
-    an index is out of bounds, as in JAX. ``add``, ``multiply``, ``min``... set
-    ``op(x[idx], values)``: basic indices never select an element twice.
+    Basic indices never select an element twice: the update is ``op(x[idx], values)``
+    padded to the shape of ``x`` and chosen by a padded mask. Advanced indices scatter
+    (``lax.scatter``, ``scatter_add``...), so repeated indices accumulate, as in JAX. Either
+    way an index out of bounds drops its update (``mode='clip'`` clamps it instead).
     """
     __slots__ = ('array', 'idx')
 
     def __init__(self, array, idx):
         self.array, self.idx = array, idx
 
-    def get(self):
-        return getitem(self.array, self.idx)
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        return _getitem(self.array, self.idx, mode, fill_value,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
 
-    def set(self, values):
-        x = self.array
-        entries = _expand_index(np.shape(x), self.idx)
-        values = asarray(values, core.get_aval(x).dtype)
-        if builtins.any(isinstance(i, (Tracer, _IntegerArray)) for i in entries):
-            return _dynamic_update(x, entries, values)
-        if not _static_in_bounds(np.shape(x), entries):
-            return asarray(x)  # JAX's scatter drops an update out of bounds
-        return _static_update(x, entries, values)
+    def set(self, values, **hints):  # noqa: A003
+        return _update(self.array, self.idx, values, 'set', **hints)
 
-    def _apply(self, op, values):
-        return self.set(op(self.get(), values))
+    def add(self, values, **hints):
+        return _update(self.array, self.idx, values, 'add', **hints)
 
-    def add(self, values):
-        return self._apply(add, values)
+    def subtract(self, values, **hints):
+        return self.add(negative(asarray(values)), **hints)
 
-    def subtract(self, values):
-        return self._apply(subtract, values)
-
-    def multiply(self, values):
-        return self._apply(multiply, values)
+    def multiply(self, values, **hints):
+        return _update(self.array, self.idx, values, 'multiply', **hints)
 
     mul = multiply
 
-    def divide(self, values):
-        return self._apply(divide, values)
+    def divide(self, values, **hints):
+        """``x / ones.at[idx].multiply(values)``, as JAX computes it."""
+        return divide(self.array, ones_like(self.array).at[self.idx].multiply(values, **hints))
 
-    def power(self, values):
-        return self._apply(power, values)
+    def power(self, values, **hints):
+        return power(self.array, ones_like(self.array).at[self.idx].multiply(values, **hints))
 
-    def min(self, values):  # noqa: A003
-        return self._apply(minimum, values)
+    def min(self, values, **hints):  # noqa: A003
+        return _update(self.array, self.idx, values, 'min', **hints)
 
-    def max(self, values):  # noqa: A003
-        return self._apply(maximum, values)
+    def max(self, values, **hints):  # noqa: A003
+        return _update(self.array, self.idx, values, 'max', **hints)
+
+
+#: ``.at[idx]`` update -> (its scatter, its elementwise form for basic indices)
+_UPDATES = {'set': (lax.scatter, lambda old, new: new), 'add': (lax.scatter_add, add),
+            'multiply': (lax.scatter_mul, multiply), 'min': (lax.scatter_min, minimum),
+            'max': (lax.scatter_max, maximum)}
+
+
+def _update(x, idx, values, kind, mode=None, **hints):
+    scatter, elementwise = _UPDATES[kind]
+    entries = _expand_index(np.shape(x), idx)
+    values = asarray(values, core.get_aval(x).dtype)
+    if not _uses_gather(entries, mode, lax.GatherScatterMode.CLIP):
+        if not _static_in_bounds(np.shape(x), entries):
+            return asarray(x)  # JAX's scatter drops an update out of bounds
+        return _static_update(x, entries, elementwise(_static_getitem(x, entries), values))
+    expanded, static, advanced = _basic_part(x, entries)
+    view = _static_getitem(expanded, static)
+    ix = _indexer(np.shape(view), advanced)
+    view = scatter(view, ix.indices, broadcast_to(values, ix.shape),
+                   lax.ScatterDimensionNumbers(*ix.dimension_numbers), mode=mode, **hints)
+    if np.shape(view) != np.shape(expanded):  # a strided view: put it back in place
+        view = _static_update(expanded, static, view)
+    return reshape(view, np.shape(x))
 
 
 def _static_in_bounds(shape_, entries):
@@ -1559,30 +2363,6 @@ def _static_update(x, entries, values):
     padded = lax.pad(values, np.zeros((), dtype_), config)
     mask = lax.pad(lax.full(sizes, True, dtypes.bool_), np.array(False), config)
     return lax.select_n(mask, x, padded)
-
-
-def _dynamic_update(x, entries, values):
-    """``x`` with a window replaced: each entry is an int or traced integer (a window of
-    size 1) or a slice of stride 1. An index out of bounds drops the update, as JAX's
-    scatter does (``dynamic_update_slice`` alone would clamp the window into the array)."""
-    starts, sizes, out_shape, axis, in_bounds = [], [], [], 0, True
-    for i in entries:
-        n = np.shape(x)[axis] if axis < np.ndim(x) else 0
-        if isinstance(i, builtins.slice) and i.indices(n)[2] == 1:
-            start, stop, _ = i.indices(n)
-            starts.append(start)
-            sizes.append(builtins.max(stop - start, 0))
-            out_shape.append(sizes[-1])
-        elif isinstance(i, (int, Tracer)):
-            starts.append(i)
-            sizes.append(1)
-            in_bounds = logical_and(in_bounds, logical_and(i >= -n, i < n))
-        else:
-            raise TypeError('an update at a traced index takes ints, traced integers and '
-                            'slices of stride 1 only (no None, strides or integer arrays)')
-        axis += 1
-    update = reshape(broadcast_to(values, tuple(out_shape)), sizes)
-    return where(in_bounds, lax.dynamic_update_slice(x, update, starts), x)
 
 
 def index_update_helper(x):

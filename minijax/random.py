@@ -35,6 +35,7 @@ from minijax import core, dtypes, lax
 from minijax import numpy as mnp
 from minijax.jit import jit
 from minijax.lax.bitcast import bitcast_convert_type
+from minijax.lax.elementwise import in_float32_if_narrow
 
 __all__ = ['PRNGKey', 'bernoulli', 'bits', 'categorical', 'choice', 'fold_in', 'key',
            'normal', 'permutation', 'randint', 'shuffle', 'split', 'truncated_normal',
@@ -213,7 +214,7 @@ def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
     (the ``max`` keeps rounding from going below ``minval``). Compiled even when called
     eagerly, as in JAX: XLA fuses the scaling's multiply and add (one rounding), NumPy
     rounds twice."""
-    finfo = np.finfo(dtype)
+    finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = max(nbits, 8) if nmant >= 8 else 8
     random = _random_bits(key, rng_bits, shape, name)
@@ -282,7 +283,12 @@ def _horner(coefficients, t):
 
 def _erf_inv(x):
     """The inverse error function in lax ops, with the same operations in the same order as
-    XLA's expansion of ``erf_inv`` (so jitted results equal JAX's bit for bit); +-inf at +-1."""
+    XLA's expansion of ``erf_inv`` (so jitted results equal JAX's bit for bit); +-inf at +-1.
+    XLA expands it for float16 and bfloat16 in float32, rounding once."""
+    return in_float32_if_narrow(_erf_inv_expansion, x)
+
+
+def _erf_inv_expansion(x):
     ranges = _ERF_INV_FLOAT32 if core.get_aval(x).dtype == dtypes.float32 else _ERF_INV_FLOAT64
     w = lax.neg(lax.log1p(lax.mul(x, lax.neg(x))))
     p = None
@@ -314,10 +320,10 @@ def _next_float(x, direction):
     float's magnitude); zero steps to the smallest subnormal of ``direction``'s sign."""
     dtype = core.get_aval(x).dtype
     as_int = bitcast_convert_type(x, np.dtype(f'int{dtype.itemsize * 8}'))
-    away_from_zero = lax.ne(lax.less(x, 0.), direction < 0)
+    away_from_zero = lax.eq(lax.less(x, 0.), direction < 0)
     stepped = bitcast_convert_type(
         lax.select_n(away_from_zero, lax.sub(as_int, 1), lax.add(as_int, 1)), dtype)
-    smallest = np.array(direction * np.finfo(dtype).smallest_subnormal, dtype)
+    smallest = np.array(direction * dtypes.finfo(dtype).smallest_subnormal, dtype)
     return lax.select_n(lax.eq(x, 0.), stepped, lax.full_like(x, smallest))
 
 
@@ -418,7 +424,7 @@ def _randint(key, shape, minval, maxval, dtype):
 
 def _gumbel(key, shape, dtype, name):
     """Gumbel noise, -log(-log(u)), u uniform in [tiny, 1)."""
-    tiny = np.finfo(dtype).tiny
+    tiny = dtypes.finfo(dtype).tiny
     u = _uniform(key, shape, dtype, tiny, 1., name)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 

@@ -4,13 +4,16 @@
 conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad, iota and
 rev; ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the
 reductions and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``linalg``
-dot_general; ``convolution`` conv_general_dilated; ``special`` erf and erfc; ``bitcast``
-bitcast_convert_type; ``bitwise`` the bitwise and integer operations (and, or, xor, not,
-shifts, population_count, clz, rem); ``sorting`` sort, sort_key_val and top_k;
-``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and associative_scan;
-``gradients`` stop_gradient. Eager evaluation checks types with each primitive's
-abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager
-errors name shapes and dtypes as traced ones do.
+dot_general; ``convolution`` conv_general_dilated; ``special`` erf and erfc;
+``transcendental`` tan, atan2, expm1, cbrt (primitives) and the inverse trigonometric and
+hyperbolic functions (compositions); ``bitcast`` bitcast_convert_type; ``bitwise`` the
+bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
+``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin,
+cumlogsumexp and associative_scan; ``gather`` gather and the scatters (scatter,
+scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient. Eager
+evaluation checks types with each primitive's abstract-eval rule before running its
+implementation (see ``core.EvalTrace``), so eager errors name shapes and dtypes as traced
+ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
 ``map``) are reachable here too, as in ``jax.lax``; they live in ``minijax.control_flow``, a
@@ -40,6 +43,9 @@ from minijax.lax.convolution import (
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
     conv_general_dilated_p, conv_with_general_padding)
 from minijax.lax.special import erf, erf_p, erfc, erfc_p
+from minijax.lax.transcendental import (
+    acos, acosh, asin, asinh, atan, atan2, atan2_p, atanh, cbrt, cbrt_p, cosh, exp2, expm1,
+    expm1_p, reciprocal, sinh, square, tan, tan_p)
 from minijax.lax.bitcast import bitcast_convert_type, bitcast_convert_type_p
 from minijax.lax.bitwise import (
     and_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clz, clz_p, not_p, or_p,
@@ -47,6 +53,10 @@ from minijax.lax.bitwise import (
     shift_right_arithmetic, shift_right_arithmetic_p, shift_right_logical,
     shift_right_logical_p, xor_p)
 from minijax.lax.sorting import sort, sort_key_val, sort_p, top_k
+from minijax.lax.gather import (
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p, scatter,
+    scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
+    scatter_mul, scatter_mul_p, scatter_p)
 from minijax.lax.cumulative import (
     associative_scan, cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod,
     cumprod_p, cumsum, cumsum_p)

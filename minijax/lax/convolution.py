@@ -26,7 +26,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
@@ -198,6 +198,7 @@ def _check_conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
              f'{feature_group_count}, batch_group_count={batch_group_count}')
 
 
+@dtypes.accumulates_in_float32
 def _conv_impl(lhs, rhs, **params):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out = _conv_sum(lhs, rhs, **params)

@@ -230,7 +230,8 @@ def _scan_jvp(row):
 
 def _cumulative_primitive(row):
     prim = Primitive(row.name)
-    prim.def_impl(lambda x, *, axis, reverse: _accumulate(row.impl, x, axis, reverse))
+    prim.def_impl(dtypes.accumulates_in_float32(
+        lambda x, *, axis, reverse: _accumulate(row.impl, x, axis, reverse)))
     prim.def_abstract_eval(_abstract_eval(row))
     prim.def_batching(_batching(prim))
     register_lowering(prim, _lowering(row))

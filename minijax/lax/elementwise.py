@@ -526,6 +526,17 @@ def convert_element_type(x, new_dtype):
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
 
 
+def in_float32_if_narrow(fn, x, *args):
+    """``fn(x, *args)``, for a float16 or bfloat16 ``x`` computed in float32 and rounded back
+    once: how XLA expands its composite ops for these types (``chlo.erf``, ``erf_inv``) and
+    how ``jnp.sum``, ``mean`` and ``var`` compute them. 8 or 11 significant bits are too few
+    for a running sum, and a polynomial's coefficients overflow float16."""
+    dtype = core.get_aval(x).dtype
+    if dtype not in dtypes.NARROW_FLOATS:
+        return fn(x, *args)
+    return convert_element_type(fn(convert_element_type(x, dtypes.float32), *args), dtype)
+
+
 def _convert_element_type_impl(x, *, new_dtype):
     x = np.asarray(x)
     if dtypes.is_float(x.dtype) and dtypes.is_integer(new_dtype):

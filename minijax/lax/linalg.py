@@ -12,7 +12,7 @@ import string
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
@@ -61,6 +61,7 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers):
     return ShapedArray(shape, lhs.dtype, lhs.weak_type and rhs.weak_type)
 
 
+@dtypes.accumulates_in_float32
 def _dot_general_impl(lhs, rhs, *, dimension_numbers):
     """Result axes in StableHLO's order: batch, lhs free, rhs free."""
     (lc, rc), (lb, rb) = dimension_numbers

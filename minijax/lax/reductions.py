@@ -78,6 +78,7 @@ def _highest(dtype):
     return True if dtype == dtypes.bool_ else np.iinfo(dtype).max
 
 
+@dtypes.accumulates_in_float32
 def _sum(x, axis):
     return np.sum(x, axis, dtype=x.dtype)
 

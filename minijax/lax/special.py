@@ -16,6 +16,7 @@ nearly: eager and jitted results may differ in the last bits, as JAX's CPU and G
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -23,8 +24,8 @@ from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lax.elementwise import (abs, add, div, exp, less, mul, neg, select_n, sign, sub,
-                                     min as minimum)
+from minijax.lax.elementwise import (abs, add, div, exp, in_float32_if_narrow, less, mul, neg,
+                                     select_n, sign, sub, min as minimum)
 from minijax.lowering import lower_closed_jaxpr, register_lowering
 
 # Highest power first, as Cephes lists them; a leading 1 is implied in U, Q and S.
@@ -120,7 +121,7 @@ def _special_primitive(name, libm_function, expansion, derivative):
     prim.def_abstract_eval(_float_unary_abstract_eval(name))
     ad.defjvp(prim, derivative)
     prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
-    register_lowering(prim, _lower_expansion(expansion))
+    register_lowering(prim, _lower_expansion(partial(in_float32_if_narrow, expansion)))
     return prim
 
 

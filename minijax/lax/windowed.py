@@ -18,7 +18,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import add, convert_element_type, div, eq, mul
@@ -127,6 +127,7 @@ def _reduce_window_primitive(name, np_combine, body_op, identity):
     ``body_op`` (StableHLO) from ``identity(dtype)``; the caller adds its derivatives."""
     prim = Primitive(name)
 
+    @dtypes.accumulates_in_float32
     def impl(x, **params):
         x = np.asarray(x)
         out_shape = window_output_shape(x.shape, **params)

@@ -240,6 +240,40 @@ def _reduce_window(primitive, name, *window_args):
                                                    *window_args), _args((5, 6)), FLOATS)
 
 
+def _gather(name, operand, indices, dnums, slice_sizes, dtypes=FLOATS, **jax_params):
+    """A gather row; ``jax_params`` (a mode) go to the JAX oracle only."""
+    return _static('gather', name,
+                   lambda x, i: mlax.gather(x, i, mlax.GatherDimensionNumbers(*dnums), slice_sizes),
+                   lambda x, i: jax.lax.gather(x, i, jax.lax.GatherDimensionNumbers(*dnums),
+                                               slice_sizes, **jax_params),
+                   (Arg(operand), Arg(indices, 'idx', I32)), dtypes)
+
+
+def _scatter(primitive, name, operand, indices, updates, dnums, dtypes=FLOATS, **params):
+    return _static(primitive, name,
+                   lambda x, i, u: getattr(mlax, primitive)(
+                       x, i, u, mlax.ScatterDimensionNumbers(*dnums), **params),
+                   lambda x, i, u: getattr(jax.lax, primitive)(
+                       x, i, u, jax.lax.ScatterDimensionNumbers(*dnums), **params),
+                   (Arg(operand), Arg(indices, 'idx', I32), Arg(updates)), dtypes)
+
+
+SCATTERS = ('scatter', 'scatter_add', 'scatter_mul', 'scatter_min', 'scatter_max')
+
+
+def _scatter_rows(primitive):
+    """Each scatter: one update per row of a batch (unique indices, the first row, which
+    check_rules takes), rows of an operand at indices that may repeat, windows dropped out of
+    bounds. scatter_mul differentiates its updates for unique indices only: one index there."""
+    unique = {'unique_indices': True} if primitive == 'scatter_mul' else {}
+    n = 1 if unique else 4
+    return [_scatter(primitive, 'batching', (3, 5), (3, 1), (3,), ((), (1,), (1,), (0,), (0,)),
+                     **unique),
+            _scatter(primitive, 'rows', (5, 6), (n, 1), (n, 6), ((1,), (0,), (0,)),
+                     NUMBERS if primitive == 'scatter_add' else FLOATS, **unique),
+            _scatter(primitive, 'drop', (4, 6), (n, 2), (n, 2, 3), ((1, 2), (), (0, 1)), **unique)]
+
+
 def _iota_times(x):
     return x * mlax.convert_element_type(mlax.iota(np.int32, (3, 4), 1), x.dtype)
 
@@ -250,6 +284,8 @@ PRIMITIVE_CASES = [
     _unary('tanh'), _unary('logistic'), _unary('sqrt', domain='pos'),
     _unary('rsqrt', domain='pos'),
     _unary('log1p', domain='pos'), _unary('erf'), _unary('erfc'),
+    _unary('tan'), _unary('expm1'), _unary('cbrt', domain='nonzero'),
+    *_binary('atan2', jax.lax.atan2, FLOATS, domains=('nonzero', 'nonzero')),
     _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
     *_binary('add', jax.lax.add), *_binary('sub', jax.lax.sub), *_binary('mul', jax.lax.mul),
     *_binary('div', jax.lax.div, domains=('any', 'nonzero')),
@@ -317,6 +353,12 @@ PRIMITIVE_CASES = [
     _slice((0, 1), (3, 4), (2, 1)), _slice((1, 0), (4, 6), None), _slice((1, 0), (5, 6), (2, 4)),
     _dynamic_slice(None, None), _dynamic_slice(1, 2), _dynamic_slice(4, 5), _dynamic_slice(0, 9),
     _dynamic_update_slice(None, None), _dynamic_update_slice(1, 2), _dynamic_update_slice(4, 5),
+    # gather and scatter (the clamped windows: JAX's default mode leaves their gradient
+    # undefined; minijax's is CLIP's)
+    _gather('rows', (5, 6), (4, 1), ((1,), (0,), (0,)), (1, 6), NUMBERS),
+    _gather('clamped', (5, 6), (3, 2), ((1, 2), (), (0, 1)), (2, 3), mode='clip'),
+    _gather('batching', (3, 5, 2), (3, 4, 1), ((2,), (1,), (1,), (0,), (0,)), (1, 1, 2)),
+    *[row for primitive in SCATTERS for row in _scatter_rows(primitive)],
     # linear algebra
     _dot((3, 4), (4, 5), (((1,), (0,)), ((), ())), NUMBERS),
     _dot((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),

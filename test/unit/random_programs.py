@@ -130,16 +130,20 @@ def _window_reductions(lax_module):
                 reduce_window_min=reduction(lax_module.min, _highest))
 
 
-_BINARY = ('add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'eq', 'ne', 'gt', 'ge', 'lt', 'le')
+_BINARY = ('add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'eq', 'ne', 'gt', 'ge', 'lt', 'le',
+           'atan2')
+_FLOAT_BINARY = ('pow', 'atan2')
 _FLOAT_UNARY = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'erf',
-                'erfc')
+                'erfc', 'tan', 'expm1', 'cbrt')
 _UNARY = _FLOAT_UNARY + ('neg', 'abs', 'sign')
 _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcast_in_dim',
                     'transpose', 'reshape', 'concatenate', 'pad', 'slice', 'dynamic_slice',
                     'dynamic_update_slice', 'argmax', 'argmin', 'dot_general', 'rev',
                     'bitcast_convert_type', 'conv_general_dilated', 'sort', 'cumsum',
                     'cumprod', 'cummax', 'cummin', 'cumlogsumexp', 'cond', 'switch',
-                    'while_loop', 'fori_loop', 'scan')
+                    'while_loop', 'fori_loop', 'scan', 'gather', 'scatter', 'scatter_add',
+                    'scatter_mul', 'scatter_min', 'scatter_max', 'GatherDimensionNumbers',
+                    'ScatterDimensionNumbers')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -324,6 +328,21 @@ def _b_reduce_window(B, args, *, name, window, strides, padding):
     return [B[name](args[0], window, strides, padding)]
 
 
+def _b_gather(B, args, *, mode):
+    """Rows of ``x`` (axis 0) at ``indices`` of shape (m, 1)."""
+    x, indices = args
+    rest = jnp.shape(x)[1:]
+    dnums = B.GatherDimensionNumbers(tuple(range(1, len(rest) + 1)), (0,), (0,))
+    return [B.gather(x, indices, dnums, (1, *rest), mode=mode)]
+
+
+def _b_scatter(B, args, *, name, mode):
+    """Rows of ``updates`` written into ``x`` (axis 0) at ``indices`` of shape (m, 1)."""
+    x, indices, updates = args
+    dnums = B.ScatterDimensionNumbers(tuple(range(1, len(jnp.shape(x)))), (0,), (0,))
+    return [B[name](x, indices, updates, dnums, mode=mode)]
+
+
 def _closure(B, body, closed):
     return lambda *operands: tuple(run(body, B, (*operands, *closed)))
 
@@ -379,6 +398,7 @@ BUILDERS = dict(
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
     bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
+    gather=_b_gather, scatter=_b_scatter,
     cond=_b_cond,
     while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
 
@@ -456,7 +476,7 @@ def _partner(g, pool, x):
 
 def s_binary(g, pool, depth):
     name = g.choice(_BINARY)
-    x = g.pick(pool, _is_float if name == 'pow' else _is_number)
+    x = g.pick(pool, _is_float if name in _FLOAT_BINARY else _is_number)
     if x is None:
         return None
     y = _partner(g, pool, x)
@@ -464,7 +484,7 @@ def s_binary(g, pool, depth):
         x, y = y, x
     a = Aval(max(pool[x].shape, pool[y].shape, key=len), pool[x].dtype)
     out = Aval(a.shape, 'bool') if name in ('eq', 'ne', 'gt', 'ge', 'lt', 'le') else a
-    if name not in ('add', 'sub', 'mul', 'div', 'pow'):
+    if name not in ('add', 'sub', 'mul', 'div', 'pow', 'atan2'):
         g.hazards.add('nonsmooth')
     if name == 'pow':
         g.hazards.add('pow_grad_zero')
@@ -892,13 +912,40 @@ def s_bitwise(g, pool, depth):
     return _step('binary', [x, y], [out], name=name, safe_divisor=name == 'rem')
 
 
+def s_gather_scatter(g, pool, depth):
+    """Rows read (gather) or written (a scatter) at constant indices, repeated and out of
+    bounds, except for a gather in JAX's default mode (whose gradient there JAX leaves
+    undefined) and scatter_min/max with mode='clip' (JAX's jvp then mixes clamped gathers
+    with scatter-adds that drop, so its tangent out of bounds is wrong)."""
+    x = g.pick(pool, lambda a: _is_number(a) and a.shape != () and a.shape[0] > 0)
+    if x is None:
+        return None
+    a = pool[x]
+    name = g.choice(('gather', 'scatter', 'scatter_add', 'scatter_mul', 'scatter_min',
+                     'scatter_max'))
+    mode = g.choice((None, 'clip', 'fill' if name == 'gather' else 'promise_in_bounds'))
+    m, n = int(g.rng.integers(1, 5)), a.shape[0]
+    in_bounds = (name, mode) in [('gather', None), ('scatter_min', 'clip'), ('scatter_max', 'clip')]
+    bounds = (0, n) if in_bounds else (-2, n + 2)
+    rows = Aval((m, *a.shape[1:]), a.dtype)
+    indices = _step('const', [], [Aval((m, 1), 'int32')],
+                    value=g.rng.integers(*bounds, size=(m, 1)).astype(np.int32))
+    if name == 'gather':
+        return [indices, _step('gather', [x, len(pool)], [rows], mode=mode)]
+    if name in ('scatter_mul', 'scatter_min', 'scatter_max'):
+        g.hazards.add('nonsmooth')
+    updates = _step('const', [], [rows], value=random_value(g.rng, rows, g.coin(0.3)))
+    return [indices, updates, _step('scatter', [x, len(pool), len(pool) + 1], [a], name=name,
+                                    mode=mode)]
+
+
 SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_integer_pow, 1), (s_broadcast_in_dim, 1), (s_transpose, 1), (s_reshape, 1),
             (s_concatenate, 1), (s_pad, 1), (s_iota, 0.3), (s_const, 0.7), (s_slice, 1),
             (s_dynamic_slice, 1), (s_dynamic_update_slice, 0.7), (s_reduce, 1.5),
             (s_arg_chooser, 0.7), (s_dot_general, 1), (s_rev, 0.4), (s_bitcast, 0.3),
             (s_conv, 0.5), (s_reduce_window, 0.7), (s_sort, 0.5), (s_cumulative, 1),
-            (s_bitwise, 2)]
+            (s_bitwise, 2), (s_gather_scatter, 1)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 

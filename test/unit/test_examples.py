@@ -1,6 +1,13 @@
 """The examples run, and their numbers agree with independent answers."""
+import contextlib
 import importlib.util
+import io
 import pathlib
+import re
+import shlex
+import subprocess
+import sys
+import types
 
 import jax
 import jax.numpy as jnp
@@ -10,13 +17,30 @@ import pytest
 import minijax
 
 jax.config.update('jax_enable_x64', True)
-EXAMPLES = pathlib.Path(__file__).parents[2] / 'examples'
+REPO = pathlib.Path(__file__).parents[2]
+EXAMPLES = REPO / 'examples'
+#: What makes an example a minijax program rather than a JAX one: its imports.
+JAX_IMPORTS = {'import minijax as jax\n': 'import jax\n',
+               'import minijax.numpy as jnp\n': 'import jax.numpy as jnp\n',
+               'from minijax import lax\n': 'from jax import lax\n'}
 
 
 def load(name):
     spec = importlib.util.spec_from_file_location(f'example_{name}', EXAMPLES / f'{name}.py')
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def load_on_jax(name):
+    """The example with its minijax imports changed to JAX's: the same program on JAX."""
+    path = EXAMPLES / f'{name}.py'
+    source = path.read_text()
+    for mine, theirs in JAX_IMPORTS.items():
+        assert mine in source
+        source = source.replace(mine, theirs)
+    module = types.ModuleType(f'example_{name}_on_jax')
+    exec(compile(source, str(path), 'exec'), module.__dict__)
     return module
 
 
@@ -69,3 +93,36 @@ def test_softmax_regression_learns_and_its_loss_is_jaxs():
 def test_multiply_add_example_runs(capsys):
     load('multiply_add').main()
     assert 'grad:          4.0' in capsys.readouterr().out
+
+
+def test_cnn_loss_falls_and_the_same_program_on_jax_gives_the_same_losses():
+    losses = load('cnn').main(steps=30, verbose=False)
+    assert losses[-1] < 0.8 * losses[0]
+    assert all(later < earlier for earlier, later in zip(losses, losses[1:]))
+    np.testing.assert_allclose(losses, load_on_jax('cnn').main(steps=30, verbose=False),
+                               rtol=1e-5)
+
+
+CNN_DOC = (REPO / 'docs' / 'cnn.md').read_text()
+
+
+def test_cnn_doc_shows_what_the_example_prints():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        load('cnn').main()
+    assert f'```sh\npython examples/cnn.py\n```\n\n```\n{out.getvalue()}```' in CNN_DOC
+
+
+def test_cnn_doc_command_runs_and_prints_the_lines_shown_in_order():
+    """Each line of the doc's StableHLO excerpt (but ``...``) is a line of what its
+    ``minijax lower`` command prints, in the same order."""
+    (command,) = re.findall(r'^minijax lower examples/cnn\.py:.*$', CNN_DOC, re.M)
+    excerpt = CNN_DOC.split('```mlir\n', 1)[1].split('```', 1)[0].splitlines()
+    program, *args = shlex.split(command)
+    result = subprocess.run([pathlib.Path(sys.executable).parent / program, *args], cwd=REPO,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    printed = iter(result.stdout.splitlines())
+    for line in excerpt:
+        if line.strip() != '...':
+            assert line in printed, line

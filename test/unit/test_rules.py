@@ -395,7 +395,8 @@ HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p]
 LINEAR = {'add', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 'select_n', 'reduce_sum',
           'broadcast_in_dim', 'transpose', 'reshape', 'concatenate', 'pad', 'slice',
           'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
-          'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum'}
+          'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
+          'gather', 'scatter_add', 'scatter_mul'}
 #: Rules a primitive does without, and why.
 NOT_NEEDED = {
     ('iota', 'jvp'): 'it has no operands to differentiate',
