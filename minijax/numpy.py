@@ -24,7 +24,7 @@ import types
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array, device_array, eager_result
+from minijax.array import Array, device_array, eager_result, scalar
 from minijax.core import Tracer
 from minijax.interpreters.batching import vmap
 
@@ -76,18 +76,19 @@ def result_type(*args):
     return dtypes.promote(*((a.dtype, a.weak_type) for a in avals))[0]
 
 
-def _cast(x, dtype):
+def _cast(x, dtype, weak_type=False):
+    """``x`` as ``dtype``; a weakly typed result (every operand was weak) stays weak."""
     aval = core.get_aval(x)
     if aval.dtype == dtype:
         return x
     if type(x) in dtypes.PYTHON_SCALARS:
-        return np.asarray(x, dtype)
-    return lax.convert_element_type(x, dtype)
+        return scalar(x, dtype, weak_type)
+    return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
 
 def _promote(*args):
-    dtype = result_type(*args)
-    return [_cast(x, dtype) for x in args]
+    dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in map(core.get_aval, args)))
+    return [_cast(x, dtype, weak_type) for x in args]
 
 
 def _to_float(x):
@@ -507,9 +508,10 @@ def asarray(a, dtype=None):
         leaves = _leaves(a)
         if builtins.any(isinstance(x, (Tracer, Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
+    weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')
-    return device_array(a)
+    return device_array(a, weak_type)
 
 
 def _stack_nested(a, dtype):
@@ -630,12 +632,21 @@ def _count(x, axes):
     return int(np.prod([np.shape(x)[a] for a in axes], dtype=np.int64))
 
 
+def _divide_by_count(x, n):
+    """``x / n`` for a static count ``n``, as XLA computes it: its simplifier turns a division
+    by a constant into a product with the constant's reciprocal (rounded to ``x``'s dtype),
+    which is what JAX's jitted ``jnp.mean`` returns, eagerly too."""
+    dtype = core.get_aval(x).dtype
+    with np.errstate(divide='ignore'):
+        return lax.mul(x, np.divide(np.ones((), dtype), np.asarray(n, dtype)))
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     """The mean over ``axis``; integers and booleans average as floats."""
     _no_out('mean', out)
     axes = _axes('mean', a, axis)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return _keep(lax.div(lax.reduce_sum(a, axes), float(_count(a, axes))), axes, keepdims)
+    return _keep(_divide_by_count(lax.reduce_sum(a, axes), _count(a, axes)), axes, keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -646,7 +657,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
     centered = subtract(a, mean(a, axes, keepdims=True))
     squares = lax.reduce_sum(lax.mul(centered, centered), axes)
-    return _keep(lax.div(squares, float(_count(a, axes) - ddof)), axes, keepdims)
+    return _keep(_divide_by_count(squares, _count(a, axes) - ddof), axes, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -1275,13 +1286,19 @@ def pad(array, pad_width, mode='constant', constant_values=0):
 # ----------------------------------------------------------------------------- creation
 
 def full(shape, fill_value, dtype=None):
-    """An array of ``shape`` filled with ``fill_value`` (a scalar, possibly traced)."""
+    """An array of ``shape`` filled with ``fill_value`` (a scalar, possibly traced); weakly
+    typed where ``fill_value`` is and ``dtype`` is not given, as in JAX."""
     shape = core.canonicalize_shape(shape, 'full')
-    dtype = dtypes.check_supported(dtype if dtype is not None else
-                                   core.get_aval(fill_value).dtype, 'full')
+    fill_aval = core.get_aval(fill_value)
+    weak_type = dtype is None and fill_aval.weak_type
+    dtype = dtypes.check_supported(dtype if dtype is not None else fill_aval.dtype, 'full')
+    return _full(shape, fill_value, dtype, weak_type)
+
+
+def _full(shape, fill_value, dtype, weak_type):
     if isinstance(fill_value, Tracer):
-        return broadcast_to(_cast(fill_value, dtype), shape)
-    return lax.full(shape, fill_value, dtype)
+        return broadcast_to(_cast(fill_value, dtype, weak_type), shape)
+    return lax.full(shape, fill_value, dtype, weak_type)
 
 
 def zeros(shape, dtype=None):
@@ -1295,20 +1312,24 @@ def ones(shape, dtype=None):
 empty = zeros
 
 
+def full_like(a, fill_value, dtype=None, shape=None):
+    """``full`` with ``a``'s shape and dtype, weakly typed where ``a`` is (JAX's rule)."""
+    aval = core.get_aval(a)
+    shape = aval.shape if shape is None else core.canonicalize_shape(shape, 'full_like')
+    if dtype is not None:
+        return full(shape, fill_value, dtype)
+    return _full(shape, fill_value, aval.dtype, aval.weak_type)
+
+
 def zeros_like(a, dtype=None, shape=None):
-    return full(np.shape(a) if shape is None else shape, 0, dtype or core.get_aval(a).dtype)
+    return full_like(a, 0, dtype, shape)
 
 
 def ones_like(a, dtype=None, shape=None):
-    return full(np.shape(a) if shape is None else shape, 1, dtype or core.get_aval(a).dtype)
+    return full_like(a, 1, dtype, shape)
 
 
 empty_like = zeros_like
-
-
-def full_like(a, fill_value, dtype=None, shape=None):
-    return full(np.shape(a) if shape is None else shape, fill_value,
-                dtype or core.get_aval(a).dtype)
 
 
 def arange(start, stop=None, step=1, dtype=None):

@@ -26,9 +26,36 @@ def device():
     return client().devices()[0]
 
 
-def devices() -> list:
+def devices(backend=None) -> list:
     """The PJRT CPU client's devices (``jax.devices()``)."""
+    _check_backend(backend)
     return list(client().devices())
+
+
+def _check_backend(backend):
+    if backend not in (None, 'cpu'):
+        raise RuntimeError(f'backend {backend!r} is not available: minijax runs on the CPU')
+
+
+def device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def default_backend() -> str:
+    return 'cpu'
+
+
+local_devices = devices
+local_device_count = device_count
+
+
+def process_index() -> int:
+    """minijax runs in one process, number 0 (``jax.process_index``)."""
+    return 0
+
+
+def process_count() -> int:
+    return 1
 
 
 class _DeviceSharding(xc.SingleDeviceSharding):

@@ -163,6 +163,18 @@ class MakeJaxprResult(ClosedJaxpr):
         self.out_tree = out_tree
 
 
+def eval_shape(f, *args, **kwargs):
+    """The types of ``f(*args, **kwargs)`` as a pytree of ``ShapeDtypeStruct``, found by
+    tracing ``f`` without running it (``jax.eval_shape``)."""
+    core.check_callable('eval_shape', f=f)
+    avals, in_tree, _ = abstractify_args(f'eval_shape({getattr(f, "__name__", "function")})',
+                                         (args, kwargs))
+    flat_fun, out_tree = tree_util.flatten_fun(lambda a, k: f(*a, **k), in_tree)
+    closed, _ = trace_to_jaxpr(flat_fun, avals)
+    return tree_util.tree_unflatten(out_tree(), [core.ShapeDtypeStruct(a.shape, a.dtype)
+                                                 for a in closed.out_avals])
+
+
 def make_jaxpr(f):
     """``make_jaxpr(f)(*args)``: the jaxpr of ``f`` at the types of ``args``.
 
