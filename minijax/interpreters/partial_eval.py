@@ -17,6 +17,7 @@ import weakref
 from typing import Any, NamedTuple
 
 from minijax import core
+from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 
@@ -206,9 +207,20 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate=None):
     returns the known outputs followed by ``num_res`` residuals; ``unknown`` takes the
     residuals followed by the unknown inputs and returns the unknown outputs. An output with
     ``instantiate[i]`` set is made unknown even if it could be computed now.
+
+    The split is cached per jaxpr, so ``grad(jit(f))`` called again reuses the same known and
+    unknown jaxprs, and their compiled programs.
     """
+    instantiate = (False,) * len(closed.out_avals) if instantiate is None else instantiate
+    known, unknown, out_unknowns, num_res = _split_jaxpr(closed, tuple(in_unknowns),
+                                                         tuple(instantiate))
+    return known, unknown, list(out_unknowns), num_res
+
+
+@cache_on_first_arg
+def _split_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     jaxpr = closed.jaxpr
-    instantiate = [False] * len(jaxpr.outs) if instantiate is None else list(instantiate)
+    instantiate = list(instantiate)
     unknown_vars: set[Var] = {v for v, uk in zip(jaxpr.invars, in_unknowns, strict=True) if uk}
     residuals: dict[Var, None] = {}  # ordered set of known vars the unknown part needs
 
@@ -324,8 +336,17 @@ def _keep_whole(used_outputs, eqn):
 
 def dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs,
                      instantiate=False) -> tuple[ClosedJaxpr, list[bool]]:
-    """``dce_jaxpr`` on a closed jaxpr: the consts of pruned constvars go too."""
-    pruned, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, instantiate)
+    """``dce_jaxpr`` on a closed jaxpr: the consts of pruned constvars go too. Cached per
+    jaxpr, as ``partial_eval_jaxpr`` is, so a pruned body is the same object (and the same
+    compiled program) every time."""
+    instantiate = tuple(instantiate) if isinstance(instantiate, (list, tuple)) else instantiate
+    pruned, used_inputs = _dce_closed_jaxpr(closed, tuple(used_outputs), instantiate)
+    return pruned, list(used_inputs)
+
+
+@cache_on_first_arg
+def _dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs, instantiate):
+    pruned, used_inputs = dce_jaxpr(closed.jaxpr, list(used_outputs), instantiate)
     kept = set(pruned.constvars)
     consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in kept]
     return ClosedJaxpr(pruned, consts), used_inputs
