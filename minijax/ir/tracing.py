@@ -119,7 +119,7 @@ def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:
 def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
     """Trace ``flat_fun`` (flat list in, flat list out) on arguments of type ``in_avals``."""
     builder = JaxprBuilder()
-    with core.new_main(JaxprTrace, builder) as main:
+    with core.gc_paused(), core.new_main(JaxprTrace, builder) as main:
         with core.new_dynamic(main):
             trace = JaxprTrace(main)
             in_tracers = [trace.new_arg(aval) for aval in in_avals]

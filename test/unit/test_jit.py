@@ -261,3 +261,19 @@ def test_array_duck_types_numpy():
     np.testing.assert_array_equal(np.asarray(a > 3.), np.arange(6.).reshape(2, 3) * 2 > 3)
     np.testing.assert_array_equal(np.asarray(a / 2.), np.arange(6.).reshape(2, 3))
     assert float(minijax.jit(lambda: lax.sin(1.))()) == pytest.approx(np.sin(1.), abs=1e-16)
+
+
+def test_tracing_and_lowering_leave_the_garbage_collector_as_they_found_it():
+    """They pause it (for speed) and restore it, also when the function raises."""
+    import gc
+    assert gc.isenabled()
+    minijax.jit(lambda x: lax.sin(x)).lower(1.).as_text()
+    with pytest.raises(ZeroDivisionError):
+        minijax.jit(lambda x: 1 / 0)(1.)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        minijax.jit(lambda x: lax.cos(x))(2.)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
