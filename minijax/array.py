@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minijax import core, runtime, tree_util
+from minijax import core, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
 
 
@@ -140,9 +140,22 @@ def host_array(value: np.ndarray, weak_type=False) -> Array:
     return Array(None, ShapedArray(value.shape, value.dtype, weak_type), value)
 
 
-def device_array(x) -> Array:
+def scalar(value, dtype, weak_type=False):
+    """``value`` as a scalar of ``dtype``: a Python scalar where one has exactly that type
+    (weakly typed float64 or int64: it stays a literal when traced), a NumPy scalar where
+    strongly typed, else a weakly typed 0-d Array."""
+    value = np.asarray(value, dtype)
+    if not weak_type:
+        return value
+    python = value.item()
+    if dtypes.PYTHON_SCALARS.get(type(python)) == (value.dtype, True):
+        return python
+    return host_array(value, weak_type=True)
+
+
+def device_array(x, weak_type=False) -> Array:
     """A copy of the NumPy value ``x`` as an Array (moved to the device when first needed)."""
-    return host_array(np.array(x, copy=True))
+    return host_array(np.array(x, copy=True), weak_type)
 
 
 def device_put(x, device=None):
@@ -151,7 +164,13 @@ def device_put(x, device=None):
     if device not in (None, runtime.device()):
         raise ValueError(f'device_put: minijax runs on one device, {runtime.device()}; '
                          f'got {device}')
-    return tree_util.tree_map(lambda v: v if isinstance(v, Array) else device_array(v), x)
+    return tree_util.tree_map(lambda v: v if isinstance(v, Array) else
+                              device_array(v, core.get_aval(v).weak_type), x)
+
+
+def device_get(x):
+    """``x`` (a pytree) with its Arrays as NumPy arrays (``jax.device_get``)."""
+    return tree_util.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
 
 
 def block_until_ready(x):

@@ -17,6 +17,7 @@ import functools
 import numpy as np
 
 from minijax import core, dtypes, lax, tree_util
+from minijax.array import host_array, scalar
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import vmap
 from minijax.interpreters.jvp import instantiate, jvp_flat
@@ -242,7 +243,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
             given = out_aval.str_short() if out_aval is not None else type(out).__name__
             raise TypeError(f'{what} needs a scalar float output, but the function '
                             f'returned an output of type {given}')
-        grads = f_vjp(np.ones((), out_aval.dtype))
+        grads = f_vjp(scalar(1, out_aval.dtype, out_aval.weak_type))
         value = (out, aux[0]) if has_aux else out
         return value, (grads[0] if isinstance(argnums, int) else grads)
 
@@ -338,7 +339,7 @@ def _check_float_outputs(what, y):
 def _std_basis(tree):
     """The standard basis of the space of ``tree``'s leaves, as ``tree`` with a leading axis:
     entry k of every leaf is the k-th unit vector of the flattened leaves (in each leaf's
-    own dtype, so that every tangent has its primal's type)."""
+    own dtype and weak type, so that every tangent has its primal's type)."""
     leaves, treedef = tree_util.tree_flatten(tree)
     avals = [core.get_aval(x) for x in leaves]
     total = sum(a.size for a in avals)
@@ -346,7 +347,7 @@ def _std_basis(tree):
     for aval in avals:
         block = np.zeros((total, aval.size), aval.dtype)
         block[offset + np.arange(aval.size), np.arange(aval.size)] = 1
-        basis.append(block.reshape((total, *aval.shape)))
+        basis.append(host_array(block.reshape((total, *aval.shape)), aval.weak_type))
         offset += aval.size
     return tree_util.tree_unflatten(treedef, basis)
 

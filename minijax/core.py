@@ -7,6 +7,7 @@ level 0 (``EvalTrace``) runs the primitive's implementation on concrete values.
 """
 from __future__ import annotations
 
+import gc
 import operator
 import sys
 from contextlib import contextmanager
@@ -53,6 +54,10 @@ class ShapedArray:
         weak = ', weak_type=True' if self.weak_type else ''
         return f'ShapedArray({self.str_short()}{weak})'
 
+    def __str__(self):
+        """As JAX prints a type: ``float64[3]``, with ``~`` marking a weak type."""
+        return f'{"~" if self.weak_type else ""}{self.str_short()}'
+
     @staticmethod
     def _bool(tracer):
         raise TypeError('the truth value of an abstract (traced) array is unknown: Python control '
@@ -93,6 +98,11 @@ class ConcreteArray(ShapedArray):
 
 def raise_to_shaped(aval):
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+
+
+def typeof(x) -> ShapedArray:
+    """The type of ``x``: its shape, dtype and weak type (``jax.typeof``)."""
+    return shaped_aval(x)
 
 
 class ShapeDtypeStruct:
@@ -209,9 +219,14 @@ class Primitive:
     with ``minijax.lowering.register_lowering``.
     """
 
-    def __init__(self, name, multiple_results=False):
+    def __init__(self, name, multiple_results=False, eager_on_xla=False):
+        """``eager_on_xla``: the NumPy impl may round differently from XLA (a transcendental
+        function, or a sum in an order XLA chooses), so eager evaluation runs the primitive
+        on XLA instead (``minijax.dispatch``) and its results match JAX's bit for bit. The
+        other primitives are exact or correctly rounded: NumPy gives XLA's bits for free."""
         self.name = name
         self.multiple_results = multiple_results
+        self.eager_on_xla = eager_on_xla
 
     def __repr__(self):
         return self.name
@@ -275,6 +290,21 @@ def new_main(trace_type, global_data=None):
     finally:
         trace_stack.pop()
         main.alive = False
+
+
+@contextmanager
+def gc_paused():
+    """Python's cyclic garbage collector off within the block. Tracing and lowering create
+    many objects that stay alive (tracers, Vars, equations, MLIR ops), and every full
+    collection would walk them all again: a fifth of the time of a 30,000-equation trace
+    and lower. They create no garbage cycles that need collecting meanwhile."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @contextmanager
@@ -389,9 +419,11 @@ class EvalTrace(Trace):
     pure = lift = lambda self, x: x
 
     def process_primitive(self, primitive, tracers, params):
-        impl = impl_rules[primitive]
         check = abstract_eval_rules.get(primitive)
         avals = None if check is None else check(*map(get_aval, tracers), **params)
+        if primitive.eager_on_xla and apply_on_xla is not None:
+            return apply_on_xla(primitive, tracers, params, avals)
+        impl = impl_rules[primitive]
         with np.errstate(all='ignore'):  # 1/0 is inf and log(-1) NaN, silently, as in XLA
             out = impl(*tracers, **params)
         if not primitive.multiple_results:
@@ -406,6 +438,9 @@ def _value_as_is(value, aval, args):
 #: How an eager result leaves ``EvalTrace`` (``value, its aval or None, the operands``):
 #: ``minijax.array`` makes it an ``Array``, as JAX's eager results are.
 eager_result = _value_as_is
+
+#: How a primitive runs eagerly on XLA (``minijax.dispatch``), or None for the impl rules.
+apply_on_xla = None
 
 
 trace_stack.append(MainTrace(0, EvalTrace, None))

@@ -19,6 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from minijax import core, runtime, tree_util
+from minijax.config import config
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import mlir_context, module_text
@@ -109,6 +110,8 @@ class Jitted:
             raise
 
     def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self.fun(*args, **kwargs)
         closed, closed_over, out_tree, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array, device_array, eager_result
+from minijax.array import Array, device_array, eager_result, scalar
 from minijax.core import Tracer
 from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
 
@@ -77,18 +77,19 @@ def result_type(*args):
     return dtypes.promote(*((a.dtype, a.weak_type) for a in avals))[0]
 
 
-def _cast(x, dtype):
+def _cast(x, dtype, weak_type=False):
+    """``x`` as ``dtype``; a weakly typed result (every operand was weak) stays weak."""
     aval = core.get_aval(x)
     if aval.dtype == dtype:
         return x
     if type(x) in dtypes.PYTHON_SCALARS:
-        return np.asarray(x, dtype)
-    return lax.convert_element_type(x, dtype)
+        return scalar(x, dtype, weak_type)
+    return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
 
 def _promote(*args):
-    dtype = result_type(*args)
-    return [_cast(x, dtype) for x in args]
+    dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in map(core.get_aval, args)))
+    return [_cast(x, dtype, weak_type) for x in args]
 
 
 def _to_float(x):
@@ -393,7 +394,7 @@ def _unary(name, fn, to_float=True):
     return unary
 
 
-_LN2, _LN10 = math.log(2), math.log(10)
+_LN2 = math.log(2)
 
 sin = _unary('sin', lax.sin)
 cos = _unary('cos', lax.cos)
@@ -407,8 +408,8 @@ expm1 = _unary('expm1', lax.expm1)
 sinh = _unary('sinh', lax.sinh)
 cosh = _unary('cosh', lax.cosh)
 exp2 = _unary('exp2', lambda x: lax.exp(lax.mul(x, _LN2)))
-log2 = _unary('log2', lambda x: lax.div(lax.log(x), _LN2))
-log10 = _unary('log10', lambda x: lax.div(lax.log(x), _LN10))
+log2 = _unary('log2', lambda x: _divide_by_constant(lax.log(x), _LN2))
+log10 = _unary('log10', lambda x: lax.mul(lax.log(x), math.log10(math.e)))  # JAX's constant
 deg2rad = radians = _unary('deg2rad', lambda x: lax.mul(x, np.pi / 180))
 rad2deg = degrees = _unary('rad2deg', lambda x: lax.mul(x, 180 / np.pi))
 abs = absolute = _unary('abs', lax.abs, to_float=False)  # noqa: A001
@@ -520,9 +521,10 @@ def asarray(a, dtype=None):
         leaves = _leaves(a)
         if builtins.any(isinstance(x, (Tracer, Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
+    weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')
-    return device_array(a)
+    return device_array(a, weak_type)
 
 
 def _stack_nested(a, dtype):
@@ -645,8 +647,17 @@ def _count(x, axes):
     return int(np.prod([np.shape(x)[a] for a in axes], dtype=np.int64))
 
 
+def _divide_by_constant(x, c):
+    """``x / c`` for a constant ``c``, as XLA computes it: its simplifier turns a division by
+    a constant into a product with the constant's reciprocal (rounded to ``x``'s dtype),
+    which is what JAX's jitted ``jnp.mean`` or ``jnp.log2`` returns, eagerly too."""
+    dtype = core.get_aval(x).dtype
+    with np.errstate(divide='ignore'):
+        return lax.mul(x, np.divide(np.ones((), dtype), np.asarray(c, dtype)))
+
+
 def _mean(a, axes):
-    return lax.div(lax.reduce_sum(a, axes), float(_count(a, axes)))
+    return _divide_by_constant(lax.reduce_sum(a, axes), _count(a, axes))
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -660,7 +671,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
 def _var(a, axes, ddof):
     centered = subtract(a, _keep(_mean(a, axes), axes, keepdims=True))
     squares = lax.reduce_sum(lax.mul(centered, centered), axes)
-    return lax.div(squares, float(_count(a, axes) - ddof))
+    return _divide_by_constant(squares, _count(a, axes) - ddof)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -787,7 +798,7 @@ def logaddexp(x1, x2, /):
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)``, through ``logaddexp`` in base e."""
     x1, x2 = _float_pair(x1, x2)
-    return lax.div(logaddexp(lax.mul(x1, _LN2), lax.mul(x2, _LN2)), _LN2)
+    return _divide_by_constant(logaddexp(lax.mul(x1, _LN2), lax.mul(x2, _LN2)), _LN2)
 
 
 def copysign(x1, x2, /):
@@ -1989,13 +2000,19 @@ def pad(array, pad_width, mode='constant', constant_values=0):
 # ----------------------------------------------------------------------------- creation
 
 def full(shape, fill_value, dtype=None):
-    """An array of ``shape`` filled with ``fill_value`` (a scalar, possibly traced)."""
+    """An array of ``shape`` filled with ``fill_value`` (a scalar, possibly traced); weakly
+    typed where ``fill_value`` is and ``dtype`` is not given, as in JAX."""
     shape = core.canonicalize_shape(shape, 'full')
-    dtype = dtypes.check_supported(dtype if dtype is not None else
-                                   core.get_aval(fill_value).dtype, 'full')
+    fill_aval = core.get_aval(fill_value)
+    weak_type = dtype is None and fill_aval.weak_type
+    dtype = dtypes.check_supported(dtype if dtype is not None else fill_aval.dtype, 'full')
+    return _full(shape, fill_value, dtype, weak_type)
+
+
+def _full(shape, fill_value, dtype, weak_type):
     if isinstance(fill_value, Tracer):
-        return broadcast_to(_cast(fill_value, dtype), shape)
-    return lax.full(shape, fill_value, dtype)
+        return broadcast_to(_cast(fill_value, dtype, weak_type), shape)
+    return lax.full(shape, fill_value, dtype, weak_type)
 
 
 def zeros(shape, dtype=None):
@@ -2009,20 +2026,24 @@ def ones(shape, dtype=None):
 empty = zeros
 
 
+def full_like(a, fill_value, dtype=None, shape=None):
+    """``full`` with ``a``'s shape and dtype, weakly typed where ``a`` is (JAX's rule)."""
+    aval = core.get_aval(a)
+    shape = aval.shape if shape is None else core.canonicalize_shape(shape, 'full_like')
+    if dtype is not None:
+        return full(shape, fill_value, dtype)
+    return _full(shape, fill_value, aval.dtype, aval.weak_type)
+
+
 def zeros_like(a, dtype=None, shape=None):
-    return full(np.shape(a) if shape is None else shape, 0, dtype or core.get_aval(a).dtype)
+    return full_like(a, 0, dtype, shape)
 
 
 def ones_like(a, dtype=None, shape=None):
-    return full(np.shape(a) if shape is None else shape, 1, dtype or core.get_aval(a).dtype)
+    return full_like(a, 1, dtype, shape)
 
 
 empty_like = zeros_like
-
-
-def full_like(a, fill_value, dtype=None, shape=None):
-    return full(np.shape(a) if shape is None else shape, fill_value,
-                dtype or core.get_aval(a).dtype)
 
 
 def arange(start, stop=None, step=1, dtype=None):

@@ -10,7 +10,10 @@ import functools
 
 import numpy as np
 from jaxlib import xla_client as xc
+from jaxlib.mlir import ir
 from jaxlib.mlir.ir import WalkResult
+
+from minijax.lowering.types import numpy_dtype
 
 #: How often minijax traced, lowered and compiled: tests check caching with these counts.
 counters: collections.Counter = collections.Counter()
@@ -26,9 +29,36 @@ def device():
     return client().devices()[0]
 
 
-def devices() -> list:
+def devices(backend=None) -> list:
     """The PJRT CPU client's devices (``jax.devices()``)."""
+    _check_backend(backend)
     return list(client().devices())
+
+
+def _check_backend(backend):
+    if backend not in (None, 'cpu'):
+        raise RuntimeError(f'backend {backend!r} is not available: minijax runs on the CPU')
+
+
+def device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def default_backend() -> str:
+    return 'cpu'
+
+
+local_devices = devices
+local_device_count = device_count
+
+
+def process_index() -> int:
+    """minijax runs in one process, number 0 (``jax.process_index``)."""
+    return 0
+
+
+def process_count() -> int:
+    return 1
 
 
 class _DeviceSharding(xc.SingleDeviceSharding):
@@ -55,17 +85,17 @@ def _sharding():
 
 
 class _TransferAval:
-    """The few aval fields ``batched_device_put`` reads."""
+    """The few aval fields ``batched_device_put`` and the result handlers read."""
     __slots__ = ('shape', 'dtype', 'weak_type', 'ndim')
 
-    def __init__(self, x: np.ndarray):
-        self.shape, self.dtype, self.weak_type, self.ndim = x.shape, x.dtype, False, x.ndim
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.weak_type, self.ndim = shape, dtype, False, len(shape)
 
 
 def device_put(x) -> 'xc.ArrayImpl':
     """Copy a NumPy value to the CPU device."""
     x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
-    return xc.batched_device_put(_TransferAval(x), _sharding(), [x], [device()],
+    return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(), [x], [device()],
                                  enable_x64=True)
 
 
@@ -74,14 +104,21 @@ def is_device_buffer(x) -> bool:
 
 
 class Executable:
-    """A compiled module: call it with device buffers, get device buffers back."""
+    """A compiled module: call it with device buffers, get device buffers back.
 
-    def __init__(self, loaded):
+    Each result becomes a device array through a result handler made once per output type:
+    jaxlib's generic ``disassemble_into_single_device_arrays`` would import all of ``jax``
+    and route every output through its Python sharding code.
+    """
+
+    def __init__(self, loaded, result_types):
         self._loaded = loaded
+        self._handlers = [xc._xla.array_result_handler(_TransferAval(shape, dtype), _sharding(),
+                                                       committed=True, _skip_checks=True)
+                          for shape, dtype in result_types]
 
     def __call__(self, buffers):
-        results = self._loaded.execute_sharded(list(buffers))
-        return [shards[0] for shards in results.disassemble_into_single_device_arrays()]
+        return self._loaded.execute_sharded(list(buffers)).consume_with_handlers(self._handlers)
 
     def hlo_text(self) -> str:
         return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
@@ -129,4 +166,16 @@ def compile_module(module) -> Executable:
     counters['compile'] += 1
     options = xc.CompileOptions()
     loaded = client().compile_and_load(module, xc.DeviceList(tuple(client().devices())), options)
-    return Executable(loaded)
+    return Executable(loaded, _main_result_types(module))
+
+
+def _main_result_types(module) -> list[tuple[tuple[int, ...], np.dtype]]:
+    """(shape, dtype) of each result of the module's ``@main``, the function PJRT runs."""
+    with module.context:
+        for op in module.body.operations:
+            op = op.operation
+            if op.name == 'func.func' and ir.StringAttr(op.attributes['sym_name']).value == 'main':
+                results = ir.FunctionType(ir.TypeAttr(op.attributes['function_type']).value)
+                return [(tuple(ir.RankedTensorType(t).shape), numpy_dtype(
+                    ir.RankedTensorType(t).element_type)) for t in results.results]
+    raise CompileError('the module has no @main function to run')

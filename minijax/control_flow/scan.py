@@ -114,9 +114,8 @@ def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse):
         if given.shape != want.shape or given.dtype != want.dtype:
             raise TypeError(f'scan: operand {i} has type {given.str_short()} but the body '
                             f'expects {want.str_short()}')
-    carry_out, ys = core.split_list(jaxpr.out_avals, num_carry)
-    return [*(core.raise_to_shaped(a) for a in carry),
-            *(ShapedArray((length, *y.shape), y.dtype) for y in ys)]
+    carry_out, ys = core.split_list(jaxpr.out_avals, num_carry)  # weak types as the body's
+    return [*carry_out, *(ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in ys)]
 
 
 scan_p.def_impl(_scan_impl)

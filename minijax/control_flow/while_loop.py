@@ -82,7 +82,7 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
     _, _, carry = _split_operands(avals, cond_nconsts, body_nconsts)
     check_same_types('while: the body must return the carry types', carry,
                      body_jaxpr.out_avals)
-    return [core.raise_to_shaped(a) for a in carry]
+    return body_jaxpr.out_avals  # the carry's types, weakly typed where the body's result is
 
 
 while_p.def_impl(_while_impl)

@@ -12,10 +12,12 @@ Two forms, as in Autodidax Part 4:
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 from typing import Any, NamedTuple
 
 from minijax import core
+from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 
@@ -62,6 +64,10 @@ class JaxprEqnRecipe(NamedTuple):
     params: dict[str, Any]
     avals_out: list[ShapedArray]
     tracer_refs_out: list[weakref.ReferenceType['PartialEvalTracer']]
+    order: int  # when it was staged: the jaxpr lists equations in the program's order
+
+
+_staging_order = itertools.count()
 
 
 class PartialEvalTracer(Tracer):
@@ -111,7 +117,7 @@ class PartialEvalTrace(core.Trace):
         """Record ``primitive`` on unknown ``tracers_in``; return its unknown outputs."""
         tracers_out = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in avals_out]
         recipe = JaxprEqnRecipe(primitive, tracers_in, params, avals_out,
-                                [weakref.ref(t) for t in tracers_out])
+                                [weakref.ref(t) for t in tracers_out], next(_staging_order))
         for t in tracers_out:
             t.recipe = recipe
         return tracers_out if primitive.multiple_results else tracers_out[0]
@@ -140,80 +146,56 @@ def partial_eval_flat(f, pvals_in: list[PartialVal], instantiate):
 
 
 def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
-    """Build the jaxpr that the recipes of ``tracers_out`` describe (a topological sort)."""
+    """Build the jaxpr that the recipes of ``tracers_out`` describe: the equations they
+    reach, in the order the program staged them (each follows its inputs, as the program
+    computed them; a derivative then sums its terms in JAX's order, and rounds alike)."""
     tracer_to_var = {id(t): Var(t.aval) for t in tracers_in}
     constvars: dict[int, Var] = {}
     constvals: list = []
-    processed_eqns: set[int] = set()
-    eqns: list[JaxprEqn] = []
-    for t in toposort(tracers_out, _tracer_parents):
+
+    def var_of(t):
+        if id(t) in tracer_to_var:
+            return tracer_to_var[id(t)]
         if isinstance(t.recipe, LambdaBindingRecipe):
-            if id(t) not in tracer_to_var:
-                raise core.UnexpectedTracerError('an unknown input of partial evaluation was '
-                                                 'not passed as an input')
-        elif isinstance(t.recipe, ConstRecipe):
-            val = t.recipe.val
-            var = constvars.get(id(val))
-            if var is None:
-                var = constvars[id(val)] = Var(t.aval)
-                constvals.append(val)
-            tracer_to_var[id(t)] = var
-        elif isinstance(t.recipe, JaxprEqnRecipe):
-            if id(t.recipe) not in processed_eqns:
-                eqns.append(_recipe_to_eqn(tracer_to_var, t.recipe))
-                processed_eqns.add(id(t.recipe))
-        else:
+            raise core.UnexpectedTracerError('an unknown input of partial evaluation was '
+                                             'not passed as an input')
+        if not isinstance(t.recipe, ConstRecipe):
             raise TypeError(f'unknown recipe {t.recipe!r}')
+        val = t.recipe.val
+        if id(val) not in constvars:
+            constvars[id(val)] = Var(t.aval)
+            constvals.append(val)
+        return constvars[id(val)]
+
+    recipes = {id(t.recipe): t.recipe for t in _reachable(tracers_out)
+               if isinstance(t.recipe, JaxprEqnRecipe)}
+    eqns = []
+    for recipe in sorted(recipes.values(), key=lambda r: r.order):
+        out_binders = [Var(aval) for aval in recipe.avals_out]
+        eqns.append(JaxprEqn(recipe.prim, [var_of(t) for t in recipe.tracers_in],
+                             recipe.params, out_binders))
+        for ref, var in zip(recipe.tracer_refs_out, out_binders):
+            if ref() is not None:
+                tracer_to_var[id(ref())] = var
     invars = [tracer_to_var[id(t)] for t in tracers_in]
-    outs = [tracer_to_var[id(t)] for t in tracers_out]
+    outs = [var_of(t) for t in tracers_out]
     return Jaxpr(list(constvars.values()), invars, eqns, outs), constvals
-
-
-def _recipe_to_eqn(tracer_to_var, recipe: JaxprEqnRecipe) -> JaxprEqn:
-    inputs = [tracer_to_var[id(t)] for t in recipe.tracers_in]
-    out_binders = [Var(aval) for aval in recipe.avals_out]
-    for ref, var in zip(recipe.tracer_refs_out, out_binders):
-        if ref() is not None:
-            tracer_to_var[id(ref())] = var
-    return JaxprEqn(recipe.prim, inputs, recipe.params, out_binders)
 
 
 def _tracer_parents(t):
     return t.recipe.tracers_in if isinstance(t.recipe, JaxprEqnRecipe) else []
 
 
-def toposort(out_nodes, parents):
-    """Nodes reachable from ``out_nodes``, each after all of its parents."""
-    if not out_nodes:
-        return []
-    out_nodes = _remove_duplicates(out_nodes)
-    child_counts: dict[int, int] = {}
-    stack = list(out_nodes)
+def _reachable(tracers_out):
+    """The tracers whose recipes ``tracers_out`` depend on (themselves included)."""
+    seen: dict[int, PartialEvalTracer] = {}
+    stack = list(tracers_out)
     while stack:
-        node = stack.pop()
-        if id(node) in child_counts:
-            child_counts[id(node)] += 1
-        else:
-            child_counts[id(node)] = 1
-            stack.extend(parents(node))
-    for node in out_nodes:
-        child_counts[id(node)] -= 1
-    sorted_nodes = []
-    childless = [n for n in out_nodes if not child_counts[id(n)]]
-    while childless:
-        node = childless.pop()
-        sorted_nodes.append(node)
-        for parent in parents(node):
-            if child_counts[id(parent)] == 1:
-                childless.append(parent)
-            else:
-                child_counts[id(parent)] -= 1
-    return sorted_nodes[::-1]
-
-
-def _remove_duplicates(nodes):
-    seen: set[int] = set()
-    return [n for n in nodes if not (id(n) in seen or seen.add(id(n)))]
+        t = stack.pop()
+        if id(t) not in seen:
+            seen[id(t)] = t
+            stack.extend(_tracer_parents(t))
+    return seen.values()
 
 
 # ----------------------------------------------------------------------------- jaxpr level
@@ -225,9 +207,20 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate=None):
     returns the known outputs followed by ``num_res`` residuals; ``unknown`` takes the
     residuals followed by the unknown inputs and returns the unknown outputs. An output with
     ``instantiate[i]`` set is made unknown even if it could be computed now.
+
+    The split is cached per jaxpr, so ``grad(jit(f))`` called again reuses the same known and
+    unknown jaxprs, and their compiled programs.
     """
+    instantiate = (False,) * len(closed.out_avals) if instantiate is None else instantiate
+    known, unknown, out_unknowns, num_res = _split_jaxpr(closed, tuple(in_unknowns),
+                                                         tuple(instantiate))
+    return known, unknown, list(out_unknowns), num_res
+
+
+@cache_on_first_arg
+def _split_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     jaxpr = closed.jaxpr
-    instantiate = [False] * len(jaxpr.outs) if instantiate is None else list(instantiate)
+    instantiate = list(instantiate)
     unknown_vars: set[Var] = {v for v, uk in zip(jaxpr.invars, in_unknowns, strict=True) if uk}
     residuals: dict[Var, None] = {}  # ordered set of known vars the unknown part needs
 
@@ -343,8 +336,17 @@ def _keep_whole(used_outputs, eqn):
 
 def dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs,
                      instantiate=False) -> tuple[ClosedJaxpr, list[bool]]:
-    """``dce_jaxpr`` on a closed jaxpr: the consts of pruned constvars go too."""
-    pruned, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, instantiate)
+    """``dce_jaxpr`` on a closed jaxpr: the consts of pruned constvars go too. Cached per
+    jaxpr, as ``partial_eval_jaxpr`` is, so a pruned body is the same object (and the same
+    compiled program) every time."""
+    instantiate = tuple(instantiate) if isinstance(instantiate, (list, tuple)) else instantiate
+    pruned, used_inputs = _dce_closed_jaxpr(closed, tuple(used_outputs), instantiate)
+    return pruned, list(used_inputs)
+
+
+@cache_on_first_arg
+def _dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs, instantiate):
+    pruned, used_inputs = dce_jaxpr(closed.jaxpr, list(used_outputs), instantiate)
     kept = set(pruned.constvars)
     consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in kept]
     return ClosedJaxpr(pruned, consts), used_inputs

@@ -56,7 +56,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
 
     def read_primal(x):
         if isinstance(x, Lit):
-            return x.val
+            return x.operand()
         if x in primal_env:
             return primal_env[x]
         if x in linear:

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import ShapedArray
 
 
@@ -35,6 +35,14 @@ class Lit:
 
     def __repr__(self):
         return f'Lit({self.val.item()!r})'
+
+    def operand(self):
+        """The value to bind: a Python scalar where the literal is weakly typed (``x * 2.``
+        keeps ``x``'s dtype when evaluated again, as when traced), else the NumPy value."""
+        scalar = self.val.item()
+        if dtypes.PYTHON_SCALARS.get(type(scalar)) == (self.aval.dtype, self.aval.weak_type):
+            return scalar
+        return self.val
 
 
 Atom = Var | Lit
@@ -158,7 +166,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     env: dict[Var, Any] = {}
 
     def read(x):
-        return x.val if isinstance(x, Lit) else env[x]
+        return x.operand() if isinstance(x, Lit) else env[x]
 
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         env[v] = val

@@ -119,7 +119,7 @@ def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:
 def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
     """Trace ``flat_fun`` (flat list in, flat list out) on arguments of type ``in_avals``."""
     builder = JaxprBuilder()
-    with core.new_main(JaxprTrace, builder) as main:
+    with core.gc_paused(), core.new_main(JaxprTrace, builder) as main:
         with core.new_dynamic(main):
             trace = JaxprTrace(main)
             in_tracers = [trace.new_arg(aval) for aval in in_avals]
@@ -161,6 +161,18 @@ class MakeJaxprResult(ClosedJaxpr):
     def __init__(self, closed: ClosedJaxpr, out_tree):
         super().__init__(closed.jaxpr, closed.consts)
         self.out_tree = out_tree
+
+
+def eval_shape(f, *args, **kwargs):
+    """The types of ``f(*args, **kwargs)`` as a pytree of ``ShapeDtypeStruct``, found by
+    tracing ``f`` without running it (``jax.eval_shape``)."""
+    core.check_callable('eval_shape', f=f)
+    avals, in_tree, _ = abstractify_args(f'eval_shape({getattr(f, "__name__", "function")})',
+                                         (args, kwargs))
+    flat_fun, out_tree = tree_util.flatten_fun(lambda a, k: f(*a, **k), in_tree)
+    closed, _ = trace_to_jaxpr(flat_fun, avals)
+    return tree_util.tree_unflatten(out_tree(), [core.ShapeDtypeStruct(a.shape, a.dtype)
+                                                 for a in closed.out_avals])
 
 
 def make_jaxpr(f):

@@ -46,7 +46,7 @@ class ConvDimensionNumbers(NamedTuple):
     out_spec: tuple
 
 
-conv_general_dilated_p = Primitive('conv_general_dilated')
+conv_general_dilated_p = Primitive('conv_general_dilated', eager_on_xla=True)
 
 # ----------------------------------------------------------------------------- the public API
 

@@ -117,11 +117,12 @@ def logaddexp(x, y):
 
 class _Cumulative:
     """One row of the family: how to combine two elements in NumPy (``impl``), in lax ops
-    (``combine``, for the JVP) and in StableHLO (``body``), and the reduction's identity."""
+    (``combine``, for the JVP) and in StableHLO (``body``), and the reduction's identity.
+    ``rounds`` marks a combination whose rounding depends on the order XLA picks."""
 
-    def __init__(self, name, impl, combine, body, identity, float_only=False):
+    def __init__(self, name, impl, combine, body, identity, float_only=False, rounds=False):
         self.name, self.impl, self.combine, self.body = name, impl, combine, body
-        self.identity, self.float_only = identity, float_only
+        self.identity, self.float_only, self.rounds = identity, float_only, rounds
 
 
 def _lowest(dtype):
@@ -150,16 +151,17 @@ def _same_dtype(np_fn):
 
 
 _FAMILY = [
-    _Cumulative('cumsum', _same_dtype(np.add), add, _binary_hlo(hlo.AddOp), lambda d: 0),
+    _Cumulative('cumsum', _same_dtype(np.add), add, _binary_hlo(hlo.AddOp), lambda d: 0,
+                rounds=True),
     _Cumulative('cumprod', _same_dtype(np.multiply), mul, _binary_hlo(hlo.MulOp),
-                lambda d: 1),
+                lambda d: 1, rounds=True),
     # max and min as their primitives' impls: NaN wins, and +0. beats -0. in max, as in XLA.
     _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max,
                 _binary_hlo(hlo.MaxOp), _lowest),
     _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min,
                 _binary_hlo(hlo.MinOp), _highest),
     _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, _hlo_logaddexp,
-                lambda d: -np.inf, float_only=True),
+                lambda d: -np.inf, float_only=True, rounds=True),
 ]
 
 
@@ -229,7 +231,7 @@ def _scan_jvp(row):
 
 
 def _cumulative_primitive(row):
-    prim = Primitive(row.name)
+    prim = Primitive(row.name, eager_on_xla=row.rounds)
     prim.def_impl(dtypes.accumulates_in_float32(
         lambda x, *, axis, reverse: _accumulate(row.impl, x, axis, reverse)))
     prim.def_abstract_eval(_abstract_eval(row))

@@ -8,6 +8,7 @@ equal, or one of which is a scalar (broadcast implicitly, as a Python scalar in 
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax
@@ -21,13 +22,15 @@ from minijax.lowering.ops import broadcast_in_dim, broadcast_scalars, compare
 # ----------------------------------------------------------------------------- unary
 
 
-def unary_primitive(name, impl, hlo_op, derivative=None, float_only=True):
+def unary_primitive(name, impl, hlo_op, tangent=None, float_only=True, eager_on_xla=False):
     """Define ``name`` with all its rules.
 
-    ``derivative(x, ans)`` is d(ans)/dx as an expression in lax ops (``ans`` = the output);
-    ``None`` means the primitive is not differentiable (its tangent is zero).
+    ``tangent(t, x, ans)`` is the output tangent for the input tangent ``t`` as an expression
+    in lax ops (``ans`` = the output), written as JAX writes it so that derivatives round as
+    JAX's do; ``None`` means the primitive is not differentiable (its tangent is zero).
+    ``eager_on_xla``: see ``Primitive`` (True for XLA's own approximations of a function).
     """
-    prim = Primitive(name)
+    prim = Primitive(name, eager_on_xla=eager_on_xla)
     prim.def_impl(lambda x: impl(np.asarray(x)))
 
     def abstract_eval(x):
@@ -36,13 +39,13 @@ def unary_primitive(name, impl, hlo_op, derivative=None, float_only=True):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     prim.def_abstract_eval(abstract_eval)
-    if derivative is None:
+    if tangent is None:
         ad.defjvp_zero(prim)
     else:
         def jvp_rule(primals, tangents):
             (x,), (t,) = primals, tangents
             ans = prim.bind(x)
-            return ans, mul(derivative(x, ans), t)
+            return ans, tangent(t, x, ans)
         prim.def_jvp(jvp_rule)
     prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
     register_lowering(prim, lambda ctx, x: hlo_op(x).result)
@@ -61,26 +64,43 @@ def _logistic(x):
     return 1 / (1 + np.exp(-x))
 
 
-sin_p = unary_primitive('sin', np.sin, hlo.SineOp, lambda x, ans: cos(x))
-cos_p = unary_primitive('cos', np.cos, hlo.CosineOp, lambda x, ans: neg(sin(x)))
-exp_p = unary_primitive('exp', np.exp, hlo.ExpOp, lambda x, ans: ans)
-log_p = unary_primitive('log', np.log, hlo.LogOp, lambda x, ans: div(1., x))
-log1p_p = unary_primitive('log1p', np.log1p, hlo.Log1pOp, lambda x, ans: div(1., add(1., x)))
-tanh_p = unary_primitive('tanh', np.tanh, hlo.TanhOp, lambda x, ans: sub(1., mul(ans, ans)))
-logistic_p = unary_primitive('logistic', _logistic, hlo.LogisticOp,
-                             lambda x, ans: mul(ans, sub(1., ans)))
-sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda x, ans: div(.5, ans))
+def _logistic_op(x):
+    """``1 / (1 + exp(-x))`` in StableHLO ops, as JAX lowers it (not ``stablehlo.logistic``,
+    whose XLA expansion rounds differently)."""
+    one = hlo.ConstantOp(ir.DenseElementsAttr.get_splat(
+        x.type, ir.FloatAttr.get(x.type.element_type, 1.))).result
+    return hlo.DivOp(one, hlo.AddOp(one, hlo.ExpOp(hlo.NegOp(x).result).result).result)
+
+
+# sin and cos as the seed writes them (cos(x) * x_dot): the same bits as JAX's t * cos(x).
+sin_p = unary_primitive('sin', np.sin, hlo.SineOp, lambda t, x, ans: mul(cos(x), t),
+                        eager_on_xla=True)
+cos_p = unary_primitive('cos', np.cos, hlo.CosineOp, lambda t, x, ans: mul(neg(sin(x)), t),
+                        eager_on_xla=True)
+exp_p = unary_primitive('exp', np.exp, hlo.ExpOp, lambda t, x, ans: mul(t, ans),
+                        eager_on_xla=True)
+log_p = unary_primitive('log', np.log, hlo.LogOp, lambda t, x, ans: div(t, x),
+                        eager_on_xla=True)
+log1p_p = unary_primitive('log1p', np.log1p, hlo.Log1pOp,
+                          lambda t, x, ans: div(t, add(x, 1.)), eager_on_xla=True)
+tanh_p = unary_primitive('tanh', np.tanh, hlo.TanhOp,
+                         lambda t, x, ans: mul(add(t, mul(t, ans)), sub(1., ans)),
+                         eager_on_xla=True)
+logistic_p = unary_primitive('logistic', _logistic, _logistic_op,
+                             lambda t, x, ans: mul(t, mul(ans, sub(1., ans))),
+                             eager_on_xla=True)
+sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)))
 rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
-                          lambda x, ans: mul(-.5, div(ans, x)))
+                          lambda t, x, ans: mul(t, mul(-.5, div(ans, x))), eager_on_xla=True)
 
 
-def _abs_derivative(x, ans):
-    """+1 where x >= 0, -1 elsewhere: at the kink x = 0 (and -0.) JAX takes +1, so a weight
-    trained from zero under an L1 penalty still moves."""
-    return select_n(ge(x, full_like(x, 0)), full_like(x, -1), full_like(x, 1))
+def _abs_tangent(t, x, ans):
+    """``t`` where x >= 0, ``-t`` elsewhere: at the kink x = 0 (and -0.) JAX takes +1, so a
+    weight trained from zero under an L1 penalty still moves."""
+    return select_n(ge(x, full_like(x, 0)), neg(t), t)
 
 
-abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_derivative, float_only=False)
+abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, float_only=False)
 def _sign(x):
     """NumPy's sign, except that a float zero keeps its sign (sign(-0.) is -0.), as in XLA."""
     return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)
@@ -123,13 +143,14 @@ def _binary_abstract_eval(name, out_dtype=None, float_only=False):
     return abstract_eval
 
 
-def binary_primitive(name, impl, lowering, out_dtype=None, float_only=False):
+def binary_primitive(name, impl, lowering, out_dtype=None, float_only=False,
+                     eager_on_xla=False):
     """Define a binary elementwise primitive: impl, abstract eval, batching and lowering.
 
     ``lowering(ctx, x, y)`` gets operands already broadcast to the result shape. The
     differentiation rules differ per primitive and are given beside each definition.
     """
-    prim = Primitive(name)
+    prim = Primitive(name, eager_on_xla=eager_on_xla)
     prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype, float_only))
 
     prim.def_impl(impl)
@@ -167,8 +188,8 @@ def _cast_weak(name, x, aval, strong_aval):
     if dtype is None:
         raise TypeError(f'{name}: a weakly typed {aval.dtype.name} scalar cannot be combined '
                         f'with {strong_aval.str_short()} without losing its fraction')
-    if isinstance(x, Tracer):
-        return convert_element_type(x, dtype)
+    if isinstance(x, Tracer) or strong_aval.weak_type:  # weak and weak: still weak
+        return convert_element_type(x, dtype, weak_type=strong_aval.weak_type)
     return np.asarray(x, dtype)
 
 
@@ -238,7 +259,8 @@ div = _binary_function(div_p, 'Elementwise x / y (truncating for integers).')
 ad.defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 ad.defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
-ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: neg(div(mul(t, x), mul(y, y))))
+ad.defjvp(div_p, lambda t, x, y: div(t, y),
+          lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
 
 
 def unbroadcast(ct, aval: ShapedArray):
@@ -303,7 +325,8 @@ max_p = binary_primitive('max', _signed_zero_chooser(np.maximum, np.logical_and)
                          _hlo_binary(hlo.MaxOp))
 min_p = binary_primitive('min', _signed_zero_chooser(np.minimum, np.logical_or),
                          _hlo_binary(hlo.MinOp))
-pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), float_only=True)
+pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), float_only=True,
+                         eager_on_xla=True)
 
 max = _binary_function(max_p, 'Elementwise maximum (NaN if either is NaN).')  # noqa: A001
 min = _binary_function(min_p, 'Elementwise minimum (NaN if either is NaN).')  # noqa: A001
@@ -358,7 +381,7 @@ def full_like(x, fill_value):
 
 # ----------------------------------------------------------------------------- integer_pow
 
-integer_pow_p = Primitive('integer_pow')
+integer_pow_p = Primitive('integer_pow', eager_on_xla=True)  # NumPy's power calls libm
 
 
 def integer_pow(x, y: int):
@@ -376,7 +399,7 @@ def _integer_pow_abstract_eval(x, *, y):
 def _integer_pow_jvp(t, x, *, y):
     if y == 0:
         return full_like(t, 0)
-    return mul(t, mul(y, integer_pow(x, y - 1)))
+    return mul(t, mul(y, x if y == 2 else integer_pow(x, y - 1)))
 
 
 def _integer_pow_lowering(ctx, x, *, y):
@@ -520,10 +543,11 @@ register_lowering(select_n_p, _select_n_lowering)
 convert_element_type_p = Primitive('convert_element_type')
 
 
-def convert_element_type(x, new_dtype):
-    """``x`` cast to ``new_dtype`` (one of minijax's supported dtypes)."""
+def convert_element_type(x, new_dtype, *, weak_type=False):
+    """``x`` cast to ``new_dtype`` (one of minijax's supported dtypes); weakly typed with
+    ``weak_type``, as a Python scalar is (JAX's internal ``_convert_element_type``)."""
     new_dtype = dtypes.check_supported(new_dtype, 'convert_element_type target')
-    return convert_element_type_p.bind(x, new_dtype=new_dtype)
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 
 def in_float32_if_narrow(fn, x, *args):
@@ -531,13 +555,14 @@ def in_float32_if_narrow(fn, x, *args):
     once: how XLA expands its composite ops for these types (``chlo.erf``, ``erf_inv``) and
     how ``jnp.sum``, ``mean`` and ``var`` compute them. 8 or 11 significant bits are too few
     for a running sum, and a polynomial's coefficients overflow float16."""
-    dtype = core.get_aval(x).dtype
-    if dtype not in dtypes.NARROW_FLOATS:
+    aval = core.get_aval(x)
+    if aval.dtype not in dtypes.NARROW_FLOATS:
         return fn(x, *args)
-    return convert_element_type(fn(convert_element_type(x, dtypes.float32), *args), dtype)
+    return convert_element_type(fn(convert_element_type(x, dtypes.float32), *args), aval.dtype,
+                                weak_type=aval.weak_type)
 
 
-def _convert_element_type_impl(x, *, new_dtype):
+def _convert_element_type_impl(x, *, new_dtype, weak_type):
     x = np.asarray(x)
     if dtypes.is_float(x.dtype) and dtypes.is_integer(new_dtype):
         return _float_to_int(x, new_dtype)
@@ -560,22 +585,22 @@ def _float_to_int(x, new_dtype):
 
 convert_element_type_p.def_impl(_convert_element_type_impl)
 convert_element_type_p.def_abstract_eval(
-    lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype))
-convert_element_type_p.def_batching(
-    lambda vals, dims, *, new_dtype: (convert_element_type(vals[0], new_dtype), dims[0]))
+    lambda x, *, new_dtype, weak_type: ShapedArray(x.shape, new_dtype, weak_type))
+convert_element_type_p.def_batching(lambda vals, dims, **params: (
+    convert_element_type_p.bind(vals[0], **params), dims[0]))
 
 
-def _convert_jvp(primals, tangents, *, new_dtype):
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     (x,), (t,) = primals, tangents
-    out = convert_element_type(x, new_dtype)
+    out = convert_element_type(x, new_dtype, weak_type=weak_type)
     if not (dtypes.is_float(new_dtype) and dtypes.is_float(core.get_aval(x).dtype)):
         return out, ad.Zero(core.get_aval(out))
-    return out, convert_element_type(ad.instantiate(t), new_dtype)
+    return out, convert_element_type(ad.instantiate(t), new_dtype, weak_type=weak_type)
 
 
 convert_element_type_p.def_jvp(_convert_jvp, symbolic_zeros=True)
-convert_element_type_p.def_transpose(
-    lambda ct, x, *, new_dtype: [convert_element_type(ct, x.aval.dtype)])
+convert_element_type_p.def_transpose(lambda ct, x, **params: [
+    convert_element_type(ct, x.aval.dtype, weak_type=x.aval.weak_type)])
 register_lowering(
     convert_element_type_p,
-    lambda ctx, x, *, new_dtype: hlo.ConvertOp(tensor_type(ctx.avals_out[0]), x).result)
+    lambda ctx, x, **params: hlo.ConvertOp(tensor_type(ctx.avals_out[0]), x).result)

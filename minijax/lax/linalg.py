@@ -20,7 +20,7 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
 
-dot_general_p = Primitive('dot_general')
+dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
 
 def dot_general(lhs, rhs, dimension_numbers):

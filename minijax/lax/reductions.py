@@ -35,10 +35,11 @@ def _batched_axes(axes, bdim, ndim):
     return new_axes, bdim - sum(a < bdim for a in new_axes)
 
 
-def reduction_primitive(name, impl, body_op, identity):
+def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False):
     """Define ``name`` reducing with ``impl`` (NumPy) and ``body_op`` (StableHLO), starting
-    from ``identity(dtype)``; the caller adds the differentiation rules."""
-    prim = Primitive(name)
+    from ``identity(dtype)``; the caller adds the differentiation rules. ``eager_on_xla``
+    for a sum, whose rounding depends on the order XLA picks (see ``Primitive``)."""
+    prim = Primitive(name, eager_on_xla=eager_on_xla)
 
     def abstract_eval(x, *, axes):
         _check_axes(name, x, axes)
@@ -97,7 +98,8 @@ def _chooser_reduction(np_reduce, identity, zero_winner):
     return impl
 
 
-reduce_sum_p = reduction_primitive('reduce_sum', _sum, hlo.AddOp, lambda dtype: 0)
+reduce_sum_p = reduction_primitive('reduce_sum', _sum, hlo.AddOp, lambda dtype: 0,
+                                   eager_on_xla=True)
 reduce_max_p = reduction_primitive('reduce_max', _chooser_reduction(np.max, _lowest, 0.),
                                    hlo.MaxOp, _lowest)
 reduce_min_p = reduction_primitive('reduce_min', _chooser_reduction(np.min, _highest, -0.),

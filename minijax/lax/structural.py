@@ -14,6 +14,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.array import scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 
@@ -41,9 +42,10 @@ def broadcast(x, shape, axes):
     return broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i not in axes])
 
 
-def full(shape, fill_value, dtype):
-    """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant."""
-    fill = np.array(fill_value, dtypes.check_supported(dtype, 'full'))
+def full(shape, fill_value, dtype, weak_type=False):
+    """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant
+    (weakly typed with ``weak_type``, as a Python scalar is)."""
+    fill = scalar(fill_value, dtypes.check_supported(dtype, 'full'), weak_type)
     return broadcast_in_dim(fill, shape, ())
 
 

@@ -24,12 +24,15 @@ _LN2 = math.log(2)
 
 # ----------------------------------------------------------------------------- primitives
 
-tan_p = unary_primitive('tan', np.tan, hlo.TanOp, lambda x, ans: add(1., mul(ans, ans)))
-expm1_p = unary_primitive('expm1', np.expm1, hlo.Expm1Op, lambda x, ans: add(ans, 1.))
+tan_p = unary_primitive('tan', np.tan, hlo.TanOp,
+                        lambda t, x, ans: mul(t, add(1., mul(ans, ans))), eager_on_xla=True)
+expm1_p = unary_primitive('expm1', np.expm1, hlo.Expm1Op, lambda t, x, ans: mul(t, add(ans, 1.)),
+                          eager_on_xla=True)
 cbrt_p = unary_primitive('cbrt', np.cbrt, hlo.CbrtOp,
-                         lambda x, ans: mul(1 / 3, integer_pow(ans, -2)))
+                         lambda t, x, ans: mul(t, mul(1 / 3, integer_pow(ans, -2))),
+                         eager_on_xla=True)
 atan2_p = binary_primitive('atan2', np.arctan2, lambda ctx, x, y: hlo.Atan2Op(x, y).result,
-                           float_only=True)
+                           float_only=True, eager_on_xla=True)
 
 
 def _atan2_slope(numerator):

@@ -122,10 +122,11 @@ def check_window_params(name, operand, *, window_dimensions, window_strides, pad
 
 # ----------------------------------------------------------------------------- the primitives
 
-def _reduce_window_primitive(name, np_combine, body_op, identity):
+def _reduce_window_primitive(name, np_combine, body_op, identity, eager_on_xla=False):
     """Define the window reduction ``name``, combining with ``np_combine`` (NumPy) and
-    ``body_op`` (StableHLO) from ``identity(dtype)``; the caller adds its derivatives."""
-    prim = Primitive(name)
+    ``body_op`` (StableHLO) from ``identity(dtype)``; the caller adds its derivatives.
+    ``eager_on_xla`` for sums, as in ``reduction_primitive``."""
+    prim = Primitive(name, eager_on_xla=eager_on_xla)
 
     @dtypes.accumulates_in_float32
     def impl(x, **params):
@@ -177,7 +178,7 @@ def _add(a, b):
 
 
 reduce_window_sum_p = _reduce_window_primitive('reduce_window_sum', _add, hlo.AddOp,
-                                               lambda dtype: 0)
+                                               lambda dtype: 0, eager_on_xla=True)
 reduce_window_max_p = _reduce_window_primitive('reduce_window_max', np.maximum, hlo.MaxOp,
                                                _lowest)
 reduce_window_min_p = _reduce_window_primitive('reduce_window_min', np.minimum, hlo.MinOp,

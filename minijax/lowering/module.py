@@ -13,6 +13,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, stablehlo as hlo
 
+from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
 from minijax.lowering.context import mlir_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules
@@ -58,7 +59,7 @@ def _sanitize(name: str) -> str:
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
     """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified."""
-    with mlir_context(), ir.Location.unknown():
+    with core.gc_paused(), mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes['sym_name'] = ir.StringAttr.get(_sanitize(module_name))
         module_ctx = ModuleContext(module)

@@ -25,6 +25,14 @@ def element_type(dtype) -> ir.Type:
     return _integer_type(dtype)
 
 
+def numpy_dtype(mlir_type: ir.Type) -> np.dtype:
+    """The dtype whose element type is ``mlir_type`` (inside its context)."""
+    for dtype in dtypes.SUPPORTED:
+        if element_type(dtype) == mlir_type:
+            return dtype
+    raise TypeError(f'minijax has no dtype for the MLIR element type {mlir_type}')
+
+
 def tensor_type(aval) -> ir.RankedTensorType:
     """``float32[3,4]`` -> ``tensor<3x4xf32>`` (needs an active context)."""
     return ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))

@@ -234,7 +234,8 @@ def test_control_flow_printed_with_sub_jaxprs_indented():
     assert text == '\n'.join([
         '{ lambda a:float64[] .',
         '  let b:bool[] = greater a 0.0',
-        '      c:int32[] = convert_element_type [ new_dtype=int32 ] b',
+        '      c:int32[] = convert_element_type [ new_dtype=int32',
+        '                                         weak_type=False ] b',
         '      d:float64[] = cond c a',
         '        branches[0]=',
         '          { lambda a:float64[] .',

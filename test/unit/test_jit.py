@@ -139,6 +139,26 @@ def test_seed_tracing_printed_once(capsys):
     assert capsys.readouterr().out == 'tracing!\n'
 
 
+@pytest.mark.parametrize('transform', ['grad', 'linearize', 'grad_of_cond', 'jit_of_grad'])
+def test_reverse_mode_of_jit_compiles_nothing_when_called_again(transform):
+    """The known and unknown halves of a jitted function (and their pruned, transposed
+    forms) are cached per jaxpr, as JAX caches its transformations: a second call with the
+    same types reuses their compiled programs."""
+    f = minijax.jit(lambda x: lax.reduce_sum(lax.mul(lax.sin(x), x), (0,)))
+    g = {'grad': minijax.grad(f),
+         'linearize': lambda x: minijax.linearize(f, x)[1](x),
+         'grad_of_cond': minijax.grad(minijax.jit(lambda x: minijax.cond(
+             lax.reduce_sum(x, (0,)) > 0, lambda y: f(y), lambda y: f(lax.cos(y)), x))),
+         'jit_of_grad': minijax.jit(minijax.grad(f))}[transform]
+    first = g(np.arange(3.))
+    before = _counts()
+    again = g(np.arange(3.))
+    assert _delta(before) == {'trace': 0, 'lower': 0, 'compile': 0}
+    np.testing.assert_array_equal(np.asarray(first), np.asarray(again))
+    assert_close(minijax.grad(f)(np.arange(3.)),
+                 jax.grad(lambda x: jnp.sum(jnp.sin(x) * x))(np.arange(3.)))
+
+
 def test_jvp_of_jit_caches_the_transformed_jaxpr():
     g = minijax.jit(lambda x: lax.sin(lax.mul(x, 2.)))
     minijax.jvp(g, (1.,), (1.,))
@@ -241,3 +261,19 @@ def test_array_duck_types_numpy():
     np.testing.assert_array_equal(np.asarray(a > 3.), np.arange(6.).reshape(2, 3) * 2 > 3)
     np.testing.assert_array_equal(np.asarray(a / 2.), np.arange(6.).reshape(2, 3))
     assert float(minijax.jit(lambda: lax.sin(1.))()) == pytest.approx(np.sin(1.), abs=1e-16)
+
+
+def test_tracing_and_lowering_leave_the_garbage_collector_as_they_found_it():
+    """They pause it (for speed) and restore it, also when the function raises."""
+    import gc
+    assert gc.isenabled()
+    minijax.jit(lambda x: lax.sin(x)).lower(1.).as_text()
+    with pytest.raises(ZeroDivisionError):
+        minijax.jit(lambda x: 1 / 0)(1.)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        minijax.jit(lambda x: lax.cos(x))(2.)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -1,0 +1,69 @@
+"""``minijax.config``: the configuration object JAX programs set flags on
+(``jax.config.update('jax_enable_x64', True)``).
+
+minijax always computes as JAX does with ``jax_enable_x64`` on, on the CPU: a flag asking for
+that is accepted, one asking for something else is refused with an error that says so.
+``jax_disable_jit`` is honoured (``jit`` then runs its function eagerly, as in JAX).
+"""
+from __future__ import annotations
+
+import contextlib
+
+#: Flags minijax honours or whose one supported value it accepts: name -> (value, why).
+_FLAGS = {
+    'jax_enable_x64': (True, 'minijax always computes in 64-bit (float64 and int64 by '
+                             'default, as JAX with jax_enable_x64=True)'),
+    'jax_platform_name': ('cpu', 'minijax runs on the CPU only'),
+    'jax_platforms': ('cpu', 'minijax runs on the CPU only'),
+    'jax_default_device': (None, 'minijax runs on one CPU device'),
+    'jax_debug_nans': (False, 'minijax does not check results for NaNs'),
+    'jax_debug_infs': (False, 'minijax does not check results for infinities'),
+    'jax_numpy_rank_promotion': ('allow', 'minijax broadcasts ranks as NumPy does'),
+    'jax_default_matmul_precision': (None, 'minijax multiplies at full precision'),
+}
+#: Flags that change nothing minijax computes: any value is accepted and kept.
+_FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_filtering': 'auto',
+         'jax_compilation_cache_dir': None, 'jax_persistent_cache_min_compile_time_secs': 1.0,
+         'jax_persistent_cache_min_entry_size_bytes': 0, 'jax_explain_cache_misses': False}
+
+
+class Config:
+    """Flag values, read as attributes (``config.jax_enable_x64``)."""
+
+    def __init__(self):
+        self._values = {**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE}
+
+    def update(self, name, value):
+        if name in _FREE:
+            self._values[name] = value
+            return
+        if name not in _FLAGS:
+            raise AttributeError(f'config.update: unknown or unsupported flag {name!r} '
+                                 f'(minijax knows {", ".join(sorted(self._values))})')
+        supported, why = _FLAGS[name]
+        if value != supported and not (name == 'jax_platforms' and value in ('', None)):
+            raise NotImplementedError(f'config.update({name!r}, {value!r}): {why}; only '
+                                      f'{supported!r} is supported')
+
+    def read(self, name):
+        return getattr(self, name)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__['_values'][name]
+        except KeyError:
+            raise AttributeError(f'config has no flag {name!r}') from None
+
+
+config = Config()
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Within the block, ``jit`` runs functions eagerly (``jax.disable_jit``)."""
+    before = config.jax_disable_jit
+    config.update('jax_disable_jit', disable)
+    try:
+        yield
+    finally:
+        config.update('jax_disable_jit', before)

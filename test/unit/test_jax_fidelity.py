@@ -1,0 +1,236 @@
+"""Results as JAX prints them: eager numerics bit for bit, weak types, the top-level API.
+
+A ported JAX program prints what JAX prints only if eager results carry XLA's bits (JAX runs
+every eager primitive on XLA) and the same weak types (``Array(1., dtype=float64,
+weak_type=True)``); both are checked here against JAX itself, exactly.
+"""
+import contextlib
+import io
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax as jlax
+
+import minijax
+import minijax.numpy as mnp
+from minijax import lax as mlax
+from minijax import runtime
+
+import testlib  # noqa: F401  (JAX with x64, as minijax computes)
+
+RNG = np.random.RandomState(7)
+X = RNG.uniform(-3, 3, 257)
+POSITIVE = RNG.uniform(0.01, 3, 257)
+MATRIX = RNG.uniform(-3, 3, (20, 11))
+
+
+def _same_bits(actual, expected):
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    np.testing.assert_array_equal(actual.reshape(-1).view(np.uint8),
+                                  expected.reshape(-1).view(np.uint8))
+
+
+# ----------------------------------------------------------------------------- eager bits
+
+EAGER = {
+    'exp': (lambda np_: np_.exp, X),
+    'log': (lambda np_: np_.log, POSITIVE),
+    'log1p': (lambda np_: np_.log1p, POSITIVE),
+    'tanh': (lambda np_: np_.tanh, X),
+    'sin': (lambda np_: np_.sin, X * 100),
+    'cos': (lambda np_: np_.cos, X * 100),
+    'sqrt': (lambda np_: np_.sqrt, POSITIVE),
+    'tan': (lambda np_: np_.tan, X / 2),
+    'expm1': (lambda np_: np_.expm1, X),
+    'cbrt': (lambda np_: np_.cbrt, X),
+    'arctan2': (lambda np_: lambda x: np_.arctan2(x, x[::-1]), X),
+    'log2': (lambda np_: np_.log2, POSITIVE),
+    'log10': (lambda np_: np_.log10, POSITIVE),
+    'log10_f32': (lambda np_: np_.log10, POSITIVE.astype(np.float32)),
+    'cube': (lambda np_: lambda x: x ** 3, X),
+    'power': (lambda np_: lambda x: np_.power(x, 0.37), POSITIVE),
+    'sum': (lambda np_: lambda x: np_.sum(x, axis=0), MATRIX),
+    'sum_all': (lambda np_: np_.sum, MATRIX),
+    'mean': (lambda np_: np_.mean, MATRIX),
+    'mean_axis': (lambda np_: lambda x: np_.mean(x, axis=1), MATRIX),
+    'dot': (lambda np_: lambda x: x @ x.T, MATRIX),
+    'cumsum': (lambda np_: np_.cumsum, X),
+}
+
+
+@pytest.mark.parametrize('name', EAGER)
+def test_eager_results_have_jaxs_bits(name):
+    """Each transcendental and each sum runs on XLA, as in JAX: NumPy's libm and pairwise
+    summation round differently in the last bit."""
+    fn, x = EAGER[name]
+    _same_bits(fn(mnp)(x), fn(jnp)(x))
+
+
+def test_sigmoid_has_jaxs_bits_eagerly_and_under_jit():
+    """``logistic`` is ``1 / (1 + exp(-x))`` in both (JAX does not lower it to
+    ``stablehlo.logistic``, whose expansion rounds differently)."""
+    expected = jax.nn.sigmoid(X * 10)
+    _same_bits(minijax.nn.sigmoid(X * 10), expected)
+    _same_bits(minijax.jit(minijax.nn.sigmoid)(X * 10), expected)
+
+
+def _tanh(np_):
+    def tanh(x):
+        y = np_.exp(-2.0 * x)
+        return (1.0 - y) / (1.0 + y)
+    return tanh
+
+
+DERIVATIVES = {
+    'readme_tanh': _tanh,
+    'rational': lambda np_: lambda x: x / (1 + x * x),
+    'softplus': lambda np_: lambda x: np_.log(1 + np_.exp(x)),
+    'sqrt': lambda np_: lambda x: np_.sqrt(x * x + 1),
+    'sin_times_x': lambda np_: lambda x: np_.sin(x) * x,
+}
+
+
+@pytest.mark.parametrize('order', [1, 2, 3])
+@pytest.mark.parametrize('name', DERIVATIVES)
+def test_derivatives_have_jaxs_bits(name, order):
+    """The JAX README's ``grad(grad(grad(tanh)))`` and others: the tangent rules are JAX's
+    formulas (``div``'s uses ``integer_pow(y, -2)``) and the linearized jaxpr keeps the
+    program's order, so cotangents are summed in JAX's order and round alike."""
+    f, g = DERIVATIVES[name](mnp), DERIVATIVES[name](jnp)
+    for _ in range(order):
+        f, g = minijax.grad(f), jax.grad(g)
+    for x in np.linspace(-3, 3, 13):
+        assert repr(float(f(x))) == repr(float(g(x))), x
+
+
+def test_mean_of_a_loss_has_jaxs_bits():
+    """``jnp.mean`` divides by a constant count; XLA turns that into a product with the
+    reciprocal, so minijax multiplies too (eagerly and under jit)."""
+    d = (MATRIX[:, 0] * 0.3 - 0.1) ** 2
+    assert repr(float(mnp.mean(d))) == repr(float(jnp.mean(d)))
+    assert repr(float(minijax.jit(mnp.mean)(d))) == repr(float(jnp.mean(d)))
+
+
+def test_an_eager_primitive_compiles_once_per_signature():
+    x = RNG.uniform(size=(3, 5))
+    mnp.exp(x)
+    before = runtime.counters['eager_compile']
+    for _ in range(3):
+        mnp.exp(x)
+    assert runtime.counters['eager_compile'] == before
+    mnp.exp(x[:2])
+    assert runtime.counters['eager_compile'] == before + 1
+
+
+# ----------------------------------------------------------------------------- weak types
+
+def _f(np_):
+    return lambda x, y: x * y + np_.sin(x)
+
+
+def _weak_cases(ad, np_, lax):
+    return {
+        'grad_of_python_scalars': lambda: ad.grad(_f(np_), argnums=(0, 1))(1.0, 2.0),
+        'value_and_grad': lambda: ad.value_and_grad(_f(np_))(1.0, 2.0),
+        'value_and_grad_of_array_scalar': lambda: ad.value_and_grad(_f(np_))(np_.array(1.), 2.),
+        'grad_times_int': lambda: ad.grad(lambda x: x * 3)(2.0),
+        'grad_power': lambda: ad.grad(lambda x: x ** 2)(3.0),
+        'jit_grad': lambda: ad.jit(ad.grad(_f(np_)))(1.0, 2.0),
+        'jvp': lambda: ad.jvp(np_.sin, (1.0,), (1.0,)),
+        'vjp': lambda: ad.vjp(np_.sin, 1.0)[1](1.0),
+        'linearize': lambda: ad.linearize(np_.sin, 1.0)[1](1.0),
+        'hessian': lambda: ad.hessian(lambda x: x ** 3)(2.0),
+        'jacfwd': lambda: ad.jacfwd(lambda x: x ** 3)(2.0),
+        'jacrev': lambda: ad.jacrev(lambda x: x ** 3)(2.0),
+        'scan': lambda: lax.scan(lambda c, x: (c + x, c), 0.0, np_.arange(3.0)),
+        'scan_weak_carry': lambda: lax.scan(lambda c, x: (c * 2.0, c + 1.0), 1.0, None,
+                                            length=3),
+        'fori_loop': lambda: lax.fori_loop(0, 3, lambda i, x: x + i, 1.0),
+        'while_loop': lambda: lax.while_loop(lambda x: x < 10.0, lambda x: x * 2.0, 1.0),
+        'cond': lambda: lax.cond(True, lambda x: x * 2.0, lambda x: x, 1.0),
+        'switch': lambda: lax.switch(1, [lambda y: y * 2, lambda y: y * 3], 2.0),
+        'array': lambda: (np_.array(1.0), np_.asarray(2), np_.array([1.0])),
+        'full_like': lambda: (np_.zeros_like(1.0), np_.ones_like(np_.array(1.0)),
+                              np_.full((2,), 1.0), np_.full((2,), 1.0, np_.float64)),
+        'device_put': lambda: ad.device_put(1.0),
+        'where': lambda: np_.where(True, 1.0, 2.0),
+        'vmap': lambda: ad.vmap(lambda x: x * 2.0)(np_.arange(3.0)),
+    }
+
+
+MINI, JAX = (_weak_cases(minijax, mnp, mlax), _weak_cases(jax, jnp, jlax))
+
+
+@pytest.mark.parametrize('name', MINI)
+def test_weak_types_as_jax(name):
+    def types(tree):
+        return [(np.dtype(x.dtype), x.weak_type) for x in jax.tree_util.tree_leaves(tree)]
+    assert types(MINI[name]()) == types(JAX[name]())
+
+
+def test_repr_shows_the_weak_type_as_jax_does():
+    assert repr(minijax.grad(_f(mnp))(1.0, 2.0)) == repr(jax.grad(_f(jnp))(1.0, 2.0))
+
+
+# ----------------------------------------------------------------------------- top-level API
+
+def test_config_accepts_what_minijax_does_and_refuses_the_rest():
+    minijax.config.update('jax_enable_x64', True)
+    minijax.config.update('jax_platform_name', 'cpu')
+    minijax.config.update('jax_log_compiles', False)
+    assert minijax.config.jax_enable_x64 is True
+    with pytest.raises(NotImplementedError, match='64-bit'):
+        minijax.config.update('jax_enable_x64', False)
+    with pytest.raises(NotImplementedError, match='CPU'):
+        minijax.config.update('jax_platform_name', 'gpu')
+    with pytest.raises(AttributeError, match='jax_no_such_flag'):
+        minijax.config.update('jax_no_such_flag', 1)
+
+
+def test_disable_jit_runs_the_function_eagerly():
+    seen = []
+
+    @minijax.jit
+    def f(x):
+        seen.append(type(x))
+        return x + 1
+
+    with minijax.disable_jit():
+        assert float(f(1.0)) == 2.0
+    assert seen == [float] and minijax.config.jax_disable_jit is False
+
+
+def test_eval_shape_as_jax():
+    def f(x, y):
+        return {'prod': x @ y, 'total': x.sum()}
+    args = (np.ones((2, 3)), np.ones((3, 4)))
+    got, want = minijax.eval_shape(f, *args), jax.eval_shape(f, *args)
+    assert {k: (v.shape, v.dtype) for k, v in got.items()} == \
+        {k: (v.shape, v.dtype) for k, v in want.items()}
+
+
+def test_device_queries_and_device_get_as_jax():
+    assert (minijax.default_backend(), minijax.process_index(), minijax.process_count()) == \
+        ('cpu', 0, 1)
+    assert minijax.device_count() == len(minijax.devices()) == minijax.local_device_count()
+    got = minijax.device_get({'a': mnp.arange(3.0), 'b': 1})
+    assert isinstance(got['a'], np.ndarray) and got['b'] == 1
+
+
+def test_typeof_prints_as_jax():
+    for x in (np.ones(3), 1.0):
+        assert str(minijax.typeof(x)) == str(jax.typeof(x))
+
+
+def test_debug_print_eagerly_as_jax_and_refuses_tracers():
+    def printed(debug, np_):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            debug.print('x = {} and {y}', np_.arange(3.0), y=2.0)
+        return out.getvalue()
+    assert printed(minijax.debug, mnp) == printed(jax.debug, jnp)
+    with pytest.raises(NotImplementedError, match=r'float64\[\].*outside jit'):
+        minijax.jit(lambda x: minijax.debug.print('{}', x))(1.0)
