@@ -63,3 +63,53 @@ def test_while_loop_with_input_dependent_trip_count():
     f = lambda n, x: mj.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1]), (0, x))  # noqa
     with pytest.raises(ValueError, match='trip count'):
         mj.flops(f)(3, 1.)
+
+
+# ----------------------------------------------------------------------------- the CNN (issue 12)
+
+def _cnn():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parents[2] / 'examples' / 'cnn.py'
+    spec = importlib.util.spec_from_file_location('example_cnn_flops', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    key = mj.random.PRNGKey(0)
+    return module, module.init_params(key), *module.make_images(key, 16)
+
+
+IMAGES = rng.normal(size=(8, 4, 8, 8)).astype(np.float32)
+WINDOWED = {
+    'conv': lambda x: lax.conv_general_dilated(
+        x, np.ones((2, 4, 3, 3), np.float32), (2, 1), [(1, 0), (1, 1)],
+        dimension_numbers=('NCHW', 'OIHW', 'NCHW')),
+    'reduce_window_sum': lambda x: lax.reduce_window(x, 0., lax.add, (1, 1, 3, 2),
+                                                     (1, 1, 2, 1), 'SAME'),
+    'reduce_window_max': lambda x: lax.reduce_window(x, -np.inf, lax.max, (1, 1, 2, 2),
+                                                     (1, 1, 2, 2), 'VALID'),
+    'sort': lambda x: lax.sort(x.reshape(-1)),
+    'top_k': lambda x: lax.top_k(x.reshape(-1), 5)[0],
+}
+
+
+@pytest.mark.parametrize('name', WINDOWED)
+def test_new_primitives_count_as_xla_does(name):
+    """Convolution, windowed reductions and sorts, each alone, count what XLA counts."""
+    f = WINDOWED[name]
+    assert mj.flops(f)(IMAGES) == xla_flops(f, IMAGES)
+
+
+def test_cnn_forward_counts_as_xla_does():
+    module, params, images, labels = _cnn()
+    mine, xla = mj.flops(module.loss)(params, images, labels), \
+        xla_flops(module.loss, params, images, labels)
+    assert abs(mine - xla) <= 0.01 * xla, (mine, xla)
+
+
+def test_cnn_training_step_within_a_fifth_of_xla():
+    """minijax counts the step's jaxpr as written; XLA counts the program after rewriting it
+    (the convolutions' transposes, the pooling gradient), here about 15% more."""
+    module, params, images, labels = _cnn()
+    step = mj.value_and_grad(module.loss)
+    mine, xla = mj.flops(step)(params, images, labels), xla_flops(step, params, images, labels)
+    assert abs(mine - xla) <= 0.2 * xla, (mine, xla)
