@@ -43,8 +43,29 @@ def run_module(module: ir.Module, args: Sequence[np.ndarray]) -> list[np.ndarray
 
 def _evaluate(module: ir.Module, args: list[np.ndarray]) -> list[np.ndarray]:
     with mlir_context():
+        _copy_scatter_operands(module)  # (in the child process: the caller's module is intact)
         attrs = [dense_elements(a) for a in args]
         return [np.array(result) for result in stablehlo.eval_module(module, attrs)]
+
+
+def _copy_scatter_operands(module: ir.Module) -> None:
+    """Give each ``stablehlo.scatter`` copies of the tensors it scatters into: the interpreter
+    updates them in place, so every other reader of the same value (a result returned as it
+    is, a later op) would see the scattered values (jaxlib 0.10.2). A ``convert`` to the same
+    type makes the copy."""
+    scatters = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == 'stablehlo.scatter':
+            scatters.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op in scatters:
+        with ir.InsertionPoint(op), op.location:
+            for i in range((len(op.operands) - 1) // 2):  # inputs..., indices, updates...
+                value = op.operands[i]
+                op.operands[i] = stablehlo.ConvertOp(value.type, value).result
 
 # ----------------------------------------------------------------------------- before running
 

@@ -255,3 +255,19 @@ def test_interpreter_child_stopped_by_ctrl_c_is_an_interrupt_not_a_crash():
 
     with pytest.raises(KeyboardInterrupt):
         reference_interpreter._in_child_process(interrupted)
+
+
+def test_interpreter_scatter_leaves_its_operand_alone():
+    """The interpreter scatters into its operand in place; run_module hands it a copy, so a
+    function returning both the operand and the scattered array gets both (NumPy's answer)."""
+    import minijax.numpy as mnp
+
+    def f(x):
+        return x, x.at[np.array([0, 2, 2])].add(10.), mnp.max(x)
+
+    x = np.arange(4.)
+    expected = x.copy()
+    np.add.at(expected, [0, 2, 2], 10.)
+    got = reference_interpreter.run_module(minijax.jit(f).lower(x).compiler_ir(), [x])
+    for out, want in zip(got, [np.arange(4.), expected, 3.], strict=True):
+        np.testing.assert_array_equal(out, want)
