@@ -4,10 +4,36 @@ JAX is the oracle (test-only): every number minijax computes is compared against
 differences or a value printed in the Autodidax seed, never against minijax itself. The
 helpers live in ``testlib`` and the primitive case table in ``primitive_cases``.
 """
+import os
+import shutil
+import tempfile
 import zlib
 
 import numpy as np
 import pytest
+
+
+_JAX_CACHE = 'MINIJAX_TESTS_JAX_CACHE'
+
+
+def pytest_configure(config):
+    """JAX, the oracle, compiles every primitive it runs eagerly; with a compilation cache
+    shared by the pytest-xdist workers, what one worker compiled the other loads instead (the
+    same executable, so the same answers), and the suite runs a fifth faster. The main
+    process makes the directory before it starts the workers, which inherit its environment;
+    minijax's own compiles are not cached."""
+    if not hasattr(config, 'workerinput'):
+        os.environ[_JAX_CACHE] = tempfile.mkdtemp(prefix='minijax-tests-jax-cache-')
+    os.environ.setdefault('JAX_PLATFORMS', 'cpu')  # as testlib, which may come later
+    import jax
+    jax.config.update('jax_compilation_cache_dir', os.environ[_JAX_CACHE])
+    jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)
+    jax.config.update('jax_persistent_cache_min_entry_size_bytes', 0)
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, 'workerinput'):  # the main process, once every worker has ended
+        shutil.rmtree(os.environ.pop(_JAX_CACHE), ignore_errors=True)
 
 
 def _seeded_by_test_id(request):
