@@ -1915,31 +1915,9 @@ def repeat(a, repeats, axis=None):
     return lax.reshape(out, sizes[:axis] + [sizes[axis] * repeats] + sizes[axis + 1:])
 
 
-def _reverse(x, axis):
-    """``x`` reversed along ``axis``, with no reverse primitive: padded in front to a power
-    of two m = 2**k, the axis becomes k axes of size 2, one per bit of the index; reversing
-    the index flips every bit, so each size-2 axis swaps its halves. The front padding ends
-    up at the back, where it is cut off."""
-    shape_ = list(np.shape(x))
-    n = shape_[axis]
-    if n <= 1:
-        return x
-    k = (n - 1).bit_length()
-    config = [(2 ** k - n, 0, 0) if a == axis else (0, 0, 0) for a in range(len(shape_))]
-    x = lax.pad(x, np.zeros((), core.get_aval(x).dtype), config)
-    x = lax.reshape(x, shape_[:axis] + [2] * k + shape_[axis + 1:])
-    for bit in range(axis, axis + k):
-        x = lax.concatenate([lax.slice_in_dim(x, 1, 2, axis=bit),
-                             lax.slice_in_dim(x, 0, 1, axis=bit)], bit)
-    x = lax.reshape(x, shape_[:axis] + [2 ** k] + shape_[axis + 1:])
-    return lax.slice_in_dim(x, 0, n, axis=axis)
-
-
 def flip(m, axis=None):
     """``m`` with the order of the elements along ``axis`` (all axes if None) reversed."""
-    for a in _axes('flip', m, axis):
-        m = _reverse(m, a)
-    return m
+    return lax.rev(m, tuple(_axes('flip', m, axis)))
 
 
 def fliplr(m):
