@@ -26,6 +26,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from minijax.lowering import mlir_context
+from minijax.lowering.module import main_function
 from minijax.lowering.types import dense_elements
 
 
@@ -99,11 +100,10 @@ def check_runnable(module: ir.Module) -> None:
 
 
 def _main(module: ir.Module):
-    for op in module.body.operations:
-        if op.operation.name == 'func.func' and \
-                ir.StringAttr(op.attributes['sym_name']).value == 'main':
-            return op
-    raise InterpreterError('the module has no @main function to run')
+    main = main_function(module)
+    if main is None:
+        raise InterpreterError('the module has no @main function to run')
+    return main
 
 
 def _check_signature(main) -> None:

@@ -13,6 +13,7 @@ from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.ir import WalkResult
 
+from minijax.lowering.module import main_function
 from minijax.lowering.types import numpy_dtype
 
 #: How often minijax traced, lowered and compiled: tests check caching with these counts.
@@ -172,10 +173,9 @@ def compile_module(module) -> Executable:
 def _main_result_types(module) -> list[tuple[tuple[int, ...], np.dtype]]:
     """(shape, dtype) of each result of the module's ``@main``, the function PJRT runs."""
     with module.context:
-        for op in module.body.operations:
-            op = op.operation
-            if op.name == 'func.func' and ir.StringAttr(op.attributes['sym_name']).value == 'main':
-                results = ir.FunctionType(ir.TypeAttr(op.attributes['function_type']).value)
-                return [(tuple(ir.RankedTensorType(t).shape), numpy_dtype(
-                    ir.RankedTensorType(t).element_type)) for t in results.results]
-    raise CompileError('the module has no @main function to run')
+        main = main_function(module)
+        if main is None:
+            raise CompileError('the module has no @main function to run')
+        results = ir.FunctionType(ir.TypeAttr(main.attributes['function_type']).value).results
+        return [(tuple(ir.RankedTensorType(t).shape),
+                 numpy_dtype(ir.RankedTensorType(t).element_type)) for t in results]

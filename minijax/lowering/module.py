@@ -69,6 +69,16 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
     return module
 
 
+def main_function(module: ir.Module):
+    """The module's ``func.func @main`` (the function PJRT and the reference interpreter
+    run), or None."""
+    for op in module.body.operations:
+        if op.operation.name == 'func.func' and \
+                ir.StringAttr(op.operation.attributes['sym_name']).value == 'main':
+            return op
+    return None
+
+
 def verify_module(module: ir.Module) -> None:
     try:
         module.operation.verify()

@@ -11,6 +11,7 @@ from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import func, stablehlo
 
 from minijax.lowering import mlir_context
+from minijax.lowering.module import main_function
 from minijax.tools import inputs
 from minijax.tools.errors import Failure
 
@@ -77,10 +78,10 @@ def signature(fn: func.FuncOp) -> str:
 
 def entry_function(module: ir.Module, path: str) -> func.FuncOp:
     """``@main``, the function PJRT and the reference interpreter run."""
-    for fn in functions(module):
-        if fn.name.value == 'main':
-            return fn
-    raise Failure('the module has no @main function to run', where=path)
+    main = main_function(module)
+    if main is None:
+        raise Failure('the module has no @main function to run', where=path)
+    return main
 
 
 def portable_artifact(module: ir.Module, debug_info: bool) -> bytes:
