@@ -11,12 +11,10 @@ from __future__ import annotations
 import functools
 import os
 
-import numpy as np
-
 from minijax import core, runtime
-from minijax.array import Array
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.lowering import lower_jaxpr_to_module
+from minijax.xla_call import run
 
 
 @functools.lru_cache(maxsize=4096)
@@ -31,20 +29,14 @@ def _executable(primitive, params, in_types) -> runtime.Executable:
                                                         primitive.name))
 
 
-def _buffer(x, aval):
-    return x.buffer if isinstance(x, Array) else runtime.device_put(np.asarray(x, aval.dtype))
-
-
 def apply_primitive(primitive, args, params, out_avals):
     """``primitive`` applied to the concrete ``args`` by XLA; ``out_avals`` is what its
     abstract evaluation gave (it tells the results' weak types)."""
-    in_avals = [core.get_aval(x) for x in args]
-    exe = _executable(primitive, tuple(sorted(params.items())),
-                      tuple((a.shape, a.dtype) for a in in_avals))
-    buffers = exe([_buffer(x, a) for x, a in zip(args, in_avals)])
+    in_types = tuple((a.shape, a.dtype) for a in map(core.shaped_aval, args))
+    exe = _executable(primitive, tuple(sorted(params.items())), in_types)
     if not primitive.multiple_results:
-        return Array(buffers[0], out_avals)
-    return [Array(b, a) for b, a in zip(buffers, out_avals)]
+        return run(exe, args, [out_avals])[0]
+    return run(exe, args, out_avals)
 
 
 if os.environ.get('MINIJAX_EAGER', 'xla') != 'numpy':
