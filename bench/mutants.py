@@ -399,7 +399,7 @@ MUTANTS = [
     _deleted('dynamic_update_slice', 'transpose'),
     _deleted('iota', 'lowering'),
     _wrong('dot_general', 'transpose', 'permutation_not_inverted',
-           patched_during('minijax.lax.linalg', 'transpose',
+           patched_during('minijax.lax.dot_general', 'transpose',
                           _dot_general_permutation_not_inverted), 'issue 10 survivor'),
     _wrong('dot_general', 'vmap', 'batch_axis', shift_batch_dim),
     _deleted('dot_general', 'lowering'),

@@ -36,7 +36,7 @@ from minijax.lax.slicing import (
 from minijax.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
     reduce_sum, reduce_sum_p)
-from minijax.lax.linalg import dot_general, dot_general_p
+from minijax.lax.dot_general import dot_general, dot_general_p
 from minijax.lax.windowed import (
     reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)
 from minijax.lax.convolution import (
