@@ -2370,7 +2370,7 @@ def index_update_helper(x):
 
 # ----------------------------------------------------------------------------- jnp.linalg
 
-linalg = types.ModuleType('minijax.numpy.linalg', 'Linear algebra: ``norm``.')
+linalg = types.ModuleType('minijax.numpy.linalg', 'Linear algebra.')
 linalg.norm = _norm
 sys.modules[linalg.__name__] = linalg
 
@@ -2405,6 +2405,9 @@ def _install_api_boundary(namespace):
 
 _install_api_boundary(sys.modules[__name__])
 _install_api_boundary(linalg)
+from minijax import numpy_linalg as _numpy_linalg  # noqa: E402  (it uses the functions above)
+for _name in _numpy_linalg.__all__:
+    setattr(linalg, _name, _returns_arrays(getattr(_numpy_linalg, _name)))
 _install_api_boundary(_IndexUpdateRef)
 
 # ----------------------------------------------------------------------------- operators, methods

@@ -1,0 +1,3 @@
+"""``jnp.linalg``: linear algebra on the decompositions of ``minijax.lax.linalg``."""
+
+__all__ = []
