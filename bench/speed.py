@@ -1,82 +1,245 @@
-"""Dispatch and lowering speed, minijax beside JAX in the same run.
+"""Speed and memory, minijax beside JAX 0.10.2 in the same run: every figure of the
+performance issue, each with its target ratio (minijax / JAX).
 
     python bench/speed.py [--write]
 
-- dispatch: a cached jitted call on small arrays (NumPy in, device array out);
-- device-resident dispatch: the same call fed its own output (no host transfer);
-- trace + lower: a fresh function of N chained elementwise ops to StableHLO text.
-``--write`` records the table in bench/results/speed.md.
+Figures that depend on what a process has imported or allocated (first call, a process
+without ``jax``, memory) run in fresh subprocesses (``python bench/speed.py --child NAME``);
+the others run here, minijax and JAX alternating. ``--write`` records the table in
+bench/results/speed.md. Timings are the best of several repeats; CPU times are
+``time.process_time``, so another process on the machine disturbs them less.
 """
+import gc
+import os
+import subprocess
+import sys
+import time
 import timeit
 
 import numpy as np
 
-import minijax as mj
-from minijax import lax
 from report import report
 
-import jax  # noqa: E402  (measured beside minijax)
-import jax.numpy as jnp  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def best_of(fn, number, repeat=5):
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def best_of(fn, number, repeat=5, clock=time.perf_counter):
+    return min(timeit.repeat(fn, number=number, repeat=repeat, timer=clock)) / number
 
 
-def dispatch(jit, f, x, number=2000):
-    g = jit(f)
+def frameworks():
+    """(name, the jax-like module, its numpy, its lax) for minijax and JAX (x64)."""
+    import jax
+    jax.config.update('jax_enable_x64', True)
+    import jax.numpy as jnp
+    import minijax
+    import minijax.numpy as mnp
+    return [('minijax', minijax, mnp, minijax.lax), ('jax', jax, jnp, jax.lax)]
+
+
+# ----------------------------------------------------------------------------- dispatch
+
+def f_small(jnp):
+    return lambda v: jnp.sin(v) * 2.
+
+
+def dispatch_numpy(jax, jnp, lax):
+    g, x = jax.jit(f_small(jnp)), np.arange(16, dtype=np.float32)
     g(x)
-    return best_of(lambda: g(x), number)
+    return best_of(lambda: g(x), 2000)
 
 
-def resident_dispatch(jit, f, x, number=2000):
-    g = jit(f)
-    y = g(x)
-    return best_of(lambda: g(y), number)
+def dispatch_array(jax, jnp, lax):
+    g = jax.jit(f_small(jnp))
+    y = g(np.arange(16, dtype=np.float32))
+    return best_of(lambda: g(y), 2000)
 
 
-def chain(n, sin, mul):
+# ----------------------------------------------------------------------------- trace + lower
+
+def chain(jnp, n):
     def f(x):
         for _ in range(n):
-            x = mul(sin(x), 1.5)
+            x = jnp.sin(x) * 1.5
         return x
     return f
 
 
-def trace_and_lower(lower_text, n, x, number=3):
-    return best_of(lambda: lower_text(chain(n, *OPS[lower_text]), x), number, repeat=3)
+def trace_and_lower(n):
+    def measure(jax, jnp, lax):
+        x = np.ones(16, np.float32)
+        return best_of(lambda: jax.jit(chain(jnp, n // 2)).lower(x).as_text(), 1, repeat=3,
+                       clock=time.process_time)
+    return measure
 
 
-def minijax_lower(f, x):
-    return mj.jit(f).lower(x).as_text()
+# ----------------------------------------------------------------------------- RNN through scan
+
+def rnn_grad(jax, jnp, lax, steps=100, units=128):
+    """jit(grad) of an RNN's loss over ``steps`` steps: (compiled, arguments)."""
+    def loss(w, xs):
+        def step(h, x):
+            h = jnp.tanh(h @ w + x)
+            return h, jnp.sum(h)
+        _, ys = lax.scan(step, jnp.zeros(units), xs)
+        return jnp.sum(ys)
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(units, units)) / np.sqrt(units)
+    xs = rng.normal(size=(steps, units))
+    return jax.jit(jax.grad(loss)).lower(w, xs).compile(), (w, xs)
 
 
-def jax_lower(f, x):
-    return jax.jit(f).lower(x).as_text()
+def rnn_bytes(jax, jnp, lax):
+    compiled, _ = rnn_grad(jax, jnp, lax)
+    cost = compiled.cost_analysis()
+    cost = cost[0] if isinstance(cost, list) else cost
+    return cost['bytes accessed']
 
 
-OPS = {minijax_lower: (lax.sin, lax.mul), jax_lower: (jnp.sin, jnp.multiply)}
+def rnn_time(jax, jnp, lax):
+    compiled, args = rnn_grad(jax, jnp, lax)
+    np.asarray(compiled(*args))
+    return best_of(lambda: np.asarray(compiled(*args)), 20)
+
+
+# ----------------------------------------------------------------------------- eager matmul
+
+def eager_matmul(jax, jnp, lax):
+    rng = np.random.default_rng(0)
+    a, b = (jnp.asarray(rng.normal(size=(1024, 1024))) for _ in range(2))
+    np.asarray(jnp.matmul(a, b))
+    return best_of(lambda: np.asarray(jnp.matmul(a, b)), 5)
+
+
+def numpy_matmul():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(1024, 1024)), rng.normal(size=(1024, 1024))
+    return best_of(lambda: a @ b, 5)
+
+
+# ----------------------------------------------------------------------------- in fresh processes
+
+def child_first_call(name):
+    """Import + first jitted call, and whether ``jax`` got imported (minijax must not)."""
+    start = time.perf_counter()
+    if name == 'minijax':
+        import minijax as jax
+        import minijax.numpy as jnp
+    else:
+        import jax
+        jax.config.update('jax_enable_x64', True)
+        import jax.numpy as jnp
+    np.asarray(jax.jit(f_small(jnp))(np.arange(16, dtype=np.float32)))
+    return time.perf_counter() - start, 'jax' in sys.modules
+
+
+class _NoJax:
+    """A meta path finder that makes ``import jax`` fail, as where jax is not installed."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == 'jax' or fullname.startswith('jax.'):
+            raise ImportError(f'{fullname} is blocked (measuring without jax)')
+        return None
+
+
+def child_dispatch_without_jax(name):
+    sys.meta_path.insert(0, _NoJax())
+    import minijax
+    import minijax.numpy as mnp
+    return dispatch_numpy(minijax, mnp, minijax.lax), 'jax' in sys.modules
+
+
+def rss_bytes():
+    with open('/proc/self/statm') as f:
+        return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+
+
+def child_constants_memory(name):
+    """RSS growth of lowering 40 functions, each closing over its own 4 MB constant."""
+    (_, jax, jnp, _), = [fw for fw in frameworks() if fw[0] == name]
+    x = np.ones(512 * 1024)
+    jax.jit(lambda v: v + 1.).lower(x)  # warm up: contexts, caches
+    gc.collect()
+    before = rss_bytes()
+    for i in range(40):
+        c = np.random.default_rng(i).normal(size=512 * 1024)
+        jax.jit(lambda v, c=c: v + jnp.asarray(c)).lower(x)
+    gc.collect()
+    return rss_bytes() - before, False
+
+
+CHILDREN = {'first_call': child_first_call, 'without_jax': child_dispatch_without_jax,
+            'constants_memory': child_constants_memory}
+
+
+def in_child(figure, name):
+    out = subprocess.run([sys.executable, __file__, '--child', figure, name], check=True,
+                         capture_output=True, text=True, cwd=HERE).stdout.split()
+    return float(out[-2]), out[-1] == 'True'
+
+
+# ----------------------------------------------------------------------------- the table
+
+def recompiles_of_grad_of_jit(jax, jnp, lax):
+    """Compiles in a second ``grad(jit(f))`` call with the same types (minijax's counter)."""
+    from minijax import runtime
+    g = jax.jit(lambda y: jnp.sin(y) * y)
+    f = jax.grad(lambda x: jnp.sum(g(x)))
+    x = np.ones(8)
+    f(x)
+    before = runtime.counters['compile']
+    f(x)
+    return runtime.counters['compile'] - before
 
 
 def main():
-    x = np.arange(16, dtype=np.float32)
-    f_mj = lambda v: lax.sin(v) * 2.  # noqa: E731
-    f_jax = lambda v: jnp.sin(v) * 2.  # noqa: E731
-    rows = ['| measurement | minijax | JAX | minijax / JAX |', '|---|---|---|---|']
+    fws = frameworks()
+    rows = ['| figure | minijax | JAX | minijax / JAX | target |', '|---|---|---|---|---|']
 
-    def row(name, ours, theirs, unit, scale):
+    def row(name, ours, theirs, unit, scale, target):
+        ratio = ours / theirs
         rows.append(f'| {name} | {ours * scale:.1f} {unit} | {theirs * scale:.1f} {unit} | '
-                    f'{ours / theirs:.2f} |')
+                    f'{ratio:.2f} | {target} |')
 
-    row('jitted call, NumPy argument', dispatch(mj.jit, f_mj, x),
-        dispatch(jax.jit, f_jax, x), 'us', 1e6)
-    row('jitted call, device-resident argument', resident_dispatch(mj.jit, f_mj, x),
-        resident_dispatch(jax.jit, f_jax, x), 'us', 1e6)
-    for n in (100, 1000):
-        row(f'trace + lower {2 * n} ops to text', trace_and_lower(minijax_lower, n, x),
-            trace_and_lower(jax_lower, n, x), 'ms', 1e3)
-    report('speed', 'Speed: minijax beside JAX',
+    def both(measure):
+        return [measure(jax, jnp, lax) for _, jax, jnp, lax in fws]
+
+    row('jitted call, NumPy in', *both(dispatch_numpy), 'us', 1e6, '<= 1.5')
+    row('jitted call, Array in', *both(dispatch_array), 'us', 1e6, '<= 1.3')
+    without, imported = in_child('without_jax', 'minijax')
+    row('jitted call, NumPy in, `jax` not importable' + (' (imported jax!)' if imported else ''),
+        without, both(dispatch_numpy)[1], 'us', 1e6, 'as with jax installed')
+    (first_mj, mj_imports_jax), (first_jax, _) = (in_child('first_call', n) for n in
+                                                  ('minijax', 'jax'))
+    row('import + first jitted call, fresh process' +
+        (' (minijax imported jax!)' if mj_imports_jax else ' (no `jax` import)'),
+        first_mj, first_jax, 'ms', 1e3, 'no jax import')
+    lowers = {}
+    for n in (3000, 30000):
+        lowers[n] = both(trace_and_lower(n))
+        row(f'trace + lower, {n}-op chain (CPU)', *lowers[n], 'ms', 1e3,
+            '<= 0.5' if n == 3000 else 'growth no worse than JAX')
+    growth = [lowers[30000][i] / lowers[3000][i] for i in range(2)]
+    rows.append(f'| growth 3k -> 30k ops | x{growth[0]:.1f} | x{growth[1]:.1f} | '
+                f'{growth[0] / growth[1]:.2f} | <= 1 |')
+    row('RNN grad through scan (100 x 128): XLA bytes accessed', *both(rnn_bytes),
+        'MB', 1e-6, '<= 1.1')
+    row('RNN grad through scan: execution', *both(rnn_time), 'ms', 1e3, '<= 1.1')
+    rows.append(f'| `grad(jit(f))` again, same types: compiles | '
+                f'{recompiles_of_grad_of_jit(*fws[0][1:])} | 0 | | 0 |')
+    mem = [in_child('constants_memory', n)[0] for n in ('minijax', 'jax')]
+    row('lowering 40 functions with distinct 4 MB constants: RSS growth', *mem, 'MB', 1e-6,
+        'flat')
+    matmul = both(eager_matmul)
+    row('eager matmul 1024 x 1024 (float64)', *matmul, 'ms', 1e3, "NumPy's speed")
+    rows.append(f"| NumPy's `@` on the same | {numpy_matmul() * 1e3:.1f} ms | | | |")
+    report('speed', 'Speed and memory: minijax beside JAX',
            'the 2-core CPU machine, best of several runs', rows)
 
+
 if __name__ == '__main__':
-    main()
+    if sys.argv[1:2] == ['--child']:
+        value, flag = CHILDREN[sys.argv[2]](sys.argv[3])
+        print(value, flag)
+    else:
+        main()

@@ -59,9 +59,19 @@ class Array:
         return func(*_numpy_values(args), **_numpy_values(kwargs))
 
     def __repr__(self):
-        body = np.array2string(self._value(), separator=', ', prefix='Array(')
-        weak = ', weak_type=True' if self.weak_type else ''
-        return f'Array({body}, dtype={self.dtype.name}{weak})'
+        """JAX's layout, quirks included: an empty array shows its shape, and a dtype that
+        does not fit on the last line is pushed right by the prefix's width, not wrapped."""
+        prefix = 'Array('
+        dtype = f'dtype={self.dtype.name}' + (', weak_type=True' if self.weak_type else '')
+        width = np.get_printoptions()['linewidth']
+        if self.size == 0:
+            body = f'[], shape={self.shape}'
+        else:
+            body = np.array2string(self._value(), prefix=prefix, suffix=',', separator=', ',
+                                   max_line_width=width)
+        last_line = len(body) - body.rfind('\n') + 1
+        sep = ' ' * len(prefix) if last_line + len(dtype) + 2 > width else ' '
+        return f'{prefix}{body},{sep}{dtype})'
 
     def __str__(self):
         return str(self._value())

@@ -177,6 +177,17 @@ def test_repr_shows_the_weak_type_as_jax_does():
 
 # ----------------------------------------------------------------------------- top-level API
 
+def _arrays_to_print(np_):
+    return [np_.arange(30.).reshape(3, 10) / 7, np_.zeros((0, 3)), np_.arange(4),
+            np_.ones((2, 2), np_.float32), np_.arange(20).reshape(4, 5) * 1000000007]
+
+
+def test_array_repr_lays_out_as_jax():
+    """Wrapped rows, a dtype that does not fit the last line, empty arrays, inside a list."""
+    for ours, theirs in zip(_arrays_to_print(mnp), _arrays_to_print(jnp)):
+        assert repr([ours]) == repr([theirs])
+
+
 def test_config_accepts_what_minijax_does_and_refuses_the_rest():
     minijax.config.update('jax_enable_x64', True)
     minijax.config.update('jax_platform_name', 'cpu')
