@@ -3,13 +3,18 @@ keep lit golden tests up to date, in the habits of the LLVM/MLIR tools.
 
 Errors are one line on stderr and an exit status: 2 for a bad command line, 1 when the work
 fails (an invalid module, an exception in the user's function: shown with the user's frame).
-``--traceback`` shows the Python traceback too. Ctrl-C is one line too, and exit status 130.
+MLIR's diagnostics print as MLIR's tools print them (``file:line:col: error: ...`` and their
+notes on the lines that follow). ``--traceback`` shows the Python traceback too. Ctrl-C is one
+line too, and exit status 130. ``-`` is standard input for a module and standard output for
+``-o``.
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib.metadata
 import inspect
+import io
 import os
 import signal
 import sys
@@ -18,42 +23,76 @@ import threading
 import traceback
 
 import numpy as np
+from jaxlib import _jax, version as jaxlib_version
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
 
 import minijax
 from minijax import core, reference_interpreter, runtime, tree_util
 from minijax.jit import Jitted
 from minijax.lowering import mlir_context, tensor_type
-from minijax.tools import modules, output, targets, update_checks
+from minijax.lowering.module import module_text
+from minijax.tools import inputs, modules, output, targets, update_checks
 from minijax.tools.errors import CommandError, Failure, UsageError
-from minijax.tools.specs import format_value, parse_spec, parse_value
+from minijax.tools.specs import SPEC_DTYPES, format_value, parse_spec, parse_value
 
-EMITS = ('stablehlo', 'jaxpr', 'hlo', 'bytecode')
+EMITS = ('stablehlo', 'jaxpr', 'hlo', 'hlo-optimized', 'bytecode')
 BACKENDS = ('pjrt', 'interpreter')
 
 
 # ----------------------------------------------------------------------------- lower
 
 def lower_command(args) -> None:
+    _check_lower_flags(args)
+    specs = [parse_spec(s) for s in args.arg]
+    fn = _load_function(args.target, specs)
+    output.write_output(args.output, _emit(fn, specs, args))
+
+
+def _check_lower_flags(args) -> None:
+    """A UsageError for flags that do not apply to the stage ``--emit`` names."""
     if args.emit == 'bytecode' and args.output is None:
-        raise UsageError('--emit bytecode writes binary data: give an output file with -o')
+        raise UsageError('--emit bytecode writes binary data: give an output file with -o '
+                         '(-o - for stdout)')
     if args.debug_info and args.emit not in ('stablehlo', 'bytecode'):
         raise UsageError(f'--debug-info applies to --emit stablehlo or bytecode, '
                          f'not {args.emit}')
-    specs = [parse_spec(s) for s in args.arg]
-    fn = _load_function(args.target, specs)
-    output.write_output(args.output, _emit(fn, specs, args.emit, args.debug_info))
+    if args.target_version is not None:
+        if args.emit != 'bytecode':
+            raise UsageError(f'--target-version applies to --emit bytecode, not {args.emit}')
+        modules.check_target_version(args.target_version)
+    if args.passes is not None:
+        if args.emit == 'jaxpr':
+            raise UsageError('--passes runs on the StableHLO module: it does not apply to '
+                             '--emit jaxpr')
+        modules.pass_manager(args.passes)
 
 
-def _emit(fn, specs, emit: str, debug_info: bool) -> str | bytes:
-    if emit == 'jaxpr':
+def _emit(fn, specs, args) -> str | bytes:
+    if args.emit == 'jaxpr':
         return f'{minijax.make_jaxpr(fn)(*specs)}\n'
-    lowered = minijax.jit(fn).lower(*specs)
-    if emit == 'stablehlo':
-        return lowered.as_text(debug_info=debug_info)
-    if emit == 'hlo':
-        return lowered.compile().as_text()
-    return modules.portable_artifact(lowered.compiler_ir(), debug_info)
+    module = minijax.jit(fn).lower(*specs).compiler_ir()
+    if args.passes is not None:
+        module = modules.copy_of(module)  # (jit caches the module it lowered)
+        modules.run_passes(module, args.passes)
+    if args.emit == 'stablehlo':
+        with mlir_context():
+            return module_text(module, args.debug_info)
+    if args.emit == 'hlo':
+        return _hlo_text(module)
+    if args.emit == 'hlo-optimized':
+        return runtime.compile_module(module).hlo_text()
+    return modules.portable_artifact(module, args.debug_info,
+                                     args.target_version or modules.DEFAULT_TARGET_VERSION)
+
+
+def _hlo_text(module: ir.Module) -> str:
+    """The HLO that XLA starts from, before it optimizes (JAX's ``as_text(dialect='hlo')``)."""
+    bytecode = io.BytesIO()
+    with mlir_context():
+        module.operation.write_bytecode(bytecode)
+    return _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(), use_tuple_args=False) \
+        .as_hlo_text()
 
 
 def _load_function(target: str, args):
@@ -110,9 +149,12 @@ def _check_arity(fn, args, target: str) -> None:
 def run_command(args) -> None:
     values = [parse_value(v) for v in args.arg]
     if targets.is_python_target(args.target):
+        if args.entry is not None:
+            raise UsageError('--entry picks a function of a module file; a Python TARGET '
+                             'names its function after the colon')
         outputs = _run_function(args.target, values, args.backend)
     else:
-        outputs = _run_module_file(args.target, values, args.backend)
+        outputs = _run_module_file(args.target, values, args.backend, args.entry or 'main')
     for out in outputs:
         print(format_value(out))
 
@@ -126,36 +168,43 @@ def _run_function(target: str, values, backend: str) -> list[np.ndarray]:
     return [np.asarray(x) for x in tree_util.tree_leaves(lowered.compile()(*values))]
 
 
-def _run_module_file(path: str, values, backend: str) -> list[np.ndarray]:
+def _run_module_file(path: str, values, backend: str, entry: str) -> list[np.ndarray]:
     if path.endswith('.py'):
         raise UsageError(f"TARGET '{path}' needs a function: {path}:FUNCTION")
     module = modules.load_module(path)
+    name = inputs.display_name(path)
+    modules.make_entry(module, entry, name)
     flat_values = tree_util.tree_leaves(values)
-    _check_entry_types(module, flat_values, path)
+    _check_entry_types(module, flat_values, name, entry)
     if backend == 'interpreter':
+        modules.legalize_chlo(module)
         return reference_interpreter.run_module(module, flat_values)
     executable = runtime.compile_module(module)
     return [np.asarray(b) for b in executable([runtime.device_put(a) for a in flat_values])]
 
 
-def _check_entry_types(module, values, path: str) -> None:
-    """A UsageError unless ``values`` fit the arguments of the module's ``@main``."""
-    expected = [str(t) for t in modules.entry_function(module, path).type.inputs]
+def _check_entry_types(module, values, name: str, entry: str) -> None:
+    """A UsageError unless ``values`` fit the arguments of the function to run."""
+    expected = [str(t) for t in modules.entry_function(module, 'main', name).type.inputs]
     with mlir_context(), ir.Location.unknown():
         given = [str(tensor_type(v)) for v in values]
     if len(given) != len(expected):
-        raise UsageError(f'wrong number of --arg for {path}: @main takes {len(expected)}, '
+        raise UsageError(f'wrong number of --arg for {name}: @{entry} takes {len(expected)}, '
                          f'{len(given)} given')
     for i, (g, e) in enumerate(zip(given, expected)):
         if g != e:
-            raise UsageError(f'--arg {i} for {path} is a {g} but @main expects {e}')
+            raise UsageError(f'--arg {i} for {name} is a {g} but @{entry} expects {e}')
 
 
 # ----------------------------------------------------------------------------- check, update
 
 def check_command(args) -> None:
     module = modules.load_module(args.file)
-    for fn in modules.functions(module):
+    if args.entry is None:
+        fns = modules.functions(module)
+    else:
+        fns = [modules.entry_function(module, args.entry, inputs.display_name(args.file))]
+    for fn in fns:
         print(modules.signature(fn))
 
 
@@ -181,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog='minijax', parents=[traceback_flag], description=(
         'Lower Python functions to StableHLO MLIR, run and check modules, and keep lit '
         'golden tests up to date. Exit status: 0 on success, 1 when the work fails, '
-        '2 for a bad command line.'))
+        '2 for a bad command line, 130 on Ctrl-C.'))
+    parser.add_argument('--version', action='version', version=_version())
     commands = parser.add_subparsers(title='commands', metavar='COMMAND', required=True)
 
     lower = commands.add_parser(
@@ -191,19 +241,33 @@ def build_parser() -> argparse.ArgumentParser:
     lower.add_argument('target', metavar='TARGET',
                        help='path/to/file.py:function or package.module:function')
     lower.add_argument('--arg', metavar='SPEC', action='append', default=[],
-                       help='the type of the next argument, in order: f32[3,4], f64[], '
-                            'i32[5], bool[] (or float32[...], int64[...]); a tuple argument '
-                            "is '(f32[3], f32[3])'")
+                       help="the type of the next argument, in order: 'f32[3,4]', 'f64[]', "
+                            "'u8[5]', 'bf16[2]', 'bool[]' (dtypes: "
+                            f"{', '.join(SPEC_DTYPES)}; or float32[...]); a tuple argument "
+                            "is '(f32[3], f32[3])'. Quote it: the shell globs brackets")
     lower.add_argument('-o', dest='output', metavar='OUT',
-                       help='write to OUT instead of stdout (atomically: on an error or '
-                            'Ctrl-C a regular file OUT is neither created nor changed)')
+                       help='write to OUT instead of stdout (-o - is stdout). A regular file '
+                            'is written atomically: on an error or Ctrl-C it is neither '
+                            'created nor changed; /dev/null or a FIFO is written into')
     lower.add_argument('--emit', choices=EMITS, default='stablehlo',
                        help='stablehlo: the module of jit(FUNCTION) (default); jaxpr: the '
-                            "jaxpr; hlo: XLA's optimized HLO; bytecode: a versioned StableHLO "
-                            'portable artifact (needs -o)')
+                            "jaxpr; hlo: the HLO XLA starts from (JAX's as_text(dialect="
+                            "'hlo')); hlo-optimized: the HLO XLA compiled; bytecode: a "
+                            'versioned StableHLO portable artifact (needs -o)')
     lower.add_argument('--debug-info', action='store_true',
                        help="add locations: the user's file and line and the primitive name "
                             'of each op (stablehlo and bytecode)')
+    lower.add_argument('--target-version', metavar='X.Y.Z',
+                       help='the StableHLO version of a bytecode artifact (default '
+                            f'{modules.DEFAULT_TARGET_VERSION}, as jax.export: at least 4 '
+                            'weeks old, so that older consumers read it; from '
+                            f'{stablehlo.get_minimum_version()} to '
+                            f'{stablehlo.get_current_version()})')
+    lower.add_argument('--passes', metavar='PIPELINE',
+                       help='run MLIR passes on the module before emitting it, e.g. '
+                            'canonicalize,cse,symbol-dce (passes jaxlib registers; inline '
+                            "leaves func.call alone: jaxlib does not register func's "
+                            'inliner)')
     lower.set_defaults(command=lower_command)
 
     run = commands.add_parser(
@@ -211,11 +275,15 @@ def build_parser() -> argparse.ArgumentParser:
         description='Compile TARGET, run it on the --arg values and print each output as a '
                     'VALUE.')
     run.add_argument('target', metavar='TARGET',
-                     help='path/to/file.py:function, package.module:function, a .mlir file or '
-                          'a StableHLO portable artifact (run as given: its @main)')
+                     help='path/to/file.py:function, package.module:function, or a module '
+                          'file (- for stdin): .mlir text, MLIR bytecode or a StableHLO '
+                          'portable artifact; JAX\'s modules (chlo, sdy) too')
     run.add_argument('--arg', metavar='VALUE', action='append', default=[],
-                     help='the next argument, in order: SPEC=literal (f32[3]=[1,2,3], '
-                          "f64[]=2.5, '(f32[2], i32[])=([1,2], 3)') or @file.npy")
+                     help="the next argument, in order: SPEC=literal ('f32[3]=[1,2,3]', "
+                          "'f64[]=2.5', '(f32[2], i32[])=([1,2], 3)') or @file.npy; every "
+                          'VALUE that run prints reads back')
+    run.add_argument('--entry', metavar='NAME',
+                     help='the function of a module file to run (default: main)')
     run.add_argument('--backend', choices=BACKENDS, default='pjrt',
                      help='pjrt: compile with XLA and run on the CPU (default); interpreter: '
                           'the StableHLO reference interpreter shipped in jaxlib')
@@ -225,7 +293,10 @@ def build_parser() -> argparse.ArgumentParser:
         'check', parents=[traceback_flag], help='parse and verify a module',
         description='Parse and verify FILE and print its function signatures; on an invalid '
                     'module, print the MLIR diagnostics (file:line:col) and exit 1.')
-    check.add_argument('file', metavar='FILE', help='a .mlir file or a portable artifact')
+    check.add_argument('file', metavar='FILE',
+                       help='a .mlir file, MLIR bytecode or a portable artifact (- for stdin)')
+    check.add_argument('--entry', metavar='NAME',
+                       help='print only the signature of function NAME (an error if absent)')
     check.set_defaults(command=check_command)
 
     update = commands.add_parser(
@@ -235,6 +306,12 @@ def build_parser() -> argparse.ArgumentParser:
     update.add_argument('files', metavar='FILE', nargs='+', help='a lit test file')
     update.set_defaults(command=update_checks_command)
     return parser
+
+
+def _version() -> str:
+    """``minijax 0.1.0 (jaxlib 0.10.2, StableHLO 1.17.0)``: what a bug report needs."""
+    return (f"minijax {importlib.metadata.version('minijax')} (jaxlib "
+            f'{jaxlib_version.__version__}, StableHLO {stablehlo.get_current_version()})')
 
 
 # ----------------------------------------------------------------------------- errors

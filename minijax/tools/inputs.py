@@ -5,8 +5,17 @@ UnicodeDecodeError from deep inside.
 from __future__ import annotations
 
 import os
+import sys
 
 from minijax.tools.errors import UsageError
+
+#: The name that means standard input, as for the MLIR tools.
+STDIN = '-'
+
+
+def display_name(path: str) -> str:
+    """How diagnostics name an input: ``<stdin>`` for ``-``, as MLIR's tools do."""
+    return '<stdin>' if path == STDIN else path
 
 
 def check_file(path: str) -> None:
@@ -18,7 +27,9 @@ def check_file(path: str) -> None:
 
 
 def read_bytes(path: str) -> bytes:
-    """The contents of the file ``path``."""
+    """The contents of the file ``path`` (standard input for ``-``)."""
+    if path == STDIN:
+        return sys.stdin.buffer.read()
     check_file(path)
     try:
         with open(path, 'rb') as f:
@@ -32,7 +43,8 @@ def decode_text(data: bytes, path: str, expected: str) -> str:
     try:
         return data.decode('utf-8')
     except UnicodeDecodeError as err:
-        raise UsageError(f"'{path}' is not text (byte {err.start} is not UTF-8): expected "
+        raise UsageError(f"'{display_name(path)}' is not text (byte {err.start} is not "
+                         f'UTF-8): expected '
                          f'{expected}') from None
 
 

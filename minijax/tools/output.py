@@ -11,8 +11,8 @@ from minijax.tools.errors import Failure
 
 
 def write_output(path: str | None, data: str | bytes) -> None:
-    """Write ``data`` to ``path``, or to stdout when ``path`` is None."""
-    if path is None:
+    """Write ``data`` to ``path``, or to stdout when ``path`` is None or ``-``."""
+    if path is None or path == '-':
         if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
         else:

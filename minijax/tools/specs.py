@@ -28,6 +28,8 @@ _SHORT_NAMES = {**{dtype: name.replace('ui', 'u') for dtype, name in dtypes.SHOR
 DTYPE_NAMES = {**{name: dtype for dtype, name in dtypes.SHORT_NAMES.items()},
                **{name: dtype for dtype, name in _SHORT_NAMES.items()},
                **{dtype.name: dtype for dtype in _SHORT_NAMES}}
+#: The short names, in the order help and errors list them.
+SPEC_DTYPES = tuple(_SHORT_NAMES.values())
 
 _TOKEN = re.compile(r'\s*(?:(?P<punct>[(),])|(?P<dtype>\w+)\[(?P<dims>[^\]]*)\])')
 
@@ -83,7 +85,7 @@ def _array_spec(token, text):
     name, dims = token['dtype'], token['dims']
     if name not in DTYPE_NAMES:
         raise UsageError(f"bad SPEC '{text}': unknown dtype '{name}' "
-                         f"(use {', '.join(_SHORT_NAMES.values())})")
+                         f"(use {', '.join(SPEC_DTYPES)})")
     parts = [d.strip() for d in dims.split(',')] if dims.strip() else []
     if not all(_DIM.fullmatch(p) for p in parts):
         raise UsageError(f"bad SPEC '{text}': dimensions must be non-negative integers, "
@@ -147,7 +149,7 @@ def _load_npy(path):
         raise UsageError(f"cannot read '{path}' as a .npy array: {err}") from None
     if not isinstance(value, np.ndarray) or value.dtype not in dtypes.SUPPORTED:
         raise UsageError(f"'{path}' holds {getattr(value, 'dtype', type(value).__name__)}, "
-                         f"not an array of {', '.join(_SHORT_NAMES.values())}")
+                         f"not an array of {', '.join(SPEC_DTYPES)}")
     return value
 
 
@@ -164,36 +166,48 @@ def _value_for(spec, literal, text):
 
 
 # Which kinds of literal each kind of array accepts: integers are fine as floats, not back.
-_ACCEPTED_KINDS = {'b': 'b', 'i': 'iu', 'u': 'iu', 'f': 'iuf'}
+_ACCEPTED_KINDS = {'b': 'b', 'i': 'i', 'u': 'i', 'f': 'if'}
+_LITERAL_KINDS = {bool: 'b', int: 'i', float: 'f'}
 
 
 def _array_for(spec, literal, text):
     wanted = format_spec(spec)
-    try:
-        given = np.array(literal)
-    except ValueError:
-        raise UsageError(f"VALUE '{text}': the literal is not a rectangular array") from None
-    if given.shape != spec.shape:
-        raise UsageError(f"VALUE '{text}': the literal has shape {given.shape} but {wanted} "
+    shape, kinds = _shape_and_kinds(literal, text)
+    if shape != spec.shape:
+        raise UsageError(f"VALUE '{text}': the literal has shape {shape} but {wanted} "
                          f'has shape {spec.shape}')
-    out_of_range = UsageError(f"VALUE '{text}': a number is out of range for {wanted}")
-    if given.dtype == object:  # NumPy's answer for an integer past 64 bits
-        raise out_of_range
-    if given.size and given.dtype.kind not in _ACCEPTED_KINDS[dtypes.kind(spec.dtype)]:
+    wrong = sorted(kinds - set(_ACCEPTED_KINDS[dtypes.kind(spec.dtype)]))
+    if wrong:
         raise UsageError(f"VALUE '{text}': {wanted} needs "
                          f'{_KIND_NAMES[dtypes.kind(spec.dtype)]}, the literal has '
-                         f'{given.dtype.name}')
+                         f'{_LITERAL_NAMES[wrong[0]]}')
+    out_of_range = UsageError(f"VALUE '{text}': a number is out of range for {wanted}")
     try:
         with np.errstate(over='ignore'):
             value = np.array(literal, dtype=spec.dtype)
-    except OverflowError:
+    except OverflowError:  # NumPy's answer for an integer that does not fit
         raise out_of_range from None
-    if not np.array_equal(np.isfinite(value), np.isfinite(given)):  # a float32 overflow
-        raise out_of_range
+    if dtypes.is_float(spec.dtype) and not np.array_equal(
+            np.isfinite(value), np.isfinite(np.array(literal, dtype=np.float64))):
+        raise out_of_range  # a float32 overflow
     return value
 
 
+def _shape_and_kinds(literal, text) -> tuple[tuple[int, ...], set[str]]:
+    """The shape of a nested list literal and the kinds of number in it ('b', 'i', 'f').
+    Python's own numbers decide the kinds: NumPy would make [0, 2**64 - 1] a float array."""
+    if not isinstance(literal, (list, tuple)):
+        return (), {_LITERAL_KINDS[type(literal)]}
+    parts = [_shape_and_kinds(item, text) for item in literal]
+    shapes = {shape for shape, _ in parts}
+    if len(shapes) > 1:
+        raise UsageError(f"VALUE '{text}': the literal is not a rectangular array")
+    inner = shapes.pop() if shapes else ()
+    return (len(literal), *inner), set().union(*(kinds for _, kinds in parts))
+
+
 _KIND_NAMES = {'b': 'True/False values', 'i': 'integers', 'u': 'integers', 'f': 'numbers'}
+_LITERAL_NAMES = {'b': 'bool', 'i': 'int64', 'f': 'float64'}  # as NumPy would read them
 
 
 def parse_literal(text: str):

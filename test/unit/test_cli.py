@@ -1,12 +1,17 @@
-"""The ``minijax`` command, run as a user runs it: a subprocess of the installed script.
+"""The ``minijax`` command, called in this process (``minijax.cli.main(argv)`` with its
+standard streams captured) except where only a real process can tell: standard input, Ctrl-C,
+``python -m minijax`` and the exit status of the installed script.
 
 Numbers are compared against JAX (the oracle); outputs are parsed here with ``ast``, not with
 minijax's own VALUE parser.
 """
 import ast
 import contextlib
+import dataclasses
+import io
 import os
 import re
+import shlex
 import shutil
 import signal
 import stat
@@ -20,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from minijax import cli
 from testlib import assert_close
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,15 +34,71 @@ MINIJAX = os.path.join(os.path.dirname(sys.executable), 'minijax')
 FILECHECK = os.path.join(os.path.dirname(sys.executable), 'filecheck')
 
 
-def minijax(*args, cwd=None, env=None):
-    return subprocess.run([MINIJAX, *args], capture_output=True, text=True, cwd=cwd,
-                          env=None if env is None else {**os.environ, **env})
+@dataclasses.dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+    stdout_bytes: bytes
+
+
+def minijax(*args, cwd=None, env=None, stdin=b''):
+    """``minijax ARGS`` in this process: its exit status and what it wrote. ``sys.path`` and
+    ``sys.modules`` are restored after it (a TARGET file is imported as a module)."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding='utf-8', write_through=True)
+    err = io.StringIO()
+    path, modules = list(sys.path), dict(sys.modules)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        stack.enter_context(_stdin(stdin))
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stack.enter_context(_environ(env or {}))
+        try:
+            status = cli.main(list(args))
+        except SystemExit as exit_:  # argparse: --help, --version and usage errors
+            status = exit_.code
+        finally:
+            sys.path[:] = path
+            for name in set(sys.modules) - set(modules):
+                del sys.modules[name]
+    data = out.buffer.getvalue()
+    return Result(status, data.decode(errors='replace'), err.getvalue(), data)
+
+
+@contextlib.contextmanager
+def _stdin(data: bytes):
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding='utf-8')
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+@contextlib.contextmanager
+def _environ(env):
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
+
+
+def minijax_process(*args, **kwargs):
+    """The installed ``minijax`` script as a subprocess, for what needs a real process."""
+    return subprocess.run([MINIJAX, *args], capture_output=True, **kwargs)
 
 
 def parse_outputs(stdout):
     """``f32[3]=[1.0, 2.0]`` lines -> NumPy arrays of the named dtype."""
-    dtypes = {'f32': np.float32, 'f64': np.float64, 'i32': np.int32, 'i64': np.int64,
-              'bool': np.bool_}
+    dtypes = {name: dtype for name, (_, dtype, _) in EVERY_DTYPE.items()}
     arrays = []
     for line in stdout.splitlines():
         spec, _, literal = line.partition('=')
@@ -71,8 +133,10 @@ def test_help_documents_every_flag(command):
 def test_lower_prints_the_stablehlo_of_jit():
     result = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]')
     assert result.returncode == 0 and result.stderr == ''
-    assert result.stdout.startswith('module @jit_f {')
-    assert 'func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32>' in result.stdout
+    assert result.stdout.startswith('module @jit_f attributes {mhlo.num_partitions = 1 : i32, '
+                                    'mhlo.num_replicas = 1 : i32} {')
+    assert ('func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32> '
+            '{jax.result_info = "result"})') in result.stdout
     assert 'stablehlo.sine' in result.stdout and 'loc(' not in result.stdout
 
 
@@ -94,7 +158,7 @@ def test_debug_info_names_the_user_line_and_the_primitive():
 def test_emit_jaxpr_and_hlo():
     jaxpr = minijax('lower', f'{BASICS}:norm', '--arg', 'f32[4]', '--emit', 'jaxpr')
     assert jaxpr.returncode == 0, jaxpr.stderr
-    assert jaxpr.stdout.startswith('{ lambda a:float32[4] .')
+    assert jaxpr.stdout.startswith('{ lambda ; a:f32[4]. let')
     assert 'reduce_sum' in jaxpr.stdout and 'sqrt' in jaxpr.stdout
     hlo = minijax('lower', f'{BASICS}:norm', '--arg', 'f32[4]', '--emit', 'hlo')
     assert hlo.returncode == 0, hlo.stderr
@@ -159,7 +223,7 @@ def test_output_through_a_symlink_replaces_its_target(tmp_path):
     result = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '-o', str(tmp_path / 'link.mlir'))
     assert result.returncode == 0, result.stderr
     assert os.readlink(tmp_path / 'link.mlir') == 'real.mlir'  # the link stays a link
-    assert (tmp_path / 'real.mlir').read_text().startswith('module @jit_f {')
+    assert (tmp_path / 'real.mlir').read_text().startswith('module @jit_f attributes')
     assert sorted(os.listdir(tmp_path)) == ['link.mlir', 'real.mlir']
 
 
@@ -314,8 +378,9 @@ def test_check_reports_the_mlir_diagnostic(tmp_path):
                     '}\n')
     result = minijax('check', str(path))
     assert result.returncode == 1
-    assert result.stderr.startswith(f'{path}:2:8: error: ')
-    assert len(result.stderr.splitlines()) == 1
+    error, note = result.stderr.splitlines()  # as mlir-opt prints them
+    assert error.startswith(f"{path}:2:8: error: 'stablehlo.sine' op requires compatible")
+    assert note.startswith(f'{path}:2:8: note: see current operation: ')
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -364,6 +429,8 @@ BAD_INPUT_FILES = {
                     '  return %x : tensor<2xf32>\n}\n',
 }
 NOT_TEXT = r"minijax: error: '{d}/binary.bin' is not text \(byte 0 is not UTF-8\): expected "
+NOT_MLIR = (r"minijax: error: '{d}/binary.bin' is a binary file but neither MLIR bytecode nor a "
+            r"StableHLO portable artifact .*jax.export.*")
 
 # (arguments, exit status, a regex that the one line on stderr matches in full); {d} is the
 # folder of user.py and BAD_INPUT_FILES, and of the directory dir/.
@@ -440,7 +507,17 @@ BAD_INPUT = [
      r"tensor<2xf32>"),
     # flags
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'bytecode'], 2,
-     r'minijax: error: --emit bytecode writes binary data: give an output file with -o'),
+     r'minijax: error: --emit bytecode writes binary data: give an output file with -o '
+     r'\(-o - for stdout\)'),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'bytecode', '-o', '-',
+      '--target-version', '1.2'], 2,
+     r"minijax: error: bad --target-version '1.2': expected a StableHLO version X.Y.Z from "
+     r'\d+\.\d+\.\d+ to \d+\.\d+\.\d+'),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--target-version', '1.5.0'], 2,
+     r'minijax: error: --target-version applies to --emit bytecode, not stablehlo'),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--passes', 'cse,bogus'], 2,
+     r"minijax: error: bad --passes 'cse,bogus': 'bogus' does not refer to a registered pass "
+     r'or pass pipeline'),
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'llvm'], 2,
      r"minijax lower: error: argument --emit: invalid choice: 'llvm' .*"),
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'jaxpr', '--debug-info'], 2,
@@ -450,11 +527,16 @@ BAD_INPUT = [
      r'minijax run: error: argument --backend: invalid choice.*'),
     # files given to run, check, update-checks
     (['run', '{d}/missing.mlir'], 2, r"minijax: error: no such file: '{d}/missing.mlir'"),
-    (['run', '{d}/binary.bin'], 2, NOT_TEXT + 'MLIR text or a StableHLO portable artifact'),
+    (['run', '{d}/binary.bin'], 2, NOT_MLIR),
     (['run', '{d}/no_main.mlir'], 1,
-     r'{d}/no_main.mlir: error: the module has no @main function to run'),
+     r'{d}/no_main.mlir: error: the module has no @main function to run \(its functions: '
+     r'@other; pick one with --entry NAME\)'),
+    (['run', '{d}/no_main.mlir', '--entry', 'missing'], 1,
+     r'{d}/no_main.mlir: error: the module has no function @missing \(its functions: @other\)'),
+    (['run', '{d}/user.py:fails', '--entry', 'main'], 2,
+     r'minijax: error: --entry picks a function of a module file.*'),
     (['check', '{d}/user.py'], 1, r'{d}/user.py:1:1: error: .*'),
-    (['check', '{d}/binary.bin'], 2, NOT_TEXT + 'MLIR text or a StableHLO portable artifact'),
+    (['check', '{d}/binary.bin'], 2, NOT_MLIR),
     (['check', '{d}/dir'], 2, r"minijax: error: '{d}/dir' is a directory, not a file"),
     (['check', '/proc/self/mem'], 2,
      r"minijax: error: cannot read '/proc/self/mem': Input/output error"),
@@ -582,7 +664,211 @@ def test_a_hand_written_lit_test_regenerates_and_still_passes(tmp_path):
 def test_readme_shows_what_its_lower_command_prints():
     with open(os.path.join(REPO, 'README.md')) as f:
         readme = f.read()
-    command = 'minijax lower examples/basics.py:f --arg f32[3]'
+    command = "minijax lower examples/basics.py:f --arg 'f32[3]'"
     assert command in readme
     shown = readme.split('```mlir\n', 1)[1].split('```', 1)[0]
-    assert minijax(*command.split()[1:], cwd=REPO).stdout == shown
+    assert minijax(*shlex.split(command)[1:], cwd=REPO).stdout == shown
+
+
+# ----------------------------------------------------------------------------- JAX's modules
+
+def jax_corpus():
+    """(name, JAX's module text, the argument VALUEs, JAX's outputs, whether the reference
+    interpreter can run it): functions JAX lowers with chlo ops and Shardy annotations."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec
+    x = np.array([[0.5, -1.25, 2.], [3., -0.75, 0.125]], np.float32)
+    key = np.array([0, 42], np.uint32)
+    sharded = NamedSharding(jax.make_mesh((1,), ('x',)), PartitionSpec('x'))
+    functions = [  # (name, function, argument, jit's keyword arguments)
+        ('var', jnp.var, x, {}),
+        ('erf_sinh_tan', lambda v: jax.scipy.special.erf(v) + jnp.sinh(v) * jnp.tan(v), x, {}),
+        ('top_k', lambda v: jax.lax.top_k(v, 2), x, {}),
+        ('random_bits', lambda k: jax.random.bits(jax.random.wrap_key_data(k), (3,)), key, {}),
+        ('shardy', lambda v: jnp.cos(v) * 2, x[0, :2],
+         dict(in_shardings=sharded, out_shardings=sharded)),
+    ]
+    corpus = []
+    for name, fn, arg, jit_kwargs in functions:
+        jitted = jax.jit(fn, **jit_kwargs)
+        outputs = [np.asarray(o) for o in jax.tree.leaves(jitted(arg))]
+        corpus.append((name, jitted.lower(arg).as_text(), arg, outputs, name != 'shardy'))
+    return corpus
+
+
+def value_arg(array):
+    """A VALUE for ``array``, written here rather than by minijax."""
+    names = {np.float32: 'f32', np.uint32: 'u32'}
+    return f'{names[array.dtype.type]}[{",".join(map(str, array.shape))}]={array.tolist()}'
+
+
+def test_modules_that_jax_writes_check_and_run_with_jax_numbers(tmp_path):
+    for name, text, arg, expected, interpretable in jax_corpus():
+        assert 'chlo.' in text or 'sdy.' in text or name == 'random_bits'
+        path = tmp_path / f'{name}.mlir'
+        path.write_text(text)
+        assert minijax('check', str(path)).returncode == 0
+        for backend in ('pjrt', 'interpreter'):
+            result = minijax('run', str(path), '--arg', value_arg(arg), '--backend', backend)
+            if backend == 'interpreter' and not interpretable:
+                assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+                assert 'cannot run sdy.mesh' in result.stderr
+                continue
+            assert result.returncode == 0, (name, backend, result.stderr)
+            outputs = parse_outputs(result.stdout)
+            assert len(outputs) == len(expected)
+            for got, want in zip(outputs, expected):
+                assert got.dtype == want.dtype
+                assert_close(got, want)
+
+
+EVERY_DTYPE = {  # SPEC name -> (MLIR element type, NumPy dtype, extreme values)
+    'u8': ('ui8', np.uint8, [0, 255]), 'u16': ('ui16', np.uint16, [0, 65535]),
+    'u32': ('ui32', np.uint32, [0, 2 ** 32 - 1]), 'u64': ('ui64', np.uint64, [0, 2 ** 64 - 1]),
+    'i8': ('i8', np.int8, [-128, 127]), 'i16': ('i16', np.int16, [-2 ** 15, 2 ** 15 - 1]),
+    'i32': ('i32', np.int32, [-2 ** 31, 2 ** 31 - 1]),
+    'i64': ('i64', np.int64, [-2 ** 63, 2 ** 63 - 1]),
+    'f16': ('f16', np.float16, [6e-08, -65504.0]), 'bf16': ('bf16', jnp.bfloat16, [0.1, -3e38]),
+    'f32': ('f32', np.float32, [1e-45, float('-inf')]),
+    'f64': ('f64', np.float64, [5e-324, float('nan')]), 'bool': ('i1', np.bool_, [True, False]),
+}
+
+
+def test_every_dtype_runs_and_every_printed_value_reads_back(tmp_path):
+    types = [f'tensor<2x{mlir}>' for mlir, _, _ in EVERY_DTYPE.values()]
+    arguments = ', '.join(f'%a{i}: {t}' for i, t in enumerate(types))
+    returned = ', '.join(f'%a{i}' for i in range(len(types)))
+    path = tmp_path / 'identity.mlir'
+    path.write_text(f'func.func @main({arguments}) -> ({", ".join(types)}) {{\n'
+                    f'  return {returned} : {", ".join(types)}\n}}\n')
+    values = [f'{name}[2]={values}' for name, (_, _, values) in EVERY_DTYPE.items()]
+    first = minijax('run', str(path), *[a for v in values for a in ('--arg', v)])
+    assert first.returncode == 0, first.stderr
+    printed = first.stdout.splitlines()
+    again = minijax('run', str(path), *[a for v in printed for a in ('--arg', v)])
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == first.stdout
+    for line, (name, (_, dtype, values)) in zip(printed, EVERY_DTYPE.items()):
+        spec, literal = line.split('=')
+        assert spec == f'{name}[2]'
+        quoted = re.sub(r'(-?inf|nan)\b', r'"\1"', literal)  # for ast, then float()
+        got = np.array([float(v) if isinstance(v, str) else v
+                        for v in ast.literal_eval(quoted)], dtype)
+        np.testing.assert_array_equal(got, np.array(values, dtype))
+
+
+ENTRY_MODULE = '''\
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = call @double(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func private @double(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = stablehlo.add %x, %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+'''
+
+
+@pytest.mark.parametrize('backend', ['pjrt', 'interpreter'])
+def test_entry_picks_the_function_to_run_or_check(tmp_path, backend):
+    path = tmp_path / 'm.mlir'
+    path.write_text(ENTRY_MODULE)
+    result = minijax('run', str(path), '--entry', 'double', '--arg', 'f32[2]=[1.5, -2]',
+                     '--backend', backend)
+    assert (result.returncode, result.stdout) == (0, 'f32[2]=[3.0, -4.0]\n'), result.stderr
+    checked = minijax('check', str(path), '--entry', 'double')
+    assert checked.stdout == 'func.func private @double(tensor<2xf32>) -> tensor<2xf32>\n'
+
+
+# ----------------------------------------------------------------------------- MLIR habits
+
+def test_version_names_minijax_jaxlib_and_stablehlo():
+    import jaxlib
+    from jaxlib.mlir.dialects import stablehlo
+    result = minijax('--version')
+    assert result.returncode == 0
+    assert re.fullmatch(rf'minijax \d+\.\d+\.\d+ \(jaxlib {re.escape(jaxlib.__version__)}, '
+                        rf'StableHLO {stablehlo.get_current_version()}\)\n', result.stdout)
+
+
+def test_stdin_python_m_and_exit_status_in_a_real_process():
+    bad = ENTRY_MODULE.replace('%y = stablehlo.add %x, %x : tensor<2xf32>',
+                               '%y = stablehlo.add %x, %x : tensor<3xf32>')
+    result = subprocess.run([sys.executable, '-m', 'minijax', 'check', '-'], input=bad,
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [  # as mlir-opt prints them
+        "<stdin>:6:22: error: use of value '%x' expects different type than prior uses: "
+        "'tensor<3xf32>' vs 'tensor<2xf32>'",
+        '<stdin>:5:27: note: prior use here']
+    ran = minijax_process('run', '-', '--arg', 'f32[2]=[1, 2]', input=ENTRY_MODULE.encode())
+    assert (ran.returncode, ran.stdout) == (0, b'f32[2]=[2.0, 4.0]\n'), ran.stderr
+
+
+def test_a_crash_while_parsing_bytecode_is_one_line():
+    corrupt = os.path.join(REPO, 'test', 'lit', 'Inputs', 'corrupt.mlirbc')
+    result = minijax('check', corrupt)
+    assert result.returncode == 1
+    assert result.stderr == (f'{corrupt}: error: MLIR crashed (SIGSEGV) reading this file: it '
+                             'is corrupt or not a module this jaxlib can read\n')
+
+
+def test_bytecode_to_stdout_targets_the_version_jax_export_writes():
+    import jax
+    exported = jax.export.export(jax.jit(jnp.sin))(np.ones(3, np.float32))
+    jax_version = re.search(rb'StableHLO_v\d+\.\d+\.\d+', exported.mlir_module_serialized)[0]
+    default = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '--emit', 'bytecode',
+                      '-o', '-')
+    assert default.returncode == 0, default.stderr
+    assert default.stdout_bytes.startswith(b'ML\xefR')
+    assert re.search(rb'StableHLO_v\d+\.\d+\.\d+', default.stdout_bytes)[0] == jax_version
+    older = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '--emit', 'bytecode', '-o', '-',
+                    '--target-version', '1.0.0')
+    assert b'StableHLO_v1.0.0' in older.stdout_bytes
+
+
+def test_emit_hlo_is_unoptimized_and_hlo_optimized_is_compiled():
+    import jax
+    jax_hlo = jax.jit(lambda x: jnp.sin(x) * 2. + x).lower(np.ones(3, np.float32)).as_text(
+        dialect='hlo')
+    ours = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '--emit', 'hlo').stdout
+
+    def opcodes(hlo):
+        return re.findall(r'= \S+ (\w+)\(', hlo)
+    assert opcodes(ours) == opcodes(jax_hlo)  # sine, constant, broadcast, multiply, add
+    optimized = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '--emit', 'hlo-optimized')
+    assert 'fusion' in optimized.stdout and 'fusion' not in ours
+
+
+def test_passes_run_on_the_module_before_it_is_emitted(tmp_path):
+    (tmp_path / 'user.py').write_text(
+        'from minijax import lax\n\n\ndef f(x):\n    return lax.sin(x) + lax.sin(x)\n')
+    plain = minijax('lower', f'{tmp_path}/user.py:f', '--arg', 'f32[2]')
+    assert plain.stdout.count('stablehlo.sine') == 2
+    merged = minijax('lower', f'{tmp_path}/user.py:f', '--arg', 'f32[2]', '--passes',
+                     'canonicalize,cse,symbol-dce')
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stdout.count('stablehlo.sine') == 1
+    assert 'stablehlo.add %0, %0' in merged.stdout
+
+
+def test_output_to_dev_null_writes_into_it():
+    result = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '-o', os.devnull)
+    assert (result.returncode, result.stdout, result.stderr) == (0, '', '')
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_update_checks_labels_every_function_and_keeps_region_captures_apart(tmp_path):
+    test = tmp_path / 'switch.py'
+    source = open(os.path.join(REPO, 'test', 'lit', 'control_flow', 'switch.py')).read()
+    test.write_text(re.sub(r'^# CHECK.*\n', '', source, flags=re.M))
+    assert minijax('update-checks', str(test)).returncode == 0
+    updated = test.read_text()
+    assert updated.startswith('# NOTE: Assertions have been autogenerated by '
+                              '`minijax update-checks`\n# RUN:')
+    assert '# CHECK-LABEL: func.func public @main(\n# CHECK-SAME: %[[ARG0:.*]]: ' in updated
+    defined = re.findall(r'\[\[(\w+):', updated)
+    assert len(defined) == len(set(defined))  # each case region's %2 a capture of its own
+    assert filecheck(test) == 0
+    assert minijax('update-checks', str(test)).returncode == 0
+    assert test.read_text() == updated

@@ -247,14 +247,15 @@ def test_jit_of_a_very_long_chain_is_refused_not_a_segfault():
         lowered.compile()
 
 
-def test_interpreter_child_stopped_by_ctrl_c_is_an_interrupt_not_a_crash():
-    """Ctrl-C reaches the forked interpreter with its parent: the parent sees the user's
-    interrupt (the CLI then exits 130), not "the interpreter crashed"."""
-    def interrupted():
-        os.kill(os.getpid(), signal.SIGINT)  # in the child: its own pid
+def _interrupt_self():
+    os.kill(os.getpid(), signal.SIGINT)  # in the child: its own pid
 
+
+def test_interpreter_child_stopped_by_ctrl_c_is_an_interrupt_not_a_crash():
+    """Ctrl-C reaches the interpreter's child process with its parent: the parent sees the
+    user's interrupt (the CLI then exits 130), not "the interpreter crashed"."""
     with pytest.raises(KeyboardInterrupt):
-        reference_interpreter._in_child_process(interrupted)
+        reference_interpreter._in_child_process(_interrupt_self)
 
 
 def test_interpreter_scatter_leaves_its_operand_alone():
