@@ -1,0 +1,758 @@
+"""Matrix decompositions (``jax.lax.linalg``): primitives lowered to jaxlib's LAPACK kernels.
+
+On CPU JAX lowers each decomposition to a ``stablehlo.custom_call`` of one of the LAPACK
+kernels jaxlib ships (``lapack_dpotrf_ffi``, ``lapack_dgetrf_ffi``, ...); minijax emits the
+same calls with the same attributes, so its factors are JAX's, bit for bit. The kernels take
+column-major matrices (the ``operand_layouts``) with any leading batch axes, report failure in
+an ``info`` result (a matrix that fails becomes NaNs, as in JAX), and are registered with XLA
+by ``minijax.runtime.register_lapack_kernels`` on first use. Eager evaluation runs them too
+(``eager_on_xla``); the NumPy impls (``numpy.linalg``) are the reference executor's, and agree
+up to rounding. The StableHLO reference interpreter cannot run a custom call.
+
+Each primitive works on the last two axes; its vmap rule moves the batch axis to the front.
+The JVP rules are JAX's formulas, written for one matrix and vmapped over the batch axes.
+Matrices are float32 or float64 (LAPACK's ``s`` and ``d`` kernels) and not empty.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, dtypes, runtime
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import batching
+from minijax.interpreters.jvp import Zero
+from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.dot_general import dot_general
+from minijax.lax.elementwise import (
+    add, convert_element_type, div, eq, ge, integer_pow, mul, neg, select_n, sub)
+from minijax.lax.gather import GatherDimensionNumbers, gather
+from minijax.lax.reductions import reduce_sum
+from minijax.lax.slicing import dynamic_slice, slice as slice_
+from minijax.lax.structural import (
+    broadcast_in_dim, concatenate, expand_dims, full, iota, pad, transpose)
+from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
+
+__all__ = ['cholesky', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd',
+           'triangular_solve', 'symmetrize', 'cholesky_p', 'eigh_p', 'lu_p', 'qr_p', 'svd_p',
+           'triangular_solve_p']
+
+# ----------------------------------------------------------------------------- user functions
+
+
+def symmetrize(x):
+    """``(x + x^T) / 2``: the symmetric matrix ``cholesky`` and ``eigh`` decompose."""
+    return div(add(x, _T(x)), 2.)
+
+
+def cholesky(x, *, symmetrize_input=True):
+    """The lower-triangular ``L`` with ``x = L L^T`` (NaNs where ``x`` is not positive
+    definite). Without ``symmetrize_input`` only the lower triangle of ``x`` is read."""
+    _check_matrix('cholesky', core.get_aval(x))  # (before symmetrize trips on a bad shape)
+    return cholesky_p.bind(symmetrize(x) if symmetrize_input else x)
+
+
+def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
+                     conjugate_a=False, unit_diagonal=False):
+    """``x`` with ``op(a) x = b`` (``left_side``) or ``x op(a) = b``, where ``op(a)`` is the
+    lower or upper triangle of ``a``, transposed if ``transpose_a``, with ones on its
+    diagonal if ``unit_diagonal``. The other triangle of ``a`` is not read."""
+    return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                   transpose_a=bool(transpose_a),
+                                   conjugate_a=bool(conjugate_a),
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+def lu(x):
+    """LU decomposition with partial pivoting, ``P x = L U``: ``(lu, pivots, permutation)``,
+    ``L`` (unit diagonal, not stored) below and ``U`` on and above the diagonal of ``lu``;
+    row ``i`` was swapped with row ``pivots[i]``; ``permutation`` is ``P`` as row indices."""
+    lu_, pivots = lu_p.bind(x)
+    return lu_, pivots, lu_pivots_to_permutation(pivots, core.get_aval(x).shape[-2])
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+    """The row swaps ``pivots`` (int32, ``[..., k]``) applied in order to ``0..m-1``: a loop,
+    as in JAX. Each step swaps two entries of every batch member at once, by comparing
+    positions (``j`` differs between members)."""
+    from minijax.control_flow import fori_loop  # (a layer above lax)
+    aval = core.get_aval(pivots)
+    shape = (*aval.shape[:-1], permutation_size)
+    last = len(shape) - 1
+    positions = iota(dtypes.int32, shape, last)
+
+    def at(index_column):
+        return eq(positions, broadcast_in_dim(index_column, shape, tuple(range(len(shape)))))
+
+    def entry(perm, where):
+        return reduce_sum(select_n(where, full(shape, 0, dtypes.int32), perm), last)
+
+    def swap(i, perm):
+        zeros = (0,) * last
+        at_i = at(dynamic_slice(positions, (*zeros, i), (*shape[:-1], 1)))
+        at_j = at(dynamic_slice(pivots, (*zeros, i), (*shape[:-1], 1)))
+        p_i, p_j = (broadcast_in_dim(entry(perm, w), shape, tuple(range(last)))
+                    for w in (at_i, at_j))
+        return select_n(at_i, select_n(at_j, perm, p_i), p_j)
+
+    return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
+
+
+def lu_solve(lu, permutation, b):
+    """``x`` with ``a x = b`` from ``a``'s LU factors: ``b``'s rows permuted, then one solve
+    with ``L`` (unit diagonal) and one with ``U``, as JAX solves. ``b`` is ``[..., m, k]``
+    with ``lu``'s batch axes."""
+    def solve_one(lu, permutation, b):
+        x = _take_rows(b, permutation)
+        x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+        return triangular_solve(lu, x, left_side=True, lower=False)
+    return _per_matrix(solve_one, lu, permutation, b)
+
+
+def qr(x, *, pivoting=False, full_matrices=True):
+    """``(q, r)`` with ``x = q r``, ``q`` orthonormal columns and ``r`` upper triangular:
+    ``q`` is ``[m, m]`` with ``full_matrices``, else ``[m, min(m, n)]``."""
+    if pivoting:
+        raise NotImplementedError('lax.linalg.qr: minijax does not support pivoting=True')
+    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
+
+
+def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+         subset_by_index=None):
+    """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
+    symmetric matrix. Without ``symmetrize_input`` only the ``lower`` (or upper) triangle
+    of ``x`` is read."""
+    _check_matrix('eigh', core.get_aval(x))
+    _whole_spectrum('eigh', x, subset_by_index)
+    v, w = eigh_p.bind(symmetrize(x) if symmetrize_input else x, lower=bool(lower),
+                       sort_eigenvalues=bool(sort_eigenvalues))
+    return v, w
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
+    """``(u, s, vt)`` with ``x = u diag(s) vt`` and ``s`` descending; only ``s`` without
+    ``compute_uv``."""
+    _whole_spectrum('svd', x, subset_by_index)
+    out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return out[0]
+    s, u, vt = out
+    return u, s, vt
+
+
+def _whole_spectrum(name, x, subset_by_index):
+    shape = core.get_aval(x).shape
+    if subset_by_index is not None and tuple(subset_by_index) != (0, min(shape[-2:])):
+        raise NotImplementedError(f'lax.linalg.{name}: subset_by_index is not supported on '
+                                  'CPU (by JAX either)')
+
+# ----------------------------------------------------------------------------- traced helpers
+
+
+def _T(x):
+    """The matrix transpose: the last two axes swapped."""
+    n = core.get_aval(x).ndim
+    return transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+def _matmul(a, b):
+    """Matrix product over the last two axes, batched over the leading ones."""
+    n = core.get_aval(a).ndim
+    batch = tuple(range(n - 2))
+    return dot_general(a, b, (((n - 1,), (n - 2,)), (batch, batch)))
+
+
+def _triangle_mask(shape, k):
+    """``True`` on and below diagonal ``k`` of matrices of ``shape`` (``k < 0``: below)."""
+    n = len(shape)
+    rows = iota(dtypes.int32, shape, n - 2)
+    return ge(add(rows, np.int32(k)), iota(dtypes.int32, shape, n - 1))
+
+
+def _tril(x, k=0):
+    aval = core.get_aval(x)
+    return select_n(_triangle_mask(aval.shape, k), full(aval.shape, 0, aval.dtype), x)
+
+
+def _triu(x, k=0):
+    aval = core.get_aval(x)
+    return select_n(_triangle_mask(aval.shape, k - 1), x, full(aval.shape, 0, aval.dtype))
+
+
+def _symmetric_from_triangle(x, lower):
+    """The symmetric matrix whose lower (or upper) triangle is ``x``'s: what a LAPACK
+    kernel that reads one triangle sees. A symmetric ``x`` comes back bit for bit."""
+    triangle = _tril(x) if lower else _triu(x)
+    other = _tril(x, -1) if lower else _triu(x, 1)
+    return add(triangle, _T(other))
+
+
+def _eye(dtype, n):
+    return convert_element_type(eq(iota(dtypes.int32, (n, n), 0), iota(dtypes.int32, (n, n), 1)),
+                                dtype)
+
+
+def _diagonal(x):
+    """The diagonal of a square matrix: exact, since all but one term of each sum is 0."""
+    aval = core.get_aval(x)
+    return reduce_sum(mul(x, _eye(aval.dtype, aval.shape[-1])), aval.ndim - 1)
+
+
+def _per_matrix(fn, *matrices):
+    """``fn`` (written for one matrix) vmapped over the leading axes of ``matrices``."""
+    for _ in range(core.get_aval(matrices[0]).ndim - 2):
+        fn = batching.vmap(fn)
+    return fn(*matrices)
+
+
+def _take_rows(x, rows):
+    """``x[rows]`` for a matrix ``x`` and int32 row indices."""
+    numbers = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                     start_index_map=(0,))
+    return gather(x, expand_dims(rows, (1,)), numbers, (1, core.get_aval(x).shape[1]),
+                  unique_indices=True)
+
+# ----------------------------------------------------------------------------- shared rules
+
+
+def _check_matrix(name, x, square=True, what='operand'):
+    """``x`` must be a non-empty float32/float64 matrix (or a batch of them)."""
+    if x.dtype not in _LAPACK_PREFIX:
+        raise TypeError(f'{name}: LAPACK decomposes float32 or float64 matrices, got the '
+                        f'{what} {x.str_short()}')
+    if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
+        kind = 'square matrix' if square else 'matrix'
+        raise ValueError(f'{name}: the {what} must be a {kind} [..., m, {"m" if square else "n"}]'
+                         f', got {x.str_short()}')
+    if 0 in x.shape[-2:]:
+        raise ValueError(f'{name}: minijax does not decompose empty matrices, got '
+                         f'{x.str_short()}')
+
+
+def _batch_at_front(primitive):
+    """A vmap rule for a primitive of one operand that handles leading batch axes."""
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        out = primitive.bind(batching.moveaxis(x, d, 0), **params)
+        return out, [0] * len(out) if primitive.multiple_results else 0
+    primitive.def_batching(rule)
+
+
+def _per_matrix_impl(decompose):
+    """A NumPy impl from ``decompose(matrix) -> tuple of arrays``, applied to every matrix
+    of a batch; a decomposition that fails (``LinAlgError``) gives NaNs, as LAPACK's info
+    makes the lowering give."""
+    def impl(x, **params):
+        x = np.asarray(x)
+        results = []
+        for index in np.ndindex(x.shape[:-2]):
+            results.append(decompose(x[index], **params))
+        stacked = [np.stack(r).reshape(*x.shape[:-2], *r[0].shape).astype(r[0].dtype)
+                   for r in zip(*results)]
+        return stacked
+    return impl
+
+# ----------------------------------------------------------------------------- LAPACK calls
+
+_LAPACK_PREFIX = {dtypes.float32: 's', dtypes.float64: 'd'}
+
+
+def _char(c):
+    """A LAPACK character option (``'L'``, ``'N'``, ...), as the kernels' ui8 attribute."""
+    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
+
+
+def _layout(aval, matrix_rank):
+    """Column-major matrices (the batch axes outermost) for LAPACK; other operands row-major."""
+    n = aval.ndim
+    if n == matrix_rank:
+        return (n - 2, n - 1, *range(n - 3, -1, -1))
+    return tuple(range(n - 1, -1, -1))
+
+
+def _layouts(avals, matrix_rank):
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.asarray(_layout(a, matrix_rank), np.int64).reshape(-1),
+                                    type=ir.IndexType.get()) for a in avals])
+
+
+def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
+    """``stablehlo.custom_call @lapack_<s|d><kernel>_ffi`` as JAX emits it: ``aliases`` maps
+    an operand to the result that reuses its buffer; ``options`` are the kernel's
+    character attributes, in ``mhlo.backend_config``."""
+    runtime.register_lapack_kernels()
+    rank = max(a.ndim for a in avals_in)
+    target = f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi'
+    op = hlo.CustomCallOp(
+        [tensor_type(a) for a in avals_out], list(operands), target,
+        backend_config=ir.StringAttr.get(''),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        operand_layouts=_layouts(avals_in, rank), result_layouts=_layouts(avals_out, rank),
+        output_operand_aliases=ir.ArrayAttr.get([
+            hlo.OutputOperandAlias.get([out] if len(avals_out) > 1 else [], operand, [])
+            for operand, out in aliases.items()]))
+    op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(
+        {k: _char(v) for k, v in options.items()})
+    return list(op.results)
+
+
+def _info_aval(aval):
+    return ShapedArray(aval.shape[:-2], dtypes.int32)
+
+
+def _full(aval, value):
+    return hlo_broadcast(constant(np.array(value, aval.dtype)), aval, ())
+
+
+def _nan_unless(ok, x, aval, ok_aval):
+    """``x`` where the kernel succeeded (``ok``, one per matrix), else NaNs."""
+    ok = hlo_broadcast(ok, aval.update(dtype=dtypes.bool_), range(ok_aval.ndim))
+    return hlo.SelectOp(ok, x, _full(aval, np.nan)).result
+
+
+def _succeeded(info, info_aval, direction='EQ'):
+    return compare(info, _full(info_aval, 0), direction, dtypes.int32)
+
+
+def _lowered_triangle(x, aval, keep_lower):
+    """``x`` with zeros outside its lower (or upper) triangle, diagonal included."""
+    int_aval = aval.update(dtype=dtypes.int32)
+    rows = hlo.IotaOp(tensor_type(int_aval), aval.ndim - 2).result
+    cols = hlo.IotaOp(tensor_type(int_aval), aval.ndim - 1).result
+    inside = compare(rows, cols, 'GE' if keep_lower else 'LE', dtypes.int32)
+    return hlo.SelectOp(inside, x, _full(aval, 0)).result
+
+# ----------------------------------------------------------------------------- cholesky
+
+
+def _cholesky_abstract_eval(x):
+    _check_matrix('cholesky', x)
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _cholesky_one(a):
+    try:
+        return (np.linalg.cholesky(a),)
+    except np.linalg.LinAlgError:  # not positive definite: NaNs, as the lowering gives
+        return (np.tril(np.full_like(a, np.nan)),)
+
+
+def _cholesky_jvp(primals, tangents):
+    """``L' = L phi(L^-1 x' L^-T)``, ``phi`` taking the lower triangle with its diagonal
+    halved (Murray 2016, arXiv:1602.07527), as JAX writes it. LAPACK reads only the lower
+    triangle of ``x``, so ``x'`` counts through that triangle (a symmetric ``x'``, the
+    usual case, is unchanged: the tangent is JAX's bit for bit)."""
+    (x,), (x_dot,) = primals, tangents
+    L = cholesky_p.bind(x)
+    x_dot = _symmetric_from_triangle(x_dot, lower=True)
+
+    def tangent(L, x_dot):
+        n = core.get_aval(L).shape[-1]
+        tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, lower=True)
+        inner = triangular_solve(L, tmp, left_side=True, lower=True)
+        phi = div(_tril(inner), add(1., _eye(core.get_aval(L).dtype, n)))
+        return _matmul(L, phi)
+    return L, _per_matrix(tangent, L, x_dot)
+
+
+def _cholesky_lowering(ctx, x):
+    aval, = ctx.avals_out
+    info_aval = _info_aval(aval)
+    factor, info = _lapack_call('potrf', [x], ctx.avals_in, [aval, info_aval], {0: 0},
+                                uplo='L')
+    factor = _nan_unless(_succeeded(info, info_aval), factor, aval, info_aval)
+    return [_lowered_triangle(factor, aval, keep_lower=True)]
+
+
+cholesky_p = Primitive('cholesky', eager_on_xla=True)
+cholesky_p.def_impl(lambda x: _per_matrix_impl(_cholesky_one)(x)[0])
+cholesky_p.def_abstract_eval(_cholesky_abstract_eval)
+cholesky_p.def_jvp(_cholesky_jvp)
+_batch_at_front(cholesky_p)
+register_lowering(cholesky_p, _cholesky_lowering)
+
+# ----------------------------------------------------------------------------- triangular_solve
+
+
+def _triangular_solve_abstract_eval(a, b, *, left_side, **_):
+    _check_matrix('triangular_solve', a, what='a')
+    _check_matrix('triangular_solve', b, square=False, what='b')
+    if a.dtype != b.dtype:
+        raise TypeError(f'triangular_solve: a and b must have one dtype, got {a.str_short()} '
+                        f'and {b.str_short()}')
+    common = b.shape[-2] if left_side else b.shape[-1]
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != common:
+        side = 'rows' if left_side else 'columns'
+        raise ValueError(f'triangular_solve: a {a.str_short()} does not fit b {b.str_short()} '
+                         f'(left_side={left_side}: b needs {a.shape[-1]} {side} and a\'s '
+                         'batch axes)')
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    a, b = np.asarray(a), np.asarray(b)
+    t = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        t = t - t * np.eye(a.shape[-1], dtype=a.dtype) + np.eye(a.shape[-1], dtype=a.dtype)
+    t = np.swapaxes(t, -1, -2) if transpose_a else t
+    if left_side:
+        return np.linalg.solve(t, b).astype(b.dtype)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2)),
+                       -1, -2).astype(b.dtype)
+
+
+def _triangular_solve_jvp(primals, tangents, **params):
+    """Linear in ``b``; in ``a``, ``x' = -op(a)^-1 op(a') x`` (or ``x op(a') op(a)^-1``),
+    multiplying in the cheaper order, as JAX does."""
+    (a, b), (a_dot, b_dot) = primals, tangents
+    x = triangular_solve_p.bind(a, b, **params)
+    terms = [] if isinstance(b_dot, Zero) else [triangular_solve_p.bind(a, b_dot, **params)]
+    if not isinstance(a_dot, Zero):
+        terms.append(_per_matrix(lambda a, a_dot, x: _solve_a_tangent(a, a_dot, x, **params),
+                                 a, a_dot, x))
+    if not terms:
+        return x, Zero(core.get_aval(x))
+    return x, terms[0] if len(terms) == 1 else add(*terms)
+
+
+def _solve_a_tangent(a, a_dot, x, *, left_side, lower, transpose_a, conjugate_a,
+                     unit_diagonal):
+    m, n = core.get_aval(x).shape
+    k = 1 if unit_diagonal else 0
+    g = neg(_tril(a_dot, -k) if lower else _triu(a_dot, k))
+    g = _T(g) if transpose_a else g
+
+    def a_inverse(rhs):
+        return triangular_solve(a, rhs, left_side=left_side, lower=lower,
+                                transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+    if left_side:
+        return a_inverse(_matmul(g, x)) if m > n else _matmul(a_inverse(g), x)
+    return a_inverse(_matmul(x, g)) if m < n else _matmul(x, a_inverse(g))
+
+
+def _triangular_solve_transpose(ct, a, b, **params):
+    if is_undefined_primal(a):
+        raise TypeError('triangular_solve is linear only in b: cannot transpose with respect '
+                        'to a')
+    flipped = dict(params, transpose_a=not params['transpose_a'])
+    return [None, triangular_solve_p.bind(a, ct, **flipped)]
+
+
+def _triangular_solve_batching(vals, dims, *, left_side, **params):
+    """``a`` shared: the examples of ``b`` become more right-hand sides of one solve (as
+    in JAX, so the kernel is called as JAX calls it); otherwise both batch axes go first."""
+    (a, b), (da, db) = vals, dims
+    if da is batching.not_mapped:
+        b_aval = core.get_aval(b)
+        axis = b_aval.ndim - 1 if left_side else b_aval.ndim - 2
+        b = batching.moveaxis(b, db, axis)
+        shape = core.get_aval(b).shape
+        flat = (*shape[:-2], shape[-2] * shape[-1]) if left_side else (
+            *shape[:-3], shape[-3] * shape[-2], shape[-1])
+        from minijax.lax.structural import reshape
+        out = triangular_solve_p.bind(a, reshape(b, flat), left_side=left_side, **params)
+        return reshape(out, shape), axis
+    size = batching.axis_size_of(vals, dims)
+    a, b = (batching.move_batch_axis(size, d, 0, v) for v, d in zip(vals, dims))
+    return triangular_solve_p.bind(a, b, left_side=left_side, **params), 0
+
+
+def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                               unit_diagonal):
+    return _lapack_call('trsm', [a, b], ctx.avals_in, ctx.avals_out, {1: 0},
+                        side='L' if left_side else 'R', uplo='L' if lower else 'U',
+                        trans_x='T' if transpose_a else 'N',
+                        diag='U' if unit_diagonal else 'N')
+
+
+triangular_solve_p = Primitive('triangular_solve', eager_on_xla=True)
+triangular_solve_p.def_impl(_triangular_solve_impl)
+triangular_solve_p.def_abstract_eval(_triangular_solve_abstract_eval)
+triangular_solve_p.def_jvp(_triangular_solve_jvp, symbolic_zeros=True)
+triangular_solve_p.def_transpose(_triangular_solve_transpose)
+triangular_solve_p.def_batching(_triangular_solve_batching)
+register_lowering(triangular_solve_p, _triangular_solve_lowering)
+
+# ----------------------------------------------------------------------------- lu
+
+
+def _lu_abstract_eval(x):
+    _check_matrix('lu', x, square=False)
+    return [ShapedArray(x.shape, x.dtype),
+            ShapedArray((*x.shape[:-2], min(x.shape[-2:])), dtypes.int32)]
+
+
+def _lu_one(a):
+    """Partial pivoting, as LAPACK's getrf: at step j the largest ``|a[i, j]|`` (the first
+    of equals) is swapped up to row j."""
+    a = a.copy()
+    m, n = a.shape
+    pivots = np.zeros(min(m, n), np.int32)
+    for j in range(min(m, n)):
+        p = j + int(np.argmax(np.abs(a[j:, j])))
+        pivots[j] = p
+        a[[j, p]] = a[[p, j]]
+        if a[j, j] != 0:
+            a[j + 1:, j] /= a[j, j]
+        a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
+    return a, pivots
+
+
+def _lu_jvp(primals, tangents):
+    """``L' = L tril(L^-1 P a' U^-1, -1)``, ``U' = triu(L^-1 P a' U^-1) U`` (de Hoog,
+    Anderssen and Lukas), as JAX writes it; the pivots have no tangent."""
+    (a,), (a_dot,) = primals, tangents
+    lu_, pivots = lu_p.bind(a)
+    permutation = lu_pivots_to_permutation(pivots, core.get_aval(a).shape[-2])
+    lu_dot = _per_matrix(_lu_tangent, lu_, a_dot, permutation)
+    return [lu_, pivots], [lu_dot, Zero(core.get_aval(pivots))]
+
+
+def _lu_tangent(lu_, a_dot, permutation):
+    m, n = core.get_aval(lu_).shape
+    dtype = core.get_aval(lu_).dtype
+    k = min(m, n)
+    zero = np.zeros((), dtype)
+    l = pad(_tril(slice_(lu_, (0, 0), (m, k)), -1), zero, [(0, 0, 0), (0, m - k, 0)])
+    l = add(l, _eye(dtype, m))
+    u_eye = pad(_eye(dtype, n - k), zero, [(k, 0, 0), (k, 0, 0)])
+    u = add(pad(_triu(slice_(lu_, (0, 0), (k, n))), zero, [(0, n - k, 0), (0, 0, 0)]), u_eye)
+    la = triangular_solve(l, _take_rows(a_dot, permutation), left_side=True, lower=True,
+                          unit_diagonal=True)
+    lau = triangular_solve(u, la, left_side=False, lower=False)
+    return add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
+
+
+def _lu_lowering(ctx, x):
+    lu_aval, pivots_aval = ctx.avals_out
+    info_aval = _info_aval(lu_aval)
+    lu_, pivots, info = _lapack_call('getrf', [x], ctx.avals_in,
+                                     [lu_aval, pivots_aval, info_aval], {0: 0})
+    pivots = hlo.SubtractOp(pivots, _full(pivots_aval, 1)).result  # (LAPACK counts from 1)
+    return [_nan_unless(_succeeded(info, info_aval, 'GE'), lu_, lu_aval, info_aval), pivots]
+
+
+lu_p = Primitive('lu', multiple_results=True, eager_on_xla=True)
+lu_p.def_impl(_per_matrix_impl(_lu_one))
+lu_p.def_abstract_eval(_lu_abstract_eval)
+lu_p.def_jvp(_lu_jvp)
+_batch_at_front(lu_p)
+register_lowering(lu_p, _lu_lowering)
+
+# ----------------------------------------------------------------------------- qr
+
+
+def _qr_abstract_eval(x, *, full_matrices):
+    _check_matrix('qr', x, square=False)
+    *batch, m, n = x.shape
+    k = m if full_matrices else min(m, n)
+    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+
+
+def _qr_one(a, *, full_matrices):
+    return np.linalg.qr(a, mode='complete' if full_matrices else 'reduced')
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (x,), (x_dot,) = primals, tangents
+    q, r = qr_p.bind(x, full_matrices=full_matrices)
+    m, n = core.get_aval(x).shape[-2:]
+    if full_matrices and m > n:
+        raise NotImplementedError('qr: minijax has no derivative of full_matrices=True for '
+                                  'a tall matrix (use full_matrices=False)')
+    return [q, r], list(_per_matrix(_qr_tangent, q, r, x, x_dot))
+
+
+def _qr_tangent(q, r, x, x_dot):
+    """The thin-QR tangent of the square part (Townsend's derivation); for a wide ``x`` the
+    rest of ``r`` is ``q^T x2``, whose tangent follows by the product rule."""
+    m, n = core.get_aval(x).shape
+    if m >= n:
+        return _thin_qr_tangent(q, r, x_dot)
+    dq, dr1 = _thin_qr_tangent(q, slice_(r, (0, 0), (m, m)), slice_(x_dot, (0, 0), (m, m)))
+    dr2 = add(_matmul(_T(dq), slice_(x, (0, m), (m, n))),
+              _matmul(_T(q), slice_(x_dot, (0, m), (m, n))))
+    return dq, concatenate([dr1, dr2], 1)
+
+
+def _thin_qr_tangent(q, r, dx):
+    dx_rinv = triangular_solve(r, dx)
+    qt_dx_rinv = _matmul(_T(q), dx_rinv)
+    lower = _tril(qt_dx_rinv, -1)
+    do = sub(lower, _T(lower))
+    dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _matmul(sub(qt_dx_rinv, do), r)
+    return dq, dr
+
+
+def _qr_lowering(ctx, x, *, full_matrices):
+    x_aval, = ctx.avals_in
+    q_aval, r_aval = ctx.avals_out
+    *batch, m, n = x_aval.shape
+    taus_aval = ShapedArray((*batch, min(m, n)), x_aval.dtype)
+    r, taus = _lapack_call('geqrf', [x], [x_aval], [x_aval, taus_aval], {0: 0})
+    reflectors, reflectors_aval = r, x_aval
+    if m < n:
+        reflectors_aval = x_aval.update(shape=(*batch, m, m))
+        reflectors = _matrix_slice(r, x_aval, m, m)
+    elif full_matrices and m > n:
+        reflectors_aval = q_aval
+        reflectors = hlo.PadOp(r, constant(np.zeros((), x_aval.dtype)), [0] * (len(batch) + 2),
+                               [0] * (len(batch) + 1) + [m - n],
+                               [0] * (len(batch) + 2)).result
+    q, = _lapack_call('orgqr', [reflectors, taus], [reflectors_aval, taus_aval], [q_aval],
+                      {0: 0})
+    if r_aval.shape != x_aval.shape:
+        r = _matrix_slice(r, x_aval, *r_aval.shape[-2:])
+    return [q, _lowered_triangle(r, r_aval, keep_lower=False)]
+
+
+def _matrix_slice(x, aval, rows, cols):
+    """The leading ``rows x cols`` block of every matrix of ``x``."""
+    return hlo.SliceOp(x, [0] * aval.ndim, [*aval.shape[:-2], rows, cols],
+                       [1] * aval.ndim).result
+
+
+qr_p = Primitive('qr', multiple_results=True, eager_on_xla=True)
+qr_p.def_impl(_per_matrix_impl(_qr_one))
+qr_p.def_abstract_eval(_qr_abstract_eval)
+qr_p.def_jvp(_qr_jvp)
+_batch_at_front(qr_p)
+register_lowering(qr_p, _qr_lowering)
+
+# ----------------------------------------------------------------------------- eigh
+
+
+def _eigh_abstract_eval(x, *, lower, sort_eigenvalues):
+    _check_matrix('eigh', x)
+    return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1], x.dtype)]
+
+
+def _eigh_one(a, *, lower, sort_eigenvalues):
+    w, v = np.linalg.eigh(a, UPLO='L' if lower else 'U')
+    return v, w
+
+
+def _eigh_jvp(primals, tangents, **params):
+    """Nondegenerate perturbation theory, as JAX: ``w' = diag(v^T a' v)``,
+    ``v' = v (F * v^T a' v)`` with ``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal;
+    ``a'`` counts through the triangle LAPACK reads, as for ``cholesky``."""
+    (a,), (a_dot,) = primals, tangents
+    v, w = eigh_p.bind(a, **params)
+    a_dot = _symmetric_from_triangle(a_dot, params['lower'])
+    return [v, w], list(_per_matrix(_eigh_tangent, v, w, a_dot))
+
+
+def _eigh_tangent(v, w, a_dot):
+    n = core.get_aval(w).shape[0]
+    eye = _eye(core.get_aval(w).dtype, n)
+    differences = sub(add(eye, broadcast_in_dim(w, (n, n), (1,))),
+                      broadcast_in_dim(w, (n, n), (0,)))
+    f = sub(integer_pow(differences, -1), eye)
+    vt_adot_v = _matmul(_matmul(_T(v), a_dot), v)
+    return _matmul(v, mul(f, vt_adot_v)), _diagonal(vt_adot_v)
+
+
+def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues):
+    v_aval, w_aval = ctx.avals_out
+    info_aval = _info_aval(v_aval)
+    v, w, info = _lapack_call('syevd', [x], ctx.avals_in, [v_aval, w_aval, info_aval], {0: 0},
+                              mode='V', uplo='L' if lower else 'U')
+    ok = _succeeded(info, info_aval)
+    return [_nan_unless(ok, v, v_aval, info_aval), _nan_unless(ok, w, w_aval, info_aval)]
+
+
+eigh_p = Primitive('eigh', multiple_results=True, eager_on_xla=True)
+eigh_p.def_impl(_per_matrix_impl(_eigh_one))
+eigh_p.def_abstract_eval(_eigh_abstract_eval)
+eigh_p.def_jvp(_eigh_jvp)
+_batch_at_front(eigh_p)
+register_lowering(eigh_p, _eigh_lowering)
+
+# ----------------------------------------------------------------------------- svd
+
+
+def _svd_shapes(shape, full_matrices):
+    """The shapes of ``s``, ``u`` and ``vt`` for a matrix (batch) of ``shape``."""
+    *batch, m, n = shape
+    k = min(m, n)
+    return ((*batch, k), (*batch, m, m if full_matrices else k),
+            (*batch, n if full_matrices else k, n))
+
+
+def _svd_abstract_eval(x, *, full_matrices, compute_uv):
+    _check_matrix('svd', x, square=False)
+    shapes = _svd_shapes(x.shape, full_matrices)
+    return [ShapedArray(s, x.dtype) for s in shapes[:3 if compute_uv else 1]]
+
+
+def _svd_one(a, *, full_matrices, compute_uv):
+    if not compute_uv:
+        return (np.linalg.svd(a, compute_uv=False),)
+    u, s, vt = np.linalg.svd(a, full_matrices=full_matrices)
+    return s, u, vt
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    (a,), (a_dot,) = primals, tangents
+    m, n = core.get_aval(a).shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError('svd: the derivative of full_matrices=True for a '
+                                  'non-square matrix is not implemented (by JAX either)')
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    ds, du, dvt = _per_matrix(_svd_tangent, s, u, vt, a, a_dot)
+    if not compute_uv:
+        return [s], [ds]
+    return [s, u, vt], [ds, du, dvt]
+
+
+def _svd_tangent(s, u, vt, a, a_dot):
+    """JAX's formula (after Townsend's and Giles'), for one real matrix."""
+    m, n = core.get_aval(a).shape
+    k = core.get_aval(s).shape[0]
+    ut, v = _T(u), _T(vt)
+    s_j, s_i = (broadcast_in_dim(s, (k, k), (axis,)) for axis in (1, 0))  # s[j], s[i]
+    ds_matrix = _matmul(_matmul(ut, a_dot), v)
+    ds = _diagonal(ds_matrix)
+    eye = _eye(core.get_aval(s).dtype, k)
+    f = sub(div(1., add(mul(add(s_j, s_i), sub(s_j, s_i)), eye)), eye)
+    dss, sds = mul(s_j, ds_matrix), mul(s_i, ds_matrix)
+    s_zeros = convert_element_type(eq(s, 0.), core.get_aval(s).dtype)
+    s_inv = sub(div(1., add(s, s_zeros)), s_zeros)
+    du_dv_diag = mul(mul(.5, sub(ds_matrix, _T(ds_matrix))),
+                     mul(eye, broadcast_in_dim(s_inv, (k, k), (1,))))
+    du = _matmul(u, add(mul(f, add(dss, _T(dss))), du_dv_diag))
+    dv = _matmul(v, mul(f, add(sds, _T(sds))))
+    if m > n:
+        dav = _matmul(a_dot, v)
+        du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))),
+                         broadcast_in_dim(s, (m, k), (1,))))
+    if n > m:
+        dahu = _matmul(_T(a_dot), u)
+        dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))),
+                         broadcast_in_dim(s, (n, k), (1,))))
+    return ds, du, _T(dv)
+
+
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
+    x_aval, = ctx.avals_in
+    s_aval, u_aval, vt_aval = (x_aval.update(shape=s)
+                               for s in _svd_shapes(x_aval.shape, full_matrices))
+    info_aval = _info_aval(x_aval)
+    mode = 'N' if not compute_uv else 'A' if full_matrices else 'S'
+    _, s, u, vt, info = _lapack_call('gesdd', [x], [x_aval],
+                                     [x_aval, s_aval, u_aval, vt_aval, info_aval], {0: 0},
+                                     mode=mode)
+    ok = _succeeded(info, info_aval)
+    outs = [(s, s_aval), (u, u_aval), (vt, vt_aval)][:3 if compute_uv else 1]
+    return [_nan_unless(ok, value, aval, info_aval) for value, aval in outs]
+
+
+svd_p = Primitive('svd', multiple_results=True, eager_on_xla=True)
+svd_p.def_impl(_per_matrix_impl(_svd_one))
+svd_p.def_abstract_eval(_svd_abstract_eval)
+svd_p.def_jvp(_svd_jvp)
+_batch_at_front(svd_p)
+register_lowering(svd_p, _svd_lowering)

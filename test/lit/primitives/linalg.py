@@ -1,0 +1,41 @@
+# RUN: %python %s | FileCheck %s
+# The decompositions of lax.linalg lower as JAX lowers them on CPU: a stablehlo.custom_call of
+# one of jaxlib's LAPACK kernels, on column-major matrices (operand_layouts [0, 1]), options
+# as ui8 characters in mhlo.backend_config, the result reusing the operand's buffer. A
+# failure (info != 0) becomes NaNs. cholesky also zeroes the upper triangle; lu's pivots
+# count from 1 in LAPACK, from 0 in JAX; triangular_solve, qr, eigh and svd call trsm,
+# geqrf + orgqr, syevd and gesdd.
+import numpy as np
+from minijax import ShapeDtypeStruct, jit, lax
+
+L = lax.linalg
+x = ShapeDtypeStruct((3, 3), np.float64)
+
+
+def factor(x):
+    return L.cholesky(x, symmetrize_input=False)
+
+
+print(jit(factor).lower(x).as_text())
+# CHECK-LABEL: module @jit_factor
+# CHECK: %[[F:.*]]:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<i32>)
+# CHECK: %[[OK:.*]] = stablehlo.compare EQ, %[[F]]#1, %{{.*}}, SIGNED
+# CHECK: %[[NAN:.*]] = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
+# CHECK: %[[G:.*]] = stablehlo.select %{{.*}}, %[[F]]#0, %{{.*}}
+# CHECK: %[[LOWER:.*]] = stablehlo.compare GE, %{{.*}}, %{{.*}}, SIGNED
+# CHECK: stablehlo.select %[[LOWER]], %[[G]], %{{.*}} : tensor<3x3xi1>, tensor<3x3xf64>
+
+
+def the_others(a, b):
+    return (L.triangular_solve(a, b, left_side=True, lower=True), L.lu(a)[:2],
+            L.qr(a, full_matrices=False), L.eigh(a), L.svd(a))
+
+
+print(jit(the_others).lower(x, ShapeDtypeStruct((3, 2), np.float64)).as_text())
+# CHECK-LABEL: module @jit_the_others
+# CHECK: stablehlo.custom_call @lapack_dtrsm_ffi(%arg0, %arg1) {backend_config = "", mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}
+# CHECK: stablehlo.custom_call @lapack_dgetrf_ffi(%arg0)
+# CHECK: stablehlo.custom_call @lapack_dgeqrf_ffi(%arg0)
+# CHECK: stablehlo.custom_call @lapack_dorgqr_ffi
+# CHECK: stablehlo.custom_call @lapack_dsyevd_ffi({{.*}}) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}
+# CHECK: stablehlo.custom_call @lapack_dgesdd_ffi(%arg0) {backend_config = "", mhlo.backend_config = {mode = 65 : ui8}

@@ -1,0 +1,189 @@
+"""jax.lax.linalg and jnp.linalg against JAX: the same LAPACK kernels, so the same bits
+(eagerly and under jit, float32 and float64, batched and vmapped), gradients, every rule of
+each decomposition primitive (``check_rules``; its lowering under XLA alone, since the
+reference interpreter cannot run a custom call) and the errors."""
+import pathlib
+import re
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg  # noqa: F401 (jax.scipy.linalg)
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as mnp
+import minijax.scipy.linalg  # noqa: F401 (minijax.scipy.linalg)
+from minijax import core, lax as mlax
+from minijax.flops import flops_rules
+from minijax.reference_interpreter import InterpreterError, run_module
+from minijax.testing import check_rules
+
+jax.config.update('jax_enable_x64', True)
+RNG = np.random.default_rng(11)
+A = RNG.standard_normal((4, 4))
+SPD = A @ A.T + np.eye(4)
+WIDE = RNG.standard_normal((3, 5))
+TALL = WIDE.T.copy()
+A3 = RNG.standard_normal((3, 3))
+B = RNG.standard_normal((4, 2))
+LINALG_PRIMITIVES = [v for v in vars(mlax.linalg).values() if isinstance(v, core.Primitive)]
+
+
+def _assert_same_bits(got, expected):
+    got, expected = jax.tree.leaves(got), jax.tree.leaves(expected)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        g, e = np.asarray(g), np.asarray(e)
+        assert (g.shape, g.dtype) == (e.shape, e.dtype)
+        np.testing.assert_array_equal(g, e)
+
+
+#: name -> (function of a linalg namespace, arguments): each a different kernel or path.
+LAX_CASES = {
+    'cholesky-batched': (lambda L: L.cholesky, [np.stack([SPD, 2 * SPD])]),
+    'cholesky-not-positive-definite': (lambda L: L.cholesky, [A]),
+    'triangular_solve': (lambda L: lambda a, b: L.triangular_solve(
+        a, b, left_side=True, lower=True, transpose_a=True), [SPD, B]),
+    'lu-wide': (lambda L: L.lu, [WIDE]),
+    'qr-tall-complete': (lambda L: lambda x: L.qr(x, full_matrices=True), [TALL]),
+    'eigh': (lambda L: L.eigh, [SPD]),
+    'svd-wide-reduced': (lambda L: lambda x: L.svd(x, full_matrices=False), [WIDE]),
+}
+
+
+@pytest.mark.parametrize('name', LAX_CASES)
+def test_lax_linalg_gives_jax_bits_eagerly_and_under_jit(name):
+    make, args = LAX_CASES[name]
+    expected = jax.jit(make(jax.lax.linalg))(*args)
+    _assert_same_bits(make(mlax.linalg)(*args), expected)
+    _assert_same_bits(minijax.jit(make(mlax.linalg))(*args), expected)
+
+
+def test_float32_gives_jax_bits():
+    x = SPD.astype(np.float32)
+    for name in ('cholesky', 'eigh', 'inv', 'svd'):
+        _assert_same_bits(getattr(mnp.linalg, name)(x), getattr(jnp.linalg, name)(x))
+
+
+@pytest.mark.parametrize('name,args', [
+    ('solve', [np.stack([A, SPD]), B]), ('det', [A3]), ('det', [A]), ('slogdet', [A]),
+    ('eigh', [SPD]), ('qr', [TALL]), ('svd', [WIDE]), ('pinv', [WIDE]),
+    ('matrix_rank', [WIDE]), ('inv', [np.arange(4).reshape(2, 2) + 1]),
+], ids=lambda v: v if isinstance(v, str) else '')
+def test_jnp_linalg_gives_jax_bits(name, args):
+    """Values and result types (EighResult, SVDResult, ...): what JAX prints."""
+    got, expected = getattr(mnp.linalg, name)(*args), getattr(jnp.linalg, name)(*args)
+    _assert_same_bits(got, expected)
+    if isinstance(expected, tuple):
+        assert type(got).__name__ == type(expected).__name__
+
+
+@pytest.mark.parametrize('name,args', [('inv', [A]), ('det', [A3]), ('cholesky', [SPD])])
+def test_jnp_linalg_grads_give_jax_bits(name, args):
+    def loss(linalg, np_):
+        return lambda *xs: np_.sum(np_.sin(jax.tree.leaves(getattr(linalg, name)(*xs))[-1]))
+    argnums = tuple(range(len(args)))
+    _assert_same_bits(minijax.grad(loss(mnp.linalg, mnp), argnums)(*args),
+                      jax.grad(loss(jnp.linalg, jnp), argnums)(*args))
+
+
+#: jax.scipy.linalg and the jnp.linalg functions built on the decompositions: each call a
+#: different path (transposed or vector right-hand sides, the lower factor, a permutation).
+SCIPY_CASES = {
+    'solve_triangular-T-vector': lambda L: L.solve_triangular(SPD, B[:, 0], trans=1),
+    'cho_solve-lower': lambda L: L.cho_solve(L.cho_factor(SPD, lower=True), B),
+    'lu_solve': lambda L: L.lu_solve(L.lu_factor(A), B[:, 0]),
+    'lu-wide': lambda L: L.lu(WIDE),
+    'solve-pos': lambda L: L.solve(SPD, B, assume_a='pos'),
+    'eigh-svd-qr': lambda L: (L.eigh(SPD), L.svd(TALL, full_matrices=False),
+                              L.qr(TALL, mode='r')),
+    # Pade degrees 3, 9 and 13 with 4 squarings (a batch: every branch under vmap).
+    'expm': lambda L: L.expm(np.stack([A * 1e-3, A / 4, A * 20])),
+}
+JNP_LINALG_CASES = {
+    'lstsq': lambda L: L.lstsq(TALL, WIDE[0] + 1.),
+    'matrix_power': lambda L: (L.matrix_power(A, 5), L.matrix_power(A, -2)),
+    'multi_dot': lambda L: L.multi_dot([B[:, 0], SPD, B, WIDE[:2], TALL]),
+    'cond-tensorsolve': lambda L: (L.cond(A), L.cond(A, 1),
+                                   L.tensorsolve(SPD.reshape(4, 2, 2), B[:, 0])),
+    'norm-2-nuc': lambda L: (L.norm(WIDE, 2), L.norm(np.stack([A, SPD]), 'nuc', (2, 1), True)),
+}
+
+
+@pytest.mark.parametrize('name', SCIPY_CASES)
+def test_scipy_linalg_gives_jax_bits(name):
+    _assert_same_bits(SCIPY_CASES[name](minijax.scipy.linalg), SCIPY_CASES[name](jax.scipy.linalg))
+
+
+@pytest.mark.parametrize('name', JNP_LINALG_CASES)
+def test_jnp_linalg_on_decompositions_gives_jax_bits(name):
+    _assert_same_bits(JNP_LINALG_CASES[name](mnp.linalg), JNP_LINALG_CASES[name](jnp.linalg))
+
+
+def test_scipy_solve_pos_grad_gives_jax_bits():
+    """The Cholesky solve's derivative reuses the factor, as JAX's custom_linear_solve."""
+    def loss(L, m):
+        return lambda a, b: m.sum(m.sin(L.solve(a, b, assume_a='pos')))
+    _assert_same_bits(minijax.grad(loss(minijax.scipy.linalg, mnp), (0, 1))(SPD, B),
+                      jax.grad(loss(jax.scipy.linalg, jnp), (0, 1))(SPD, B))
+
+
+def test_vmap_matches_jax():
+    """Batch axes other than 0; a triangular solve with a shared matrix becomes one solve
+    with more right-hand sides, as in JAX."""
+    bs = np.stack([B, 2 * B, -B], axis=2)
+    solve = lambda L: lambda b: L.triangular_solve(SPD, b, left_side=True, lower=True)  # noqa
+    _assert_same_bits(minijax.vmap(solve(mlax.linalg), 2)(bs), jax.vmap(solve(jax.lax.linalg), 2)(bs))
+    mats = np.stack([A, SPD], axis=1)
+    _assert_same_bits(minijax.vmap(mnp.linalg.inv, 1)(mats), jax.vmap(jnp.linalg.inv, 1)(mats))
+
+
+@pytest.mark.parametrize('primitive', LINALG_PRIMITIVES, ids=str)
+def test_check_rules(primitive):
+    """Every rule against an independent answer (finite differences, a loop, the impl)."""
+    params = {'triangular_solve': dict(left_side=False, lower=False, transpose_a=True,
+                                       conjugate_a=False, unit_diagonal=True),
+              'qr': dict(full_matrices=False), 'eigh': dict(lower=True, sort_eigenvalues=True),
+              'svd': dict(full_matrices=False, compute_uv=True)}.get(primitive.name, {})
+    args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
+            'svd': [WIDE]}.get(primitive.name, [A3 @ A3.T + np.eye(3)])
+    check_rules(primitive, *args, **params)
+
+
+@pytest.mark.parametrize('primitive', LINALG_PRIMITIVES, ids=str)
+def test_primitive_has_a_lit_test_and_a_flops_rule(primitive):
+    """The guard tests of test_rules.py cover the primitives of minijax.lax itself; these
+    live in minijax.lax.linalg, as in JAX."""
+    lit = pathlib.Path(__file__).parents[1] / 'lit' / 'primitives'
+    word = re.compile(rf'\b{primitive.name}\b')
+    assert any(word.search(f.read_text()) for f in lit.glob('*.py'))
+    assert primitive in flops_rules
+
+
+@pytest.mark.parametrize('thunk,error,message', [
+    (lambda: mlax.linalg.cholesky(np.ones((2, 3))), ValueError, r'square.*float64\[2,3\]'),
+    (lambda: mlax.linalg.cholesky(np.ones(3)), ValueError, r'float64\[3\]'),
+    (lambda: mlax.linalg.lu(np.ones((2, 2), np.int32)), TypeError, r'lu.*int32\[2,2\]'),
+    (lambda: mlax.linalg.eigh(np.ones((2, 2), np.float16)), TypeError, r'float16'),
+    (lambda: mlax.linalg.triangular_solve(np.eye(2), np.ones((3, 1)), left_side=True),
+     ValueError, r'a float64\[2,2\] does not fit b float64\[3,1\]'),
+    (lambda: mnp.linalg.solve(np.eye(2), np.ones(3)), ValueError, r'solve.*\[3\]'),
+    (lambda: mnp.linalg.inv(np.ones((2, 3))), ValueError, r'inv.*\[2,3\]'),
+    (lambda: mnp.linalg.qr(np.eye(2), mode='raw'), ValueError, 'raw'),
+    (lambda: minijax.scipy.linalg.cho_solve((np.eye(2), True), np.ones(3)), ValueError,
+     r'cho_solve.*float64\[2,2\].*\[3\]'),
+    (lambda: mnp.linalg.lstsq(np.eye(2), np.ones(3)), ValueError, r'lstsq.*float64\[3,1\]'),
+], ids=['non-square', 'rank-1', 'int', 'float16', 'shapes', 'solve', 'inv', 'qr-mode',
+        'cho_solve', 'lstsq'])
+def test_bad_input_is_refused_when_traced(thunk, error, message):
+    with pytest.raises(error, match=message):
+        minijax.make_jaxpr(thunk)()
+    with pytest.raises(error, match=message):
+        thunk()
+
+
+def test_interpreter_refuses_a_custom_call_naming_its_kernel():
+    module = minijax.jit(mlax.linalg.cholesky).lower(SPD).compiler_ir()
+    with pytest.raises(InterpreterError, match='custom_call @lapack_dpotrf_ffi'):
+        run_module(module, [SPD])
