@@ -25,16 +25,19 @@ _FLAGS = {
 _FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_filtering': 'auto',
          'jax_compilation_cache_dir': None, 'jax_persistent_cache_min_compile_time_secs': 1.0,
          'jax_persistent_cache_min_entry_size_bytes': 0, 'jax_explain_cache_misses': False}
+#: minijax's own flags, read by the runtime (``minijax_num_cpu_devices``: how many CPU devices
+#: the client is made with, before minijax first runs anything; see ``minijax.runtime``).
+_MINIJAX = {'minijax_num_cpu_devices': None}
 
 
 class Config:
     """Flag values, read as attributes (``config.jax_enable_x64``)."""
 
     def __init__(self):
-        self._values = {**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE}
+        self._values = {**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE, **_MINIJAX}
 
     def update(self, name, value):
-        if name in _FREE:
+        if name in _FREE or name in _MINIJAX:
             self._values[name] = value
             return
         if name not in _FLAGS:

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import collections
 import functools
+import os
+import sys
 
 import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.ir import WalkResult
 
+from minijax.config import config
 from minijax.lowering.module import main_function
 from minijax.lowering.types import numpy_dtype
 
@@ -20,9 +23,31 @@ from minijax.lowering.types import numpy_dtype
 counters: collections.Counter = collections.Counter()
 
 
+#: The environment variable that sets how many CPU devices the client has (1 by default).
+NUM_CPU_DEVICES_VARIABLE = 'MINIJAX_NUM_CPU_DEVICES'
+
+
+def requested_device_count() -> int:
+    """The CPU devices asked for: ``config.update('minijax_num_cpu_devices', n)`` if set, else
+    ``$MINIJAX_NUM_CPU_DEVICES``, else 1. XLA's ``--xla_force_host_platform_device_count``
+    is not read: minijax passes the count to the client itself."""
+    count = config.minijax_num_cpu_devices or os.environ.get(NUM_CPU_DEVICES_VARIABLE) or 1
+    try:
+        count = int(count)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ValueError(f'minijax_num_cpu_devices / ${NUM_CPU_DEVICES_VARIABLE} must be a '
+                         f'positive integer, got {count!r}')
+    return count
+
+
 @functools.cache
 def client():
-    return xc.make_cpu_client()
+    """The PJRT CPU client, made on first use with ``requested_device_count()`` devices:
+    several CPU devices in one process run replicated (``pmap``) programs with XLA's own
+    collectives. Single-device programs run on device 0."""
+    return xc.make_cpu_client(num_devices=requested_device_count())
 
 
 @functools.cache
@@ -33,7 +58,12 @@ def device():
 def devices(backend=None) -> list:
     """The PJRT CPU client's devices (``jax.devices()``)."""
     _check_backend(backend)
-    return list(client().devices())
+    made = client().devices()
+    if len(made) != requested_device_count():
+        raise RuntimeError(f'minijax_num_cpu_devices is {requested_device_count()} but the CPU '
+                           f'client was made with {len(made)} devices: set it before minijax '
+                           'first runs anything')
+    return list(made)
 
 
 def _check_backend(backend):
@@ -62,6 +92,17 @@ def process_count() -> int:
     return 1
 
 
+@functools.cache
+def register_lapack_kernels() -> None:
+    """Register jaxlib's LAPACK kernels (the ``lapack_*_ffi`` custom-call targets that
+    ``minijax.lax.linalg`` lowers to) with XLA's CPU backend, as JAX does when imported.
+    ``initialize`` binds them to the LAPACK that SciPy ships (a dependency of jaxlib)."""
+    from jaxlib import lapack
+    lapack._lapack.initialize()
+    for name, kernel, api_version in lapack.registrations()['cpu']:
+        xc.register_custom_call_target(name, kernel, platform='cpu', api_version=api_version)
+
+
 class _DeviceSharding(xc.SingleDeviceSharding):
     """The single-device sharding ``batched_device_put`` asks for, without ``jax``."""
     memory_kind = None
@@ -73,16 +114,16 @@ class _DeviceSharding(xc.SingleDeviceSharding):
 
     @functools.cached_property  # read on every transfer: build it once
     def _internal_device_list(self):
-        return xc.DeviceList((device(),))
+        return xc.DeviceList((self._device,))
 
     @functools.cached_property
     def _device_assignment(self):
-        return (device(),)
+        return (self._device,)
 
 
 @functools.cache
-def _sharding():
-    return _DeviceSharding(device())
+def _sharding(on=None):
+    return _DeviceSharding(on or device())
 
 
 class _TransferAval:
@@ -93,11 +134,11 @@ class _TransferAval:
         self.shape, self.dtype, self.weak_type, self.ndim = shape, dtype, False, len(shape)
 
 
-def device_put(x) -> 'xc.ArrayImpl':
-    """Copy a NumPy value to the CPU device."""
+def device_put(x, on=None) -> 'xc.ArrayImpl':
+    """Copy a NumPy value to a CPU device (``on``, by default device 0)."""
     x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
-    return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(), [x], [device()],
-                                 enable_x64=True)
+    return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(on),
+                                 [x], [on or device()], enable_x64=True)
 
 
 def is_device_buffer(x) -> bool:
@@ -166,7 +207,7 @@ def compile_module(module) -> Executable:
                            'repetition as a loop (fori_loop, scan) or split the computation')
     counters['compile'] += 1
     options = xc.CompileOptions()
-    loaded = client().compile_and_load(module, xc.DeviceList(tuple(client().devices())), options)
+    loaded = client().compile_and_load(module, xc.DeviceList((device(),)), options)
     return Executable(loaded, _main_result_types(module))
 
 
@@ -179,3 +220,93 @@ def _main_result_types(module) -> list[tuple[tuple[int, ...], np.dtype]]:
         results = ir.FunctionType(ir.TypeAttr(main.attributes['function_type']).value).results
         return [(tuple(ir.RankedTensorType(t).shape),
                  numpy_dtype(ir.RankedTensorType(t).element_type)) for t in results]
+
+
+# ----------------------------------------------------------------------------- replicated programs
+
+class _ReplicaSharding(xc.Sharding):
+    """One shard per device, the way a replicated (``pmap``) program's arguments and results
+    are laid out: what ``execute_sharded`` and the result handlers ask for, without ``jax``."""
+    memory_kind = None
+    is_fully_addressable = True
+
+    def __init__(self, on: tuple):
+        self._devices = on
+
+    num_devices = property(lambda self: len(self._devices))
+    _device_assignment = property(lambda self: self._devices)
+
+    @functools.cached_property
+    def _internal_device_list(self):
+        return xc.DeviceList(self._devices)
+
+    def _to_xla_hlo_sharding(self, ndim):
+        return xc.HloSharding.replicate()
+
+
+class ReplicatedExecutable:
+    """A module compiled with ``num_replicas = len(devices)``: one copy runs on each device.
+
+    Called with, per argument, one NumPy value per device; returns, per result, the devices'
+    values stacked along a new leading axis (a ``pmap`` result, gathered on the host).
+    """
+
+    def __init__(self, loaded, result_types, on: tuple):
+        self._loaded = loaded
+        self._devices = on
+        self._sharding = _ReplicaSharding(on)
+        self._handlers = [xc._xla.array_result_handler(
+            _TransferAval((len(on), *shape), dtype), self._sharding, committed=True,
+            _skip_checks=True) for shape, dtype in result_types]
+
+    def __call__(self, per_device_args) -> list[np.ndarray]:
+        args = [self._sharded(values) for values in per_device_args]
+        outs = self._loaded.execute_sharded(args).consume_with_handlers(self._handlers)
+        with _jax_hidden():
+            return [np.stack([np.asarray(s) for s in out._arrays]) for out in outs]
+
+    def _sharded(self, values):
+        shards = [device_put(v, on) for v, on in zip(values, self._devices, strict=True)]
+        shape = (len(shards), *np.shape(values[0]))
+        return xc.ArrayImpl(_TransferAval(shape, np.asarray(values[0]).dtype), self._sharding,
+                            shards, committed=True, _skip_checks=True)
+
+    def hlo_text(self) -> str:
+        return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
+
+
+class _HideJax:
+    """An import finder refusing ``jax``: jaxlib splits a multi-device array into its shards
+    with ``jax``'s classes when it can import them (importing all of ``jax`` on first use),
+    and with its own otherwise."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == 'jax' or name.startswith('jax.'):
+            raise ModuleNotFoundError(f'No module named {name!r}')
+        return None
+
+
+class _jax_hidden:
+    """Within the block, ``import jax`` fails unless ``jax`` is already imported."""
+
+    def __enter__(self):
+        self._finder = None if 'jax' in sys.modules else _HideJax()
+        if self._finder:
+            sys.meta_path.insert(0, self._finder)
+
+    def __exit__(self, *exc):
+        if self._finder:
+            sys.meta_path.remove(self._finder)
+
+
+def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
+    """Compile ``module`` to run one replica on each device of ``on`` (its collectives'
+    replica groups number those replicas 0..len(on)-1)."""
+    counters['compile'] += 1
+    options = xc.CompileOptions()
+    options.num_replicas = len(on)
+    options.num_partitions = 1
+    options.device_assignment = xc.DeviceAssignment.create(
+        np.array([[d.id] for d in on]))
+    loaded = client().compile_and_load(module, xc.DeviceList(on), options)
+    return ReplicatedExecutable(loaded, _main_result_types(module), on)

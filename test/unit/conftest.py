@@ -5,12 +5,19 @@ differences or a value printed in the Autodidax seed, never against minijax itse
 helpers live in ``testlib`` and the primitive case table in ``primitive_cases``.
 """
 import os
-import shutil
-import tempfile
-import zlib
 
-import numpy as np
-import pytest
+# test_pmap compares minijax's pmap with JAX's on 4 CPU devices: both read the count before
+# their CPU client starts, so it is set here, first (single-device programs run on device 0).
+os.environ['XLA_FLAGS'] = ' '.join(
+    [os.environ.get('XLA_FLAGS', ''), '--xla_force_host_platform_device_count=4']).strip()
+os.environ['MINIJAX_NUM_CPU_DEVICES'] = '4'
+
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+import zlib  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 _JAX_CACHE = 'MINIJAX_TESTS_JAX_CACHE'

@@ -1,0 +1,430 @@
+"""Collectives: operations across the members of a named axis (``pmap``'s devices, or the
+examples of a ``vmap(..., axis_name=...)``).
+
+Under ``pmap`` a collective lowers to a StableHLO collective over the replicas of the axis
+(``stablehlo.all_reduce`` with ``replica_groups``, ``all_gather``, ``reduce_scatter``,
+``collective_permute``, ``all_to_all``, ``replica_id``): XLA runs one replica per device and
+moves the data. Under ``vmap`` the members are the examples of one array, so each collective
+has a batching rule over its own axis (``batching.collective_vmap_rules``) that computes the
+same thing with ordinary ops: ``psum`` becomes a ``reduce_sum`` over the batch axis.
+
+A collective names its axis (``axis_name``); one no enclosing ``pmap``/``vmap`` binds is a
+``NameError``, as in JAX. ``axis_index_groups`` (collectives over subgroups) is not supported.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, tree_util
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import batching, jvp as ad
+from minijax.interpreters.batching import move_batch_axis, moveaxis, not_mapped
+from minijax.lax.elementwise import mul
+from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
+from minijax.lax.structural import concatenate, full, iota, reshape, transpose
+from minijax.lax.slicing import slice_in_dim
+from minijax.lowering import register_lowering, tensor_type
+from minijax.lowering.types import element_type
+
+__all__ = ['all_gather', 'all_gather_p', 'all_to_all', 'all_to_all_p', 'axis_index',
+           'axis_index_p', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p', 'ppermute',
+           'ppermute_p', 'psum', 'psum_p', 'psum_scatter', 'psum_scatter_p']
+
+
+# ----------------------------------------------------------------------------- shared parts
+
+def axis_size(axis_name, what='axis_size') -> int:
+    """The size of the named axis in scope (``NameError`` if none binds it)."""
+    return batching.axis_frame(axis_name, what)[0]
+
+
+def _bind(prim, *operands, **params):
+    """Bind a collective; under ``vmap(..., axis_name=...)`` go straight to that vmap's trace,
+    so that an operand it does not batch (a constant) still meets the named axis."""
+    _, main = batching.axis_frame(params['axis_name'], prim.name)
+    if main is None or any(isinstance(x, core.Tracer) and x._trace.main.level > main.level
+                           for x in operands):
+        return prim.bind(*operands, **params)
+    trace = batching.BatchTrace(main)
+    out = trace.process_primitive(prim, [core.full_raise(trace, x) for x in operands], params)
+    return core.full_lower(out)
+
+
+def _evaluated_outside_its_axis(*args, axis_name, **params):
+    raise NameError(f'unbound axis name: {axis_name}: a collective runs only inside the '
+                    'pmap or vmap(..., axis_name=...) that binds its axis')
+
+
+def _collective(name, abstract_eval, collective_vmap):
+    """A collective primitive with the rules they all share in form: an impl that refuses to
+    run outside the axis, an abstract eval that checks the axis is bound, and the vmap rule
+    over its own axis (the vmap rule over another axis is registered beside it)."""
+    prim = Primitive(name)
+    prim.def_impl(_evaluated_outside_its_axis)
+
+    def checked_abstract_eval(*avals, axis_name, **params):
+        axis_size(axis_name, name)
+        return abstract_eval(*avals, **params)
+
+    prim.def_abstract_eval(checked_abstract_eval)
+    batching.collective_vmap_rules[prim] = collective_vmap
+    return prim
+
+
+def _replica_groups(ctx_name, axis_name) -> ir.DenseIntElementsAttr:
+    """All replicas of the axis in one group: ``dense<[[0, 1, ..., n-1]]>``. Only ``pmap``
+    binds an axis at lowering time; a vmapped one has been batched away by then."""
+    size, main = batching.axis_frame(axis_name, ctx_name)
+    if main is not None:
+        raise NotImplementedError(
+            f'{ctx_name} over the vmapped axis {axis_name!r} inside a jit, cond or loop nested '
+            'in that vmap: minijax batches collectives only where vmap sees them directly')
+    groups = np.arange(size, dtype=np.int64).reshape(1, size)
+    return ir.DenseIntElementsAttr.get(groups)
+
+
+def _scalar_region(op, dtype, body_op):
+    """Fill ``op``'s reduction region: ``(a, b) -> body_op(a, b)`` on scalars."""
+    scalar = ir.RankedTensorType.get([], element_type(dtype))
+    block = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp([body_op(*block.arguments).result])
+
+
+def _other_axis_moving_front(prim, shifted_params):
+    """vmap over another axis for a collective with axis parameters: batch axis to the front,
+    each named axis parameter one further."""
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        new = {k: (v + 1 if k in shifted_params else v) for k, v in params.items()}
+        return prim.bind(moveaxis(x, d, 0), **new), 0
+    return rule
+
+
+def _same_dim(prim):
+    def rule(vals, dims, **params):
+        return prim.bind(vals[0], **params), dims[0]
+    return rule
+
+
+# ----------------------------------------------------------------------------- psum, pmax, pmin
+
+#: name -> (reduction over a vmapped batch axis, value of an unbatched operand, StableHLO op)
+_REDUCERS = {
+    'psum': (reduce_sum, lambda x, n: mul(x, full(np.shape(x), n, core.get_aval(x).dtype)),
+             hlo.AddOp),
+    'pmax': (reduce_max, lambda x, n: x, hlo.MaxOp),
+    'pmin': (reduce_min, lambda x, n: x, hlo.MinOp),
+}
+
+
+def _all_reduce_primitive(name):
+    reduce_batch, unbatched, body_op = _REDUCERS[name]
+
+    def collective_vmap(size, vals, dims, *, axis_name, axis_index_groups):
+        (x,), (d,) = vals, dims
+        return (unbatched(x, size) if d is not_mapped else reduce_batch(x, (d,))), not_mapped
+
+    prim = _collective(name, lambda x, *, axis_index_groups: x, collective_vmap)
+    prim.def_batching(_same_dim(prim))
+
+    def lowering(ctx, x, *, axis_name, axis_index_groups):
+        op = hlo.AllReduceOp([x.type], [x], _replica_groups(name, axis_name))
+        _scalar_region(op, ctx.avals_in[0].dtype, body_op)
+        return op.results[0]
+
+    register_lowering(prim, lowering)
+    return prim
+
+
+psum_p = _all_reduce_primitive('psum')
+pmax_p = _all_reduce_primitive('pmax')
+pmin_p = _all_reduce_primitive('pmin')
+ad.defjvp_linear(psum_p)
+psum_p.def_transpose(lambda ct, x, **params: [psum_p.bind(ct, **params)])
+
+
+def _not_differentiable(prim):
+    def rule(primals, tangents, **params):
+        raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented "
+                                  '(nor in JAX)')
+    prim.def_jvp(rule)
+
+
+_not_differentiable(pmax_p)
+_not_differentiable(pmin_p)
+
+
+def _reducing(prim, x, axis_name, axis_index_groups):
+    if axis_index_groups is not None:
+        raise NotImplementedError(f'{prim.name}: axis_index_groups is not supported by minijax')
+    return tree_util.tree_map(
+        lambda v: _bind(prim, v, axis_name=axis_name, axis_index_groups=None), x)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """The sum of ``x`` (a pytree) over the members of the axis ``axis_name``."""
+    return _reducing(psum_p, x, axis_name, axis_index_groups)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    return _reducing(pmax_p, x, axis_name, axis_index_groups)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    return _reducing(pmin_p, x, axis_name, axis_index_groups)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """``psum(x) / n`` over the ``n`` members of the axis, as JAX defines it."""
+    n = axis_size(axis_name, 'pmean')
+    return tree_util.tree_map(lambda s: s / n, psum(x, axis_name,
+                                                   axis_index_groups=axis_index_groups))
+
+
+# ----------------------------------------------------------------------------- axis_index
+
+def _axis_index_vmap(size, vals, dims, *, axis_name):
+    return iota(np.dtype(np.int32), (size,)), 0
+
+
+axis_index_p = _collective('axis_index', lambda: ShapedArray((), np.dtype(np.int32)),
+                           _axis_index_vmap)
+ad.defjvp_zero(axis_index_p)
+
+
+def axis_index(axis_name):
+    """This member's index along the axis ``axis_name`` (an int32 scalar)."""
+    return _bind(axis_index_p, axis_name=axis_name)
+
+
+def _axis_index_lowering(ctx, *, axis_name):
+    _replica_groups('axis_index', axis_name)  # checks the axis is pmap's
+    replica = hlo.ReplicaIdOp().result
+    return hlo.ConvertOp(tensor_type(ctx.avals_out[0]), replica).result
+
+
+register_lowering(axis_index_p, _axis_index_lowering)
+
+
+# ----------------------------------------------------------------------------- all_gather
+
+def _gathered_shape(shape, axis, size, tiled):
+    if tiled:
+        return (*shape[:axis], shape[axis] * size, *shape[axis + 1:])
+    return (*shape[:axis], size, *shape[axis:])
+
+
+def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_size, tiled):
+    if not 0 <= all_gather_dimension <= x.ndim - tiled:
+        raise ValueError(f'all_gather: axis {all_gather_dimension} is out of range for '
+                         f'{x.str_short()}')
+    return x.update(shape=_gathered_shape(x.shape, all_gather_dimension, axis_size, tiled))
+
+
+def _all_gather_collective_vmap(size, vals, dims, *, axis_name, all_gather_dimension,
+                                axis_size, tiled):
+    (x,), (d,) = vals, dims
+    stacked = moveaxis(move_batch_axis(size, d, 0, x), 0, all_gather_dimension)
+    if tiled:
+        shape = core.get_aval(stacked).shape
+        stacked = reshape(stacked, _gathered_shape(
+            shape[:all_gather_dimension] + shape[all_gather_dimension + 1:],
+            all_gather_dimension, size, True))
+    return stacked, not_mapped
+
+
+all_gather_p = _collective('all_gather', _all_gather_abstract_eval,
+                           _all_gather_collective_vmap)
+all_gather_p.def_batching(_other_axis_moving_front(all_gather_p, {'all_gather_dimension'}))
+ad.defjvp_linear(all_gather_p)
+
+
+def all_gather(x, axis_name, *, axis=0, tiled=False):
+    """Every member's ``x`` stacked along a new axis ``axis`` (concatenated if ``tiled``)."""
+    return _bind(all_gather_p, x, axis_name=axis_name, all_gather_dimension=axis,
+                 axis_size=axis_size(axis_name, 'all_gather'), tiled=tiled)
+
+
+def _all_gather_lowering(ctx, x, *, axis_name, all_gather_dimension, axis_size, tiled):
+    aval = ctx.avals_in[0]
+    if not tiled:
+        x = hlo.ReshapeOp(tensor_type(aval.update(shape=_gathered_shape(
+            aval.shape, all_gather_dimension, 1, False))), x).result
+    return hlo.AllGatherOp([tensor_type(ctx.avals_out[0])], [x], all_gather_dimension,
+                           _replica_groups('all_gather', axis_name)).results[0]
+
+
+register_lowering(all_gather_p, _all_gather_lowering)
+
+
+# ----------------------------------------------------------------------------- psum_scatter
+
+def _scattered_shape(shape, dim, size, tiled):
+    if tiled:
+        return (*shape[:dim], shape[dim] // size, *shape[dim + 1:])
+    return (*shape[:dim], *shape[dim + 1:])
+
+
+def _psum_scatter_abstract_eval(x, *, scatter_dimension, axis_size, tiled):
+    dim = scatter_dimension
+    if not 0 <= dim < x.ndim or (x.shape[dim] % axis_size if tiled
+                                 else x.shape[dim] != axis_size):
+        raise ValueError(f'psum_scatter: dimension {dim} of {x.str_short()} must be '
+                         f'{"a multiple of" if tiled else "equal to"} the axis size {axis_size}')
+    return x.update(shape=_scattered_shape(x.shape, dim, axis_size, tiled))
+
+
+def _psum_scatter_collective_vmap(size, vals, dims, *, axis_name, scatter_dimension,
+                                  axis_size, tiled):
+    (x,), (d,) = vals, dims
+    total = _REDUCERS['psum'][1](x, size) if d is not_mapped else reduce_sum(x, (d,))
+    if tiled:  # split the scattered dimension into (member, block): the member is the batch
+        shape = core.get_aval(total).shape
+        dim = scatter_dimension
+        total = reshape(total, (*shape[:dim], size, shape[dim] // size, *shape[dim + 1:]))
+    return total, scatter_dimension
+
+
+psum_scatter_p = _collective('psum_scatter', _psum_scatter_abstract_eval,
+                             _psum_scatter_collective_vmap)
+psum_scatter_p.def_batching(_other_axis_moving_front(psum_scatter_p, {'scatter_dimension'}))
+ad.defjvp_linear(psum_scatter_p)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False):
+    """``psum(x)`` split along ``scatter_dimension``: member ``i`` keeps block ``i``."""
+    return _bind(psum_scatter_p, x, axis_name=axis_name, scatter_dimension=scatter_dimension,
+                 axis_size=axis_size(axis_name, 'psum_scatter'), tiled=tiled)
+
+
+def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
+    aval = ctx.avals_in[0]
+    block = aval.update(shape=_scattered_shape(aval.shape, scatter_dimension, axis_size, True))
+    op = hlo.ReduceScatterOp(tensor_type(block), x, scatter_dimension,
+                             _replica_groups('psum_scatter', axis_name))
+    _scalar_region(op, aval.dtype, hlo.AddOp)
+    out = op.result
+    return out if tiled else hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), out).result
+
+
+register_lowering(psum_scatter_p, _psum_scatter_lowering)
+
+all_gather_p.def_transpose(lambda ct, x, *, axis_name, all_gather_dimension, axis_size, tiled:
+                           [psum_scatter_p.bind(ct, axis_name=axis_name,
+                                                scatter_dimension=all_gather_dimension,
+                                                axis_size=axis_size, tiled=tiled)])
+psum_scatter_p.def_transpose(lambda ct, x, *, axis_name, scatter_dimension, axis_size, tiled:
+                             [all_gather_p.bind(ct, axis_name=axis_name,
+                                                all_gather_dimension=scatter_dimension,
+                                                axis_size=axis_size, tiled=tiled)])
+
+
+# ----------------------------------------------------------------------------- ppermute
+
+def _ppermute_abstract_eval(x, *, perm):
+    return x
+
+
+def _ppermute_collective_vmap(size, vals, dims, *, axis_name, perm):
+    (x,), (d,) = vals, dims
+    x = move_batch_axis(size, d, 0, x)
+    source_of = {dst: src for src, dst in perm}
+    zeros = full((1, *core.get_aval(x).shape[1:]), 0, core.get_aval(x).dtype)
+    rows = [slice_in_dim(x, source_of[i], source_of[i] + 1) if i in source_of else zeros
+            for i in range(size)]
+    return concatenate(rows, 0), 0
+
+
+ppermute_p = _collective('ppermute', _ppermute_abstract_eval, _ppermute_collective_vmap)
+ppermute_p.def_batching(_same_dim(ppermute_p))
+ad.defjvp_linear(ppermute_p)
+ppermute_p.def_transpose(lambda ct, x, *, axis_name, perm: [ppermute_p.bind(
+    ct, axis_name=axis_name, perm=tuple((dst, src) for src, dst in perm))])
+
+
+def ppermute(x, axis_name, perm):
+    """Send member ``src``'s ``x`` to member ``dst`` for each ``(src, dst)`` of ``perm``; a
+    member no pair sends to receives zeros."""
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    size = axis_size(axis_name, 'ppermute')
+    sources, targets = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(sources)) < len(perm) or len(set(targets)) < len(perm) or \
+            not all(0 <= i < size for i in sources + targets):
+        raise ValueError(f'ppermute: perm {perm} must pair distinct sources with distinct '
+                         f'targets, each in range({size}) (the size of axis {axis_name!r})')
+    return _bind(ppermute_p, x, axis_name=axis_name, perm=perm)
+
+
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    _replica_groups('ppermute', axis_name)  # checks the axis is pmap's
+    pairs = ir.DenseIntElementsAttr.get(np.array(perm, dtype=np.int64).reshape(-1, 2))
+    return hlo.CollectivePermuteOp(x, pairs, results=[x.type]).result
+
+
+register_lowering(ppermute_p, _ppermute_lowering)
+
+
+# ----------------------------------------------------------------------------- all_to_all
+
+def _exchanged_shape(shape, split_axis, concat_axis, size):
+    rest = (*shape[:split_axis], *shape[split_axis + 1:])
+    return (*rest[:concat_axis], size, *rest[concat_axis:])
+
+
+def _all_to_all_abstract_eval(x, *, split_axis, concat_axis, axis_size):
+    if not 0 <= split_axis < x.ndim or x.shape[split_axis] != axis_size or \
+            not 0 <= concat_axis < x.ndim:
+        raise ValueError(f'all_to_all: split_axis {split_axis} of {x.str_short()} must have '
+                         f'the axis size {axis_size}, and concat_axis {concat_axis} must be '
+                         f'below {x.ndim}')
+    return x.update(shape=_exchanged_shape(x.shape, split_axis, concat_axis, axis_size))
+
+
+def _all_to_all_collective_vmap(size, vals, dims, *, axis_name, split_axis, concat_axis,
+                                axis_size):
+    """Member ``i`` gets, at position ``j`` of ``concat_axis``, block ``i`` of member ``j``:
+    with the members stacked, a transpose of the batch and split axes."""
+    (x,), (d,) = vals, dims
+    x = move_batch_axis(size, d, 0, x)  # (j, ...per example, split axis at split_axis + 1)
+    others = [a for a in range(1, core.get_aval(x).ndim) if a != split_axis + 1]
+    per_example = others[:concat_axis] + [0] + others[concat_axis:]
+    return transpose(x, (split_axis + 1, *per_example)), 0
+
+
+all_to_all_p = _collective('all_to_all', _all_to_all_abstract_eval,
+                           _all_to_all_collective_vmap)
+all_to_all_p.def_batching(_other_axis_moving_front(all_to_all_p, {'split_axis', 'concat_axis'}))
+ad.defjvp_linear(all_to_all_p)
+all_to_all_p.def_transpose(lambda ct, x, *, axis_name, split_axis, concat_axis, axis_size: [
+    all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis, concat_axis=split_axis,
+                      axis_size=axis_size)])
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False):
+    """Member ``i`` receives block ``i`` (along ``split_axis``, whose size is the axis size)
+    of every member ``j``, placed at position ``j`` of a new ``concat_axis``."""
+    if tiled:
+        raise NotImplementedError('all_to_all: tiled=True is not supported by minijax')
+    return _bind(all_to_all_p, x, axis_name=axis_name, split_axis=split_axis,
+                 concat_axis=concat_axis, axis_size=axis_size(axis_name, 'all_to_all'))
+
+
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size):
+    """A size-1 axis is inserted where the exchanged blocks are concatenated and the split
+    axis (now of size 1) dropped after: StableHLO's all_to_all keeps the rank."""
+    aval = ctx.avals_in[0]
+    where = concat_axis if concat_axis <= split_axis else concat_axis + 1
+    split = split_axis + (where <= split_axis)
+    expanded = (*aval.shape[:where], 1, *aval.shape[where:])
+    x = hlo.ReshapeOp(tensor_type(aval.update(shape=expanded)), x).result
+    exchanged = list(expanded)
+    exchanged[split], exchanged[where] = 1, axis_size
+    op = hlo.AllToAllOp([x], split, where, axis_size, _replica_groups('all_to_all', axis_name),
+                        results=[tensor_type(aval.update(shape=tuple(exchanged)))])
+    return hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), op.results[0]).result
+
+
+register_lowering(all_to_all_p, _all_to_all_lowering)

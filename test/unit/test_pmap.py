@@ -1,0 +1,137 @@
+"""pmap and the collectives on 4 CPU devices, against JAX on 4 CPU devices (conftest.py asks
+both for 4 before their clients start). pmap compiles are slow: each case compiles one
+program per library and checks many things with it."""
+import importlib.util
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import minijax as mj
+import minijax.numpy as mnp
+from minijax import lax as mlax
+
+jax.config.update('jax_enable_x64', True)
+N = 4
+X = np.random.default_rng(0).normal(size=(N, N, 2))  # (devices, per-device (N, 2))
+
+
+def collectives(lax):
+    """Every collective, once, on a per-device (N, 2) value: the same program for both."""
+    def f(x):
+        return (lax.psum(x, 'i'), lax.pmean(x, 'i'), lax.pmax(x, 'i'), lax.pmin(x, 'i'),
+                lax.axis_index('i'), lax.all_gather(x, 'i', axis=1),
+                lax.all_gather(x, 'i', tiled=True), lax.psum_scatter(x, 'i'),
+                lax.psum_scatter(x, 'i', scatter_dimension=0, tiled=True),
+                lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 3)]), lax.all_to_all(x, 'i', 0, 1))
+    return f
+
+
+@pytest.fixture(scope='module')
+def jax_collectives():
+    return jax.pmap(collectives(jax.lax), 'i')(X)
+
+
+def _assert_all_close(mine, theirs):
+    assert len(mine) == len(theirs)
+    for k, (a, b) in enumerate(zip(mine, theirs)):
+        assert np.shape(a) == np.shape(b), k
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, err_msg=str(k))
+
+
+def test_collectives_under_pmap_are_jaxs(jax_collectives):
+    assert mj.device_count() == N == jax.device_count()
+    _assert_all_close(mj.pmap(collectives(mlax), 'i')(X), jax_collectives)
+
+
+def test_collectives_under_vmap_with_an_axis_name_are_what_pmap_gives(jax_collectives):
+    """The batching rules over the vmapped axis compute what XLA's collectives do."""
+    _assert_all_close(mj.vmap(collectives(mlax), axis_name='i')(X), jax_collectives)
+
+
+def _linear_collectives(lax, pmap, np_):
+    """A scalar loss through pmap, using each differentiable collective and an input that
+    every device shares (in_axes None), so its cotangent sums over devices."""
+    def device(x, w):
+        y = np_.sin(x) * lax.psum(x * w, 'i') + lax.ppermute(x, 'i', [(0, 1), (1, 0)])
+        z = lax.all_gather(y, 'i').sum(0) + lax.all_to_all(y * w, 'i', 0, 0)
+        return np_.tanh(lax.psum_scatter(z, 'i')) * lax.pmean(w, 'i')
+    return lambda x, w: np_.sum(pmap(device, 'i', in_axes=(0, None))(x, w) ** 2)
+
+
+def test_grad_of_pmap_through_the_collectives_is_jaxs():
+    w = np.linspace(0.5, 1.5, 2)
+    mine = mj.value_and_grad(_linear_collectives(mlax, mj.pmap, mnp), (0, 1))(X, w)
+    theirs = jax.value_and_grad(_linear_collectives(jax.lax, jax.pmap, jnp), (0, 1))(X, w)
+    np.testing.assert_allclose(mine[0], theirs[0], rtol=1e-12)
+    _assert_all_close(mine[1], theirs[1])
+
+
+def test_vmap_and_jvp_of_pmap_are_jaxs():
+    def f(pmap, lax, np_):
+        return pmap(lambda v: np_.cos(v) * lax.psum(v, 'i'), 'i')
+    xs = np.stack([X[:, :, 0], X[:, :, 1]])  # (2, N, N): vmap over 2, pmap over N
+    np.testing.assert_allclose(mj.vmap(f(mj.pmap, mlax, mnp))(xs),
+                               jax.vmap(f(jax.pmap, jax.lax, jnp))(xs), rtol=1e-12)
+    _assert_all_close(mj.jvp(f(mj.pmap, mlax, mnp), (X[:, 0],), (X[:, 1],)),
+                      jax.jvp(f(jax.pmap, jax.lax, jnp), (X[:, 0],), (X[:, 1],)))
+
+
+def test_seed_004_func13_gives_the_seeds_numbers():
+    def func13(arr, extra):
+        def inner(x):
+            return (x + extra + mnp.ones(1)) / mlax.psum(x, axis_name='rows')
+        return mj.pmap(inner, axis_name='rows')(arr)
+
+    np.testing.assert_array_equal(func13(mnp.ones((1, 3)), 5.), np.full((1, 3), 7.))
+    text = str(mj.make_jaxpr(func13)(mnp.ones((1, 3)), 5.))
+    assert 'xla_pmap[' in text and 'axis_name=rows' in text and 'axis_size=1' in text
+    assert 'psum[axis_index_groups=None axis_name=rows]' in text
+
+
+def _load_example(name):
+    path = pathlib.Path(__file__).parents[2] / 'examples' / f'{name}.py'
+    spec = importlib.util.spec_from_file_location(f'example_{name}', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_data_parallel_mlp_step_is_the_single_device_step():
+    """pmap over 4 shards + pmean of the gradients = JAX's step on the whole batch."""
+    example = _load_example('data_parallel_mlp')
+    rng = np.random.default_rng(3)
+    params = example.init_params(rng, [8, 16, 1])
+    x, y = rng.normal(size=(32, 8)), rng.normal(size=(32, 1))
+
+    def jax_loss(params, x, y):
+        (w1, b1), (w2, b2) = params
+        return jnp.mean((jnp.tanh(x @ w1 + b1) @ w2 + b2 - y) ** 2)
+
+    value, grads = jax.jit(jax.value_and_grad(jax_loss))(params, x, y)
+    expected = [(w - 0.1 * gw, b - 0.1 * gb) for (w, b), (gw, gb) in zip(params, grads)]
+    new_params, mine = example.train_step(params, example.shard(x), example.shard(y), 0.1)
+    np.testing.assert_allclose(mine, value, rtol=1e-5)
+    for a, b in zip(jax.tree_util.tree_leaves(new_params), jax.tree_util.tree_leaves(expected)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize('call, error, message', [
+    (lambda: mj.pmap(lambda v: v)(np.ones((5, 2))), ValueError,
+     'axis has size 5 but only 4 devices'),
+    (lambda: mj.pmap(lambda v, w: v, in_axes=(0, 1))(np.ones((2, 3)), np.ones((2, 3))),
+     ValueError, r'different sizes \[2, 3\]'),
+    (lambda: mj.make_jaxpr(lambda v: mlax.psum(v, 'rows'))(1.), NameError,
+     'unbound axis name: rows'),
+    (lambda: mj.pmap(lambda v: mlax.psum(v, 'j'), 'i')(np.ones(2)), NameError,
+     'unbound axis name: j'),
+    (lambda: mj.jit(mj.pmap(lambda v: v, 'i'))(np.ones(2)), NotImplementedError,
+     'inside jit'),
+    (lambda: mj.pmap(lambda v: mlax.ppermute(v, 'i', [(0, 1), (1, 1)]), 'i')(np.ones(2)),
+     ValueError, 'distinct targets'),
+])
+def test_bad_pmaps_are_named(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
