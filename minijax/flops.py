@@ -1,4 +1,4 @@
-"""``flops``: counting a program's floating-point operations without running it.
+"""``flops``: counting a program's floating-point operations, from its types or by running it.
 
 A transformation as an interpreter over a jaxpr (the Mini-JAX FLOPS lesson): trace the
 function to a jaxpr, then walk the equations summing a per-primitive cost. The costs follow
@@ -6,8 +6,14 @@ XLA's ``cost_analysis()`` so the two can be compared: one flop per element for e
 arithmetic, comparisons, selects and conversions; none for transcendental functions (XLA
 counts those apart) or for ops that only move data; a reduction of n elements to m costs
 n - m; ``dot_general`` costs 2 per multiply-add. Control flow is followed: ``xla_call``
-into its jaxpr, ``cond`` takes its most expensive branch, ``scan`` multiplies its body by
-its length and ``while_loop`` by its trip count, when that does not depend on the inputs.
+into its jaxpr, ``cond`` takes the branch its index picks when the index is known and its
+most expensive branch otherwise, ``scan`` multiplies its body by its length and
+``while_loop`` by its trip count, which must be known.
+
+``flops(f, concrete=True)`` applies the same rules in a trace that runs ``f`` on its
+arguments, as Mini-JAX's FLOPS transformation does: Python control flow on values works, and
+every operand of a top-level equation is known, so a ``cond`` counts the branch taken and a
+``while_loop`` the trips it runs. Inside a loop body the carry is still unknown.
 """
 from __future__ import annotations
 
@@ -15,10 +21,10 @@ import math
 
 import numpy as np
 
-from minijax import core, lax
+from minijax import core, lax, tree_util
 from minijax.control_flow import cond_p, scan_p, while_p
 from minijax.control_flow.while_loop import run_while, split_known_loop
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
 from minijax.ir.tracing import make_jaxpr, trace_to_jaxpr
 from minijax.xla_call import xla_call_p
 
@@ -27,12 +33,18 @@ from minijax.xla_call import xla_call_p
 flops_rules = core.RuleTable('flops', 'minijax.flops.flops_rules[{p}_p] = ...')
 
 
-def flops(f):
+def flops(f, concrete=False):
     """``flops(f)(*args)``: the floating-point operations ``f`` performs on such arguments.
 
-    Arguments may be arrays, scalars or ``ShapeDtypeStruct``: only their types are used.
+    Arguments may be arrays, scalars or ``ShapeDtypeStruct``: only their types are used, and
+    the count is that of ``f``'s jaxpr. ``concrete=True`` counts while running ``f`` on the
+    argument values instead (Mini-JAX's FLOPS transformation): Python control flow on
+    values works, and a ``cond`` or ``while_loop`` whose index or trip count depends on the
+    inputs counts the branch taken and the trips run.
     """
     def count(*args):
+        if concrete:
+            return _count_while_running(f, args)
         closed = make_jaxpr(f)(*args)
         return closed_jaxpr_flops(closed)
     return count
@@ -52,6 +64,58 @@ def jaxpr_flops(jaxpr: Jaxpr, known: dict) -> int:
         total += flops_rules[eqn.primitive](eqn, known)
         _fold_constants(eqn, known)
     return total
+
+
+class _CountingTracer(core.Tracer):
+    __slots__ = ('val',)
+
+    def __init__(self, trace, val):
+        self._trace = trace
+        self.val = val
+
+    aval = property(lambda self: core.get_aval(self.val))  # concrete: ``if x > 0`` works
+
+
+class _CountingTrace(core.Trace):
+    """Runs each primitive on its operands' values and adds its cost, found by its rule
+    with every operand known, to the count in ``main.global_data``."""
+
+    def pure(self, val):
+        return _CountingTracer(self, val)
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        vals = [t.val for t in tracers]
+        with core.new_dynamic(None):  # run the rule and the primitive below this trace
+            self.main.global_data[0] += _known_eqn_flops(primitive, vals, params)
+            outs = primitive.bind(*vals, **params)
+        if primitive.multiple_results:
+            return [_CountingTracer(self, o) for o in outs]
+        return _CountingTracer(self, outs)
+
+
+def _known_eqn_flops(primitive, vals, params) -> int:
+    """The cost of ``primitive`` applied to the known values ``vals``."""
+    inputs = [Var(core.shaped_aval(v)) for v in vals]
+    outs = [Var(a) for a in abstract_eval_eqn(primitive, [v.aval for v in inputs], params)]
+    eqn = JaxprEqn(primitive, inputs, params, outs)
+    return flops_rules[primitive](eqn, dict(zip(inputs, vals)))
+
+
+def _count_while_running(f, args) -> int:
+    """Run ``f(*args)`` under the counting trace, made the dynamic trace so that operations
+    on constants count too, as they do in ``f``'s jaxpr."""
+    leaves, in_tree = tree_util.tree_flatten(args)
+    for leaf in leaves:
+        if isinstance(leaf, (core.Tracer, core.ShapeDtypeStruct)):
+            raise TypeError(f'flops(concrete=True) runs the function, so it needs array '
+                            f'values, got {leaf!r}; flops(f) counts from types alone')
+    count = [0]
+    with core.new_main(_CountingTrace, count) as main, core.new_dynamic(main):
+        trace = _CountingTrace(main)
+        f(*tree_util.tree_unflatten(in_tree, [_CountingTracer(trace, x) for x in leaves]))
+    return count[0]
 
 
 def _fold_constants(eqn, known):
@@ -75,6 +139,12 @@ def _free(eqn, known):
     return 0
 
 
+def _convert_element_type(eqn, known):
+    """One per element, none when only the weak type changes (XLA has nothing to do)."""
+    same = eqn.inputs[0].aval.dtype == eqn.out_binders[0].aval.dtype
+    return 0 if same else _per_output_element(eqn, known)
+
+
 def _reduction(eqn, known):
     return _size(eqn.inputs[0].aval) - _size(eqn.out_binders[0].aval)
 
@@ -92,18 +162,25 @@ def _inner_known(closed, inputs, known):
             if isinstance(x, Lit) or x in known}
 
 
+def _cond(eqn, known):
+    """The branch the index picks when it is known; else the most expensive one."""
+    index, *operands = eqn.inputs
+    branches = eqn.params['branches']
+    if isinstance(index, Lit) or index in known:
+        value = index.val if isinstance(index, Lit) else known[index]
+        branches = [branches[int(np.clip(value, 0, len(branches) - 1))]]
+    return max(closed_jaxpr_flops(b, _inner_known(b, operands, known)) for b in branches)
+
+
 def _xla_call(eqn, known):
     closed = eqn.params['jaxpr']
     return closed_jaxpr_flops(closed, _inner_known(closed, eqn.inputs, known))
 
 
-def _cond(eqn, known):
-    return max(closed_jaxpr_flops(b, _inner_known(b, eqn.inputs[1:], known))
-               for b in eqn.params['branches'])
-
-
 def _scan(eqn, known):
-    return eqn.params['length'] * closed_jaxpr_flops(eqn.params['jaxpr'])
+    body, num_consts = eqn.params['jaxpr'], eqn.params['num_consts']
+    consts_known = _inner_known(body, eqn.inputs[:num_consts], known)
+    return eqn.params['length'] * closed_jaxpr_flops(body, consts_known)
 
 
 def _while(eqn, known):
@@ -111,13 +188,18 @@ def _while(eqn, known):
     operands_uk, _, known_loop = split_known_loop(unknowns=unknowns, **eqn.params)
     if known_loop is None:
         raise ValueError('flops: the trip count of a while_loop depends on the inputs, so its '
-                         'cost is unknown without running it')
+                         'cost is unknown without running it (flops(f, concrete=True) runs '
+                         'f on the arguments and counts the trips)')
     operands = [x.val if isinstance(x, Lit) else known[x]
                 for x, uk in zip(eqn.inputs, operands_uk) if not uk]
     _, trips = run_while(*operands, **known_loop)
     p = eqn.params
-    return (trips * closed_jaxpr_flops(p['body_jaxpr']) +
-            (trips + 1) * closed_jaxpr_flops(p['cond_jaxpr']))
+    cond_consts, rest = core.split_list(eqn.inputs, p['cond_nconsts'])
+    body_consts = rest[:p['body_nconsts']]
+    return (trips * closed_jaxpr_flops(p['body_jaxpr'],
+                                       _inner_known(p['body_jaxpr'], body_consts, known)) +
+            (trips + 1) * closed_jaxpr_flops(p['cond_jaxpr'],
+                                             _inner_known(p['cond_jaxpr'], cond_consts, known)))
 
 
 def _sort(eqn, known):
@@ -170,13 +252,13 @@ def _expansion(eqn, known):
     return closed_jaxpr_flops(closed)
 
 
-_ELEMENTWISE = [lax.add_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,
+_ELEMENTWISE = [lax.add_p, lax.add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,
                 lax.abs_p, lax.sign_p, lax.greater_p, lax.less_p, lax.eq_p, lax.ne_p, lax.ge_p,
                 lax.le_p, lax.select_n_p, lax.convert_element_type_p, lax.integer_pow_p,
                 lax.bitcast_convert_type_p,
                 lax.and_p, lax.or_p, lax.xor_p, lax.not_p, lax.shift_left_p,
                 lax.shift_right_logical_p, lax.shift_right_arithmetic_p,
-                lax.population_count_p, lax.clz_p, lax.rem_p]
+                lax.population_count_p, lax.clz_p, lax.rem_p, lax.clamp_p]
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
                    lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p, lax.tan_p, lax.expm1_p,
                    lax.cbrt_p, lax.atan2_p]
@@ -193,8 +275,13 @@ flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max
 flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
                     scan_p: _scan, while_p: _while, lax.erf_p: _expansion,
-                    lax.erfc_p: _expansion, lax.sort_p: _sort})
+                    lax.erfc_p: _expansion, lax.sort_p: _sort,
+                    lax.convert_element_type_p: _convert_element_type})
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_mul_p, lax.scatter_min_p,
                                   lax.scatter_max_p, lax.scatter_p], _scatter))
+# The decompositions run LAPACK kernels in custom calls, which XLA's cost analysis counts as 0.
+flops_rules.update(dict.fromkeys([lax.linalg.cholesky_p, lax.linalg.triangular_solve_p,
+                                  lax.linalg.lu_p, lax.linalg.qr_p, lax.linalg.eigh_p,
+                                  lax.linalg.svd_p], _free))
 flops_rules.update(dict.fromkeys([lax.cumsum_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p,
                                   lax.cumlogsumexp_p], _cumulative))

@@ -20,6 +20,7 @@ from jaxlib.mlir import ir
 
 from minijax import core, runtime, tree_util
 from minijax.config import config
+from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import mlir_context, module_text
@@ -52,7 +53,8 @@ class Jitted:
         return f'<Jitted {self.name}>'
 
     def _trace(self, args, kwargs):
-        """(closed jaxpr, closed-over tracers, output tree, flat traced args) for a call."""
+        """(closed jaxpr, the same with its consts as leading inputs, closed-over tracers,
+        output tree, flat traced args) for a call."""
         static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
         key = (in_tree, tuple(avals), static)
@@ -62,7 +64,7 @@ class Jitted:
             flat_fun, out_tree = tree_util.flatten_fun(
                 functools.partial(self._call_with_static, static), in_tree)
             closed, closed_over = trace_to_jaxpr(flat_fun, avals)
-            cached = (closed, closed_over, out_tree())
+            cached = (closed, hoist_consts(closed), closed_over, out_tree())
             if not closed_over:  # tracers of an outer transformation must not outlive it
                 self._traces[key] = cached
         return (*cached, leaves)
@@ -112,18 +114,21 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
-        closed, closed_over, out_tree, flat_args = self._trace(args, kwargs)
+        closed, hoisted, closed_over, out_tree, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
-            outs = xla_call(*closed_over, *flat_args, jaxpr=closed, name=self.name)
-        else:  # nothing to transform: run the executable directly (what bind would reach)
+            # the call takes the constants as operands (JAX's and seeds/004's ``xla_call``):
+            # traced, they become constvars of the outer jaxpr
+            outs = xla_call(*closed.consts, *closed_over, *flat_args, jaxpr=hoisted,
+                            name=self.name)
+        else:  # nothing to transform: run the executable, constants inside (no transfers)
             outs = run(executable(closed, self.name), flat_args, closed.out_avals)
         return tree_util.tree_unflatten(out_tree, outs)
 
     def lower(self, *args, **kwargs) -> 'Lowered':
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
         static arguments' values)."""
-        closed, closed_over, out_tree, _ = self._trace(args, kwargs)
+        closed, _, closed_over, out_tree, _ = self._trace(args, kwargs)
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')

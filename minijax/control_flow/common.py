@@ -9,14 +9,25 @@ from minijax.ir.tracing import trace_to_jaxpr
 
 
 def trace_function(fun, in_tree, in_avals):
-    """Trace ``fun`` (taking pytree arguments) at ``in_avals``.
+    """Trace ``fun`` (taking pytree arguments) at ``in_avals`` for a higher-order primitive.
 
-    Returns (closed jaxpr whose first inputs are the closed-over tracers, those tracers,
-    output tree).
+    Returns (a closed jaxpr without consts whose first inputs are ``fun``'s constants and
+    then the tracers it closed over, those values, the output tree). The primitive takes
+    the values as operands, as Autodidax and JAX join consts: traced inside a jaxpr, the
+    constants become the outer jaxpr's constvars, and every rule sees them as operands.
     """
     flat_fun, out_tree = tree_util.flatten_fun(fun, in_tree)
     closed, closed_over = trace_to_jaxpr(flat_fun, in_avals)
-    return closed, closed_over, out_tree()
+    return hoist_consts(closed), [*closed.consts, *closed_over], out_tree()
+
+
+def hoist_consts(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed`` with its constvars turned into its leading inputs, and no consts (JAX's
+    ``convert_constvars_jaxpr``): the caller passes ``closed.consts`` first."""
+    if not closed.consts:
+        return closed
+    jaxpr = closed.jaxpr
+    return ClosedJaxpr(Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.eqns, jaxpr.outs), [])
 
 
 def insert_unused_inputs(closed: ClosedJaxpr, position: int, avals) -> ClosedJaxpr:

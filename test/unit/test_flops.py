@@ -65,6 +65,41 @@ def test_while_loop_with_input_dependent_trip_count():
         mj.flops(f)(3, 1.)
 
 
+def test_loops_in_a_loop_body_see_its_hoisted_constants():
+    """A constant a scan body closes over is an operand of scan (as in JAX): the trip count
+    of a while_loop inside, bounded by that constant, is still known."""
+    limit = np.array([3., 7.])
+
+    def f(x):
+        def body(c, _):
+            inner = mj.while_loop(lambda v: v[0] < lax.reduce_max(limit, 0),
+                                  lambda v: (v[0] + 1., v[1] * x), (0., c))
+            return inner[1], None
+        return mj.scan(body, x, None, length=2)[0]
+    per_scan_step = 7 * (1 + 8) + 8 * 2  # 7 trips of (counter, multiply); 8 predicates
+    assert mj.flops(f)(np.ones(8)) == 2 * per_scan_step
+
+
+def test_concrete_counts_python_control_flow_and_the_trips_run():
+    """Mini-JAX's FLOPS transformation runs the program as far as needed: counting by
+    running follows ``if`` on values, counts the cond branch taken and the while trips run,
+    and agrees with the abstract count where both apply."""
+    x = np.ones(8, np.float32)
+
+    def python_if(x):
+        return x * x * x if lax.reduce_sum(x) > 0 else x
+    assert mj.flops(python_if, concrete=True)(x) == 7 + 1 + 16  # sum, compare, 2 multiplies
+    with pytest.raises(TypeError, match='traced'):
+        mj.flops(python_if)(x)
+    data_dependent = lambda n, x: mj.while_loop(  # noqa: E731
+        lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]
+    assert mj.flops(data_dependent, concrete=True)(3, x) == 3 * (1 + 8) + 4 * 1
+    branches = lambda x: mj.cond(x[0] > 0, lambda: x * x * x, lambda: x)  # noqa: E731
+    assert mj.flops(branches, concrete=True)(-x) == 1 + 1  # the comparison, its cast
+    loss = mj.jit(mj.grad(lambda p, x: mlp_loss(p, x)))
+    assert mj.flops(loss, concrete=True)(PARAMS, X) == mj.flops(loss)(PARAMS, X)
+
+
 # ----------------------------------------------------------------------------- the CNN (issue 12)
 
 def _cnn():

@@ -277,3 +277,13 @@ def test_tracing_and_lowering_leave_the_garbage_collector_as_they_found_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_static_argnums_example_of_seed_002():
+    """seeds/002: ``jit(lambda x, y: square_add(x, y), static_argnums=1)(2., 10.) == 14.``;
+    the static argument reaches the function as its Python value."""
+    def square_add(x, y):
+        assert isinstance(y, float)
+        return x * x + y
+    assert minijax.jit(lambda x, y: square_add(x, y), static_argnums=1)(2., 10.) == 14. == \
+        jax.jit(lambda x, y: square_add(x, y), static_argnums=1)(2., 10.)

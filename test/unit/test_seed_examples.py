@@ -4,6 +4,8 @@ import pytest
 
 import minijax
 from minijax import jit, jvp, lax, make_jaxpr, vmap
+from minijax.core import ShapedArray, get_aval, raise_to_shaped
+from minijax.ir import pp_jaxpr, typecheck_jaxpr
 from minijax.lax import cos, sin
 
 
@@ -88,11 +90,16 @@ def test_jacfwd():
 
 
 def test_printed_jaxprs():
-    assert str(make_jaxpr(lambda x: 2. * x)(3.)) == (
+    """Part 2's printouts: the seed's ``make_jaxpr(f, *avals)`` returns ``(jaxpr, consts,
+    out_tree)``, its jaxpr printed in the seed's syntax. Called without avals, make_jaxpr is
+    JAX's (``make_jaxpr(f)()``); the seed's syntax is then chosen explicitly."""
+    jaxpr, consts, _ = make_jaxpr(lambda x: 2. * x, raise_to_shaped(get_aval(3.)))
+    assert consts == [] and str(jaxpr) == (
         '{ lambda a:float64[] .\n'
         '  let b:float64[] = mul 2.0 a\n'
         '  in ( b ) }')
-    assert str(make_jaxpr(lambda: lax.mul(2., 2.))()) == (
+    assert str(typecheck_jaxpr(jaxpr)) == '(float64[]) -> (float64[])'
+    assert pp_jaxpr(make_jaxpr(lambda: lax.mul(2., 2.))(), syntax='autodidax') == (
         '{ lambda  .\n'
         '  let a:float64[] = mul 2.0 2.0\n'
         '  in ( a ) }')
@@ -102,7 +109,8 @@ def test_printed_jvp_jaxpr():
     """The seed's JVP of ``-sin(x)``: sin's rule multiplies ``cos(x) * x_dot``."""
     def jvp_neg_sin(x, t):
         return jvp(lambda x: -sin(x), (x,), (t,))
-    assert str(make_jaxpr(jvp_neg_sin)(3., 1.)) == (
+    f64 = ShapedArray((), np.float64)
+    assert str(make_jaxpr(jvp_neg_sin, f64, f64)[0]) == (
         '{ lambda a:float64[] b:float64[] .\n'
         '  let c:float64[] = sin a\n'
         '      d:float64[] = cos a\n'
@@ -146,3 +154,47 @@ def test_jvp_of_jit_on_arrays():
     assert isinstance(y, minijax.Array)
     exact(y, 2.7177599838802657)
     exact(ydot, 2.979984993200891)
+
+
+# ----------------------------------------------------------------------------- seeds/004's structure
+
+def test_seed_004_sub_jaxpr_constants_are_operands():
+    """seeds/004's func10, func11 and func12, with their constant ``ones`` a NumPy array (JAX
+    and minijax now stage ``jnp.ones`` as an equation; the seed's JAX made it a constant).
+    Their jaxprs have the seed's constvars, operands and const counts."""
+    def func10(arg, n):
+        ones = np.ones(arg.shape)
+        return minijax.fori_loop(0, n, lambda i, carry: carry + ones * 3. + arg, arg + ones)
+
+    def func11(arr, extra):
+        ones = np.ones(arr.shape)
+
+        def body(carry, aelems):
+            ae1, ae2 = aelems
+            return (carry + ae1 * ae2 + extra, carry)
+        return minijax.scan(body, 0., (arr, ones))
+
+    def func12(arg):
+        @jit
+        def inner(x):
+            return x + arg * np.ones(1)
+        return arg + inner(arg - 2.)
+
+    def only(jaxpr, name):
+        eqn, = [e for e in jaxpr.eqns if e.primitive.name == name]
+        return eqn
+
+    jaxpr = make_jaxpr(func10)(np.ones(16), 5).jaxpr  # { lambda c d ; a b. ... } c a 0 b e
+    loop = only(jaxpr, 'while')
+    assert len(jaxpr.constvars) == 2 and len(loop.inputs) == 5
+    assert (loop.params['cond_nconsts'], loop.params['body_nconsts']) == (0, 2)
+    assert loop.inputs[0] in jaxpr.constvars and loop.inputs[1] is jaxpr.invars[0]  # ones*3, arg
+    jaxpr = make_jaxpr(func11)(np.ones(16), 5.).jaxpr  # { lambda c ; a b. ... } b 0.0 a c
+    scan = only(jaxpr, 'scan')
+    assert len(jaxpr.constvars) == 1 and (scan.params['num_consts'], len(scan.inputs)) == (1, 4)
+    assert [scan.inputs[i] for i in (0, 2, 3)] == [jaxpr.invars[1], jaxpr.invars[0],
+                                                   jaxpr.constvars[0]]
+    jaxpr = make_jaxpr(func12)(1.).jaxpr  # { lambda b ; a. ... xla_call ... b a c }
+    call = only(jaxpr, 'xla_call')
+    assert call.inputs == [jaxpr.constvars[0], jaxpr.invars[0], jaxpr.eqns[0].out_binders[0]]
+    assert not call.params['jaxpr'].jaxpr.constvars
