@@ -3,6 +3,11 @@
 A ``Jaxpr`` binds constant variables and input variables, runs a list of equations (one
 primitive application each) and returns atoms. A ``ClosedJaxpr`` pairs a jaxpr with the values
 of its constants.
+
+minijax names an equation's operands ``inputs`` and its results ``out_binders``, and a
+jaxpr's results ``outs`` (Autodidax's names). JAX's names work too, so code that walks a
+jaxpr as JAX's docs do runs unchanged: ``eqn.invars``, ``eqn.outvars``, ``jaxpr.outvars``,
+and on a ``ClosedJaxpr`` also ``invars``, ``outvars``, ``constvars`` and ``eqns``.
 """
 from __future__ import annotations
 
@@ -55,6 +60,9 @@ class JaxprEqn(NamedTuple):
     out_binders: list[Var]
     source_info: tuple[str, int] | None = None
 
+    invars = property(lambda self: self.inputs, doc="JAX's name for ``inputs``.")
+    outvars = property(lambda self: self.out_binders, doc="JAX's name for ``out_binders``.")
+
 
 class Jaxpr:
     def __init__(self, constvars, invars, eqns, outs):
@@ -62,6 +70,8 @@ class Jaxpr:
         self.invars: list[Var] = list(invars)
         self.eqns: list[JaxprEqn] = list(eqns)
         self.outs: list[Atom] = list(outs)
+
+    outvars = property(lambda self: self.outs, doc="JAX's name for ``outs``.")
 
     @property
     def in_avals(self):
@@ -92,7 +102,11 @@ class ClosedJaxpr:
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
+    # The jaxpr's parts, as JAX's ClosedJaxpr exposes them.
     eqns = property(lambda self: self.jaxpr.eqns)
+    constvars = property(lambda self: self.jaxpr.constvars)
+    invars = property(lambda self: self.jaxpr.invars)
+    outvars = property(lambda self: self.jaxpr.outs)
 
     def __str__(self):
         return str(self.jaxpr)

@@ -1,25 +1,379 @@
-"""The jaxpr printer, in the format of the Autodidax seed:
+"""The jaxpr printer, in two syntaxes that the caller chooses explicitly.
+
+``syntax='jax'`` (the default; what ``make_jaxpr(f)(*args)`` prints) is JAX 0.10's::
+
+    { lambda ; a:f64[3]. let
+        b:f64[3] = sin a
+        c:f64[3] = mul b 2.0:f64[]
+      in (c,) }
+
+Constvars come before ``;``, dtypes are short, literals carry their type, parameters are
+``name[k=v ...]``, outputs nobody reads are ``_``, and a jaxpr that does not fit in 80 columns
+is broken over lines the way JAX's pretty printer breaks it (Lindig's algorithm: a group
+prints on one line if it fits, else its breaks become newlines). Where a minijax primitive's
+name or parameters differ from JAX's, the ``JAX_NAMES`` table says how JAX prints it.
+
+``syntax='autodidax'`` is the Autodidax seed's, which its ``make_jaxpr(f, *avals)`` prints::
 
     { lambda a:float64[] .
       let b:float64[] = mul 2.0 a
       in ( b ) }
-
-Constvars come first, separated from the inputs by ``;``. Parameters that are jaxprs
-(``xla_call``, ``cond``, loops) are printed indented under their equation.
 """
 from __future__ import annotations
 
 import itertools
+import re
 import string
-from collections import defaultdict
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var
+
+SYNTAXES = ('jax', 'autodidax')
 
 
+def pp_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, syntax: str = 'jax') -> str:
+    """The text of ``jaxpr`` in ``syntax`` ('jax' or 'autodidax')."""
+    jaxpr = getattr(jaxpr, 'jaxpr', jaxpr)
+    if syntax == 'jax':
+        return render(_toplevel_doc(jaxpr))
+    if syntax == 'autodidax':
+        return str(_autodidax_jaxpr(jaxpr))
+    raise ValueError(f'pp_jaxpr: syntax must be one of {SYNTAXES}, got {syntax!r}')
+
+
+# ============================================================================ layout documents
+# A document is text, a break (its text on one line, else a newline), a concatenation, a
+# nesting (indentation for the newlines inside it) or a group (one line if it fits).
+
+class Text(NamedTuple):
+    text: str
+
+
+class Break(NamedTuple):
+    text: str = ' '
+
+
+class Concat(NamedTuple):
+    docs: tuple
+
+
+class Nest(NamedTuple):
+    indent: int
+    doc: Any
+
+
+class Group(NamedTuple):
+    doc: Any
+
+
+def concat(*docs):
+    return Concat(docs)
+
+
+def join(sep, docs):
+    docs = list(docs)
+    return Concat(tuple(itertools.chain.from_iterable((sep, d) for d in docs))[1:])
+
+
+def render(doc, width: int = 80) -> str:
+    """Lay ``doc`` out in ``width`` columns, as JAX's printer does."""
+    lines, line = [], ''
+    # (indentation, flat?, document, (its concatenation, where its next siblings start))
+    stack = [(0, False, doc, ((), 0))]
+    while stack:
+        indent, flat, doc, after = stack.pop()
+        if isinstance(doc, Text):
+            line += doc.text
+        elif isinstance(doc, Break):
+            if flat:
+                line += doc.text
+            else:
+                lines.append(line)
+                line = ' ' * indent
+        elif isinstance(doc, Concat):
+            stack.extend((indent, flat, d, (doc.docs, i + 1))
+                         for i, d in reversed(list(enumerate(doc.docs))))
+        elif isinstance(doc, Nest):
+            stack.append((indent + doc.indent, flat, doc.doc, ((), 0)))
+        else:
+            fits = flat or _fits(width - len(line), doc, flat, after)
+            stack.append((indent, fits, doc.doc, ((), 0)))
+    return '\n'.join([*lines, line])
+
+
+def _fits(room: int, group: Group, flat: bool, after) -> bool:
+    """Does ``group`` fit on one line in ``room`` columns, followed by its next siblings up to
+    their first line break? (JAX's printer looks no further than the siblings: the text that
+    follows the enclosing document does not count.)"""
+    siblings, start = after
+    agenda = [(flat, d) for d in reversed(siblings[start:])] + [(True, group.doc)]
+    while agenda:
+        flat, doc = agenda.pop()
+        if isinstance(doc, Text):
+            room -= len(doc.text)
+        elif isinstance(doc, Break):
+            if not flat:
+                return True
+            room -= len(doc.text)
+        elif isinstance(doc, Concat):
+            agenda.extend((flat, d) for d in reversed(doc.docs))
+        else:  # a nesting, or a group: measured on one line
+            agenda.append((flat or isinstance(doc, Group), doc.doc))
+        if room < 0:
+            return False
+    return True
+
+
+# ============================================================================ JAX's names
+class PrintedAs(NamedTuple):
+    """How JAX prints a primitive whose name or parameters differ from minijax's."""
+    name: str | None = None                        # JAX's name for the primitive
+    renamed: Mapping[str, str] = {}                # minijax parameter -> JAX's name for it
+    added: Mapping[str, Callable] = {}             # JAX's parameters minijax has not: eqn -> value
+    hidden: Mapping[str, Callable] = {}            # not printed when predicate(value) holds
+    shown: Mapping[str, Callable] = {}             # value -> how JAX prints it
+    first: tuple[str, ...] = ()                    # printed before the others (sorted)
+
+
+def _always(_):
+    return True
+
+
+def _empty(value):
+    return not value
+
+
+def _out_dtype(eqn):
+    return eqn.out_binders[0].aval.dtype
+
+
+def _constant(value):
+    return lambda eqn: value
+
+
+def _as_lists(dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return (list(lc), list(rc)), (list(lb), list(rb))
+
+
+def _unit_strides_as_none(strides):
+    return None if all(s == 1 for s in strides) else strides
+
+
+_NAME_FIRST = dict(first=('name',))
+_AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis,)})
+
+#: minijax primitive name -> how JAX prints it. Primitives not listed print as they are.
+JAX_NAMES: dict[str, PrintedAs] = {
+    'xla_call': PrintedAs('jit', **_NAME_FIRST),
+    'greater': PrintedAs('gt'),
+    'less': PrintedAs('lt'),
+    'scatter_add': PrintedAs('scatter-add'),
+    'scatter_mul': PrintedAs('scatter-mul'),
+    'scatter_min': PrintedAs('scatter-min'),
+    'scatter_max': PrintedAs('scatter-max'),
+    'reduce_sum': PrintedAs(added={'out_sharding': _constant(None)}),
+    'argmax': PrintedAs(**_AXIS_AS_AXES),
+    'argmin': PrintedAs(**_AXIS_AS_AXES),
+    'slice': PrintedAs(shown={'strides': _unit_strides_as_none}),
+    'conv_general_dilated': PrintedAs(added={'out_sharding': _constant(None),
+                                             'precision': _constant(None),
+                                             'preferred_element_type': _constant(None)}),
+    'transpose': PrintedAs(renamed={'perm': 'permutation'}),
+    'broadcast_in_dim': PrintedAs(hidden={'shape': _always, 'broadcast_dimensions': _empty}),
+    # jnp.dot, matmul and einsum ask for their result dtype (lax.dot_general alone does not)
+    'dot_general': PrintedAs(added={'preferred_element_type': _out_dtype},
+                             shown={'dimension_numbers': _as_lists}),
+    'reshape': PrintedAs(added={'dimensions': _constant(None), 'sharding': _constant(None)}),
+    'iota': PrintedAs(added={'sharding': _constant(None)}),
+    'scan': PrintedAs(added={'unroll': _constant(1)}),
+    'custom_jvp_call': PrintedAs(added={'symbolic_zeros': _constant(False)},
+                                 hidden={'num_consts': _empty}, **_NAME_FIRST),
+    'custom_vjp_call': PrintedAs(added={'symbolic_zeros': _constant(False)},
+                                 hidden={'num_consts': _empty}, **_NAME_FIRST),
+}
+
+
+def jax_params(eqn: JaxprEqn) -> tuple[str, list[tuple[str, Any]]]:
+    """The primitive's name and its parameters in the order JAX prints them."""
+    printed = JAX_NAMES.get(eqn.primitive.name, PrintedAs())
+    params = {printed.renamed.get(k, k): printed.shown.get(k, _same)(v)
+              for k, v in eqn.params.items()
+              if not printed.hidden.get(k, _never)(v)}
+    params.update((k, value(eqn)) for k, value in printed.added.items())
+    order = [*printed.first, *sorted(k for k in params if k not in printed.first)]
+    return printed.name or eqn.primitive.name, [(k, params[k]) for k in order]
+
+
+def _same(v):
+    return v
+
+
+def _never(_):
+    return False
+
+
+# ============================================================================ JAX syntax
+def short_type(aval) -> str:
+    """``f64[3]``: the type as JAX prints it in a jaxpr."""
+    name = (aval.dtype.name.replace('float', 'f').replace('uint', 'u')
+            .replace('int', 'i').replace('complex', 'c'))
+    return f'{name}[{",".join(map(str, aval.shape))}]'
+
+
+def _alphabetic(n: int) -> str:
+    """0 -> a, 25 -> z, 26 -> ba: JAX's variable names (base 26, no 'aa')."""
+    s = ''
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = string.ascii_lowercase[i] + s
+    return s
+
+
+class _Names:
+    """Variable names for a jaxpr and all its sub-jaxprs: JAX names them from one counter,
+    in the order they are printed, and shows a binder nobody reads (at top level) as ``_``."""
+
+    def __init__(self, top: Jaxpr):
+        self.names: dict[Var, str] = {v: '_' for v in _unread_binders(top)}
+        self.reserved: set[str] = set()  # the names of shared jaxprs
+        self.fresh = (s for s in map(_alphabetic, itertools.count()) if s not in self.reserved)
+        self.shared: dict[Jaxpr, str] = {}
+
+    def __getitem__(self, v: Var) -> str:
+        if v not in self.names:
+            self.names[v] = next(self.fresh)
+        return self.names[v]
+
+    def suggest_same(self, for_vars, like_atoms):
+        """Name a sub-jaxpr's binders like the atoms they stand for in the calling equation
+        (as JAX does for ``jit``), where those are variables not yet used for another."""
+        used = set()
+        for v, like in zip(for_vars, like_atoms):
+            if isinstance(like, Var) and like not in used and v not in self.names:
+                used.add(like)
+                self.names[v] = self[like]
+
+
+def _unread_binders(jaxpr: Jaxpr):
+    read = {x for x in jaxpr.outs if isinstance(x, Var)}
+    for eqn in reversed(jaxpr.eqns):
+        yield from (v for v in eqn.out_binders if v not in read)
+        read.update(x for x in eqn.inputs if isinstance(x, Var))
+
+
+def _sub_jaxprs(params) -> list[Jaxpr]:
+    found = []
+    for value in params.values():
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, (Jaxpr, ClosedJaxpr)):
+                found.append(getattr(v, 'jaxpr', v))
+    return found
+
+
+def _share_repeated_jaxprs(top: Jaxpr, names: _Names) -> list[tuple[str, Jaxpr]]:
+    """Sub-jaxprs used more than once, or longer than 10 equations, are printed once before
+    the jaxpr as ``let name = { ... } in`` and referred to by name (as JAX does)."""
+    counts: Counter[Jaxpr] = Counter()
+    labels: dict[Jaxpr, str] = defaultdict(lambda: 'jaxpr')
+    queue = deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] += 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
+        for eqn in jaxpr.eqns:
+            subs = _sub_jaxprs(eqn.params)
+            queue.extend(subs)
+            if 'name' in eqn.params:
+                for sub in subs:
+                    labels.setdefault(sub, str(eqn.params['name']).strip('<>'))
+    taken: Counter[str] = Counter()
+    shared = []
+    for jaxpr, count in counts.items():
+        if count > 1:
+            label = labels[jaxpr]
+            if taken[label]:
+                taken[label] += 1
+                label += str(taken[label] - 1)
+            taken[label] += 1
+            names.reserved.add(label)
+            names.shared[jaxpr] = label
+            shared.append((label, jaxpr))
+    return shared
+
+
+def _toplevel_doc(jaxpr: Jaxpr):
+    names = _Names(jaxpr)
+    docs = [concat(Text(f'let {label} = '), _jaxpr_doc(sub, names, skeleton=True), Text(' in'),
+                   Break())
+            for label, sub in _share_repeated_jaxprs(jaxpr, names)]
+    return Concat((*docs, _jaxpr_doc(jaxpr, names)))
+
+
+def _atom_doc(x, names: _Names, binder=False):
+    if isinstance(x, Lit):
+        return Text(f'{x.val.item()}:{short_type(x.aval)}')
+    return Text(f'{names[x]}:{short_type(x.aval)}' if binder else names[x])
+
+
+def _atoms_doc(atoms, names: _Names, sep='', binders=False):
+    return Nest(2, Group(join(concat(Text(sep), Group(Break())),
+                              [_atom_doc(x, names, binders) for x in atoms])))
+
+
+def _jaxpr_doc(jaxpr: Jaxpr, names: _Names, skeleton=False):
+    if not skeleton and jaxpr in names.shared:
+        return Text(names.shared[jaxpr])
+    constvars = _atoms_doc(jaxpr.constvars, names, binders=True)
+    invars = _atoms_doc(jaxpr.invars, names, binders=True)
+    eqns = join(Break('; '), [_eqn_doc(e, names) for e in jaxpr.eqns])
+    outs = concat(Text('('), _atoms_doc(jaxpr.outs, names, sep=','),
+                  Text(',)' if len(jaxpr.outs) == 1 else ')'))
+    return concat(Group(Nest(2, concat(
+        Text('{ lambda '), constvars, Text('; '), invars, Text('. let'),
+        Nest(2, concat(Break(), eqns)), Break(), Text('in '), outs))), Text(' }'))
+
+
+def _eqn_doc(eqn: JaxprEqn, names: _Names):
+    name, params = jax_params(eqn)
+    if eqn.primitive.name == 'xla_call' and eqn.params['jaxpr'].jaxpr not in names.shared:
+        inner = eqn.params['jaxpr'].jaxpr
+        names.suggest_same(inner.invars, eqn.inputs)
+        names.suggest_same(inner.outs, eqn.out_binders)
+    lhs = _atoms_doc(eqn.out_binders, names, binders=True)
+    rhs = concat(Text(name), _params_doc(params, names),
+                 concat(Text(' '), _atoms_doc(eqn.inputs, names)))
+    return concat(lhs, Text(' = '), rhs) if eqn.out_binders else rhs
+
+
+def _bracketed(open_, close, items):
+    return Group(concat(Nest(2, concat(Text(open_), Break(''), join(Break(), items))),
+                        Break(''), Text(close)))
+
+
+def _params_doc(params, names: _Names):
+    if not params:
+        return Text('')
+    return _bracketed('[', ']', [concat(Text(f'{k}='), _value_doc(v, names)) for k, v in params])
+
+
+def _value_doc(value, names: _Names):
+    if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr))
+                                                  for v in value):
+        return _bracketed('(', ')', [_value_doc(v, names) for v in value])
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        return _jaxpr_doc(getattr(value, 'jaxpr', value), names)
+    return Text(re.sub(r' at 0x([0-9a-fA-F]+)', lambda m: ' at 0x' + 'X' * len(m[1]),
+                       str(value)))
+
+
+# ============================================================================ Autodidax syntax
 class PPrint:
-    """Lines with indentation, composed with ``+`` (stack) and ``>>`` (join beside)."""
+    """Lines with indentation, composed with ``+`` (stack) and ``>>`` (join beside): the
+    seed's own layout, where a block joined beside text is indented to the text's end."""
 
     def __init__(self, lines):
         self.lines = lines
@@ -52,62 +406,48 @@ def vcat(ps) -> PPrint:
     return sum(ps, PPrint([]))
 
 
-def _names():
+def _seed_names():
     for r in itertools.count(1):
         for chars in itertools.permutations(string.ascii_lowercase, r):
             yield ''.join(chars)
 
 
-def pp_jaxpr(jaxpr: Jaxpr) -> PPrint:
-    names: defaultdict[Var, str] = defaultdict(_names().__next__)
-    binders = ' '.join(_var_str(names, v) for v in jaxpr.constvars)
+def _autodidax_jaxpr(jaxpr: Jaxpr) -> PPrint:
+    names: defaultdict[Var, str] = defaultdict(_seed_names().__next__)
+    binders = ' '.join(_seed_var(names, v) for v in jaxpr.constvars)
     if jaxpr.constvars:
         binders += ' ;'
-    binders = ' '.join(filter(None, [binders, *(_var_str(names, v) for v in jaxpr.invars)]))
-    eqns = vcat([_pp_eqn(names, e) for e in jaxpr.eqns])
-    outs = ', '.join(_atom_str(names, x) for x in jaxpr.outs)
-    return pp(f'{{ lambda {binders} .') + ((pp('let ') >> eqns) + pp(f'in ( {outs} ) }}')).indent(2)
+    binders = ' '.join(filter(None, [binders, *(_seed_var(names, v) for v in jaxpr.invars)]))
+    eqns = vcat([_autodidax_eqn(names, e) for e in jaxpr.eqns])
+    outs = ', '.join(_seed_atom(names, x) for x in jaxpr.outs)
+    return (pp(f'{{ lambda {binders} .') +
+            ((pp('let ') >> eqns) + pp(f'in ( {outs} ) }}')).indent(2))
 
 
-def _var_str(names, v):
+def _seed_var(names, v):
     return f'{names[v]}:{v.aval.str_short()}'
 
 
-def _atom_str(names, x):
+def _seed_atom(names, x):
     return names[x] if isinstance(x, Var) else str(x.val)
 
 
-def _is_jaxpr(value):
-    return isinstance(value, (Jaxpr, ClosedJaxpr))
+def _autodidax_eqn(names, eqn: JaxprEqn) -> PPrint:
+    subs = {k: _sub_jaxprs({k: v}) for k, v in eqn.params.items()}
+    plain = {k: v for k, v in eqn.params.items() if not subs[k]}
+    lhs = pp(' '.join(_seed_var(names, v) for v in eqn.out_binders))
+    rhs = (pp(eqn.primitive.name) >> _autodidax_params(plain) >>
+           pp(' '.join(_seed_atom(names, x) for x in eqn.inputs)))
+    sub_docs = [pp(f'{k}[{i}]=' if isinstance(eqn.params[k], tuple) else f'{k}=') +
+                _autodidax_jaxpr(j).indent(2)
+                for k, js in sorted(subs.items()) for i, j in enumerate(js)]
+    return vcat([lhs >> pp(' = ') >> rhs, *(s.indent(2) for s in sub_docs)])
 
 
-def _sub_jaxprs(value):
-    if _is_jaxpr(value):
-        return [value]
-    if isinstance(value, tuple) and value and all(map(_is_jaxpr, value)):
-        return list(value)
-    return []
-
-
-def _pp_eqn(names, eqn: JaxprEqn) -> PPrint:
-    sub_jaxprs = {k: _sub_jaxprs(v) for k, v in eqn.params.items()}
-    plain = {k: v for k, v in eqn.params.items() if not sub_jaxprs[k]}
-    lhs = pp(' '.join(_var_str(names, v) for v in eqn.out_binders))
-    rhs = (pp(eqn.primitive.name) >> _pp_params(plain) >>
-           pp(' '.join(_atom_str(names, x) for x in eqn.inputs)))
-    subs = [pp(f'{k}[{i}]=' if isinstance(eqn.params[k], tuple) else f'{k}=') +
-            pp_jaxpr(getattr(j, 'jaxpr', j)).indent(2)
-            for k, js in sorted(sub_jaxprs.items()) for i, j in enumerate(js)]
-    return vcat([lhs >> pp(' = ') >> rhs, *(s.indent(2) for s in subs)])
-
-
-def _pp_params(params) -> PPrint:
+def _autodidax_params(params) -> PPrint:
     if not params:
         return pp(' ')
     # As the seed's pp_params: one parameter per line, aligned after ' [ '.
-    items = vcat([pp(f'{k}={_param_str(v)}') for k, v in sorted(params.items())])
+    items = vcat([pp(f'{k}={v.name if isinstance(v, np.dtype) else v}')
+                  for k, v in sorted(params.items())])
     return pp(' [ ') >> items >> pp(' ] ')
-
-
-def _param_str(v):
-    return v.name if isinstance(v, np.dtype) else str(v)

@@ -13,6 +13,7 @@ import numpy as np
 from minijax import core, tree_util
 from minijax.core import ShapedArray, Tracer
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
+from minijax.ir.printer import pp_jaxpr
 
 
 class JaxprTracer(Tracer):
@@ -21,6 +22,9 @@ class JaxprTracer(Tracer):
     def __init__(self, trace, aval):
         self._trace = trace
         self.aval = aval
+
+    def _short_repr(self):
+        return f'JitTracer({self.aval})'  # JAX's name for the tracer of jit and make_jaxpr
 
 
 class JaxprTrace(core.Trace):
@@ -128,14 +132,16 @@ def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
             return builder.build(in_tracers, out_tracers)
 
 
-def abstractify_args(what: str, args) -> tuple[list[ShapedArray], Any, list]:
+def abstractify_args(what: str, args, avals_ok=False) -> tuple[list[ShapedArray], Any, list]:
     """Flatten ``args``: (the leaves' types, the tree, the leaves).
 
+    With ``avals_ok`` a ``ShapedArray`` leaf stands for itself (``make_jaxpr`` takes types).
     A leaf minijax cannot hold is a TypeError that names its argument.
     """
     leaves, in_tree = tree_util.tree_flatten(args)
     try:
-        return [core.shaped_aval(x) for x in leaves], in_tree, leaves
+        return [x if avals_ok and isinstance(x, ShapedArray) else core.shaped_aval(x)
+                for x in leaves], in_tree, leaves
     except TypeError:
         for position, leaf in _leaves_with_positions(args):
             try:
@@ -156,11 +162,21 @@ def _leaves_with_positions(args):
 
 
 class MakeJaxprResult(ClosedJaxpr):
-    """What ``make_jaxpr`` returns: a closed jaxpr that prints as its jaxpr."""
+    """What ``make_jaxpr(f)(*args)`` returns: a closed jaxpr that prints as JAX prints it."""
 
     def __init__(self, closed: ClosedJaxpr, out_tree):
         super().__init__(closed.jaxpr, closed.consts)
         self.out_tree = out_tree
+
+
+class AutodidaxJaxpr(Jaxpr):
+    """The jaxpr of the Autodidax call ``make_jaxpr(f, *avals)``: it prints in the seed's
+    syntax (``{ lambda a:float64[] . let ... in ( b ) }``)."""
+
+    def __str__(self):
+        return pp_jaxpr(self, syntax='autodidax')
+
+    __repr__ = __str__
 
 
 def eval_shape(f, *args, **kwargs):
@@ -175,21 +191,65 @@ def eval_shape(f, *args, **kwargs):
                                                  for a in closed.out_avals])
 
 
-def make_jaxpr(f):
-    """``make_jaxpr(f)(*args)``: the jaxpr of ``f`` at the types of ``args``.
+def make_jaxpr(f, *avals, static_argnums=()):
+    """The jaxpr of ``f``, in either of two calling conventions:
 
-    Arguments may be arrays, Python scalars or ``ShapeDtypeStruct``; pytrees are flattened.
+    - JAX's ``make_jaxpr(f, static_argnums=())(*args)``: a ``ClosedJaxpr`` that prints as JAX
+      prints it. Arguments may be arrays, Python scalars, ``ShapeDtypeStruct`` or
+      ``ShapedArray``; pytrees are flattened; those at ``static_argnums`` are passed to ``f``
+      as they are, not traced.
+    - Autodidax's ``make_jaxpr(f, *avals)`` (seeds/003), the types given directly:
+      ``(jaxpr, consts, out_tree)``, the jaxpr printing in the seed's syntax.
     """
     core.check_callable('make_jaxpr', f=f)
     name = getattr(f, '__name__', 'function')
+    if avals and all(isinstance(a, ShapedArray) for a in tree_util.tree_leaves(avals)):
+        closed, out_tree = _trace_make_jaxpr(f, name, avals)
+        j = closed.jaxpr
+        return AutodidaxJaxpr(j.constvars, j.invars, j.eqns, j.outs), closed.consts, out_tree
+    if avals:  # JAX's second positional parameter is static_argnums
+        if len(avals) > 1 or static_argnums != ():
+            raise TypeError(f'make_jaxpr({name}): extra positional arguments must be avals '
+                            f'(ShapedArray), as Autodidax passes them; got {avals!r}')
+        static_argnums = avals[0]
+    static_argnums = _index_tuple(name, static_argnums)
 
     def make_jaxpr_f(*args):
-        avals, in_tree, _ = abstractify_args(f'make_jaxpr({name})', args)
-        flat_fun, out_tree = tree_util.flatten_fun(f, in_tree)
-        closed, closed_over = trace_to_jaxpr(flat_fun, avals)
-        if closed_over:
-            raise core.UnexpectedTracerError(
-                f'make_jaxpr({name}) closed over a value traced by an outer transformation')
-        return MakeJaxprResult(closed, out_tree())
+        static = _positions(name, static_argnums, len(args))
+        traced = [a for i, a in enumerate(args) if i not in static]
+
+        def with_static(*traced_args):
+            it = iter(traced_args)
+            return f(*(a if i in static else next(it) for i, a in enumerate(args)))
+
+        closed, out_tree = _trace_make_jaxpr(with_static, name, traced)
+        return MakeJaxprResult(closed, out_tree)
 
     return make_jaxpr_f
+
+
+def _index_tuple(name, static_argnums) -> tuple[int, ...]:
+    nums = static_argnums if isinstance(static_argnums, (tuple, list)) else (static_argnums,)
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in nums):
+        raise TypeError(f'make_jaxpr({name}): static_argnums must be an int or a sequence of '
+                        f'ints, got {static_argnums!r}')
+    return tuple(nums)
+
+
+def _positions(name, static_argnums, nargs) -> frozenset[int]:
+    """The static positions among ``nargs`` arguments (negative ones count from the end)."""
+    for i in static_argnums:
+        if not -nargs <= i < nargs:
+            raise ValueError(f'make_jaxpr({name}): static_argnums {i} is out of range for '
+                             f'{nargs} positional arguments')
+    return frozenset(i % nargs for i in static_argnums)
+
+
+def _trace_make_jaxpr(f, name, args):
+    avals, in_tree, _ = abstractify_args(f'make_jaxpr({name})', tuple(args), avals_ok=True)
+    flat_fun, out_tree = tree_util.flatten_fun(f, in_tree)
+    closed, closed_over = trace_to_jaxpr(flat_fun, avals)
+    if closed_over:
+        raise core.UnexpectedTracerError(
+            f'make_jaxpr({name}) closed over a value traced by an outer transformation')
+    return closed, out_tree()

@@ -1,8 +1,10 @@
 # RUN: %python %s | FileCheck %s
-# The jaxpr printer, in the Autodidax format: typed binders, constants as literals,
-# equation parameters in brackets, sub-jaxprs of xla_call printed under their equation.
+# The jaxpr printer, in JAX's syntax (the text jax.make_jaxpr prints for these programs):
+# short dtypes, typed literals, parameters in brackets, xla_call printed as JAX's jit with its
+# sub-jaxpr nested in the parameters and named like the operands it stands for.
 import numpy as np
 from minijax import ShapeDtypeStruct, jit, lax, make_jaxpr
+from minijax.core import ShapedArray
 
 
 def f(x):
@@ -10,12 +12,12 @@ def f(x):
 
 
 print(make_jaxpr(f)(3.))
-# CHECK-LABEL: { lambda a:float64[] .
-# CHECK-NEXT:   let b:float64[] = sin a
-# CHECK-NEXT:       c:float64[] = mul b 2.0
-# CHECK-NEXT:       d:float64[] = neg c
-# CHECK-NEXT:       e:float64[] = add d a
-# CHECK-NEXT:   in ( e ) }
+# CHECK-LABEL: { lambda ; a:f64[]. let
+# CHECK-NEXT:     b:f64[] = sin a
+# CHECK-NEXT:     c:f64[] = mul b 2.0:f64[]
+# CHECK-NEXT:     d:f64[] = neg c
+# CHECK-NEXT:     e:f64[] = add d a
+# CHECK-NEXT:   in (e,) }
 
 
 def g(x, y):
@@ -23,13 +25,24 @@ def g(x, y):
 
 
 print(make_jaxpr(g)(ShapeDtypeStruct((2, 3), np.float32), ShapeDtypeStruct((3, 2), np.float32)))
-# CHECK-LABEL: { lambda a:float32[2,3] b:float32[3,2] .
-# CHECK-NEXT:   let c:float32[3,2] = transpose [ perm=(1, 0) ] a
-# CHECK-NEXT:       d:float32[3,2] = xla_call [ name=cos ] b
-# CHECK-NEXT:         jaxpr=
-# CHECK-NEXT:           { lambda a:float32[3,2] .
-# CHECK-NEXT:             let b:float32[3,2] = cos a
-# CHECK-NEXT:             in ( b ) }
-# CHECK-NEXT:       e:float32[3,2] = mul c d
-# CHECK-NEXT:       f:float32[2] = reduce_sum [ axes=(0,) ] e
-# CHECK-NEXT:   in ( f ) }
+# CHECK-LABEL: { lambda ; a:f32[2,3] b:f32[3,2]. let
+# CHECK-NEXT:     c:f32[3,2] = transpose[permutation=(1, 0)] a
+# CHECK-NEXT:     d:f32[3,2] = jit[
+# CHECK-NEXT:       name=cos
+# CHECK-NEXT:       jaxpr={ lambda ; b:f32[3,2]. let d:f32[3,2] = cos b in (d,) }
+# CHECK-NEXT:     ] b
+# CHECK-NEXT:     e:f32[3,2] = mul c d
+# CHECK-NEXT:     f:f32[2] = reduce_sum[axes=(0,) out_sharding=None] e
+# CHECK-NEXT:   in (f,) }
+
+
+# The Autodidax call make_jaxpr(f, *avals) returns (jaxpr, consts, out_tree) and its jaxpr
+# prints in the seed's syntax.
+jaxpr, consts, out_tree = make_jaxpr(f, ShapedArray((), np.float64))
+print(jaxpr)
+# CHECK-LABEL: { lambda a:float64[] .
+# CHECK-NEXT:   let b:float64[] = sin a
+# CHECK-NEXT:       c:float64[] = mul b 2.0
+# CHECK-NEXT:       d:float64[] = neg c
+# CHECK-NEXT:       e:float64[] = add d a
+# CHECK-NEXT:   in ( e ) }
