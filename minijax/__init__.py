@@ -4,7 +4,8 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import debug, lax, nn, numpy, random, scipy, test_util, tree, tree_util  # noqa: E402
+from minijax import (checkpoint_policies, debug, errors, lax, nn, numpy,  # noqa: E402
+                     random, scipy, test_util, tree, tree_util)
 from minijax.array import Array, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
                               linearize, value_and_grad, vjp)
@@ -18,17 +19,20 @@ from minijax.interpreters.batching import vmap  # noqa: E402
 from minijax.interpreters.transpose import is_undefined_primal  # noqa: E402
 from minijax.ir.tracing import eval_shape, make_jaxpr  # noqa: E402
 from minijax.jit import jit  # noqa: E402
+from minijax.pmap import pmap  # noqa: E402
 from minijax.runtime import (default_backend, device_count, devices, local_device_count,  # noqa: E402,E501
                               local_devices, process_count, process_index)
 from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
     'Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
-    'block_until_ready', 'checkpoint', 'cond', 'config', 'custom_jvp', 'custom_vjp', 'debug',
+    'block_until_ready', 'checkpoint', 'checkpoint_policies', 'cond', 'config', 'custom_jvp',
+    'custom_vjp', 'debug',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
-    'eval_shape', 'flops', 'local_device_count', 'local_devices', 'process_count',
+    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'process_count',
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy',
+    'pmap',
     'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
     'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
 ]

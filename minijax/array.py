@@ -40,6 +40,14 @@ class Array:
     weak_type = property(lambda self: self._aval.weak_type)
     nbytes = property(lambda self: self._aval.size * self._aval.dtype.itemsize)
 
+    def devices(self) -> set:
+        """The devices holding the value: the default device until it is placed elsewhere."""
+        return set(self._buffer.devices()) if self._buffer is not None else {runtime.device()}
+
+    def new_reference(self) -> 'Array':
+        """Another Array object with this (immutable, so shared) value: ``jnp.copy``."""
+        return Array(self._buffer, self._aval, self._npy)
+
     def _value(self) -> np.ndarray:
         if self._npy is None:
             self._npy = np.asarray(self._buffer)

@@ -16,6 +16,9 @@ from typing import Any, Callable
 import numpy as np
 
 from minijax import dtypes
+from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,  # noqa: F401
+                            TracerBoolConversionError, TracerIntegerConversionError,
+                            UnexpectedTracerError)
 
 
 # ----------------------------------------------------------------------------- abstract values
@@ -60,13 +63,14 @@ class ShapedArray:
 
     @staticmethod
     def _bool(tracer):
-        raise TypeError('the truth value of an abstract (traced) array is unknown: Python control '
-                        'flow on traced values needs minijax.cond or minijax.while_loop')
+        raise TracerBoolConversionError(tracer)
 
     _nonzero = _bool
 
     @staticmethod
     def _concrete(tracer, conversion):
+        if conversion is operator.index:
+            raise TracerIntegerConversionError(tracer)
         raise ConcretizationTypeError(tracer, conversion)
 
 
@@ -332,23 +336,6 @@ class Trace:
         raise NotImplementedError
 
 
-class UnexpectedTracerError(Exception):
-    """A tracer was used after the transformation that created it had finished."""
-
-
-class ConcretizationTypeError(TypeError):
-    """Python needed the value of a traced array (``int(x)``, ``float(x)``, an index), which
-    is unknown while tracing: only its type is."""
-
-    def __init__(self, tracer, conversion):
-        name = getattr(conversion, '__name__', str(conversion))
-        super().__init__(
-            f'{name}() was called on a traced value (a {type(tracer).__name__} of type '
-            f'{tracer.aval.str_short()}) whose value is not known while tracing. To change '
-            'its dtype use x.astype(dtype); to use it as a Python number, compute it outside '
-            'the traced function and pass it in as a static (non-array) value.')
-
-
 class Tracer:
     """A value boxed by a transformation; it duck-types an array through its aval."""
     __array_priority__ = 1000
@@ -391,11 +378,21 @@ class Tracer:
         return self.aval._concrete(self, operator.index)
 
     def __repr__(self):
-        return f'{type(self).__name__}<{self.aval.str_short()}>'
+        return self._short_repr()
+
+    def _short_repr(self) -> str:
+        """What ``print(x)`` shows under a transformation, as JAX shows it: the name of
+        JAX's tracer for that transformation and what the tracer holds (each subclass says
+        it; ``~`` marks a weak type)."""
+        return f'{type(self).__name__}<{self.aval}>'
+
+
+def short_repr(x) -> str:
+    """A tracer's ``_short_repr``, a value's ``str``: how a tracer shows what it holds."""
+    return x._short_repr() if isinstance(x, Tracer) else str(x)
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError(f'a traced array ({self.aval.str_short()}) cannot be converted to a '
-                        'NumPy array: its value is not known while tracing')
+        raise TracerArrayConversionError(self)
 
     def __getattr__(self, name):
         # Tracers of values with known contents (ConcreteArray) forward what they can.

@@ -82,16 +82,15 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 
     def defjvps(self, *jvps):
         """One rule per argument, ``jvp_i(g_i, primal_out, *primals)`` (None: no
-        dependence); the output tangent is their sum."""
+        dependence); the output tangent is their sum, by ``add_any`` as in JAX."""
         def jvp(primals, tangents):
             primal_out = self(*primals)
             terms = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents, strict=True)
                      if rule is not None]
             if not terms:
                 return primal_out, tree_util.tree_map(_zeros_like, primal_out)
-            return primal_out, tree_util.tree_map(lambda *ts: functools.reduce(lax.add, ts),
+            return primal_out, tree_util.tree_map(lambda *ts: functools.reduce(lax.add_any, ts),
                                                   *terms)
-        jvp.__name__ = f'{self.__name__}_jvps'
         self.defjvp(jvp)
 
     def __call__(self, *args, **kwargs):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import math
 import operator
 import sys
@@ -27,6 +28,7 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.array import Array, device_array, eager_result, scalar
 from minijax.core import Tracer
+from minijax.errors import NonConcreteBooleanIndexError
 from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
 
 # ----------------------------------------------------------------------------- dtypes, constants
@@ -73,16 +75,29 @@ def result_type(*args):
     """The dtype ``args`` promote to, by JAX's type-promotion lattice (``dtypes.promote``;
     the table is in docs/semantics.md). Weakly typed values (Python scalars) count only
     when they are of a higher kind (bool < int < float) than every strongly typed one."""
-    avals = [core.get_aval(a) for a in args]
-    return dtypes.promote(*((a.dtype, a.weak_type) for a in avals))[0]
+    return dtypes.promote(*map(_dtype_and_weak_type, args))[0]
+
+
+def _dtype_and_weak_type(x):
+    """A value's dtype and weak type; a dtype-like (``jnp.int16``, ``np.float32``, 'int8')
+    is strongly typed, except Python's ``int``, ``float``, ``bool``, which are weak."""
+    if isinstance(x, type) and x in dtypes.PYTHON_SCALARS:
+        return dtypes.PYTHON_SCALARS[x]
+    if isinstance(x, (_ScalarType, np.dtype, str, type)):
+        return dtypes.check_supported(np.dtype(x)), False
+    aval = core.get_aval(x)
+    return aval.dtype, aval.weak_type
 
 
 def _cast(x, dtype, weak_type=False):
-    """``x`` as ``dtype``; a weakly typed result (every operand was weak) stays weak."""
+    """``x`` as ``dtype``; a weakly typed result (every operand was weak) stays weak. As in
+    JAX, a weakly typed array meeting a strong one of its dtype is converted to strong (a
+    ``convert_element_type`` in the jaxpr); a Python scalar stays a literal."""
     aval = core.get_aval(x)
-    if aval.dtype == dtype:
+    python_scalar = type(x) in dtypes.PYTHON_SCALARS
+    if aval.dtype == dtype and (aval.weak_type == weak_type or python_scalar):
         return x
-    if type(x) in dtypes.PYTHON_SCALARS:
+    if python_scalar:
         return scalar(x, dtype, weak_type)
     return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
@@ -93,8 +108,17 @@ def _promote(*args):
 
 
 def _to_float(x):
-    dtype = core.get_aval(x).dtype
-    return x if dtypes.is_float(dtype) else lax.convert_element_type(x, _TO_FLOAT[dtype])
+    """``x`` as JAX's float for its dtype, weakly typed if ``x`` is (``jnp.sin(2)`` is)."""
+    aval = core.get_aval(x)
+    if dtypes.is_float(aval.dtype):
+        return x
+    return lax.convert_element_type(x, _TO_FLOAT[aval.dtype], weak_type=aval.weak_type)
+
+
+def _like(y, x):
+    """``y`` (a result computed from ``x``) as ``x``'s dtype and weak type."""
+    aval = core.get_aval(x)
+    return lax.convert_element_type(y, aval.dtype, weak_type=aval.weak_type)
 
 
 def _is_float(x):
@@ -118,10 +142,23 @@ def broadcast_shapes(*shapes):
     for axis in range(-ndim, 0):
         sizes = {s[axis] for s in shapes if len(s) >= -axis} - {1}
         if len(sizes) > 1:
-            raise ValueError('shapes ' + ' and '.join(_shape_str(s) for s in shapes)
-                             + ' cannot be broadcast together')
+            raise ValueError('Incompatible shapes for broadcasting: shapes='
+                             f'{[tuple(s) for s in shapes]}')
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
+
+
+def _broadcast_shape(shapes, primitive):
+    """``broadcast_shapes``, failing as JAX does for the operands of ``primitive``: those
+    of one rank (scalars aside) go to the lax primitive unchanged, which refuses sizes that
+    differ with a TypeError naming itself; ranks that differ fail in rank promotion."""
+    try:
+        return broadcast_shapes(*shapes)
+    except ValueError:
+        if primitive and len({len(s) for s in shapes if s}) == 1:
+            raise TypeError(f'{primitive} got incompatible shapes for broadcasting: '
+                            f'{", ".join(map(_shape_str, shapes))}.') from None
+        raise
 
 
 def broadcast_to(x, shape):
@@ -141,10 +178,10 @@ def broadcast_arrays(*args):
     return [broadcast_to(a, broadcast_shapes(*map(np.shape, args))) for a in args]
 
 
-def _broadcast(*args, scalars_too=False):
-    """Broadcast ``args`` to one shape; rank-0 operands stay scalars (lax ops take them)
-    unless ``scalars_too``."""
-    shape = broadcast_shapes(*(np.shape(a) for a in args))
+def _broadcast(*args, scalars_too=False, primitive=None):
+    """Broadcast ``args`` (the operands of the lax ``primitive``) to one shape; rank-0
+    operands stay scalars (lax ops take them) unless ``scalars_too``."""
+    shape = _broadcast_shape([np.shape(a) for a in args], primitive)
     return [a if np.ndim(a) == 0 and not scalars_too else broadcast_to(a, shape) for a in args]
 
 
@@ -152,7 +189,7 @@ def _broadcast(*args, scalars_too=False):
 
 def _binary(lax_fn, name, doc, to_float=False):
     def fn(x, y, /):
-        x, y = _broadcast(*_promote(x, y))
+        x, y = _broadcast(*_promote(x, y), primitive=lax_fn.__name__)
         if to_float:
             x, y = _to_float(x), _to_float(y)
         return lax_fn(x, y)
@@ -183,8 +220,8 @@ left_shift = _binary(lax.shift_left, 'left_shift', 'x << y (0 once y reaches the
 
 def power(x, y, /):
     """``x ** y``; a Python int exponent becomes ``integer_pow`` (multiplications), as in JAX."""
-    if type(y) is int and not isinstance(x, (int, float)):
-        return lax.integer_pow(x, y)
+    if type(y) is int:
+        return lax.integer_pow(asarray(x), y)
     return _power(x, y)
 
 
@@ -258,6 +295,7 @@ def _wrong_sign(r, y):
 
 def _float_divmod(x, y):
     """``(x // y, x % y)`` for floats, as CPython's ``float_divmod`` computes them."""
+    x, y = _broadcast(x, y, scalars_too=True)  # the selects below take one shape
     r = lax.rem(x, y)
     exact = lax.select_n(lax.eq(y, 0), lax.sub(x, r), x)
     q = lax.div(exact, y)
@@ -310,7 +348,7 @@ def _trunc(x):
         return x
     dtype = core.get_aval(x).dtype
     integral_above = float(2 ** dtypes.finfo(dtype).nmant)
-    rounded = lax.convert_element_type(lax.convert_element_type(x, dtypes.int64), dtype)
+    rounded = _like(lax.convert_element_type(x, dtypes.int64), x)
     small = lax.less(lax.abs(x), integral_above)  # False for NaN and infinities
     return lax.select_n(small, x, _with_sign_of_zero(rounded, x))
 
@@ -320,7 +358,7 @@ def _floor(x):
     if not _is_float(x):
         return x
     t = _trunc(x)
-    return lax.sub(t, lax.convert_element_type(lax.greater(t, x), core.get_aval(x).dtype))
+    return lax.sub(t, _like(lax.greater(t, x), x))
 
 
 def _ceil(x):
@@ -337,7 +375,7 @@ def _rint(x):
     fraction = lax.sub(x, f)
     odd = lax.ne(lax.sub(f, lax.mul(_floor(lax.mul(f, .5)), 2.)), 0.)
     up = lax.max(lax.greater(fraction, .5), lax.min(lax.eq(fraction, .5), odd))
-    out = lax.add(f, lax.convert_element_type(up, core.get_aval(x).dtype))
+    out = lax.add(f, _like(up, x))
     return _with_sign_of_zero(out, x)
 
 
@@ -388,6 +426,7 @@ def _unary(name, fn, to_float=True):
     """A function of one operand; ``to_float``: integer and boolean operands become floats
     first (as ``jnp.sin(1)`` is a float)."""
     def unary(x, /):
+        x = asarray(x)
         return fn(_to_float(x) if to_float else x)
     unary.__name__ = unary.__qualname__ = name
     unary.__doc__ = fn.__doc__ or f'Elementwise {name}.'
@@ -409,7 +448,7 @@ sinh = _unary('sinh', lax.sinh)
 cosh = _unary('cosh', lax.cosh)
 exp2 = _unary('exp2', lambda x: lax.exp(lax.mul(x, _LN2)))
 log2 = _unary('log2', lambda x: _divide_by_constant(lax.log(x), _LN2))
-log10 = _unary('log10', lambda x: lax.mul(lax.log(x), math.log10(math.e)))  # JAX's constant
+log10 = _unary('log10', lambda x: _times_constant(lax.log(x), math.log10(math.e)))  # JAX's
 deg2rad = radians = _unary('deg2rad', lambda x: lax.mul(x, np.pi / 180))
 rad2deg = degrees = _unary('rad2deg', lambda x: lax.mul(x, 180 / np.pi))
 abs = absolute = _unary('abs', lax.abs, to_float=False)  # noqa: A001
@@ -455,6 +494,7 @@ around = round
 
 def clip(arr, /, min=None, max=None):  # noqa: A002
     """``arr`` limited to ``[min, max]`` (either bound may be None)."""
+    arr = asarray(arr)
     if min is not None:
         arr = maximum(arr, min)
     if max is not None:
@@ -462,11 +502,14 @@ def clip(arr, /, min=None, max=None):  # noqa: A002
     return arr
 
 
-def where(condition, x=None, y=None, /):
-    """``x`` where ``condition`` holds, else ``y`` (all three broadcast together)."""
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``x`` where ``condition`` holds, else ``y`` (all three broadcast together); with
+    ``condition`` alone, ``nonzero(condition, size=size, fill_value=fill_value)``."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
-        raise TypeError('where(condition) with one argument gives indices of data-dependent '
-                        'shape, which minijax does not support: pass x and y')
+        raise ValueError('where: give both x and y, or neither (for the indices where '
+                         'condition holds)')
     condition = _as_bool(condition)
     x, y = _promote(x, y)
     condition, x, y = _broadcast(condition, x, y, scalars_too=True)
@@ -545,8 +588,9 @@ def astype(x, dtype):
 
 
 def copy(a):
-    """``a`` itself: Arrays are immutable."""
-    return asarray(a)
+    """A new Array with ``a``'s value (shared: it is immutable); a traced ``a`` itself."""
+    a = asarray(a)
+    return a.new_reference() if isinstance(a, Array) else a
 
 
 def shape(a):
@@ -567,7 +611,16 @@ def _axes(name, x, axis):
     return core.canonicalize_axes(axis, np.ndim(x), f'{name}: axis')
 
 
+def _strong(x):
+    """``x`` strongly typed: a reduction's result is, in JAX, even of weakly typed operands
+    (it casts to the result dtype), so ``jnp.sum(2.)`` prints without ``weak_type=True``."""
+    aval = core.get_aval(x)
+    return lax.convert_element_type(x, aval.dtype, weak_type=False) if aval.weak_type else x
+
+
 def _keep(out, axes, keepdims):
+    """The tail of every reduction: the reduced axes kept as size 1 if asked; strong."""
+    out = _strong(out)
     return lax.expand_dims(out, axes) if keepdims else out
 
 
@@ -656,6 +709,12 @@ def _divide_by_constant(x, c):
         return lax.mul(x, np.divide(np.ones((), dtype), np.asarray(c, dtype)))
 
 
+def _times_constant(x, c):
+    """``x * c`` with ``c`` a constant of ``x``'s dtype, strongly typed as JAX's is (so a
+    weakly typed ``x`` gives a strong result, as in ``jnp.log10(2.)``)."""
+    return lax.mul(x, np.asarray(c, core.get_aval(x).dtype))
+
+
 def _mean(a, axes):
     return _divide_by_constant(lax.reduce_sum(a, axes), _count(a, axes))
 
@@ -722,7 +781,7 @@ def _cumulative(name, lax_cumulative):
             a = _cast(a, dtypes.check_supported(dtype))
         elif _is_bool(a):
             a = lax.convert_element_type(a, dtypes.int64)
-        return lax_cumulative(a, axis)
+        return _strong(lax_cumulative(a, axis))
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None).'
     return cumulative
@@ -758,6 +817,185 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
         a, indices = flip(a, axis), flip(indices, axis)
     _, indices = lax.sort_key_val(a, indices, axis, is_stable=stable)
     return flip(indices, axis) if descending else indices
+
+
+# ----------------------------------------------------------------------------- data-dependent shapes
+# ``nonzero``, ``unique``, ``x[mask]``...: the size of the result depends on the values. As in
+# JAX, it is read from a concrete operand (eagerly, or under ``grad`` of concrete values);
+# under ``jit`` or ``vmap`` the caller passes ``size=`` (and ``fill_value=``) instead. Each
+# function is written once, for a given size: the concrete case only computes that size.
+
+
+def _concrete_value(x, function, advice):
+    """``x`` as a NumPy value, which sets the shape of ``function``'s result. Traced values
+    are not concrete (jit, vmap), except under ``grad`` of a concrete value, as in JAX."""
+    aval = core.get_aval(x)
+    if isinstance(aval, core.ConcreteArray):
+        return np.asarray(aval.val)
+    raise core.ConcretizationTypeError(x, function, advice)
+
+
+def _size_or_count(function, mask, size):
+    """``size``, or else the number of True elements of a concrete ``mask``."""
+    if size is not None:
+        return operator.index(size)
+    advice = (f'The size argument of {function} must be statically specified to use '
+              f'{function} within jit, vmap or other transformations (and fill_value= for '
+              'the padding).')
+    return int(np.count_nonzero(_concrete_value(mask, function, advice)))
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """How often each value ``0..length-1`` occurs in the integers ``x`` (the sum of their
+    ``weights``): a scatter-add, negative values counting as 0 and larger ones dropped.
+    ``length`` defaults to ``max(minlength, max(x) + 1)`` of a concrete ``x``."""
+    x = asarray(x)
+    if _is_bool(x):
+        x = lax.convert_element_type(x, dtypes.int32)
+    if dtypes.kind(core.get_aval(x).dtype) not in 'iu' or np.ndim(x) != 1:
+        raise TypeError(f'bincount: x must be a 1-D array of integers, got '
+                        f'{core.get_aval(x).str_short()}')
+    if length is None:
+        value = _concrete_value(x, 'jnp.bincount', 'Pass a static length= to use '
+                                'jnp.bincount within jit, vmap or other transformations.')
+        length = builtins.max(minlength, int(value.max(initial=-1)) + 1)
+    weights = np.array(1, dtypes.int64) if weights is None else asarray(weights)
+    counts = zeros(operator.index(length), core.get_aval(asarray(weights)).dtype)
+    return counts.at[clip(x, 0)].add(weights, mode='drop')
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """The indices of the nonzero elements, one array per axis. The ``k``-th flat index is
+    how many elements have fewer than ``k + 1`` nonzeros up to and including them: a
+    ``cumsum`` of a ``bincount`` of the ``cumsum`` (JAX's formula). Past the count, indices
+    are ``fill_value`` (default 0)."""
+    a = asarray(a)
+    if np.ndim(a) == 0:
+        raise ValueError('nonzero: a 0-d array has no axes to index; use '
+                         'jnp.atleast_1d(x).nonzero()')
+    mask = a if _is_bool(a) else not_equal(a, 0)
+    size = _size_or_count('jnp.nonzero', mask, size)
+    shape_ = np.shape(a)
+    if math.prod(shape_) == 0 or size == 0:
+        return tuple(zeros(size, dtypes.int64) for _ in shape_)
+    flat = cumsum(bincount(cumsum(mask), length=size))
+    strides = np.cumprod(shape_[::-1])[::-1] // shape_
+    out = tuple(remainder(floor_divide(flat, int(s)), n) for s, n in zip(strides, shape_))
+    if fill_value is None:
+        return out
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape_)
+    if len(fills) != len(shape_) or builtins.any(np.ndim(f) for f in fills):
+        raise ValueError(f'nonzero: fill_value must be a scalar or a tuple of {len(shape_)} '
+                         f'scalars, got {fill_value!r}')
+    padding = greater_equal(arange(size), sum(mask))
+    return tuple(where(padding, f, o) for f, o in zip(fills, out))
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """The indices of the nonzero elements of the flattened ``a``."""
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """The indices of the nonzero elements as rows ``[count, ndim]``."""
+    indices = nonzero(atleast_1d(a), size=size, fill_value=fill_value)
+    return reshape(stack(indices, 1), (np.shape(indices[0])[0], np.ndim(a)))
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of ``a`` along ``axis`` (of the flattened ``a`` if None) where the 1-D
+    ``condition`` holds. With ``size``, the first ``size`` of them, then ``fill_value``:
+    the selected slices moved first by a stable sort on the condition (JAX's way)."""
+    _no_out('compress', out)
+    condition = _as_bool(condition)
+    if np.ndim(condition) != 1:
+        raise ValueError(f'compress: condition must be 1-D, got '
+                         f'{core.get_aval(condition).str_short()}')
+    a = ravel(a) if axis is None else moveaxis(a, axis, 0)
+    n = np.shape(a)[0]
+    condition, extra = condition[:n], condition[n:]
+    a = a[:np.shape(condition)[0]]
+    if size is None:
+        if np.shape(extra)[0] and _concrete_value(any(extra), 'jnp.compress', '').item():
+            raise ValueError('compress: condition has True entries beyond the axis of a')
+        size = _size_or_count('jnp.compress', condition, size)
+    elif not 0 <= size <= np.shape(a)[0]:
+        raise ValueError(f'compress: size={size} must be between 0 and the length '
+                         f'{np.shape(a)[0]} of the axis')
+    kept = where(expand_dims(condition, tuple(range(1, np.ndim(a)))), a,
+                 asarray(fill_value, core.get_aval(a).dtype))
+    selected = kept[argsort(condition, stable=True, descending=True)][:size]
+    return selected if axis is None else moveaxis(selected, 0, axis)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of ``arr`` where ``condition`` holds, both flattened."""
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
+
+
+def lexsort(keys, axis=-1):
+    """The indices that sort by several keys, the LAST key the primary one (NumPy's
+    order): one stable ``lax.sort`` with the keys reversed and an iota riding along."""
+    keys = [asarray(k) for k in keys]
+    if not keys:
+        raise TypeError('lexsort: needs at least one key')
+    if len({np.shape(k) for k in keys}) > 1:
+        raise ValueError(f'lexsort: all keys must have one shape, got '
+                         f'{[np.shape(k) for k in keys]}')
+    if np.ndim(keys[0]) == 0:
+        return zeros((), dtypes.int64)
+    axis = core.canonicalize_axis(axis, np.ndim(keys[0]), 'lexsort: axis')
+    iota = lax.iota(dtypes.int64, np.shape(keys[0]), axis)
+    return lax.sort((*keys[::-1], iota), axis, num_keys=len(keys))[-1]
+
+
+def _sorted_with_starts(a, equal_nan):
+    """``a``'s slices along axis 0 sorted (``perm`` the order) and a mask: True where a
+    slice differs from the one before it, i.e. where a run of equal slices starts."""
+    n, width = np.shape(a)[0], math.prod(np.shape(a)[1:])
+    rows = reshape(a, (n, width))
+    keys = [rows[:, j] for j in reversed(range(width))]  # the first column primary
+    perm = lexsort(keys) if width else zeros(builtins.min(n, 1), dtypes.int64)
+    a = a[perm]
+    later, earlier = a[1:], a[:-1]
+    differs = not_equal(later, earlier)
+    if equal_nan and _is_float(a):
+        differs = logical_and(differs, logical_not(logical_and(isnan(later), isnan(earlier))))
+    starts = concatenate([ones(builtins.min(np.shape(a)[0], 1), dtypes.bool_),
+                          any(differs, tuple(range(1, np.ndim(a))))])
+    return a, starts, perm
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
+    """The sorted unique elements (slices along ``axis``; of the flattened ``ar`` if None)
+    and, if asked, the index of each one's first occurrence, the inverse (each element's
+    position among the uniques) and the counts. With ``size``: the first ``size`` uniques,
+    then ``fill_value`` (default: the smallest). Sorting puts equal slices in runs; a
+    ``nonzero`` of the run starts picks one of each (JAX's way)."""
+    ar = asarray(ar)
+    shape_, flattened = np.shape(ar), axis is None
+    ar, axis = (ravel(ar), 0) if flattened else (ar, axis)
+    axis = core.canonicalize_axis(axis, np.ndim(ar), 'unique: axis')
+    if size and fill_value is None and np.shape(ar)[axis] == 0:
+        raise ValueError('unique: an empty array with size= needs fill_value=')
+    aux, starts, perm = _sorted_with_starts(moveaxis(ar, axis, 0), equal_nan)
+    n, count = np.shape(starts)[0], _size_or_count('jnp.unique', starts, size)
+    first = nonzero(starts, size=count + 1)[0]  # where each run starts, then 0s
+    result = aux[first[:count]] if n else zeros((count, *np.shape(aux)[1:]),
+                                                core.get_aval(aux).dtype)
+    if size is not None and fill_value is not None:
+        valid = expand_dims(less(arange(count), sum(starts)), tuple(range(1, np.ndim(result))))
+        result = where(valid, result, asarray(fill_value, core.get_aval(result).dtype))
+    outputs = [moveaxis(result, 0, axis)]
+    if return_index:
+        outputs.append(perm[first[:count]] if n else perm)
+    if return_inverse:
+        inverse = zeros(n, dtypes.int64).at[perm].set(cumsum(starts) - 1)
+        outputs.append(reshape(inverse, shape_) if flattened else inverse)
+    if return_counts:
+        outputs.append(diff(first.at[1:].set(where(first[1:], first[1:], n))))
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 # ----------------------------------------------------------------------------- more math
@@ -1399,10 +1637,10 @@ def can_cast(from_, to, casting='safe'):
 
 # ----------------------------------------------------------------------------- linear algebra
 
-def _not_aligned(name, a_shape, b_shape, detail):
-    """The TypeError JAX raises for operands whose contracted sizes differ."""
-    return TypeError(f'{name}: shapes {_shape_str(a_shape)} and {_shape_str(b_shape)} are not '
-                     f'aligned ({detail})')
+def _not_aligned(a_sizes, b_sizes):
+    """The TypeError JAX raises (from ``dot_general``) for contracted sizes that differ."""
+    return TypeError('dot_general requires contracting dimensions to have the same shape, '
+                     f'got {_shape_str(a_sizes)} and {_shape_str(b_sizes)}.')
 
 
 def matmul(a, b, /):
@@ -1416,8 +1654,7 @@ def matmul(a, b, /):
     a2 = expand_dims(a, 0) if len(a_shape) == 1 else a
     b2 = expand_dims(b, 1) if len(b_shape) == 1 else b
     if np.shape(a2)[-1] != np.shape(b2)[-2]:
-        raise _not_aligned('matmul', a_shape, b_shape, 'the last axis of the first must match '
-                           'the second to last of the second')
+        raise _not_aligned(np.shape(a2)[-1:], np.shape(b2)[-2:-1])
     batch = broadcast_shapes(np.shape(a2)[:-2], np.shape(b2)[:-2])
     a2 = broadcast_to(a2, batch + np.shape(a2)[-2:])
     b2 = broadcast_to(b2, batch + np.shape(b2)[-2:])
@@ -1436,8 +1673,7 @@ def dot(a, b):
         return multiply(a, b)
     b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
     if a_shape[-1] != b_shape[b_axis]:
-        raise _not_aligned('dot', a_shape, b_shape, f'axis {len(a_shape) - 1} of the first '
-                           f'has size {a_shape[-1]}, axis {b_axis} of the second {b_shape[b_axis]}')
+        raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
     return lax.dot_general(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())))
 
 
@@ -1453,7 +1689,7 @@ def tensordot(a, b, axes=2):
     a_axes = [core.canonicalize_axis(x, len(a_shape), 'tensordot: axis of a') for x in a_axes]
     b_axes = [core.canonicalize_axis(x, len(b_shape), 'tensordot: axis of b') for x in b_axes]
     if [a_shape[x] for x in a_axes] != [b_shape[x] for x in b_axes]:
-        raise _not_aligned('tensordot', a_shape, b_shape, f'axes {a_axes} and {b_axes}')
+        raise _not_aligned([a_shape[x] for x in a_axes], [b_shape[x] for x in b_axes])
     return lax.dot_general(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())))
 
 
@@ -1683,12 +1919,13 @@ def diag(v, k=0):
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     """The vector norm (``axis`` an int, or None for a 1-D ``x``) or matrix norm (two
-    axes, or None for a 2-D ``x``) of ``ord``, as ``jnp.linalg.norm``. The matrix 2-norm
-    and nuclear norm need singular values, which minijax does not compute."""
+    axes, or None for a 2-D ``x``) of ``ord``, as ``jnp.linalg.norm``; the matrix norms 2,
+    -2 and 'nuc' from the singular values."""
     x = _to_float(x)
     if axis is None and ord is None:
         return _keep_all(sqrt(sum(lax.mul(x, x))), np.ndim(x), keepdims)
-    axes = _axes('norm', x, axis)
+    axes = _axes('norm', x, axis)  # (checked, but sorted: a matrix norm needs the order)
+    axes = axes if axis is None else tuple(_axis_list('norm: axis', axis, np.ndim(x)))
     if len(axes) == 1:
         return _vector_norm(x, ord, axes, keepdims)
     if len(axes) == 2:
@@ -1716,16 +1953,23 @@ def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
     return power(sum(power(absx, float(ord)), axes, keepdims=keepdims), 1. / ord)
 
 
+#: matrix norm -> its reduction of the singular values
+_SINGULAR_VALUE_NORMS = {2: max, -2: min, 'nuc': sum}
+
+
 def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
     row, col = axes
     if ord in (None, 'fro'):
         return sqrt(sum(lax.mul(x, x), axes, keepdims=keepdims))
+    if ord in _SINGULAR_VALUE_NORMS:
+        s = lax.linalg.svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
+        out = _SINGULAR_VALUE_NORMS[ord](s, -1)
+        return expand_dims(out, axes) if keepdims else out
     chooser = {1: (max, row, col), -1: (min, row, col), np.inf: (max, col, row),
                -np.inf: (min, col, row)}.get(ord)
     if chooser is None:
-        raise NotImplementedError(f'norm: the matrix norm ord={ord!r} needs singular values, '
-                                  "which minijax does not compute (it has 'fro', 1, -1, inf, "
-                                  '-inf)')
+        raise ValueError(f"norm: ord={ord!r} is not a matrix norm (use 'fro', 'nuc', 1, -1, "
+                         '2, -2, inf or -inf)')
     choose, summed, chosen = chooser
     sums = sum(abs(x), summed, keepdims=True)
     out = choose(sums, chosen, keepdims=True)
@@ -2042,11 +2286,36 @@ def arange(start, stop=None, step=1, dtype=None):
     return out
 
 
+def _linspace(start, stop, num, endpoint):
+    """JAX's formula, ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``."""
+    div = num - 1 if endpoint else num
+    if div <= 0:
+        return reshape(start, (1,))[:num]
+    dtype = core.get_aval(start).dtype
+    step = lax.div(lax.iota(dtype, div), np.asarray(div, dtype))
+    out = lax.add(lax.mul(start, lax.sub(np.ones((), dtype), step)), lax.mul(stop, step))
+    return concatenate([out, reshape(stop, (1,))]) if endpoint else out
+
+
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    """``num`` evenly spaced values from ``start`` to ``stop``; computed on the host (the
-    bounds are static), so it enters a traced program as a constant."""
-    out = np.linspace(start, stop, num, endpoint=endpoint)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'linspace'))
+    """``num`` evenly spaced values from ``start`` to ``stop``, by JAX's formula compiled
+    as JAX compiles it (XLA fuses the products into the sum: the last bits are JAX's)."""
+    from minijax.jit import jit  # the api layer, above this module
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f'linspace: number of samples, {num}, must be non-negative')
+    if np.ndim(start) or np.ndim(stop):  # bounds per element: NumPy's values
+        out = np.linspace(start, stop, num, endpoint=endpoint)
+        return out.astype(dtypes.check_supported(dtype or out.dtype, 'linspace'))
+    bounds = result_type(start, stop)
+    computation = bounds if dtypes.is_float(bounds) else _TO_FLOAT[bounds]
+    out_dtype = dtypes.check_supported(dtype or computation, 'linspace')
+    computation = out_dtype if dtypes.is_float(out_dtype) else computation
+    start, stop = (lax.convert_element_type(asarray(v), computation) for v in (start, stop))
+    out = jit(_linspace, static_argnums=(2, 3))(start, stop, num, endpoint)
+    if dtypes.is_integer(out_dtype):
+        out = _floor(out)
+    return lax.convert_element_type(out, out_dtype)
 
 
 # ----------------------------------------------------------------------------- indexing
@@ -2066,8 +2335,8 @@ def _index_entry(i):
     if i is None or i is Ellipsis or isinstance(i, builtins.slice):
         return i
     if isinstance(i, (bool, np.bool_)) or (hasattr(i, 'dtype') and np.dtype(i.dtype) == bool):
-        raise TypeError('boolean mask indices select a data-dependent number of elements, '
-                        'which minijax does not support: use jnp.where(mask, x, other)')
+        raise TypeError('minijax does not support a scalar boolean index (x[True]): use '
+                        'x[None], or x[None][:0] for x[False]')
     if isinstance(i, (int, np.integer)):
         return int(i)
     if isinstance(i, (Tracer, Array, np.ndarray, list, tuple)):
@@ -2088,10 +2357,47 @@ def _is_array_index(i):
     return not (i is None or isinstance(i, (int, builtins.slice)))
 
 
+def _is_bool_mask(i):
+    """A boolean array index of one axis or more (``x[mask]``)."""
+    return (isinstance(i, (Tracer, Array, np.ndarray)) and np.dtype(i.dtype) == bool
+            and np.ndim(i) > 0)
+
+
+def _axes_indexed(i):
+    if i is None or i is Ellipsis:
+        return 0
+    return np.ndim(i) if _is_bool_mask(i) else 1
+
+
+def _expand_bool_masks(shape_, idx):
+    """``idx`` with each boolean mask replaced by the integer indices of its True elements,
+    one array per axis it covers (NumPy's ``nonzero`` of its value: as in JAX, the mask
+    must be concrete, for the number of elements to be known)."""
+    out, axis = [], 0
+    for position, i in enumerate(idx):
+        if i is Ellipsis:
+            axis = len(shape_) - builtins.sum(map(_axes_indexed, idx[position + 1:]))
+        if not _is_bool_mask(i):
+            out.append(i)
+            axis += _axes_indexed(i)
+            continue
+        if not isinstance(core.get_aval(i), core.ConcreteArray):
+            raise NonConcreteBooleanIndexError(i)
+        mask = np.asarray(core.get_aval(i).val)
+        covered = tuple(shape_[axis:axis + mask.ndim])
+        if mask.shape != covered:
+            raise IndexError(f'boolean index {position} has shape {_shape_str(mask.shape)} '
+                             f'but the axes it indexes have shape {_shape_str(covered)}')
+        out.extend(np.nonzero(mask))
+        axis += mask.ndim
+    return tuple(out)
+
+
 def _expand_index(shape_, idx):
     """``idx`` as one entry per axis of ``shape_`` (plus ``None`` entries, which add axes):
-    the ellipsis (or the end) filled with full slices."""
-    idx = tuple(map(_index_entry, idx if isinstance(idx, tuple) else (idx,)))
+    boolean masks as integer indices, the ellipsis (or the end) filled with full slices."""
+    idx = _expand_bool_masks(shape_, idx if isinstance(idx, tuple) else (idx,))
+    idx = tuple(map(_index_entry, idx))
     used = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
     if used > len(shape_):
         raise IndexError(f'too many indices ({used}) for an array of shape {_shape_str(shape_)}')
@@ -2113,42 +2419,57 @@ def _uses_gather(entries, mode, int_mode):
 
 
 def _slice_window(s, n):
-    """``(start, limit, stride)`` of the slice ``s`` of an axis of size ``n``."""
+    """``(start, limit, stride)`` of the slice ``s`` of an axis of size ``n``, and whether
+    the slice runs backwards. A negative step reads the same elements as the forward
+    window from its last element with the step's magnitude, then reverses them (as JAX)."""
     start, stop, step = s.indices(n)
-    if step < 0:
-        raise IndexError('negative slice steps are not supported (use jnp.flip)')
-    count = len(range(start, stop, step))
-    return start, start + (count - 1) * step + 1 if count else start, step
+    count, backwards = len(range(start, stop, step)), step < 0
+    if backwards:
+        start, step = start + (count - 1) * step if count else 0, -step
+    return (start, start + (count - 1) * step + 1 if count else start, step), backwards
 
 
 def _static_window(shape_, entries):
     """Static basic indexing as a strided slice plus a reshape: the ``(start, limit,
     stride)`` per axis and the result shape (integers drop an axis, ``None`` adds one). An
     integer out of bounds is clamped into the axis, as JAX's gathers do."""
-    window, out_shape, axis = [], [], 0
+    window, out_shape, reversed_axes, axis = [], [], [], 0
     for i in entries:
         if i is None:
             out_shape.append(1)
             continue
         n = shape_[axis]
         if isinstance(i, builtins.slice):
-            window.append(_slice_window(i, n))
-            out_shape.append(len(range(*window[-1])))
+            axis_window, backwards = _slice_window(i, n)
+            window.append(axis_window)
+            out_shape.append(len(range(*axis_window)))
+            reversed_axes += [axis] * backwards
         else:
             if n == 0:
                 raise IndexError(f'index {i} is out of bounds for axis {axis} with size 0')
             i = builtins.min(builtins.max(i + n if i < 0 else i, 0), n - 1)
             window.append((i, i + 1, 1))
         axis += 1
-    return window, tuple(out_shape)
+    return window, tuple(out_shape), tuple(reversed_axes)
+
+
+def _is_whole_window(shape_, window):
+    return window == [(0, n, 1) for n in shape_]
+
+
+def _is_whole(shape_, slices):
+    """Whether the static ``slices`` view all of an array of shape ``shape_``, in order."""
+    window, _, reversed_axes = _static_window(shape_, slices)
+    return _is_whole_window(shape_, window) and not reversed_axes
 
 
 def _static_getitem(x, entries):
     shape_ = np.shape(x)
-    window, out_shape = _static_window(shape_, entries)
-    starts, limits, strides = zip(*window) if window else ((), (), ())
-    if (starts, limits, strides) != ((0,) * len(shape_), shape_, (1,) * len(shape_)):
-        x = lax.slice(x, starts, limits, strides)
+    window, out_shape, reversed_axes = _static_window(shape_, entries)
+    if not _is_whole_window(shape_, window):
+        x = lax.slice(x, *zip(*window))
+    if reversed_axes:
+        x = lax.rev(x, reversed_axes)
     return x if np.shape(x) == out_shape else lax.reshape(x, out_shape)
 
 
@@ -2343,7 +2664,7 @@ def _update(x, idx, values, kind, mode=None, **hints):
     ix = _indexer(np.shape(view), advanced)
     view = scatter(view, ix.indices, broadcast_to(values, ix.shape),
                    lax.ScatterDimensionNumbers(*ix.dimension_numbers), mode=mode, **hints)
-    if np.shape(view) != np.shape(expanded):  # a strided view: put it back in place
+    if not _is_whole(np.shape(expanded), static):  # a strided view: put it back in place
         view = _static_update(expanded, static, view)
     return reshape(view, np.shape(x))
 
@@ -2355,9 +2676,11 @@ def _static_in_bounds(shape_, entries):
 
 def _static_update(x, entries, values):
     shape_, dtype_ = np.shape(x), core.get_aval(x).dtype
-    window, out_shape = _static_window(shape_, entries)
+    window, out_shape, reversed_axes = _static_window(shape_, entries)
     sizes = [len(range(*w)) for w in window]
     values = reshape(broadcast_to(values, out_shape), sizes)
+    if reversed_axes:
+        values = lax.rev(values, reversed_axes)
     config = [(start, n - limit, stride - 1) for (start, limit, stride), n in zip(window, shape_)]
     padded = lax.pad(values, np.zeros((), dtype_), config)
     mask = lax.pad(lax.full(sizes, True, dtypes.bool_), np.array(False), config)
@@ -2385,9 +2708,39 @@ def _as_array_result(out, args):
     return eager_result(out, None, args)
 
 
+#: The parameters that take one array: JAX refuses a list or tuple there (a NumPy
+#: habit that would hide a conversion), naming the function and the argument's position
+#: among them. Functions that read nested sequences or only look at them are exempt.
+_ARRAY_PARAMETERS = {'x', 'y', 'x1', 'x2', 'a', 'b', 'm', 'arr', 'ary', 'ar', 'v', 'p', 'xp',
+                     'fp', 'q', 'condition', 'element', 'test_elements', 'indices', 'A',
+                     'weights', 'fill_value', 'repeats'}
+_TAKES_SEQUENCES = {'asarray', 'shape', 'ndim', 'size', 'isscalar', 'iscomplexobj',
+                    'promote_types'}
+
+
+def _array_parameters(fn):
+    """``(position, name)`` of each array parameter of ``fn``, in its signature's order."""
+    if fn.__name__ in _TAKES_SEQUENCES:
+        return ()
+    parameters = inspect.signature(fn).parameters.values()
+    return tuple((k, p.name) for k, p in enumerate(parameters)
+                 if p.name in _ARRAY_PARAMETERS and p.kind is not p.KEYWORD_ONLY)
+
+
+def _check_arraylike(name, parameters, args, kwargs):
+    for position, (k, parameter) in enumerate(parameters):
+        value = args[k] if k < len(args) else kwargs.get(parameter)
+        if isinstance(value, (list, tuple)):
+            raise TypeError(f'{name} requires ndarray or scalar arguments, got '
+                            f'{type(value)} at position {position}.')
+
+
 def _returns_arrays(fn):
+    parameters = _array_parameters(fn)
+
     @functools.wraps(fn)
     def api_function(*args, **kwargs):
+        _check_arraylike(fn.__name__, parameters, args, kwargs)
         return _as_array_result(fn(*args, **kwargs), args)
     return api_function
 
@@ -2413,8 +2766,10 @@ _install_api_boundary(_IndexUpdateRef)
 # ----------------------------------------------------------------------------- operators, methods
 
 def _immutable(self, *args):
-    raise TypeError(f'{type(self).__name__} is immutable: instead of x[idx] = y, use '
-                    'x = x.at[idx].set(y)')
+    """JAX's words, which a ported program prints."""
+    raise TypeError('JAX arrays are immutable and do not support in-place item assignment. '
+                    'Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: '
+                    'https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html')
 
 
 def _shape_args(args):
@@ -2434,7 +2789,7 @@ _METHODS = {
     'flatten': 'ravel', 'clip': 'clip', 'round': 'round', 'squeeze': 'squeeze',
     'swapaxes': 'swapaxes', 'dot': 'dot', 'conj': 'conj', 'conjugate': 'conj',
     'copy': 'copy', 'diagonal': 'diagonal', 'trace': 'trace', 'take': 'take',
-    'repeat': 'repeat',
+    'repeat': 'repeat', 'nonzero': 'nonzero', 'sort': 'sort', 'argsort': 'argsort',
 }
 #: operator -> (function of this module, whether it also has a reflected form)
 _OPERATORS = {
@@ -2476,6 +2831,9 @@ def _install_operators(cls):
     cls.real = property(real)
     cls.imag = property(imag)
     cls.reshape = lambda self, *shape, order='C': reshape(self, _shape_args(shape), order)
+    cls.compress = lambda self, condition, axis=None, **kwargs: compress(condition, self, axis,
+                                                                        **kwargs)
+    cls.itemsize = property(lambda self: np.dtype(self.dtype).itemsize)
     cls.transpose = lambda self, *axes: transpose(self, _shape_args(axes) if axes else None)
     for method, name in _METHODS.items():
         setattr(cls, method, this[name])

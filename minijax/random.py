@@ -14,7 +14,9 @@ which is what JAX does with ``jax_threefry_partitionable`` on, its default since
 - ``fold_in(key, d)``: the hash pair of the counter pair (0, d);
 - ``bits``: the xor of the two hash words (32 bits), or both words (64 bits);
 - floats: random bits under the exponent of 1.0 read as a float (``bitcast_convert_type``)
-  lie uniformly in [1, 2); subtract 1 and scale.
+  lie uniformly in [1, 2); subtract 1 and scale;
+- the distributions: JAX's transformations of those floats, in JAX's order (``gamma`` runs
+  Marsaglia and Tsang's rejection loop per element, ``poisson`` Knuth's and Hoermann's).
 
 The hash is ``jit``-compiled, so it is lowered to one private StableHLO function that every
 call reuses: read it with ``minijax.jit(minijax.random.split).lower(key).as_text()``.
@@ -33,13 +35,17 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax import numpy as mnp
+from minijax import numpy_linalg
+from minijax.control_flow import while_loop
+from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.lax.bitcast import bitcast_convert_type
-from minijax.lax.elementwise import in_float32_if_narrow
+from minijax.scipy.special import _erf_inv, gammaln  # XLA's erf_inv expansion
 
-__all__ = ['PRNGKey', 'bernoulli', 'bits', 'categorical', 'choice', 'fold_in', 'key',
-           'normal', 'permutation', 'randint', 'shuffle', 'split', 'truncated_normal',
-           'uniform']
+__all__ = ['PRNGKey', 'bernoulli', 'beta', 'bits', 'categorical', 'cauchy', 'choice',
+           'dirichlet', 'exponential', 'fold_in', 'gamma', 'gumbel', 'key', 'key_data',
+           'laplace', 'loggamma', 'logistic', 'multivariate_normal', 'normal', 'permutation',
+           'poisson', 'randint', 'split', 't', 'truncated_normal', 'uniform', 'wrap_key_data']
 
 uint32 = dtypes.uint32
 UINT_DTYPES = {8: np.dtype('uint8'), 16: np.dtype('uint16'), 32: np.dtype('uint32'),
@@ -142,10 +148,23 @@ def key(seed):
     return PRNGKey(seed)
 
 
-def _two_keys(key):
-    """``split(key)`` as two separate keys."""
-    keys = split(key)
-    return [lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)) for i in range(2)]
+def key_data(keys):
+    """The uint32 words of a key or a batch of keys: minijax's keys are those words."""
+    aval = core.get_aval(keys)
+    if aval.dtype != uint32 or not aval.shape or aval.shape[-1] != 2:
+        raise TypeError(f'key_data: expected PRNG keys, uint32[..., 2] arrays, got '
+                        f'{aval.str_short()}')
+    return keys
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+    """Keys from their uint32 words: the words themselves (threefry2x32 is the only
+    implementation minijax has)."""
+    name = impl if dtype is None else dtype
+    if name not in (None, 'threefry2x32'):
+        raise ValueError(f'wrap_key_data: minijax implements only the threefry2x32 PRNG, got '
+                         f'{name!r}')
+    return key_data(key_bits_array)
 
 
 def split(key, num=2):
@@ -153,6 +172,12 @@ def split(key, num=2):
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
     shape = core.canonicalize_shape(shape, 'split: num')
     return _stack_last(*_hash_counters(key, shape, 'split'))
+
+
+def _split_n(key, n):
+    """``split(key, n)`` as ``n`` separate keys."""
+    keys = split(key, n)
+    return [lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)) for i in range(n)]
 
 
 def fold_in(key, data):
@@ -197,13 +222,16 @@ def _float_dtype(name, dtype):
     return dtype
 
 
-def _broadcast_param(name, value, shape, dtype):
-    """``value`` (a scalar or an array broadcastable to ``shape``) as a ``dtype[shape]``."""
-    value_shape = np.shape(value)
+def _check_param_shape(name, value_shape, shape):
     if len(value_shape) > len(shape) or any(
             v not in (1, s) for v, s in zip(value_shape[::-1], shape[::-1])):
         raise ValueError(f'{name} parameter shapes must be broadcast-compatible with shape '
                          f'argument, got a parameter of shape {value_shape} for shape {shape}')
+
+
+def _broadcast_param(name, value, shape, dtype):
+    """``value`` (a scalar or an array broadcastable to ``shape``) as a ``dtype[shape]``."""
+    _check_param_shape(name, np.shape(value), shape)
     value = lax.convert_element_type(value, dtype)
     return mnp.broadcast_to(value, shape)
 
@@ -233,70 +261,6 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
     """Uniform random floats in [minval, maxval) (float64 by default, as JAX with x64)."""
     shape = core.canonicalize_shape(shape, 'uniform: shape')
     return _uniform(key, shape, _float_dtype('uniform', dtype), minval, maxval)
-
-
-#: Giles' approximations of erfinv ("Approximating the erfinv function", GPU Computing Gems,
-#: 2011), as XLA expands ``erf_inv``: with w = -log(1 - x^2), erfinv(x) = x p(t), where per
-#: range of w, ``(upper bound of w or None, t as a function of w, coefficients of p, highest
-#: power first)``.
-_ERF_INV_FLOAT32 = [
-    (5., lambda w: lax.sub(w, 2.5),
-     [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-      -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]),
-    (None, lambda w: lax.sub(lax.sqrt(w), 3.),
-     [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-      -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]),
-]
-_ERF_INV_FLOAT64 = [
-    (6.25, lambda w: lax.sub(w, 3.125),
-     [-3.64441206401782e-21, -1.6850591381820166e-19, 1.28584807152564e-18,
-      1.1157877678025181e-17, -1.333171662854621e-16, 2.0972767875968562e-17,
-      6.637638134358324e-15, -4.054566272975207e-14, -8.151934197605472e-14,
-      2.6335093153082323e-12, -1.2975133253453532e-11, -5.415412054294628e-11,
-      1.0512122733215323e-09, -4.112633980346984e-09, -2.9070369957882005e-08,
-      4.2347877827932404e-07, -1.3654692000834679e-06, -1.3882523362786469e-05,
-      0.00018673420803405714, -0.000740702534166267, -0.006033670871430149,
-      0.24015818242558962, 1.6536545626831027]),
-    (16., lambda w: lax.sub(lax.sqrt(w), 3.25),
-     [2.2137376921775787e-09, 9.075656193888539e-08, -2.7517406297064545e-07,
-      1.8239629214389228e-08, 1.5027403968909828e-06, -4.013867526981546e-06,
-      2.9234449089955446e-06, 1.2475304481671779e-05, -4.7318229009055734e-05,
-      6.828485145957318e-05, 2.4031110387097894e-05, -0.0003550375203628475,
-      0.0009532893797373805, -0.0016882755560235047, 0.002491442096107851,
-      -0.003751208507569241, 0.005370914553590064, 1.0052589676941592, 3.0838856104922208]),
-    (None, lambda w: lax.sub(lax.sqrt(w), 5.),
-     [-2.7109920616438573e-11, -2.555641816996525e-10, 1.5076572693500548e-09,
-      -3.789465440126737e-09, 7.61570120807834e-09, -1.496002662714924e-08,
-      2.914795345090108e-08, -6.771199775845234e-08, 2.2900482228026655e-07,
-      -9.9298272942317e-07, 4.526062597223154e-06, -1.968177810553167e-05,
-      7.599527703001776e-05, -0.00021503011930044477, -0.00013871931833623122,
-      1.0103004648645344, 4.849906401408584]),
-]
-
-
-def _horner(coefficients, t):
-    acc = lax.full_like(t, coefficients[0])
-    for c in coefficients[1:]:
-        acc = lax.add(lax.mul(acc, t), c)
-    return acc
-
-
-def _erf_inv(x):
-    """The inverse error function in lax ops, with the same operations in the same order as
-    XLA's expansion of ``erf_inv`` (so jitted results equal JAX's bit for bit); +-inf at +-1.
-    XLA expands it for float16 and bfloat16 in float32, rounding once."""
-    return in_float32_if_narrow(_erf_inv_expansion, x)
-
-
-def _erf_inv_expansion(x):
-    ranges = _ERF_INV_FLOAT32 if core.get_aval(x).dtype == dtypes.float32 else _ERF_INV_FLOAT64
-    w = lax.neg(lax.log1p(lax.mul(x, lax.neg(x))))
-    p = None
-    for bound, t, coefficients in reversed(ranges):
-        value = _horner(coefficients, t(w))
-        p = value if bound is None else lax.select_n(lax.less(w, bound), p, value)
-    at_one = lax.eq(lax.abs(x), 1.)
-    return lax.select_n(at_one, lax.mul(p, x), lax.mul(x, np.inf))
 
 
 def normal(key, shape=(), dtype=None):
@@ -349,6 +313,266 @@ def _truncated_normal(key, lower, upper, shape, dtype):
     lowest = _next_float(lax.stop_gradient(lower), 1)
     highest = _next_float(lax.stop_gradient(upper), -1)
     return lax.min(lax.max(out, lowest), highest)
+
+
+# ----------------------------------------------------------------------------- from uniforms
+
+def _sampler(name, transform):
+    """A sampler ``f(key, shape=(), dtype=None)`` of ``transform(key, shape, dtype)``,
+    compiled (as JAX's are) so that eager numbers equal jitted ones."""
+    compiled = partial(jit, static_argnums=(1, 2))(transform)
+
+    def sample(key, shape=(), dtype=None):
+        _check_key(name, key)
+        return compiled(key, core.canonicalize_shape(shape, f'{name}: shape'),
+                        _float_dtype(name, dtype))
+    sample.__name__ = sample.__qualname__ = name
+    sample.__doc__ = transform.__doc__
+    return sample
+
+
+def _exponential(key, shape, dtype):
+    """Exponential floats (rate 1): ``-log1p(-u)``, ``1 - u`` in (0, 1]."""
+    u = _uniform(key, shape, dtype, 0., 1., 'exponential')
+    return lax.neg(lax.log1p(lax.neg(u)))
+
+
+def _laplace(key, shape, dtype):
+    """Laplace floats (scale 1): ``sign(u) log1p(-|u|)``, u uniform in (-1, 1)."""
+    u = _uniform(key, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1., 'laplace')
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def _logistic(key, shape, dtype):
+    """Logistic floats: the logit ``log(u) - log1p(-u)`` of u uniform in (0, 1)."""
+    u = _uniform(key, shape, dtype, dtypes.finfo(dtype).tiny, 1., 'logistic')
+    return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
+
+
+def _cauchy(key, shape, dtype):
+    """Standard Cauchy floats: ``tan(pi (u - 1/2))``, u uniform in [eps, 1)."""
+    u = _uniform(key, shape, dtype, dtypes.finfo(dtype).eps, 1., 'cauchy')
+    return lax.tan(lax.mul(np.array(np.pi, dtype), lax.sub(u, np.array(.5, dtype))))
+
+
+exponential = _sampler('exponential', _exponential)
+laplace = _sampler('laplace', _laplace)
+logistic = _sampler('logistic', _logistic)
+cauchy = _sampler('cauchy', _cauchy)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _gumbel_high(key, shape, dtype):
+    """Gumbel noise from two uniforms: the second refines the first below 1/2, where
+    ``log1p(-x)`` would otherwise see only ``nmant`` bits."""
+    finfo = dtypes.finfo(dtype)
+    both = _uniform(key, (2, *shape), dtype, 0., 1., 'gumbel')
+    high, low = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
+                 for i in range(2))
+    x = mnp.where(high >= .5, high, high + 2. ** -finfo.nmant * low + finfo.tiny)
+    return -mnp.log(-mnp.log1p(-x))
+
+
+def gumbel(key, shape=(), dtype=None, mode=None):
+    """Standard Gumbel floats, ``-log(-log(u))``: from one uniform (``mode='low'``, the
+    default) or two (``'high'``, more bits near 0). ``'highest'`` is ``'high'`` except in
+    float32, where JAX counts leading zeros instead; minijax does not have that mode."""
+    _check_key('gumbel', key)
+    shape = core.canonicalize_shape(shape, 'gumbel: shape')
+    dtype = _float_dtype('gumbel', dtype)
+    mode = 'low' if mode is None else mode
+    if mode not in ('highest', 'high', 'low'):
+        raise ValueError(f'Must provide valid mode for gumbel got: {mode}')
+    if mode == 'highest' and dtype == dtypes.float32:
+        raise NotImplementedError("gumbel: mode='highest' in float32 is not implemented in "
+                                  "minijax; use mode='high'")
+    if mode == 'low':
+        return _gumbel_low(key, shape, dtype)
+    return _gumbel_high(key, shape, dtype)
+
+
+def _float_params(name, shape, dtype, *params):
+    """The output shape (``shape``, checked against the parameters', or their broadcast)
+    and the float dtype."""
+    dtype = _float_dtype(name, dtype)
+    if shape is None:
+        return np.broadcast_shapes(*(np.shape(p) for p in params)), dtype
+    shape = core.canonicalize_shape(shape, f'{name}: shape')
+    for p in params:
+        _check_param_shape(name, np.shape(p), shape)
+    return shape, dtype
+
+
+# ----------------------------------------------------------------------------- gamma family
+
+def _standard_gamma_one(key, alpha, log_space):
+    """One Gamma(alpha) sample by Marsaglia and Tsang's method ("A simple method for
+    generating gamma variables", 2000): v = (1 + c x)^3 for x normal (redrawn while
+    ``1 + c x <= 0``) is accepted by a squeeze test, then the full test on ``log u``. For
+    alpha < 1 it draws Gamma(alpha + 1) and multiplies by ``u^(1/alpha)`` (adds
+    ``log(u) / alpha`` in log space), with JAX's keys and operations in JAX's order."""
+    dtype = core.get_aval(alpha).dtype
+    zero, one, two = (np.array(v, dtype) for v in (0., 1., 2.))
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select_n(boost_mask, lax.add(alpha, one), alpha)
+    d = lax.sub(alpha, np.array(1. / 3., dtype))
+    c = lax.div(np.array(1. / 3., dtype), lax.sqrt(d))
+
+    def rejected(state):
+        _, x_2, v, u = state
+        squeeze = lax.ge(u, lax.sub(one, lax.mul(np.array(.0331, dtype), x_2)))
+        full = lax.ge(lax.log(u), lax.add(lax.mul(x_2, np.array(.5, dtype)),
+                                          lax.mul(d, lax.add(lax.sub(one, v), lax.log(v)))))
+        return lax.bitwise_and(squeeze, full)
+
+    def next_normal(state):
+        key, subkey = _split_n(state[0], 2)
+        x = _normal(subkey, (), dtype)
+        return key, x, lax.add(one, lax.mul(x, c))
+
+    def propose(state):
+        key, x_key, u_key = _split_n(state[0], 3)
+        _, x, v = while_loop(lambda s: lax.le(s[2], zero), next_normal,
+                             (x_key, zero, np.array(-1., dtype)))
+        u = _uniform(u_key, (), dtype, 0., 1., 'gamma')
+        return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
+
+    key, subkey = _split_n(key, 2)
+    _, _, v, _ = while_loop(rejected, propose, (key, zero, one, two))
+    if log_space:
+        log_u = lax.neg(_exponential(subkey, (), dtype))
+        log_boost = lax.select_n(mnp.logical_or(boost_mask, lax.eq(log_u, zero)),
+                                 lax.mul(log_u, lax.div(one, alpha_orig)), zero)
+        return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
+    u = lax.sub(one, _uniform(subkey, (), dtype, 0., 1., 'gamma'))
+    boost = lax.select_n(boost_mask, lax.pow(u, lax.div(one, alpha_orig)), one)
+    return lax.mul(lax.mul(d, v), boost)
+
+
+@partial(jit, static_argnums=(2, 3, 4))
+def _gamma(key, a, shape, dtype, log_space):
+    """One key per element (``split(key, size)``), one Marsaglia-Tsang loop per element,
+    vectorized with ``vmap`` as JAX's lowering does."""
+    a = mnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
+    size = math.prod(shape)
+    if size == 0:
+        return a
+    keys = split(key, size)
+    samples = vmap(partial(_standard_gamma_one, log_space=log_space))(keys, mnp.ravel(a))
+    return mnp.reshape(samples, shape)
+
+
+def _gamma_sampler(name, log_space, doc):
+    def sample(key, a, shape=None, dtype=None):
+        _check_key(name, key)
+        shape, dtype = _float_params(name, shape, dtype, a)
+        return _gamma(key, a, shape, dtype, log_space)
+    sample.__name__ = sample.__qualname__ = name
+    sample.__doc__ = doc
+    return sample
+
+
+gamma = _gamma_sampler('gamma', False, """Gamma(a) floats (scale 1). Not differentiable in
+minijax (JAX's derivative uses the implicit-reparameterization primitive
+``random_gamma_grad``).""")
+loggamma = _gamma_sampler('loggamma', True, """The log of Gamma(a) floats, computed in log
+space: accurate for small ``a``, where the samples themselves underflow.""")
+
+
+def beta(key, a, b, shape=None, dtype=None):
+    """Beta(a, b) floats: ``Ga / (Ga + Gb)`` for Gamma samples, formed from their logs
+    (scaled by the larger) so that small ``a`` and ``b`` do not underflow."""
+    _check_key('beta', key)
+    shape, dtype = _float_params('beta', shape, dtype, a, b)
+    return _beta(key, a, b, shape, dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _beta(key, a, b, shape, dtype):
+    key_a, key_b = _split_n(key, 2)
+    log_gamma_a = _gamma(key_a, a, shape, dtype, True)
+    log_gamma_b = _gamma(key_b, b, shape, dtype, True)
+    log_max = lax.max(log_gamma_a, log_gamma_b)
+    gamma_a = mnp.exp(log_gamma_a - log_max)
+    gamma_b = mnp.exp(log_gamma_b - log_max)
+    return gamma_a / (gamma_a + gamma_b)
+
+
+def dirichlet(key, alpha, shape=None, dtype=None):
+    """Dirichlet(alpha) vectors along the last axis: the softmax of log-Gamma samples."""
+    _check_key('dirichlet', key)
+    if np.ndim(alpha) < 1:
+        raise ValueError(f'dirichlet requires alpha.ndim >= 1, got alpha.ndim == '
+                         f'{np.ndim(alpha)}')
+    dtype = _float_dtype('dirichlet', dtype)
+    batch = np.shape(alpha)[:-1] if shape is None else core.canonicalize_shape(
+        shape, 'dirichlet: shape')
+    return _dirichlet(key, alpha, (*batch, np.shape(alpha)[-1]), dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _dirichlet(key, alpha, shape, dtype):
+    log_gamma = _gamma(key, alpha, shape, dtype, True)
+    shifted = log_gamma - lax.stop_gradient(mnp.max(log_gamma, -1, keepdims=True))
+    unnormalized = mnp.exp(shifted)
+    return unnormalized / mnp.sum(unnormalized, -1, keepdims=True)
+
+
+def t(key, df, shape=None, dtype=None):
+    """Student's t floats with ``df`` degrees of freedom: ``n sqrt(df / 2 / g)`` for n
+    normal and g Gamma(df / 2)."""
+    _check_key('t', key)
+    shape, dtype = _float_params('t', shape, dtype, df)
+    return _t(key, df, shape, dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _t(key, df, shape, dtype):
+    df = lax.convert_element_type(df, dtype)
+    key_n, key_g = _split_n(key, 2)
+    n = _normal(key_n, shape, dtype)
+    half_df = lax.div(df, np.array(2., dtype))
+    g = _gamma(key_g, half_df, shape, dtype, False)
+    return n * mnp.sqrt(half_df / g)
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method='cholesky'):
+    """Normal vectors with mean ``mean`` (..., n) and covariance ``cov`` (..., n, n):
+    ``mean + factor @ z`` for z standard normal and ``factor @ factor.T = cov`` (Cholesky,
+    or from ``svd``/``eigh`` for singular covariances)."""
+    _check_key('multivariate_normal', key)
+    if method not in ('svd', 'eigh', 'cholesky'):
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    mean, cov = mnp.asarray(mean), mnp.asarray(cov)
+    common = dtypes.float64 if not dtypes.is_float(mnp.result_type(mean, cov)) else \
+        mnp.result_type(mean, cov)
+    mean, cov = mean.astype(common), cov.astype(common)
+    dtype = common if dtype is None else _float_dtype('multivariate_normal', dtype)
+    if mean.ndim < 1:
+        raise ValueError(f'multivariate_normal requires mean.ndim >= 1, got mean.ndim == '
+                         f'{mean.ndim}')
+    n = mean.shape[-1]
+    if cov.ndim < 2 or cov.shape[-2:] != (n, n):
+        raise ValueError(f'multivariate_normal requires cov.shape == (..., n, n) for n={n}, '
+                         f'but got cov.shape == {cov.shape}.')
+    batch = np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]) if shape is None else \
+        core.canonicalize_shape(shape, 'multivariate_normal: shape')
+    return _multivariate_normal(key, mean, cov, batch, dtype, method)
+
+
+@partial(jit, static_argnums=(3, 4, 5))
+def _multivariate_normal(key, mean, cov, shape, dtype, method):
+    if method == 'svd':
+        u, s, _ = numpy_linalg.svd(cov)
+        factor = u * mnp.sqrt(s[..., None, :])
+    elif method == 'eigh':
+        w, v = numpy_linalg.eigh(cov)
+        factor = v * mnp.sqrt(w[..., None, :])
+    else:
+        factor = numpy_linalg.cholesky(cov)
+    z = _normal(key, (*shape, mean.shape[-1]), dtype)
+    return mean + mnp.einsum('...ij,...j->...i', factor, z)
 
 
 # ----------------------------------------------------------------------------- discrete
@@ -404,7 +628,7 @@ def _randint(key, shape, minval, maxval, dtype):
     maxval = mnp.broadcast_to(_clip_to(maxval, dtype), shape)
     maxval_out_of_range = mnp.broadcast_to(maxval_out_of_range, shape)
     nbits = np.iinfo(dtype).bits
-    k1, k2 = _two_keys(key)
+    k1, k2 = _split_n(key, 2)
     higher, lower = (_random_bits(k, nbits, shape, 'randint') for k in (k1, k2))
     unsigned = UINT_DTYPES[nbits]
     span = lax.convert_element_type(lax.sub(maxval, minval), unsigned)
@@ -422,7 +646,8 @@ def _randint(key, shape, minval, maxval, dtype):
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
-def _gumbel(key, shape, dtype, name):
+@partial(jit, static_argnums=(1, 2, 3))
+def _gumbel_low(key, shape, dtype, name='gumbel'):
     """Gumbel noise, -log(-log(u)), u uniform in [tiny, 1)."""
     tiny = dtypes.finfo(dtype).tiny
     u = _uniform(key, shape, dtype, tiny, 1., name)
@@ -443,9 +668,84 @@ def categorical(key, logits, axis=-1, shape=None):
                          f'batch shape {batch_shape} of the logits')
     full = (*prefix, *shape[len(prefix):len(prefix) + axis], logits.shape[axis],
             *shape[len(prefix) + axis:])
-    noise = _gumbel(key, full, logits.dtype, 'categorical')
+    noise = _gumbel_low(key, full, logits.dtype, 'categorical')
     logits = mnp.broadcast_to(logits, full)
     return lax.argmax(lax.add(noise, logits), len(prefix) + axis, dtypes.int64)
+
+
+def _poisson_knuth(key, lam, shape, dtype, max_iters):
+    """Knuth's method, for small ``lam``: the count of uniforms whose running product stays
+    above ``exp(-lam)`` (log-sums here), in float32 and all elements in step."""
+    def body(carry):
+        i, k, key, log_prod = carry
+        key, subkey = _split_n(key, 2)
+        k = lax.select_n(log_prod > -lam, k, k + 1)
+        u = _uniform(subkey, shape, dtypes.float32, 0., 1., 'poisson')
+        return i + 1, k, key, log_prod + mnp.log(u)
+
+    def cond(carry):
+        i, _, _, log_prod = carry
+        return mnp.any(log_prod > -lam) & (i < max_iters)
+
+    init = (0, mnp.zeros(shape, dtype), key, mnp.zeros(shape, dtypes.float32))
+    return (while_loop(cond, body, init)[1] - 1).astype(dtype)
+
+
+def _poisson_rejection(key, lam, shape, dtype, max_iters):
+    """Hoermann's transformed rejection ("The transformed rejection method for generating
+    Poisson random variables", 1993), for large ``lam``, in float32."""
+    log_lam = lax.log(lam)
+    b = 0.931 + 2.53 * lax.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def body(carry):
+        i, k_out, accepted, key = carry
+        key, key_u, key_v = _split_n(key, 3)
+        u = _uniform(key_u, shape, lam.dtype, 0., 1., 'poisson') - 0.5
+        v = _uniform(key_v, shape, lam.dtype, 0., 1., 'poisson')
+        u_shifted = 0.5 - abs(u)
+        k = mnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
+        s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+        t = -lam + k * log_lam - gammaln(k + 1)
+        accept_fast = (u_shifted >= 0.07) & (v <= v_r)
+        reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
+        accept = accept_fast | (~reject & (s <= t))
+        return i + 1, lax.select_n(accept, k_out, k), accepted | accept, key
+
+    def cond(carry):
+        i, _, accepted, _ = carry
+        return mnp.any(~accepted) & (i < max_iters)
+
+    init = (0, mnp.full(shape, -1, lam.dtype), mnp.zeros(shape, bool), key)
+    return while_loop(cond, body, init)[1].astype(dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _poisson(key, lam, shape, dtype):
+    """Both methods run on every element (below 10 Knuth's counts, from 10 on the rejection
+    sampler's), as in JAX, TensorFlow and NumPy."""
+    use_knuth = mnp.isnan(lam) | (lam < 10)
+    lam_knuth = lax.select_n(use_knuth, lax.full_like(lam, 0.), lam)
+    lam_rejection = lax.select_n(use_knuth, lam, lax.full_like(lam, 1e5))
+    max_iters = dtype.type(np.iinfo(dtype).max)
+    result = lax.select_n(use_knuth,
+                          _poisson_rejection(key, lam_rejection, shape, dtype, max_iters),
+                          _poisson_knuth(key, lam_knuth, shape, dtype, max_iters))
+    return lax.select_n(lam == 0, result, mnp.zeros_like(result))
+
+
+def poisson(key, lam, shape=None, dtype=None):
+    """Poisson(lam) integers (int64 by default); ``lam`` is taken in float32, as in JAX."""
+    _check_key('poisson', key)
+    dtype = dtypes.check_supported(dtypes.int64 if dtype is None else dtype, 'poisson: dtype')
+    if not np.issubdtype(dtype, np.integer):
+        raise TypeError(f'poisson: dtype must be an integer dtype, got {dtype}')
+    shape = np.shape(lam) if shape is None else core.canonicalize_shape(shape,
+                                                                         'poisson: shape')
+    lam = lax.convert_element_type(mnp.broadcast_to(lam, shape), dtypes.float32)
+    return _poisson(key, lam, shape, dtype)
 
 
 # ----------------------------------------------------------------------------- permutations
@@ -456,7 +756,7 @@ def _shuffle(key, x, axis):
     size = math.prod(np.shape(x))
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
-        key, subkey = _two_keys(key)
+        key, subkey = _split_n(key, 2)
         sort_keys = _random_bits(subkey, 32, np.shape(x), 'permutation')
         _, x = lax.sort_key_val(sort_keys, x, axis)
     return x
@@ -476,12 +776,6 @@ def permutation(key, x, axis=0, independent=False):
         return _shuffle(key, x, axis)
     order = _shuffle(key, mnp.arange(x.shape[axis]), 0)
     return mnp.take(x, order, axis)
-
-
-def shuffle(key, x, axis=0):
-    """Deprecated in JAX for ``permutation(key, x, axis, independent=True)``: the same."""
-    return _shuffle(key, mnp.asarray(x), core.canonicalize_axis(axis, np.ndim(x),
-                                                                'shuffle: axis'))
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0):
@@ -529,5 +823,5 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace):
         # The first index whose cumulative weight reaches r: how many fall short of it.
         falls_short = mnp.expand_dims(cumulative, tuple(range(r.ndim))) < mnp.expand_dims(r, -1)
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)
-    g = lax.add(_gumbel(key, (n_inputs,), p.dtype, 'choice'), lax.log(p))
+    g = lax.add(_gumbel_low(key, (n_inputs,), p.dtype, 'choice'), lax.log(p))
     return lax.top_k(g, n_draws)[1].astype(dtypes.int64)

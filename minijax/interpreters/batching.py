@@ -5,6 +5,8 @@ value shared by every example. Batching rules say where the batch axis of the ou
 """
 from __future__ import annotations
 
+import contextlib
+
 from minijax import core, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
@@ -16,6 +18,34 @@ not_mapped = None
 #: ``rule(vals, dims, **params) -> (out, out_dim)``: ``dims`` holds each operand's batch axis
 #: (or ``not_mapped``); the rule says where the batch axis of its output is.
 vmap_rules = core.RuleTable('vmap', '{p}_p.def_batching(...)')
+
+#: ``rule(axis_size, vals, dims, **params) -> (out, out_dim)`` for a collective (``psum``...)
+#: over the axis this ``vmap(..., axis_name=...)`` maps: there it reduces over the batch axis.
+collective_vmap_rules: dict = {}
+
+#: The named axes in scope, innermost last: ``(name, size, main)`` for each enclosing
+#: ``vmap(..., axis_name=name)`` (``main`` its trace) and ``pmap`` (``main`` None).
+axis_env: list = []
+
+
+@contextlib.contextmanager
+def extend_axis_env(name, size, main=None):
+    axis_env.append((name, size, main))
+    try:
+        yield
+    finally:
+        axis_env.pop()
+
+
+def axis_frame(name, primitive_name):
+    """``(size, main)`` of the innermost axis named ``name``; a ``NameError`` (as JAX raises)
+    for a collective over a name no enclosing ``pmap``/``vmap`` binds."""
+    for bound, size, main in reversed(axis_env):
+        if bound == name:
+            return size, main
+    raise NameError(f'{primitive_name}: unbound axis name: {name}. The axis names in scope '
+                    f'(bound by pmap or vmap(..., axis_name=...)) are '
+                    f'{[n for n, _, _ in axis_env]}')
 
 
 class BatchTracer(Tracer):
@@ -37,6 +67,10 @@ class BatchTracer(Tracer):
     def full_lower(self):
         return core.full_lower(self.val) if self.batch_dim is not_mapped else self
 
+    def _short_repr(self):
+        """JAX's: the type of one example, and of the batch."""
+        return f'VmapTracer(aval={self.aval}, batched={core.get_aval(self.val)})'
+
 
 class BatchTrace(core.Trace):
     def pure(self, val):
@@ -46,12 +80,21 @@ class BatchTrace(core.Trace):
 
     @property
     def axis_size(self):
-        return self.main.global_data
+        return self.main.global_data[0]
+
+    @property
+    def axis_name(self):
+        return self.main.global_data[1]
 
     def process_primitive(self, primitive, tracers, params):
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
-        if all(d is not_mapped for d in dims):
+        if primitive in collective_vmap_rules and self.axis_name is not None and \
+                params.get('axis_name') == self.axis_name:
+            outs, out_dims = collective_vmap_rules[primitive](self.axis_size, vals, dims,
+                                                              **params)
+            outs, out_dims = [outs], [out_dims]
+        elif all(d is not_mapped for d in dims):
             out = primitive.bind(*vals, **params)
             outs, out_dims = (out, [not_mapped] * len(out)) if primitive.multiple_results \
                 else ([out], [not_mapped])
@@ -89,14 +132,17 @@ def move_batch_axis(axis_size, src, dst, x):
     return moveaxis(x, src, dst)
 
 
-def vmap_flat(f, in_axes, *args, axis_size=None):
+def vmap_flat(f, in_axes, *args, axis_size=None, axis_name=None):
     """``f`` on flat ``args`` batched along ``in_axes``: ([(output, batch axis)], size).
 
     ``axis_size`` is read off the mapped arguments unless given; a batched jaxpr gives it,
-    since the operands its body sees may all be unmapped (only a cond's index may be)."""
+    since the operands its body sees may all be unmapped (only a cond's index may be).
+    ``axis_name`` names the batch axis for collectives (``psum(x, axis_name)``)."""
     if axis_size is None:
         axis_size = axis_size_of(args, in_axes)
-    with core.new_main(BatchTrace, axis_size) as main:
+    with core.new_main(BatchTrace, (axis_size, axis_name)) as main, \
+            (extend_axis_env(axis_name, axis_size, main) if axis_name is not None
+             else contextlib.nullcontext()):
         trace = BatchTrace(main)
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
                       for x, d in zip(args, in_axes)]
@@ -105,12 +151,13 @@ def vmap_flat(f, in_axes, *args, axis_size=None):
         return [(t.val, t.batch_dim) for t in tracers_out], axis_size
 
 
-def vmap(f, in_axes=0, out_axes=0):
+def vmap(f, in_axes=0, out_axes=0, axis_name=None):
     """Vectorize ``f`` over the axes ``in_axes`` of its arguments.
 
     ``in_axes`` is an int, ``None`` (not mapped), or a tuple with one entry per positional
     argument, each itself an int, ``None`` or a pytree prefix of that argument. ``out_axes``
-    likewise describes the outputs.
+    likewise describes the outputs. ``axis_name`` names the mapped axis, so that collectives
+    (``lax.psum(x, axis_name)``...) in ``f`` reduce over it, as under ``pmap``.
     """
     core.check_callable('vmap', f=f)
     def batched_f(*args):
@@ -127,7 +174,7 @@ def vmap(f, in_axes=0, out_axes=0):
         if all(a is not_mapped for a in axes_flat):
             raise ValueError('vmap needs at least one mapped argument (in_axes is all None)')
         f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
-        outs, axis_size = vmap_flat(f_flat, axes_flat, *args_flat)
+        outs, axis_size = vmap_flat(f_flat, axes_flat, *args_flat, axis_name=axis_name)
         out_axes_flat = tree_util.broadcast_prefix(out_axes, tree_util.tree_unflatten(
             out_tree(), [object()] * len(outs)), name='vmap out_axes')
         results = []
@@ -142,6 +189,8 @@ def vmap(f, in_axes=0, out_axes=0):
                 results.append(move_batch_axis(axis_size, bdim, dst, val))
         return tree_util.tree_unflatten(out_tree(), results)
 
+    batched_f.__name__ = getattr(f, '__name__', 'function')  # JAX's: vmap(f) is named f
+    batched_f.__qualname__ = getattr(f, '__qualname__', batched_f.__name__)
     return batched_f
 
 

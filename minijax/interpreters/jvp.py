@@ -5,12 +5,16 @@ differentiated has no tangent to compute, and no zero array appears in the progr
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from minijax import core, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
+from minijax.interpreters.partial_eval import PartialEvalTracer
 from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
+from minijax.ir.printer import short_type
 from minijax.ir.tracing import trace_to_jaxpr
 
 
@@ -70,6 +74,15 @@ class JVPTracer(Tracer):
     @property
     def aval(self):
         return core.get_aval(self.primal)
+
+    def _short_repr(self):
+        """As JAX: ``JVPTracer(primal=1.0, tangent=1.0)`` under ``jvp``; under ``grad``,
+        ``vjp`` and ``linearize`` (the tangent is unknown, staged by partial evaluation)
+        JAX's ``GradTracer(primal=1.0, typeof(tangent)=f64[])``."""
+        primal = core.short_repr(self.primal)
+        if isinstance(self.tangent, PartialEvalTracer) and not self.tangent.pval.is_known:
+            return f'GradTracer(primal={primal}, typeof(tangent)={short_type(self.tangent.aval)})'
+        return f'JVPTracer(primal={primal}, tangent={core.short_repr(self.tangent)})'
 
 
 class JVPTrace(core.Trace):
@@ -176,13 +189,13 @@ def defjvp_zero(primitive):
 
 
 def _sum_broadcasting(terms, out_aval):
+    """The sum of the tangent terms, with ``add_any`` as JAX's ``add_tangents`` sums them;
+    a term of lower rank (from an implicitly broadcast scalar) is broadcast first."""
     from minijax import lax  # lax's rules build on this module
-    total = terms[0]
-    for t in terms[1:]:
-        total = lax.add(total, t)
-    if np.shape(total) != out_aval.shape:
-        total = lax.broadcast(total, out_aval.shape, tuple(range(len(out_aval.shape))))
-    return total
+    terms = [t if np.shape(t) == out_aval.shape
+             else lax.broadcast(t, out_aval.shape, tuple(range(len(out_aval.shape))))
+             for t in terms]
+    return functools.reduce(lax.add_any, terms)
 
 
 # ----------------------------------------------------------------------------- jaxpr level

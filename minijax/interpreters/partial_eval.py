@@ -87,6 +87,13 @@ class PartialEvalTracer(Tracer):
             return core.full_lower(self.pval.const)
         return self
 
+    def _short_repr(self):
+        """A known value shows as that value: it is the primal that JAX's ``GradTracer``
+        shows (linearize's primals are known partial values here)."""
+        if self.pval.is_known:
+            return core.short_repr(self.pval.const)
+        return super()._short_repr()
+
 
 class PartialEvalTrace(core.Trace):
     def new_arg(self, pval: PartialVal) -> PartialEvalTracer:

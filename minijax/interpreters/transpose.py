@@ -66,7 +66,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
 
     def write_cotangent(x, ct):
         if isinstance(x, Var) and ct is not None and not isinstance(ct, Zero):
-            ct_env[x] = lax.add(ct_env[x], ct) if x in ct_env else ct
+            ct_env[x] = lax.add_any(ct_env[x], ct) if x in ct_env else ct
 
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         if not is_undefined_primal(val):

@@ -3,14 +3,15 @@
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
 conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad, iota and
 rev; ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the
-reductions and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``linalg``
+reductions and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general``
 dot_general; ``convolution`` conv_general_dilated; ``special`` erf and erfc;
 ``transcendental`` tan, atan2, expm1, cbrt (primitives) and the inverse trigonometric and
 hyperbolic functions (compositions); ``bitcast`` bitcast_convert_type; ``bitwise`` the
 bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
-``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin,
-cumlogsumexp and associative_scan; ``gather`` gather and the scatters (scatter,
-scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient. Eager
+``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum,
+cumprod, cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather and the
+scatters (scatter, scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients``
+stop_gradient; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions. Eager
 evaluation checks types with each primitive's abstract-eval rule before running its
 implementation (see ``core.EvalTrace``), so eager errors name shapes and dtypes as traced
 ones do.
@@ -21,8 +22,8 @@ layer above the primitives they are built from, so they are imported on first us
 """
 from minijax import core
 from minijax.lax.elementwise import (
-    abs, abs_p, add, add_p, convert_element_type, convert_element_type_p, cos, cos_p, div, div_p,
-    eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, greater_p, integer_pow, integer_pow_p, le,
+    abs, abs_p, add, add_any, add_any_p, add_p, convert_element_type, convert_element_type_p,
+    cos, cos_p, div, div_p, eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, greater_p, integer_pow, integer_pow_p, le,
     le_p, less, less_p, log, log1p, log1p_p, log_p, logistic, logistic_p, max, max_p, min, min_p,
     mul, mul_p, ne, ne_p, neg, neg_p, pow, pow_p, rsqrt, rsqrt_p, select_n, select_n_p, sign,
     sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
@@ -47,6 +48,7 @@ from minijax.lax.transcendental import (
     acos, acosh, asin, asinh, atan, atan2, atan2_p, atanh, cbrt, cbrt_p, cosh, exp2, expm1,
     expm1_p, reciprocal, sinh, square, tan, tan_p)
 from minijax.lax.bitcast import bitcast_convert_type, bitcast_convert_type_p
+from minijax.lax.clamp import clamp, clamp_p
 from minijax.lax.bitwise import (
     and_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clz, clz_p, not_p, or_p,
     population_count, population_count_p, rem, rem_p, shift_left, shift_left_p,
@@ -63,6 +65,12 @@ from minijax.lax.cumulative import (
 # stop_gradient_p stays in gradients: its derivative is zero by definition, so the finite
 # differences that check every primitive exported here (minijax.testing) cannot check it.
 from minijax.lax.gradients import stop_gradient
+# Collectives over a named axis (pmap, vmap(axis_name=...)): see minijax/lax/parallel.py.
+from minijax.lax.parallel import (  # noqa: E402
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, pmax, pmax_p,
+    pmean, pmin, pmin_p, ppermute, ppermute_p, psum, psum_p, psum_scatter, psum_scatter_p)
+# jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).
+from minijax.lax import linalg  # noqa: E402
 
 _CONTROL_FLOW = ('cond', 'switch', 'while_loop', 'fori_loop', 'scan')
 

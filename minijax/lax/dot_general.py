@@ -19,6 +19,7 @@ from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
+from minijax.lowering.ops import default_precision
 
 dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
@@ -148,7 +149,8 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers):
     numbers = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
         lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
-    return hlo.DotGeneralOp(tensor_type(ctx.avals_out[0]), lhs, rhs, numbers).result
+    return hlo.DotGeneralOp(tensor_type(ctx.avals_out[0]), lhs, rhs, numbers,
+                            precision_config=default_precision()).result
 
 
 dot_general_p.def_impl(_dot_general_impl)

@@ -249,15 +249,13 @@ def _div_lowering(ctx, x, y):
 add_p = binary_primitive('add', np.add, _hlo_binary(hlo.AddOp))
 sub_p = binary_primitive('sub', np.subtract, _hlo_binary(hlo.SubtractOp))
 mul_p = binary_primitive('mul', np.multiply, _hlo_binary(hlo.MulOp))
-div_p = binary_primitive('div', _divide, _div_lowering)
+div_p = binary_primitive('div', _divide, _div_lowering, eager_on_xla=True)  # XLA rewrites x / c
 
 add = _binary_function(add_p, 'Elementwise x + y.')
 sub = _binary_function(sub_p, 'Elementwise x - y.')
 mul = _binary_function(mul_p, 'Elementwise x * y.')
 div = _binary_function(div_p, 'Elementwise x / y (truncating for integers).')
 
-ad.defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
-ad.defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 ad.defjvp(div_p, lambda t, x, y: div(t, y),
           lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
@@ -303,6 +301,82 @@ add_p.def_transpose(_add_transpose)
 sub_p.def_transpose(_sub_transpose)
 mul_p.def_transpose(_mul_transpose)
 div_p.def_transpose(_div_transpose)
+
+
+def _add_jvp(primals, tangents):
+    """JAX's: ``add`` of the tangents (``add_any`` is for the tangents of *one* value)."""
+    (x, y), (tx, ty) = primals, tangents
+    return _linear_binary_jvp(add(x, y), tx, ty, add, lambda t: t)
+
+
+def _sub_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    return _linear_binary_jvp(sub(x, y), tx, ty, sub, neg)
+
+
+def _linear_binary_jvp(out, tx, ty, both, only_y):
+    """``both(tx, ty)``, or the one nonzero tangent (``only_y`` applied to ``ty``) broadcast
+    to the output's shape, as JAX's JVPs of ``add`` and ``sub`` are."""
+    out_aval = core.get_aval(out)
+    if isinstance(tx, ad.Zero) and isinstance(ty, ad.Zero):
+        return out, ad.Zero(out_aval)
+    if isinstance(ty, ad.Zero):
+        return out, _broadcast_to(tx, out_aval.shape)
+    if isinstance(tx, ad.Zero):
+        return out, _broadcast_to(only_y(ty), out_aval.shape)
+    return out, both(tx, ty)
+
+
+def _broadcast_to(x, shape):
+    if core.get_aval(x).shape == shape:
+        return x
+    return broadcast(x, shape, tuple(range(len(shape))))
+
+
+add_p.def_jvp(_add_jvp, symbolic_zeros=True)
+sub_p.def_jvp(_sub_jvp, symbolic_zeros=True)
+
+# ----------------------------------------------------------------------------- add_any
+
+# ``add_any`` (JAX's ``add_jaxvals_p``) adds two contributions to one derivative: the
+# cotangents a value receives from each of its uses (``backward_pass``), the tangent terms of
+# a JVP rule (``defjvp``). It computes what ``add`` does, but being its own primitive it
+# marks, in a printed jaxpr, the sums autodiff made, as JAX's jaxprs do.
+add_any_p = Primitive('add_any')
+
+
+def add_any(x, y):
+    """``x + y`` for two values of one type, as differentiation accumulates them."""
+    return add_any_p.bind(x, y)
+
+
+def _add_any_abstract_eval(x, y):
+    if x.shape != y.shape or x.dtype != y.dtype:
+        raise TypeError(f'add_any adds two values of one type, got {x.str_short()} and '
+                        f'{y.str_short()}')
+    return ShapedArray(x.shape, x.dtype, x.weak_type)  # JAX's: the first operand's type
+
+
+def _add_any_transpose(ct, x, y):
+    """Fan-out: each linear operand receives the whole cotangent."""
+    return [ct if is_undefined_primal(x) else None, ct if is_undefined_primal(y) else None]
+
+
+def _add_any_batching(vals, dims):
+    """As JAX's: the operands meet at the second one's batch axis (the first's if the second
+    is unbatched), an unbatched operand broadcast along it."""
+    out_dim = dims[0] if dims[1] is batching.not_mapped else dims[1]
+    size = batching.axis_size_of(vals, dims)
+    return add_any(*(v if d == out_dim else batching.move_batch_axis(size, d, out_dim, v)
+                     for v, d in zip(vals, dims))), out_dim
+
+
+add_any_p.def_impl(lambda x, y: np.add(np.asarray(x), np.asarray(y)))
+add_any_p.def_abstract_eval(_add_any_abstract_eval)
+ad.defjvp_linear(add_any_p)
+add_any_p.def_transpose(_add_any_transpose)
+add_any_p.def_batching(_add_any_batching)
+register_lowering(add_any_p, _hlo_binary(hlo.AddOp))
 
 # ----------------------------------------------------------------------------- max, min, pow
 
@@ -350,7 +424,7 @@ def _chooser_jvp(prim):
         ans = prim.bind(x, y)
         terms = [mul(t, _share_of_ties(a, ans, b))
                  for t, a, b in [(tx, x, y), (ty, y, x)] if not isinstance(t, ad.Zero)]
-        return ans, (add(*terms) if len(terms) == 2 else terms[0])
+        return ans, (add_any(*terms) if len(terms) == 2 else terms[0])
     prim.def_jvp(rule, symbolic_zeros=True)
 
 
@@ -374,9 +448,9 @@ ad.defjvp(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 
 
 def full_like(x, fill_value):
-    """A constant with the shape and dtype of ``x`` (a broadcast scalar)."""
+    """A constant with the shape, dtype and weak type of ``x`` (a broadcast scalar)."""
     aval = core.get_aval(x)
-    return full(aval.shape, fill_value, aval.dtype)
+    return full(aval.shape, fill_value, aval.dtype, aval.weak_type)
 
 
 # ----------------------------------------------------------------------------- integer_pow

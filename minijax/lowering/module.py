@@ -1,12 +1,14 @@
 """Lowering a jaxpr to a StableHLO module: an interpreter that emits ops instead of values.
 
-``lower_jaxpr_to_module`` makes ``module @<name>`` with ``func.func public @main``; each
-equation's lowering rule emits ops into the current block. Sub-jaxprs (``xla_call``) become
-private functions, emitted once per (jaxpr, argument types) and called with ``func.call``.
-Every module is verified before it is returned.
+``lower_jaxpr_to_module`` makes ``module @<name>`` with ``func.func public @main``, written as
+JAX writes it (the module's replica and partition counts, each result's
+``jax.result_info``); each equation's lowering rule emits ops into the current block.
+Sub-jaxprs (``xla_call``) become private functions, emitted once per (jaxpr, argument
+types) and called with ``func.call``. Every module is verified before it is returned.
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
@@ -58,15 +60,34 @@ def _sanitize(name: str) -> str:
 
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
-    """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified."""
+    """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified.
+
+    Named as JAX names it: every character but letters, digits, ``_``, ``.`` and ``-``
+    becomes ``_`` and trailing ``_`` go (``jit_<lambda>`` is ``@jit__lambda``). One replica
+    and one partition, as a jit runs (``pmap`` overrides the replica count)."""
     with core.gc_paused(), mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
-        module.operation.attributes['sym_name'] = ir.StringAttr.get(_sanitize(module_name))
+        attributes = module.operation.attributes
+        attributes['sym_name'] = ir.StringAttr.get(re.sub(r'[^\w.-]', '_', module_name)
+                                                   .rstrip('_'))
+        i32 = ir.IntegerType.get_signless(32)
+        attributes['mhlo.num_partitions'] = ir.IntegerAttr.get(i32, 1)
+        attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
         with ir.InsertionPoint(module.body):
-            emit_function(module_ctx, 'main', closed, public=True)
+            main = emit_function(module_ctx, 'main', closed, public=True)
+            main.result_attrs = ir.ArrayAttr.get([
+                ir.DictAttr.get({'jax.result_info': ir.StringAttr.get(name)})
+                for name in _result_names(len(closed.out_avals))])
         verify_module(module)
     return module
+
+
+def _result_names(n: int) -> list[str]:
+    """JAX's ``jax.result_info`` of a function returning one array (``result``) or a tuple of
+    ``n`` (``result[i]``). (JAX names a nested pytree's leaves by their paths,
+    ``result['a'][0]``; the module does not see the output's tree.)"""
+    return ['result'] if n == 1 else [f'result[{i}]' for i in range(n)]
 
 
 def main_function(module: ir.Module):

@@ -42,3 +42,9 @@ def reduce(operand: ir.Value, init: np.ndarray, axes, aval_out, body_op) -> ir.V
     with ir.InsertionPoint(block):
         hlo.ReturnOp([body_op(*block.arguments).result])
     return op.result
+
+
+def default_precision() -> ir.ArrayAttr:
+    """``precision = [DEFAULT, DEFAULT]``: the precision config JAX writes on a contraction
+    (one per operand) when the program asks for none."""
+    return ir.ArrayAttr.get([hlo.PrecisionAttr.get('DEFAULT')] * 2)

@@ -1,19 +1,31 @@
 """Special functions, as ``jax.scipy.special`` defines them.
 
 ``erf`` and ``erfc`` are primitives (``minijax.lax.special``); the others are written on
-them and on ``minijax.numpy``, in the numerically stable forms JAX uses.
+them and on ``minijax.numpy``, in the numerically stable forms JAX uses. JAX's ``lgamma``,
+``digamma`` and ``erf_inv`` are CHLO ops that XLA expands into lax ops; here they are those
+same expansions (Lanczos' approximation with g = 7 and 9 terms for the first two, Giles'
+polynomials for the third), op for op, so jitted results are JAX's bit for bit. Each
+expansion is ``jit``-compiled, so eager calls run it as one XLA computation, as JAX runs its
+one op (XLA rounds a fused computation differently from the same ops run one by one).
 """
 from __future__ import annotations
 
 import math
+import operator
+from functools import partial
 
 import numpy as np
 
-from minijax import core, lax
+from minijax import core, dtypes, lax
 from minijax import numpy as mnp
+from minijax.custom_derivatives import custom_jvp
+from minijax.jit import jit
+from minijax.lax.elementwise import in_float32_if_narrow
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
 
-__all__ = ['erf', 'erfc', 'expit', 'logit', 'logsumexp', 'ndtr']
+__all__ = ['betaln', 'digamma', 'entr', 'erf', 'erfc', 'erfinv', 'expit', 'gammaln',
+           'log_ndtr', 'log_softmax', 'logit', 'logsumexp', 'multigammaln', 'ndtr', 'ndtri',
+           'softmax', 'xlog1py', 'xlogy']
 
 
 def erf(x):
@@ -76,3 +88,398 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         return out, sign
     return out if b is None else mnp.where(mnp.less(sign, 0), np.nan, out)
+
+
+def softmax(x, /, *, axis=None):
+    """``minijax.nn.softmax``, over all axes by default (SciPy's default)."""
+    from minijax import nn  # nn imports this module (logsumexp), so not at module level
+    return nn.softmax(x, axis=axis)
+
+
+def log_softmax(x, /, *, axis=None):
+    """``minijax.nn.log_softmax``, over all axes by default (SciPy's default)."""
+    from minijax import nn
+    return nn.log_softmax(x, axis=axis)
+
+
+# ----------------------------------------------------------------------------- gamma functions
+
+#: Lanczos' approximation with g = 7: lgamma(z + 1) = log(sqrt(2 pi)) + (z + 1/2) log(t) - t
+#: + log(a(z)), t = z + g + 1/2, a(z) = _LANCZOS_BASE + sum_k _LANCZOS[k-1] / (z + k).
+_LANCZOS_G = 7.
+_LANCZOS_BASE = 0.99999999999980993227684700473478
+_LANCZOS = [676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+            771.3234287776530788486528258894, -176.61502916214059906584551354,
+            12.507343278686904814458936853, -0.13857109526572011689554707,
+            9.984369578019570859563e-6, 1.50563273514931155834e-7]
+
+
+def _const(x, value):
+    return np.array(value, core.get_aval(x).dtype)
+
+
+def _reflect(x):
+    """``(x < 1/2, z)``: below 1/2 the reflection formulas evaluate at ``1 - x = z + 1``,
+    elsewhere ``x = z + 1``."""
+    need_to_reflect = lax.less(x, _const(x, .5))
+    return need_to_reflect, lax.select_n(need_to_reflect, lax.sub(x, _const(x, 1.)),
+                                         lax.neg(x))
+
+
+def _log_t(z):
+    """``log(z + g + 1/2)`` as ``log(g + 1/2) + log1p(z / (g + 1/2))``, in XLA's order."""
+    return lax.add(_const(z, math.log(_LANCZOS_G + .5)),
+                   lax.log1p(lax.div(z, _const(z, _LANCZOS_G + .5))))
+
+
+@jit
+def _lgamma_expansion(x):
+    need_to_reflect, z = _reflect(x)
+    a = lax.full_like(x, _LANCZOS_BASE)
+    for k, coefficient in enumerate(_LANCZOS, 1):
+        a = lax.add(a, lax.div(_const(x, coefficient), lax.add(z, _const(x, k))))
+    t = lax.add(_const(x, _LANCZOS_G + .5), z)
+    log_t = _log_t(z)
+    r = lax.mul(lax.sub(lax.add(z, _const(x, .5)), lax.div(t, log_t)), log_t)
+    lgamma = lax.add(lax.add(_const(x, (math.log(2) + math.log(math.pi)) / 2), r), lax.log(a))
+    # log|sin(pi x)| from the fractional part of |x|, folded onto [0, 1/2]: exact 0 (and so
+    # an infinite result) at the integers, and no overflow of pi * x.
+    magnitude = lax.abs(x)
+    frac = lax.sub(magnitude, mnp.floor(magnitude))
+    frac = lax.select_n(lax.less(_const(x, .5), frac), frac, lax.sub(_const(x, 1.), frac))
+    log_sin = lax.log(lax.sin(lax.mul(_const(x, math.pi), frac)))
+    reflection = lax.select_n(mnp.isfinite(log_sin), lax.neg(log_sin),
+                              lax.sub(lax.sub(_const(x, math.log(math.pi)), log_sin), lgamma))
+    lgamma = lax.select_n(need_to_reflect, lgamma, reflection)
+    return lax.select_n(mnp.isinf(x), lgamma, lax.full_like(x, np.inf))
+
+
+@jit
+def _digamma_expansion(x):
+    need_to_reflect, z = _reflect(x)
+    a = lax.full_like(x, _LANCZOS_BASE)
+    a_prime = lax.full_like(x, 0.)
+    for k, coefficient in enumerate(_LANCZOS, 1):
+        z_k = lax.add(z, _const(x, k))
+        a_prime = lax.sub(a_prime, lax.div(_const(x, coefficient), lax.mul(z_k, z_k)))
+        a = lax.add(a, lax.div(_const(x, coefficient), z_k))
+    t = lax.add(_const(x, _LANCZOS_G + .5), z)
+    digamma = lax.sub(lax.add(_log_t(z), lax.div(a_prime, a)),
+                      lax.div(_const(x, _LANCZOS_G), t))
+    # digamma(x) = digamma(1 - x) - pi cot(pi x), with x shifted into [-1/2, 1/2].
+    reduced = lax.add(x, lax.abs(mnp.floor(lax.add(x, _const(x, .5)))))
+    pi_x = lax.mul(_const(x, math.pi), reduced)
+    reflection = lax.sub(digamma, lax.div(lax.mul(_const(x, math.pi), lax.cos(pi_x)),
+                                          lax.sin(pi_x)))
+    digamma = lax.select_n(need_to_reflect, digamma, reflection)
+    pole = mnp.logical_and(lax.le(x, _const(x, 0.)), lax.eq(x, mnp.floor(x)))
+    return lax.select_n(pole, digamma, lax.full_like(x, np.nan))
+
+
+def digamma(x):
+    """``d/dx log|Gamma(x)|``; NaN at the poles 0, -1, -2, ... Its derivative is that of
+    the expansion (JAX's is ``polygamma(1, x)``): equal to a few ulp, not to the bit."""
+    return in_float32_if_narrow(_digamma_expansion, _to_float(mnp.asarray(x)))
+
+
+@custom_jvp
+def _lgamma(x):
+    return in_float32_if_narrow(_lgamma_expansion, x)
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _lgamma(x), lax.mul(t, digamma(x))
+
+
+def gammaln(x):
+    """``log|Gamma(x)|``; its derivative is ``digamma``."""
+    return _lgamma(_to_float(mnp.asarray(x)))
+
+
+def _promote_inexact(*args):
+    """The operands promoted together to one float dtype, as JAX's
+    ``promote_args_inexact``."""
+    dtype = mnp.result_type(*args)
+    return [_to_float(mnp.asarray(a, dtype)) for a in args]
+
+
+def _algdiv(a, b):
+    """``log(Gamma(b) / Gamma(a + b))`` for ``8 <= b``, ``a <= b`` (cdflib's ``algdiv``)."""
+    c0, c1, c2 = 0.833333333333333e-01, -0.277777777760991e-02, 0.793650666825390e-03
+    c3, c4, c5 = -0.595202931351870e-03, 0.837308034031215e-03, -0.165322962780713e-02
+    h = a / b
+    c = x = h / (1 + h)
+    d = b + (a - 0.5)
+    x2 = x * x
+    s3 = 1.0 + (x + x2)
+    s5 = 1.0 + (x + x2 * s3)
+    s7 = 1.0 + (x + x2 * s5)
+    s9 = 1.0 + (x + x2 * s7)
+    s11 = 1.0 + (x + x2 * s9)
+    t = (1.0 / b) ** 2
+    w = ((((c5 * s11 * t + c4 * s9) * t + c3 * s7) * t + c2 * s5) * t + c1 * s3) * t + c0
+    w = w * (c / b)
+    u = d * lax.log1p(a / b)
+    v = a * (lax.log(b) - 1.0)
+    return mnp.where(u <= v, (w - v) - u, (w - u) - v)
+
+
+@jit
+def betaln(a, b):
+    """``log|B(a, b)|``; for ``8 <= max(a, b)`` through ``algdiv``, which keeps the accuracy
+    that ``gammaln(a) + gammaln(b) - gammaln(a + b)`` loses to cancellation."""
+    a, b = _promote_inexact(a, b)
+    a, b = mnp.minimum(a, b), mnp.maximum(a, b)
+    small_b = gammaln(a) + (gammaln(b) - gammaln(a + b))
+    return mnp.where(b < 8, small_b, gammaln(a) + _algdiv(a, b))
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
+    d = operator.index(d)
+    a, d_ = _promote_inexact(a, d)
+    constant = lax.mul(lax.mul(lax.mul(_const(a, .25), d_), lax.sub(d_, _const(a, 1.))),
+                       lax.log(_const(a, np.pi)))
+    b = lax.div(mnp.arange(d, dtype=d_.dtype), _const(a, 2.))
+    terms = gammaln(mnp.expand_dims(a, -1) - mnp.expand_dims(b, tuple(range(a.ndim))))
+    return mnp.sum(terms, axis=-1) + constant
+
+
+# ----------------------------------------------------------------------------- x log y
+
+@custom_jvp
+def xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    x, y = _promote_inexact(x, y)
+    return mnp.where((x != 0.) | mnp.isnan(y), lax.mul(x, lax.log(y)), mnp.zeros_like(x))
+
+
+@xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    result = xlogy(x, y)
+    return result, (x_dot * lax.log(y) + y_dot * x / y).astype(result.dtype)
+
+
+@custom_jvp
+def xlog1py(x, y):
+    """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    x, y = _promote_inexact(x, y)
+    return mnp.where((x != 0.) | mnp.isnan(y), lax.mul(x, lax.log1p(y)), mnp.zeros_like(x))
+
+
+@xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    result = xlog1py(x, y)
+    return result, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(result.dtype)
+
+
+@custom_jvp
+def _xlogx(x):
+    return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _xlogx(x), x_dot * (lax.log(x) + 1)
+
+
+def entr(x):
+    """The entropy term ``-x log(x)``: 0 at 0, -inf below."""
+    x, = _promote_inexact(x)
+    return lax.select_n(lax.less(x, _const(x, 0.)), lax.neg(_xlogx(x)),
+                        lax.full_like(x, -np.inf))
+
+
+# ----------------------------------------------------------------------------- inverses
+
+#: Giles' approximations of erfinv ("Approximating the erfinv function", GPU Computing Gems,
+#: 2011), as XLA expands ``erf_inv``: with w = -log(1 - x^2), erfinv(x) = x p(t), where per
+#: range of w, ``(upper bound of w or None, t as a function of w, coefficients of p, highest
+#: power first)``.
+_ERF_INV_FLOAT32 = [
+    (5., lambda w: lax.sub(w, 2.5),
+     [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+      -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]),
+    (None, lambda w: lax.sub(lax.sqrt(w), 3.),
+     [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+      -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]),
+]
+_ERF_INV_FLOAT64 = [
+    (6.25, lambda w: lax.sub(w, 3.125),
+     [-3.64441206401782e-21, -1.6850591381820166e-19, 1.28584807152564e-18,
+      1.1157877678025181e-17, -1.333171662854621e-16, 2.0972767875968562e-17,
+      6.637638134358324e-15, -4.054566272975207e-14, -8.151934197605472e-14,
+      2.6335093153082323e-12, -1.2975133253453532e-11, -5.415412054294628e-11,
+      1.0512122733215323e-09, -4.112633980346984e-09, -2.9070369957882005e-08,
+      4.2347877827932404e-07, -1.3654692000834679e-06, -1.3882523362786469e-05,
+      0.00018673420803405714, -0.000740702534166267, -0.006033670871430149,
+      0.24015818242558962, 1.6536545626831027]),
+    (16., lambda w: lax.sub(lax.sqrt(w), 3.25),
+     [2.2137376921775787e-09, 9.075656193888539e-08, -2.7517406297064545e-07,
+      1.8239629214389228e-08, 1.5027403968909828e-06, -4.013867526981546e-06,
+      2.9234449089955446e-06, 1.2475304481671779e-05, -4.7318229009055734e-05,
+      6.828485145957318e-05, 2.4031110387097894e-05, -0.0003550375203628475,
+      0.0009532893797373805, -0.0016882755560235047, 0.002491442096107851,
+      -0.003751208507569241, 0.005370914553590064, 1.0052589676941592, 3.0838856104922208]),
+    (None, lambda w: lax.sub(lax.sqrt(w), 5.),
+     [-2.7109920616438573e-11, -2.555641816996525e-10, 1.5076572693500548e-09,
+      -3.789465440126737e-09, 7.61570120807834e-09, -1.496002662714924e-08,
+      2.914795345090108e-08, -6.771199775845234e-08, 2.2900482228026655e-07,
+      -9.9298272942317e-07, 4.526062597223154e-06, -1.968177810553167e-05,
+      7.599527703001776e-05, -0.00021503011930044477, -0.00013871931833623122,
+      1.0103004648645344, 4.849906401408584]),
+]
+
+
+def _horner(coefficients, t):
+    acc = lax.full_like(t, coefficients[0])
+    for c in coefficients[1:]:
+        acc = lax.add(lax.mul(acc, t), c)
+    return acc
+
+
+@jit
+def _erf_inv_expansion(x):
+    ranges = _ERF_INV_FLOAT32 if core.get_aval(x).dtype == dtypes.float32 else _ERF_INV_FLOAT64
+    w = lax.neg(lax.log1p(lax.mul(x, lax.neg(x))))
+    p = None
+    for bound, t, coefficients in reversed(ranges):
+        value = _horner(coefficients, t(w))
+        p = value if bound is None else lax.select_n(lax.less(w, bound), p, value)
+    at_one = lax.eq(lax.abs(x), 1.)
+    return lax.select_n(at_one, lax.mul(p, x), lax.mul(x, np.inf))
+
+
+def _erf_inv(x):
+    """The inverse error function in lax ops, with the same operations in the same order as
+    XLA's expansion of ``erf_inv`` (so jitted results equal JAX's bit for bit); +-inf at +-1.
+    XLA expands it for float16 and bfloat16 in float32, rounding once. Its derivative is
+    the expansion's (``minijax.random`` differentiates through it)."""
+    return in_float32_if_narrow(_erf_inv_expansion, x)
+
+
+@custom_jvp
+def _erfinv(x):
+    return _erf_inv(x)
+
+
+@_erfinv.defjvp
+def _erfinv_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = _erfinv(x)
+    return y, lax.mul(t, lax.mul(_const(x, math.sqrt(math.pi) / 2), lax.exp(lax.mul(y, y))))
+
+
+def erfinv(x):
+    """The inverse of ``erf`` on (-1, 1); its derivative is ``sqrt(pi)/2 exp(erfinv(x)^2)``."""
+    return _erfinv(_to_float(mnp.asarray(x)))
+
+
+#: Cephes' rational approximations for ndtri (highest power first): near the median (p0/q0,
+#: in w = p - 1/2) and in the tails (p1/q1 for z = sqrt(-2 log p) < 8, p2/q2 beyond).
+_NDTRI_P0 = [-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0]
+_NDTRI_Q0 = [1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+             1.59056225126211695515E1, -1.18331621121330003142E0]
+_NDTRI_P1 = [4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4]
+_NDTRI_Q1 = [1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+             -3.80806407691578277194E-2, -9.33259480895457427372E-4]
+_NDTRI_P2 = [3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9]
+_NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9]
+
+
+def _ratio(numerator, denominator, x):
+    dtype = core.get_aval(x).dtype
+    return (mnp.polyval(np.array(numerator, dtype), x)
+            / mnp.polyval(np.array(denominator, dtype), x))
+
+
+def ndtri(p):
+    """The inverse of ``ndtr``: the standard normal quantile of ``p`` (-inf at 0, inf at 1)."""
+    p, = _promote_inexact(p)
+    dtype = core.get_aval(p).dtype.type
+    complement = mnp.where(p > dtype(-np.expm1(-2.)), dtype(1.) - p, p)
+    q = mnp.where(complement == dtype(0.), mnp.full(p.shape, dtype(.5)), complement)
+    w = q - dtype(.5)
+    ww = lax.mul(w, w)
+    near_median = (w + w * ww * _ratio(_NDTRI_P0, _NDTRI_Q0, ww)) * -dtype(np.sqrt(2 * np.pi))
+    z = lax.sqrt(dtype(-2.) * lax.log(q))
+    first_term = z - lax.log(z) / z
+    far_tail = first_term - _ratio(_NDTRI_P2, _NDTRI_Q2, 1 / z) / z
+    near_tail = first_term - _ratio(_NDTRI_P1, _NDTRI_Q1, 1 / z) / z
+    x = mnp.where(q > dtype(np.exp(-2.)), near_median, mnp.where(z >= dtype(8.), far_tail,
+                                                                 near_tail))
+    x = mnp.where(p > dtype(1. - np.exp(-2.)), x, -x)
+    infinity = mnp.full(p.shape, dtype(np.inf))
+    return mnp.where(p == dtype(0.), -infinity, mnp.where(p == dtype(1.), infinity, x))
+
+
+#: Where log_ndtr switches from log(ndtr) to the asymptotic series (below) and to -ndtr(-x)
+#: (above), per dtype.
+_LOG_NDTR_SEGMENTS = {np.dtype('float64'): (-20., 8.), np.dtype('float32'): (-10., 5.)}
+
+
+def _asymptotic_series(x, series_order):
+    """``1 - 1/x^2 + 3/x^4 - 15/x^6 ...`` to ``series_order`` terms, odd and even terms
+    summed apart as JAX sums them."""
+    dtype = core.get_aval(x).dtype
+    x_2 = lax.mul(x, x)
+    sums = [mnp.zeros_like(x), mnp.zeros_like(x)]  # even, odd
+    x_2n = x_2
+    for n in range(1, series_order + 1):
+        sums[n % 2] = sums[n % 2] + np.array(np.prod(np.arange(2 * n - 1, 1, -2)), dtype) / x_2n
+        x_2n = x_2n * x_2
+    return dtype.type(1.) + sums[0] - sums[1]
+
+
+def _log_ndtr_lower(x, series_order):
+    dtype = core.get_aval(x).dtype.type
+    log_scale = (-dtype(.5) * lax.mul(x, x) - lax.log(-x)
+                 - dtype(.5 * np.log(2. * np.pi)))
+    if series_order <= 0:
+        return log_scale + lax.log(np.array(1, dtype))
+    return log_scale + lax.log(_asymptotic_series(x, series_order))
+
+
+@partial(custom_jvp, nondiff_argnums=(1,))
+def _log_ndtr(x, series_order):
+    lower, upper = (np.array(v, core.get_aval(x).dtype)
+                    for v in _LOG_NDTR_SEGMENTS[core.get_aval(x).dtype])
+    above = lax.greater(x, upper)
+    ndtr_value = ndtr(mnp.where(above, -x, lax.max(x, lower)))
+    return mnp.where(above, -ndtr_value,
+                     mnp.where(lax.greater(x, lower), lax.log(ndtr_value),
+                               _log_ndtr_lower(lax.min(x, lower), series_order)))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(series_order, primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = _log_ndtr(x, series_order)
+    log_pdf = lax.sub(lax.mul(_const(x, -.5), lax.mul(x, x)),
+                      _const(x, np.log(np.sqrt(2 * np.pi))))
+    return out, lax.mul(t, lax.exp(lax.sub(log_pdf, out)))
+
+
+def log_ndtr(x, series_order=3):
+    """``log(ndtr(x))``, accurate in both tails: -ndtr(-x) far above 0, an asymptotic series
+    of ``series_order`` terms far below."""
+    if not 0 <= series_order <= 30:
+        raise ValueError(f'log_ndtr: series_order must be in [0, 30], got {series_order}')
+    x = _to_float(mnp.asarray(x))
+    if core.get_aval(x).dtype not in _LOG_NDTR_SEGMENTS:
+        raise TypeError(f'log_ndtr: x.dtype={core.get_aval(x).dtype} is not supported.')
+    return _log_ndtr(x, series_order)

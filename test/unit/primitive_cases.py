@@ -125,6 +125,14 @@ def _select_n(name, which, n):
                 (which, *_args(*[(3, 4)] * n)), NUMBERS)
 
 
+def _clamp(name, bounds, dtypes):
+    """clamp rows: the bounds are moved apart (min < max everywhere) so that the derivative
+    JAX's rule gives is the true one, which finite differences check too."""
+    return Case('clamp', name, lambda lo, x, hi: mlax.clamp(lo - 3, x, hi + 3),
+                lambda lo, x, hi: jax.lax.clamp(lo - 3, x, hi + 3),
+                (bounds, Arg((3, 4)), bounds), dtypes)
+
+
 def _reduction(name, jnp_fn, axis, domain='any'):
     return Case(name, f'{domain}-{axis}' if domain != 'any' else f'2x3x4-{axis}',
                 lambda x: getattr(mlax, name)(x, axis),
@@ -288,9 +296,11 @@ PRIMITIVE_CASES = [
     *_binary('atan2', jax.lax.atan2, FLOATS, domains=('nonzero', 'nonzero')),
     _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
     *_binary('add', jax.lax.add), *_binary('sub', jax.lax.sub), *_binary('mul', jax.lax.mul),
+    Case('add_any', '', mlax.add_any, jax.interpreters.ad.add_jaxvals, _args((3, 4), (3, 4))),
     *_binary('div', jax.lax.div, domains=('any', 'nonzero')),
     *_binary('max', jax.lax.max), *_binary('min', jax.lax.min),
     _ties('max', jax.lax.max, (3, 4), (3, 4)), _ties('min', jax.lax.min, (3, 4), (3, 4)),
+    _clamp('3x4', Arg((3, 4)), NUMBERS), _clamp('scalar-bounds', Arg((), dtype=F64), (F64,)),
     *_binary('pow', jax.lax.pow, FLOATS, domains=('pos', 'any')),
     *[_integer_pow(y) for y in (0, 1, 2, 3, 5, -2)],
     *[c for name, jx in COMPARISONS for c in _binary(name, jx)],

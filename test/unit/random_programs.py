@@ -135,7 +135,9 @@ def _window_reductions(lax_module):
 
 
 _BINARY = ('add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'eq', 'ne', 'gt', 'ge', 'lt', 'le',
-           'atan2')
+           'atan2', 'add_any')
+#: JAX's ops that jax.lax does not export (add_any is autodiff's sum of two derivatives).
+_JAX_ELSEWHERE = {'add_any': jax.interpreters.ad.add_jaxvals}
 _FLOAT_BINARY = ('pow', 'atan2')
 _FLOAT_UNARY = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'erf',
                 'erfc', 'tan', 'expm1', 'cbrt')
@@ -147,7 +149,7 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'cumprod', 'cummax', 'cummin', 'cumlogsumexp', 'cond', 'switch',
                     'while_loop', 'fori_loop', 'scan', 'gather', 'scatter', 'scatter_add',
                     'scatter_mul', 'scatter_min', 'scatter_max', 'GatherDimensionNumbers',
-                    'ScatterDimensionNumbers')
+                    'ScatterDimensionNumbers', 'clamp')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -181,7 +183,8 @@ def _jax_scan(f, init, xs, length, reverse):
 
 JAX = Backend(
     {name: getattr(jax.lax, name) for name in _SHARED}, scan=_jax_scan,
-    **{name: _jax_binary(getattr(jax.lax, name)) for name in _BINARY + _BITWISE_BINARY},
+    **{name: _jax_binary(_JAX_ELSEWHERE.get(name) or getattr(jax.lax, name))
+       for name in _BINARY + _BITWISE_BINARY},
     **{name: getattr(jax.lax, name) for name in _BITWISE_UNARY},
     jit=jax.jit, iota=jax.lax.broadcasted_iota,
     reduce_sum=_jax_reduction(jnp.sum, None), reduce_max=_jax_reduction(jnp.max, _lowest),
@@ -211,7 +214,7 @@ def _int32(B, x):
 
 def _clamp(B, x, lo, hi):
     dtype = np.dtype(x.dtype)
-    return B.min(B.max(x, np.asarray(lo, dtype)), np.asarray(hi, dtype))
+    return B.clamp(np.asarray(lo, dtype), x, np.asarray(hi, dtype))
 
 
 def _without_nans(B, x):
@@ -484,11 +487,13 @@ def s_binary(g, pool, depth):
     if x is None:
         return None
     y = _partner(g, pool, x)
+    if name == 'add_any' and pool[y] != pool[x]:  # it adds two values of one type
+        y = x
     if g.coin(0.5):
         x, y = y, x
     a = Aval(max(pool[x].shape, pool[y].shape, key=len), pool[x].dtype)
     out = Aval(a.shape, 'bool') if name in ('eq', 'ne', 'gt', 'ge', 'lt', 'le') else a
-    if name not in ('add', 'sub', 'mul', 'div', 'pow', 'atan2'):
+    if name not in ('add', 'add_any', 'sub', 'mul', 'div', 'pow', 'atan2'):
         g.hazards.add('nonsmooth')
     if name == 'pow':
         g.hazards.add('pow_grad_zero')

@@ -262,6 +262,94 @@ def test_norm_keeps_float32_with_python_number_parameters():
                      getattr(jax.scipy.stats.norm, name)(x, 1, 2.))
 
 
+# ----------------------------------------------------------------------------- special and stats
+
+#: The points (arguments of the compiled program, so that XLA folds no constants).
+POINTS = {'gamma': np.array([-3.7, -2., -.5, 1e-8, .3, 1., 2.5, 7.9, 30., 1e12, np.inf,
+                             np.nan]),
+          'unit': np.array([0., 1e-20, .01, .3, .5, .9, .999, 1.]),
+          'line': np.array([-30., -3., -.2, 0., 1., 2.5, 9.]),
+          'counts': np.array([-1., 0., 1., 2.5, 7.]),
+          'cov': np.array([[2., .5, .1], [.5, 1., .2], [.1, .2, 3.]]),
+          'grad': np.array([.3, 1.7, 6., 12.])}
+_F32 = np.float32
+#: JAX's special functions (Lanczos, Giles and Cephes expansions), distributions and
+#: signal.convolve, each row in float64 and, where the constants differ, float32; all in one
+#: compiled program.
+SPECIAL_AND_STATS = {
+    'gammaln-digamma': lambda sp, st, sg, p: (sp.gammaln(p['gamma']), sp.digamma(p['gamma']),
+                                              sp.gammaln(p['gamma'].astype(_F32)),
+                                              sp.digamma(p['gamma'].astype(_F32))),
+    'erfinv-ndtri': lambda sp, st, sg, p: (sp.erfinv(2 * p['unit'] - 1), sp.ndtri(p['unit']),
+                                           sp.erfinv(p['unit'].astype(_F32))),
+    'log_ndtr': lambda sp, st, sg, p: sp.log_ndtr(p['line']),
+    'xlogy-entr': lambda sp, st, sg, p: (sp.xlogy(p['counts'], p['unit'][:5]),
+                                         sp.xlog1py(p['counts'], -p['unit'][:5]),
+                                         sp.entr(p['counts'])),
+    'betaln-multigammaln': lambda sp, st, sg, p: (
+        sp.betaln(p['unit'][3:7] + .1, p['line'][3:] + 9), sp.multigammaln(p['grad'], 3)),
+    'softmax': lambda sp, st, sg, p: (sp.softmax(p['cov']), sp.log_softmax(p['cov'], axis=0)),
+    'norm': lambda sp, st, sg, p: (st.norm.logcdf(p['line']), st.norm.sf(p['line']),
+                                   st.norm.ppf(p['unit']), st.norm.isf(p['unit'])),
+    'continuous': lambda sp, st, sg, p: tuple(
+        getattr(getattr(st, d), f)(p['line'], .5, 2.) for d, f in [
+            ('expon', 'logpdf'), ('expon', 'cdf'), ('uniform', 'logpdf'), ('uniform', 'cdf'),
+            ('laplace', 'logpdf'), ('laplace', 'cdf'), ('logistic', 'logpdf'),
+            ('logistic', 'sf'), ('cauchy', 'logpdf'), ('cauchy', 'isf')]),
+    'shaped': lambda sp, st, sg, p: (
+        st.gamma.logpdf(p['line'], 2.5, -1., 2.), st.t.logpdf(p['line'], p['grad'][1] + 1.8),
+        st.beta.logpdf(p['unit'], p['grad'][0] + .2, p['grad'][2] - 3),
+        st.poisson.logpmf(p['counts'], 2.5), st.bernoulli.logpmf(p['counts'], .3),
+        st.bernoulli.cdf(p['counts'], .3)),
+    'multivariate_normal': lambda sp, st, sg, p: (
+        st.multivariate_normal.logpdf(p['cov'][:2], p['grad'][:3], p['cov']),
+        st.multivariate_normal.logpdf(p['grad'][:3], 0., 2.)),
+    'signal': lambda sp, st, sg, p: (sg.convolve(p['cov'], p['cov'][:2, :2], 'same'),
+                                     sg.correlate(p['line'], p['counts'][:3])),
+}
+#: Derivatives through each function's own rule (digamma for gammaln...).
+SPECIAL_GRADS = {
+    'gammaln': lambda sp, x: sp.gammaln(x), 'erfinv': lambda sp, x: sp.erfinv(x / 13),
+    'log_ndtr': lambda sp, x: sp.log_ndtr(-3 * x), 'xlogy': lambda sp, x: sp.xlogy(x, x + 1),
+    'entr': lambda sp, x: sp.entr(x), 'betaln': lambda sp, x: sp.betaln(x, 2 * x),
+}
+
+
+def test_special_and_stats_are_jaxs_bit_for_bit():
+    def program(ns, p):
+        sp, st, sg = ns.scipy.special, ns.scipy.stats, ns.scipy.signal
+        values = {name: row(sp, st, sg, p) for name, row in SPECIAL_AND_STATS.items()}
+        grads = {name: ns.vmap(ns.grad(lambda v, f=f: f(sp, v)))(p['grad'])
+                 for name, f in SPECIAL_GRADS.items()}
+        return values, grads
+    mine = minijax.jit(lambda p: program(minijax, p))(POINTS)
+    theirs = jax.jit(lambda p: program(jax, p))(POINTS)
+    paths, theirs_leaves = zip(*jax.tree_util.tree_leaves_with_path(theirs))
+    for path, m, t in zip(paths, jax.tree.leaves(mine), theirs_leaves):
+        m, t = np.asarray(m), np.asarray(t)
+        assert m.dtype == t.dtype and m.shape == t.shape, path
+        np.testing.assert_array_equal(m, t, err_msg=str(path))
+
+
+def test_errors_are_jaxs_classes_and_minijax_raises_them():
+    for name in ['ConcretizationTypeError', 'TracerBoolConversionError',
+                 'TracerArrayConversionError', 'TracerIntegerConversionError',
+                 'UnexpectedTracerError', 'NonConcreteBooleanIndexError', 'KeyReuseError']:
+        mine, theirs = getattr(minijax.errors, name), getattr(jax.errors, name)
+        assert [b.__name__ for b in mine.__mro__ if b.__module__ == 'builtins'] == \
+            [b.__name__ for b in theirs.__mro__ if b.__module__ == 'builtins'], name
+        assert issubclass(mine, minijax.errors.ConcretizationTypeError) == issubclass(
+            theirs, jax.errors.ConcretizationTypeError), name
+    raising = [(lambda x: 1 if x > 0 else 0, minijax.errors.TracerBoolConversionError),
+               (lambda x: [1, 2][x], minijax.errors.TracerIntegerConversionError),
+               (lambda x: x[x > 0], minijax.errors.NonConcreteBooleanIndexError)]
+    for f, error in raising:
+        with pytest.raises(error):
+            minijax.jit(f)(np.arange(2))
+    assert sorted(vars(minijax.checkpoint_policies).keys() & vars(jax.checkpoint_policies)
+                  .keys()) == sorted(vars(jax.checkpoint_policies))
+
+
 # ----------------------------------------------------------------------------- custom_jvp
 
 def _clipped_sin(ns):

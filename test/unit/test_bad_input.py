@@ -173,7 +173,8 @@ ROWS = [
     ('complex_of_tracer', lambda: minijax.vmap(lambda a: complex(a))(np.ones(2)),
      ConcretizationTypeError, r'complex\(\) was called on a traced value .*BatchTracer'),
     ('index_with_tracer', lambda: minijax.jit(lambda i: [1., 2.][i])(0),
-     ConcretizationTypeError, r'index\(\) was called on a traced value .*int64\[\]'),
+     minijax.errors.TracerIntegerConversionError,
+     r'index\(\) was called on a traced value .*int64\[\]'),
     # --- control flow
     ('cond_branch_not_callable', lambda: minijax.cond(True, 1, lambda: 2.),
      TypeError, r'cond: true_fun must be callable, got 1 of type int'),

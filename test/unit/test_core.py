@@ -1,10 +1,13 @@
 """The core: avals, primitives and bind, the interpreter stack, escaped tracers."""
+import jax
 import numpy as np
 import pytest
 
 import minijax
 from minijax import core, lax
 from minijax.core import ConcreteArray, Primitive, ShapedArray
+
+jax.config.update('jax_enable_x64', True)
 
 
 # ----------------------------------------------------------------------------- avals
@@ -177,3 +180,29 @@ def test_python_control_flow_on_abstract_value_is_an_error():
         return x if x > 0. else -x
     with pytest.raises(TypeError, match='truth value|traced'):
         minijax.make_jaxpr(f)(1.0)
+
+
+# ----------------------------------------------------------------------------- tracer reprs
+
+#: ``print(x)`` of an argument under each transformation (``api`` is jax or minijax;
+#: ``show`` records the repr of its argument and returns it). A fresh function each time:
+#: JAX reuses a trace of a function it has seen, and would not print again.
+TRACER_REPR_PROGRAMS = {
+    'jit, weak type': lambda api, show: api.jit(lambda x: show(x))(1.),
+    'jit, float32 array': lambda api, show: api.jit(lambda x: show(x))(
+        np.ones((2, 3), np.float32)),
+    'jvp': lambda api, show: api.jvp(lambda x: show(x), (np.ones(2),), (np.ones(2),)),
+    'grad': lambda api, show: api.grad(lambda x: show(x))(np.float32(1.)),
+    'vmap, batch axis 1': lambda api, show: api.vmap(lambda x: show(x), 1)(np.ones((3, 2))),
+    'jit of grad': lambda api, show: api.jit(api.grad(lambda x: show(x)))(1.),
+    'hessian: grad of jvp of vmap': lambda api, show: api.hessian(lambda x: show(x) ** 3)(1.),
+}
+
+
+@pytest.mark.parametrize('name', list(TRACER_REPR_PROGRAMS))
+def test_tracer_repr_as_jax(name):
+    shown = {}
+    for api in (jax, minijax):
+        seen = shown[api.__name__] = []
+        TRACER_REPR_PROGRAMS[name](api, lambda x: seen.append(repr(x)) or x)
+    assert shown['minijax'] == shown['jax']

@@ -58,6 +58,7 @@ EAGER = {
     'mean_axis': (lambda np_: lambda x: np_.mean(x, axis=1), MATRIX),
     'dot': (lambda np_: lambda x: x @ x.T, MATRIX),
     'cumsum': (lambda np_: np_.cumsum, X),
+    'divide_by_scalar': (lambda np_: lambda x: x / 10., X),  # XLA: x * (1 / 10.)
 }
 
 
@@ -158,10 +159,75 @@ def _weak_cases(ad, np_, lax):
         'device_put': lambda: ad.device_put(1.0),
         'where': lambda: np_.where(True, 1.0, 2.0),
         'vmap': lambda: ad.vmap(lambda x: x * 2.0)(np_.arange(3.0)),
+        'unary_of_weak_scalars': lambda: {n: [getattr(np_, n)(x) for x in (1.5, 2)]
+                                          for n in WEAK_UNARY},
+        'binary_of_weak_and_strong': lambda: {
+            n: [getattr(np_, n)(*xy) for xy in ((1.5, 2), (1.5, np_.ones(2, np_.float32)))]
+            for n in WEAK_BINARY},
+        'reductions_are_strong': lambda: {n: getattr(np_, n)(1.5) for n in REDUCTIONS},
     }
 
 
+#: Functions whose results keep the weak type of their weakly typed operands (ints
+#: become weak floats), or combine it with a strong one as ``add`` does; one per helper.
+WEAK_UNARY = ['ceil', 'sinc', 'arccos', 'exp2', 'positive', 'clip', 'log10']
+WEAK_BINARY = ['hypot', 'logaddexp', 'floor_divide', 'power']
+REDUCTIONS = ['sum', 'max', 'cumsum', 'mean']
+
+
 MINI, JAX = (_weak_cases(minijax, mnp, mlax), _weak_cases(jax, jnp, jlax))
+
+
+#: Errors a tutorial prints: the same type and text as JAX's (jnp is JAX's or minijax's).
+ERRORS = {
+    'add-shapes': lambda jnp, jit: jnp.ones(3) + jnp.ones(4),
+    'max-shapes': lambda jnp, jit: jnp.maximum(jnp.ones((2, 3)), jnp.ones((2, 4))),
+    'rank-promotion': lambda jnp, jit: jnp.ones(3) * jnp.ones((2, 4)),
+    'where-shapes': lambda jnp, jit: jnp.where(jnp.ones(3) > 0, jnp.ones(4), 0.),
+    'matmul': lambda jnp, jit: jnp.ones((2, 3)) @ jnp.ones((2, 3)),
+    'matmul-jit-vectors': lambda jnp, jit: jit(jnp.matmul)(np.ones(3), np.ones(4)),
+    'dot': lambda jnp, jit: jnp.dot(np.ones((2, 3)), np.ones((2, 3))),
+    'tensordot': lambda jnp, jit: jnp.tensordot(np.ones((2, 3)), np.ones((3, 2))),
+    'setitem': lambda jnp, jit: jnp.ones(3).__setitem__(0, 1.),
+    'list-argument': lambda jnp, jit: jnp.sum([1, 2]),
+    'tuple-second-argument': lambda jnp, jit: jnp.divide(2., (1., 2.)),
+    'list-keyword-argument': lambda jnp, jit: jnp.average(jnp.ones(2), weights=[1., 2.]),
+}
+
+
+#: Values a tutorial prints, as ``repr`` (``jnp``: JAX's or minijax's).
+PRINTED = {
+    'linspace': lambda jnp: [jnp.linspace(-3., 3., 6).tolist(), jnp.linspace(0, 1, 7, False),
+                             jnp.linspace(1, 5, 5), jnp.linspace(0, 10, 4, dtype=int)],
+    'array-methods': lambda jnp: (lambda x: [x.itemsize, x.sort(), x.devices(), x.copy() is x,
+                                             x.compress(x > 0)])(jnp.arange(3.)[::-1]),
+    'result_type-of-scalar-types': lambda jnp: [
+        jnp.result_type(jnp.int16, jnp.float16), jnp.result_type(int, jnp.int16),
+        jnp.result_type('float32', 1.), jnp.result_type(jnp.ones(2, jnp.int8), 3)],
+}
+
+
+@pytest.mark.parametrize('name', PRINTED)
+def test_printed_as_jax(name):
+    assert repr(PRINTED[name](mnp)) == repr(PRINTED[name](jnp))
+
+
+def test_weak_operand_meeting_a_strong_one_is_converted_in_the_jaxpr_as_jax():
+    def f(np_):
+        return lambda x: (x + np_.ones(2), x * 2.)
+    assert str(minijax.make_jaxpr(f(mnp))(1.)) == str(jax.make_jaxpr(f(jnp))(1.))
+
+
+@pytest.mark.parametrize('name', ERRORS)
+def test_errors_as_jax(name):
+    def raised(numpy_module, jit):
+        try:
+            ERRORS[name](numpy_module, jit)
+        except Exception as e:  # noqa: BLE001  (the point is which one)
+            return type(e), str(e)
+        raise AssertionError(f'{name}: no error')
+
+    assert raised(mnp, minijax.jit) == raised(jnp, jax.jit)
 
 
 @pytest.mark.parametrize('name', MINI)

@@ -97,8 +97,9 @@ def test_jnp_sum_computes_in_float32_as_jax_does(dtype):
     x = np.ones(3, jjnp.dtype(dtype))
     for name in ('sum', 'mean', 'var'):
         jaxpr = str(minijax.make_jaxpr(getattr(jnp, name))(x))
-        assert 'reduce_sum' in jaxpr and 'float32[3]' in jaxpr, (name, jaxpr)
-    assert 'float32' not in str(minijax.make_jaxpr(lambda x: jnp.sum(x, dtype=x.dtype))(x))
+        assert 'reduce_sum' in jaxpr and 'f32[3]' in jaxpr, (name, jaxpr)
+    narrow = str(minijax.make_jaxpr(lambda x: jnp.sum(x, dtype=x.dtype))(x))
+    assert 'float32' not in narrow and 'f32[' not in narrow
 
 
 @pytest.mark.parametrize('dtype', NARROW)

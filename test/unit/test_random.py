@@ -95,6 +95,40 @@ def test_vmap_over_keys_on_a_later_axis():
     assert_same(minijax.vmap(lambda k: mr.uniform(k, (3,)), 1, 1)(keys.T), expected)
 
 
+COV = np.array([[2., .5, .1], [.5, 1., .2], [.1, .2, 3.]])
+
+#: The distributions built on uniforms, normals and Gamma's rejection loop (few of these:
+#: each loop takes XLA a second to compile): gamma with and without the boost for alpha < 1,
+#: loggamma (what beta and dirichlet draw) in log space; poisson takes both of its methods.
+DISTRIBUTIONS = {
+    'exponential': lambda r, k: r.exponential(k, (4,)),
+    'laplace': lambda r, k: r.laplace(k, (4,)),
+    'logistic-f32': lambda r, k: r.logistic(k, (4,), np.float32),
+    'cauchy': lambda r, k: r.cauchy(k, (4,)),
+    'gumbel-high': lambda r, k: r.gumbel(k, (4,), mode='high'),
+    'gamma': lambda r, k: r.gamma(k, np.array([.3, 2.5])),
+    'loggamma': lambda r, k: r.loggamma(k, np.array([.01, 3.])),
+    'poisson': lambda r, k: r.poisson(k, np.array([0., 3., 40.])),
+    'multivariate_normal': lambda r, k: r.multivariate_normal(k, np.arange(3.), COV, (2,)),
+}
+
+
+def test_distributions_are_jaxs_bit_for_bit():
+    """All rows in one compiled program each side (the rejection loops compile slowly)."""
+    def program(r, key):
+        keys = r.split(key, len(DISTRIBUTIONS))
+        return {name: sample(r, keys[i]) for i, (name, sample) in
+                enumerate(DISTRIBUTIONS.items())}
+    mine = minijax.jit(lambda k: program(mr, k))(mr.PRNGKey(7))
+    theirs = jax.jit(lambda k: program(jr, k))(jr.PRNGKey(7))
+    for name in DISTRIBUTIONS:
+        assert_same(mine[name], theirs[name])
+
+
+def test_key_data_is_jaxs_and_shuffle_is_gone_as_in_jax():
+    assert_same(mr.key_data(mr.wrap_key_data(mr.key(5))), jr.key_data(jr.key(5)))
+    assert not hasattr(mr, 'shuffle') and not hasattr(jr, 'shuffle')
+
 @pytest.mark.parametrize('mode', ['eager', 'jit'])
 def test_truncated_normal_with_array_bounds_is_close(mode):
     """Only close in float64: the bounds go through lax.erf, minijax's Cephes expansion,
@@ -131,9 +165,13 @@ def test_threefry_is_one_private_function_in_the_module():
     (lambda: mr.bernoulli(mr.PRNGKey(0), np.int32(1)), TypeError, 'floating'),
     (lambda: mr.choice(mr.PRNGKey(0), 3, (4,), replace=False), ValueError, 'larger sample'),
     (lambda: mr.choice(mr.PRNGKey(0), 3, (2,), p=np.ones(4) / 4), ValueError, 'p must be'),
+    (lambda: mr.gamma(mr.PRNGKey(0), np.ones(3), (2,)), ValueError, r'broadcast.*\(3,\)'),
+    (lambda: mr.multivariate_normal(mr.PRNGKey(0), np.zeros(2), np.eye(3)), ValueError,
+     r'cov.shape == \(..., n, n\) for n=2'),
+    (lambda: mr.gumbel(mr.PRNGKey(0), mode='medium'), ValueError, 'valid mode'),
 ], ids=['key-dtype', 'key-batch', 'seed-shape', 'seed-dtype', 'fold_in-data', 'bits-dtype',
         'uniform-dtype', 'uniform-minval', 'randint-dtype', 'bernoulli-p', 'choice-size',
-        'choice-p'])
+        'choice-p', 'gamma-shape', 'mvn-cov', 'gumbel-mode'])
 def test_bad_input_names_the_argument(thunk, error, message):
     with pytest.raises(error, match=message):
         thunk()

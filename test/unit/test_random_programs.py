@@ -12,15 +12,13 @@ import minijax as mj
 from minijax import lax
 from random_programs import KNOWN_BUGS, MINIJAX, as_function, check, describe, generate
 
+#: The fixed seeds CI runs (bench/fuzz.py runs thousands more). Seeds of past fuzz failures
+#: are not kept: a seed names another program once the generator learns a new primitive, so
+#: they had stopped reproducing what they once found.
 CI_SEEDS = range(130)
-#: Programs of long fuzz runs (bench/fuzz.py) that once failed, each a different class:
-#: an empty einsum sum, signed zeros of a reduction over no axes and of an outer product,
-#: float32 products beyond range, zero-length scans, ill-conditioned outputs.
-REGRESSION_SEEDS = (100358, 100368, 100419, 100546, 101402, 101431, 102552, 102685, 102687, 104180,
-                    104750, 105281, 106019, 107724, 107830, 108045, 108382)
 
 
-@pytest.mark.parametrize('seed', [*CI_SEEDS, *REGRESSION_SEEDS])
+@pytest.mark.parametrize('seed', CI_SEEDS)
 def test_random_program_agrees_with_jax(seed):
     failures = check(seed)
     assert not failures, '\n'.join(
@@ -39,6 +37,12 @@ def _primitives(jaxpr):
                     yield from _primitives(inner)
 
 
+#: Collectives need an axis bound by pmap or vmap(axis_name=...), which a random
+#: single-device program has not: test_pmap.py checks them against JAX instead.
+NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter',
+                 'ppermute', 'all_to_all'}
+
+
 def test_ci_programs_use_every_lax_primitive_and_control_flow():
     """The CI seed set reaches every primitive of minijax.lax, and cond, while, scan and
     nested jit: a new primitive without a generator entry fails here."""
@@ -48,6 +52,7 @@ def test_ci_programs_use_every_lax_primitive_and_control_flow():
         args = [np.zeros(a.shape, a.dtype) for a in program.inputs]
         seen |= set(_primitives(mj.make_jaxpr(as_function(program, MINIJAX))(*args).jaxpr))
     wanted = {p.name for p in vars(lax).values() if isinstance(p, mj.Primitive)}
+    wanted -= NOT_GENERATED
     wanted |= {'cond', 'while', 'scan', 'xla_call'}
     assert wanted <= seen, f'never generated: {sorted(wanted - seen)}'
 

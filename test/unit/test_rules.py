@@ -26,9 +26,15 @@ from minijax.control_flow.scan import scan_p
 from minijax.control_flow.while_loop import while_p
 from minijax.ir.jaxpr import Jaxpr, eval_jaxpr
 from minijax.jit import xla_call_p
+from minijax.pmap import xla_pmap_p
 from minijax.testing import check_rules
 
 LAX_PRIMITIVES = [v for v in vars(mlax).values() if isinstance(v, core.Primitive)]
+#: Collectives run only where pmap or vmap(axis_name=...) binds their axis, so they have no
+#: row in PRIMITIVE_CASES (single-device programs): test_pmap.py checks them against JAX.
+COLLECTIVES = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter', 'ppermute',
+               'all_to_all'}
+SINGLE_DEVICE_PRIMITIVES = [p for p in LAX_PRIMITIVES if p.name not in COLLECTIVES]
 B = 3  # batch size of the vmap tests
 
 
@@ -392,7 +398,7 @@ def _representative(primitive):
     return eval_jaxpr(up_to_it, closed.consts, args), jaxpr.eqns[k].params
 
 
-@pytest.mark.parametrize('primitive', LAX_PRIMITIVES, ids=str)
+@pytest.mark.parametrize('primitive', SINGLE_DEVICE_PRIMITIVES, ids=str)
 def test_check_rules(primitive):
     args, params = _representative(primitive)
     check_rules(primitive, *args, **params)
@@ -402,25 +408,29 @@ def test_check_rules(primitive):
 
 def test_every_lax_primitive_has_a_case():
     """A primitive added to minijax.lax without a row in the table would go untested."""
-    untested = {p.name for p in LAX_PRIMITIVES} - {c.primitive for c in PRIMITIVE_CASES}
+    untested = ({p.name for p in SINGLE_DEVICE_PRIMITIVES}
+                - {c.primitive for c in PRIMITIVE_CASES})
     assert not untested, f'primitives without a row in PRIMITIVE_CASES: {sorted(untested)}'
 
 
-HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p]
+HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p, xla_pmap_p]
 #: Primitives with a transpose rule: linear in (some of) their operands.
-LINEAR = {'add', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 'select_n', 'reduce_sum',
+LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 'select_n', 'reduce_sum',
           'broadcast_in_dim', 'transpose', 'reshape', 'concatenate', 'pad', 'slice',
           'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
-          'gather', 'scatter_add', 'scatter_mul'}
+          'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'psum', 'all_gather',
+          'psum_scatter', 'ppermute', 'all_to_all'}
 #: Rules a primitive does without, and why.
 NOT_NEEDED = {
     ('iota', 'jvp'): 'it has no operands to differentiate',
     ('iota', 'vmap'): 'it has no operands to batch',
+    ('axis_index', 'vmap'): 'it has no operands to batch; vmap(axis_name=...) maps its own axis',
 }
 #: The lit test of each higher-order primitive, under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
-             'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py'}
+             'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
+             'xla_pmap': 'pmap/pmap.py'}
 LIT = pathlib.Path(__file__).parents[1] / 'lit'
 
 
@@ -453,7 +463,8 @@ def test_primitive_has_a_lit_test(primitive):
         assert (LIT / LIT_FILES[primitive.name]).is_file()
     else:
         word = re.compile(rf'\b{primitive.name}\b')
-        assert any(word.search(f.read_text()) for f in (LIT / 'primitives').glob('*.py')), (
+        files = [*(LIT / 'primitives').glob('*.py'), *(LIT / 'pmap').glob('*.py')]
+        assert any(word.search(f.read_text()) for f in files), (
             f'no lit test in test/lit/primitives/ mentions {primitive}')
 
 

@@ -15,8 +15,8 @@ def f(x):
 
 
 print(jit(grad(f)).lower(ShapeDtypeStruct((4,), np.float32)).as_text())
-# CHECK-LABEL: module @jit_grad_f
-# CHECK: func.func public @main(%[[X:.*]]: tensor<4xf32>) -> tensor<4xf32>
+# CHECK-LABEL: module @jit_f
+# CHECK: func.func public @main(%[[X:.*]]: tensor<4xf32>) -> (tensor<4xf32> {jax.result_info = "result"})
 # CHECK: %[[R:.*]]:2 = call @inner(%{{.*}}) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
 # CHECK: %[[CT:.*]] = call @inner_transpose(%[[R]]#1, %{{.*}}) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
 # CHECK: stablehlo.multiply %[[CT]]

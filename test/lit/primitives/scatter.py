@@ -19,7 +19,7 @@ def scatter_add(x, i, u):
 
 print(jit(scatter_add).lower(x, i, u).as_text())
 # CHECK-LABEL: module @jit_scatter_add
-# CHECK: func.func public @main(%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2x1xi32>, %[[U:.*]]: tensor<2x3xf32>) -> tensor<4x3xf32>
+# CHECK: func.func public @main(%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2x1xi32>, %[[U:.*]]: tensor<2x3xf32>) -> (tensor<4x3xf32> {jax.result_info = "result"})
 # CHECK-NEXT: %[[Y:.*]] = "stablehlo.scatter"(%[[X]], %[[I]], %[[U]]) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
 # CHECK-NEXT: ^bb0(%[[OLD:.*]]: tensor<f32>, %[[NEW:.*]]: tensor<f32>):
 # CHECK-NEXT: %[[SUM:.*]] = stablehlo.add %[[OLD]], %[[NEW]] : tensor<f32>

@@ -1,0 +1,80 @@
+"""The exceptions minijax raises for misuse of traced values, as ``jax.errors`` names them.
+
+They subclass the standard exceptions JAX's do (``TypeError``, ``IndexError``), so a ported
+``except jax.errors.ConcretizationTypeError`` (or ``except TypeError``) catches the same
+errors. The messages are minijax's own: they name the traced value's type and say what to do.
+"""
+from __future__ import annotations
+
+__all__ = ['ConcretizationTypeError', 'JAXIndexError', 'JAXTypeError', 'KeyReuseError',
+           'NonConcreteBooleanIndexError', 'TracerArrayConversionError',
+           'TracerBoolConversionError', 'TracerIntegerConversionError', 'UnexpectedTracerError']
+
+
+class JAXTypeError(TypeError):
+    """The base of the errors that are a ``TypeError``."""
+
+
+class JAXIndexError(IndexError):
+    """The base of the errors that are an ``IndexError``."""
+
+
+def _traced(tracer):
+    return f'a {type(tracer).__name__} of type {tracer.aval.str_short()}'
+
+
+class ConcretizationTypeError(JAXTypeError):
+    """Python needed the value of a traced array (``int(x)``, ``float(x)``, an index), which
+    is unknown while tracing: only its type is."""
+
+    def __init__(self, tracer, conversion, advice=None):
+        name = getattr(conversion, '__name__', str(conversion))
+        advice = advice or ('To change its dtype use x.astype(dtype); to use it as a Python '
+                            'number, compute it outside the traced function and pass it in as '
+                            'a static (non-array) value.')
+        super().__init__(f'{name}() was called on a traced value ({_traced(tracer)}) whose '
+                         f'value is not known while tracing. {advice}')
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """``if x:``, ``while x:``, ``and``/``or`` on a traced array: its truth value is unknown."""
+
+    def __init__(self, tracer):
+        super().__init__(tracer, bool, 'Python control flow on traced values needs '
+                         'minijax.lax.cond, minijax.lax.while_loop or jnp.where.')
+
+
+class TracerArrayConversionError(JAXTypeError):
+    """``np.asarray(x)`` of a traced array: NumPy needs the values."""
+
+    def __init__(self, tracer):
+        super().__init__(f'The numpy.ndarray conversion method __array__() was called on '
+                         f'{_traced(tracer)}: its value is not known while tracing. Use '
+                         'minijax.numpy instead of numpy on traced values.')
+
+
+class TracerIntegerConversionError(JAXTypeError):
+    """``operator.index(x)`` of a traced array (``range(x)``, ``[0, 1][x]``)."""
+
+    def __init__(self, tracer):
+        super().__init__(f'index() was called on a traced value ({_traced(tracer)}) whose '
+                         'value is not known while tracing. Index Python sequences with static '
+                         '(non-array) values, and arrays with jnp indexing or lax.dynamic_slice.')
+
+
+class UnexpectedTracerError(JAXTypeError):
+    """A tracer was used after the transformation that created it had finished."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
+    """``x[mask]`` with a traced ``mask``: the number of elements it selects is unknown."""
+
+    def __init__(self, mask):
+        super().__init__(f'Array boolean indices must be concrete; got {mask.aval}. '
+                         'Under jit or vmap use jnp.where(mask, x, other), or jnp.nonzero(mask, '
+                         'size=...) for indices of a static size')
+
+
+class KeyReuseError(JAXTypeError):
+    """JAX's key-reuse checker (``jax_debug_key_reuse``) raises it; minijax has no such
+    checker, so nothing raises it: it is here so that ``except`` clauses port."""

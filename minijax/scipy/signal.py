@@ -1,0 +1,56 @@
+"""``jax.scipy.signal``'s direct N-dimensional ``convolve`` and ``correlate``, as one
+``lax.conv_general_dilated`` with the smaller operand flipped (JAX's method, so JAX's bits).
+"""
+from __future__ import annotations
+
+from minijax import lax
+from minijax import numpy as jnp
+from minijax.scipy.special import _promote_inexact
+
+__all__ = ['convolve', 'correlate']
+
+
+def _padding(mode, shape, shape_o):
+    """Per axis, the zeros around the larger operand for ``mode``: none (``valid``), the
+    kernel's extent less one on each side (``full``), or centred on the original ``in1``
+    (``same``, whose length is that of the first argument as given)."""
+    if mode == 'valid':
+        return [(0, 0) for _ in shape]
+    if mode == 'same':
+        return [(s - 1 - (s_o - 1) // 2, s - s_o + (s_o - 1) // 2)
+                for s, s_o in zip(shape, shape_o)]
+    return [(s - 1, s - 1) for s in shape]
+
+
+def convolve(in1, in2, mode='full', method='auto', precision=None):
+    """The N-dimensional convolution of ``in1`` and ``in2`` (``full``, ``same`` or
+    ``valid``); one operand must be at least as large as the other along every axis."""
+    if method == 'fft':
+        raise NotImplementedError("convolve: method='fft' needs an FFT, which minijax does "
+                                  "not have; use method='direct'")
+    if method not in ('auto', 'direct'):
+        raise ValueError(f"Got method={method!r}; expected 'auto', 'fft', or 'direct'.")
+    if mode not in ('full', 'same', 'valid'):
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    in1, in2 = _promote_inexact(in1, in2)
+    if in1.ndim != in2.ndim:
+        raise ValueError('in1 and in2 must have the same number of dimensions')
+    if in1.size == 0 or in2.size == 0:
+        raise ValueError(f'zero-size arrays not supported in convolutions, got shapes '
+                         f'{in1.shape} and {in2.shape}.')
+    no_swap = all(s1 >= s2 for s1, s2 in zip(in1.shape, in2.shape))
+    swap = all(s1 <= s2 for s1, s2 in zip(in1.shape, in2.shape))
+    if not (no_swap or swap):
+        raise ValueError('One input must be smaller than the other in every dimension.')
+    shape_o = in2.shape
+    if swap:
+        in1, in2 = in2, in1
+    padding = _padding(mode, in2.shape, shape_o)
+    result = lax.conv_general_dilated(in1[None, None], jnp.flip(in2)[None, None],
+                                      (1,) * in1.ndim, padding, precision=precision)
+    return result[0, 0]
+
+
+def correlate(in1, in2, mode='full', method='auto', precision=None):
+    """The cross-correlation: ``convolve`` with ``in2`` reversed."""
+    return convolve(in1, jnp.flip(jnp.asarray(in2)), mode, precision=precision, method=method)
