@@ -121,7 +121,7 @@ aval_handlers: dict[type, Callable[[Any], ShapedArray]] = {}
 
 
 def _python_scalar_aval(x):
-    dtype, weak = dtypes.PYTHON_SCALARS[type(x)]
+    dtype, weak = dtypes.python_scalar(x)
     return ConcreteArray(np.array(x, dtype), weak_type=weak)
 
 
@@ -165,9 +165,8 @@ def shaped_aval(x) -> ShapedArray:
     without building the value's ``ConcreteArray``): what ``jit`` keys its caches on."""
     if isinstance(x, Tracer):
         return raise_to_shaped(x.aval)
-    scalar = dtypes.PYTHON_SCALARS.get(type(x))
-    if scalar is not None:
-        return ShapedArray((), scalar[0], scalar[1])
+    if type(x) in dtypes.PYTHON_SCALARS:
+        return ShapedArray((), *dtypes.python_scalar(x))
     if type(x) not in aval_handlers:
         raise invalid_type_error(x)
     return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'),

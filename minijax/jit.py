@@ -18,7 +18,8 @@ import weakref
 import numpy as np
 from jaxlib.mlir import ir
 
-from minijax import core, runtime, tree_util
+from minijax import core, dtypes, runtime, tree_util
+from minijax.array import Array, to_device
 from minijax.config import config
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
@@ -44,6 +45,7 @@ class Jitted:
         self.static_argnums, self.static_argnames = _static_arguments(
             self.name, fun, static_argnums, static_argnames)
         self._traces = _traces_of(fun)
+        self._fast_calls: dict[tuple, _FastCall] = {}
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -112,13 +114,20 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
+        signature = None if kwargs or core.dynamic_trace is not None else _signature(args)
+        fast = self._fast_calls.get(signature)
+        if fast is not None:
+            return fast(args)
         closed, closed_over, out_tree, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
             outs = xla_call(*closed_over, *flat_args, jaxpr=closed, name=self.name)
-        else:  # nothing to transform: run the executable directly (what bind would reach)
-            outs = run(executable(closed, self.name), flat_args, closed.out_avals)
-        return tree_util.tree_unflatten(out_tree, outs)
+            return tree_util.tree_unflatten(out_tree, outs)
+        # nothing to transform: run the executable directly (what bind would reach)
+        exe = executable(closed, self.name)
+        if signature is not None and not self.static_argnums:
+            self._fast_calls[signature] = _FastCall(exe, closed.out_avals, out_tree)
+        return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
 
     def lower(self, *args, **kwargs) -> 'Lowered':
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
@@ -128,6 +137,47 @@ class Jitted:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
         return Lowered(closed, self.name, out_tree)
+
+
+# ----------------------------------------------------------------------------- the fast path
+
+def _signature(args) -> tuple | None:
+    """What decides the trace of a call whose arguments are all single arrays or scalars,
+    read without flattening or building avals: an Array's aval, an ndarray's shape and dtype,
+    a scalar's type. None for anything else (pytrees, tracers), which takes the full path."""
+    signature = []
+    for x in args:
+        kind = type(x)
+        if kind is Array:
+            signature.append(x.aval)
+        elif kind is np.ndarray:
+            signature.append((x.shape, x.dtype))
+        elif kind in dtypes.PYTHON_SCALARS:
+            dtypes.python_scalar(x)  # an int too large for int64 is an error here too
+            signature.append(kind)
+        elif isinstance(x, np.generic):
+            signature.append(kind)
+        else:
+            return None
+    return tuple(signature)
+
+
+class _FastCall:
+    """A call whose signature was traced and compiled before: transfer, execute, wrap.
+
+    What the full path would do for these argument types, minus the work whose answer the
+    signature already fixes (flattening, avals, the trace-cache lookup)."""
+    __slots__ = ('executable', 'out_avals', 'unflatten')
+
+    def __init__(self, exe, out_avals, out_tree):
+        self.executable, self.out_avals = exe, out_avals
+        single = tree_util.treedef_is_leaf(out_tree)
+        self.unflatten = (lambda outs: outs[0]) if single else \
+            functools.partial(tree_util.tree_unflatten, out_tree)
+
+    def __call__(self, args):
+        buffers = self.executable([to_device(x) for x in args])
+        return self.unflatten([Array(b, a) for b, a in zip(buffers, self.out_avals)])
 
 
 _STATIC_HINT = ('; an argument that is not an array must be marked static with '

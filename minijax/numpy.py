@@ -521,6 +521,8 @@ def asarray(a, dtype=None):
         leaves = _leaves(a)
         if builtins.any(isinstance(x, (Tracer, Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
+    if type(a) in dtypes.PYTHON_SCALARS:
+        dtypes.python_scalar(a)  # an int too large for int64 is an OverflowError
     weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')

@@ -62,6 +62,9 @@ def process_count() -> int:
     return 1
 
 
+_REPLICATED = xc.HloSharding.replicate()
+
+
 class _DeviceSharding(xc.SingleDeviceSharding):
     """The single-device sharding ``batched_device_put`` asks for, without ``jax``."""
     memory_kind = None
@@ -69,7 +72,7 @@ class _DeviceSharding(xc.SingleDeviceSharding):
     num_devices = 1
 
     def _to_xla_hlo_sharding(self, ndim):
-        return xc.HloSharding.replicate()
+        return _REPLICATED
 
     @functools.cached_property  # read on every transfer: build it once
     def _internal_device_list(self):
@@ -95,7 +98,8 @@ class _TransferAval:
 
 def device_put(x) -> 'xc.ArrayImpl':
     """Copy a NumPy value to the CPU device."""
-    x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+    if type(x) is not np.ndarray or not x.flags.c_contiguous:
+        x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
     return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(), [x], [device()],
                                  enable_x64=True)
 
