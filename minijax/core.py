@@ -26,7 +26,7 @@ class ShapedArray:
     __slots__ = ('shape', 'dtype', 'weak_type')
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(map(int, shape))
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
@@ -97,6 +97,8 @@ class ConcreteArray(ShapedArray):
 
 
 def raise_to_shaped(aval):
+    if type(aval) is ShapedArray:  # already without a value (avals are never mutated)
+        return aval
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
 
@@ -569,17 +571,20 @@ def rule_results(primitive, rule, out, count=None):
     """What ``primitive``'s ``rule`` returned, as a list, checked against the primitive's
     arity: a list for ``multiple_results`` (of ``count`` values if given), else one value.
     A user-written rule that breaks this fails here, naming the primitive and the rule."""
-    prefix = f"primitive '{primitive.name}': the {rule} rule returned"
     if isinstance(out, (list, tuple)) != primitive.multiple_results:
         expected = 'a list of results' if primitive.multiple_results else \
             'one result (the primitive has a single result)'
         got = (f'a {type(out).__name__} of {len(out)} values'
                if isinstance(out, (list, tuple)) else f'a {type(out).__name__}')
-        raise TypeError(f'{prefix} {got}, expected {expected}')
+        raise TypeError(f'{_rule_prefix(primitive, rule)} {got}, expected {expected}')
     out = list(out) if primitive.multiple_results else [out]
     if count is not None and len(out) != count:
-        raise TypeError(f'{prefix} {len(out)} values, expected {count}')
+        raise TypeError(f'{_rule_prefix(primitive, rule)} {len(out)} values, expected {count}')
     return out
+
+
+def _rule_prefix(primitive, rule):
+    return f"primitive '{primitive.name}': the {rule} rule returned"
 
 
 def rule_pair(primitive, rule, out, what):

@@ -144,6 +144,7 @@ def _lattice_node(dtype, weak):
     return np.dtype(dtype).name
 
 
+@functools.lru_cache(maxsize=None)  # a handful of distinct calls, made on every binary op
 def promote(*typed):
     """The (dtype, weak_type) that values of the given ``(dtype, weak_type)`` pairs promote
     to, as ``jax.numpy.result_type`` computes it: the least upper bound in the lattice.

@@ -79,8 +79,7 @@ def result_type(*args):
 
 def _cast(x, dtype, weak_type=False):
     """``x`` as ``dtype``; a weakly typed result (every operand was weak) stays weak."""
-    aval = core.get_aval(x)
-    if aval.dtype == dtype:
+    if core.shaped_aval(x).dtype == dtype:
         return x
     if type(x) in dtypes.PYTHON_SCALARS:
         return scalar(x, dtype, weak_type)
@@ -88,7 +87,8 @@ def _cast(x, dtype, weak_type=False):
 
 
 def _promote(*args):
-    dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in map(core.get_aval, args)))
+    avals = map(core.shaped_aval, args)
+    dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
     return [_cast(x, dtype, weak_type) for x in args]
 
 
@@ -113,6 +113,8 @@ def _shape_str(shape):
 
 def broadcast_shapes(*shapes):
     """The NumPy broadcast of ``shapes``; a ValueError names the shapes that do not fit."""
+    if shapes and shapes.count(shapes[0]) == len(shapes):  # the common case, on every op
+        return tuple(shapes[0])
     ndim = builtins.max((len(s) for s in shapes), default=0)
     out = []
     for axis in range(-ndim, 0):

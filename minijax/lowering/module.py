@@ -31,6 +31,15 @@ class ModuleContext:
         self.module = module
         self.symbols: set[str] = {'main'}
         self.functions: dict[tuple, str] = {}
+        self._tensor_types: dict = {}
+
+    def tensor_type(self, aval) -> ir.RankedTensorType:
+        """``tensor_type(aval)``, built once per module: every equation's results are
+        checked against it."""
+        ty = self._tensor_types.get(aval)
+        if ty is None:
+            ty = self._tensor_types[aval] = tensor_type(aval)
+        return ty
 
     def unique_symbol(self, base: str) -> str:
         base = _sanitize(base)
@@ -122,13 +131,13 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
         with _location(eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
-        outs = _check_lowered(eqn, rule_ctx.avals_out, outs)
+        outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
             env[v] = val
     return [read(x) for x in jaxpr.outs]
 
 
-def _check_lowered(eqn, avals_out, outs) -> list[ir.Value]:
+def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
     """A lowering rule's output as a list, checked against the abstract eval: the count and
     each value's tensor type. A rule that disagrees fails here, naming the primitive."""
     prefix = f"primitive '{eqn.primitive.name}': the lowering rule returned"
@@ -140,7 +149,7 @@ def _check_lowered(eqn, avals_out, outs) -> list[ir.Value]:
     for val, aval in zip(outs, avals_out):
         if not isinstance(val, ir.Value):
             raise LoweringError(f'{prefix} a {type(val).__name__}, expected an ir.Value')
-        if val.type != tensor_type(aval):
+        if val.type != module_ctx.tensor_type(aval):
             raise LoweringError(f'{prefix} {val.type}, the abstract eval says '
                                 f'{aval.str_short()}')
     return list(outs)
