@@ -23,7 +23,7 @@ from minijax.array import Array, to_device
 from minijax.config import config
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
-from minijax.lowering import mlir_context, module_text
+from minijax.lowering import module_text
 from minijax.xla_call import executable, lowered_module, run, xla_call, xla_call_p
 
 __all__ = ['Compiled', 'Jitted', 'Lowered', 'jit', 'xla_call_p']
@@ -313,7 +313,7 @@ class Lowered:
 
     def as_text(self, debug_info: bool = False) -> str:
         """The StableHLO text; ``debug_info`` adds ``loc(...)`` with source lines."""
-        with mlir_context():
+        with self._module.context:
             return module_text(self._module, debug_info)
 
     def compiler_ir(self) -> ir.Module:

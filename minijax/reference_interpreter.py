@@ -25,7 +25,6 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
-from minijax.lowering import mlir_context
 from minijax.lowering.module import main_function
 from minijax.lowering.types import dense_elements
 
@@ -43,7 +42,7 @@ def run_module(module: ir.Module, args: Sequence[np.ndarray]) -> list[np.ndarray
 
 
 def _evaluate(module: ir.Module, args: list[np.ndarray]) -> list[np.ndarray]:
-    with mlir_context():
+    with module.context:
         _copy_scatter_operands(module)  # (in the child process: the caller's module is intact)
         attrs = [dense_elements(a) for a in args]
         return [np.array(result) for result in stablehlo.eval_module(module, attrs)]
@@ -92,7 +91,7 @@ def check_runnable(module: ir.Module) -> None:
         problems.append(_unsupported(op))
         return ir.WalkResult.INTERRUPT if problems[-1] else ir.WalkResult.ADVANCE
 
-    with mlir_context():
+    with module.context:
         _check_signature(_main(module))
         module.operation.walk(visit)
     if problems[-1]:

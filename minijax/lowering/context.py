@@ -11,6 +11,10 @@ from jaxlib.mlir.dialects import stablehlo
 
 @functools.cache
 def mlir_context() -> ir.Context:
+    return new_context()
+
+
+def new_context() -> ir.Context:
     ctx = ir.Context()
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)  # func, arith, ... : the upstream dialects

@@ -15,7 +15,7 @@ from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
-from minijax.lowering.context import mlir_context
+from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules
 from minijax.lowering.types import dense_elements, tensor_type
 
@@ -66,9 +66,19 @@ def _sanitize(name: str) -> str:
     return cleaned if cleaned and not cleaned[0].isdigit() else f'f_{cleaned}'
 
 
+#: A module whose constants take more bytes than this is built in an MLIR context of its own.
+#: A context keeps every attribute made in it (a constant's values) for as long as it lives,
+#: so in the shared context each big constant would stay in memory after its module is gone;
+#: a context of its own goes with its module. Small modules share one: making a context
+#: takes milliseconds.
+OWN_CONTEXT_BYTES = 1 << 20
+
+
 def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
-    """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified."""
-    with core.gc_paused(), mlir_context(), ir.Location.unknown():
+    """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified.
+    The module's objects belong to ``module.context``: work on them inside it."""
+    big = _constant_bytes(closed) > OWN_CONTEXT_BYTES
+    with core.gc_paused(), new_context() if big else mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes['sym_name'] = ir.StringAttr.get(_sanitize(module_name))
         module_ctx = ModuleContext(module)
@@ -76,6 +86,17 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
             emit_function(module_ctx, 'main', closed, public=True)
         verify_module(module)
     return module
+
+
+def _constant_bytes(closed: ClosedJaxpr) -> int:
+    """The bytes of the constants ``closed`` and the jaxprs in its equations' parameters hold."""
+    total = sum(np.asarray(c).nbytes for c in closed.consts)
+    for eqn in closed.jaxpr.eqns:
+        for param in eqn.params.values():
+            for sub in (param if isinstance(param, (tuple, list)) else (param,)):
+                if isinstance(sub, ClosedJaxpr):
+                    total += _constant_bytes(sub)
+    return total
 
 
 def main_function(module: ir.Module):
