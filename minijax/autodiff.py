@@ -247,8 +247,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         value = (out, aux[0]) if has_aux else out
         return value, (grads[0] if isinstance(argnums, int) else grads)
 
-    value_and_grad_f.__name__ = f'value_and_grad_{_name(f)}'
-    return value_and_grad_f
+    return core.named_after(f, value_and_grad_f)
 
 
 def grad(f, argnums=0, has_aux=False):
@@ -261,8 +260,7 @@ def grad(f, argnums=0, has_aux=False):
         value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
-    grad_f.__name__ = f'grad_{_name(f)}'
-    return grad_f
+    return core.named_after(f, grad_f)
 
 
 # ----------------------------------------------------------------------------- Jacobians
@@ -290,8 +288,7 @@ def jacfwd(f, argnums=0, has_aux=False):
         jac = tree_util.tree_map(functools.partial(_split_columns, inputs), columns)
         return (jac, aux[0]) if has_aux else jac
 
-    jacfun.__name__ = f'jacfwd_{_name(f)}'
-    return jacfun
+    return core.named_after(f, jacfun)
 
 
 def jacrev(f, argnums=0, has_aux=False):
@@ -309,8 +306,7 @@ def jacrev(f, argnums=0, has_aux=False):
         jac = _split_rows(y, rows)
         return (jac, aux[0]) if has_aux else jac
 
-    jacfun.__name__ = f'jacrev_{_name(f)}'
-    return jacfun
+    return core.named_after(f, jacfun)
 
 
 jacobian = jacrev

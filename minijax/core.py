@@ -7,11 +7,12 @@ level 0 (``EvalTrace``) runs the primitive's implementation on concrete values.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import operator
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -520,14 +521,70 @@ def check_callable(what, **funs):
 
 # ----------------------------------------------------------------------------- small helpers
 
-def user_source_info():
-    """(file, line) of the innermost frame outside minijax: where the user called us."""
+class SourceInfo(NamedTuple):
+    """Where an equation was traced, for the locations of ``--debug-info``: the user's frames,
+    innermost first, each a (code object, instruction offset) pair (read into file, line and
+    columns only when locations are printed), and the name stack: the transformations traced
+    through, outermost first (``('vmap()', 'jvp()')``), as JAX names them."""
+    frames: tuple
+    name_stack: tuple = ()
+
+
+#: The user frames a location keeps at the most (JAX's default traceback limit in locations).
+MAX_FRAMES = 10
+
+_name_stack: tuple = ()
+_frames_override: tuple | None = None
+
+
+@contextmanager
+def name_scope(name: str):
+    """Equations traced inside get ``name`` on their name stack (``jvp()``, ``vmap()``)."""
+    global _name_stack
+    saved, _name_stack = _name_stack, _name_stack + (name,)
+    try:
+        yield
+    finally:
+        _name_stack = saved
+
+
+@contextmanager
+def traced_as(info: 'SourceInfo | None', name_stack: tuple):
+    """Equations traced inside get ``info``'s frames and ``name_stack``: how a rule that
+    rewrites an equation (a transpose) passes its location on to the equations it emits."""
+    global _name_stack, _frames_override
+    saved = _name_stack, _frames_override
+    _name_stack, _frames_override = name_stack, (info.frames if info else None)
+    try:
+        yield
+    finally:
+        _name_stack, _frames_override = saved
+
+
+def current_name_stack() -> tuple:
+    return _name_stack
+
+
+def named_after(f, transformed):
+    """``transformed`` under ``f``'s name, wrapping it (``__wrapped__``), as JAX's
+    transformations are: ``jit(grad(f))`` is ``jit(f)`` in jaxprs, module names and
+    locations, and its signature is ``f``'s."""
+    return functools.update_wrapper(transformed, f, assigned=('__name__', '__qualname__'),
+                                    updated=())
+
+
+def user_source_info() -> SourceInfo | None:
+    """The ``SourceInfo`` of an equation traced now: the frames outside minijax, where the
+    user called us, and the current name stack."""
+    if _frames_override is not None:
+        return SourceInfo(_frames_override, _name_stack)
+    frames = []
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and len(frames) < MAX_FRAMES:
+        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frames.append((frame.f_code, frame.f_lasti))
         frame = frame.f_back
-    if frame is None:
-        return None
-    return frame.f_code.co_filename, frame.f_lineno
+    return SourceInfo(tuple(frames), _name_stack) if frames else None
 
 
 _PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'

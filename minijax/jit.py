@@ -136,7 +136,20 @@ class Jitted:
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
-        return Lowered(closed, self.name, out_tree)
+        return Lowered(closed, self.name, out_tree, self._argument_names(args, kwargs))
+
+    def _argument_names(self, args, kwargs) -> tuple[str, ...]:
+        """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python
+        parameter, then the leaf's path in it (``x``, ``params['w']``, ``args[1][0]``)."""
+        params = _parameters(self.fun)
+        positional = [p.name for p in params if p.kind in _POSITIONAL] if params else []
+        static = _static_positions(self.static_argnums, len(args))
+        named = [(positional[i] if i < len(positional) else f'args[{i}]', a)
+                 for i, a in enumerate(args) if i not in static]
+        named += [(k, kwargs[k]) for k in sorted(kwargs) if k not in self.static_argnames]
+        return tuple(base + tree_util.keystr(path)
+                     for base, value in named
+                     for path, _ in tree_util.tree_flatten_with_path(value)[0])
 
 
 # ----------------------------------------------------------------------------- the fast path
@@ -305,11 +318,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 class Lowered:
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree):
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, arg_names=()):
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
-        self._module = lowered_module(closed, name)
+        self._module = lowered_module(closed, name, arg_names)
 
     def as_text(self, debug_info: bool = False) -> str:
         """The StableHLO text; ``debug_info`` adds ``loc(...)`` with source lines."""

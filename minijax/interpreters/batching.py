@@ -96,7 +96,7 @@ def vmap_flat(f, in_axes, *args, axis_size=None):
     since the operands its body sees may all be unmapped (only a cond's index may be)."""
     if axis_size is None:
         axis_size = axis_size_of(args, in_axes)
-    with core.new_main(BatchTrace, axis_size) as main:
+    with core.new_main(BatchTrace, axis_size) as main, core.name_scope('vmap()'):
         trace = BatchTrace(main)
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
                       for x, d in zip(args, in_axes)]
@@ -142,7 +142,7 @@ def vmap(f, in_axes=0, out_axes=0):
                 results.append(move_batch_axis(axis_size, bdim, dst, val))
         return tree_util.tree_unflatten(out_tree(), results)
 
-    return batched_f
+    return core.named_after(f, batched_f)
 
 
 def _normalize_axis(axis, x, what):

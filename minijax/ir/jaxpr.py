@@ -53,7 +53,7 @@ class JaxprEqn(NamedTuple):
     inputs: list[Atom]
     params: dict[str, Any]
     out_binders: list[Var]
-    source_info: tuple[str, int] | None = None
+    source_info: core.SourceInfo | None = None
 
 
 class Jaxpr:

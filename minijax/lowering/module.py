@@ -7,6 +7,7 @@ Every module is verified before it is returned.
 """
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -32,6 +33,7 @@ class ModuleContext:
         self.symbols: set[str] = {'main'}
         self.functions: dict[tuple, str] = {}
         self._tensor_types: dict = {}
+        self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
 
     def tensor_type(self, aval) -> ir.RankedTensorType:
         """``tensor_type(aval)``, built once per module: every equation's results are
@@ -74,16 +76,22 @@ def _sanitize(name: str) -> str:
 OWN_CONTEXT_BYTES = 1 << 20
 
 
-def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
+def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str = '',
+                          arg_names: Sequence[str] = ()) -> ir.Module:
     """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified.
-    The module's objects belong to ``module.context``: work on them inside it."""
+    The module's objects belong to ``module.context``: work on them inside it.
+
+    Locations (printed with debug info) name each op as JAX does: ``name_stack`` (``jit(f)``),
+    the transformations it was traced under and its primitive, at the user's frames; the
+    arguments of ``@main`` are located at ``arg_names`` (its Python parameters)."""
     big = _constant_bytes(closed) > OWN_CONTEXT_BYTES
     with core.gc_paused(), new_context() if big else mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes['sym_name'] = ir.StringAttr.get(_sanitize(module_name))
         module_ctx = ModuleContext(module)
+        module_ctx.name_stack = name_stack
         with ir.InsertionPoint(module.body):
-            emit_function(module_ctx, 'main', closed, public=True)
+            emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
         verify_module(module)
     return module
 
@@ -117,14 +125,24 @@ def verify_module(module: ir.Module) -> None:
                             f'rule of the primitive named in the location): {err}') from None
 
 
-def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool) -> func.FuncOp:
+def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
+                  arg_names: Sequence[str] = ()) -> func.FuncOp:
+    """``func.func @<name>``; a private function's ops are named without the caller's
+    name stack, as JAX names them (the ``func.call`` carries it)."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
-    block = fn.add_entry_block()
-    with ir.InsertionPoint(block):
-        func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
+    names = list(arg_names) + [''] * (len(in_types) - len(arg_names))
+    block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else ir.Location.unknown()
+                                         for n in names])
+    caller_stack = module_ctx.name_stack
+    module_ctx.name_stack = caller_stack if public else ''
+    try:
+        with ir.InsertionPoint(block):
+            func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
+    finally:
+        module_ctx.name_stack = caller_stack
     return fn
 
 
@@ -150,7 +168,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         rule = lowering_rules[eqn.primitive]
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
-        with _location(eqn):
+        with _location(module_ctx.name_stack, eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
@@ -176,12 +194,41 @@ def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
     return list(outs)
 
 
-def _location(eqn) -> ir.Location:
-    """``loc("<primitive>"("file":line:0))``: printed only when debug info is asked for."""
-    if eqn.source_info is None:
-        return ir.Location.name(eqn.primitive.name)
-    file, line = eqn.source_info
-    return ir.Location.name(eqn.primitive.name, childLoc=ir.Location.file(file, line, 0))
+def _location(name_stack: str, eqn) -> ir.Location:
+    """JAX's location of an op: ``loc("jit(f)/jvp()/sin"(callsite(<innermost user frame> at
+    <its caller> ...)))``, each frame ``loc("<function>"("file":line:col to :end))``."""
+    info = eqn.source_info
+    scopes = info.name_stack if info else ()
+    name = '/'.join([*filter(None, [name_stack]), *scopes, _op_name(eqn)])
+    frames = [_frame_location(code, offset) for code, offset in info.frames] if info else []
+    if not frames:
+        return ir.Location.name(name)
+    where = frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
+    return ir.Location.name(name, childLoc=where)
+
+
+def _op_name(eqn) -> str:
+    """The primitive's name; a call of a jitted function is ``jit(<its name>)``, as in JAX."""
+    if eqn.primitive.name == 'xla_call':
+        return f"jit({eqn.params['name']})"
+    return eqn.primitive.name
+
+
+def _frame_location(code, offset: int) -> ir.Location:
+    line, end_line, col, end_col = _positions(code)[offset // 2]  # (2 bytes an instruction)
+    if line is None:
+        where = ir.Location.file(code.co_filename, code.co_firstlineno, 0)
+    elif col is None:
+        where = ir.Location.file(code.co_filename, line, 0)
+    else:
+        where = ir.Location.file(code.co_filename, line, col, end_line, end_col)
+    return ir.Location.name(code.co_qualname, childLoc=where)
+
+
+@functools.lru_cache(maxsize=1024)
+def _positions(code) -> list:
+    """(line, end line, column, end column) of each instruction of ``code``."""
+    return list(code.co_positions())
 
 
 def constant(val: np.ndarray) -> ir.Value:

@@ -1,5 +1,7 @@
 """jit: values against JAX for composition, caching, lower/compile,
 and device-resident Arrays."""
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -277,3 +279,42 @@ def test_tracing_and_lowering_leave_the_garbage_collector_as_they_found_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _located(np_, jit_, grad_):
+    """A jitted function calling a jitted one, and a jitted gradient: the two kinds of name
+    stacks JAX writes (``jit(f)/jit(g)``, ``jit(f)/transpose(jvp())/mul``)."""
+    def inner(y):
+        return np_.cos(y) * 2.
+
+    def outer(x, params):
+        return jit_(inner)(np_.sin(x)) * params['w']
+
+    def loss(x):
+        return np_.sum(np_.sin(x))
+
+    x = np.ones(3)
+    return (jit_(outer).lower(x, {'w': 2.}).as_text(debug_info=True),
+            jit_(grad_(loss)).lower(x).as_text(debug_info=True))
+
+
+def _locations(text):
+    """The name stacks of the ops, the argument names, and the lines and columns of this
+    file's frames in a module's locations."""
+    stacks = {n for n in re.findall(r'loc\("([^"]+)"\(#loc', text) if '/' in n}
+    args = re.findall(r'%arg\d+: tensor<[^>]*> loc\("([^"]*)"\)', text)
+    frames = set(re.findall(r'test_jit.py":(\d+:\d+ to :\d+)\)', text))
+    return stacks, args, frames
+
+
+def test_debug_locations_are_jaxs():
+    ours, theirs = ([_locations(t) for t in _located(*api)]  # one call site for both
+                    for api in [(minijax.numpy, minijax.jit, minijax.grad), (jnp, jax.jit, jax.grad)])
+    assert [a for _, a, _ in ours] == [a for _, a, _ in theirs]
+    assert [f for _, _, f in ours] == [f for _, _, f in theirs]
+    # minijax's gradient keeps the forward sum JAX prunes; JAX names its promotion of the
+    # weak scalar and the private function itself
+    ours_stacks = set.union(*(s for s, _, _ in ours)) - {'jit(loss)/jvp()/reduce_sum'}
+    jax_stacks = set.union(*(s for s, _, _ in theirs)) - {
+        'jit(outer)/convert_element_type', 'jit(outer)/jit'}
+    assert ours_stacks == jax_stacks
