@@ -171,14 +171,6 @@ def _name(f):
     return getattr(f, '__name__', 'function')
 
 
-def _named_as(f, transformed):
-    """``transformed`` named as ``f``, as JAX names ``grad(f)`` (so ``jit(grad(f))``'s module
-    is ``@jit_f``)."""
-    transformed.__name__ = _name(f)
-    transformed.__qualname__ = getattr(f, '__qualname__', transformed.__name__)
-    return transformed
-
-
 def _argnums(what, argnums, nargs):
     """``argnums`` (an int or a sequence of ints) as distinct positions in ``range(nargs)``."""
     nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
@@ -255,7 +247,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         value = (out, aux[0]) if has_aux else out
         return value, (grads[0] if isinstance(argnums, int) else grads)
 
-    return _named_as(f, value_and_grad_f)
+    return core.named_after(f, value_and_grad_f)
 
 
 def grad(f, argnums=0, has_aux=False):
@@ -268,7 +260,7 @@ def grad(f, argnums=0, has_aux=False):
         value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
-    return _named_as(f, grad_f)
+    return core.named_after(f, grad_f)
 
 
 # ----------------------------------------------------------------------------- Jacobians
@@ -296,7 +288,7 @@ def jacfwd(f, argnums=0, has_aux=False):
         jac = tree_util.tree_map(functools.partial(_split_columns, inputs), columns)
         return (jac, aux[0]) if has_aux else jac
 
-    return _named_as(f, jacfun)
+    return core.named_after(f, jacfun)
 
 
 def jacrev(f, argnums=0, has_aux=False):
@@ -314,7 +306,7 @@ def jacrev(f, argnums=0, has_aux=False):
         jac = _split_rows(y, rows)
         return (jac, aux[0]) if has_aux else jac
 
-    return _named_as(f, jacfun)
+    return core.named_after(f, jacfun)
 
 
 jacobian = jacrev

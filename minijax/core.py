@@ -7,11 +7,12 @@ level 0 (``EvalTrace``) runs the primitive's implementation on concrete values.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import operator
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -29,7 +30,7 @@ class ShapedArray:
     __slots__ = ('shape', 'dtype', 'weak_type')
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(map(int, shape))
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
@@ -101,6 +102,8 @@ class ConcreteArray(ShapedArray):
 
 
 def raise_to_shaped(aval):
+    if type(aval) is ShapedArray:  # already without a value (avals are never mutated)
+        return aval
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
 
@@ -125,7 +128,7 @@ aval_handlers: dict[type, Callable[[Any], ShapedArray]] = {}
 
 
 def _python_scalar_aval(x):
-    dtype, weak = dtypes.PYTHON_SCALARS[type(x)]
+    dtype, weak = dtypes.python_scalar(x)
     return ConcreteArray(np.array(x, dtype), weak_type=weak)
 
 
@@ -169,9 +172,8 @@ def shaped_aval(x) -> ShapedArray:
     without building the value's ``ConcreteArray``): what ``jit`` keys its caches on."""
     if isinstance(x, Tracer):
         return raise_to_shaped(x.aval)
-    scalar = dtypes.PYTHON_SCALARS.get(type(x))
-    if scalar is not None:
-        return ShapedArray((), scalar[0], scalar[1])
+    if type(x) in dtypes.PYTHON_SCALARS:
+        return ShapedArray((), *dtypes.python_scalar(x))
     if type(x) not in aval_handlers:
         raise invalid_type_error(x)
     return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'),
@@ -516,14 +518,70 @@ def check_callable(what, **funs):
 
 # ----------------------------------------------------------------------------- small helpers
 
-def user_source_info():
-    """(file, line) of the innermost frame outside minijax: where the user called us."""
+class SourceInfo(NamedTuple):
+    """Where an equation was traced, for the locations of ``--debug-info``: the user's frames,
+    innermost first, each a (code object, instruction offset) pair (read into file, line and
+    columns only when locations are printed), and the name stack: the transformations traced
+    through, outermost first (``('vmap()', 'jvp()')``), as JAX names them."""
+    frames: tuple
+    name_stack: tuple = ()
+
+
+#: The user frames a location keeps at the most (JAX's default traceback limit in locations).
+MAX_FRAMES = 10
+
+_name_stack: tuple = ()
+_frames_override: tuple | None = None
+
+
+@contextmanager
+def name_scope(name: str):
+    """Equations traced inside get ``name`` on their name stack (``jvp()``, ``vmap()``)."""
+    global _name_stack
+    saved, _name_stack = _name_stack, _name_stack + (name,)
+    try:
+        yield
+    finally:
+        _name_stack = saved
+
+
+@contextmanager
+def traced_as(info: 'SourceInfo | None', name_stack: tuple):
+    """Equations traced inside get ``info``'s frames and ``name_stack``: how a rule that
+    rewrites an equation (a transpose) passes its location on to the equations it emits."""
+    global _name_stack, _frames_override
+    saved = _name_stack, _frames_override
+    _name_stack, _frames_override = name_stack, (info.frames if info else None)
+    try:
+        yield
+    finally:
+        _name_stack, _frames_override = saved
+
+
+def current_name_stack() -> tuple:
+    return _name_stack
+
+
+def named_after(f, transformed):
+    """``transformed`` under ``f``'s name, wrapping it (``__wrapped__``), as JAX's
+    transformations are: ``jit(grad(f))`` is ``jit(f)`` in jaxprs, module names and
+    locations, and its signature is ``f``'s."""
+    return functools.update_wrapper(transformed, f, assigned=('__name__', '__qualname__'),
+                                    updated=())
+
+
+def user_source_info() -> SourceInfo | None:
+    """The ``SourceInfo`` of an equation traced now: the frames outside minijax, where the
+    user called us, and the current name stack."""
+    if _frames_override is not None:
+        return SourceInfo(_frames_override, _name_stack)
+    frames = []
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and len(frames) < MAX_FRAMES:
+        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frames.append((frame.f_code, frame.f_lasti))
         frame = frame.f_back
-    if frame is None:
-        return None
-    return frame.f_code.co_filename, frame.f_lineno
+    return SourceInfo(tuple(frames), _name_stack) if frames else None
 
 
 _PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'
@@ -567,17 +625,20 @@ def rule_results(primitive, rule, out, count=None):
     """What ``primitive``'s ``rule`` returned, as a list, checked against the primitive's
     arity: a list for ``multiple_results`` (of ``count`` values if given), else one value.
     A user-written rule that breaks this fails here, naming the primitive and the rule."""
-    prefix = f"primitive '{primitive.name}': the {rule} rule returned"
     if isinstance(out, (list, tuple)) != primitive.multiple_results:
         expected = 'a list of results' if primitive.multiple_results else \
             'one result (the primitive has a single result)'
         got = (f'a {type(out).__name__} of {len(out)} values'
                if isinstance(out, (list, tuple)) else f'a {type(out).__name__}')
-        raise TypeError(f'{prefix} {got}, expected {expected}')
+        raise TypeError(f'{_rule_prefix(primitive, rule)} {got}, expected {expected}')
     out = list(out) if primitive.multiple_results else [out]
     if count is not None and len(out) != count:
-        raise TypeError(f'{prefix} {len(out)} values, expected {count}')
+        raise TypeError(f'{_rule_prefix(primitive, rule)} {len(out)} values, expected {count}')
     return out
+
+
+def _rule_prefix(primitive, rule):
+    return f"primitive '{primitive.name}': the {rule} rule returned"
 
 
 def rule_pair(primitive, rule, out, what):

@@ -41,6 +41,15 @@ bool_ = np.dtype('bool')
 PYTHON_SCALARS = {bool: (bool_, False), int: (int64, True), float: (float64, True)}
 
 
+def python_scalar(x) -> tuple[np.dtype, bool]:
+    """(dtype, weak type) of the Python scalar ``x``, as JAX with x64 gives them; an int that
+    int64 cannot hold is an OverflowError, as in JAX (NumPy would make it an object array)."""
+    dtype_and_weak = PYTHON_SCALARS[type(x)]
+    if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
+        raise OverflowError(f'Python int {x} too large to convert to int64')
+    return dtype_and_weak
+
+
 def check_supported(dtype, what='value'):
     """Return ``dtype`` as an ``np.dtype`` or raise a TypeError naming it."""
     dtype = np.dtype(dtype)
@@ -135,6 +144,7 @@ def _lattice_node(dtype, weak):
     return np.dtype(dtype).name
 
 
+@functools.lru_cache(maxsize=None)  # a handful of distinct calls, made on every binary op
 def promote(*typed):
     """The (dtype, weak_type) that values of the given ``(dtype, weak_type)`` pairs promote
     to, as ``jax.numpy.result_type`` computes it: the least upper bound in the lattice.

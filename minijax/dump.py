@@ -7,7 +7,7 @@ import os
 from jaxlib.mlir import ir
 
 from minijax.files import write_file
-from minijax.lowering import mlir_context, module_text
+from minijax.lowering import module_text
 
 
 def dump_module(module: ir.Module) -> None:
@@ -21,7 +21,7 @@ def dump_module(module: ir.Module) -> None:
                                  'point it at a directory (one is created if missing)')
     os.makedirs(dump_dir, exist_ok=True)
     name = ir.StringAttr(module.operation.attributes['sym_name']).value
-    with mlir_context():
+    with module.context:
         text = module_text(module)
     path = os.path.join(dump_dir, f'{name}.mlir')
     n = 0

@@ -18,12 +18,13 @@ import weakref
 import numpy as np
 from jaxlib.mlir import ir
 
-from minijax import core, runtime, tree_util
+from minijax import core, dtypes, runtime, tree_util
+from minijax.array import Array, to_device
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
-from minijax.lowering import mlir_context, module_text
+from minijax.lowering import module_text
 from minijax.xla_call import executable, lowered_module, run, xla_call, xla_call_p
 
 __all__ = ['Compiled', 'Jitted', 'Lowered', 'jit', 'xla_call_p']
@@ -45,6 +46,7 @@ class Jitted:
         self.static_argnums, self.static_argnames = _static_arguments(
             self.name, fun, static_argnums, static_argnames)
         self._traces = _traces_of(fun)
+        self._fast_calls: dict[tuple, _FastCall] = {}
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -114,6 +116,10 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
+        signature = None if kwargs or core.dynamic_trace is not None else _signature(args)
+        fast = self._fast_calls.get(signature)
+        if fast is not None:
+            return fast(args)
         closed, hoisted, closed_over, out_tree, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
@@ -121,9 +127,12 @@ class Jitted:
             # traced, they become constvars of the outer jaxpr
             outs = xla_call(*closed.consts, *closed_over, *flat_args, jaxpr=hoisted,
                             name=self.name)
-        else:  # nothing to transform: run the executable, constants inside (no transfers)
-            outs = run(executable(closed, self.name), flat_args, closed.out_avals)
-        return tree_util.tree_unflatten(out_tree, outs)
+            return tree_util.tree_unflatten(out_tree, outs)
+        # nothing to transform: run the executable, constants inside (no transfers)
+        exe = executable(closed, self.name)
+        if signature is not None and not self.static_argnums:
+            self._fast_calls[signature] = _FastCall(exe, closed.out_avals, out_tree)
+        return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
 
     def lower(self, *args, **kwargs) -> 'Lowered':
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
@@ -132,7 +141,61 @@ class Jitted:
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
-        return Lowered(closed, self.name, out_tree)
+        return Lowered(closed, self.name, out_tree, self._argument_names(args, kwargs))
+
+    def _argument_names(self, args, kwargs) -> tuple[str, ...]:
+        """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python
+        parameter, then the leaf's path in it (``x``, ``params['w']``, ``args[1][0]``)."""
+        params = _parameters(self.fun)
+        positional = [p.name for p in params if p.kind in _POSITIONAL] if params else []
+        static = _static_positions(self.static_argnums, len(args))
+        named = [(positional[i] if i < len(positional) else f'args[{i}]', a)
+                 for i, a in enumerate(args) if i not in static]
+        named += [(k, kwargs[k]) for k in sorted(kwargs) if k not in self.static_argnames]
+        return tuple(base + tree_util.keystr(path)
+                     for base, value in named
+                     for path, _ in tree_util.tree_flatten_with_path(value)[0])
+
+
+# ----------------------------------------------------------------------------- the fast path
+
+def _signature(args) -> tuple | None:
+    """What decides the trace of a call whose arguments are all single arrays or scalars,
+    read without flattening or building avals: an Array's aval, an ndarray's shape and dtype,
+    a scalar's type. None for anything else (pytrees, tracers), which takes the full path."""
+    signature = []
+    for x in args:
+        kind = type(x)
+        if kind is Array:
+            signature.append(x.aval)
+        elif kind is np.ndarray:
+            signature.append((x.shape, x.dtype))
+        elif kind in dtypes.PYTHON_SCALARS:
+            dtypes.python_scalar(x)  # an int too large for int64 is an error here too
+            signature.append(kind)
+        elif isinstance(x, np.generic):
+            signature.append(kind)
+        else:
+            return None
+    return tuple(signature)
+
+
+class _FastCall:
+    """A call whose signature was traced and compiled before: transfer, execute, wrap.
+
+    What the full path would do for these argument types, minus the work whose answer the
+    signature already fixes (flattening, avals, the trace-cache lookup)."""
+    __slots__ = ('executable', 'out_avals', 'unflatten')
+
+    def __init__(self, exe, out_avals, out_tree):
+        self.executable, self.out_avals = exe, out_avals
+        single = tree_util.treedef_is_leaf(out_tree)
+        self.unflatten = (lambda outs: outs[0]) if single else \
+            functools.partial(tree_util.tree_unflatten, out_tree)
+
+    def __call__(self, args):
+        buffers = self.executable([to_device(x) for x in args])
+        return self.unflatten([Array(b, a) for b, a in zip(buffers, self.out_avals)])
 
 
 _STATIC_HINT = ('; an argument that is not an array must be marked static with '
@@ -260,15 +323,15 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 class Lowered:
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree):
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, arg_names=()):
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
-        self._module = lowered_module(closed, name)
+        self._module = lowered_module(closed, name, arg_names, _result_names(out_tree))
 
     def as_text(self, debug_info: bool = False) -> str:
         """The StableHLO text; ``debug_info`` adds ``loc(...)`` with source lines."""
-        with mlir_context():
+        with self._module.context:
             return module_text(self._module, debug_info)
 
     def compiler_ir(self) -> ir.Module:
@@ -276,6 +339,14 @@ class Lowered:
 
     def compile(self) -> 'Compiled':
         return Compiled(self.jaxpr, executable(self.jaxpr, self.name), self.out_tree)
+
+
+def _result_names(out_tree) -> tuple[str, ...]:
+    """``result`` followed by each output leaf's path (``result[0]``, ``result['loss']``),
+    as JAX names a module's results."""
+    placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    return tuple('result' + tree_util.keystr(path)
+                 for path, _ in tree_util.tree_flatten_with_path(placeholder)[0])
 
 
 class Compiled:

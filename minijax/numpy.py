@@ -93,7 +93,7 @@ def _cast(x, dtype, weak_type=False):
     """``x`` as ``dtype``; a weakly typed result (every operand was weak) stays weak. As in
     JAX, a weakly typed array meeting a strong one of its dtype is converted to strong (a
     ``convert_element_type`` in the jaxpr); a Python scalar stays a literal."""
-    aval = core.get_aval(x)
+    aval = core.shaped_aval(x)
     python_scalar = type(x) in dtypes.PYTHON_SCALARS
     if aval.dtype == dtype and (aval.weak_type == weak_type or python_scalar):
         return x
@@ -103,7 +103,8 @@ def _cast(x, dtype, weak_type=False):
 
 
 def _promote(*args):
-    dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in map(core.get_aval, args)))
+    avals = map(core.shaped_aval, args)
+    dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
     return [_cast(x, dtype, weak_type) for x in args]
 
 
@@ -137,6 +138,8 @@ def _shape_str(shape):
 
 def broadcast_shapes(*shapes):
     """The NumPy broadcast of ``shapes``; a ValueError names the shapes that do not fit."""
+    if shapes and shapes.count(shapes[0]) == len(shapes):  # the common case, on every op
+        return tuple(shapes[0])
     ndim = builtins.max((len(s) for s in shapes), default=0)
     out = []
     for axis in range(-ndim, 0):
@@ -564,6 +567,8 @@ def asarray(a, dtype=None):
         leaves = _leaves(a)
         if builtins.any(isinstance(x, (Tracer, Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
+    if type(a) in dtypes.PYTHON_SCALARS:
+        dtypes.python_scalar(a)  # an int too large for int64 is an OverflowError
     weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')

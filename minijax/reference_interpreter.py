@@ -24,7 +24,6 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from minijax.isolation import Crashed, call_isolated
-from minijax.lowering import mlir_context
 from minijax.lowering.context import new_context
 from minijax.lowering.module import main_function
 from minijax.lowering.types import dense_elements
@@ -96,7 +95,7 @@ def check_runnable(module: ir.Module) -> None:
         problems.append(_unsupported(op))
         return ir.WalkResult.INTERRUPT if problems[-1] else ir.WalkResult.ADVANCE
 
-    with mlir_context():
+    with module.context:
         _check_signature(_main(module))
         module.operation.walk(visit)
     if problems[-1]:

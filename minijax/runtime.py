@@ -103,6 +103,9 @@ def register_lapack_kernels() -> None:
         xc.register_custom_call_target(name, kernel, platform='cpu', api_version=api_version)
 
 
+_REPLICATED = xc.HloSharding.replicate()
+
+
 class _DeviceSharding(xc.SingleDeviceSharding):
     """The single-device sharding ``batched_device_put`` asks for, without ``jax``."""
     memory_kind = None
@@ -110,7 +113,7 @@ class _DeviceSharding(xc.SingleDeviceSharding):
     num_devices = 1
 
     def _to_xla_hlo_sharding(self, ndim):
-        return xc.HloSharding.replicate()
+        return _REPLICATED
 
     @functools.cached_property  # read on every transfer: build it once
     def _internal_device_list(self):
@@ -136,7 +139,8 @@ class _TransferAval:
 
 def device_put(x, on=None) -> 'xc.ArrayImpl':
     """Copy a NumPy value to a CPU device (``on``, by default device 0)."""
-    x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+    if type(x) is not np.ndarray or not x.flags.c_contiguous:
+        x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
     return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(on),
                                  [x], [on or device()], enable_x64=True)
 
@@ -241,7 +245,7 @@ class _ReplicaSharding(xc.Sharding):
         return xc.DeviceList(self._devices)
 
     def _to_xla_hlo_sharding(self, ndim):
-        return xc.HloSharding.replicate()
+        return _REPLICATED
 
 
 class ReplicatedExecutable:

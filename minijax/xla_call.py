@@ -33,9 +33,14 @@ def xla_call(*args, jaxpr: ClosedJaxpr, name: str):
 # ----------------------------------------------------------------------------- evaluation
 
 @cache_on_first_arg
-def lowered_module(closed: ClosedJaxpr, name: str) -> ir.Module:
+def lowered_module(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = (),
+                   result_names: tuple[str, ...] = ()) -> ir.Module:
+    """The module of ``jit(<name>)``, without the equations no output needs (as JAX lowers
+    it: a gradient's unused forward values are not computed); ``arg_names`` locate
+    ``@main``'s arguments and ``result_names`` name its results."""
     runtime.counters['lower'] += 1
-    return lower_jaxpr_to_module(closed, f'jit_{name}')
+    live, _ = pe.dce_closed_jaxpr(closed, [True] * len(closed.out_avals), instantiate=True)
+    return lower_jaxpr_to_module(live, f'jit_{name}', f'jit({name})', arg_names, result_names)
 
 
 @cache_on_first_arg

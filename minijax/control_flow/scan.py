@@ -209,8 +209,13 @@ scan_p.def_batching(_scan_batching)
 def _split_body(jaxpr, num_consts, num_carry, unknowns):
     """Split the body: the known scan also stacks the residuals the unknown one reads.
 
-    Returns (unknown carries, known body, unknown body taking (consts, carry, residual
-    slices, xs), number of residuals, unknown outputs).
+    A residual that is a known const of the body (a weight matrix) or a known slice of xs
+    is not stacked: the unknown scan reads that operand itself, as a const or as an xs, so
+    a loop-invariant value is not copied once per iteration nor an xs stacked again.
+
+    Returns (unknown operands, unknown carries, known body, unknown body taking (consts,
+    forwarded consts, carry, residual slices, forwarded xs, xs), where each residual comes
+    from (``_RESIDUAL_SOURCES``), unknown outputs).
     """
     consts_uk, carry_uk, xs_uk = _split_operands(unknowns, num_consts, num_carry)
     carry_uk = fixed_point(
@@ -219,31 +224,70 @@ def _split_body(jaxpr, num_consts, num_carry, unknowns):
     num_ys = len(jaxpr.out_avals) - num_carry
     known, unknown, out_uk, num_res = pe.partial_eval_jaxpr(
         jaxpr, consts_uk + carry_uk + xs_uk, carry_uk + [False] * num_ys)
-    # the unknown body takes (residuals, consts, carry, xs): move the residuals among the xs
+    sources = _residual_sources(known, num_res, consts_uk.count(False), carry_uk.count(False))
+    n_known_outs = len(known.out_avals) - num_res
+    known = _move_outputs(known, [*range(n_known_outs), *(
+        n_known_outs + i for i, (kind, _) in enumerate(sources) if kind == 'stacked')])
+    # the unknown body takes (residuals, consts, carry, xs): put each residual in its place
     n_uk_consts, n_uk_carry = consts_uk.count(True), carry_uk.count(True)
-    n_in = len(unknown.in_avals)
-    order = [*range(num_res, num_res + n_uk_consts + n_uk_carry), *range(num_res),
-             *range(num_res + n_uk_consts + n_uk_carry, n_in)]
+    of_kind = {kind: [i for i, (k, _) in enumerate(sources) if k == kind]
+               for kind in _RESIDUAL_SOURCES}
+    carry_start = num_res + n_uk_consts
+    xs_start = carry_start + n_uk_carry
+    order = [*range(num_res, carry_start), *of_kind['const'], *range(carry_start, xs_start),
+             *of_kind['stacked'], *of_kind['xs'], *range(xs_start, len(unknown.in_avals))]
     unknown = move_inputs(unknown, order)
-    return consts_uk + carry_uk + xs_uk, carry_uk, known, unknown, num_res, out_uk
+    return consts_uk + carry_uk + xs_uk, carry_uk, known, unknown, sources, out_uk
+
+
+#: Where a residual of the known body comes from: one of its known consts or known xs (read
+#: by the unknown scan from that operand), or computed in the loop and stacked.
+_RESIDUAL_SOURCES = ('const', 'stacked', 'xs')
+
+
+def _residual_sources(known, num_res, num_known_consts, num_known_carry):
+    """(kind, index) per residual: ('const', j) / ('xs', j) for the known body's j-th const
+    or xs input, ('stacked', None) for a value computed in the loop."""
+    position = {v: i for i, v in enumerate(known.jaxpr.invars)}
+    sources = []
+    for out in known.jaxpr.outs[len(known.out_avals) - num_res:]:
+        i = position.get(out) if isinstance(out, Var) else None
+        if i is not None and i < num_known_consts:
+            sources.append(('const', i))
+        elif i is not None and i >= num_known_consts + num_known_carry:
+            sources.append(('xs', i - num_known_consts - num_known_carry))
+        else:
+            sources.append(('stacked', None))
+    return sources
+
+
+def _forwarded(sources, kind, operands):
+    """The known operands the unknown scan reads for the residuals of ``kind``."""
+    return [operands[j] for k, j in sources if k == kind]
 
 
 def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, reverse):
     unknowns = [not t.pval.is_known for t in tracers]
-    operands_uk, carry_uk, known, unknown, num_res, out_uk = _split_body(
+    operands_uk, carry_uk, known, unknown, sources, out_uk = _split_body(
         jaxpr, num_consts, num_carry, unknowns)
     consts_uk, _, _ = _split_operands(operands_uk, num_consts, num_carry)
     known_in = [t.pval.const for t, uk in zip(tracers, operands_uk) if not uk]
-    known_outs = scan_p.bind(*known_in, jaxpr=known, num_consts=consts_uk.count(False),
-                             num_carry=carry_uk.count(False), length=length, reverse=reverse)
-    known_outs, residuals = core.split_list(known_outs, len(known_outs) - num_res)
+    n_known_consts, n_known_carry = consts_uk.count(False), carry_uk.count(False)
+    known_outs = scan_p.bind(*known_in, jaxpr=known, num_consts=n_known_consts,
+                             num_carry=n_known_carry, length=length, reverse=reverse)
+    num_stacked = sum(kind == 'stacked' for kind, _ in sources)
+    known_outs, residuals = core.split_list(known_outs, len(known_outs) - num_stacked)
     uk_tracers = [trace.instantiate_const(t) for t, uk in zip(tracers, operands_uk) if uk]
     uk_consts, uk_carry, uk_xs = _split_operands(uk_tracers, consts_uk.count(True),
                                                   carry_uk.count(True))
+    known_consts, _, known_xs = _split_operands(
+        [t for t, uk in zip(tracers, operands_uk) if not uk], n_known_consts, n_known_carry)
+    fwd_consts, fwd_xs = ([trace.instantiate_const(t) for t in _forwarded(sources, kind, ts)]
+                          for kind, ts in (('const', known_consts), ('xs', known_xs)))
     res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
-    params = dict(jaxpr=unknown, num_consts=len(uk_consts), num_carry=len(uk_carry),
-                  length=length, reverse=reverse)
-    staged_in = [*uk_consts, *uk_carry, *res_tracers, *uk_xs]
+    params = dict(jaxpr=unknown, num_consts=len(uk_consts) + len(fwd_consts),
+                  num_carry=len(uk_carry), length=length, reverse=reverse)
+    staged_in = [*uk_consts, *fwd_consts, *uk_carry, *res_tracers, *fwd_xs, *uk_xs]
     avals = _scan_abstract_eval(*(t.aval for t in staged_in), **params)
     unknown_outs = trace.stage(scan_p, staged_in, params, avals)
     return pe.merge_lists(out_uk, known_outs, unknown_outs)
@@ -252,27 +296,35 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
 def _scan_partial_eval_jaxpr(unknowns, eqn):
     p = eqn.params
     num_consts, num_carry = p['num_consts'], p['num_carry']
-    operands_uk, carry_uk, known, unknown, num_res, out_uk = _split_body(
+    operands_uk, carry_uk, known, unknown, sources, out_uk = _split_body(
         p['jaxpr'], num_consts, num_carry, unknowns)
     consts_uk, _, _ = _split_operands(operands_uk, num_consts, num_carry)
     known_ins, unknown_ins = pe.partition_list(operands_uk, eqn.inputs)
     known_outs, unknown_outs = pe.partition_list(out_uk, eqn.out_binders)
-    res_avals = known.out_avals[len(known.out_avals) - num_res:]
+    num_stacked = sum(kind == 'stacked' for kind, _ in sources)
+    res_avals = known.out_avals[len(known.out_avals) - num_stacked:]
     residuals = [Var(ShapedArray((p['length'], *a.shape), a.dtype)) for a in res_avals]
     known_eqn = JaxprEqn(scan_p, known_ins, dict(p, jaxpr=known,
                                                  num_consts=consts_uk.count(False),
                                                  num_carry=carry_uk.count(False)),
                          known_outs + residuals, eqn.source_info)
+    known_consts, _, known_xs = _split_operands(known_ins, consts_uk.count(False),
+                                                carry_uk.count(False))
+    fwd_consts = _forwarded(sources, 'const', known_consts)
+    fwd_xs = _forwarded(sources, 'xs', known_xs)
     uk_consts, uk_carry, uk_xs = _split_operands(unknown_ins, consts_uk.count(True),
                                                   carry_uk.count(True))
-    unknown_eqn = JaxprEqn(scan_p, [*uk_consts, *uk_carry, *residuals, *uk_xs],
-                           dict(p, jaxpr=unknown, num_consts=len(uk_consts),
+    unknown_eqn = JaxprEqn(scan_p, [*uk_consts, *fwd_consts, *uk_carry, *residuals, *fwd_xs,
+                                    *uk_xs],
+                           dict(p, jaxpr=unknown, num_consts=len(uk_consts) + len(fwd_consts),
                                 num_carry=len(uk_carry)),
                            unknown_outs, eqn.source_info)
-    # known operands that the staged scan reads (an init made unknown by the loop)
+    # known operands that the staged scan reads (an init made unknown by the loop, a
+    # forwarded const or xs)
     forwarded = [x for x, uk, op_uk in zip(eqn.inputs, unknowns, operands_uk)
                  if op_uk and not uk and isinstance(x, Var)]
-    return known_eqn, unknown_eqn, out_uk, residuals + forwarded
+    forwarded += [x for x in fwd_consts + fwd_xs if isinstance(x, Var)]
+    return known_eqn, unknown_eqn, out_uk, residuals + list(dict.fromkeys(forwarded))
 
 
 pe.partial_eval_rules[scan_p] = _scan_partial_eval

@@ -142,7 +142,7 @@ def vmap_flat(f, in_axes, *args, axis_size=None, axis_name=None):
         axis_size = axis_size_of(args, in_axes)
     with core.new_main(BatchTrace, (axis_size, axis_name)) as main, \
             (extend_axis_env(axis_name, axis_size, main) if axis_name is not None
-             else contextlib.nullcontext()):
+             else contextlib.nullcontext()), core.name_scope('vmap()'):
         trace = BatchTrace(main)
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
                       for x, d in zip(args, in_axes)]
@@ -189,9 +189,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None):
                 results.append(move_batch_axis(axis_size, bdim, dst, val))
         return tree_util.tree_unflatten(out_tree(), results)
 
-    batched_f.__name__ = getattr(f, '__name__', 'function')  # JAX's: vmap(f) is named f
-    batched_f.__qualname__ = getattr(f, '__qualname__', batched_f.__name__)
-    return batched_f
+    return core.named_after(f, batched_f)
 
 
 def _normalize_axis(axis, x, what):

@@ -65,6 +65,7 @@ class JaxprEqnRecipe(NamedTuple):
     avals_out: list[ShapedArray]
     tracer_refs_out: list[weakref.ReferenceType['PartialEvalTracer']]
     order: int  # when it was staged: the jaxpr lists equations in the program's order
+    source_info: core.SourceInfo | None
 
 
 _staging_order = itertools.count()
@@ -124,7 +125,8 @@ class PartialEvalTrace(core.Trace):
         """Record ``primitive`` on unknown ``tracers_in``; return its unknown outputs."""
         tracers_out = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in avals_out]
         recipe = JaxprEqnRecipe(primitive, tracers_in, params, avals_out,
-                                [weakref.ref(t) for t in tracers_out], next(_staging_order))
+                                [weakref.ref(t) for t in tracers_out], next(_staging_order),
+                                core.user_source_info())
         for t in tracers_out:
             t.recipe = recipe
         return tracers_out if primitive.multiple_results else tracers_out[0]
@@ -180,7 +182,7 @@ def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
     for recipe in sorted(recipes.values(), key=lambda r: r.order):
         out_binders = [Var(aval) for aval in recipe.avals_out]
         eqns.append(JaxprEqn(recipe.prim, [var_of(t) for t in recipe.tracers_in],
-                             recipe.params, out_binders))
+                             recipe.params, out_binders, recipe.source_info))
         for ref, var in zip(recipe.tracer_refs_out, out_binders):
             if ref() is not None:
                 tracer_to_var[id(ref())] = var

@@ -74,23 +74,35 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
     for x, ct in zip(jaxpr.outs, cotangents, strict=True):
         write_cotangent(x, ct)
 
+    outer = core.current_name_stack()
     for eqn in reversed(jaxpr.eqns):
         cts_out = [ct_env.pop(v, None) for v in eqn.out_binders]
         if all(ct is None for ct in cts_out):
             continue
         primals_in = [read_primal(x) for x in eqn.inputs]
         rule = transpose_rules[eqn.primitive]
-        if eqn.primitive.multiple_results:
-            cts_out = [Zero(v.aval) if ct is None else ct
-                       for ct, v in zip(cts_out, eqn.out_binders)]
-            cts_in = rule(cts_out, *primals_in, **eqn.params)
-        else:
-            cts_in = rule(cts_out[0], *primals_in, **eqn.params)
+        with core.traced_as(eqn.source_info, _transposed_name_stack(outer, eqn.source_info)):
+            if eqn.primitive.multiple_results:
+                cts_out = [Zero(v.aval) if ct is None else ct
+                           for ct, v in zip(cts_out, eqn.out_binders)]
+                cts_in = rule(cts_out, *primals_in, **eqn.params)
+            else:
+                cts_in = rule(cts_out[0], *primals_in, **eqn.params)
         for x, ct in zip(eqn.inputs, cts_in, strict=True):
             write_cotangent(x, ct)
 
     return [(ct_env.get(v, Zero(v.aval)) if is_undefined_primal(val) else None)
             for v, val in zip(jaxpr.invars, args)]
+
+
+def _transposed_name_stack(outer: tuple, info) -> tuple:
+    """JAX's name for an equation emitted transposing one traced under ``jvp()``:
+    ``transpose(jvp())``, inside the transformations around the backward pass."""
+    stack = info.name_stack if info else ()
+    shared = 0
+    while shared < min(len(outer), len(stack)) and outer[shared] == stack[shared]:
+        shared += 1
+    return (*outer, f'transpose({"/".join(stack[shared:])})')
 
 
 def instantiate_cts(cts, avals):

@@ -58,7 +58,7 @@ class JaxprEqn(NamedTuple):
     inputs: list[Atom]
     params: dict[str, Any]
     out_binders: list[Var]
-    source_info: tuple[str, int] | None = None
+    source_info: core.SourceInfo | None = None
 
     invars = property(lambda self: self.inputs, doc="JAX's name for ``inputs``.")
     outvars = property(lambda self: self.out_binders, doc="JAX's name for ``out_binders``.")

@@ -8,6 +8,7 @@ types) and called with ``func.call``. Every module is verified before it is retu
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Sequence
 
@@ -17,7 +18,7 @@ from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
-from minijax.lowering.context import mlir_context
+from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules
 from minijax.lowering.types import dense_elements, tensor_type
 
@@ -33,6 +34,16 @@ class ModuleContext:
         self.module = module
         self.symbols: set[str] = {'main'}
         self.functions: dict[tuple, str] = {}
+        self._tensor_types: dict = {}
+        self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
+
+    def tensor_type(self, aval) -> ir.RankedTensorType:
+        """``tensor_type(aval)``, built once per module: every equation's results are
+        checked against it."""
+        ty = self._tensor_types.get(aval)
+        if ty is None:
+            ty = self._tensor_types[aval] = tensor_type(aval)
+        return ty
 
     def unique_symbol(self, base: str) -> str:
         base = _sanitize(base)
@@ -59,13 +70,31 @@ def _sanitize(name: str) -> str:
     return cleaned if cleaned and not cleaned[0].isdigit() else f'f_{cleaned}'
 
 
-def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
+#: A module whose constants take more bytes than this is built in an MLIR context of its own.
+#: A context keeps every attribute made in it (a constant's values) for as long as it lives,
+#: so in the shared context each big constant would stay in memory after its module is gone;
+#: a context of its own goes with its module. Small modules share one: making a context
+#: takes milliseconds.
+OWN_CONTEXT_BYTES = 1 << 20
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str = '',
+                          arg_names: Sequence[str] = (), result_names: Sequence[str] = ()
+                          ) -> ir.Module:
     """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified.
+    The module's objects belong to ``module.context``: work on them inside it.
 
     Named as JAX names it: every character but letters, digits, ``_``, ``.`` and ``-``
     becomes ``_`` and trailing ``_`` go (``jit_<lambda>`` is ``@jit__lambda``). One replica
-    and one partition, as a jit runs (``pmap`` overrides the replica count)."""
-    with core.gc_paused(), mlir_context(), ir.Location.unknown():
+    and one partition, as a jit runs (``pmap`` overrides the replica count). Each result
+    carries ``jax.result_info``: its ``result_names`` (the paths of the output's leaves,
+    ``result['a']``) or, without them, ``result`` / ``result[i]``.
+
+    Locations (printed with debug info) name each op as JAX does: ``name_stack`` (``jit(f)``),
+    the transformations it was traced under and its primitive, at the user's frames; the
+    arguments of ``@main`` are located at ``arg_names`` (its Python parameters)."""
+    big = _constant_bytes(closed) > OWN_CONTEXT_BYTES
+    with core.gc_paused(), new_context() if big else mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
         attributes = module.operation.attributes
         attributes['sym_name'] = ir.StringAttr.get(re.sub(r'[^\w.-]', '_', module_name)
@@ -74,20 +103,31 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str) -> ir.Module:
         attributes['mhlo.num_partitions'] = ir.IntegerAttr.get(i32, 1)
         attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
+        module_ctx.name_stack = name_stack
         with ir.InsertionPoint(module.body):
-            main = emit_function(module_ctx, 'main', closed, public=True)
+            main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
             main.result_attrs = ir.ArrayAttr.get([
                 ir.DictAttr.get({'jax.result_info': ir.StringAttr.get(name)})
-                for name in _result_names(len(closed.out_avals))])
+                for name in result_names or _result_names(len(closed.out_avals))])
         verify_module(module)
     return module
 
 
 def _result_names(n: int) -> list[str]:
     """JAX's ``jax.result_info`` of a function returning one array (``result``) or a tuple of
-    ``n`` (``result[i]``). (JAX names a nested pytree's leaves by their paths,
-    ``result['a'][0]``; the module does not see the output's tree.)"""
+    ``n`` (``result[i]``), where the caller gives no names."""
     return ['result'] if n == 1 else [f'result[{i}]' for i in range(n)]
+
+
+def _constant_bytes(closed: ClosedJaxpr) -> int:
+    """The bytes of the constants ``closed`` and the jaxprs in its equations' parameters hold."""
+    total = sum(np.asarray(c).nbytes for c in closed.consts)
+    for eqn in closed.jaxpr.eqns:
+        for param in eqn.params.values():
+            for sub in (param if isinstance(param, (tuple, list)) else (param,)):
+                if isinstance(sub, ClosedJaxpr):
+                    total += _constant_bytes(sub)
+    return total
 
 
 def main_function(module: ir.Module):
@@ -108,14 +148,24 @@ def verify_module(module: ir.Module) -> None:
                             f'rule of the primitive named in the location): {err}') from None
 
 
-def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool) -> func.FuncOp:
+def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
+                  arg_names: Sequence[str] = ()) -> func.FuncOp:
+    """``func.func @<name>``; a private function's ops are named without the caller's
+    name stack, as JAX names them (the ``func.call`` carries it)."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
-    block = fn.add_entry_block()
-    with ir.InsertionPoint(block):
-        func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
+    names = list(arg_names) + [''] * (len(in_types) - len(arg_names))
+    block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else ir.Location.unknown()
+                                         for n in names])
+    caller_stack = module_ctx.name_stack
+    module_ctx.name_stack = caller_stack if public else ''
+    try:
+        with ir.InsertionPoint(block):
+            func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
+    finally:
+        module_ctx.name_stack = caller_stack
     return fn
 
 
@@ -141,15 +191,15 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         rule = lowering_rules[eqn.primitive]
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
-        with _location(eqn):
+        with _location(module_ctx.name_stack, eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
-        outs = _check_lowered(eqn, rule_ctx.avals_out, outs)
+        outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
             env[v] = val
     return [read(x) for x in jaxpr.outs]
 
 
-def _check_lowered(eqn, avals_out, outs) -> list[ir.Value]:
+def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
     """A lowering rule's output as a list, checked against the abstract eval: the count and
     each value's tensor type. A rule that disagrees fails here, naming the primitive."""
     prefix = f"primitive '{eqn.primitive.name}': the lowering rule returned"
@@ -161,18 +211,47 @@ def _check_lowered(eqn, avals_out, outs) -> list[ir.Value]:
     for val, aval in zip(outs, avals_out):
         if not isinstance(val, ir.Value):
             raise LoweringError(f'{prefix} a {type(val).__name__}, expected an ir.Value')
-        if val.type != tensor_type(aval):
+        if val.type != module_ctx.tensor_type(aval):
             raise LoweringError(f'{prefix} {val.type}, the abstract eval says '
                                 f'{aval.str_short()}')
     return list(outs)
 
 
-def _location(eqn) -> ir.Location:
-    """``loc("<primitive>"("file":line:0))``: printed only when debug info is asked for."""
-    if eqn.source_info is None:
-        return ir.Location.name(eqn.primitive.name)
-    file, line = eqn.source_info
-    return ir.Location.name(eqn.primitive.name, childLoc=ir.Location.file(file, line, 0))
+def _location(name_stack: str, eqn) -> ir.Location:
+    """JAX's location of an op: ``loc("jit(f)/jvp()/sin"(callsite(<innermost user frame> at
+    <its caller> ...)))``, each frame ``loc("<function>"("file":line:col to :end))``."""
+    info = eqn.source_info
+    scopes = info.name_stack if info else ()
+    name = '/'.join([*filter(None, [name_stack]), *scopes, _op_name(eqn)])
+    frames = [_frame_location(code, offset) for code, offset in info.frames] if info else []
+    if not frames:
+        return ir.Location.name(name)
+    where = frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
+    return ir.Location.name(name, childLoc=where)
+
+
+def _op_name(eqn) -> str:
+    """The primitive's name; a call of a jitted function is ``jit(<its name>)``, as in JAX."""
+    if eqn.primitive.name == 'xla_call':
+        return f"jit({eqn.params['name']})"
+    return eqn.primitive.name
+
+
+def _frame_location(code, offset: int) -> ir.Location:
+    line, end_line, col, end_col = _positions(code)[offset // 2]  # (2 bytes an instruction)
+    if line is None:
+        where = ir.Location.file(code.co_filename, code.co_firstlineno, 0)
+    elif col is None:
+        where = ir.Location.file(code.co_filename, line, 0)
+    else:
+        where = ir.Location.file(code.co_filename, line, col, end_line, end_col)
+    return ir.Location.name(code.co_qualname, childLoc=where)
+
+
+@functools.lru_cache(maxsize=1024)
+def _positions(code) -> list:
+    """(line, end line, column, end column) of each instruction of ``code``."""
+    return list(code.co_positions())
 
 
 def constant(val: np.ndarray) -> ir.Value:

@@ -24,7 +24,7 @@ def register_lowering(primitive: Primitive, rule: LoweringRule) -> LoweringRule:
     return rule
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # one per equation lowered: no frozen-dataclass setattr cost
 class LoweringRuleContext:
     """What a lowering rule may look at besides its operands."""
     module_context: 'ModuleContext'  # noqa: F821  (minijax.lowering.module)

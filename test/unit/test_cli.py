@@ -146,13 +146,18 @@ def test_lower_accepts_a_dotted_module_target():
     assert 'stablehlo.cosine %arg0 : tensor<2x2xf64>' in result.stdout
 
 
-def test_debug_info_names_the_user_line_and_the_primitive():
+def test_debug_info_locates_ops_as_jax_does():
+    """The name stack and primitive, the call's line and columns in the user's function,
+    the argument named by its parameter."""
     result = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', '--debug-info')
     assert result.returncode == 0, result.stderr
+    source = '    return lax.sin(x) * 2. + x'
     with open(BASICS) as f:
-        line = 1 + f.read().splitlines().index('    return lax.sin(x) * 2. + x')
-    assert f'basics.py":{line}:0)' in result.stdout
-    assert 'loc("sin"(' in result.stdout and 'loc("add"(' in result.stdout
+        line = 1 + f.read().splitlines().index(source)
+    start = source.index('lax.sin(x)')
+    assert f'basics.py":{line}:{start} to :{start + len("lax.sin(x)")})' in result.stdout
+    assert 'loc("jit(f)/sin"(' in result.stdout and 'loc("jit(f)/add"(' in result.stdout
+    assert '%arg0: tensor<3xf32> loc("x")' in result.stdout
 
 
 def test_emit_jaxpr_and_hlo():

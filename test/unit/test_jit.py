@@ -1,5 +1,7 @@
 """jit: values against JAX for composition, caching, lower/compile,
 and device-resident Arrays."""
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -287,3 +289,40 @@ def test_static_argnums_example_of_seed_002():
         return x * x + y
     assert minijax.jit(lambda x, y: square_add(x, y), static_argnums=1)(2., 10.) == 14. == \
         jax.jit(lambda x, y: square_add(x, y), static_argnums=1)(2., 10.)
+
+
+def _located(np_, jit_, grad_):
+    """A jitted function calling a jitted one, and a jitted gradient: the two kinds of name
+    stacks JAX writes (``jit(f)/jit(g)``, ``jit(f)/transpose(jvp())/mul``)."""
+    def inner(y):
+        return np_.cos(y) * 2.
+
+    def outer(x, params):
+        return jit_(inner)(np_.sin(x)) * params['w']
+
+    def loss(x):
+        return np_.sum(np_.sin(x))
+
+    x = np.ones(3)
+    return (jit_(outer).lower(x, {'w': 2.}).as_text(debug_info=True),
+            jit_(grad_(loss)).lower(x).as_text(debug_info=True))
+
+
+def _locations(text):
+    """The name stacks of the ops, the argument names, and the lines and columns of this
+    file's frames in a module's locations."""
+    stacks = {n for n in re.findall(r'loc\("([^"]+)"\(#loc', text) if '/' in n}
+    args = re.findall(r'%arg\d+: tensor<[^>]*> loc\("([^"]*)"\)', text)
+    frames = set(re.findall(r'test_jit.py":(\d+:\d+ to :\d+)\)', text))
+    return stacks, args, frames
+
+
+def test_debug_locations_are_jaxs():
+    ours, theirs = ([_locations(t) for t in _located(*api)]  # one call site for both
+                    for api in [(minijax.numpy, minijax.jit, minijax.grad), (jnp, jax.jit, jax.grad)])
+    assert [a for _, a, _ in ours] == [a for _, a, _ in theirs]
+    assert [f for _, _, f in ours] == [f for _, _, f in theirs]
+    # JAX also locates the private function itself (``jit(outer)/jit``)
+    ours_stacks = set.union(*(s for s, _, _ in ours))
+    jax_stacks = set.union(*(s for s, _, _ in theirs)) - {'jit(outer)/jit'}
+    assert ours_stacks == jax_stacks
