@@ -11,6 +11,7 @@ import functools
 import gc
 import operator
 import sys
+import sysconfig
 from contextlib import contextmanager
 from typing import Any, Callable, NamedTuple
 
@@ -578,13 +579,15 @@ def user_source_info() -> SourceInfo | None:
     frames = []
     frame = sys._getframe(1)
     while frame is not None and len(frames) < MAX_FRAMES:
-        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        if not frame.f_code.co_filename.startswith(_NOT_USER_DIRS):
             frames.append((frame.f_code, frame.f_lasti))
         frame = frame.f_back
     return SourceInfo(tuple(frames), _name_stack) if frames else None
 
 
 _PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'
+#: Frames not the user's: minijax's own and the standard library's (the CLI's thread).
+_NOT_USER_DIRS = (_PACKAGE_DIR, sysconfig.get_paths()['stdlib'] + '/')
 
 def canonicalize_axis(axis, ndim, what='axis'):
     """``axis`` as an index in ``range(ndim)``, negative axes counting from the end (NumPy's
