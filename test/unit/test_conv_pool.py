@@ -69,8 +69,7 @@ def test_conv_jvp_and_vjp_of_both_operands(conv_case, rng):
         np.testing.assert_allclose(got, expected, **TOL)
 
 
-@pytest.mark.parametrize('in_axes', [(0, None), (None, 0), (0, 0), (1, 2), (2, None),
-                                     (None, 1), (2, 1)], ids=str)
+@pytest.mark.parametrize('in_axes', [(0, None), (None, 1), (2, 1)], ids=str)
 def test_conv_vmap_folds_examples_into_the_convolution(conv_case, in_axes, rng):
     lhs, rhs, params = conv_case
     mine, theirs = _conv_fns(params)
