@@ -36,6 +36,7 @@ class ModuleContext:
         self.functions: dict[tuple, str] = {}
         self._tensor_types: dict = {}
         self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
+        self.locations: dict = {}  # (name stack, op name, SourceInfo) -> ir.Location
 
     def tensor_type(self, aval) -> ir.RankedTensorType:
         """``tensor_type(aval)``, built once per module: every equation's results are
@@ -191,7 +192,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         rule = lowering_rules[eqn.primitive]
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
-        with _location(module_ctx.name_stack, eqn):
+        with _location(module_ctx, eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
@@ -217,12 +218,22 @@ def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
     return list(outs)
 
 
-def _location(name_stack: str, eqn) -> ir.Location:
+def _location(module_ctx, eqn) -> ir.Location:
     """JAX's location of an op: ``loc("jit(f)/jvp()/sin"(callsite(<innermost user frame> at
-    <its caller> ...)))``, each frame ``loc("<function>"("file":line:col to :end))``."""
+    <its caller> ...)))``, each frame ``loc("<function>"("file":line:col to :end))``. Built
+    once per module for each distinct one: a loop in the user's code traces the same line
+    again and again."""
     info = eqn.source_info
+    key = (module_ctx.name_stack, _op_name(eqn), info)
+    location = module_ctx.locations.get(key)
+    if location is None:
+        location = module_ctx.locations[key] = _new_location(*key)
+    return location
+
+
+def _new_location(name_stack: str, op_name: str, info) -> ir.Location:
     scopes = info.name_stack if info else ()
-    name = '/'.join([*filter(None, [name_stack]), *scopes, _op_name(eqn)])
+    name = '/'.join([*filter(None, [name_stack]), *scopes, op_name])
     frames = [_frame_location(code, offset) for code, offset in info.frames] if info else []
     if not frames:
         return ir.Location.name(name)
