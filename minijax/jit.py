@@ -56,7 +56,9 @@ class Jitted:
 
     def _trace(self, args, kwargs):
         """(closed jaxpr, the same with its consts as leading inputs, closed-over tracers,
-        output tree, flat traced args) for a call."""
+        output tree, the names of the module's arguments and results, flat traced args) for a
+        call. The names travel with the trace, so a call, ``lower`` and ``compile`` share one
+        module."""
         static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
         key = (in_tree, tuple(avals), static)
@@ -66,7 +68,9 @@ class Jitted:
             flat_fun, out_tree = tree_util.flatten_fun(
                 functools.partial(self._call_with_static, static), in_tree)
             closed, closed_over = trace_to_jaxpr(flat_fun, avals)
-            cached = (closed, hoist_consts(closed), closed_over, out_tree())
+            names = ((), ()) if closed_over else (self._argument_names(args, kwargs),
+                                                   _result_names(out_tree()))
+            cached = (closed, hoist_consts(closed), closed_over, out_tree(), names)
             if not closed_over:  # tracers of an outer transformation must not outlive it
                 self._traces[key] = cached
         return (*cached, leaves)
@@ -120,7 +124,7 @@ class Jitted:
         fast = self._fast_calls.get(signature)
         if fast is not None:
             return fast(args)
-        closed, hoisted, closed_over, out_tree, flat_args = self._trace(args, kwargs)
+        closed, hoisted, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
             # the call takes the constants as operands (JAX's and seeds/004's ``xla_call``):
@@ -129,7 +133,7 @@ class Jitted:
                             name=self.name)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
-        exe = executable(closed, self.name)
+        exe = executable(closed, self.name, *names)
         if signature is not None and not self.static_argnums:
             self._fast_calls[signature] = _FastCall(exe, closed.out_avals, out_tree)
         return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
@@ -137,11 +141,11 @@ class Jitted:
     def lower(self, *args, **kwargs) -> 'Lowered':
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
         static arguments' values)."""
-        closed, _, closed_over, out_tree, _ = self._trace(args, kwargs)
+        closed, _, closed_over, out_tree, names, _ = self._trace(args, kwargs)
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
-        return Lowered(closed, self.name, out_tree, self._argument_names(args, kwargs))
+        return Lowered(closed, self.name, out_tree, names)
 
     def _argument_names(self, args, kwargs) -> tuple[str, ...]:
         """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python
@@ -323,11 +327,13 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 class Lowered:
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, arg_names=()):
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ())):
+        """``names``: of the module's arguments and results (``jit``'s trace gives them)."""
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
-        self._module = lowered_module(closed, name, arg_names, _result_names(out_tree))
+        self._names = names
+        self._module = lowered_module(closed, name, *names)
 
     def as_text(self, debug_info: bool = False) -> str:
         """The StableHLO text; ``debug_info`` adds ``loc(...)`` with source lines."""
@@ -338,7 +344,8 @@ class Lowered:
         return self._module
 
     def compile(self) -> 'Compiled':
-        return Compiled(self.jaxpr, executable(self.jaxpr, self.name), self.out_tree)
+        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
+                        self.out_tree)
 
 
 def _result_names(out_tree) -> tuple[str, ...]:

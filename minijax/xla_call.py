@@ -44,8 +44,9 @@ def lowered_module(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = 
 
 
 @cache_on_first_arg
-def executable(closed: ClosedJaxpr, name: str) -> runtime.Executable:
-    module = lowered_module(closed, name)
+def executable(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = (),
+               result_names: tuple[str, ...] = ()) -> runtime.Executable:
+    module = lowered_module(closed, name, arg_names, result_names)
     dump_module(module)
     return runtime.compile_module(module)
 
