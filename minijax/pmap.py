@@ -26,7 +26,7 @@ from minijax.flops import flops_rules, closed_jaxpr_flops
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
-from minijax.interpreters.batching import moveaxis, not_mapped
+from minijax.interpreters.batching import in_axes_per_leaf, moveaxis, not_mapped
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
@@ -307,14 +307,8 @@ class Pmapped:
         return closed, closed_over, leaves, mapped, size, out_tree
 
     def _flat_in_axes(self, dyn, leaves):
-        axes = self.in_axes
-        if isinstance(axes, list):
-            axes = tuple(axes)
-        if isinstance(axes, tuple) and len(axes) != len(dyn):
-            raise ValueError(f'pmap {self.name}: in_axes has {len(axes)} entries but the '
-                             f'function got {len(dyn)} (non-static) positional arguments')
-        flat = tree_util.broadcast_prefix(axes if isinstance(axes, tuple) else
-                                          (axes,) * len(dyn), tuple(dyn), name='pmap in_axes')
+        flat = in_axes_per_leaf('pmap', self.in_axes, dyn, f'pmap {self.name}',
+                                '(non-static) positional arguments')
         return [None if a is None else core.canonicalize_axis(
             a, np.ndim(x), f'pmap {self.name}: in_axes') for a, x in zip(flat, leaves)]
 

@@ -151,6 +151,20 @@ def vmap_flat(f, in_axes, *args, axis_size=None, axis_name=None):
         return [(t.val, t.batch_dim) for t in tracers_out], axis_size
 
 
+def in_axes_per_leaf(transform, in_axes, args, what=None,
+                     arguments='positional arguments') -> list:
+    """``in_axes`` of ``transform`` (``vmap``, ``pmap``: an int, ``None``, or a tuple or list
+    with one entry per positional argument, each a pytree prefix of it) as one entry per leaf
+    of ``args``; errors begin with ``what`` (``transform`` unless given)."""
+    what = what or transform
+    axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    if isinstance(axes, tuple) and len(axes) != len(args):
+        raise ValueError(f'{what}: in_axes has {len(axes)} entries but the function got '
+                         f'{len(args)} {arguments}')
+    return tree_util.broadcast_prefix(axes if isinstance(axes, tuple) else (axes,) * len(args),
+                                      tuple(args), name=f'{transform} in_axes')
+
+
 def vmap(f, in_axes=0, out_axes=0, axis_name=None):
     """Vectorize ``f`` over the axes ``in_axes`` of its arguments.
 
@@ -162,15 +176,8 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None):
     core.check_callable('vmap', f=f)
     def batched_f(*args):
         args_flat, in_tree = tree_util.tree_flatten(args)
-        axes = in_axes
-        if isinstance(axes, list):
-            axes = tuple(axes)
-        if isinstance(axes, tuple) and len(axes) != len(args):
-            raise ValueError(f'vmap: in_axes has {len(axes)} entries but the function got '
-                             f'{len(args)} positional arguments')
-        axes_flat = tree_util.broadcast_prefix(axes if isinstance(axes, tuple) else
-                                               (axes,) * len(args), args, name='vmap in_axes')
-        axes_flat = [_normalize_axis(a, x, 'in_axes') for a, x in zip(axes_flat, args_flat)]
+        axes_flat = [_normalize_axis(a, x, 'in_axes') for a, x in
+                     zip(in_axes_per_leaf('vmap', in_axes, args), args_flat)]
         if all(a is not_mapped for a in axes_flat):
             raise ValueError('vmap needs at least one mapped argument (in_axes is all None)')
         f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
