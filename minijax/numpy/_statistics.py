@@ -1,0 +1,290 @@
+"""``jnp``'s statistics and NaN-aware reductions (``median``, ``quantile``, ``cov``, ``diff``,
+``nanmean``...), written on the functions of ``minijax.numpy``, which imports them back.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from minijax import core, dtypes, lax
+from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _to_float, add,
+                           all, any, argmax, argmin, asarray, atleast_2d, broadcast_to, ceil,
+                           clip, concatenate, cumprod, cumsum, diagonal, divide, expand_dims,
+                           floor, full_like, isnan, less_equal, logical_not, matmul, max, mean,
+                           min, moveaxis, multiply, not_equal, prod, ravel, reshape, size, sort,
+                           sqrt, square, squeeze, subtract, sum, take_along_axis, transpose,
+                           true_divide, where)
+
+__all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'ediff1d',
+           'median', 'nanargmax', 'nanargmin', 'nancumprod', 'nancumsum', 'nanmax', 'nanmean',
+           'nanmedian', 'nanmin', 'nanpercentile', 'nanprod', 'nanquantile', 'nanstd', 'nansum',
+           'nanvar', 'percentile', 'ptp', 'quantile']
+
+
+def _without_nan(a, fill):
+    """``a`` with ``fill`` in place of each NaN (integers have none)."""
+    return where(isnan(a), fill, a) if _is_float(a) else a
+
+
+def _nan_ignoring(fn, fill):
+    """``fn`` (sum, prod, cumsum, cumprod) skipping NaNs: they count as ``fill``."""
+    def nan_fn(a, *args, **kwargs):
+        return fn(_without_nan(a, fill), *args, **kwargs)
+    nan_fn.__name__ = nan_fn.__qualname__ = f'nan{fn.__name__}'
+    nan_fn.__doc__ = f'``{fn.__name__}`` treating NaN as {fill}.'
+    return nan_fn
+
+
+def _nan_extremum(fn, fill, all_nan):
+    """``fn`` (max, min, argmax, argmin) skipping NaNs: they count as ``fill`` (an infinity
+    that never wins); a slice of NaNs only gives ``all_nan``."""
+    def nan_fn(a, axis=None, out=None, keepdims=False):
+        result = fn(_without_nan(a, fill), axis, out, keepdims)
+        if not _is_float(a):
+            return result
+        only_nans = all(isnan(a), axis, keepdims=bool(keepdims))
+        return where(only_nans, all_nan, result)
+    nan_fn.__name__ = nan_fn.__qualname__ = f'nan{fn.__name__}'
+    nan_fn.__doc__ = f'``{fn.__name__}`` ignoring NaNs ({all_nan} where all are NaN).'
+    return nan_fn
+
+
+nansum = _nan_ignoring(sum, 0)
+nanprod = _nan_ignoring(prod, 1)
+nancumsum = _nan_ignoring(cumsum, 0)
+nancumprod = _nan_ignoring(cumprod, 1)
+nanmax = _nan_extremum(max, -np.inf, np.nan)
+nanmin = _nan_extremum(min, np.inf, np.nan)
+nanargmax = _nan_extremum(argmax, -np.inf, -1)
+nanargmin = _nan_extremum(argmin, np.inf, -1)
+
+
+def _count_numbers(a, axis, keepdims):
+    return sum(logical_not(isnan(a)), axis, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The mean of the elements that are not NaN."""
+    _no_out('nanmean', out)
+    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    return divide(nansum(a, axis, keepdims=keepdims), _count_numbers(a, axis, keepdims))
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The variance of the elements that are not NaN (NaN where ``n - ddof <= 0``)."""
+    _no_out('nanvar', out)
+    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    centered = subtract(a, nanmean(a, axis, keepdims=True))
+    squares = nansum(square(_without_nan(centered, 0.)), axis, keepdims=keepdims)
+    divisor = subtract(_count_numbers(a, axis, keepdims), ddof)
+    too_few = less_equal(divisor, 0)
+    return where(too_few, np.nan, divide(squares, where(too_few, 1, divisor)))
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """``sqrt(nanvar(...))``."""
+    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims))
+
+
+def _cumulative_with_initial(name, fn, identity):
+    """The array API's ``cumulative_sum``/``cumulative_prod``: ``axis`` may be omitted only
+    for a 1-D array; ``include_initial`` puts the identity first."""
+    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+        if axis is None:
+            if np.ndim(x) != 1:
+                raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
+            axis = 0
+        axis = core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
+        out = fn(x, axis, dtype)
+        if not include_initial:
+            return out
+        first = [(1, 0, 0) if d == axis else (0, 0, 0) for d in range(np.ndim(out))]
+        return lax.pad(out, np.asarray(identity, core.get_aval(out).dtype), first)
+    cumulative.__name__ = cumulative.__qualname__ = name
+    cumulative.__doc__ = f'``{fn.__name__}`` along ``axis``, as the array API defines it.'
+    return cumulative
+
+
+cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0)
+cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1)
+
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th discrete difference ``a[i + 1] - a[i]`` along ``axis``."""
+    a = asarray(a)
+    axis = core.canonicalize_axis(axis, np.ndim(a), 'diff: axis')
+    pieces = [_edge(v, a, axis) for v in (prepend,) if v is not None] + [a]
+    pieces += [_edge(v, a, axis) for v in (append,) if v is not None]
+    a = concatenate(pieces, axis) if len(pieces) > 1 else a
+    for _ in range(n):
+        size_ = np.shape(a)[axis]
+        upper = lax.slice_in_dim(a, 1, size_, axis=axis)
+        lower = lax.slice_in_dim(a, 0, builtins.max(size_ - 1, 0), axis=axis)
+        a = not_equal(upper, lower) if _is_bool(a) else subtract(upper, lower)
+    return a
+
+
+def _edge(value, a, axis):
+    """``prepend``/``append`` of ``diff``: a scalar is broadcast to one slice of ``a``."""
+    value = asarray(value)
+    if np.ndim(value) == 0:
+        shape_ = list(np.shape(a))
+        shape_[axis] = 1
+        return broadcast_to(value, tuple(shape_))
+    return value
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ``ary``, with ``to_begin`` and ``to_end`` around."""
+    pieces = [ravel(asarray(v)) for v in (to_begin,) if v is not None]
+    pieces += [diff(ravel(ary))] + [ravel(asarray(v)) for v in (to_end,) if v is not None]
+    return concatenate(pieces)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """The mean of ``a`` along ``axis`` weighted by ``weights`` (of ``a``'s shape, or 1-D
+    along ``axis``); ``returned`` also gives the sum of the weights."""
+    a = asarray(a)
+    if weights is None:
+        out = mean(a, axis, keepdims=keepdims)
+        total = full_like(out, size(a) // builtins.max(size(out), 1))
+    else:
+        a, weights = _promote(_to_float(a), asarray(weights))
+        if np.shape(weights) != np.shape(a):
+            if axis is None or np.ndim(weights) != 1:
+                raise ValueError(f'average: weights of shape {np.shape(weights)} differ from '
+                                 f'a of shape {np.shape(a)}: 1-D weights need an int axis')
+            axis = core.canonicalize_axis(axis, np.ndim(a), 'average: axis')
+            weights = lax.broadcast_in_dim(weights, np.shape(a), (axis,))
+        total = sum(weights, axis, keepdims=keepdims)
+        out = divide(sum(multiply(a, weights), axis, keepdims=keepdims), total)
+    return (out, broadcast_to(total, np.shape(out))) if returned else out
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """The range ``max - min`` along ``axis``."""
+    return subtract(max(a, axis, out, keepdims), min(a, axis, out, keepdims))
+
+
+_QUANTILE_METHODS = ('linear', 'lower', 'higher', 'nearest', 'midpoint')
+
+
+def _interpolate(method, low, high, fraction):
+    """The quantile between neighbours ``low`` and ``high`` of the sorted data, a
+    ``fraction`` of the way from ``low``, by ``method`` (NumPy's names)."""
+    if method == 'linear':
+        return add(multiply(low, subtract(1., fraction)), multiply(high, fraction))
+    if method == 'lower':
+        return low
+    if method == 'higher':
+        return high
+    if method == 'nearest':
+        return where(less_equal(fraction, .5), low, high)
+    return multiply(add(low, high), .5)
+
+
+def _quantile(name, a, q, axis, method, keepdims, skip_nans):
+    """Quantiles by sorting: the data of ``axis`` (axes) moved last and sorted (NaNs last),
+    the two neighbours of position ``q (n - 1)`` read with ``take_along_axis``; ``n`` counts
+    the numbers only when ``skip_nans``, else a NaN makes the result NaN."""
+    if method not in _QUANTILE_METHODS:
+        raise NotImplementedError(f'{name}: method {method!r} is not supported (minijax has '
+                                  f'{", ".join(_QUANTILE_METHODS)})')
+    a, q = _to_float(asarray(a)), asarray(q)
+    q = _cast(q, core.get_aval(a).dtype) if _is_float(q) else _to_float(q)
+    axes = _axes(name, a, axis)
+    kept = [d for d in range(np.ndim(a)) if d not in axes]
+    kept_shape = [np.shape(a)[d] for d in kept]
+    data = reshape(transpose(a, kept + list(axes)), kept_shape + [-1])
+    data = sort(where(isnan(data), np.nan, data), axis=-1)
+    n = np.shape(data)[-1]
+    count = sum(logical_not(isnan(data)), -1, keepdims=True) if skip_nans else n
+    positions = multiply(reshape(q, (1,) * len(kept) + (-1,)), subtract(count, 1))
+    low, high = floor(positions), ceil(positions)
+    index_shape = tuple(kept_shape) + (np.size(q),)
+    read = [take_along_axis(data, broadcast_to(_cast(clip(i, 0, n - 1), dtypes.int64),
+                                               index_shape), -1) for i in (low, high)]
+    out = _interpolate(method, *read, subtract(positions, low))
+    if not skip_nans:
+        out = where(any(isnan(data), -1, keepdims=True), np.nan, out)
+    out = moveaxis(out, -1, 0)
+    out = reshape(out, np.shape(q) + tuple(kept_shape))
+    if keepdims:
+        out = lax.expand_dims(out, [np.ndim(q) + d for d in axes])
+    return out
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+             keepdims=False):
+    """The ``q``-th quantiles (``q`` in [0, 1]) of ``a`` along ``axis``."""
+    _no_out('quantile', out)
+    return _quantile('quantile', a, q, axis, method, keepdims, skip_nans=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+                keepdims=False):
+    """``quantile`` of the elements that are not NaN."""
+    _no_out('nanquantile', out)
+    return _quantile('nanquantile', a, q, axis, method, keepdims, skip_nans=True)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+               keepdims=False):
+    """The ``q``-th percentiles (``q`` in [0, 100]): ``quantile(a, q / 100)``."""
+    return quantile(a, true_divide(asarray(q), 100), axis, out, overwrite_input, method, keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+                  keepdims=False):
+    return nanquantile(a, true_divide(asarray(q), 100), axis, out, overwrite_input, method,
+                       keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The middle value (the mean of the two middle ones for an even count)."""
+    return quantile(a, .5, axis, out, overwrite_input, keepdims=keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile(a, .5, axis, out, overwrite_input, keepdims=keepdims)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
+    (and ``y``), NumPy's estimate with frequency and analytic weights."""
+    X = atleast_2d(_to_float(asarray(m)))
+    if not rowvar and np.shape(X)[0] != 1:
+        X = transpose(X)
+    if y is not None:
+        Y = atleast_2d(_to_float(asarray(y)))
+        X = concatenate([X, Y if rowvar or np.shape(Y)[0] == 1 else transpose(Y)])
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    w = None
+    for extra in (fweights, aweights):
+        if extra is not None:
+            w = asarray(extra) if w is None else multiply(w, extra)
+    mean_, w_sum = average(X, 1, w, returned=True)
+    if w is None:
+        fact = np.shape(X)[1] - ddof
+    elif ddof == 0:
+        fact = w_sum[0]
+    elif aweights is None:
+        fact = subtract(w_sum[0], ddof)
+    else:
+        fact = subtract(w_sum[0], ddof * sum(multiply(w, aweights)) / w_sum[0])
+    X = subtract(X, expand_dims(mean_, 1))
+    X_weighted = X if w is None else multiply(X, w)
+    return squeeze(true_divide(matmul(X_weighted, transpose(X)), fact))
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients: the covariance over the product of the standard
+    deviations, clipped to [-1, 1]."""
+    c = cov(x, y, rowvar)
+    if np.ndim(c) == 0:
+        return true_divide(c, c)
+    stddev = sqrt(diagonal(c))
+    c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
+    return clip(c, -1, 1)
