@@ -35,7 +35,7 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax import numpy as mnp
-from minijax import numpy_linalg
+from minijax.numpy import linalg as numpy_linalg
 from minijax.control_flow import while_loop
 from minijax.interpreters.batching import vmap
 from minijax.jit import jit

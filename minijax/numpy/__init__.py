@@ -2246,12 +2246,6 @@ def index_update_helper(x):
     return _IndexUpdateHelper(x)
 
 
-# ----------------------------------------------------------------------------- jnp.linalg
-
-linalg = types.ModuleType('minijax.numpy.linalg', 'Linear algebra.')
-linalg.norm = _norm
-sys.modules[linalg.__name__] = linalg
-
 # ----------------------------------------------------------------------------- the API boundary
 
 def _as_array_result(out, args):
@@ -2313,7 +2307,6 @@ def _install_api_boundary(namespace, module=__name__):
 
 
 _install_api_boundary(sys.modules[__name__])
-_install_api_boundary(linalg)
 
 # The topic modules are written on the functions above (wrapped, as every caller sees them),
 # so they come last; their public functions get the same boundary and join this namespace.
@@ -2328,9 +2321,9 @@ from minijax.numpy import _data_dependent  # noqa: E402  (it uses diff, from _st
 _install_api_boundary(_data_dependent, _data_dependent.__name__)
 from minijax.numpy._data_dependent import (argwhere, bincount, compress, extract, flatnonzero,
                                            lexsort, nonzero, unique)  # noqa: E402
-from minijax import numpy_linalg as _numpy_linalg  # noqa: E402  (it uses the functions above)
-for _name in _numpy_linalg.__all__:
-    setattr(linalg, _name, _returns_arrays(getattr(_numpy_linalg, _name)))
+from minijax.numpy import linalg  # noqa: E402  (jnp.linalg)
+for _name in linalg.__all__:
+    setattr(linalg, _name, _returns_arrays(getattr(linalg, _name)))
 _install_api_boundary(_IndexUpdateRef)
 
 # ----------------------------------------------------------------------------- operators, methods

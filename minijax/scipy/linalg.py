@@ -21,7 +21,7 @@ from minijax.custom_derivatives import custom_jvp
 from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
-from minijax.numpy_linalg import _float_matrix, _mT, solve_operands
+from minijax.numpy.linalg import _float_matrix, _mT, solve_operands
 
 __all__ = ['cho_factor', 'cho_solve', 'cholesky', 'det', 'eigh', 'expm', 'inv', 'lu', 'lu_factor',
            'lu_solve', 'qr', 'solve', 'solve_triangular', 'svd']

@@ -23,10 +23,11 @@ from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
+from minijax.numpy import _norm as norm  # (in minijax.numpy, where jnp's other norms use it)
 
 __all__ = ['cholesky', 'cond', 'det', 'eigh', 'eigvalsh', 'inv', 'lstsq', 'matrix_power',
-           'matrix_rank', 'multi_dot', 'pinv', 'qr', 'slogdet', 'solve', 'svd', 'svdvals',
-           'tensorinv', 'tensorsolve']
+           'matrix_rank', 'multi_dot', 'norm', 'pinv', 'qr', 'slogdet', 'solve', 'svd',
+           'svdvals', 'tensorinv', 'tensorsolve']
 
 
 class EighResult(NamedTuple):
