@@ -1,6 +1,8 @@
 """Eager evaluation on XLA: a primitive whose NumPy impl could round differently from XLA
 (``Primitive.eager_on_xla``) runs alone as a compiled module when applied to concrete
 values, as JAX applies every primitive, so eager results carry XLA's numerics bit for bit.
+Control flow (``cond``, ``while``, ``scan``) is among them: XLA fuses a loop body, so only the
+whole loop compiled rounds as JAX's does.
 
 Each (primitive, params, operand types) is lowered and compiled once, then reused. The other
 primitives keep their NumPy impl, which gives XLA's bits already and compiles nothing.

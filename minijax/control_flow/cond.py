@@ -23,7 +23,7 @@ from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, 
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 
-cond_p = Primitive('cond', multiple_results=True)
+cond_p = Primitive('cond', multiple_results=True, eager_on_xla=True)
 
 
 # ----------------------------------------------------------------------------- the API

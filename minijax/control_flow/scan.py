@@ -27,7 +27,7 @@ from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, te
 from minijax.lowering.ops import broadcast_in_dim, compare
 from minijax.lowering.types import element_type
 
-scan_p = Primitive('scan', multiple_results=True)
+scan_p = Primitive('scan', multiple_results=True, eager_on_xla=True)
 
 
 # ----------------------------------------------------------------------------- the API

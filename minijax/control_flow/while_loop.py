@@ -21,7 +21,7 @@ from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxp
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 
-while_p = Primitive('while', multiple_results=True)
+while_p = Primitive('while', multiple_results=True, eager_on_xla=True)
 
 
 # ----------------------------------------------------------------------------- the API

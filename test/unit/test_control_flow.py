@@ -411,3 +411,22 @@ def test_scan_grad_reads_invariant_consts_and_xs_without_stacking_them_again():
     theirs = jax.grad(_rnn_loss(jnp, jax.lax), argnums=(0, 1))(w, xs)
     for a, b in zip(mj.jit(mj.grad(_rnn_loss(mj.numpy, lax), argnums=(0, 1)))(w, xs), theirs):
         np.testing.assert_allclose(a, b, rtol=1e-13)
+
+
+def test_eager_loops_round_as_jax_compiled_whole():
+    """An eager loop runs as one compiled program, as JAX runs it: XLA contracts ``s + dt * v``
+    into a fused multiply-add inside the loop, so stepping the body in Python rounds
+    differently after a hundred steps."""
+    def euler(m, l, s0):
+        step = lambda i, s: s + 0.01 * l.mul(s[::-1], np.array([1., -1.]))
+        return m.fori_loop(0, 100, step, s0)
+
+    def trajectory(m, l, s0):
+        return m.scan(lambda s, _: (s + 0.1 * l.mul(s[::-1], np.array([1., -1.])), s[0]),
+                      s0, None, length=10)
+
+    s0 = np.array([1., 0.])
+    for program in (euler, trajectory):
+        mine, theirs = program(_MiniAPI, _MiniLax, s0), program(_JaxAPI, _JaxLax, s0)
+        for a, b in zip(jax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
