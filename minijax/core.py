@@ -456,6 +456,12 @@ def bind(primitive, *args, **params):
     return full_lower(out)
 
 
+def staged_constant(value):
+    """``value`` as a constant of the jaxpr being traced (omnistaging), as JAX stages a
+    constant it creates: a scalar becomes a literal there. ``None`` when nothing is traced."""
+    return None if dynamic_trace is None else find_top_trace(()).pure(value)
+
+
 def find_top_trace(xs) -> Trace:
     top_main = trace_stack[0]
     for x in xs:

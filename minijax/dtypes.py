@@ -153,7 +153,7 @@ def promote(*typed):
     stays weak (a weak int16 plus a weak int32 is a weak int32, not an int64)."""
     if len({d for d, _ in typed}) == 1:
         dtype = typed[0][0]
-        return dtype, all(w for _, w in typed)
+        return dtype, dtype != bool_ and all(w for _, w in typed)  # a bool is never weak
     all_weak = all(w for _, w in typed)
     nodes = {_lattice_node(d, w and not all_weak) for d, w in typed}
     common = frozenset.intersection(*(_UPPER_BOUNDS[n] for n in nodes))

@@ -16,6 +16,12 @@ from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_ev
 from minijax.ir.printer import pp_jaxpr
 
 
+#: primitive -> rule computing it, while tracing, on constant scalar operands (Python or NumPy
+#: scalars, which become literals) instead of staging an equation: JAX folds
+#: ``convert_element_type`` of a literal this way, so ``jnp.sin(2)`` stages ``sin 2.0``.
+const_fold_rules: dict[core.Primitive, Any] = {}
+
+
 class JaxprTracer(Tracer):
     __slots__ = ('aval',)
 
@@ -48,6 +54,11 @@ class JaxprTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         in_avals = [t.aval for t in tracers]
         out_avals = abstract_eval_eqn(primitive, in_avals, params)
+        fold = const_fold_rules.get(primitive)
+        if fold is not None:
+            scalars = self.builder.literal_values(tracers)
+            if scalars is not None:
+                return self.builder.get_const(self, fold(*scalars, **params), out_avals[0])
         out_tracers = [JaxprTracer(self, a) for a in out_avals]
         self.builder.add_eqn(primitive, tracers, params, out_tracers)
         return out_tracers if primitive.multiple_results else out_tracers[0]
@@ -72,14 +83,27 @@ class JaxprBuilder:
     def get_var(self, tracer) -> Var:
         return self.tracer_to_var[id(tracer)]
 
-    def get_const(self, trace, val) -> JaxprTracer:
+    def get_const(self, trace, val, aval=None) -> JaxprTracer:
+        """The tracer standing for the constant ``val`` (of type ``aval``, when its weak
+        type differs from what ``val`` itself says)."""
         tracer = self.const_tracers.get(id(val))
         if tracer is None:
-            aval = core.shaped_aval(val)
+            aval = aval or core.shaped_aval(val)
             tracer = self.const_tracers[id(val)] = JaxprTracer(trace, aval)
             self.constvals[self.add_var(tracer)] = val
             self.tracers.append(val)  # keep val alive: its id is the cache key
         return tracer
+
+    def literal_values(self, tracers) -> list | None:
+        """The values of ``tracers`` if every one is a constant that becomes a literal."""
+        values = []
+        for tracer in tracers:
+            var = self.tracer_to_var[id(tracer)]
+            val = self.constvals.get(var, _NOT_A_CONSTANT)
+            if not _is_literal(val):
+                return None
+            values.append(val)
+        return values
 
     def add_eqn(self, primitive, in_tracers, params, out_tracers):
         inputs = [self.get_var(t) for t in in_tracers]
@@ -99,7 +123,7 @@ class JaxprBuilder:
             if isinstance(val, Tracer):
                 closed_over_vars.append(var)
                 closed_over.append(val)
-            elif np.shape(val) == () and not _is_device_array(val):
+            elif _is_literal(val):
                 literals[var] = Lit(val, var.aval)
             else:
                 constvars.append(var)
@@ -110,8 +134,12 @@ class JaxprBuilder:
         return ClosedJaxpr(Jaxpr(constvars, invars, eqns, outs), consts), closed_over
 
 
-def _is_device_array(val):
-    return not isinstance(val, (np.ndarray, np.generic, bool, int, float))
+_NOT_A_CONSTANT = object()
+
+
+def _is_literal(val):
+    """A constant written inline: a Python or NumPy scalar (an Array stays a constvar)."""
+    return isinstance(val, (np.ndarray, np.generic, bool, int, float)) and np.shape(val) == ()
 
 
 def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:

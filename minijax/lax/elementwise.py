@@ -14,6 +14,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import batching, jvp as ad
+from minijax.ir import tracing
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import broadcast, full
 from minijax.lowering import constant, register_lowering, tensor_type
@@ -137,9 +138,8 @@ def _binary_abstract_eval(name, out_dtype=None, float_only=False):
             raise TypeError(f'{name} got incompatible operands {x.str_short()} and '
                             f'{y.str_short()}: they need one dtype and equal shapes '
                             '(or a scalar)')
-        if out_dtype is not None:
-            return ShapedArray(x.shape or y.shape, out_dtype)
-        return ShapedArray(x.shape or y.shape, x.dtype, x.weak_type and y.weak_type)
+        # Weak operands give a weak result, a comparison's too (JAX's rule for every n-ary op).
+        return ShapedArray(x.shape or y.shape, out_dtype or x.dtype, x.weak_type and y.weak_type)
     return abstract_eval
 
 
@@ -658,6 +658,7 @@ def _float_to_int(x, new_dtype):
 
 
 convert_element_type_p.def_impl(_convert_element_type_impl)
+tracing.const_fold_rules[convert_element_type_p] = _convert_element_type_impl
 convert_element_type_p.def_abstract_eval(
     lambda x, *, new_dtype, weak_type: ShapedArray(x.shape, new_dtype, weak_type))
 convert_element_type_p.def_batching(lambda vals, dims, **params: (

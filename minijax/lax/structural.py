@@ -46,7 +46,8 @@ def full(shape, fill_value, dtype, weak_type=False):
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant
     (weakly typed with ``weak_type``, as a Python scalar is)."""
     fill = scalar(fill_value, dtypes.check_supported(dtype, 'full'), weak_type)
-    return broadcast_in_dim(fill, shape, ())
+    staged = core.staged_constant(fill) if shape == () else None  # no broadcast to (), as JAX
+    return broadcast_in_dim(fill, shape, ()) if staged is None else staged
 
 
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):

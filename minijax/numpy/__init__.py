@@ -570,7 +570,8 @@ def asarray(a, dtype=None):
     weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')
-    return device_array(a, weak_type)
+    staged = core.staged_constant(scalar(a, a.dtype, weak_type)) if a.ndim == 0 else None
+    return device_array(a, weak_type) if staged is None else staged
 
 
 def _stack_nested(a, dtype):

@@ -212,10 +212,23 @@ def test_printed_as_jax(name):
     assert repr(PRINTED[name](mnp)) == repr(PRINTED[name](jnp))
 
 
-def test_weak_operand_meeting_a_strong_one_is_converted_in_the_jaxpr_as_jax():
-    def f(np_):
-        return lambda x: (x + np_.ones(2), x * 2.)
-    assert str(minijax.make_jaxpr(f(mnp))(1.)) == str(jax.make_jaxpr(f(jnp))(1.))
+#: Functions of a scalar whose jaxprs a tutorial prints (``jnp``: JAX's or minijax's).
+JAXPRS = {
+    'weak-meets-strong': lambda jnp: lambda x: (x + jnp.ones(2), x * 2.),
+    # Constants created while tracing are staged as literals, converted at trace time.
+    'log2-tutorial': lambda jnp: lambda x: jnp.log(x) / jnp.log(2.0),
+    'constants-folded': lambda jnp: lambda x: (x * jnp.sin(2), x * jnp.float32(2),
+                                               x + jnp.asarray(2.0), x * jnp.zeros(())),
+    # Comparing weak values gives a weak bool; jnp makes bools strong (a bool is never weak).
+    'weak-comparisons': lambda jnp: lambda x: ((x > 1.) & (x < 2.), jnp.logical_or(x > 1., True),
+                                               jnp.where(x > 0., x, 0.)),
+}
+
+
+@pytest.mark.parametrize('name', JAXPRS)
+def test_jaxpr_printed_as_jax(name):
+    assert str(minijax.make_jaxpr(JAXPRS[name](mnp))(1.)) == str(
+        jax.make_jaxpr(JAXPRS[name](jnp))(1.))
 
 
 @pytest.mark.parametrize('name', ERRORS)
