@@ -111,7 +111,7 @@ class JaxprBuilder:
 
 
 def _is_device_array(val):
-    return not isinstance(val, (np.ndarray, np.generic, bool, int, float))
+    return not isinstance(val, (np.ndarray, np.generic, bool, int, float, complex))
 
 
 def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:
