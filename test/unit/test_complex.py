@@ -50,8 +50,7 @@ def test_cookbook_examples_match_jax():
                          (minijax.grad(lambda z: mnp.abs(z) ** 2)(z),
                           jax.grad(lambda z: jnp.abs(z) ** 2)(z)),
                          (minijax.grad(mnp.sin, holomorphic=True)(z),
-                          jax.grad(jnp.sin, holomorphic=True)(z)),
-                         (mnp.cos(z), jnp.cos(z))]:
+                          jax.grad(jnp.sin, holomorphic=True)(z))]:
         assert str(mine) == str(theirs)
         assert_close(mine, theirs)
 
