@@ -190,13 +190,13 @@ def _argnums(what, argnums, nargs):
 _USE_VJP = 'If you want to use integer- or bool-valued inputs, use vjp.'
 
 
-def _differentiated(what, f, argnums, args, kwargs, hint):
+def _differentiated(what, f, argnums, args, kwargs, hint, inputs):
     """``f`` as a function of the arguments ``argnums`` picks (the others and ``kwargs``
-    fixed), and those arguments, whose leaves must be floats (``hint`` says what else to
-    use)."""
+    fixed), and those arguments, whose leaves must be of the kinds ``inputs`` allows (see
+    ``_check_input_leaves``; ``hint`` says what else to use)."""
     nums = _argnums(what, argnums, len(args))
     f_partial, diff_args = _partial_over(f, nums, args, kwargs)
-    _check_float_leaves(what, nums, diff_args, hint)
+    _check_input_leaves(what, nums, diff_args, hint, inputs)
     return f_partial, diff_args
 
 
@@ -212,34 +212,75 @@ def _partial_over(f, nums, args, kwargs):
     return f_of_diff_args, tuple(args[i] for i in nums)
 
 
-def _check_float_leaves(what, nums, args, advice):
+def _inputs(transformation, holomorphic, real_kinds='f'):
+    """What the differentiated inputs may be: ``(transformation, kinds)``, kinds as in
+    ``dtypes.kind``. grad and jacrev take complex inputs too (``real_kinds='fc'``), jacfwd
+    only real ones, and a holomorphic function only complex ones."""
+    return transformation, 'c' if holomorphic else real_kinds
+
+
+def _check_input_leaves(what, nums, args, advice, inputs):
     """Differentiating with respect to an integer or bool input is a mistake (its gradient
-    would be a silent zero): refuse it, as JAX does."""
+    would be a silent zero): refuse it, as JAX does; so is a real input of a holomorphic
+    function, or a complex input of jacfwd."""
+    transformation, kinds = inputs
     for i, arg in zip(nums, args):
         for leaf in tree_util.tree_leaves(arg):
-            if core.is_valid_value(leaf) and not dtypes.is_float(core.get_aval(leaf).dtype):
-                raise TypeError(f'{what} requires real-valued (floating-point) inputs, '
-                                f'but argument {i} has dtype {core.get_aval(leaf).dtype.name}. '
-                                f'{advice}')
+            dtype = core.get_aval(leaf).dtype if core.is_valid_value(leaf) else None
+            if dtype is None or dtypes.kind(dtype) in kinds:
+                continue
+            if kinds == 'c':
+                raise TypeError(f'{transformation} with holomorphic=True requires inputs with '
+                                f'complex dtype, but got {dtype.name}.')
+            if dtypes.is_complex(dtype):
+                raise TypeError(f'{transformation} requires real-valued inputs (input dtype '
+                                f'that is a sub-dtype of np.floating), but got {dtype.name}. '
+                                f'{_PASS_HOLOMORPHIC} For differentiation of non-holomorphic '
+                                'functions involving complex inputs or integer inputs, use '
+                                'minijax.jvp directly.')
+            raise TypeError(f'{what} requires real-valued (floating-point) inputs, '
+                            f'but argument {i} has dtype {dtype.name}. {advice}')
+
+
+_PASS_HOLOMORPHIC = 'For holomorphic differentiation, pass holomorphic=True.'
+
+
+def _check_output_dtype(transformation, dtype, holomorphic):
+    """A holomorphic function's output must be complex; any other's must not be (its
+    derivative is not a linear map over the complex numbers): JAX's errors."""
+    if holomorphic and not dtypes.is_complex(dtype):
+        raise TypeError(f'{transformation} with holomorphic=True requires outputs with complex '
+                        f'dtype, but got {dtype.name}.')
+    if not holomorphic and dtypes.is_complex(dtype):
+        raise TypeError(f'{transformation} requires real-valued outputs (output dtype that is '
+                        f'a sub-dtype of np.floating), but got {dtype.name}. '
+                        f'{_PASS_HOLOMORPHIC} For differentiation of non-holomorphic '
+                        'functions involving complex outputs, use minijax.vjp directly.')
 
 
 # ----------------------------------------------------------------------------- grad
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
     """A function returning ``(f(*args), gradient of f at args[argnums])``.
 
     ``f`` must return a scalar float; ``argnums`` is an int or a tuple of ints (then the
     gradient is a tuple). With ``has_aux``, ``f`` returns ``(value, aux)`` and the result is
     ``((value, aux), gradient)``. Keyword arguments are passed through, not differentiated.
+    The gradient is the VJP with cotangent 1, as in JAX: for a real ``f`` of complex ``z``
+    that is ``df/dx - i df/dy``; with ``holomorphic``, ``f`` maps complex to complex and the
+    gradient is its complex derivative ``f'(z)``.
     """
     core.check_callable('value_and_grad', f=f)
     what = f'grad({_name(f)})'
+    allowed = _inputs('grad', holomorphic, real_kinds='fc')
 
     def value_and_grad_f(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP)
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP, allowed)
         out, f_vjp, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
         out_aval = core.get_aval(out) if core.is_valid_value(out) else None
-        if out_aval is None or out_aval.shape != () or not dtypes.is_float(out_aval.dtype):
+        if out_aval is not None:
+            _check_output_dtype('grad', out_aval.dtype, holomorphic)
+        if out_aval is None or out_aval.shape != () or not dtypes.is_inexact(out_aval.dtype):
             given = out_aval.str_short() if out_aval is not None else type(out).__name__
             raise TypeError(f'{what} needs a scalar float output, but the function '
                             f'returned an output of type {given}')
@@ -250,11 +291,11 @@ def value_and_grad(f, argnums=0, has_aux=False):
     return core.named_after(f, value_and_grad_f)
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f, argnums=0, has_aux=False, holomorphic=False):
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``argnums``; with
-    ``has_aux``, ``(gradient, aux)``."""
+    ``has_aux``, ``(gradient, aux)``; ``holomorphic``: see ``value_and_grad``."""
     core.check_callable('grad', f=f)
-    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+    value_and_grad_f = value_and_grad(f, argnums, has_aux, holomorphic)
 
     def grad_f(*args, **kwargs):
         value, g = value_and_grad_f(*args, **kwargs)
@@ -265,25 +306,31 @@ def grad(f, argnums=0, has_aux=False):
 
 # ----------------------------------------------------------------------------- Jacobians
 
-def jacfwd(f, argnums=0, has_aux=False):
+def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``f`` by forward mode: ``vmap`` of ``jvp`` over a basis of the inputs.
 
     Its structure is the output's, each leaf holding the input's structure (a tuple of them
     when ``argnums`` is a tuple); the leaf for output ``y`` and input ``x`` has shape
-    ``y.shape + x.shape``. Columns cost one JVP each: best when inputs are few.
+    ``y.shape + x.shape``. Columns cost one JVP each: best when inputs are few. With
+    ``holomorphic``, inputs and outputs are complex and the Jacobian is complex.
     """
     core.check_callable('jacfwd', f=f)
     what = f'jacfwd({_name(f)})'
+    allowed = _inputs('jacfwd', holomorphic)
 
     def jacfun(*args, **kwargs):
         f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs,
-                                               'For integer inputs, use minijax.jvp directly.')
+                                               'For integer inputs, use minijax.jvp directly.',
+                                               allowed)
 
         def push_forward(tangents):  # the output tangents (and aux); the output is not needed
             return jvp(f_partial, diff_args, tangents, has_aux=has_aux)[1:]
 
         out_axes = (-1, None) if has_aux else (-1,)
         columns, *aux = vmap(push_forward, out_axes=out_axes)(_std_basis(diff_args))
+        if holomorphic:
+            for leaf in tree_util.tree_leaves(columns):
+                _check_output_dtype('jacfwd', core.get_aval(leaf).dtype, holomorphic)
         inputs = _selected(argnums, diff_args)
         jac = tree_util.tree_map(functools.partial(_split_columns, inputs), columns)
         return (jac, aux[0]) if has_aux else jac
@@ -291,17 +338,18 @@ def jacfwd(f, argnums=0, has_aux=False):
     return core.named_after(f, jacfun)
 
 
-def jacrev(f, argnums=0, has_aux=False):
+def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``f`` by reverse mode: ``vmap`` of a ``vjp`` over a basis of the
     outputs. The same structure as ``jacfwd``; rows cost one VJP each: best when outputs are
     few."""
     core.check_callable('jacrev', f=f)
     what = f'jacrev({_name(f)})'
+    allowed = _inputs('jacrev', holomorphic, real_kinds='fc')
 
     def jacfun(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP)
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP, allowed)
         y, pullback, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
-        _check_float_outputs(what, y)
+        _check_float_outputs(what, y, holomorphic)
         rows = _selected(argnums, vmap(pullback)(_std_basis(y)))
         jac = _split_rows(y, rows)
         return (jac, aux[0]) if has_aux else jac
@@ -312,11 +360,11 @@ def jacrev(f, argnums=0, has_aux=False):
 jacobian = jacrev
 
 
-def hessian(f, argnums=0, has_aux=False):
+def hessian(f, argnums=0, has_aux=False, holomorphic=False):
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))``, forward over reverse, the cheap
     order for a scalar output (one reverse pass per forward basis vector)."""
     core.check_callable('hessian', f=f)
-    return jacfwd(jacrev(f, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
 def _selected(argnums, diff_values):
@@ -324,10 +372,11 @@ def _selected(argnums, diff_values):
     return diff_values[0] if isinstance(argnums, int) else diff_values
 
 
-def _check_float_outputs(what, y):
+def _check_float_outputs(what, y, holomorphic):
     for leaf in tree_util.tree_leaves(y):
         dtype = core.get_aval(leaf).dtype
-        if not dtypes.is_float(dtype):
+        _check_output_dtype('jacrev', dtype, holomorphic)
+        if not dtypes.is_inexact(dtype):
             raise TypeError(f'{what} requires real-valued (floating-point) outputs, but got '
                             f'{dtype.name}. For integer outputs, use minijax.vjp directly.')
 

@@ -5,6 +5,9 @@ minijax follows NumPy: a Python float is float64 and a Python int is int64. Insi
 function a Python scalar is *weakly typed*: it takes the dtype of the array it meets, so
 ``x * 2.`` keeps a float32 ``x`` float32 (as in JAX and NumPy 2).
 
+A Python complex is complex128 and weakly typed like the others: ``x * 1j`` makes a float32
+``x`` complex64, as in JAX.
+
 ``bfloat16`` comes from ``ml_dtypes`` (a jaxlib dependency): NumPy does not count it as a
 floating type (its kind is 'V'), so code here asks ``kind(dtype)`` rather than ``dtype.kind``.
 """
@@ -28,6 +31,8 @@ SHORT_NAMES = {
     np.dtype('uint32'): 'ui32',
     np.dtype('uint64'): 'ui64',
     np.dtype('bool'): 'i1',
+    np.dtype('complex64'): 'c64',
+    np.dtype('complex128'): 'c128',
 }
 SUPPORTED = tuple(SHORT_NAMES)
 
@@ -36,9 +41,11 @@ float32, float64 = np.dtype('float32'), np.dtype('float64')
 int8, int16, int32, int64 = (np.dtype(f'int{n}') for n in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (np.dtype(f'uint{n}') for n in (8, 16, 32, 64))
 bool_ = np.dtype('bool')
+complex64, complex128 = np.dtype('complex64'), np.dtype('complex128')
 
 #: Python scalar type -> (dtype, weakly typed?)
-PYTHON_SCALARS = {bool: (bool_, False), int: (int64, True), float: (float64, True)}
+PYTHON_SCALARS = {bool: (bool_, False), int: (int64, True), float: (float64, True),
+                  complex: (complex128, True)}
 
 
 def python_scalar(x) -> tuple[np.dtype, bool]:
@@ -61,12 +68,33 @@ def check_supported(dtype, what='value'):
 
 
 def kind(dtype):
-    """'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (floating, bfloat16 included)."""
+    """'b' (bool), 'i' (signed), 'u' (unsigned), 'f' (floating, bfloat16 included) or 'c'
+    (complex)."""
     return 'f' if np.dtype(dtype) == bfloat16 else np.dtype(dtype).kind
 
 
 def is_float(dtype):
     return kind(dtype) == 'f'
+
+
+def is_complex(dtype):
+    return kind(dtype) == 'c'
+
+
+def is_inexact(dtype):
+    """Floating or complex: the dtypes that have derivatives."""
+    return kind(dtype) in 'fc'
+
+
+#: complex dtype <-> the float dtype of its real and imaginary parts
+COMPLEX_PARTS = {complex64: float32, complex128: float64}
+COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}
+
+
+def real_part_dtype(dtype):
+    """The dtype of ``real(x)`` and ``abs(x)``: the part type of a complex dtype, else
+    ``dtype`` itself."""
+    return COMPLEX_PARTS.get(np.dtype(dtype), np.dtype(dtype))
 
 
 def is_integer(dtype):
@@ -103,28 +131,32 @@ def weak_join(strong, weak):
     """The dtype a weakly typed value takes when it meets a strongly typed one.
 
     A weak int or float meets an array of the same kind or a wider kind (int meets float)
-    and takes its dtype; a weak float never silently becomes an int array.
+    and takes its dtype; a weak float never silently becomes an int array, nor a weak
+    complex a real one.
     """
-    if is_float(weak) and not is_float(strong):
+    if (is_float(weak) and not is_inexact(strong)) or (is_complex(weak) and not is_complex(strong)):
         return None
     return strong
 
 # ----------------------------------------------------------------------------- promotion
 
-#: JAX's type-promotion lattice: each type -> the types just above it. 'i*' and 'f*' are a
-#: weakly typed Python int and float: a weak int sits below every integer type (so
-#: ``uint8 + 1`` stays uint8), a weak float below every float type. Two operands promote to
+#: JAX's type-promotion lattice: each type -> the types just above it. 'i*', 'f*' and 'c*'
+#: are a weakly typed Python int, float and complex: a weak int sits below every integer type
+#: (so ``uint8 + 1`` stays uint8), a weak float below every float type, a weak complex below
+#: complex64 (so ``float32 * 1j`` is complex64). Two operands promote to
 #: their least upper bound: ``int8 + uint8`` is int16, ``uint64 + int64`` is f*, i.e. float64.
 _LATTICE = {
     'bool': ['i*'], 'i*': ['uint8', 'int8'],
     'uint8': ['uint16', 'int16'], 'uint16': ['uint32', 'int32'],
     'uint32': ['uint64', 'int64'], 'uint64': ['f*'],
     'int8': ['int16'], 'int16': ['int32'], 'int32': ['int64'], 'int64': ['f*'],
-    'f*': ['float16', 'bfloat16'], 'float16': ['float32'], 'bfloat16': ['float32'],
-    'float32': ['float64'], 'float64': [],
+    'f*': ['float16', 'bfloat16', 'c*'], 'float16': ['float32'], 'bfloat16': ['float32'],
+    'float32': ['float64', 'complex64'], 'float64': ['complex128'],
+    'c*': ['complex64'], 'complex64': ['complex128'], 'complex128': [],
 }
 #: What a weak lattice type becomes as a dtype (minijax is always x64, as JAX with x64 on).
-_WEAK_DEFAULTS = {'i*': int64, 'f*': float64}
+_WEAK_DEFAULTS = {'i*': int64, 'f*': float64, 'c*': complex128}
+_WEAK_NODES = {'i': 'i*', 'u': 'i*', 'f': 'f*', 'c': 'c*'}
 
 
 def _upper_bounds(node):
@@ -139,8 +171,8 @@ _UPPER_BOUNDS = {node: frozenset(_upper_bounds(node)) for node in _LATTICE}
 
 
 def _lattice_node(dtype, weak):
-    if weak and kind(dtype) in 'iuf':
-        return 'f*' if is_float(dtype) else 'i*'
+    if weak and kind(dtype) in _WEAK_NODES:
+        return _WEAK_NODES[kind(dtype)]
     return np.dtype(dtype).name
 
 

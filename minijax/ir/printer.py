@@ -190,6 +190,7 @@ JAX_NAMES: dict[str, PrintedAs] = {
                              shown={'dimension_numbers': _as_lists}),
     'reshape': PrintedAs(added={'dimensions': _constant(None), 'sharding': _constant(None)}),
     'iota': PrintedAs(added={'sharding': _constant(None)}),
+    'conj': PrintedAs(added={'input_dtype': lambda eqn: eqn.inputs[0].aval.dtype}),
     'scan': PrintedAs(added={'unroll': _constant(1)}),
     'custom_jvp_call': PrintedAs(added={'symbolic_zeros': _constant(False)},
                                  hidden={'num_consts': _empty}, **_NAME_FIRST),

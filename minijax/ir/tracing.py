@@ -139,7 +139,7 @@ _NOT_A_CONSTANT = object()
 
 def _is_literal(val):
     """A constant written inline: a Python or NumPy scalar (an Array stays a constvar)."""
-    return isinstance(val, (np.ndarray, np.generic, bool, int, float)) and np.shape(val) == ()
+    return isinstance(val, (np.ndarray, np.generic, bool, int, float, complex)) and np.shape(val) == ()
 
 
 def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:

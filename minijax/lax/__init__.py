@@ -11,7 +11,7 @@ bitwise and integer operations (and, or, xor, not, shifts, population_count, clz
 ``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum,
 cumprod, cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather and the
 scatters (scatter, scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients``
-stop_gradient; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions. Eager
+stop_gradient; ``complex_numbers`` real, imag, conj and complex; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions. Eager
 evaluation checks types with each primitive's abstract-eval rule before running its
 implementation (see ``core.EvalTrace``), so eager errors name shapes and dtypes as traced
 ones do.
@@ -59,6 +59,8 @@ from minijax.lax.gather import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p, scatter,
     scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
     scatter_mul, scatter_mul_p, scatter_p)
+from minijax.lax.complex_numbers import (
+    complex, complex_p, conj, conj_p, imag, imag_p, real, real_p)
 from minijax.lax.cumulative import (
     associative_scan, cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod,
     cumprod_p, cumsum, cumsum_p)

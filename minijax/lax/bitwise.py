@@ -19,7 +19,7 @@ from minijax import dtypes
 from minijax.core import ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
-    _binary_abstract_eval, _binary_function, _hlo_binary, binary_primitive, div, mul, neg,
+    ANY, _binary_abstract_eval, _binary_function, _hlo_binary, binary_primitive, div, mul, neg,
     safe_integer_divisor, sub, unary_primitive)
 
 # ----------------------------------------------------------------------------- type checks
@@ -47,7 +47,7 @@ def _integer_binary_primitive(name, impl, hlo_op, allow_bool):
 
 
 def _integer_unary_primitive(name, impl, hlo_op, allow_bool):
-    prim = unary_primitive(name, impl, hlo_op, None, float_only=False)
+    prim = unary_primitive(name, impl, hlo_op, None, accepts=ANY)
 
     def abstract_eval(x):
         _check_kind(name, x, allow_bool)

@@ -23,21 +23,30 @@ from minijax.lowering.ops import broadcast_in_dim, broadcast_scalars, compare
 # ----------------------------------------------------------------------------- unary
 
 
-def unary_primitive(name, impl, hlo_op, tangent=None, float_only=True, eager_on_xla=False):
+#: What a unary primitive accepts: its operand kinds (see ``dtypes.kind``) and JAX's words.
+INEXACT, FLOATING, ANY = ('fc', 'floating-point or complex'), ('f', 'floating-point'), None
+ORDERED = ('iubf', 'integer, floating-point or bool')  # complex numbers have no order
+
+
+def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_xla=False,
+                    real_result=False):
     """Define ``name`` with all its rules.
 
     ``tangent(t, x, ans)`` is the output tangent for the input tangent ``t`` as an expression
     in lax ops (``ans`` = the output), written as JAX writes it so that derivatives round as
     JAX's do; ``None`` means the primitive is not differentiable (its tangent is zero).
     ``eager_on_xla``: see ``Primitive`` (True for XLA's own approximations of a function).
+    ``accepts``: INEXACT, FLOATING or ANY dtype. ``real_result``: a complex operand gives a
+    real result of its part dtype (``abs``).
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
     prim.def_impl(lambda x: impl(np.asarray(x)))
 
     def abstract_eval(x):
-        if float_only and not dtypes.is_float(x.dtype):
-            raise TypeError(f'{name} needs a floating-point operand, got {x.str_short()}')
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        if accepts is not ANY and dtypes.kind(x.dtype) not in accepts[0]:
+            raise TypeError(f'{name} needs a {accepts[1]} operand, got {x.str_short()}')
+        dtype = dtypes.real_part_dtype(x.dtype) if real_result else x.dtype
+        return ShapedArray(x.shape, dtype, x.weak_type)
 
     prim.def_abstract_eval(abstract_eval)
     if tangent is None:
@@ -89,7 +98,7 @@ tanh_p = unary_primitive('tanh', np.tanh, hlo.TanhOp,
                          eager_on_xla=True)
 logistic_p = unary_primitive('logistic', _logistic, _logistic_op,
                              lambda t, x, ans: mul(t, mul(ans, sub(1., ans))),
-                             eager_on_xla=True)
+                             accepts=FLOATING, eager_on_xla=True)
 sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)))
 rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
                           lambda t, x, ans: mul(t, mul(-.5, div(ans, x))), eager_on_xla=True)
@@ -97,17 +106,22 @@ rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
 
 def _abs_tangent(t, x, ans):
     """``t`` where x >= 0, ``-t`` elsewhere: at the kink x = 0 (and -0.) JAX takes +1, so a
-    weight trained from zero under an L1 penalty still moves."""
-    return select_n(ge(x, full_like(x, 0)), neg(t), t)
+    weight trained from zero under an L1 penalty still moves. For complex ``x``, JAX's
+    ``real(t * conj(x) / |x|)``, with |x| = 0 read as 1 (the tangent there is 0)."""
+    dtype = core.get_aval(x).dtype
+    if not dtypes.is_complex(dtype):
+        return select_n(ge(x, full_like(x, 0)), neg(t), t)
+    safe_ans = select_n(eq(ans, full_like(ans, 0)), ans, full_like(ans, 1))
+    return lax.real(mul(t, div(lax.conj(x), convert_element_type(safe_ans, dtype))))
 
 
-abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, float_only=False)
+abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, accepts=ANY, real_result=True)
 def _sign(x):
     """NumPy's sign, except that a float zero keeps its sign (sign(-0.) is -0.), as in XLA."""
     return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)
 
 
-sign_p = unary_primitive('sign', _sign, hlo.SignOp, None, float_only=False)
+sign_p = unary_primitive('sign', _sign, hlo.SignOp, None, accepts=ANY)
 
 sin = _unary_function(sin_p, 'Elementwise sine.')
 cos = _unary_function(cos_p, 'Elementwise cosine.')
@@ -122,7 +136,7 @@ abs = _unary_function(abs_p, 'Elementwise absolute value.')  # noqa: A001 (lax.a
 sign = _unary_function(sign_p, 'Elementwise sign: -1, 0 or 1.')
 
 # neg is linear: its JVP is itself and it has a transpose.
-neg_p = unary_primitive('neg', np.negative, hlo.NegOp, float_only=False)
+neg_p = unary_primitive('neg', np.negative, hlo.NegOp, accepts=ANY)
 ad.defjvp_linear(neg_p)
 neg_p.def_transpose(lambda ct, x: [neg(ct)])
 neg = _unary_function(neg_p, 'Elementwise negation.')
@@ -130,10 +144,10 @@ neg = _unary_function(neg_p, 'Elementwise negation.')
 # ----------------------------------------------------------------------------- binary
 
 
-def _binary_abstract_eval(name, out_dtype=None, float_only=False):
+def _binary_abstract_eval(name, out_dtype=None, accepts=ANY):
     def abstract_eval(x, y):
-        if float_only and not dtypes.is_float(x.dtype):
-            raise TypeError(f'{name} needs floating-point operands, got {x.str_short()}')
+        if accepts is not ANY and dtypes.kind(x.dtype) not in accepts[0]:
+            raise TypeError(f'{name} needs {accepts[1]} operands, got {x.str_short()}')
         if x.dtype != y.dtype or (x.shape != y.shape and x.shape and y.shape):
             raise TypeError(f'{name} got incompatible operands {x.str_short()} and '
                             f'{y.str_short()}: they need one dtype and equal shapes '
@@ -143,15 +157,14 @@ def _binary_abstract_eval(name, out_dtype=None, float_only=False):
     return abstract_eval
 
 
-def binary_primitive(name, impl, lowering, out_dtype=None, float_only=False,
-                     eager_on_xla=False):
+def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on_xla=False):
     """Define a binary elementwise primitive: impl, abstract eval, batching and lowering.
 
     ``lowering(ctx, x, y)`` gets operands already broadcast to the result shape. The
     differentiation rules differ per primitive and are given beside each definition.
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
-    prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype, float_only))
+    prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype, accepts))
 
     prim.def_impl(impl)
     batching.broadcasting_batcher(prim)
@@ -212,7 +225,7 @@ def _integer_divide(x, y):
 
 def _divide(x, y):
     x, y = np.asarray(x), np.asarray(y)
-    return np.divide(x, y) if dtypes.is_float(x.dtype) else _integer_divide(x, y)
+    return np.divide(x, y) if dtypes.is_inexact(x.dtype) else _integer_divide(x, y)
 
 
 def safe_integer_divisor(ctx, x, y):
@@ -239,7 +252,7 @@ def _div_lowering(ctx, x, y):
     """``stablehlo.divide``; for integers, with XLA's answers (``x / 0`` = -1, ``INT_MIN /
     -1`` = INT_MIN) chosen in the program itself (see ``safe_integer_divisor``)."""
     aval = ctx.avals_out[0]
-    if dtypes.is_float(aval.dtype):
+    if dtypes.is_inexact(aval.dtype):
         return hlo.DivOp(x, y).result
     by_zero, safe_y = safe_integer_divisor(ctx, x, y)
     all_ones = broadcast_in_dim(constant(~np.zeros((), aval.dtype)), aval, [])
@@ -399,7 +412,7 @@ max_p = binary_primitive('max', _signed_zero_chooser(np.maximum, np.logical_and)
                          _hlo_binary(hlo.MaxOp))
 min_p = binary_primitive('min', _signed_zero_chooser(np.minimum, np.logical_or),
                          _hlo_binary(hlo.MinOp))
-pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), float_only=True,
+pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), accepts=INEXACT,
                          eager_on_xla=True)
 
 max = _binary_function(max_p, 'Elementwise maximum (NaN if either is NaN).')  # noqa: A001
@@ -464,7 +477,7 @@ def integer_pow(x, y: int):
 
 
 def _integer_pow_abstract_eval(x, *, y):
-    if (y < 0 and not dtypes.is_float(x.dtype)) or x.dtype == dtypes.bool_:
+    if (y < 0 and not dtypes.is_inexact(x.dtype)) or x.dtype == dtypes.bool_:
         raise TypeError(f'integer_pow: {x.str_short()} to the power {y} is not supported '
                         '(negative powers need a float operand)')
     return ShapedArray(x.shape, x.dtype, x.weak_type)
@@ -504,7 +517,7 @@ register_lowering(integer_pow_p, _integer_pow_lowering)
 def _comparison(name, impl, direction):
     prim = binary_primitive(
         name, impl, lambda ctx, x, y: compare(x, y, direction, ctx.avals_in[0].dtype),
-        out_dtype=dtypes.bool_)
+        out_dtype=dtypes.bool_, accepts=ANY if direction in ('EQ', 'NE') else ORDERED)
     ad.defjvp_zero(prim)
     return prim
 
@@ -638,6 +651,8 @@ def in_float32_if_narrow(fn, x, *args):
 
 def _convert_element_type_impl(x, *, new_dtype, weak_type):
     x = np.asarray(x)
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)  # complex -> real keeps the real part, as in JAX (and silently)
     if dtypes.is_float(x.dtype) and dtypes.is_integer(new_dtype):
         return _float_to_int(x, new_dtype)
     with np.errstate(over='ignore', invalid='ignore'):  # float64 -> float32 overflows to
@@ -668,7 +683,7 @@ convert_element_type_p.def_batching(lambda vals, dims, **params: (
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     (x,), (t,) = primals, tangents
     out = convert_element_type(x, new_dtype, weak_type=weak_type)
-    if not (dtypes.is_float(new_dtype) and dtypes.is_float(core.get_aval(x).dtype)):
+    if not (dtypes.is_inexact(new_dtype) and dtypes.is_inexact(core.get_aval(x).dtype)):
         return out, ad.Zero(core.get_aval(out))
     return out, convert_element_type(ad.instantiate(t), new_dtype, weak_type=weak_type)
 
@@ -676,6 +691,14 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 convert_element_type_p.def_jvp(_convert_jvp, symbolic_zeros=True)
 convert_element_type_p.def_transpose(lambda ct, x, **params: [
     convert_element_type(ct, x.aval.dtype, weak_type=x.aval.weak_type)])
-register_lowering(
-    convert_element_type_p,
-    lambda ctx, x, **params: hlo.ConvertOp(tensor_type(ctx.avals_out[0]), x).result)
+
+
+def _convert_lowering(ctx, x, **params):
+    """``stablehlo.convert``; complex -> real takes ``stablehlo.real`` first (StableHLO's
+    convert would not drop the imaginary part)."""
+    if dtypes.is_complex(ctx.avals_in[0].dtype) and not dtypes.is_complex(params['new_dtype']):
+        x = hlo.RealOp(x).result
+    return hlo.ConvertOp(tensor_type(ctx.avals_out[0]), x).result
+
+
+register_lowering(convert_element_type_p, _convert_lowering)

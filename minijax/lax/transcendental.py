@@ -17,8 +17,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
-    abs, add, binary_primitive, div, eq, exp, full_like, ge, integer_pow, less, log, log1p,
-    mul, neg, promote_weak_scalars, select_n, sqrt, sub, unary_primitive)
+    FLOATING, abs, add, binary_primitive, div, eq, exp, full_like, ge, integer_pow, less, log,
+    log1p, mul, neg, promote_weak_scalars, select_n, sqrt, sub, unary_primitive)
 
 _LN2 = math.log(2)
 
@@ -30,9 +30,9 @@ expm1_p = unary_primitive('expm1', np.expm1, hlo.Expm1Op, lambda t, x, ans: mul(
                           eager_on_xla=True)
 cbrt_p = unary_primitive('cbrt', np.cbrt, hlo.CbrtOp,
                          lambda t, x, ans: mul(t, mul(1 / 3, integer_pow(ans, -2))),
-                         eager_on_xla=True)
+                         accepts=FLOATING, eager_on_xla=True)
 atan2_p = binary_primitive('atan2', np.arctan2, lambda ctx, x, y: hlo.Atan2Op(x, y).result,
-                           float_only=True, eager_on_xla=True)
+                           accepts=FLOATING, eager_on_xla=True)
 
 
 def _atan2_slope(numerator):

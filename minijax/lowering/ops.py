@@ -24,7 +24,7 @@ def broadcast_scalars(ctx, operands) -> list[ir.Value]:
             for x, aval in zip(operands, ctx.avals_in)]
 
 
-_COMPARE_TYPES = {'f': 'FLOAT', 'i': 'SIGNED', 'u': 'UNSIGNED', 'b': 'UNSIGNED'}
+_COMPARE_TYPES = {'f': 'FLOAT', 'c': 'FLOAT', 'i': 'SIGNED', 'u': 'UNSIGNED', 'b': 'UNSIGNED'}
 
 
 def compare(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:

@@ -19,9 +19,12 @@ _FLOAT_TYPES = {dtypes.float16: ir.F16Type.get, dtypes.bfloat16: ir.BF16Type.get
 
 
 def element_type(dtype) -> ir.Type:
+    """``float32`` -> ``f32``, ``uint8`` -> ``ui8``, ``complex64`` -> ``complex<f32>``."""
     dtype = dtypes.check_supported(dtype)
     if dtypes.is_float(dtype):
         return _FLOAT_TYPES[dtype]()
+    if dtypes.is_complex(dtype):
+        return ir.ComplexType.get(element_type(dtypes.COMPLEX_PARTS[dtype]))
     return _integer_type(dtype)
 
 

@@ -49,14 +49,14 @@ class _ScalarType:
 
 
 (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
- uint64, bool_) = (_ScalarType(t) for t in (
+ uint64, bool_, complex64, complex128) = (_ScalarType(t) for t in (
     np.float16, dtypes.bfloat16.type, np.float32, np.float64, np.int8, np.int16, np.int32,
-    np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_))
-float_, int_ = float64, int64  # x64, as minijax always is
+    np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128))
+float_, int_, complex_ = float64, int64, complex128  # x64, as minijax always is
 dtype, finfo, iinfo, issubdtype = np.dtype, dtypes.finfo, np.iinfo, np.issubdtype
-generic, number, inexact, floating, integer, signedinteger, unsignedinteger = (
-    np.generic, np.number, np.inexact, np.floating, np.integer, np.signedinteger,
-    np.unsignedinteger)
+generic, number, inexact, floating, complexfloating, integer, signedinteger, unsignedinteger = (
+    np.generic, np.number, np.inexact, np.floating, np.complexfloating, np.integer,
+    np.signedinteger, np.unsignedinteger)
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
 ndarray = Array
@@ -107,9 +107,10 @@ def _promote(*args):
 
 
 def _to_float(x):
-    """``x`` as JAX's float for its dtype, weakly typed if ``x`` is (``jnp.sin(2)`` is)."""
+    """``x`` as JAX's float for its dtype, weakly typed if ``x`` is (``jnp.sin(2)`` is);
+    a complex ``x`` stays complex."""
     aval = core.get_aval(x)
-    if dtypes.is_float(aval.dtype):
+    if dtypes.is_inexact(aval.dtype):
         return x
     return lax.convert_element_type(x, _TO_FLOAT[aval.dtype], weak_type=aval.weak_type)
 
@@ -423,6 +424,30 @@ def _is_infinity(x, infinity):
     return lax.eq(x, infinity) if _is_float(x) else lax.full(np.shape(x), False, dtypes.bool_)
 
 
+def _is_complex(x):
+    return dtypes.is_complex(core.get_aval(x).dtype)
+
+
+def _conjugate(x):
+    """The complex conjugate; a real ``x`` is its own."""
+    return lax.conj(x) if _is_complex(x) else x
+
+
+def _real(x):
+    """The real part; a real ``x`` is its own."""
+    return lax.real(x) if _is_complex(x) else x
+
+
+def _imag(x):
+    """The imaginary part; zeros for a real ``x``."""
+    return lax.imag(x) if _is_complex(x) else lax.full_like(x, 0)
+
+
+def _angle(x):
+    """The argument of complex ``x``, ``atan2(imag, real)`` (0 or pi for a real ``x``)."""
+    return lax.atan2(_imag(x), _real(x))
+
+
 def _unary(name, fn, to_float=True):
     """A function of one operand; ``to_float``: integer and boolean operands become floats
     first (as ``jnp.sin(1)`` is a float)."""
@@ -464,8 +489,10 @@ rint = _unary('rint', _rint, to_float=False)
 isnan = _unary('isnan', _isnan, to_float=False)
 isinf = _unary('isinf', _isinf, to_float=False)
 isfinite = _unary('isfinite', _isfinite, to_float=False)
-conj = conjugate = real = _unary('real', lambda x: x, to_float=False)  # real dtypes only
-imag = _unary('imag', lambda x: lax.full_like(x, 0), to_float=False)
+conj = conjugate = _unary('conjugate', _conjugate, to_float=False)
+real = _unary('real', _real, to_float=False)
+imag = _unary('imag', _imag, to_float=False)
+angle = _unary('angle', _angle)
 arcsin = asin = _unary('arcsin', lax.asin)
 arccos = acos = _unary('arccos', lax.acos)
 arctan = atan = _unary('arctan', lax.atan)
@@ -1170,8 +1197,18 @@ def isscalar(element):
 
 
 def iscomplexobj(x):
-    """False: minijax has no complex numbers."""
-    return False
+    """Whether ``x`` has a complex dtype (whatever its values)."""
+    return dtypes.is_complex(x.dtype if hasattr(x, 'dtype') else np.asarray(x).dtype)
+
+
+def iscomplex(x):
+    """Elementwise: whether the imaginary part is nonzero."""
+    return not_equal(imag(x), 0)
+
+
+def isreal(x):
+    """Elementwise: whether the imaginary part is zero."""
+    return equal(imag(x), 0)
 
 
 def _as_dtype(t):

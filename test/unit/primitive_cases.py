@@ -13,11 +13,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from minijax import lax as mlax
-from testlib import BOOL, F32, F64, FLOATS, I8, I32, I64, NUMBERS, U8, U32, U64, random_array
+from testlib import (BOOL, C64, C128, COMPLEX, F32, F64, FLOATS, I8, I32, I64, NUMBERS, U8, U32,
+                     U64, random_array)
 
 #: Short dtype names for test ids.
 SHORT_NAMES = {F32: 'f32', F64: 'f64', I32: 'i32', I64: 'i64', BOOL: 'bool', I8: 'i8', U8: 'u8',
-               U32: 'u32', U64: 'u64'}
+               U32: 'u32', U64: 'u64', C64: 'c64', C128: 'c128'}
 
 
 class Arg(NamedTuple):
@@ -295,6 +296,12 @@ PRIMITIVE_CASES = [
     _unary('tan'), _unary('expm1'), _unary('cbrt', domain='nonzero'),
     *_binary('atan2', jax.lax.atan2, FLOATS, domains=('nonzero', 'nonzero')),
     _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
+    # complex numbers: the parts (complex operands), and elementwise ops on complex operands
+    _unary('real', COMPLEX), _unary('imag', COMPLEX), _unary('conj', COMPLEX),
+    *_binary('complex', jax.lax.complex, FLOATS),
+    *(_unary(name, (C128,), domain) for name, domain in [
+        ('abs', 'nonzero'), ('sin', 'any'), ('log', 'nonzero'), ('sqrt', 'nonzero')]),
+    *_binary('div', jax.lax.div, (C128,), domains=('any', 'nonzero'))[:1],
     *_binary('add', jax.lax.add), *_binary('sub', jax.lax.sub), *_binary('mul', jax.lax.mul),
     Case('add_any', '', mlax.add_any, jax.interpreters.ad.add_jaxvals, _args((3, 4), (3, 4))),
     *_binary('div', jax.lax.div, domains=('any', 'nonzero')),

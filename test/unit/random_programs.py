@@ -149,7 +149,7 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'cumprod', 'cummax', 'cummin', 'cumlogsumexp', 'cond', 'switch',
                     'while_loop', 'fori_loop', 'scan', 'gather', 'scatter', 'scatter_add',
                     'scatter_mul', 'scatter_min', 'scatter_max', 'GatherDimensionNumbers',
-                    'ScatterDimensionNumbers', 'clamp')
+                    'ScatterDimensionNumbers', 'clamp', 'real', 'imag', 'conj', 'complex')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -244,6 +244,14 @@ def _b_binary(B, args, *, name, safe_divisor=False):
         y = B.select_n(B.eq(y, np.zeros((), y.dtype)), y, B.broadcast_in_dim(
             np.ones((), y.dtype), jnp.shape(y), ()))
     return [B[name](x, y)]
+
+
+def _b_complex_parts(B, args, *, part):
+    """A float result through complex values: a part of ``conj(x + iy) + (y + ix)``
+    (exact: no rounding for the executors to disagree on)."""
+    x, y = args
+    w = B.add(B.conj(B.complex(x, y)), B.complex(y, x))
+    return [B[part](w)]
 
 
 def _b_select_n(B, args, *, which_kind, n_cases):
@@ -405,7 +413,7 @@ BUILDERS = dict(
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
     bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
-    gather=_b_gather, scatter=_b_scatter,
+    gather=_b_gather, scatter=_b_scatter, complex_parts=_b_complex_parts,
     cond=_b_cond,
     while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
 
@@ -504,6 +512,20 @@ def s_binary(g, pool, depth):
     if name == 'div' and a.dtype in INTS and not safe:
         g.hazards.add('interpreter_crash')
     return _step('binary', [x, y], [out], name=name, safe_divisor=safe)
+
+
+def complex_parts_step(seed, pool):
+    """A last step through complex values (None for a third of the seeds, or without a
+    float32/float64 value), drawn from its own generator so that adding it left the programs
+    the CI seeds had drawn before unchanged."""
+    rng = np.random.default_rng([seed, 2])
+    floats = [i for i, a in enumerate(pool) if a.dtype in ('float32', 'float64')]
+    if not floats or rng.random() < 1 / 3:
+        return None
+    x = floats[rng.integers(len(floats))]
+    y = next((i for i in floats if pool[i] == pool[x] and i != x), x)
+    part = ('real', 'imag')[rng.integers(2)]
+    return _step('complex_parts', [x, y], [pool[x]], part=part)
 
 
 def s_select_n(g, pool, depth):
@@ -1011,6 +1033,10 @@ def generate(seed: int, avoid=frozenset(KNOWN_BUGS), max_steps=8) -> Description
                                 Aval(g.shape(2), g.choice(DTYPES))]))
     pool = list(inputs)
     steps = _draw_steps(g, pool, int(g.rng.integers(1, max_steps + 1)), 0)
+    last = complex_parts_step(seed, pool)
+    if last is not None:
+        steps.append(last)
+        pool.append(last.outs[0])
     program = Program(tuple(inputs), tuple(steps), _leaves(pool, steps, len(inputs)))
     return Description(seed, program, frozenset(g.hazards), g.avoid)
 

@@ -468,8 +468,8 @@ BAD_INPUT = [
      r"minijax: error: TARGET '{d}/user.py' needs a function: {d}/user.py:FUNCTION"),
     # SPECs and VALUEs
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3'], 2, r"minijax: error: bad SPEC 'f32\[3'.*"),
-    (['lower', '{d}/user.py:fails', '--arg', 'c64[3]'], 2,
-     r"minijax: error: bad SPEC 'c64\[3\]': unknown dtype 'c64' .*"),
+    (['lower', '{d}/user.py:fails', '--arg', 'c32[3]'], 2,
+     r"minijax: error: bad SPEC 'c32\[3\]': unknown dtype 'c32' .*"),
     (['lower', '{d}/user.py:fails', '--arg', 'f32[-1]'], 2,
      r"minijax: error: bad SPEC 'f32\[-1\]': dimensions must be non-negative integers.*"),
     (['lower', '{d}/user.py:fails', '--arg', 'f32[2.5]'], 2,

@@ -56,7 +56,7 @@ def test_get_aval(value, expected):
     assert core.raise_to_shaped(core.get_aval(value)) == expected
 
 
-@pytest.mark.parametrize('value', ['a string', object(), np.ones(2, np.complex64), [1.0]])
+@pytest.mark.parametrize('value', ['a string', object(), np.ones(2, np.clongdouble), [1.0]])
 def test_get_aval_rejects_non_arrays(value):
     with pytest.raises(TypeError):
         core.get_aval(value)

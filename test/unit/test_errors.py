@@ -23,7 +23,7 @@ ENTRY_POINTS = {
 @pytest.mark.parametrize('args,position,type_name', [
     ((1.0, 'hello'), '1', 'str'),
     ((object(),), '0', 'object'),
-    ((np.ones(2), np.ones(2, np.complex64)), '1', 'complex64'),
+    ((np.ones(2), np.ones(2, np.clongdouble)), '1', 'complex256'),
     ((1.0, {'a': 1.0, 'b': 'x'}), '1', 'str'),
 ])
 def test_bad_argument_type_names_the_argument(entry, args, position, type_name):

@@ -16,11 +16,15 @@ F32, F64, I32, I64, BOOL = (np.dtype(d) for d in ('float32', 'float64', 'int32',
 FLOATS = (F32, F64)
 I8, U8, U32, U64 = (np.dtype(d) for d in ('int8', 'uint8', 'uint32', 'uint64'))
 NUMBERS = (F32, F64, I32, I64)
+C64, C128 = np.dtype('complex64'), np.dtype('complex128')
+COMPLEX = (C64, C128)
 
 #: (rtol, atol) per dtype when comparing against the oracle.
 TOLERANCES = {
     np.dtype('float32'): (2e-5, 2e-6),
     np.dtype('float64'): (1e-12, 1e-13),
+    np.dtype('complex64'): (2e-5, 2e-6),
+    np.dtype('complex128'): (1e-12, 1e-13),
 }
 
 
@@ -59,6 +63,9 @@ def random_array(rng, shape, dtype, domain='any'):
         if domain == 'nonzero':
             x = np.where(x == 0, 3, x)
         return x.astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):  # both parts drawn from the float domain
+        parts = (random_array(rng, shape, np.float64, domain) for _ in 'ri')
+        return (next(parts) + 1j * next(parts)).astype(dtype)
     x = rng.uniform(-2, 2, size=shape)
     if domain == 'ties':
         x = np.round(x)

@@ -1,0 +1,100 @@
+"""Complex numbers against JAX: dtypes and promotion, jnp's complex functions eagerly and under
+jit, gradients with JAX's convention (grad of a real function of complex z is the VJP with
+cotangent 1: df/dx - i df/dy), holomorphic=True, and JAX's errors. The per-primitive rules
+(real, imag, conj, complex, and the elementwise ops on complex operands) are in test_rules."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from testlib import assert_close
+
+import minijax
+import minijax.numpy as mnp
+from minijax import lax as mlax
+
+Z = np.array([1 + 2j, -0.5 + 0.3j, 2 - 1j])
+
+
+def _program(np_):
+    """A real-valued function of complex z through every complex-aware operation."""
+    def f(z):
+        w = np_.exp(z) * np_.sin(z) / (z + 2.) + np_.sqrt(z) + z ** 3 + np_.conj(z) * 2j
+        return np_.sum(np_.abs(w) ** 2 + np_.real(w) * np_.imag(w)) + np_.real(np_.dot(w, z))
+    return f
+
+
+def _values_and_derivatives(j, np_):
+    """f, its gradient and holomorphic Jacobians, in one jit (one compile)."""
+    f = _program(np_)
+
+    def g(z):
+        return np_.log(z) * z + np_.tanh(z) ** 2
+
+    return j.jit(lambda z: (f(z), j.grad(f)(z), j.jacfwd(g, holomorphic=True)(z),
+                            j.jacrev(g, holomorphic=True)(z)))
+
+
+def test_values_and_derivatives_match_jax():
+    for mine, theirs in zip(_values_and_derivatives(minijax, mnp)(Z),
+                            _values_and_derivatives(jax, jnp)(Z)):
+        assert_close(mine, theirs)
+
+
+def test_cookbook_examples_match_jax():
+    """The autodiff cookbook's complex examples, printed as JAX prints them."""
+    def f(np_):
+        return lambda z: np_.real(z) ** 2 + np_.imag(z) ** 2
+
+    z = 3. + 4j
+    for mine, theirs in [(minijax.grad(f(mnp))(z), jax.grad(f(jnp))(z)),
+                         (minijax.grad(lambda z: mnp.abs(z) ** 2)(z),
+                          jax.grad(lambda z: jnp.abs(z) ** 2)(z)),
+                         (minijax.grad(mnp.sin, holomorphic=True)(z),
+                          jax.grad(jnp.sin, holomorphic=True)(z))]:
+        assert str(mine) == str(theirs)
+        assert_close(mine, theirs)
+
+
+def test_dtypes_promotion_and_printing_match_jax():
+    cases = [lambda np_: np_.float32(2) * 1j, lambda np_: np_.complex64(1 + 2j) * 2,
+             lambda np_: np_.array([1, 2], np_.int32) + 1j,
+             lambda np_: np_.complex64(1j) + np_.float64(1.),
+             lambda np_: np_.array([1 + 2j, 3.]).real, lambda np_: np_.array([1 + 2j, 3.]).imag,
+             lambda np_: np_.array([1 - 2j]).conj(), lambda np_: np_.abs(np_.complex64(3 + 4j)),
+             lambda np_: np_.isreal(np_.array([1j, 2.])), lambda np_: np_.iscomplex(np_.array([1j, 2.])),
+             lambda np_: np_.angle(np_.array([-1., 1j])),
+             lambda np_: np_.conj(np_.float32(2.)), lambda np_: np_.real(3),
+             lambda np_: np_.array([1 + 2j, 3j]) == np_.array([1 + 2j, 3.])]
+    for case in cases:
+        mine, theirs = case(mnp), case(jnp)
+        assert (repr(mine), str(mine)) == (repr(theirs), str(theirs))
+    assert mnp.result_type(mnp.float32, 1j) == jnp.result_type(jnp.float32, 1j)
+    assert mnp.iscomplexobj([1j]) and not mnp.iscomplexobj(np.ones(2))
+    assert (str(minijax.make_jaxpr(lambda z: mlax.conj(z) * (1 + 2j))(1j))
+            == str(jax.make_jaxpr(lambda z: jax.lax.conj(z) * (1 + 2j))(1j)))
+
+
+@pytest.mark.parametrize('call,message', [
+    (lambda j: j.grad(lambda z: z * z)(1j), 'grad requires real-valued outputs'),
+    (lambda j: j.grad(lambda z: z * z, holomorphic=True)(1.),
+     'grad with holomorphic=True requires inputs with complex dtype, but got float64.'),
+    (lambda j: j.grad(lambda z: j.numpy.abs(z), holomorphic=True)(1j),
+     'grad with holomorphic=True requires outputs with complex dtype, but got float64.'),
+    (lambda j: j.jacfwd(lambda z: z * z)(1j), 'jacfwd requires real-valued inputs'),
+    (lambda j: j.jacrev(lambda z: z * z)(1j), 'jacrev requires real-valued outputs'),
+    (lambda j: j.lax.lt(np.array(1j), np.array(2j)) if j is jax
+     else j.lax.less(np.array(1j), np.array(2j)), 'complex128'),
+    (lambda j: j.lax.real(1.), 'real does not accept dtype float64. Accepted dtypes are '
+                               'subtypes of complexfloating.'),
+    (lambda j: j.lax.complex(np.array(1j), np.array(2.)),
+     'complex does not accept dtype complex128 at position 0'),
+], ids=['grad-complex-out', 'holomorphic-real-in', 'holomorphic-real-out', 'jacfwd-complex-in',
+        'jacrev-complex-out', 'less', 'real', 'complex'])
+def test_errors_match_jax(call, message):
+    """A TypeError as JAX raises it (the same text, but for the names of primitives)."""
+    with pytest.raises(TypeError) as theirs:
+        call(jax)
+    with pytest.raises(TypeError) as mine:
+        call(minijax)
+    assert message in str(theirs.value)
+    assert message in str(mine.value)
