@@ -187,16 +187,26 @@ def _argnums(what, argnums, nargs):
     return nums
 
 
-_USE_VJP = 'If you want to use integer- or bool-valued inputs, use vjp.'
+#: JAX's error for an integer or bool input, in reverse mode and in forward mode.
+_REVERSE_INPUT_ERROR = (
+    '{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of '
+    'np.inexact), but got {dtype}. If you want to use Boolean- or integer-valued inputs, use '
+    'vjp or set allow_int to True.')
+_FORWARD_INPUT_ERROR = (
+    '{name} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but '
+    'got {dtype}. For holomorphic differentiation, pass holomorphic=True. For differentiation '
+    'of non-holomorphic functions involving complex inputs or integer inputs, use jax.jvp '
+    'directly.')
 
 
-def _differentiated(what, f, argnums, args, kwargs, hint):
+def _differentiated(what, f, argnums, args, kwargs, input_error, allow_int=False):
     """``f`` as a function of the arguments ``argnums`` picks (the others and ``kwargs``
-    fixed), and those arguments, whose leaves must be floats (``hint`` says what else to
-    use)."""
+    fixed), and those arguments, whose leaves must be floats unless ``allow_int``
+    (``input_error``: JAX's text otherwise, with ``{dtype}``)."""
     nums = _argnums(what, argnums, len(args))
     f_partial, diff_args = _partial_over(f, nums, args, kwargs)
-    _check_float_leaves(what, nums, diff_args, hint)
+    if not allow_int:
+        _check_float_leaves(diff_args, input_error)
     return f_partial, diff_args
 
 
@@ -212,37 +222,50 @@ def _partial_over(f, nums, args, kwargs):
     return f_of_diff_args, tuple(args[i] for i in nums)
 
 
-def _check_float_leaves(what, nums, args, advice):
+def _check_float_leaves(args, input_error):
     """Differentiating with respect to an integer or bool input is a mistake (its gradient
     would be a silent zero): refuse it, as JAX does."""
-    for i, arg in zip(nums, args):
-        for leaf in tree_util.tree_leaves(arg):
-            if core.is_valid_value(leaf) and not dtypes.is_float(core.get_aval(leaf).dtype):
-                raise TypeError(f'{what} requires real-valued (floating-point) inputs, '
-                                f'but argument {i} has dtype {core.get_aval(leaf).dtype.name}. '
-                                f'{advice}')
+    for leaf in tree_util.tree_leaves(args):
+        if core.is_valid_value(leaf) and not dtypes.is_float(core.get_aval(leaf).dtype):
+            raise TypeError(input_error.format(dtype=core.get_aval(leaf).dtype.name))
+
+
+def _check_scalar_float_output(out):
+    """``grad`` differentiates a scalar float: JAX's errors for another output."""
+    if not core.is_valid_value(out):
+        raise TypeError(f'Gradient only defined for scalar-output functions. Output was '
+                        f'{out!r} of type {type(out).__name__}.')
+    aval = core.get_aval(out)
+    if aval.shape != ():
+        raise TypeError(f'Gradient only defined for scalar-output functions. Output had '
+                        f'shape: {aval.shape}.')
+    if not dtypes.is_float(aval.dtype):
+        raise TypeError(f'grad requires real-valued outputs (output dtype that is a sub-dtype '
+                        f'of np.floating), but got {aval.dtype.name}. For differentiation of '
+                        'functions with integer outputs, use jax.vjp directly.')
 
 
 # ----------------------------------------------------------------------------- grad
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f, argnums=0, has_aux=False, allow_int=False):
     """A function returning ``(f(*args), gradient of f at args[argnums])``.
 
     ``f`` must return a scalar float; ``argnums`` is an int or a tuple of ints (then the
     gradient is a tuple). With ``has_aux``, ``f`` returns ``(value, aux)`` and the result is
     ``((value, aux), gradient)``. Keyword arguments are passed through, not differentiated.
+    ``allow_int`` lets integer inputs through (their gradient is a zero of their dtype; JAX
+    gives ``float0``).
     """
     core.check_callable('value_and_grad', f=f)
     what = f'grad({_name(f)})'
+    input_error = _REVERSE_INPUT_ERROR.replace('{name}', 'grad')
 
     def value_and_grad_f(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP)
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, input_error,
+                                               allow_int)
         out, f_vjp, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
-        out_aval = core.get_aval(out) if core.is_valid_value(out) else None
-        if out_aval is None or out_aval.shape != () or not dtypes.is_float(out_aval.dtype):
-            given = out_aval.str_short() if out_aval is not None else type(out).__name__
-            raise TypeError(f'{what} needs a scalar float output, but the function '
-                            f'returned an output of type {given}')
+        _check_scalar_float_output(out)
+        out_aval = core.get_aval(out)
         grads = f_vjp(scalar(1, out_aval.dtype, out_aval.weak_type))
         value = (out, aux[0]) if has_aux else out
         return value, (grads[0] if isinstance(argnums, int) else grads)
@@ -250,11 +273,11 @@ def value_and_grad(f, argnums=0, has_aux=False):
     return core.named_after(f, value_and_grad_f)
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f, argnums=0, has_aux=False, allow_int=False):
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``argnums``; with
     ``has_aux``, ``(gradient, aux)``."""
     core.check_callable('grad', f=f)
-    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+    value_and_grad_f = value_and_grad(f, argnums, has_aux, allow_int)
 
     def grad_f(*args, **kwargs):
         value, g = value_and_grad_f(*args, **kwargs)
@@ -276,8 +299,8 @@ def jacfwd(f, argnums=0, has_aux=False):
     what = f'jacfwd({_name(f)})'
 
     def jacfun(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs,
-                                               'For integer inputs, use minijax.jvp directly.')
+        f_partial, diff_args = _differentiated(
+            what, f, argnums, args, kwargs, _FORWARD_INPUT_ERROR.replace('{name}', 'jacfwd'))
 
         def push_forward(tangents):  # the output tangents (and aux); the output is not needed
             return jvp(f_partial, diff_args, tangents, has_aux=has_aux)[1:]
@@ -299,7 +322,8 @@ def jacrev(f, argnums=0, has_aux=False):
     what = f'jacrev({_name(f)})'
 
     def jacfun(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP)
+        f_partial, diff_args = _differentiated(
+            what, f, argnums, args, kwargs, _REVERSE_INPUT_ERROR.replace('{name}', 'jacrev'))
         y, pullback, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
         _check_float_outputs(what, y)
         rows = _selected(argnums, vmap(pullback)(_std_basis(y)))

@@ -192,8 +192,12 @@ def promote_weak_scalars(name, x, y):
     x_aval, y_aval = core.get_aval(x), core.get_aval(y)
     if x_aval.dtype == y_aval.dtype:
         return x, y
-    if x_aval.weak_type and y_aval.weak_type:  # lax.add(1, 1.): no dtype to give both
-        raise same_dtypes_error(name, x_aval.dtype, y_aval.dtype)
+    if type(x) in dtypes.PYTHON_SCALARS and type(y) in dtypes.PYTHON_SCALARS:
+        raise same_dtypes_error(name, x_aval.dtype, y_aval.dtype)  # lax.add(1, 1.), as JAX
+    if x_aval.weak_type and y_aval.weak_type:  # a weak float value and 1: the float's type
+        if dtypes.is_float(x_aval.dtype):
+            return x, _cast_weak(name, y, y_aval, x_aval)
+        return _cast_weak(name, x, x_aval, y_aval), y
     if x_aval.weak_type:
         return _cast_weak(name, x, x_aval, y_aval), y
     if y_aval.weak_type:

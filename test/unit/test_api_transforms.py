@@ -425,8 +425,8 @@ def test_hessian_has_aux_and_dict_input(rng):
 def test_jacobian_of_integer_input_is_a_type_error(name):
     with pytest.raises(TypeError):
         getattr(jax, name)(lambda x: x * 2)(2)
-    with pytest.raises(TypeError, match=rf'{name if name != "jacobian" else "jacrev"}\(<lambda>'
-                                        r'\) requires real-valued .*argument 0 has dtype int64'):
+    with pytest.raises(TypeError, match=rf'{name if name != "jacobian" else "jacrev"} '
+                                        r'requires real.* but got int64'):
         getattr(minijax, name)(lambda x: lax.mul(x, 2))(2)
 
 
