@@ -19,6 +19,8 @@ config.suffixes = ['.py', '.mlir', '.test']
 config.excludes = ['Inputs', 'lit.cfg.py', 'examples', 'minijax', 'unit', 'build', '.ci']
 
 bin_dir = os.path.dirname(sys.executable)
+# The minijax under test is this checkout's (a worktree's), not the one pip installed.
+config.environment['PYTHONPATH'] = os.path.dirname(os.path.abspath(__file__))
 config.environment['PATH'] = os.pathsep.join([bin_dir, config.environment.get('PATH', '')])
 
 filecheck = shutil.which('filecheck', path=config.environment['PATH'])

@@ -187,16 +187,25 @@ def _argnums(what, argnums, nargs):
     return nums
 
 
-_USE_VJP = 'If you want to use integer- or bool-valued inputs, use vjp.'
+#: JAX's error for an integer or bool input, in reverse mode and in forward mode.
+_REVERSE_INPUT_ERROR = (
+    '{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of '
+    'np.inexact), but got {dtype}. If you want to use Boolean- or integer-valued inputs, use '
+    'vjp or set allow_int to True.')
+_FORWARD_INPUT_ERROR = (
+    '{name} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but '
+    'got {dtype}. For holomorphic differentiation, pass holomorphic=True. For differentiation '
+    'of non-holomorphic functions involving complex inputs or integer inputs, use jax.jvp '
+    'directly.')
 
 
-def _differentiated(what, f, argnums, args, kwargs, hint, inputs):
+def _differentiated(what, f, argnums, args, kwargs, inputs, allow_int=False):
     """``f`` as a function of the arguments ``argnums`` picks (the others and ``kwargs``
     fixed), and those arguments, whose leaves must be of the kinds ``inputs`` allows (see
-    ``_check_input_leaves``; ``hint`` says what else to use)."""
+    ``_check_input_leaves``), or integers too with ``allow_int``."""
     nums = _argnums(what, argnums, len(args))
     f_partial, diff_args = _partial_over(f, nums, args, kwargs)
-    _check_input_leaves(what, nums, diff_args, hint, inputs)
+    _check_input_leaves(diff_args, inputs, allow_int)
     return f_partial, diff_args
 
 
@@ -219,48 +228,60 @@ def _inputs(transformation, holomorphic, real_kinds='f'):
     return transformation, 'c' if holomorphic else real_kinds
 
 
-def _check_input_leaves(what, nums, args, advice, inputs):
+def _check_input_leaves(args, inputs, allow_int):
     """Differentiating with respect to an integer or bool input is a mistake (its gradient
-    would be a silent zero): refuse it, as JAX does; so is a real input of a holomorphic
-    function, or a complex input of jacfwd."""
+    would be a silent zero): refuse it, as JAX does, with JAX's text; so is a real input of
+    a holomorphic function, or a complex input of jacfwd."""
     transformation, kinds = inputs
-    for i, arg in zip(nums, args):
-        for leaf in tree_util.tree_leaves(arg):
-            dtype = core.get_aval(leaf).dtype if core.is_valid_value(leaf) else None
-            if dtype is None or dtypes.kind(dtype) in kinds:
-                continue
-            if kinds == 'c':
-                raise TypeError(f'{transformation} with holomorphic=True requires inputs with '
-                                f'complex dtype, but got {dtype.name}.')
-            if dtypes.is_complex(dtype):
-                raise TypeError(f'{transformation} requires real-valued inputs (input dtype '
-                                f'that is a sub-dtype of np.floating), but got {dtype.name}. '
-                                f'{_PASS_HOLOMORPHIC} For differentiation of non-holomorphic '
-                                'functions involving complex inputs or integer inputs, use '
-                                'minijax.jvp directly.')
-            raise TypeError(f'{what} requires real-valued (floating-point) inputs, '
-                            f'but argument {i} has dtype {dtype.name}. {advice}')
+    for leaf in tree_util.tree_leaves(args):
+        dtype = core.get_aval(leaf).dtype if core.is_valid_value(leaf) else None
+        if dtype is None or dtypes.kind(dtype) in kinds:
+            continue
+        if kinds == 'c':
+            raise TypeError(f'{transformation} with holomorphic=True requires inputs with '
+                            f'complex dtype, but got {dtype.name}.')
+        if allow_int and not dtypes.is_complex(dtype):
+            continue
+        error = _REVERSE_INPUT_ERROR if 'c' in kinds else _FORWARD_INPUT_ERROR
+        raise TypeError(error.format(name=transformation, dtype=dtype.name))
 
 
-_PASS_HOLOMORPHIC = 'For holomorphic differentiation, pass holomorphic=True.'
+def _check_scalar_output(out, holomorphic):
+    """``grad`` differentiates a scalar, real unless ``holomorphic``: JAX's errors for
+    another output."""
+    if not core.is_valid_value(out):
+        raise TypeError(f'Gradient only defined for scalar-output functions. Output was '
+                        f'{out!r} of type {type(out).__name__}.')
+    aval = core.get_aval(out)
+    if aval.shape != ():
+        raise TypeError(f'Gradient only defined for scalar-output functions. Output had '
+                        f'shape: {aval.shape}.')
+    _check_output_dtype('grad', aval.dtype, holomorphic)
 
 
 def _check_output_dtype(transformation, dtype, holomorphic):
-    """A holomorphic function's output must be complex; any other's must not be (its
-    derivative is not a linear map over the complex numbers): JAX's errors."""
+    """A holomorphic function's output must be complex; any other's must be real floating
+    point (the derivative of a complex output is not a linear map over the reals, that of an
+    integer one is zero): JAX's errors."""
     if holomorphic and not dtypes.is_complex(dtype):
         raise TypeError(f'{transformation} with holomorphic=True requires outputs with complex '
                         f'dtype, but got {dtype.name}.')
     if not holomorphic and dtypes.is_complex(dtype):
         raise TypeError(f'{transformation} requires real-valued outputs (output dtype that is '
                         f'a sub-dtype of np.floating), but got {dtype.name}. '
-                        f'{_PASS_HOLOMORPHIC} For differentiation of non-holomorphic '
-                        'functions involving complex outputs, use minijax.vjp directly.')
+                        'For holomorphic differentiation, pass holomorphic=True. '
+                        'For differentiation of non-holomorphic functions involving complex '
+                        'outputs, use jax.vjp directly.')
+    if not dtypes.is_inexact(dtype):
+        raise TypeError(f'{transformation} requires real-valued outputs (output dtype that is '
+                        f'a sub-dtype of np.floating), but got {dtype.name}. For '
+                        'differentiation of functions with integer outputs, use jax.vjp '
+                        'directly.')
 
 
 # ----------------------------------------------------------------------------- grad
 
-def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
+def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """A function returning ``(f(*args), gradient of f at args[argnums])``.
 
     ``f`` must return a scalar float; ``argnums`` is an int or a tuple of ints (then the
@@ -268,22 +289,19 @@ def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
     ``((value, aux), gradient)``. Keyword arguments are passed through, not differentiated.
     The gradient is the VJP with cotangent 1, as in JAX: for a real ``f`` of complex ``z``
     that is ``df/dx - i df/dy``; with ``holomorphic``, ``f`` maps complex to complex and the
-    gradient is its complex derivative ``f'(z)``.
+    gradient is its complex derivative ``f'(z)``. ``allow_int`` lets integer inputs through
+    (their gradient is a zero of their dtype; JAX gives ``float0``).
     """
     core.check_callable('value_and_grad', f=f)
     what = f'grad({_name(f)})'
     allowed = _inputs('grad', holomorphic, real_kinds='fc')
 
     def value_and_grad_f(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP, allowed)
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, allowed,
+                                               allow_int)
         out, f_vjp, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
-        out_aval = core.get_aval(out) if core.is_valid_value(out) else None
-        if out_aval is not None:
-            _check_output_dtype('grad', out_aval.dtype, holomorphic)
-        if out_aval is None or out_aval.shape != () or not dtypes.is_inexact(out_aval.dtype):
-            given = out_aval.str_short() if out_aval is not None else type(out).__name__
-            raise TypeError(f'{what} needs a scalar float output, but the function '
-                            f'returned an output of type {given}')
+        _check_scalar_output(out, holomorphic)
+        out_aval = core.get_aval(out)
         grads = f_vjp(scalar(1, out_aval.dtype, out_aval.weak_type))
         value = (out, aux[0]) if has_aux else out
         return value, (grads[0] if isinstance(argnums, int) else grads)
@@ -291,11 +309,11 @@ def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
     return core.named_after(f, value_and_grad_f)
 
 
-def grad(f, argnums=0, has_aux=False, holomorphic=False):
+def grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``argnums``; with
     ``has_aux``, ``(gradient, aux)``; ``holomorphic``: see ``value_and_grad``."""
     core.check_callable('grad', f=f)
-    value_and_grad_f = value_and_grad(f, argnums, has_aux, holomorphic)
+    value_and_grad_f = value_and_grad(f, argnums, has_aux, holomorphic, allow_int)
 
     def grad_f(*args, **kwargs):
         value, g = value_and_grad_f(*args, **kwargs)
@@ -319,9 +337,7 @@ def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
     allowed = _inputs('jacfwd', holomorphic)
 
     def jacfun(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs,
-                                               'For integer inputs, use minijax.jvp directly.',
-                                               allowed)
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, allowed)
 
         def push_forward(tangents):  # the output tangents (and aux); the output is not needed
             return jvp(f_partial, diff_args, tangents, has_aux=has_aux)[1:]
@@ -347,9 +363,9 @@ def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
     allowed = _inputs('jacrev', holomorphic, real_kinds='fc')
 
     def jacfun(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, _USE_VJP, allowed)
+        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, allowed)
         y, pullback, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
-        _check_float_outputs(what, y, holomorphic)
+        _check_float_outputs(y, holomorphic)
         rows = _selected(argnums, vmap(pullback)(_std_basis(y)))
         jac = _split_rows(y, rows)
         return (jac, aux[0]) if has_aux else jac
@@ -372,13 +388,9 @@ def _selected(argnums, diff_values):
     return diff_values[0] if isinstance(argnums, int) else diff_values
 
 
-def _check_float_outputs(what, y, holomorphic):
+def _check_float_outputs(y, holomorphic):
     for leaf in tree_util.tree_leaves(y):
-        dtype = core.get_aval(leaf).dtype
-        _check_output_dtype('jacrev', dtype, holomorphic)
-        if not dtypes.is_inexact(dtype):
-            raise TypeError(f'{what} requires real-valued (floating-point) outputs, but got '
-                            f'{dtype.name}. For integer outputs, use minijax.vjp directly.')
+        _check_output_dtype('jacrev', core.get_aval(leaf).dtype, holomorphic)
 
 
 def _std_basis(tree):

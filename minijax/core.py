@@ -224,7 +224,11 @@ class Primitive:
     ``transpose(ct, *args, **params)``, ``batching(args, dims, **params)``. A primitive with
     ``multiple_results`` returns (and its rules return) lists. Its lowering is registered
     with ``minijax.lowering.register_lowering``.
+
+    A primitive with ``effectful = True`` has a side effect (it calls back into Python):
+    dead-code elimination keeps its equations though no output is used.
     """
+    effectful = False
 
     def __init__(self, name, multiple_results=False, eager_on_xla=False):
         """``eager_on_xla``: the NumPy impl may round differently from XLA (a transcendental

@@ -16,7 +16,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.ir import WalkResult
 
 from minijax.config import config
-from minijax.lowering.module import main_function
+from minijax.lowering.module import host_callbacks, main_function
+from minijax.lowering.ops import PYTHON_CALLBACK_TARGET
 from minijax.lowering.types import numpy_dtype
 
 #: How often minijax traced, lowered and compiled: tests check caching with these counts.
@@ -157,8 +158,9 @@ class Executable:
     and route every output through its Python sharding code.
     """
 
-    def __init__(self, loaded, result_types):
+    def __init__(self, loaded, result_types, callbacks=()):
         self._loaded = loaded
+        self._host_callbacks = callbacks  # XLA calls them while the executable lives
         self._handlers = [xc._xla.array_result_handler(_TransferAval(shape, dtype), _sharding(),
                                                        committed=True, _skip_checks=True)
                           for shape, dtype in result_types]
@@ -209,10 +211,35 @@ def compile_module(module) -> Executable:
         raise CompileError(f'the module has a chain of {chain} dependent ops; XLA crashes '
                            f'compiling chains much longer than {MAX_CHAIN_LENGTH}: express the '
                            'repetition as a loop (fori_loop, scan) or split the computation')
+    callbacks = _checked_host_callbacks(module)
     counters['compile'] += 1
     options = xc.CompileOptions()
-    loaded = client().compile_and_load(module, xc.DeviceList((device(),)), options)
-    return Executable(loaded, _main_result_types(module))
+    loaded = client().compile_and_load(module, xc.DeviceList((device(),)), options,
+                                       host_callbacks=callbacks)
+    return Executable(loaded, _main_result_types(module), callbacks)
+
+
+def _checked_host_callbacks(module) -> list:
+    """The Python functions the module's host callbacks call. A module whose callbacks have
+    no function (parsed from text, as the ``minijax`` command reads it) is refused: XLA
+    would crash calling them."""
+    callbacks = host_callbacks(module)
+    indices = []
+
+    def visit(op):
+        if op.name == 'stablehlo.custom_call' and \
+                ir.StringAttr(op.attributes['call_target_name']).value == PYTHON_CALLBACK_TARGET:
+            indices.append(ir.IntegerAttr(ir.DictAttr(
+                op.attributes['mhlo.backend_config'])['index']).value)
+        return WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if any(i >= len(callbacks) for i in indices):
+        raise CompileError(f'the module calls back into Python (stablehlo.custom_call '
+                           f'@{PYTHON_CALLBACK_TARGET}), but it was not lowered in this '
+                           'process, so there is no Python function to call: run it from '
+                           'the jit that lowered it')
+    return callbacks
 
 
 def _main_result_types(module) -> list[tuple[tuple[int, ...], np.dtype]]:
@@ -255,8 +282,9 @@ class ReplicatedExecutable:
     values stacked along a new leading axis (a ``pmap`` result, gathered on the host).
     """
 
-    def __init__(self, loaded, result_types, on: tuple):
+    def __init__(self, loaded, result_types, on: tuple, callbacks=()):
         self._loaded = loaded
+        self._host_callbacks = callbacks  # XLA calls them while the executable lives
         self._devices = on
         self._sharding = _ReplicaSharding(on)
         self._handlers = [xc._xla.array_result_handler(
@@ -312,5 +340,7 @@ def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
     options.num_partitions = 1
     options.device_assignment = xc.DeviceAssignment.create(
         np.array([[d.id] for d in on]))
-    loaded = client().compile_and_load(module, xc.DeviceList(on), options)
-    return ReplicatedExecutable(loaded, _main_result_types(module), on)
+    callbacks = _checked_host_callbacks(module)
+    loaded = client().compile_and_load(module, xc.DeviceList(on), options,
+                                       host_callbacks=callbacks)
+    return ReplicatedExecutable(loaded, _main_result_types(module), on, callbacks)

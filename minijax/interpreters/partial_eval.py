@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 from minijax import core
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
+from minijax.ir.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn,
+                              eqn_effectful)
 
 
 #: Higher-order primitives (``xla_call``, ``cond``, loops) say how they split. At trace time:
@@ -325,7 +326,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, lis
     eqns = []
     for eqn in reversed(jaxpr.eqns):
         used_outs = [v in live for v in eqn.out_binders]
-        if not any(used_outs):
+        if not any(used_outs) and not eqn_effectful(eqn):
             continue
         used_ins, new_eqn = dce_rules.get(eqn.primitive, _keep_whole)(used_outs, eqn)
         live.update(x for x, used in zip(eqn.inputs, used_ins, strict=True)

@@ -11,6 +11,7 @@ and on a ``ClosedJaxpr`` also ``invars``, ``outvars``, ``constvars`` and ``eqns`
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -73,6 +74,13 @@ class Jaxpr:
 
     outvars = property(lambda self: self.outs, doc="JAX's name for ``outs``.")
 
+    @functools.cached_property
+    def effectful(self) -> bool:
+        """Whether running the jaxpr has a side effect: an equation of an effectful primitive,
+        here or in a sub-jaxpr (a jit, a branch, a loop body). Jaxprs are never mutated, so
+        this is computed once."""
+        return any(eqn_effectful(eqn) for eqn in self.eqns)
+
     @property
     def in_avals(self):
         return [v.aval for v in self.invars]
@@ -86,6 +94,14 @@ class Jaxpr:
         return str(pp_jaxpr(self))
 
     __repr__ = __str__
+
+
+def eqn_effectful(eqn: JaxprEqn) -> bool:
+    """Whether the equation has a side effect: its primitive's, or its sub-jaxprs'."""
+    return eqn.primitive.effectful or any(
+        sub.effectful for param in eqn.params.values()
+        for sub in (param if isinstance(param, (tuple, list)) else (param,))
+        if isinstance(sub, (Jaxpr, ClosedJaxpr)))
 
 
 class ClosedJaxpr:
@@ -107,6 +123,7 @@ class ClosedJaxpr:
     constvars = property(lambda self: self.jaxpr.constvars)
     invars = property(lambda self: self.jaxpr.invars)
     outvars = property(lambda self: self.jaxpr.outs)
+    effectful = property(lambda self: self.jaxpr.effectful)
 
     def __str__(self):
         return str(self.jaxpr)

@@ -148,13 +148,33 @@ def _binary_abstract_eval(name, out_dtype=None, accepts=ANY):
     def abstract_eval(x, y):
         if accepts is not ANY and dtypes.kind(x.dtype) not in accepts[0]:
             raise TypeError(f'{name} needs {accepts[1]} operands, got {x.str_short()}')
-        if x.dtype != y.dtype or (x.shape != y.shape and x.shape and y.shape):
+        if x.dtype != y.dtype:
+            raise same_dtypes_error(name, x.dtype, y.dtype)
+        if x.shape != y.shape and x.shape and y.shape:
             raise TypeError(f'{name} got incompatible operands {x.str_short()} and '
-                            f'{y.str_short()}: they need one dtype and equal shapes '
-                            '(or a scalar)')
+                            f'{y.str_short()}: they need equal shapes (or a scalar)')
         # Weak operands give a weak result, a comparison's too (JAX's rule for every n-ary op).
         return ShapedArray(x.shape or y.shape, out_dtype or x.dtype, x.weak_type and y.weak_type)
     return abstract_eval
+
+
+#: The jnp function that promotes its operands where a lax binary op requires one dtype,
+#: named in the error as JAX names it; and lax's names of primitives minijax names otherwise.
+_JNP_EQUIVALENTS = {'add': 'add', 'sub': 'subtract', 'mul': 'multiply', 'div': 'divide',
+                    'max': 'maximum', 'min': 'minimum', 'eq': 'equal', 'ne': 'not_equal',
+                    'atan2': 'arctan2'}
+_LAX_NAMES = {'greater': 'gt', 'less': 'lt'}
+
+
+def same_dtypes_error(name, *dtypes_given) -> TypeError:
+    """JAX's error for a lax binary op given operands of different dtypes (lax does not
+    promote; jnp does)."""
+    message = (f'lax.{_LAX_NAMES.get(name, name)} requires arguments to have the same dtypes, '
+               f'got {", ".join(np.dtype(d).name for d in dtypes_given)}.')
+    if name in _JNP_EQUIVALENTS:
+        message += (f' (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does '
+                    'automatic type promotion on inputs).')
+    return TypeError(message)
 
 
 def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on_xla=False):
@@ -185,7 +205,9 @@ def promote_weak_scalars(name, x, y):
     x_aval, y_aval = core.get_aval(x), core.get_aval(y)
     if x_aval.dtype == y_aval.dtype:
         return x, y
-    if x_aval.weak_type and y_aval.weak_type:  # e.g. 3. > 0: the int takes the float's type
+    if type(x) in dtypes.PYTHON_SCALARS and type(y) in dtypes.PYTHON_SCALARS:
+        raise same_dtypes_error(name, x_aval.dtype, y_aval.dtype)  # lax.add(1, 1.), as JAX
+    if x_aval.weak_type and y_aval.weak_type:  # a weak float value and 1: the float's type
         if dtypes.is_float(x_aval.dtype):
             return x, _cast_weak(name, y, y_aval, x_aval)
         return _cast_weak(name, x, x_aval, y_aval), y
@@ -453,7 +475,7 @@ def _pow_jvp_base(t, x, y):
 
 def _pow_jvp_exponent(t, x, y):
     # d/dy x**y = log(x) * x**y, taken as 0 where x == 0.
-    safe_x = select_n(eq(x, 0), x, full_like(x, 1))
+    safe_x = select_n(eq(x, full_like(x, 0)), x, full_like(x, 1))
     return mul(t, mul(log(safe_x), pow(x, y)))
 
 

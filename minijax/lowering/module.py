@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from typing import Sequence
 
 import numpy as np
@@ -37,6 +38,7 @@ class ModuleContext:
         self._tensor_types: dict = {}
         self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
         self.locations: dict = {}  # (name stack, op name, SourceInfo) -> ir.Location
+        self.host_callbacks: list = []  # the Python functions the module calls, by index
 
     def tensor_type(self, aval) -> ir.RankedTensorType:
         """``tensor_type(aval)``, built once per module: every equation's results are
@@ -111,7 +113,20 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
                 ir.DictAttr.get({'jax.result_info': ir.StringAttr.get(name)})
                 for name in result_names or _result_names(len(closed.out_avals))])
         verify_module(module)
+    if module_ctx.host_callbacks:
+        _host_callbacks[module] = module_ctx.host_callbacks
     return module
+
+
+#: The Python functions each lowered module calls back (``stablehlo.custom_call`` with an
+#: ``index`` into this list): the runtime hands them to PJRT with the module to compile.
+_host_callbacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def host_callbacks(module: ir.Module) -> list:
+    """The Python functions ``module``'s host callbacks call, by index (empty for a module
+    with none, or one not lowered here: parsed from text)."""
+    return _host_callbacks.get(module, [])
 
 
 def _result_names(n: int) -> list[str]:

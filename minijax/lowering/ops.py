@@ -44,6 +44,36 @@ def reduce(operand: ir.Value, init: np.ndarray, axes, aval_out, body_op) -> ir.V
     return op.result
 
 
+#: jaxlib's FFI handler that calls the Python function ``index`` of the running executable's
+#: host callbacks: NumPy arrays in, a tuple of NumPy arrays out.
+PYTHON_CALLBACK_TARGET = 'xla_ffi_python_cpu_callback'
+
+
+def python_callback(ctx, callback, operands, has_side_effect: bool) -> list[ir.Value]:
+    """``stablehlo.custom_call @xla_ffi_python_cpu_callback`` running ``callback`` on the
+    host, as JAX emits it: the callback joins the module's ``host_callbacks`` and the op
+    carries its index. ``has_side_effect`` keeps XLA from removing a call whose results
+    nobody reads."""
+    callbacks = ctx.module_context.host_callbacks
+    callbacks.append(callback)
+    op = hlo.CustomCallOp(
+        [tensor_type(a) for a in ctx.avals_out], list(operands), PYTHON_CALLBACK_TARGET,
+        has_side_effect=ir.BoolAttr.get(has_side_effect), backend_config=ir.StringAttr.get(''),
+        operand_layouts=row_major_layouts(ctx.avals_in),
+        result_layouts=row_major_layouts(ctx.avals_out))
+    index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(callbacks) - 1)
+    op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get({'index': index})
+    return list(op.results)
+
+
+def row_major_layouts(avals) -> ir.ArrayAttr:
+    """A custom call's ``operand_layouts``/``result_layouts`` for row-major arrays (each
+    layout lists the dimensions minor to major)."""
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.arange(a.ndim - 1, -1, -1, dtype=np.int64),
+                                    type=ir.IndexType.get()) for a in avals])
+
+
 def default_precision() -> ir.ArrayAttr:
     """``precision = [DEFAULT, DEFAULT]``: the precision config JAX writes on a contraction
     (one per operand) when the program asks for none."""

@@ -292,7 +292,8 @@ def floor_divide(x, y, /):
 def _wrong_sign(r, y):
     """Where a C remainder ``r`` (the sign of the dividend) must move by one divisor ``y``
     to become Python's (the sign of the divisor)."""
-    return lax.bitwise_and(lax.ne(lax.less(r, 0), lax.less(y, 0)), lax.ne(r, 0))
+    r_negative, y_negative = lax.less(r, lax.full_like(r, 0)), lax.less(y, lax.full_like(y, 0))
+    return lax.bitwise_and(lax.ne(r_negative, y_negative), lax.ne(r, lax.full_like(r, 0)))
 
 
 def _float_divmod(x, y):

@@ -425,8 +425,8 @@ def test_hessian_has_aux_and_dict_input(rng):
 def test_jacobian_of_integer_input_is_a_type_error(name):
     with pytest.raises(TypeError):
         getattr(jax, name)(lambda x: x * 2)(2)
-    with pytest.raises(TypeError, match=rf'{name if name != "jacobian" else "jacrev"}\(<lambda>'
-                                        r'\) requires real-valued .*argument 0 has dtype int64'):
+    with pytest.raises(TypeError, match=rf'{name if name != "jacobian" else "jacrev"} '
+                                        r'requires real.* but got int64'):
         getattr(minijax, name)(lambda x: lax.mul(x, 2))(2)
 
 
@@ -434,8 +434,8 @@ def test_jacrev_of_integer_output_is_a_type_error():
     f_m = lambda x: lax.convert_element_type(x, np.int64)  # noqa: E731
     with pytest.raises(TypeError):
         jax.jacrev(lambda x: x.astype(np.int64))(2.)
-    with pytest.raises(TypeError, match=r'jacrev\(<lambda>\) requires real-valued .*outputs, '
-                                        r'but got int64'):
+    with pytest.raises(TypeError, match=r'^jacrev requires real-valued outputs .*but got int64. '
+                                        r'For differentiation of functions with integer outputs'):
         minijax.jacrev(f_m)(2.)
 
 

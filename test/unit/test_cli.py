@@ -560,7 +560,8 @@ BAD_INPUT = [
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3]'], 1,
      r'{d}/user.py:9: error: in helper: RuntimeError: the user function broke'),
     (['lower', '{d}/user.py:mismatched', '--arg', 'f32[3]', '--arg', 'i32[3]'], 1,
-     r'{d}/user.py:13: error: in mismatched: TypeError: mul got incompatible operands.*'),
+     r'{d}/user.py:13: error: in mismatched: TypeError: lax.mul requires arguments to '
+     r'have the same dtypes, got float32, int32.*'),
     (['run', '{d}/user.py:returns_str', '--arg', 'f32[3]=[1, 2, 3]'], 1,
      r'minijax: error: the output of {d}/user.py:returns_str is of type str: expected an '
      r'array, or a tuple, list or dict of arrays'),

@@ -1,0 +1,268 @@
+"""Host callbacks: Python functions that a program calls while it runs (``jax.debug.callback``,
+``jax.pure_callback``), inside ``jit`` as well as eagerly.
+
+A callback is a primitive whose parameter is the Python function. Evaluated eagerly, its impl
+calls the function. Under ``jit`` its lowering emits a ``stablehlo.custom_call`` to jaxlib's
+FFI handler ``xla_ffi_python_cpu_callback`` whose ``index`` attribute points into the
+module's list of host callbacks; the runtime hands that list to PJRT with the module, and
+XLA calls the function when the program reaches the op. Either way the function receives
+``minijax.Array``s (copies of XLA's buffers), as JAX hands it ``jax.Array``s.
+
+- ``debug_callback`` has a side effect and no results. Its primitive is ``effectful``:
+  dead-code elimination keeps it, and the jits, branches and loops that hold it. Its jvp
+  calls it on the primals (tangents pass nothing to it), vmap calls it once per batch
+  element, its transpose sends no cotangent; partial evaluation keeps it with the known
+  values. Calls are unordered, JAX's default: XLA may run two callbacks that do not depend
+  on each other in either order (``ordered=True`` is not supported).
+- ``pure_callback`` has results and no side effect: when nothing reads them it is dropped,
+  and ``vmap_method`` says how it is batched. It cannot be differentiated (as in JAX).
+"""
+from __future__ import annotations
+
+import string
+import sys
+from typing import Any
+
+import numpy as np
+
+from minijax import core, lax, tree_util
+from minijax.array import device_put
+from minijax.control_flow import scan
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import batching
+from minijax.lowering import register_lowering
+from minijax.lowering.ops import python_callback
+
+
+class FlatCallback:
+    """``function(*args, **kwargs)`` called with the array leaves of ``(args, kwargs)`` only:
+    the other leaves (strings, ``None``...) are not values a program can carry, so they are
+    kept here and put back in their places."""
+
+    def __init__(self, function, in_tree, static_leaves: dict[int, Any]):
+        self.function, self.in_tree, self.static_leaves = function, in_tree, static_leaves
+
+    def __call__(self, *arrays):
+        arrays_left = iter(arrays)
+        leaves = [self.static_leaves[i] if i in self.static_leaves else next(arrays_left)
+                  for i in range(len(self.static_leaves) + len(arrays))]
+        args, kwargs = tree_util.tree_unflatten(self.in_tree, leaves)
+        return self.function(*args, **kwargs)
+
+    def __repr__(self):
+        return getattr(self.function, '__qualname__', repr(self.function))
+
+
+def flatten_callback(function, args, kwargs) -> tuple[FlatCallback, list]:
+    """The callback taking the array leaves of ``(args, kwargs)``, and those leaves."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    static = {i: x for i, x in enumerate(leaves) if not core.is_valid_value(x)}
+    arrays = [x for i, x in enumerate(leaves) if i not in static]
+    return FlatCallback(function, in_tree, static), arrays
+
+
+# ----------------------------------------------------------------------------- debug_callback
+
+debug_callback_p = Primitive('debug_callback', multiple_results=True)
+debug_callback_p.effectful = True
+
+
+def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs) -> None:
+    """Call ``callback(*args, **kwargs)`` for its side effect when the program runs
+    (``jax.debug.callback``); under ``jit`` every time the compiled program runs."""
+    core.check_callable('debug_callback', callback=callback)
+    if ordered or partitioned:
+        raise NotImplementedError('debug_callback: minijax runs callbacks unordered and '
+                                  'unpartitioned (ordered=True and partitioned=True are not '
+                                  'supported)')
+    flat, arrays = flatten_callback(callback, args, kwargs)
+    debug_callback_p.bind(*arrays, callback=flat)
+
+
+def _debug_callback_impl(*args, callback):
+    callback(*device_put(args))
+    return []
+
+
+def _debug_callback_jvp(primals, tangents, *, callback):
+    """The callback sees the primal values; nothing depends on it, so no tangent."""
+    debug_callback_p.bind(*primals, callback=callback)
+    return [], []
+
+
+def _debug_callback_batching(args, dims, *, callback):
+    """One call per batch element, with that element's values (JAX unrolls it too)."""
+    for i in range(batching.axis_size_of(args, dims)):
+        debug_callback_p.bind(*(x if d is batching.not_mapped else _element(x, d, i)
+                                for x, d in zip(args, dims)), callback=callback)
+    return [], []
+
+
+def _element(x, axis, i):
+    return lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=axis), (axis,))
+
+
+def _debug_callback_lowering(ctx, *args, callback):
+    def on_host(*arrays):
+        callback(*device_put(arrays))
+        return ()
+    return python_callback(ctx, on_host, args, has_side_effect=True)
+
+
+debug_callback_p.def_impl(_debug_callback_impl)
+debug_callback_p.def_abstract_eval(lambda *avals, callback: [])
+debug_callback_p.def_jvp(_debug_callback_jvp, symbolic_zeros=True)
+debug_callback_p.def_batching(_debug_callback_batching)
+debug_callback_p.def_transpose(lambda cts, *args, callback: [None] * len(args))
+register_lowering(debug_callback_p, _debug_callback_lowering)
+
+
+# ----------------------------------------------------------------------------- debug.print
+
+class _FormatChecker(string.Formatter):
+    """Formats nothing; refuses arguments the format string does not use, as JAX does (an
+    f-string passed as ``fmt`` is the usual cause)."""
+
+    def format_field(self, value, format_spec):
+        return ''
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        if unused:
+            raise ValueError(f'Unused positional arguments to `jax.debug.print`: {unused}')
+        unused = [k for k in kwargs if k not in used_args]
+        if unused:
+            raise ValueError(f'Unused keyword arguments to `jax.debug.print`: {unused}. You may '
+                             'be passing an f-string (i.e, `f"{x}"`) into `jax.debug.print` '
+                             'and instead should pass in a regular string.')
+
+
+def debug_print(fmt: str, *args, ordered=False, partitioned=False, skip_format_check=False,
+                **kwargs) -> None:
+    """Print ``fmt.format(*args, **kwargs)`` when the program runs (``jax.debug.print``),
+    with NumPy's print options as they are now; a ``fmt`` without placeholders is followed
+    by the arguments, space-separated."""
+    if not skip_format_check:
+        _FormatChecker().format(fmt, *args, **kwargs)
+    has_placeholders = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
+    options = np.get_printoptions()
+
+    def print_formatted(*args, **kwargs):
+        with np.printoptions(**options):
+            text = fmt.format(*args, **kwargs) if has_placeholders else \
+                ' '.join((fmt, *map(str, args)))
+        sys.stdout.write(text + '\n')
+
+    debug_callback(print_formatted, *args, ordered=ordered, partitioned=partitioned, **kwargs)
+
+
+# ----------------------------------------------------------------------------- pure_callback
+
+pure_callback_p = Primitive('pure_callback', multiple_results=True)
+
+VMAP_METHODS = ('sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all',
+                'legacy_vectorized', None)
+
+
+def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
+                  **kwargs):
+    """``callback(*args, **kwargs)``, a pure function of its arguments returning arrays of
+    ``result_shape_dtypes`` (a pytree of ``ShapeDtypeStruct``s), called when the program
+    runs (``jax.pure_callback``)."""
+    core.check_callable('pure_callback', callback=callback)
+    if vmap_method not in VMAP_METHODS:
+        raise ValueError(f'vmap_method must be on of the allowed methods {list(VMAP_METHODS)}, '
+                         f'but got: {vmap_method}')
+    if sharding is not None:
+        raise NotImplementedError('pure_callback: minijax runs on one device (sharding=None)')
+    result_avals, out_tree = tree_util.tree_flatten(tree_util.tree_map(
+        lambda s: ShapedArray(s.shape, s.dtype), result_shape_dtypes))
+    flat, arrays = flatten_callback(
+        lambda *a, **k: tree_util.tree_leaves(callback(*a, **k)), args, kwargs)
+    outs = pure_callback_p.bind(*arrays, callback=flat, result_avals=tuple(result_avals),
+                                vmap_method=vmap_method)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _pure_callback_impl(*args, callback, result_avals, vmap_method):
+    """The callback's results, checked against ``result_avals`` (JAX's errors)."""
+    outs = callback(*device_put(args))
+    if len(outs) != len(result_avals):
+        raise RuntimeError(f'Mismatched number of outputs from callback. Expected: '
+                           f'{len(result_avals)}, Actual: {len(outs)}')
+    outs = [np.asarray(x) for x in outs]
+    for i, (out, aval) in enumerate(zip(outs, result_avals)):
+        if out.shape != aval.shape:
+            raise RuntimeError(f'Incorrect output shape for return value #{i}: Expected: '
+                               f'{aval.shape}, Actual: {out.shape}')
+        if out.dtype != aval.dtype:
+            raise RuntimeError(f'Incorrect output dtype for return value #{i}: Expected: '
+                               f'{aval.dtype}, Actual: {out.dtype}')
+    return outs
+
+
+def _pure_callback_jvp(primals, tangents, **params):
+    raise ValueError('Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use '
+                     'callbacks while taking gradients.')
+
+
+def _pure_callback_transpose(cts, *args, **params):
+    raise ValueError('Pure callbacks do not support transpose. Please use `jax.custom_vjp` to '
+                     'use callbacks while taking gradients.')
+
+
+def _pure_callback_batching(args, dims, *, callback, result_avals, vmap_method):
+    """As ``vmap_method`` says: a loop over the batch ('sequential'), or one call on the
+    batch moved to axis 0 with unbatched arguments given a leading axis of size 1
+    ('expand_dims'), of the batch size ('broadcast_all') or none ('legacy_vectorized')."""
+    size = batching.axis_size_of(args, dims)
+    args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
+            for x, d in zip(args, dims)]
+    if vmap_method in ('sequential', 'sequential_unrolled'):
+        outs = _sequential(args, dims, callback, result_avals, vmap_method)
+    elif vmap_method in ('expand_dims', 'broadcast_all', 'legacy_vectorized'):
+        lead = {'expand_dims': 1, 'broadcast_all': size, 'legacy_vectorized': None}[vmap_method]
+        args = [_with_leading_axis(x, lead) if d is batching.not_mapped and lead else x
+                for x, d in zip(args, dims)]
+        outs = pure_callback_p.bind(
+            *args, callback=callback, vmap_method=vmap_method,
+            result_avals=tuple(a.update(shape=(size, *a.shape)) for a in result_avals))
+    else:
+        raise NotImplementedError(
+            'vmap is only supported for the pure_callback primitive when vmap_method is one of '
+            "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+            f"'legacy_vectorized'. Got {vmap_method=}.")
+    return outs, [0] * len(outs)
+
+
+def _with_leading_axis(x, size):
+    shape = core.get_aval(x).shape
+    return lax.broadcast_in_dim(x, (size, *shape), range(1, len(shape) + 1))
+
+
+def _sequential(args, dims, callback, result_avals, vmap_method):
+    """One call per batch element, in a ``scan`` over the batched arguments."""
+    batched = [d is not batching.not_mapped for d in dims]
+
+    def step(carry, elements):
+        elements = iter(elements)
+        call_args = [next(elements) if b else x for x, b in zip(args, batched)]
+        return carry, pure_callback_p.bind(*call_args, callback=callback,
+                                           result_avals=result_avals, vmap_method=vmap_method)
+
+    return scan(step, (), [x for x, b in zip(args, batched) if b])[1]
+
+
+def _pure_callback_lowering(ctx, *args, callback, result_avals, vmap_method):
+    def on_host(*arrays):
+        return tuple(_pure_callback_impl(*arrays, callback=callback, result_avals=result_avals,
+                                         vmap_method=vmap_method))
+    return python_callback(ctx, on_host, args, has_side_effect=False)
+
+
+pure_callback_p.def_impl(_pure_callback_impl)
+pure_callback_p.def_abstract_eval(lambda *avals, result_avals, **params: list(result_avals))
+pure_callback_p.def_jvp(_pure_callback_jvp)
+pure_callback_p.def_transpose(_pure_callback_transpose)
+pure_callback_p.def_batching(_pure_callback_batching)
+register_lowering(pure_callback_p, _pure_callback_lowering)
