@@ -91,6 +91,24 @@ def test_seed_004_func13_gives_the_seeds_numbers():
     assert 'psum[axis_index_groups=None axis_name=rows]' in text
 
 
+def test_seed_004_func13_constant_is_an_operand_as_the_seed_prints():
+    """The seed's ``{ lambda c ; a b. xla_pmap[...] c b a }``: the body's constant (a NumPy
+    array here; the seed's JAX made ``jnp.ones(1)`` one) is a constvar of the outer jaxpr,
+    passed first and broadcast, then the free variable, then the mapped argument."""
+    def func13(arr, extra):
+        def inner(x):
+            return (x + extra + np.ones(1)) / mlax.psum(x, axis_name='rows')
+        return mj.pmap(inner, axis_name='rows')(arr)
+
+    jaxpr = mj.make_jaxpr(func13)(mnp.ones((1, 3)), 5.).jaxpr
+    (eqn,) = jaxpr.eqns
+    (const,), (arr, extra) = jaxpr.constvars, jaxpr.invars
+    assert eqn.inputs == [const, extra, arr]
+    assert eqn.params['mapped_invars'] == (False, False, True)
+    assert not eqn.params['call_jaxpr'].consts
+    np.testing.assert_array_equal(func13(mnp.ones((1, 3)), 5.), np.full((1, 3), 7.))
+
+
 def _load_example(name):
     path = pathlib.Path(__file__).parents[2] / 'examples' / f'{name}.py'
     spec = importlib.util.spec_from_file_location(f'example_{name}', path)
