@@ -30,6 +30,7 @@ from minijax.interpreters.batching import in_axes_per_leaf, moveaxis, not_mapped
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
+from minijax.control_flow.common import hoist_consts
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax import parallel
 from minijax.lax.reductions import reduce_sum
@@ -271,7 +272,14 @@ class Pmapped:
 
     def __call__(self, *args):
         closed, closed_over, leaves, mapped, size, out_tree = self._prepare(args)
-        outs = xla_pmap(*closed_over, *leaves, call_jaxpr=closed, axis_name=self.axis_name,
+        consts = []
+        if closed.consts and (closed_over or core.dynamic_trace is not None or
+                              any(isinstance(x, core.Tracer) for x in leaves)):
+            # traced, the constants are operands (seeds/004's func13), broadcast to every
+            # device: they become constvars of the outer jaxpr, as jit's do
+            consts, closed = closed.consts, hoist_consts(closed)
+            mapped = (False,) * len(consts) + mapped
+        outs = xla_pmap(*consts, *closed_over, *leaves, call_jaxpr=closed, axis_name=self.axis_name,
                         axis_size=size, mapped_invars=mapped, name=self.name,
                         devices=self.devices)
         out_axes = tree_util.broadcast_prefix(self.out_axes, tree_util.tree_unflatten(

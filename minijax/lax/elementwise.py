@@ -15,6 +15,7 @@ from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import batching, jvp as ad
 from minijax.ir import tracing
+from minijax.array import scalar
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import broadcast, full
 from minijax.lowering import constant, register_lowering, tensor_type
@@ -467,10 +468,16 @@ _chooser_jvp(max_p)
 _chooser_jvp(min_p)
 
 
+def _scalar_like(x, value):
+    """``value`` as a weakly typed scalar of ``x``'s dtype: a rule's constant takes the type
+    of the value it meets, even a Python scalar's (lax refuses two of different kinds)."""
+    return scalar(value, core.get_aval(x).dtype, weak_type=True)
+
+
 def _pow_jvp_base(t, x, y):
     # d/dx x**y = y * x**(y-1), taken as 0 where y == 0 (so 0**0 has derivative 0, as in JAX).
-    slope = mul(y, pow(x, sub(y, 1)))
-    return mul(t, select_n(eq(y, 0), slope, full_like(slope, 0)))
+    slope = mul(y, pow(x, sub(y, _scalar_like(y, 1))))
+    return mul(t, select_n(eq(y, _scalar_like(y, 0)), slope, full_like(slope, 0)))
 
 
 def _pow_jvp_exponent(t, x, y):
@@ -508,7 +515,7 @@ def _integer_pow_abstract_eval(x, *, y):
 def _integer_pow_jvp(t, x, *, y):
     if y == 0:
         return full_like(t, 0)
-    return mul(t, mul(y, x if y == 2 else integer_pow(x, y - 1)))
+    return mul(t, mul(_scalar_like(x, y), x if y == 2 else integer_pow(x, y - 1)))
 
 
 def _integer_pow_lowering(ctx, x, *, y):

@@ -300,7 +300,7 @@ def _float_divmod(x, y):
     """``(x // y, x % y)`` for floats, as CPython's ``float_divmod`` computes them."""
     x, y = _broadcast(x, y, scalars_too=True)  # the selects below take one shape
     r = lax.rem(x, y)
-    exact = lax.select_n(lax.eq(y, 0), lax.sub(x, r), x)
+    exact = lax.select_n(lax.eq(y, 0.), lax.sub(x, r), x)
     q = lax.div(exact, y)
     moves = _wrong_sign(r, y)
     return (_rint(lax.select_n(moves, q, lax.sub(q, 1.))),
@@ -598,6 +598,7 @@ def asarray(a, dtype=None):
     weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')
+    # Traced, a scalar is a constant of the jaxpr, a literal, as JAX stages it.
     staged = core.staged_constant(scalar(a, a.dtype, weak_type)) if a.ndim == 0 else None
     return device_array(a, weak_type) if staged is None else staged
 
@@ -1918,6 +1919,11 @@ def _as_array_result(out, args):
     without binding a primitive (an argument returned as it is, a constant)."""
     if isinstance(out, list):
         return [_as_array_result(o, args) for o in out]
+    if (isinstance(out, np.ndarray) and core.dynamic_trace is not None
+            and builtins.any(out is a for a in args)):
+        # traced, an argument returned as it is stays the same constant of the jaxpr, so
+        # branches closing over one NumPy array share one operand, as in JAX
+        return core.staged_constant(out)
     return eager_result(out, None, args)
 
 
