@@ -26,7 +26,8 @@ _FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_fil
          'jax_compilation_cache_dir': None, 'jax_persistent_cache_min_compile_time_secs': 1.0,
          'jax_persistent_cache_min_entry_size_bytes': 0, 'jax_explain_cache_misses': False}
 #: minijax's own flags, read by the runtime (``minijax_num_cpu_devices``: how many CPU devices
-#: the client is made with, before minijax first runs anything; see ``minijax.runtime``).
+#: the replicated programs' client is made with, before the first ``pmap``; see
+#: ``minijax.runtime``).
 _MINIJAX = {'minijax_num_cpu_devices': None}
 
 

@@ -44,26 +44,47 @@ def requested_device_count() -> int:
 
 @functools.cache
 def client():
-    """The PJRT CPU client, made on first use with ``requested_device_count()`` devices:
-    several CPU devices in one process run replicated (``pmap``) programs with XLA's own
-    collectives. Single-device programs run on device 0."""
+    """The single-device PJRT CPU client that ordinary programs (``jit``, eager primitives)
+    run on. A client with more devices makes every execution slower (its thread pools and
+    bookkeeping grow with the devices), so it is kept apart: see ``replica_client``."""
+    counters['cpu_client'] += 1
+    return xc.make_cpu_client(num_devices=1)
+
+
+@functools.cache
+def replica_client():
+    """The client replicated (``pmap``) programs run on, made on first use with
+    ``requested_device_count()`` devices (the single-device client when that is 1): several
+    CPU devices in one process run replicated programs with XLA's own collectives. Its
+    results reach ordinary programs through the host."""
+    if requested_device_count() == 1:
+        return client()
+    counters['cpu_client'] += 1
     return xc.make_cpu_client(num_devices=requested_device_count())
 
 
 @functools.cache
 def device():
+    """The device ordinary programs run on."""
     return client().devices()[0]
 
 
 def devices(backend=None) -> list:
-    """The PJRT CPU client's devices (``jax.devices()``)."""
+    """The devices replicated programs run on (``jax.devices()``); the first stands for
+    ``device()``, where single-device programs run."""
     _check_backend(backend)
-    made = client().devices()
+    made = replica_client().devices()
     if len(made) != requested_device_count():
         raise RuntimeError(f'minijax_num_cpu_devices is {requested_device_count()} but the CPU '
-                           f'client was made with {len(made)} devices: set it before minijax '
-                           'first runs anything')
+                           f'client was made with {len(made)} devices: set it before the first '
+                           'pmap or devices()')
     return list(made)
+
+
+def is_default_device(d) -> bool:
+    """Whether ``d`` names the device ordinary programs run on: ``device()`` or
+    ``devices()[0]``, its stand-in among the replicated programs' devices."""
+    return d is None or d == device() or d == devices()[0]
 
 
 def _check_backend(backend):
@@ -312,5 +333,5 @@ def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
     options.num_partitions = 1
     options.device_assignment = xc.DeviceAssignment.create(
         np.array([[d.id] for d in on]))
-    loaded = client().compile_and_load(module, xc.DeviceList(on), options)
+    loaded = replica_client().compile_and_load(module, xc.DeviceList(on), options)
     return ReplicatedExecutable(loaded, _main_result_types(module), on)
