@@ -32,18 +32,20 @@ _MINIJAX = {'minijax_num_cpu_devices': None}
 
 
 class Config:
-    """Flag values, read as attributes (``config.jax_enable_x64``)."""
+    """Flag values, read as attributes (``config.jax_enable_x64``). Each is an attribute of
+    the instance, so reading one (``jit`` reads ``jax_disable_jit`` on every call) is a plain
+    attribute lookup."""
 
     def __init__(self):
-        self._values = {**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE, **_MINIJAX}
+        vars(self).update({**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE, **_MINIJAX})
 
     def update(self, name, value):
         if name in _FREE or name in _MINIJAX:
-            self._values[name] = value
+            vars(self)[name] = value
             return
         if name not in _FLAGS:
             raise AttributeError(f'config.update: unknown or unsupported flag {name!r} '
-                                 f'(minijax knows {", ".join(sorted(self._values))})')
+                                 f'(minijax knows {", ".join(sorted(vars(self)))})')
         supported, why = _FLAGS[name]
         if value != supported and not (name == 'jax_platforms' and value in ('', None)):
             raise NotImplementedError(f'config.update({name!r}, {value!r}): {why}; only '
@@ -52,11 +54,8 @@ class Config:
     def read(self, name):
         return getattr(self, name)
 
-    def __getattr__(self, name):
-        try:
-            return self.__dict__['_values'][name]
-        except KeyError:
-            raise AttributeError(f'config has no flag {name!r}') from None
+    def __getattr__(self, name):  # called only for a name that is not a flag
+        raise AttributeError(f'config has no flag {name!r}')
 
 
 config = Config()

@@ -159,11 +159,20 @@ class _TransferAval:
 
 
 def device_put(x, on=None) -> 'xc.ArrayImpl':
-    """Copy a NumPy value to a CPU device (``on``, by default device 0)."""
-    if type(x) is not np.ndarray or not x.flags.c_contiguous:
-        x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+    """Copy a host value to a CPU device (``on``, by default device 0). jaxlib reads an
+    ndarray of any strides itself: no contiguous copy first."""
+    x = np.asarray(x)
     return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(on),
                                  [x], [on or device()], enable_x64=True)
+
+
+@functools.cache
+def host_to_device(shape, dtype):
+    """The transfer to device 0 of a host value of one type (an ndarray of any strides, a
+    NumPy scalar, or a Python scalar, which jaxlib makes float64, int64 or bool), made once
+    per type so that a jitted call moves each argument with one C++ call and nothing else."""
+    aval, sharding, on = _TransferAval(shape, dtype), _sharding(), [device()]
+    return lambda x: xc.batched_device_put(aval, sharding, [x], on, enable_x64=True)
 
 
 def is_device_buffer(x) -> bool:
@@ -184,8 +193,8 @@ class Executable:
                                                        committed=True, _skip_checks=True)
                           for shape, dtype in result_types]
 
-    def __call__(self, buffers):
-        return self._loaded.execute_sharded(list(buffers)).consume_with_handlers(self._handlers)
+    def __call__(self, buffers: list):
+        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
 
     def hlo_text(self) -> str:
         return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
