@@ -120,11 +120,35 @@ class Jitted:
             raise
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and core.dynamic_trace is None and not config.jax_disable_jit:
-            fast = self._fast_calls.get(_signature(args))
+        if core.dynamic_trace is None and not config.jax_disable_jit:
+            if not kwargs and not self.static_argnums:  # the commonest call, at least cost
+                fast = self._fast_calls.get(_signature(args))
+                if fast is not None:
+                    return fast(args)
+            key, _, leaves = self._fast_key(args, kwargs)
+            fast = self._fast_calls.get(key)
             if fast is not None:
-                return fast(args)
+                return fast(leaves)
         return self._call(args, kwargs)
+
+    def _fast_key(self, args, kwargs):
+        """(the fast path's key for a call, the leaves' signature, the call's array
+        leaves). Positional arrays alone are their own leaves and key; otherwise the traced
+        arguments are flattened in C++ (Python's containers only) and the key adds their
+        structure and the static values. The key is None where a leaf is not an array or
+        scalar (a tracer, a node only minijax's registry knows)."""
+        if not kwargs and not self.static_argnums:
+            signature = _signature(args)
+            if signature is not None:
+                return signature, signature, args
+        static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+        flat = runtime.flatten_containers((dyn_args, dyn_kwargs))
+        if flat is None:
+            return None, None, ()
+        leaves, structure = flat
+        signature = _signature(leaves)
+        key = None if signature is None else (structure, static, signature)
+        return key, signature, leaves
 
     def _call(self, args, kwargs):
         """The full path: trace (or find the trace), then bind ``xla_call`` under a
@@ -141,9 +165,9 @@ class Jitted:
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
         exe = executable(closed, self.name, *names)
-        signature = None if kwargs or self.static_argnums else _signature(args)
-        if signature is not None:
-            self._fast_calls[signature] = _fast_call(exe, signature, closed.out_avals, out_tree)
+        key, signature, leaves = self._fast_key(args, kwargs)
+        if key is not None and _same_objects(leaves, flat_args):
+            self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
         return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
 
     def lower(self, *args, **kwargs) -> 'Lowered':
@@ -207,20 +231,36 @@ def _transfer(entry):
 _array_buffer = Array.buffer.fget
 
 
+def _same_objects(xs, ys) -> bool:
+    """Whether two flattenings gave the same leaves in the same order."""
+    return len(xs) == len(ys) and all(map(operator.is_, xs, ys))
+
+
 def _fast_call(exe, signature, out_avals, out_tree):
-    """A call of ``exe`` for arguments of ``signature``: transfer, execute, wrap. What the
+    """A call of ``exe`` for leaves of ``signature``: transfer, execute, wrap. What the
     full path does for these argument types, minus the work whose answer the signature
-    fixes (flattening, avals, the trace-cache lookup, how each argument is transferred)."""
+    fixes (flattening in Python, avals, the trace-cache lookup, how each argument is
+    transferred)."""
     transfers = tuple(map(_transfer, signature))
     if tree_util.treedef_is_leaf(out_tree):
         aval, = out_avals
-        return lambda args: Array(exe([*map(operator.call, transfers, args)])[0], aval)
+        return lambda leaves: Array(exe([*map(operator.call, transfers, leaves)])[0], aval)
+    unflatten = _output_unflatten(out_tree)
 
-    def call(args):
-        buffers = exe([*map(operator.call, transfers, args)])  # each transfer(argument)
-        return tree_util.tree_unflatten(out_tree,
-                                        [Array(b, a) for b, a in zip(buffers, out_avals)])
+    def call(leaves):
+        buffers = exe([*map(operator.call, transfers, leaves)])  # each transfer(leaf)
+        return unflatten([Array(b, a) for b, a in zip(buffers, out_avals)])
     return call
+
+
+def _output_unflatten(out_tree):
+    """A function building the output pytree from its leaves: in C++ where the tree is
+    made of Python's containers (checked by flattening a tree of placeholders back)."""
+    placeholders = [object() for _ in range(out_tree.num_leaves)]
+    flat = runtime.flatten_containers(tree_util.tree_unflatten(out_tree, placeholders))
+    if flat is not None and _same_objects(flat[0], placeholders):
+        return flat[1].unflatten
+    return functools.partial(tree_util.tree_unflatten, out_tree)
 
 
 _STATIC_HINT = ('; an argument that is not an array must be marked static with '

@@ -179,6 +179,23 @@ def is_device_buffer(x) -> bool:
     return isinstance(x, xc.ArrayImpl)
 
 
+#: jaxlib's C++ pytree code with Python's containers only (tuple, list, dict, None,
+#: namedtuple): ``jit``'s fast path keys and rebuilds pytrees with it. minijax's own registry
+#: (``tree_util``) stays the definition; a node this one does not know is a leaf here.
+_CONTAINERS = xc._xla.pytree.PyTreeRegistry()
+
+
+def flatten_containers(tree):
+    """(leaves, treedef) of ``tree`` in C++; the treedef hashes, compares and unflattens
+    (``treedef.unflatten(leaves)``) in C++ too. None where jaxlib fails (dict keys that do
+    not sort, nesting too deep: a SystemError from the bindings): ``tree_util`` then
+    flattens the tree, and names what is wrong with it."""
+    try:
+        return _CONTAINERS.flatten(tree)
+    except (ValueError, SystemError, RecursionError):
+        return None
+
+
 class Executable:
     """A compiled module: call it with device buffers, get device buffers back.
 

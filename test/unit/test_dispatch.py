@@ -1,5 +1,7 @@
 """The jitted call's fast path (a signature seen before skips flattening and tracing) gives
 what the full path gives, as JAX does, for every kind of argument it accepts."""
+import collections
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -37,6 +39,31 @@ def test_repeated_calls_give_jaxs_values_and_types(name):
     for _ in range(3):
         for a, b in zip(_arguments(mnp), _arguments(jnp)):
             assert repr(ours(*a)) == repr(theirs(*b))
+
+
+Out = collections.namedtuple('Out', 'y n')
+
+
+def _layer(np_):
+    def layer(params, x, n, *, scale):
+        return Out({'y': np_.tanh(x @ params['w'] + params['b']) * scale},
+                   [x.sum() * n, None])
+    return layer
+
+
+def test_pytree_keyword_and_static_arguments_give_jaxs_on_every_call():
+    """The fast path keys a call on the arguments' structure and static values as well:
+    a dict, an OrderedDict in another order (a node only minijax's registry holds), a
+    static value and a keyword each select their own program, with outputs rebuilt as
+    they were (a namedtuple holding a dict and a list with None)."""
+    ours = minijax.jit(_layer(mnp), static_argnums=2)
+    theirs = jax.jit(_layer(jnp), static_argnums=2)
+    w, b, x = np.eye(3)[::-1], np.arange(3.), np.ones((2, 3))
+    for _ in range(3):
+        for params in ({'w': w, 'b': b}, collections.OrderedDict(b=mnp.asarray(b), w=w)):
+            for n, scale in ((2, 1.5), (3, np.float32(2))):
+                assert repr(ours(params, x, n, scale=scale)) == \
+                    repr(theirs({'w': w, 'b': b}, x, n, scale=scale))
 
 
 def test_a_seen_signature_is_not_traced_again_and_a_new_one_is():
