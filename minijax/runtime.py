@@ -48,6 +48,9 @@ def client():
     run on. A client with more devices makes every execution slower (its thread pools and
     bookkeeping grow with the devices), so it is kept apart: see ``replica_client``."""
     counters['cpu_client'] += 1
+    # jaxlib records the Python traceback of every array and execution unless told not to
+    # (jax tells it so on import): a cost on every call that nothing in minijax reads
+    xc._xla.set_tracebacks_enabled(False)
     return xc.make_cpu_client(num_devices=1)
 
 
