@@ -244,11 +244,11 @@ def _fast_call(exe, signature, out_avals, out_tree):
     transfers = tuple(map(_transfer, signature))
     if tree_util.treedef_is_leaf(out_tree):
         aval, = out_avals
-        return lambda leaves: Array(exe([*map(operator.call, transfers, leaves)])[0], aval)
+        return lambda leaves: Array(exe.transfer_and_run(transfers, leaves)[0], aval)
     unflatten = _output_unflatten(out_tree)
 
     def call(leaves):
-        buffers = exe([*map(operator.call, transfers, leaves)])  # each transfer(leaf)
+        buffers = exe.transfer_and_run(transfers, leaves)
         return unflatten([Array(b, a) for b, a in zip(buffers, out_avals)])
     return call
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import operator
 import os
 import sys
 
@@ -48,9 +49,6 @@ def client():
     run on. A client with more devices makes every execution slower (its thread pools and
     bookkeeping grow with the devices), so it is kept apart: see ``replica_client``."""
     counters['cpu_client'] += 1
-    # jaxlib records the Python traceback of every array and execution unless told not to
-    # (jax tells it so on import): a cost on every call that nothing in minijax reads
-    xc._xla.set_tracebacks_enabled(False)
     return xc.make_cpu_client(num_devices=1)
 
 
@@ -199,6 +197,14 @@ def flatten_containers(tree):
         return None
 
 
+_tracebacks_enabled = xc._xla.tracebacks_enabled
+_set_tracebacks_enabled = xc._xla.set_tracebacks_enabled
+
+
+def _same(buffer):
+    return buffer
+
+
 class Executable:
     """A compiled module: call it with device buffers, get device buffers back.
 
@@ -214,7 +220,22 @@ class Executable:
                           for shape, dtype in result_types]
 
     def __call__(self, buffers: list):
-        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        """Run on device buffers."""
+        return self.transfer_and_run((_same,) * len(buffers), buffers)
+
+    def transfer_and_run(self, transfers, values):
+        """Move each value to the device with its transfer (``host_to_device``), run.
+
+        jaxlib records the Python traceback of every array it makes and every execution
+        (about a fifth of a small call's time); nothing in minijax reads them, so they are
+        off meanwhile, and left as they were for ``jax`` in the same process."""
+        tracebacks = _tracebacks_enabled()
+        _set_tracebacks_enabled(False)
+        try:
+            buffers = [*map(operator.call, transfers, values)]  # each transfer(value)
+            return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        finally:
+            _set_tracebacks_enabled(tracebacks)
 
     def hlo_text(self) -> str:
         return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
