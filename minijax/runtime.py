@@ -201,7 +201,7 @@ _tracebacks_enabled = xc._xla.tracebacks_enabled
 _set_tracebacks_enabled = xc._xla.set_tracebacks_enabled
 
 
-def _same(buffer):
+def _on_device(buffer):
     return buffer
 
 
@@ -221,7 +221,7 @@ class Executable:
 
     def __call__(self, buffers: list):
         """Run on device buffers."""
-        return self.transfer_and_run((_same,) * len(buffers), buffers)
+        return self.transfer_and_run((_on_device,) * len(buffers), buffers)
 
     def transfer_and_run(self, transfers, values):
         """Move each value to the device with its transfer (``host_to_device``), run.
