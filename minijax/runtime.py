@@ -197,10 +197,6 @@ def flatten_containers(tree):
         return None
 
 
-_tracebacks_enabled = xc._xla.tracebacks_enabled
-_set_tracebacks_enabled = xc._xla.set_tracebacks_enabled
-
-
 def _on_device(buffer):
     return buffer
 
@@ -226,16 +222,11 @@ class Executable:
     def transfer_and_run(self, transfers, values):
         """Move each value to the device with its transfer (``host_to_device``), run.
 
-        jaxlib records the Python traceback of every array it makes and every execution
-        (about a fifth of a small call's time); nothing in minijax reads them, so they are
-        off meanwhile, and left as they were for ``jax`` in the same process."""
-        tracebacks = _tracebacks_enabled()
-        _set_tracebacks_enabled(False)
-        try:
-            buffers = [*map(operator.call, transfers, values)]  # each transfer(value)
-            return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
-        finally:
-            _set_tracebacks_enabled(tracebacks)
+        (jaxlib records the Python traceback of every array it makes and every execution,
+        about a sixth of a small call's time, but arrays made without one lack the "user
+        context" that ``np.asarray`` asks for once ``jax`` is imported: they stay on.)"""
+        buffers = [*map(operator.call, transfers, values)]  # each transfer(value)
+        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
 
     def hlo_text(self) -> str:
         return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
