@@ -179,7 +179,7 @@ def device_array(x, weak_type=False) -> Array:
 def device_put(x, device=None):
     """``x`` (a pytree) with its arrays as Arrays (``jax.device_put``); minijax computes on
     one device, so ``device`` may only name it."""
-    if device not in (None, runtime.device()):
+    if not runtime.is_default_device(device):
         raise ValueError(f'device_put: minijax runs on one device, {runtime.device()}; '
                          f'got {device}')
     return tree_util.tree_map(lambda v: v if isinstance(v, Array) else

@@ -26,23 +26,26 @@ _FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_fil
          'jax_compilation_cache_dir': None, 'jax_persistent_cache_min_compile_time_secs': 1.0,
          'jax_persistent_cache_min_entry_size_bytes': 0, 'jax_explain_cache_misses': False}
 #: minijax's own flags, read by the runtime (``minijax_num_cpu_devices``: how many CPU devices
-#: the client is made with, before minijax first runs anything; see ``minijax.runtime``).
+#: the replicated programs' client is made with, before the first ``pmap``; see
+#: ``minijax.runtime``).
 _MINIJAX = {'minijax_num_cpu_devices': None}
 
 
 class Config:
-    """Flag values, read as attributes (``config.jax_enable_x64``)."""
+    """Flag values, read as attributes (``config.jax_enable_x64``). Each is an attribute of
+    the instance, so reading one (``jit`` reads ``jax_disable_jit`` on every call) is a plain
+    attribute lookup."""
 
     def __init__(self):
-        self._values = {**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE, **_MINIJAX}
+        vars(self).update({**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE, **_MINIJAX})
 
     def update(self, name, value):
         if name in _FREE or name in _MINIJAX:
-            self._values[name] = value
+            vars(self)[name] = value
             return
         if name not in _FLAGS:
             raise AttributeError(f'config.update: unknown or unsupported flag {name!r} '
-                                 f'(minijax knows {", ".join(sorted(self._values))})')
+                                 f'(minijax knows {", ".join(sorted(vars(self)))})')
         supported, why = _FLAGS[name]
         if value != supported and not (name == 'jax_platforms' and value in ('', None)):
             raise NotImplementedError(f'config.update({name!r}, {value!r}): {why}; only '
@@ -51,11 +54,8 @@ class Config:
     def read(self, name):
         return getattr(self, name)
 
-    def __getattr__(self, name):
-        try:
-            return self.__dict__['_values'][name]
-        except KeyError:
-            raise AttributeError(f'config has no flag {name!r}') from None
+    def __getattr__(self, name):  # called only for a name that is not a flag
+        raise AttributeError(f'config has no flag {name!r}')
 
 
 config = Config()

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import types
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 from jaxlib.mlir import ir
 
 from minijax import core, dtypes, runtime, tree_util
-from minijax.array import Array, to_device
+from minijax.array import Array
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
@@ -46,7 +48,7 @@ class Jitted:
         self.static_argnums, self.static_argnames = _static_arguments(
             self.name, fun, static_argnums, static_argnames)
         self._traces = _traces_of(fun)
-        self._fast_calls: dict[tuple, _FastCall] = {}
+        self._fast_calls: dict[tuple, Callable] = {}
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -118,12 +120,41 @@ class Jitted:
             raise
 
     def __call__(self, *args, **kwargs):
+        if core.dynamic_trace is None and not config.jax_disable_jit:
+            if not kwargs and not self.static_argnums:  # the commonest call, at least cost
+                fast = self._fast_calls.get(_signature(args))
+                if fast is not None:
+                    return fast(args)
+            key, _, leaves = self._fast_key(args, kwargs)
+            fast = self._fast_calls.get(key)
+            if fast is not None:
+                return fast(leaves)
+        return self._call(args, kwargs)
+
+    def _fast_key(self, args, kwargs):
+        """(the fast path's key for a call, the leaves' signature, the call's array
+        leaves). Positional arrays alone are their own leaves and key; otherwise the traced
+        arguments are flattened in C++ (Python's containers only) and the key adds their
+        structure and the static values. The key is None where a leaf is not an array or
+        scalar (a tracer, a node only minijax's registry knows)."""
+        if not kwargs and not self.static_argnums:
+            signature = _signature(args)
+            if signature is not None:
+                return signature, signature, args
+        static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+        flat = runtime.flatten_containers((dyn_args, dyn_kwargs))
+        if flat is None:
+            return None, None, ()
+        leaves, structure = flat
+        signature = _signature(leaves)
+        key = None if signature is None else (structure, static, signature)
+        return key, signature, leaves
+
+    def _call(self, args, kwargs):
+        """The full path: trace (or find the trace), then bind ``xla_call`` under a
+        transformation or run the executable, recording a fast path for these types."""
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
-        signature = None if kwargs or core.dynamic_trace is not None else _signature(args)
-        fast = self._fast_calls.get(signature)
-        if fast is not None:
-            return fast(args)
         closed, hoisted, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
@@ -134,8 +165,9 @@ class Jitted:
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
         exe = executable(closed, self.name, *names)
-        if signature is not None and not self.static_argnums:
-            self._fast_calls[signature] = _FastCall(exe, closed.out_avals, out_tree)
+        key, signature, leaves = self._fast_key(args, kwargs)
+        if key is not None and _same_objects(leaves, flat_args):
+            self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
         return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
 
     def lower(self, *args, **kwargs) -> 'Lowered':
@@ -165,41 +197,70 @@ class Jitted:
 
 def _signature(args) -> tuple | None:
     """What decides the trace of a call whose arguments are all single arrays or scalars,
-    read without flattening or building avals: an Array's aval, an ndarray's shape and dtype,
-    a scalar's type. None for anything else (pytrees, tracers), which takes the full path."""
+    read without flattening or building avals: an Array's (shape, dtype, weak type), an
+    ndarray's (shape, dtype), a scalar's type. None for anything else (pytrees, tracers),
+    which takes the full path. (Tuples of C-level values hash faster than avals.)"""
     signature = []
     for x in args:
         kind = type(x)
         if kind is Array:
-            signature.append(x.aval)
+            aval = x.aval
+            signature.append((aval.shape, aval.dtype, aval.weak_type))
         elif kind is np.ndarray:
             signature.append((x.shape, x.dtype))
-        elif kind in dtypes.PYTHON_SCALARS:
-            dtypes.python_scalar(x)  # an int too large for int64 is an error here too
+        elif kind is float or kind is bool or isinstance(x, np.generic):
             signature.append(kind)
-        elif isinstance(x, np.generic):
+        elif kind is int:
+            dtypes.python_scalar(x)  # an int too large for int64 is an error here too
             signature.append(kind)
         else:
             return None
     return tuple(signature)
 
 
-class _FastCall:
-    """A call whose signature was traced and compiled before: transfer, execute, wrap.
+def _transfer(entry):
+    """How an argument of one signature entry reaches the device: an Array hands over its
+    buffer, a host value is copied by the transfer made for its type."""
+    if isinstance(entry, tuple):
+        return _array_buffer if len(entry) == 3 else runtime.host_to_device(*entry)
+    if entry in dtypes.PYTHON_SCALARS:
+        return runtime.host_to_device((), dtypes.PYTHON_SCALARS[entry][0])
+    return runtime.host_to_device((), np.dtype(entry))  # a NumPy scalar type
 
-    What the full path would do for these argument types, minus the work whose answer the
-    signature already fixes (flattening, avals, the trace-cache lookup)."""
-    __slots__ = ('executable', 'out_avals', 'unflatten')
 
-    def __init__(self, exe, out_avals, out_tree):
-        self.executable, self.out_avals = exe, out_avals
-        single = tree_util.treedef_is_leaf(out_tree)
-        self.unflatten = (lambda outs: outs[0]) if single else \
-            functools.partial(tree_util.tree_unflatten, out_tree)
+_array_buffer = Array.buffer.fget
 
-    def __call__(self, args):
-        buffers = self.executable([to_device(x) for x in args])
-        return self.unflatten([Array(b, a) for b, a in zip(buffers, self.out_avals)])
+
+def _same_objects(xs, ys) -> bool:
+    """Whether two flattenings gave the same leaves in the same order."""
+    return len(xs) == len(ys) and all(map(operator.is_, xs, ys))
+
+
+def _fast_call(exe, signature, out_avals, out_tree):
+    """A call of ``exe`` for leaves of ``signature``: transfer, execute, wrap. What the
+    full path does for these argument types, minus the work whose answer the signature
+    fixes (flattening in Python, avals, the trace-cache lookup, how each argument is
+    transferred)."""
+    transfers = tuple(map(_transfer, signature))
+    if tree_util.treedef_is_leaf(out_tree):
+        aval, = out_avals
+        return lambda leaves: Array(exe.transfer_and_run(transfers, leaves)[0], aval)
+    unflatten = _output_unflatten(out_tree)
+
+    def call(leaves):
+        buffers = exe.transfer_and_run(transfers, leaves)
+        return unflatten([Array(b, a) for b, a in zip(buffers, out_avals)])
+    return call
+
+
+def _output_unflatten(out_tree):
+    """A function building the output pytree from its leaves: in C++ where the tree is
+    made of Python's containers (checked by flattening a tree of placeholders back)."""
+    placeholders = [object() for _ in range(out_tree.num_leaves)]
+    flat = runtime.flatten_containers(tree_util.tree_unflatten(out_tree, placeholders))
+    if flat is not None and _same_objects(flat[0], placeholders):
+        return flat[1].unflatten
+    return functools.partial(tree_util.tree_unflatten, out_tree)
 
 
 _STATIC_HINT = ('; an argument that is not an array must be marked static with '

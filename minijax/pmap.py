@@ -87,7 +87,7 @@ def _devices(name, axis_size, devices) -> tuple:
             + (f'{len(on)} devices were given' if devices is not None else
                f'only {len(available)} devices are available (ask for more with '
                f'${runtime.NUM_CPU_DEVICES_VARIABLE} or '
-               "config.update('minijax_num_cpu_devices', n) before minijax first runs)"))
+               "config.update('minijax_num_cpu_devices', n) before the first pmap)"))
     return on
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import operator
 import os
 import sys
 
@@ -45,26 +46,47 @@ def requested_device_count() -> int:
 
 @functools.cache
 def client():
-    """The PJRT CPU client, made on first use with ``requested_device_count()`` devices:
-    several CPU devices in one process run replicated (``pmap``) programs with XLA's own
-    collectives. Single-device programs run on device 0."""
+    """The single-device PJRT CPU client that ordinary programs (``jit``, eager primitives)
+    run on. A client with more devices makes every execution slower (its thread pools and
+    bookkeeping grow with the devices), so it is kept apart: see ``replica_client``."""
+    counters['cpu_client'] += 1
+    return xc.make_cpu_client(num_devices=1)
+
+
+@functools.cache
+def replica_client():
+    """The client replicated (``pmap``) programs run on, made on first use with
+    ``requested_device_count()`` devices (the single-device client when that is 1): several
+    CPU devices in one process run replicated programs with XLA's own collectives. Its
+    results reach ordinary programs through the host."""
+    if requested_device_count() == 1:
+        return client()
+    counters['cpu_client'] += 1
     return xc.make_cpu_client(num_devices=requested_device_count())
 
 
 @functools.cache
 def device():
+    """The device ordinary programs run on."""
     return client().devices()[0]
 
 
 def devices(backend=None) -> list:
-    """The PJRT CPU client's devices (``jax.devices()``)."""
+    """The devices replicated programs run on (``jax.devices()``); the first stands for
+    ``device()``, where single-device programs run."""
     _check_backend(backend)
-    made = client().devices()
+    made = replica_client().devices()
     if len(made) != requested_device_count():
         raise RuntimeError(f'minijax_num_cpu_devices is {requested_device_count()} but the CPU '
-                           f'client was made with {len(made)} devices: set it before minijax '
-                           'first runs anything')
+                           f'client was made with {len(made)} devices: set it before the first '
+                           'pmap or devices()')
     return list(made)
+
+
+def is_default_device(d) -> bool:
+    """Whether ``d`` names the device ordinary programs run on: ``device()`` or
+    ``devices()[0]``, its stand-in among the replicated programs' devices."""
+    return d is None or d == device() or d == devices()[0]
 
 
 def _check_backend(backend):
@@ -139,15 +161,45 @@ class _TransferAval:
 
 
 def device_put(x, on=None) -> 'xc.ArrayImpl':
-    """Copy a NumPy value to a CPU device (``on``, by default device 0)."""
-    if type(x) is not np.ndarray or not x.flags.c_contiguous:
-        x = np.require(x, requirements="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+    """Copy a host value to a CPU device (``on``, by default device 0). jaxlib reads an
+    ndarray of any strides itself: no contiguous copy first."""
+    x = np.asarray(x)
     return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(on),
                                  [x], [on or device()], enable_x64=True)
 
 
+@functools.cache
+def host_to_device(shape, dtype):
+    """The transfer to device 0 of a host value of one type (an ndarray of any strides, a
+    NumPy scalar, or a Python scalar, which jaxlib makes float64, int64 or bool), made once
+    per type so that a jitted call moves each argument with one C++ call and nothing else."""
+    aval, sharding, on = _TransferAval(shape, dtype), _sharding(), [device()]
+    return lambda x: xc.batched_device_put(aval, sharding, [x], on, enable_x64=True)
+
+
 def is_device_buffer(x) -> bool:
     return isinstance(x, xc.ArrayImpl)
+
+
+#: jaxlib's C++ pytree code with Python's containers only (tuple, list, dict, None,
+#: namedtuple): ``jit``'s fast path keys and rebuilds pytrees with it. minijax's own registry
+#: (``tree_util``) stays the definition; a node this one does not know is a leaf here.
+_CONTAINERS = xc._xla.pytree.PyTreeRegistry()
+
+
+def flatten_containers(tree):
+    """(leaves, treedef) of ``tree`` in C++; the treedef hashes, compares and unflattens
+    (``treedef.unflatten(leaves)``) in C++ too. None where jaxlib fails (dict keys that do
+    not sort, nesting too deep: a SystemError from the bindings): ``tree_util`` then
+    flattens the tree, and names what is wrong with it."""
+    try:
+        return _CONTAINERS.flatten(tree)
+    except (ValueError, SystemError, RecursionError):
+        return None
+
+
+def _on_device(buffer):
+    return buffer
 
 
 class Executable:
@@ -165,8 +217,18 @@ class Executable:
                                                        committed=True, _skip_checks=True)
                           for shape, dtype in result_types]
 
-    def __call__(self, buffers):
-        return self._loaded.execute_sharded(list(buffers)).consume_with_handlers(self._handlers)
+    def __call__(self, buffers: list):
+        """Run on device buffers."""
+        return self.transfer_and_run((_on_device,) * len(buffers), buffers)
+
+    def transfer_and_run(self, transfers, values):
+        """Move each value to the device with its transfer (``host_to_device``), run.
+
+        (jaxlib records the Python traceback of every array it makes and every execution,
+        about a sixth of a small call's time, but arrays made without one lack the "user
+        context" that ``np.asarray`` asks for once ``jax`` is imported: they stay on.)"""
+        buffers = [*map(operator.call, transfers, values)]  # each transfer(value)
+        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
 
     def hlo_text(self) -> str:
         return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
@@ -341,6 +403,6 @@ def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
     options.device_assignment = xc.DeviceAssignment.create(
         np.array([[d.id] for d in on]))
     callbacks = _checked_host_callbacks(module)
-    loaded = client().compile_and_load(module, xc.DeviceList(on), options,
+    loaded = replica_client().compile_and_load(module, xc.DeviceList(on), options,
                                        host_callbacks=callbacks)
     return ReplicatedExecutable(loaded, _main_result_types(module), on, callbacks)

@@ -1,5 +1,7 @@
 """The jitted call's fast path (a signature seen before skips flattening and tracing) gives
 what the full path gives, as JAX does, for every kind of argument it accepts."""
+import collections
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,28 +14,56 @@ from minijax import runtime
 jax.config.update('jax_enable_x64', True)
 
 
-def _f(np_):
-    return lambda x, y: (np_.sin(x) * y, {'sum': x + y})
+#: A pytree of outputs and a single one (the fast path wraps each its own way).
+FUNCTIONS = {'pytree out': lambda np_: lambda x, y: (np_.sin(x) * y, {'sum': x + y}),
+             'one out': lambda np_: lambda x, y: x * y - 1}
 
 
 def _arguments(np_):
-    """(x, y) pairs of every kind: Arrays strong and weak, ndarrays (one not contiguous),
-    Python and NumPy scalars."""
+    """(x, y) pairs of every kind: Arrays strong and weak (one held on the host as a
+    transposed view), ndarrays (strided, reversed and read-only, 0-d), Python and NumPy
+    scalars."""
     v = np.arange(6.).reshape(2, 3)
+    frozen = v[::-1].copy()[::-1]
+    frozen.flags.writeable = False
     return [(np_.asarray(v), 2.), (v[:, ::2], 3), (np_.asarray(1.5), True),
             (np.float32(0.5), np_.float32(2)), (np_.ones(3, np_.int32), np.int32(7)),
-            (2., np_.asarray(2.))]
+            (2., np_.asarray(2.)), (frozen, np.array(2.5)),
+            (np_.transpose(np_.asarray(v)), False)]
 
 
-@pytest.mark.parametrize('call', range(3))
-def test_repeated_calls_give_jaxs_values_and_types(call):
+@pytest.mark.parametrize('name', FUNCTIONS)
+def test_repeated_calls_give_jaxs_values_and_types(name):
     """Call 0 traces, calls 1 and 2 take the fast path: all three print what JAX prints."""
-    ours, theirs = minijax.jit(_f(mnp)), jax.jit(_f(jnp))
-    for _ in range(call + 1):
-        results = [(repr(ours(*a)), repr(theirs(*b)))
-                   for a, b in zip(_arguments(mnp), _arguments(jnp))]
-    for mine, jaxs in results:
-        assert mine == jaxs
+    ours, theirs = minijax.jit(FUNCTIONS[name](mnp)), jax.jit(FUNCTIONS[name](jnp))
+    for _ in range(3):
+        for a, b in zip(_arguments(mnp), _arguments(jnp)):
+            assert repr(ours(*a)) == repr(theirs(*b))
+
+
+Out = collections.namedtuple('Out', 'y n')
+
+
+def _layer(np_):
+    def layer(params, x, n, *, scale):
+        return Out({'y': np_.tanh(x @ params['w'] + params['b']) * scale},
+                   [x.sum() * n, None])
+    return layer
+
+
+def test_pytree_keyword_and_static_arguments_give_jaxs_on_every_call():
+    """The fast path keys a call on the arguments' structure and static values as well:
+    a dict, an OrderedDict in another order (a node only minijax's registry holds), a
+    static value and a keyword each select their own program, with outputs rebuilt as
+    they were (a namedtuple holding a dict and a list with None)."""
+    ours = minijax.jit(_layer(mnp), static_argnums=2)
+    theirs = jax.jit(_layer(jnp), static_argnums=2)
+    w, b, x = np.eye(3)[::-1], np.arange(3.), np.ones((2, 3))
+    for _ in range(3):
+        for params in ({'w': w, 'b': b}, collections.OrderedDict(b=mnp.asarray(b), w=w)):
+            for n, scale in ((2, 1.5), (3, np.float32(2))):
+                assert repr(ours(params, x, n, scale=scale)) == \
+                    repr(theirs({'w': w, 'b': b}, x, n, scale=scale))
 
 
 def test_a_seen_signature_is_not_traced_again_and_a_new_one_is():

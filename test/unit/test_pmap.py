@@ -43,7 +43,14 @@ def _assert_all_close(mine, theirs):
 
 def test_collectives_under_pmap_are_jaxs(jax_collectives):
     assert mj.device_count() == N == jax.device_count()
-    _assert_all_close(mj.pmap(collectives(mlax), 'i')(X), jax_collectives)
+    assert [d.id for d in mj.devices()] == [d.id for d in jax.devices()] == list(range(N))
+    mine = mj.pmap(collectives(mlax), 'i')(X)
+    _assert_all_close(mine, jax_collectives)
+    # pmap's results (from the replicated programs' client) feed single-device programs
+    combine = lambda a, b, c: a * b + c  # noqa: E731
+    ours = mj.jit(combine)(mine[0], mine[1], mj.device_put(X, mj.devices()[0]))
+    theirs = combine(*map(np.asarray, jax_collectives[:2]), X)  # JAX refuses mixed devices
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
 def test_collectives_under_vmap_with_an_axis_name_are_what_pmap_gives(jax_collectives):

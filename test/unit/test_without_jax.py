@@ -4,6 +4,7 @@ jax is installed in the test environment, so a subprocess hides it (an import ho
 refuses ``jax`` and ``jax.*``, but not ``jaxlib``) and exercises jit, grad, vmap, control
 flow and Arrays there.
 """
+import os
 import subprocess
 import sys
 import textwrap
@@ -57,13 +58,17 @@ NEVER_IMPORTS = textwrap.dedent('''
     mj.grad(lambda v: mnp.sum(mnp.exp(v)))(x)
     mnp.tanh(x) + 1
     print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')))
+    from minijax import runtime
+    print(runtime.counters['cpu_client'], len(runtime.client().devices()))
 ''')
 
 
 def test_minijax_never_imports_jax_even_where_it_is_installed():
     """jaxlib's generic way to split results into arrays imports all of ``jax``; minijax
-    builds its results with per-output result handlers instead."""
+    builds its results with per-output result handlers instead. With 4 devices asked for,
+    ordinary work still makes one client only, with one device (more make every call
+    slower): the 4-device client is for replicated programs."""
     result = subprocess.run([sys.executable, '-c', NEVER_IMPORTS], capture_output=True,
-                            text=True)
+                            text=True, env=dict(os.environ, MINIJAX_NUM_CPU_DEVICES='4'))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == '[]'
+    assert result.stdout.split('\n')[:2] == ['[]', '1 1']
