@@ -404,5 +404,5 @@ def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
         np.array([[d.id] for d in on]))
     callbacks = _checked_host_callbacks(module)
     loaded = replica_client().compile_and_load(module, xc.DeviceList(on), options,
-                                       host_callbacks=callbacks)
+                                               host_callbacks=callbacks)
     return ReplicatedExecutable(loaded, _main_result_types(module), on, callbacks)
