@@ -93,8 +93,12 @@ def _complex_abstract_eval(x, y):
 
 
 def _complex_impl(x, y):
+    """The parts set one by one: ``x + 1j * y`` would turn an infinite ``y`` into a NaN
+    real part (``1j * inf`` is ``nan + inf j``)."""
     x, y = np.asarray(x), np.asarray(y)
-    return (x + 1j * y).astype(dtypes.COMPLEX_OF[x.dtype])
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtypes.COMPLEX_OF[x.dtype])
+    out.real, out.imag = x, y
+    return out
 
 
 def _complex_transpose(ct, x, y):
