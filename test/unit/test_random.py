@@ -145,7 +145,7 @@ def _modules(which):
 TYPED_KEY_SHOWS = {
     'reprs': lambda jx, r, jnp: [r.key(42), r.split(r.key(0), 3), r.fold_in(r.key(1), 7),
                                  r.wrap_key_data(np.arange(4, dtype=np.uint32).reshape(2, 2)),
-                                 r.normal(r.key(42))],
+                                 r.normal(r.key(42)), jx.pmap(r.split)(r.split(r.key(0), 2))],
     'index-iterate-stack': lambda jx, r, jnp: (
         r.split(r.key(0), 3)[1], list(r.split(r.key(0), 2)), jnp.stack([r.key(1)] * 2).shape,
         r.split(r.key(0), (2, 3))[:, 1:].shape, r.split(r.key(0), 4).reshape(2, 2).shape),
