@@ -55,6 +55,10 @@ class Array:
         return self._npy
 
     def __array__(self, dtype=None, copy=None):
+        if dtypes.is_key(self.dtype):
+            raise TypeError('JAX array with PRNGKey dtype cannot be converted to a NumPy array. '
+                            'Use jax.random.key_data(arr) if you wish to extract the underlying '
+                            'integer array.')
         value = self._value()
         if dtype is not None and np.dtype(dtype) != value.dtype:
             return value.astype(dtype)
@@ -64,11 +68,15 @@ class Array:
         """NumPy functions (``np.transpose(x)``, ``np.sum(x)``) see the NumPy value, as for
         any array-like; without this NumPy would call the Array's own methods, which bind
         primitives whose eager implementations call those NumPy functions again."""
+        if func in _SHAPE_QUERIES and len(args) == 1 and not kwargs:
+            return getattr(args[0], _SHAPE_QUERIES[func])  # a key array's, not its words'
         return func(*_numpy_values(args), **_numpy_values(kwargs))
 
     def __repr__(self):
         """JAX's layout, quirks included: an empty array shows its shape, and a dtype that
         does not fit on the last line is pushed right by the prefix's width, not wrapped."""
+        if dtypes.is_key(self.dtype):
+            return f'Array({self.shape}, dtype={self.dtype}) overlaying:\n{self._value()}'
         prefix = 'Array('
         dtype = f'dtype={self.dtype.name}' + (', weak_type=True' if self.weak_type else '')
         width = np.get_printoptions()['linewidth']
@@ -82,9 +90,12 @@ class Array:
         return f'{prefix}{body},{sep}{dtype})'
 
     def __str__(self):
-        return str(self._value())
+        """The values; a key array shows its words, as its ``repr`` (JAX's ``str``)."""
+        return repr(self) if dtypes.is_key(self.dtype) else str(self._value())
 
     def __format__(self, format_spec):
+        if dtypes.is_key(self.dtype):
+            return format(str(self), format_spec)
         return format(self._value(), format_spec)
 
     def __float__(self):
@@ -108,7 +119,8 @@ class Array:
         """The rows, each an Array (as in JAX), sliced on the host."""
         if not self.shape:
             raise TypeError('iteration over a scalar (0-d) array')
-        return (host_array(np.asarray(row)) for row in self._value())
+        rows = (np.asarray(row) for row in self._value())
+        return map(key_array if dtypes.is_key(self.dtype) else host_array, rows)
 
     __hash__ = None
 
@@ -123,6 +135,11 @@ class Array:
         return self
 
 
+#: NumPy functions that read only an array's type: answered from the aval, so that a key
+#: array's shape is its keys' (NumPy's value of it would be the words, one axis more).
+_SHAPE_QUERIES = {np.shape: 'shape', np.ndim: 'ndim', np.size: 'size'}
+
+
 def _numpy_values(tree):
     if isinstance(tree, Array):
         return tree._value()
@@ -133,7 +150,12 @@ def _numpy_values(tree):
     return tree
 
 
-core.aval_handlers[Array] = lambda x: ConcreteArray(x, x.weak_type)
+def _array_aval(x):
+    """A key array's type has no value: keys are never Python control flow's concern."""
+    return x.aval if dtypes.is_key(x.dtype) else ConcreteArray(x, x.weak_type)
+
+
+core.aval_handlers[Array] = _array_aval
 
 
 def eager_result(value, aval, args):
@@ -156,6 +178,17 @@ def host_array(value: np.ndarray, weak_type=False) -> Array:
     """An Array holding ``value`` (which it freezes and keeps: the caller gives it away)."""
     value.flags.writeable = False
     return Array(None, ShapedArray(value.shape, value.dtype, weak_type), value)
+
+
+def key_array(words: np.ndarray) -> Array:
+    """The key array whose physical value is ``words``, ``uint32[..., 2]`` (frozen, kept)."""
+    words.flags.writeable = False
+    return Array(None, ShapedArray(words.shape[:-1], dtypes.key_fry), words)
+
+
+def physical_value(x) -> np.ndarray:
+    """``x`` as a NumPy array of its physical type: a key array's words."""
+    return x._value() if isinstance(x, Array) else np.asarray(x)
 
 
 def scalar(value, dtype, weak_type=False):

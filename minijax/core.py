@@ -32,7 +32,7 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(map(int, shape))
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if dtypes.is_key(dtype) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))
@@ -102,6 +102,14 @@ class ConcreteArray(ShapedArray):
         return conversion(np.asarray(tracer.aval.val))
 
 
+def physical_aval(aval) -> ShapedArray:
+    """How ``aval`` is stored and lowered: itself, or for a key array its words as a
+    trailing axis (``key<fry>[3]`` is ``uint32[3,2]``)."""
+    if not dtypes.is_key(aval.dtype):
+        return aval
+    return ShapedArray((*aval.shape, aval.dtype.words), aval.dtype.word_dtype)
+
+
 def raise_to_shaped(aval):
     if type(aval) is ShapedArray:  # already without a value (avals are never mutated)
         return aval
@@ -118,7 +126,8 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype):
         self.shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
-        self.dtype = dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
+        self.dtype = dtype if dtypes.is_key(dtype) else \
+            dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
 
     def __repr__(self):
         return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})'
@@ -177,6 +186,8 @@ def shaped_aval(x) -> ShapedArray:
         return ShapedArray((), *dtypes.python_scalar(x))
     if type(x) not in aval_handlers:
         raise invalid_type_error(x)
+    if dtypes.is_key(x.dtype):
+        return ShapedArray(x.shape, x.dtype)
     return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'),
                        getattr(x, 'weak_type', False))
 

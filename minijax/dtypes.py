@@ -193,3 +193,48 @@ def promote(*typed):
     if least in _WEAK_DEFAULTS:
         return _WEAK_DEFAULTS[least], True
     return np.dtype(least), all_weak
+
+# ----------------------------------------------------------------------------- extended dtypes
+
+class extended:  # noqa: N801 (JAX's name: ``jax.dtypes.extended``)
+    """The abstract type of the dtypes NumPy does not have: ``issubdtype(d, extended)``."""
+
+
+class prng_key(extended):  # noqa: N801 (JAX's name: ``jax.dtypes.prng_key``)
+    """The abstract type of PRNG key dtypes: ``issubdtype(key.dtype, prng_key)``."""
+
+
+class KeyDType:
+    """``key<fry>``, the dtype of a typed PRNG key array (``minijax.random.key``): one
+    element is a whole threefry2x32 key. Its *physical* layout is the key's ``uint32[2]``
+    words as a trailing axis: a ``key<fry>[3]`` is held, transferred and lowered as a
+    ``uint32[3,2]`` (``minijax.core.physical_aval``)."""
+    type = prng_key
+    name = 'key<fry>'
+    impl = 'fry'  # JAX's short name of threefry2x32, shown in jaxprs as ``impl=fry``
+    word_dtype = uint32
+    words = 2
+    itemsize = 8
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+
+#: The one key dtype (threefry2x32 is the only implementation minijax has).
+key_fry = KeyDType()
+
+
+def is_key(dtype) -> bool:
+    return isinstance(dtype, KeyDType)
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """``np.issubdtype`` that knows the key dtype: a key dtype is a ``prng_key`` and an
+    ``extended``, and no NumPy dtype is either."""
+    if is_key(arg1):
+        return arg1 == arg2 or (isinstance(arg2, type) and issubclass(arg1.type, arg2))
+    if is_key(arg2) or (isinstance(arg2, type) and issubclass(arg2, extended)):
+        return False
+    return np.issubdtype(arg1, arg2)

@@ -18,7 +18,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from minijax import core, runtime, tree_util
-from minijax.array import Array
+from minijax.array import Array, physical_value
 from minijax.caching import cache_on_first_arg
 from minijax.core import Primitive
 from minijax.dump import dump_module
@@ -93,7 +93,7 @@ def _devices(name, axis_size, devices) -> tuple:
 
 def _xla_pmap_impl(*args, call_jaxpr, axis_name, axis_size, mapped_invars, name, devices):
     exe = replicated_executable(call_jaxpr, axis_name, axis_size, name, devices)
-    per_device = [list(np.asarray(x)) if mapped else [np.asarray(x)] * axis_size
+    per_device = [list(physical_value(x)) if mapped else [physical_value(x)] * axis_size
                   for x, mapped in zip(args, mapped_invars)]
     outs = []
     for value, aval in zip(exe(per_device), call_jaxpr.out_avals):

@@ -1,14 +1,21 @@
 """minijax.random: JAX's counter-based PRNG (threefry2x32), bit for bit with ``jax.random``.
 
-There is no hidden state. A *key* is two uint32 words; every random function is a pure
-function of a key, so the same key gives the same numbers eagerly, under ``jit`` and under
-``vmap`` (over a batch of keys). New keys come from ``split`` and ``fold_in``.
+There is no hidden state. A *key* is the state of the generator; every random function is a
+pure function of a key, so the same key gives the same numbers eagerly, under ``jit`` and
+under ``vmap`` (over a batch of keys). New keys come from ``split`` and ``fold_in``.
 
-Everything rests on one hash, ``threefry2x32(key, x) -> y``: 20 rounds of add, rotate and
-xor on pairs of uint32 words (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
-SC 2011). Random bits for an array of ``shape`` are the hash of the counters 0, 1, 2, ...
-(the flat index of each element, as a 64-bit number split into its high and low words),
-which is what JAX does with ``jax_threefry_partitionable`` on, its default since 0.5:
+Keys come in JAX's two kinds, and every function takes both:
+
+- typed keys, ``key(seed)``: arrays of dtype ``key<fry>``, one key per element (a scalar
+  key has shape ``()``, ``split(k, 3)`` shape ``(3,)``). They are ``minijax.prng``'s: the
+  primitives ``random_seed``, ``random_split``, ``random_fold_in`` and ``random_bits`` act on
+  them, and jaxprs show them as JAX's do (``random_bits[bit_width=64 shape=(2,)] a``);
+- raw keys, ``PRNGKey(seed)``: the words of a typed key, ``uint32[2]``. A function given a
+  raw key wraps it (``random_wrap``) and computes on the typed key; ``split`` and
+  ``fold_in`` give raw keys back (``random_unwrap``). ``key_data`` and ``wrap_key_data``
+  convert between the two.
+
+Everything rests on one hash, threefry2x32 (``minijax.prng``):
 
 - ``split(key, n)``: the n keys are the hash pairs of the counters 0..n-1;
 - ``fold_in(key, d)``: the hash pair of the counter pair (0, d);
@@ -20,10 +27,6 @@ which is what JAX does with ``jax_threefry_partitionable`` on, its default since
 
 The hash is ``jit``-compiled, so it is lowered to one private StableHLO function that every
 call reuses: read it with ``minijax.jit(minijax.random.split).lower(key).as_text()``.
-
-Keys are raw ``uint32[2]`` arrays, as ``PRNGKey`` gives in JAX; ``key`` returns the same raw
-key (JAX's ``key`` gives a typed scalar key instead, whose bits ``jax.random.key_data``
-shows: these are those bits). A batch of keys is a ``uint32[..., 2]`` array: ``vmap`` over it.
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from functools import partial
 
 import numpy as np
 
-from minijax import core, dtypes, lax
+from minijax import core, dtypes, lax, prng
 from minijax import numpy as mnp
 from minijax.numpy import linalg as numpy_linalg
 from minijax.control_flow import while_loop
@@ -44,173 +47,113 @@ from minijax.scipy.special import _erf_inv, gammaln  # XLA's erf_inv expansion
 
 __all__ = ['PRNGKey', 'bernoulli', 'beta', 'bits', 'categorical', 'cauchy', 'choice',
            'dirichlet', 'exponential', 'fold_in', 'gamma', 'gumbel', 'key', 'key_data',
-           'laplace', 'loggamma', 'logistic', 'multivariate_normal', 'normal', 'permutation',
+           'key_impl', 'laplace', 'loggamma', 'logistic', 'multivariate_normal', 'normal', 'permutation',
            'poisson', 'randint', 'split', 't', 'truncated_normal', 'uniform', 'wrap_key_data']
 
 uint32 = dtypes.uint32
-UINT_DTYPES = {8: np.dtype('uint8'), 16: np.dtype('uint16'), 32: np.dtype('uint32'),
-               64: np.dtype('uint64')}
-
-# ----------------------------------------------------------------------------- the hash
-
-#: Threefry-2x32's rotation distances: rounds alternate between the two groups of four.
-ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-#: The key schedule's third word is k0 ^ k1 ^ this constant (Threefish's parity word).
-KEY_PARITY = 0x1BD11BDA
-
-
-def _u32(value):
-    return np.uint32(value)
-
-
-def _rotate_left(x, distance):
-    return lax.bitwise_or(lax.shift_left(x, _u32(distance)),
-                          lax.shift_right_logical(x, _u32(32 - distance)))
-
-
-def _mix(x0, x1, distance):
-    """One round: add the words, rotate the second, xor the sum into it."""
-    x0 = lax.add(x0, x1)
-    return x0, lax.bitwise_xor(_rotate_left(x1, distance), x0)
-
-
-@jit
-def threefry2x32(k0, k1, x0, x1):
-    """The threefry2x32 hash of the counter words ``(x0, x1)`` (uint32 arrays of one shape)
-    under the key ``(k0, k1)`` (uint32 scalars): 5 groups of 4 rounds, the key schedule
-    (the three words rotating) injected before the first group and after each one."""
-    schedule = [k0, k1, lax.bitwise_xor(lax.bitwise_xor(k0, k1), _u32(KEY_PARITY))]
-    x0, x1 = lax.add(x0, schedule[0]), lax.add(x1, schedule[1])
-    for group in range(5):
-        for distance in ROTATIONS[group % 2]:
-            x0, x1 = _mix(x0, x1, distance)
-        x0 = lax.add(x0, schedule[(group + 1) % 3])
-        x1 = lax.add(lax.add(x1, schedule[(group + 2) % 3]), _u32(group + 1))
-    return x0, x1
-
-
-def _check_key(name, key):
-    """A single raw key, ``uint32[2]``; a batch of keys is for ``vmap``."""
-    aval = core.get_aval(key)
-    if aval.dtype != uint32 or not aval.shape or aval.shape[-1] != 2:
-        raise TypeError(f'{name}: expected a PRNG key, a uint32[2] array (from PRNGKey, split '
-                        f'or fold_in), got {aval.str_short()}')
-    if aval.shape != (2,):
-        raise ValueError(f'{name} accepts a single key, but was given a key array of shape '
-                         f'{aval.shape} != (2,). Use minijax.vmap for batching.')
-    return [lax.reshape(lax.slice(key, (i,), (i + 1,)), ()) for i in range(2)]
-
-
-def _counters(shape):
-    """The flat index of each element of ``shape`` as a 64-bit counter: (high, low) words."""
-    size = math.prod(shape)
-    if size >= 2 ** 32:
-        raise ValueError(f'minijax.random: {size} random values in one call is more than the '
-                         '2**32 that 32-bit counters number')
-    low = lax.reshape(lax.iota(uint32, (size,)), shape)
-    return lax.full(shape, 0, uint32), low
-
-
-def _hash_counters(key, shape, name):
-    k0, k1 = _check_key(name, key)
-    return threefry2x32(k0, k1, *_counters(shape))
-
-
-def _stack_last(x, y):
-    return lax.concatenate([lax.expand_dims(x, (-1,)), lax.expand_dims(y, (-1,))], -1)
-
+UINT_DTYPES = prng.UINT_DTYPES
 
 # ----------------------------------------------------------------------------- keys
 
-def PRNGKey(seed):  # noqa: N802 (JAX's name)
-    """A key from an integer seed: the seed's 64 bits as two uint32 words (high, low); a
-    seed of 32 bits or fewer has a zero high word."""
+
+def _is_typed(key):
+    return dtypes.is_key(getattr(key, 'dtype', None))
+
+
+def _check_key(name, key):
+    """``key`` as a single typed key: a raw ``uint32[2]`` key (``PRNGKey``'s) is wrapped,
+    as JAX wraps it; a batch of keys is for ``vmap``."""
+    typed = key if _is_typed(key) else prng.random_wrap(key)
+    if core.get_aval(typed).shape:
+        raise ValueError(f'{name} accepts a single key, but was given a key array of shape '
+                         f'{core.get_aval(key).shape} != (). Use minijax.vmap for batching.')
+    return typed
+
+
+def _like(key, new_keys):
+    """``new_keys`` as the caller's ``key`` was: typed, or raw words."""
+    return new_keys if _is_typed(key) else prng.random_unwrap(new_keys)
+
+
+def _seed(name, seed):
     seed = np.int64(seed) if isinstance(seed, int) else seed
-    aval = core.get_aval(seed)
-    if aval.shape:
-        raise TypeError(f'PRNGKey accepts a scalar seed, but was given an array of shape '
-                        f'{aval.shape} != (). Use minijax.vmap for batching')
-    if not np.issubdtype(aval.dtype, np.integer):
-        raise TypeError(f'PRNGKey: the seed must be an integer, got {aval.str_short()}')
-    low = lax.convert_element_type(seed, uint32)
-    if aval.dtype.itemsize < 8:
-        high = lax.full((), 0, uint32)
-    else:
-        high = lax.convert_element_type(lax.shift_right_logical(seed, np.array(32, aval.dtype)),
-                                        uint32)
-    return _stack_last(high, low)
+    shape = core.get_aval(seed).shape
+    if shape:
+        raise TypeError(f'{name} accepts a scalar seed, but was given an array of shape '
+                        f'{shape} != (). Use minijax.vmap for batching')
+    return prng.random_seed(seed)
 
 
-def key(seed):
-    """``PRNGKey(seed)``: a raw uint32[2] key. JAX's ``key`` gives a typed scalar key holding
-    these same bits (``jax.random.key_data(jax.random.key(s))`` equals ``key(s)`` here);
-    minijax has no key dtype, so its keys are always raw."""
-    return PRNGKey(seed)
+def key(seed, *, impl=None):
+    """A typed key, ``key<fry>[]``, from an integer seed (its 64 bits are the key's words:
+    high, low)."""
+    _check_impl('key', impl)
+    return _seed('key', seed)
+
+
+def PRNGKey(seed, *, impl=None):  # noqa: N802 (JAX's name)
+    """A raw key from an integer seed: the words of ``key(seed)``, ``uint32[2]``."""
+    _check_impl('PRNGKey', impl)
+    return prng.random_unwrap(_seed('PRNGKey', seed))
+
+
+def _check_impl(name, impl):
+    if impl not in (None, 'threefry2x32'):
+        raise ValueError(f'{name}: minijax implements only the threefry2x32 PRNG, got '
+                         f'{impl!r}')
 
 
 def key_data(keys):
-    """The uint32 words of a key or a batch of keys: minijax's keys are those words."""
-    aval = core.get_aval(keys)
-    if aval.dtype != uint32 or not aval.shape or aval.shape[-1] != 2:
-        raise TypeError(f'key_data: expected PRNG keys, uint32[..., 2] arrays, got '
-                        f'{aval.str_short()}')
-    return keys
+    """The uint32 words of a key or a key array, ``uint32[..., 2]``."""
+    return prng.random_unwrap(keys if _is_typed(keys) else prng.random_wrap(keys))
 
 
-def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
-    """Keys from their uint32 words: the words themselves (threefry2x32 is the only
-    implementation minijax has)."""
-    name = impl if dtype is None else dtype
-    if name not in (None, 'threefry2x32'):
-        raise ValueError(f'wrap_key_data: minijax implements only the threefry2x32 PRNG, got '
-                         f'{name!r}')
-    return key_data(key_bits_array)
+def wrap_key_data(key_bits_array, *, impl=None):
+    """Typed keys from their uint32 words, ``uint32[..., 2]`` -> ``key<fry>[...]``."""
+    _check_impl('wrap_key_data', impl)
+    return prng.random_wrap(key_bits_array)
+
+
+def key_impl(keys):
+    """The name of the keys' implementation: always ``'threefry2x32'`` in minijax."""
+    key_data(keys)  # raw words are checked as JAX checks them
+    return 'threefry2x32'
 
 
 def split(key, num=2):
-    """``num`` new keys (an int or a shape): ``uint32[*shape, 2]``."""
+    """``num`` new keys (an int or a shape), typed or raw as ``key`` is."""
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
     shape = core.canonicalize_shape(shape, 'split: num')
-    return _stack_last(*_hash_counters(key, shape, 'split'))
+    return _like(key, prng.random_split(_check_key('split', key), shape))
 
 
 def _split_n(key, n):
-    """``split(key, n)`` as ``n`` separate keys."""
-    keys = split(key, n)
-    return [lax.reshape(lax.slice(keys, (i, 0), (i + 1, 2)), (2,)) for i in range(n)]
+    """``split(key, n)`` of a typed key as ``n`` separate keys."""
+    keys = prng.random_split(key, (n,))
+    return [lax.reshape(lax.slice(keys, (i,), (i + 1,)), ()) for i in range(n)]
 
 
 def fold_in(key, data):
     """A new key from ``key`` and the integer ``data`` (taken modulo 2**32)."""
-    k0, k1 = _check_key('fold_in', key)
+    typed = _check_key('fold_in', key)
     if np.ndim(data):
         raise TypeError(f'fold_in accepts a scalar, but was given an array of shape '
                         f'{np.shape(data)} != (). Use minijax.vmap for batching.')
     data = np.asarray(data, uint32) if isinstance(data, int) else lax.convert_element_type(
         data, uint32)
-    return _stack_last(*threefry2x32(k0, k1, lax.full((), 0, uint32), data))
+    return _like(key, prng.random_fold_in(typed, data))
 
 
 # ----------------------------------------------------------------------------- bits
 
-def _random_bits(key, bit_width, shape, name='bits'):
-    high, low = _hash_counters(key, shape, name)
-    if bit_width == 64:
-        dtype = UINT_DTYPES[64]
-        high = lax.convert_element_type(high, dtype)
-        return lax.bitwise_or(lax.shift_left(high, np.uint64(32)),
-                              lax.convert_element_type(low, dtype))
-    mixed = lax.bitwise_xor(high, low)
-    return mixed if bit_width == 32 else lax.convert_element_type(mixed, UINT_DTYPES[bit_width])
-
-
 def bits(key, shape=(), dtype=None):
     """Uniform random unsigned integers of ``dtype`` (uint64 by default, as JAX with x64)."""
+    key = _check_key('bits', key)
     dtype = np.dtype(UINT_DTYPES[64] if dtype is None else dtype)
     if not np.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f'dtype argument to `bits` must be an unsigned int dtype, got {dtype}')
     shape = core.canonicalize_shape(shape, 'bits: shape')
-    return _random_bits(key, dtype.itemsize * 8, shape)
+    return prng.random_bits(key, dtype.itemsize * 8, shape)
 
 
 # ----------------------------------------------------------------------------- floats
@@ -245,7 +188,7 @@ def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = max(nbits, 8) if nmant >= 8 else 8
-    random = _random_bits(key, rng_bits, shape, name)
+    random = prng.random_bits(key, rng_bits, shape)
     uint = UINT_DTYPES[nbits]
     random = lax.convert_element_type(random, uint) if rng_bits != nbits else random
     one_bits = np.array(1., dtype).view(uint)
@@ -259,13 +202,14 @@ def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
 
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
     """Uniform random floats in [minval, maxval) (float64 by default, as JAX with x64)."""
+    key = _check_key('uniform', key)
     shape = core.canonicalize_shape(shape, 'uniform: shape')
     return _uniform(key, shape, _float_dtype('uniform', dtype), minval, maxval)
 
 
 def normal(key, shape=(), dtype=None):
     """Standard normal floats: sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
-    return _normal(key, core.canonicalize_shape(shape, 'normal: shape'),
+    return _normal(_check_key('normal', key), core.canonicalize_shape(shape, 'normal: shape'),
                    _float_dtype('normal', dtype))
 
 
@@ -296,6 +240,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     and erf(upper/sqrt2), clamped into the open interval. Equal to JAX's where ``lax.erf``
     is: in float64 minijax's erf (Cephes' expansion) and XLA's differ in the last bits at
     some bounds, and so then do the numbers."""
+    key = _check_key('truncated_normal', key)
     dtype = _float_dtype('truncated_normal', dtype)
     if shape is None:
         shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
@@ -323,7 +268,7 @@ def _sampler(name, transform):
     compiled = partial(jit, static_argnums=(1, 2))(transform)
 
     def sample(key, shape=(), dtype=None):
-        _check_key(name, key)
+        key = _check_key(name, key)
         return compiled(key, core.canonicalize_shape(shape, f'{name}: shape'),
                         _float_dtype(name, dtype))
     sample.__name__ = sample.__qualname__ = name
@@ -377,7 +322,7 @@ def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel floats, ``-log(-log(u))``: from one uniform (``mode='low'``, the
     default) or two (``'high'``, more bits near 0). ``'highest'`` is ``'high'`` except in
     float32, where JAX counts leading zeros instead; minijax does not have that mode."""
-    _check_key('gumbel', key)
+    key = _check_key('gumbel', key)
     shape = core.canonicalize_shape(shape, 'gumbel: shape')
     dtype = _float_dtype('gumbel', dtype)
     mode = 'low' if mode is None else mode
@@ -465,7 +410,7 @@ def _gamma(key, a, shape, dtype, log_space):
 
 def _gamma_sampler(name, log_space, doc):
     def sample(key, a, shape=None, dtype=None):
-        _check_key(name, key)
+        key = _check_key(name, key)
         shape, dtype = _float_params(name, shape, dtype, a)
         return _gamma(key, a, shape, dtype, log_space)
     sample.__name__ = sample.__qualname__ = name
@@ -483,7 +428,7 @@ space: accurate for small ``a``, where the samples themselves underflow.""")
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(a, b) floats: ``Ga / (Ga + Gb)`` for Gamma samples, formed from their logs
     (scaled by the larger) so that small ``a`` and ``b`` do not underflow."""
-    _check_key('beta', key)
+    key = _check_key('beta', key)
     shape, dtype = _float_params('beta', shape, dtype, a, b)
     return _beta(key, a, b, shape, dtype)
 
@@ -501,7 +446,7 @@ def _beta(key, a, b, shape, dtype):
 
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) vectors along the last axis: the softmax of log-Gamma samples."""
-    _check_key('dirichlet', key)
+    key = _check_key('dirichlet', key)
     if np.ndim(alpha) < 1:
         raise ValueError(f'dirichlet requires alpha.ndim >= 1, got alpha.ndim == '
                          f'{np.ndim(alpha)}')
@@ -522,7 +467,7 @@ def _dirichlet(key, alpha, shape, dtype):
 def t(key, df, shape=None, dtype=None):
     """Student's t floats with ``df`` degrees of freedom: ``n sqrt(df / 2 / g)`` for n
     normal and g Gamma(df / 2)."""
-    _check_key('t', key)
+    key = _check_key('t', key)
     shape, dtype = _float_params('t', shape, dtype, df)
     return _t(key, df, shape, dtype)
 
@@ -541,7 +486,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method='cholesky
     """Normal vectors with mean ``mean`` (..., n) and covariance ``cov`` (..., n, n):
     ``mean + factor @ z`` for z standard normal and ``factor @ factor.T = cov`` (Cholesky,
     or from ``svd``/``eigh`` for singular covariances)."""
-    _check_key('multivariate_normal', key)
+    key = _check_key('multivariate_normal', key)
     if method not in ('svd', 'eigh', 'cholesky'):
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     mean, cov = mnp.asarray(mean), mnp.asarray(cov)
@@ -579,6 +524,7 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
 
 def bernoulli(key, p=0.5, shape=None):
     """Booleans that are True with probability ``p`` (uniform < p)."""
+    key = _check_key('bernoulli', key)
     dtype = core.get_aval(p).dtype
     if not dtypes.is_float(dtype):
         raise TypeError(f'bernoulli probability `p` must have a floating dtype, got {dtype}.')
@@ -608,6 +554,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     bias of a span that is not a power of two stays small; 8- and 16-bit results are drawn
     as int32 and converted, as in JAX.
     """
+    key = _check_key('randint', key)
     dtype = dtypes.check_supported(dtypes.int64 if dtype is None else dtype, 'randint: dtype')
     if not np.issubdtype(dtype, np.integer):
         raise TypeError(f'randint only accepts integer dtypes, got {dtype}')
@@ -629,7 +576,7 @@ def _randint(key, shape, minval, maxval, dtype):
     maxval_out_of_range = mnp.broadcast_to(maxval_out_of_range, shape)
     nbits = np.iinfo(dtype).bits
     k1, k2 = _split_n(key, 2)
-    higher, lower = (_random_bits(k, nbits, shape, 'randint') for k in (k1, k2))
+    higher, lower = (prng.random_bits(k, nbits, shape) for k in (k1, k2))
     unsigned = UINT_DTYPES[nbits]
     span = lax.convert_element_type(lax.sub(maxval, minval), unsigned)
     one = lax.full_like(span, 1)
@@ -657,6 +604,7 @@ def _gumbel_low(key, shape, dtype, name='gumbel'):
 def categorical(key, logits, axis=-1, shape=None):
     """Indices drawn with probabilities softmax(logits) along ``axis`` (the Gumbel-max
     trick: the argmax of logits plus Gumbel noise)."""
+    key = _check_key('categorical', key)
     logits = mnp.asarray(logits)
     ndim = logits.ndim
     axis = core.canonicalize_axis(axis, ndim, 'categorical: axis')
@@ -738,7 +686,7 @@ def _poisson(key, lam, shape, dtype):
 
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) integers (int64 by default); ``lam`` is taken in float32, as in JAX."""
-    _check_key('poisson', key)
+    key = _check_key('poisson', key)
     dtype = dtypes.check_supported(dtypes.int64 if dtype is None else dtype, 'poisson: dtype')
     if not np.issubdtype(dtype, np.integer):
         raise TypeError(f'poisson: dtype must be an integer dtype, got {dtype}')
@@ -757,7 +705,7 @@ def _shuffle(key, x, axis):
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
         key, subkey = _split_n(key, 2)
-        sort_keys = _random_bits(subkey, 32, np.shape(x), 'permutation')
+        sort_keys = prng.random_bits(subkey, 32, np.shape(x))
         _, x = lax.sort_key_val(sort_keys, x, axis)
     return x
 
@@ -765,7 +713,7 @@ def _shuffle(key, x, axis):
 def permutation(key, x, axis=0, independent=False):
     """A random permutation of ``range(x)`` (an int), or of ``x``'s slices along ``axis``
     (each 1-D slice independently when ``independent``)."""
-    _check_key('permutation', key)
+    key = _check_key('permutation', key)
     if not np.ndim(x):
         if not np.issubdtype(core.get_aval(x).dtype, np.integer):
             raise TypeError('x must be an integer or at least 1-dimensional')
@@ -782,7 +730,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     """Draws from ``a`` (an array, along ``axis``, or ``range(a)`` for an int): uniformly
     (``randint``), weighted by ``p`` (inverting the cumulative sum), or without replacement
     (the first draws of a permutation; the Gumbel top-k trick with ``p``)."""
-    _check_key('choice', key)
+    key = _check_key('choice', key)
     if not isinstance(shape, Sequence):
         raise TypeError(f'shape argument of minijax.random.choice must be a sequence, got '
                         f'{shape}')

@@ -416,8 +416,11 @@ scan_p.def_transpose(_scan_transpose)
 def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
     """``stablehlo.while`` carrying (i, carry, ys buffers); xs slices are read at i."""
     consts, init, xs = _split_operands(args, num_consts, num_carry)
-    _, _, x_avals = _split_operands(ctx.avals_in, num_consts, num_carry)
-    carry_avals, ys_avals = core.split_list(ctx.avals_out, num_carry)
+    # Slices are cut from the values as stored: a key array's words are a trailing axis.
+    physical_in, physical_out = (list(map(core.physical_aval, avals))
+                                 for avals in (ctx.avals_in, ctx.avals_out))
+    _, _, x_avals = _split_operands(physical_in, num_consts, num_carry)
+    carry_avals, ys_avals = core.split_list(physical_out, num_carry)
     ys_init = [_zeros(a) for a in ys_avals]
     if length == 0:  # the loop never runs; reading a slice of an empty xs is not even valid
         return [*init, *ys_init]

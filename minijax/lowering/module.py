@@ -137,7 +137,7 @@ def _result_names(n: int) -> list[str]:
 
 def _constant_bytes(closed: ClosedJaxpr) -> int:
     """The bytes of the constants ``closed`` and the jaxprs in its equations' parameters hold."""
-    total = sum(np.asarray(c).nbytes for c in closed.consts)
+    total = sum(_physical(c).nbytes for c in closed.consts)
     for eqn in closed.jaxpr.eqns:
         for param in eqn.params.values():
             for sub in (param if isinstance(param, (tuple, list)) else (param,)):
@@ -189,8 +189,14 @@ def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
                        ) -> list[ir.Value]:
     """``lower_jaxpr`` of a closed jaxpr, its constants emitted as ``stablehlo.constant``s:
     how a function body, a branch or a loop body is emitted."""
-    consts = [constant(np.asarray(c)) for c in closed.consts]
+    consts = [constant(_physical(c)) for c in closed.consts]
     return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
+
+
+def _physical(value) -> np.ndarray:
+    """A constant's value as the module holds it: a key array's words."""
+    from minijax.array import physical_value  # (minijax.array imports the runtime, and so this)
+    return physical_value(value)
 
 
 def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],

@@ -2,7 +2,7 @@
 import numpy as np
 from jaxlib.mlir import ir
 
-from minijax import dtypes
+from minijax import core, dtypes
 
 
 def _integer_type(dtype):
@@ -37,7 +37,9 @@ def numpy_dtype(mlir_type: ir.Type) -> np.dtype:
 
 
 def tensor_type(aval) -> ir.RankedTensorType:
-    """``float32[3,4]`` -> ``tensor<3x4xf32>`` (needs an active context)."""
+    """``float32[3,4]`` -> ``tensor<3x4xf32>`` (needs an active context); a key array is
+    its physical type (``key<fry>[3]`` -> ``tensor<3x2xui32>``)."""
+    aval = core.physical_aval(aval)
     return ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
 
 

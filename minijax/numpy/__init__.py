@@ -53,7 +53,7 @@ class _ScalarType:
     np.float16, dtypes.bfloat16.type, np.float32, np.float64, np.int8, np.int16, np.int32,
     np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128))
 float_, int_, complex_ = float64, int64, complex128  # x64, as minijax always is
-dtype, finfo, iinfo, issubdtype = np.dtype, dtypes.finfo, np.iinfo, np.issubdtype
+dtype, finfo, iinfo, issubdtype = np.dtype, dtypes.finfo, np.iinfo, dtypes.issubdtype
 generic, number, inexact, floating, complexfloating, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.inexact, np.floating, np.complexfloating, np.integer,
     np.signedinteger, np.unsignedinteger)

@@ -53,6 +53,10 @@ SAMPLERS = {
 
 
 def assert_same(mine, theirs):
+    """Equal values, dtypes and shapes; typed keys equal as JAX's (dtype, shape, words)."""
+    if jax.numpy.issubdtype(theirs.dtype, jax.dtypes.prng_key):
+        assert (str(mine.dtype), mine.shape) == (str(theirs.dtype), theirs.shape)
+        mine, theirs = mr.key_data(mine), jr.key_data(theirs)
     mine, theirs = np.asarray(mine), np.asarray(theirs)
     assert mine.dtype == theirs.dtype and mine.shape == theirs.shape
     np.testing.assert_array_equal(mine, theirs)
@@ -61,7 +65,7 @@ def assert_same(mine, theirs):
 @pytest.mark.parametrize('seed', SEEDS)
 def test_prng_key_is_jaxs(seed):
     assert_same(mr.PRNGKey(seed), jr.PRNGKey(seed))
-    assert_same(mr.key(seed), jr.key_data(jr.key(seed)))
+    assert_same(mr.key(seed), jr.key(seed))
     assert_same(minijax.jit(mr.PRNGKey)(np.int64(seed)), jr.PRNGKey(seed))
 
 
@@ -126,8 +130,78 @@ def test_distributions_are_jaxs_bit_for_bit():
 
 
 def test_key_data_is_jaxs_and_shuffle_is_gone_as_in_jax():
-    assert_same(mr.key_data(mr.wrap_key_data(mr.key(5))), jr.key_data(jr.key(5)))
+    assert_same(mr.key_data(mr.wrap_key_data(mr.PRNGKey(5))), jr.key_data(jr.key(5)))
     assert not hasattr(mr, 'shuffle') and not hasattr(jr, 'shuffle')
+
+
+# ----------------------------------------------------------------------------- typed keys
+
+def _modules(which):
+    """(jax-like module, its random, its numpy) for 'jax' or 'minijax'."""
+    return (jax, jr, jax.numpy) if which == 'jax' else (minijax, mr, minijax.numpy)
+
+
+#: name -> a function of (jax-like module, random, numpy) whose ``str`` is compared.
+TYPED_KEY_SHOWS = {
+    'reprs': lambda jx, r, jnp: [r.key(42), r.split(r.key(0), 3), r.fold_in(r.key(1), 7),
+                                 r.wrap_key_data(np.arange(4, dtype=np.uint32).reshape(2, 2)),
+                                 jx.pmap(r.split)(r.split(r.key(0), 2))],
+    'index-iterate-stack': lambda jx, r, jnp: (
+        r.split(r.key(0), 3)[1], list(r.split(r.key(0), 2)), jnp.stack([r.key(1)] * 2).shape,
+        r.split(r.key(0), 4).reshape(2, 2)[:, 1:].shape),
+    'types': lambda jx, r, jnp: (
+        r.key(0).dtype, r.split(r.key(0)).shape, jx.typeof(r.key(0)), r.key_impl(r.key(0)),
+        jnp.issubdtype(r.key(0).dtype, jx.dtypes.prng_key),
+        jnp.issubdtype(r.key(0).dtype, jx.dtypes.extended),
+        jnp.issubdtype(np.float32, jx.dtypes.prng_key), jx.eval_shape(r.split, r.key(0))),
+    'jaxprs': lambda jx, r, jnp: [jx.make_jaxpr(f)(*args) for f, args in [
+        (r.key, (3,)), (r.PRNGKey, (3,)), (r.split, (r.key(0),)), (r.split, (r.PRNGKey(0),)),
+        (lambda k: r.fold_in(k, 7), (r.key(0),)), (lambda k: r.bits(k, (2,)), (r.key(0),)),
+        (r.key_data, (r.key(0),)), (r.wrap_key_data, (np.zeros(2, np.uint32),)),
+        (jx.vmap(lambda k: r.bits(k, (2,))), (r.split(r.key(0), 4),)),
+        (lambda ks: ks[1:], (r.split(r.key(0), 3),))]],
+}
+
+
+@pytest.mark.parametrize('name', TYPED_KEY_SHOWS)
+def test_typed_keys_show_as_jaxs(name):
+    show = TYPED_KEY_SHOWS[name]
+    assert str(show(*_modules('minijax'))) == str(show(*_modules('jax')))
+
+
+TYPED_KEY_SAMPLERS = ['split-2x3', 'randint-i32-array', 'bernoulli']
+
+
+def _through_transformations(jx, r, jnp, key):
+    """A typed key through jit (in a pytree), vmap (a batch of keys), scan (as xs and as
+    the carry), fori_loop and grad; samplers of each kind drawn from a typed key."""
+    keys = r.split(key, 3)
+
+    def step(carry, k):
+        total, carry_key = carry
+        carry_key, sub = r.split(carry_key)
+        return (total + r.uniform(k) - r.uniform(sub), carry_key), r.fold_in(k, 3)
+
+    (total, carry_key), folded = jx.lax.scan(step, (0., key), keys)
+    out = {name: SAMPLERS[name](r, keys[i % 3]) for i, name in enumerate(TYPED_KEY_SAMPLERS)}
+    out.update(
+        scan=(total, r.key_data(carry_key), r.key_data(folded)),
+        vmap=jx.vmap(lambda k: (r.bits(k, (2,)), r.key_data(r.split(k))))(keys),
+        fori=r.key_data(jx.lax.fori_loop(0, 3, lambda i, k: r.fold_in(k, i), key)),
+        grad=jx.grad(lambda x, k: x * r.normal(k))(2., key),
+        pytree=r.key_data(jx.jit(lambda d: r.split(d['k'])[1])({'k': key})))
+    return out
+
+
+def test_typed_keys_through_transformations_are_jaxs():
+    mine = minijax.jit(_through_transformations, static_argnums=(0, 1, 2))(
+        *_modules('minijax'), mr.key(7))
+    theirs = jax.jit(_through_transformations, static_argnums=(0, 1, 2))(
+        *_modules('jax'), jr.key(7))
+    for leaf_mine, leaf_theirs in zip(minijax.tree_util.tree_leaves(mine),
+                                      jax.tree_util.tree_leaves(theirs), strict=True):
+        assert_same(leaf_mine, leaf_theirs)
+
 
 @pytest.mark.parametrize('mode', ['eager', 'jit'])
 def test_truncated_normal_with_array_bounds_is_close(mode):
@@ -153,8 +227,14 @@ def test_threefry_is_one_private_function_in_the_module():
 
 
 @pytest.mark.parametrize('thunk,error,message', [
-    (lambda: mr.split(np.zeros(2, np.int32)), TypeError, r'uint32\[2\].*int32\[2\]'),
+    (lambda: mr.split(np.zeros(2, np.int32)), TypeError, 'key_data.dtype = uint32; got dtype'
+     '=int32'),
     (lambda: mr.split(mr.split(mr.PRNGKey(0))), ValueError, r'single key.*\(2, 2\).*vmap'),
+    (lambda: mr.normal(mr.split(mr.key(0))), ValueError, r'normal accepts a single key.*\(2,\)'),
+    (lambda: mr.wrap_key_data(np.zeros(3, np.uint32)), TypeError, r'end with \(2,\); got shape'
+     r'=\(3,\)'),
+    (lambda: np.asarray(mr.key(0)), TypeError, 'PRNGKey dtype cannot be converted'),
+    (lambda: mr.key(0) + 1, TypeError, 'key<fry>'),
     (lambda: mr.PRNGKey(np.arange(2)), TypeError, 'scalar seed'),
     (lambda: mr.PRNGKey(1.5), TypeError, 'integer'),
     (lambda: mr.fold_in(mr.PRNGKey(0), np.arange(2)), TypeError, 'scalar'),
@@ -169,7 +249,8 @@ def test_threefry_is_one_private_function_in_the_module():
     (lambda: mr.multivariate_normal(mr.PRNGKey(0), np.zeros(2), np.eye(3)), ValueError,
      r'cov.shape == \(..., n, n\) for n=2'),
     (lambda: mr.gumbel(mr.PRNGKey(0), mode='medium'), ValueError, 'valid mode'),
-], ids=['key-dtype', 'key-batch', 'seed-shape', 'seed-dtype', 'fold_in-data', 'bits-dtype',
+], ids=['key-dtype', 'key-batch', 'typed-key-batch', 'wrap-shape', 'key-to-numpy', 'key-add',
+        'seed-shape', 'seed-dtype', 'fold_in-data', 'bits-dtype',
         'uniform-dtype', 'uniform-minval', 'randint-dtype', 'bernoulli-p', 'choice-size',
         'choice-p', 'gamma-shape', 'mvn-cov', 'gumbel-mode'])
 def test_bad_input_names_the_argument(thunk, error, message):
