@@ -15,20 +15,19 @@ print(jit(power_until).lower(ShapeDtypeStruct((), np.float32)).as_text())
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<f32>) -> (tensor<i64> {jax.result_info = "result[0]"}, tensor<f32> {jax.result_info = "result[1]"}) {
-# CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<f64>
-# CHECK-NEXT:     %[[V0:.*]] = stablehlo.convert %[[CST]] : (tensor<f64>) -> tensor<f32>
 # CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<0> : tensor<i64>
-# CHECK-NEXT:     %[[V1:.*]]:2 = stablehlo.while(%[[ITERARG:.*]] = %[[C]], %[[ITERARG_0:.*]] = %[[V0]]) : tensor<i64>, tensor<f32>
+# CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+# CHECK-NEXT:     %[[V0:.*]]:2 = stablehlo.while(%[[ITERARG:.*]] = %[[C]], %[[ITERARG_0:.*]] = %[[CST]]) : tensor<i64>, tensor<f32>
 # CHECK-NEXT:     cond {
 # CHECK-NEXT:       %[[CST_1:.*]] = stablehlo.constant dense<1.000000e+02> : tensor<f32>
-# CHECK-NEXT:       %[[V2:.*]] = stablehlo.compare LT, %[[ITERARG_0]], %[[CST_1]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-# CHECK-NEXT:       stablehlo.return %[[V2]] : tensor<i1>
+# CHECK-NEXT:       %[[V1:.*]] = stablehlo.compare LT, %[[ITERARG_0]], %[[CST_1]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+# CHECK-NEXT:       stablehlo.return %[[V1]] : tensor<i1>
 # CHECK-NEXT:     } do {
 # CHECK-NEXT:       %[[C_1:.*]] = stablehlo.constant dense<1> : tensor<i64>
-# CHECK-NEXT:       %[[V2_1:.*]] = stablehlo.add %[[ITERARG]], %[[C_1]] : tensor<i64>
-# CHECK-NEXT:       %[[V3:.*]] = stablehlo.multiply %[[ITERARG_0]], %[[ARG0]] : tensor<f32>
-# CHECK-NEXT:       stablehlo.return %[[V2_1]], %[[V3]] : tensor<i64>, tensor<f32>
+# CHECK-NEXT:       %[[V1_1:.*]] = stablehlo.add %[[ITERARG]], %[[C_1]] : tensor<i64>
+# CHECK-NEXT:       %[[V2:.*]] = stablehlo.multiply %[[ITERARG_0]], %[[ARG0]] : tensor<f32>
+# CHECK-NEXT:       stablehlo.return %[[V1_1]], %[[V2]] : tensor<i64>, tensor<f32>
 # CHECK-NEXT:     }
-# CHECK-NEXT:     return %[[V1]]#0, %[[V1]]#1 : tensor<i64>, tensor<f32>
+# CHECK-NEXT:     return %[[V0]]#0, %[[V0]]#1 : tensor<i64>, tensor<f32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
