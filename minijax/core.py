@@ -375,11 +375,16 @@ class Tracer:
     def __int__(self):
         return self.aval._concrete(self, int)
 
+    # float() and complex() never read a known value, as in JAX: under grad the derivative
+    # would be dropped silently; int(), bool() and index() of a known value are exact.
     def __float__(self):
-        return self.aval._concrete(self, float)
+        return ShapedArray._concrete(self, float)
 
     def __complex__(self):
-        return self.aval._concrete(self, complex)
+        return ShapedArray._concrete(self, complex)
+
+    def tolist(self):
+        return ShapedArray._concrete(self, 'tolist')
 
     def __index__(self):
         return self.aval._concrete(self, operator.index)
@@ -392,11 +397,6 @@ class Tracer:
         JAX's tracer for that transformation and what the tracer holds (each subclass says
         it; ``~`` marks a weak type)."""
         return f'{type(self).__name__}<{self.aval}>'
-
-
-def short_repr(x) -> str:
-    """A tracer's ``_short_repr``, a value's ``str``: how a tracer shows what it holds."""
-    return x._short_repr() if isinstance(x, Tracer) else str(x)
 
     def __array__(self, dtype=None, copy=None):
         raise TracerArrayConversionError(self)
@@ -411,6 +411,9 @@ def short_repr(x) -> str:
             raise AttributeError(f'{type(self).__name__} has no attribute {name}') from None
 
 
+def short_repr(x) -> str:
+    """A tracer's ``_short_repr``, a value's ``str``: how a tracer shows what it holds."""
+    return x._short_repr() if isinstance(x, Tracer) else str(x)
 
 
 class EvalTrace(Trace):

@@ -243,6 +243,29 @@ def test_errors_as_jax(name):
     assert raised(mnp, minijax.jit) == raised(jnp, jax.jit)
 
 
+#: Python asking for the contents of a traced value: JAX raises its own error classes (and
+#: under grad, whose tracers know their value, only float() and tolist() refuse).
+TRACER_CONVERSIONS = {
+    'numpy-ufunc': lambda x: np.sin(x), 'asarray': np.asarray, 'int': int, 'float': float,
+    'complex': complex, 'if': lambda x: 1. if x > 0 else 0.,
+    'index': lambda x: [1., 2.][x.astype(int)], 'tolist': lambda x: x.tolist(),
+}
+
+
+@pytest.mark.parametrize('transform', ['jit', 'grad', 'vmap'])
+def test_tracer_conversions_raise_jaxs_errors(transform):
+    def raised(ad, f):
+        run = {'jit': lambda: ad.jit(f)(1.), 'grad': lambda: ad.grad(lambda x: x * f(x))(1.),
+               'vmap': lambda: ad.vmap(f)(np.ones(2))}[transform]
+        try:
+            run()
+        except Exception as e:  # noqa: BLE001  (the point is which one)
+            return type(e).__name__
+        return None
+    assert {n: raised(minijax, f) for n, f in TRACER_CONVERSIONS.items()} == \
+        {n: raised(jax, f) for n, f in TRACER_CONVERSIONS.items()}
+
+
 @pytest.mark.parametrize('name', MINI)
 def test_weak_types_as_jax(name):
     def types(tree):
