@@ -22,9 +22,11 @@ __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'd
            'nanvar', 'percentile', 'ptp', 'quantile']
 
 
-def _without_nan(a, fill):
-    """``a`` with ``fill`` in place of each NaN (integers have none)."""
-    return where(isnan(a), fill, a) if _is_float(a) else a
+def _without_nan(a, fill, value=None):
+    """``value`` (``a`` itself if None) with ``fill`` where ``a`` is NaN (integers have
+    none)."""
+    value = a if value is None else value
+    return where(isnan(a), fill, value) if _is_float(a) else value
 
 
 def _nan_ignoring(fn, fill):
@@ -38,10 +40,11 @@ def _nan_ignoring(fn, fill):
 
 def _nan_extremum(fn, fill, all_nan):
     """``fn`` (max, min, argmax, argmin) skipping NaNs: they count as ``fill`` (an infinity
-    that never wins); a slice of NaNs only gives ``all_nan``."""
-    def nan_fn(a, axis=None, out=None, keepdims=False):
-        result = fn(_without_nan(a, fill), axis, out, keepdims)
-        if not _is_float(a):
+    that never wins); a slice of NaNs only gives ``all_nan``, unless max or min was given
+    an ``initial``."""
+    def nan_fn(a, axis=None, out=None, keepdims=False, **initial_and_where):
+        result = fn(_without_nan(a, fill), axis, out, keepdims, **initial_and_where)
+        if not _is_float(a) or initial_and_where.get('initial') is not None:
             return result
         only_nans = all(isnan(a), axis, keepdims=bool(keepdims))
         return where(only_nans, all_nan, result)
@@ -60,31 +63,38 @@ nanargmax = _nan_extremum(argmax, -np.inf, -1)
 nanargmin = _nan_extremum(argmin, np.inf, -1)
 
 
-def _count_numbers(a, axis, keepdims):
-    return sum(logical_not(isnan(a)), axis, keepdims=keepdims)
+def _count_numbers(a, axis, keepdims, where):
+    return sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """The mean of the elements that are not NaN."""
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """The mean of the elements that are not NaN (of those ``where`` keeps)."""
     _no_out('nanmean', out)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return divide(nansum(a, axis, keepdims=keepdims), _count_numbers(a, axis, keepdims))
+    return divide(nansum(a, axis, keepdims=keepdims, where=where),
+                  _count_numbers(a, axis, keepdims, where))
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """The variance of the elements that are not NaN (NaN where ``n - ddof <= 0``)."""
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """The variance of the elements that are not NaN (of those ``where`` keeps; NaN where
+    ``n - ddof <= 0``)."""
     _no_out('nanvar', out)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    centered = subtract(a, nanmean(a, axis, keepdims=True))
-    squares = nansum(square(_without_nan(centered, 0.)), axis, keepdims=keepdims)
-    divisor = subtract(_count_numbers(a, axis, keepdims), ddof)
+    centered = _without_nan(a, 0., subtract(a, nanmean(a, axis, keepdims=True, where=where)))
+    squares = sum(square(centered), axis, keepdims=keepdims, where=where)
+    return _divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims, where),
+                                                    ddof))
+
+
+def _divide_unless_too_few(total, divisor):
+    """``total / divisor``, NaN where ``divisor <= 0`` (too few numbers for the ``ddof``)."""
     too_few = less_equal(divisor, 0)
-    return where(too_few, np.nan, divide(squares, where(too_few, 1, divisor)))
+    return where(too_few, np.nan, divide(total, where(too_few, 1, divisor)))
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """``sqrt(nanvar(...))``."""
-    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims))
+    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
 def _cumulative_with_initial(name, fn, identity):

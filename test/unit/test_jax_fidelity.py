@@ -192,6 +192,10 @@ ERRORS = {
     'list-argument': lambda jnp, jit: jnp.sum([1, 2]),
     'tuple-second-argument': lambda jnp, jit: jnp.divide(2., (1., 2.)),
     'list-keyword-argument': lambda jnp, jit: jnp.average(jnp.ones(2), weights=[1., 2.]),
+    'max-where-without-initial': lambda jnp, jit: jnp.max(jnp.ones(3), where=jnp.ones(3) > 0),
+    'min-of-empty': lambda jnp, jit: jnp.min(jnp.ones((2, 0)), 1),
+    'where-not-boolean': lambda jnp, jit: jnp.sum(jnp.ones(3), where=jnp.ones(3)),
+    'initial-not-scalar': lambda jnp, jit: jnp.sum(jnp.ones(3), initial=jnp.ones(2)),
 }
 
 
