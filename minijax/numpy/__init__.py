@@ -2021,7 +2021,7 @@ def _as_array_result(out, args):
 #: among them. Functions that read nested sequences or only look at them are exempt.
 _ARRAY_PARAMETERS = {'x', 'y', 'x1', 'x2', 'a', 'b', 'm', 'arr', 'ary', 'ar', 'v', 'p', 'xp',
                      'fp', 'q', 'condition', 'element', 'test_elements', 'indices', 'A',
-                     'weights', 'fill_value', 'repeats'}
+                     'weights', 'fill_value', 'repeats', 'bins'}
 _TAKES_SEQUENCES = {'asarray', 'shape', 'ndim', 'size', 'isscalar', 'iscomplexobj',
                     'promote_types'}
 
@@ -2077,10 +2077,11 @@ from minijax.numpy._indexing import (getitem, index_update_helper, take, take_al
 from minijax.numpy import _statistics  # noqa: E402
 _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
-                                       diff, ediff1d, median, nanargmax, nanargmin, nancumprod,
-                                       nancumsum, nanmax, nanmean, nanmedian, nanmin,
-                                       nanpercentile, nanprod, nanquantile, nanstd, nansum,
-                                       nanvar, percentile, ptp, quantile)  # noqa: E402
+                                       diff, ediff1d, histogram, histogram_bin_edges, median,
+                                       nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
+                                       nanmean, nanmedian, nanmin, nanpercentile, nanprod,
+                                       nanquantile, nanstd, nansum, nanvar, percentile, ptp,
+                                       quantile)  # noqa: E402
 from minijax.numpy import _data_dependent  # noqa: E402  (it uses diff, from _statistics)
 _install_api_boundary(_data_dependent, _data_dependent.__name__)
 from minijax.numpy._data_dependent import (argwhere, bincount, compress, extract, flatnonzero,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -11,15 +12,15 @@ from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _to_float, add,
                            all, any, argmax, argmin, asarray, atleast_2d, broadcast_to, ceil,
                            clip, concatenate, cumprod, cumsum, diagonal, divide, expand_dims,
-                           floor, full_like, isnan, less_equal, logical_not, matmul, max, mean,
-                           min, moveaxis, multiply, not_equal, prod, ravel, reshape, size, sort,
-                           sqrt, square, squeeze, subtract, sum, take_along_axis, transpose,
-                           true_divide, where)
+                           equal, floor, full_like, isnan, less_equal, linspace, logical_not,
+                           matmul, max, mean, min, moveaxis, multiply, not_equal, ones_like, prod,
+                           ravel, reshape, searchsorted, size, sort, sqrt, square, squeeze,
+                           subtract, sum, take_along_axis, transpose, true_divide, where, zeros)
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'ediff1d',
-           'median', 'nanargmax', 'nanargmin', 'nancumprod', 'nancumsum', 'nanmax', 'nanmean',
-           'nanmedian', 'nanmin', 'nanpercentile', 'nanprod', 'nanquantile', 'nanstd', 'nansum',
-           'nanvar', 'percentile', 'ptp', 'quantile']
+           'histogram', 'histogram_bin_edges', 'median', 'nanargmax', 'nanargmin', 'nancumprod',
+           'nancumsum', 'nanmax', 'nanmean', 'nanmedian', 'nanmin', 'nanpercentile', 'nanprod',
+           'nanquantile', 'nanstd', 'nansum', 'nanvar', 'percentile', 'ptp', 'quantile']
 
 
 def _without_nan(a, fill, value=None):
@@ -298,3 +299,42 @@ def corrcoef(x, y=None, rowvar=True):
     stddev = sqrt(diagonal(c))
     c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
     return clip(c, -1, 1)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """The edges of ``bins`` equal bins over ``range`` (the data's if None; one of zero
+    width is widened by a half each way), or ``bins`` itself when it is an array."""
+    if isinstance(bins, str):
+        raise NotImplementedError('string values for `bins` not implemented.')
+    a = _to_float(asarray(a))
+    dtype = core.get_aval(a).dtype
+    if np.ndim(bins) == 1:
+        return asarray(bins, dtype)
+    count = operator.index(bins)
+    range = asarray([min(a), max(a)] if range is None else range, dtype)  # noqa: A001
+    if np.shape(range) != (2,):
+        raise ValueError(f'`range` must be either None or a sequence of scalars, got {range}')
+    empty = equal(ptp(range), 0)
+    low, high = where(empty, range[0] - .5, range[0]), where(empty, range[1] + .5, range[1])
+    return linspace(low, high, count + 1, dtype=dtype)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The number of elements of ``a`` (the sum of their ``weights``) in each bin, and the
+    bins' edges; a bin holds its left edge, the last one its right edge too. ``density``
+    divides by the total and the bin widths."""
+    a = asarray(a)
+    if weights is None:
+        a = _to_float(a)
+        weights = ones_like(a)
+    elif np.shape(weights) != np.shape(a):
+        raise ValueError('weights should have the same shape as a.')
+    else:
+        a, weights = (_to_float(v) for v in _promote(a, asarray(weights)))
+    edges = histogram_bin_edges(a, bins, range)
+    n = np.shape(edges)[0]
+    index = where(equal(a, edges[-1]), n - 1, searchsorted(edges, a, side='right'))
+    counts = zeros(n, core.get_aval(weights).dtype).at[index].add(weights)[1:]
+    if density:
+        counts = true_divide(true_divide(counts, diff(edges)), sum(counts))
+    return counts, edges

@@ -216,6 +216,17 @@ def test_printed_as_jax(name):
     assert repr(PRINTED[name](mnp)) == repr(PRINTED[name](jnp))
 
 
+def test_histogram_as_jax():
+    """Counts (weighted, as densities) and edges: JAX's values and dtypes, eagerly; JAX's
+    own eager histogram compiles op by op for seconds, so its jitted one is the oracle."""
+    def histograms(jnp, x, i):
+        return [jnp.histogram(x, bins=3), jnp.histogram(i, jnp.array([0, 1.5, 3]), weights=i),
+                jnp.histogram(x, 4, range=(-1, 5), density=True), jnp.histogram_bin_edges(i, 2)]
+    x, i = np.array([1., 2., 2., 3.]), np.arange(5, dtype=np.int32) % 4
+    assert repr(histograms(mnp, mnp.asarray(x), mnp.asarray(i))) == repr(
+        jax.jit(histograms, static_argnums=0)(jnp, x, i))
+
+
 #: Functions of a scalar whose jaxprs a tutorial prints (``jnp``: JAX's or minijax's).
 JAXPRS = {
     'weak-meets-strong': lambda jnp: lambda x: (x + jnp.ones(2), x * 2.),
