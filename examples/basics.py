@@ -29,4 +29,4 @@ def count_positive(x):
 def affine(pair):
     """A tuple argument: (x, w) -> w^T x, via transpose and broadcast."""
     x, w = pair
-    return lax.reduce_sum(lax.transpose(w, (1, 0)) * lax.broadcast(x, (3, 2), (0,)), axis=1)
+    return lax.reduce_sum(lax.transpose(w, (1, 0)) * lax.broadcast(x, (3,)), axis=1)

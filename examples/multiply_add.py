@@ -70,7 +70,7 @@ def multiply_add_transpose(ct, x, y, z):
 @multiply_add_p.def_batching
 def multiply_add_batching(args, dims):
     size = next(np.shape(a)[d] for a, d in zip(args, dims) if d is not None)
-    args = [minijax.lax.broadcast(a, (size, *np.shape(a)), (0,)) if d is None
+    args = [minijax.lax.broadcast(a, (size,)) if d is None
             else _move_to_front(a, d) for a, d in zip(args, dims)]
     return multiply_add(*args), 0
 

@@ -253,7 +253,7 @@ def _expansion(eqn, known):
 
 
 _ELEMENTWISE = [lax.add_p, lax.add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,
-                lax.abs_p, lax.sign_p, lax.greater_p, lax.less_p, lax.eq_p, lax.ne_p, lax.ge_p,
+                lax.abs_p, lax.sign_p, lax.gt_p, lax.lt_p, lax.eq_p, lax.ne_p, lax.ge_p,
                 lax.le_p, lax.select_n_p, lax.convert_element_type_p, lax.integer_pow_p,
                 lax.bitcast_convert_type_p,
                 lax.and_p, lax.or_p, lax.xor_p, lax.not_p, lax.shift_left_p,

@@ -146,7 +146,7 @@ def _cond_batching(vals, dims, *, branches):
     outs = []
     for cases in zip(*branch_outs):
         shape = core.get_aval(cases[0]).shape
-        which = lax.broadcast(index, shape, tuple(range(1, len(shape))))
+        which = lax.broadcast_in_dim(index, shape, (0,))
         outs.append(lax.select_n(which, *cases))
     return outs, [0] * len(outs)
 

@@ -159,7 +159,7 @@ def _while_batching(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nc
 
 def _broadcast_to(pred, x):
     shape = core.get_aval(x).shape
-    return lax.broadcast(pred, shape, tuple(range(1, len(shape))))
+    return lax.broadcast_in_dim(pred, shape, (0,))
 
 
 while_p.def_batching(_while_batching)

@@ -128,7 +128,7 @@ def move_batch_axis(axis_size, src, dst, x):
         shape = list(core.get_aval(x).shape)
         shape.insert(dst, axis_size)
         from minijax import lax  # lax's rules build on this module
-        return lax.broadcast(x, tuple(shape), (dst,))
+        return lax.broadcast_in_dim(x, tuple(shape), [d for d in range(len(shape)) if d != dst])
     return moveaxis(x, src, dst)
 
 
@@ -231,10 +231,9 @@ def broadcasting_batcher(primitive):
             x = moveaxis(x, d, 0) if d is not not_mapped else x
             shape = core.get_aval(x).shape
             if shape != full:
-                new_axes = (tuple(range(1, len(full))) if d is not not_mapped
-                            else (0,))
+                kept = (0,) if d is not not_mapped else tuple(range(1, len(full)))
                 from minijax import lax  # lax's rules build on this module
-                x = lax.broadcast(x, full, new_axes)
+                x = lax.broadcast_in_dim(x, full, kept)
             args.append(x)
         return primitive.bind(*args, **params), 0
 

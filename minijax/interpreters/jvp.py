@@ -193,7 +193,7 @@ def _sum_broadcasting(terms, out_aval):
     a term of lower rank (from an implicitly broadcast scalar) is broadcast first."""
     from minijax import lax  # lax's rules build on this module
     terms = [t if np.shape(t) == out_aval.shape
-             else lax.broadcast(t, out_aval.shape, tuple(range(len(out_aval.shape))))
+             else lax.broadcast_in_dim(t, out_aval.shape, ())
              for t in terms]
     return functools.reduce(lax.add_any, terms)
 

@@ -170,8 +170,6 @@ _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis
 #: minijax primitive name -> how JAX prints it. Primitives not listed print as they are.
 JAX_NAMES: dict[str, PrintedAs] = {
     'xla_call': PrintedAs('jit', **_NAME_FIRST),
-    'greater': PrintedAs('gt'),
-    'less': PrintedAs('lt'),
     'scatter_add': PrintedAs('scatter-add'),
     'scatter_mul': PrintedAs('scatter-mul'),
     'scatter_min': PrintedAs('scatter-min'),

@@ -23,10 +23,11 @@ layer above the primitives they are built from, so they are imported on first us
 from minijax import core
 from minijax.lax.elementwise import (
     abs, abs_p, add, add_any, add_any_p, add_p, convert_element_type, convert_element_type_p,
-    cos, cos_p, div, div_p, eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, greater_p, integer_pow, integer_pow_p, le,
-    le_p, less, less_p, log, log1p, log1p_p, log_p, logistic, logistic_p, max, max_p, min, min_p,
-    mul, mul_p, ne, ne_p, neg, neg_p, pow, pow_p, rsqrt, rsqrt_p, select_n, select_n_p, sign,
-    sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
+    cos, cos_p, div, div_p, eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, gt, gt_p,
+    integer_pow, integer_pow_p, le, le_p, less, log, log1p, log1p_p, log_p, logistic, logistic_p,
+    lt, lt_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p, neg, neg_p, pow, pow_p, rsqrt,
+    rsqrt_p, select_n, select_n_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh,
+    tanh_p)
 from minijax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, concatenate, concatenate_p, expand_dims,
     full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze, transpose,

@@ -16,7 +16,7 @@ from minijax.interpreters import batching, jvp as ad
 from minijax.lax.bitwise import bitwise_and
 from minijax.lax.elementwise import (full_like, greater, less, max_p, min_p,
                                      promote_weak_scalars, select_n)
-from minijax.lax.structural import broadcast, broadcast_in_dim
+from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering import register_lowering
 
 clamp_p = Primitive('clamp')
@@ -50,7 +50,7 @@ def _passed_where(pred, t, x):
     """The tangent ``t`` (broadcast to ``x``'s shape) where ``pred`` holds, zero elsewhere."""
     shape = core.get_aval(x).shape
     if core.get_aval(t).shape != shape:
-        t = broadcast(t, shape, range(len(shape)))
+        t = broadcast_in_dim(t, shape, ())
     return select_n(pred, full_like(t, 0), t)
 
 

@@ -17,9 +17,10 @@ from minijax.interpreters import batching, jvp as ad
 from minijax.ir import tracing
 from minijax.array import scalar
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.structural import broadcast, full
+from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, register_lowering, tensor_type
-from minijax.lowering.ops import broadcast_in_dim, broadcast_scalars, compare
+from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
+from minijax.lowering.ops import broadcast_scalars, compare
 
 # ----------------------------------------------------------------------------- unary
 
@@ -160,17 +161,16 @@ def _binary_abstract_eval(name, out_dtype=None, accepts=ANY):
 
 
 #: The jnp function that promotes its operands where a lax binary op requires one dtype,
-#: named in the error as JAX names it; and lax's names of primitives minijax names otherwise.
+#: named in the error as JAX names it.
 _JNP_EQUIVALENTS = {'add': 'add', 'sub': 'subtract', 'mul': 'multiply', 'div': 'divide',
                     'max': 'maximum', 'min': 'minimum', 'eq': 'equal', 'ne': 'not_equal',
                     'atan2': 'arctan2'}
-_LAX_NAMES = {'greater': 'gt', 'less': 'lt'}
 
 
 def same_dtypes_error(name, *dtypes_given) -> TypeError:
     """JAX's error for a lax binary op given operands of different dtypes (lax does not
     promote; jnp does)."""
-    message = (f'lax.{_LAX_NAMES.get(name, name)} requires arguments to have the same dtypes, '
+    message = (f'lax.{name} requires arguments to have the same dtypes, '
                f'got {", ".join(np.dtype(d).name for d in dtypes_given)}.')
     if name in _JNP_EQUIVALENTS:
         message += (f' (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does '
@@ -260,7 +260,7 @@ def safe_integer_divisor(ctx, x, y):
     dtype = ctx.avals_out[0].dtype
 
     def full(value):
-        return broadcast_in_dim(constant(np.array(value, dtype)), ctx.avals_out[0], [])
+        return hlo_broadcast_in_dim(constant(np.array(value, dtype)), ctx.avals_out[0], [])
 
     by_zero = compare(y, full(0), 'EQ', dtype)
     undefined = by_zero
@@ -278,7 +278,7 @@ def _div_lowering(ctx, x, y):
     if dtypes.is_inexact(aval.dtype):
         return hlo.DivOp(x, y).result
     by_zero, safe_y = safe_integer_divisor(ctx, x, y)
-    all_ones = broadcast_in_dim(constant(~np.zeros((), aval.dtype)), aval, [])
+    all_ones = hlo_broadcast_in_dim(constant(~np.zeros((), aval.dtype)), aval, [])
     return hlo.SelectOp(by_zero, all_ones, hlo.DivOp(x, safe_y).result).result
 
 
@@ -366,7 +366,7 @@ def _linear_binary_jvp(out, tx, ty, both, only_y):
 def _broadcast_to(x, shape):
     if core.get_aval(x).shape == shape:
         return x
-    return broadcast(x, shape, tuple(range(len(shape))))
+    return broadcast_in_dim(x, shape, ())
 
 
 add_p.def_jvp(_add_jvp, symbolic_zeros=True)
@@ -530,7 +530,7 @@ def _integer_pow_lowering(ctx, x, *, y):
             square = hlo.MulOp(square, square).result
     if acc is not None and y > 0:
         return acc
-    ones = broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, [])
+    ones = hlo_broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, [])
     return ones if acc is None else hlo.DivOp(ones, acc).result
 
 
@@ -553,16 +553,17 @@ def _comparison(name, impl, direction):
 
 eq_p = _comparison('eq', np.equal, 'EQ')
 ne_p = _comparison('ne', np.not_equal, 'NE')
-greater_p = _comparison('greater', np.greater, 'GT')
+gt_p = _comparison('gt', np.greater, 'GT')
 ge_p = _comparison('ge', np.greater_equal, 'GE')
-less_p = _comparison('less', np.less, 'LT')
+lt_p = _comparison('lt', np.less, 'LT')
 le_p = _comparison('le', np.less_equal, 'LE')
 eq = _binary_function(eq_p, 'Elementwise x == y (a bool array).')
 ne = _binary_function(ne_p, 'Elementwise x != y (a bool array).')
-greater = _binary_function(greater_p, 'Elementwise x > y (a bool array).')
+gt = _binary_function(gt_p, 'Elementwise x > y (a bool array).')
 ge = _binary_function(ge_p, 'Elementwise x >= y (a bool array).')
-less = _binary_function(less_p, 'Elementwise x < y (a bool array).')
+lt = _binary_function(lt_p, 'Elementwise x < y (a bool array).')
 le = _binary_function(le_p, 'Elementwise x <= y (a bool array).')
+greater, less = gt, lt  # minijax's first names for them, which its own modules use
 
 # ----------------------------------------------------------------------------- select_n
 
@@ -624,7 +625,7 @@ def _select_n_batching(vals, dims):
     if which_dim is not batching.not_mapped or core.get_aval(which).ndim:
         which = batching.move_batch_axis(size, which_dim, 0, which)
         if core.get_aval(which).shape != batched_shape:  # one choice per example
-            which = broadcast(which, batched_shape, range(1, len(batched_shape)))
+            which = broadcast_in_dim(which, batched_shape, (0,))
     return select_n(which, *cases), 0
 
 
@@ -640,7 +641,7 @@ def _select_n_lowering(ctx, which, *cases):
         mid = (lo + hi) // 2
         bound = constant(np.array(mid, which_aval.dtype))
         if which_aval.shape:
-            bound = broadcast_in_dim(bound, which_aval, [])
+            bound = hlo_broadcast_in_dim(bound, which_aval, [])
         pred = compare(which, bound, 'LT', which_aval.dtype)
         return hlo.SelectOp(pred, tree(lo, mid), tree(mid, hi)).result
 

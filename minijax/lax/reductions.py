@@ -13,7 +13,7 @@ from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import convert_element_type, div, eq, mul
-from minijax.lax.structural import broadcast
+from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import compare, reduce
 from minijax.lowering.types import element_type
@@ -126,7 +126,12 @@ def reduce_min(x, axis=None):
 
 # reduce_sum is linear: its transpose broadcasts the cotangent back over the summed axes.
 ad.defjvp_linear(reduce_sum_p)
-reduce_sum_p.def_transpose(lambda ct, x, *, axes: [broadcast(ct, x.aval.shape, axes)])
+reduce_sum_p.def_transpose(lambda ct, x, *, axes: [_unreduce(ct, x.aval.shape, axes)])
+
+
+def _unreduce(x, shape, axes):
+    """``x``, a reduction over ``axes`` of an array of ``shape``, broadcast back to it."""
+    return broadcast_in_dim(x, shape, [d for d in range(len(shape)) if d not in axes])
 
 
 def _reduce_chooser_jvp(prim):
@@ -134,7 +139,7 @@ def _reduce_chooser_jvp(prim):
     def partial(t, x, *, axes):
         shape = core.get_aval(x).shape
         ans = prim.bind(x, axes=axes)
-        attains = convert_element_type(eq(x, broadcast(ans, shape, axes)), core.get_aval(t).dtype)
+        attains = convert_element_type(eq(x, _unreduce(ans, shape, axes)), core.get_aval(t).dtype)
         return div(reduce_sum_p.bind(mul(t, attains), axes=axes),
                    reduce_sum_p.bind(attains, axes=axes))
     ad.defjvp(prim, partial)

@@ -36,10 +36,13 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
         int(d) for d in broadcast_dimensions))
 
 
-def broadcast(x, shape, axes):
-    """``x`` replicated to ``shape``; ``axes`` are the result axes that ``x`` does not have."""
-    axes = core.canonicalize_axes(axes, len(shape), 'broadcast: axis')
-    return broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i not in axes])
+def broadcast(operand, sizes, *, out_sharding=None):
+    """``operand`` replicated along new leading axes of ``sizes`` (JAX's ``lax.broadcast``;
+    Autodidax's ``broadcast(x, shape, axes)`` is ``broadcast_in_dim`` with the other axes)."""
+    sizes = core.canonicalize_shape(sizes, 'broadcast')
+    ndim = np.ndim(operand)
+    return broadcast_in_dim(operand, sizes + np.shape(operand),
+                            range(len(sizes), len(sizes) + ndim))
 
 
 def full(shape, fill_value, dtype, weak_type=False):

@@ -21,6 +21,7 @@ import math
 import operator
 import sys
 import types
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -699,34 +700,111 @@ def _any_all(reduce):
     return lambda x, axes: reduce(_as_bool(x), axes)
 
 
-def _reduction(name, reduce, prepare=None, doc=''):
-    """A NumPy reduction ``name(a, axis=None, [dtype=None,] out=None, keepdims=False)``;
-    ``prepare(a, dtype)``, when given, casts the operand and adds the dtype argument."""
-    def reduction(a, axis=None, out=None, keepdims=False):
-        _no_out(name, out)
-        axes = _axes(name, a, axis)
-        return _keep(reduce(a, axes), axes, keepdims)
+def _reduction_mask(name, a, where):
+    """The ``where=`` of a reduction: a boolean array broadcast to ``a``'s shape (None: every
+    element counts)."""
+    if where is None:
+        return None
+    where = asarray(where)
+    if core.get_aval(where).dtype != dtypes.bool_:
+        raise ValueError(f'jnp.{name}: where must be None or a boolean array; '
+                         f'got where.dtype={core.get_aval(where).dtype!r}.')
+    return broadcast_to(where, np.shape(a))
 
-    def typed_reduction(a, axis=None, dtype=None, out=None, keepdims=False):
+
+def _reduction_identity(value, dtype):
+    """``value`` (0, 1, an infinity, a truth value) as a scalar of ``dtype``; an infinity is
+    an integer dtype's extreme, as JAX's reductions take it."""
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.bool_:
+        return np.array(value > 0)
+    if dtypes.is_integer(dtype) and np.isinf(value):
+        info = np.iinfo(dtype)
+        return np.array(info.min if value < 0 else info.max, dtype)
+    return np.array(value, dtype)
+
+
+def _masked(a, mask, identity):
+    """``a`` with ``identity`` where ``mask`` is False: masked elements change nothing (XLA's
+    reduce takes an identity as its initial value, so a mask is a select before it)."""
+    if mask is None:
+        return a
+    identity = _reduction_identity(identity, core.get_aval(a).dtype)
+    return lax.select_n(mask, lax.full_like(a, identity), a)
+
+
+class _Monoid(NamedTuple):
+    """What a NumPy reduction folds with: ``reduce(x, axes)``, the binary ``combine`` that
+    folds in ``initial=`` (None: the function takes no ``initial``), the ``identity`` that
+    masked-out elements take, and whether it truly is one (max and min have none: ``-inf``
+    is only a filler, so a mask or an empty axis needs ``initial``, as in JAX)."""
+    reduce: Callable
+    combine: Callable | None
+    identity: Any
+    has_identity: bool = True
+
+
+def _fold(name, monoid, a, axes, initial, mask):
+    """``monoid.reduce`` of ``a`` over ``axes``, skipping the masked-out elements, with
+    ``initial`` folded in afterwards (XLA's init must be the identity)."""
+    if initial is None and not monoid.has_identity:
+        if mask is not None:
+            raise ValueError(f'reduction operation {name} does not have an identity, so to '
+                             f"use a where mask one has to specify 'initial'")
+        if builtins.any(np.shape(a)[d] == 0 for d in axes):
+            raise ValueError(f'zero-size array to reduction operation {name} which has no '
+                             'identity')
+    out = monoid.reduce(_masked(a, mask, monoid.identity), axes)
+    if initial is None:
+        return out
+    if np.ndim(initial) != 0:
+        raise ValueError(f'initial value must be a scalar. Got array of shape '
+                         f'{np.shape(initial)}')
+    return monoid.combine(_cast(asarray(initial), core.get_aval(out).dtype), out)
+
+
+def _reduction(name, monoid, prepare=None, doc=''):
+    """A NumPy reduction ``name(a, axis=None, [dtype=None,] out=None, keepdims=False,
+    initial=None, where=None)``; ``prepare(a, dtype)``, when given, casts the operand and adds
+    the dtype argument (a float16 operand is then reduced in float32)."""
+    def reduce(a, axis, dtype, out, keepdims, initial, where):
         _no_out(name, out)
         axes = _axes(name, a, axis)
+        mask = _reduction_mask(name, a, where)
+        if prepare is None:
+            return _keep(_fold(name, monoid, a, axes, initial, mask), axes, keepdims)
         a = prepare(a, dtype)
-        out = _in_float32_if_narrow(reduce, a, axes) if dtype is None else reduce(a, axes)
+        fold = functools.partial(_fold, name, monoid)
+        out = (_in_float32_if_narrow(fold, a, axes, initial, mask) if dtype is None
+               else fold(a, axes, initial, mask))
         return _keep(out, axes, keepdims)
 
-    fn = reduction if prepare is None else typed_reduction
+    if prepare is not None:
+        def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, dtype, out, keepdims, initial, where)
+    elif monoid.combine is not None:
+        def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, None, out, keepdims, initial, where)
+    else:
+        def fn(a, axis=None, out=None, keepdims=False, *, where=None):
+            return reduce(a, axis, None, out, keepdims, None, where)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
-sum = _reduction('sum', lax.reduce_sum, _sum_dtype,  # noqa: A001
+sum = _reduction('sum', _Monoid(lax.reduce_sum, lax.add, 0), _sum_dtype,  # noqa: A001
                  'Sum over ``axis`` (all axes if None).')
-prod = _reduction('prod', _reduce_prod, _sum_dtype, 'Product over ``axis`` (all if None).')
-max = amax = _reduction('max', lax.reduce_max, doc='Maximum over ``axis``.')  # noqa: A001
-min = amin = _reduction('min', lax.reduce_min, doc='Minimum over ``axis``.')  # noqa: A001
-any = _reduction('any', _any_all(lax.reduce_max), doc='Whether any element is nonzero.')  # noqa: A001
-all = _reduction('all', _any_all(lax.reduce_min), doc='Whether all elements are nonzero.')  # noqa: A001
+prod = _reduction('prod', _Monoid(_reduce_prod, lax.mul, 1), _sum_dtype,
+                  'Product over ``axis`` (all if None).')
+max = amax = _reduction('max', _Monoid(lax.reduce_max, lax.max, -np.inf, False),  # noqa: A001
+                        doc='Maximum over ``axis``.')
+min = amin = _reduction('min', _Monoid(lax.reduce_min, lax.min, np.inf, False),  # noqa: A001
+                        doc='Minimum over ``axis``.')
+any = _reduction('any', _Monoid(_any_all(lax.reduce_max), None, False),  # noqa: A001
+                 doc='Whether any element is nonzero.')
+all = _reduction('all', _Monoid(_any_all(lax.reduce_min), None, True),  # noqa: A001
+                 doc='Whether all elements are nonzero.')
 
 
 def _count(x, axes):
@@ -748,36 +826,53 @@ def _times_constant(x, c):
     return lax.mul(x, np.asarray(c, core.get_aval(x).dtype))
 
 
-def _mean(a, axes):
-    return _divide_by_constant(lax.reduce_sum(a, axes), _count(a, axes))
+def _divide_by_count(total, a, axes, mask, ddof=0):
+    """``total`` over the number of elements reduced, less ``ddof``: all of them, a constant
+    (see ``_divide_by_constant``), or those ``mask`` keeps, counted at run time; NaN where
+    that number is not positive, as in JAX."""
+    if mask is None:
+        count = _count(a, axes) - ddof
+        return _divide_by_constant(total, count) if count > 0 else lax.full_like(total, np.nan)
+    dtype = core.get_aval(total).dtype
+    count = lax.sub(lax.reduce_sum(lax.convert_element_type(mask, dtype), axes),
+                    np.asarray(ddof, dtype))
+    quotient = lax.div(total, count)
+    return quotient if not ddof else where(greater(count, 0), quotient, np.nan)
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """The mean over ``axis``; integers and booleans average as floats."""
+def _mean(a, axes, mask=None):
+    return _divide_by_count(lax.reduce_sum(_masked(a, mask, 0), axes), a, axes, mask)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """The mean over ``axis`` (of the elements ``where`` keeps); integers and booleans
+    average as floats."""
     _no_out('mean', out)
     axes = _axes('mean', a, axis)
+    mask = _reduction_mask('mean', a, where)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return _keep(_in_float32_if_narrow(_mean, a, axes), axes, keepdims)
+    return _keep(_in_float32_if_narrow(_mean, a, axes, mask), axes, keepdims)
 
 
-def _var(a, axes, ddof):
-    centered = subtract(a, _keep(_mean(a, axes), axes, keepdims=True))
-    squares = lax.reduce_sum(lax.mul(centered, centered), axes)
-    return _divide_by_constant(squares, _count(a, axes) - ddof)
+def _var(a, axes, ddof, mask=None):
+    centered = subtract(a, _keep(_mean(a, axes, mask), axes, keepdims=True))
+    squares = lax.reduce_sum(_masked(lax.mul(centered, centered), mask, 0), axes)
+    return _divide_by_count(squares, a, axes, mask, ddof)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """The variance over ``axis``: the mean squared deviation from the mean, divided by
-    ``n - ddof`` instead of ``n``."""
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+    """The variance over ``axis`` (of the elements ``where`` keeps): the mean squared
+    deviation from the mean, divided by ``n - ddof`` instead of ``n``."""
     _no_out('var', out)
     axes = _axes('var', a, axis)
+    mask = _reduction_mask('var', a, where)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return _keep(_in_float32_if_narrow(_var, a, axes, ddof), axes, keepdims)
+    return _keep(_in_float32_if_narrow(_var, a, axes, ddof, mask), axes, keepdims)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
     """The standard deviation over ``axis``: ``sqrt(var(...))``."""
-    return sqrt(var(a, axis, dtype, out, ddof, keepdims))
+    return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where))
 
 
 def count_nonzero(a, axis=None, keepdims=False):
@@ -1932,7 +2027,7 @@ def _as_array_result(out, args):
 #: among them. Functions that read nested sequences or only look at them are exempt.
 _ARRAY_PARAMETERS = {'x', 'y', 'x1', 'x2', 'a', 'b', 'm', 'arr', 'ary', 'ar', 'v', 'p', 'xp',
                      'fp', 'q', 'condition', 'element', 'test_elements', 'indices', 'A',
-                     'weights', 'fill_value', 'repeats'}
+                     'weights', 'fill_value', 'repeats', 'bins'}
 _TAKES_SEQUENCES = {'asarray', 'shape', 'ndim', 'size', 'isscalar', 'iscomplexobj',
                     'promote_types'}
 
@@ -1988,10 +2083,11 @@ from minijax.numpy._indexing import (getitem, index_update_helper, take, take_al
 from minijax.numpy import _statistics  # noqa: E402
 _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
-                                       diff, ediff1d, median, nanargmax, nanargmin, nancumprod,
-                                       nancumsum, nanmax, nanmean, nanmedian, nanmin,
-                                       nanpercentile, nanprod, nanquantile, nanstd, nansum,
-                                       nanvar, percentile, ptp, quantile)  # noqa: E402
+                                       diff, ediff1d, histogram, histogram_bin_edges, median,
+                                       nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
+                                       nanmean, nanmedian, nanmin, nanpercentile, nanprod,
+                                       nanquantile, nanstd, nansum, nanvar, percentile, ptp,
+                                       quantile)  # noqa: E402
 from minijax.numpy import _data_dependent  # noqa: E402  (it uses diff, from _statistics)
 _install_api_boundary(_data_dependent, _data_dependent.__name__)
 from minijax.numpy._data_dependent import (argwhere, bincount, compress, extract, flatnonzero,

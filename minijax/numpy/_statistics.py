@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -11,20 +12,22 @@ from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _to_float, add,
                            all, any, argmax, argmin, asarray, atleast_2d, broadcast_to, ceil,
                            clip, concatenate, cumprod, cumsum, diagonal, divide, expand_dims,
-                           floor, full_like, isnan, less_equal, logical_not, matmul, max, mean,
-                           min, moveaxis, multiply, not_equal, prod, ravel, reshape, size, sort,
-                           sqrt, square, squeeze, subtract, sum, take_along_axis, transpose,
-                           true_divide, where)
+                           equal, floor, full_like, isnan, less_equal, linspace, logical_not,
+                           matmul, max, mean, min, moveaxis, multiply, not_equal, ones_like, prod,
+                           ravel, reshape, searchsorted, size, sort, sqrt, square, squeeze,
+                           subtract, sum, take_along_axis, transpose, true_divide, where, zeros)
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'ediff1d',
-           'median', 'nanargmax', 'nanargmin', 'nancumprod', 'nancumsum', 'nanmax', 'nanmean',
-           'nanmedian', 'nanmin', 'nanpercentile', 'nanprod', 'nanquantile', 'nanstd', 'nansum',
-           'nanvar', 'percentile', 'ptp', 'quantile']
+           'histogram', 'histogram_bin_edges', 'median', 'nanargmax', 'nanargmin', 'nancumprod',
+           'nancumsum', 'nanmax', 'nanmean', 'nanmedian', 'nanmin', 'nanpercentile', 'nanprod',
+           'nanquantile', 'nanstd', 'nansum', 'nanvar', 'percentile', 'ptp', 'quantile']
 
 
-def _without_nan(a, fill):
-    """``a`` with ``fill`` in place of each NaN (integers have none)."""
-    return where(isnan(a), fill, a) if _is_float(a) else a
+def _without_nan(a, fill, value=None):
+    """``value`` (``a`` itself if None) with ``fill`` where ``a`` is NaN (integers have
+    none)."""
+    value = a if value is None else value
+    return where(isnan(a), fill, value) if _is_float(a) else value
 
 
 def _nan_ignoring(fn, fill):
@@ -38,10 +41,11 @@ def _nan_ignoring(fn, fill):
 
 def _nan_extremum(fn, fill, all_nan):
     """``fn`` (max, min, argmax, argmin) skipping NaNs: they count as ``fill`` (an infinity
-    that never wins); a slice of NaNs only gives ``all_nan``."""
-    def nan_fn(a, axis=None, out=None, keepdims=False):
-        result = fn(_without_nan(a, fill), axis, out, keepdims)
-        if not _is_float(a):
+    that never wins); a slice of NaNs only gives ``all_nan``, unless max or min was given
+    an ``initial``."""
+    def nan_fn(a, axis=None, out=None, keepdims=False, **initial_and_where):
+        result = fn(_without_nan(a, fill), axis, out, keepdims, **initial_and_where)
+        if not _is_float(a) or initial_and_where.get('initial') is not None:
             return result
         only_nans = all(isnan(a), axis, keepdims=bool(keepdims))
         return where(only_nans, all_nan, result)
@@ -60,31 +64,38 @@ nanargmax = _nan_extremum(argmax, -np.inf, -1)
 nanargmin = _nan_extremum(argmin, np.inf, -1)
 
 
-def _count_numbers(a, axis, keepdims):
-    return sum(logical_not(isnan(a)), axis, keepdims=keepdims)
+def _count_numbers(a, axis, keepdims, where):
+    return sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """The mean of the elements that are not NaN."""
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """The mean of the elements that are not NaN (of those ``where`` keeps)."""
     _no_out('nanmean', out)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return divide(nansum(a, axis, keepdims=keepdims), _count_numbers(a, axis, keepdims))
+    return divide(nansum(a, axis, keepdims=keepdims, where=where),
+                  _count_numbers(a, axis, keepdims, where))
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """The variance of the elements that are not NaN (NaN where ``n - ddof <= 0``)."""
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """The variance of the elements that are not NaN (of those ``where`` keeps; NaN where
+    ``n - ddof <= 0``)."""
     _no_out('nanvar', out)
     a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    centered = subtract(a, nanmean(a, axis, keepdims=True))
-    squares = nansum(square(_without_nan(centered, 0.)), axis, keepdims=keepdims)
-    divisor = subtract(_count_numbers(a, axis, keepdims), ddof)
+    centered = _without_nan(a, 0., subtract(a, nanmean(a, axis, keepdims=True, where=where)))
+    squares = sum(square(centered), axis, keepdims=keepdims, where=where)
+    return _divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims, where),
+                                                    ddof))
+
+
+def _divide_unless_too_few(total, divisor):
+    """``total / divisor``, NaN where ``divisor <= 0`` (too few numbers for the ``ddof``)."""
     too_few = less_equal(divisor, 0)
-    return where(too_few, np.nan, divide(squares, where(too_few, 1, divisor)))
+    return where(too_few, np.nan, divide(total, where(too_few, 1, divisor)))
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """``sqrt(nanvar(...))``."""
-    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims))
+    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
 def _cumulative_with_initial(name, fn, identity):
@@ -288,3 +299,42 @@ def corrcoef(x, y=None, rowvar=True):
     stddev = sqrt(diagonal(c))
     c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
     return clip(c, -1, 1)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """The edges of ``bins`` equal bins over ``range`` (the data's if None; one of zero
+    width is widened by a half each way), or ``bins`` itself when it is an array."""
+    if isinstance(bins, str):
+        raise NotImplementedError('string values for `bins` not implemented.')
+    a = _to_float(asarray(a))
+    dtype = core.get_aval(a).dtype
+    if np.ndim(bins) == 1:
+        return asarray(bins, dtype)
+    count = operator.index(bins)
+    range = asarray([min(a), max(a)] if range is None else range, dtype)  # noqa: A001
+    if np.shape(range) != (2,):
+        raise ValueError(f'`range` must be either None or a sequence of scalars, got {range}')
+    empty = equal(ptp(range), 0)
+    low, high = where(empty, range[0] - .5, range[0]), where(empty, range[1] + .5, range[1])
+    return linspace(low, high, count + 1, dtype=dtype)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The number of elements of ``a`` (the sum of their ``weights``) in each bin, and the
+    bins' edges; a bin holds its left edge, the last one its right edge too. ``density``
+    divides by the total and the bin widths."""
+    a = asarray(a)
+    if weights is None:
+        a = _to_float(a)
+        weights = ones_like(a)
+    elif np.shape(weights) != np.shape(a):
+        raise ValueError('weights should have the same shape as a.')
+    else:
+        a, weights = (_to_float(v) for v in _promote(a, asarray(weights)))
+    edges = histogram_bin_edges(a, bins, range)
+    n = np.shape(edges)[0]
+    index = where(equal(a, edges[-1]), n - 1, searchsorted(edges, a, side='right'))
+    counts = zeros(n, core.get_aval(weights).dtype).at[index].add(weights)[1:]
+    if density:
+        counts = true_divide(true_divide(counts, diff(edges)), sum(counts))
+    return counts, edges

@@ -1,13 +1,16 @@
-"""``jax.scipy.signal``'s direct N-dimensional ``convolve`` and ``correlate``, as one
-``lax.conv_general_dilated`` with the smaller operand flipped (JAX's method, so JAX's bits).
+"""``jax.scipy.signal``'s direct N-dimensional ``convolve`` and ``correlate`` and their 2-D
+forms, as one ``lax.conv_general_dilated`` with the smaller operand flipped (JAX's method, so
+JAX's bits).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from minijax import lax
 from minijax import numpy as jnp
 from minijax.scipy.special import _promote_inexact
 
-__all__ = ['convolve', 'correlate']
+__all__ = ['convolve', 'convolve2d', 'correlate', 'correlate2d']
 
 
 def _padding(mode, shape, shape_o):
@@ -54,3 +57,31 @@ def convolve(in1, in2, mode='full', method='auto', precision=None):
 def correlate(in1, in2, mode='full', method='auto', precision=None):
     """The cross-correlation: ``convolve`` with ``in2`` reversed."""
     return convolve(in1, jnp.flip(jnp.asarray(in2)), mode, precision=precision, method=method)
+
+
+def _check_2d(name, in1, in2, boundary, fillvalue):
+    """What the 2-D forms support: JAX's, zero padding only."""
+    if boundary != 'fill' or fillvalue != 0:
+        raise NotImplementedError(f"{name}() only supports boundary='fill', fillvalue=0")
+    if np.ndim(in1) != 2 or np.ndim(in2) != 2:
+        raise ValueError(f'{name}() only supports 2-dimensional inputs.')
+
+
+def convolve2d(in1, in2, mode='full', boundary='fill', fillvalue=0, precision=None):
+    """``convolve`` of two matrices, padded with zeros."""
+    _check_2d('convolve2d', in1, in2, boundary, fillvalue)
+    return convolve(in1, in2, mode, precision=precision)
+
+
+def correlate2d(in1, in2, mode='full', boundary='fill', fillvalue=0, precision=None):
+    """The cross-correlation of two matrices, padded with zeros, as SciPy lines it up: ``in1``
+    reversed, convolved with ``in2`` and reversed back; but when ``in1`` is the smaller
+    operand (in ``full``, or strictly smaller in ``valid``), ``in2`` reversed convolved
+    with ``in1`` (conjugated back in ``full``)."""
+    _check_2d('correlate2d', in1, in2, boundary, fillvalue)
+    in1, in2 = jnp.asarray(in1), jnp.asarray(in2)
+    smaller = all(s1 <= s2 for s1, s2 in zip(in1.shape, in2.shape))
+    if (mode == 'full' and smaller) or (mode == 'valid' and smaller and in1.shape != in2.shape):
+        out = convolve(jnp.flip(in2), jnp.conj(in1), mode, precision=precision)
+        return jnp.conj(out) if mode == 'full' else out
+    return jnp.flip(convolve(jnp.flip(in1), jnp.conj(in2), mode, precision=precision))

@@ -153,7 +153,6 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
-_MINIJAX_NAMES = {'gt': 'greater', 'lt': 'less'}
 
 
 class Backend(dict):
@@ -162,9 +161,9 @@ class Backend(dict):
 
 
 MINIJAX = Backend(
-    {name: getattr(mlax, _MINIJAX_NAMES.get(name, name))
+    {name: getattr(mlax, name)
      for name in _BINARY + _SHARED + _BITWISE_BINARY + _BITWISE_UNARY
-     if hasattr(mlax, _MINIJAX_NAMES.get(name, name))},
+     if hasattr(mlax, name)},
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
     scan=mj.scan, jit=mj.jit, iota=mlax.iota, reduce_sum=mlax.reduce_sum,
     reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, **_window_reductions(mlax),

@@ -273,7 +273,7 @@ POINTS = {'gamma': np.array([-3.7, -2., -.5, 1e-8, .3, 1., 2.5, 7.9, 30., 1e12, 
           'grad': np.array([.3, 1.7, 6., 12.])}
 _F32 = np.float32
 #: JAX's special functions (Lanczos, Giles and Cephes expansions), distributions and
-#: signal.convolve, each row in float64 and, where the constants differ, float32; all in one
+#: signal's convolutions, each row in float64 and, where the constants differ, float32; all in one
 #: compiled program.
 SPECIAL_AND_STATS = {
     'gammaln-digamma': lambda sp, st, sg, p: (sp.gammaln(p['gamma']), sp.digamma(p['gamma']),
@@ -305,6 +305,10 @@ SPECIAL_AND_STATS = {
         st.multivariate_normal.logpdf(p['grad'][:3], 0., 2.)),
     'signal': lambda sp, st, sg, p: (sg.convolve(p['cov'], p['cov'][:2, :2], 'same'),
                                      sg.correlate(p['line'], p['counts'][:3])),
+    'signal-2d': lambda sp, st, sg, p: tuple(
+        f(a, b, mode) for f in (sg.convolve2d, sg.correlate2d)
+        for a, b in ((p['cov'], p['cov'][:2, 1:]), (p['cov'][1:], p['cov']))
+        for mode in ('full', 'same', 'valid')),
 }
 #: Derivatives through each function's own rule (digamma for gammaln...).
 SPECIAL_GRADS = {

@@ -126,8 +126,6 @@ ROWS = [
      r'expand_dims: axis 5 is out of bounds for an array of rank 3'),
     ('lax_squeeze_axis', lambda: lax.squeeze(np.ones((1, 2)), (5,)), ValueError,
      _rank2('squeeze: axis')),
-    ('lax_broadcast_axis', lambda: lax.broadcast(np.ones(3), (2, 3), (5,)), ValueError,
-     _rank2('broadcast: axis')),
     ('lax_slice_in_dim_axis', lambda: lax.slice_in_dim(X, 0, 1, axis=5), ValueError,
      _rank2('slice_in_dim: axis')),
     ('lax_concatenate_dimension', lambda: lax.concatenate([X, X], 5), ValueError,

@@ -57,7 +57,7 @@ def test_arithmetic_and_comparisons_in_every_dtype(dtype):
     x = np.array([1, 2, 100, 7], dtype)
     y = np.array([3, 2, 100, 9], dtype)
     for name, fn in [('add', jax.lax.add), ('mul', jax.lax.mul), ('sub', jax.lax.sub),
-                     ('max', jax.lax.max), ('less', jax.lax.lt), ('ge', jax.lax.ge)]:
+                     ('max', jax.lax.max), ('lt', jax.lax.lt), ('ge', jax.lax.ge)]:
         check_against(fn(x, y), getattr(mlax, name), x, y)
 
 

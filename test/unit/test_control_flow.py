@@ -249,7 +249,7 @@ def _sub_jaxpr_constants_program(m, l):
 def _structure(jaxpr, operands):
     """What seeds/004 reads off a printed jaxpr: the number of constvars, and each
     equation's primitive, operand count and const counts (in JAX's primitive names)."""
-    names = {'xla_call': 'jit', 'greater': 'gt'}
+    names = {'xla_call': 'jit'}
     counts = ('num_consts', 'body_nconsts', 'cond_nconsts')
     return len(jaxpr.constvars), [
         (names.get(e.primitive.name, e.primitive.name), len(operands(e)),

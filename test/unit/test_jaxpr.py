@@ -186,7 +186,7 @@ AUTODIDAX = [
      '  let \n'
      '  in ( a ) }'),
     # Several parameters are stacked as in the seed's pp_params (one per line).
-    (lambda x: lax.transpose(lax.broadcast(x, (2, 3), (0,)), (1, 0)), (ShapedArray((3,), float),),
+    (lambda x: lax.transpose(lax.broadcast(x, (2,)), (1, 0)), (ShapedArray((3,), float),),
      '{ lambda a:float64[3] .\n'
      '  let b:float64[2,3] = broadcast_in_dim [ broadcast_dimensions=(1,)\n'
      '                                          shape=(2, 3) ] a\n'
@@ -273,7 +273,7 @@ def test_typecheck_rejects_bad_jaxpr(name, jaxpr):
 def test_made_jaxprs_typecheck():
     def f(x, y):
         z = lax.mul(lax.sin(x), y)
-        return lax.reduce_sum(lax.transpose(lax.broadcast(z, (4, 3), (0,)), (1, 0)), 1), z > 0.
+        return lax.reduce_sum(lax.transpose(lax.broadcast(z, (4,)), (1, 0)), 1), z > 0.
     closed = minijax.make_jaxpr(f)(np.ones(3, np.float32), np.float32(2))
     t = typecheck_jaxpr(closed.jaxpr)
     assert [a.str_short() for a in t.out_types] == ['float32[3]', 'bool[3]']

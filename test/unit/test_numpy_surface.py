@@ -233,6 +233,33 @@ def test_vjp(case, rng):
         np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-9, atol=1e-12)
 
 
+#: where= (a mask) and initial= of the reductions and their methods: (function of the numpy
+#: module and an input, input kind)
+WHERE_REDUCTIONS = {
+    'float': (lambda m, x: (lambda w: m.stack([
+        m.sum(x, 1, where=w, initial=2.), x.max(1, where=w, initial=0.), m.mean(x, 1, where=w),
+        x.std(1, ddof=1, where=w), m.nanvar(x, 1, where=w)]))(x > -1.), U34),
+    'int': (lambda m, x: m.stack([
+        m.sum(x, 0, where=x > 0), m.min(x, 0, where=x < 5, initial=99), x.any(0, where=x < 5),
+        m.prod(x, 0, where=x != 0, initial=1), m.mean(x, 0, where=x > 0)]), ('i32', (3, 4))),
+    'nan': (lambda m, x: m.stack([
+        m.nansum(x, where=x < 1.), m.nanstd(x, where=x < 1.), m.nanmin(x * m.nan, initial=1.),
+        m.nanmax(x, where=x < 1., initial=-5.)]), ('special', ())),
+}
+
+
+@pytest.mark.parametrize('name', WHERE_REDUCTIONS)
+def test_reductions_with_where_and_initial(name, rng):
+    fn, (kind, shape) = WHERE_REDUCTIONS[name]
+    x = _input(rng, kind, shape)
+    expected = jax.jit(lambda x: fn(jnp, x))(x)
+    assert_close(fn(mnp, mnp.asarray(x)), expected)
+    assert_close(minijax.jit(lambda x: fn(mnp, x))(x), expected)
+    if kind == 'u':
+        assert_close(minijax.grad(lambda x: fn(mnp, x).sum())(x),
+                     jax.jit(jax.grad(lambda x: fn(jnp, x).sum()))(x))
+
+
 # ----------------------------------------------------------------------------- eager Arrays
 
 def test_eager_results_are_arrays_with_jax_semantics():

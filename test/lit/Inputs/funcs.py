@@ -8,7 +8,7 @@ def f(x):
 
 def affine(pair):
     x, w = pair
-    return lax.reduce_sum(lax.transpose(w, (1, 0)) * lax.broadcast(x, (3, 2), (0,)), axis=1)
+    return lax.reduce_sum(lax.transpose(w, (1, 0)) * lax.broadcast(x, (3,)), axis=1)
 
 
 @jit
