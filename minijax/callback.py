@@ -102,11 +102,15 @@ def _element(x, axis, i):
     return lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=axis), (axis,))
 
 
+def _on_host(impl, **params):
+    """The function XLA calls from a compiled program: the primitive's impl, which gets the
+    values as XLA hands them over and returns its results as a tuple."""
+    return lambda *arrays: tuple(impl(*arrays, **params))
+
+
 def _debug_callback_lowering(ctx, *args, callback):
-    def on_host(*arrays):
-        callback(*device_put(arrays))
-        return ()
-    return python_callback(ctx, on_host, args, has_side_effect=True)
+    return python_callback(ctx, _on_host(_debug_callback_impl, callback=callback), args,
+                           has_side_effect=True)
 
 
 debug_callback_p.def_impl(_debug_callback_impl)
@@ -253,11 +257,9 @@ def _sequential(args, dims, callback, result_avals, vmap_method):
     return scan(step, (), [x for x, b in zip(args, batched) if b])[1]
 
 
-def _pure_callback_lowering(ctx, *args, callback, result_avals, vmap_method):
-    def on_host(*arrays):
-        return tuple(_pure_callback_impl(*arrays, callback=callback, result_avals=result_avals,
-                                         vmap_method=vmap_method))
-    return python_callback(ctx, on_host, args, has_side_effect=False)
+def _pure_callback_lowering(ctx, *args, **params):
+    return python_callback(ctx, _on_host(_pure_callback_impl, **params), args,
+                           has_side_effect=False)
 
 
 pure_callback_p.def_impl(_pure_callback_impl)

@@ -198,10 +198,6 @@ def flatten_containers(tree):
         return None
 
 
-def _on_device(buffer):
-    return buffer
-
-
 class Executable:
     """A compiled module: call it with device buffers, get device buffers back.
 
@@ -219,7 +215,7 @@ class Executable:
 
     def __call__(self, buffers: list):
         """Run on device buffers."""
-        return self.transfer_and_run((_on_device,) * len(buffers), buffers)
+        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
 
     def transfer_and_run(self, transfers, values):
         """Move each value to the device with its transfer (``host_to_device``), run.
@@ -227,8 +223,7 @@ class Executable:
         (jaxlib records the Python traceback of every array it makes and every execution,
         about a sixth of a small call's time, but arrays made without one lack the "user
         context" that ``np.asarray`` asks for once ``jax`` is imported: they stay on.)"""
-        buffers = [*map(operator.call, transfers, values)]  # each transfer(value)
-        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        return self([*map(operator.call, transfers, values)])  # each transfer(value)
 
     def hlo_text(self) -> str:
         return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
@@ -282,26 +277,30 @@ def compile_module(module) -> Executable:
 
 
 def _checked_host_callbacks(module) -> list:
-    """The Python functions the module's host callbacks call. A module whose callbacks have
-    no function (parsed from text, as the ``minijax`` command reads it) is refused: XLA
-    would crash calling them."""
+    """The Python functions the module's host callbacks call. A module that calls back but
+    has none (parsed from text, as the ``minijax`` command reads it) is refused: XLA would
+    crash calling them."""
     callbacks = host_callbacks(module)
-    indices = []
-
-    def visit(op):
-        if op.name == 'stablehlo.custom_call' and \
-                ir.StringAttr(op.attributes['call_target_name']).value == PYTHON_CALLBACK_TARGET:
-            indices.append(ir.IntegerAttr(ir.DictAttr(
-                op.attributes['mhlo.backend_config'])['index']).value)
-        return WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    if any(i >= len(callbacks) for i in indices):
+    if not callbacks and _calls_back(module):
         raise CompileError(f'the module calls back into Python (stablehlo.custom_call '
                            f'@{PYTHON_CALLBACK_TARGET}), but it was not lowered in this '
                            'process, so there is no Python function to call: run it from '
                            'the jit that lowered it')
     return callbacks
+
+
+def _calls_back(module) -> bool:
+    found = []
+
+    def visit(op):
+        if op.name == 'stablehlo.custom_call' and \
+                ir.StringAttr(op.attributes['call_target_name']).value == PYTHON_CALLBACK_TARGET:
+            found.append(op)
+            return WalkResult.INTERRUPT
+        return WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)
 
 
 def _main_result_types(module) -> list[tuple[tuple[int, ...], np.dtype]]:

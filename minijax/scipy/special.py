@@ -249,32 +249,28 @@ def multigammaln(a, d):
 
 # ----------------------------------------------------------------------------- x log y
 
-@custom_jvp
-def xlogy(x, y):
-    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = _promote_inexact(x, y)
-    return mnp.where((x != 0.) | mnp.isnan(y), lax.mul(x, lax.log(y)), mnp.zeros_like(x))
+def _x_times(name, log, log_argument):
+    """``x * log(y)`` for ``log`` one of ``lax.log``, ``lax.log1p``: 0 where ``x == 0``
+    (unless ``y`` is NaN). ``log_argument(y)`` is what ``log`` takes the logarithm of, the
+    denominator of its derivative."""
+    def x_times_log(x, y):
+        x, y = _promote_inexact(x, y)
+        return mnp.where((x != 0.) | mnp.isnan(y), lax.mul(x, log(y)), mnp.zeros_like(x))
+
+    x_times_log.__name__ = x_times_log.__qualname__ = name
+    x_times_log.__doc__ = f'``x * {log.__name__}(y)``, 0 where ``x == 0`` (unless ``y`` is NaN).'
+    fn = custom_jvp(x_times_log)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x, y), (x_dot, y_dot) = primals, tangents
+        result = fn(x, y)
+        return result, (x_dot * log(y) + y_dot * x / log_argument(y)).astype(result.dtype)
+    return fn
 
 
-@xlogy.defjvp
-def _xlogy_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    result = xlogy(x, y)
-    return result, (x_dot * lax.log(y) + y_dot * x / y).astype(result.dtype)
-
-
-@custom_jvp
-def xlog1py(x, y):
-    """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = _promote_inexact(x, y)
-    return mnp.where((x != 0.) | mnp.isnan(y), lax.mul(x, lax.log1p(y)), mnp.zeros_like(x))
-
-
-@xlog1py.defjvp
-def _xlog1py_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    result = xlog1py(x, y)
-    return result, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(result.dtype)
+xlogy = _x_times('xlogy', lax.log, lambda y: y)
+xlog1py = _x_times('xlog1py', lax.log1p, lambda y: 1 + y)
 
 
 @custom_jvp
