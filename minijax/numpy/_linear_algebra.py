@@ -1,0 +1,359 @@
+"""``jnp``'s products and matrices: ``matmul``, ``dot``, ``tensordot``, ``einsum``, the
+sliding ``convolve``/``correlate``, ``diagonal``/``trace``, the triangles and ``eye``, and the
+norms ``jnp.linalg.norm`` uses; written on the functions of ``minijax.numpy``, which imports
+them back.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from minijax import core, dtypes, lax
+from minijax.numpy import (_axes, _axis_list, _promote, _shape_str, _to_float, abs,  # noqa: A004
+                           broadcast_shapes, broadcast_to, dtype, expand_dims, float64, max,
+                           min, moveaxis, multiply, ndim, not_equal, power, ravel, reshape, sqrt,
+                           sum, where)
+
+__all__ = ['convolve', 'correlate', 'diag', 'diagonal', 'dot', 'einsum', 'eye', 'identity',
+           'inner', 'matmul', 'outer', 'tensordot', 'trace', 'tri', 'tril', 'triu', 'vdot',
+           'vecdot']
+
+
+def _not_aligned(a_sizes, b_sizes):
+    """The TypeError JAX raises (from ``dot_general``) for contracted sizes that differ."""
+    return TypeError('dot_general requires contracting dimensions to have the same shape, '
+                     f'got {_shape_str(a_sizes)} and {_shape_str(b_sizes)}.')
+
+
+def matmul(a, b, /):
+    """NumPy's ``a @ b``: 1-D operands gain (and lose) a unit axis; leading axes broadcast and
+    become batch axes of ``dot_general``."""
+    a, b = _promote(a, b)
+    a_shape, b_shape = np.shape(a), np.shape(b)
+    if not a_shape or not b_shape:
+        raise TypeError('matmul needs operands of rank 1 or more, got shapes '
+                        f'{_shape_str(a_shape)} and {_shape_str(b_shape)}')
+    a2 = expand_dims(a, 0) if len(a_shape) == 1 else a
+    b2 = expand_dims(b, 1) if len(b_shape) == 1 else b
+    if np.shape(a2)[-1] != np.shape(b2)[-2]:
+        raise _not_aligned(np.shape(a2)[-1:], np.shape(b2)[-2:-1])
+    batch = broadcast_shapes(np.shape(a2)[:-2], np.shape(b2)[:-2])
+    a2 = broadcast_to(a2, batch + np.shape(a2)[-2:])
+    b2 = broadcast_to(b2, batch + np.shape(b2)[-2:])
+    n = len(batch)
+    out = lax.dot_general(a2, b2, (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n)))))
+    drop = [ax for ax, one_d in [(-2, len(a_shape) == 1), (-1, len(b_shape) == 1)] if one_d]
+    return lax.squeeze(out, drop) if drop else out
+
+
+def dot(a, b):
+    """NumPy's ``dot``: a product with a scalar, an inner product of vectors, or a contraction
+    of the last axis of ``a`` with the second to last of ``b`` (the last if ``b`` is 1-D)."""
+    a, b = _promote(a, b)
+    a_shape, b_shape = np.shape(a), np.shape(b)
+    if not a_shape or not b_shape:
+        return multiply(a, b)
+    b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
+    if a_shape[-1] != b_shape[b_axis]:
+        raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
+    return lax.dot_general(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())))
+
+
+def tensordot(a, b, axes=2):
+    """The contraction of ``axes`` of ``a`` with those of ``b`` (an int N: the last N of
+    ``a`` with the first N of ``b``); the free axes of ``a`` come first, then ``b``'s."""
+    a, b = _promote(a, b)
+    a_shape, b_shape = np.shape(a), np.shape(b)
+    if isinstance(axes, (int, np.integer)):
+        a_axes, b_axes = range(len(a_shape) - axes, len(a_shape)), range(axes)
+    else:
+        a_axes, b_axes = ((x,) if isinstance(x, (int, np.integer)) else x for x in axes)
+    a_axes = [core.canonicalize_axis(x, len(a_shape), 'tensordot: axis of a') for x in a_axes]
+    b_axes = [core.canonicalize_axis(x, len(b_shape), 'tensordot: axis of b') for x in b_axes]
+    if [a_shape[x] for x in a_axes] != [b_shape[x] for x in b_axes]:
+        raise _not_aligned([a_shape[x] for x in a_axes], [b_shape[x] for x in b_axes])
+    return lax.dot_general(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())))
+
+
+def inner(a, b, /):
+    """The sum over the last axes of ``a`` and ``b`` (a product with a scalar)."""
+    if not np.ndim(a) or not np.ndim(b):
+        return multiply(a, b)
+    return tensordot(a, b, ((-1,), (-1,)))
+
+
+def vdot(a, b, /):
+    """The dot product of ``a`` and ``b`` flattened."""
+    return dot(ravel(a), ravel(b))
+
+
+vecdot = inner
+
+
+def outer(a, b):
+    """``a[i] * b[j]`` of ``a`` and ``b`` flattened."""
+    return multiply(expand_dims(ravel(a), 1), expand_dims(ravel(b), 0))
+
+
+#: mode -> the (low, high) zeros around the signal for a kernel of length n: every overlap
+#: ('full'), as many outputs as the signal has ('same'), or whole overlaps only ('valid').
+_SLIDING_PADDING = {
+    'full': lambda n: (n - 1, n - 1),
+    'same': lambda n: (n // 2, n - n // 2 - 1),
+    'valid': lambda n: (0, 0),
+}
+
+
+def _sliding_operands(name, a, v, mode, preferred_element_type):
+    """``a`` and ``v`` checked as JAX checks them, promoted (to a float type unless
+    ``preferred_element_type`` is given, as NumPy's convolutions are)."""
+    if np.ndim(a) != 1 or np.ndim(v) != 1:
+        raise ValueError(f'{name}() only supports 1-dimensional inputs, got shapes '
+                         f'{_shape_str(np.shape(a))} and {_shape_str(np.shape(v))}')
+    if not np.size(a) or not np.size(v):
+        raise ValueError(f'{name}: inputs cannot be empty, got shapes '
+                         f'{_shape_str(np.shape(a))} and {_shape_str(np.shape(v))}')
+    if mode not in _SLIDING_PADDING:
+        raise ValueError(f'{name}: mode must be one of {list(_SLIDING_PADDING)}, got {mode!r}')
+    a, v = _promote(a, v)
+    return (a, v) if preferred_element_type is not None else (_to_float(a), _to_float(v))
+
+
+def _sliding_dot(signal, kernel, mode, precision, preferred_element_type):
+    """``out[i] = sum_k signal[i + k - low] * kernel[k]`` (zero outside ``signal``): one
+    ``conv_general_dilated`` over a batch of one with one feature, which computes exactly
+    this (a convolution layer correlates; it does not flip its kernel)."""
+    (m,), (n,) = np.shape(signal), np.shape(kernel)
+    out = lax.conv_general_dilated(lax.reshape(signal, (1, 1, m)), lax.reshape(kernel, (1, 1, n)),
+                                   (1,), [_SLIDING_PADDING[mode](n)], precision=precision,
+                                   preferred_element_type=preferred_element_type)
+    return lax.reshape(out, np.shape(out)[2:])
+
+
+def convolve(a, v, mode='full', *, precision=None, preferred_element_type=None):
+    """The discrete convolution ``sum_k a[k] * v[i - k]`` of 1-D ``a`` and ``v``: the
+    longer one slides under the shorter one flipped (so the two commute)."""
+    a, v = _sliding_operands('convolve', a, v, mode, preferred_element_type)
+    if np.shape(a)[0] < np.shape(v)[0]:
+        a, v = v, a
+    return _sliding_dot(a, lax.rev(v, (0,)), mode, precision, preferred_element_type)
+
+
+def correlate(a, v, mode='valid', *, precision=None, preferred_element_type=None):
+    """The cross-correlation ``sum_k a[i + k] * v[k]`` of 1-D ``a`` and ``v`` (real dtypes,
+    so no conjugate). When ``v`` is the longer one, ``a`` slides under it and the result
+    comes out reversed, as NumPy's does."""
+    a, v = _sliding_operands('correlate', a, v, mode, preferred_element_type)
+    if np.shape(a)[0] >= np.shape(v)[0]:
+        return _sliding_dot(a, v, mode, precision, preferred_element_type)
+    return lax.rev(_sliding_dot(v, a, mode, precision, preferred_element_type), (0,))
+
+
+def _einsum_parse(subscripts, ndims):
+    """Input and output letters, one per axis; an ellipsis becomes letters not otherwise
+    used (its axes aligned from the right); no ``->`` means the letters used once, sorted."""
+    subscripts = subscripts.replace(' ', '')
+    inputs, arrow, output = subscripts.partition('->')
+    inputs = inputs.split(',')
+    if len(inputs) != len(ndims):
+        raise ValueError(f'einsum: {len(inputs)} operands in {subscripts!r}, got {len(ndims)}')
+    spare = [c for c in 'ZYXWVUTSRQPONMLKJIHGFEDCBA' if c not in subscripts]
+    ellipsis_ndim = builtins.max((n - len(s.replace('...', '')) for s, n in zip(inputs, ndims)
+                                  if '...' in s), default=0)
+    ellipsis = ''.join(spare[:ellipsis_ndim])
+    inputs = [s.replace('...', ellipsis[ellipsis_ndim - (n - len(s) + 3):] if '...' in s else '')
+              for s, n in zip(inputs, ndims)]
+    if not arrow:
+        letters = ''.join(inputs)
+        output = ellipsis + ''.join(sorted(c for c in set(letters) - set(ellipsis)
+                                           if letters.count(c) == 1))
+    output = output.replace('...', ellipsis)
+    for s, n in zip(inputs, ndims):
+        if len(s) != n:
+            raise ValueError(f'einsum: subscripts {s!r} do not fit an operand of rank {n}')
+    return inputs, output
+
+
+def _einsum_reduce(x, letters, keep):
+    """``x`` with repeated letters turned into diagonals and letters not in ``keep``
+    summed away."""
+    for c in set(letters):
+        while letters.count(c) > 1:
+            i = letters.index(c)
+            j = letters.index(c, i + 1)
+            x = diagonal(x, 0, i, j)
+            letters = letters[:i] + letters[i + 1:j] + letters[j + 1:] + c
+    gone = [i for i, c in enumerate(letters) if c not in keep]
+    if gone:
+        x = lax.reduce_sum(x, gone)
+        letters = ''.join(c for c in letters if c in keep)
+    return x, letters
+
+
+def _einsum_pair(x, xl, y, yl, keep):
+    """Contract ``x`` and ``y`` with one dot_general: shared letters in ``keep`` are batch
+    axes, other shared letters are summed."""
+    shared = [c for c in xl if c in yl]
+    for c in shared:
+        if np.shape(x)[xl.index(c)] != np.shape(y)[yl.index(c)]:
+            raise ValueError(f'einsum: index {c!r} has size {np.shape(x)[xl.index(c)]} in one '
+                             f'operand and {np.shape(y)[yl.index(c)]} in another')
+    batch = [c for c in shared if c in keep]
+    contract = [c for c in shared if c not in keep]
+    numbers = ((tuple(xl.index(c) for c in contract), tuple(yl.index(c) for c in contract)),
+               (tuple(xl.index(c) for c in batch), tuple(yl.index(c) for c in batch)))
+    out = lax.dot_general(x, y, numbers)
+    return out, ''.join(batch) + ''.join(c for c in xl if c not in shared) + ''.join(
+        c for c in yl if c not in shared)
+
+
+def einsum(subscripts, *operands):
+    """Einstein summation, contracting the operands left to right with ``dot_general``
+    (repeated letters within one operand take diagonals; ``...`` is supported, without
+    broadcasting of size-1 axes)."""
+    operands = _promote(*operands)
+    inputs, output = _einsum_parse(subscripts, [np.ndim(x) for x in operands])
+    x, xl = operands[0], inputs[0]
+    for k in range(1, len(operands)):
+        later = output + ''.join(inputs[k + 1:])
+        x, xl = _einsum_reduce(x, xl, later + inputs[k])
+        y, yl = _einsum_reduce(operands[k], inputs[k], later + xl)
+        x, xl = _einsum_pair(x, xl, y, yl, later)
+    x, xl = _einsum_reduce(x, xl, output)
+    return lax.transpose(x, [xl.index(c) for c in output])
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal ``a[..., i, i + offset]`` of the axes ``axis1`` and ``axis2``, as a new
+    last axis: the two axes are moved last, cut to the square the diagonal crosses, and
+    flattened, so the diagonal is every (n + 1)-th element (a strided slice)."""
+    ndim = np.ndim(a)
+    axis1 = core.canonicalize_axis(axis1, ndim, 'diagonal: axis1')
+    axis2 = core.canonicalize_axis(axis2, ndim, 'diagonal: axis2')
+    if axis1 == axis2:
+        raise ValueError(f'diagonal: axis1 and axis2 are both {axis1}')
+    rest = [i for i in range(ndim) if i not in (axis1, axis2)]
+    a = lax.transpose(a, rest + [axis1, axis2])
+    rows, cols = np.shape(a)[-2:]
+    n = builtins.max(0, builtins.min(rows + builtins.min(offset, 0), cols - builtins.max(offset, 0)))
+    row0, col0 = builtins.max(-offset, 0), builtins.max(offset, 0)
+    lead = list(np.shape(a)[:-2])
+    a = lax.slice(a, [0] * len(lead) + [row0, col0], lead + [row0 + n, col0 + n])
+    flat = lax.reshape(a, lead + [n * n])
+    return lax.slice_in_dim(flat, 0, n * n, n + 1, axis=len(lead)) if n else flat
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    """The sum of the diagonal."""
+    return sum(diagonal(a, offset, axis1, axis2), -1)
+
+
+def _tri_mask(n, m, k, lower):
+    """The (n, m) boolean mask of ``j - i <= k`` (``lower``) or ``j - i >= k``."""
+    rows = lax.iota(dtypes.int64, (n, m), 0)
+    cols = lax.iota(dtypes.int64, (n, m), 1)
+    diff = lax.sub(cols, rows)
+    return lax.le(diff, k) if lower else lax.ge(diff, k)
+
+
+def tril(m, k=0):
+    """``m`` (its last two axes) with the elements above the ``k``-th diagonal zeroed."""
+    mask = _tri_mask(*np.shape(m)[-2:], k, lower=True)
+    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+
+
+def triu(m, k=0):
+    """``m`` (its last two axes) with the elements below the ``k``-th diagonal zeroed."""
+    mask = _tri_mask(*np.shape(m)[-2:], k, lower=False)
+    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+
+
+def eye(N, M=None, k=0, dtype=None):
+    """The (N, M) matrix with ones on the ``k``-th diagonal."""
+    mask = lax.eq(lax.sub(lax.iota(dtypes.int64, (N, M or N), 1),
+                          lax.iota(dtypes.int64, (N, M or N), 0)), k)
+    return lax.convert_element_type(mask, dtypes.check_supported(dtype or float64))
+
+
+def identity(n, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """The (N, M) matrix of ones at and below the ``k``-th diagonal."""
+    return lax.convert_element_type(_tri_mask(N, M or N, k, lower=True),
+                                    dtypes.check_supported(dtype or float64))
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a matrix ``v``, or the matrix with the vector ``v`` on its
+    ``k``-th diagonal (``v`` broadcast along the other axis, kept on the diagonal only)."""
+    if np.ndim(v) == 2:
+        return diagonal(v, k)
+    if np.ndim(v) != 1:
+        raise ValueError(f'diag needs a 1-D or 2-D array, got shape {_shape_str(np.shape(v))}')
+    n = np.shape(v)[0] + builtins.abs(k)
+    along_rows = lax.pad(v, np.zeros((), core.get_aval(v).dtype), [(0, builtins.abs(k), 0)])
+    full_v = lax.broadcast_in_dim(along_rows, (n, n), (0 if k >= 0 else 1,))
+    mask = lax.eq(lax.sub(lax.iota(dtypes.int64, (n, n), 1), lax.iota(dtypes.int64, (n, n), 0)), k)
+    return where(mask, full_v, lax.full((), 0, core.get_aval(v).dtype))
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """The vector norm (``axis`` an int, or None for a 1-D ``x``) or matrix norm (two
+    axes, or None for a 2-D ``x``) of ``ord``, as ``jnp.linalg.norm``; the matrix norms 2,
+    -2 and 'nuc' from the singular values."""
+    x = _to_float(x)
+    if axis is None and ord is None:
+        return _keep_all(sqrt(sum(lax.mul(x, x))), np.ndim(x), keepdims)
+    axes = _axes('norm', x, axis)  # (checked, but sorted: a matrix norm needs the order)
+    axes = axes if axis is None else tuple(_axis_list('norm: axis', axis, np.ndim(x)))
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes, keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ValueError(f'norm: axis {axis} must name one or two axes')
+
+
+def _keep_all(out, ndim, keepdims):
+    return reshape(out, (1,) * ndim) if keepdims else out
+
+
+def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
+    absx = abs(x)
+    if ord is None or ord == 2:
+        return sqrt(sum(lax.mul(x, x), axes, keepdims=keepdims))
+    if ord == np.inf:
+        return max(absx, axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return min(absx, axes, keepdims=keepdims)
+    if ord == 0:
+        return sum(lax.convert_element_type(not_equal(x, 0), core.get_aval(x).dtype), axes,
+                   keepdims=keepdims)
+    if ord == 1:
+        return sum(absx, axes, keepdims=keepdims)
+    return power(sum(power(absx, float(ord)), axes, keepdims=keepdims), 1. / ord)
+
+
+#: matrix norm -> its reduction of the singular values
+_SINGULAR_VALUE_NORMS = {2: max, -2: min, 'nuc': sum}
+
+
+def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+    row, col = axes
+    if ord in (None, 'fro'):
+        return sqrt(sum(lax.mul(x, x), axes, keepdims=keepdims))
+    if ord in _SINGULAR_VALUE_NORMS:
+        s = lax.linalg.svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
+        out = _SINGULAR_VALUE_NORMS[ord](s, -1)
+        return expand_dims(out, axes) if keepdims else out
+    chooser = {1: (max, row, col), -1: (min, row, col), np.inf: (max, col, row),
+               -np.inf: (min, col, row)}.get(ord)
+    if chooser is None:
+        raise ValueError(f"norm: ord={ord!r} is not a matrix norm (use 'fro', 'nuc', 1, -1, "
+                         '2, -2, inf or -inf)')
+    choose, summed, chosen = chooser
+    sums = sum(abs(x), summed, keepdims=True)
+    out = choose(sums, chosen, keepdims=True)
+    return out if keepdims else lax.squeeze(out, axes)
