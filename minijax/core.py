@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 import gc
 import operator
-import sys
 import sysconfig
 from contextlib import contextmanager
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
+from jaxlib.xla_client import Traceback
 
 from minijax import dtypes
 from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,  # noqa: F401
@@ -32,7 +32,8 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(map(int, shape))
-        self.dtype = dtype if dtypes.is_key(dtype) else np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, np.dtype) or dtypes.is_key(dtype) else \
+            np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))
@@ -49,8 +50,8 @@ class ShapedArray:
     def _key(self):
         return (self.shape, self.dtype, self.weak_type)
 
-    def __hash__(self):
-        return hash(self._key())
+    def __hash__(self):  # (a ConcreteArray's value is left out: equal ones still hash equal)
+        return hash((self.shape, self.dtype, self.weak_type))
 
     def __eq__(self, other):
         return type(self) is type(other) and self._key() == other._key()
@@ -183,13 +184,22 @@ def shaped_aval(x) -> ShapedArray:
     if isinstance(x, Tracer):
         return raise_to_shaped(x.aval)
     if type(x) in dtypes.PYTHON_SCALARS:
-        return ShapedArray((), *dtypes.python_scalar(x))
+        return _scalar_aval(*dtypes.python_scalar(x))
     if type(x) not in aval_handlers:
         raise invalid_type_error(x)
     if dtypes.is_key(x.dtype):
         return ShapedArray(x.shape, x.dtype)
-    return ShapedArray(x.shape, dtypes.check_supported(x.dtype, f'array of shape {x.shape}'),
-                       getattr(x, 'weak_type', False))
+    dtype = dtypes.check_supported(x.dtype, f'array of shape {x.shape}')
+    weak_type = getattr(x, 'weak_type', False)
+    return _scalar_aval(dtype, weak_type) if x.shape == () else \
+        ShapedArray(x.shape, dtype, weak_type)
+
+
+@functools.cache
+def _scalar_aval(dtype, weak_type) -> ShapedArray:
+    """The aval of a scalar, one per type: made once, since avals are never mutated
+    (``x * 2.0`` asks for it on every operation)."""
+    return ShapedArray((), dtype, weak_type)
 
 
 def is_valid_value(x):
@@ -544,11 +554,12 @@ def check_callable(what, **funs):
 # ----------------------------------------------------------------------------- small helpers
 
 class SourceInfo(NamedTuple):
-    """Where an equation was traced, for the locations of ``--debug-info``: the user's frames,
-    innermost first, each a (code object, instruction offset) pair (read into file, line and
-    columns only when locations are printed), and the name stack: the transformations traced
-    through, outermost first (``('vmap()', 'jvp()')``), as JAX names them."""
-    frames: tuple
+    """Where an equation was traced, for the locations of ``--debug-info``: the Python stack
+    when it was traced (a jaxlib ``Traceback``, captured in C++ for about a microsecond
+    however deep the stack; ``user_frames`` reads the user's frames out of it only when a
+    location is built), and the name stack: the transformations traced through, outermost
+    first (``('vmap()', 'jvp()')``), as JAX names them."""
+    frames: Traceback | None
     name_stack: tuple = ()
 
 
@@ -595,18 +606,21 @@ def named_after(f, transformed):
                                     updated=())
 
 
-def user_source_info() -> SourceInfo | None:
-    """The ``SourceInfo`` of an equation traced now: the frames outside minijax, where the
-    user called us, and the current name stack."""
+def user_source_info() -> SourceInfo:
+    """The ``SourceInfo`` of an equation traced now: the stack and the current name stack."""
     if _frames_override is not None:
         return SourceInfo(_frames_override, _name_stack)
-    frames = []
-    frame = sys._getframe(1)
-    while frame is not None and len(frames) < MAX_FRAMES:
-        if not frame.f_code.co_filename.startswith(_NOT_USER_DIRS):
-            frames.append((frame.f_code, frame.f_lasti))
-        frame = frame.f_back
-    return SourceInfo(tuple(frames), _name_stack) if frames else None
+    return SourceInfo(Traceback.get_traceback(), _name_stack)
+
+
+def user_frames(info: SourceInfo | None) -> list[tuple]:
+    """The frames of ``info`` outside minijax, where the user called us, innermost first:
+    (code object, instruction offset) pairs, at most ``MAX_FRAMES``."""
+    if info is None or info.frames is None:
+        return []
+    codes, offsets = info.frames.raw_frames()
+    return [(code, offset) for code, offset in zip(codes, offsets)
+            if not code.co_filename.startswith(_NOT_USER_DIRS)][:MAX_FRAMES]
 
 
 _PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'

@@ -67,6 +67,7 @@ def check_supported(dtype, what='value'):
     return dtype
 
 
+@functools.lru_cache(maxsize=256)  # (asked of every operand by the type rules)
 def kind(dtype):
     """'b' (bool), 'i' (signed), 'u' (unsigned), 'f' (floating, bfloat16 included) or 'c'
     (complex)."""
@@ -177,6 +178,7 @@ def _lattice_node(dtype, weak):
 
 
 @functools.lru_cache(maxsize=None)  # a handful of distinct calls, made on every binary op
+@functools.lru_cache(maxsize=4096)  # (on every binary operation)
 def promote(*typed):
     """The (dtype, weak_type) that values of the given ``(dtype, weak_type)`` pairs promote
     to, as ``jax.numpy.result_type`` computes it: the least upper bound in the lattice.

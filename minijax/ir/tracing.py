@@ -143,7 +143,7 @@ def _is_literal(val):
 
 
 def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:
-    if not any(x in literals for x in eqn.inputs):
+    if literals.keys().isdisjoint(eqn.inputs):
         return eqn
     return eqn._replace(inputs=[literals.get(x, x) for x in eqn.inputs])
 

@@ -203,7 +203,7 @@ def _binary_function(prim, doc):
 
 def promote_weak_scalars(name, x, y):
     """Give a weakly typed operand (a Python scalar) the dtype of the other operand."""
-    x_aval, y_aval = core.get_aval(x), core.get_aval(y)
+    x_aval, y_aval = core.shaped_aval(x), core.shaped_aval(y)
     if x_aval.dtype == y_aval.dtype:
         return x, y
     if type(x) in dtypes.PYTHON_SCALARS and type(y) in dtypes.PYTHON_SCALARS:

@@ -36,6 +36,7 @@ class ModuleContext:
         self.symbols: set[str] = {'main'}
         self.functions: dict[tuple, str] = {}
         self._tensor_types: dict = {}
+        self._literal_attrs: dict = {}
         self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
         self.locations: dict = {}  # (name stack, op name, SourceInfo) -> ir.Location
         self.host_callbacks: list = []  # the Python functions the module calls, by index
@@ -47,6 +48,15 @@ class ModuleContext:
         if ty is None:
             ty = self._tensor_types[aval] = tensor_type(aval)
         return ty
+
+    def literal(self, lit: Lit) -> ir.Value:
+        """``stablehlo.constant`` of a literal, one op per use as JAX emits it; its
+        attribute is built once per module for each value (``x * 1.5`` in a loop)."""
+        key = (lit.val.tobytes(), lit.val.dtype)
+        attr = self._literal_attrs.get(key)
+        if attr is None:
+            attr = self._literal_attrs[key] = dense_elements(lit.val)
+        return hlo.ConstantOp(attr).result
 
     def unique_symbol(self, base: str) -> str:
         base = _sanitize(base)
@@ -205,7 +215,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
     env: dict[Var, ir.Value] = {}
 
     def read(x):
-        return constant(x.val) if isinstance(x, Lit) else env[x]
+        return module_ctx.literal(x) if isinstance(x, Lit) else env[x]
 
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         env[v] = val
@@ -224,19 +234,21 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
 def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
     """A lowering rule's output as a list, checked against the abstract eval: the count and
     each value's tensor type. A rule that disagrees fails here, naming the primitive."""
-    prefix = f"primitive '{eqn.primitive.name}': the lowering rule returned"
     outs = [outs] if isinstance(outs, ir.Value) else outs
     if not isinstance(outs, (list, tuple)):
-        raise LoweringError(f'{prefix} a {type(outs).__name__}, expected ir.Value results')
+        raise _rule_returned(eqn, f'a {type(outs).__name__}, expected ir.Value results')
     if len(outs) != len(avals_out):
-        raise LoweringError(f'{prefix} {len(outs)} values, expected {len(avals_out)}')
+        raise _rule_returned(eqn, f'{len(outs)} values, expected {len(avals_out)}')
     for val, aval in zip(outs, avals_out):
         if not isinstance(val, ir.Value):
-            raise LoweringError(f'{prefix} a {type(val).__name__}, expected an ir.Value')
+            raise _rule_returned(eqn, f'a {type(val).__name__}, expected an ir.Value')
         if val.type != module_ctx.tensor_type(aval):
-            raise LoweringError(f'{prefix} {val.type}, the abstract eval says '
-                                f'{aval.str_short()}')
+            raise _rule_returned(eqn, f'{val.type}, the abstract eval says {aval.str_short()}')
     return list(outs)
+
+
+def _rule_returned(eqn, what: str) -> LoweringError:
+    return LoweringError(f"primitive '{eqn.primitive.name}': the lowering rule returned {what}")
 
 
 def _location(module_ctx, eqn) -> ir.Location:
@@ -255,7 +267,7 @@ def _location(module_ctx, eqn) -> ir.Location:
 def _new_location(name_stack: str, op_name: str, info) -> ir.Location:
     scopes = info.name_stack if info else ()
     name = '/'.join([*filter(None, [name_stack]), *scopes, op_name])
-    frames = [_frame_location(code, offset) for code, offset in info.frames] if info else []
+    frames = [_frame_location(code, offset) for code, offset in core.user_frames(info)]
     if not frames:
         return ir.Location.name(name)
     where = frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
@@ -292,5 +304,6 @@ def constant(val: np.ndarray) -> ir.Value:
 
 
 def module_text(module: ir.Module, debug_info: bool = False) -> str:
-    """The module's text: without locations unless ``debug_info``."""
-    return module.operation.get_asm(enable_debug_info=debug_info)
+    """The module's text: without locations unless ``debug_info``. Every module was verified
+    when it was made (lowered or parsed), so the printer does not verify it again."""
+    return module.operation.get_asm(enable_debug_info=debug_info, assume_verified=True)

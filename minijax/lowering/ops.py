@@ -17,9 +17,12 @@ def broadcast_in_dim(value: ir.Value, aval_out, dims) -> ir.Value:
 
 
 def broadcast_scalars(ctx, operands) -> list[ir.Value]:
-    """Broadcast rank-0 operands of an elementwise op to the shape of its result."""
+    """Broadcast rank-0 operands of an elementwise op to the shape of its result (``x * 2.``
+    on every use of a literal: the tensor type comes from the module's cache)."""
     out_shape = ctx.avals_out[0].shape
-    return [broadcast_in_dim(x, aval.update(shape=out_shape), [])
+    module = ctx.module_context
+    return [hlo.BroadcastInDimOp(module.tensor_type(aval.update(shape=out_shape)), x,
+                                 ir.DenseI64ArrayAttr.get([])).result
             if aval.shape != out_shape else x
             for x, aval in zip(operands, ctx.avals_in)]
 

@@ -88,11 +88,12 @@ def _dtype_and_weak_type(x):
     return aval.dtype, aval.weak_type
 
 
-def _cast(x, dtype, weak_type=False):
-    """``x`` as ``dtype``; a weakly typed result (every operand was weak) stays weak. As in
-    JAX, a weakly typed array meeting a strong one of its dtype is converted to strong (a
-    ``convert_element_type`` in the jaxpr); a Python scalar stays a literal."""
-    aval = core.shaped_aval(x)
+def _cast(x, dtype, weak_type=False, aval=None):
+    """``x`` (of type ``aval``, if the caller has it) as ``dtype``; a weakly typed result
+    (every operand was weak) stays weak. As in JAX, a weakly typed array meeting a strong
+    one of its dtype is converted to strong (a ``convert_element_type`` in the jaxpr); a
+    Python scalar stays a literal."""
+    aval = aval or core.shaped_aval(x)
     python_scalar = type(x) in dtypes.PYTHON_SCALARS
     if aval.dtype == dtype and (aval.weak_type == weak_type or python_scalar):
         return x
@@ -102,9 +103,9 @@ def _cast(x, dtype, weak_type=False):
 
 
 def _promote(*args):
-    avals = map(core.shaped_aval, args)
+    avals = [core.shaped_aval(x) for x in args]
     dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
-    return [_cast(x, dtype, weak_type) for x in args]
+    return [_cast(x, dtype, weak_type, aval) for x, aval in zip(args, avals)]
 
 
 def _to_float(x):
@@ -138,8 +139,9 @@ def _shape_str(shape):
 
 def broadcast_shapes(*shapes):
     """The NumPy broadcast of ``shapes``; a ValueError names the shapes that do not fit."""
-    if shapes and shapes.count(shapes[0]) == len(shapes):  # the common case, on every op
-        return tuple(shapes[0])
+    distinct = set(map(tuple, shapes)) - {()}
+    if len(distinct) <= 1:  # the common case, on every op: one shape, and scalars
+        return distinct.pop() if distinct else ()
     ndim = builtins.max((len(s) for s in shapes), default=0)
     out = []
     for axis in range(-ndim, 0):
@@ -181,11 +183,16 @@ def broadcast_arrays(*args):
     return [broadcast_to(a, broadcast_shapes(*map(np.shape, args))) for a in args]
 
 
+_HAS_SHAPE = (Tracer, Array, np.ndarray, np.generic)
+
+
 def _broadcast(*args, scalars_too=False, primitive=None):
     """Broadcast ``args`` (the operands of the lax ``primitive``) to one shape; rank-0
     operands stay scalars (lax ops take them) unless ``scalars_too``."""
-    shape = _broadcast_shape([np.shape(a) for a in args], primitive)
-    return [a if np.ndim(a) == 0 and not scalars_too else broadcast_to(a, shape) for a in args]
+    shapes = [a.shape if isinstance(a, _HAS_SHAPE) else np.shape(a) for a in args]
+    shape = _broadcast_shape(shapes, primitive)
+    return [a if s == shape or (s == () and not scalars_too) else broadcast_to(a, shape)
+            for a, s in zip(args, shapes)]
 
 
 # ----------------------------------------------------------------------------- elementwise
@@ -724,13 +731,14 @@ def _reduction_identity(value, dtype):
     return np.array(value, dtype)
 
 
-def _masked(a, mask, identity):
-    """``a`` with ``identity`` where ``mask`` is False: masked elements change nothing (XLA's
-    reduce takes an identity as its initial value, so a mask is a select before it)."""
+def _masked(a, mask, neutral):
+    """``a`` with ``neutral`` (the reduction's identity) where ``mask`` is False: masked
+    elements change nothing (XLA's reduce takes an identity as its initial value, so a mask
+    is a select before it)."""
     if mask is None:
         return a
-    identity = _reduction_identity(identity, core.get_aval(a).dtype)
-    return lax.select_n(mask, lax.full_like(a, identity), a)
+    neutral = _reduction_identity(neutral, core.get_aval(a).dtype)
+    return lax.select_n(mask, lax.full_like(a, neutral), a)
 
 
 class _Monoid(NamedTuple):
@@ -1713,9 +1721,17 @@ def _returns_arrays(fn):
 
     @functools.wraps(fn)
     def api_function(*args, **kwargs):
-        _check_arraylike(fn.__name__, parameters, args, kwargs)
-        return _as_array_result(fn(*args, **kwargs), args)
+        if parameters:
+            _check_arraylike(fn.__name__, parameters, args, kwargs)
+        out = fn(*args, **kwargs)
+        return out if isinstance(out, _FINISHED) else _as_array_result(out, args)
     return api_function
+
+
+#: Results the boundary passes on as they are (``_as_array_result`` would): a primitive's
+#: result, already an Array or a tracer, and tuples (shapes, and the tuples of functions
+#: that return several results, made of such results).
+_FINISHED = (Tracer, Array, tuple)
 
 
 def _install_api_boundary(namespace, module=__name__):

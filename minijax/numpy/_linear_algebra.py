@@ -11,9 +11,8 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _axis_list, _promote, _shape_str, _to_float, abs,  # noqa: A004
-                           broadcast_shapes, broadcast_to, dtype, expand_dims, float64, max,
-                           min, moveaxis, multiply, ndim, not_equal, power, ravel, reshape, sqrt,
-                           sum, where)
+                           broadcast_shapes, broadcast_to, expand_dims, float64, max, min,
+                           moveaxis, multiply, not_equal, power, ravel, reshape, sqrt, sum, where)
 
 __all__ = ['convolve', 'correlate', 'diag', 'diagonal', 'dot', 'einsum', 'eye', 'identity',
            'inner', 'matmul', 'outer', 'tensordot', 'trace', 'tri', 'tril', 'triu', 'vdot',
