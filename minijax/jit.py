@@ -241,16 +241,16 @@ def _fast_call(exe, signature, out_avals, out_tree):
     full path does for these argument types, minus the work whose answer the signature
     fixes (flattening in Python, avals, the trace-cache lookup, how each argument is
     transferred)."""
-    transfers = tuple(map(_transfer, signature))
+    return exe.runner(tuple(map(_transfer, signature)), _outputs(out_avals, out_tree))
+
+
+def _outputs(out_avals, out_tree):
+    """A function making the call's output from the result buffers."""
     if tree_util.treedef_is_leaf(out_tree):
         aval, = out_avals
-        return lambda leaves: Array(exe.transfer_and_run(transfers, leaves)[0], aval)
+        return lambda buffers: Array(buffers[0], aval)
     unflatten = _output_unflatten(out_tree)
-
-    def call(leaves):
-        buffers = exe.transfer_and_run(transfers, leaves)
-        return unflatten([Array(b, a) for b, a in zip(buffers, out_avals)])
-    return call
+    return lambda buffers: unflatten([Array(b, a) for b, a in zip(buffers, out_avals)])
 
 
 def _output_unflatten(out_tree):

@@ -173,8 +173,17 @@ def host_to_device(shape, dtype):
     """The transfer to device 0 of a host value of one type (an ndarray of any strides, a
     NumPy scalar, or a Python scalar, which jaxlib makes float64, int64 or bool), made once
     per type so that a jitted call moves each argument with one C++ call and nothing else."""
-    aval, sharding, on = _TransferAval(shape, dtype), _sharding(), [device()]
+    aval, sharding, on = _TransferAval(shape, dtype), _argument_sharding(), [device()]
     return lambda x: xc.batched_device_put(aval, sharding, [x], on, enable_x64=True)
+
+
+@functools.cache
+def _argument_sharding():
+    """The sharding of a call's transferred argument: jaxlib's own C++ class, which its
+    transfer reads in C++, where ``_DeviceSharding`` costs Python attribute reads and a call
+    of ``_to_xla_hlo_sharding`` (a sixth of the transfer). Only a buffer that lives for one
+    execution has it: an Array's buffer keeps the ``_DeviceSharding`` ``jax`` reads."""
+    return xc.GSPMDSharding(xc.DeviceList((device(),)), _REPLICATED)
 
 
 def is_device_buffer(x) -> bool:
@@ -217,13 +226,18 @@ class Executable:
         """Run on device buffers."""
         return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
 
-    def transfer_and_run(self, transfers, values):
-        """Move each value to the device with its transfer (``host_to_device``), run.
+    def runner(self, transfers, finish):
+        """A function of values running the executable: each value moves to the device by
+        its transfer (``host_to_device``), and ``finish`` gets the result buffers. A jitted
+        call's fast path, in one Python frame.
 
-        (jaxlib records the Python traceback of every array it makes and every execution,
-        about a sixth of a small call's time, but arrays made without one lack the "user
-        context" that ``np.asarray`` asks for once ``jax`` is imported: they stay on.)"""
-        return self([*map(operator.call, transfers, values)])  # each transfer(value)
+        (jaxlib records the Python stack with every array it makes and every execution, at a
+        cost that grows with the stack's depth: hence one frame. Arrays made without one
+        lack the "user context" that ``np.asarray`` asks for once ``jax`` is imported: the
+        records stay on.)"""
+        execute, handlers = self._loaded.execute_sharded, self._handlers
+        return lambda values: finish(execute([*map(operator.call, transfers, values)])
+                                     .consume_with_handlers(handlers))  # each transfer(value)
 
     def hlo_text(self) -> str:
         return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
