@@ -42,7 +42,8 @@ class Array:
 
     def devices(self) -> set:
         """The devices holding the value: the default device until it is placed elsewhere."""
-        return set(self._buffer.devices()) if self._buffer is not None else {runtime.device()}
+        return runtime.buffer_devices(self._buffer) if self._buffer is not None else \
+            {runtime.device()}
 
     def new_reference(self) -> 'Array':
         """Another Array object with this (immutable, so shared) value: ``jnp.copy``."""

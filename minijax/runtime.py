@@ -186,6 +186,12 @@ def _argument_sharding():
     return xc.GSPMDSharding(xc.DeviceList((device(),)), _REPLICATED)
 
 
+def buffer_devices(buffer) -> set:
+    """The devices holding a device buffer, read from its sharding (the buffer's own
+    ``devices()`` is ``jax``'s, missing where ``jax`` is not imported)."""
+    return set(buffer._sharding._internal_device_list)
+
+
 def is_device_buffer(x) -> bool:
     return isinstance(x, xc.ArrayImpl)
 

@@ -28,6 +28,7 @@ PROGRAM = textwrap.dedent('''
     f = mj.jit(lambda x: lax.reduce_sum(lax.sin(x) * x))
     y = f(x)
     assert y.shape == () and y.dtype == np.float64
+    assert [d.id for d in y.devices()] == [0]  # read without jax's Array methods
     np.testing.assert_allclose(y, np.sum(np.sin(x) * x))
     g = mj.jit(mj.grad(f))(x)
     np.testing.assert_allclose(g, np.sin(x) + x * np.cos(x))
