@@ -266,7 +266,8 @@ _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.l
 _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.concatenate_p,
                   lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.pad_p,
                   lax.iota_p, lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p]
-_REDUCTIONS = [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.argmax_p, lax.argmin_p]
+_REDUCTIONS = [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.reduce_and_p,
+               lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
                       (_DATA_MOVEMENT, _free), (_REDUCTIONS, _reduction)]:

@@ -36,8 +36,9 @@ from minijax.lax.slicing import (
     dynamic_slice, dynamic_slice_p, dynamic_update_slice, dynamic_update_slice_p, slice,
     slice_in_dim, slice_p)
 from minijax.lax.reductions import (
-    argmax, argmax_p, argmin, argmin_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
-    reduce_sum, reduce_sum_p)
+    argmax, argmax_p, argmin, argmin_p, reduce_and, reduce_and_p, reduce_max, reduce_max_p,
+    reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_sum, reduce_sum_p, reduce_xor,
+    reduce_xor_p)
 from minijax.lax.dot_general import dot_general, dot_general_p
 from minijax.lax.windowed import (
     reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)

@@ -15,7 +15,7 @@ from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import batching, jvp as ad
 from minijax.ir import tracing
-from minijax.array import scalar
+from minijax.array import Array, scalar
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, register_lowering, tensor_type
@@ -664,6 +664,8 @@ def convert_element_type(x, new_dtype, *, weak_type=False):
     """``x`` cast to ``new_dtype`` (one of minijax's supported dtypes); weakly typed with
     ``weak_type``, as a Python scalar is (JAX's internal ``_convert_element_type``)."""
     new_dtype = dtypes.check_supported(new_dtype, 'convert_element_type target')
+    if isinstance(x, (Tracer, Array)) and (x.dtype, x.aval.weak_type) == (new_dtype, weak_type):
+        return x  # already of that type: nothing to stage, as in JAX
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 

@@ -1,5 +1,6 @@
 """Reductions over axes: reduce_sum, reduce_max, reduce_min (``stablehlo.reduce`` with an add,
-max or min body) and argmax/argmin (a ``stablehlo.reduce`` over (value, index) pairs).
+max or min body), the bitwise reduce_and, reduce_or and reduce_xor, and argmax/argmin (a
+``stablehlo.reduce`` over (value, index) pairs).
 
 ``reduction_primitive`` defines the parts the three share: abstract eval, batching, lowering.
 """
@@ -35,14 +36,18 @@ def _batched_axes(axes, bdim, ndim):
     return new_axes, bdim - sum(a < bdim for a in new_axes)
 
 
-def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False):
+def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False, logical=False):
     """Define ``name`` reducing with ``impl`` (NumPy) and ``body_op`` (StableHLO), starting
     from ``identity(dtype)``; the caller adds the differentiation rules. ``eager_on_xla``
-    for a sum, whose rounding depends on the order XLA picks (see ``Primitive``)."""
+    for a sum, whose rounding depends on the order XLA picks (see ``Primitive``);
+    ``logical`` for the bitwise reductions, which take booleans and integers only."""
     prim = Primitive(name, eager_on_xla=eager_on_xla)
 
     def abstract_eval(x, *, axes):
         _check_axes(name, x, axes)
+        if logical and dtypes.kind(x.dtype) not in 'biu':
+            raise TypeError('logical reduction requires operand dtype bool or int, got '
+                            f'{x.dtype.name}.')  # (JAX's text)
         return ShapedArray(_reduced_shape(x.shape, axes), x.dtype, x.weak_type)
 
     def batching(vals, dims, *, axes):
@@ -104,6 +109,30 @@ reduce_max_p = reduction_primitive('reduce_max', _chooser_reduction(np.max, _low
                                    hlo.MaxOp, _lowest)
 reduce_min_p = reduction_primitive('reduce_min', _chooser_reduction(np.min, _highest, -0.),
                                    hlo.MinOp, _highest)
+
+
+def _bitwise_reduction(name, ufunc, body_op, identity):
+    """The primitive and function ``reduce_and``/``reduce_or``/``reduce_xor``: bitwise on
+    integers, logical on booleans (``jnp.all`` and ``jnp.any``, as in JAX), lowered to a
+    ``stablehlo.reduce`` with an ``and``/``or``/``xor`` body."""
+    prim = reduction_primitive(name, lambda x, axis: ufunc.reduce(x, axis=axis), body_op,
+                               identity, logical=True)
+    ad.defjvp_zero(prim)
+
+    def reduce(x, axis=None):
+        return prim.bind(x, axes=core.canonicalize_axes(axis, np.ndim(x), f'{name}: axis'))
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = (f'Bitwise {ufunc.__name__[8:]} of ``x`` over ``axis`` (an int, a tuple '
+                      'of ints, or None for every axis); logical for booleans.')
+    return prim, reduce
+
+
+reduce_and_p, reduce_and = _bitwise_reduction('reduce_and', np.bitwise_and, hlo.AndOp,
+                                              lambda dtype: ~np.zeros((), dtype))  # all ones
+reduce_or_p, reduce_or = _bitwise_reduction('reduce_or', np.bitwise_or, hlo.OrOp,
+                                            lambda dtype: 0)
+reduce_xor_p, reduce_xor = _bitwise_reduction('reduce_xor', np.bitwise_xor, hlo.XorOp,
+                                              lambda dtype: 0)
 
 
 def reduce_sum(x, axis=None):

@@ -703,8 +703,12 @@ def _reduce_prod(x, axes):
 
 
 def _any_all(reduce):
-    """``any``/``all``: the maximum/minimum of the operand as booleans (or and and)."""
-    return lambda x, axes: reduce(_as_bool(x), axes)
+    """``any``/``all``: ``reduce_or``/``reduce_and`` of the operand as booleans (converted,
+    as JAX does; a complex one is compared with 0, where JAX would convert its real part)."""
+    def any_all(x, axes):
+        return reduce(_as_bool(x) if _is_complex(x) else
+                      lax.convert_element_type(x, dtypes.bool_), axes)
+    return any_all
 
 
 def _reduction_mask(name, a, where):
@@ -809,9 +813,9 @@ max = amax = _reduction('max', _Monoid(lax.reduce_max, lax.max, -np.inf, False),
                         doc='Maximum over ``axis``.')
 min = amin = _reduction('min', _Monoid(lax.reduce_min, lax.min, np.inf, False),  # noqa: A001
                         doc='Minimum over ``axis``.')
-any = _reduction('any', _Monoid(_any_all(lax.reduce_max), None, False),  # noqa: A001
+any = _reduction('any', _Monoid(_any_all(lax.reduce_or), None, False),  # noqa: A001
                  doc='Whether any element is nonzero.')
-all = _reduction('all', _Monoid(_any_all(lax.reduce_min), None, True),  # noqa: A001
+all = _reduction('all', _Monoid(_any_all(lax.reduce_and), None, True),  # noqa: A001
                  doc='Whether all elements are nonzero.')
 
 

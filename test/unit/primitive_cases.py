@@ -141,6 +141,11 @@ def _reduction(name, jnp_fn, axis, domain='any'):
                 NUMBERS if domain == 'any' else FLOATS)
 
 
+def _bitwise_reduction(name, axes):
+    return Case(name, f'2x3x4-{_name(axes)}', lambda x: getattr(mlax, name)(x, axes),
+                lambda x: getattr(jax.lax, name)(x, axes), _args((2, 3, 4)), (BOOL, I32, U8))
+
+
 def _arg_reduction(name, shape, axis, domain='any', dtypes=(F32, F64, I32)):
     return Case(name, f'{domain}-{_name(shape)}-{axis}',
                 lambda x: getattr(mlax, name)(x, axis, I32),
@@ -337,6 +342,8 @@ PRIMITIVE_CASES = [
       if domain == 'any' or name != 'reduce_sum'],
     Case('reduce_min', 'bool-0', lambda x: mlax.reduce_min(x, 0), lambda x: jnp.min(x, 0),
          _args((3, 4)), (BOOL,)),
+    *[_bitwise_reduction(name, axes) for name in ('reduce_and', 'reduce_or', 'reduce_xor')
+      for axes in [(1,), (0, 2)]],
     *[_arg_reduction(name, (3, 4, 5), axis) for name in ('argmax', 'argmin') for axis in (0, 2)],
     *[_arg_reduction(name, (3, 4, 2), axis, 'ties', FLOATS)
       for name in ('argmax', 'argmin') for axis in (0, 1)],

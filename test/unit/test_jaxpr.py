@@ -50,6 +50,8 @@ def _programs(api, jnp, lax):
         'matmul': (lambda a, b: a @ b, m23, np.ones((3, 4))),
         'reduce_sum out_sharding': (lambda x: jnp.sum(x, 0), m23),
         'reduce_max': (lambda x: jnp.max(x), m23),
+        'any, all: reduce_or, reduce_and': (lambda x: (jnp.any(x), jnp.all(x > 0, 1)), m23),
+        'astype to its own dtype: no equation': (lambda p: p.astype(bool), np.ones(3, bool)),
         'broadcast_in_dim': (lambda x: jnp.broadcast_to(x, (2, 3)), x3),
         'argmax axes': (lambda x: jnp.argmax(x, 1), m23),
         'slice strides=None': (lambda x: x[:1].reshape(3), m23),
