@@ -13,6 +13,7 @@ amount read as unsigned; ``rem(x, 0)`` is ``x`` and ``rem(INT_MIN, -1)`` is 0 fo
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
@@ -155,7 +156,22 @@ def _count_leading_zeros(x):
 
 population_count_p = _integer_unary_primitive('population_count', _population_count,
                                               hlo.PopulationCountOp, allow_bool=False)
-clz_p = _integer_unary_primitive('clz', _count_leading_zeros, hlo.ClzOp, allow_bool=False)
+def _clz_of_the_bits(x):
+    """``stablehlo.count_leading_zeros`` of ``x``'s bits read as unsigned: XLA's constant
+    folder (jaxlib 0.10.2) widens a signed int8/16/32 constant to 64 bits with its sign, so
+    it folds the count of a negative one to a negative number (-32 for int32), where the
+    compiled code and the StableHLO spec give 0."""
+    signed = ir.RankedTensorType(x.type)
+    element = ir.IntegerType(signed.element_type)
+    if element.is_unsigned:
+        return hlo.ClzOp(x)
+    unsigned = ir.RankedTensorType.get(signed.shape, ir.IntegerType.get_unsigned(element.width))
+    count = hlo.ClzOp(hlo.BitcastConvertOp(unsigned, x).result).result
+    return hlo.BitcastConvertOp(signed, count)
+
+
+clz_p = _integer_unary_primitive('clz', _count_leading_zeros, _clz_of_the_bits,
+                                 allow_bool=False)
 
 population_count = _function(population_count_p, 'population_count', 1,
                              'Elementwise number of set bits.')

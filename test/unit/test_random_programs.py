@@ -10,7 +10,8 @@ import pytest
 
 import minijax as mj
 from minijax import lax
-from random_programs import KNOWN_BUGS, MINIJAX, as_function, check, describe, generate
+from random_programs import (JAX, KNOWN_BUGS, MINIJAX, Aval, Mismatch, Oracle, Program, Step,
+                             as_function, check, describe, generate)
 
 #: The fixed seeds CI runs (bench/fuzz.py runs thousands more): the first 60, and four more
 #: that reach the primitives those miss (found by a greedy cover of the seeds below 1500;
@@ -26,6 +27,20 @@ def test_random_program_agrees_with_jax(seed):
     assert not failures, '\n'.join(
         [describe(generate(seed).program), f'(re-run: python bench/fuzz.py --only {seed})']
         + [f'{f.cls}: {f.message}' for f in failures])
+
+
+def test_jax_programs_divide_integers_by_zero_without_crashing_xla():
+    """XLA dies of SIGFPE folding ``(x - x) / (x - x)`` under jax.jit (before: the fuzzer
+    died with it). The oracle's JAX program hides the operands from XLA's folder and gets
+    XLA's run-time answer, -1, jitted and op by op (its excuses on a mismatch)."""
+    ints = Aval((2,), 'int32')
+    program = Program((ints,), (Step('binary', (0, 0), {'name': 'sub'}, (ints,)),
+                                Step('binary', (1, 1), {'name': 'div', 'safe_divisor': False},
+                                     (ints,))), (2,))
+    oracle = Oracle(as_function(program, JAX), [np.arange(2, dtype=np.int32)])
+    oracle.check([np.full(2, -1, np.int32)], 'x / 0', None)
+    with pytest.raises(Mismatch, match='x / 0 output 0: got'):
+        oracle.check([np.zeros(2, np.int32)], 'x / 0', None)
 
 
 def _primitives(jaxpr):
