@@ -108,7 +108,9 @@ def render(doc, width: int = 80) -> str:
 def _fits(room: int, group: Group, flat: bool, after) -> bool:
     """Does ``group`` fit on one line in ``room`` columns, followed by its next siblings up to
     their first line break? (JAX's printer looks no further than the siblings: the text that
-    follows the enclosing document does not count.)"""
+    follows the enclosing document does not count; and a group among the siblings, not yet
+    laid out, counts as broken: ``jit[name=f jaxpr=f] a`` stays on one line when its
+    arguments do not.)"""
     siblings, start = after
     agenda = [(flat, d) for d in reversed(siblings[start:])] + [(True, group.doc)]
     while agenda:
@@ -121,8 +123,8 @@ def _fits(room: int, group: Group, flat: bool, after) -> bool:
             room -= len(doc.text)
         elif isinstance(doc, Concat):
             agenda.extend((flat, d) for d in reversed(doc.docs))
-        else:  # a nesting, or a group: measured on one line
-            agenda.append((flat or isinstance(doc, Group), doc.doc))
+        else:  # a nesting, or a group: in the mode of what holds it
+            agenda.append((flat, doc.doc))
         if room < 0:
             return False
     return True

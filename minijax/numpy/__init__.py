@@ -533,9 +533,9 @@ def clip(arr, /, min=None, max=None):  # noqa: A002
     """``arr`` limited to ``[min, max]`` (either bound may be None)."""
     arr = asarray(arr)
     if min is not None:
-        arr = maximum(arr, min)
+        arr = maximum(min, arr)
     if max is not None:
-        arr = minimum(arr, max)
+        arr = minimum(max, arr)
     return arr
 
 
@@ -547,6 +547,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None or y is None:
         raise ValueError('where: give both x and y, or neither (for the indices where '
                          'condition holds)')
+    return _where(condition, x, y)
+
+
+def _where(condition, x, y):
+    """The three-operand ``where`` (JAX's nested ``jit`` of that name when traced)."""
     condition = _as_bool(condition)
     x, y = _promote(x, y)
     condition, x, y = _broadcast(condition, x, y, scalars_too=True)
@@ -1037,10 +1042,19 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     largest finite values by default)."""
     if not _is_float(x):
         return asarray(x)
-    info = dtypes.finfo(core.get_aval(x).dtype)
-    x = where(isnan(x), nan, x)
-    x = where(isposinf(x), info.max if posinf is None else posinf, x)
-    return where(isneginf(x), info.min if neginf is None else neginf, x)
+    dtype = core.get_aval(x).dtype
+    info = dtypes.finfo(dtype)
+    x = where(isnan(x), _strong_value(nan, dtype), x)
+    x = where(isposinf(x), _strong_value(info.max if posinf is None else posinf, dtype), x)
+    return where(isneginf(x), _strong_value(info.min if neginf is None else neginf, dtype), x)
+
+
+def _strong_value(v, dtype):
+    """``v`` as a strongly typed ``dtype`` value (a NumPy scalar where ``v`` is a constant,
+    so that it stays a literal when traced), as JAX converts a fill value."""
+    if isinstance(v, Tracer):
+        return lax.convert_element_type(v, dtype)
+    return np.asarray(v, dtype)
 
 # ----------------------------------------------------------------------------- more arrays
 
@@ -1409,15 +1423,24 @@ def squeeze(a, axis=None):
     return lax.squeeze(a, _axes('squeeze', a, axis))
 
 
-def atleast_1d(*arys):
-    out = [reshape(a, (1,)) if np.ndim(a) == 0 else asarray(a) for a in arys]
+def _at_least(ndim, arys):
+    """Each of ``arys`` with size-1 axes in front up to ``ndim`` axes (a new axis is a
+    ``broadcast_in_dim``, as in JAX); one array alone is returned alone."""
+    out = []
+    for a in arys:
+        shape_ = np.shape(a)
+        lead = ndim - len(shape_)
+        out.append(lax.broadcast_in_dim(a, (1,) * lead + shape_, range(lead, ndim))
+                   if lead > 0 else asarray(a))
     return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    return _at_least(1, arys)
 
 
 def atleast_2d(*arys):
-    out = [reshape(a, (1,) * (2 - np.ndim(a)) + np.shape(a)) if np.ndim(a) < 2 else asarray(a)
-           for a in arys]
-    return out[0] if len(out) == 1 else out
+    return _at_least(2, arys)
 
 
 def concatenate(arrays, axis=0):
@@ -1520,15 +1543,19 @@ def repeat(a, repeats, axis=None):
 
 def flip(m, axis=None):
     """``m`` with the order of the elements along ``axis`` (all axes if None) reversed."""
+    return _flip(m, tuple(axis) if isinstance(axis, list) else axis)
+
+
+def _flip(m, axis):
     return lax.rev(m, tuple(_axes('flip', m, axis)))
 
 
 def fliplr(m):
-    return flip(m, 1)
+    return _flip(m, 1)
 
 
 def flipud(m):
-    return flip(m, 0)
+    return _flip(m, 0)
 
 
 def roll(a, shift, axis=None):
@@ -1738,16 +1765,86 @@ def _returns_arrays(fn):
 _FINISHED = (Tracer, Array, tuple)
 
 
+#: The functions that ``jax.numpy`` (0.10.2) stages as a nested ``jit`` of their own name,
+#: with the parameters that ``jit`` takes as static (those of the minijax function's
+#: signature count). Traced, each binds ``xla_call``, so jaxprs print JAX's ``jit[name=...]``
+#: and lowered modules JAX's private functions; names with an underscore are the helpers
+#: that JAX's public function calls (``where`` -> ``_where``).
+_STAGED_AS_JIT = {
+    **dict.fromkeys(['_where', 'arccosh', 'atleast_1d', 'atleast_2d', 'bitwise_count',
+                     'clip', 'copysign', 'divmod', 'ediff1d', 'floor_divide', 'fmax', 'fmin',
+                     'fmod', 'heaviside', 'hypot', 'iscomplex', 'isinf', 'isreal', 'kron',
+                     'ldexp', 'nan_to_num', 'remainder', 'rint', 'signbit', 'sinc',
+                     'trunc'], ()),
+    '_flip': ('axis',), 'allclose': ('equal_nan',), 'isclose': ('equal_nan',),
+    'angle': ('deg',), 'round': ('decimals',), 'tril': ('k',), 'triu': ('k',),
+    'sort': ('axis', 'kind', 'order', 'stable', 'descending'),
+    'argsort': ('axis', 'kind', 'order', 'stable', 'descending', 'dtype'),
+    'convolve': ('mode', 'precision', 'preferred_element_type'),
+    'correlate': ('mode', 'precision', 'preferred_element_type'),
+    'corrcoef': ('rowvar', 'dtype'), 'cov': ('rowvar', 'bias', 'ddof', 'dtype'),
+    'count_nonzero': ('axis', 'keepdims'), 'cross': ('axisa', 'axisb', 'axisc', 'axis'),
+    'cumsum': ('axis', 'dtype'), 'cumprod': ('axis', 'dtype'), 'diff': ('n', 'axis'),
+    'diagonal': ('offset', 'axis1', 'axis2'),
+    'trace': ('offset', 'axis1', 'axis2', 'dtype'),  # JAX traces offset; minijax slices by it
+    'lexsort': ('axis',), 'rot90': ('k', 'axes'), 'trapezoid': ('axis',),
+    'searchsorted': ('side', 'method'), 'polyval': ('unroll',),
+    'nanmax': ('axis', 'keepdims'), 'nanmin': ('axis', 'keepdims'),
+    'nanmean': ('axis', 'dtype', 'keepdims'), 'nanvar': ('axis', 'dtype', 'keepdims'),
+    'nanstd': ('axis', 'dtype', 'keepdims'),
+    'median': ('axis', 'overwrite_input', 'keepdims'),
+    'nanmedian': ('axis', 'overwrite_input', 'keepdims'),
+    **dict.fromkeys(['quantile', 'nanquantile', 'percentile', 'nanpercentile'],
+                    ('axis', 'overwrite_input', 'keepdims', 'method')),
+}
+
+
+def _staged_as_jit(fn, static_argnames):
+    """``fn``, bound as a nested ``jit`` named after it when called under a trace (a jaxpr
+    being built, or a traced argument), as JAX stages it; called eagerly, run as it is:
+    JAX compiles these functions even then, minijax saves the compile (results can differ
+    from JAX's in the last bit). The ``jit``'s trace cache traces the body once per types."""
+    from minijax.jit import jit  # the api layer, above this module
+    parameters = inspect.signature(fn).parameters.values()
+    static = tuple(p.name for p in parameters if p.name in static_argnames)
+    positions = tuple(k for k, p in enumerate(parameters)
+                      if p.name in static and p.kind in _POSITIONAL)
+    staged = jit(fn, static_argnums=positions, static_argnames=static)
+
+    @functools.wraps(fn)
+    def maybe_staged(*args, **kwargs):
+        if core.dynamic_trace is None and not _any_tracer(args, kwargs.values()):
+            return fn(*args, **kwargs)
+        return staged(*args, **kwargs)
+    return maybe_staged
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _any_tracer(*groups):
+    """Whether an argument, or an element of a list or tuple argument, is traced."""
+    return builtins.any(
+        isinstance(v, Tracer) or (isinstance(v, (list, tuple))
+                                  and builtins.any(isinstance(e, Tracer) for e in v))
+        for group in groups for v in group)
+
+
 def _install_api_boundary(namespace, module=__name__):
     """Make every public function of ``namespace`` (a module or class) defined in ``module``
-    return Arrays when it runs eagerly, as ``jax.numpy`` does. The primitives' eager
+    return Arrays when it runs eagerly, as ``jax.numpy`` does, and stage the functions of
+    ``_STAGED_AS_JIT`` as a nested ``jit`` when traced. The primitives' eager
     implementations compute NumPy values; the boundary wraps the result of each API call
     (not each primitive), for free: no copy, no transfer until a compiled program needs the
     value on the device."""
     for name, value in list(vars(namespace).items()):
-        if (isinstance(value, types.FunctionType) and not name.startswith('_')
-                and value.__module__ == module):
-            setattr(namespace, name, _returns_arrays(value))
+        if not (isinstance(value, types.FunctionType) and value.__module__ == module):
+            continue
+        if name in _STAGED_AS_JIT:
+            value = _staged_as_jit(value, _STAGED_AS_JIT[name])
+        if not name.startswith('_'):
+            value = _returns_arrays(value)
+        setattr(namespace, name, value)
 
 
 _install_api_boundary(sys.modules[__name__])

@@ -254,6 +254,62 @@ def test_jaxpr_printed_as_jax(name):
         jax.make_jaxpr(JAXPRS[name](jnp))(1.))
 
 
+#: jnp functions that JAX stages as a nested ``jit`` of its own name (``jax``, ``jnp``: JAX's
+#: or minijax's), with values whose jaxprs and modules print as JAX's line for line.
+STAGED = {
+    'where': (lambda jax, jnp: lambda x: jnp.where(x > 0, x, 0.), X[:4]),
+    'clip-int-max': (lambda jax, jnp: lambda x: jnp.clip(x, max=1), np.arange(-2, 2)),
+    'sort': (lambda jax, jnp: lambda x: jnp.sort(x, axis=0), MATRIX[:3, :2]),
+    'flip-fliplr': (lambda jax, jnp: lambda x: (jnp.flip(x, 1), jnp.fliplr(x)), MATRIX[:2, :3]),
+    'cumsum-axis': (lambda jax, jnp: lambda x: jnp.cumsum(x, axis=1), MATRIX[:2, :3]),
+    'diff': (lambda jax, jnp: jnp.diff, X[:4]),
+    'nan_to_num-where-inside': (lambda jax, jnp: jnp.nan_to_num, X[:4]),
+    'vstack-atleast_2d-inside': (lambda jax, jnp: lambda x: jnp.vstack([x, x]), X[:4]),
+    'hstack-rot90': (lambda jax, jnp: lambda x: jnp.rot90(jnp.hstack([x, x])), MATRIX[:2, :2]),
+    'fmod-isinf-angle': (lambda jax, jnp: lambda x: (jnp.fmod(x, 2.), jnp.isinf(x),
+                                                     jnp.angle(x)), X[:3]),
+    'vmap-clip': (lambda jax, jnp: jax.vmap(lambda r: jnp.clip(r, 0., 2.)), MATRIX[:2, :2]),
+    'jvp-flip': (lambda jax, jnp: lambda x: jax.jvp(jnp.flip, (x,), (x,)), X[:3]),
+}
+#: Rows whose modules differ inside the private function (minijax lowers the sort
+#: comparator and cumsum's window its own way): there ``@main``, its call and the private
+#: function's signature are compared.
+STAGED_BODIES_DIFFER = {'sort', 'cumsum-axis'}
+
+
+def _main_and_callee(module_text):
+    return [line.strip() for line in module_text.splitlines()
+            if 'func.func' in line or ' call @' in line][:3]
+
+
+@pytest.mark.parametrize('name', STAGED)
+def test_staged_as_a_nested_jit_as_jax(name):
+    """Traced, the function binds a nested jit under JAX's name (its static arguments
+    static), printed and lowered (a private function and a call) as JAX does; eagerly it
+    traces nothing."""
+    make, x = STAGED[name]
+    ours, theirs = make(minijax, mnp), make(jax, jnp)
+    assert str(minijax.make_jaxpr(ours)(x)) == str(jax.make_jaxpr(theirs)(x))
+    ours_text, theirs_text = minijax.jit(ours).lower(x).as_text(), jax.jit(theirs).lower(x).as_text()
+    if name in STAGED_BODIES_DIFFER:
+        ours_text, theirs_text = _main_and_callee(ours_text), _main_and_callee(theirs_text)
+    assert ours_text == theirs_text
+    traces = runtime.counters['trace']
+    ours(x)
+    assert runtime.counters['trace'] == traces
+
+
+def test_a_staged_function_called_in_a_loop_traces_once():
+    def body(x):
+        for _ in range(3):
+            x = mnp.where(x > 0, x, 0.) - 1.
+        return x
+    traces = runtime.counters['trace']
+    jaxpr = minijax.make_jaxpr(body)(X[:5])
+    assert runtime.counters['trace'] - traces == 1
+    assert str(jaxpr).count('jit[name=_where jaxpr=_where]') == 3
+
+
 @pytest.mark.parametrize('name', ERRORS)
 def test_errors_as_jax(name):
     def raised(numpy_module, jit):
