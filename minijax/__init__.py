@@ -4,7 +4,7 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import (checkpoint_policies, debug, errors, lax, nn, numpy,  # noqa: E402
+from minijax import (checkpoint_policies, debug, errors, lax, nn, numpy, ops,  # noqa: E402
                      random, scipy, test_util, tree, tree_util)
 from minijax.array import Array, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
@@ -32,7 +32,7 @@ __all__ = [
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
     'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'process_count',
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
-    'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy',
+    'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
     'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
     'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',

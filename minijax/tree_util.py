@@ -18,7 +18,8 @@ import textwrap
 from typing import Any, Callable, Hashable, NamedTuple
 
 __all__ = ['DictKey', 'FlattenedIndexKey', 'GetAttrKey', 'Partial', 'PyTreeDef', 'SequenceKey',
-           'keystr', 'register_dataclass', 'register_pytree_node', 'register_pytree_node_class',
+           'all_leaves', 'keystr', 'register_dataclass', 'register_pytree_node',
+           'register_pytree_node_class',
            'register_pytree_with_keys', 'register_pytree_with_keys_class', 'tree_all',
            'tree_flatten', 'tree_flatten_with_path', 'tree_leaves', 'tree_leaves_with_path',
            'tree_map', 'tree_map_with_path', 'tree_reduce', 'tree_structure', 'tree_transpose',
@@ -465,6 +466,14 @@ def _build(treedef, leaves):
 
 def tree_leaves(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[0]
+
+
+def all_leaves(iterable, is_leaf=None):
+    """Whether every element of ``iterable`` is a leaf: flattening them gives them back,
+    the same objects (None is an empty node, not a leaf)."""
+    items = list(iterable)
+    leaves = tree_leaves(items, is_leaf)
+    return len(leaves) == len(items) and all(a is b for a, b in zip(leaves, items))
 
 
 def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):

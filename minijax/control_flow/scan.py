@@ -32,13 +32,17 @@ scan_p = Primitive('scan', multiple_results=True, eager_on_xla=True)
 
 # ----------------------------------------------------------------------------- the API
 
-def scan(f, init, xs, length=None, reverse=False):
+def scan(f, init, xs, length=None, reverse=False, unroll=1):
     """``carry = init; for x in xs: carry, y = f(carry, x)``; returns ``(carry, stack(ys))``.
 
     ``xs`` is a pytree of arrays sharing their leading dimension (or None, with ``length``);
     ``reverse`` walks the slices from last to first, still stacking ys in xs order.
+    ``unroll`` (iterations per loop trip in JAX) is a speed hint that does not change the
+    results: minijax checks it and always emits the rolled loop.
     """
     core.check_callable('scan', f=f)
+    if not isinstance(unroll, bool) and (not isinstance(unroll, int) or unroll < 1):
+        raise ValueError('`unroll` must be a `bool` or a positive `int`.')
     init_flat, init_tree = tree_util.tree_flatten(init)
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     length = _scan_length(xs_flat, length)

@@ -26,20 +26,21 @@ from minijax.lax.elementwise import (
     cos, cos_p, div, div_p, eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, gt, gt_p,
     integer_pow, integer_pow_p, le, le_p, less, log, log1p, log1p_p, log_p, logistic, logistic_p,
     lt, lt_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p, neg, neg_p, pow, pow_p, rsqrt,
-    rsqrt_p, select_n, select_n_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh,
+    rsqrt_p, select, select_n, select_n_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh,
     tanh_p)
 from minijax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, concatenate, concatenate_p, expand_dims,
     full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze, transpose,
     transpose_p)
 from minijax.lax.slicing import (
-    dynamic_slice, dynamic_slice_p, dynamic_update_slice, dynamic_update_slice_p, slice,
-    slice_in_dim, slice_p)
+    dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
+    dynamic_update_index_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim,
+    dynamic_update_slice_p, slice, slice_in_dim, slice_p)
 from minijax.lax.reductions import (
-    argmax, argmax_p, argmin, argmin_p, reduce_and, reduce_and_p, reduce_max, reduce_max_p,
-    reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_sum, reduce_sum_p, reduce_xor,
-    reduce_xor_p)
-from minijax.lax.dot_general import dot_general, dot_general_p
+    argmax, argmax_p, argmin, argmin_p, reduce, reduce_and, reduce_and_p, reduce_max,
+    reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_sum, reduce_sum_p,
+    reduce_xor, reduce_xor_p)
+from minijax.lax.dot_general import batch_matmul, dot, dot_general, dot_general_p
 from minijax.lax.windowed import (
     reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)
 from minijax.lax.convolution import (

@@ -29,6 +29,34 @@ def dot_general(lhs, rhs, dimension_numbers):
     return dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
 
 
+def dot(lhs, rhs, *, dimension_numbers=None):
+    """``dot_general``; without ``dimension_numbers``, the plain vector/matrix product
+    (``lhs``'s last axis against ``rhs``'s first), as ``jax.lax.dot``."""
+    if dimension_numbers is None:
+        lhs_shape, rhs_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
+        if not (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2
+                and lhs_shape[-1] == rhs_shape[0]):
+            raise ValueError(
+                'jax.lax.dot: dimension_numbers must be specified when not performing simple'
+                ' un-batched matrix-matrix, matrix-vector, or vector-vector products;'
+                f' got lhs_shape={lhs_shape} rhs_shape={rhs_shape}')
+        dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dimension_numbers)
+
+
+def batch_matmul(lhs, rhs):
+    """Matrix products over the leading (batch) axes of two arrays of equal rank >= 2."""
+    lhs_ndim, rhs_ndim = len(core.get_aval(lhs).shape), len(core.get_aval(rhs).shape)
+    if min(lhs_ndim, rhs_ndim) < 2:
+        raise ValueError(f'Arguments to batch_matmul must be at least 2D, got {lhs_ndim}, '
+                         f'{rhs_ndim}')
+    if lhs_ndim != rhs_ndim:
+        raise ValueError(f'Arguments to batch_matmul must have same ndim, got {lhs_ndim}, '
+                         f'{rhs_ndim}')
+    batch = tuple(range(lhs_ndim - 2))
+    return dot_general(lhs, rhs, (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch)))
+
+
 def _dimension_numbers(numbers):
     """``numbers`` as four tuples of ints, or a TypeError showing the expected form."""
     try:

@@ -571,11 +571,16 @@ select_n_p = Primitive('select_n')
 
 
 def select_n(which, *cases):
-    """Elementwise ``cases[which]``: ``which`` is bool (two cases: false, true) or int32.
+    """Elementwise ``cases[which]``: ``which`` is bool (two cases: false, true) or an integer.
 
     ``which`` has the cases' shape or is a scalar (one choice for the whole array).
     """
     return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """Elementwise ``on_true`` where the boolean ``pred`` holds, else ``on_false``."""
+    return select_n(pred, on_false, on_true)
 
 
 def _select_n_abstract_eval(which, *cases):
@@ -585,10 +590,10 @@ def _select_n_abstract_eval(which, *cases):
     if any(c.shape != first.shape or c.dtype != first.dtype for c in cases):
         raise TypeError('select_n cases must share one type, got '
                         f'{", ".join(c.str_short() for c in cases)}')
-    if which.dtype == dtypes.bool_ and len(cases) > 2 or \
-            which.dtype not in (dtypes.bool_, dtypes.int32):
-        raise TypeError(f'select_n: which has type {which.str_short()} for {len(cases)} cases '
-                        '(it must be bool for at most two cases, or int32)')
+    if which.dtype != dtypes.bool_ and not dtypes.is_integer(which.dtype):
+        raise TypeError(f'select `which` must be boolean or integer type, got {which.dtype}.')
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError('select with boolean `which` cannot have > 2 cases.')
     if which.shape and which.shape != first.shape:
         raise TypeError(f'select_n: which has shape {which.shape} but the cases have shape '
                         f'{first.shape} (which must match them or be a scalar)')
@@ -630,7 +635,8 @@ def _select_n_batching(vals, dims):
 
 
 def _select_n_lowering(ctx, which, *cases):
-    """``stablehlo.select`` for a bool; a binary tree of selects on ``which < k`` for int32."""
+    """``stablehlo.select`` for a bool; a binary tree of selects on ``which < k`` for an
+    integer."""
     if ctx.avals_in[0].dtype == dtypes.bool_:
         return cases[0] if len(cases) == 1 else hlo.SelectOp(which, cases[1], cases[0]).result
     which_aval = ctx.avals_in[0]

@@ -16,7 +16,8 @@ from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import convert_element_type, div, eq, mul
 from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering import constant, register_lowering, tensor_type
-from minijax.lowering.ops import compare, reduce
+from minijax.lowering import ops
+from minijax.lowering.ops import compare
 from minijax.lowering.types import element_type
 
 
@@ -59,7 +60,8 @@ def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False, logic
         if not axes:  # the spec lets a reduce add its init value (+0. to -0.); XLA does not
             return x
         dtype = ctx.avals_in[0].dtype
-        return reduce(x, np.asarray(identity(dtype), dtype), axes, ctx.avals_out[0], body_op)
+        return ops.reduce(x, np.asarray(identity(dtype), dtype), axes, ctx.avals_out[0],
+                          body_op)
 
     def eager(x, *, axes):
         x = np.asarray(x)
@@ -127,12 +129,18 @@ def _bitwise_reduction(name, ufunc, body_op, identity):
     return prim, reduce
 
 
+def _all_ones(dtype):
+    return ~np.zeros((), dtype)
+
+
+def _zero(dtype):
+    return np.zeros((), dtype)
+
+
 reduce_and_p, reduce_and = _bitwise_reduction('reduce_and', np.bitwise_and, hlo.AndOp,
-                                              lambda dtype: ~np.zeros((), dtype))  # all ones
-reduce_or_p, reduce_or = _bitwise_reduction('reduce_or', np.bitwise_or, hlo.OrOp,
-                                            lambda dtype: 0)
-reduce_xor_p, reduce_xor = _bitwise_reduction('reduce_xor', np.bitwise_xor, hlo.XorOp,
-                                              lambda dtype: 0)
+                                              _all_ones)
+reduce_or_p, reduce_or = _bitwise_reduction('reduce_or', np.bitwise_or, hlo.OrOp, _zero)
+reduce_xor_p, reduce_xor = _bitwise_reduction('reduce_xor', np.bitwise_xor, hlo.XorOp, _zero)
 
 
 def reduce_sum(x, axis=None):
@@ -151,6 +159,32 @@ def reduce_min(x, axis=None):
     """Minimum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
     axes = core.canonicalize_axes(axis, np.ndim(x), 'reduce_min: axis')
     return reduce_min_p.bind(x, axes=axes)
+
+
+def _monoid_reducers():
+    """``lax.reduce``'s computations with a reduction primitive: (reducer, identity)."""
+    from minijax.lax.bitwise import bitwise_and, bitwise_or, bitwise_xor
+    from minijax.lax.elementwise import add, max, min  # noqa: A004 (lax names)
+    return {add: (reduce_sum, _zero), max: (reduce_max, _lowest),
+            min: (reduce_min, _highest), bitwise_and: (reduce_and, _all_ones),
+            bitwise_or: (reduce_or, _zero), bitwise_xor: (reduce_xor, _zero)}
+
+
+def reduce(operand, init_value, computation, dimensions):  # noqa: A001 (lax.reduce)
+    """``operand`` reduced over ``dimensions`` with ``computation``, starting from
+    ``init_value``. minijax has reduction primitives for monoids only: ``computation`` is
+    ``lax.add``, ``lax.max``, ``lax.min``, ``lax.bitwise_and``, ``bitwise_or`` or
+    ``bitwise_xor`` and ``init_value`` its identity (as JAX picks ``reduce_sum``,
+    ``reduce_max``, ..., ``reduce_xor`` for them)."""
+    reducer, identity = _monoid_reducers().get(computation, (None, None))
+    dtype = core.get_aval(operand).dtype
+    if reducer is None or isinstance(init_value, core.Tracer) or \
+            np.asarray(init_value) != identity(dtype):
+        raise NotImplementedError(
+            f'lax.reduce: minijax reduces with lax.add, max, min, bitwise_and, bitwise_or '
+            f'or bitwise_xor from their identity only; got computation {getattr(computation, "__name__", computation)} '
+            f'and init_value {init_value}')
+    return reducer(operand, tuple(dimensions))
 
 
 # reduce_sum is linear: its transpose broadcasts the cotangent back over the summed axes.

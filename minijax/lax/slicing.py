@@ -127,6 +127,44 @@ def dynamic_slice(x, start_indices, slice_sizes):
     return dynamic_slice_p.bind(x, *indices, slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
+def _one_axis_starts(x, index, axis, name):
+    """Start indices that put ``index`` on ``axis`` and 0 on every other axis."""
+    ndim = len(core.get_aval(x).shape)
+    axis = core.canonicalize_axis(axis, ndim, f'{name}: axis')
+    return axis, [index if a == axis else 0 for a in range(ndim)]
+
+
+def dynamic_slice_in_dim(x, start_index, slice_size, axis=0):
+    """``dynamic_slice`` along one axis, keeping the others whole."""
+    axis, starts = _one_axis_starts(x, start_index, axis, 'dynamic_slice_in_dim')
+    sizes = list(core.get_aval(x).shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(x, starts, sizes)
+
+
+def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
+    """The size-1 ``dynamic_slice`` at ``index`` along ``axis``; without ``keepdims`` that
+    axis is dropped."""
+    axis = core.canonicalize_axis(axis, len(core.get_aval(x).shape), 'dynamic_index_in_dim')
+    out = dynamic_slice_in_dim(x, index, 1, axis)
+    return out if keepdims else lax.squeeze(out, (axis,))
+
+
+def dynamic_update_slice_in_dim(x, update, start_index, axis):
+    """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
+    _, starts = _one_axis_starts(x, start_index, axis, 'dynamic_update_slice_in_dim')
+    return dynamic_update_slice(x, update, starts)
+
+
+def dynamic_update_index_in_dim(x, update, index, axis):
+    """``x`` with the slice at ``index`` along ``axis`` replaced by ``update`` (which may
+    lack that axis)."""
+    axis = core.canonicalize_axis(axis, len(core.get_aval(x).shape), 'dynamic_update_index_in_dim')
+    if len(core.get_aval(update).shape) == len(core.get_aval(x).shape) - 1:
+        update = lax.expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(x, update, index, axis)
+
+
 def _check_indices(name, x, indices):
     if len(indices) != x.ndim or any(i.shape or i.dtype != dtypes.int32 for i in indices):
         raise TypeError(f'{name}: needs {x.ndim} int32 scalar start indices for '

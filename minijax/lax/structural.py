@@ -45,9 +45,13 @@ def broadcast(operand, sizes, *, out_sharding=None):
                             range(len(sizes), len(sizes) + ndim))
 
 
-def full(shape, fill_value, dtype, weak_type=False):
+def full(shape, fill_value, dtype=None, weak_type=False):
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant
-    (weakly typed with ``weak_type``, as a Python scalar is)."""
+    (weakly typed with ``weak_type``, as a Python scalar is). Without ``dtype``, the fill
+    value's dtype and weak type."""
+    if dtype is None:
+        fill_aval = core.get_aval(fill_value)
+        dtype, weak_type = fill_aval.dtype, fill_aval.weak_type
     fill = scalar(fill_value, dtypes.check_supported(dtype, 'full'), weak_type)
     staged = core.staged_constant(fill) if shape == () else None  # no broadcast to (), as JAX
     return broadcast_in_dim(fill, shape, ()) if staged is None else staged

@@ -23,7 +23,7 @@ from minijax.core import Tracer
 from minijax.errors import NonConcreteBooleanIndexError
 from minijax.numpy import (_shape_str, add, asarray, broadcast_to, concatenate, divide, maximum,
                            minimum, multiply, negative, ones_like, power, ravel, remainder,
-                           reshape, where)
+                           reshape, where, zeros)
 
 __all__ = ['getitem', 'index_update_helper', 'take', 'take_along_axis']
 
@@ -50,6 +50,15 @@ def _index_entry(i):
         return asarray(i)
     raise TypeError(f'an index must be an int, slice, None, Ellipsis or integer array, got '
                     f'{type(i).__name__}')
+
+
+def _check_static_slice(i, position):
+    """A slice's bounds fix its result's shape, so they must be known while tracing (for a
+    window at a traced start: ``lax.dynamic_slice``)."""
+    if isinstance(i, builtins.slice) and builtins.any(
+            isinstance(b, Tracer) for b in (i.start, i.stop, i.step)):
+        raise IndexError(f'Slice entries must be static integers. Got {i} at position '
+                         f'{position}')
 
 
 def _is_array_index(i):
@@ -96,6 +105,8 @@ def _expand_index(shape_, idx):
     """``idx`` as one entry per axis of ``shape_`` (plus ``None`` entries, which add axes):
     boolean masks as integer indices, the ellipsis (or the end) filled with full slices."""
     idx = _expand_bool_masks(shape_, idx if isinstance(idx, tuple) else (idx,))
+    for position, i in enumerate(idx):
+        _check_static_slice(i, position)
     idx = tuple(map(_index_entry, idx))
     used = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
     if used > len(shape_):
@@ -342,6 +353,13 @@ class _IndexUpdateRef:
 
     def max(self, values, **hints):  # noqa: A003
         return _update(self.array, self.idx, values, 'max', **hints)
+
+    def apply(self, func, **hints):
+        """``func`` (elementwise) applied to the selected elements, each once: ``x`` where a
+        mask scattered with ``.at[idx].set(True)`` is False, ``func(x)`` where it is True."""
+        x = asarray(self.array)
+        selected = zeros(np.shape(x), dtypes.bool_).at[self.idx].set(True, **hints)
+        return where(selected, asarray(func(x), x.dtype), x)
 
 
 #: ``.at[idx]`` update -> (its scatter, its elementwise form for basic indices)

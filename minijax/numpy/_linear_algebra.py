@@ -6,6 +6,8 @@ them back.
 from __future__ import annotations
 
 import builtins
+import operator
+import string
 
 import numpy as np
 
@@ -210,7 +212,10 @@ def _einsum_pair(x, xl, y, yl, keep):
 def einsum(subscripts, *operands):
     """Einstein summation, contracting the operands left to right with ``dot_general``
     (repeated letters within one operand take diagonals; ``...`` is supported, without
-    broadcasting of size-1 axes)."""
+    broadcasting of size-1 axes). The subscripts are a string, or NumPy's interleaved
+    sublists: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublists_as_subscripts((subscripts, *operands))
     operands = _promote(*operands)
     inputs, output = _einsum_parse(subscripts, [np.ndim(x) for x in operands])
     x, xl = operands[0], inputs[0]
@@ -221,6 +226,29 @@ def einsum(subscripts, *operands):
         x, xl = _einsum_pair(x, xl, y, yl, later)
     x, xl = _einsum_reduce(x, xl, output)
     return lax.transpose(x, [xl.index(c) for c in output])
+
+
+_EINSUM_LETTERS = string.ascii_lowercase + string.ascii_uppercase
+
+
+def _sublist_letters(sublist):
+    """A sublist (axis numbers 0-51 and Ellipsis) as subscript letters, as NumPy numbers
+    them: 0-25 are 'a'-'z', 26-51 'A'-'Z'."""
+    try:
+        return ''.join('...' if i is Ellipsis else _EINSUM_LETTERS[operator.index(i)]
+                       for i in sublist)
+    except (IndexError, TypeError):
+        raise ValueError(f'einsum: a sublist holds axis numbers from 0 to 51 and Ellipsis, '
+                         f'got {sublist!r}') from None
+
+
+def _sublists_as_subscripts(args):
+    """``(operand, sublist, operand, sublist, ..., [output sublist])`` as a subscripts
+    string and the operands."""
+    output = f'->{_sublist_letters(args[-1])}' if len(args) % 2 else ''
+    pairs = args[:len(args) - len(args) % 2]
+    inputs = ','.join(_sublist_letters(s) for s in pairs[1::2])
+    return inputs + output, pairs[0::2]
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):

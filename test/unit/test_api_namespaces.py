@@ -550,3 +550,88 @@ def test_devices_device_put_and_block_until_ready_as_jax():
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert minijax.block_until_ready(mine) is mine
     assert [str(d) for d in minijax.devices()] == [str(d) for d in jax.devices()]
+
+
+# ----------------------------------------------------------------------------- ported programs
+# Names tutorial programs use that minijax lacked, each run as the ported program runs it.
+
+def _lax_conveniences(ns, x):
+    lax, jnp = ns.lax, ns.jnp
+    return (lax.select(x > 0, x, -x), lax.dot(x, x.T), lax.dot(x[0], x[0]),
+            lax.batch_matmul(jnp.stack([x, x]), jnp.stack([x.T, x.T])),
+            lax.dynamic_slice_in_dim(x, 1, 2, axis=1), lax.dynamic_index_in_dim(x, -1, 0),
+            lax.dynamic_index_in_dim(x, 2, 1, keepdims=False),
+            lax.dynamic_update_slice_in_dim(x, jnp.zeros((3, 2)), 1, 1),
+            lax.dynamic_update_index_in_dim(x, jnp.ones(4), 1, 0),
+            ns.jax.jit(lambda x, i: lax.dynamic_index_in_dim(x, i, 1, False))(x, 3),
+            lax.reduce(x, 0., lax.add, (0,)), lax.reduce(x, -jnp.inf, lax.max, (0, 1)),
+            lax.reduce(x, jnp.inf, lax.min, (1,)), lax.full((2,), 3.0), lax.full((), np.int32(2)),
+            lax.reduce(x > 0, True, lax.bitwise_and, (1,)),
+            lax.reduce(jnp.arange(6).reshape(2, 3), 0, lax.bitwise_xor, (0,)),
+            *[select(np.array([[2, 0, 1, 1]] * 3, dtype), x, -x, 2 * x)
+              for select in (lax.select_n, ns.jax.jit(lax.select_n))
+              for dtype in (np.int64, np.uint8)],
+            ns.jax.grad(lambda x: lax.reduce(x * x, 0., lax.add, (0, 1)))(x))
+
+
+def _at_apply_and_unroll(ns, x):
+    jnp, lax = ns.jnp, ns.lax
+    x = jnp.asarray(x)
+    _, ys = lax.scan(lambda c, v: (c * v, c), 1.0, x[0], unroll=2)
+    return (x.at[1:, ::2].apply(jnp.sin), x.at[jnp.array([0, 5]), 1].apply(jnp.exp, mode='drop'),
+            ns.jax.jit(lambda x: x.at[-1].apply(lambda v: v * 10))(x), ys)
+
+
+def _segments_and_raveling(ns, x):
+    ids = np.array([2, 0, 5])  # segment 1 is empty; id 5 is out of range: dropped
+    ops = ns.jax.ops
+    flat, unravel = ns.ravel_pytree({'w': x, 'b': (np.arange(3, dtype=np.int32), 2.5)})
+    return (ops.segment_sum(x, ids, 3), ops.segment_max(x[:, 0], ids, num_segments=4),
+            ops.segment_min(x, ids, 3), ops.segment_prod(x[:, 1], ids, 3),
+            ns.jax.jit(lambda x: ops.segment_sum(x, ids, num_segments=3))(x),
+            flat, unravel(flat * 2))
+
+
+def _initializers(ns, key_seed):
+    """Every draw in one jit (one compile each side: eager draws would compile op by op)."""
+    ini = ns.jax.nn.initializers
+    inits = [ini.glorot_normal(), ini.he_uniform(), ini.constant(3.0),
+             ini.variance_scaling(0.5, 'fan_geo_avg', 'normal', in_axis=0, out_axis=(1, 2))]
+    draw = ns.jax.jit(lambda key: [init(key, (3, 2, 4)) for init in inits]
+                      + [ini.zeros(key, (2,), np.float32)])
+    return draw(ns.jax.random.PRNGKey(key_seed))
+
+
+def _einsum_sublists(ns, x):
+    return (ns.jnp.einsum(x, [0, 1], x, [2, 1], [0, 2]), ns.jnp.einsum(x, [0, 1], x, [0, 1]),
+            ns.jnp.einsum(x, [Ellipsis, 1], [Ellipsis]))
+
+
+@pytest.mark.parametrize('program', [_lax_conveniences, _at_apply_and_unroll,
+                                     _segments_and_raveling, _einsum_sublists])
+def test_ported_program_names_against_jax(program):
+    from jax.flatten_util import ravel_pytree
+
+    from minijax.flatten_util import ravel_pytree as mj_ravel_pytree
+    x = normal(7, 3, 4)
+    mine = program(types.SimpleNamespace(**vars(MJ), ravel_pytree=mj_ravel_pytree), x)
+    theirs = program(types.SimpleNamespace(**vars(JX), ravel_pytree=ravel_pytree), x)
+    for m, t in zip(jax.tree.leaves(mine), jax.tree.leaves(theirs), strict=True):
+        assert_close(m, t)
+
+
+def test_nn_initializers_draw_jax_weights():
+    both(_initializers, 3)
+
+
+def test_all_leaves_and_traced_slice_bounds_as_jax():
+    cases = [[mnp.ones(2), 3.0], [[1]], [None], [(1, 2)]]
+    assert [minijax.tree_util.all_leaves(c) for c in cases] == \
+        [jax.tree_util.all_leaves(c) for c in cases]
+    for index in [lambda i: np.s_[:i], lambda i: np.s_[1, i::2]]:
+        errors = []
+        for ns in (minijax, jax):
+            with pytest.raises(IndexError) as info:
+                ns.jit(lambda x, i: x[index(i)])(np.ones((2, 5)), 1)
+            errors.append(str(info.value).split(' Got ')[0] + str(info.value)[-14:])
+        assert errors[0] == errors[1]

@@ -243,3 +243,4 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
 def identity(x):
     """``x`` itself."""
     return mnp.asarray(x)
+from minijax.nn import initializers  # noqa: E402  (jax.nn.initializers)

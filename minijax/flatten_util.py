@@ -1,0 +1,34 @@
+"""``jax.flatten_util``: a pytree of arrays as one flat vector, and the way back.
+
+Optimizers and solvers written for vectors (``scipy.optimize``-style code, Newton steps,
+L-BFGS) use it on parameter pytrees: ``flat, unravel = ravel_pytree(params)``.
+"""
+import numpy as np
+
+from minijax import numpy as jnp
+from minijax import tree_util
+
+
+def ravel_pytree(pytree):
+    """``(flat, unravel)``: the leaves raveled and concatenated in tree order, in their
+    promoted dtype, and the function that splits a vector of that length back into the tree
+    (each leaf in its own shape and dtype). A tree with no leaves gives an empty float32."""
+    leaves, treedef = tree_util.tree_flatten(pytree)
+    if not leaves:
+        return jnp.zeros((0,), jnp.float32), lambda flat: tree_util.tree_unflatten(treedef, [])
+    leaves = [jnp.asarray(leaf) for leaf in leaves]
+    shapes = [leaf.shape for leaf in leaves]
+    leaf_dtypes = [leaf.dtype for leaf in leaves]
+    flat_dtype = jnp.result_type(*leaves)
+    flat = jnp.concatenate([jnp.ravel(leaf).astype(flat_dtype) for leaf in leaves])
+    split_points = np.cumsum([int(np.prod(shape)) for shape in shapes])[:-1]
+
+    def unravel(flat_vector):
+        if jnp.result_type(flat_vector) != flat_dtype:
+            raise TypeError(f'unravel function given array of dtype '
+                            f'{jnp.result_type(flat_vector)}, but expected dtype {flat_dtype}')
+        chunks = jnp.split(flat_vector, split_points)
+        return tree_util.tree_unflatten(treedef, [
+            chunk.reshape(shape).astype(dtype)
+            for chunk, shape, dtype in zip(chunks, shapes, leaf_dtypes)])
+    return flat, unravel

@@ -1,0 +1,54 @@
+"""``jax.ops``: segment reductions, ``out[segment_ids[i]] (op)= data[i]``.
+
+Each is a scatter into an array that starts at the reduction's identity, so an empty
+segment holds the identity (0 for sums, -inf or the lowest integer for max, ...) and an id
+outside ``[0, num_segments)`` is dropped, as in JAX.
+"""
+import numpy as np
+
+from minijax import core, dtypes
+from minijax import numpy as jnp
+
+
+def _lowest(dtype):
+    return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).max
+
+
+#: segment reduction -> (its ``.at[]`` update, the identity for a dtype)
+_SEGMENT_UPDATES = {
+    'segment_sum': ('add', lambda dtype: 0),
+    'segment_prod': ('multiply', lambda dtype: 1),
+    'segment_max': ('max', _lowest),
+    'segment_min': ('min', _highest),
+}
+
+
+def _segment_reduce(name, data, segment_ids, num_segments, mode):
+    update, identity = _SEGMENT_UPDATES[name]
+    data, segment_ids = jnp.asarray(data), jnp.asarray(segment_ids)
+    if num_segments is None:
+        if isinstance(segment_ids, core.Tracer):
+            raise ValueError(f'{name}: num_segments must be given when segment_ids is traced')
+        num_segments = int(np.max(np.asarray(segment_ids), initial=-1)) + 1
+    out = jnp.full((num_segments, *data.shape[1:]), identity(data.dtype), data.dtype)
+    return getattr(out.at[segment_ids], update)(data, mode=mode or 'drop')
+
+
+def _segment_function(name):
+    def reduce_segments(data, segment_ids, num_segments=None, indices_are_sorted=False,
+                        unique_indices=False, bucket_size=None, mode=None):
+        return _segment_reduce(name, data, segment_ids, num_segments, mode)
+    reduce_segments.__name__ = reduce_segments.__qualname__ = name
+    reduce_segments.__doc__ = (f'``{name}``: ``data`` reduced per segment, over its leading '
+                               f'axis, into ``num_segments`` rows.')
+    return reduce_segments
+
+
+segment_sum = _segment_function('segment_sum')
+segment_prod = _segment_function('segment_prod')
+segment_max = _segment_function('segment_max')
+segment_min = _segment_function('segment_min')
