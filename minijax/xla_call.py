@@ -100,12 +100,16 @@ xla_call_p.def_batching(_xla_call_batching)
 # ----------------------------------------------------------------------------- partial eval
 
 def _xla_call_partial_eval(trace, tracers, *, jaxpr, name):
-    """Trace time: run the known part of the call now, stage a call of the unknown part."""
+    """Trace time: run the known part of the call now, stage a call of the unknown part.
+    A residual that is one of the known inputs is passed on as it is, not returned."""
     in_unknowns = [not t.pval.is_known for t in tracers]
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, in_unknowns)
+    known, forwarded = pe.forwarded_residuals(known, num_res)
     known_tracers, unknown_tracers = pe.partition_list(in_unknowns, tracers)
-    outs_and_res = xla_call(*(t.pval.const for t in known_tracers), jaxpr=known, name=name)
-    known_outs, residuals = core.split_list(outs_and_res, len(outs_and_res) - num_res)
+    known_vals = [t.pval.const for t in known_tracers]
+    outs_and_res = xla_call(*known_vals, jaxpr=known, name=name)
+    known_outs, computed = core.split_list(outs_and_res, out_unknowns.count(False))
+    residuals = _with_forwarded(forwarded, known_vals, computed)
     res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
     unknown_outs = trace.stage(xla_call_p, res_tracers + unknown_tracers,
                                dict(jaxpr=unknown, name=name), unknown.out_avals)
@@ -116,14 +120,22 @@ def _xla_call_partial_eval_jaxpr(unknowns_in, eqn):
     """Jaxpr level: split one xla_call equation into a known and an unknown call."""
     jaxpr, name = eqn.params['jaxpr'], eqn.params['name']
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns_in)
+    known, forwarded = pe.forwarded_residuals(known, num_res)
     known_ins, unknown_ins = pe.partition_list(unknowns_in, eqn.inputs)
     known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
-    residuals = [Var(a) for a in unknown.in_avals[:num_res]]
+    computed = [Var(a) for a, f in zip(unknown.in_avals[:num_res], forwarded) if f is None]
+    residuals = _with_forwarded(forwarded, known_ins, computed)
     known_eqn = JaxprEqn(xla_call_p, known_ins, dict(jaxpr=known, name=name),
-                         known_outs + residuals, eqn.source_info)
+                         known_outs + computed, eqn.source_info)
     unknown_eqn = JaxprEqn(xla_call_p, residuals + unknown_ins, dict(jaxpr=unknown, name=name),
                            unknown_outs, eqn.source_info)
-    return known_eqn, unknown_eqn, out_unknowns, residuals
+    return known_eqn, unknown_eqn, out_unknowns, [r for r in residuals if isinstance(r, Var)]
+
+
+def _with_forwarded(forwarded, known_ins, computed) -> list:
+    """The residuals in order: each forwarded one is a known input, the rest are computed."""
+    computed = iter(computed)
+    return [next(computed) if f is None else known_ins[f] for f in forwarded]
 
 
 pe.partial_eval_rules[xla_call_p] = _xla_call_partial_eval
@@ -145,8 +157,7 @@ def _xla_call_transpose(cts, *args, jaxpr, name):
     undefined = tuple(is_undefined_primal(x) for x in args)
     residuals = [x for x in args if not is_undefined_primal(x)]
     transposed = transposed_jaxpr(jaxpr, undefined, nonzero_cts(cts))
-    cts_in = xla_call(*residuals, *drop_zero_cts(cts), jaxpr=transposed,
-                      name=f'{name}_transpose')
+    cts_in = xla_call(*residuals, *drop_zero_cts(cts), jaxpr=transposed, name=name)
     cts_it = iter(cts_in)
     return [next(cts_it) if u else None for u in undefined]
 

@@ -284,6 +284,28 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
             out_unknowns, len(residual_vars))
 
 
+def forwarded_residuals(known: ClosedJaxpr, num_res) -> tuple[ClosedJaxpr, tuple]:
+    """``known`` (from ``partial_eval_jaxpr``) without the residuals that are its own inputs,
+    and for each residual the index of the known input it is (None where ``known``
+    computes it). A call need not return what its caller gave it: the caller forwards
+    those residuals itself, as JAX does for ``jit``. Cached, as the split is."""
+    return _forwarded_residuals(known, num_res)
+
+
+@cache_on_first_arg
+def _forwarded_residuals(known: ClosedJaxpr, num_res):
+    jaxpr = known.jaxpr
+    num_outs = len(jaxpr.outs) - num_res
+    position = {v: i for i, v in enumerate(jaxpr.invars)}
+    residuals = jaxpr.outs[num_outs:]
+    forwarded = tuple(position.get(r) if isinstance(r, Var) else None for r in residuals)
+    if not any(f is not None for f in forwarded):
+        return known, forwarded
+    computed = [r for r, f in zip(residuals, forwarded) if f is None]
+    pruned = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, jaxpr.outs[:num_outs] + computed)
+    return ClosedJaxpr(pruned, known.consts), forwarded
+
+
 def _rename_inputs(eqn: JaxprEqn, rename) -> JaxprEqn:
     return eqn._replace(inputs=[rename.get(x, x) if isinstance(x, Var) else x
                                 for x in eqn.inputs])

@@ -59,11 +59,13 @@ class ModuleContext:
         return hlo.ConstantOp(attr).result
 
     def unique_symbol(self, base: str) -> str:
+        """``base`` made a valid symbol, numbered ``_0``, ``_1``, ... after its first use
+        (JAX's names: a jit and its transpose are ``@f`` and ``@f_0``)."""
         base = _sanitize(base)
         name, n = base, 0
         while name in self.symbols:
-            n += 1
             name = f'{base}_{n}'
+            n += 1
         self.symbols.add(name)
         return name
 

@@ -106,6 +106,10 @@ def _jax_binary(op):
     return fn
 
 
+#: Reductions of integers only, whose empty reductions give their identity eagerly too.
+_BITWISE_REDUCTIONS = ('reduce_and', 'reduce_or', 'reduce_xor')
+
+
 def _jax_reduction(fn, identity):
     """A jnp reduction over ``axes`` that keeps the dtype and has an identity for empty
     arrays, as minijax's reductions do."""
@@ -185,7 +189,7 @@ MINIJAX = Backend(
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
     scan=mj.scan, jit=mj.jit, iota=mlax.iota, reduce_sum=mlax.reduce_sum,
     reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, **_window_reductions(mlax),
-    name='minijax')
+    **{name: getattr(mlax, name) for name in _BITWISE_REDUCTIONS}, name='minijax')
 
 
 def _jax_scan(f, init, xs, length, reverse):
@@ -205,7 +209,8 @@ JAX = Backend(
     **{name: getattr(jax.lax, name) for name in _BITWISE_UNARY},
     jit=jax.jit, iota=jax.lax.broadcasted_iota,
     reduce_sum=_jax_reduction(jnp.sum, None), reduce_max=_jax_reduction(jnp.max, _lowest),
-    reduce_min=_jax_reduction(jnp.min, _highest), **_window_reductions(jax.lax), name='jax')
+    reduce_min=_jax_reduction(jnp.min, _highest), **_window_reductions(jax.lax),
+    **{name: getattr(jax.lax, name) for name in _BITWISE_REDUCTIONS}, name='jax')
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -732,11 +737,13 @@ def s_reduce(g, pool, depth):
     if x is None:
         return None
     a = pool[x]
-    name = g.choice(('reduce_sum', 'reduce_max', 'reduce_min'))
-    if name != 'reduce_sum' and 0 in a.shape and not g.hit('reduce_max_empty_eager'):
-        name = 'reduce_sum'
+    name = g.choice(('reduce_sum', 'reduce_max', 'reduce_min')
+                    + (() if _is_float(a) else _BITWISE_REDUCTIONS))
+    chooser = name in ('reduce_max', 'reduce_min')
+    if chooser and 0 in a.shape and not g.hit('reduce_max_empty_eager'):
+        name, chooser = 'reduce_sum', False
     axes = tuple(i for i in range(len(a.shape)) if g.coin(0.5))
-    if name != 'reduce_sum':
+    if chooser:
         g.hazards.add('nonsmooth')
     return _step('reduce', [x], [Aval(tuple(n for i, n in enumerate(a.shape) if i not in axes),
                                       a.dtype)], name=name, axes=axes)

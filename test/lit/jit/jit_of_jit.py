@@ -48,7 +48,7 @@ print(jit(two_types).lower(f32, f64).as_text())
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3xf32>, %[[ARG1:.*]]: tensor<3xf64>) -> (tensor<3xf64> {jax.result_info = "result"}) {
 # CHECK-NEXT:     %[[V0:.*]] = call @inner(%[[ARG0]]) : (tensor<3xf32>) -> tensor<3xf32>
 # CHECK-NEXT:     %[[V1:.*]] = stablehlo.convert %[[V0]] : (tensor<3xf32>) -> tensor<3xf64>
-# CHECK-NEXT:     %[[V2:.*]] = call @inner_1(%[[ARG1]]) : (tensor<3xf64>) -> tensor<3xf64>
+# CHECK-NEXT:     %[[V2:.*]] = call @inner_0(%[[ARG1]]) : (tensor<3xf64>) -> tensor<3xf64>
 # CHECK-NEXT:     %[[V3:.*]] = stablehlo.add %[[V1]], %[[V2]] : tensor<3xf64>
 # CHECK-NEXT:     return %[[V3]] : tensor<3xf64>
 # CHECK-NEXT:   }
@@ -60,7 +60,7 @@ print(jit(two_types).lower(f32, f64).as_text())
 # CHECK-NEXT:     %[[V2:.*]] = stablehlo.multiply %[[V0]], %[[V1]] : tensor<3xf32>
 # CHECK-NEXT:     return %[[V2]] : tensor<3xf32>
 # CHECK-NEXT:   }
-# CHECK-LABEL: func.func private @inner_1(
+# CHECK-LABEL: func.func private @inner_0(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3xf64>) -> tensor<3xf64> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.sine %[[ARG0]] : tensor<3xf64>
 # CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<2.000000e+00> : tensor<f64>
