@@ -1800,10 +1800,11 @@ _STAGED_AS_JIT = {
 
 
 def _staged_as_jit(fn, static_argnames):
-    """``fn``, bound as a nested ``jit`` named after it when called under a trace (a jaxpr
-    being built, or a traced argument), as JAX stages it; called eagerly, run as it is:
-    JAX compiles these functions even then, minijax saves the compile (results can differ
-    from JAX's in the last bit). The ``jit``'s trace cache traces the body once per types."""
+    """``fn``, bound as a nested ``jit`` named after it while a jaxpr is being built
+    (``jit``, ``make_jaxpr``), as JAX stages it; otherwise run as it is, also under an eager
+    ``grad`` or ``vmap``: JAX compiles these functions even then, minijax saves the compile
+    (results can differ from JAX's in the last bit). The ``jit``'s trace cache traces the
+    body once per types."""
     from minijax.jit import jit  # the api layer, above this module
     parameters = inspect.signature(fn).parameters.values()
     static = tuple(p.name for p in parameters if p.name in static_argnames)
@@ -1813,21 +1814,13 @@ def _staged_as_jit(fn, static_argnames):
 
     @functools.wraps(fn)
     def maybe_staged(*args, **kwargs):
-        if core.dynamic_trace is None and not _any_tracer(args, kwargs.values()):
+        if core.dynamic_trace is None:
             return fn(*args, **kwargs)
         return staged(*args, **kwargs)
     return maybe_staged
 
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-
-
-def _any_tracer(*groups):
-    """Whether an argument, or an element of a list or tuple argument, is traced."""
-    return builtins.any(
-        isinstance(v, Tracer) or (isinstance(v, (list, tuple))
-                                  and builtins.any(isinstance(e, Tracer) for e in v))
-        for group in groups for v in group)
 
 
 def _install_api_boundary(namespace, module=__name__):
