@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from testlib import assert_close
+from testlib import assert_close, jax_vjp
 
 import minijax
 import minijax.numpy as mnp
@@ -273,11 +273,11 @@ def test_vjp(case, rng):
             return f(module, *full)
         return g
 
-    out, f_vjp = minijax.vjp(only_floats(ours, case.fn), *(args[i] for i in floats))
-    expected, jax_vjp = jax.vjp(only_floats(theirs, case.fn), *(args[i] for i in floats))
-    ct = rng.uniform(-1, 1, np.shape(expected)).astype(np.asarray(expected).dtype)
+    primals = [args[i] for i in floats]
+    out, f_vjp = minijax.vjp(only_floats(ours, case.fn), *primals)
+    expected, ct, expected_cts = jax_vjp(only_floats(theirs, case.fn), primals, rng)
     assert_close(out, expected)
-    for got, want in zip(f_vjp(ct), jax_vjp(ct), strict=True):
+    for got, want in zip(f_vjp(ct), expected_cts, strict=True):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9, atol=1e-12)
 
 

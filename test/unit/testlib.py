@@ -84,3 +84,17 @@ def only_args(f, args, which):
             full[i] = x
         return f(*full)
     return g
+
+
+def jax_vjp(f, args, rng):
+    """JAX's output of ``f`` at ``args``, a random cotangent of that output's type, and the
+    cotangents of ``args``: one jitted program, where an eager ``jax.vjp`` compiles each
+    operation it runs (most of a test's time)."""
+    out_type = jax.eval_shape(f, *args)
+    ct = rng.uniform(-1, 1, out_type.shape).astype(out_type.dtype)
+
+    def value_and_cotangents(*xs):
+        out, f_vjp = jax.vjp(f, *xs)
+        return out, f_vjp(ct)
+    out, cts = jax.jit(value_and_cotangents)(*args)
+    return out, ct, cts
