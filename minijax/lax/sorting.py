@@ -235,5 +235,5 @@ def top_k(operand, k, *, axis=-1):
     if dtypes.is_float(core.get_aval(operand).dtype):
         keys.append(stop_gradient(div(full_like(keys[0], 1), keys[0])))
     *sorted_keys, sorted_indices = sort((*keys, indices), axis, num_keys=len(keys))
-    return tuple(rev(slice_in_dim(x, n - k, n, axis=axis), (axis,))
-                 for x in (sorted_keys[0], sorted_indices))
+    return [rev(slice_in_dim(x, n - k, n, axis=axis), (axis,))  # a list, as JAX's
+            for x in (sorted_keys[0], sorted_indices)]
