@@ -102,6 +102,21 @@ def is_integer(dtype):
     return kind(dtype) in 'iu'
 
 
+def lowest(dtype):
+    """The least value of ``dtype``, the identity of a maximum: -inf for a float, the
+    smallest integer, False."""
+    if is_float(dtype):
+        return -np.inf
+    return False if dtype == bool_ else np.iinfo(dtype).min
+
+
+def highest(dtype):
+    """The greatest value of ``dtype``, the identity of a minimum."""
+    if is_float(dtype):
+        return np.inf
+    return True if dtype == bool_ else np.iinfo(dtype).max
+
+
 def finfo(dtype):
     """``np.finfo`` that knows bfloat16."""
     return ml_dtypes.finfo(dtype)
@@ -178,7 +193,6 @@ def _lattice_node(dtype, weak):
 
 
 @functools.lru_cache(maxsize=None)  # a handful of distinct calls, made on every binary op
-@functools.lru_cache(maxsize=4096)  # (on every binary operation)
 def promote(*typed):
     """The (dtype, weak_type) that values of the given ``(dtype, weak_type)`` pairs promote
     to, as ``jax.numpy.result_type`` computes it: the least upper bound in the lattice.

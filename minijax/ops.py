@@ -10,20 +10,12 @@ from minijax import core, dtypes
 from minijax import numpy as jnp
 
 
-def _lowest(dtype):
-    return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    return np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).max
-
-
 #: segment reduction -> (its ``.at[]`` update, the identity for a dtype)
 _SEGMENT_UPDATES = {
     'segment_sum': ('add', lambda dtype: 0),
     'segment_prod': ('multiply', lambda dtype: 1),
-    'segment_max': ('max', _lowest),
-    'segment_min': ('min', _highest),
+    'segment_max': ('max', dtypes.lowest),
+    'segment_min': ('min', dtypes.highest),
 }
 
 

@@ -284,16 +284,12 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
             out_unknowns, len(residual_vars))
 
 
+@cache_on_first_arg
 def forwarded_residuals(known: ClosedJaxpr, num_res) -> tuple[ClosedJaxpr, tuple]:
     """``known`` (from ``partial_eval_jaxpr``) without the residuals that are its own inputs,
     and for each residual the index of the known input it is (None where ``known``
     computes it). A call need not return what its caller gave it: the caller forwards
     those residuals itself, as JAX does for ``jit``. Cached, as the split is."""
-    return _forwarded_residuals(known, num_res)
-
-
-@cache_on_first_arg
-def _forwarded_residuals(known: ClosedJaxpr, num_res):
     jaxpr = known.jaxpr
     num_outs = len(jaxpr.outs) - num_res
     position = {v: i for i, v in enumerate(jaxpr.invars)}

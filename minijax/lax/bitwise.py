@@ -156,6 +156,8 @@ def _count_leading_zeros(x):
 
 population_count_p = _integer_unary_primitive('population_count', _population_count,
                                               hlo.PopulationCountOp, allow_bool=False)
+
+
 def _clz_of_the_bits(x):
     """``stablehlo.count_leading_zeros`` of ``x``'s bits read as unsigned: XLA's constant
     folder (jaxlib 0.10.2) widens a signed int8/16/32 constant to 64 bits with its sign, so

@@ -125,14 +125,6 @@ class _Cumulative:
         self.identity, self.float_only, self.rounds = identity, float_only, rounds
 
 
-def _lowest(dtype):
-    return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    return np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).max
-
-
 def _hlo_logaddexp(x, y, dtype):
     """``logaddexp`` in StableHLO ops, for the reduce_window body of cumlogsumexp."""
     amax = hlo.MaxOp(x, y).result
@@ -157,9 +149,9 @@ _FAMILY = [
                 lambda d: 1, rounds=True),
     # max and min as their primitives' impls: NaN wins, and +0. beats -0. in max, as in XLA.
     _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max,
-                _binary_hlo(hlo.MaxOp), _lowest),
+                _binary_hlo(hlo.MaxOp), dtypes.lowest),
     _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min,
-                _binary_hlo(hlo.MinOp), _highest),
+                _binary_hlo(hlo.MinOp), dtypes.highest),
     _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, _hlo_logaddexp,
                 lambda d: -np.inf, float_only=True, rounds=True),
 ]

@@ -74,18 +74,6 @@ def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False, logic
     return prim
 
 
-def _lowest(dtype):
-    if dtypes.is_float(dtype):
-        return -np.inf
-    return False if dtype == dtypes.bool_ else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    if dtypes.is_float(dtype):
-        return np.inf
-    return True if dtype == dtypes.bool_ else np.iinfo(dtype).max
-
-
 @dtypes.accumulates_in_float32
 def _sum(x, axis):
     return np.sum(x, axis, dtype=x.dtype)
@@ -105,12 +93,19 @@ def _chooser_reduction(np_reduce, identity, zero_winner):
     return impl
 
 
-reduce_sum_p = reduction_primitive('reduce_sum', _sum, hlo.AddOp, lambda dtype: 0,
-                                   eager_on_xla=True)
-reduce_max_p = reduction_primitive('reduce_max', _chooser_reduction(np.max, _lowest, 0.),
-                                   hlo.MaxOp, _lowest)
-reduce_min_p = reduction_primitive('reduce_min', _chooser_reduction(np.min, _highest, -0.),
-                                   hlo.MinOp, _highest)
+def _all_ones(dtype):
+    return ~np.zeros((), dtype)
+
+
+def _zero(dtype):
+    return np.zeros((), dtype)
+
+
+reduce_sum_p = reduction_primitive('reduce_sum', _sum, hlo.AddOp, _zero, eager_on_xla=True)
+reduce_max_p = reduction_primitive('reduce_max', _chooser_reduction(np.max, dtypes.lowest, 0.),
+                                   hlo.MaxOp, dtypes.lowest)
+reduce_min_p = reduction_primitive('reduce_min', _chooser_reduction(np.min, dtypes.highest, -0.),
+                                   hlo.MinOp, dtypes.highest)
 
 
 def _bitwise_reduction(name, ufunc, body_op, identity):
@@ -127,14 +122,6 @@ def _bitwise_reduction(name, ufunc, body_op, identity):
     reduce.__doc__ = (f'Bitwise {ufunc.__name__[8:]} of ``x`` over ``axis`` (an int, a tuple '
                       'of ints, or None for every axis); logical for booleans.')
     return prim, reduce
-
-
-def _all_ones(dtype):
-    return ~np.zeros((), dtype)
-
-
-def _zero(dtype):
-    return np.zeros((), dtype)
 
 
 reduce_and_p, reduce_and = _bitwise_reduction('reduce_and', np.bitwise_and, hlo.AndOp,
@@ -165,8 +152,8 @@ def _monoid_reducers():
     """``lax.reduce``'s computations with a reduction primitive: (reducer, identity)."""
     from minijax.lax.bitwise import bitwise_and, bitwise_or, bitwise_xor
     from minijax.lax.elementwise import add, max, min  # noqa: A004 (lax names)
-    return {add: (reduce_sum, _zero), max: (reduce_max, _lowest),
-            min: (reduce_min, _highest), bitwise_and: (reduce_and, _all_ones),
+    return {add: (reduce_sum, _zero), max: (reduce_max, dtypes.lowest),
+            min: (reduce_min, dtypes.highest), bitwise_and: (reduce_and, _all_ones),
             bitwise_or: (reduce_or, _zero), bitwise_xor: (reduce_xor, _zero)}
 
 
@@ -180,9 +167,10 @@ def reduce(operand, init_value, computation, dimensions):  # noqa: A001 (lax.red
     dtype = core.get_aval(operand).dtype
     if reducer is None or isinstance(init_value, core.Tracer) or \
             np.asarray(init_value) != identity(dtype):
+        name = getattr(computation, '__name__', computation)
         raise NotImplementedError(
             f'lax.reduce: minijax reduces with lax.add, max, min, bitwise_and, bitwise_or '
-            f'or bitwise_xor from their identity only; got computation {getattr(computation, "__name__", computation)} '
+            f'or bitwise_xor from their identity only; got computation {name} '
             f'and init_value {init_value}')
     return reducer(operand, tuple(dimensions))
 
@@ -234,8 +222,8 @@ def _arg_chooser_primitive(name, np_impl, direction):
     def lowering(ctx, x, *, axis, index_dtype):
         aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
         indices = hlo.IotaOp(tensor_type(aval_in.update(dtype=index_dtype)), axis).result
-        init_value = constant(np.asarray(_lowest(aval_in.dtype) if direction == 'GT'
-                                         else _highest(aval_in.dtype), aval_in.dtype))
+        init_value = constant(np.asarray(dtypes.lowest(aval_in.dtype) if direction == 'GT'
+                                         else dtypes.highest(aval_in.dtype), aval_in.dtype))
         op = hlo.ReduceOp([tensor_type(aval_out.update(dtype=aval_in.dtype)),
                            tensor_type(aval_out)],
                           [x, indices], [init_value, constant(np.zeros((), index_dtype))],

@@ -23,7 +23,6 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import add, convert_element_type, div, eq, mul
 from minijax.lax.elementwise import max as lax_max, min as lax_min
-from minijax.lax.reductions import _highest, _lowest
 from minijax.lax.slicing import slice as lax_slice
 from minijax.lax.structural import full, pad, pad_p
 from minijax.lowering import constant, register_lowering, tensor_type
@@ -180,9 +179,9 @@ def _add(a, b):
 reduce_window_sum_p = _reduce_window_primitive('reduce_window_sum', _add, hlo.AddOp,
                                                lambda dtype: 0, eager_on_xla=True)
 reduce_window_max_p = _reduce_window_primitive('reduce_window_max', np.maximum, hlo.MaxOp,
-                                               _lowest)
+                                               dtypes.lowest)
 reduce_window_min_p = _reduce_window_primitive('reduce_window_min', np.minimum, hlo.MinOp,
-                                               _highest)
+                                               dtypes.highest)
 
 # ----------------------------------------------------------------------------- derivatives
 
@@ -231,16 +230,16 @@ def _reduce_window_chooser_jvp(prim, identity):
     ad.defjvp(prim, partial)
 
 
-_reduce_window_chooser_jvp(reduce_window_max_p, _lowest)
-_reduce_window_chooser_jvp(reduce_window_min_p, _highest)
+_reduce_window_chooser_jvp(reduce_window_max_p, dtypes.lowest)
+_reduce_window_chooser_jvp(reduce_window_min_p, dtypes.highest)
 
 # ----------------------------------------------------------------------------- lax.reduce_window
 
 #: The computations ``reduce_window`` knows: the primitive and the identity the init value
 #: must be.
 _MONOIDS = {add: (reduce_window_sum_p, lambda dtype: 0),
-            lax_max: (reduce_window_max_p, _lowest),
-            lax_min: (reduce_window_min_p, _highest)}
+            lax_max: (reduce_window_max_p, dtypes.lowest),
+            lax_min: (reduce_window_min_p, dtypes.highest)}
 
 
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
