@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import builtins
 import functools
-import inspect
 import math
 import operator
 import sys
-import types
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array, device_array, eager_result, scalar
+from minijax.array import Array, device_array, scalar
 from minijax.core import Tracer
 from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
 
@@ -1706,141 +1704,10 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
 
 # ----------------------------------------------------------------------------- the API boundary
 
-def _as_array_result(out, args):
-    """An eager result as an Array, as the primitives' own results are
-    (``minijax.array.eager_result``): here for a function that returned a NumPy value
-    without binding a primitive (an argument returned as it is, a constant)."""
-    if isinstance(out, list):
-        return [_as_array_result(o, args) for o in out]
-    if (isinstance(out, np.ndarray) and core.dynamic_trace is not None
-            and builtins.any(out is a for a in args)):
-        # traced, an argument returned as it is stays the same constant of the jaxpr, so
-        # branches closing over one NumPy array share one operand, as in JAX
-        return core.staged_constant(out)
-    return eager_result(out, None, args)
+from minijax.numpy._boundary import (install_api_boundary as _install_api_boundary,  # noqa: E402
+                                      returns_arrays as _returns_arrays)
 
-
-#: The parameters that take one array: JAX refuses a list or tuple there (a NumPy
-#: habit that would hide a conversion), naming the function and the argument's position
-#: among them. Functions that read nested sequences or only look at them are exempt.
-_ARRAY_PARAMETERS = {'x', 'y', 'x1', 'x2', 'a', 'b', 'm', 'arr', 'ary', 'ar', 'v', 'p', 'xp',
-                     'fp', 'q', 'condition', 'element', 'test_elements', 'indices', 'A',
-                     'weights', 'fill_value', 'repeats', 'bins'}
-_TAKES_SEQUENCES = {'asarray', 'shape', 'ndim', 'size', 'isscalar', 'iscomplexobj',
-                    'promote_types'}
-
-
-def _array_parameters(fn):
-    """``(position, name)`` of each array parameter of ``fn``, in its signature's order."""
-    if fn.__name__ in _TAKES_SEQUENCES:
-        return ()
-    parameters = inspect.signature(fn).parameters.values()
-    return tuple((k, p.name) for k, p in enumerate(parameters)
-                 if p.name in _ARRAY_PARAMETERS and p.kind is not p.KEYWORD_ONLY)
-
-
-def _check_arraylike(name, parameters, args, kwargs):
-    for position, (k, parameter) in enumerate(parameters):
-        value = args[k] if k < len(args) else kwargs.get(parameter)
-        if isinstance(value, (list, tuple)):
-            raise TypeError(f'{name} requires ndarray or scalar arguments, got '
-                            f'{type(value)} at position {position}.')
-
-
-def _returns_arrays(fn):
-    parameters = _array_parameters(fn)
-
-    @functools.wraps(fn)
-    def api_function(*args, **kwargs):
-        if parameters:
-            _check_arraylike(fn.__name__, parameters, args, kwargs)
-        out = fn(*args, **kwargs)
-        return out if isinstance(out, _FINISHED) else _as_array_result(out, args)
-    return api_function
-
-
-#: Results the boundary passes on as they are (``_as_array_result`` would): a primitive's
-#: result, already an Array or a tracer, and tuples (shapes, and the tuples of functions
-#: that return several results, made of such results).
-_FINISHED = (Tracer, Array, tuple)
-
-
-#: The functions that ``jax.numpy`` (0.10.2) stages as a nested ``jit`` of their own name,
-#: with the parameters that ``jit`` takes as static (those of the minijax function's
-#: signature count). Traced, each binds ``xla_call``, so jaxprs print JAX's ``jit[name=...]``
-#: and lowered modules JAX's private functions; names with an underscore are the helpers
-#: that JAX's public function calls (``where`` -> ``_where``).
-_STAGED_AS_JIT = {
-    **dict.fromkeys(['_where', 'arccosh', 'atleast_1d', 'atleast_2d', 'bitwise_count',
-                     'clip', 'copysign', 'divmod', 'ediff1d', 'floor_divide', 'fmax', 'fmin',
-                     'fmod', 'heaviside', 'hypot', 'iscomplex', 'isinf', 'isreal', 'kron',
-                     'ldexp', 'nan_to_num', 'remainder', 'rint', 'signbit', 'sinc',
-                     'trunc'], ()),
-    '_flip': ('axis',), 'allclose': ('equal_nan',), 'isclose': ('equal_nan',),
-    'angle': ('deg',), 'round': ('decimals',), 'tril': ('k',), 'triu': ('k',),
-    'sort': ('axis', 'kind', 'order', 'stable', 'descending'),
-    'argsort': ('axis', 'kind', 'order', 'stable', 'descending', 'dtype'),
-    'convolve': ('mode', 'precision', 'preferred_element_type'),
-    'correlate': ('mode', 'precision', 'preferred_element_type'),
-    'corrcoef': ('rowvar', 'dtype'), 'cov': ('rowvar', 'bias', 'ddof', 'dtype'),
-    'count_nonzero': ('axis', 'keepdims'), 'cross': ('axisa', 'axisb', 'axisc', 'axis'),
-    'cumsum': ('axis', 'dtype'), 'cumprod': ('axis', 'dtype'), 'diff': ('n', 'axis'),
-    'diagonal': ('offset', 'axis1', 'axis2'),
-    'trace': ('offset', 'axis1', 'axis2', 'dtype'),  # JAX traces offset; minijax slices by it
-    'lexsort': ('axis',), 'rot90': ('k', 'axes'), 'trapezoid': ('axis',),
-    'searchsorted': ('side', 'method'), 'polyval': ('unroll',),
-    'nanmax': ('axis', 'keepdims'), 'nanmin': ('axis', 'keepdims'),
-    'nanmean': ('axis', 'dtype', 'keepdims'), 'nanvar': ('axis', 'dtype', 'keepdims'),
-    'nanstd': ('axis', 'dtype', 'keepdims'),
-    'median': ('axis', 'overwrite_input', 'keepdims'),
-    'nanmedian': ('axis', 'overwrite_input', 'keepdims'),
-    **dict.fromkeys(['quantile', 'nanquantile', 'percentile', 'nanpercentile'],
-                    ('axis', 'overwrite_input', 'keepdims', 'method')),
-}
-
-
-def _staged_as_jit(fn, static_argnames):
-    """``fn``, bound as a nested ``jit`` named after it while a jaxpr is being built
-    (``jit``, ``make_jaxpr``), as JAX stages it; otherwise run as it is, also under an eager
-    ``grad`` or ``vmap``: JAX compiles these functions even then, minijax saves the compile
-    (results can differ from JAX's in the last bit). The ``jit``'s trace cache traces the
-    body once per types."""
-    from minijax.jit import jit  # the api layer, above this module
-    parameters = inspect.signature(fn).parameters.values()
-    static = tuple(p.name for p in parameters if p.name in static_argnames)
-    positions = tuple(k for k, p in enumerate(parameters)
-                      if p.name in static and p.kind in _POSITIONAL)
-    staged = jit(fn, static_argnums=positions, static_argnames=static)
-
-    @functools.wraps(fn)
-    def maybe_staged(*args, **kwargs):
-        if core.dynamic_trace is None:
-            return fn(*args, **kwargs)
-        return staged(*args, **kwargs)
-    return maybe_staged
-
-
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-
-
-def _install_api_boundary(namespace, module=__name__):
-    """Make every public function of ``namespace`` (a module or class) defined in ``module``
-    return Arrays when it runs eagerly, as ``jax.numpy`` does, and stage the functions of
-    ``_STAGED_AS_JIT`` as a nested ``jit`` when traced. The primitives' eager
-    implementations compute NumPy values; the boundary wraps the result of each API call
-    (not each primitive), for free: no copy, no transfer until a compiled program needs the
-    value on the device."""
-    for name, value in list(vars(namespace).items()):
-        if not (isinstance(value, types.FunctionType) and value.__module__ == module):
-            continue
-        if name in _STAGED_AS_JIT:
-            value = _staged_as_jit(value, _STAGED_AS_JIT[name])
-        if not name.startswith('_'):
-            value = _returns_arrays(value)
-        setattr(namespace, name, value)
-
-
-_install_api_boundary(sys.modules[__name__])
+_install_api_boundary(sys.modules[__name__], __name__)
 
 # The topic modules are written on the functions above (wrapped, as every caller sees them),
 # so they come last; their public functions get the same boundary and join this namespace.
