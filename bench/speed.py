@@ -47,13 +47,13 @@ def f_small(jnp):
 def dispatch_numpy(jax, jnp, lax):
     g, x = jax.jit(f_small(jnp)), np.arange(16, dtype=np.float32)
     g(x)
-    return best_of(lambda: g(x), 2000, clock=time.process_time)
+    return best_of(lambda: g(x), 10000, repeat=7, clock=time.process_time)
 
 
 def dispatch_array(jax, jnp, lax):
     g = jax.jit(f_small(jnp))
     y = g(np.arange(16, dtype=np.float32))
-    return best_of(lambda: g(y), 2000, clock=time.process_time)
+    return best_of(lambda: g(y), 10000, repeat=7, clock=time.process_time)
 
 
 # ----------------------------------------------------------------------------- trace + lower
@@ -217,11 +217,14 @@ def main():
                 best[i] = min(best[i], measure(jax, jnp, lax))
         return best
 
-    row('jitted call, NumPy in', *both(dispatch_numpy), 'us', 1e6, '<= 1.5')
-    row('jitted call, Array in', *both(dispatch_array), 'us', 1e6, '<= 1.3')
+    numpy_in = both(dispatch_numpy, rounds=5)
+    row('jitted call, NumPy in', *numpy_in, 'us', 1e6, '<= 1.5')
+    row('jitted call, Array in', *both(dispatch_array, rounds=5), 'us', 1e6, '<= 1.3')
     without, imported = in_child('without_jax', 'minijax')
-    row('jitted call, NumPy in, `jax` not importable' + (' (imported jax!)' if imported else ''),
-        without, both(dispatch_numpy)[1], 'us', 1e6, 'as with jax installed')
+    rows.append(f'| jitted call, NumPy in, `jax` not importable'
+                f'{" (imported jax!)" if imported else ""} | {without * 1e6:.1f} us | '
+                f'(minijax with jax: {numpy_in[0] * 1e6:.1f} us) | '
+                f'{without / numpy_in[0]:.2f} of minijax with jax | about 1 |')
     (first_mj, mj_imports_jax), (first_jax, _) = (in_child('first_call', n) for n in
                                                   ('minijax', 'jax'))
     row('import + first jitted call, fresh process' +
