@@ -66,9 +66,14 @@ class Array:
         return value.copy() if copy else value
 
     def __array_function__(self, func, types, args, kwargs):
-        """NumPy functions (``np.transpose(x)``, ``np.sum(x)``) see the NumPy value, as for
-        any array-like; without this NumPy would call the Array's own methods, which bind
-        primitives whose eager implementations call those NumPy functions again."""
+        """A NumPy function called on Arrays does what it does on JAX's arrays (which do not
+        define this method): NumPy's own code, which calls the Array's method where there is
+        one (``np.round(x)`` is ``x.round()``, an Array) and otherwise computes on the
+        values (``np.concatenate``, an ndarray). Inside an eager impl rule, which computes
+        with NumPy, every NumPy function sees the values: the methods would bind the
+        primitives again."""
+        if not core.in_impl_rule.depth:
+            return func._implementation(*args, **kwargs)
         if func in _SHAPE_QUERIES and len(args) == 1 and not kwargs:
             return getattr(args[0], _SHAPE_QUERIES[func])  # a key array's, not its words'
         return func(*_numpy_values(args), **_numpy_values(kwargs))

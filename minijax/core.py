@@ -11,6 +11,7 @@ import functools
 import gc
 import operator
 import sysconfig
+import threading
 from contextlib import contextmanager
 from typing import Any, Callable, NamedTuple
 
@@ -437,6 +438,21 @@ def short_repr(x) -> str:
     return x._short_repr() if isinstance(x, Tracer) else str(x)
 
 
+class _InImplRule(threading.local):
+    """Entered while an eager impl rule computes with NumPy on concrete values: there, an
+    Array handed to a NumPy function stands for its value (``Array.__array_function__``)."""
+    depth = 0
+
+    def __enter__(self):
+        self.depth += 1
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+
+
+in_impl_rule = _InImplRule()
+
+
 class EvalTrace(Trace):
     """Level 0: apply each primitive's implementation to concrete values.
 
@@ -452,7 +468,7 @@ class EvalTrace(Trace):
         if primitive.eager_on_xla and apply_on_xla is not None:
             return apply_on_xla(primitive, tracers, params, avals)
         impl = impl_rules[primitive]
-        with np.errstate(all='ignore'):  # 1/0 is inf and log(-1) NaN, silently, as in XLA
+        with in_impl_rule, np.errstate(all='ignore'):  # 1/0 is inf, log(-1) NaN, as in XLA
             out = impl(*tracers, **params)
         if not primitive.multiple_results:
             return eager_result(out, avals, tracers)

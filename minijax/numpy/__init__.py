@@ -515,9 +515,10 @@ isposinf = _unary('isposinf', lambda x: _is_infinity(x, np.inf), to_float=False)
 isneginf = _unary('isneginf', lambda x: _is_infinity(x, -np.inf), to_float=False)
 
 
-def round(a, decimals=0):  # noqa: A001
+def round(a, decimals=0, out=None):  # noqa: A001
     """Round to ``decimals`` places, halves to even, as ``jnp.round``: ``rint(a * 10**d) /
     10**d`` for floats; integers are returned unchanged for ``decimals >= 0``."""
+    _no_out('round', out)
     if not _is_float(a) or decimals == 0:
         return rint(a)
     factor = 10. ** decimals
@@ -558,10 +559,9 @@ def _where(condition, x, y):
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close only to
-    themselves; NaNs to each other only with ``equal_nan``."""
-    a, b = _broadcast(*_promote(a, b), scalars_too=True)
-    if not _is_float(a):
-        return equal(a, b)
+    themselves; NaNs to each other only with ``equal_nan``. Integers and booleans compare
+    as floats, with the tolerances (as in JAX, not NumPy's exact integers)."""
+    a, b = map(_to_float, _broadcast(*_promote(a, b), scalars_too=True))
     close = less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b))))
     finite = logical_and(isfinite(a), isfinite(b))
     out = where(finite, close, equal(a, b))

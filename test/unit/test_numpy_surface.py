@@ -94,6 +94,10 @@ CASES = [
     _c('isclose', lambda m, x, y: m.stack([m.isclose(x, y), m.isclose(x, x + 1e-9),
                                            m.isclose(y, y, equal_nan=True)]),
        ('u', (10,)), ('special', ()), grad=False),
+    _c('isclose-int-complex', lambda m, x: m.stack([
+        m.isclose(x * 100_000, x * 100_000 + 1), m.isclose(x, x + 1), m.isclose(x > 0, x < 0),
+        m.isclose(x * (1 + 1j), x * (1 + 1j) + 1e-9j), m.isclose(x * 1j, x * 1j + 1e-3)]),
+       ('nz', (6,)), grad=False),
     _c('allclose', lambda m, x: m.stack([m.allclose(x, x + 1e-9), m.allclose(x, x + 1e-3),
                                          m.array_equal(x, x)]), U34, grad=False),
     # reductions
@@ -282,12 +286,25 @@ def test_eager_results_do_not_alias_numpy_arguments():
     assert all(np.asarray(o).ravel()[0] == 0. for o in out)
 
 
-def test_numpy_functions_of_arrays_give_numpy_answers():
-    x = mnp.arange(6.).reshape(2, 3)
-    np.testing.assert_array_equal(np.transpose(x), np.arange(6.).reshape(2, 3).T)
-    assert np.sum(x) == 15. and np.reshape(x, (3, 2)).shape == (3, 2)
-    np.testing.assert_array_equal(np.concatenate([x, x]), np.tile(np.arange(6.).reshape(2, 3),
-                                                                  (2, 1)))
+NUMPY_FUNCTIONS_OF_ARRAYS = {
+    'round': lambda x: np.round(x, 1), 'around': np.around, 'sum': np.sum,
+    'mean-axis': lambda x: np.mean(x, 0), 'max-initial': lambda x: np.max(x, initial=3.),
+    'sum-where': lambda x: np.sum(x, where=x > 1), 'std': np.std, 'argmax': np.argmax,
+    'transpose': np.transpose, 'reshape': lambda x: np.reshape(x, (3, 2)), 'cumsum': np.cumsum,
+    'any': np.any, 'clip': lambda x: np.clip(x, 1, 2), 'concatenate': lambda x: np.concatenate(
+        [x, x]), 'where': lambda x: np.where(x > 1, x, 0), 'sin': np.sin, 'norm': np.linalg.norm,
+    'shape': np.shape, 'median': np.median,
+}
+
+
+@pytest.mark.parametrize('name', NUMPY_FUNCTIONS_OF_ARRAYS)
+def test_numpy_functions_of_arrays_do_what_they_do_on_jax_arrays(name):
+    """NumPy calls an Array's method where it has one (``np.round(x)`` is an Array), and
+    otherwise computes on its values (``np.concatenate``: an ndarray), as for JAX's arrays."""
+    fn = NUMPY_FUNCTIONS_OF_ARRAYS[name]
+    out, expected = fn(mnp.arange(6.).reshape(2, 3)), fn(jnp.arange(6.).reshape(2, 3))
+    assert isinstance(out, minijax.Array) == isinstance(expected, jax.Array), type(out)
+    assert_close(out, expected)
 
 
 def test_lax_eager_results_compose_with_arrays():
