@@ -4,7 +4,7 @@ Eagerly, a function returns Arrays, as ``jax.numpy``'s do: the primitives' eager
 implementations compute NumPy values, and the boundary wraps the result of each API call (not
 each primitive), for free: no copy, no transfer until a compiled program needs the value on
 the device. A list or tuple where one array is expected is refused, as JAX refuses it. And the
-functions that JAX stages as a nested ``jit`` are staged so while a jaxpr is being built.
+functions that JAX wraps in a ``jit`` are ``jit``s here too.
 """
 from __future__ import annotations
 
@@ -79,11 +79,11 @@ def returns_arrays(fn):
 _FINISHED = (Tracer, Array, tuple)
 
 
-#: The functions that ``jax.numpy`` (0.10.2) stages as a nested ``jit`` of their own name,
-#: with the parameters that ``jit`` takes as static (those of the minijax function's
-#: signature count). Traced, each binds ``xla_call``, so jaxprs print JAX's ``jit[name=...]``
-#: and lowered modules JAX's private functions; names with an underscore are the helpers
-#: that JAX's public function calls (``where`` -> ``_where``).
+#: The functions that ``jax.numpy`` (0.10.2) wraps in a ``jit`` of their own name, with the
+#: parameters that ``jit`` takes as static (those of the minijax function's signature
+#: count). Traced, each binds ``xla_call``, so jaxprs print JAX's ``jit[name=...]`` and
+#: lowered modules JAX's private functions; eagerly, each is compiled, as in JAX. Names with
+#: an underscore are the helpers that JAX's public function calls (``where`` -> ``_where``).
 _STAGED_AS_JIT = {
     **dict.fromkeys(['_where', 'arccosh', 'atleast_1d', 'atleast_2d', 'bitwise_count',
                      'clip', 'copysign', 'divmod', 'ediff1d', 'floor_divide', 'fmax', 'fmin',
@@ -114,24 +114,16 @@ _STAGED_AS_JIT = {
 
 
 def _staged_as_jit(fn, static_argnames):
-    """``fn``, bound as a nested ``jit`` named after it while a jaxpr is being built
-    (``jit``, ``make_jaxpr``), as JAX stages it; otherwise run as it is, also under an eager
-    ``grad`` or ``vmap``: JAX compiles these functions even then, minijax saves the compile
-    (results can differ from JAX's in the last bit). The ``jit``'s trace cache traces the
-    body once per types."""
+    """``fn`` as a ``jit`` named after it, as JAX stages it: traced, it binds ``xla_call``;
+    called eagerly (under an eager ``grad`` or ``vmap`` too) it is compiled once per
+    argument types, so that its results are JAX's to the last bit: op by op they can
+    differ where XLA rewrites the compiled program (``round``'s ``x * 10**d / 10**d``)."""
     from minijax.jit import jit  # the api layer, above this module
     parameters = inspect.signature(fn).parameters.values()
     static = tuple(p.name for p in parameters if p.name in static_argnames)
     positions = tuple(k for k, p in enumerate(parameters)
                       if p.name in static and p.kind in _POSITIONAL)
-    staged = jit(fn, static_argnums=positions, static_argnames=static)
-
-    @functools.wraps(fn)
-    def maybe_staged(*args, **kwargs):
-        if core.dynamic_trace is None:
-            return fn(*args, **kwargs)
-        return staged(*args, **kwargs)
-    return maybe_staged
+    return functools.wraps(fn)(jit(fn, static_argnums=positions, static_argnames=static))
 
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -140,7 +132,7 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 def install_api_boundary(namespace, module: str):
     """Put the boundary on every function of ``namespace`` (a module or class) defined in
     ``module`` (by name): each public one returns Arrays when it runs eagerly, and those of
-    ``_STAGED_AS_JIT`` are staged as a nested ``jit`` while a jaxpr is being built."""
+    ``_STAGED_AS_JIT`` are ``jit``s."""
     for name, value in list(vars(namespace).items()):
         if not (isinstance(value, types.FunctionType) and value.__module__ == module):
             continue
