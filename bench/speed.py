@@ -232,7 +232,7 @@ def main():
         first_mj, first_jax, 'ms', 1e3, 'no jax import')
     lowers = {}
     for n in (3000, 30000):
-        lowers[n] = both(trace_and_lower(n), rounds=7 if n == 3000 else 3)
+        lowers[n] = both(trace_and_lower(n), rounds=7 if n == 3000 else 5)
         row(f'trace + lower, {n}-op chain (CPU)', *lowers[n], 'ms', 1e3,
             '<= 0.5' if n == 3000 else 'growth no worse than JAX')
     growth = [lowers[30000][i] / lowers[3000][i] for i in range(2)]
