@@ -227,10 +227,24 @@ left_shift = _binary(lax.shift_left, 'left_shift', 'x << y (0 once y reaches the
 
 
 def power(x, y, /):
-    """``x ** y``; a Python int exponent becomes ``integer_pow`` (multiplications), as in JAX."""
+    """``x ** y``; a Python int exponent becomes ``integer_pow`` (multiplications), as in JAX.
+    XLA has no integer ``pow``: integers to integer powers are ``_integer_power``."""
     if type(y) is int:
         return lax.integer_pow(asarray(x), y)
+    if dtypes.is_integer(result_type(x, y)):
+        return _integer_power(*_broadcast(*_promote(x, y), scalars_too=True))
     return _power(x, y)
+
+
+def _integer_power(x, y):
+    """``x ** y`` by binary exponentiation over the low 6 bits of ``y`` (a higher power
+    overflows for any ``|x| > 1``), as JAX computes it; ``0 ** 0`` is 1."""
+    zero, one = lax.full_like(y, 0), lax.full_like(y, 1)
+    acc = lax.select(lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero)), zero, one)
+    for _ in range(6):
+        acc = lax.select(lax.ne(lax.bitwise_and(y, one), zero), lax.mul(acc, x), acc)
+        x, y = lax.mul(x, x), lax.shift_right_logical(y, one)
+    return acc
 
 
 def right_shift(x, y, /):
@@ -1724,8 +1738,9 @@ from minijax.numpy._linear_algebra import (_norm, convolve, correlate, diag, dia
 from minijax.numpy import _statistics  # noqa: E402
 _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
-                                       diff, ediff1d, histogram, histogram_bin_edges, median,
-                                       nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
+                                       diff, digitize, ediff1d, gradient, histogram,
+                                       histogram_bin_edges, median, nanargmax, nanargmin,
+                                       nancumprod, nancumsum, nanmax,
                                        nanmean, nanmedian, nanmin, nanpercentile, nanprod,
                                        nanquantile, nanstd, nansum, nanvar, percentile, ptp,
                                        quantile)  # noqa: E402
@@ -1736,6 +1751,10 @@ from minijax.numpy._data_dependent import (argwhere, bincount, compress, extract
 from minijax.numpy import linalg  # noqa: E402  (jnp.linalg)
 for _name in linalg.__all__:
     setattr(linalg, _name, _returns_arrays(getattr(linalg, _name)))
+from minijax.numpy import _polynomial  # noqa: E402  (it uses linalg.lstsq)
+_install_api_boundary(_polynomial, _polynomial.__name__)
+from minijax.numpy._polynomial import (poly, polyadd, polyder, polyfit, polyint, polymul,
+                                       polysub, vander)  # noqa: E402
 
 # ----------------------------------------------------------------------------- operators, methods
 

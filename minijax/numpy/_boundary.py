@@ -39,9 +39,10 @@ def _as_array_result(out, args):
 #: among them. Functions that read nested sequences or only look at them are exempt.
 _ARRAY_PARAMETERS = {'x', 'y', 'x1', 'x2', 'a', 'b', 'm', 'arr', 'ary', 'ar', 'v', 'p', 'xp',
                      'fp', 'q', 'condition', 'element', 'test_elements', 'indices', 'A',
-                     'weights', 'fill_value', 'repeats', 'bins'}
+                     'weights', 'fill_value', 'repeats', 'bins', 'a1', 'a2', 'w', 'f',
+                     'seq_of_zeros'}
 _TAKES_SEQUENCES = {'asarray', 'shape', 'ndim', 'size', 'isscalar', 'iscomplexobj',
-                    'promote_types'}
+                    'promote_types', 'array_equal'}
 
 
 def _array_parameters(fn):
@@ -102,7 +103,10 @@ _STAGED_AS_JIT = {
     'diagonal': ('offset', 'axis1', 'axis2'),
     'trace': ('offset', 'axis1', 'axis2', 'dtype'),  # JAX traces offset; minijax slices by it
     'lexsort': ('axis',), 'rot90': ('k', 'axes'), 'trapezoid': ('axis',),
-    'searchsorted': ('side', 'method'), 'polyval': ('unroll',),
+    'searchsorted': ('side', 'method'), 'digitize': ('right', 'method'),
+    'gradient': ('axis', 'edge_order'), **dict.fromkeys(['poly', 'polyadd', 'polysub'], ()),
+    'polyval': ('unroll',), 'polyder': ('m',), 'polyint': ('m',), 'vander': ('N', 'increasing'),
+    'polyfit': ('deg', 'rcond', 'full', 'cov'),
     'nanmax': ('axis', 'keepdims'), 'nanmin': ('axis', 'keepdims'),
     'nanmean': ('axis', 'dtype', 'keepdims'), 'nanvar': ('axis', 'dtype', 'keepdims'),
     'nanstd': ('axis', 'dtype', 'keepdims'),

@@ -12,15 +12,17 @@ from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _to_float, add,
                            all, any, argmax, argmin, asarray, atleast_2d, broadcast_to, ceil,
                            clip, concatenate, cumprod, cumsum, diagonal, divide, expand_dims,
-                           equal, floor, full_like, isnan, less_equal, linspace, logical_not,
-                           matmul, max, mean, min, moveaxis, multiply, not_equal, ones_like, prod,
-                           ravel, reshape, searchsorted, size, sort, sqrt, square, squeeze,
-                           subtract, sum, take_along_axis, transpose, true_divide, where, zeros)
+                           equal, floor, full_like, greater_equal, isnan, less_equal, linspace,
+                           logical_not, matmul, max, mean, min, moveaxis, multiply, not_equal,
+                           ones_like, prod, ravel, reshape, searchsorted, size, sort, sqrt, square,
+                           squeeze, subtract, sum, take_along_axis, transpose, true_divide, where,
+                           zeros, zeros_like)
 
-__all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'ediff1d',
-           'histogram', 'histogram_bin_edges', 'median', 'nanargmax', 'nanargmin', 'nancumprod',
-           'nancumsum', 'nanmax', 'nanmean', 'nanmedian', 'nanmin', 'nanpercentile', 'nanprod',
-           'nanquantile', 'nanstd', 'nansum', 'nanvar', 'percentile', 'ptp', 'quantile']
+__all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
+           'ediff1d', 'gradient', 'histogram', 'histogram_bin_edges', 'median', 'nanargmax',
+           'nanargmin', 'nancumprod', 'nancumsum', 'nanmax', 'nanmean', 'nanmedian', 'nanmin',
+           'nanpercentile', 'nanprod', 'nanquantile', 'nanstd', 'nansum', 'nanvar', 'percentile',
+           'ptp', 'quantile']
 
 
 def _without_nan(a, fill, value=None):
@@ -152,6 +154,65 @@ def ediff1d(ary, to_end=None, to_begin=None):
     pieces = [ravel(asarray(v)) for v in (to_begin,) if v is not None]
     pieces += [diff(ravel(ary))] + [ravel(asarray(v)) for v in (to_end,) if v is not None]
     return concatenate(pieces)
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """The derivative of ``f`` along each of ``axis`` (all axes if None) by central
+    differences inside and one-sided ones at the two ends; a spacing per axis (one for all,
+    or one each) is a scalar step or the 1-D coordinates of the samples."""
+    if edge_order is not None:
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    f, *spacing = (_to_float(v) for v in _promote(*map(asarray, (f, *varargs))))
+    ndim = np.ndim(f)
+    axes = tuple(range(ndim)) if axis is None else tuple(
+        core.canonicalize_axis(a, ndim, 'gradient: axis') for a in np.atleast_1d(axis))
+    if not axes:
+        return []
+    if builtins.min(np.shape(f)[a] for a in axes) < 2:
+        raise ValueError('Shape of array too small to calculate a numerical gradient, at least '
+                         '2 elements are required.')
+    if len(spacing) not in (0, 1, len(axes)):
+        raise TypeError(f'Invalid number of spacing arguments {len(spacing)} for {axis=}')
+    steps = spacing if len(spacing) == len(axes) else (spacing or [1.0]) * len(axes)
+    derivatives = [_gradient_along(f, h, a) for a, h in zip(axes, steps)]
+    return derivatives[0] if len(axes) == 1 else derivatives
+
+
+def _slicer(a, axis):
+    """``a[start:limit]`` along ``axis``, Python's slice bounds (negative, None) allowed."""
+    n = np.shape(a)[axis]
+    return lambda start, limit: lax.slice_in_dim(a, *slice(start, limit).indices(n)[:2],
+                                                 axis=axis)
+
+
+def _gradient_along(f, h, axis):
+    """``gradient`` along one axis, with the step ``h`` or the coordinates ``h``: the
+    second-order formula for uneven spacing (NumPy's), which is the central difference
+    when the spacing is even."""
+    f_ = _slicer(f, axis)
+    first, last = subtract(f_(1, 2), f_(0, 1)), subtract(f_(-1, None), f_(-2, -1))
+    if np.ndim(h) == 0:
+        inner = true_divide(multiply(subtract(f_(2, None), f_(None, -2)), .5), h)
+        last, first = true_divide(last, h), true_divide(first, h)  # JAX's order
+        return concatenate((first, inner, last), axis)
+    if np.ndim(h) != 1:
+        raise ValueError('Spacing arrays must be 1D arrays or scalars.')
+    if len(h) != np.shape(f)[axis]:
+        raise ValueError('Spacing arrays must have the same length as the dimension along '
+                         'which the gradient is calculated.')
+    h_shape = [1] * np.ndim(f)
+    h_shape[axis] = len(h)
+    h_ = _slicer(reshape(h, h_shape), axis)
+    first = true_divide(first, subtract(h_(1, 2), h_(0, 1)))
+    last = true_divide(last, subtract(h_(-1, None), h_(-2, -1)))
+    dx1, dx2 = subtract(h_(1, -1), h_(0, -2)), subtract(h_(2, None), h_(1, -1))
+    dx12 = add(dx1, dx2)
+    before = true_divide(-dx2, multiply(dx1, dx12))
+    at = true_divide(subtract(dx2, dx1), multiply(dx1, dx2))
+    after = true_divide(dx1, multiply(dx2, dx12))
+    inner = add(add(multiply(before, f_(0, -2)), multiply(at, f_(1, -1))),
+                multiply(after, f_(2, None)))
+    return concatenate((first, inner, last), axis)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -338,3 +399,18 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     if density:
         counts = true_divide(true_divide(counts, diff(edges)), sum(counts))
     return counts, edges
+
+
+def digitize(x, bins, right=False, *, method=None):
+    """The index of the bin of each ``x`` among the edges ``bins`` (increasing or
+    decreasing): the count of edges at or below it (below it if ``right``)."""
+    x, bins = asarray(x), asarray(bins)
+    if np.ndim(bins) != 1:
+        raise ValueError(f'digitize: bins must be a 1-dimensional array; got {bins=}')
+    n = np.shape(bins)[0]
+    if n == 0:
+        return zeros_like(x, dtype=np.int32)
+    side = 'left' if right else 'right'
+    method = {} if method is None else {'method': method}
+    return where(greater_equal(bins[-1], bins[0]), searchsorted(bins, x, side=side, **method),
+                 n - searchsorted(bins[::-1], x, side=side, **method))

@@ -196,6 +196,16 @@ ERRORS = {
     'min-of-empty': lambda jnp, jit: jnp.min(jnp.ones((2, 0)), 1),
     'where-not-boolean': lambda jnp, jit: jnp.sum(jnp.ones(3), where=jnp.ones(3)),
     'initial-not-scalar': lambda jnp, jit: jnp.sum(jnp.ones(3), initial=jnp.ones(2)),
+    'polyfit-x-2d': lambda jnp, jit: jnp.polyfit(jnp.ones((3, 1)), jnp.ones(3), 1),
+    'polyfit-integer-x': lambda jnp, jit: jnp.polyfit(jnp.arange(3), jnp.ones(3), 1),
+    'polyfit-weights': lambda jnp, jit: jnp.polyfit(jnp.ones(3), jnp.ones(3), 1, w=jnp.ones(2)),
+    'polyfit-cov-too-few': lambda jnp, jit: jnp.polyfit(jnp.ones(2), jnp.ones(2), 1, cov=True),
+    'polyint-k': lambda jnp, jit: jnp.polyint(jnp.ones(3), 2, k=jnp.ones(3)),
+    'polyder-negative': lambda jnp, jit: jnp.polyder(jnp.ones(3), -1),
+    'vander-list': lambda jnp, jit: jnp.vander([1., 2.]),
+    'poly-3d': lambda jnp, jit: jnp.poly(jnp.ones((2, 2, 2))),
+    'gradient-edge_order': lambda jnp, jit: jnp.gradient(jnp.ones(3), edge_order=1),
+    'gradient-spacings': lambda jnp, jit: jnp.gradient(jnp.ones((3, 3)), 1., 2., 3.),
 }
 
 
@@ -270,6 +280,7 @@ STAGED = {
                                                      jnp.angle(x)), X[:3]),
     'vmap-clip': (lambda jax, jnp: jax.vmap(lambda r: jnp.clip(r, 0., 2.)), MATRIX[:2, :2]),
     'jvp-flip': (lambda jax, jnp: lambda x: jax.jvp(jnp.flip, (x,), (x,)), X[:3]),
+    'polyder-static-m': (lambda jax, jnp: lambda x: jnp.polyder(x, m=0), X[:3]),
 }
 #: Rows whose modules differ inside the private function (minijax lowers the sort
 #: comparator and cumsum's window its own way): there ``@main``, its call and the private

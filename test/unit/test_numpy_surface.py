@@ -200,6 +200,20 @@ CASES = [
     _c('integer-array-index', lambda m, x: x[np.array([2, 0, -1])] + x[:, np.array([1, 1, 0])]
        .T, ('u', (3, 3))),
     _c('where-mask', lambda m, x: m.where(x > 0, x, 0.) + m.where(m.isnan(x), 0., 1.), U34),
+    # polynomials (coefficients highest power first), bins, derivatives of samples
+    _c('polynomials', lambda m, p, q: m.concatenate([
+        m.polyadd(p, q), m.polysub(q, p), m.polymul(p, q), m.polyder(q), m.poly(p),
+        m.polyint(q, 2, k=p[:2]), m.vander(p).ravel()]), U3, ('u', (5,))),
+    _c('polynomials-int-digitize', lambda m, x, y: m.concatenate([
+        m.vander(x, 3, increasing=True).ravel(), x ** m.abs(y), m.polyder(x, 2), m.polyint(x),
+        m.digitize(x, np.array([-1., 0., .5])), m.digitize(y, np.array([5, 0, -1]), True)]),
+       ('i', (6,)), ('i32', (6,)), grad=False),
+    _c('polyfit', lambda m, x, y: m.concatenate([r.ravel() for r in (
+        *m.polyfit(x, y, 2, full=True), *m.polyfit(x, y[:, 0], 1, w=x * x + .5, cov=True))]),
+       ('u', (8,)), ('u', (8, 2)), grad=False),
+    _c('gradient', lambda m, f, h: m.stack([
+        *m.gradient(f), *m.gradient(f, m.cumsum(h), 2., axis=(0, -1))]), U34, ('pos', (3,)),
+       grad=False),
 ]
 
 
@@ -321,6 +335,11 @@ def test_dtype_objects_compare_and_convert_like_jax(dtype):
     assert np.dtype(m_type) == np.dtype(j_type) and mnp.ones(2, dtype).dtype == m_type
     assert_close(m_type(3), j_type(3))
     assert_close(minijax.jit(lambda x: m_type(x))(2.7), jax.jit(lambda x: j_type(x))(2.7))
+
+
+def test_poly_of_a_matrix_needs_a_nonsymmetric_eigendecomposition():
+    with pytest.raises(NotImplementedError, match='eigvals'):
+        mnp.poly(mnp.eye(2))
 
 
 def test_constants_match_jax():

@@ -1,0 +1,200 @@
+"""``jnp``'s polynomials as coefficient arrays, highest power first (``polyadd``, ``polymul``,
+``polyder``, ``polyint``, ``polyfit``, ``poly``, ``vander``), written as JAX writes them on
+the functions of ``minijax.numpy``, which imports them back. A result's length follows from
+its operands' shapes, so leading zeros stay (JAX's ``trim_leading_zeros`` reads values).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from minijax import core, dtypes, lax
+from minijax.numpy import (_promote, _to_float, arange, array, asarray, atleast_1d,
+                           concatenate, convolve, dot, expand_dims, full, linalg, maximum,
+                           multiply, ones, outer, power, prod, sqrt, subtract, sum, true_divide,
+                           zeros)
+from minijax.numpy._data_dependent import _concrete_value
+
+__all__ = ['poly', 'polyadd', 'polyder', 'polyfit', 'polyint', 'polymul', 'polysub', 'vander']
+
+
+def _promote_inexact(*arrays):
+    """The operands promoted together, then made floats (JAX's ``promote_dtypes_inexact``)."""
+    return [_to_float(a) for a in _promote(*map(asarray, arrays))]
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials: the shorter one added to the end of the longer one."""
+    a1, a2 = _promote(asarray(a1), asarray(a2))
+    if np.shape(a2)[0] <= np.shape(a1)[0]:
+        return a1.at[-np.shape(a2)[0]:].add(a2)
+    return a2.at[-np.shape(a1)[0]:].add(a1)
+
+
+def polysub(a1, a2):
+    """The difference of two polynomials."""
+    a1, a2 = _promote(asarray(a1), asarray(a2))
+    return polyadd(a1, -a2)
+
+
+def _trim_leading_zeros(a):
+    """``a`` without its leading zeros (read from its concrete value, as JAX's
+    ``trim_zeros``)."""
+    nonzero = np.flatnonzero(_concrete_value(a, 'polymul', 'pass trim_leading_zeros=False'))
+    return a[nonzero[0]:] if nonzero.size else a[:0]
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    """The product of two polynomials, a float array: the convolution of their coefficients
+    (an empty operand counts as the polynomial 0)."""
+    a1, a2 = _promote_inexact(a1, a2)
+    if trim_leading_zeros and (len(a1) > 1 or len(a2) > 1):
+        a1, a2 = _trim_leading_zeros(a1), _trim_leading_zeros(a2)
+    dtype = core.get_aval(a1).dtype
+    a1 = zeros(1, dtype) if len(a1) == 0 else a1
+    a2 = zeros(1, dtype) if len(a2) == 0 else a2
+    return convolve(a1, a2, mode='full')
+
+
+def polyder(p, m=1):
+    """The ``m``-th derivative: each coefficient times the falling factorial of its power."""
+    m = operator.index(m)
+    p, = _promote_inexact(p)
+    if m < 0:
+        raise ValueError('Order of derivative must be positive')
+    if m == 0:
+        return p
+    dtype = core.get_aval(p).dtype
+    powers = subtract(expand_dims(arange(m, len(p), dtype=dtype), 0),
+                      expand_dims(arange(m, dtype=dtype), 1))
+    return multiply(p[:-m], prod(powers, 0)[::-1])
+
+
+def polyint(p, m=1, k=None):
+    """The ``m``-th antiderivative, with the integration constants ``k`` (a scalar, or one
+    per integration) as its last ``m`` coefficients."""
+    m = operator.index(m)
+    p, k = _promote_inexact(p, 0 if k is None else k)
+    if m < 0:
+        raise ValueError('Order of integral must be positive (see polyder)')
+    k = atleast_1d(k)
+    if len(k) == 1:
+        k = full((m,), k[0])
+    if np.shape(k) != (m,):
+        raise ValueError('k must be a scalar or a rank-1 array of length 1 or m.')
+    if m == 0:
+        return p
+    dtype = core.get_aval(p).dtype
+    powers = subtract(expand_dims(arange(len(p) + m, dtype=dtype), 0),
+                      expand_dims(arange(m, dtype=dtype), 1))
+    divisors = prod(maximum(1, powers), 0)[::-1]
+    return true_divide(concatenate((p, k)), divisors)
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 (NumPy's name)
+    """The matrix of the powers of ``x``: column ``j`` is ``x ** (N - 1 - j)`` (``x ** j``
+    if ``increasing``)."""
+    x = asarray(x)
+    if np.ndim(x) != 1:
+        raise ValueError('x must be a one-dimensional array')
+    N = len(x) if N is None else operator.index(N)  # noqa: N806
+    if N < 0:
+        raise ValueError('N must be nonnegative')
+    exponents = lax.iota(core.get_aval(x).dtype, N)
+    if not increasing:
+        exponents = subtract(N - 1, exponents)
+    return power(expand_dims(x, 1), expand_dims(exponents, 0))
+
+
+def poly(seq_of_zeros):
+    """The monic polynomial with the given roots, a float array: the product of the
+    ``x - root``, one convolution each."""
+    roots, = _promote_inexact(seq_of_zeros)
+    roots = atleast_1d(roots)
+    shape = np.shape(roots)
+    if len(shape) == 2 and shape[0] == shape[1] != 0:
+        raise NotImplementedError('jnp.poly of a square matrix (the characteristic polynomial) '
+                                  'needs its eigenvalues (jnp.linalg.eigvals), a nonsymmetric '
+                                  'eigendecomposition minijax does not have')
+    if len(shape) != 1:
+        raise ValueError('input must be 1d or non-empty square 2d array.')
+    dtype = core.get_aval(roots).dtype
+    if shape[0] == 0:
+        return ones((), dtype)
+    coefficients = ones((1,), dtype)
+    for k in range(shape[0]):
+        coefficients = convolve(coefficients, array([1, -roots[k]], dtype), mode='full')
+    return coefficients
+
+
+def _polyfit_checks(x, y, deg):
+    """JAX's errors for the operands of ``polyfit``, in JAX's order."""
+    if deg < 0:
+        raise ValueError('expected deg >= 0')
+    if np.ndim(x) != 1:
+        raise TypeError('expected 1D vector for x')
+    if np.size(x) == 0:
+        raise TypeError('expected non-empty vector for x')
+    if not 1 <= np.ndim(y) <= 2:
+        raise TypeError('expected 1D or 2D array for y')
+    if np.shape(x)[0] != np.shape(y)[0]:
+        raise TypeError('expected x and y to have same length')
+
+
+def _weighted(lhs, rhs, w):
+    """The rows of the least-squares problem multiplied by the weights ``w``."""
+    w, = _promote_inexact(w)
+    if np.ndim(w) != 1:
+        raise TypeError('expected a 1-d array for weights')
+    if np.shape(w)[0] != np.shape(rhs)[0]:
+        raise TypeError('expected w and y to have the same length')
+    w_column = expand_dims(w, 1)
+    return multiply(lhs, w_column), multiply(rhs, w_column if np.ndim(rhs) == 2 else w)
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):  # noqa: A002
+    """The least-squares polynomial of degree ``deg`` through the points ``(x, y)`` (a
+    column per column of ``y``): ``lstsq`` on the Vandermonde matrix of ``x``, its columns
+    scaled to unit norm. ``full`` adds ``(residuals, rank, singular values, rcond)``;
+    ``cov`` the coefficients' covariance (``'unscaled'``: not scaled by the residuals)."""
+    x, y = asarray(x), asarray(y)
+    deg = int(deg)
+    order = deg + 1
+    _polyfit_checks(x, y, deg)
+    if rcond is None:
+        rcond = len(x) * float(dtypes.finfo(core.get_aval(x).dtype).eps)
+    rcond = float(rcond)
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        lhs, rhs = _weighted(lhs, rhs, w)
+    scale = sqrt(sum(multiply(lhs, lhs), axis=0))
+    lhs = true_divide(lhs, expand_dims(scale, 0))
+    c, residuals, rank, s = linalg.lstsq(lhs, rhs, rcond)
+    c = true_divide(c.T, expand_dims(scale, 0)).T if np.ndim(c) > 1 else true_divide(c, scale)
+    if full:
+        return c, residuals, rank, s, asarray(rcond)
+    if not cov:
+        return c
+    unscaled = true_divide(linalg.inv(dot(lhs.T, lhs)), outer(scale, scale))
+    return c, multiply(_covariance_dims(unscaled, np.ndim(y)),
+                       _covariance_factor(cov, residuals, len(x), order, np.ndim(y)))
+
+
+def _covariance_dims(unscaled, y_ndim):
+    """The covariance matrix, with a last axis for the columns of a 2-D ``y``."""
+    return unscaled if y_ndim == 1 else expand_dims(unscaled, 2)
+
+
+def _covariance_factor(cov, residuals, points, order, y_ndim):
+    """What ``polyfit`` multiplies the unscaled covariance by: 1, or the residuals over the
+    degrees of freedom, shaped to broadcast against ``_covariance_dims``."""
+    if cov == 'unscaled':
+        factor = array(1.0)
+    elif points <= order:
+        raise ValueError('the number of data points must exceed order to scale the covariance '
+                         'matrix')
+    else:
+        factor = true_divide(residuals, points - order)
+    factor = atleast_1d(factor)
+    return factor[np.newaxis] if y_ndim == 1 else factor[np.newaxis, np.newaxis, :]
