@@ -10,18 +10,13 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_promote, _to_float, arange, array, asarray, atleast_1d,
+from minijax.numpy import (_promote, _promote_inexact, arange, array, asarray, atleast_1d,
                            concatenate, convolve, dot, expand_dims, full, linalg, maximum,
                            multiply, ones, outer, power, prod, sqrt, subtract, sum, true_divide,
                            zeros)
 from minijax.numpy._data_dependent import _concrete_value
 
 __all__ = ['poly', 'polyadd', 'polyder', 'polyfit', 'polyint', 'polymul', 'polysub', 'vander']
-
-
-def _promote_inexact(*arrays):
-    """The operands promoted together, then made floats (JAX's ``promote_dtypes_inexact``)."""
-    return [_to_float(a) for a in _promote(*map(asarray, arrays))]
 
 
 def polyadd(a1, a2):

@@ -9,14 +9,14 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _to_float, add,
-                           all, any, argmax, argmin, asarray, atleast_2d, broadcast_to, ceil,
-                           clip, concatenate, cumprod, cumsum, diagonal, divide, expand_dims,
-                           equal, floor, full_like, greater_equal, isnan, less_equal, linspace,
-                           logical_not, matmul, max, mean, min, moveaxis, multiply, not_equal,
-                           ones_like, prod, ravel, reshape, searchsorted, size, sort, sqrt, square,
-                           squeeze, subtract, sum, take_along_axis, transpose, true_divide, where,
-                           zeros, zeros_like)
+from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _promote_inexact,
+                           _to_float, add, all, any, argmax, argmin, asarray, atleast_2d,
+                           broadcast_to, ceil, clip, concatenate, cumprod, cumsum, diagonal,
+                           divide, expand_dims, equal, floor, full_like, greater_equal, isnan,
+                           less_equal, linspace, logical_not, matmul, max, mean, min, moveaxis,
+                           multiply, not_equal, ones_like, prod, ravel, reshape, searchsorted,
+                           size, sort, sqrt, square, squeeze, subtract, sum, take_along_axis,
+                           transpose, true_divide, where, zeros, zeros_like)
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
            'ediff1d', 'gradient', 'histogram', 'histogram_bin_edges', 'median', 'nanargmax',
@@ -162,7 +162,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     or one each) is a scalar step or the 1-D coordinates of the samples."""
     if edge_order is not None:
         raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
-    f, *spacing = (_to_float(v) for v in _promote(*map(asarray, (f, *varargs))))
+    f, *spacing = _promote_inexact(f, *varargs)
     ndim = np.ndim(f)
     axes = tuple(range(ndim)) if axis is None else tuple(
         core.canonicalize_axis(a, ndim, 'gradient: axis') for a in np.atleast_1d(axis))

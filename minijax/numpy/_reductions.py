@@ -1,0 +1,310 @@
+"""``jnp``'s reductions: ``sum``, ``prod``, ``max``, ``min``, ``any``, ``all`` (one
+``_reduction`` each, from a monoid: the lax reduction, the binary op and the identity, with
+JAX's ``axis``, ``keepdims``, ``initial`` and ``where``), the statistics built on them
+(``mean``, ``var``, ``std``, ``count_nonzero``), ``argmax``/``argmin``, the cumulative sums
+and products, and sorting. Written on the functions of ``minijax.numpy``, which imports them
+back.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from minijax import core, dtypes, lax
+from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
+from minijax.numpy import (_as_bool, _axes, _cast, _divide_by_constant, _is_bool, _is_complex,
+                           _no_out, _to_float, asarray, broadcast_to, flip, greater, not_equal,
+                           ravel, reshape, sqrt, subtract, where)
+
+__all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argsort', 'count_nonzero',
+           'cumprod', 'cumsum', 'max', 'mean', 'min', 'prod', 'sort', 'std', 'sum', 'var']
+
+
+def _strong(x):
+    """``x`` strongly typed: a reduction's result is, in JAX, even of weakly typed operands
+    (it casts to the result dtype), so ``jnp.sum(2.)`` prints without ``weak_type=True``."""
+    aval = core.get_aval(x)
+    return lax.convert_element_type(x, aval.dtype, weak_type=False) if aval.weak_type else x
+
+
+def _keep(out, axes, keepdims):
+    """The tail of every reduction: the reduced axes kept as size 1 if asked; strong."""
+    out = _strong(out)
+    return lax.expand_dims(out, axes) if keepdims else out
+
+
+def _sum_dtype(x, dtype):
+    """The operand of a sum or product: cast to ``dtype``; booleans and int32 are summed as
+    int64, as in NumPy and JAX (with x64)."""
+    if dtype is not None:
+        return _cast(x, dtypes.check_supported(dtype))
+    if core.get_aval(x).dtype in (dtypes.bool_, dtypes.int32):
+        return lax.convert_element_type(x, dtypes.int64)
+    return x
+
+
+def _reduce_prod(x, axes):
+    """The product over ``axes``, with no product primitive: the reduced axes are flattened
+    into one, which is halved (padded with a 1 to an even length) and multiplied, halves
+    with halves, until one element is left: log2(n) multiplications."""
+    shape = np.shape(x)
+    kept = [a for a in range(len(shape)) if a not in axes]
+    x = lax.transpose(x, kept + list(axes))
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    x = lax.reshape(x, [shape[a] for a in kept] + [n])
+    last = len(kept)
+    if n == 0:
+        return lax.full([shape[a] for a in kept], 1, core.get_aval(x).dtype)
+    while n > 1:
+        if n % 2:
+            config = [(0, 0, 0)] * last + [(0, 1, 0)]
+            x, n = lax.pad(x, np.ones((), core.get_aval(x).dtype), config), n + 1
+        x = lax.mul(lax.slice_in_dim(x, 0, n // 2, axis=last),
+                    lax.slice_in_dim(x, n // 2, n, axis=last))
+        n //= 2
+    return lax.squeeze(x, [last])
+
+
+def _any_all(reduce):
+    """``any``/``all``: ``reduce_or``/``reduce_and`` of the operand as booleans (converted,
+    as JAX does; a complex one is compared with 0, where JAX would convert its real part)."""
+    def any_all(x, axes):
+        return reduce(_as_bool(x) if _is_complex(x) else
+                      lax.convert_element_type(x, dtypes.bool_), axes)
+    return any_all
+
+
+def _reduction_mask(name, a, where):
+    """The ``where=`` of a reduction: a boolean array broadcast to ``a``'s shape (None: every
+    element counts)."""
+    if where is None:
+        return None
+    where = asarray(where)
+    if core.get_aval(where).dtype != dtypes.bool_:
+        raise ValueError(f'jnp.{name}: where must be None or a boolean array; '
+                         f'got where.dtype={core.get_aval(where).dtype!r}.')
+    return broadcast_to(where, np.shape(a))
+
+
+def _reduction_identity(value, dtype):
+    """``value`` (0, 1, an infinity, a truth value) as a scalar of ``dtype``; an infinity is
+    an integer dtype's extreme, as JAX's reductions take it."""
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.bool_:
+        return np.array(value > 0)
+    if dtypes.is_integer(dtype) and np.isinf(value):
+        info = np.iinfo(dtype)
+        return np.array(info.min if value < 0 else info.max, dtype)
+    return np.array(value, dtype)
+
+
+def _masked(a, mask, neutral):
+    """``a`` with ``neutral`` (the reduction's identity) where ``mask`` is False: masked
+    elements change nothing (XLA's reduce takes an identity as its initial value, so a mask
+    is a select before it)."""
+    if mask is None:
+        return a
+    neutral = _reduction_identity(neutral, core.get_aval(a).dtype)
+    return lax.select_n(mask, lax.full_like(a, neutral), a)
+
+
+class _Monoid(NamedTuple):
+    """What a NumPy reduction folds with: ``reduce(x, axes)``, the binary ``combine`` that
+    folds in ``initial=`` (None: the function takes no ``initial``), the ``identity`` that
+    masked-out elements take, and whether it truly is one (max and min have none: ``-inf``
+    is only a filler, so a mask or an empty axis needs ``initial``, as in JAX)."""
+    reduce: Callable
+    combine: Callable | None
+    identity: Any
+    has_identity: bool = True
+
+
+def _fold(name, monoid, a, axes, initial, mask):
+    """``monoid.reduce`` of ``a`` over ``axes``, skipping the masked-out elements, with
+    ``initial`` folded in afterwards (XLA's init must be the identity)."""
+    if initial is None and not monoid.has_identity:
+        if mask is not None:
+            raise ValueError(f'reduction operation {name} does not have an identity, so to '
+                             f"use a where mask one has to specify 'initial'")
+        if builtins.any(np.shape(a)[d] == 0 for d in axes):
+            raise ValueError(f'zero-size array to reduction operation {name} which has no '
+                             'identity')
+    out = monoid.reduce(_masked(a, mask, monoid.identity), axes)
+    if initial is None:
+        return out
+    if np.ndim(initial) != 0:
+        raise ValueError(f'initial value must be a scalar. Got array of shape '
+                         f'{np.shape(initial)}')
+    return monoid.combine(_cast(asarray(initial), core.get_aval(out).dtype), out)
+
+
+def _reduction(name, monoid, prepare=None, doc=''):
+    """A NumPy reduction ``name(a, axis=None, [dtype=None,] out=None, keepdims=False,
+    initial=None, where=None)``; ``prepare(a, dtype)``, when given, casts the operand and adds
+    the dtype argument (a float16 operand is then reduced in float32)."""
+    def reduce(a, axis, dtype, out, keepdims, initial, where):
+        _no_out(name, out)
+        axes = _axes(name, a, axis)
+        mask = _reduction_mask(name, a, where)
+        if prepare is None:
+            return _keep(_fold(name, monoid, a, axes, initial, mask), axes, keepdims)
+        a = prepare(a, dtype)
+        fold = functools.partial(_fold, name, monoid)
+        out = (_in_float32_if_narrow(fold, a, axes, initial, mask) if dtype is None
+               else fold(a, axes, initial, mask))
+        return _keep(out, axes, keepdims)
+
+    if prepare is not None:
+        def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, dtype, out, keepdims, initial, where)
+    elif monoid.combine is not None:
+        def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, None, out, keepdims, initial, where)
+    else:
+        def fn(a, axis=None, out=None, keepdims=False, *, where=None):
+            return reduce(a, axis, None, out, keepdims, None, where)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+sum = _reduction('sum', _Monoid(lax.reduce_sum, lax.add, 0), _sum_dtype,  # noqa: A001
+                 'Sum over ``axis`` (all axes if None).')
+prod = _reduction('prod', _Monoid(_reduce_prod, lax.mul, 1), _sum_dtype,
+                  'Product over ``axis`` (all if None).')
+max = amax = _reduction('max', _Monoid(lax.reduce_max, lax.max, -np.inf, False),  # noqa: A001
+                        doc='Maximum over ``axis``.')
+min = amin = _reduction('min', _Monoid(lax.reduce_min, lax.min, np.inf, False),  # noqa: A001
+                        doc='Minimum over ``axis``.')
+any = _reduction('any', _Monoid(_any_all(lax.reduce_or), None, False),  # noqa: A001
+                 doc='Whether any element is nonzero.')
+all = _reduction('all', _Monoid(_any_all(lax.reduce_and), None, True),  # noqa: A001
+                 doc='Whether all elements are nonzero.')
+
+
+def _count(x, axes):
+    return int(np.prod([np.shape(x)[a] for a in axes], dtype=np.int64))
+
+
+def _divide_by_count(total, a, axes, mask, ddof=0):
+    """``total`` over the number of elements reduced, less ``ddof``: all of them, a constant
+    (see ``_divide_by_constant``), or those ``mask`` keeps, counted at run time; NaN where
+    that number is not positive, as in JAX."""
+    if mask is None:
+        count = _count(a, axes) - ddof
+        return _divide_by_constant(total, count) if count > 0 else lax.full_like(total, np.nan)
+    dtype = core.get_aval(total).dtype
+    count = lax.sub(lax.reduce_sum(lax.convert_element_type(mask, dtype), axes),
+                    np.asarray(ddof, dtype))
+    quotient = lax.div(total, count)
+    return quotient if not ddof else where(greater(count, 0), quotient, np.nan)
+
+
+def _mean(a, axes, mask=None):
+    return _divide_by_count(lax.reduce_sum(_masked(a, mask, 0), axes), a, axes, mask)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """The mean over ``axis`` (of the elements ``where`` keeps); integers and booleans
+    average as floats."""
+    _no_out('mean', out)
+    axes = _axes('mean', a, axis)
+    mask = _reduction_mask('mean', a, where)
+    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    return _keep(_in_float32_if_narrow(_mean, a, axes, mask), axes, keepdims)
+
+
+def _var(a, axes, ddof, mask=None):
+    centered = subtract(a, _keep(_mean(a, axes, mask), axes, keepdims=True))
+    squares = lax.reduce_sum(_masked(lax.mul(centered, centered), mask, 0), axes)
+    return _divide_by_count(squares, a, axes, mask, ddof)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+    """The variance over ``axis`` (of the elements ``where`` keeps): the mean squared
+    deviation from the mean, divided by ``n - ddof`` instead of ``n``."""
+    _no_out('var', out)
+    axes = _axes('var', a, axis)
+    mask = _reduction_mask('var', a, where)
+    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    return _keep(_in_float32_if_narrow(_var, a, axes, ddof, mask), axes, keepdims)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+    """The standard deviation over ``axis``: ``sqrt(var(...))``."""
+    return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where))
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    return sum(not_equal(a, 0), axis, keepdims=keepdims)
+
+
+def _arg_reduce(lax_fn, x, axis, keepdims):
+    if axis is None:
+        out = lax_fn(reshape(x, (-1,)), 0, dtypes.int64)
+        return reshape(out, (1,) * np.ndim(x)) if keepdims else out
+    axis = core.canonicalize_axis(axis, np.ndim(x), f'{lax_fn.__name__}: axis')
+    return _keep(lax_fn(x, axis, dtypes.int64), (axis,), keepdims)
+
+
+def argmax(a, axis=None, out=None, keepdims=None):
+    """Index of the first maximum along ``axis`` (of the flattened array if ``None``)."""
+    _no_out('argmax', out)
+    return _arg_reduce(lax.argmax, a, axis, keepdims)
+
+
+def argmin(a, axis=None, out=None, keepdims=None):
+    """Index of the first minimum along ``axis`` (of the flattened array if ``None``)."""
+    _no_out('argmin', out)
+    return _arg_reduce(lax.argmin, a, axis, keepdims)
+
+
+def _cumulative(name, lax_cumulative):
+    def cumulative(a, axis=None, dtype=None, out=None):
+        _no_out(name, out)
+        if axis is None:
+            a, axis = ravel(a), 0
+        axis = core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
+        if dtype is not None:
+            a = _cast(a, dtypes.check_supported(dtype))
+        elif _is_bool(a):
+            a = lax.convert_element_type(a, dtypes.int64)
+        return _strong(lax_cumulative(a, axis))
+    cumulative.__name__ = cumulative.__qualname__ = name
+    cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None).'
+    return cumulative
+
+
+cumsum = _cumulative('cumsum', lax.cumsum)
+cumprod = _cumulative('cumprod', lax.cumprod)
+
+
+def _sort_axis(name, a, axis, kind, order):
+    """``(a, axis)`` to sort along: the flattened array when ``axis`` is None."""
+    if kind is not None or order is not None:
+        raise TypeError(f'{name}: kind and order are not supported (use stable=True or False)')
+    if axis is None:
+        return ravel(a), 0
+    return a, core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
+
+
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """``a`` sorted along ``axis`` (NaNs last; the flattened array if None); ``descending``
+    reverses the ascending result, as jnp.sort does."""
+    a, axis = _sort_axis('sort', a, axis, kind, order)
+    result = lax.sort(a, axis, is_stable=stable)
+    return flip(result, axis) if descending else result
+
+
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """The indices that sort ``a`` along ``axis``. A stable descending sort sorts the
+    reversed array and reverses the result, so that equal elements keep their order."""
+    a, axis = _sort_axis('argsort', a, axis, kind, order)
+    indices = lax.iota(dtypes.int64, np.shape(a), axis)
+    if descending and stable:
+        a, indices = flip(a, axis), flip(indices, axis)
+    _, indices = lax.sort_key_val(a, indices, axis, is_stable=stable)
+    return flip(indices, axis) if descending else indices
