@@ -51,7 +51,7 @@ class Array:
 
     def _value(self) -> np.ndarray:
         if self._npy is None:
-            self._npy = np.asarray(self._buffer)
+            self._npy = runtime.to_host(self._buffer)
             self._npy.flags.writeable = False
         return self._npy
 

@@ -180,7 +180,7 @@ def _run_module_file(path: str, values, backend: str, entry: str) -> list[np.nda
         modules.legalize_chlo(module)
         return reference_interpreter.run_module(module, flat_values)
     executable = runtime.compile_module(module)
-    return [np.asarray(b) for b in executable([runtime.device_put(a) for a in flat_values])]
+    return [runtime.to_host(b) for b in executable([runtime.device_put(a) for a in flat_values])]
 
 
 def _check_entry_types(module, values, name: str, entry: str) -> None:

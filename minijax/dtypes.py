@@ -61,6 +61,10 @@ def check_supported(dtype, what='value'):
     """Return ``dtype`` as an ``np.dtype`` or raise a TypeError naming it."""
     dtype = np.dtype(dtype)
     if dtype not in SHORT_NAMES:
+        if not dtype.isnative and dtype.newbyteorder('=') in SHORT_NAMES:
+            raise TypeError(f'{what} has dtype {dtype.str}, {dtype.name} in the byte order this '
+                            'machine does not use, which minijax (like JAX) does not support: '
+                            f'convert it first (x.astype({dtype.name!r}))')
         names = ', '.join(d.name for d in SUPPORTED)
         raise TypeError(f'{what} has dtype {dtype.name}, which minijax does not support '
                         f'(supported: {names})')

@@ -203,11 +203,11 @@ def _signature(args) -> tuple | None:
     signature = []
     for x in args:
         kind = type(x)
-        if kind is Array:
-            aval = x.aval
-            signature.append((aval.shape, aval.dtype, aval.weak_type))
-        elif kind is np.ndarray:
+        if kind is np.ndarray:
             signature.append((x.shape, x.dtype))
+        elif kind is Array:
+            aval = x._aval  # not the property: a Python call
+            signature.append((aval.shape, aval.dtype, aval.weak_type))
         elif kind is float or kind is bool or isinstance(x, np.generic):
             signature.append(kind)
         elif kind is int:

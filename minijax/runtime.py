@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import collections
 import functools
+import math
 import operator
 import os
 import sys
+from typing import NamedTuple
 
 import numpy as np
 from jaxlib import xla_client as xc
@@ -168,13 +170,38 @@ def device_put(x, on=None) -> 'xc.ArrayImpl':
                                  [x], [on or device()], enable_x64=True)
 
 
+#: Host values up to this size are copied while they are transferred; larger ones are lent to
+#: the device (zero-copy). Lending costs more than copying a few kilobytes: jaxlib checks the
+#: data's alignment, copies anyway when it is not 64-byte aligned (most small NumPy arrays)
+#: and keeps a reference until the device is done with it.
+COPY_TRANSFERS_UP_TO_BYTES = 2048
+
+_HostBufferSemantics = xc._xla.HostBufferSemantics
+
+
+class HostTransfer(NamedTuple):
+    """The transfer to device 0 of host values of one type (an ndarray of any strides, a NumPy
+    scalar, or a Python scalar, which jaxlib makes float64, int64 or bool): the arguments of
+    jaxlib's ``batched_device_put`` besides the values, passed by position (nanobind's
+    keyword matching would cost a tenth of the transfer)."""
+    aval: _TransferAval
+    sharding: object
+    devices: list
+    semantics: object
+
+    def __call__(self, x):
+        aval, sharding, on, semantics = self
+        return xc.batched_device_put(aval, sharding, [x], on, True, False, semantics, True)
+
+
 @functools.cache
-def host_to_device(shape, dtype):
-    """The transfer to device 0 of a host value of one type (an ndarray of any strides, a
-    NumPy scalar, or a Python scalar, which jaxlib makes float64, int64 or bool), made once
-    per type so that a jitted call moves each argument with one C++ call and nothing else."""
-    aval, sharding, on = _TransferAval(shape, dtype), _argument_sharding(), [device()]
-    return lambda x: xc.batched_device_put(aval, sharding, [x], on, enable_x64=True)
+def host_to_device(shape, dtype) -> HostTransfer:
+    """The transfer of host values of one type, made once per type so that a jitted call
+    moves each argument with one C++ call and nothing else."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    semantics = (_HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+                 if nbytes <= COPY_TRANSFERS_UP_TO_BYTES else _HostBufferSemantics.ZERO_COPY)
+    return HostTransfer(_TransferAval(shape, dtype), _argument_sharding(), [device()], semantics)
 
 
 @functools.cache
@@ -184,6 +211,18 @@ def _argument_sharding():
     of ``_to_xla_hlo_sharding`` (a sixth of the transfer). Only a buffer that lives for one
     execution has it: an Array's buffer keeps the ``_DeviceSharding`` ``jax`` reads."""
     return xc.GSPMDSharding(xc.DeviceList((device(),)), _REPLICATED)
+
+
+def to_host(buffer) -> np.ndarray:
+    """A device buffer's value as an ndarray (read-only where it shares the buffer's memory).
+    NumPy reads it through the buffer protocol, which has no format for bfloat16: where that
+    fails (``np.asarray`` would make an object array), jaxlib copies the value, after trying
+    to import ``jax`` for its error context (hidden here: it goes on without)."""
+    try:
+        return np.asarray(memoryview(buffer))
+    except BufferError:
+        with _jax_hidden():
+            return buffer._single_device_array_to_np_array_did_copy()[0]
 
 
 def buffer_devices(buffer) -> set:
@@ -238,12 +277,18 @@ class Executable:
         call's fast path, in one Python frame.
 
         (jaxlib records the Python stack with every array it makes and every execution, at a
-        cost that grows with the stack's depth: hence one frame. Arrays made without one
-        lack the "user context" that ``np.asarray`` asks for once ``jax`` is imported: the
-        records stay on.)"""
+        cost that grows with the stack's depth: hence one frame. The records stay on: the
+        switch is process-wide, and the stacks that tracing records for locations, minijax's
+        and JAX's, come from the same jaxlib ``Traceback``.)"""
         execute, handlers = self._loaded.execute_sharded, self._handlers
         if len(transfers) == 1:  # the commonest call; the map costs a twentieth of it
             transfer, = transfers
+            if type(transfer) is HostTransfer:  # the call's tuple of values goes to jaxlib as is
+                aval, sharding, on, semantics = transfer
+                put = xc.batched_device_put
+                return lambda values: finish(
+                    execute([put(aval, sharding, values, on, True, False, semantics, True)])
+                    .consume_with_handlers(handlers))
             return lambda values: finish(execute([transfer(values[0])])
                                          .consume_with_handlers(handlers))
         return lambda values: finish(execute([*map(operator.call, transfers, values)])
@@ -380,7 +425,7 @@ class ReplicatedExecutable:
         args = [self._sharded(values) for values in per_device_args]
         outs = self._loaded.execute_sharded(args).consume_with_handlers(self._handlers)
         with _jax_hidden():
-            return [np.stack([np.asarray(s) for s in out._arrays]) for out in outs]
+            return [np.stack([to_host(s) for s in out._arrays]) for out in outs]
 
     def _sharded(self, values):
         shards = [device_put(v, on) for v, on in zip(values, self._devices, strict=True)]

@@ -245,6 +245,11 @@ ROWS = [
      rf'vjp: primal 0: .*complex256.*{SUPPORTED}'),
     ('full_complex256', lambda: lax.full((2,), 1., np.clongdouble), TypeError,
      rf'full has dtype complex256.*{SUPPORTED}'),
+    ('jit_big_endian', lambda: minijax.jit(lambda a: a)(np.arange(3, dtype='>f8')), TypeError,
+     r"argument 0 array of shape \(3,\) has dtype >f8, float64 in the byte order this machine "
+     r"does not use.*x\.astype\('float64'\)"),
+    ('eager_big_endian', lambda: mnp.sin(np.arange(3, dtype='>i4')), TypeError,
+     r'has dtype >i4, int32 in the byte order'),
     # --- pytrees
     ('dict_keys_of_mixed_types', lambda: minijax.jit(lambda d: d)({1: 1., 'a': 2.}),
      ValueError, r"sorting pytree dictionary keys.*\[1, 'a'\].*int.*str"),

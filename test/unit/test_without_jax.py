@@ -35,6 +35,11 @@ PROGRAM = textwrap.dedent('''
     np.testing.assert_allclose(mj.vmap(mj.jit(lambda v: v * 2.))(x), x * 2.)
     z = mj.jit(lambda v: mj.cond(lax.reduce_sum(v) > 0., lambda: v + 1., lambda: v))(x)
     np.testing.assert_allclose(f(z), np.sum(np.sin(x + 1.) * (x + 1.)))
+    # bfloat16 has no buffer-protocol format: its values are read by jaxlib's own copy
+    half = mj.jit(lambda v: v / 4)(np.arange(3, dtype=mj.numpy.bfloat16))
+    assert np.asarray(half).dtype == mj.numpy.bfloat16 and half.tolist() == [0, 0.25, 0.5]
+    assert repr(half) == 'Array([0, 0.25, 0.5], dtype=bfloat16)', repr(half)
+    assert mj.pmap(lambda v: v * 2)(np.ones((1, 2), mj.numpy.bfloat16)).tolist() == [[2, 2]]
     assert 'jax' not in sys.modules
     print('ok')
 ''')
