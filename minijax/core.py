@@ -48,14 +48,12 @@ class ShapedArray:
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type)
 
-    def _key(self):
-        return (self.shape, self.dtype, self.weak_type)
-
     def __hash__(self):  # (a ConcreteArray's value is left out: equal ones still hash equal)
         return hash((self.shape, self.dtype, self.weak_type))
 
     def __eq__(self, other):
-        return type(self) is type(other) and self._key() == other._key()
+        return (type(self) is type(other) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
     def __repr__(self):
         weak = ', weak_type=True' if self.weak_type else ''
@@ -87,8 +85,11 @@ class ConcreteArray(ShapedArray):
         super().__init__(np.shape(val), val.dtype, weak_type)
         self.val = val
 
-    def _key(self):
-        return (self.shape, self.dtype, self.weak_type, np.asarray(self.val).tobytes())
+    def __eq__(self, other):
+        return super().__eq__(other) and \
+            np.asarray(self.val).tobytes() == np.asarray(other.val).tobytes()
+
+    __hash__ = ShapedArray.__hash__
 
     def __repr__(self):
         return f'ConcreteArray({np.asarray(self.val)!r})'
@@ -298,12 +299,15 @@ class Primitive:
 # ----------------------------------------------------------------------------- interpreter stack
 
 class MainTrace:
-    """One transformation on the stack: its level, its Trace class and its shared data."""
-    __slots__ = ('level', 'trace_type', 'global_data', 'alive')
+    """One transformation on the stack: its level, its Trace class and its shared data, and
+    the one Trace object (stateless beyond ``main``) that every tracer of it shares. (The
+    seed makes a Trace per ``bind``; two objects per equation for the whole trace's life.)"""
+    __slots__ = ('level', 'trace_type', 'global_data', 'alive', 'trace')
 
     def __init__(self, level, trace_type, global_data):
         self.level, self.trace_type, self.global_data = level, trace_type, global_data
         self.alive = True
+        self.trace = trace_type(self)
 
     def __repr__(self):
         return f'MainTrace({self.level}, {self.trace_type.__name__})'
@@ -517,7 +521,7 @@ def find_top_trace(xs) -> Trace:
                 top_main = main
     if dynamic_trace is not None and dynamic_trace.level > top_main.level:
         top_main = dynamic_trace
-    return top_main.trace_type(top_main)
+    return top_main.trace
 
 
 def escaped_tracer_error(tracer):

@@ -113,7 +113,7 @@ def _count_while_running(f, args) -> int:
                             f'values, got {leaf!r}; flops(f) counts from types alone')
     count = [0]
     with core.new_main(_CountingTrace, count) as main, core.new_dynamic(main):
-        trace = _CountingTrace(main)
+        trace = main.trace
         f(*tree_util.tree_unflatten(in_tree, [_CountingTracer(trace, x) for x in leaves]))
     return count[0]
 

@@ -143,7 +143,7 @@ def vmap_flat(f, in_axes, *args, axis_size=None, axis_name=None):
     with core.new_main(BatchTrace, (axis_size, axis_name)) as main, \
             (extend_axis_env(axis_name, axis_size, main) if axis_name is not None
              else contextlib.nullcontext()), core.name_scope('vmap()'):
-        trace = BatchTrace(main)
+        trace = main.trace
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
                       for x, d in zip(args, in_axes)]
         outs = f(*tracers_in)

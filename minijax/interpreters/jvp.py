@@ -112,7 +112,7 @@ class JVPTrace(core.Trace):
 def jvp_flat(f, primals, tangents):
     """JVP of a flat function; tangents may be ``Zero``. Returns flat primal and tangent outs."""
     with core.new_main(JVPTrace) as main, core.name_scope('jvp()'):
-        trace = JVPTrace(main)
+        trace = main.trace
         tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
         outs = f(*tracers_in)
         tracers_out = core.full_raise_outputs(trace, outs)

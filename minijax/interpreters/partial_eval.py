@@ -141,7 +141,7 @@ def partial_eval_flat(f, pvals_in: list[PartialVal], instantiate):
     ``instantiate(num_outputs)[i]`` makes output i unknown even if its value is known.
     """
     with core.new_main(PartialEvalTrace) as main:
-        trace = PartialEvalTrace(main)
+        trace = main.trace
         tracers_in = [trace.new_arg(pval) for pval in pvals_in]
         outs = f(*tracers_in)
         tracers_out = core.full_raise_outputs(trace, outs)

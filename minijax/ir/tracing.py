@@ -69,7 +69,7 @@ class JaxprBuilder:
 
     def __init__(self):
         self.eqns: list[JaxprEqn] = []
-        self.tracer_to_var: dict[int, Var] = {}
+        self.tracer_to_var: dict[int, Var | Lit] = {}  # a scalar constant's tracer: its Lit
         self.const_tracers: dict[int, JaxprTracer] = {}
         self.constvals: dict[Var, Any] = {}
         self.invars: list[JaxprTracer] = []
@@ -80,29 +80,34 @@ class JaxprBuilder:
         self.tracers.append(tracer)
         return var
 
-    def get_var(self, tracer) -> Var:
+    def get_var(self, tracer) -> Var | Lit:
         return self.tracer_to_var[id(tracer)]
 
     def get_const(self, trace, val, aval=None) -> JaxprTracer:
         """The tracer standing for the constant ``val`` (of type ``aval``, when its weak
-        type differs from what ``val`` itself says)."""
+        type differs from what ``val`` itself says). A scalar is written inline as a
+        literal from the start; anything else becomes a constvar (or, a tracer of an outer
+        transformation, an input the jaxpr closes over)."""
         tracer = self.const_tracers.get(id(val))
         if tracer is None:
             aval = aval or core.shaped_aval(val)
             tracer = self.const_tracers[id(val)] = JaxprTracer(trace, aval)
-            self.constvals[self.add_var(tracer)] = val
+            if _is_literal(val):
+                self.tracer_to_var[id(tracer)] = Lit(val, aval)
+                self.tracers.append(tracer)
+            else:
+                self.constvals[self.add_var(tracer)] = val
             self.tracers.append(val)  # keep val alive: its id is the cache key
         return tracer
 
     def literal_values(self, tracers) -> list | None:
-        """The values of ``tracers`` if every one is a constant that becomes a literal."""
+        """The values of ``tracers`` if every one is a constant written as a literal."""
         values = []
         for tracer in tracers:
             var = self.tracer_to_var[id(tracer)]
-            val = self.constvals.get(var, _NOT_A_CONSTANT)
-            if not _is_literal(val):
+            if type(var) is not Lit:
                 return None
-            values.append(val)
+            values.append(var.val)
         return values
 
     def add_eqn(self, primitive, in_tracers, params, out_tracers):
@@ -113,28 +118,21 @@ class JaxprBuilder:
     def build(self, in_tracers, out_tracers) -> tuple[ClosedJaxpr, list[Tracer]]:
         """The closed jaxpr, and the outer-trace tracers it closed over.
 
-        Concrete constants become constvars (scalars become inline literals); tracers of outer
-        transformations that the function closed over become extra leading inputs, returned
-        so that the caller can pass them in.
+        Concrete constants become constvars; tracers of outer transformations that the
+        function closed over become extra leading inputs, returned so that the caller can
+        pass them in.
         """
-        literals: dict[Var, Lit] = {}
         constvars, consts, closed_over_vars, closed_over = [], [], [], []
         for var, val in self.constvals.items():
             if isinstance(val, Tracer):
                 closed_over_vars.append(var)
                 closed_over.append(val)
-            elif _is_literal(val):
-                literals[var] = Lit(val, var.aval)
             else:
                 constvars.append(var)
                 consts.append(val)
         invars = closed_over_vars + [self.get_var(t) for t in in_tracers]
-        eqns = [_inline_literals(e, literals) for e in self.eqns]
-        outs = [literals.get(v, v) for v in (self.get_var(t) for t in out_tracers)]
-        return ClosedJaxpr(Jaxpr(constvars, invars, eqns, outs), consts), closed_over
-
-
-_NOT_A_CONSTANT = object()
+        outs = [self.get_var(t) for t in out_tracers]
+        return ClosedJaxpr(Jaxpr(constvars, invars, self.eqns, outs), consts), closed_over
 
 
 def _is_literal(val):
@@ -142,18 +140,12 @@ def _is_literal(val):
     return isinstance(val, (np.ndarray, np.generic, bool, int, float, complex)) and np.shape(val) == ()
 
 
-def _inline_literals(eqn: JaxprEqn, literals) -> JaxprEqn:
-    if literals.keys().isdisjoint(eqn.inputs):
-        return eqn
-    return eqn._replace(inputs=[literals.get(x, x) for x in eqn.inputs])
-
-
 def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
     """Trace ``flat_fun`` (flat list in, flat list out) on arguments of type ``in_avals``."""
     builder = JaxprBuilder()
     with core.gc_paused(), core.new_main(JaxprTrace, builder) as main:
         with core.new_dynamic(main):
-            trace = JaxprTrace(main)
+            trace = main.trace
             in_tracers = [trace.new_arg(aval) for aval in in_avals]
             outs = flat_fun(*in_tracers)
             out_tracers = core.full_raise_outputs(trace, outs)

@@ -47,7 +47,7 @@ def _bind(prim, *operands, **params):
     if main is None or any(isinstance(x, core.Tracer) and x._trace.main.level > main.level
                            for x in operands):
         return prim.bind(*operands, **params)
-    trace = batching.BatchTrace(main)
+    trace = main.trace
     out = trace.process_primitive(prim, [core.full_raise(trace, x) for x in operands], params)
     return core.full_lower(out)
 

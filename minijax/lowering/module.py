@@ -43,10 +43,11 @@ class ModuleContext:
 
     def tensor_type(self, aval) -> ir.RankedTensorType:
         """``tensor_type(aval)``, built once per module: every equation's results are
-        checked against it."""
-        ty = self._tensor_types.get(aval)
+        checked against it. (Keyed by shape and dtype, which hash in C, not by the aval.)"""
+        key = aval.shape, aval.dtype
+        ty = self._tensor_types.get(key)
         if ty is None:
-            ty = self._tensor_types[aval] = tensor_type(aval)
+            ty = self._tensor_types[key] = tensor_type(aval)
         return ty
 
     def literal(self, lit: Lit) -> ir.Value:
@@ -244,7 +245,7 @@ def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
     for val, aval in zip(outs, avals_out):
         if not isinstance(val, ir.Value):
             raise _rule_returned(eqn, f'a {type(val).__name__}, expected an ir.Value')
-        if val.type != module_ctx.tensor_type(aval):
+        if not val.type == module_ctx.tensor_type(aval):  # (the bindings' == is the quick one)
             raise _rule_returned(eqn, f'{val.type}, the abstract eval says {aval.str_short()}')
     return list(outs)
 
@@ -307,5 +308,8 @@ def constant(val: np.ndarray) -> ir.Value:
 
 def module_text(module: ir.Module, debug_info: bool = False) -> str:
     """The module's text: without locations unless ``debug_info``. Every module was verified
-    when it was made (lowered or parsed), so the printer does not verify it again."""
-    return module.operation.get_asm(enable_debug_info=debug_info, assume_verified=True)
+    when it was made (lowered or parsed), so the printer does not verify it again. It
+    prints bytes, decoded once: printing to a ``str`` goes through an ``io.StringIO``,
+    which holds every character in four bytes (a sixth slower)."""
+    return module.operation.get_asm(binary=True, enable_debug_info=debug_info,
+                                    assume_verified=True).decode()
