@@ -140,6 +140,18 @@ class Array:
         """Wait for the value to be computed (PJRT CPU execution is synchronous)."""
         return self
 
+    def copy_to_host_async(self):
+        """Start reading the value to the host (here: read it, the copy is quick)."""
+        self._value()
+
+    def __reduce__(self):
+        """Pickled, and copied by ``copy.copy`` and ``copy.deepcopy``, as JAX's arrays are:
+        rebuilt from the host value (a key array's words) and the weak type."""
+        words = np.array(self._value())
+        if dtypes.is_key(self.dtype):
+            return key_array, (words,)
+        return host_array, (words, self.weak_type)
+
 
 #: NumPy functions that read only an array's type: answered from the aval, so that a key
 #: array's shape is its keys' (NumPy's value of it would be the words, one axis more).

@@ -293,6 +293,27 @@ def test_eager_results_are_arrays_with_jax_semantics():
     assert x.shape == (3,) and x.ndim == 1 and x.size == 3 and x.dtype == mnp.float64
 
 
+@pytest.mark.parametrize('copy', ['copy', 'deepcopy', 'pickle'])
+def test_arrays_pickle_and_copy_as_jax_arrays_do(copy):
+    """Real programs deep-copy and pickle parameters: the value, dtype and weak type come
+    back, key arrays too."""
+    import copy as copy_module
+    import pickle
+    again = {'copy': copy_module.copy, 'deepcopy': copy_module.deepcopy,
+             'pickle': lambda v: pickle.loads(pickle.dumps(v))}[copy]
+    for lib in (mnp, jnp):
+        values = [lib.arange(3.) * 2, lib.asarray(2.), lib.ones(2, lib.bfloat16),
+                  lib.array([[1, 2]], lib.int8)]
+        restored = [again(v) for v in values]
+        assert [(v.tolist(), v.dtype, v.weak_type) for v in restored] == \
+               [(v.tolist(), v.dtype, v.weak_type) for v in values]
+    key = again(minijax.random.split(minijax.random.key(3)))
+    assert minijax.random.key_data(key).tolist() == \
+        jax.random.key_data(jax.random.split(jax.random.key(3))).tolist()
+    assert minijax.random.normal(key[1]).item() == jax.random.normal(
+        jax.random.split(jax.random.key(3))[1]).item()
+
+
 def test_eager_results_do_not_alias_numpy_arguments():
     a = np.arange(6.)
     out = mnp.reshape(a, (6,)), mnp.reshape(a, (2, 3)), mnp.asarray(a), mnp.broadcast_to(a, (6,))

@@ -40,6 +40,13 @@ PROGRAM = textwrap.dedent('''
     assert np.asarray(half).dtype == mj.numpy.bfloat16 and half.tolist() == [0, 0.25, 0.5]
     assert repr(half) == 'Array([0, 0.25, 0.5], dtype=bfloat16)', repr(half)
     assert mj.pmap(lambda v: v * 2)(np.ones((1, 2), mj.numpy.bfloat16)).tolist() == [[2, 2]]
+    # Arrays pickle and deep-copy by their values (jaxlib's buffers do not, without jax)
+    import copy, pickle
+    params = {'w': f(x), 'key': mj.random.key(1)}
+    for again in (copy.deepcopy, lambda tree: pickle.loads(pickle.dumps(tree))):
+        back = again(params)
+        assert back['w'].item() == params['w'].item()
+        assert mj.random.key_data(back['key']).tolist() == [0, 1]
     assert 'jax' not in sys.modules
     print('ok')
 ''')
