@@ -14,7 +14,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.array import scalar
+from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 
@@ -105,8 +105,13 @@ transpose_p = Primitive('transpose')
 
 
 def transpose(x, perm):
-    """Permute the axes of ``x``: result axis i is operand axis ``perm[i]``."""
-    return transpose_p.bind(x, perm=tuple(int(p) for p in perm))
+    """Permute the axes of ``x``: result axis i is operand axis ``perm[i]``. The identity
+    permutation of an Array or a tracer is ``x`` itself, as in JAX: no equation (a
+    ``dot_general``'s transpose often asks for one)."""
+    perm = tuple(int(p) for p in perm)
+    if perm == tuple(range(np.ndim(x))) and isinstance(x, (Array, core.Tracer)):
+        return x
+    return transpose_p.bind(x, perm=perm)
 
 
 def _transpose_abstract_eval(x, *, perm):

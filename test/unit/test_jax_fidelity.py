@@ -264,6 +264,16 @@ def test_jaxpr_printed_as_jax(name):
         jax.make_jaxpr(JAXPRS[name](jnp))(1.))
 
 
+def test_dense_layer_gradient_printed_as_jax():
+    """The cotangent of a matmul's left operand needs no transpose: like JAX, minijax binds
+    none for an identity permutation."""
+    def loss(np_):
+        return lambda w, x: np_.sum(np_.tanh(x @ w) ** 2)
+    w, x = np.ones((4, 8)), np.ones((3, 4))
+    assert str(minijax.make_jaxpr(minijax.grad(loss(mnp), (0, 1)))(w, x)) == str(
+        jax.make_jaxpr(jax.grad(loss(jnp), (0, 1)))(w, x))
+
+
 #: jnp functions that JAX stages as a nested ``jit`` of its own name (``jax``, ``jnp``: JAX's
 #: or minijax's), with values whose jaxprs and modules print as JAX's line for line.
 STAGED = {
