@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import NamedTuple
+
 from minijax import core, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
 
 
 class Array:
     __array_priority__ = 100
-    __slots__ = ('_buffer', '_aval', '_npy')
+    __slots__ = ('_buffer', '_aval', '_npy', '__weakref__')
 
     def __init__(self, buffer, aval: ShapedArray, value: np.ndarray | None = None):
         """``buffer``: a jaxlib device array, or None while the value lives only on the host
@@ -29,6 +31,7 @@ class Array:
     @property
     def buffer(self):
         if self._buffer is None:
+            self._check_if_deleted()
             self._buffer = runtime.device_put(self._npy)
         return self._buffer
 
@@ -42,15 +45,20 @@ class Array:
 
     def devices(self) -> set:
         """The devices holding the value: the default device until it is placed elsewhere."""
+        self._check_if_deleted()
         return runtime.buffer_devices(self._buffer) if self._buffer is not None else \
             {runtime.device()}
 
     def new_reference(self) -> 'Array':
         """Another Array object with this (immutable, so shared) value: ``jnp.copy``."""
+        self._check_if_deleted()
         return Array(self._buffer, self._aval, self._npy)
+
+    clone = new_reference
 
     def _value(self) -> np.ndarray:
         if self._npy is None:
+            self._check_if_deleted()
             self._npy = runtime.to_host(self._buffer)
             self._npy.flags.writeable = False
         return self._npy
@@ -104,11 +112,22 @@ class Array:
             return format(str(self), format_spec)
         return format(self._value(), format_spec)
 
+    def _python_scalar(self, convert):
+        """``int(x)``, ``float(x)``, ``complex(x)``: of a 0-d array only, as in JAX (NumPy
+        still converts any one-element array)."""
+        if self.ndim:
+            raise TypeError('Only scalar arrays can be converted to Python scalars; got '
+                            f'arr.ndim={self.ndim}')
+        return convert(self._value())
+
     def __float__(self):
-        return float(self._value())
+        return self._python_scalar(float)
 
     def __int__(self):
-        return int(self._value())
+        return self._python_scalar(int)
+
+    def __complex__(self):
+        return self._python_scalar(complex)
 
     def __index__(self):
         return self._value().__index__()
@@ -136,6 +155,9 @@ class Array:
     def tolist(self):
         return self._value().tolist()
 
+    def tobytes(self, order='C') -> bytes:
+        return self._value().tobytes(order)
+
     def block_until_ready(self):
         """Wait for the value to be computed (PJRT CPU execution is synchronous)."""
         return self
@@ -144,6 +166,75 @@ class Array:
         """Start reading the value to the host (here: read it, the copy is quick)."""
         self._value()
 
+    # -- JAX's device-array surface, for minijax's one CPU device. An array lives whole on it:
+    # -- it is one shard, fully replicated and addressable; nothing is committed to a device.
+
+    @property
+    def device(self):
+        """The device holding the value."""
+        device, = self.devices()
+        return device
+
+    sharding = property(lambda self: SingleDeviceSharding(self.device))
+    committed = property(lambda self: False)  # (jax.device_put(x, device) would commit)
+    is_fully_addressable = property(lambda self: True)
+    is_fully_replicated = property(lambda self: True)
+
+    def platform(self) -> str:
+        return runtime.default_backend()
+
+    def is_ready(self) -> bool:
+        """Whether the value is computed: always (PJRT CPU execution is synchronous)."""
+        return True
+
+    @property
+    def addressable_shards(self) -> list:
+        """The shards of the value: one, the whole array on its device."""
+        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+
+    global_shards = addressable_shards
+
+    def addressable_data(self, index):
+        """Shard ``index``'s data: the whole array (JAX too ignores the index of a fully
+        replicated array)."""
+        self._check_if_deleted()
+        return self
+
+    def on_device_size_in_bytes(self) -> int:
+        self._check_if_deleted()
+        physical = core.physical_aval(self._aval)
+        return physical.size * physical.dtype.itemsize
+
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the device buffer (which this call makes if the value is on the
+        host)."""
+        return runtime.buffer_pointer(self.buffer)
+
+    @property
+    def format(self):
+        raise AttributeError('Array.format: minijax has no layouts API; its arrays have XLA\'s '
+                             'default (row-major) layout on its one CPU device')
+
+    def __dlpack__(self, **kwargs):
+        """The value as a DLPack capsule (``np.from_dlpack(x)``): NumPy's export of the
+        host value, read-only as the Array is."""
+        return self.__array__().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        return _DLPACK_CPU, 0
+
+    def delete(self):
+        """Drop the value (the buffer is freed once no other Array shares it); using the
+        array afterwards raises JAX's error."""
+        self._buffer = self._npy = None
+
+    def is_deleted(self) -> bool:
+        return self._buffer is None and self._npy is None
+
+    def _check_if_deleted(self):
+        if self.is_deleted():
+            raise RuntimeError(f'Array has been deleted with shape={self._aval.str_short()}.')
+
     def __reduce__(self):
         """Pickled, and copied by ``copy.copy`` and ``copy.deepcopy``, as JAX's arrays are:
         rebuilt from the host value (a key array's words) and the weak type."""
@@ -151,6 +242,44 @@ class Array:
         if dtypes.is_key(self.dtype):
             return key_array, (words,)
         return host_array, (words, self.weak_type)
+
+
+#: DLPack's code of the CPU as a device type (``kDLCPU``)
+_DLPACK_CPU = 1
+
+
+class SingleDeviceSharding(NamedTuple):
+    """How an Array lies on the devices (``x.sharding``): whole on one device, JAX's
+    ``SingleDeviceSharding``, with its queries. minijax has no other sharding."""
+    device: object
+    memory_kind: str = 'device'
+
+    device_set = property(lambda self: {self.device})
+    addressable_devices = device_set
+    num_devices = 1
+    is_fully_addressable = True
+    is_fully_replicated = True
+
+    def devices_indices_map(self, shape) -> dict:
+        """Which part of an array of ``shape`` each device holds: all of it."""
+        return {self.device: (slice(None),) * len(shape)}
+
+    addressable_devices_indices_map = devices_indices_map
+
+    def shard_shape(self, shape) -> tuple:
+        return tuple(shape)
+
+    def __repr__(self):
+        return f'SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})'
+
+
+class Shard(NamedTuple):
+    """One piece of an Array on one device (``x.addressable_shards``): ``data`` is the part
+    ``index`` selects, ``replica_id`` numbers the copies of that part."""
+    device: object
+    index: tuple
+    replica_id: int
+    data: Array
 
 
 #: NumPy functions that read only an array's type: answered from the aval, so that a key
@@ -228,12 +357,15 @@ def device_array(x, weak_type=False) -> Array:
 
 
 def device_put(x, device=None):
-    """``x`` (a pytree) with its arrays as Arrays (``jax.device_put``); minijax computes on
-    one device, so ``device`` may only name it."""
+    """``x`` (a pytree) with its arrays as Arrays (``jax.device_put``; traced values stay as
+    they are); minijax computes on one device, so ``device`` (or a sharding) may only name
+    it."""
+    if isinstance(device, SingleDeviceSharding):
+        device = device.device
     if not runtime.is_default_device(device):
         raise ValueError(f'device_put: minijax runs on one device, {runtime.device()}; '
                          f'got {device}')
-    return tree_util.tree_map(lambda v: v if isinstance(v, Array) else
+    return tree_util.tree_map(lambda v: v if isinstance(v, (Array, core.Tracer)) else
                               device_array(v, core.get_aval(v).weak_type), x)
 
 

@@ -474,3 +474,8 @@ def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
     loaded = replica_client().compile_and_load(module, xc.DeviceList(on), options,
                                                host_callbacks=callbacks)
     return ReplicatedExecutable(loaded, _main_result_types(module), on, callbacks)
+
+
+def buffer_pointer(buffer) -> int:
+    """The address of a device buffer's memory (``Array.unsafe_buffer_pointer``)."""
+    return buffer.unsafe_buffer_pointer()

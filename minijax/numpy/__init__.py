@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array, device_array, scalar
+from minijax.array import Array, device_array, device_put as _device_put, scalar
 from minijax.core import Tracer
 
 # ----------------------------------------------------------------------------- dtypes, constants
@@ -894,6 +894,37 @@ def select(condlist, choicelist, default=0):
     return asarray(out)
 
 
+def choose(a, choices, out=None, mode='raise'):
+    """``choices[a]`` elementwise, ``a`` and the choices broadcast together. An index out of
+    ``range(len(choices))`` is an error (``mode='raise'``, which reads a concrete ``a``), or
+    wraps around (``'wrap'``) or is clipped (``'clip'``)."""
+    _no_out('choose', out)
+    a = _choice_index(asarray(a), len(choices), mode)
+    a, *choices = broadcast_arrays(a, *_promote(*map(asarray, choices)))
+    return lax.select_n(a, *choices)
+
+
+def _choice_index(a, n, mode):
+    """``a`` as indices into ``n`` choices, checked, wrapped or clipped by ``mode``."""
+    aval = core.get_aval(a)
+    if not dtypes.is_integer(aval.dtype):
+        raise ValueError('`a` array must be integer typed')
+    if mode == 'wrap':
+        return remainder(a, n)
+    if mode == 'clip':
+        return clip(a, 0, n - 1)
+    if mode != 'raise':
+        raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+    if not isinstance(aval, core.ConcreteArray):
+        raise core.ConcretizationTypeError(
+            a, 'choose', "The error occurred because jnp.choose was jit-compiled with "
+            "mode='raise'. Use mode='wrap' or mode='clip' instead.")
+    values = np.asarray(aval.val)
+    if values.size and (values.min() < 0 or values.max() >= n):
+        raise ValueError('invalid entry in choice array')
+    return a
+
+
 def piecewise(x, condlist, funclist, *args, **kw):
     """``funclist[i](x)`` (or the constant ``funclist[i]``) where ``condlist[i]``, the last
     condition that holds winning; an extra last function is the default."""
@@ -938,7 +969,8 @@ def unstack(x, /, *, axis=0):
 def matrix_transpose(x, /):
     """``x`` with its last two axes swapped."""
     if np.ndim(x) < 2:
-        raise ValueError(f'matrix_transpose needs at least 2 axes, got shape {np.shape(x)}')
+        raise ValueError('x must be at least two-dimensional for matrix_transpose; got '
+                         f'ndim={np.ndim(x)}')
     return swapaxes(x, -1, -2)
 
 
@@ -1443,8 +1475,9 @@ _install_api_boundary(sys.modules[__name__], __name__)
 from minijax.numpy import _reductions  # noqa: E402
 _install_api_boundary(_reductions, _reductions.__name__)
 from minijax.numpy._reductions import (all, amax, amin, any, argmax, argmin,  # noqa: A004
-                                       argsort, count_nonzero, cumprod, cumsum, max, mean, min,
-                                       prod, sort, std, sum, var)  # noqa: E402
+                                       argpartition, argsort, count_nonzero, cumprod, cumsum,
+                                       max, mean, min, partition, prod, sort, std, sum,
+                                       var)  # noqa: E402
 from minijax.numpy import _indexing  # noqa: E402
 _install_api_boundary(_indexing, _indexing.__name__)
 _install_api_boundary(_indexing._IndexUpdateRef, _indexing.__name__)
@@ -1494,6 +1527,87 @@ def _round_method(self, ndigits=None):
     return round(self, ndigits or 0)
 
 
+def _contains(self, element):
+    """``element in x``: as JAX, only a scalar in a 1-D array (NumPy's other cases are
+    surprising), as a boolean array (its truth value needs ``x`` concrete)."""
+    if element is None or isinstance(element, str):
+        raise TypeError(f'Array.__contains__: unsupported operand type {type(element)}.')
+    if not core.is_valid_value(element):
+        raise TypeError('Array.__contains__ requires ndarray or scalar arguments, got '
+                        f'{type(element)} at position 0.')
+    if np.ndim(self) != 1:
+        raise ValueError('Array.__contains__: search array must be one-dimensional, got '
+                         f'arr.shape={np.shape(self)}.')
+    if np.ndim(element) != 0:
+        raise ValueError('Array.__contains__: query value must be a scalar, got '
+                         f'query.shape={np.shape(element)}')
+    return any(equal(self, element))
+
+
+def _view(self, dtype=None, type=None):  # noqa: A002 (NumPy's names)
+    """The bits of ``x`` read as ``dtype`` (``ndarray.view``): the last axis grows or
+    shrinks by the ratio of the item sizes. ``lax.bitcast_convert_type`` reads no bool or
+    complex: a bool is read as a byte, a complex as its two parts side by side."""
+    if type is not None:
+        raise NotImplementedError('`type` argument of array.view() is not supported.')
+    if dtype is None:
+        return self
+    dtype, old = _as_dtype(dtype), np.dtype(self.dtype)
+    if np.ndim(self) == 0:
+        if dtype.itemsize != old.itemsize:
+            raise ValueError('view() of a 0d array is only supported if the itemsize is '
+                             'unchanged.')
+        return squeeze(_view(expand_dims(self, 0), dtype), 0)
+    if (self.shape[-1] * old.itemsize) % dtype.itemsize:
+        raise ValueError('When changing to a larger dtype, its size must be a divisor of the '
+                         'total size in bytes of the last axis of the array.')
+    if dtype == old:
+        return self
+    if old == dtypes.bool_:
+        return _view(astype(self, np.uint8), dtype)
+    if dtypes.is_complex(old):
+        parts = stack([real(self), imag(self)], -1)
+        return _view(reshape(parts, (*self.shape[:-1], -1)), dtype)
+    if dtype == dtypes.bool_:
+        return not_equal(_view(self, np.uint8), 0)
+    if dtypes.is_complex(dtype):
+        parts = _view(self, dtypes.real_part_dtype(dtype))
+        return lax.complex(parts[..., 0::2], parts[..., 1::2])
+    return _bitcast_last_axis(self, dtype)
+
+
+def _bitcast_last_axis(x, dtype):
+    """``lax.bitcast_convert_type`` with the pieces of wider elements along the last axis,
+    not a new one."""
+    old_size, new_size = np.dtype(x.dtype).itemsize, dtype.itemsize
+    if old_size < new_size:
+        x = reshape(x, (*x.shape[:-1], -1, new_size // old_size))
+    out = lax.bitcast_convert_type(x, dtype)
+    return reshape(out, (*out.shape[:-2], -1)) if old_size > new_size else out
+
+
+def _byteswap(self):
+    """``x`` with the bytes of each element in reverse order (of each part, for complex)."""
+    if _is_complex(self):
+        return lax.complex(_byteswap(real(self)), _byteswap(imag(self)))
+    if np.dtype(self.dtype).itemsize == 1:
+        return copy(self)
+    as_bytes = lax.bitcast_convert_type(self, np.uint8)
+    return lax.bitcast_convert_type(lax.rev(as_bytes, (np.ndim(self),)), self.dtype)
+
+
+def _to_device(self, device, *, stream=None):
+    """``x`` on ``device`` (``jax.device_put``): minijax has one device."""
+    if stream is not None:
+        raise NotImplementedError('stream argument of array.to_device()')
+    return _device_put(self, device)
+
+
+def _no_flat(self):
+    raise NotImplementedError('JAX Arrays do not implement the arr.flat property: consider '
+                              'arr.flatten() instead.')
+
+
 #: method name -> the function of this module it is (its first argument the array)
 _METHODS = {
     'sum': 'sum', 'prod': 'prod', 'max': 'max', 'min': 'min', 'mean': 'mean', 'var': 'var',
@@ -1503,6 +1617,9 @@ _METHODS = {
     'swapaxes': 'swapaxes', 'dot': 'dot', 'conj': 'conj', 'conjugate': 'conj',
     'copy': 'copy', 'diagonal': 'diagonal', 'trace': 'trace', 'take': 'take',
     'repeat': 'repeat', 'nonzero': 'nonzero', 'sort': 'sort', 'argsort': 'argsort',
+    'argpartition': 'argpartition', 'searchsorted': 'searchsorted', 'ptp': 'ptp',
+    'choose': 'choose', 'view': '_view', 'byteswap': '_byteswap', 'to_device': '_to_device',
+    '__contains__': '_contains',
 }
 #: operator -> (function of this module, whether it also has a reflected form)
 _OPERATORS = {
@@ -1513,6 +1630,7 @@ _OPERATORS = {
     'lshift': ('left_shift', True), 'rshift': ('right_shift', True),
     'gt': ('greater', False), 'lt': ('less', False), 'ge': ('greater_equal', False),
     'le': ('less_equal', False), 'eq': ('equal', False), 'ne': ('not_equal', False),
+    'divmod': ('divmod', True),
 }
 
 
@@ -1541,6 +1659,8 @@ def _install_operators(cls):
     cls.__setitem__ = _immutable
     cls.at = property(index_update_helper)
     cls.T = property(transpose)
+    cls.mT = property(matrix_transpose)
+    cls.flat = property(_no_flat)
     cls.real = property(real)
     cls.imag = property(imag)
     cls.reshape = lambda self, *shape, order='C': reshape(self, _shape_args(shape), order)

@@ -16,11 +16,13 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
 from minijax.numpy import (_as_bool, _axes, _cast, _divide_by_constant, _is_bool, _is_complex,
-                           _no_out, _to_float, asarray, broadcast_to, flip, greater, not_equal,
-                           ravel, reshape, sqrt, subtract, where)
+                           _no_out, _to_float, asarray, broadcast_to, concatenate, equal,
+                           expand_dims, flip, greater, logical_not, negative, not_equal, ravel,
+                           reshape, sqrt, subtract, swapaxes, where)
 
-__all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argsort', 'count_nonzero',
-           'cumprod', 'cumsum', 'max', 'mean', 'min', 'prod', 'sort', 'std', 'sum', 'var']
+__all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argpartition', 'argsort',
+           'count_nonzero', 'cumprod', 'cumsum', 'max', 'mean', 'min', 'partition', 'prod',
+           'sort', 'std', 'sum', 'var']
 
 
 def _strong(x):
@@ -308,3 +310,46 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
         a, indices = flip(a, axis), flip(indices, axis)
     _, indices = lax.sort_key_val(a, indices, axis, is_stable=stable)
     return flip(indices, axis) if descending else indices
+
+
+# Partial sorts, as JAX computes them (so that the order within each part is JAX's): the
+# ``kth + 1`` smallest entries come first, from ``top_k`` of the negated array, then the rest.
+
+def _partition_axis(name, a, kth, axis):
+    """``a`` with ``axis`` moved last, and ``kth`` as a non-negative position on it."""
+    a = asarray(a)
+    if _is_complex(a):
+        raise NotImplementedError(f'jnp.{name} for complex dtype is not implemented.')
+    axis = core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
+    kth = core.canonicalize_axis(kth, np.shape(a)[axis], f'{name}: kth')
+    return swapaxes(a, axis, -1), kth, axis
+
+
+def _smallest(a, k):
+    """The ``k`` smallest entries along the last axis, smallest first, and their indices:
+    ``top_k`` of ``-a`` (of ``-(a + 1)`` for unsigned ``a``, so that 0 becomes the largest)."""
+    if core.get_aval(a).dtype.kind == 'u':
+        values, indices = lax.top_k(negative(a + 1), k)
+        return negative(values) - 1, indices
+    values, indices = lax.top_k(negative(a), k)
+    return negative(values), indices
+
+
+def partition(a, kth, axis=-1):
+    """``a`` with its ``kth + 1`` smallest entries along ``axis`` first (sorted), then the
+    others (largest first)."""
+    a, kth, axis = _partition_axis('partition', a, kth, axis)
+    smallest, _ = _smallest(a, kth + 1)
+    others, _ = lax.top_k(a, np.shape(a)[-1] - kth - 1)
+    return swapaxes(concatenate([smallest, others], -1), -1, axis)
+
+
+def argpartition(a, kth, axis=-1):
+    """The indices that ``partition`` ``a``: those of its ``kth + 1`` smallest entries
+    (smallest first), then the others in increasing order (``top_k`` of a mask of them)."""
+    a, kth, axis = _partition_axis('argpartition', a, kth, axis)
+    n = np.shape(a)[-1]
+    _, smallest = _smallest(a, kth + 1)
+    chosen = any(equal(expand_dims(smallest, -1), lax.iota(dtypes.int32, n)), -2)
+    _, others = lax.top_k(lax.convert_element_type(logical_not(chosen), np.float32), n - kth - 1)
+    return swapaxes(concatenate([smallest, others], -1), -1, axis)

@@ -311,7 +311,7 @@ def test_searchsorted_compares_all_at_once_not_in_a_loop():
      ValueError, "mode='raise' needs concrete"),
     (lambda: mnp.cross(mnp.ones(4), mnp.ones(3)), ValueError, '2 or 3 components'),
     (lambda: mnp.select([True], [1., 2.]), ValueError, '1 conditions for 2 choices'),
-    (lambda: mnp.matrix_transpose(mnp.ones(3)), ValueError, 'at least 2 axes'),
+    (lambda: mnp.matrix_transpose(mnp.ones(3)), ValueError, 'at least two-dimensional'),
     (lambda: mnn.glu(mnp.ones(3)), ValueError, 'odd size'),
 ])
 def test_errors_name_the_problem(thunk, error, message):

@@ -5,6 +5,7 @@ indexing with traced integers, arrays built from traced scalars, and the errors.
 Each row is a function of a module ``m`` (``minijax.numpy`` or ``jax.numpy``) and the kinds
 of its inputs, so one lambda states the call for both.
 """
+import weakref
 from typing import Callable, NamedTuple
 
 import jax
@@ -183,6 +184,21 @@ CASES = [
     _c('transpose-methods', lambda m, x, y: x.transpose(1, 0) @ y + x.transpose() @ y
        + x.T.dot(y) + x.swapaxes(0, 1) @ y, U34, ('u', (3, 2))),
     _c('squeeze-method', lambda m, x: x.squeeze() + x.squeeze(1).sum(), ('u', (3, 1, 1))),
+    # the methods of JAX's Array that are not jnp functions of the same name (traced too)
+    _c('mT-ptp', lambda m, x: x.mT.sum(0) + x.ptp(1) + x.ptp(axis=0, keepdims=True).sum(), U34),
+    _c('divmod', lambda m, x, y: m.stack([*divmod(x, y), *divmod(2.5, y)]), U34, P34,
+       grad=False),
+    _c('search-choose-partition', lambda m, x: m.concatenate([
+        m.sort(x).searchsorted(x, side='right'), x.argpartition(3), m.partition(x, -2),
+        (x % 3).choose([x, -x, 7], mode='wrap'), x.choose([x, 7], mode='clip')]),
+       ('i', (8,)), grad=False),
+    _c('partition-axis', lambda m, x: m.stack([x.argpartition(1, 0),
+                                               m.partition(x.astype(m.uint8), 2, axis=0)]),
+       ('i', (5, 3)), grad=False),
+    _c('view-byteswap', lambda m, x: m.concatenate([
+        x.view(m.int32).ravel(), x.byteswap().view(m.int64).ravel(), (x > 0).view(m.int8)
+        .ravel(), (x + 1j * x).view(m.int64).ravel(), x.view(m.complex128).imag.view(m.int64)
+        .ravel()]), U34, grad=False),
     # creation, mixed with traced values
     _c('creation-like', lambda m, x: m.full_like(x, 2.) + m.ones_like(x) + m.zeros_like(x)
        + m.empty_like(x) * 0 + m.full(x.shape, 3.), U34),
@@ -312,6 +328,74 @@ def test_arrays_pickle_and_copy_as_jax_arrays_do(copy):
         jax.random.key_data(jax.random.split(jax.random.key(3))).tolist()
     assert minijax.random.normal(key[1]).item() == jax.random.normal(
         jax.random.split(jax.random.key(3))[1]).item()
+
+
+def _device_surface(lib, jit, x):
+    """What JAX's device-array attributes and Python's protocols say of ``x``, comparable
+    across the libraries (``lib`` the numpy module, ``jit`` its jit)."""
+    shard, = x.addressable_shards
+    return dict(
+        device=str(x.device), sharding=repr(x.sharding), platform=x.platform(),
+        flags=(x.committed, x.is_fully_addressable, x.is_fully_replicated, x.is_ready(),
+               x.is_deleted()),
+        size=x.on_device_size_in_bytes(), devices=[str(d) for d in x.sharding.device_set],
+        indices=list(x.sharding.devices_indices_map(x.shape).values()),
+        shard=(shard.index, shard.replica_id, shard.data.tolist(), len(x.global_shards)),
+        data=x.addressable_data(0).tolist(), bytes=(x.tobytes(), x.tobytes('F')),
+        dlpack=(tuple(x.__dlpack_device__()), np.from_dlpack(x).tolist(),
+                np.from_dlpack(x).ctypes.data == x.unsafe_buffer_pointer()),
+        scalars=(complex(x[0, 1]), complex(lib.int32(3)), x[1, 2] in x[1], 100 in x[1]),
+        moved=[x.to_device(x.device).tolist(), x.to_device(x.sharding).tolist(),
+               jit(lambda a: a.to_device(x.device) * 2)(x).tolist()],
+        weak=weakref.ref(x)() is x)
+
+
+def test_arrays_have_jax_device_array_surface():
+    """One CPU device: the answers of JAX's device arrays there, for a jit result (its
+    memory is what DLPack and the buffer pointer show) and an eager array."""
+    for make in (lambda lib: lib.arange(6.).reshape(2, 3) * 2,
+                 lambda lib: lib.array([[1, 2, 3], [4, 5, 6]], lib.int8)):
+        x = minijax.jit(lambda: make(mnp))()
+        assert _device_surface(mnp, minijax.jit, x) == \
+            _device_surface(jnp, jax.jit, jax.jit(lambda: make(jnp))())
+    assert _device_surface(mnp, minijax.jit, make(mnp))['scalars'] == \
+        _device_surface(jnp, jax.jit, make(jnp))['scalars']
+    with pytest.raises(AttributeError, match='minijax has no layouts API'):
+        x.format  # noqa: B018
+
+
+def test_deleted_arrays_raise_jax_error():
+    errors = []
+    for lib, jit in ((mnp, minijax.jit), (jnp, jax.jit)):
+        x, y = lib.ones((2, 3)), jit(lambda: lib.ones(3))()
+        x.delete(), y.delete()
+        assert x.is_deleted() and y.is_deleted() and x.shape == (2, 3)
+        for use in (repr, lambda a: a + 1, np.asarray, jit(lambda a: a), lambda a: a.device):
+            for a in (x, y):
+                with pytest.raises(RuntimeError) as error:
+                    use(a)
+                errors.append(str(error.value))
+    assert errors[:len(errors) // 2] == errors[len(errors) // 2:]
+
+
+@pytest.mark.parametrize('fn,error,message', [
+    pytest.param(lambda m: m.ones(2).flat, NotImplementedError,
+                 r'do not implement the arr.flat property', id='flat'),
+    pytest.param(lambda m: complex(m.ones(2)), TypeError,
+                 r'Only scalar arrays .* got arr.ndim=1', id='complex'),
+    pytest.param(lambda m: m.ones((2, 2)) in m.ones((2, 2)), ValueError,
+                 'must be one-dimensional', id='contains'),
+    pytest.param(lambda m: m.ones(3).mT, ValueError,
+                 'at least two-dimensional for matrix_transpose', id='mT'),
+    pytest.param(lambda m: m.ones(3).view(m.complex128), ValueError, 'must be a divisor',
+                 id='view'),
+    pytest.param(lambda m: m.choose(m.array([0, 3]), [1, 2]), ValueError,
+                 'invalid entry in choice array', id='choose'),
+])
+def test_array_method_errors_as_jax(fn, error, message):
+    for lib in (mnp, jnp):
+        with pytest.raises(error, match=message):
+            fn(lib)
 
 
 def test_eager_results_do_not_alias_numpy_arguments():
