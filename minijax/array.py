@@ -8,9 +8,9 @@ program first needs it, so eager code pays no transfer per operation.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from typing import NamedTuple
+
+import numpy as np
 
 from minijax import core, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
