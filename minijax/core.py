@@ -76,6 +76,18 @@ class ShapedArray:
         raise ConcretizationTypeError(tracer, conversion)
 
 
+def shared_aval(shape, dtype, weak_type, *operands) -> ShapedArray:
+    """The type (``shape``, ``dtype``, ``weak_type``): the first of the ``operands``' types
+    that is exactly it, else a new one. Types are never mutated, so an elementwise equation
+    may share its operand's: a traced chain of them then holds one type object, not one
+    per equation (fewer objects to allocate, and for the garbage collector to walk)."""
+    for aval in operands:
+        if (type(aval) is ShapedArray and aval.shape == shape and aval.dtype == dtype
+                and aval.weak_type == weak_type):
+            return aval
+    return ShapedArray(shape, dtype, weak_type)
+
+
 class ConcreteArray(ShapedArray):
     """A ShapedArray that also knows its value, so Python control flow on it still works."""
     array_abstraction_level = 0

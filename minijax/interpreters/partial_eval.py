@@ -343,23 +343,24 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, lis
                       if used and isinstance(x, Var)}
     eqns = []
     for eqn in reversed(jaxpr.eqns):
+        rule = dce_rules.get(eqn.primitive)
+        if rule is None:  # (most equations: kept whole if any output is used)
+            if any(v in live for v in eqn.out_binders) or eqn_effectful(eqn):
+                live.update(x for x in eqn.inputs if type(x) is Var)
+                eqns.append(eqn)
+            continue
         used_outs = [v in live for v in eqn.out_binders]
         if not any(used_outs) and not eqn_effectful(eqn):
             continue
-        used_ins, new_eqn = dce_rules.get(eqn.primitive, _keep_whole)(used_outs, eqn)
+        used_ins, new_eqn = rule(used_outs, eqn)
         live.update(x for x, used in zip(eqn.inputs, used_ins, strict=True)
-                    if used and isinstance(x, Var))
+                    if used and type(x) is Var)
         eqns.append(new_eqn)
     used_inputs = [v in live or inst for v, inst in zip(jaxpr.invars, instantiate, strict=True)]
     pruned = Jaxpr([v for v in jaxpr.constvars if v in live],
                    [v for v, used in zip(jaxpr.invars, used_inputs) if used],
                    eqns[::-1], [x for x, used in zip(jaxpr.outs, used_outputs) if used])
     return pruned, used_inputs
-
-
-def _keep_whole(used_outputs, eqn):
-    """The default dce rule: an equation with a used output stays as it is."""
-    return [True] * len(eqn.inputs), eqn
 
 
 def dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs,

@@ -23,7 +23,8 @@ const_fold_rules: dict[core.Primitive, Any] = {}
 
 
 class JaxprTracer(Tracer):
-    __slots__ = ('aval',)
+    """A value being traced: its type and the jaxpr atom (Var or Lit) it is bound to."""
+    __slots__ = ('aval', '_var')
 
     def __init__(self, trace, aval):
         self._trace = trace
@@ -69,49 +70,49 @@ class JaxprBuilder:
 
     def __init__(self):
         self.eqns: list[JaxprEqn] = []
-        self.tracer_to_var: dict[int, Var | Lit] = {}  # a scalar constant's tracer: its Lit
-        self.const_tracers: dict[int, JaxprTracer] = {}
+        #: id of a constant -> (the constant, kept alive so that its id stays its own; its tracer)
+        self.const_tracers: dict[int, tuple[Any, JaxprTracer]] = {}
         self.constvals: dict[Var, Any] = {}
         self.invars: list[JaxprTracer] = []
-        self.tracers: list[JaxprTracer] = []  # keeps tracers alive so their ids stay unique
 
-    def add_var(self, tracer) -> Var:
-        var = self.tracer_to_var[id(tracer)] = Var(tracer.aval)
-        self.tracers.append(tracer)
+    @staticmethod
+    def add_var(tracer) -> Var:
+        """Bind ``tracer`` to a new variable. The tracer itself holds it (not a table of
+        every tracer), so tracers the function drops are freed while it is traced."""
+        var = tracer._var = Var(tracer.aval)
         return var
-
-    def get_var(self, tracer) -> Var | Lit:
-        return self.tracer_to_var[id(tracer)]
 
     def get_const(self, trace, val, aval=None) -> JaxprTracer:
         """The tracer standing for the constant ``val`` (of type ``aval``, when its weak
         type differs from what ``val`` itself says). A scalar is written inline as a
-        literal from the start; anything else becomes a constvar (or, a tracer of an outer
-        transformation, an input the jaxpr closes over)."""
-        tracer = self.const_tracers.get(id(val))
-        if tracer is None:
-            aval = aval or core.shaped_aval(val)
-            tracer = self.const_tracers[id(val)] = JaxprTracer(trace, aval)
-            if _is_literal(val):
-                self.tracer_to_var[id(tracer)] = Lit(val, aval)
-                self.tracers.append(tracer)
-            else:
-                self.constvals[self.add_var(tracer)] = val
-            self.tracers.append(val)  # keep val alive: its id is the cache key
+        literal, a new one each time: caching it by identity would keep every scalar the
+        function made alive, and it is seldom the same object again (``x * 1.5`` converts
+        ``1.5`` anew). Anything else becomes one constvar per object (or, a tracer of an
+        outer transformation, an input the jaxpr closes over)."""
+        if _is_literal(val):
+            tracer = JaxprTracer(trace, aval or core.shaped_aval(val))
+            tracer._var = Lit(val, tracer.aval)
+            return tracer
+        known = self.const_tracers.get(id(val))
+        if known is not None:
+            return known[1]
+        tracer = JaxprTracer(trace, aval or core.shaped_aval(val))
+        self.const_tracers[id(val)] = val, tracer
+        self.constvals[self.add_var(tracer)] = val
         return tracer
 
     def literal_values(self, tracers) -> list | None:
         """The values of ``tracers`` if every one is a constant written as a literal."""
         values = []
         for tracer in tracers:
-            var = self.tracer_to_var[id(tracer)]
+            var = tracer._var
             if type(var) is not Lit:
                 return None
             values.append(var.val)
         return values
 
     def add_eqn(self, primitive, in_tracers, params, out_tracers):
-        inputs = [self.get_var(t) for t in in_tracers]
+        inputs = [t._var for t in in_tracers]
         outs = [self.add_var(t) for t in out_tracers]
         self.eqns.append(JaxprEqn(primitive, inputs, params, outs, core.user_source_info()))
 
@@ -130,8 +131,8 @@ class JaxprBuilder:
             else:
                 constvars.append(var)
                 consts.append(val)
-        invars = closed_over_vars + [self.get_var(t) for t in in_tracers]
-        outs = [self.get_var(t) for t in out_tracers]
+        invars = closed_over_vars + [t._var for t in in_tracers]
+        outs = [t._var for t in out_tracers]
         return ClosedJaxpr(Jaxpr(constvars, invars, self.eqns, outs), consts), closed_over
 
 

@@ -12,7 +12,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax
-from minijax.core import Primitive, ShapedArray, Tracer
+from minijax.core import Primitive, ShapedArray, Tracer, shared_aval
 from minijax.interpreters import batching, jvp as ad
 from minijax.ir import tracing
 from minijax.array import Array, scalar
@@ -48,7 +48,7 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
         if accepts is not ANY and dtypes.kind(x.dtype) not in accepts[0]:
             raise TypeError(f'{name} needs a {accepts[1]} operand, got {x.str_short()}')
         dtype = dtypes.real_part_dtype(x.dtype) if real_result else x.dtype
-        return ShapedArray(x.shape, dtype, x.weak_type)
+        return shared_aval(x.shape, dtype, x.weak_type, x)
 
     prim.def_abstract_eval(abstract_eval)
     if tangent is None:
@@ -156,7 +156,8 @@ def _binary_abstract_eval(name, out_dtype=None, accepts=ANY):
             raise TypeError(f'{name} got incompatible operands {x.str_short()} and '
                             f'{y.str_short()}: they need equal shapes (or a scalar)')
         # Weak operands give a weak result, a comparison's too (JAX's rule for every n-ary op).
-        return ShapedArray(x.shape or y.shape, out_dtype or x.dtype, x.weak_type and y.weak_type)
+        return shared_aval(x.shape or y.shape, out_dtype or x.dtype,
+                           x.weak_type and y.weak_type, x, y)
     return abstract_eval
 
 
@@ -390,7 +391,7 @@ def _add_any_abstract_eval(x, y):
     if x.shape != y.shape or x.dtype != y.dtype:
         raise TypeError(f'add_any adds two values of one type, got {x.str_short()} and '
                         f'{y.str_short()}')
-    return ShapedArray(x.shape, x.dtype, x.weak_type)  # JAX's: the first operand's type
+    return shared_aval(x.shape, x.dtype, x.weak_type, x)  # JAX's: the first operand's type
 
 
 def _add_any_transpose(ct, x, y):
@@ -509,7 +510,7 @@ def _integer_pow_abstract_eval(x, *, y):
     if (y < 0 and not dtypes.is_inexact(x.dtype)) or x.dtype == dtypes.bool_:
         raise TypeError(f'integer_pow: {x.str_short()} to the power {y} is not supported '
                         '(negative powers need a float operand)')
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return shared_aval(x.shape, x.dtype, x.weak_type, x)
 
 
 def _integer_pow_jvp(t, x, *, y):

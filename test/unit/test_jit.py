@@ -281,6 +281,32 @@ def test_tracing_and_lowering_leave_the_garbage_collector_as_they_found_it():
         gc.enable()
 
 
+def test_tracing_a_chain_keeps_neither_dropped_tracers_nor_a_type_per_equation():
+    """The jaxpr is what tracing keeps: a tracer the function dropped is freed, and an
+    elementwise equation shares its operand's type. (Tracing holds the garbage collector
+    off, so every object it keeps alive is walked by the next collection: a 30,000-equation
+    trace kept 45,000 dead tracers and 30,000 types.)"""
+    import gc
+    from minijax.core import ShapedArray
+    from minijax.ir.tracing import JaxprTracer
+
+    def live(kind):
+        return sum(type(o) is kind for o in gc.get_objects())
+
+    counts = {}
+
+    def chain(x):
+        for _ in range(200):
+            x = lax.sin(x) * 1.5
+        counts.update(tracers=live(JaxprTracer), types=live(ShapedArray))
+        return x
+
+    before = {'tracers': live(JaxprTracer), 'types': live(ShapedArray)}
+    jaxpr = minijax.make_jaxpr(chain)(np.ones(3, np.float32))
+    assert len(jaxpr.eqns) == 400
+    assert counts['tracers'] - before['tracers'] < 10
+    assert counts['types'] - before['types'] < 10
+
 def test_static_argnums_example_of_seed_002():
     """seeds/002: ``jit(lambda x, y: square_add(x, y), static_argnums=1)(2., 10.) == 14.``;
     the static argument reaches the function as its Python value."""
