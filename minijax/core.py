@@ -339,6 +339,10 @@ def new_main(trace_type, global_data=None):
     finally:
         trace_stack.pop()
         main.alive = False
+        # The main and its trace refer to each other, and the data (a jaxpr builder) to
+        # tracers of the trace: cut those cycles, so that what the transformation built is
+        # freed when its last user drops it, not at some later garbage collection.
+        main.trace = main.global_data = None
 
 
 @contextmanager

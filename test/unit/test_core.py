@@ -132,6 +132,43 @@ def test_trace_stack_popped_after_error():
     assert core.dynamic_trace is None
 
 
+def _loss(x):
+    return lax.reduce_sum(lax.sin(x) * 2., (0,))
+
+
+#: Each builds its function anew, so that no cache of a jit or a trace answers it.
+TRANSFORMATIONS = {
+    'jit lower': lambda x: minijax.jit(lambda y: _loss(y)).lower(x).as_text(),
+    'make_jaxpr': lambda x: minijax.make_jaxpr(lambda y: _loss(y))(x),
+    'jvp': lambda x: minijax.jvp(lambda y: _loss(y), (x,), (x,)),
+    'vmap': lambda x: minijax.vmap(lambda y: _loss(y))(np.stack([x, x])),
+    'linearize': lambda x: minijax.linearize(lambda y: _loss(y), x)[1](x),
+    'grad of jit': lambda x: minijax.grad(minijax.jit(lambda y: _loss(y)))(x),
+    'jit of grad': lambda x: minijax.jit(minijax.grad(lambda y: _loss(y)))(x),
+    'grad of scan': lambda x: minijax.grad(
+        lambda y: lax.scan(lambda c, v: (c * v, c), 1., y)[0])(x),
+    'cond': lambda x: lax.cond(True, lambda y: _loss(y), lambda y: -_loss(y), x),
+}
+
+
+@pytest.mark.parametrize('name', list(TRANSFORMATIONS))
+def test_transformations_leave_no_reference_cycles(name):
+    """What a transformation built (its tracers, the jaxpr it staged) is freed by reference
+    counting once dropped. A cycle (a main trace and its Trace refer to each other; the
+    jaxpr builder, the main's data, holds tracers of that Trace) kept a whole jaxpr alive
+    until a full garbage collection."""
+    import gc
+    run, x = TRANSFORMATIONS[name], np.arange(1., 4.)
+    run(x)  # the first run may fill caches that stay
+    gc.collect()
+    gc.disable()
+    try:
+        run(x)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 def test_find_top_trace_picks_highest_level():
     tracers = []
 

@@ -307,6 +307,7 @@ def test_tracing_a_chain_keeps_neither_dropped_tracers_nor_a_type_per_equation()
     assert counts['tracers'] - before['tracers'] < 10
     assert counts['types'] - before['types'] < 10
 
+
 def test_static_argnums_example_of_seed_002():
     """seeds/002: ``jit(lambda x, y: square_add(x, y), static_argnums=1)(2., 10.) == 14.``;
     the static argument reaches the function as its Python value."""
