@@ -74,6 +74,8 @@ class JaxprBuilder:
         self.const_tracers: dict[int, tuple[Any, JaxprTracer]] = {}
         self.constvals: dict[Var, Any] = {}
         self.invars: list[JaxprTracer] = []
+        #: each distinct place an equation was traced at, kept once (see ``source_info``)
+        self.source_infos: dict[core.SourceInfo, core.SourceInfo] = {}
 
     @staticmethod
     def add_var(tracer) -> Var:
@@ -114,7 +116,14 @@ class JaxprBuilder:
     def add_eqn(self, primitive, in_tracers, params, out_tracers):
         inputs = [t._var for t in in_tracers]
         outs = [self.add_var(t) for t in out_tracers]
-        self.eqns.append(JaxprEqn(primitive, inputs, params, outs, core.user_source_info()))
+        self.eqns.append(JaxprEqn(primitive, inputs, params, outs, self.source_info()))
+
+    def source_info(self) -> core.SourceInfo:
+        """Where the equation being added is traced: one object per distinct place. A loop
+        in the user's code traces the same lines again and again, and a stack is some 400
+        bytes, more than the rest of the equation: a long trace kept one per equation."""
+        info = core.user_source_info()
+        return self.source_infos.setdefault(info, info)
 
     def build(self, in_tracers, out_tracers) -> tuple[ClosedJaxpr, list[Tracer]]:
         """The closed jaxpr, and the outer-trace tracers it closed over.
