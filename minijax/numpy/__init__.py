@@ -988,87 +988,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method='a
     found = any(equal(expand_dims(element, -1), test_elements), -1)
     return logical_not(found) if invert else found
 
-# ----------------------------------------------------------------------------- index arrays
 
-
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (host-side,
-    as ``linspace``)."""
-    out = np.moveaxis(np.geomspace(start, stop, num, endpoint=endpoint), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'geomspace'))
-
-
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop)`` (host-side, as ``linspace``)."""
-    out = np.moveaxis(np.logspace(start, stop, num, endpoint=endpoint, base=base), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'logspace'))
-
-
-def tril_indices(n, k=0, m=None):
-    """The (row, column) indices of the lower triangle of an (n, m) matrix (static)."""
-    return tuple(asarray(i) for i in np.tril_indices(n, k, m))
-
-
-def triu_indices(n, k=0, m=None):
-    """The (row, column) indices of the upper triangle of an (n, m) matrix (static)."""
-    return tuple(asarray(i) for i in np.triu_indices(n, k, m))
-
-
-def diag_indices(n, ndim=2):
-    """The indices of the main diagonal of an ``ndim``-dimensional cube of side ``n``."""
-    return (arange(n),) * ndim
-
-
-def indices(dimensions, dtype=None, sparse=False):
-    """An index grid: ``out[i]`` holds each element's index along axis ``i``."""
-    dtype = dtypes.check_supported(dtype or dtypes.int64, 'indices')
-    shape_ = tuple(dimensions)
-    if sparse:
-        return tuple(lax.iota(dtype, tuple(n if j == i else 1 for j, n in enumerate(shape_)), i)
-                     for i in range(len(shape_)))
-    return stack([lax.iota(dtype, shape_, i) for i in range(len(shape_))]) if shape_ else \
-        zeros((0,), dtype)
-
-
-def unravel_index(indices, shape):
-    """The coordinates in an array of ``shape`` of flat ``indices`` (negative ones count from
-    the end; out of bounds clamps, as in JAX)."""
-    indices = asarray(indices)
-    total = builtins.max(math.prod(shape), 1)
-    flat = clip(where(less(indices, 0), add(indices, total), indices), 0, total - 1)
-    strides = np.cumprod((1,) + tuple(shape)[::-1])[:-1][::-1]
-    return tuple(remainder(floor_divide(flat, int(s)), int(n)) for s, n in zip(strides, shape))
-
-
-def ravel_multi_index(multi_index, dims, mode='raise', order='C'):
-    """The flat indices of the coordinates ``multi_index`` in an array of shape ``dims``;
-    out-of-bounds coordinates ``'clip'`` or ``'wrap'``; ``'raise'`` checks concrete ones."""
-    if order not in ('C', 'F'):
-        raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}")
-    if len(multi_index) != len(dims):
-        raise ValueError(f'ravel_multi_index: {len(multi_index)} coordinates for '
-                         f'{len(dims)} dimensions')
-    coords = [asarray(i) for i in multi_index]
-    if mode == 'raise':
-        if builtins.any(isinstance(c, Tracer) for c in coords):
-            raise ValueError("ravel_multi_index: mode='raise' needs concrete indices; use "
-                             "mode='clip' or 'wrap' under a transformation")
-        if builtins.any(np.any((np.asarray(c) < 0) | (np.asarray(c) >= n))
-                        for c, n in zip(coords, dims)):
-            raise ValueError(f'ravel_multi_index: an index is out of bounds for dims {dims}')
-    elif mode == 'wrap':
-        coords = [remainder(c, n) for c, n in zip(coords, dims)]
-    elif mode == 'clip':
-        coords = [clip(c, 0, n - 1) for c, n in zip(coords, dims)]
-    else:
-        raise ValueError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', got "
-                         f'{mode!r}')
-    sizes = list(dims) if order == 'C' else list(dims)[::-1]
-    coords = coords if order == 'C' else coords[::-1]
-    flat = zeros_like(coords[0]) if coords else asarray(0)
-    for c, n in zip(coords, sizes):
-        flat = add(multiply(flat, n), c)
-    return flat
+# ----------------------------------------------------------------------------- kinds and dtypes
 
 
 def isscalar(element):
@@ -1207,6 +1128,19 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     return lax.convert_element_type(out, out_dtype)
 
 
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (host-side,
+    as ``linspace``)."""
+    out = np.moveaxis(np.geomspace(start, stop, num, endpoint=endpoint), 0, axis)
+    return out.astype(dtypes.check_supported(dtype or out.dtype, 'geomspace'))
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop)`` (host-side, as ``linspace``)."""
+    out = np.moveaxis(np.logspace(start, stop, num, endpoint=endpoint, base=base), 0, axis)
+    return out.astype(dtypes.check_supported(dtype or out.dtype, 'logspace'))
+
+
 # ----------------------------------------------------------------------------- the API boundary
 
 from minijax.numpy._boundary import (install_api_boundary as _install_api_boundary,  # noqa: E402
@@ -1223,6 +1157,10 @@ from minijax.numpy._shapes import (atleast_1d, atleast_2d, column_stack, concate
                                    flip, fliplr, flipud, hstack, meshgrid, moveaxis, pad, ravel,
                                    repeat, reshape, roll, row_stack, split, squeeze, stack,
                                    swapaxes, tile, transpose, vstack)  # noqa: E402
+from minijax.numpy import _index_arrays  # noqa: E402  (it uses stack, from _shapes)
+_install_api_boundary(_index_arrays, _index_arrays.__name__)
+from minijax.numpy._index_arrays import (diag_indices, indices, ravel_multi_index, tril_indices,
+                                         triu_indices, unravel_index)  # noqa: E402
 from minijax.numpy import _reductions  # noqa: E402
 _install_api_boundary(_reductions, _reductions.__name__)
 from minijax.numpy._reductions import (all, amax, amin, any, argmax, argmin,  # noqa: A004
