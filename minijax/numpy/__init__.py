@@ -988,87 +988,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method='a
     found = any(equal(expand_dims(element, -1), test_elements), -1)
     return logical_not(found) if invert else found
 
-# ----------------------------------------------------------------------------- index arrays
 
-
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (host-side,
-    as ``linspace``)."""
-    out = np.moveaxis(np.geomspace(start, stop, num, endpoint=endpoint), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'geomspace'))
-
-
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop)`` (host-side, as ``linspace``)."""
-    out = np.moveaxis(np.logspace(start, stop, num, endpoint=endpoint, base=base), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'logspace'))
-
-
-def tril_indices(n, k=0, m=None):
-    """The (row, column) indices of the lower triangle of an (n, m) matrix (static)."""
-    return tuple(asarray(i) for i in np.tril_indices(n, k, m))
-
-
-def triu_indices(n, k=0, m=None):
-    """The (row, column) indices of the upper triangle of an (n, m) matrix (static)."""
-    return tuple(asarray(i) for i in np.triu_indices(n, k, m))
-
-
-def diag_indices(n, ndim=2):
-    """The indices of the main diagonal of an ``ndim``-dimensional cube of side ``n``."""
-    return (arange(n),) * ndim
-
-
-def indices(dimensions, dtype=None, sparse=False):
-    """An index grid: ``out[i]`` holds each element's index along axis ``i``."""
-    dtype = dtypes.check_supported(dtype or dtypes.int64, 'indices')
-    shape_ = tuple(dimensions)
-    if sparse:
-        return tuple(lax.iota(dtype, tuple(n if j == i else 1 for j, n in enumerate(shape_)), i)
-                     for i in range(len(shape_)))
-    return stack([lax.iota(dtype, shape_, i) for i in range(len(shape_))]) if shape_ else \
-        zeros((0,), dtype)
-
-
-def unravel_index(indices, shape):
-    """The coordinates in an array of ``shape`` of flat ``indices`` (negative ones count from
-    the end; out of bounds clamps, as in JAX)."""
-    indices = asarray(indices)
-    total = builtins.max(math.prod(shape), 1)
-    flat = clip(where(less(indices, 0), add(indices, total), indices), 0, total - 1)
-    strides = np.cumprod((1,) + tuple(shape)[::-1])[:-1][::-1]
-    return tuple(remainder(floor_divide(flat, int(s)), int(n)) for s, n in zip(strides, shape))
-
-
-def ravel_multi_index(multi_index, dims, mode='raise', order='C'):
-    """The flat indices of the coordinates ``multi_index`` in an array of shape ``dims``;
-    out-of-bounds coordinates ``'clip'`` or ``'wrap'``; ``'raise'`` checks concrete ones."""
-    if order not in ('C', 'F'):
-        raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}")
-    if len(multi_index) != len(dims):
-        raise ValueError(f'ravel_multi_index: {len(multi_index)} coordinates for '
-                         f'{len(dims)} dimensions')
-    coords = [asarray(i) for i in multi_index]
-    if mode == 'raise':
-        if builtins.any(isinstance(c, Tracer) for c in coords):
-            raise ValueError("ravel_multi_index: mode='raise' needs concrete indices; use "
-                             "mode='clip' or 'wrap' under a transformation")
-        if builtins.any(np.any((np.asarray(c) < 0) | (np.asarray(c) >= n))
-                        for c, n in zip(coords, dims)):
-            raise ValueError(f'ravel_multi_index: an index is out of bounds for dims {dims}')
-    elif mode == 'wrap':
-        coords = [remainder(c, n) for c, n in zip(coords, dims)]
-    elif mode == 'clip':
-        coords = [clip(c, 0, n - 1) for c, n in zip(coords, dims)]
-    else:
-        raise ValueError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', got "
-                         f'{mode!r}')
-    sizes = list(dims) if order == 'C' else list(dims)[::-1]
-    coords = coords if order == 'C' else coords[::-1]
-    flat = zeros_like(coords[0]) if coords else asarray(0)
-    for c, n in zip(coords, sizes):
-        flat = add(multiply(flat, n), c)
-    return flat
+# ----------------------------------------------------------------------------- kinds and dtypes
 
 
 def isscalar(element):
@@ -1106,262 +1027,6 @@ def promote_types(a, b):
 def can_cast(from_, to, casting='safe'):
     """Whether a cast between the dtypes is allowed under ``casting`` (NumPy's rules)."""
     return bool(np.can_cast(_as_dtype(from_), _as_dtype(to), casting))
-
-
-# ----------------------------------------------------------------------------- shapes
-
-def reshape(a, shape=None, order='C', **kwargs):
-    """``a`` with a new shape; one entry may be -1 (inferred). (JAX's old ``newshape=``
-    keyword is accepted.)"""
-    shape = kwargs.pop('newshape', shape)
-    if kwargs or order != 'C':
-        raise TypeError(f'reshape: unsupported arguments {sorted(kwargs) or ["order"]}')
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-    size_ = size(a)
-    if shape.count(-1) == 1:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-        if known and size_ % known == 0:
-            shape = tuple(size_ // known if d == -1 else d for d in shape)
-    if shape.count(-1) or int(np.prod(shape, dtype=np.int64)) != size_:
-        raise ValueError(f'cannot reshape an array of shape {_shape_str(np.shape(a))} into '
-                         f'shape {_shape_str(shape)}')
-    return a if shape == np.shape(a) else lax.reshape(a, shape)
-
-
-def ravel(a):
-    return reshape(a, (-1,))
-
-
-def transpose(a, axes=None):
-    """Permute the axes (reverse them if ``axes`` is None)."""
-    ndim_ = np.ndim(a)
-    if axes is None:
-        return lax.transpose(a, tuple(reversed(range(ndim_))))
-    perm = [core.canonicalize_axis(x, ndim_, 'transpose: axis') for x in axes]
-    if sorted(perm) != list(range(ndim_)):
-        raise ValueError(f'transpose: axes {tuple(axes)} are not a permutation of the '
-                         f'{ndim_} axes of the array')
-    return lax.transpose(a, perm)
-
-
-def swapaxes(a, axis1, axis2):
-    ndim_ = np.ndim(a)
-    axis1 = core.canonicalize_axis(axis1, ndim_, 'swapaxes: axis1')
-    axis2 = core.canonicalize_axis(axis2, ndim_, 'swapaxes: axis2')
-    perm = list(range(ndim_))
-    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
-    return lax.transpose(a, perm)
-
-
-def moveaxis(a, source, destination):
-    """``a`` with the axes ``source`` moved to positions ``destination``."""
-    ndim_ = np.ndim(a)
-    source = _axis_list('moveaxis: source', source, ndim_)
-    destination = _axis_list('moveaxis: destination', destination, ndim_)
-    if len(source) != len(destination):
-        raise ValueError('moveaxis: source and destination need the same number of axes')
-    perm = [i for i in range(ndim_) if i not in source]
-    for dst, src in sorted(zip(destination, source)):
-        perm.insert(dst, src)
-    return lax.transpose(a, perm)
-
-
-def _axis_list(what, axes, ndim_):
-    axes = axes if np.iterable(axes) else (axes,)
-    return [core.canonicalize_axis(x, ndim_, what) for x in axes]
-
-
-def expand_dims(a, axis):
-    return lax.expand_dims(a, axis)
-
-
-def squeeze(a, axis=None):
-    shape_ = np.shape(a)
-    if axis is None:
-        return lax.squeeze(a, [i for i, d in enumerate(shape_) if d == 1])
-    return lax.squeeze(a, _axes('squeeze', a, axis))
-
-
-def _at_least(ndim, arys):
-    """Each of ``arys`` with size-1 axes in front up to ``ndim`` axes (a new axis is a
-    ``broadcast_in_dim``, as in JAX); one array alone is returned alone."""
-    out = []
-    for a in arys:
-        shape_ = np.shape(a)
-        lead = ndim - len(shape_)
-        out.append(lax.broadcast_in_dim(a, (1,) * lead + shape_, range(lead, ndim))
-                   if lead > 0 else asarray(a))
-    return out[0] if len(out) == 1 else out
-
-
-def atleast_1d(*arys):
-    return _at_least(1, arys)
-
-
-def atleast_2d(*arys):
-    return _at_least(2, arys)
-
-
-def concatenate(arrays, axis=0):
-    """``arrays`` (promoted to one dtype) joined along ``axis`` (flattened first if None)."""
-    arrays = _nonempty('concatenate', arrays)
-    if axis is None:
-        arrays, axis = [ravel(a) for a in arrays], 0
-    arrays = _promote(*(asarray(a) for a in arrays))
-    ndim_ = np.ndim(arrays[0])
-    axis = core.canonicalize_axis(axis, ndim_, 'concatenate: axis')
-    shapes = [np.shape(a) for a in arrays]
-    if builtins.any(len(s) != ndim_ or s[:axis] + s[axis + 1:] != shapes[0][:axis]
-                    + shapes[0][axis + 1:] for s in shapes):
-        raise ValueError(f'concatenate along axis {axis}: shapes '
-                         f'{" and ".join(map(_shape_str, shapes))} do not fit')
-    return lax.concatenate(arrays, axis)
-
-
-def stack(arrays, axis=0):
-    """``arrays`` (of one shape) joined along a new axis ``axis``."""
-    arrays = _nonempty('stack', arrays)
-    shapes = {np.shape(a) for a in arrays}
-    if len(shapes) != 1:
-        raise ValueError('stack needs arrays of one shape, got shapes '
-                         f'{" and ".join(map(_shape_str, sorted(shapes)))}')
-    axis = core.canonicalize_axis(axis, len(shapes.pop()) + 1, 'stack: axis')
-    return concatenate([expand_dims(a, axis) for a in arrays], axis)
-
-
-def vstack(tup):
-    """Arrays joined along the first axis (1-D ones as rows)."""
-    return concatenate([atleast_2d(a) for a in _nonempty('vstack', tup)], 0)
-
-
-row_stack = vstack
-
-
-def hstack(tup):
-    """Arrays joined along the second axis (the first for 1-D ones)."""
-    arrays = [atleast_1d(a) for a in _nonempty('hstack', tup)]
-    return concatenate(arrays, 0 if np.ndim(arrays[0]) == 1 else 1)
-
-
-def column_stack(tup):
-    """1-D arrays as columns (and 2-D ones as they are) joined along the second axis."""
-    return concatenate([reshape(a, (-1, 1)) if np.ndim(a) < 2 else a
-                        for a in _nonempty('column_stack', tup)], 1)
-
-
-def _nonempty(name, arrays):
-    arrays = list(arrays)
-    if not arrays:
-        raise ValueError(f'{name} needs at least one array, got an empty sequence')
-    return arrays
-
-
-def split(ary, indices_or_sections, axis=0):
-    """``ary`` cut along ``axis`` into equal sections, or at the given indices."""
-    n = np.shape(ary)[core.canonicalize_axis(axis, np.ndim(ary), 'split: axis')]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        if n % indices_or_sections:
-            raise ValueError(f'split: an axis of size {n} does not divide into '
-                             f'{indices_or_sections} equal sections')
-        step = n // indices_or_sections
-        cuts = list(range(step, n, step))[:indices_or_sections - 1]
-    else:
-        cuts = [int(i) for i in indices_or_sections]
-    bounds = [0] + [builtins.min(builtins.max(c % n if c < 0 else c, 0), n) for c in cuts] + [n]
-    return [lax.slice_in_dim(ary, lo, builtins.max(lo, hi), axis=axis)
-            for lo, hi in zip(bounds, bounds[1:])]
-
-
-def tile(A, reps):
-    """``A`` repeated ``reps`` times along each axis: broadcast to (r0, n0, r1, n1, ...) and
-    reshaped."""
-    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
-    ndim_ = builtins.max(np.ndim(A), len(reps))
-    A = reshape(A, (1,) * (ndim_ - np.ndim(A)) + np.shape(A))
-    reps = (1,) * (ndim_ - len(reps)) + reps
-    sizes = np.shape(A)
-    pairs = [d for r, n in zip(reps, sizes) for d in (r, n)]
-    out = lax.broadcast_in_dim(A, pairs, range(1, 2 * ndim_, 2))
-    return lax.reshape(out, [r * n for r, n in zip(reps, sizes)])
-
-
-def repeat(a, repeats, axis=None):
-    """Each element of ``a`` repeated ``repeats`` (a static int) times along ``axis``: a
-    new axis after ``axis`` is broadcast to ``repeats`` and merged into it."""
-    if not isinstance(repeats, (int, np.integer)):
-        raise TypeError('repeat: minijax supports a static integer number of repeats only, '
-                        f'got {type(repeats).__name__}')
-    if axis is None:
-        a, axis = ravel(a), 0
-    axis = core.canonicalize_axis(axis, np.ndim(a), 'repeat: axis')
-    sizes = list(np.shape(a))
-    out = lax.broadcast_in_dim(a, sizes[:axis + 1] + [repeats] + sizes[axis + 1:],
-                               [i for i in range(len(sizes) + 1) if i != axis + 1])
-    return lax.reshape(out, sizes[:axis] + [sizes[axis] * repeats] + sizes[axis + 1:])
-
-
-def flip(m, axis=None):
-    """``m`` with the order of the elements along ``axis`` (all axes if None) reversed."""
-    return _flip(m, tuple(axis) if isinstance(axis, list) else axis)
-
-
-def _flip(m, axis):
-    return lax.rev(m, tuple(_axes('flip', m, axis)))
-
-
-def fliplr(m):
-    return _flip(m, 1)
-
-
-def flipud(m):
-    return _flip(m, 0)
-
-
-def roll(a, shift, axis=None):
-    """``a`` shifted by ``shift`` (static or traced) along ``axis`` (the flattened array if
-    None), wrapping around: a window of ``a`` concatenated with itself."""
-    if axis is None:
-        return reshape(roll(ravel(a), shift, 0), np.shape(a))
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    if len(shifts) != len(axes):
-        raise ValueError(f'roll: {len(shifts)} shifts for {len(axes)} axes')
-    for s, ax in zip(shifts, axes):
-        ax = core.canonicalize_axis(ax, np.ndim(a), 'roll: axis')
-        n = np.shape(a)[ax]
-        if n:
-            starts = [0] * np.ndim(a)
-            starts[ax] = (-s) % n  # a Python int, or traced
-            a = lax.dynamic_slice(lax.concatenate([a, a], ax), starts, np.shape(a))
-    return a
-
-
-def meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
-    """Coordinate arrays from the 1-D coordinate vectors ``xi`` (``'xy'``: the first two
-    axes swapped, as for images; ``'ij'``: matrix indexing)."""
-    if indexing not in ('xy', 'ij'):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    xi = [ravel(asarray(x)) for x in xi]
-    dims = list(range(len(xi)))
-    if indexing == 'xy' and len(xi) >= 2:
-        dims[0], dims[1] = 1, 0
-    shape_ = [0] * len(xi)
-    for x, d in zip(xi, dims):
-        shape_[d] = np.shape(x)[0]
-    if sparse:
-        return [reshape(x, [n if i == d else 1 for i, n in enumerate(shape_)])
-                for x, d in zip(xi, dims)]
-    return [lax.broadcast_in_dim(x, shape_, (d,)) for x, d in zip(xi, dims)]
-
-
-def pad(array, pad_width, mode='constant', constant_values=0):
-    """``array`` padded with ``constant_values`` (mode 'constant' only); ``pad_width`` is
-    an int, a (before, after) pair, or one pair per axis."""
-    if mode != 'constant':
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
-    widths = np.broadcast_to(np.asarray(pad_width, np.int64), (np.ndim(array), 2))
-    fill = _cast(constant_values, core.get_aval(array).dtype)
-    return lax.pad(array, fill, [(int(lo), int(hi), 0) for lo, hi in widths])
 
 
 # ----------------------------------------------------------------------------- creation
@@ -1463,6 +1128,19 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     return lax.convert_element_type(out, out_dtype)
 
 
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (host-side,
+    as ``linspace``)."""
+    out = np.moveaxis(np.geomspace(start, stop, num, endpoint=endpoint), 0, axis)
+    return out.astype(dtypes.check_supported(dtype or out.dtype, 'geomspace'))
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop)`` (host-side, as ``linspace``)."""
+    out = np.moveaxis(np.logspace(start, stop, num, endpoint=endpoint, base=base), 0, axis)
+    return out.astype(dtypes.check_supported(dtype or out.dtype, 'logspace'))
+
+
 # ----------------------------------------------------------------------------- the API boundary
 
 from minijax.numpy._boundary import (install_api_boundary as _install_api_boundary,  # noqa: E402
@@ -1472,6 +1150,17 @@ _install_api_boundary(sys.modules[__name__], __name__)
 
 # The topic modules are written on the functions above (wrapped, as every caller sees them),
 # so they come last; their public functions get the same boundary and join this namespace.
+# The shape functions come first: every other topic module imports some of them.
+from minijax.numpy import _shapes  # noqa: E402
+_install_api_boundary(_shapes, _shapes.__name__)
+from minijax.numpy._shapes import (atleast_1d, atleast_2d, column_stack, concatenate, expand_dims,
+                                   flip, fliplr, flipud, hstack, meshgrid, moveaxis, pad, ravel,
+                                   repeat, reshape, roll, row_stack, split, squeeze, stack,
+                                   swapaxes, tile, transpose, vstack)  # noqa: E402
+from minijax.numpy import _index_arrays  # noqa: E402  (it uses stack, from _shapes)
+_install_api_boundary(_index_arrays, _index_arrays.__name__)
+from minijax.numpy._index_arrays import (diag_indices, indices, ravel_multi_index, tril_indices,
+                                         triu_indices, unravel_index)  # noqa: E402
 from minijax.numpy import _reductions  # noqa: E402
 _install_api_boundary(_reductions, _reductions.__name__)
 from minijax.numpy._reductions import (all, amax, amin, any, argmax, argmin,  # noqa: A004

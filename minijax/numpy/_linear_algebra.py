@@ -12,9 +12,10 @@ import string
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _axis_list, _promote, _shape_str, _to_float, abs,  # noqa: A004
+from minijax.numpy import (_axes, _promote, _shape_str, _to_float, abs,  # noqa: A004
                            broadcast_shapes, broadcast_to, expand_dims, float64, max, min,
                            moveaxis, multiply, not_equal, power, ravel, reshape, sqrt, sum, where)
+from minijax.numpy._shapes import _axis_list
 
 __all__ = ['convolve', 'correlate', 'diag', 'diagonal', 'dot', 'einsum', 'eye', 'identity',
            'inner', 'matmul', 'outer', 'tensordot', 'trace', 'tri', 'tril', 'triu', 'vdot',

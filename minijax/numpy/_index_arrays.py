@@ -1,0 +1,86 @@
+"""``jnp``'s index arrays: the indices of a triangle or a diagonal (``tril_indices``,
+``diag_indices``), an index grid (``indices``), and flat indices to coordinates and back
+(``unravel_index``, ``ravel_multi_index``). They compute indices to index other arrays with,
+not values; written on the functions of ``minijax.numpy``, which imports them back.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax.core import Tracer
+from minijax.numpy import (add, arange, asarray, clip, floor_divide, less, multiply, remainder,
+                           stack, where, zeros, zeros_like)
+
+__all__ = ['diag_indices', 'indices', 'ravel_multi_index', 'tril_indices', 'triu_indices',
+           'unravel_index']
+
+
+def tril_indices(n, k=0, m=None):
+    """The (row, column) indices of the lower triangle of an (n, m) matrix (static)."""
+    return tuple(asarray(i) for i in np.tril_indices(n, k, m))
+
+
+def triu_indices(n, k=0, m=None):
+    """The (row, column) indices of the upper triangle of an (n, m) matrix (static)."""
+    return tuple(asarray(i) for i in np.triu_indices(n, k, m))
+
+
+def diag_indices(n, ndim=2):
+    """The indices of the main diagonal of an ``ndim``-dimensional cube of side ``n``."""
+    return (arange(n),) * ndim
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """An index grid: ``out[i]`` holds each element's index along axis ``i``."""
+    dtype = dtypes.check_supported(dtype or dtypes.int64, 'indices')
+    shape_ = tuple(dimensions)
+    if sparse:
+        return tuple(lax.iota(dtype, tuple(n if j == i else 1 for j, n in enumerate(shape_)), i)
+                     for i in range(len(shape_)))
+    return stack([lax.iota(dtype, shape_, i) for i in range(len(shape_))]) if shape_ else \
+        zeros((0,), dtype)
+
+
+def unravel_index(indices, shape):
+    """The coordinates in an array of ``shape`` of flat ``indices`` (negative ones count from
+    the end; out of bounds clamps, as in JAX)."""
+    indices = asarray(indices)
+    total = builtins.max(math.prod(shape), 1)
+    flat = clip(where(less(indices, 0), add(indices, total), indices), 0, total - 1)
+    strides = np.cumprod((1,) + tuple(shape)[::-1])[:-1][::-1]
+    return tuple(remainder(floor_divide(flat, int(s)), int(n)) for s, n in zip(strides, shape))
+
+
+def ravel_multi_index(multi_index, dims, mode='raise', order='C'):
+    """The flat indices of the coordinates ``multi_index`` in an array of shape ``dims``;
+    out-of-bounds coordinates ``'clip'`` or ``'wrap'``; ``'raise'`` checks concrete ones."""
+    if order not in ('C', 'F'):
+        raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}")
+    if len(multi_index) != len(dims):
+        raise ValueError(f'ravel_multi_index: {len(multi_index)} coordinates for '
+                         f'{len(dims)} dimensions')
+    coords = [asarray(i) for i in multi_index]
+    if mode == 'raise':
+        if builtins.any(isinstance(c, Tracer) for c in coords):
+            raise ValueError("ravel_multi_index: mode='raise' needs concrete indices; use "
+                             "mode='clip' or 'wrap' under a transformation")
+        if builtins.any(np.any((np.asarray(c) < 0) | (np.asarray(c) >= n))
+                        for c, n in zip(coords, dims)):
+            raise ValueError(f'ravel_multi_index: an index is out of bounds for dims {dims}')
+    elif mode == 'wrap':
+        coords = [remainder(c, n) for c, n in zip(coords, dims)]
+    elif mode == 'clip':
+        coords = [clip(c, 0, n - 1) for c, n in zip(coords, dims)]
+    else:
+        raise ValueError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', got "
+                         f'{mode!r}')
+    sizes = list(dims) if order == 'C' else list(dims)[::-1]
+    coords = coords if order == 'C' else coords[::-1]
+    flat = zeros_like(coords[0]) if coords else asarray(0)
+    for c, n in zip(coords, sizes):
+        flat = add(multiply(flat, n), c)
+    return flat

@@ -1,0 +1,274 @@
+"""``jnp``'s shape functions: ``reshape``, ``transpose`` and ``moveaxis``, ``expand_dims`` and
+``squeeze``, joining (``concatenate``, ``stack``...) and cutting (``split``), ``tile``,
+``repeat``, ``flip``, ``roll``, ``meshgrid`` and ``pad``: each moves or copies elements
+without computing on them, on ``lax``'s structural primitives (``reshape``, ``transpose``,
+``broadcast_in_dim``, ``concatenate``, ``slice``, ``rev``, ``pad``). Written on the functions
+of ``minijax.numpy``, which imports them back first: the other topic modules use them.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from minijax import core, lax
+from minijax.numpy import _axes, _cast, _promote, _shape_str, asarray, size
+
+__all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concatenate', 'expand_dims', 'flip',
+           'fliplr', 'flipud', 'hstack', 'meshgrid', 'moveaxis', 'pad', 'ravel', 'repeat',
+           'reshape', 'roll', 'row_stack', 'split', 'squeeze', 'stack', 'swapaxes', 'tile',
+           'transpose', 'vstack']
+
+
+def reshape(a, shape=None, order='C', **kwargs):
+    """``a`` with a new shape; one entry may be -1 (inferred). (JAX's old ``newshape=``
+    keyword is accepted.)"""
+    shape = kwargs.pop('newshape', shape)
+    if kwargs or order != 'C':
+        raise TypeError(f'reshape: unsupported arguments {sorted(kwargs) or ["order"]}')
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    size_ = size(a)
+    if shape.count(-1) == 1:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known and size_ % known == 0:
+            shape = tuple(size_ // known if d == -1 else d for d in shape)
+    if shape.count(-1) or int(np.prod(shape, dtype=np.int64)) != size_:
+        raise ValueError(f'cannot reshape an array of shape {_shape_str(np.shape(a))} into '
+                         f'shape {_shape_str(shape)}')
+    return a if shape == np.shape(a) else lax.reshape(a, shape)
+
+
+def ravel(a):
+    return reshape(a, (-1,))
+
+
+def transpose(a, axes=None):
+    """Permute the axes (reverse them if ``axes`` is None)."""
+    ndim_ = np.ndim(a)
+    if axes is None:
+        return lax.transpose(a, tuple(reversed(range(ndim_))))
+    perm = [core.canonicalize_axis(x, ndim_, 'transpose: axis') for x in axes]
+    if sorted(perm) != list(range(ndim_)):
+        raise ValueError(f'transpose: axes {tuple(axes)} are not a permutation of the '
+                         f'{ndim_} axes of the array')
+    return lax.transpose(a, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    ndim_ = np.ndim(a)
+    axis1 = core.canonicalize_axis(axis1, ndim_, 'swapaxes: axis1')
+    axis2 = core.canonicalize_axis(axis2, ndim_, 'swapaxes: axis2')
+    perm = list(range(ndim_))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    """``a`` with the axes ``source`` moved to positions ``destination``."""
+    ndim_ = np.ndim(a)
+    source = _axis_list('moveaxis: source', source, ndim_)
+    destination = _axis_list('moveaxis: destination', destination, ndim_)
+    if len(source) != len(destination):
+        raise ValueError('moveaxis: source and destination need the same number of axes')
+    perm = [i for i in range(ndim_) if i not in source]
+    for dst, src in sorted(zip(destination, source)):
+        perm.insert(dst, src)
+    return lax.transpose(a, perm)
+
+
+def _axis_list(what, axes, ndim_):
+    axes = axes if np.iterable(axes) else (axes,)
+    return [core.canonicalize_axis(x, ndim_, what) for x in axes]
+
+
+def expand_dims(a, axis):
+    return lax.expand_dims(a, axis)
+
+
+def squeeze(a, axis=None):
+    shape_ = np.shape(a)
+    if axis is None:
+        return lax.squeeze(a, [i for i, d in enumerate(shape_) if d == 1])
+    return lax.squeeze(a, _axes('squeeze', a, axis))
+
+
+def _at_least(ndim, arys):
+    """Each of ``arys`` with size-1 axes in front up to ``ndim`` axes (a new axis is a
+    ``broadcast_in_dim``, as in JAX); one array alone is returned alone."""
+    out = []
+    for a in arys:
+        shape_ = np.shape(a)
+        lead = ndim - len(shape_)
+        out.append(lax.broadcast_in_dim(a, (1,) * lead + shape_, range(lead, ndim))
+                   if lead > 0 else asarray(a))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    return _at_least(1, arys)
+
+
+def atleast_2d(*arys):
+    return _at_least(2, arys)
+
+
+def concatenate(arrays, axis=0):
+    """``arrays`` (promoted to one dtype) joined along ``axis`` (flattened first if None)."""
+    arrays = _nonempty('concatenate', arrays)
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
+    arrays = _promote(*(asarray(a) for a in arrays))
+    ndim_ = np.ndim(arrays[0])
+    axis = core.canonicalize_axis(axis, ndim_, 'concatenate: axis')
+    shapes = [np.shape(a) for a in arrays]
+    if builtins.any(len(s) != ndim_ or s[:axis] + s[axis + 1:] != shapes[0][:axis]
+                    + shapes[0][axis + 1:] for s in shapes):
+        raise ValueError(f'concatenate along axis {axis}: shapes '
+                         f'{" and ".join(map(_shape_str, shapes))} do not fit')
+    return lax.concatenate(arrays, axis)
+
+
+def stack(arrays, axis=0):
+    """``arrays`` (of one shape) joined along a new axis ``axis``."""
+    arrays = _nonempty('stack', arrays)
+    shapes = {np.shape(a) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError('stack needs arrays of one shape, got shapes '
+                         f'{" and ".join(map(_shape_str, sorted(shapes)))}')
+    axis = core.canonicalize_axis(axis, len(shapes.pop()) + 1, 'stack: axis')
+    return concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+def vstack(tup):
+    """Arrays joined along the first axis (1-D ones as rows)."""
+    return concatenate([atleast_2d(a) for a in _nonempty('vstack', tup)], 0)
+
+
+row_stack = vstack
+
+
+def hstack(tup):
+    """Arrays joined along the second axis (the first for 1-D ones)."""
+    arrays = [atleast_1d(a) for a in _nonempty('hstack', tup)]
+    return concatenate(arrays, 0 if np.ndim(arrays[0]) == 1 else 1)
+
+
+def column_stack(tup):
+    """1-D arrays as columns (and 2-D ones as they are) joined along the second axis."""
+    return concatenate([reshape(a, (-1, 1)) if np.ndim(a) < 2 else a
+                        for a in _nonempty('column_stack', tup)], 1)
+
+
+def _nonempty(name, arrays):
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError(f'{name} needs at least one array, got an empty sequence')
+    return arrays
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``ary`` cut along ``axis`` into equal sections, or at the given indices."""
+    n = np.shape(ary)[core.canonicalize_axis(axis, np.ndim(ary), 'split: axis')]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        if n % indices_or_sections:
+            raise ValueError(f'split: an axis of size {n} does not divide into '
+                             f'{indices_or_sections} equal sections')
+        step = n // indices_or_sections
+        cuts = list(range(step, n, step))[:indices_or_sections - 1]
+    else:
+        cuts = [int(i) for i in indices_or_sections]
+    bounds = [0] + [builtins.min(builtins.max(c % n if c < 0 else c, 0), n) for c in cuts] + [n]
+    return [lax.slice_in_dim(ary, lo, builtins.max(lo, hi), axis=axis)
+            for lo, hi in zip(bounds, bounds[1:])]
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along each axis: broadcast to (r0, n0, r1, n1, ...) and
+    reshaped."""
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    ndim_ = builtins.max(np.ndim(A), len(reps))
+    A = reshape(A, (1,) * (ndim_ - np.ndim(A)) + np.shape(A))
+    reps = (1,) * (ndim_ - len(reps)) + reps
+    sizes = np.shape(A)
+    pairs = [d for r, n in zip(reps, sizes) for d in (r, n)]
+    out = lax.broadcast_in_dim(A, pairs, range(1, 2 * ndim_, 2))
+    return lax.reshape(out, [r * n for r, n in zip(reps, sizes)])
+
+
+def repeat(a, repeats, axis=None):
+    """Each element of ``a`` repeated ``repeats`` (a static int) times along ``axis``: a
+    new axis after ``axis`` is broadcast to ``repeats`` and merged into it."""
+    if not isinstance(repeats, (int, np.integer)):
+        raise TypeError('repeat: minijax supports a static integer number of repeats only, '
+                        f'got {type(repeats).__name__}')
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = core.canonicalize_axis(axis, np.ndim(a), 'repeat: axis')
+    sizes = list(np.shape(a))
+    out = lax.broadcast_in_dim(a, sizes[:axis + 1] + [repeats] + sizes[axis + 1:],
+                               [i for i in range(len(sizes) + 1) if i != axis + 1])
+    return lax.reshape(out, sizes[:axis] + [sizes[axis] * repeats] + sizes[axis + 1:])
+
+
+def flip(m, axis=None):
+    """``m`` with the order of the elements along ``axis`` (all axes if None) reversed."""
+    return _flip(m, tuple(axis) if isinstance(axis, list) else axis)
+
+
+def _flip(m, axis):
+    return lax.rev(m, tuple(_axes('flip', m, axis)))
+
+
+def fliplr(m):
+    return _flip(m, 1)
+
+
+def flipud(m):
+    return _flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """``a`` shifted by ``shift`` (static or traced) along ``axis`` (the flattened array if
+    None), wrapping around: a window of ``a`` concatenated with itself."""
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), np.shape(a))
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) != len(axes):
+        raise ValueError(f'roll: {len(shifts)} shifts for {len(axes)} axes')
+    for s, ax in zip(shifts, axes):
+        ax = core.canonicalize_axis(ax, np.ndim(a), 'roll: axis')
+        n = np.shape(a)[ax]
+        if n:
+            starts = [0] * np.ndim(a)
+            starts[ax] = (-s) % n  # a Python int, or traced
+            a = lax.dynamic_slice(lax.concatenate([a, a], ax), starts, np.shape(a))
+    return a
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
+    """Coordinate arrays from the 1-D coordinate vectors ``xi`` (``'xy'``: the first two
+    axes swapped, as for images; ``'ij'``: matrix indexing)."""
+    if indexing not in ('xy', 'ij'):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    xi = [ravel(asarray(x)) for x in xi]
+    dims = list(range(len(xi)))
+    if indexing == 'xy' and len(xi) >= 2:
+        dims[0], dims[1] = 1, 0
+    shape_ = [0] * len(xi)
+    for x, d in zip(xi, dims):
+        shape_[d] = np.shape(x)[0]
+    if sparse:
+        return [reshape(x, [n if i == d else 1 for i, n in enumerate(shape_)])
+                for x, d in zip(xi, dims)]
+    return [lax.broadcast_in_dim(x, shape_, (d,)) for x, d in zip(xi, dims)]
+
+
+def pad(array, pad_width, mode='constant', constant_values=0):
+    """``array`` padded with ``constant_values`` (mode 'constant' only); ``pad_width`` is
+    an int, a (before, after) pair, or one pair per axis."""
+    if mode != 'constant':
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
+    widths = np.broadcast_to(np.asarray(pad_width, np.int64), (np.ndim(array), 2))
+    fill = _cast(constant_values, core.get_aval(array).dtype)
+    return lax.pad(array, fill, [(int(lo), int(hi), 0) for lo, hi in widths])
