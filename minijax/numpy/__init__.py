@@ -943,43 +943,14 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return out
 
 
-def rot90(m, k=1, axes=(0, 1)):
-    """``m`` rotated by ``k`` quarter turns from the first of ``axes`` towards the second."""
-    ndim_ = np.ndim(m)
-    first, second = (core.canonicalize_axis(a, ndim_, 'rot90: axes') for a in axes)
-    if first == second:
-        raise ValueError(f'rot90: the axes {tuple(axes)} must differ')
-    k %= 4
-    if k == 0:
-        return asarray(m)
-    if k == 2:
-        return flip(flip(m, first), second)
-    perm = list(range(ndim_))
-    perm[first], perm[second] = perm[second], perm[first]
-    return transpose(flip(m, second), perm) if k == 1 else flip(transpose(m, perm), second)
 
 
-def unstack(x, /, *, axis=0):
-    """The slices of ``x`` along ``axis``, as a tuple."""
-    axis = core.canonicalize_axis(axis, np.ndim(x), 'unstack: axis')
-    return tuple(lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=axis), [axis])
-                 for i in range(np.shape(x)[axis]))
 
 
-def matrix_transpose(x, /):
-    """``x`` with its last two axes swapped."""
-    if np.ndim(x) < 2:
-        raise ValueError('x must be at least two-dimensional for matrix_transpose; got '
-                         f'ndim={np.ndim(x)}')
-    return swapaxes(x, -1, -2)
 
 
-def permute_dims(a, /, axes):
-    return transpose(a, axes)
 
 
-def concat(arrays, /, *, axis=0):
-    return concatenate(arrays, axis)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method='auto'):
@@ -1153,10 +1124,11 @@ _install_api_boundary(sys.modules[__name__], __name__)
 # The shape functions come first: every other topic module imports some of them.
 from minijax.numpy import _shapes  # noqa: E402
 _install_api_boundary(_shapes, _shapes.__name__)
-from minijax.numpy._shapes import (atleast_1d, atleast_2d, column_stack, concatenate, expand_dims,
-                                   flip, fliplr, flipud, hstack, meshgrid, moveaxis, pad, ravel,
-                                   repeat, reshape, roll, row_stack, split, squeeze, stack,
-                                   swapaxes, tile, transpose, vstack)  # noqa: E402
+from minijax.numpy._shapes import (atleast_1d, atleast_2d, column_stack, concat, concatenate,
+                                   expand_dims, flip, fliplr, flipud, hstack, matrix_transpose,
+                                   meshgrid, moveaxis, pad, permute_dims, ravel, repeat, reshape,
+                                   roll, rot90, row_stack, split, squeeze, stack, swapaxes, tile,
+                                   transpose, unstack, vstack)  # noqa: E402
 from minijax.numpy import _index_arrays  # noqa: E402  (it uses stack, from _shapes)
 _install_api_boundary(_index_arrays, _index_arrays.__name__)
 from minijax.numpy._index_arrays import (diag_indices, indices, ravel_multi_index, tril_indices,

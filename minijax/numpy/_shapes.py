@@ -1,6 +1,6 @@
 """``jnp``'s shape functions: ``reshape``, ``transpose`` and ``moveaxis``, ``expand_dims`` and
-``squeeze``, joining (``concatenate``, ``stack``...) and cutting (``split``), ``tile``,
-``repeat``, ``flip``, ``roll``, ``meshgrid`` and ``pad``: each moves or copies elements
+``squeeze``, joining (``concatenate``, ``stack``...) and cutting (``split``, ``unstack``),
+``tile``, ``repeat``, ``flip`` and ``rot90``, ``roll``, ``meshgrid`` and ``pad``: each moves or copies elements
 without computing on them, on ``lax``'s structural primitives (``reshape``, ``transpose``,
 ``broadcast_in_dim``, ``concatenate``, ``slice``, ``rev``, ``pad``). Written on the functions
 of ``minijax.numpy``, which imports them back first: the other topic modules use them.
@@ -14,10 +14,10 @@ import numpy as np
 from minijax import core, lax
 from minijax.numpy import _axes, _cast, _promote, _shape_str, asarray, size
 
-__all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concatenate', 'expand_dims', 'flip',
-           'fliplr', 'flipud', 'hstack', 'meshgrid', 'moveaxis', 'pad', 'ravel', 'repeat',
-           'reshape', 'roll', 'row_stack', 'split', 'squeeze', 'stack', 'swapaxes', 'tile',
-           'transpose', 'vstack']
+__all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims', 'flip',
+           'fliplr', 'flipud', 'hstack', 'matrix_transpose', 'meshgrid', 'moveaxis', 'pad',
+           'permute_dims', 'ravel', 'repeat', 'reshape', 'roll', 'rot90', 'row_stack', 'split',
+           'squeeze', 'stack', 'swapaxes', 'tile', 'transpose', 'unstack', 'vstack']
 
 
 def reshape(a, shape=None, order='C', **kwargs):
@@ -61,6 +61,18 @@ def swapaxes(a, axis1, axis2):
     perm = list(range(ndim_))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return lax.transpose(a, perm)
+
+
+def matrix_transpose(x, /):
+    """``x`` with its last two axes swapped."""
+    if np.ndim(x) < 2:
+        raise ValueError('x must be at least two-dimensional for matrix_transpose; got '
+                         f'ndim={np.ndim(x)}')
+    return swapaxes(x, -1, -2)
+
+
+def permute_dims(a, /, axes):
+    return transpose(a, axes)
 
 
 def moveaxis(a, source, destination):
@@ -128,6 +140,10 @@ def concatenate(arrays, axis=0):
     return lax.concatenate(arrays, axis)
 
 
+def concat(arrays, /, *, axis=0):
+    return concatenate(arrays, axis)
+
+
 def stack(arrays, axis=0):
     """``arrays`` (of one shape) joined along a new axis ``axis``."""
     arrays = _nonempty('stack', arrays)
@@ -182,6 +198,13 @@ def split(ary, indices_or_sections, axis=0):
             for lo, hi in zip(bounds, bounds[1:])]
 
 
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    axis = core.canonicalize_axis(axis, np.ndim(x), 'unstack: axis')
+    return tuple(lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=axis), [axis])
+                 for i in range(np.shape(x)[axis]))
+
+
 def tile(A, reps):
     """``A`` repeated ``reps`` times along each axis: broadcast to (r0, n0, r1, n1, ...) and
     reshaped."""
@@ -225,6 +248,22 @@ def fliplr(m):
 
 def flipud(m):
     return _flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by ``k`` quarter turns from the first of ``axes`` towards the second."""
+    ndim_ = np.ndim(m)
+    first, second = (core.canonicalize_axis(a, ndim_, 'rot90: axes') for a in axes)
+    if first == second:
+        raise ValueError(f'rot90: the axes {tuple(axes)} must differ')
+    k %= 4
+    if k == 0:
+        return asarray(m)
+    if k == 2:
+        return flip(flip(m, first), second)
+    perm = list(range(ndim_))
+    perm[first], perm[second] = perm[second], perm[first]
+    return transpose(flip(m, second), perm) if k == 1 else flip(transpose(m, perm), second)
 
 
 def roll(a, shift, axis=None):
