@@ -786,44 +786,10 @@ def _strong_value(v, dtype):
 # ----------------------------------------------------------------------------- more arrays
 
 
-def kron(a, b):
-    """The Kronecker product: each element of ``a`` times the whole of ``b``."""
-    a, b = _promote(asarray(a), asarray(b))
-    ndim_ = builtins.max(np.ndim(a), np.ndim(b))
-    sa = (1,) * (ndim_ - np.ndim(a)) + np.shape(a)
-    sb = (1,) * (ndim_ - np.ndim(b)) + np.shape(b)
-    a = reshape(a, [d for n in sa for d in (n, 1)])
-    b = reshape(b, [d for n in sb for d in (1, n)])
-    return reshape(multiply(a, b), [m * n for m, n in zip(sa, sb)])
 
 
-def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """The cross product of 3-vectors (2-vectors have a zero third component; two
-    2-vectors give the scalar z component) along ``axisa``/``axisb``."""
-    if axis is not None:
-        axisa = axisb = axisc = axis
-    a, b = _promote(moveaxis(a, axisa, -1), moveaxis(b, axisb, -1))
-    sizes = np.shape(a)[-1], np.shape(b)[-1]
-    if not set(sizes) <= {2, 3}:
-        raise ValueError(f'cross: vectors must have 2 or 3 components, got {sizes}')
-    (a0, a1, *a2), (b0, b1, *b2) = unstack(a, axis=-1), unstack(b, axis=-1)
-    z = subtract(multiply(a0, b1), multiply(a1, b0))
-    if sizes == (2, 2):
-        return z
-    a2 = a2[0] if a2 else zeros_like(a0)
-    b2 = b2[0] if b2 else zeros_like(b0)
-    c = stack([subtract(multiply(a1, b2), multiply(a2, b1)),
-               subtract(multiply(a2, b0), multiply(a0, b2)), z], -1)
-    return moveaxis(c, -1, axisc)
 
 
-def polyval(p, x, *, unroll=16):
-    """The polynomial with coefficients ``p`` (highest power first) at ``x``: Horner's rule."""
-    p, x = _promote(asarray(p), asarray(x))
-    y = zeros_like(x)
-    for c in unstack(p):
-        y = add(multiply(y, x), c)
-    return y
 
 
 def searchsorted(a, v, side='left', sorter=None, *, method='scan'):
@@ -1146,9 +1112,10 @@ from minijax.numpy._indexing import (getitem, index_update_helper, take, take_al
                                      _IndexUpdateRef)  # noqa: E402
 from minijax.numpy import _linear_algebra  # noqa: E402
 _install_api_boundary(_linear_algebra, _linear_algebra.__name__)
-from minijax.numpy._linear_algebra import (_norm, convolve, correlate, diag, diagonal, dot, einsum,
-                                           eye, identity, inner, matmul, outer, tensordot, trace,
-                                           tri, tril, triu, vdot, vecdot)  # noqa: E402
+from minijax.numpy._linear_algebra import (_norm, convolve, correlate, cross, diag, diagonal, dot,
+                                           einsum, eye, identity, inner, kron, matmul, outer,
+                                           tensordot, trace, tri, tril, triu, vdot,
+                                           vecdot)  # noqa: E402
 from minijax.numpy import _statistics  # noqa: E402
 _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
@@ -1168,7 +1135,7 @@ for _name in linalg.__all__:
 from minijax.numpy import _polynomial  # noqa: E402  (it uses linalg.lstsq)
 _install_api_boundary(_polynomial, _polynomial.__name__)
 from minijax.numpy._polynomial import (poly, polyadd, polyder, polyfit, polyint, polymul,
-                                       polysub, vander)  # noqa: E402
+                                       polysub, polyval, vander)  # noqa: E402
 from minijax.numpy import _methods  # noqa: E402  (Arrays' and tracers' operators and methods)
 _methods.install(Tracer)
 _methods.install(Array)

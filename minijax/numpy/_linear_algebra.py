@@ -1,7 +1,7 @@
-"""``jnp``'s products and matrices: ``matmul``, ``dot``, ``tensordot``, ``einsum``, the
-sliding ``convolve``/``correlate``, ``diagonal``/``trace``, the triangles and ``eye``, and the
-norms ``jnp.linalg.norm`` uses; written on the functions of ``minijax.numpy``, which imports
-them back.
+"""``jnp``'s products and matrices: ``matmul``, ``dot``, ``tensordot``, ``einsum``, ``kron`` and
+``cross``, the sliding ``convolve``/``correlate``, ``diagonal``/``trace``, the triangles and
+``eye``, and the norms ``jnp.linalg.norm`` uses; written on the functions of ``minijax.numpy``,
+which imports them back.
 """
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _promote, _shape_str, _to_float, abs,  # noqa: A004
-                           broadcast_shapes, broadcast_to, expand_dims, float64, max, min,
-                           moveaxis, multiply, not_equal, power, ravel, reshape, sqrt, sum, where)
+                           asarray, broadcast_shapes, broadcast_to, expand_dims, float64, max,
+                           min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt, stack,
+                           subtract, sum, unstack, where, zeros_like)
 from minijax.numpy._shapes import _axis_list
 
-__all__ = ['convolve', 'correlate', 'diag', 'diagonal', 'dot', 'einsum', 'eye', 'identity',
-           'inner', 'matmul', 'outer', 'tensordot', 'trace', 'tri', 'tril', 'triu', 'vdot',
-           'vecdot']
+__all__ = ['convolve', 'correlate', 'cross', 'diag', 'diagonal', 'dot', 'einsum', 'eye',
+           'identity', 'inner', 'kron', 'matmul', 'outer', 'tensordot', 'trace', 'tri', 'tril',
+           'triu', 'vdot', 'vecdot']
 
 
 def _not_aligned(a_sizes, b_sizes):
@@ -105,6 +106,37 @@ _SLIDING_PADDING = {
     'same': lambda n: (n // 2, n - n // 2 - 1),
     'valid': lambda n: (0, 0),
 }
+
+
+def kron(a, b):
+    """The Kronecker product: each element of ``a`` times the whole of ``b``."""
+    a, b = _promote(asarray(a), asarray(b))
+    ndim_ = builtins.max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (ndim_ - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (ndim_ - np.ndim(b)) + np.shape(b)
+    a = reshape(a, [d for n in sa for d in (n, 1)])
+    b = reshape(b, [d for n in sb for d in (1, n)])
+    return reshape(multiply(a, b), [m * n for m, n in zip(sa, sb)])
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 3-vectors (2-vectors have a zero third component; two
+    2-vectors give the scalar z component) along ``axisa``/``axisb``."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = _promote(moveaxis(a, axisa, -1), moveaxis(b, axisb, -1))
+    sizes = np.shape(a)[-1], np.shape(b)[-1]
+    if not set(sizes) <= {2, 3}:
+        raise ValueError(f'cross: vectors must have 2 or 3 components, got {sizes}')
+    (a0, a1, *a2), (b0, b1, *b2) = unstack(a, axis=-1), unstack(b, axis=-1)
+    z = subtract(multiply(a0, b1), multiply(a1, b0))
+    if sizes == (2, 2):
+        return z
+    a2 = a2[0] if a2 else zeros_like(a0)
+    b2 = b2[0] if b2 else zeros_like(b0)
+    c = stack([subtract(multiply(a1, b2), multiply(a2, b1)),
+               subtract(multiply(a2, b0), multiply(a0, b2)), z], -1)
+    return moveaxis(c, -1, axisc)
 
 
 def _sliding_operands(name, a, v, mode, preferred_element_type):

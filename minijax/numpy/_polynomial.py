@@ -1,7 +1,7 @@
-"""``jnp``'s polynomials as coefficient arrays, highest power first (``polyadd``, ``polymul``,
-``polyder``, ``polyint``, ``polyfit``, ``poly``, ``vander``), written as JAX writes them on
-the functions of ``minijax.numpy``, which imports them back. A result's length follows from
-its operands' shapes, so leading zeros stay (JAX's ``trim_leading_zeros`` reads values).
+"""``jnp``'s polynomials as coefficient arrays, highest power first (``polyval``, ``polyadd``,
+``polymul``, ``polyder``, ``polyint``, ``polyfit``, ``poly``, ``vander``), written as JAX writes
+them on the functions of ``minijax.numpy``, which imports them back. A result's length follows
+from its operands' shapes, so leading zeros stay (JAX's ``trim_leading_zeros`` reads values).
 """
 from __future__ import annotations
 
@@ -10,13 +10,23 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_promote, _promote_inexact, arange, array, asarray, atleast_1d,
+from minijax.numpy import (_promote, _promote_inexact, add, arange, array, asarray, atleast_1d,
                            concatenate, convolve, dot, expand_dims, full, linalg, maximum,
                            multiply, ones, outer, power, prod, sqrt, subtract, sum, true_divide,
-                           zeros)
+                           unstack, zeros, zeros_like)
 from minijax.numpy._data_dependent import _concrete_value
 
-__all__ = ['poly', 'polyadd', 'polyder', 'polyfit', 'polyint', 'polymul', 'polysub', 'vander']
+__all__ = ['poly', 'polyadd', 'polyder', 'polyfit', 'polyint', 'polymul', 'polysub', 'polyval',
+           'vander']
+
+
+def polyval(p, x, *, unroll=16):
+    """The polynomial with coefficients ``p`` (highest power first) at ``x``: Horner's rule."""
+    p, x = _promote(asarray(p), asarray(x))
+    y = zeros_like(x)
+    for c in unstack(p):
+        y = add(multiply(y, x), c)
+    return y
 
 
 def polyadd(a1, a2):

@@ -1,9 +1,10 @@
 """``jnp``'s shape functions: ``reshape``, ``transpose`` and ``moveaxis``, ``expand_dims`` and
 ``squeeze``, joining (``concatenate``, ``stack``...) and cutting (``split``, ``unstack``),
-``tile``, ``repeat``, ``flip`` and ``rot90``, ``roll``, ``meshgrid`` and ``pad``: each moves or copies elements
-without computing on them, on ``lax``'s structural primitives (``reshape``, ``transpose``,
-``broadcast_in_dim``, ``concatenate``, ``slice``, ``rev``, ``pad``). Written on the functions
-of ``minijax.numpy``, which imports them back first: the other topic modules use them.
+``tile``, ``repeat``, ``flip`` and ``rot90``, ``roll``, ``meshgrid`` and ``pad``: each moves or
+copies elements without computing on them, on ``lax``'s structural primitives (``reshape``,
+``transpose``, ``broadcast_in_dim``, ``concatenate``, ``slice``, ``rev``, ``pad``). Written on
+the functions of ``minijax.numpy``, which imports them back first: the other topic modules use
+them.
 """
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ import numpy as np
 from minijax import core, lax
 from minijax.numpy import _axes, _cast, _promote, _shape_str, asarray, size
 
-__all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims', 'flip',
-           'fliplr', 'flipud', 'hstack', 'matrix_transpose', 'meshgrid', 'moveaxis', 'pad',
-           'permute_dims', 'ravel', 'repeat', 'reshape', 'roll', 'rot90', 'row_stack', 'split',
-           'squeeze', 'stack', 'swapaxes', 'tile', 'transpose', 'unstack', 'vstack']
+__all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims',
+           'flip', 'fliplr', 'flipud', 'hstack', 'matrix_transpose', 'meshgrid', 'moveaxis',
+           'pad', 'permute_dims', 'ravel', 'repeat', 'reshape', 'roll', 'rot90', 'row_stack',
+           'split', 'squeeze', 'stack', 'swapaxes', 'tile', 'transpose', 'unstack', 'vstack']
 
 
 def reshape(a, shape=None, order='C', **kwargs):
