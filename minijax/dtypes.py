@@ -94,6 +94,10 @@ def is_inexact(dtype):
 #: complex dtype <-> the float dtype of its real and imaginary parts
 COMPLEX_PARTS = {complex64: float32, complex128: float64}
 COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}
+#: The float type an integer or bool becomes in true division, float-only functions and
+#: transforms (JAX's ``to_inexact_dtype``: 64-bit integers to float64, the others to float32).
+FLOAT_OF = {**dict.fromkeys([bool_, int8, int16, int32, uint8, uint16, uint32], float32),
+            int64: float64, uint64: float64}
 
 
 def real_part_dtype(dtype):

@@ -24,6 +24,7 @@ import numpy as np
 from minijax import core, lax, tree_util
 from minijax.control_flow import cond_p, scan_p, while_p
 from minijax.control_flow.while_loop import run_while, split_known_loop
+from minijax.lax.fft import fft_flops
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
 from minijax.ir.tracing import make_jaxpr, trace_to_jaxpr
 from minijax.xla_call import xla_call_p
@@ -210,6 +211,10 @@ def _cumulative(eqn, known):
     return lax.cumulative.cumulative_flops(eqn)
 
 
+def _fft(eqn, known):
+    return fft_flops(eqn)
+
+
 def _valid_window_pairs(n_in, window, stride, padding, base_dilation, window_dilation, n_out):
     """The (output position, window offset) pairs along one axis that land on an element of
     the operand, not on padding or a dilation hole: XLA counts only those."""
@@ -277,7 +282,7 @@ flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max
 flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
                     scan_p: _scan, while_p: _while, lax.erf_p: _expansion,
-                    lax.erfc_p: _expansion, lax.sort_p: _sort,
+                    lax.erfc_p: _expansion, lax.sort_p: _sort, lax.fft_p: _fft,
                     lax.convert_element_type_p: _convert_element_type})
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_mul_p, lax.scatter_min_p,
                                   lax.scatter_max_p, lax.scatter_p], _scatter))

@@ -11,7 +11,8 @@ bitwise and integer operations (and, or, xor, not, shifts, population_count, clz
 ``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum,
 cumprod, cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather and the
 scatters (scatter, scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients``
-stop_gradient; ``complex_numbers`` real, imag, conj and complex; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions. Eager
+stop_gradient; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete
+Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions. Eager
 evaluation checks types with each primitive's abstract-eval rule before running its
 implementation (see ``core.EvalTrace``), so eager errors name shapes and dtypes as traced
 ones do.
@@ -67,6 +68,7 @@ from minijax.lax.complex_numbers import (
 from minijax.lax.cumulative import (
     associative_scan, cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod,
     cumprod_p, cumsum, cumsum_p)
+from minijax.lax.fft import FftType, fft, fft_p
 # stop_gradient_p stays in gradients: its derivative is zero by definition, so the finite
 # differences that check every primitive exported here (minijax.testing) cannot check it.
 from minijax.lax.gradients import stop_gradient

@@ -59,12 +59,6 @@ ndarray = Array
 
 # ----------------------------------------------------------------------------- type promotion
 
-#: The float type an integer or bool becomes in true division and float-only functions (JAX's).
-_TO_FLOAT = {**dict.fromkeys([dtypes.bool_, dtypes.int8, dtypes.int16, dtypes.int32,
-                              dtypes.uint8, dtypes.uint16, dtypes.uint32], dtypes.float32),
-             dtypes.int64: dtypes.float64, dtypes.uint64: dtypes.float64}
-
-
 def result_type(*args):
     """The dtype ``args`` promote to, by JAX's type-promotion lattice (``dtypes.promote``;
     the table is in docs/semantics.md). Weakly typed values (Python scalars) count only
@@ -109,7 +103,7 @@ def _to_float(x):
     aval = core.get_aval(x)
     if dtypes.is_inexact(aval.dtype):
         return x
-    return lax.convert_element_type(x, _TO_FLOAT[aval.dtype], weak_type=aval.weak_type)
+    return lax.convert_element_type(x, dtypes.FLOAT_OF[aval.dtype], weak_type=aval.weak_type)
 
 
 def _promote_inexact(*args):
@@ -1055,7 +1049,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
         out = np.linspace(start, stop, num, endpoint=endpoint)
         return out.astype(dtypes.check_supported(dtype or out.dtype, 'linspace'))
     bounds = result_type(start, stop)
-    computation = bounds if dtypes.is_float(bounds) else _TO_FLOAT[bounds]
+    computation = bounds if dtypes.is_float(bounds) else dtypes.FLOAT_OF[bounds]
     out_dtype = dtypes.check_supported(dtype or computation, 'linspace')
     computation = out_dtype if dtypes.is_float(out_dtype) else computation
     start, stop = (lax.convert_element_type(asarray(v), computation) for v in (start, stop))
@@ -1132,6 +1126,9 @@ from minijax.numpy._data_dependent import (argwhere, bincount, compress, extract
 from minijax.numpy import linalg  # noqa: E402  (jnp.linalg)
 for _name in linalg.__all__:
     setattr(linalg, _name, _returns_arrays(getattr(linalg, _name)))
+from minijax.numpy import fft  # noqa: E402  (jnp.fft)
+for _name in fft.__all__:
+    setattr(fft, _name, _returns_arrays(getattr(fft, _name)))
 from minijax.numpy import _polynomial  # noqa: E402  (it uses linalg.lstsq)
 _install_api_boundary(_polynomial, _polynomial.__name__)
 from minijax.numpy._polynomial import (poly, polyadd, polyder, polyfit, polyint, polymul,

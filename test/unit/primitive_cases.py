@@ -234,6 +234,13 @@ def _cumulative(name, axis, reverse, domain='any', dtypes=NUMBERS):
                 _args((3, 4, 2), domain=domain), dtypes)
 
 
+def _fft(kind, shape, lengths, dtypes):
+    """A row of ``fft`` of one kind over the trailing axes of ``shape`` (of sizes
+    ``lengths``; IRFFT's operand holds ``lengths[-1] // 2 + 1`` frequencies there)."""
+    return Case('fft', f'{kind}-{_name(shape)}', lambda x: mlax.fft(x, kind, lengths),
+                lambda x: jax.lax.fft(x, kind, lengths), _args(shape), dtypes)
+
+
 def _conv(name, lhs, rhs, **params):
     return _static('conv_general_dilated', name,
                    lambda x, y: mlax.conv_general_dilated(x, y, **params),
@@ -307,6 +314,11 @@ PRIMITIVE_CASES = [
     *(_unary(name, (C128,), domain) for name, domain in [
         ('abs', 'nonzero'), ('sin', 'any'), ('log', 'nonzero'), ('sqrt', 'nonzero')]),
     *_binary('div', jax.lax.div, (C128,), domains=('any', 'nonzero'))[:1],
+    # Fourier transforms: each kind over one and over two axes (test_fft.py differentiates
+    # the complex ones, and the jnp.fft functions)
+    _fft('fft', (3, 8), (8,), COMPLEX), _fft('ifft', (2, 3, 4), (3, 4), COMPLEX),
+    _fft('rfft', (3, 8), (8,), FLOATS), _fft('rfft', (2, 3, 5), (3, 5), FLOATS),
+    _fft('irfft', (3, 5), (8,), COMPLEX), _fft('irfft', (2, 3, 3), (3, 5), COMPLEX),
     *_binary('add', jax.lax.add), *_binary('sub', jax.lax.sub), *_binary('mul', jax.lax.mul),
     Case('add_any', '', mlax.add_any, jax.interpreters.ad.add_jaxvals, _args((3, 4), (3, 4))),
     *_binary('div', jax.lax.div, domains=('any', 'nonzero')),

@@ -171,7 +171,8 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'cumprod', 'cummax', 'cummin', 'cumlogsumexp', 'cond', 'switch',
                     'while_loop', 'fori_loop', 'scan', 'gather', 'scatter', 'scatter_add',
                     'scatter_mul', 'scatter_min', 'scatter_max', 'GatherDimensionNumbers',
-                    'ScatterDimensionNumbers', 'clamp', 'real', 'imag', 'conj', 'complex')
+                    'ScatterDimensionNumbers', 'clamp', 'real', 'imag', 'conj', 'complex',
+                    'fft')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -274,6 +275,16 @@ def _b_complex_parts(B, args, *, part):
     x, y = args
     w = B.add(B.conj(B.complex(x, y)), B.complex(y, x))
     return [B[part](w)]
+
+
+def _b_fourier(B, args, *, kind, lengths):
+    """A float result through a Fourier transform: ``x - ix`` into the complex kinds, the
+    real part out of those with a complex result."""
+    x, = args
+    if kind != 'rfft':
+        x = B.complex(x, B.neg(x))
+    y = B.fft(x, kind, lengths)
+    return [y if kind == 'irfft' else B.real(y)]
 
 
 def _b_select_n(B, args, *, which_kind, n_cases):
@@ -435,7 +446,7 @@ BUILDERS = dict(
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
     bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
-    gather=_b_gather, scatter=_b_scatter, complex_parts=_b_complex_parts,
+    gather=_b_gather, scatter=_b_scatter, complex_parts=_b_complex_parts, fourier=_b_fourier,
     cond=_b_cond,
     while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
 
@@ -547,6 +558,29 @@ def complex_parts_step(seed, pool):
     y = next((i for i in floats if pool[i] == pool[x] and i != x), x)
     part = ('real', 'imag')[rng.integers(2)]
     return _step('complex_parts', [x, y], [pool[x]], part=part)
+
+
+def fourier_step(seed, pool):
+    """A last step through one of the four Fourier transforms over 1 to 3 trailing axes of a
+    float array (None for half of the seeds, or without one), drawn from its own generator
+    as ``complex_parts_step`` is."""
+    rng = np.random.default_rng([seed, 3])
+    arrays = [i for i, a in enumerate(pool)
+              if a.dtype in ('float32', 'float64') and a.shape and 0 not in a.shape]
+    if not arrays or rng.random() < 1 / 2:
+        return None
+    x = arrays[rng.integers(len(arrays))]
+    a = pool[x]
+    kind = ('fft', 'ifft', 'rfft', 'irfft')[rng.integers(4)]
+    lengths = a.shape[len(a.shape) - int(rng.integers(1, min(len(a.shape), 3) + 1)):]
+    shape = a.shape
+    if kind == 'rfft':
+        shape = shape[:-1] + (lengths[-1] // 2 + 1,)
+    elif kind == 'irfft':  # the m frequencies are those of n = 2m - 1 or 2m - 2 points
+        m = lengths[-1]
+        n = 2 * m - 1 if m == 1 or rng.random() < 1 / 2 else 2 * m - 2
+        lengths, shape = lengths[:-1] + (n,), shape[:-1] + (n,)
+    return _step('fourier', [x], [Aval(shape, a.dtype)], kind=kind, lengths=lengths)
 
 
 def s_select_n(g, pool, depth):
@@ -1059,10 +1093,10 @@ def generate(seed: int, avoid=frozenset(KNOWN_BUGS), max_steps=8) -> Description
                                 Aval(g.shape(2), g.choice(DTYPES))]))
     pool = list(inputs)
     steps = _draw_steps(g, pool, int(g.rng.integers(1, max_steps + 1)), 0)
-    last = complex_parts_step(seed, pool)
-    if last is not None:
-        steps.append(last)
-        pool.append(last.outs[0])
+    for last in (complex_parts_step(seed, pool), fourier_step(seed, pool)):
+        if last is not None:
+            steps.append(last)
+            pool.append(last.outs[0])
     program = Program(tuple(inputs), tuple(steps), _leaves(pool, steps, len(inputs)))
     return Description(seed, program, frozenset(g.hazards), g.avoid)
 

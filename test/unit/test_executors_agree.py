@@ -203,6 +203,15 @@ BAD_MODULES = {
     'dense_resource': (_main('%0 = stablehlo.constant dense_resource<blob> : tensor<f32>',
                              extra='\n{-#\n dialect_resources: { builtin: { blob: '
                                    '"0x040000000000803F" } }\n#-}'), 'dense_resource'),
+    # It runs, but gives a wrong answer: refused before running.
+    'odd_irfft': (_main('%c = stablehlo.complex %a, %a : tensor<complex<f32>>\n'
+                        '%r = stablehlo.broadcast_in_dim %c, dims = [] : '
+                        '(tensor<complex<f32>>) -> tensor<2xcomplex<f32>>\n'
+                        '%f = stablehlo.fft %r, type = IRFFT, length = [3] : '
+                        '(tensor<2xcomplex<f32>>) -> tensor<3xf32>\n'
+                        '%0 = stablehlo.reduce(%f init: %a) applies stablehlo.add across '
+                        'dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>'),
+                  'IRFFT to an odd number of points'),
     # Not in the list of known ops: the forked child dies, the error says so.
     'fft_of_complex': (_main('%c = stablehlo.complex %a, %a : tensor<complex<f32>>\n'
                              '%r = stablehlo.reshape %c : (tensor<complex<f32>>) -> '

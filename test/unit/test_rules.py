@@ -444,7 +444,7 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
           'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'psum', 'all_gather',
-          'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex'}
+          'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft'}
 #: Rules a primitive does without, and why.
 NOT_NEEDED = {
     ('iota', 'jvp'): 'it has no operands to differentiate',
