@@ -149,7 +149,8 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_ke
     """Make ``nodetype`` a pytree node (exactly that type: subclasses stay leaves).
 
     ``flatten_func(x) -> (children, aux_data)`` and ``unflatten_func(aux_data, children) ->
-    x``; ``aux_data`` is part of the tree's structure, so it must be hashable and comparable.
+    x``; ``aux_data`` is part of the tree's structure, compared with ``==`` (a dict or list
+    will do; an array will not).
     Without ``flatten_with_keys_func`` the children's keys are ``FlattenedIndexKey``s.
     """
     flatten = _checked(flatten_func, nodetype)
@@ -330,7 +331,9 @@ class PyTreeDef:
     """The structure of a pytree: a node type, its aux data and the children's structures.
 
     A leaf has ``node_type`` None. Two treedefs are equal when their node types, aux data
-    and children agree; they hash, so they can key the ``jit`` cache.
+    (compared with ``==``) and children agree. They hash, so they can key the ``jit`` cache;
+    the hash leaves the aux data out, as JAX's does, so aux data need not be hashable (a
+    dict or a list, as in the Sharp Bits' ``jit`` of a method).
     """
     __slots__ = ('node_type', 'node_metadata', 'child_treedefs', 'num_leaves', 'num_nodes')
 
@@ -341,17 +344,18 @@ class PyTreeDef:
         self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in child_treedefs)
         self.num_nodes = 1 + sum(c.num_nodes for c in child_treedefs)
 
-    def _key(self):
-        """What equality compares: a node type is known by its Python type."""
-        return (self.node_type and self.node_type.ty, self.node_metadata, self.child_treedefs)
+    def _type(self):
+        """A node type is known by its Python type."""
+        return self.node_type and self.node_type.ty
 
     def __eq__(self, other):
         if not isinstance(other, PyTreeDef):
             return NotImplemented
-        return self._key() == other._key()
+        return (self._type() == other._type() and self.child_treedefs == other.child_treedefs
+                and _same_metadata(self.node_metadata, other.node_metadata))
 
     def __hash__(self):
-        return hash(self._key())
+        return hash((self._type(), self.child_treedefs))
 
     def __repr__(self):
         return f'PyTreeDef({self._show()})'
@@ -381,6 +385,18 @@ class PyTreeDef:
     def node_data(self):
         """``(type, aux_data)`` of the root node, None for a leaf."""
         return None if self.node_type is None else (self.node_type.ty, self.node_metadata)
+
+
+def _same_metadata(a, b) -> bool:
+    """``a == b`` for two nodes' aux data, where an ``==`` that fails or does not give a
+    truth value (a NumPy array's) is JAX's ValueError."""
+    try:
+        return a is b or bool(a == b)
+    except Exception as err:
+        raise ValueError(
+            f'Exception raised while checking equality of metadata fields of pytree: {err}. '
+            'Make sure that metadata fields are hashable and have simple equality semantics '
+            '(arrays cannot be metadata).') from err
 
 
 LEAF = PyTreeDef(None, None, ())

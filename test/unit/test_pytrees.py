@@ -212,6 +212,8 @@ EQUALITY_PAIRS = [
     ({'a': 1, 'b': 2}, {'b': 3, 'a': 4}),
     (Point(1, 2, 'u'), Point(1, 2, 'v')),   # aux data is part of the structure
     (Point(1, 2, 'u'), Point(5, 6, 'u')),
+    (Point(1, 2, {'m': 1}), Point(1, 2, {'m': 2})),   # unhashable aux data, by ==
+    (Point(1, 2, [1]), Point(3, 4, [1])),
     ((1, (2,)), (1, 2)),
     (Params(1, 2), (1, 2)),
     (Params(1, 2), Pair(1, 2)),             # same fields, different NamedTuple classes
@@ -585,6 +587,37 @@ def test_partial_crosses_jit_as_in_jax():
     assert len(tree_util.tree_leaves(mine)) == len(jax.tree_util.tree_leaves(ref)) == 1
     np.testing.assert_allclose(np.asarray(minijax.jit(apply)(mine, 2.0)),
                                np.asarray(jax.jit(apply)(ref, 2.0)))
+
+
+class _Multiplier:
+    """The Sharp Bits' "Using jit with class methods" class: its aux data is a dict."""
+    def __init__(self, x, mul):
+        self.x, self.mul = x, mul
+
+    def calc(self, y):
+        return self.x * y if self.mul else y
+
+
+for _register in (register_pytree_node, jax.tree_util.register_pytree_node):
+    _register(_Multiplier, lambda m: ((m.x,), {'mul': m.mul}),
+              lambda aux, children: _Multiplier(*children, **aux))
+
+
+def test_jit_takes_nodes_with_unhashable_aux_data_as_jax():
+    """aux data is compared with ==, not hashed: each distinct value traces once, as in JAX."""
+    traces = {'mine': 0, 'jax': 0}
+
+    def calc(who):
+        def f(m, y):
+            traces[who] += 1
+            return m.calc(y)
+        return f
+
+    mine, ref = minijax.jit(calc('mine')), jax.jit(calc('jax'))
+    for mul in (True, False, True):
+        m, y = _Multiplier(np.arange(3.0), mul), np.full(3, 2.0)
+        np.testing.assert_array_equal(np.asarray(mine(m, y)), np.asarray(ref(m, y)))
+    assert traces['mine'] == traces['jax'] == 2
 
 
 def test_jvp_structure_mismatch_is_an_error():
