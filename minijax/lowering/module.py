@@ -127,19 +127,27 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
                 for name in result_names or _result_names(len(closed.out_avals))])
         verify_module(module)
     if module_ctx.host_callbacks:
-        _host_callbacks[module] = module_ctx.host_callbacks
+        _remember_host_callbacks(module, module_ctx.host_callbacks)
     return module
 
 
 #: The Python functions each lowered module calls back (``stablehlo.custom_call`` with an
-#: ``index`` into this list): the runtime hands them to PJRT with the module to compile.
-_host_callbacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: ``index`` into this list), by the module's ``id``: the runtime hands them to PJRT with the
+#: module to compile. Not a WeakKeyDictionary: an ``ir.Module`` hashes by its contents, which
+#: change when an attribute is set after lowering (``pmap`` sets its replica count).
+_host_callbacks: dict[int, list] = {}
+
+
+def _remember_host_callbacks(module: ir.Module, callbacks: list) -> None:
+    """Record ``callbacks`` for as long as ``module`` lives."""
+    _host_callbacks[id(module)] = callbacks
+    weakref.finalize(module, _host_callbacks.pop, id(module), None)
 
 
 def host_callbacks(module: ir.Module) -> list:
     """The Python functions ``module``'s host callbacks call, by index (empty for a module
     with none, or one not lowered here: parsed from text)."""
-    return _host_callbacks.get(module, [])
+    return _host_callbacks.get(id(module), [])
 
 
 def _result_names(n: int) -> list[str]:

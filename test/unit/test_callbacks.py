@@ -90,6 +90,19 @@ def pure_callbacks(jx):
     print(jx.jit(unread)(1.))
 
 
+def under_pmap(jx):
+    """Each callback kind inside pmap: one call per device, with that device's slice."""
+    jnp = jx.numpy
+
+    def f(x):
+        jx.debug.print('pmap x={x}', x=x)
+        jx.debug.callback(lambda a: print('callback', a), x)
+        return jx.pure_callback(lambda a: np.asarray(a) * 2,
+                                jx.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    print(jx.pmap(f)(jnp.arange(4.).reshape(2, 2)))
+
+
 def errors(jx):
     """JAX's exception types and texts."""
     jnp = jx.numpy
@@ -113,3 +126,11 @@ def test_prints_what_jax_prints(program, capsys):
     expected = capsys.readouterr().out
     program(minijax)
     assert capsys.readouterr().out == expected
+
+
+def test_callbacks_under_pmap_print_what_jax_prints(capsys):
+    """The devices run at once, so their lines may come in either order: compared sorted."""
+    under_pmap(jax)
+    expected = sorted(capsys.readouterr().out.splitlines())
+    under_pmap(minijax)
+    assert sorted(capsys.readouterr().out.splitlines()) == expected
