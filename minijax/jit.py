@@ -290,16 +290,35 @@ def _traces_of(fun) -> dict:
 def _static_arguments(name, fun, static_argnums, static_argnames):
     """``(static_argnums, static_argnames)`` as tuples, each completed from the other through
     ``fun``'s signature (as JAX does), so a static parameter is static however it is passed."""
-    argnums = _index_tuple(name, static_argnums)
-    argnames = (static_argnames,) if isinstance(static_argnames, str) else \
-        tuple(static_argnames or ())
+    return _argument_selection(name, fun, 'static', static_argnums, static_argnames)
+
+
+def _check_donated(name, fun, static, donate_argnums, donate_argnames):
+    """Donation has no effect in minijax, but its arguments are checked as JAX checks them:
+    each names a parameter of ``fun``, and none is also ``static`` (an argument that is not
+    traced has no buffer to give)."""
+    donated = _argument_selection(name, fun, 'donate', donate_argnums, donate_argnames)
+    for what, (static_ones, donated_ones) in (('argnums', (static[0], donated[0])),
+                                              ('argnames', (static[1], donated[1]))):
+        both = set(static_ones) & set(donated_ones)
+        if both:
+            raise ValueError(f'jit({name}): static_{what} and donate_{what} cannot intersect. '
+                             f'Arguments {sorted(both)} appear in both static_{what} and '
+                             f'donate_{what}')
+
+
+def _argument_selection(name, fun, kind, argnums, argnames):
+    """``({kind}_argnums, {kind}_argnames)`` (``kind``: static or donate) as tuples, checked
+    against ``fun``'s signature and each completed from the other through it."""
+    argnums = _index_tuple(name, kind, argnums)
+    argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
     for n in argnames:
         if not isinstance(n, str):
-            raise TypeError(f'jit({name}): static_argnames must be strings, got {n!r}')
+            raise TypeError(f'jit({name}): {kind}_argnames must be strings, got {n!r}')
     params = _parameters(fun)
     if params is None:
         return argnums, argnames
-    _check_static_against_signature(name, params, argnums, argnames)
+    _check_against_signature(name, kind, params, argnums, argnames)
     positional = [p.name for p in params if p.kind in _POSITIONAL]
     argnames += tuple(n for i, n in enumerate(positional)
                       if i in argnums and params[i].kind is _KEYWORD_OR_POSITIONAL
@@ -312,13 +331,13 @@ _KEYWORD_OR_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, _KEYWORD_OR_POSITIONAL)
 
 
-def _index_tuple(name, static_argnums) -> tuple[int, ...]:
-    nums = () if static_argnums is None else static_argnums
+def _index_tuple(name, kind, argnums) -> tuple[int, ...]:
+    nums = () if argnums is None else argnums
     nums = (nums,) if not isinstance(nums, (tuple, list)) else tuple(nums)
     for i in nums:
         if isinstance(i, bool) or not isinstance(i, int):
-            raise TypeError(f'jit({name}): static_argnums must be an int or a sequence of '
-                            f'ints, got {static_argnums!r}')
+            raise TypeError(f'jit({name}): {kind}_argnums must be an int or a sequence of '
+                            f'ints, got {argnums!r}')
     return nums
 
 
@@ -335,15 +354,15 @@ def _parameters(fun):
     return params
 
 
-def _check_static_against_signature(name, params, argnums, argnames):
+def _check_against_signature(name, kind, params, argnums, argnames):
     npositional = sum(p.kind in _POSITIONAL for p in params)
     for i in argnums:
         if not -npositional <= i < npositional:
-            raise ValueError(f'jit({name}) has static_argnums={argnums}, but {name} only '
+            raise ValueError(f'jit({name}) has {kind}_argnums={argnums}, but {name} only '
                              f'accepts {npositional} positional arguments')
     unknown = [n for n in argnames if n not in {p.name for p in params}]
     if unknown:
-        raise ValueError(f'jit({name}) has static_argnames {unknown}, which are not '
+        raise ValueError(f'jit({name}) has {kind}_argnames {unknown}, which are not '
                          f'parameters of {name}')
 
 
@@ -373,16 +392,20 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     keyword arguments included, are pytrees of arrays. ``jit(static_argnums=...)`` without
     ``fun`` is a decorator, as is ``functools.partial(jit, ...)``.
 
-    ``donate_argnums``/``donate_argnames`` are accepted and have no effect: minijax never
-    reuses an input buffer for an output. ``keep_unused`` has no effect either: minijax
-    always passes every argument to the executable (JAX's ``keep_unused=True``).
+    ``donate_argnums``/``donate_argnames`` are checked as JAX checks them and have no
+    effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
+    either: minijax always passes every argument to the executable (JAX's
+    ``keep_unused=True``).
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, keep_unused=keep_unused)
     core.check_callable('jit', fun=fun)
-    return Jitted(fun, static_argnums, static_argnames)
+    jitted = Jitted(fun, static_argnums, static_argnames)
+    _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
+                   donate_argnums, donate_argnames)
+    return jitted
 
 
 class Lowered:

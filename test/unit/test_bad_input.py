@@ -163,6 +163,14 @@ ROWS = [
      TypeError, r"vmap: out_axes must be an integer, got 'a'"),
     ('vmap_out_axes_float', lambda: minijax.vmap(lambda a: a, out_axes=1.0)(X),
      TypeError, r'vmap: out_axes must be an integer, got 1\.0'),
+    # --- jit's arguments (JAX's ValueErrors)
+    ('jit_donate_argnums_range', lambda: minijax.jit(lambda a: a, donate_argnums=5),
+     ValueError, r'jit\(<lambda>\) has donate_argnums=\(5,\), but <lambda> only accepts 1'),
+    ('jit_donate_argnames_unknown', lambda: minijax.jit(lambda a: a, donate_argnames='b'),
+     ValueError, r"jit\(<lambda>\) has donate_argnames \['b'\], which are not parameters"),
+    ('jit_donated_and_static', lambda: minijax.jit(lambda a, b: a, static_argnums=0,
+                                                   donate_argnames='a'),
+     ValueError, r'static_argnums and donate_argnums cannot intersect.*\[0\]'),
     # --- Python conversions of traced values
     ('int_of_tracer', lambda: minijax.jit(lambda a: int(a))(1.0), ConcretizationTypeError,
      r'int\(\) was called on a traced value .*float64\[\].*astype'),
