@@ -279,11 +279,10 @@ class Pmapped:
             # device: they become constvars of the outer jaxpr, as jit's do
             consts, closed = closed.consts, hoist_consts(closed)
             mapped = (False,) * len(consts) + mapped
+        out_axes = self._flat_out_axes(closed.out_avals, out_tree)
         outs = xla_pmap(*consts, *closed_over, *leaves, call_jaxpr=closed, axis_name=self.axis_name,
                         axis_size=size, mapped_invars=mapped, name=self.name,
                         devices=self.devices)
-        out_axes = tree_util.broadcast_prefix(self.out_axes, tree_util.tree_unflatten(
-            out_tree, [object()] * len(outs)), name='pmap out_axes')
         outs = [x[0] if a is None else moveaxis(x, 0, a) for x, a in zip(outs, out_axes)]
         return tree_util.tree_unflatten(out_tree, outs)
 
@@ -301,7 +300,7 @@ class Pmapped:
         if any(main is None for _, _, main in batching.axis_env):
             raise NotImplementedError(f'pmap {self.name}: pmap nested in pmap is not '
                                       'supported by minijax')
-        static = tuple((i, args[i]) for i in sorted(i % len(args) for i in self.static))
+        static = self._static_arguments(args)
         dyn = [a for i, a in enumerate(args) if i not in dict(static)]
         leaves, in_tree = tree_util.tree_flatten(tuple(dyn))
         axes = self._flat_in_axes(dyn, leaves)
@@ -314,11 +313,39 @@ class Pmapped:
         mapped = (False,) * len(closed_over) + tuple(a is not None for a in axes)
         return closed, closed_over, leaves, mapped, size, out_tree
 
+    def _static_arguments(self, args) -> tuple:
+        """``(position, value)`` of each static argument: passed positionally, and
+        hashable, since the values key the trace cache (JAX's ValueErrors)."""
+        for i in self.static:
+            if not -len(args) <= i < len(args):
+                raise ValueError(
+                    f'pmap {self.name} has static_broadcasted_argnums={self.static} but was '
+                    f'called with only {len(args)} positional arguments; static broadcasted '
+                    'arguments must be passed positionally')
+        static = tuple((i, args[i]) for i in sorted({i % len(args) for i in self.static}))
+        for i, value in static:
+            try:
+                hash(value)
+            except TypeError as err:
+                raise ValueError(f'pmap {self.name}: static argument {i} of type '
+                                 f'{type(value).__name__} is not hashable ({err}); '
+                                 'non-hashable static arguments are not supported, as they '
+                                 'would key the trace cache') from None
+        return static
+
     def _flat_in_axes(self, dyn, leaves):
         flat = in_axes_per_leaf('pmap', self.in_axes, dyn, f'pmap {self.name}',
                                 '(non-static) positional arguments')
         return [None if a is None else core.canonicalize_axis(
             a, np.ndim(x), f'pmap {self.name}: in_axes') for a, x in zip(flat, leaves)]
+
+    def _flat_out_axes(self, out_avals, out_tree) -> list:
+        """Where each output leaf's device axis goes, checked against the rank of the
+        stacked output before anything runs."""
+        axes = tree_util.broadcast_prefix(self.out_axes, tree_util.tree_unflatten(
+            out_tree, [object()] * len(out_avals)), name='pmap out_axes')
+        return [None if a is None else core.canonicalize_axis(
+            a, aval.ndim + 1, f'pmap {self.name}: out_axes') for a, aval in zip(axes, out_avals)]
 
     def _axis_size(self, leaves, axes) -> int:
         sizes = {np.shape(x)[a] for x, a in zip(leaves, axes) if a is not None}

@@ -163,7 +163,19 @@ ROWS = [
      TypeError, r"vmap: out_axes must be an integer, got 'a'"),
     ('vmap_out_axes_float', lambda: minijax.vmap(lambda a: a, out_axes=1.0)(X),
      TypeError, r'vmap: out_axes must be an integer, got 1\.0'),
-    # --- jit's arguments (JAX's ValueErrors)
+    # --- jit's and pmap's arguments (JAX's ValueErrors)
+    ('pmap_out_axes_range', lambda: minijax.pmap(lambda a: a, out_axes=2)(X), ValueError,
+     r'pmap <lambda>: out_axes 2 is out of bounds for an array of rank 2'),
+    ('pmap_out_axes_negative', lambda: minijax.pmap(lambda a: mnp.sum(a), out_axes=-2)(X),
+     ValueError, r'pmap <lambda>: out_axes -2 is out of bounds for an array of rank 1'),
+    ('pmap_static_unhashable', lambda: minijax.pmap(
+        lambda a, s: a, static_broadcasted_argnums=1)(X, [1]), ValueError,
+     r"pmap <lambda>: static argument 1 of type list is not hashable"),
+    ('pmap_static_not_passed', lambda: minijax.pmap(
+        lambda a: a, static_broadcasted_argnums=3)(X), ValueError,
+     r'static_broadcasted_argnums=\(3,\) but was called with only 1 positional'),
+    ('jit_static_unhashable', lambda: minijax.jit(lambda a, s: a, static_argnums=1)(X, [1]),
+     ValueError, r"jit\(<lambda>\): static argument 1: Non-hashable static arguments"),
     ('jit_donate_argnums_range', lambda: minijax.jit(lambda a: a, donate_argnums=5),
      ValueError, r'jit\(<lambda>\) has donate_argnums=\(5,\), but <lambda> only accepts 1'),
     ('jit_donate_argnames_unknown', lambda: minijax.jit(lambda a: a, donate_argnames='b'),
