@@ -280,8 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
                           'portable artifact; JAX\'s modules (chlo, sdy) too')
     run.add_argument('--arg', metavar='VALUE', action='append', default=[],
                      help="the next argument, in order: SPEC=literal ('f32[3]=[1,2,3]', "
-                          "'f64[]=2.5', '(f32[2], i32[])=([1,2], 3)') or @file.npy; every "
-                          'VALUE that run prints reads back')
+                          "'f64[]=2.5', 'c64[2]=[1+2j, -0.5j]', '(f32[2], i32[])=([1,2], 3)') "
+                          'or @file.npy; every VALUE that run prints reads back')
     run.add_argument('--entry', metavar='NAME',
                      help='the function of a module file to run (default: main)')
     run.add_argument('--backend', choices=BACKENDS, default='pjrt',

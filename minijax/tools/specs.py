@@ -1,10 +1,10 @@
 """Argument types and values as written on the command line, and results as printed.
 
-A SPEC is a type: ``f32[3,4]``, ``f64[]``, ``i32[5]``, ``u32[2]``, ``bf16[4]``, ``bool[]``
-(long names such as ``float32[...]`` and MLIR's ``ui32[...]`` work too), or a tuple of SPECs
-such as ``(f32[3], f32[3])``. A VALUE is ``SPEC=literal`` (``f32[3]=[1, 2, 3]``,
-``f64[]=2.5``, ``(f32[2], i32[])=([1, 2], 3)``) or ``@file.npy``. Results print as
-VALUEs, so an output can be pasted back as an input.
+A SPEC is a type: ``f32[3,4]``, ``f64[]``, ``i32[5]``, ``u32[2]``, ``bf16[4]``, ``c64[2]``,
+``bool[]`` (long names such as ``float32[...]``, ``complex128[...]`` and MLIR's ``ui32[...]``
+work too), or a tuple of SPECs such as ``(f32[3], f32[3])``. A VALUE is ``SPEC=literal``
+(``f32[3]=[1, 2, 3]``, ``f64[]=2.5``, ``c64[2]=[1.0+2.0j, -3j]``, ``(f32[2], i32[])=([1, 2],
+3)``) or ``@file.npy``. Results print as VALUEs, so an output can be pasted back as an input.
 """
 from __future__ import annotations
 
@@ -165,9 +165,10 @@ def _value_for(spec, literal, text):
     return _array_for(spec, literal, text)
 
 
-# Which kinds of literal each kind of array accepts: integers are fine as floats, not back.
-_ACCEPTED_KINDS = {'b': 'b', 'i': 'i', 'u': 'i', 'f': 'if'}
-_LITERAL_KINDS = {bool: 'b', int: 'i', float: 'f'}
+# Which kinds of literal each kind of array accepts: integers are fine as floats, floats as
+# complex numbers, not back.
+_ACCEPTED_KINDS = {'b': 'b', 'i': 'i', 'u': 'i', 'f': 'if', 'c': 'ifc'}
+_LITERAL_KINDS = {bool: 'b', int: 'i', float: 'f', complex: 'c'}
 
 
 def _array_for(spec, literal, text):
@@ -187,9 +188,9 @@ def _array_for(spec, literal, text):
             value = np.array(literal, dtype=spec.dtype)
     except OverflowError:  # NumPy's answer for an integer that does not fit
         raise out_of_range from None
-    if dtypes.is_float(spec.dtype) and not np.array_equal(
-            np.isfinite(value), np.isfinite(np.array(literal, dtype=np.float64))):
-        raise out_of_range  # a float32 overflow
+    if dtypes.is_inexact(spec.dtype) and not np.array_equal(
+            np.isfinite(value), np.isfinite(np.array(literal, dtype=np.complex128))):
+        raise out_of_range  # a float32 (or complex64) overflow
     return value
 
 
@@ -206,12 +207,15 @@ def _shape_and_kinds(literal, text) -> tuple[tuple[int, ...], set[str]]:
     return (len(literal), *inner), set().union(*(kinds for _, kinds in parts))
 
 
-_KIND_NAMES = {'b': 'True/False values', 'i': 'integers', 'u': 'integers', 'f': 'numbers'}
-_LITERAL_NAMES = {'b': 'bool', 'i': 'int64', 'f': 'float64'}  # as NumPy would read them
+_KIND_NAMES = {'b': 'True/False values', 'i': 'integers', 'u': 'integers',
+               'f': 'real numbers', 'c': 'numbers'}
+_LITERAL_NAMES = {'b': 'bool', 'i': 'int64', 'f': 'float64', 'c': 'complex128'}  # NumPy's
 
 
 def parse_literal(text: str):
-    """Nested lists/tuples of numbers and booleans, with ``nan``, ``inf``, ``true``, ``false``."""
+    """Nested lists/tuples of numbers and booleans, with ``nan``, ``inf``, ``true``, ``false``;
+    a complex number is ``REAL+IMAGj`` or ``REAL-IMAGj`` (``1.5-2.0j``, ``nan+infj``), or
+    ``IMAGj`` alone."""
     try:
         return _literal(ast.parse(text.strip(), mode='eval').body)
     except SyntaxError:
@@ -221,7 +225,8 @@ def parse_literal(text: str):
         raise UsageError(f"bad literal '{text}': {err}") from None
 
 
-_NAMES = {'nan': float('nan'), 'inf': float('inf'), 'true': True, 'false': False}
+_NAMES = {'nan': float('nan'), 'inf': float('inf'), 'true': True, 'false': False,
+          'nanj': complex(0, float('nan')), 'infj': complex(0, float('inf'))}
 
 
 def _literal(node):
@@ -229,17 +234,38 @@ def _literal(node):
         return [_literal(e) for e in node.elts]
     if isinstance(node, ast.Tuple):
         return tuple(_literal(e) for e in node.elts)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
-        if isinstance(node.value, float) and math.isinf(node.value):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, complex)):
+        if not all(map(math.isfinite, _parts(node.value))):
             raise ValueError('a number is out of range for float64 (for infinity, write inf)')
         return node.value
     if isinstance(node, ast.Name) and node.id.lower() in _NAMES:
         return _NAMES[node.id.lower()]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         value = _literal(node.operand)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+            return _negated(value) if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return _complex(node)
     raise ValueError(f"'{ast.unparse(node)}' is not a number, a boolean or a list of them")
+
+
+def _parts(x) -> tuple:
+    return (x.real, x.imag) if isinstance(x, complex) else (x,)
+
+
+def _negated(x):
+    """``-x``; an imaginary number keeps its real part +0.0 (Python's ``-2j`` is ``-0-2j``)."""
+    return complex(x.real, -x.imag) if isinstance(x, complex) else -x
+
+
+def _complex(node) -> complex:
+    """``REAL+IMAGj`` or ``REAL-IMAGj``, built from its parts rather than by Python's
+    arithmetic, which would lose a -0.0 or a nan part."""
+    real, imag = _literal(node.left), _literal(node.right)
+    if not (type(real) in (int, float) and isinstance(imag, complex) and imag.real == 0):
+        raise ValueError(f"'{ast.unparse(node)}' is not a complex number (write it as "
+                         'REAL+IMAGj, such as 1.0-2.0j)')
+    return complex(real, -imag.imag if isinstance(node.op, ast.Sub) else imag.imag)
 
 
 def format_value(x) -> str:
@@ -250,5 +276,12 @@ def format_value(x) -> str:
 
 def _format_elements(x: np.ndarray) -> str:
     if x.ndim == 0:
-        return str(x[()])
+        return _format_complex(x[()]) if dtypes.is_complex(x.dtype) else str(x[()])
     return '[' + ', '.join(_format_elements(row) for row in x) + ']'
+
+
+def _format_complex(z) -> str:
+    """``1.0+2.0j``, ``-0.0-infj``: each part as its real type prints, in the form
+    ``parse_literal`` reads back (NumPy's ``(1+2j)`` does not)."""
+    sign = '-' if np.signbit(z.imag) else '+'
+    return f'{z.real!s}{sign}{abs(z.imag)!s}j'

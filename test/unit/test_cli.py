@@ -326,6 +326,19 @@ def test_run_reads_npy_arguments(tmp_path):
     assert_close(parse_outputs(result.stdout)[0], np.sin(x) * 2 + x)
 
 
+def test_run_takes_and_prints_complex_values_as_jax_computes_them(tmp_path):
+    (tmp_path / 'user.py').write_text('import minijax.numpy as jnp\n\n\n'
+                                      'def f(z, w):\n    return z * w, jnp.abs(z)\n')
+    result = minijax('run', f'{tmp_path}/user.py:f', '--arg', 'c64[3]=[1+2j, -3j, 0.5]',
+                     '--arg', 'c128[]=-1.5+0.25j')
+    assert result.returncode == 0, result.stderr
+    z, w = np.array([1 + 2j, -3j, 0.5], np.complex64), np.complex128(-1.5 + 0.25j)
+    product, magnitude = parse_outputs(result.stdout)
+    assert result.stdout.startswith('c128[3]=[') and '\nf32[3]=[' in result.stdout
+    assert_close(product, z * w)
+    assert_close(magnitude, jnp.abs(z))
+
+
 @pytest.mark.parametrize('emit, suffix', [('stablehlo', '.mlir'), ('bytecode', '.mlirbc')])
 @pytest.mark.parametrize('backend', ['pjrt', 'interpreter'])
 def test_run_a_lowered_module_file(tmp_path, emit, suffix, backend):
@@ -492,6 +505,14 @@ BAD_INPUT = [
     (['run', '{d}/user.py:fails', '--arg', 'i64[2]=[1, 99999999999999999999]'], 2,
      r"minijax: error: VALUE 'i64\[2\]=\[1, 99999999999999999999\]': a number is out of range "
      r"for i64\[2\]"),
+    (['run', '{d}/user.py:fails', '--arg', 'c64[]=1+2'], 2,
+     r"minijax: error: bad literal '1\+2': '1 \+ 2' is not a complex number \(write it as "
+     r"REAL\+IMAGj, such as 1.0-2.0j\)"),
+    (['run', '{d}/user.py:fails', '--arg', 'f32[2]=[1, 2j]'], 2,
+     r"minijax: error: VALUE 'f32\[2\]=\[1, 2j\]': f32\[2\] needs real numbers, the literal "
+     r"has complex128"),
+    (['run', '{d}/user.py:fails', '--arg', 'c64[]=1e39j'], 2,
+     r"minijax: error: VALUE 'c64\[\]=1e39j': a number is out of range for c64\[\]"),
     (['run', '{d}/user.py:fails', '--arg', 'f64[]=1e400'], 2,
      r"minijax: error: bad literal '1e400': a number is out of range for float64 .*"),
     (['run', '{d}/user.py:fails', '--arg', 'f32[99999999999]=0'], 2,
@@ -737,6 +758,8 @@ EVERY_DTYPE = {  # SPEC name -> (MLIR element type, NumPy dtype, extreme values)
     'f16': ('f16', np.float16, [6e-08, -65504.0]), 'bf16': ('bf16', jnp.bfloat16, [0.1, -3e38]),
     'f32': ('f32', np.float32, [1e-45, float('-inf')]),
     'f64': ('f64', np.float64, [5e-324, float('nan')]), 'bool': ('i1', np.bool_, [True, False]),
+    'c64': ('complex<f32>', np.complex64, [complex(1, -2.5), complex(float('inf'), float('nan'))]),
+    'c128': ('complex<f64>', np.complex128, [complex(-1.5, 5e-324), complex(1e300, -0.0)]),
 }
 
 
@@ -757,10 +780,17 @@ def test_every_dtype_runs_and_every_printed_value_reads_back(tmp_path):
     for line, (name, (_, dtype, values)) in zip(printed, EVERY_DTYPE.items()):
         spec, literal = line.split('=')
         assert spec == f'{name}[2]'
-        quoted = re.sub(r'(-?inf|nan)\b', r'"\1"', literal)  # for ast, then float()
-        got = np.array([float(v) if isinstance(v, str) else v
-                        for v in ast.literal_eval(quoted)], dtype)
-        np.testing.assert_array_equal(got, np.array(values, dtype))
+        np.testing.assert_array_equal(_read_printed(literal, dtype), np.array(values, dtype))
+
+
+def _read_printed(literal, dtype):
+    """A printed list of numbers read by Python: complex numbers by ``complex()`` (which
+    reads ``inf+nanj``), nan and inf by ``float()``."""
+    if np.dtype(dtype).kind == 'c':
+        return np.array([complex(v) for v in literal.strip('[]').split(', ')], dtype)
+    quoted = re.sub(r'(-?inf|nan)\b', r'"\1"', literal)  # for ast, then float()
+    return np.array([float(v) if isinstance(v, str) else v
+                     for v in ast.literal_eval(quoted)], dtype)
 
 
 ENTRY_MODULE = '''\
