@@ -82,6 +82,10 @@ def _emit(fn, specs, args) -> str | bytes:
         return _hlo_text(module)
     if args.emit == 'hlo-optimized':
         return runtime.compile_module(module).hlo_text()
+    if runtime.calls_back(module):
+        raise Failure('the function calls back into Python (debug.print, debug.callback, '
+                      'pure_callback): a portable artifact cannot carry the Python function, '
+                      'so nothing could run it')
     return modules.portable_artifact(module, args.debug_info,
                                      args.target_version or modules.DEFAULT_TARGET_VERSION)
 
@@ -282,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the next argument, in order: SPEC=literal ('f32[3]=[1,2,3]', "
                           "'f64[]=2.5', 'c64[2]=[1+2j, -0.5j]', '(f32[2], i32[])=([1,2], 3)') "
                           'or @file.npy; every VALUE that run prints reads back')
-    run.add_argument('--entry', metavar='NAME',
+    run.add_argument('--entry', metavar='NAME', type=_function_name,
                      help='the function of a module file to run (default: main)')
     run.add_argument('--backend', choices=BACKENDS, default='pjrt',
                      help='pjrt: compile with XLA and run on the CPU (default); interpreter: '
@@ -295,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
                     'module, print the MLIR diagnostics (file:line:col) and exit 1.')
     check.add_argument('file', metavar='FILE',
                        help='a .mlir file, MLIR bytecode or a portable artifact (- for stdin)')
-    check.add_argument('--entry', metavar='NAME',
+    check.add_argument('--entry', metavar='NAME', type=_function_name,
                        help='print only the signature of function NAME (an error if absent)')
     check.set_defaults(command=check_command)
 
@@ -306,6 +310,13 @@ def build_parser() -> argparse.ArgumentParser:
     update.add_argument('files', metavar='FILE', nargs='+', help='a lit test file')
     update.set_defaults(command=update_checks_command)
     return parser
+
+
+def _function_name(text: str) -> str:
+    """An --entry NAME: not empty (which would silently mean @main)."""
+    if not text:
+        raise argparse.ArgumentTypeError('expected the name of a function, got an empty one')
+    return text
 
 
 def _version() -> str:

@@ -350,7 +350,7 @@ def _checked_host_callbacks(module) -> list:
     has none (parsed from text, as the ``minijax`` command reads it) is refused: XLA would
     crash calling them."""
     callbacks = host_callbacks(module)
-    if not callbacks and _calls_back(module):
+    if not callbacks and calls_back(module):
         raise CompileError(f'the module calls back into Python (stablehlo.custom_call '
                            f'@{PYTHON_CALLBACK_TARGET}), but it was not lowered in this '
                            'process, so there is no Python function to call: run it from '
@@ -358,7 +358,9 @@ def _checked_host_callbacks(module) -> list:
     return callbacks
 
 
-def _calls_back(module) -> bool:
+def calls_back(module) -> bool:
+    """Whether ``module`` calls a Python function on the host (``debug.print``,
+    ``pure_callback``): one that only the process that lowered it can run."""
     found = []
 
     def visit(op):

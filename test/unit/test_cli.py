@@ -404,7 +404,7 @@ def test_check_reports_the_mlir_diagnostic(tmp_path):
 # ----------------------------------------------------------------------------- bad input
 
 USER_MODULE = '''\
-from minijax import lax
+from minijax import debug, lax
 
 
 def fails(x):
@@ -429,6 +429,11 @@ def returns_none(x):
 
 def returns_dict(x):
     return {'x': x, 'label': 'not an array'}
+
+
+def calls_back(x):
+    debug.print('x = {}', x)
+    return x
 
 
 answer = 42
@@ -546,6 +551,11 @@ BAD_INPUT = [
      r'or pass pipeline'),
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'llvm'], 2,
      r"minijax lower: error: argument --emit: invalid choice: 'llvm' .*"),
+    (['lower', '{d}/user.py:calls_back', '--arg', 'f32[3]', '--emit', 'bytecode', '-o',
+      '{d}/out.mlirbc'], 1,
+     r'minijax: error: the function calls back into Python \(debug.print, debug.callback, '
+     r'pure_callback\): a portable artifact cannot carry the Python function, so nothing '
+     r'could run it'),
     (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'jaxpr', '--debug-info'], 2,
      r'minijax: error: --debug-info applies to --emit stablehlo or bytecode, not jaxpr'),
     (['lower', '{d}/user.py:fails', '--bogus'], 2, r'minijax: error: unrecognized arguments.*'),
@@ -559,6 +569,12 @@ BAD_INPUT = [
      r'@other; pick one with --entry NAME\)'),
     (['run', '{d}/no_main.mlir', '--entry', 'missing'], 1,
      r'{d}/no_main.mlir: error: the module has no function @missing \(its functions: @other\)'),
+    (['run', '{d}/identity.mlir', '--entry', '', '--arg', 'f32[2]=[1, 2]'], 2,
+     r'minijax run: error: argument --entry: expected the name of a function, got an empty '
+     r'one \(see minijax run --help\)'),
+    (['check', '{d}/identity.mlir', '--entry', ''], 2,
+     r'minijax check: error: argument --entry: expected the name of a function, got an empty '
+     r'one \(see minijax check --help\)'),
     (['run', '{d}/user.py:fails', '--entry', 'main'], 2,
      r'minijax: error: --entry picks a function of a module file.*'),
     (['check', '{d}/user.py'], 1, r'{d}/user.py:1:1: error: .*'),
