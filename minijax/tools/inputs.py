@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 
-from minijax.tools.errors import UsageError
+from minijax.tools.errors import Failure, UsageError
 
 #: The name that means standard input, as for the MLIR tools.
 STDIN = '-'
@@ -39,11 +39,12 @@ def read_bytes(path: str) -> bytes:
 
 
 def decode_text(data: bytes, path: str, expected: str) -> str:
-    """``data`` (read from ``path``) as UTF-8 text; ``expected`` says what kind of text."""
+    """``data`` (read from ``path``) as UTF-8 text; ``expected`` says what kind of text.
+    Bytes that are not text are a Failure: the file was read, and is not what it should be."""
     try:
         return data.decode('utf-8')
     except UnicodeDecodeError as err:
-        raise UsageError(f"'{display_name(path)}' is not text (byte {err.start} is not "
+        raise Failure(f"'{display_name(path)}' is not text (byte {err.start} is not "
                          f'UTF-8): expected '
                          f'{expected}') from None
 

@@ -46,10 +46,11 @@ def load_module(path: str) -> ir.Module:
 
 
 def _check_text(data: bytes, name: str) -> None:
-    """A UsageError naming a binary file that is not bytecode (a ``jax.export``
-    serialization, say), rather than a parse error at some byte of it."""
+    """A Failure naming a binary file that is not bytecode (a ``jax.export``
+    serialization, say), rather than a parse error at some byte of it: the file was read and
+    is not a valid module (exit 1, as ``mlir-opt``)."""
     if b'\0' in data:
-        raise UsageError(f"'{name}' is a binary file but neither MLIR bytecode nor a StableHLO "
+        raise Failure(f"'{name}' is a binary file but neither MLIR bytecode nor a StableHLO "
                          "portable artifact (they start with 'ML\\xefR'); of a jax.export "
                          'Exported, save its mlir_module_serialized')
     inputs.decode_text(data, name, 'MLIR text, MLIR bytecode or a StableHLO portable artifact')

@@ -14,7 +14,7 @@ import os
 import sys
 
 from minijax.tools import inputs
-from minijax.tools.errors import UsageError
+from minijax.tools.errors import Failure, UsageError
 
 
 def is_python_target(target: str) -> bool:
@@ -56,10 +56,10 @@ def _load_file(path: str):
 
 
 def _compile(source: bytes, path: str):
-    """The code of a Python file. A binary file is a UsageError naming the file (Python's own
-    error for it names neither file nor line); a SyntaxError names its line."""
+    """The code of a Python file. A binary file is a Failure naming the file (Python's own
+    error for it names neither file nor line), as a SyntaxError is one naming its line."""
     if b'\0' in source:
-        raise UsageError(f"'{path}' is not text (it holds NUL bytes): expected Python source")
+        raise Failure(f"'{path}' is not text (it holds NUL bytes): expected Python source")
     return compile(source, path, 'exec')
 
 

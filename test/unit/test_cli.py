@@ -464,7 +464,7 @@ BAD_INPUT = [
     (['lower', '{d}/dir:f'], 2, r"minijax: error: '{d}/dir' is a directory, not a file"),
     (['lower', '/proc/self/mem:f'], 2,
      r"minijax: error: cannot read '/proc/self/mem': Input/output error"),
-    (['lower', '{d}/binary.py:f'], 2,
+    (['lower', '{d}/binary.py:f'], 1,
      r"minijax: error: '{d}/binary.py' is not text \(it holds NUL bytes\): expected Python "
      r"source"),
     (['lower', '{d}/user.py:nothing_here', '--arg', 'f32[3]'], 2,
@@ -563,7 +563,7 @@ BAD_INPUT = [
      r'minijax run: error: argument --backend: invalid choice.*'),
     # files given to run, check, update-checks
     (['run', '{d}/missing.mlir'], 2, r"minijax: error: no such file: '{d}/missing.mlir'"),
-    (['run', '{d}/binary.bin'], 2, NOT_MLIR),
+    (['run', '{d}/binary.bin'], 1, NOT_MLIR),
     (['run', '{d}/no_main.mlir'], 1,
      r'{d}/no_main.mlir: error: the module has no @main function to run \(its functions: '
      r'@other; pick one with --entry NAME\)'),
@@ -578,13 +578,13 @@ BAD_INPUT = [
     (['run', '{d}/user.py:fails', '--entry', 'main'], 2,
      r'minijax: error: --entry picks a function of a module file.*'),
     (['check', '{d}/user.py'], 1, r'{d}/user.py:1:1: error: .*'),
-    (['check', '{d}/binary.bin'], 2, NOT_MLIR),
+    (['check', '{d}/binary.bin'], 1, NOT_MLIR),   # read, and not a module: as mlir-opt
     (['check', '{d}/dir'], 2, r"minijax: error: '{d}/dir' is a directory, not a file"),
     (['check', '/proc/self/mem'], 2,
      r"minijax: error: cannot read '/proc/self/mem': Input/output error"),
     (['update-checks', '{d}/user.py'], 2,
      r"{d}/user.py: error: no RUN line pipes into 'FileCheck %s'"),
-    (['update-checks', '{d}/binary.bin'], 2, NOT_TEXT + 'a lit test'),
+    (['update-checks', '{d}/binary.bin'], 1, NOT_TEXT + 'a lit test'),
     (['update-checks', '{d}/dir'], 2, r"minijax: error: '{d}/dir' is a directory, not a file"),
     (['update-checks', '{d}/missing.py'], 2, r"minijax: error: no such file: '{d}/missing.py'"),
     # -o
