@@ -182,7 +182,13 @@ def get_aval(x):
 
 def invalid_type_error(x) -> TypeError:
     """The TypeError for a value minijax cannot hold: a scalar of an unsupported dtype
-    (complex, float16, ...) is told which dtypes are supported."""
+    (complex, float16, ...) is told which dtypes are supported, a ``ShapeDtypeStruct`` that
+    it has a type and no value."""
+    if isinstance(x, ShapeDtypeStruct):
+        return TypeError(f'a ShapeDtypeStruct of shape '
+                         f'{ShapedArray(x.shape, x.dtype).str_short()} is a type without a '
+                         'value: it stands for an argument when tracing (jit(f).lower, '
+                         'make_jaxpr, eval_shape), not in a computation')
     if isinstance(x, (np.generic, complex)):
         try:
             dtypes.check_supported(np.result_type(x), f'scalar of type {type(x).__name__}')
@@ -217,7 +223,9 @@ def _scalar_aval(dtype, weak_type) -> ShapedArray:
 
 
 def is_valid_value(x):
-    return isinstance(x, Tracer) or type(x) in aval_handlers
+    """Whether ``x`` can be computed with: a tracer or a concrete value (a
+    ``ShapeDtypeStruct`` has a type but no value)."""
+    return isinstance(x, Tracer) or (type(x) in aval_handlers and type(x) is not ShapeDtypeStruct)
 
 
 # ----------------------------------------------------------------------------- primitives
@@ -513,11 +521,23 @@ trace_stack.append(MainTrace(0, EvalTrace, None))
 def bind(primitive, *args, **params):
     """Apply ``primitive`` to ``args`` in whichever transformation owns them."""
     top_trace = find_top_trace(args)
-    tracers = [full_raise(top_trace, arg) for arg in args]
+    try:
+        tracers = [full_raise(top_trace, arg) for arg in args]
+    except TypeError:
+        _check_values(primitive, args)
+        raise
     out = top_trace.process_primitive(primitive, tracers, params)
     if primitive.multiple_results:
         return [full_lower(o) for o in out]
     return full_lower(out)
+
+
+def _check_values(primitive, args) -> None:
+    """A TypeError naming the primitive and the position of an argument that is not a value
+    (an object, a string, a ``ShapeDtypeStruct``), as JAX names them."""
+    for i, x in enumerate(args):
+        if not is_valid_value(x):
+            raise TypeError(f'{primitive.name}: argument {i}: {invalid_type_error(x)}') from None
 
 
 def staged_constant(value):

@@ -164,6 +164,7 @@ class Jitted:
                             name=self.name)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
+        _check_values(f'jit({self.name})', names[0], flat_args)
         exe = executable(closed, self.name, *names)
         key, signature, leaves = self._fast_key(args, kwargs)
         if key is not None and _same_objects(leaves, flat_args):
@@ -194,6 +195,14 @@ class Jitted:
 
 
 # ----------------------------------------------------------------------------- the fast path
+
+def _check_values(what, arg_names, leaves) -> None:
+    """A TypeError naming an argument that has a type but no value (a ``ShapeDtypeStruct``):
+    it can be lowered, not run."""
+    for name, leaf in zip(arg_names, leaves):
+        if not core.is_valid_value(leaf):
+            raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
+
 
 def _signature(args) -> tuple | None:
     """What decides the trace of a call whose arguments are all single arrays or scalars,
@@ -455,6 +464,7 @@ class Compiled:
             raise TypeError('compiled function called with types '
                             f'({", ".join(a.str_short() for a in avals)}) but compiled for '
                             f'({", ".join(a.str_short() for a in expected)})')
+        _check_values('compiled function', map(str, range(len(leaves))), leaves)
         outs = run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self._out_tree, outs)
 

@@ -254,6 +254,14 @@ ROWS = [
      TypeError, r'ShapeDtypeStruct: shape \(-1, 2\) has a negative dimension'),
     ('shape_dtype_struct_float_dim', lambda: minijax.ShapeDtypeStruct((2.5,), np.float32),
      TypeError, r'ShapeDtypeStruct: shape must be a sequence of integers, got \(2\.5,\)'),
+    ('lax_sin_of_shape_dtype_struct', lambda: lax.sin(minijax.ShapeDtypeStruct((3,), 'f4')),
+     TypeError, r'sin: argument 0: a ShapeDtypeStruct of shape float32\[3\] is a type without '
+     r'a value'),
+    ('jit_run_on_shape_dtype_struct', lambda: minijax.jit(lambda a: a * 2)(
+        minijax.ShapeDtypeStruct((3,), 'f4')),
+     TypeError, r"jit\(<lambda>\): argument 'a': a ShapeDtypeStruct of shape float32\[3\]"),
+    ('lax_sin_of_a_string', lambda: lax.sin('a'), TypeError,
+     r'sin: argument 0: value of type str is not a valid minijax type'),
     ('arange_step_zero', lambda: mnp.arange(0, 5, 0), ValueError,
      r'arange: step must not be zero'),
     # --- unsupported dtypes: a TypeError naming the dtype and the supported ones

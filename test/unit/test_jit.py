@@ -206,6 +206,23 @@ def test_lower_as_text_and_compiler_ir():
     module.operation.verify()
 
 
+def _shape_dtype_struct_calls(jx):
+    """Calls that compute with a ShapeDtypeStruct, which has a type but no value."""
+    s = jx.ShapeDtypeStruct((3,), np.float32)
+    return [lambda: jx.lax.sin(s), lambda: jx.jit(jx.lax.sin)(s),
+            lambda: jx.jit(lambda x: x * 2)(s), lambda: jx.vmap(jx.lax.sin)(s),
+            lambda: jx.jit(jx.lax.sin).lower(s).compile()(s), lambda: jx.lax.sin('a')]
+
+
+@pytest.mark.parametrize('i', range(len(_shape_dtype_struct_calls(minijax))))
+def test_a_shape_dtype_struct_is_lowered_not_computed_with_as_in_jax(i):
+    with pytest.raises(TypeError):  # (or JAX's subclass of it, InvalidInputException)
+        _shape_dtype_struct_calls(jax)[i]()
+    with pytest.raises(TypeError, match=r'(argument|sin: argument 0:) .*(ShapeDtypeStruct of '
+                                        r'shape float32\[3\] is a type without a value|str)'):
+        _shape_dtype_struct_calls(minijax)[i]()
+
+
 def test_jit_of_jit_lowering_calls_one_private_function_twice():
     inner = minijax.jit(lambda x: lax.sin(x))
     text = minijax.jit(lambda x: lax.add(inner(x), inner(x))).lower(1.).as_text()
