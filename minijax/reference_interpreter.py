@@ -41,16 +41,33 @@ def run_module(module: ir.Module, args: Sequence[np.ndarray]) -> list[np.ndarray
     args = [np.require(a, requirements='C') for a in args]
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)
-    return _in_child_process(_evaluate, bytecode.getvalue(), args)
+    ok, value = _in_child_process(_evaluate, bytecode.getvalue(), args)
+    if not ok:
+        raise InterpreterError(f'the reference interpreter failed: {value}')
+    return value
 
 
-def _evaluate(bytecode: bytes, args: list[np.ndarray]) -> list[np.ndarray]:
-    """(in the child process) Run the module serialized as ``bytecode``."""
-    with new_context(multithreaded=False):
+def _evaluate(bytecode: bytes, args: list[np.ndarray]) -> tuple[bool, list[np.ndarray] | str]:
+    """(in the child process) Run the module serialized as ``bytecode``: (True, the results),
+    or (False, what the interpreter said went wrong), which its ValueError leaves out (it
+    reports the cause, such as arguments that do not match ``@main``'s types or the op that
+    failed, as MLIR diagnostics)."""
+    with new_context(multithreaded=False) as ctx:
+        diagnostics = []
+        ctx.attach_diagnostic_handler(lambda d: diagnostics.append(_described(d)) or True)
         module = ir.Module.parse(bytecode)
         _copy_scatter_operands(module)
         attrs = [dense_elements(a) for a in args]
-        return [np.array(result) for result in stablehlo.eval_module(module, attrs)]
+        try:
+            return True, [np.array(result) for result in stablehlo.eval_module(module, attrs)]
+        except ValueError as err:
+            return False, '; '.join(diagnostics) or str(err)
+
+
+def _described(diagnostic) -> str:
+    """An MLIR diagnostic as one line: its message, and where, when it is known."""
+    where = str(diagnostic.location)
+    return diagnostic.message + ('' if where == 'loc(unknown)' else f' (at {where})')
 
 
 def _copy_scatter_operands(module: ir.Module) -> None:

@@ -234,6 +234,19 @@ def test_interpreter_raises_a_clean_error_for_what_it_cannot_run(name):
         run_module(module, [f32(1.)])
 
 
+@pytest.mark.parametrize('args, named', [
+    ([np.ones(3, f32)], r'provided 1 inputs but function expected 2'),
+    ([np.ones(3), np.ones(3)],
+     r"argument type at index 0, input type was 'tensor<3xf64>' but entry function expected "
+     r"'tensor<3xf32>'"),
+])
+def test_interpreter_failure_says_what_failed(args, named):
+    """The interpreter's ValueError says only 'interpreter failed'; its diagnostics say why."""
+    module = minijax.jit(lax.add).lower(np.ones(3, f32), np.ones(3, f32)).compiler_ir()
+    with pytest.raises(InterpreterError, match=f'the reference interpreter failed: .*{named}'):
+        run_module(module, args)
+
+
 def test_cli_interpreter_reports_division_by_zero(tmp_path):
     from minijax.cli import main
     path = tmp_path / 'div.mlir'
