@@ -10,10 +10,13 @@ into its jaxpr, ``cond`` takes the branch its index picks when the index is know
 most expensive branch otherwise, ``scan`` multiplies its body by its length and
 ``while_loop`` by its trip count, which must be known.
 
-``flops(f, concrete=True)`` applies the same rules in a trace that runs ``f`` on its
-arguments, as Mini-JAX's FLOPS transformation does: Python control flow on values works, and
-every operand of a top-level equation is known, so a ``cond`` counts the branch taken and a
-``while_loop`` the trips it runs. Inside a loop body the carry is still unknown.
+Counting by running applies the same rules in a trace that runs ``f`` on its arguments, as
+Mini-JAX's FLOPS transformation does: Python control flow on values works, and every operand
+of a top-level equation is known, so a ``cond`` counts the branch taken and a ``while_loop``
+the trips it runs. Inside a loop body the carry is still unknown. ``flops(f)`` runs only as
+much as needed: given array values, it counts by running where the count from types cannot
+be known (Python control flow on values, a trip count that depends on the inputs);
+``flops(f, concrete=True)`` always runs.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import math
 
 import numpy as np
 
-from minijax import core, lax, tree_util
+from minijax import core, errors, lax, tree_util
 from minijax.control_flow import cond_p, scan_p, while_p
 from minijax.control_flow.while_loop import run_while, split_known_loop
 from minijax.lax.fft import fft_flops
@@ -34,21 +37,41 @@ from minijax.xla_call import xla_call_p
 flops_rules = core.RuleTable('flops', 'minijax.flops.flops_rules[{p}_p] = ...')
 
 
+class UnknownCountError(ValueError):
+    """The count depends on values that the types do not give (a while_loop's trip count)."""
+
+
+#: What tracing or counting from types raises where the count needs the arguments' values.
+_NEEDS_VALUES = (errors.ConcretizationTypeError, errors.TracerIntegerConversionError,
+                 errors.NonConcreteBooleanIndexError, UnknownCountError)
+
+
 def flops(f, concrete=False):
     """``flops(f)(*args)``: the floating-point operations ``f`` performs on such arguments.
 
-    Arguments may be arrays, scalars or ``ShapeDtypeStruct``: only their types are used, and
-    the count is that of ``f``'s jaxpr. ``concrete=True`` counts while running ``f`` on the
-    argument values instead (Mini-JAX's FLOPS transformation): Python control flow on
-    values works, and a ``cond`` or ``while_loop`` whose index or trip count depends on the
-    inputs counts the branch taken and the trips run.
+    Arguments may be arrays, scalars or ``ShapeDtypeStruct``: the count is that of ``f``'s
+    jaxpr, from the types alone where it can be. Where it cannot (Python control flow on
+    values, a ``while_loop`` or ``fori_loop`` whose trip count depends on the inputs) and
+    the arguments are values, ``f`` is run on them as far as the count needs (Mini-JAX's
+    FLOPS transformation). ``concrete=True`` always counts while running ``f``: a ``cond``
+    then counts the branch taken rather than the most expensive one.
     """
     def count(*args):
         if concrete:
             return _count_while_running(f, args)
-        closed = make_jaxpr(f)(*args)
-        return closed_jaxpr_flops(closed)
+        try:
+            return closed_jaxpr_flops(make_jaxpr(f)(*args))
+        except _NEEDS_VALUES:
+            if not _are_values(args):
+                raise
+        return _count_while_running(f, args)
     return count
+
+
+def _are_values(args) -> bool:
+    """Whether every leaf of ``args`` has a value to run with (not a type or a tracer)."""
+    return not any(isinstance(leaf, (core.Tracer, core.ShapeDtypeStruct))
+                   for leaf in tree_util.tree_leaves(args))
 
 
 def closed_jaxpr_flops(closed: ClosedJaxpr, known_inputs=None) -> int:
@@ -107,11 +130,10 @@ def _known_eqn_flops(primitive, vals, params) -> int:
 def _count_while_running(f, args) -> int:
     """Run ``f(*args)`` under the counting trace, made the dynamic trace so that operations
     on constants count too, as they do in ``f``'s jaxpr."""
+    if not _are_values(args):
+        raise TypeError(f'flops(concrete=True) runs the function, so it needs array values, '
+                        f'got {args!r}; flops(f) counts from types alone')
     leaves, in_tree = tree_util.tree_flatten(args)
-    for leaf in leaves:
-        if isinstance(leaf, (core.Tracer, core.ShapeDtypeStruct)):
-            raise TypeError(f'flops(concrete=True) runs the function, so it needs array '
-                            f'values, got {leaf!r}; flops(f) counts from types alone')
     count = [0]
     with core.new_main(_CountingTrace, count) as main, core.new_dynamic(main):
         trace = main.trace
@@ -188,9 +210,10 @@ def _while(eqn, known):
     unknowns = [not (isinstance(x, Lit) or x in known) for x in eqn.inputs]
     operands_uk, _, known_loop = split_known_loop(unknowns=unknowns, **eqn.params)
     if known_loop is None:
-        raise ValueError('flops: the trip count of a while_loop depends on the inputs, so its '
-                         'cost is unknown without running it (flops(f, concrete=True) runs '
-                         'f on the arguments and counts the trips)')
+        raise UnknownCountError('flops: the trip count of a while_loop depends on values its '
+                                'types do not give (the inputs, or the carry of a loop around '
+                                'it); given array values, flops runs f to count the trips, '
+                                'except inside another loop\'s body')
     operands = [x.val if isinstance(x, Lit) else known[x]
                 for x, uk in zip(eqn.inputs, operands_uk) if not uk]
     _, trips = run_while(*operands, **known_loop)

@@ -60,9 +60,14 @@ def test_while_loop_trip_count_from_constants():
 
 
 def test_while_loop_with_input_dependent_trip_count():
+    """From types alone the trip count is unknown (JAX's ValueError); given values, flops
+    runs the loop as far as the count needs (Mini-JAX's "as much as needed")."""
     f = lambda n, x: mj.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1]), (0, x))  # noqa
     with pytest.raises(ValueError, match='trip count'):
-        mj.flops(f)(3, 1.)
+        mj.flops(f)(mj.ShapeDtypeStruct((), np.int64), 1.)
+    assert mj.flops(f)(3, 1.) == 3 * 1 + 4 * 1  # 3 counter adds, 4 predicates
+    fori = lambda n, x: mj.fori_loop(0, n, lambda i, v: v * x, x)  # noqa: E731
+    assert mj.flops(fori)(np.int64(5), np.ones(8)) == 5 * (8 + 1) + 6 * 1
 
 
 def test_loops_in_a_loop_body_see_its_hoisted_constants():
@@ -89,8 +94,9 @@ def test_concrete_counts_python_control_flow_and_the_trips_run():
     def python_if(x):
         return x * x * x if lax.reduce_sum(x) > 0 else x
     assert mj.flops(python_if, concrete=True)(x) == 7 + 1 + 16  # sum, compare, 2 multiplies
+    assert mj.flops(python_if)(x) == 7 + 1 + 16  # runs: the types do not say which way
     with pytest.raises(TypeError, match='traced'):
-        mj.flops(python_if)(x)
+        mj.flops(python_if)(mj.ShapeDtypeStruct((8,), np.float32))
     data_dependent = lambda n, x: mj.while_loop(  # noqa: E731
         lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]
     assert mj.flops(data_dependent, concrete=True)(3, x) == 3 * (1 + 8) + 4 * 1
