@@ -393,7 +393,7 @@ class LoweredPmap:
 
 
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
-         devices=None, backend=None):
+         devices=None, backend=None, donate_argnums=()):
     """Run ``fun`` on ``n`` devices at once, device ``i`` on slice ``i`` of the mapped axes
     (``in_axes``, as ``vmap``'s); ``axis_name`` names the axis for collectives
     (``lax.psum(x, axis_name)``). Results are stacked along ``out_axes``.
@@ -401,6 +401,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     ``n`` may not exceed the number of devices (``minijax.device_count()``, 1 unless
     ``MINIJAX_NUM_CPU_DEVICES`` asks for more); ``devices`` picks them.
     ``static_broadcasted_argnums``: arguments passed to every device as Python values.
+    ``donate_argnums`` has no effect: minijax never reuses an input buffer for an output.
     """
     core.check_callable('pmap', fun=fun)
     runtime._check_backend(backend)

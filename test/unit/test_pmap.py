@@ -86,6 +86,13 @@ def test_vmap_and_jvp_of_pmap_are_jaxs():
                       jax.jvp(f(jax.pmap, jax.lax, jnp), (X[:, 0],), (X[:, 1],)))
 
 
+@pytest.mark.filterwarnings('ignore:Some donated buffers were not usable')  # JAX's, on CPU
+def test_donate_argnums_is_accepted_as_jax_accepts_it():
+    f = lambda v, w: v * w  # noqa: E731
+    np.testing.assert_array_equal(mj.pmap(f, donate_argnums=(0, 1))(X[:, 0], X[:, 1]),
+                                  jax.pmap(f, donate_argnums=(0, 1))(X[:, 0], X[:, 1]))
+
+
 def test_seed_004_func13_gives_the_seeds_numbers():
     def func13(arr, extra):
         def inner(x):
