@@ -19,6 +19,8 @@ from minijax import lax, reference_interpreter, runtime
 from minijax.lowering import mlir_context
 from minijax.reference_interpreter import InterpreterError, run_module
 
+import testlib  # noqa: F401  (JAX with x64, as minijax computes)
+
 nan, inf = np.nan, np.inf
 f32, f64, i32, i64 = np.float32, np.float64, np.int32, np.int64
 FLOAT_EDGES = [nan, inf, -inf, 3e9, -3e9, 1e19, -1e19, 2.7, -2.7, 2147483647., 2147483648.,
