@@ -15,7 +15,7 @@ from jax import lax as jlax
 from jaxlib.mlir import ir
 
 import minijax
-from minijax import lax, reference_interpreter, runtime
+from minijax import isolation, lax, reference_interpreter, runtime
 from minijax.lowering import mlir_context
 from minijax.reference_interpreter import InterpreterError, run_module
 
@@ -280,6 +280,17 @@ def test_interpreter_child_stopped_by_ctrl_c_is_an_interrupt_not_a_crash():
     user's interrupt (the CLI then exits 130), not "the interpreter crashed"."""
     with pytest.raises(KeyboardInterrupt):
         reference_interpreter._in_child_process(_interrupt_self)
+
+
+@pytest.mark.parametrize('fn, args, named', [
+    (os._exit, (3,), 'the child process exited with status 3 without a report'),
+    (lambda: 0, (), 'cannot send <function <lambda>'),
+], ids=['exit without a report', 'not picklable'])
+def test_a_failure_of_the_isolation_is_not_taken_for_the_callee(fn, args, named):
+    """The interpreter's child could not run the call: an IsolationError, which no caller
+    (InterpreterError, check_rules) takes for the interpreter's or a rule's failure."""
+    with pytest.raises(isolation.IsolationError, match=named):
+        reference_interpreter._in_child_process(fn, *args)
 
 
 def test_interpreter_scatter_leaves_its_operand_alone():

@@ -11,6 +11,8 @@ the guard tests at the end check that no primitive misses a rule, a case or a li
 import itertools
 import pathlib
 import re
+import subprocess
+import sys
 
 import jax
 import numpy as np
@@ -20,7 +22,7 @@ from testlib import (F32, F64, FLOATS, I32, I64, NUMBERS, assert_close, assert_t
                      only_args, random_array)
 
 import minijax
-from minijax import core, lax as mlax
+from minijax import core, isolation, lax as mlax
 from minijax.control_flow.cond import cond_p
 from minijax.control_flow.scan import scan_p
 from minijax.control_flow.while_loop import while_p
@@ -545,6 +547,55 @@ def _multiply_add_args():
 
 def test_check_rules_passes_a_correct_user_primitive():
     check_rules(_multiply_add(), *_multiply_add_args())
+
+
+#: A student's script, as pasted from docs/add_a_primitive.md: no ``__main__`` guard.
+_CHECK_RULES_SCRIPT = """
+import numpy as np
+import minijax
+from minijax.lowering import register_lowering, stablehlo
+from minijax.testing import check_rules
+
+print('the script runs')
+double_p = minijax.Primitive('double')
+double_p.def_impl(lambda x: 2 * np.asarray(x))
+double_p.def_abstract_eval(lambda x: minijax.ShapedArray(x.shape, x.dtype))
+double_p.def_jvp(lambda primals, tangents: (double_p.bind(*primals), {tangent}))
+double_p.def_batching(lambda args, dims: (double_p.bind(*args), dims[0]))
+register_lowering(double_p, lambda ctx, x: [stablehlo.AddOp(x, x).result])
+check_rules(double_p, np.arange(6.).reshape(2, 3))
+print('every rule agrees')
+"""
+_RUN_SCRIPT = {'file': lambda path: ([str(path)], None),
+               'stdin': lambda path: (['-'], path.read_text()),
+               '-c': lambda path: (['-c', path.read_text()], None)}
+
+
+@pytest.mark.parametrize('how', list(_RUN_SCRIPT))
+@pytest.mark.parametrize('tangent, expected_out, status', [
+    ('double_p.bind(*tangents)', 'the script runs\nevery rule agrees\n', 0),
+    ('tangents[0]', 'the script runs\n', 1),
+], ids=['correct', 'wrong-jvp'])
+def test_check_rules_from_a_plain_script(tmp_path, how, tangent, expected_out, status):
+    """A script without a main guard (a file, standard input, ``python -c``) runs once, its
+    reference interpreter included, and a wrong rule is named."""
+    path = tmp_path / 'double.py'
+    path.write_text(_CHECK_RULES_SCRIPT.format(tangent=tangent))
+    args, stdin = _RUN_SCRIPT[how](path)
+    done = subprocess.run([sys.executable, *args], input=stdin, capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
+    assert (done.stdout, done.returncode) == (expected_out, status), done.stderr[-2000:]
+    if status:
+        assert "AssertionError: primitive 'double': jvp rule is wrong" in done.stderr
+
+
+def test_check_rules_reports_a_failed_isolation_as_such(monkeypatch):
+    """When the reference interpreter's child process cannot be had, that is said, and no
+    rule is blamed."""
+    monkeypatch.setattr(isolation, '_servers', {})
+    monkeypatch.setattr(sys, 'executable', str(pathlib.Path('/nonexistent/python')))
+    with pytest.raises(isolation.IsolationError, match='cannot start the fork server'):
+        check_rules(_multiply_add(), *_multiply_add_args())
 
 
 @pytest.mark.parametrize('mistake', ['abstract_eval-shape', 'abstract_eval-dtype', 'jvp-sign',
