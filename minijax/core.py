@@ -243,9 +243,12 @@ class RuleTable(dict):
         rule_tables[kind] = self
 
     def __missing__(self, primitive):
-        raise NotImplementedError(
-            f"primitive '{primitive}' has no {self.kind} rule (define it with "
-            f"{self.how_to_define.format(p=primitive)})")
+        raise NotImplementedError(self.missing(primitive))
+
+    def missing(self, primitive) -> str:
+        """What the "missing rule" error says of ``primitive`` (``check_rules`` says it too)."""
+        return (f"primitive '{primitive}' has no {self.kind} rule (define it with "
+                f"{self.how_to_define.format(p=primitive)})")
 
     def __repr__(self):
         return f'RuleTable({self.kind!r}, {len(self)} rules)'

@@ -17,15 +17,16 @@ lowering        the impl, run by XLA (``jit``) and by the StableHLO reference in
 
 The impl itself is the ground truth here (the test suite checks the built-in impls against
 JAX). A wrong rule raises ``AssertionError`` naming the primitive, the rule kind and what
-differed. Inputs derived from the example (tangents, cotangents, batches) are seeded, so a
-failure repeats.
+differed; so does a rule the primitive lacks but needs (every one above but transpose, which
+only a linear primitive has; ``NOT_NEEDED`` lists the exceptions). Inputs derived from the
+example (tangents, cotangents, batches) are seeded, so a failure repeats.
 """
 from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from minijax import core, dtypes
+from minijax import core, dtypes, lax
 from minijax.autodiff import vjp
 from minijax.isolation import IsolationError
 from minijax.interpreters.batching import vmap
@@ -40,11 +41,20 @@ BATCH_SIZE = 3
 
 
 def check_rules(primitive: core.Primitive, *args, **params) -> None:
-    """Check each rule ``primitive`` has on the example ``primitive.bind(*args, **params)``."""
+    """Check each rule ``primitive`` has on the example ``primitive.bind(*args, **params)``,
+    then fail naming the rules it needs but lacks (``NOT_NEEDED`` lists those it may lack)."""
+    if primitive not in core.impl_rules:  # the ground truth of every check
+        raise AssertionError(core.impl_rules.missing(primitive))
     args = [np.asarray(a) for a in args]
-    for kinds, check in RULE_CHECKS:
-        if any(primitive in core.rule_tables[kind] for kind in kinds):
-            _run_check(primitive, kinds[0], check, args, params)
+    missing = []
+    for kind, tables, check, needed in RULE_CHECKS:
+        if any(primitive in core.rule_tables[table] for table in tables):
+            _run_check(primitive, kind, check, args, params)
+        elif needed and (primitive, kind) not in NOT_NEEDED:
+            missing.append(core.rule_tables[kind].missing(primitive))
+    if missing:
+        raise AssertionError('; '.join(missing) + ': every primitive needs one, unless '
+                             'minijax.testing.NOT_NEEDED says why it does without')
 
 
 def _run_check(primitive, kind, check, args, params):
@@ -256,12 +266,23 @@ def _custom_call_targets(module) -> list[str]:
     return targets
 
 
-#: The rule tables a check covers (the first names it) -> the check, in the order they run:
-#: a rule is checked after the rules its check relies on.
+#: The rules checked, in the order the checks run (a rule after the rules its check relies
+#: on): (kind, the tables that may hold it, its check, whether every primitive needs it).
+#: Only a primitive linear in some operand has a transpose rule.
 RULE_CHECKS = [
-    (('abstract_eval',), check_abstract_eval),
-    (('jvp', 'symbolic_zero_jvp'), check_jvp),
-    (('transpose',), check_transpose),
-    (('vmap',), check_vmap),
-    (('lowering',), check_lowering),
+    ('abstract_eval', ('abstract_eval',), check_abstract_eval, True),
+    ('jvp', ('jvp', 'symbolic_zero_jvp'), check_jvp, True),
+    ('transpose', ('transpose',), check_transpose, False),
+    ('vmap', ('vmap',), check_vmap, True),
+    ('lowering', ('lowering',), check_lowering, True),
 ]
+
+#: (primitive, kind) -> why the primitive does without that rule, which it would otherwise
+#: need: ``check_rules`` and the guard test of the built-ins (test_rules.py) take any other
+#: missing rule for a mistake. A primitive of your own adds its entries here.
+NOT_NEEDED = {
+    (lax.iota_p, 'jvp'): 'it has no operands to differentiate',
+    (lax.iota_p, 'vmap'): 'it has no operands to batch',
+    (lax.axis_index_p, 'vmap'): 'it has no operands to batch; vmap(axis_name=...) maps its '
+                                'own axis',
+}

@@ -29,7 +29,7 @@ from minijax.control_flow.while_loop import while_p
 from minijax.ir.jaxpr import Jaxpr, eval_jaxpr
 from minijax.jit import xla_call_p
 from minijax.pmap import xla_pmap_p
-from minijax.testing import check_rules
+from minijax.testing import NOT_NEEDED, check_rules
 
 LAX_PRIMITIVES = [v for v in vars(mlax).values() if isinstance(v, core.Primitive)]
 #: Collectives run only where pmap or vmap(axis_name=...) binds their axis, so they have no
@@ -430,6 +430,25 @@ def test_check_rules(primitive):
     check_rules(primitive, *args, **params)
 
 
+def test_check_rules_fails_naming_a_missing_rule(monkeypatch, rng):
+    """A deleted rule is a failure, not a rule less to check (JAX: tanh has a jvp)."""
+    x = rng.normal(size=(2, 3))
+    assert jax.jvp(jax.lax.tanh, (x,), (x,))[1].shape == x.shape
+    monkeypatch.delitem(core.rule_tables['jvp'], mlax.tanh_p)
+    with pytest.raises(AssertionError,
+                       match=r"primitive 'tanh' has no jvp rule .*tanh_p\.def_jvp"):
+        check_rules(mlax.tanh_p, x)
+
+
+def test_check_rules_passes_a_rule_declared_not_needed(monkeypatch):
+    prim = _multiply_add()
+    monkeypatch.delitem(core.rule_tables['vmap'], prim)
+    with pytest.raises(AssertionError, match="primitive 'multiply_add' has no vmap rule"):
+        check_rules(prim, *_multiply_add_args())
+    monkeypatch.setitem(NOT_NEEDED, (prim, 'vmap'), 'it is never batched')
+    check_rules(prim, *_multiply_add_args())
+
+
 # ----------------------------------------------------------------------------- guards
 
 def test_every_lax_primitive_has_a_case():
@@ -447,12 +466,6 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
           'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'psum', 'all_gather',
           'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft'}
-#: Rules a primitive does without, and why.
-NOT_NEEDED = {
-    ('iota', 'jvp'): 'it has no operands to differentiate',
-    ('iota', 'vmap'): 'it has no operands to batch',
-    ('axis_index', 'vmap'): 'it has no operands to batch; vmap(axis_name=...) maps its own axis',
-}
 #: The lit test of each higher-order primitive, under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
@@ -466,7 +479,7 @@ def _needed_rules(primitive):
         kinds.append('transpose')
     if primitive in HIGHER_ORDER:  # partial evaluation looks inside their jaxprs
         kinds += ['partial_eval', 'partial_eval_jaxpr', 'dce']
-    return [k for k in kinds if (primitive.name, k) not in NOT_NEEDED]
+    return [k for k in kinds if (primitive, k) not in NOT_NEEDED]
 
 
 def _has_rule(primitive, kind):
