@@ -80,8 +80,15 @@ def _assert_close(primitive, kind, what, actual, expected, dtype=None):
         _fail(primitive, kind, f'{what}: got {actual.dtype}{list(actual.shape)}, '
                                f'expected {expected.dtype}{list(expected.shape)}')
     rtol, atol = TOLERANCES.get(np.dtype(dtype or expected.dtype), (0, 0))
-    if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
+    if not _agree(actual, expected, rtol, atol):
         _fail(primitive, kind, f'{what}: got\n{actual}\nexpected\n{expected}')
+
+
+def _agree(actual, expected, rtol, atol) -> bool:
+    """Every comparison of check_rules: equal within the tolerances, where a NaN or an
+    infinity agrees with the same one in the same place (a rule is not wrong for computing
+    the NaN the impl computes)."""
+    return bool(np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True))
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -175,7 +182,7 @@ def check_jvp(primitive, args, params, eps=1e-6):
                 _fail(primitive, 'jvp', f'output {k} is not a float but has the tangent {tan}')
             continue
         fd = (hi - lo) / (2 * eps)
-        if tan.shape != fd.shape or not np.allclose(tan, fd, rtol=1e-5, atol=1e-5):
+        if tan.shape != fd.shape or not _agree(tan, fd, rtol=1e-5, atol=1e-5):
             _fail(primitive, 'jvp', f'tangent of output {k}: got\n{tan}\nfinite differences '
                                     f'give\n{fd}')
 
@@ -199,7 +206,7 @@ def check_transpose(primitive, args, params):
                                           f'{p.dtype}{list(p.shape)}')
     forward, backward = _inner(cts_out, tangents_out), _inner(cts_in, tangents)
     rtol = 1e-4 if any(p.dtype in (np.float32, np.complex64) for p in primals) else 1e-9
-    if not np.isclose(forward, backward, rtol=rtol, atol=rtol):
+    if not _agree(forward, backward, rtol=rtol, atol=rtol):
         _fail(primitive, 'transpose', f'<ct, J t> = {forward} (jvp) but <J^T ct, t> = '
                                       f'{backward} (transpose)')
 

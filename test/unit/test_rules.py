@@ -449,6 +449,17 @@ def test_check_rules_passes_a_rule_declared_not_needed(monkeypatch):
     check_rules(prim, *_multiply_add_args())
 
 
+@pytest.mark.filterwarnings('ignore:invalid value:RuntimeWarning')
+@pytest.mark.parametrize('primitive, bad', [(mlax.sqrt_p, -1.), (mlax.sin_p, np.inf),
+                                            (mlax.tanh_p, np.nan)], ids=str)
+def test_check_rules_takes_a_nan_tangent_where_finite_differences_give_nan(primitive, bad, rng):
+    """Where the value and the tangent are NaN (as JAX's are), the two NaNs agree."""
+    x = np.append(rng.normal(size=3) ** 2, bad)
+    jax_fn = getattr(jax.lax, primitive.name)
+    assert np.isnan(jax.jvp(jax_fn, (x,), (np.ones_like(x),))[1][-1])
+    check_rules(primitive, x)
+
+
 # ----------------------------------------------------------------------------- guards
 
 def test_every_lax_primitive_has_a_case():
