@@ -665,12 +665,15 @@ _NOT_USER_DIRS = (_PACKAGE_DIR, sysconfig.get_paths()['stdlib'] + '/')
 
 def canonicalize_axis(axis, ndim, what='axis'):
     """``axis`` as an index in ``range(ndim)``, negative axes counting from the end (NumPy's
-    rule). Every axis-taking function goes through here, so none silently wraps around."""
+    rule). Every axis-taking function goes through here, so none silently wraps around. An
+    axis out of range is NumPy's ``AxisError``, both a ``ValueError`` and an ``IndexError``:
+    JAX raises the one or the other depending on the function."""
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f'{what} must be an integer, got {axis!r} of type '
                         f'{type(axis).__name__}')
     if not -ndim <= axis < ndim:
-        raise ValueError(f'{what} {axis} is out of bounds for an array of rank {ndim}')
+        raise np.exceptions.AxisError(
+            f'{what} {axis} is out of bounds for an array of rank {ndim}')
     return int(axis) % ndim
 
 
