@@ -9,6 +9,7 @@ minijax does the same: ``relu``'s derivative at 0 is 0, and ``softplus``' is
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -119,12 +120,26 @@ def log_softmax(x, axis=-1):
     return mnp.subtract(shifted, mnp.log(mnp.sum(mnp.exp(shifted), axis, keepdims=True)))
 
 
+def _static_num_classes(num_classes):
+    """``num_classes`` as a Python int. It is the length of the new axis, so, as in JAX, it
+    must be known while tracing: a traced value is a ``ConcretizationTypeError``."""
+    if (isinstance(num_classes, core.Tracer)
+            and not isinstance(core.get_aval(num_classes), core.ConcreteArray)):
+        raise core.ConcretizationTypeError(num_classes, operator.index, (
+            'one_hot: num_classes is the length of the new axis; pass it as a static '
+            '(non-array) value.'))
+    try:
+        return operator.index(num_classes)
+    except TypeError:
+        raise TypeError(f'one_hot: num_classes must be an integer, got {num_classes!r}') from None
+
+
 def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     """``x``'s entries as one-hot vectors of length ``num_classes`` along a new axis
     ``axis``: 1 where the class index matches, else 0 (all zeros for an index out of range).
     """
     x = mnp.asarray(x)
-    num_classes = int(num_classes)  # static, as in JAX: a traced value cannot be a shape
+    num_classes = _static_num_classes(num_classes)
     axis = core.canonicalize_axis(axis, x.ndim + 1, 'one_hot: axis')
     classes_shape = [1] * x.ndim
     classes_shape.insert(axis, num_classes)
@@ -180,7 +195,7 @@ def glu(x, axis=-1):
     """The gated linear unit: the first half of ``x`` along ``axis`` times the sigmoid of the
     second."""
     x = mnp.asarray(x)
-    if x.shape[axis] % 2:
+    if x.shape[core.canonicalize_axis(axis, x.ndim, 'glu: axis')] % 2:
         raise ValueError(f'glu: axis {axis} has odd size {x.shape[axis]}: it must split in two')
     value, gate = mnp.split(x, 2, axis)
     return mnp.multiply(value, sigmoid(gate))
@@ -205,6 +220,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     if where is not None:
         raise NotImplementedError('standardize: where= is not supported by minijax')
     x = _float(x)
+    axis = core.canonicalize_axes(axis, x.ndim, 'standardize: axis')
     if mean is None:
         mean = mnp.mean(x, axis, keepdims=True)
     if variance is None:
