@@ -689,7 +689,7 @@ def poisson(key, lam, shape=None, dtype=None):
     key = _check_key('poisson', key)
     dtype = dtypes.check_supported(dtypes.int64 if dtype is None else dtype, 'poisson: dtype')
     if not np.issubdtype(dtype, np.integer):
-        raise TypeError(f'poisson: dtype must be an integer dtype, got {dtype}')
+        raise ValueError(f'dtype argument to `poisson` must be an integer dtype, got {dtype}')
     shape = np.shape(lam) if shape is None else core.canonicalize_shape(shape,
                                                                          'poisson: shape')
     lam = lax.convert_element_type(mnp.broadcast_to(lam, shape), dtypes.float32)

@@ -514,6 +514,8 @@ ROWS = [
     ('random.randint_float_dtype',
      lambda jax: jax.random.randint(_key(jax), (2,), 0, 5, np.float32),
      r'randint only accepts integer dtypes, got float32'),
+    ('random.poisson_float_dtype', lambda jax: jax.random.poisson(_key(jax), 2., (2,), np.float32),
+     r'dtype argument to `poisson` must be an integer dtype, got float32'),
     ('random.randint_shapes', lambda jax: jax.random.randint(_key(jax), (2,), np.zeros(3, int), 5),
      r'Incompatible shapes for broadcasting'),
     ('random.bernoulli_shapes', lambda jax: jax.random.bernoulli(_key(jax), V / 2, (2,)),
