@@ -701,6 +701,19 @@ def canonicalize_shape(shape, what='shape'):
     return dims
 
 
+def static_int(value, what):
+    """``value`` as a Python int, for an argument that sets a shape (``one_hot``'s
+    ``num_classes``): as in JAX, it must be known while tracing, and a traced value is a
+    ``ConcretizationTypeError`` naming the argument."""
+    if isinstance(value, Tracer) and not isinstance(value.aval, ConcreteArray):
+        raise ConcretizationTypeError(value, operator.index, (
+            f'{what} sets the shape of the result: pass it as a static (non-array) value.'))
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f'{what} must be an integer, got {value!r}') from None
+
+
 def rule_results(primitive, rule, out, count=None):
     """What ``primitive``'s ``rule`` returned, as a list, checked against the primitive's
     arity: a list for ``multiple_results`` (of ``count`` values if given), else one value.

@@ -9,7 +9,6 @@ minijax does the same: ``relu``'s derivative at 0 is 0, and ``softplus``' is
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
@@ -120,26 +119,12 @@ def log_softmax(x, axis=-1):
     return mnp.subtract(shifted, mnp.log(mnp.sum(mnp.exp(shifted), axis, keepdims=True)))
 
 
-def _static_num_classes(num_classes):
-    """``num_classes`` as a Python int. It is the length of the new axis, so, as in JAX, it
-    must be known while tracing: a traced value is a ``ConcretizationTypeError``."""
-    if (isinstance(num_classes, core.Tracer)
-            and not isinstance(core.get_aval(num_classes), core.ConcreteArray)):
-        raise core.ConcretizationTypeError(num_classes, operator.index, (
-            'one_hot: num_classes is the length of the new axis; pass it as a static '
-            '(non-array) value.'))
-    try:
-        return operator.index(num_classes)
-    except TypeError:
-        raise TypeError(f'one_hot: num_classes must be an integer, got {num_classes!r}') from None
-
-
 def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     """``x``'s entries as one-hot vectors of length ``num_classes`` along a new axis
     ``axis``: 1 where the class index matches, else 0 (all zeros for an index out of range).
     """
     x = mnp.asarray(x)
-    num_classes = _static_num_classes(num_classes)
+    num_classes = core.static_int(num_classes, 'one_hot: num_classes')
     axis = core.canonicalize_axis(axis, x.ndim + 1, 'one_hot: axis')
     classes_shape = [1] * x.ndim
     classes_shape.insert(axis, num_classes)
