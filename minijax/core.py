@@ -483,6 +483,7 @@ class EvalTrace(Trace):
     pure = lift = lambda self, x: x
 
     def process_primitive(self, primitive, tracers, params):
+        _check_values(primitive, tracers)
         check = abstract_eval_rules.get(primitive)
         avals = None if check is None else check(*map(get_aval, tracers), **params)
         if primitive.eager_on_xla and apply_on_xla is not None:
@@ -493,6 +494,17 @@ class EvalTrace(Trace):
         if not primitive.multiple_results:
             return eager_result(out, avals, tracers)
         return [eager_result(o, a, tracers) for o, a in zip(out, avals or [None] * len(out))]
+
+
+def _check_values(primitive, operands):
+    """Eager operands hold values: a ``ShapeDtypeStruct`` (only a type) is refused, naming the
+    primitive, as JAX refuses it, before NumPy or XLA is handed an object array."""
+    for i, x in enumerate(operands):
+        if type(x) is ShapeDtypeStruct:
+            raise TypeError(f'{primitive.name}: argument {i} is a ShapeDtypeStruct '
+                            f'{get_aval(x).str_short()}, a shape and a dtype without a value: '
+                            'pass an array, or trace the function with jit(f).lower, '
+                            'eval_shape or make_jaxpr, which need only types')
 
 
 def _value_as_is(value, aval, args):

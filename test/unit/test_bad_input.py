@@ -233,6 +233,14 @@ ROWS = [
     ('typeof_string', lambda jax: jax.typeof('x'), r'value of type str is not a valid'),
     ('shape_dtype_struct_bad_dtype', lambda jax: jax.ShapeDtypeStruct((2,), 'bogus'),
      r"data type 'bogus' not understood"),
+    ('shape_dtype_struct_eagerly', lambda jax: jax.lax.sin(jax.ShapeDtypeStruct((2,), np.float32)),
+     r'sin: argument 0 is a ShapeDtypeStruct float32\[2\], a shape and a dtype without a value'),
+    ('grad_of_a_shape_dtype_struct',
+     lambda jax: jax.grad(jax.lax.sin)(jax.ShapeDtypeStruct((), np.float32)),
+     r'sin: argument 0 is a ShapeDtypeStruct float32\[\]'),
+    ('vmap_of_a_shape_dtype_struct',
+     lambda jax: jax.vmap(jax.lax.sin)(jax.ShapeDtypeStruct((2,), np.float32)),
+     r'sin: argument 0 is a ShapeDtypeStruct float32\[2\]'),
     # --- Python conversions of traced values
     ('int_of_tracer', lambda jax: jax.jit(lambda a: int(a))(1.0),
      r'int\(\) was called on a traced value .*float64\[\].*astype'),
@@ -702,6 +710,9 @@ ROWS = [
 #: way: a row moves to ROWS when its fix merges (the xfail is strict, so a fixed row fails here
 #: until it moves).
 PENDING = [
+    ('jit_of_a_shape_dtype_struct',
+     lambda jax: jax.jit(jax.lax.sin)(jax.ShapeDtypeStruct((2,), np.float32)),
+     r'ShapeDtypeStruct', "jit: a ShapeDtypeStruct reaches jaxlib ('Unknown NumPy dtype')"),
     ('jit_donate_argnums_range', lambda jax: jax.jit(lambda a: a, donate_argnums=5)(1.),
      r'donate_argnums', 'jit: donate_argnums'),
     ('jvp_tangent_dtype', lambda jax: jax.jvp(lambda a: a, (1.,), (np.float32(1.),)),
