@@ -675,6 +675,12 @@ ROWS = [
      r'Too many leaves for PyTreeDef'),
     ('flatten_util.ravel_pytree_of_a_string', lambda jax: jax.flatten_util.ravel_pytree(('x', 1.)),
      r'dtype str32, which minijax does not support'),
+    ('flatten_util.unravel_of_another_dtype', lambda jax: jax.flatten_util.ravel_pytree(
+        [V, np.ones(2, np.float32)])[1](np.ones(5, np.float32)),
+     r'unravel function given array of dtype float32, but expected dtype float64'),
+    ('flatten_util.unravel_of_another_size',
+     lambda jax: jax.flatten_util.ravel_pytree([V, V])[1](np.ones(5)),
+     r'cannot reshape an array of shape \(2,\) into shape \(3,\)'),
 
     # ------------------------------------------------------------- debug, ops, test_util
     ('debug.print_missing_name', lambda jax: jax.debug.print('{x}', 1.), r"'x'"),
