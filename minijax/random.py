@@ -606,6 +606,9 @@ def categorical(key, logits, axis=-1, shape=None):
     trick: the argmax of logits plus Gumbel noise)."""
     key = _check_key('categorical', key)
     logits = mnp.asarray(logits)
+    if not dtypes.is_float(logits.dtype):
+        raise ValueError(f'categorical: logits must be floating-point, got '
+                         f'{core.get_aval(logits).str_short()}')
     ndim = logits.ndim
     axis = core.canonicalize_axis(axis, ndim, 'categorical: axis')
     batch_shape = logits.shape[:axis] + logits.shape[axis + 1:]

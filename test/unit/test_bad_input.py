@@ -576,6 +576,9 @@ ROWS = [
      r'dtype argument to `poisson` must be an integer dtype, got float32'),
     ('random.bernoulli_int_p', lambda jax: jax.random.bernoulli(_key(jax), 1),
      r'bernoulli probability `p` must have a floating dtype, got int64'),
+    ('random.categorical_int_logits',
+     lambda jax: jax.random.categorical(_key(jax), np.ones(3, np.int32)),
+     r'categorical: logits must be floating-point, got int32\[3\]'),
     ('random.randint_shapes', lambda jax: jax.random.randint(_key(jax), (2,), np.zeros(3, int), 5),
      r'Incompatible shapes for broadcasting'),
     ('random.bernoulli_shapes', lambda jax: jax.random.bernoulli(_key(jax), V / 2, (2,)),
@@ -689,6 +692,8 @@ ROWS = [
      r'variance_scaling: shape: shape must be a sequence of integers, got \(2\.5, 2\)'),
     ('nn.initializers.normal_of_an_int_key', lambda jax: jax.nn.initializers.normal()(0, (2,)),
      r'invalid PRNG key data'),
+    ('nn.initializers.variance_scaling_in_axis', lambda jax: jax.nn.initializers.variance_scaling(
+        1., 'fan_in', 'normal', in_axis=5)(_key(jax), (2, 2)), _rank2('variance_scaling: in_axis')),
     ('nn.initializers.variance_scaling_mode',
      lambda jax: jax.nn.initializers.variance_scaling(1., 'bogus', 'normal')(_key(jax), (2, 2)),
      r'invalid mode for variance scaling initializer: bogus'),
