@@ -121,14 +121,19 @@ def _string_output_rows():
                 ('make_jaxpr', lambda jax: jax.make_jaxpr(lambda a: (a, 'x'))(1.))]]
 
 
-def _stats_shape_rows():
-    """Each distribution of ``scipy.stats`` refuses arguments whose shapes do not
-    broadcast."""
+def _stats_rows():
+    """Each distribution of ``scipy.stats`` refuses arguments whose shapes do not broadcast,
+    and a string for ``x``."""
     densities = ['bernoulli.pmf', 'beta.pdf', 'cauchy.pdf', 'expon.pdf', 'gamma.pdf',
                  'laplace.pdf', 'logistic.pdf', 'norm.pdf', 'poisson.pmf', 't.pdf', 'uniform.pdf']
-    return [(f'scipy.stats.{name}_of_shapes_that_do_not_broadcast',
-             lambda jax, name=name: _attribute(jax.scipy.stats, name)(np.ones(2), V / 2, V / 2),
-             r'incompatible (shapes|operands)') for name in densities]
+    log_densities = [name.replace('.p', '.logp') for name in densities]
+    return [
+        *((f'scipy.stats.{name}_of_shapes_that_do_not_broadcast',
+           lambda jax, name=name: _attribute(jax.scipy.stats, name)(np.ones(2), V / 2, V / 2),
+           r'incompatible (shapes|operands)') for name in densities),
+        *((f'scipy.stats.{name}_of_a_string',
+           lambda jax, name=name: _attribute(jax.scipy.stats, name)('x', 0.5, 0.5),
+           r"data type 'x' not understood") for name in log_densities)]
 
 
 def _attribute(module, dotted):
@@ -714,6 +719,18 @@ ROWS = [
     ('scipy.special.multigammaln_traced_d',
      lambda jax: jax.jit(lambda d: jax.scipy.special.multigammaln(3., d))(2),
      r'traced value .*multigammaln: d sets the shape of the result'),
+    ('scipy.special.gammaln_of_a_string', lambda jax: jax.scipy.special.gammaln('x'),
+     r'dtype str32, which minijax does not support'),
+    ('scipy.special.ndtri_of_a_string', lambda jax: jax.scipy.special.ndtri('x'),
+     r"data type 'x' not understood"),
+    ('scipy.special.betaln_of_a_string', lambda jax: jax.scipy.special.betaln('x', 1.),
+     r'jit\(betaln\): argument 0 value of type str is not a valid'),
+    ('scipy.special.xlog1py_shapes', lambda jax: jax.scipy.special.xlog1py(np.ones(2), V),
+     r'incompatible shapes for broadcasting: \(2,\), \(3,\)'),
+    ('scipy.special.softmax_axis', lambda jax: jax.scipy.special.softmax(X, axis=5),
+     _rank2('max: axis')),
+    ('scipy.special.log_softmax_axis', lambda jax: jax.scipy.special.log_softmax(X, axis=5),
+     _rank2('max: axis')),
     ('scipy.linalg.solve_not_square', lambda jax: jax.scipy.linalg.solve(X, np.ones(2)),
      r'solve: the argument must have shape \[..., n, n\], got float32\[2,3\]'),
     ('scipy.linalg.solve_shapes', lambda jax: jax.scipy.linalg.solve(M, np.ones(2)),
@@ -741,6 +758,21 @@ ROWS = [
      r'cholesky: the argument must have shape \[..., n, n\], got float64\[3\]'),
     ('scipy.linalg.qr_mode', lambda jax: jax.scipy.linalg.qr(M, mode='bogus'),
      r"qr: mode must be 'full', 'economic' or 'r', got 'bogus'"),
+    ('scipy.linalg.solve_assume_a', lambda jax: jax.scipy.linalg.solve(M, V, assume_a='bogus'),
+     r"solve: assume_a must be 'gen', 'sym', 'her' or 'pos', got 'bogus'"),
+    ('scipy.linalg.solve_triangular_of_a_vector',
+     lambda jax: jax.scipy.linalg.solve_triangular(V, V),
+     r'solve_triangular: the argument must have shape \[..., n, n\], got float64\[3\]'),
+    ('scipy.linalg.cho_solve_of_a_vector', lambda jax: jax.scipy.linalg.cho_solve((V, False), V),
+     r'cho_solve: the argument must have shape \[..., n, n\], got float64\[3\]'),
+    ('scipy.linalg.cho_factor_of_a_vector', lambda jax: jax.scipy.linalg.cho_factor(V),
+     r'cholesky: the argument must have shape \[..., n, n\], got float64\[3\]'),
+    ('scipy.linalg.expm_of_a_vector', lambda jax: jax.scipy.linalg.expm(V),
+     r'expm: the argument must have shape \[..., n, n\], got float64\[3\]'),
+    ('scipy.linalg.det_of_a_string', lambda jax: jax.scipy.linalg.det('x'),
+     r'jit\(det\): argument 0 value of type str is not a valid'),
+    ('scipy.linalg.eigh_generalized', lambda jax: jax.scipy.linalg.eigh(M, M),
+     r'eigh: only b=None, type=1, eigvals=None are supported'),
     ('scipy.signal.convolve_mode', lambda jax: jax.scipy.signal.convolve(V, V, mode='bogus'),
      r"mode must be one of \['full', 'same', 'valid'\]"),
     ('scipy.signal.convolve_method', lambda jax: jax.scipy.signal.convolve(V, V, method='bogus'),
@@ -753,6 +785,17 @@ ROWS = [
      r'convolve2d\(\) only supports 2-dimensional inputs'),
     ('scipy.signal.correlate2d_3d', lambda jax: jax.scipy.signal.correlate2d(np.ones((2, 2, 2)), M),
      r'correlate2d\(\) only supports 2-dimensional inputs'),
+    ('scipy.signal.correlate_mode', lambda jax: jax.scipy.signal.correlate(V, V, mode='bogus'),
+     r"mode must be one of \['full', 'same', 'valid'\]"),
+    ('scipy.signal.correlate_ranks', lambda jax: jax.scipy.signal.correlate(V, M),
+     r'in1 and in2 must have the same number of dimensions'),
+    ('scipy.signal.convolve2d_mode', lambda jax: jax.scipy.signal.convolve2d(M, M, mode='bogus'),
+     r"mode must be one of \['full', 'same', 'valid'\]"),
+    ('scipy.signal.convolve2d_boundary',
+     lambda jax: jax.scipy.signal.convolve2d(M, M, boundary='wrap'),
+     r"convolve2d\(\) only supports boundary='fill', fillvalue=0"),
+    ('scipy.signal.convolve2d_empty', lambda jax: jax.scipy.signal.convolve2d(np.ones((0, 2)), M),
+     r'zero-size arrays not supported in convolutions, got shapes \(0, 2\) and \(3, 3\)'),
     ('scipy.stats.norm.pdf_of_a_string', lambda jax: jax.scipy.stats.norm.pdf('x'),
      r"data type 'x' not understood"),
     ('scipy.stats.norm.cdf_of_a_string', lambda jax: jax.scipy.stats.norm.cdf('x'),
@@ -763,7 +806,12 @@ ROWS = [
     ('scipy.stats.multivariate_normal.logpdf_mean_shape',
      lambda jax: jax.scipy.stats.multivariate_normal.logpdf(V, np.ones(2), M),
      r'multivariate_normal.logpdf got incompatible shapes: mean \(2,\), cov \(3, 3\)'),
-    *_stats_shape_rows(),
+    ('scipy.stats.multivariate_normal.logpdf_x_shape',
+     lambda jax: jax.scipy.stats.multivariate_normal.logpdf(np.ones(2), V, M),
+     r'sub got incompatible shapes for broadcasting: \(2,\), \(3,\)'),
+    ('scipy.stats.norm.pdf_loc_shape', lambda jax: jax.scipy.stats.norm.pdf(V, np.ones(2)),
+     r'sub got incompatible shapes for broadcasting: \(3,\), \(2,\)'),
+    *_stats_rows(),
 
     # ------------------------------------------------------------- tree_util, tree
     ('tree_util.tree_unflatten_too_few_leaves',
@@ -943,6 +991,10 @@ PENDING = [
      r'add.*key<fry>', 'keys: the message is NumPy\'s "Cannot interpret key<fry>"'),
     ('random.grad_of_a_key', lambda jax: jax.grad(lambda k: 1.)(jax.random.key(0)),
      r'grad requires real- or complex-valued inputs.*key<fry>', 'keys: as random.key_plus_one'),
+    ('scipy.linalg.lu_factor_of_a_vector', lambda jax: jax.scipy.linalg.lu_factor(V),
+     r'lu_factor', 'linalg: JAX TypeError'),
+    ('scipy.linalg.qr_of_a_vector', lambda jax: jax.scipy.linalg.qr(V), r'qr',
+     'linalg: JAX TypeError'),
     ('scipy.linalg.eigh_not_square', lambda jax: jax.scipy.linalg.eigh(X),
      r'eigh', 'linalg: JAX TypeError'),
     ('scipy.linalg.svd_of_a_vector', lambda jax: jax.scipy.linalg.svd(V),
@@ -1010,6 +1062,9 @@ DEPARTURES = [
      lambda jax: jax.scipy.special.multigammaln(3., 1.5), TypeError,
      r'multigammaln: d must be an integer, got 1\.5',
      'JAX rounds d down to an integer; SciPy refuses it too'),
+    ('scipy.signal.convolve_of_a_string', lambda jax: jax.scipy.signal.convolve('x', V),
+     TypeError, r"data type 'x' not understood",
+     "JAX reads the string's ndim (AttributeError)"),
     ('tree_util.tree_flatten_too_deep',
      lambda jax: jax.tree_util.tree_flatten(_deep_list(5000)), ValueError,
      r'pytree is nested too deeply', 'as jit_of_a_pytree_too_deep'),
