@@ -136,6 +136,20 @@ def _stats_rows():
            r"data type 'x' not understood") for name in log_densities)]
 
 
+def _register_twice(register):
+    """``register`` a fresh class as a pytree node, twice."""
+    fresh = type('Fresh', (), {})
+    for _ in range(2):
+        register(fresh, lambda node: ((), None), lambda aux, children: fresh())
+
+
+def _node_whose_flatten_gives(jax, flattened):
+    """An instance of a fresh pytree node class whose flatten function gives ``flattened``."""
+    fresh = type('Fresh', (), {})
+    jax.tree_util.register_pytree_node(fresh, lambda node: flattened, lambda aux, kids: fresh())
+    return fresh()
+
+
 def _attribute(module, dotted):
     return functools.reduce(getattr, dotted.split('.'), module)
 
@@ -227,6 +241,28 @@ ROWS = [
      r"unexpected keyword argument 'b'"),
     ('eval_shape_object', lambda jax: jax.eval_shape(lambda a: a, object()),
      r'eval_shape\(<lambda>\): argument 0 \(leaf 0\) value of type object'),
+    ('eval_shape_string_among_arguments', lambda jax: jax.eval_shape(lambda a, n: a * n, V, 'x'),
+     r'eval_shape\(<lambda>\): argument 0 \(leaf 1\) value of type str is not a valid'),
+    ('jit_static_argnums_float', lambda jax: jax.jit(lambda a: a, static_argnums=0.5)(1.),
+     r'jit\(<lambda>\): static_argnums must be an int or a sequence of ints, got 0\.5'),
+    ('config_update_unknown_flag', lambda jax: jax.config.update('jax_bogus_flag', 1),
+     r"config.update: unknown or unsupported flag 'jax_bogus_flag'"),
+    ('config_read_unknown_flag', lambda jax: jax.config.jax_bogus_flag,
+     r"config has no flag 'jax_bogus_flag'"),
+    ('pure_callback_vmap_method',
+     lambda jax: jax.vmap(lambda a: jax.pure_callback(
+         lambda v: v, jax.ShapeDtypeStruct((), np.float64), a, vmap_method='bogus'))(V),
+     r'vmap_method must be on of the allowed methods'),
+    ('pure_callback_under_vmap_without_vmap_method',
+     lambda jax: jax.vmap(lambda a: jax.pure_callback(
+         lambda v: v, jax.ShapeDtypeStruct((), np.float64), a))(V),
+     r'vmap is only supported for the pure_callback primitive when vmap_method is one of'),
+    ('pure_callback_under_grad', lambda jax: jax.grad(lambda a: jax.pure_callback(
+        lambda v: v, jax.ShapeDtypeStruct((), np.float64), a))(1.),
+     r'Pure callbacks do not support JVP'),
+    ('pure_callback_returns_a_string',
+     lambda jax: jax.pure_callback(lambda: 'x', jax.ShapeDtypeStruct((), np.float64)),
+     r'Incorrect output dtype for return value #0: Expected: float64'),
     # --- pmap
     ('pmap_more_than_the_devices', lambda jax: jax.pmap(lambda a: a)(np.ones((9, 2))),
      r'pmap <lambda>: the mapped axis has size 9 but only 4 devices are available'),
@@ -244,6 +280,9 @@ ROWS = [
     ('custom_vjp_without_a_rule', lambda jax: jax.custom_vjp(lambda a: a)(1.),
      r'No VJP defined for custom_vjp function <lambda> using defvjp'),
     # --- device_put, typeof, ShapeDtypeStruct
+    ('device_put_under_jit_not_a_device', lambda jax: jax.jit(lambda a: jax.device_put(a, 3))(1.),
+     r'device_put: minijax runs on one device, cpu:0; got 3'),
+    ('typeof_list', lambda jax: jax.typeof([1.]), r'value of type list is not a valid'),
     ('device_put_string', lambda jax: jax.device_put('x'), r'value of type str is not a valid'),
     ('device_put_object', lambda jax: jax.device_put(object()),
      r'value of type object is not a valid'),
@@ -827,9 +866,26 @@ ROWS = [
      r"'int' object is not callable"),
     ('tree_util.tree_reduce_of_nothing', lambda jax: jax.tree_util.tree_reduce(lambda a, b: a, ()),
      r'reduce\(\) of empty iterable with no initial value'),
-    ('tree_util.register_twice', lambda jax: [jax.tree_util.register_pytree_node(
-        complex, lambda c: ((), None), lambda a, c: 0j) for _ in range(2)],
-     r"Duplicate custom PyTreeDef type registration for <class 'complex'>"),
+    ('tree_util.register_twice',
+     lambda jax: _register_twice(jax.tree_util.register_pytree_node),
+     r"Duplicate custom PyTreeDef type registration for <class .*Fresh'>"),
+    ('tree_util.register_pytree_with_keys_twice',
+     lambda jax: _register_twice(jax.tree_util.register_pytree_with_keys),
+     r"Duplicate custom PyTreeDef type registration for <class .*Fresh'>"),
+    ('tree_util.flatten_returns_no_pair',
+     lambda jax: jax.tree_util.tree_leaves(_node_whose_flatten_gives(jax, 1.)),
+     r'The flatten function for the custom pytree node Fresh should return a \(children, '
+     r'aux_data\) tuple'),
+    ('tree_util.register_dataclass_of_a_plain_class',
+     lambda jax: jax.tree_util.register_dataclass(type('Fresh', (), {})),
+     r'register_dataclass: data_fields and meta_fields are required when nodetype is not a '
+     r'dataclass'),
+    ('tree_util.tree_transpose_inner_structures', lambda jax: jax.tree_util.tree_transpose(
+        jax.tree_util.tree_structure([0, 0]), jax.tree_util.tree_structure((0, 0)), [(1, 2), (3,)]),
+     r'Mismatch\s+PyTreeDef'),
+    ('tree_util.tree_flatten_with_path_is_leaf_not_callable',
+     lambda jax: jax.tree_util.tree_flatten_with_path([1], is_leaf=3),
+     r"'int' object is not callable"),
     ('tree_util.tree_unflatten_not_a_treedef', lambda jax: jax.tree_util.tree_unflatten(3, [1]),
      r"'int' object has no attribute"),
     ('tree_util.treedef_children_not_a_treedef', lambda jax: jax.tree_util.treedef_children(3),
@@ -876,8 +932,15 @@ ROWS = [
      r'expected str, got int'),
     ('debug.print_bad_format_spec', lambda jax: jax.debug.print('{x:q}', x=1.),
      r"Unknown format code 'q' for object of type 'float'"),
+    ('debug.print_missing_name_under_vmap',
+     lambda jax: jax.vmap(lambda a: jax.debug.print('{y}', x=a))(V), r"'y'"),
+    ('debug.print_missing_name_under_grad',
+     lambda jax: jax.grad(lambda a: (jax.debug.print('{y}', x=a), a)[1])(1.), r"'y'"),
+    ('debug.callback_not_callable_under_vmap', lambda jax: jax.vmap(
+        lambda a: jax.debug.callback(3, a))(V),
+     r'debug_callback: callback must be callable, got 3 of type int'),
     ('debug.callback_not_callable', lambda jax: jax.debug.callback(3, 1.),
-     r'debug.callback: callback must be callable, got 3 of type int'),
+     r'debug_callback: callback must be callable, got 3 of type int'),
     ('ops.segment_sum_negative_num_segments',
      lambda jax: jax.ops.segment_sum(V, np.zeros(3, int), num_segments=-1),
      r'segment_sum: num_segments must be non-negative, got -1'),
