@@ -720,7 +720,7 @@ def permutation(key, x, axis=0, independent=False):
     if not np.ndim(x):
         if not np.issubdtype(core.get_aval(x).dtype, np.integer):
             raise TypeError('x must be an integer or at least 1-dimensional')
-        return _shuffle(key, mnp.arange(int(x)), 0)
+        return _shuffle(key, mnp.arange(core.static_int(x, 'permutation: x')), 0)
     x = mnp.asarray(x)
     axis = core.canonicalize_axis(axis, x.ndim, 'permutation: axis')
     if independent or x.ndim == 1:
