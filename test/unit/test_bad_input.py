@@ -9,11 +9,12 @@ any ``jax.errors`` class among its bases) and its message must match ``regex`` (
 is minijax's own). A row's id starts with the module it exercises (``numpy.linalg.``,
 ``random.``, ...; none for the top level), and every public module has rows.
 
-Three smaller lists sit beside the table: ``PENDING``, rows whose type is not JAX's yet;
-``DEPARTURES``, misuses minijax refuses where JAX accepts them (or fails by accident of its
-implementation), each with its reason, listed in docs/semantics.md; ``MINIJAX_ONLY``, misuses
-of minijax's own API, which JAX cannot run. The command line, which JAX does not have, has its
-rows in ``CLI_ROWS`` here and ``BAD_INPUT`` in test_cli.py.
+Three smaller lists sit beside the table: ``PENDING``, rows whose type or message is not
+JAX's yet (strict xfails, each naming the area whose fix is on its way); ``DEPARTURES``,
+misuses minijax refuses where JAX accepts them (or fails by accident of its implementation),
+each with its reason, listed in docs/semantics.md; ``MINIJAX_ONLY``, misuses of minijax's
+own API, which JAX cannot run. The command line, which JAX does not have, has its rows in
+``CLI_ROWS`` here and ``BAD_INPUT`` in test_cli.py.
 """
 import functools
 import importlib
@@ -59,8 +60,8 @@ def _jax_has(name):
 
 
 def _public_modules():
-    """minijax's modules that JAX has too (``minijax.scipy.stats.norm``: ``jax.scipy.stats.
-    norm``), by their names below the top level."""
+    """minijax's modules that JAX has too (``minijax.scipy.stats.norm`` as
+    ``jax.scipy.stats.norm``), by their names below the top level."""
     names = (info.name.removeprefix('minijax.')
              for info in pkgutil.walk_packages(minijax.__path__, 'minijax.'))
     return sorted(name for name in names if '._' not in f'.{name}' and name not in WITHOUT_ROWS
@@ -1302,8 +1303,7 @@ def test_every_public_module_has_rows():
 
 
 def test_row_ids_are_unique():
-    ids = [row[0] for table in (ROWS, PENDING, DEPARTURES, MINIJAX_ONLY)
-           for row in table]
+    ids = [row[0] for table in (ROWS, PENDING, DEPARTURES, MINIJAX_ONLY) for row in table]
     assert len(ids) == len(set(ids))
 
 
