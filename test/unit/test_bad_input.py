@@ -39,6 +39,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 X = np.ones((2, 3), np.float32)
 V = np.ones(3)
 M = np.eye(3)
+IMAGE, KERNEL = np.ones((1, 1, 4, 4), np.float32), np.ones((1, 1, 2, 2), np.float32)  # NCHW, OIHW
 SUPPORTED = (r'supported: float16, bfloat16, float32, float64, int8, int16, int32, int64, '
              r'uint8, uint16, uint32, uint64, bool')
 
@@ -149,6 +150,20 @@ def _node_whose_flatten_gives(jax, flattened):
     fresh = type('Fresh', (), {})
     jax.tree_util.register_pytree_node(fresh, lambda node: flattened, lambda aux, kids: fresh())
     return fresh()
+
+
+def _custom_vjp_whose_bwd_gives(jax, cotangent):
+    """``grad`` through a ``custom_vjp`` of ``x * 2`` whose bwd rule returns ``cotangent``."""
+    double = jax.custom_vjp(lambda x: x * 2.)
+    double.defvjp(lambda x: (x * 2., None), lambda res, g: (cotangent,))
+    return jax.grad(lambda x: double(x).sum())(V)
+
+
+def _custom_jvp_whose_rule_gives(jax, make_output):
+    """``jvp`` of a ``custom_jvp`` of ``x * 2`` whose rule returns ``make_output(primals)``."""
+    double = jax.custom_jvp(lambda x: x * 2.)
+    double.defjvp(lambda primals, tangents: make_output(primals))
+    return jax.jvp(double, (V,), (V,))
 
 
 def _attribute(module, dotted):
@@ -408,6 +423,28 @@ ROWS = [
      lambda jax: jax.lax.dot_general(X, X, (((0.5,), (0,)), ((), ()))),
      r'dot_general: dimension_numbers must be'),
     ('lax.dot_shapes', lambda jax: jax.lax.dot(X, X), r'dimension_numbers must be specified'),
+    # --- windows and strides
+    ('lax.reduce_window_dimensions_length', lambda jax: jax.lax.reduce_window(
+        X, np.float32(0), jax.lax.add, (1,), (1, 1), 'VALID'),
+     r'reduce_window_sum: window_dimensions=\(1,\), window_strides=\(1, 1\)'),
+    ('lax.reduce_window_zero_stride', lambda jax: jax.lax.reduce_window(
+        X, np.float32(0), jax.lax.add, (1, 1), (0, 1), 'VALID'),
+     r'reduce_window_sum: .*window_strides=\(0, 1\)'),
+    ('lax.slice_negative_stride', lambda jax: jax.lax.slice(V, (0,), (3,), (-1,)),
+     r'slice: start \(0,\), limit \(3,\) and strides \(-1,\) do not fit float64\[3\]'),
+    ('lax.top_k_more_than_the_axis', lambda jax: jax.lax.top_k(V, 5),
+     r'top_k: k=5 must be an integer between 0 and the size 3 of axis 0'),
+    ('lax.top_k_negative', lambda jax: jax.lax.top_k(V, -1),
+     r'top_k: k=-1 must be an integer between 0 and the size 3'),
+    ('lax.argmax_float_index_dtype', lambda jax: jax.lax.argmax(X, 0, np.float32),
+     r'argmax: index_dtype must be int32 or int64, got float32'),
+    ('lax.bitcast_convert_type_widths', lambda jax: jax.lax.bitcast_convert_type(
+        np.ones(3, np.int8), np.int64),
+     r'bitcast_convert_type: int8\[3\] -> int64 needs a trailing axis of 8 elements'),
+    ('lax.map_not_callable', lambda jax: jax.lax.map(3, V),
+     r'lax.map: f must be callable, got 3 of type int'),
+    ('lax.associative_scan_not_callable', lambda jax: jax.lax.associative_scan(3, V),
+     r'associative_scan: fn must be callable, got 3 of type int'),
     # --- negative sizes (JAX: TypeError)
     ('lax.full_negative', lambda jax: jax.lax.full((-1,), 0., np.float32),
      r'shape \(-1,\) has a negative dimension'),
@@ -510,6 +547,14 @@ ROWS = [
      r'split: an axis of size 3 does not divide into 2 equal sections'),
     ('numpy.diag_3d', lambda jax: jax.numpy.diag(np.ones((2, 2, 2))),
      r'diag needs a 1-D or 2-D array, got shape \(2, 2, 2\)'),
+    ('numpy.einsum_operand_count', lambda jax: jax.numpy.einsum('ij,jk->ik', M),
+     r"einsum: 2 operands in 'ij,jk->ik', got 1"),
+    ('numpy.einsum_sizes', lambda jax: jax.numpy.einsum('ij,jk->ik', M, X),
+     r"einsum: index 'j' has size 3 in one operand and 2 in another"),
+    ('numpy.sum_where_shape', lambda jax: jax.numpy.sum(X, where=np.ones(4, bool)),
+     r'Incompatible shapes for broadcasting: shapes=\[\(4,\), \(2, 3\)\]'),
+    ('numpy.mean_bogus_dtype', lambda jax: jax.numpy.mean(X, dtype='bogus'),
+     r"data type 'bogus' not understood"),
     ('numpy.nonzero_under_jit', lambda jax: jax.jit(lambda a: jax.numpy.where(a))(V),
      r'jnp.nonzero\(\) was called on a traced value .*bool\[3\].*size'),
     ('numpy.index_too_many', lambda jax: jax.numpy.asarray(X)[0, 0, 0],
@@ -1009,6 +1054,40 @@ PENDING = [
      r'cannot reshape', 'jnp: Array.reshape of a tracer, JAX TypeError'),
     ('test_util.check_grads_of_an_int', lambda jax: jax.test_util.check_grads(
         lambda a: a * 2, (1,), 1), r'tangent', 'jvp tangent types (check_grads: AssertionError)'),
+    ('custom_vjp_bwd_cotangent_shape', lambda jax: _custom_vjp_whose_bwd_gives(jax, np.ones(2)),
+     r'bwd', 'custom_vjp: the bwd cotangent of the wrong shape is broadcast'),
+    ('custom_jvp_rule_not_a_pair',
+     lambda jax: _custom_jvp_whose_rule_gives(jax, lambda primals: primals[0] * 2.),
+     r'custom_jvp.*pair', "custom_jvp: Python's 'too many values to unpack'"),
+    ('pmap_out_axes_beyond_rank', lambda jax: jax.pmap(lambda a: a, out_axes=2)(np.ones((2, 3))),
+     r'out_axes', 'pmap: out_axes beyond the rank is accepted'),
+    ('pmap_unhashable_static_argument', lambda jax: jax.pmap(
+        lambda a, s: a, static_broadcasted_argnums=1)(np.ones((2, 3)), [1]),
+     r'static', "pmap: Python's 'unhashable type: list'"),
+    ('jit_donated_and_static', lambda jax: jax.jit(lambda a: a, donate_argnums=0,
+                                                   static_argnums=0)(1.),
+     r'donate', 'jit: an argument both donated and static is accepted'),
+    ('lax.conv_feature_sizes', lambda jax: jax.lax.conv(IMAGE, np.ones((1, 2, 2, 2), np.float32),
+                                                        (1, 1), 'VALID'),
+     r'conv_general_dilated', 'conv: JAX ValueError'),
+    ('lax.conv_zero_stride', lambda jax: jax.lax.conv(IMAGE, KERNEL, (0, 1), 'VALID'),
+     r'window_strides', 'conv strides: JAX ValueError'),
+    ('lax.conv_strides_length', lambda jax: jax.lax.conv(IMAGE, KERNEL, (1,), 'VALID'),
+     r'window_strides', 'conv strides: JAX ValueError'),
+    ('lax.conv_padding_beyond_the_axis', lambda jax: jax.lax.conv_general_dilated(
+        IMAGE, KERNEL, (1, 1), [(-5, 0), (0, 0)]),
+     r'padding', 'conv: negative padding is accepted'),
+    ('lax.conv_bogus_padding', lambda jax: jax.lax.conv(IMAGE, KERNEL, (1, 1), 'BOGUS'),
+     r"padding must be 'SAME', 'SAME_LOWER', 'VALID'", 'conv: JAX RuntimeError'),
+    ('lax.reduce_window_init_not_a_scalar', lambda jax: jax.lax.reduce_window(
+        X, np.zeros(2, np.float32), jax.lax.add, (1, 1), (1, 1), 'VALID'),
+     r'init', 'reduce_window: a non-scalar init_value is accepted'),
+    ('lax.integer_pow_of_a_float', lambda jax: jax.lax.integer_pow(V, 1.5),
+     r'integer_pow', 'integer_pow: 1.5 computes x**1'),
+    ('lax.top_k_of_a_scalar', lambda jax: jax.lax.top_k(np.float32(1), 1),
+     r'top_k', 'top_k: JAX ValueError'),
+    ('lax.slice_zero_stride', lambda jax: jax.lax.slice(V, (0,), (3,), (0,)),
+     r'slice', 'strides: JAX ZeroDivisionError'),
     ('lax.cond_branch_dtypes', lambda jax: jax.lax.cond(True, lambda: 1., lambda: np.float32(2.)),
      r'cond: output 0 differs between branches', 'cond accepts branches of different dtypes'),
     ('lax.map_of_a_scalar', lambda jax: jax.lax.map(lambda a: a, 1.),
@@ -1034,9 +1113,24 @@ PENDING = [
     ('lax.linalg.svd_of_a_vector', lambda jax: jax.lax.linalg.svd(V),
      r'svd', 'linalg: JAX TypeError'),
     ('lax.linalg.lu_of_a_vector', lambda jax: jax.lax.linalg.lu(V), r'lu', 'linalg: JAX TypeError'),
+    ('lax.linalg.lu_pivots_to_permutation_small_size',
+     lambda jax: jax.lax.linalg.lu_pivots_to_permutation(np.array([2, 0], np.int32), 1),
+     r'lu_pivots_to_permutation', 'linalg: a size below the pivots is accepted'),
     ('lax.linalg.lu_pivots_to_permutation_float',
      lambda jax: jax.lax.linalg.lu_pivots_to_permutation(V, 3),
      r'lu_pivots_to_permutation.*float64', 'linalg: the message names lax.eq'),
+    ('numpy.pad_negative', lambda jax: jax.numpy.pad(V, -1), r'pad', 'jnp.pad: -1 is accepted'),
+    ('numpy.interp_lengths', lambda jax: jax.numpy.interp(0.5, V, np.ones(2)),
+     r'interp', 'jnp.interp: xp and fp of different lengths are accepted'),
+    ('numpy.round_float_decimals', lambda jax: jax.numpy.round(V, 1.5),
+     r'round', 'jnp.round: 1.5 decimals are accepted'),
+    ('numpy.floor_of_complex', lambda jax: jax.numpy.floor(V * 1j),
+     r'floor', 'jnp.floor: complex is accepted'),
+    ('numpy.ceil_of_complex', lambda jax: jax.numpy.ceil(V * 1j),
+     r'ceil', 'jnp.ceil: complex is accepted'),
+    ('numpy.einsum_output_index_not_in_the_inputs',
+     lambda jax: jax.numpy.einsum('ij,jk->ikz', M, M),
+     r'einsum.*z', "jnp.einsum: Python's 'substring not found'"),
     ('numpy.transpose_not_permutation', lambda jax: jax.numpy.transpose(X, (0, 0)),
      r'transpose: axes \(0, 0\) are not a permutation', 'jnp: JAX TypeError'),
     ('numpy.matmul_of_a_scalar', lambda jax: jax.numpy.matmul(1., X),
