@@ -77,6 +77,8 @@ def _like(key, new_keys):
 
 def _seed(name, seed):
     seed = np.int64(seed) if isinstance(seed, int) else seed
+    if _is_typed(seed):
+        raise TypeError(f'{name} accepts a scalar seed, but was given a PRNG key.')
     shape = core.get_aval(seed).shape
     if shape:
         raise TypeError(f'{name} accepts a scalar seed, but was given an array of shape '
