@@ -124,15 +124,15 @@ def _string_output_rows():
 
 
 def _stats_rows():
-    """Each distribution of ``scipy.stats`` refuses arguments whose shapes do not broadcast,
-    and a string for ``x``."""
+    """Each distribution of ``scipy.stats`` refuses arguments whose shapes do not broadcast
+    (to its density and its log), and a string for ``x``."""
     densities = ['bernoulli.pmf', 'beta.pdf', 'cauchy.pdf', 'expon.pdf', 'gamma.pdf',
                  'laplace.pdf', 'logistic.pdf', 'norm.pdf', 'poisson.pmf', 't.pdf', 'uniform.pdf']
     log_densities = [name.replace('.p', '.logp') for name in densities]
     return [
         *((f'scipy.stats.{name}_of_shapes_that_do_not_broadcast',
            lambda jax, name=name: _attribute(jax.scipy.stats, name)(np.ones(2), V / 2, V / 2),
-           r'incompatible (shapes|operands)') for name in densities),
+           r'incompatible (shapes|operands)') for name in densities + log_densities),
         *((f'scipy.stats.{name}_of_a_string',
            lambda jax, name=name: _attribute(jax.scipy.stats, name)('x', 0.5, 0.5),
            r"data type 'x' not understood") for name in log_densities)]
