@@ -688,12 +688,15 @@ _NOT_USER_DIRS = (_PACKAGE_DIR, sysconfig.get_paths()['stdlib'] + '/')
 
 def canonicalize_axis(axis, ndim, what='axis'):
     """``axis`` as an index in ``range(ndim)``, negative axes counting from the end (NumPy's
-    rule). Every axis-taking function goes through here, so none silently wraps around."""
+    rule). Every axis-taking function goes through here, so none silently wraps around. An
+    axis out of range is NumPy's ``AxisError``, both a ``ValueError`` and an ``IndexError``:
+    JAX raises the one or the other depending on the function."""
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f'{what} must be an integer, got {axis!r} of type '
                         f'{type(axis).__name__}')
     if not -ndim <= axis < ndim:
-        raise ValueError(f'{what} {axis} is out of bounds for an array of rank {ndim}')
+        raise np.exceptions.AxisError(
+            f'{what} {axis} is out of bounds for an array of rank {ndim}')
     return int(axis) % ndim
 
 
@@ -719,6 +722,19 @@ def canonicalize_shape(shape, what='shape'):
     if any(d < 0 for d in dims):
         raise TypeError(f'{what}: shape {dims} has a negative dimension; sizes must be >= 0')
     return dims
+
+
+def static_int(value, what):
+    """``value`` as a Python int, for an argument that sets a shape (``one_hot``'s
+    ``num_classes``): as in JAX, it must be known while tracing, and a traced value is a
+    ``ConcretizationTypeError`` naming the argument."""
+    if isinstance(value, Tracer) and not isinstance(value.aval, ConcreteArray):
+        raise ConcretizationTypeError(value, operator.index, (
+            f'{what} sets the shape of the result: pass it as a static (non-array) value.'))
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f'{what} must be an integer, got {value!r}') from None
 
 
 def rule_results(primitive, rule, out, count=None):

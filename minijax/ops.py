@@ -4,8 +4,6 @@ Each is a scatter into an array that starts at the reduction's identity, so an e
 segment holds the identity (0 for sums, -inf or the lowest integer for max, ...) and an id
 outside ``[0, num_segments)`` is dropped, as in JAX.
 """
-import numpy as np
-
 from minijax import core, dtypes
 from minijax import numpy as jnp
 
@@ -19,13 +17,21 @@ _SEGMENT_UPDATES = {
 }
 
 
+def _num_segments(name, segment_ids, num_segments):
+    """The number of rows of the result, a static int as in JAX: ``num_segments``, or one more
+    than the largest of concrete ``segment_ids``."""
+    if num_segments is None:
+        num_segments = jnp.max(segment_ids, initial=-1) + 1
+    num_segments = core.static_int(num_segments, f'{name}: num_segments')
+    if num_segments < 0:
+        raise ValueError(f'{name}: num_segments must be non-negative, got {num_segments}')
+    return num_segments
+
+
 def _segment_reduce(name, data, segment_ids, num_segments, mode):
     update, identity = _SEGMENT_UPDATES[name]
     data, segment_ids = jnp.asarray(data), jnp.asarray(segment_ids)
-    if num_segments is None:
-        if isinstance(segment_ids, core.Tracer):
-            raise ValueError(f'{name}: num_segments must be given when segment_ids is traced')
-        num_segments = int(np.max(np.asarray(segment_ids), initial=-1)) + 1
+    num_segments = _num_segments(name, segment_ids, num_segments)
     out = jnp.full((num_segments, *data.shape[1:]), identity(data.dtype), data.dtype)
     return getattr(out.at[segment_ids], update)(data, mode=mode or 'drop')
 

@@ -77,6 +77,8 @@ def _like(key, new_keys):
 
 def _seed(name, seed):
     seed = np.int64(seed) if isinstance(seed, int) else seed
+    if _is_typed(seed):
+        raise TypeError(f'{name} accepts a scalar seed, but was given a PRNG key.')
     shape = core.get_aval(seed).shape
     if shape:
         raise TypeError(f'{name} accepts a scalar seed, but was given an array of shape '
@@ -606,6 +608,9 @@ def categorical(key, logits, axis=-1, shape=None):
     trick: the argmax of logits plus Gumbel noise)."""
     key = _check_key('categorical', key)
     logits = mnp.asarray(logits)
+    if not dtypes.is_float(logits.dtype):
+        raise ValueError(f'categorical: logits must be floating-point, got '
+                         f'{core.get_aval(logits).str_short()}')
     ndim = logits.ndim
     axis = core.canonicalize_axis(axis, ndim, 'categorical: axis')
     batch_shape = logits.shape[:axis] + logits.shape[axis + 1:]
@@ -689,7 +694,7 @@ def poisson(key, lam, shape=None, dtype=None):
     key = _check_key('poisson', key)
     dtype = dtypes.check_supported(dtypes.int64 if dtype is None else dtype, 'poisson: dtype')
     if not np.issubdtype(dtype, np.integer):
-        raise TypeError(f'poisson: dtype must be an integer dtype, got {dtype}')
+        raise ValueError(f'dtype argument to `poisson` must be an integer dtype, got {dtype}')
     shape = np.shape(lam) if shape is None else core.canonicalize_shape(shape,
                                                                          'poisson: shape')
     lam = lax.convert_element_type(mnp.broadcast_to(lam, shape), dtypes.float32)
@@ -717,7 +722,7 @@ def permutation(key, x, axis=0, independent=False):
     if not np.ndim(x):
         if not np.issubdtype(core.get_aval(x).dtype, np.integer):
             raise TypeError('x must be an integer or at least 1-dimensional')
-        return _shuffle(key, mnp.arange(int(x)), 0)
+        return _shuffle(key, mnp.arange(core.static_int(x, 'permutation: x')), 0)
     x = mnp.asarray(x)
     axis = core.canonicalize_axis(axis, x.ndim, 'permutation: axis')
     if independent or x.ndim == 1:

@@ -49,8 +49,11 @@ def full(shape, fill_value, dtype=None, weak_type=False):
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant
     (weakly typed with ``weak_type``, as a Python scalar is). Without ``dtype``, the fill
     value's dtype and weak type."""
+    fill_aval = core.get_aval(fill_value)
+    if fill_aval.shape:
+        raise TypeError(f'full must be called with scalar fill_value, got fill_value.shape '
+                        f'{fill_aval.shape}')
     if dtype is None:
-        fill_aval = core.get_aval(fill_value)
         dtype, weak_type = fill_aval.dtype, fill_aval.weak_type
     fill = scalar(fill_value, dtypes.check_supported(dtype, 'full'), weak_type)
     staged = core.staged_constant(fill) if shape == () else None  # no broadcast to (), as JAX

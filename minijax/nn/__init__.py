@@ -124,7 +124,7 @@ def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     ``axis``: 1 where the class index matches, else 0 (all zeros for an index out of range).
     """
     x = mnp.asarray(x)
-    num_classes = int(num_classes)  # static, as in JAX: a traced value cannot be a shape
+    num_classes = core.static_int(num_classes, 'one_hot: num_classes')
     axis = core.canonicalize_axis(axis, x.ndim + 1, 'one_hot: axis')
     classes_shape = [1] * x.ndim
     classes_shape.insert(axis, num_classes)
@@ -180,7 +180,7 @@ def glu(x, axis=-1):
     """The gated linear unit: the first half of ``x`` along ``axis`` times the sigmoid of the
     second."""
     x = mnp.asarray(x)
-    if x.shape[axis] % 2:
+    if x.shape[core.canonicalize_axis(axis, x.ndim, 'glu: axis')] % 2:
         raise ValueError(f'glu: axis {axis} has odd size {x.shape[axis]}: it must split in two')
     value, gate = mnp.split(x, 2, axis)
     return mnp.multiply(value, sigmoid(gate))
@@ -205,6 +205,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     if where is not None:
         raise NotImplementedError('standardize: where= is not supported by minijax')
     x = _float(x)
+    axis = core.canonicalize_axes(axis, x.ndim, 'standardize: axis')
     if mean is None:
         mean = mnp.mean(x, axis, keepdims=True)
     if variance is None:

@@ -59,8 +59,10 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
     return init
 
 
-def _axes_size(shape, axes):
-    return shape[axes] if isinstance(axes, int) else math.prod(shape[a] for a in axes)
+def _axes_size(shape, axes, what):
+    """The product of ``shape``'s sizes along ``axes`` (an int or a sequence of ints)."""
+    axes = core.canonicalize_axes(axes, len(shape), f'variance_scaling: {what}')
+    return math.prod(shape[a] for a in axes)
 
 
 def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
@@ -70,8 +72,10 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
         raise ValueError(f"Can't compute input and output sizes of a {len(shape)}-dimensional"
                          " weights tensor with default in_axis. Must be at least 2D or specify"
                          " in_axis explicitly.")
-    in_size, out_size = _axes_size(shape, in_axis), _axes_size(shape, out_axis)
-    receptive_field = math.prod(shape) / in_size / out_size / _axes_size(shape, batch_axis)
+    in_size, out_size = _axes_size(shape, in_axis, 'in_axis'), _axes_size(shape, out_axis,
+                                                                          'out_axis')
+    receptive_field = (math.prod(shape) / in_size / out_size
+                       / _axes_size(shape, batch_axis, 'batch_axis'))
     return in_size * receptive_field, out_size * receptive_field
 
 

@@ -973,7 +973,9 @@ def full(shape, fill_value, dtype=None):
 
 
 def _full(shape, fill_value, dtype, weak_type):
-    if isinstance(fill_value, Tracer):
+    """A traced or non-scalar ``fill_value`` is broadcast to ``shape`` (a ValueError if it
+    cannot be, as in JAX); a concrete scalar is ``lax.full``'s broadcast constant."""
+    if isinstance(fill_value, Tracer) or np.ndim(fill_value):
         return broadcast_to(_cast(fill_value, dtype, weak_type), shape)
     return lax.full(shape, fill_value, dtype, weak_type)
 

@@ -11,7 +11,6 @@ one op (XLA rounds a fused computation differently from the same ops run one by 
 from __future__ import annotations
 
 import math
-import operator
 from functools import partial
 
 import numpy as np
@@ -238,7 +237,7 @@ def betaln(a, b):
 
 def multigammaln(a, d):
     """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
-    d = operator.index(d)
+    d = core.static_int(d, 'multigammaln: d')
     a, d_ = _promote_inexact(a, d)
     constant = lax.mul(lax.mul(lax.mul(_const(a, .25), d_), lax.sub(d_, _const(a, 1.))),
                        lax.log(_const(a, np.pi)))

@@ -586,10 +586,11 @@ def _segments_and_raveling(ns, x):
     ids = np.array([2, 0, 5])  # segment 1 is empty; id 5 is out of range: dropped
     ops = ns.jax.ops
     flat, unravel = ns.ravel_pytree({'w': x, 'b': (np.arange(3, dtype=np.int32), 2.5)})
+    one_dtype, unravel_any_dtype = ns.ravel_pytree([x, x[0]])  # keeps the vector's dtype
     return (ops.segment_sum(x, ids, 3), ops.segment_max(x[:, 0], ids, num_segments=4),
             ops.segment_min(x, ids, 3), ops.segment_prod(x[:, 1], ids, 3),
             ns.jax.jit(lambda x: ops.segment_sum(x, ids, num_segments=3))(x),
-            flat, unravel(flat * 2))
+            flat, unravel(flat * 2), unravel_any_dtype(one_dtype.astype(np.float32)))
 
 
 def _initializers(ns, key_seed):

@@ -103,6 +103,7 @@ CASES = [
          + m.arange(0., 2., .5, dtype=m.float32), ((4,),)),
     Case('linspace', lambda m, x: x * m.linspace(0., 1., 4, dtype=m.float32), ((4,),)),
     Case('full-like-traced', lambda m, x: m.full((2, 3), x[0]), ((3,),)),
+    Case('full-of-a-row', lambda m, x: x + m.full((2, 3), np.arange(3), m.float32), ((3,),)),
     # indexing and functional updates
     Case('getitem-int', lambda m, x: x[1] + x[-1], ((3, 4),)),
     Case('getitem-slices', lambda m, x: x[:, 1:3], ((3, 4),)),
