@@ -255,7 +255,7 @@ def _fast_call(exe, signature, out_avals, out_tree):
 
 def _outputs(out_avals, out_tree):
     """A function making the call's output from the result buffers."""
-    if tree_util.treedef_is_leaf(out_tree):
+    if tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1:  # not None or ()
         aval, = out_avals
         return lambda buffers: Array(buffers[0], aval)
     unflatten = _output_unflatten(out_tree)

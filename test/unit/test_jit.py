@@ -97,6 +97,19 @@ def test_jit_pytree_args_and_outputs():
     assert_close(out['b'][0], np.float64(2.))
 
 
+@pytest.mark.parametrize('output', [None, (), {}, [None]], ids=repr)
+def test_jit_of_a_function_returning_no_array(output, capsys):
+    """A jitted function may return a tree without leaves (a debug.print's None): the
+    one-leaf fast path took None for a leaf and failed to unpack its zero results."""
+    def f(lib):
+        def body(x):
+            lib.debug.print('x={x}', x=x)
+            return output
+        return body
+    assert minijax.jit(f(minijax))(1.5) == jax.jit(f(jax))(1.5) == output
+    assert capsys.readouterr().out == 'x=1.5\nx=1.5\n'
+
+
 def test_jit_constant_output_and_closure(rng):
     c = random_array(rng, (3,), F64)
     assert_close(minijax.jit(lambda: lax.sin(c))(), jnp.sin(c))
