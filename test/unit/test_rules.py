@@ -534,7 +534,9 @@ def _lit_test_of(primitive):
 @pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER, ids=str)
 def test_primitive_has_a_lit_test(primitive):
     if primitive.name in LIT_FILES:
-        assert (LIT / LIT_FILES[primitive.name]).is_file()
+        assert (LIT / LIT_FILES[primitive.name]).is_file(), (
+            f"primitive '{primitive}': its lit test test/lit/{LIT_FILES[primitive.name]} is "
+            'gone: restore it, or point LIT_FILES (test/unit/test_rules.py) at the new one')
     else:
         files = [*(LIT / 'primitives').glob('*.py'), *(LIT / 'pmap').glob('*.py')]
         assert any(_lit_test_of(primitive).search(f.read_text()) for f in files), (
@@ -561,6 +563,9 @@ def test_guards_name_what_is_missing_and_the_file_to_edit(monkeypatch):
     monkeypatch.setitem(NOT_NEEDED, (prim, 'flops'), 'a test primitive')
     with pytest.raises(AssertionError, match=r"'multiply_add' is not in LINEAR.*test_rules\.py"):
         test_primitive_has_every_rule_it_needs(prim)
+    monkeypatch.setitem(LIT_FILES, 'multiply_add', 'control_flow/gone.py')
+    with pytest.raises(AssertionError, match=r"'multiply_add'.*test/lit/control_flow/gone\.py"):
+        test_primitive_has_a_lit_test(prim)
 
 
 # ----------------------------------------------------------------------------- check_rules finds mistakes
