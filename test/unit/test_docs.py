@@ -13,7 +13,8 @@ PAGES = [ROOT / 'README.md', *sorted((ROOT / 'docs').glob('*.md'))]
 FENCE = re.compile(r'^```(\w*)\n(.*?)^```$', re.S | re.M)
 #: The language of each kind of block, and what the tests do with it.
 LANGUAGES = {'python': 'runs, after the python blocks above it on the page',
-             'text': 'output, compared with what a python block right before it prints; else plain text',
+             'text': 'output, compared with what a python block right before it prints; '
+                     'else plain text',
              'sh': 'shell commands, not run',
              'mlir': 'IR, not run',
              'layers': "docs/architecture.md's layer table, read by test_architecture.py"}
