@@ -414,7 +414,9 @@ def test_vmap_slicing_at_batched_start_indices(in_axes, rng):
 def _representative(primitive):
     """``(args, params)`` of the first equation of ``primitive`` in the jaxpr of its first
     row (float64 where the row allows): the operands are what the row's function gives it."""
-    case = next(c for c in PRIMITIVE_CASES if c.primitive == primitive.name)
+    case = next((c for c in PRIMITIVE_CASES if c.primitive == primitive.name), None)
+    assert case, (f"primitive '{primitive}' has no row in PRIMITIVE_CASES: add one to "
+                  'test/unit/primitive_cases.py')
     dtype = F64 if F64 in case.dtypes else case.dtypes[0]
     args = case.args(np.random.default_rng(0), dtype)
     closed = minijax.make_jaxpr(case.mj)(*args)
@@ -466,7 +468,8 @@ def test_every_lax_primitive_has_a_case():
     """A primitive added to minijax.lax without a row in the table would go untested."""
     untested = ({p.name for p in SINGLE_DEVICE_PRIMITIVES}
                 - {c.primitive for c in PRIMITIVE_CASES})
-    assert not untested, f'primitives without a row in PRIMITIVE_CASES: {sorted(untested)}'
+    assert not untested, (f'primitives without a row in PRIMITIVE_CASES: {sorted(untested)}: '
+                          'add rows (the call and its JAX oracle) to test/unit/primitive_cases.py')
 
 
 HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p, xla_pmap_p]
@@ -482,6 +485,10 @@ LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.p
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
              'xla_pmap': 'pmap/pmap.py'}
 LIT = pathlib.Path(__file__).parents[1] / 'lit'
+#: Where a built-in's rule of each kind goes, beyond the ``def_*`` call the table names.
+WHERE_RULES_GO = {'flops': 'minijax/flops.py: add it to the list of its cost class '
+                           '(_ELEMENTWISE, _TRANSCENDENTAL, _DATA_MOVEMENT, _REDUCTIONS) or '
+                           'give it a rule of its own there'}
 
 
 def _needed_rules(primitive):
@@ -493,6 +500,13 @@ def _needed_rules(primitive):
     return [k for k in kinds if (primitive, k) not in NOT_NEEDED]
 
 
+def _missing_rule(primitive, kind):
+    """The guard's message for a rule ``primitive`` lacks: how to define it, and where."""
+    where = WHERE_RULES_GO.get(kind, 'beside its definition, in the file under minijax/ that '
+                                     'defines it')
+    return f'{core.rule_tables[kind].missing(primitive)}, in {where}'
+
+
 def _has_rule(primitive, kind):
     if kind == 'jvp':
         return any(primitive in core.rule_tables[k] for k in ('jvp', 'symbolic_zero_jvp'))
@@ -501,21 +515,57 @@ def _has_rule(primitive, kind):
 
 @pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER, ids=str)
 def test_primitive_has_every_rule_it_needs(primitive):
-    missing = [k for k in _needed_rules(primitive) if not _has_rule(primitive, k)]
-    assert not missing, f'{primitive} has no rule in the tables {missing}'
+    missing = [_missing_rule(primitive, k) for k in _needed_rules(primitive)
+               if not _has_rule(primitive, k)]
+    assert not missing, '; '.join(missing)
     assert (primitive.name in LINEAR) == _has_rule(primitive, 'transpose'), (
-        f'{primitive}: declare it in LINEAR exactly when it has a transpose rule')
+        f"primitive '{primitive}' is {'' if primitive.name in LINEAR else 'not '}in LINEAR but "
+        f"{'has no' if primitive.name in LINEAR else 'has a'} transpose rule: list it in "
+        'LINEAR (test/unit/test_rules.py) exactly when it has one')
+
+
+def _lit_test_of(primitive):
+    """What a lit test of ``primitive`` says: ``lax.<name>`` or ``<name>_p`` in its code, or the
+    name in a comment (not in a CHECK line, where any op's location may hold the word)."""
+    name = primitive.name
+    return re.compile(rf'\blax\.{name}\b|\b{name}_p\b|^#(?!.*CHECK).*\b{name}\b', re.M)
 
 
 @pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER, ids=str)
 def test_primitive_has_a_lit_test(primitive):
     if primitive.name in LIT_FILES:
-        assert (LIT / LIT_FILES[primitive.name]).is_file()
+        assert (LIT / LIT_FILES[primitive.name]).is_file(), (
+            f"primitive '{primitive}': its lit test test/lit/{LIT_FILES[primitive.name]} is "
+            'gone: restore it, or point LIT_FILES (test/unit/test_rules.py) at the new one')
     else:
-        word = re.compile(rf'\b{primitive.name}\b')
         files = [*(LIT / 'primitives').glob('*.py'), *(LIT / 'pmap').glob('*.py')]
-        assert any(word.search(f.read_text()) for f in files), (
-            f'no lit test in test/lit/primitives/ mentions {primitive}')
+        assert any(_lit_test_of(primitive).search(f.read_text()) for f in files), (
+            f"primitive '{primitive}' has no lit test: write test/lit/primitives/"
+            f'{primitive}.py (a RUN line, then code that prints the lowering of lax.'
+            f'{primitive}) and fill its CHECK lines with minijax update-checks '
+            f'test/lit/primitives/{primitive}.py')
+
+
+def test_guards_name_what_is_missing_and_the_file_to_edit(monkeypatch):
+    """A new primitive (here one with every rule but flops, no case row and no lit test)
+    fails each guard with a message naming it, what it lacks and where that goes."""
+    prim = _multiply_add()
+    monkeypatch.setattr(sys.modules[__name__], 'SINGLE_DEVICE_PRIMITIVES', [prim])
+    guards = [(test_every_lax_primitive_has_a_case, r"\['multiply_add'\].*primitive_cases\.py"),
+              (lambda: _representative(prim), r"'multiply_add'.*primitive_cases\.py"),
+              (lambda: test_primitive_has_every_rule_it_needs(prim),
+               r"'multiply_add' has no flops rule.*minijax/flops\.py"),
+              (lambda: test_primitive_has_a_lit_test(prim),
+               r"'multiply_add'.*test/lit/primitives/multiply_add\.py.*update-checks")]
+    for guard, message in guards:
+        with pytest.raises(AssertionError, match=message):
+            guard()
+    monkeypatch.setitem(NOT_NEEDED, (prim, 'flops'), 'a test primitive')
+    with pytest.raises(AssertionError, match=r"'multiply_add' is not in LINEAR.*test_rules\.py"):
+        test_primitive_has_every_rule_it_needs(prim)
+    monkeypatch.setitem(LIT_FILES, 'multiply_add', 'control_flow/gone.py')
+    with pytest.raises(AssertionError, match=r"'multiply_add'.*test/lit/control_flow/gone\.py"):
+        test_primitive_has_a_lit_test(prim)
 
 
 # ----------------------------------------------------------------------------- check_rules finds mistakes
