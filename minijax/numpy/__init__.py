@@ -365,6 +365,7 @@ def _trunc(x):
     infinities and NaN are already integral (or not numbers) and pass through unchanged."""
     if not _is_float(x):
         return x
+    x = lax.stop_gradient(x)  # piecewise constant: JAX's derivative is a symbolic zero
     dtype = core.get_aval(x).dtype
     integral_above = float(2 ** dtypes.finfo(dtype).nmant)
     rounded = _like(lax.convert_element_type(x, dtypes.int64), x)
@@ -390,6 +391,7 @@ def _rint(x):
     where the fraction is above one half, or exactly one half and the floor is odd."""
     if not _is_float(x):
         return x
+    x = lax.stop_gradient(x)  # piecewise constant, as _trunc
     f = _floor(x)
     fraction = lax.sub(x, f)
     odd = lax.ne(lax.sub(f, lax.mul(_floor(lax.mul(f, .5)), 2.)), 0.)

@@ -197,6 +197,27 @@ def test_linearize_of_while_loop_works_but_grad_is_refused():
         mj.grad(lambda x, y: lax.reduce_sum(f(x, y)))(*args)
 
 
+@pytest.mark.parametrize('rounding', ['floor', 'ceil', 'trunc', 'rint', 'round'])
+@pytest.mark.parametrize('loop', ['while', 'fori_traced_bounds'])
+def test_a_loop_carry_with_a_zero_derivative_is_never_differentiated(rounding, loop, rng):
+    """Rounding is piecewise constant: JAX's tangent is a symbolic zero (even where the value
+    is too large to have a fraction), so a loop carrying only a rounded value is never
+    differentiated, and grad goes through a while_loop."""
+    def program(api, numpy):
+        def f(x, n):
+            start = getattr(numpy, rounding)(x)
+            if loop == 'while':
+                _, out = api.lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 1.5),
+                                            (0, start))
+            else:
+                out = api.lax.fori_loop(0, n, lambda i, c: c * 1.5, start)
+            return numpy.sum(out + x * start)
+        return f
+    x = np.concatenate([rng.normal(size=3) * 4, [2. ** 60, -2. ** 55]])
+    mine = mj.jit(mj.grad(program(mj, mj.numpy)))(x, 3)
+    assert_trees_close(mine, jax.jit(jax.grad(program(jax, jnp)))(x, 3))
+
+
 def test_hessian_through_scan():
     f = lambda x: mj.scan(lambda c, xi: (c * lax.sin(xi * c), None), x, np.ones(3))[0]  # noqa
     jf = lambda x: jax.lax.scan(lambda c, xi: (c * jnp.sin(xi * c), None), x, np.ones(3))[0]  # noqa
