@@ -201,8 +201,9 @@ def _diagonal(x):
 
 
 def _per_matrix(fn, *matrices):
-    """``fn`` (written for one matrix) vmapped over the leading axes of ``matrices``."""
-    for _ in range(core.get_aval(matrices[0]).ndim - 2):
+    """``fn`` (written for one matrix) vmapped over the leading axes of ``matrices``: the
+    batch axes, those of the arguments of highest rank (the matrices, not the vectors)."""
+    for _ in range(max(core.get_aval(x).ndim for x in matrices) - 2):
         fn = batching.vmap(fn)
     return fn(*matrices)
 

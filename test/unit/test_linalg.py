@@ -88,6 +88,27 @@ def test_jnp_linalg_grads_give_jax_bits(name, args):
                       jax.grad(loss(jnp.linalg, jnp), argnums)(*args))
 
 
+#: name -> (decomposition of a lax.linalg namespace, shape of its operand): a path of a JVP
+#: rule of its own (a batch of non-square matrices).
+GRAD_CASES = {
+    'svd-batch-wide': (lambda L: lambda x: L.svd(x, full_matrices=False), (2, 3, 4)),
+    'svd-batch-tall': (lambda L: lambda x: L.svd(x, full_matrices=False), (2, 4, 3)),
+    'svd-values-batch': (lambda L: lambda x: L.svd(x, compute_uv=False), (3, 2, 4)),
+}
+
+
+@pytest.mark.parametrize('name', GRAD_CASES)
+def test_lax_linalg_grads_match_jax(name, rng):
+    make, shape = GRAD_CASES[name]
+    x = rng.standard_normal(shape)
+
+    def loss(linalg, np_):
+        return lambda x: sum(np_.sum(np_.sin(out)) for out in jax.tree.leaves(make(linalg)(x)))
+    expected = jax.grad(loss(jax.lax.linalg, jnp))(x)
+    for grad in (minijax.grad, lambda f: minijax.jit(minijax.grad(f))):
+        np.testing.assert_allclose(grad(loss(mlax.linalg, mnp))(x), expected, rtol=1e-9)
+
+
 #: jax.scipy.linalg and the jnp.linalg functions built on the decompositions: each call a
 #: different path (transposed or vector right-hand sides, the lower factor, a permutation).
 SCIPY_CASES = {
