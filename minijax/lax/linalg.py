@@ -559,10 +559,6 @@ def _qr_one(a, *, full_matrices):
 def _qr_jvp(primals, tangents, *, full_matrices):
     (x,), (x_dot,) = primals, tangents
     q, r = qr_p.bind(x, full_matrices=full_matrices)
-    m, n = core.get_aval(x).shape[-2:]
-    if full_matrices and m > n:
-        raise NotImplementedError('qr: minijax has no derivative of full_matrices=True for '
-                                  'a tall matrix (use full_matrices=False)')
     return [q, r], list(_per_matrix(_qr_tangent, q, r, x, x_dot))
 
 
@@ -570,6 +566,8 @@ def _qr_tangent(q, r, x, x_dot):
     """The thin-QR tangent of the square part (Townsend's derivation); for a wide ``x`` the
     rest of ``r`` is ``q^T x2``, whose tangent follows by the product rule."""
     m, n = core.get_aval(x).shape
+    if m > n and core.get_aval(q).shape[1] == m:
+        return _full_tall_qr_tangent(q, r, x_dot)
     if m >= n:
         return _thin_qr_tangent(q, r, x_dot)
     dq, dr1 = _thin_qr_tangent(q, slice_(r, (0, 0), (m, m)), slice_(x_dot, (0, 0), (m, m)))
@@ -586,6 +584,28 @@ def _thin_qr_tangent(q, r, dx):
     dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(sub(qt_dx_rinv, do), r)
     return dq, dr
+
+
+def _full_tall_qr_tangent(q, r, dx):
+    """The complete QR of a tall ``[m, n]`` matrix (Roberts and Roberts, arXiv:2409.13374,
+    eqs. 32-33, as JAX): the first ``n`` columns of ``q`` and the square top of ``r`` move as
+    the thin QR does; the other ``m - n`` columns, which ``x`` does not determine, move so
+    that ``q`` stays orthogonal (through ``z = q[n:, :n] (q[:n, :n] - I)^-1``), and the zero
+    rows of ``r`` stay zero."""
+    m, n = core.get_aval(dx).shape
+    dtype = core.get_aval(dx).dtype
+    q_thin, q_rest = slice_(q, (0, 0), (m, n)), slice_(q, (0, n), (m, m))
+    dq_thin, dr_top = _thin_qr_tangent(q_thin, slice_(r, (0, 0), (n, n)), dx)
+    q_top, q_bottom = slice_(q_thin, (0, 0), (n, n)), slice_(q_thin, (n, 0), (m, n))
+    dq_top, dq_bottom = slice_(dq_thin, (0, 0), (n, n)), slice_(dq_thin, (n, 0), (m, n))
+    lu_, _, permutation = lu(_T(sub(q_top, _eye(dtype, n))))
+    z_t = lu_solve(lu_, permutation, _T(q_bottom))
+    z = _T(z_t)
+    dq_rest = sub(_matmul(dq_thin, z_t),
+                  _matmul(add(q_thin, _matmul(q_rest, z)),
+                          _T(sub(dq_bottom, _matmul(z, dq_top)))))
+    return (concatenate([dq_thin, dq_rest], 1),
+            concatenate([dr_top, full((m - n, n), 0, dtype)], 0))
 
 
 def _qr_lowering(ctx, x, *, full_matrices):

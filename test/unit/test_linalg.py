@@ -89,11 +89,13 @@ def test_jnp_linalg_grads_give_jax_bits(name, args):
 
 
 #: name -> (decomposition of a lax.linalg namespace, shape of its operand): a path of a JVP
-#: rule of its own (a batch of non-square matrices).
+#: rule of its own (a batch of non-square matrices, the complete QR of a tall matrix).
 GRAD_CASES = {
     'svd-batch-wide': (lambda L: lambda x: L.svd(x, full_matrices=False), (2, 3, 4)),
     'svd-batch-tall': (lambda L: lambda x: L.svd(x, full_matrices=False), (2, 4, 3)),
     'svd-values-batch': (lambda L: lambda x: L.svd(x, compute_uv=False), (3, 2, 4)),
+    'qr-tall-complete': (lambda L: lambda x: L.qr(x, full_matrices=True), (5, 3)),
+    'qr-batch-tall-complete': (lambda L: lambda x: L.qr(x, full_matrices=True), (2, 4, 2)),
 }
 
 
