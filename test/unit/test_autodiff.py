@@ -248,6 +248,17 @@ def test_grad_of_unused_argument_is_zero():
     assert g == (np.cos(1.), 0.)
 
 
+def test_a_zero_gradient_converts_to_a_contiguous_numpy_array():
+    """A symbolic zero instantiated eagerly (a broadcast view of one zero in NumPy) comes
+    back as JAX's does: a whole C-contiguous buffer, that NumPy can view as bytes."""
+    def f(m):
+        return m.vmap(m.grad(lambda x: m.lax.stop_gradient(x) * 2.))
+    x = normal(5)
+    mine, theirs = np.asarray(f(mj)(x)), np.asarray(f(jax)(x))
+    assert mine.flags.c_contiguous == theirs.flags.c_contiguous
+    np.testing.assert_array_equal(mine.view(np.uint8), theirs.view(np.uint8))
+
+
 # ----------------------------------------------------------------------------- symbolic zeros
 
 def test_zero_tangents_stay_symbolic():
