@@ -205,9 +205,14 @@ class _Call:
             raise TypeError(f'custom_vjp {self.name}: bwd must return a tuple with one '
                             f'cotangent per differentiable argument ({len(primals)}), got '
                             f'{cts_in!r}')
-        return [_zeros_like(x) if ct is None else ct
-                for primal, ct in zip(primals, cts_in)
-                for x, ct in _leaves_up_to(primal, ct)]
+        pairs = [pair for primal, ct in zip(primals, cts_in) for pair in _leaves_up_to(primal, ct)]
+        for i, (x, ct) in enumerate(pairs):
+            if ct is not None and core.get_aval(ct).shape != core.get_aval(x).shape:
+                raise ValueError(f'custom_vjp {self.name}: bwd returned a cotangent of type '
+                                 f'{core.get_aval(ct).str_short()} for differentiable '
+                                 f'argument leaf {i}, of type {core.get_aval(x).str_short()}: '
+                                 'a cotangent has its argument\'s shape')
+        return [_zeros_like(x) if ct is None else ct for x, ct in pairs]
 
     def flatten_output(self, what, out, like=None):
         """``out`` flat, checked against the primal function's output types."""
