@@ -79,6 +79,7 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     positions (``j`` differs between members)."""
     from minijax.control_flow import fori_loop  # (a layer above lax)
     aval = core.get_aval(pivots)
+    _check_pivots(aval, permutation_size)
     shape = (*aval.shape[:-1], permutation_size)
     last = len(shape) - 1
     positions = iota(dtypes.int32, shape, last)
@@ -98,6 +99,17 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         return select_n(at_i, select_n(at_j, perm, p_i), p_j)
 
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
+
+
+def _check_pivots(aval, permutation_size):
+    """JAX's errors: int32 pivots of rank 1 or more, no more of them than rows to swap."""
+    if aval.dtype != dtypes.int32 or aval.ndim < 1:
+        raise TypeError(f'lu_pivots_to_permutation: pivots must be int32 of rank at least 1, '
+                        f'got {aval.str_short()}')
+    if permutation_size < aval.shape[-1]:
+        raise ValueError(f'lu_pivots_to_permutation: permutation_size {permutation_size} is '
+                         f'smaller than the number of pivots, {aval.shape[-1]} (pivots '
+                         f'{aval.str_short()})')
 
 
 def lu_solve(lu, permutation, b):

@@ -197,8 +197,14 @@ def test_primitive_has_a_lit_test_and_a_flops_rule(primitive):
     (lambda: minijax.scipy.linalg.cho_solve((np.eye(2), True), np.ones(3)), ValueError,
      r'cho_solve.*float64\[2,2\].*\[3\]'),
     (lambda: mnp.linalg.lstsq(np.eye(2), np.ones(3)), ValueError, r'lstsq.*float64\[3,1\]'),
+    (lambda: mlax.linalg.lu_pivots_to_permutation(np.zeros(4, np.int32), 2), ValueError,
+     r'lu_pivots_to_permutation: permutation_size 2 is smaller than the number of pivots, 4'),
+    (lambda: mlax.linalg.lu_pivots_to_permutation(np.zeros(4), 4), TypeError,
+     r'lu_pivots_to_permutation: pivots must be int32 .*got float64\[4\]'),
+    (lambda: mlax.linalg.lu_pivots_to_permutation(np.int32(0), 4), TypeError,
+     r'lu_pivots_to_permutation: pivots must be int32 of rank at least 1, got int32\[\]'),
 ], ids=['non-square', 'rank-1', 'int', 'float16', 'shapes', 'solve', 'inv', 'qr-mode',
-        'cho_solve', 'lstsq'])
+        'cho_solve', 'lstsq', 'pivots-too-many', 'pivots-float', 'pivots-scalar'])
 def test_bad_input_is_refused_when_traced(thunk, error, message):
     with pytest.raises(error, match=message):
         minijax.make_jaxpr(thunk)()
