@@ -183,7 +183,11 @@ class _Call:
     def flat_jvp(self, primals_flat, tangents_flat):
         primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
         tangents = tree_util.tree_unflatten(self.in_tree, tangents_flat)
-        out, tangent_out = self.custom.jvp(*self.nondiff, primals, tangents)
+        pair = self.custom.jvp(*self.nondiff, primals, tangents)
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(f'custom_jvp {self.name}: the rule {_name(self.custom.jvp)} must '
+                            f'return a pair (primal_out, tangent_out), got {_shown(pair)}')
+        out, tangent_out = pair
         outs = self.flatten_output('primal output', out)
         return outs, self.flatten_output('tangent output', tangent_out, like=outs)
 
@@ -192,7 +196,7 @@ class _Call:
         pair = self.custom.fwd(*self.full_args(primals))
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise TypeError(f'custom_vjp {self.name}: fwd must return a pair (output, '
-                            f'residuals), got {type(pair).__name__}')
+                            f'residuals), got {_shown(pair)}')
         residuals, residual_tree = tree_util.tree_flatten(pair[1])
         return self.flatten_output('fwd output', pair[0]), residuals, residual_tree
 
@@ -225,6 +229,17 @@ class _Call:
                             f'types ({got}), but {self.name} returns {self.out_tree} of types '
                             f'({", ".join(a.str_short() for a in expected)})')
         return leaves
+
+
+def _name(rule):
+    return getattr(rule, '__name__', type(rule).__name__)
+
+
+def _shown(value):
+    """What a rule returned, for an error: a tuple's length, another value's type."""
+    if isinstance(value, (tuple, list)):
+        return f'a {type(value).__name__} of {len(value)} values'
+    return f'a value of type {type(value).__name__}'
 
 
 def _positional(fun, name, args, kwargs):

@@ -94,6 +94,13 @@ def _fori_traced_bound(body):
     return lambda: minijax.jit(lambda n: minijax.fori_loop(0, n, body, 0.))(3)
 
 
+def _jvp_of_custom_rule(returns):
+    """jvp of a custom_jvp function whose rule returns ``returns(primals, tangents)``."""
+    f = minijax.custom_jvp(lambda a: a * 2.)
+    f.defjvp(lambda primals, tangents: returns(primals, tangents))
+    return lambda: minijax.jvp(f, (1.,), (1.,))
+
+
 ROWS = [
     # --- grad of an integer input (JAX's TypeError and text)
     ('grad_int_scalar', lambda: minijax.grad(lambda a: a * 2.)(3),
@@ -194,6 +201,14 @@ ROWS = [
      ValueError, r'scan: length must be a non-negative integer, got -1'),
     ('scan_float_length', lambda: minijax.scan(lambda c, _: (c, None), 0., None, length=2.5),
      ValueError, r'scan: length must be a non-negative integer, got 2\.5'),
+    # --- custom derivatives: the rule named, and what it returned
+    ('custom_jvp_rule_three_values', _jvp_of_custom_rule(lambda p, t: (p[0], t[0], t[0])),
+     TypeError, r'custom_jvp <lambda>: the rule <lambda> must return a pair \(primal_out, '
+     r'tangent_out\), got a tuple of 3 values'),
+    ('custom_jvp_rule_one_value', _jvp_of_custom_rule(lambda p, t: p[0] * 2.), TypeError,
+     r'custom_jvp <lambda>: the rule <lambda> must return a pair .*got a value of type float'),
+    ('custom_jvp_rule_none', _jvp_of_custom_rule(lambda p, t: None), TypeError,
+     r'must return a pair \(primal_out, tangent_out\), got a value of type NoneType'),
     # --- slicing
     ('dynamic_slice_float_start', lambda: lax.dynamic_slice(np.ones(4), (1.5,), (2,)),
      TypeError, r'dynamic_slice: start index 0 has dtype float64; start indices must be int'),
