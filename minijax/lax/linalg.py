@@ -50,7 +50,7 @@ def symmetrize(x):
 def cholesky(x, *, symmetrize_input=True):
     """The lower-triangular ``L`` with ``x = L L^T`` (NaNs where ``x`` is not positive
     definite). Without ``symmetrize_input`` only the lower triangle of ``x`` is read."""
-    _check_matrix('cholesky', core.get_aval(x))  # (before symmetrize trips on a bad shape)
+    _check_matrix('cholesky', core.get_aval(x), symmetrized=symmetrize_input)
     return cholesky_p.bind(symmetrize(x) if symmetrize_input else x)
 
 
@@ -136,7 +136,7 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
     """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
     symmetric matrix. Without ``symmetrize_input`` only the ``lower`` (or upper) triangle
     of ``x`` is read."""
-    _check_matrix('eigh', core.get_aval(x))
+    _check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
     _whole_spectrum('eigh', x, subset_by_index)
     v, w = eigh_p.bind(symmetrize(x) if symmetrize_input else x, lower=bool(lower),
                        sort_eigenvalues=bool(sort_eigenvalues))
@@ -230,15 +230,22 @@ def _take_rows(x, rows):
 # ----------------------------------------------------------------------------- shared rules
 
 
-def _check_matrix(name, x, square=True, what='operand'):
-    """``x`` must be a non-empty float32/float64 matrix (or a batch of them)."""
+def _check_matrix(name, x, square=True, what='operand', symmetrized=False):
+    """``x`` must be a non-empty float32/float64 matrix (or a batch of them). JAX's errors:
+    TypeError for another dtype or a rank below 2; ValueError for a matrix that is not
+    square, but TypeError if it is ``symmetrized`` (added to its transpose, whose shape
+    differs)."""
     if x.dtype not in _LAPACK_PREFIX:
         raise TypeError(f'{name}: LAPACK decomposes float32 or float64 matrices, got the '
                         f'{what} {x.str_short()}')
-    if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
-        kind = 'square matrix' if square else 'matrix'
-        raise ValueError(f'{name}: the {what} must be a {kind} [..., m, {"m" if square else "n"}]'
-                         f', got {x.str_short()}')
+    if x.ndim < 2:
+        raise TypeError(f'{name}: the {what} must have rank at least 2 (a matrix [..., m, n]),'
+                        f' got {x.str_short()}')
+    if square and x.shape[-1] != x.shape[-2]:
+        error, why = ((TypeError, ' to be added to its transpose (symmetrize_input=True)')
+                      if symmetrized else (ValueError, ''))
+        raise error(f'{name}: the {what} must be a square matrix [..., m, m]{why}, got '
+                    f'{x.str_short()}')
     if 0 in x.shape[-2:]:
         raise ValueError(f'{name}: minijax does not decompose empty matrices, got '
                          f'{x.str_short()}')

@@ -185,8 +185,15 @@ def test_primitive_has_a_lit_test_and_a_flops_rule(primitive):
 
 
 @pytest.mark.parametrize('thunk,error,message', [
-    (lambda: mlax.linalg.cholesky(np.ones((2, 3))), ValueError, r'square.*float64\[2,3\]'),
-    (lambda: mlax.linalg.cholesky(np.ones(3)), ValueError, r'float64\[3\]'),
+    (lambda: mlax.linalg.cholesky(np.ones((2, 3))), TypeError,
+     r'square.*added to its transpose.*float64\[2,3\]'),
+    (lambda: mlax.linalg.eigh(np.ones((2, 3)), symmetrize_input=False), ValueError,
+     r'eigh: the operand must be a square matrix \[..., m, m\], got float64\[2,3\]'),
+    (lambda: mlax.linalg.cholesky(np.ones(3)), TypeError, r'rank at least 2.*float64\[3\]'),
+    (lambda: mlax.linalg.svd(np.ones(3)), TypeError,
+     r'svd: the operand must have rank at least 2 \(a matrix \[..., m, n\]\), got float64\[3\]'),
+    (lambda: mlax.linalg.lu(np.ones(3)), TypeError, r'lu: .*rank at least 2.*float64\[3\]'),
+    (lambda: mlax.linalg.qr(np.ones(3)), TypeError, r'qr: .*rank at least 2.*float64\[3\]'),
     (lambda: mlax.linalg.lu(np.ones((2, 2), np.int32)), TypeError, r'lu.*int32\[2,2\]'),
     (lambda: mlax.linalg.eigh(np.ones((2, 2), np.float16)), TypeError, r'float16'),
     (lambda: mlax.linalg.triangular_solve(np.eye(2), np.ones((3, 1)), left_side=True),
@@ -203,9 +210,12 @@ def test_primitive_has_a_lit_test_and_a_flops_rule(primitive):
      r'lu_pivots_to_permutation: pivots must be int32 .*got float64\[4\]'),
     (lambda: mlax.linalg.lu_pivots_to_permutation(np.int32(0), 4), TypeError,
      r'lu_pivots_to_permutation: pivots must be int32 of rank at least 1, got int32\[\]'),
-], ids=['non-square', 'rank-1', 'int', 'float16', 'shapes', 'solve', 'inv', 'qr-mode',
+], ids=['non-square', 'non-square-unsymmetrized', 'rank-1', 'svd-rank-1', 'lu-rank-1',
+        'qr-rank-1', 'int', 'float16', 'shapes', 'solve', 'inv', 'qr-mode',
         'cho_solve', 'lstsq', 'pivots-too-many', 'pivots-float', 'pivots-scalar'])
 def test_bad_input_is_refused_when_traced(thunk, error, message):
+    """JAX's exception types (a rank below 2 is a TypeError, as a non-square matrix that
+    symmetrize_input adds to its transpose; a non-square one otherwise a ValueError)."""
     with pytest.raises(error, match=message):
         minijax.make_jaxpr(thunk)()
     with pytest.raises(error, match=message):
