@@ -147,8 +147,8 @@ def vjp(f, *primals, has_aux=False):
     def f_vjp(cotangent):
         cts_flat, ct_tree = tree_util.tree_flatten(cotangent)
         if ct_tree != out_tree:
-            raise TypeError(f'vjp function expects a cotangent shaped like {out_tree}, '
-                            f'got {ct_tree}')
+            raise ValueError(f'vjp function expects a cotangent shaped like {out_tree}, '
+                             f'got {ct_tree}')
         _check_types('vjp function: cotangent', cts_flat, out_avals)
         undefined = [UndefinedPrimal(a) for a in tangent_avals]
         cts_in = backward_pass(jaxpr, consts, undefined, cts_flat)
@@ -158,11 +158,13 @@ def vjp(f, *primals, has_aux=False):
 
 
 def _check_types(what, values, avals):
+    """A cotangent (tangent) has its output's (input's) shape and dtype, a Python scalar's
+    dtype too; else JAX's ValueError."""
     for i, (x, aval) in enumerate(zip(values, avals, strict=True)):
         given = core.get_aval(x)
-        if given.shape != aval.shape or not (given.dtype == aval.dtype or given.weak_type):
-            raise TypeError(f'{what} {i} has type {given.str_short()}, expected '
-                            f'{aval.str_short()}')
+        if given.shape != aval.shape or given.dtype != aval.dtype:
+            raise ValueError(f'{what} {i} has type {given.str_short()}, expected '
+                             f'{aval.str_short()}')
 
 
 # ----------------------------------------------------------------------------- argnums

@@ -364,10 +364,35 @@ def test_grad_allow_int():
     np.testing.assert_allclose(mj.grad(f, argnums=(0, 1), allow_int=True)(2., 3)[0], expected)
 
 
-def test_vjp_cotangent_of_wrong_shape():
-    _, f_vjp = mj.vjp(lax.sin, normal(3))
-    with pytest.raises(TypeError, match=r'float64\[2\].*float64\[3\]'):
-        f_vjp(normal(2))
+@pytest.mark.parametrize('misuse', [
+    lambda m: m.vjp(m.numpy.sin, np.ones(3))[1](np.ones(2)),
+    lambda m: m.vjp(m.numpy.sin, np.ones(3))[1](np.ones(3, np.float32)),
+    lambda m: m.vjp(m.numpy.sin, np.float32(1.))[1](1.),
+    lambda m: m.vjp(lambda x: (x, x), 1.)[1](1.),
+    lambda m: m.linearize(m.numpy.sin, np.ones(3))[1](np.ones(2)),
+    lambda m: m.linearize(m.numpy.sin, np.float32(1.))[1](1.),
+    lambda m: m.jvp(m.numpy.sin, (np.ones(3),), (np.ones(2),)),
+], ids=['vjp-shape', 'vjp-dtype', 'vjp-python-scalar', 'vjp-structure', 'linearize-shape',
+        'linearize-python-scalar', 'jvp-shape'])
+def test_tangent_or_cotangent_of_the_wrong_type_is_jaxs_value_error(misuse):
+    """A (co)tangent unlike its primal: JAX's ValueError, naming both types."""
+    with pytest.raises(ValueError):
+        misuse(jax)
+    with pytest.raises(ValueError, match=r'float\d\d\[\d?\].*float\d\d\[\d?\]|PyTreeDef'):
+        misuse(mj)
+
+
+@pytest.mark.parametrize('misuse', [
+    lambda m: m.jvp(m.numpy.sin, (np.ones(3),), (np.ones(3, np.float32),)),
+    lambda m: m.jvp(m.numpy.sin, (np.float32(1.),), (1.,)),
+    lambda m: m.jvp(m.numpy.sin, (1.,), (np.float32(1.),)),
+    lambda m: m.jvp(m.numpy.sin, (np.ones(3),), ((np.ones(3), np.ones(3)),)),
+], ids=['dtype', 'python-scalar-tangent', 'python-scalar-primal', 'structure'])
+def test_jvp_tangent_of_another_dtype_or_structure_is_jaxs_type_error(misuse):
+    with pytest.raises(TypeError):
+        misuse(jax)
+    with pytest.raises(TypeError, match=r'jvp: (tangent 0 has dtype|primals .* and tangents)'):
+        misuse(mj)
 
 
 def test_grad_argnums_out_of_range():
