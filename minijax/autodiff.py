@@ -237,8 +237,13 @@ def _check_input_leaves(args, inputs, allow_int):
     transformation, kinds = inputs
     for leaf in tree_util.tree_leaves(args):
         dtype = core.get_aval(leaf).dtype if core.is_valid_value(leaf) else None
-        if dtype is None or dtypes.kind(dtype) in kinds:
+        if dtype is None or (not dtypes.is_key(dtype) and dtypes.kind(dtype) in kinds):
             continue
+        if dtypes.is_key(dtype) and allow_int:
+            raise TypeError(f'{transformation} of a PRNG key input, even with allow_int: its '
+                            'gradient is a float0 zero in JAX, a dtype minijax does not have')
+        if dtypes.is_key(dtype):
+            raise TypeError(_REVERSE_INPUT_ERROR.format(name=transformation, dtype=dtype.name))
         if kinds == 'c':
             raise TypeError(f'{transformation} with holomorphic=True requires inputs with '
                             f'complex dtype, but got {dtype.name}.')

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from minijax import core, tree_util
+from minijax import core, dtypes, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
 from minijax.interpreters.partial_eval import PartialEvalTracer
@@ -140,6 +140,9 @@ def jvp(f, primals, tangents):
 def _check_tangent(i, p_aval, t_aval):
     """JAX's errors: ValueError for a tangent of another shape, TypeError for another dtype
     (a Python scalar's too: its dtype is float64 whatever its primal's)."""
+    if dtypes.is_key(p_aval.dtype):
+        raise TypeError(f'jvp: primal {i} is a PRNG key array, {p_aval.str_short()}: keys have '
+                        'no tangents (JAX takes a float0 one, which minijax does not have)')
     if p_aval.shape != t_aval.shape:
         raise ValueError(f'jvp: tangent {i} has shape {t_aval.shape} but its primal has shape '
                          f'{p_aval.shape} (tangent {t_aval.str_short()}, primal '

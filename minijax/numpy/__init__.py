@@ -191,8 +191,16 @@ def _broadcast(*args, scalars_too=False, primitive=None):
 
 # ----------------------------------------------------------------------------- elementwise
 
+def _refuse_keys(name, *args):
+    """PRNG keys have no arithmetic (and no NumPy dtype to promote): JAX's TypeError."""
+    key_dtypes = [core.shaped_aval(x).dtype for x in args]
+    if builtins.any(dtypes.is_key(d) for d in key_dtypes):
+        raise TypeError(f'{name} does not accept dtypes {", ".join(map(str, key_dtypes))}.')
+
+
 def _binary(lax_fn, name, doc, to_float=False):
     def fn(x, y, /):
+        _refuse_keys(name, x, y)
         x, y = _broadcast(*_promote(x, y), primitive=lax_fn.__name__)
         if to_float:
             x, y = _to_float(x), _to_float(y)

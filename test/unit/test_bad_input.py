@@ -112,6 +112,22 @@ ROWS = [
      TypeError, r'requires real- or complex-valued .*but got bool'),
     ('grad_second_argnum_int', lambda: minijax.grad(lambda a, n: a * n, argnums=1)(1.0, 2),
      TypeError, r'requires real- or complex-valued .*but got int64'),
+    # --- PRNG keys: no derivatives (minijax has no float0), no arithmetic
+    ('grad_of_a_key', lambda: minijax.grad(lambda k: 1.)(minijax.random.key(0)), TypeError,
+     r'grad requires real- or complex-valued inputs .*but got key<fry>'),
+    ('grad_of_a_function_of_a_key', lambda: minijax.grad(
+        lambda k: minijax.random.normal(k))(minijax.random.key(0)), TypeError,
+     r'but got key<fry>'),
+    ('grad_allow_int_of_a_key', lambda: minijax.grad(
+        lambda k: 1., allow_int=True)(minijax.random.key(0)), TypeError,
+     r'grad of a PRNG key input, even with allow_int: .*float0'),
+    ('jvp_of_a_key', lambda: minijax.jvp(lambda k: k, (minijax.random.key(0),),
+                                         (minijax.random.key(0),)), TypeError,
+     r'jvp: primal 0 is a PRNG key array, key<fry>\[\]: keys have no tangents'),
+    ('key_plus_one', lambda: minijax.random.key(0) + 1, TypeError,
+     r'add does not accept dtypes key<fry>, int64\.'),
+    ('jit_key_times_key', lambda: minijax.jit(lambda k: k * k)(minijax.random.key(0)),
+     TypeError, r'multiply does not accept dtypes key<fry>, key<fry>\.'),
     # --- argnums
     ('argnums_float', lambda: minijax.grad(lambda a: a, argnums=0.0)(1.0),
      TypeError, r'argnums must be an int or a tuple of ints, got 0\.0'),
