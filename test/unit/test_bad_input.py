@@ -217,6 +217,14 @@ ROWS = [
      ValueError, r'scan: length must be a non-negative integer, got -1'),
     ('scan_float_length', lambda: minijax.scan(lambda c, _: (c, None), 0., None, length=2.5),
      ValueError, r'scan: length must be a non-negative integer, got 2\.5'),
+    ('scan_over_a_scalar', lambda: minijax.scan(lambda c, x: (c, x), 0., (np.ones(3), 1.)),
+     ValueError, r'scan: xs must be arrays with a leading axis to scan over, got float64\[\]'),
+    ('lax_map_over_a_scalar', lambda: lax.map(lambda x: x, 1.), ValueError,
+     r'xs must be arrays with a leading axis to scan over, got float64\[\]'),
+    ('scan_negative_unroll', lambda: minijax.scan(lambda c, x: (c, x), 0., X, unroll=-1),
+     ValueError, r'`unroll` must be a `bool` or a non-negative `int`'),
+    ('scan_float_unroll', lambda: minijax.scan(lambda c, x: (c, x), 0., X, unroll=1.5),
+     TypeError, r'scan: unroll must be a bool or an int, got 1\.5'),
     # --- custom derivatives: the rule named, and what it returned
     ('custom_jvp_rule_three_values', _jvp_of_custom_rule(lambda p, t: (p[0], t[0], t[0])),
      TypeError, r'custom_jvp <lambda>: the rule <lambda> must return a pair \(primal_out, '

@@ -343,6 +343,14 @@ def test_scan_length_mismatch():
         mj.scan(lambda c, x: (c, None), 0., (np.zeros(2), np.zeros(3)))
 
 
+@pytest.mark.parametrize('unroll', [0, 3, True, False])
+def test_scan_unroll_is_a_hint_jax_accepts(unroll):
+    """Any bool or non-negative int (0 too, as JAX takes it); the results are the same."""
+    xs = rng.normal(size=4)
+    f = lambda c, x: (c * x + 1., c)  # noqa: E731
+    assert_trees_close(mj.scan(f, 1., xs, unroll=unroll), jax.lax.scan(f, 1., xs, unroll=unroll))
+
+
 # ----------------------------------------------------------------------------- edge cases
 
 def test_zero_length_scan_runs_eagerly_under_jit_and_grad():
