@@ -173,7 +173,12 @@ def _name(f):
     return getattr(f, '__name__', 'function')
 
 
-def _argnums(what, argnums, nargs):
+#: JAX's exception for an argnums past the last positional argument: grad finds too few
+#: arguments in the call (TypeError), the Jacobians an index out of range (ValueError).
+_PAST_THE_END = {'grad': TypeError}
+
+
+def _argnums(what, argnums, nargs, past_the_end=ValueError):
     """``argnums`` (an int or a sequence of ints) as distinct positions in ``range(nargs)``."""
     nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
     for i in nums:
@@ -181,8 +186,9 @@ def _argnums(what, argnums, nargs):
             raise TypeError(f'{what}: argnums must be an int or a tuple of ints, got '
                             f'{argnums!r}')
         if not -nargs <= i < nargs:
-            raise ValueError(f'{what}: argnums {argnums} out of range for '
-                             f'{nargs} positional arguments')
+            error = past_the_end if i >= nargs else ValueError
+            raise error(f'{what}: argnums {argnums} out of range for '
+                        f'{nargs} positional arguments')
     nums = tuple(int(i) % nargs for i in nums)
     if len(set(nums)) != len(nums):
         raise ValueError(f'{what}: argnums {argnums} names an argument more than once')
@@ -205,7 +211,7 @@ def _differentiated(what, f, argnums, args, kwargs, inputs, allow_int=False):
     """``f`` as a function of the arguments ``argnums`` picks (the others and ``kwargs``
     fixed), and those arguments, whose leaves must be of the kinds ``inputs`` allows (see
     ``_check_input_leaves``), or integers too with ``allow_int``."""
-    nums = _argnums(what, argnums, len(args))
+    nums = _argnums(what, argnums, len(args), _PAST_THE_END.get(inputs[0], ValueError))
     f_partial, diff_args = _partial_over(f, nums, args, kwargs)
     _check_input_leaves(diff_args, inputs, allow_int)
     return f_partial, diff_args

@@ -395,9 +395,20 @@ def test_jvp_tangent_of_another_dtype_or_structure_is_jaxs_type_error(misuse):
         misuse(mj)
 
 
-def test_grad_argnums_out_of_range():
-    with pytest.raises(ValueError, match='argnums'):
-        mj.grad(lax.sin, argnums=2)(1.)
+@pytest.mark.parametrize('call', [
+    lambda m: m.grad(m.numpy.sin, argnums=2)(1.),
+    lambda m: m.grad(lambda a, b: a * b, argnums=1)(1., b=2.),
+    lambda m: m.value_and_grad(lambda a, b: a * b, argnums=(0, 2))(1., 2.),
+    lambda m: m.grad(m.numpy.sin, argnums=-2)(1.),
+], ids=['past-the-end', 'passed-by-keyword', 'value_and_grad-tuple', 'negative'])
+def test_grad_argnums_out_of_range(call):
+    """JAX's types: too few positional arguments for argnums is a TypeError, an index below
+    -len(args) a ValueError."""
+    with pytest.raises((TypeError, ValueError)) as expected:
+        call(jax)
+    with pytest.raises(expected.type, match=r'grad\([<>\w]+\): argnums .* out of range for \d '
+                                            'positional arguments'):
+        call(mj)
 
 
 # ----------------------------------------------------------------------------- cost
