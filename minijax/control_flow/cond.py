@@ -31,13 +31,17 @@ cond_p = Primitive('cond', multiple_results=True, eager_on_xla=True)
 def cond(pred, true_fun, false_fun, *operands):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one op.
 
-    ``pred`` is a scalar bool; both branches must return the same types (a Python scalar
-    takes the dtype of the other branch's array).
+    ``pred`` is a scalar bool, or a real number that is true when nonzero (as in JAX); both
+    branches must return the same types (a Python scalar takes the dtype of the other
+    branch's array).
     """
     core.check_callable('cond', true_fun=true_fun, false_fun=false_fun)
     aval = core.get_aval(pred)
-    if aval.shape != () or aval.dtype != dtypes.bool_:
-        raise TypeError(f'cond: the predicate must be a scalar bool, got {aval.str_short()}')
+    if aval.shape != () or dtypes.kind(aval.dtype) not in 'biuf':
+        raise TypeError(f'cond: the predicate must be a scalar bool or real number, got '
+                        f'{aval.str_short()}')
+    if aval.dtype != dtypes.bool_:
+        pred = lax.ne(pred, np.zeros((), aval.dtype))
     index = lax.convert_element_type(pred, dtypes.int32)
     return _switch(index, [false_fun, true_fun], operands, 'cond',
                    ['the false branch', 'the true branch'])

@@ -328,9 +328,23 @@ def test_cond_branch_types_must_match():
         mj.cond(True, lambda: np.zeros(3), lambda: np.zeros(2))
 
 
-def test_cond_predicate_must_be_scalar_bool():
-    with pytest.raises(TypeError, match=r'scalar bool, got float64\[\]'):
-        mj.cond(1., lambda: 1., lambda: 2.)
+@pytest.mark.parametrize('pred', [2, 0., np.float32(0.5), np.uint8(0), True],
+                         ids=['int', 'zero', 'float32', 'uint8', 'bool'])
+@pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
+def test_cond_predicate_is_a_bool_or_a_real_number(pred, jitted):
+    """As in JAX, a number is true when nonzero."""
+    def f(api):
+        choose = lambda p: api.lax.cond(p, lambda: 1., lambda: 2.)  # noqa: E731
+        return api.jit(choose) if jitted else choose
+    assert_trees_close(f(mj)(pred), f(jax)(pred))
+
+
+@pytest.mark.parametrize('pred', [np.ones(2, bool), 1j], ids=['array', 'complex'])
+def test_cond_predicate_must_be_a_scalar_bool_or_real_number(pred):
+    with pytest.raises(TypeError):
+        jax.lax.cond(pred, lambda: 1., lambda: 2.)
+    with pytest.raises(TypeError, match=r'scalar bool or real number, got (bool\[2\]|complex)'):
+        mj.cond(pred, lambda: 1., lambda: 2.)
 
 
 def test_while_body_must_preserve_carry_types():
