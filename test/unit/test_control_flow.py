@@ -306,11 +306,18 @@ def test_switch_clamps_the_index():
     assert [float(mj.jit(f)(i)) for i in (-5, 7)] == [10., 30.]
 
 
-def test_weak_python_scalar_joins_the_other_branch_and_the_carry():
+def test_weak_python_scalar_joins_the_carry_but_not_another_branch():
+    """A loop's weak carry takes the body's dtype; a branch's Python scalar does not take
+    another branch's (JAX: TypeError)."""
     x = np.float32(2.)
-    assert mj.cond(True, lambda: x, lambda: 0.).dtype == np.float32
     out = mj.jit(lambda x: mj.while_loop(lambda v: v < 100., lambda v: v * x, 1.))(x)
     assert out.dtype == np.float32 and float(out) == 128.
+    for api in (jax, mj):
+        with pytest.raises(TypeError):
+            api.lax.cond(True, lambda: x, lambda: 0.)
+        with pytest.raises(TypeError):
+            api.lax.switch(1, [lambda y: y, lambda y: 1], x)
+    assert mj.cond(True, lambda: np.float64(2.), lambda: 0.).dtype == np.float64
 
 
 def test_control_flow_printed_with_sub_jaxprs_indented():
