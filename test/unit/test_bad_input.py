@@ -213,6 +213,10 @@ ROWS = [
      TypeError, r'fori_loop: body_fun must return the types of init_val'),
     ('fori_loop_body_structure', lambda: minijax.fori_loop(0, 3, lambda i, v: (v, v), 0.),
      TypeError, r'fori_loop: body_fun must return a value shaped like init_val'),
+    ('fori_loop_bounds_of_two_dtypes', lambda: minijax.fori_loop(
+        np.int32(0), np.int64(3), lambda i, v: v, 0.), TypeError,
+     r'fori_loop: lower and upper arguments to fori_loop must have equal types, got int32 '
+     r'and int64'),
     ('scan_negative_length', lambda: minijax.scan(lambda c, _: (c, None), 0., None, length=-1),
      ValueError, r'scan: length must be a non-negative integer, got -1'),
     ('scan_float_length', lambda: minijax.scan(lambda c, _: (c, None), 0., None, length=2.5),
