@@ -84,8 +84,12 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         """One rule per argument, ``jvp_i(g_i, primal_out, *primals)`` (None: no
         dependence); the output tangent is their sum, by ``add_any`` as in JAX."""
         def jvp(primals, tangents):
+            if len(jvps) != len(primals):
+                raise ValueError(f'custom_jvp {self.__name__}: defjvps got {len(jvps)} rules '
+                                 f'for {len(primals)} differentiable arguments (one each, '
+                                 'None for no dependence)')
             primal_out = self(*primals)
-            terms = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents, strict=True)
+            terms = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents)
                      if rule is not None]
             if not terms:
                 return primal_out, tree_util.tree_map(_zeros_like, primal_out)

@@ -94,6 +94,13 @@ def _fori_traced_bound(body):
     return lambda: minijax.jit(lambda n: minijax.fori_loop(0, n, body, 0.))(3)
 
 
+def _jvp_of_defjvps(*rules):
+    """jvp of a custom_jvp function of two arguments given ``rules`` by ``defjvps``."""
+    f = minijax.custom_jvp(lambda a, b: a * b)
+    f.defjvps(*rules)
+    return lambda: minijax.jvp(f, (1., 2.), (1., 1.))
+
+
 def _jvp_of_custom_rule(returns):
     """jvp of a custom_jvp function whose rule returns ``returns(primals, tangents)``."""
     f = minijax.custom_jvp(lambda a: a * 2.)
@@ -237,6 +244,10 @@ ROWS = [
      r'custom_jvp <lambda>: the rule <lambda> must return a pair .*got a value of type float'),
     ('custom_jvp_rule_none', _jvp_of_custom_rule(lambda p, t: None), TypeError,
      r'must return a pair \(primal_out, tangent_out\), got a value of type NoneType'),
+    ('custom_jvp_defjvps_too_few_rules', _jvp_of_defjvps(lambda g, ans, a, b: g * b), ValueError,
+     r'custom_jvp <lambda>: defjvps got 1 rules for 2 differentiable arguments'),
+    ('custom_jvp_defjvps_too_many_rules', _jvp_of_defjvps(None, None, None), ValueError,
+     r'defjvps got 3 rules for 2 differentiable arguments'),
     # --- slicing
     ('dynamic_slice_float_start', lambda: lax.dynamic_slice(np.ones(4), (1.5,), (2,)),
      TypeError, r'dynamic_slice: start index 0 has dtype float64; start indices must be int'),
