@@ -181,6 +181,8 @@ _PAST_THE_END = {'grad': TypeError}
 def _argnums(what, argnums, nargs, past_the_end=ValueError):
     """``argnums`` (an int or a sequence of ints) as distinct positions in ``range(nargs)``."""
     nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
+    if not nums:
+        raise ValueError(f'{what}: argnums {argnums!r} names no argument to differentiate')
     for i in nums:
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
             raise TypeError(f'{what}: argnums must be an int or a tuple of ints, got '

@@ -140,6 +140,8 @@ ROWS = [
      TypeError, r'argnums must be an int or a tuple of ints, got 0\.0'),
     ('argnums_str', lambda: minijax.grad(lambda a: a, argnums='a')(1.0),
      TypeError, r"argnums must be an int or a tuple of ints, got 'a'"),
+    ('argnums_empty', lambda: minijax.grad(lambda a, b: a * b, argnums=())(1.0, 2.0),
+     ValueError, r'argnums \(\) names no argument to differentiate'),
     ('argnums_duplicate', lambda: minijax.grad(lambda a, b: a * b, argnums=(0, 0))(1.0, 2.0),
      ValueError, r'argnums \(0, 0\) names an argument more than once'),
     # --- axes out of range wrap around no more: one normalizer, naming the axis and the rank
