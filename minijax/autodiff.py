@@ -55,6 +55,10 @@ def _flatten_args(what, f, primals):
     for i, p in enumerate(primals_flat):
         if not core.is_valid_value(p):
             raise TypeError(f'{what}: primal {i}: {core.invalid_type_error(p)}')
+        if dtypes.is_key(core.get_aval(p).dtype):
+            raise TypeError(f'{what}: primal {i} is a PRNG key array, '
+                            f'{core.get_aval(p).str_short()}, whose (co)tangent JAX gives as a '
+                            'float0, a dtype minijax does not have: close over the key instead')
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     return primals_flat, in_tree, f_flat, out_tree
 
