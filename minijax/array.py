@@ -322,7 +322,10 @@ core.eager_result = eager_result
 
 
 def host_array(value: np.ndarray, weak_type=False) -> Array:
-    """An Array holding ``value`` (which it freezes and keeps: the caller gives it away)."""
+    """An Array holding ``value`` (which it freezes and keeps: the caller gives it away); a
+    strided view (a NumPy impl's ``broadcast_to``) is copied whole, as JAX's buffers are."""
+    if not value.flags.c_contiguous:
+        value = value.copy()
     value.flags.writeable = False
     return Array(None, ShapedArray(value.shape, value.dtype, weak_type), value)
 

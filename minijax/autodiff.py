@@ -55,6 +55,10 @@ def _flatten_args(what, f, primals):
     for i, p in enumerate(primals_flat):
         if not core.is_valid_value(p):
             raise TypeError(f'{what}: primal {i}: {core.invalid_type_error(p)}')
+        if dtypes.is_key(core.get_aval(p).dtype):
+            raise TypeError(f'{what}: primal {i} is a PRNG key array, '
+                            f'{core.get_aval(p).str_short()}, whose (co)tangent JAX gives as a '
+                            'float0, a dtype minijax does not have: close over the key instead')
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     return primals_flat, in_tree, f_flat, out_tree
 
@@ -147,8 +151,8 @@ def vjp(f, *primals, has_aux=False):
     def f_vjp(cotangent):
         cts_flat, ct_tree = tree_util.tree_flatten(cotangent)
         if ct_tree != out_tree:
-            raise TypeError(f'vjp function expects a cotangent shaped like {out_tree}, '
-                            f'got {ct_tree}')
+            raise ValueError(f'vjp function expects a cotangent shaped like {out_tree}, '
+                             f'got {ct_tree}')
         _check_types('vjp function: cotangent', cts_flat, out_avals)
         undefined = [UndefinedPrimal(a) for a in tangent_avals]
         cts_in = backward_pass(jaxpr, consts, undefined, cts_flat)
@@ -158,11 +162,13 @@ def vjp(f, *primals, has_aux=False):
 
 
 def _check_types(what, values, avals):
+    """A cotangent (tangent) has its output's (input's) shape and dtype, a Python scalar's
+    dtype too; else JAX's ValueError."""
     for i, (x, aval) in enumerate(zip(values, avals, strict=True)):
         given = core.get_aval(x)
-        if given.shape != aval.shape or not (given.dtype == aval.dtype or given.weak_type):
-            raise TypeError(f'{what} {i} has type {given.str_short()}, expected '
-                            f'{aval.str_short()}')
+        if given.shape != aval.shape or given.dtype != aval.dtype:
+            raise ValueError(f'{what} {i} has type {given.str_short()}, expected '
+                             f'{aval.str_short()}')
 
 
 # ----------------------------------------------------------------------------- argnums
@@ -171,16 +177,24 @@ def _name(f):
     return getattr(f, '__name__', 'function')
 
 
-def _argnums(what, argnums, nargs):
+#: JAX's exception for an argnums past the last positional argument: grad finds too few
+#: arguments in the call (TypeError), the Jacobians an index out of range (ValueError).
+_PAST_THE_END = {'grad': TypeError}
+
+
+def _argnums(what, argnums, nargs, past_the_end=ValueError):
     """``argnums`` (an int or a sequence of ints) as distinct positions in ``range(nargs)``."""
     nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
+    if not nums:
+        raise ValueError(f'{what}: argnums {argnums!r} names no argument to differentiate')
     for i in nums:
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
             raise TypeError(f'{what}: argnums must be an int or a tuple of ints, got '
                             f'{argnums!r}')
         if not -nargs <= i < nargs:
-            raise ValueError(f'{what}: argnums {argnums} out of range for '
-                             f'{nargs} positional arguments')
+            error = past_the_end if i >= nargs else ValueError
+            raise error(f'{what}: argnums {argnums} out of range for '
+                        f'{nargs} positional arguments')
     nums = tuple(int(i) % nargs for i in nums)
     if len(set(nums)) != len(nums):
         raise ValueError(f'{what}: argnums {argnums} names an argument more than once')
@@ -203,7 +217,7 @@ def _differentiated(what, f, argnums, args, kwargs, inputs, allow_int=False):
     """``f`` as a function of the arguments ``argnums`` picks (the others and ``kwargs``
     fixed), and those arguments, whose leaves must be of the kinds ``inputs`` allows (see
     ``_check_input_leaves``), or integers too with ``allow_int``."""
-    nums = _argnums(what, argnums, len(args))
+    nums = _argnums(what, argnums, len(args), _PAST_THE_END.get(inputs[0], ValueError))
     f_partial, diff_args = _partial_over(f, nums, args, kwargs)
     _check_input_leaves(diff_args, inputs, allow_int)
     return f_partial, diff_args
@@ -235,8 +249,13 @@ def _check_input_leaves(args, inputs, allow_int):
     transformation, kinds = inputs
     for leaf in tree_util.tree_leaves(args):
         dtype = core.get_aval(leaf).dtype if core.is_valid_value(leaf) else None
-        if dtype is None or dtypes.kind(dtype) in kinds:
+        if dtype is None or (not dtypes.is_key(dtype) and dtypes.kind(dtype) in kinds):
             continue
+        if dtypes.is_key(dtype) and allow_int:
+            raise TypeError(f'{transformation} of a PRNG key input, even with allow_int: its '
+                            'gradient is a float0 zero in JAX, a dtype minijax does not have')
+        if dtypes.is_key(dtype):
+            raise TypeError(_REVERSE_INPUT_ERROR.format(name=transformation, dtype=dtype.name))
         if kinds == 'c':
             raise TypeError(f'{transformation} with holomorphic=True requires inputs with '
                             f'complex dtype, but got {dtype.name}.')

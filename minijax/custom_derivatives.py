@@ -84,8 +84,12 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         """One rule per argument, ``jvp_i(g_i, primal_out, *primals)`` (None: no
         dependence); the output tangent is their sum, by ``add_any`` as in JAX."""
         def jvp(primals, tangents):
+            if len(jvps) != len(primals):
+                raise ValueError(f'custom_jvp {self.__name__}: defjvps got {len(jvps)} rules '
+                                 f'for {len(primals)} differentiable arguments (one each, '
+                                 'None for no dependence)')
             primal_out = self(*primals)
-            terms = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents, strict=True)
+            terms = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents)
                      if rule is not None]
             if not terms:
                 return primal_out, tree_util.tree_map(_zeros_like, primal_out)
@@ -183,7 +187,11 @@ class _Call:
     def flat_jvp(self, primals_flat, tangents_flat):
         primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
         tangents = tree_util.tree_unflatten(self.in_tree, tangents_flat)
-        out, tangent_out = self.custom.jvp(*self.nondiff, primals, tangents)
+        pair = self.custom.jvp(*self.nondiff, primals, tangents)
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(f'custom_jvp {self.name}: the rule {_name(self.custom.jvp)} must '
+                            f'return a pair (primal_out, tangent_out), got {_shown(pair)}')
+        out, tangent_out = pair
         outs = self.flatten_output('primal output', out)
         return outs, self.flatten_output('tangent output', tangent_out, like=outs)
 
@@ -192,7 +200,7 @@ class _Call:
         pair = self.custom.fwd(*self.full_args(primals))
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise TypeError(f'custom_vjp {self.name}: fwd must return a pair (output, '
-                            f'residuals), got {type(pair).__name__}')
+                            f'residuals), got {_shown(pair)}')
         residuals, residual_tree = tree_util.tree_flatten(pair[1])
         return self.flatten_output('fwd output', pair[0]), residuals, residual_tree
 
@@ -205,9 +213,14 @@ class _Call:
             raise TypeError(f'custom_vjp {self.name}: bwd must return a tuple with one '
                             f'cotangent per differentiable argument ({len(primals)}), got '
                             f'{cts_in!r}')
-        return [_zeros_like(x) if ct is None else ct
-                for primal, ct in zip(primals, cts_in)
-                for x, ct in _leaves_up_to(primal, ct)]
+        pairs = [pair for primal, ct in zip(primals, cts_in) for pair in _leaves_up_to(primal, ct)]
+        for i, (x, ct) in enumerate(pairs):
+            if ct is not None and core.get_aval(ct).shape != core.get_aval(x).shape:
+                raise ValueError(f'custom_vjp {self.name}: bwd returned a cotangent of type '
+                                 f'{core.get_aval(ct).str_short()} for differentiable '
+                                 f'argument leaf {i}, of type {core.get_aval(x).str_short()}: '
+                                 'a cotangent has its argument\'s shape')
+        return [_zeros_like(x) if ct is None else ct for x, ct in pairs]
 
     def flatten_output(self, what, out, like=None):
         """``out`` flat, checked against the primal function's output types."""
@@ -220,6 +233,17 @@ class _Call:
                             f'types ({got}), but {self.name} returns {self.out_tree} of types '
                             f'({", ".join(a.str_short() for a in expected)})')
         return leaves
+
+
+def _name(rule):
+    return getattr(rule, '__name__', type(rule).__name__)
+
+
+def _shown(value):
+    """What a rule returned, for an error: a tuple's length, another value's type."""
+    if isinstance(value, (tuple, list)):
+        return f'a {type(value).__name__} of {len(value)} values'
+    return f'a value of type {type(value).__name__}'
 
 
 def _positional(fun, name, args, kwargs):

@@ -58,35 +58,14 @@ def zeros(aval):
     return lax.full(aval.shape, 0, aval.dtype)
 
 
-def join_weak_types(what, names, avals_lists):
-    """Output dtypes that all of several jaxprs can agree on.
-
-    Where one jaxpr returns a weakly typed Python scalar and another a typed array, the
-    scalar takes the array's dtype (as JAX does); otherwise types must match exactly.
-    Returns the dtypes, or raises a TypeError showing the differing types.
-    """
-    joined = []
+def check_branch_types(what, names, avals_lists):
+    """Every branch returns the same shapes and dtypes (their weak types may differ), as JAX
+    requires: a Python scalar does not take another branch's dtype, so
+    ``cond(p, lambda: x32, lambda: 0.)`` is JAX's TypeError, showing the differing types."""
     for position, avals in enumerate(zip(*avals_lists)):
-        strong = [a for a in avals if not a.weak_type] or list(avals)
-        target = strong[0]
-        for a in avals:
-            compatible = a.shape == target.shape and (
-                a.dtype == target.dtype or
-                (a.weak_type and dtypes.weak_join(target.dtype, a.dtype) is not None))
-            if not compatible:
-                types = ', '.join(f'{n} gives {b.str_short()}' for n, b in zip(names, avals))
-                raise TypeError(f'{what}: output {position} differs between branches: {types}')
-        joined.append(target.dtype)
-    return joined
-
-
-def cast_outputs(closed: ClosedJaxpr, out_dtypes) -> ClosedJaxpr:
-    """``closed`` with its outputs converted to ``out_dtypes`` (itself if they already are)."""
-    if [a.dtype for a in closed.out_avals] == list(out_dtypes):
-        return closed
-    return map_outputs(closed, lambda outs: [
-        x if core.get_aval(x).dtype == d else lax.convert_element_type(x, d)
-        for x, d in zip(outs, out_dtypes)])
+        if any((a.shape, a.dtype) != (avals[0].shape, avals[0].dtype) for a in avals):
+            types = ', '.join(f'{n} gives {b.str_short()}' for n, b in zip(names, avals))
+            raise TypeError(f'{what}: output {position} differs between branches: {types}')
 
 
 def check_same_types(what, expected, given):

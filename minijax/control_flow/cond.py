@@ -12,8 +12,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (cast_outputs, insert_unused_inputs, join_weak_types,
-                                         map_outputs, trace_function, zeros)
+from minijax.control_flow.common import (check_branch_types, insert_unused_inputs, map_outputs,
+                                         trace_function, zeros)
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
@@ -31,13 +31,17 @@ cond_p = Primitive('cond', multiple_results=True, eager_on_xla=True)
 def cond(pred, true_fun, false_fun, *operands):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one op.
 
-    ``pred`` is a scalar bool; both branches must return the same types (a Python scalar
-    takes the dtype of the other branch's array).
+    ``pred`` is a scalar bool, or a real number that is true when nonzero (as in JAX); both
+    branches must return the same shapes and dtypes (a Python scalar does not take the
+    dtype of the other branch's array, as in JAX).
     """
     core.check_callable('cond', true_fun=true_fun, false_fun=false_fun)
     aval = core.get_aval(pred)
-    if aval.shape != () or aval.dtype != dtypes.bool_:
-        raise TypeError(f'cond: the predicate must be a scalar bool, got {aval.str_short()}')
+    if aval.shape != () or dtypes.kind(aval.dtype) not in 'biuf':
+        raise TypeError(f'cond: the predicate must be a scalar bool or real number, got '
+                        f'{aval.str_short()}')
+    if aval.dtype != dtypes.bool_:
+        pred = lax.ne(pred, np.zeros((), aval.dtype))
     index = lax.convert_element_type(pred, dtypes.int32)
     return _switch(index, [false_fun, true_fun], operands, 'cond',
                    ['the false branch', 'the true branch'])
@@ -67,9 +71,8 @@ def _switch(index, funs, operands, what, names):
     if any(t != out_trees[0] for t in out_trees):
         raise TypeError(f'{what}: branches return different structures: '
                         f'{" and ".join(map(str, out_trees))}')
-    out_dtypes = join_weak_types(what, names, [closed.out_avals for closed, _, _ in traced])
-    branches, closed_over = _join_closed_over(
-        [(cast_outputs(closed, out_dtypes), consts) for closed, consts, _ in traced])
+    check_branch_types(what, names, [closed.out_avals for closed, _, _ in traced])
+    branches, closed_over = _join_closed_over([(closed, consts) for closed, consts, _ in traced])
     outs = cond_p.bind(index, *closed_over, *operands_flat, branches=branches)
     return tree_util.tree_unflatten(out_trees[0], outs)
 

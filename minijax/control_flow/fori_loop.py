@@ -29,6 +29,10 @@ def fori_loop(lower, upper, body_fun, init_val):
 
     # the counter takes the bounds' dtype (a Python int bound joins the other's)
     lower, upper = promote_weak_scalars('fori_loop', lower, upper)
+    lower_dtype, upper_dtype = core.get_aval(lower).dtype, core.get_aval(upper).dtype
+    if lower_dtype != upper_dtype:
+        raise TypeError(f'fori_loop: lower and upper arguments to fori_loop must have equal '
+                        f'types, got {lower_dtype.name} and {upper_dtype.name}')
 
     def cond(carry):
         i, stop, _ = carry

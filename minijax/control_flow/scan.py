@@ -41,8 +41,10 @@ def scan(f, init, xs, length=None, reverse=False, unroll=1):
     results: minijax checks it and always emits the rolled loop.
     """
     core.check_callable('scan', f=f)
-    if not isinstance(unroll, bool) and (not isinstance(unroll, int) or unroll < 1):
-        raise ValueError('`unroll` must be a `bool` or a positive `int`.')
+    if not isinstance(unroll, (bool, int, float, np.integer, np.floating)):
+        raise TypeError(f'scan: unroll must be a bool or a number, got {unroll!r}')
+    if unroll < 0:
+        raise ValueError('`unroll` must be a `bool` or a non-negative `int`.')
     init_flat, init_tree = tree_util.tree_flatten(init)
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     length = _scan_length(xs_flat, length)
@@ -73,8 +75,8 @@ def _scan_length(xs_flat, length):
     for x in xs_flat:
         aval = core.get_aval(x)
         if aval.ndim == 0:
-            raise TypeError(f'scan: xs must be arrays with a leading axis to scan over, got '
-                            f'{aval.str_short()}')
+            raise ValueError(f'scan: xs must be arrays with a leading axis to scan over, got '
+                             f'{aval.str_short()}')
         lengths.add(aval.shape[0])
     if length is not None:
         if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:

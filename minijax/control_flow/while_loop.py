@@ -255,9 +255,10 @@ pe.dce_rules[while_p] = _while_dce
 
 
 def _while_transpose(cts, *args, **params):
-    raise TypeError('reverse-mode differentiation (vjp, grad) of while_loop is not supported: '
-                    'its trip count is only known by running it. Use fori_loop with Python int '
-                    'bounds, or scan, which are reverse-differentiable')
+    raise ValueError('reverse-mode differentiation (vjp, grad) of while_loop, or of fori_loop '
+                     'with traced bounds, is not supported (JAX\'s ValueError): its trip count '
+                     'is only known by running it. Use fori_loop with Python int bounds, or '
+                     'scan, which are reverse-differentiable')
 
 
 while_p.def_transpose(_while_transpose)

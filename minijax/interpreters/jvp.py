@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from minijax import core, tree_util
+from minijax import core, dtypes, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
 from minijax.interpreters.partial_eval import PartialEvalTracer
@@ -129,10 +129,7 @@ def jvp(f, primals, tangents):
     if in_tree != in_tree2:
         raise TypeError(f'jvp: primals {in_tree} and tangents {in_tree2} differ in structure')
     for i, (p, t) in enumerate(zip(primals_flat, tangents_flat)):
-        p_aval, t_aval = core.get_aval(p), core.get_aval(t)
-        if p_aval.shape != t_aval.shape or not _tangent_dtype_ok(p_aval, t_aval):
-            raise TypeError(f'jvp: tangent {i} has type {t_aval.str_short()} but its primal has '
-                            f'type {p_aval.str_short()}')
+        _check_tangent(i, core.get_aval(p), core.get_aval(t))
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     primals_out, tangents_out = jvp_flat(f_flat, primals_flat, tangents_flat)
     tangents_out = [instantiate(t) for t in tangents_out]
@@ -140,8 +137,20 @@ def jvp(f, primals, tangents):
             tree_util.tree_unflatten(out_tree(), tangents_out))
 
 
-def _tangent_dtype_ok(p_aval, t_aval):
-    return p_aval.dtype == t_aval.dtype or t_aval.weak_type or p_aval.weak_type
+def _check_tangent(i, p_aval, t_aval):
+    """JAX's errors: ValueError for a tangent of another shape, TypeError for another dtype
+    (a Python scalar's too: its dtype is float64 whatever its primal's)."""
+    if dtypes.is_key(p_aval.dtype):
+        raise TypeError(f'jvp: primal {i} is a PRNG key array, {p_aval.str_short()}: keys have '
+                        'no tangents (JAX takes a float0 one, which minijax does not have)')
+    if p_aval.shape != t_aval.shape:
+        raise ValueError(f'jvp: tangent {i} has shape {t_aval.shape} but its primal has shape '
+                         f'{p_aval.shape} (tangent {t_aval.str_short()}, primal '
+                         f'{p_aval.str_short()})')
+    if p_aval.dtype != t_aval.dtype:
+        raise TypeError(f'jvp: tangent {i} has dtype {t_aval.dtype.name} but its primal has '
+                        f'dtype {p_aval.dtype.name}: they must be equal (tangent '
+                        f'{t_aval.str_short()}, primal {p_aval.str_short()})')
 
 
 # ----------------------------------------------------------------------------- rule helpers

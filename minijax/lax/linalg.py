@@ -50,7 +50,7 @@ def symmetrize(x):
 def cholesky(x, *, symmetrize_input=True):
     """The lower-triangular ``L`` with ``x = L L^T`` (NaNs where ``x`` is not positive
     definite). Without ``symmetrize_input`` only the lower triangle of ``x`` is read."""
-    _check_matrix('cholesky', core.get_aval(x))  # (before symmetrize trips on a bad shape)
+    _check_matrix('cholesky', core.get_aval(x), symmetrized=symmetrize_input)
     return cholesky_p.bind(symmetrize(x) if symmetrize_input else x)
 
 
@@ -79,6 +79,7 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     positions (``j`` differs between members)."""
     from minijax.control_flow import fori_loop  # (a layer above lax)
     aval = core.get_aval(pivots)
+    _check_pivots(aval, permutation_size)
     shape = (*aval.shape[:-1], permutation_size)
     last = len(shape) - 1
     positions = iota(dtypes.int32, shape, last)
@@ -98,6 +99,17 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         return select_n(at_i, select_n(at_j, perm, p_i), p_j)
 
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
+
+
+def _check_pivots(aval, permutation_size):
+    """JAX's errors: int32 pivots of rank 1 or more, no more of them than rows to swap."""
+    if aval.dtype != dtypes.int32 or aval.ndim < 1:
+        raise TypeError(f'lu_pivots_to_permutation: pivots must be int32 of rank at least 1, '
+                        f'got {aval.str_short()}')
+    if permutation_size < aval.shape[-1]:
+        raise ValueError(f'lu_pivots_to_permutation: permutation_size {permutation_size} is '
+                         f'smaller than the number of pivots, {aval.shape[-1]} (pivots '
+                         f'{aval.str_short()})')
 
 
 def lu_solve(lu, permutation, b):
@@ -124,7 +136,7 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
     """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
     symmetric matrix. Without ``symmetrize_input`` only the ``lower`` (or upper) triangle
     of ``x`` is read."""
-    _check_matrix('eigh', core.get_aval(x))
+    _check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
     _whole_spectrum('eigh', x, subset_by_index)
     v, w = eigh_p.bind(symmetrize(x) if symmetrize_input else x, lower=bool(lower),
                        sort_eigenvalues=bool(sort_eigenvalues))
@@ -201,8 +213,9 @@ def _diagonal(x):
 
 
 def _per_matrix(fn, *matrices):
-    """``fn`` (written for one matrix) vmapped over the leading axes of ``matrices``."""
-    for _ in range(core.get_aval(matrices[0]).ndim - 2):
+    """``fn`` (written for one matrix) vmapped over the leading axes of ``matrices``: the
+    batch axes, those of the arguments of highest rank (the matrices, not the vectors)."""
+    for _ in range(max(core.get_aval(x).ndim for x in matrices) - 2):
         fn = batching.vmap(fn)
     return fn(*matrices)
 
@@ -217,15 +230,22 @@ def _take_rows(x, rows):
 # ----------------------------------------------------------------------------- shared rules
 
 
-def _check_matrix(name, x, square=True, what='operand'):
-    """``x`` must be a non-empty float32/float64 matrix (or a batch of them)."""
+def _check_matrix(name, x, square=True, what='operand', symmetrized=False):
+    """``x`` must be a non-empty float32/float64 matrix (or a batch of them). JAX's errors:
+    TypeError for another dtype or a rank below 2; ValueError for a matrix that is not
+    square, but TypeError if it is ``symmetrized`` (added to its transpose, whose shape
+    differs)."""
     if x.dtype not in _LAPACK_PREFIX:
         raise TypeError(f'{name}: LAPACK decomposes float32 or float64 matrices, got the '
                         f'{what} {x.str_short()}')
-    if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
-        kind = 'square matrix' if square else 'matrix'
-        raise ValueError(f'{name}: the {what} must be a {kind} [..., m, {"m" if square else "n"}]'
-                         f', got {x.str_short()}')
+    if x.ndim < 2:
+        raise TypeError(f'{name}: the {what} must have rank at least 2 (a matrix [..., m, n]),'
+                        f' got {x.str_short()}')
+    if square and x.shape[-1] != x.shape[-2]:
+        error, why = ((TypeError, ' to be added to its transpose (symmetrize_input=True)')
+                      if symmetrized else (ValueError, ''))
+        raise error(f'{name}: the {what} must be a square matrix [..., m, m]{why}, got '
+                    f'{x.str_short()}')
     if 0 in x.shape[-2:]:
         raise ValueError(f'{name}: minijax does not decompose empty matrices, got '
                          f'{x.str_short()}')
@@ -558,10 +578,6 @@ def _qr_one(a, *, full_matrices):
 def _qr_jvp(primals, tangents, *, full_matrices):
     (x,), (x_dot,) = primals, tangents
     q, r = qr_p.bind(x, full_matrices=full_matrices)
-    m, n = core.get_aval(x).shape[-2:]
-    if full_matrices and m > n:
-        raise NotImplementedError('qr: minijax has no derivative of full_matrices=True for '
-                                  'a tall matrix (use full_matrices=False)')
     return [q, r], list(_per_matrix(_qr_tangent, q, r, x, x_dot))
 
 
@@ -569,6 +585,8 @@ def _qr_tangent(q, r, x, x_dot):
     """The thin-QR tangent of the square part (Townsend's derivation); for a wide ``x`` the
     rest of ``r`` is ``q^T x2``, whose tangent follows by the product rule."""
     m, n = core.get_aval(x).shape
+    if m > n and core.get_aval(q).shape[1] == m:
+        return _full_tall_qr_tangent(q, r, x_dot)
     if m >= n:
         return _thin_qr_tangent(q, r, x_dot)
     dq, dr1 = _thin_qr_tangent(q, slice_(r, (0, 0), (m, m)), slice_(x_dot, (0, 0), (m, m)))
@@ -585,6 +603,28 @@ def _thin_qr_tangent(q, r, dx):
     dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(sub(qt_dx_rinv, do), r)
     return dq, dr
+
+
+def _full_tall_qr_tangent(q, r, dx):
+    """The complete QR of a tall ``[m, n]`` matrix (Roberts and Roberts, arXiv:2409.13374,
+    eqs. 32-33, as JAX): the first ``n`` columns of ``q`` and the square top of ``r`` move as
+    the thin QR does; the other ``m - n`` columns, which ``x`` does not determine, move so
+    that ``q`` stays orthogonal (through ``z = q[n:, :n] (q[:n, :n] - I)^-1``), and the zero
+    rows of ``r`` stay zero."""
+    m, n = core.get_aval(dx).shape
+    dtype = core.get_aval(dx).dtype
+    q_thin, q_rest = slice_(q, (0, 0), (m, n)), slice_(q, (0, n), (m, m))
+    dq_thin, dr_top = _thin_qr_tangent(q_thin, slice_(r, (0, 0), (n, n)), dx)
+    q_top, q_bottom = slice_(q_thin, (0, 0), (n, n)), slice_(q_thin, (n, 0), (m, n))
+    dq_top, dq_bottom = slice_(dq_thin, (0, 0), (n, n)), slice_(dq_thin, (n, 0), (m, n))
+    lu_, _, permutation = lu(_T(sub(q_top, _eye(dtype, n))))
+    z_t = lu_solve(lu_, permutation, _T(q_bottom))
+    z = _T(z_t)
+    dq_rest = sub(_matmul(dq_thin, z_t),
+                  _matmul(add(q_thin, _matmul(q_rest, z)),
+                          _T(sub(dq_bottom, _matmul(z, dq_top)))))
+    return (concatenate([dq_thin, dq_rest], 1),
+            concatenate([dr_top, full((m - n, n), 0, dtype)], 0))
 
 
 def _qr_lowering(ctx, x, *, full_matrices):

@@ -215,6 +215,8 @@ def _reduce_window_chooser_jvp(prim, identity):
         ans = prim.bind(x, **params)
         x_aval, t_dtype = core.get_aval(x), core.get_aval(t).dtype
         out_shape = core.get_aval(ans).shape
+        if 0 in out_shape:  # no window: no offset to slice, nothing to choose
+            return full(out_shape, 0, t_dtype)
         config = [(lo, hi, d - 1) for (lo, hi), d in zip(params['padding'],
                                                           params['base_dilation'])]
         x_padded = pad(x, np.asarray(identity(x_aval.dtype), x_aval.dtype), config)

@@ -191,8 +191,16 @@ def _broadcast(*args, scalars_too=False, primitive=None):
 
 # ----------------------------------------------------------------------------- elementwise
 
+def _refuse_keys(name, *args):
+    """PRNG keys have no arithmetic (and no NumPy dtype to promote): JAX's TypeError."""
+    key_dtypes = [core.shaped_aval(x).dtype for x in args]
+    if builtins.any(dtypes.is_key(d) for d in key_dtypes):
+        raise TypeError(f'{name} does not accept dtypes {", ".join(map(str, key_dtypes))}.')
+
+
 def _binary(lax_fn, name, doc, to_float=False):
     def fn(x, y, /):
+        _refuse_keys(name, x, y)
         x, y = _broadcast(*_promote(x, y), primitive=lax_fn.__name__)
         if to_float:
             x, y = _to_float(x), _to_float(y)
@@ -365,6 +373,7 @@ def _trunc(x):
     infinities and NaN are already integral (or not numbers) and pass through unchanged."""
     if not _is_float(x):
         return x
+    x = lax.stop_gradient(x)  # piecewise constant: JAX's derivative is a symbolic zero
     dtype = core.get_aval(x).dtype
     integral_above = float(2 ** dtypes.finfo(dtype).nmant)
     rounded = _like(lax.convert_element_type(x, dtypes.int64), x)
@@ -390,6 +399,7 @@ def _rint(x):
     where the fraction is above one half, or exactly one half and the floor is odd."""
     if not _is_float(x):
         return x
+    x = lax.stop_gradient(x)  # piecewise constant, as _trunc
     f = _floor(x)
     fraction = lax.sub(x, f)
     odd = lax.ne(lax.sub(f, lax.mul(_floor(lax.mul(f, .5)), 2.)), 0.)

@@ -204,6 +204,14 @@ class _Indexer(NamedTuple):
     slice_sizes: tuple
     shape: tuple                # the result's shape: the updates' shape of the scatter
 
+    def hints(self, given):
+        """The caller's hints; with every index a scalar (traced or not) there is one index
+        point, unique and sorted, and JAX marks it so (what makes ``scatter_mul``
+        differentiable in its updates)."""
+        if np.ndim(self.indices) == 1:
+            return {**given, 'unique_indices': True, 'indices_are_sorted': True}
+        return given
+
 
 def _normalized_index(i, n, normalize):
     """An index as int32, counting from the end once if negative (``normalize``)."""
@@ -236,7 +244,7 @@ def _gather_index(x, entries, mode=None, fill_value=None, normalize=True, **hint
     view = _static_getitem(x, static)
     ix = _indexer(np.shape(view), advanced, normalize)
     return lax.gather(view, ix.indices, lax.GatherDimensionNumbers(*ix.dimension_numbers),
-                      ix.slice_sizes, mode=mode, fill_value=fill_value, **hints)
+                      ix.slice_sizes, mode=mode, fill_value=fill_value, **ix.hints(hints))
 
 
 def _getitem(x, idx, mode=None, fill_value=None, **hints):
@@ -380,7 +388,8 @@ def _update(x, idx, values, kind, mode=None, **hints):
     view = _static_getitem(expanded, static)
     ix = _indexer(np.shape(view), advanced)
     view = scatter(view, ix.indices, broadcast_to(values, ix.shape),
-                   lax.ScatterDimensionNumbers(*ix.dimension_numbers), mode=mode, **hints)
+                   lax.ScatterDimensionNumbers(*ix.dimension_numbers), mode=mode,
+                   **ix.hints(hints))
     if not _is_whole(np.shape(expanded), static):  # a strided view: put it back in place
         view = _static_update(expanded, static, view)
     return reshape(view, np.shape(x))

@@ -512,6 +512,23 @@ def test_custom_vjp_bwd_must_return_one_cotangent_per_argument():
         minijax.grad(f)(1., 2.)
 
 
+@pytest.mark.parametrize('wrong', [lambda g: g.sum(), lambda g: g[:2], lambda g: g[None]],
+                         ids=['scalar', 'shorter', 'broadcastable'])
+@pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
+def test_custom_vjp_bwd_cotangent_of_the_wrong_shape_is_jaxs_error(wrong, jitted):
+    """Not broadcast into the gradient: JAX's ValueError, naming both types."""
+    def grad_of(ns):
+        f = ns.jax.custom_vjp(lambda x: x * 2.)
+        f.defvjp(lambda x: (f(x), None), lambda res, g: (wrong(g),))
+        grad = ns.jax.grad(lambda x: ns.jnp.sum(f(x)))
+        return ns.jax.jit(grad) if jitted else grad
+    with pytest.raises(ValueError):
+        grad_of(JX)(np.ones(3))
+    with pytest.raises(ValueError, match=r'custom_vjp <lambda>: bwd returned a cotangent of '
+                                         r'type float64\[.*\] for .* of type float64\[3\]'):
+        grad_of(MJ)(np.ones(3))
+
+
 # ----------------------------------------------------------------------------- checkpoint
 
 @pytest.mark.parametrize('form', ['decorator', 'with_policy', 'remat'])

@@ -248,6 +248,17 @@ def test_grad_of_unused_argument_is_zero():
     assert g == (np.cos(1.), 0.)
 
 
+def test_a_zero_gradient_converts_to_a_contiguous_numpy_array():
+    """A symbolic zero instantiated eagerly (a broadcast view of one zero in NumPy) comes
+    back as JAX's does: a whole C-contiguous buffer, that NumPy can view as bytes."""
+    def f(m):
+        return m.vmap(m.grad(lambda x: m.lax.stop_gradient(x) * 2.))
+    x = normal(5)
+    mine, theirs = np.asarray(f(mj)(x)), np.asarray(f(jax)(x))
+    assert mine.flags.c_contiguous == theirs.flags.c_contiguous
+    np.testing.assert_array_equal(mine.view(np.uint8), theirs.view(np.uint8))
+
+
 # ----------------------------------------------------------------------------- symbolic zeros
 
 def test_zero_tangents_stay_symbolic():
@@ -353,15 +364,51 @@ def test_grad_allow_int():
     np.testing.assert_allclose(mj.grad(f, argnums=(0, 1), allow_int=True)(2., 3)[0], expected)
 
 
-def test_vjp_cotangent_of_wrong_shape():
-    _, f_vjp = mj.vjp(lax.sin, normal(3))
-    with pytest.raises(TypeError, match=r'float64\[2\].*float64\[3\]'):
-        f_vjp(normal(2))
+@pytest.mark.parametrize('misuse', [
+    lambda m: m.vjp(m.numpy.sin, np.ones(3))[1](np.ones(2)),
+    lambda m: m.vjp(m.numpy.sin, np.ones(3))[1](np.ones(3, np.float32)),
+    lambda m: m.vjp(m.numpy.sin, np.float32(1.))[1](1.),
+    lambda m: m.vjp(lambda x: (x, x), 1.)[1](1.),
+    lambda m: m.linearize(m.numpy.sin, np.ones(3))[1](np.ones(2)),
+    lambda m: m.linearize(m.numpy.sin, np.float32(1.))[1](1.),
+    lambda m: m.jvp(m.numpy.sin, (np.ones(3),), (np.ones(2),)),
+], ids=['vjp-shape', 'vjp-dtype', 'vjp-python-scalar', 'vjp-structure', 'linearize-shape',
+        'linearize-python-scalar', 'jvp-shape'])
+def test_tangent_or_cotangent_of_the_wrong_type_is_jaxs_value_error(misuse):
+    """A (co)tangent unlike its primal: JAX's ValueError, naming both types."""
+    with pytest.raises(ValueError):
+        misuse(jax)
+    with pytest.raises(ValueError, match=r'float\d\d\[\d?\].*float\d\d\[\d?\]|PyTreeDef'):
+        misuse(mj)
 
 
-def test_grad_argnums_out_of_range():
-    with pytest.raises(ValueError, match='argnums'):
-        mj.grad(lax.sin, argnums=2)(1.)
+@pytest.mark.parametrize('misuse', [
+    lambda m: m.jvp(m.numpy.sin, (np.ones(3),), (np.ones(3, np.float32),)),
+    lambda m: m.jvp(m.numpy.sin, (np.float32(1.),), (1.,)),
+    lambda m: m.jvp(m.numpy.sin, (1.,), (np.float32(1.),)),
+    lambda m: m.jvp(m.numpy.sin, (np.ones(3),), ((np.ones(3), np.ones(3)),)),
+], ids=['dtype', 'python-scalar-tangent', 'python-scalar-primal', 'structure'])
+def test_jvp_tangent_of_another_dtype_or_structure_is_jaxs_type_error(misuse):
+    with pytest.raises(TypeError):
+        misuse(jax)
+    with pytest.raises(TypeError, match=r'jvp: (tangent 0 has dtype|primals .* and tangents)'):
+        misuse(mj)
+
+
+@pytest.mark.parametrize('call', [
+    lambda m: m.grad(m.numpy.sin, argnums=2)(1.),
+    lambda m: m.grad(lambda a, b: a * b, argnums=1)(1., b=2.),
+    lambda m: m.value_and_grad(lambda a, b: a * b, argnums=(0, 2))(1., 2.),
+    lambda m: m.grad(m.numpy.sin, argnums=-2)(1.),
+], ids=['past-the-end', 'passed-by-keyword', 'value_and_grad-tuple', 'negative'])
+def test_grad_argnums_out_of_range(call):
+    """JAX's types: too few positional arguments for argnums is a TypeError, an index below
+    -len(args) a ValueError."""
+    with pytest.raises((TypeError, ValueError)) as expected:
+        call(jax)
+    with pytest.raises(expected.type, match=r'grad\([<>\w]+\): argnums .* out of range for \d '
+                                            'positional arguments'):
+        call(mj)
 
 
 # ----------------------------------------------------------------------------- cost

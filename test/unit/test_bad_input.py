@@ -95,6 +95,20 @@ def _fori_traced_bound(body):
     return lambda jax: jax.jit(lambda n: jax.lax.fori_loop(0, n, body, 0.))(3)
 
 
+def _jvp_of_defjvps(jax, *rules):
+    """jvp of a custom_jvp function of two arguments given ``rules`` by ``defjvps``."""
+    f = jax.custom_jvp(lambda a, b: a * b)
+    f.defjvps(*rules)
+    return jax.jvp(f, (1., 2.), (1., 1.))
+
+
+def _jvp_of_custom_rule(jax, returns):
+    """jvp of a custom_jvp function whose rule returns ``returns(primals, tangents)``."""
+    f = jax.custom_jvp(lambda a: a * 2.)
+    f.defjvp(lambda primals, tangents: returns(primals, tangents))
+    return jax.jvp(f, (1.,), (1.,))
+
+
 def _non_callable_rows():
     """Each transformation refuses a function that is not callable, naming itself."""
     return [(f'{name}_of_a_non_callable', make, rf'{name}: f(un)? must be callable, got 3 of type '
@@ -332,6 +346,43 @@ ROWS = [
      r"jit\(<lambda>\) has donate_argnames \['b'\], which are not parameters"),
     ('lax.sin_of_a_string', lambda jax: jax.lax.sin('a'),
      r'sin: argument 0: value of type str is not a valid minijax type'),
+    # --- PRNG keys: no derivatives, no arithmetic
+    ('grad_of_a_function_of_a_key',
+     lambda jax: jax.grad(lambda k: jax.random.normal(k))(jax.random.key(0)),
+     r'but got key<fry>'),
+    ('jvp_of_a_key', lambda jax: jax.jvp(lambda k: k, (jax.random.key(0),),
+                                         (jax.random.key(0),)),
+     r'jvp: primal 0 is a PRNG key array, key<fry>\[\]: keys have no tangents'),
+    ('jit_key_times_key', lambda jax: jax.jit(lambda k: k * k)(jax.random.key(0)),
+     r'multiply does not accept dtypes key<fry>, key<fry>\.'),
+    ('argnums_empty', lambda jax: jax.grad(lambda a, b: a * b, argnums=())(1.0, 2.0),
+     r'argnums \(\) names no argument to differentiate'),
+    ('fori_loop_bounds_of_two_dtypes', lambda jax: jax.lax.fori_loop(
+        np.int32(0), np.int64(3), lambda i, v: v, 0.),
+     r'fori_loop: lower and upper arguments to fori_loop must have equal types, got int32 '
+     r'and int64'),
+    ('scan_over_a_scalar',
+     lambda jax: jax.lax.scan(lambda c, x: (c, x), 0., (np.ones(3), 1.)),
+     r'scan: xs must be arrays with a leading axis to scan over, got float64\[\]'),
+    ('lax.map_over_a_scalar', lambda jax: jax.lax.map(lambda x: x, 1.),
+     r'xs must be arrays with a leading axis to scan over, got float64\[\]'),
+    ('scan_negative_unroll',
+     lambda jax: jax.lax.scan(lambda c, x: (c, x), 0., X, unroll=-1),
+     r'`unroll` must be a `bool` or a non-negative `int`'),
+    ('scan_string_unroll', lambda jax: jax.lax.scan(lambda c, x: (c, x), 0., X, unroll='a'),
+     r"scan: unroll must be a bool or a number, got 'a'"),
+    # --- custom derivatives: the rule named, and what it returned
+    ('custom_jvp_rule_three_values',
+     lambda jax: _jvp_of_custom_rule(jax, lambda p, t: (p[0], t[0], t[0])),
+     r'custom_jvp <lambda>: the rule <lambda> must return a pair \(primal_out, '
+     r'tangent_out\), got a tuple of 3 values'),
+    ('custom_jvp_rule_none', lambda jax: _jvp_of_custom_rule(jax, lambda p, t: None),
+     r'must return a pair \(primal_out, tangent_out\), got a value of type NoneType'),
+    ('custom_jvp_defjvps_too_few_rules',
+     lambda jax: _jvp_of_defjvps(jax, lambda g, ans, a, b: g * b),
+     r'custom_jvp <lambda>: defjvps got 1 rules for 2 differentiable arguments'),
+    ('custom_jvp_defjvps_too_many_rules', lambda jax: _jvp_of_defjvps(jax, None, None, None),
+     r'defjvps got 3 rules for 2 differentiable arguments'),
     # --- checkpoint, custom_jvp, custom_vjp
     ('checkpoint_of_a_non_callable', lambda jax: jax.checkpoint(3)(1.),
      r'checkpoint: fun must be callable, got 3 of type int'),
@@ -396,7 +447,7 @@ ROWS = [
     ('lax.cond_branch_not_callable', lambda jax: jax.lax.cond(True, 1, lambda: 2.),
      r'cond: true_fun must be callable, got 1 of type int'),
     ('lax.cond_predicate_array', lambda jax: jax.lax.cond(np.ones(2, bool), lambda: 1., lambda: 2.),
-     r'cond: the predicate must be a scalar bool, got bool\[2\]'),
+     r'cond: the predicate must be a scalar bool or real number, got bool\[2\]'),
     ('lax.cond_branch_shapes', lambda jax: jax.lax.cond(True, lambda: V, lambda: np.ones(2)),
      r'cond: output 0 differs between branches: the false branch gives float64\[2\]'),
     ('lax.switch_branch_not_callable', lambda jax: jax.lax.switch(0, [lambda: 1., 3]),
@@ -1071,39 +1122,62 @@ ROWS = [
     ('test_util.check_grads_of_a_string',
      lambda jax: jax.test_util.check_grads(lambda a: a, ('x',), 1),
      r'value of type str is not a valid'),
+    ('jvp_tangent_dtype', lambda jax: jax.jvp(lambda a: a, (1.,), (np.float32(1.),)),
+     r'jvp: tangent 0 has dtype float32 but its primal has dtype float64'),
+    ('jvp_tangent_shape', lambda jax: jax.jvp(lambda a: a, (V,), (np.ones(2),)),
+     r'jvp: tangent 0 has shape \(2,\) but its primal has shape \(3,\)'),
+    ('vjp_cotangent_shape', lambda jax: jax.vjp(lambda a: a, V)[1](np.ones(2)),
+     r'cotangent 0 has type float64\[2\], expected float64\[3\]'),
+    ('vjp_cotangent_dtype', lambda jax: jax.vjp(lambda a: a, V)[1](np.ones(3, np.float32)),
+     r'cotangent 0 has type float32\[3\], expected float64\[3\]'),
+    ('grad_argnums_range', lambda jax: jax.grad(lambda a: a, argnums=2)(1.),
+     r'argnums 2 out of range for 1 positional arguments'),
+    ('value_and_grad_argnums_range',
+     lambda jax: jax.value_and_grad(lambda a: a, argnums=3)(1.),
+     r'argnums 3 out of range for 1 positional arguments'),
+    ('custom_vjp_bwd_cotangent_shape', lambda jax: _custom_vjp_whose_bwd_gives(jax, np.ones(2)),
+     r'bwd returned a cotangent of type float64\[2\] for differentiable argument leaf 0, '
+     r'of type float64\[3\]'),
+    ('custom_jvp_rule_not_a_pair',
+     lambda jax: _custom_jvp_whose_rule_gives(jax, lambda primals: primals[0] * 2.),
+     r'custom_jvp.*pair'),
+    ('lax.cond_branch_dtypes', lambda jax: jax.lax.cond(True, lambda: 1., lambda: np.float32(2.)),
+     r'cond: output 0 differs between branches'),
+    ('lax.linalg.cholesky_of_a_vector', lambda jax: jax.lax.linalg.cholesky(V),
+     r'cholesky: the operand must have rank at least 2 .*got float64\[3\]'),
+    ('lax.linalg.qr_of_a_vector', lambda jax: jax.lax.linalg.qr(V),
+     r'qr: the operand must have rank at least 2 .*got float64\[3\]'),
+    ('lax.linalg.eigh_not_square', lambda jax: jax.lax.linalg.eigh(X),
+     r'eigh: the operand must be a square matrix .*got float32\[2,3\]'),
+    ('lax.linalg.svd_of_a_vector', lambda jax: jax.lax.linalg.svd(V),
+     r'svd: the operand must have rank at least 2 .*got float64\[3\]'),
+    ('lax.linalg.lu_of_a_vector', lambda jax: jax.lax.linalg.lu(V),
+     r'lu: the operand must have rank at least 2 .*got float64\[3\]'),
+    ('lax.linalg.lu_pivots_to_permutation_small_size',
+     lambda jax: jax.lax.linalg.lu_pivots_to_permutation(np.array([2, 0], np.int32), 1),
+     r'permutation_size 1 is smaller than the number of pivots, 2'),
+    ('lax.linalg.lu_pivots_to_permutation_float',
+     lambda jax: jax.lax.linalg.lu_pivots_to_permutation(V, 3),
+     r'lu_pivots_to_permutation.*float64'),
+    ('random.key_plus_one', lambda jax: jax.random.key(0) + 1,
+     r'add does not accept dtypes key<fry>, int64\.'),
+    ('random.grad_of_a_key', lambda jax: jax.grad(lambda k: 1.)(jax.random.key(0)),
+     r'grad requires real- or complex-valued inputs.*key<fry>'),
 ]
 
 #: Rows whose exception type (or message) is not JAX's yet, with the area whose fix is on its
 #: way: a row moves to ROWS when its fix merges (the xfail is strict, so a fixed row fails here
 #: until it moves).
 PENDING = [
-    ('jvp_tangent_dtype', lambda jax: jax.jvp(lambda a: a, (1.,), (np.float32(1.),)),
-     r'jvp: tangent 0', 'jvp tangent types: JAX TypeError'),
-    ('jvp_tangent_shape', lambda jax: jax.jvp(lambda a: a, (V,), (np.ones(2),)),
-     r'jvp: tangent 0', 'jvp tangent shapes: JAX ValueError'),
-    ('vjp_cotangent_shape', lambda jax: jax.vjp(lambda a: a, V)[1](np.ones(2)),
-     r'cotangent 0', 'vjp cotangent types: JAX ValueError'),
-    ('vjp_cotangent_dtype', lambda jax: jax.vjp(lambda a: a, V)[1](np.ones(3, np.float32)),
-     r'cotangent 0', 'vjp cotangent types: JAX ValueError'),
-    ('grad_argnums_range', lambda jax: jax.grad(lambda a: a, argnums=2)(1.),
-     r'argnums 2', 'autodiff argnums: JAX TypeError'),
     ('linearize_int_tangent', lambda jax: jax.linearize(lambda a: a * 2, 1)[1](1),
      r'tangent', 'autodiff: linearize accepts an int tangent'),
     ('checkpoint_static_argnums_range',
      lambda jax: jax.checkpoint(lambda a: a, static_argnums=3)(1.),
      r'static_argnums', 'checkpoint: static_argnums unchecked'),
-    ('value_and_grad_argnums_range',
-     lambda jax: jax.value_and_grad(lambda a: a, argnums=3)(1.),
-     r'argnums 3', 'autodiff argnums: JAX TypeError'),
     ('eval_shape_of_a_bad_reshape', lambda jax: jax.eval_shape(lambda a: a.reshape(4), V),
      r'cannot reshape', 'jnp: Array.reshape of a tracer, JAX TypeError'),
     ('test_util.check_grads_of_an_int', lambda jax: jax.test_util.check_grads(
         lambda a: a * 2, (1,), 1), r'tangent', 'jvp tangent types (check_grads: AssertionError)'),
-    ('custom_vjp_bwd_cotangent_shape', lambda jax: _custom_vjp_whose_bwd_gives(jax, np.ones(2)),
-     r'bwd', 'custom_vjp: the bwd cotangent of the wrong shape is broadcast'),
-    ('custom_jvp_rule_not_a_pair',
-     lambda jax: _custom_jvp_whose_rule_gives(jax, lambda primals: primals[0] * 2.),
-     r'custom_jvp.*pair', "custom_jvp: Python's 'too many values to unpack'"),
     ('lax.conv_feature_sizes', lambda jax: jax.lax.conv(IMAGE, np.ones((1, 2, 2, 2), np.float32),
                                                         (1, 1), 'VALID'),
      r'conv_general_dilated', 'conv: JAX ValueError'),
@@ -1125,8 +1199,6 @@ PENDING = [
      r'top_k', 'top_k: JAX ValueError'),
     ('lax.slice_zero_stride', lambda jax: jax.lax.slice(V, (0,), (3,), (0,)),
      r'slice', 'strides: JAX ZeroDivisionError'),
-    ('lax.cond_branch_dtypes', lambda jax: jax.lax.cond(True, lambda: 1., lambda: np.float32(2.)),
-     r'cond: output 0 differs between branches', 'cond accepts branches of different dtypes'),
     ('lax.map_of_a_scalar', lambda jax: jax.lax.map(lambda a: a, 1.),
      r'map.*leading axis', 'lax.map of a scalar: JAX ValueError'),
     ('lax.concatenate_dimension', lambda jax: jax.lax.concatenate([X, X], 5),
@@ -1142,20 +1214,6 @@ PENDING = [
      r'reshape: cannot reshape', 'lax.reshape: JAX ValueError'),
     ('lax.dynamic_slice_index_count', lambda jax: jax.lax.dynamic_slice(X, (0,), (1,)),
      r'dynamic_slice: needs 2', 'lax.dynamic_slice: JAX ValueError'),
-    ('lax.linalg.cholesky_of_a_vector', lambda jax: jax.lax.linalg.cholesky(V),
-     r'cholesky', 'linalg: JAX TypeError'),
-    ('lax.linalg.qr_of_a_vector', lambda jax: jax.lax.linalg.qr(V), r'qr', 'linalg: JAX TypeError'),
-    ('lax.linalg.eigh_not_square', lambda jax: jax.lax.linalg.eigh(X),
-     r'eigh', 'linalg: JAX TypeError'),
-    ('lax.linalg.svd_of_a_vector', lambda jax: jax.lax.linalg.svd(V),
-     r'svd', 'linalg: JAX TypeError'),
-    ('lax.linalg.lu_of_a_vector', lambda jax: jax.lax.linalg.lu(V), r'lu', 'linalg: JAX TypeError'),
-    ('lax.linalg.lu_pivots_to_permutation_small_size',
-     lambda jax: jax.lax.linalg.lu_pivots_to_permutation(np.array([2, 0], np.int32), 1),
-     r'lu_pivots_to_permutation', 'linalg: a size below the pivots is accepted'),
-    ('lax.linalg.lu_pivots_to_permutation_float',
-     lambda jax: jax.lax.linalg.lu_pivots_to_permutation(V, 3),
-     r'lu_pivots_to_permutation.*float64', 'linalg: the message names lax.eq'),
     ('numpy.pad_negative', lambda jax: jax.numpy.pad(V, -1), r'pad', 'jnp.pad: -1 is accepted'),
     ('numpy.interp_lengths', lambda jax: jax.numpy.interp(0.5, V, np.ones(2)),
      r'interp', 'jnp.interp: xp and fp of different lengths are accepted'),
@@ -1185,10 +1243,6 @@ PENDING = [
      r'svd', 'linalg: JAX TypeError'),
     ('numpy.linalg.matrix_power_not_square', lambda jax: jax.numpy.linalg.matrix_power(X, 2),
      r'matrix_power', 'jnp.linalg.matrix_power: JAX TypeError'),
-    ('random.key_plus_one', lambda jax: jax.random.key(0) + 1,
-     r'add.*key<fry>', 'keys: the message is NumPy\'s "Cannot interpret key<fry>"'),
-    ('random.grad_of_a_key', lambda jax: jax.grad(lambda k: 1.)(jax.random.key(0)),
-     r'grad requires real- or complex-valued inputs.*key<fry>', 'keys: as random.key_plus_one'),
     ('scipy.linalg.lu_factor_of_a_vector', lambda jax: jax.scipy.linalg.lu_factor(V),
      r'lu_factor', 'linalg: JAX TypeError'),
     ('scipy.linalg.qr_of_a_vector', lambda jax: jax.scipy.linalg.qr(V), r'qr',

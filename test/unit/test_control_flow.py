@@ -193,8 +193,31 @@ def test_linearize_of_while_loop_works_but_grad_is_refused():
     tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
     _, f_lin = mj.linearize(f, *args)
     assert_trees_close(f_lin(*tangents), jax.jvp(jf, args, tangents)[1])
-    with pytest.raises(TypeError, match='while_loop.*fori_loop'):
+    with pytest.raises(ValueError):
+        jax.grad(lambda x, y: jnp.sum(jf(x, y)))(*args)
+    with pytest.raises(ValueError, match='while_loop.*fori_loop'):
         mj.grad(lambda x, y: lax.reduce_sum(f(x, y)))(*args)
+
+
+@pytest.mark.parametrize('rounding', ['floor', 'ceil', 'trunc', 'rint', 'round'])
+@pytest.mark.parametrize('loop', ['while', 'fori_traced_bounds'])
+def test_a_loop_carry_with_a_zero_derivative_is_never_differentiated(rounding, loop, rng):
+    """Rounding is piecewise constant: JAX's tangent is a symbolic zero (even where the value
+    is too large to have a fraction), so a loop carrying only a rounded value is never
+    differentiated, and grad goes through a while_loop."""
+    def program(api, numpy):
+        def f(x, n):
+            start = getattr(numpy, rounding)(x)
+            if loop == 'while':
+                _, out = api.lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 1.5),
+                                            (0, start))
+            else:
+                out = api.lax.fori_loop(0, n, lambda i, c: c * 1.5, start)
+            return numpy.sum(out + x * start)
+        return f
+    x = np.concatenate([rng.normal(size=3) * 4, [2. ** 60, -2. ** 55]])
+    mine = mj.jit(mj.grad(program(mj, mj.numpy)))(x, 3)
+    assert_trees_close(mine, jax.jit(jax.grad(program(jax, jnp)))(x, 3))
 
 
 def test_hessian_through_scan():
@@ -285,11 +308,18 @@ def test_switch_clamps_the_index():
     assert [float(mj.jit(f)(i)) for i in (-5, 7)] == [10., 30.]
 
 
-def test_weak_python_scalar_joins_the_other_branch_and_the_carry():
+def test_weak_python_scalar_joins_the_carry_but_not_another_branch():
+    """A loop's weak carry takes the body's dtype; a branch's Python scalar does not take
+    another branch's (JAX: TypeError)."""
     x = np.float32(2.)
-    assert mj.cond(True, lambda: x, lambda: 0.).dtype == np.float32
     out = mj.jit(lambda x: mj.while_loop(lambda v: v < 100., lambda v: v * x, 1.))(x)
     assert out.dtype == np.float32 and float(out) == 128.
+    for api in (jax, mj):
+        with pytest.raises(TypeError):
+            api.lax.cond(True, lambda: x, lambda: 0.)
+        with pytest.raises(TypeError):
+            api.lax.switch(1, [lambda y: y, lambda y: 1], x)
+    assert mj.cond(True, lambda: np.float64(2.), lambda: 0.).dtype == np.float64
 
 
 def test_control_flow_printed_with_sub_jaxprs_indented():
@@ -307,9 +337,23 @@ def test_cond_branch_types_must_match():
         mj.cond(True, lambda: np.zeros(3), lambda: np.zeros(2))
 
 
-def test_cond_predicate_must_be_scalar_bool():
-    with pytest.raises(TypeError, match=r'scalar bool, got float64\[\]'):
-        mj.cond(1., lambda: 1., lambda: 2.)
+@pytest.mark.parametrize('pred', [2, 0., np.float32(0.5), np.uint8(0), True],
+                         ids=['int', 'zero', 'float32', 'uint8', 'bool'])
+@pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
+def test_cond_predicate_is_a_bool_or_a_real_number(pred, jitted):
+    """As in JAX, a number is true when nonzero."""
+    def f(api):
+        choose = lambda p: api.lax.cond(p, lambda: 1., lambda: 2.)  # noqa: E731
+        return api.jit(choose) if jitted else choose
+    assert_trees_close(f(mj)(pred), f(jax)(pred))
+
+
+@pytest.mark.parametrize('pred', [np.ones(2, bool), 1j], ids=['array', 'complex'])
+def test_cond_predicate_must_be_a_scalar_bool_or_real_number(pred):
+    with pytest.raises(TypeError):
+        jax.lax.cond(pred, lambda: 1., lambda: 2.)
+    with pytest.raises(TypeError, match=r'scalar bool or real number, got (bool\[2\]|complex)'):
+        mj.cond(pred, lambda: 1., lambda: 2.)
 
 
 def test_while_body_must_preserve_carry_types():
@@ -320,6 +364,14 @@ def test_while_body_must_preserve_carry_types():
 def test_scan_length_mismatch():
     with pytest.raises(ValueError, match=r'\[2, 3\]'):
         mj.scan(lambda c, x: (c, None), 0., (np.zeros(2), np.zeros(3)))
+
+
+@pytest.mark.parametrize('unroll', [0, 3, True, False])
+def test_scan_unroll_is_a_hint_jax_accepts(unroll):
+    """Any bool or non-negative int (0 too, as JAX takes it); the results are the same."""
+    xs = rng.normal(size=4)
+    f = lambda c, x: (c * x + 1., c)  # noqa: E731
+    assert_trees_close(mj.scan(f, 1., xs, unroll=unroll), jax.lax.scan(f, 1., xs, unroll=unroll))
 
 
 # ----------------------------------------------------------------------------- edge cases

@@ -183,6 +183,40 @@ def test_reduce_window_values_jvp_vjp_vmap(reducer, window, rng):
     np.testing.assert_allclose(minijax.vmap(mine, 1)(xs), jax.vmap(theirs, 1)(xs), **TOL)
 
 
+#: name -> (function of a lax namespace, operand shapes): programs whose window op has an
+#: empty output (the window larger than the operand, or an empty operand).
+EMPTY_OUTPUTS = {
+    'conv-kernel-larger': (lambda L: lambda x, y: L.conv_general_dilated(
+        x, y, (1, 1), 'VALID'), [(1, 2, 3, 3), (4, 2, 4, 2)]),
+    'conv-strided-dilated': (lambda L: lambda x, y: L.conv_general_dilated(
+        x, y, (2, 1), ((0, -1), (1, 0)), (1, 2), (2, 1)), [(2, 2, 2, 3), (3, 2, 2, 2)]),
+    'conv-empty-batch': (lambda L: lambda x, y: L.conv_general_dilated(
+        x, y, (1, 1), 'SAME'), [(0, 2, 3, 3), (4, 2, 2, 2)]),
+    'max-window-larger': (lambda L: lambda x: L.reduce_window(
+        x, -np.inf, L.max, (4, 2), (1, 1), 'VALID'), [(3, 3)]),
+    'min-dilated-empty-operand': (lambda L: lambda x: L.reduce_window(
+        x, np.inf, L.min, (3, 4), (1, 1), ((1, 0), (1, 0)), (2, 2)), [(0, 0)]),
+    'sum-window-larger': (lambda L: lambda x: L.reduce_window(
+        x, 0., L.add, (2, 4), (2, 1), ((0, 0), (1, 0))), [(1, 2)]),
+}
+
+
+@pytest.mark.parametrize('name', list(EMPTY_OUTPUTS))
+def test_grad_of_an_empty_window_output_is_zero(name, rng):
+    """The output holds nothing, so every operand's cotangent is zero, as in JAX: no
+    tangent of a window that does not exist, no degenerate convolution transposed."""
+    make, shapes = EMPTY_OUTPUTS[name]
+    args = [rng.standard_normal(s) for s in shapes]
+    argnums = tuple(range(len(args)))
+
+    def loss(L):
+        return lambda *xs: L.reduce_sum(make(L)(*xs) ** 2, tuple(range(len(shapes[0]))))
+    expected = jax.grad(loss(jax.lax), argnums)(*args)
+    for grad in (minijax.grad, lambda f, a: minijax.jit(minijax.grad(f, a))):
+        for got, want in zip(grad(loss(mlax), argnums)(*args), expected, strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
 def test_max_pool_training_gradient_matches_jax(rng):
     """A conv, relu and 2x2 max pool in NHWC, as a CNN uses them: grads of both weights."""
     x = rng.standard_normal((2, 8, 8, 3))

@@ -243,6 +243,22 @@ def test_traced_scalar_index_under_vmap_and_jit():
     assert_close(got, expected)
 
 
+@pytest.mark.parametrize('kind', ['set', 'add', 'mul', 'min', 'max'])
+def test_update_at_a_traced_scalar_index_differentiates_in_both_arguments(kind, rng):
+    """A traced scalar index is one index point, unique and sorted as JAX marks it: the
+    scatter (scatter_mul too) differentiates in the operand and in the updates."""
+    def loss(m):
+        def f(x, u, i, j):
+            return (m.sin(getattr(x.at[i, 1:3, j], kind)(u)) * x[j, i]).sum()
+        return f
+
+    x, u = rng.normal(size=X.shape), rng.normal(size=2)
+    expected = jax.jit(jax.grad(loss(jnp), (0, 1)))(x, u, 2, -1)
+    for got in _both_ways(minijax.grad(loss(mnp), (0, 1)), x, u, 2, -1):
+        for g, e in zip(got, expected):
+            assert_close(g, e)
+
+
 @pytest.mark.parametrize('in_axes,x_shape,idx_shape', [
     ((0, None), (2, 3, 4), (2, 3)), ((None, 1), (3, 4), (3, 2)), ((2, 0), (3, 4, 2), (2, 3))],
     ids=str)

@@ -88,6 +88,29 @@ def test_jnp_linalg_grads_give_jax_bits(name, args):
                       jax.grad(loss(jnp.linalg, jnp), argnums)(*args))
 
 
+#: name -> (decomposition of a lax.linalg namespace, shape of its operand): a path of a JVP
+#: rule of its own (a batch of non-square matrices, the complete QR of a tall matrix).
+GRAD_CASES = {
+    'svd-batch-wide': (lambda L: lambda x: L.svd(x, full_matrices=False), (2, 3, 4)),
+    'svd-batch-tall': (lambda L: lambda x: L.svd(x, full_matrices=False), (2, 4, 3)),
+    'svd-values-batch': (lambda L: lambda x: L.svd(x, compute_uv=False), (3, 2, 4)),
+    'qr-tall-complete': (lambda L: lambda x: L.qr(x, full_matrices=True), (5, 3)),
+    'qr-batch-tall-complete': (lambda L: lambda x: L.qr(x, full_matrices=True), (2, 4, 2)),
+}
+
+
+@pytest.mark.parametrize('name', GRAD_CASES)
+def test_lax_linalg_grads_match_jax(name, rng):
+    make, shape = GRAD_CASES[name]
+    x = rng.standard_normal(shape)
+
+    def loss(linalg, np_):
+        return lambda x: sum(np_.sum(np_.sin(out)) for out in jax.tree.leaves(make(linalg)(x)))
+    expected = jax.grad(loss(jax.lax.linalg, jnp))(x)
+    for grad in (minijax.grad, lambda f: minijax.jit(minijax.grad(f))):
+        np.testing.assert_allclose(grad(loss(mlax.linalg, mnp))(x), expected, rtol=1e-9)
+
+
 #: jax.scipy.linalg and the jnp.linalg functions built on the decompositions: each call a
 #: different path (transposed or vector right-hand sides, the lower factor, a permutation).
 SCIPY_CASES = {
@@ -162,8 +185,15 @@ def test_primitive_has_a_lit_test_and_a_flops_rule(primitive):
 
 
 @pytest.mark.parametrize('thunk,error,message', [
-    (lambda: mlax.linalg.cholesky(np.ones((2, 3))), ValueError, r'square.*float64\[2,3\]'),
-    (lambda: mlax.linalg.cholesky(np.ones(3)), ValueError, r'float64\[3\]'),
+    (lambda: mlax.linalg.cholesky(np.ones((2, 3))), TypeError,
+     r'square.*added to its transpose.*float64\[2,3\]'),
+    (lambda: mlax.linalg.eigh(np.ones((2, 3)), symmetrize_input=False), ValueError,
+     r'eigh: the operand must be a square matrix \[..., m, m\], got float64\[2,3\]'),
+    (lambda: mlax.linalg.cholesky(np.ones(3)), TypeError, r'rank at least 2.*float64\[3\]'),
+    (lambda: mlax.linalg.svd(np.ones(3)), TypeError,
+     r'svd: the operand must have rank at least 2 \(a matrix \[..., m, n\]\), got float64\[3\]'),
+    (lambda: mlax.linalg.lu(np.ones(3)), TypeError, r'lu: .*rank at least 2.*float64\[3\]'),
+    (lambda: mlax.linalg.qr(np.ones(3)), TypeError, r'qr: .*rank at least 2.*float64\[3\]'),
     (lambda: mlax.linalg.lu(np.ones((2, 2), np.int32)), TypeError, r'lu.*int32\[2,2\]'),
     (lambda: mlax.linalg.eigh(np.ones((2, 2), np.float16)), TypeError, r'float16'),
     (lambda: mlax.linalg.triangular_solve(np.eye(2), np.ones((3, 1)), left_side=True),
@@ -174,9 +204,18 @@ def test_primitive_has_a_lit_test_and_a_flops_rule(primitive):
     (lambda: minijax.scipy.linalg.cho_solve((np.eye(2), True), np.ones(3)), ValueError,
      r'cho_solve.*float64\[2,2\].*\[3\]'),
     (lambda: mnp.linalg.lstsq(np.eye(2), np.ones(3)), ValueError, r'lstsq.*float64\[3,1\]'),
-], ids=['non-square', 'rank-1', 'int', 'float16', 'shapes', 'solve', 'inv', 'qr-mode',
-        'cho_solve', 'lstsq'])
+    (lambda: mlax.linalg.lu_pivots_to_permutation(np.zeros(4, np.int32), 2), ValueError,
+     r'lu_pivots_to_permutation: permutation_size 2 is smaller than the number of pivots, 4'),
+    (lambda: mlax.linalg.lu_pivots_to_permutation(np.zeros(4), 4), TypeError,
+     r'lu_pivots_to_permutation: pivots must be int32 .*got float64\[4\]'),
+    (lambda: mlax.linalg.lu_pivots_to_permutation(np.int32(0), 4), TypeError,
+     r'lu_pivots_to_permutation: pivots must be int32 of rank at least 1, got int32\[\]'),
+], ids=['non-square', 'non-square-unsymmetrized', 'rank-1', 'svd-rank-1', 'lu-rank-1',
+        'qr-rank-1', 'int', 'float16', 'shapes', 'solve', 'inv', 'qr-mode',
+        'cho_solve', 'lstsq', 'pivots-too-many', 'pivots-float', 'pivots-scalar'])
 def test_bad_input_is_refused_when_traced(thunk, error, message):
+    """JAX's exception types (a rank below 2 is a TypeError, as a non-square matrix that
+    symmetrize_input adds to its transpose; a non-square one otherwise a ValueError)."""
     with pytest.raises(error, match=message):
         minijax.make_jaxpr(thunk)()
     with pytest.raises(error, match=message):
