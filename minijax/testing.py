@@ -20,6 +20,8 @@ JAX). A wrong rule raises ``AssertionError`` naming the primitive, the rule kind
 differed; so does a rule the primitive lacks but needs (every one above but transpose, which
 only a linear primitive has; ``NOT_NEEDED`` lists the exceptions). Inputs derived from the
 example (tangents, cotangents, batches) are seeded, so a failure repeats.
+``check_rule(kind, primitive, *args, **params)`` checks one rule alone (a course task's check:
+docs/teaching.md).
 """
 from __future__ import annotations
 
