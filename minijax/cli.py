@@ -29,6 +29,7 @@ from jaxlib.mlir.dialects import stablehlo
 
 import minijax
 from minijax import core, reference_interpreter, runtime, tree_util
+from minijax.course import cli as course
 from minijax.jit import Jitted
 from minijax.lowering import mlir_context, tensor_type
 from minijax.lowering.module import module_text
@@ -309,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=update_checks.__doc__.split('\n\n')[0].replace('``', "'"))
     update.add_argument('files', metavar='FILE', nargs='+', help='a lit test file')
     update.set_defaults(command=update_checks_command)
+    course.add_commands(commands, traceback_flag)
     return parser
 
 

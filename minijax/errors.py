@@ -78,3 +78,10 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 class KeyReuseError(JAXTypeError):
     """JAX's key-reuse checker (``jax_debug_key_reuse``) raises it; minijax has no such
     checker, so nothing raises it: it is here so that ``except`` clauses port."""
+
+
+def rule_to_write(task: str, doc: str):
+    """The body of a rule a course handout left for the student to write (``minijax course
+    handout``): calling it says which task it is and where to read how."""
+    raise NotImplementedError(f'course task {task}: this rule is yours to write (read {doc}; '
+                              f'minijax course grade {task} scores it)')

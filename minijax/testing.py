@@ -20,6 +20,8 @@ JAX). A wrong rule raises ``AssertionError`` naming the primitive, the rule kind
 differed; so does a rule the primitive lacks but needs (every one above but transpose, which
 only a linear primitive has; ``NOT_NEEDED`` lists the exceptions). Inputs derived from the
 example (tangents, cotangents, batches) are seeded, so a failure repeats.
+``check_rule(kind, primitive, *args, **params)`` checks one rule alone (a course task's check:
+docs/teaching.md).
 """
 from __future__ import annotations
 
@@ -43,18 +45,34 @@ BATCH_SIZE = 3
 def check_rules(primitive: core.Primitive, *args, **params) -> None:
     """Check each rule ``primitive`` has on the example ``primitive.bind(*args, **params)``,
     then fail naming the rules it needs but lacks (``NOT_NEEDED`` lists those it may lack)."""
+    missing = [m for kind in RULE_CHECKS if (m := _check(kind, primitive, args, params))]
+    if missing:
+        raise AssertionError('; '.join(missing) + _WHY_NEEDED)
+
+
+def check_rule(kind: str, primitive: core.Primitive, *args, **params) -> None:
+    """Check one rule of ``primitive`` (``'jvp'``, ...: a key of ``RULE_CHECKS``) as
+    ``check_rules`` does: the check of one course task (``minijax course grade``)."""
+    missing = _check(kind, primitive, args, params)
+    if missing:
+        raise AssertionError(missing + _WHY_NEEDED)
+
+
+_WHY_NEEDED = (': every primitive needs one, unless minijax.testing.NOT_NEEDED says why it '
+               'does without')
+
+
+def _check(kind, primitive, args, params) -> str | None:
+    """Run the check of ``primitive``'s ``kind`` rule; if it lacks one it needs, what the
+    missing-rule error says."""
     if primitive not in core.impl_rules:  # the ground truth of every check
         raise AssertionError(core.impl_rules.missing(primitive))
-    args = [np.asarray(a) for a in args]
-    missing = []
-    for kind, tables, check, needed in RULE_CHECKS:
-        if any(primitive in core.rule_tables[table] for table in tables):
-            _run_check(primitive, kind, check, args, params)
-        elif needed and (primitive, kind) not in NOT_NEEDED:
-            missing.append(core.rule_tables[kind].missing(primitive))
-    if missing:
-        raise AssertionError('; '.join(missing) + ': every primitive needs one, unless '
-                             'minijax.testing.NOT_NEEDED says why it does without')
+    tables, check, needed = RULE_CHECKS[kind]
+    if any(primitive in core.rule_tables[table] for table in tables):
+        _run_check(primitive, kind, check, [np.asarray(a) for a in args], params)
+    elif needed and (primitive, kind) not in NOT_NEEDED:
+        return core.rule_tables[kind].missing(primitive)
+    return None
 
 
 def _run_check(primitive, kind, check, args, params):
@@ -274,15 +292,15 @@ def _custom_call_targets(module) -> list[str]:
 
 
 #: The rules checked, in the order the checks run (a rule after the rules its check relies
-#: on): (kind, the tables that may hold it, its check, whether every primitive needs it).
+#: on): kind -> (the tables that may hold it, its check, whether every primitive needs it).
 #: Only a primitive linear in some operand has a transpose rule.
-RULE_CHECKS = [
-    ('abstract_eval', ('abstract_eval',), check_abstract_eval, True),
-    ('jvp', ('jvp', 'symbolic_zero_jvp'), check_jvp, True),
-    ('transpose', ('transpose',), check_transpose, False),
-    ('vmap', ('vmap',), check_vmap, True),
-    ('lowering', ('lowering',), check_lowering, True),
-]
+RULE_CHECKS = {
+    'abstract_eval': (('abstract_eval',), check_abstract_eval, True),
+    'jvp': (('jvp', 'symbolic_zero_jvp'), check_jvp, True),
+    'transpose': (('transpose',), check_transpose, False),
+    'vmap': (('vmap',), check_vmap, True),
+    'lowering': (('lowering',), check_lowering, True),
+}
 
 #: (primitive, kind) -> why the primitive does without that rule, which it would otherwise
 #: need: ``check_rules`` and the guard test of the built-ins (test_rules.py) take any other

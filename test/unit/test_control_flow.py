@@ -112,6 +112,9 @@ PROGRAMS = {
     'nested': (nested_program, lambda: (rng.normal(size=2), rng.normal(size=(3, 2)))),
 }
 REVERSE_OK = [name for name in PROGRAMS if name != 'while']
+#: The primitive each program checks the rules of (course tasks: ``@pytest.mark.rule``).
+PROGRAM_PRIMITIVES = {'cond': 'cond', 'switch': 'cond', 'while': 'while', 'scan': 'scan',
+                      'scan_reverse': 'scan'}
 
 
 def programs(name):
@@ -137,6 +140,7 @@ def scalar_loss(f, reduce):
     return loss
 
 
+@pytest.mark.rule('impl', 'lowering', primitives=PROGRAM_PRIMITIVES)
 @pytest.mark.parametrize('name', list(PROGRAMS))
 @pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
 def test_values(name, jitted):
@@ -145,6 +149,7 @@ def test_values(name, jitted):
     assert_trees_close(f(*args), jf(*args))
 
 
+@pytest.mark.rule('jvp', 'impl', 'lowering', primitives=PROGRAM_PRIMITIVES)
 @pytest.mark.parametrize('name', list(PROGRAMS))
 @pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
 def test_jvp(name, jitted):
@@ -154,6 +159,7 @@ def test_jvp(name, jitted):
     assert_trees_close(mj.jvp(f, args, tangents), jax.jvp(jf, args, tangents))
 
 
+@pytest.mark.rule('vmap', 'impl', 'lowering', primitives=PROGRAM_PRIMITIVES)
 @pytest.mark.parametrize('name', list(PROGRAMS))
 @pytest.mark.parametrize('in_axes', [(0, 0), (0, None), (None, 1)], ids=str)
 def test_vmap(name, in_axes):
@@ -166,6 +172,8 @@ def test_vmap(name, in_axes):
     assert_trees_close(mj.jit(mj.vmap(f, in_axes))(*batched), jax.vmap(jf, in_axes)(*batched))
 
 
+@pytest.mark.rule('jvp', 'partial_eval', 'partial_eval_jaxpr', 'dce', 'transpose', 'lowering',
+                  primitives=PROGRAM_PRIMITIVES)
 @pytest.mark.parametrize('name', REVERSE_OK)
 @pytest.mark.parametrize('order', ['grad', 'grad_jit', 'jit_grad'])
 def test_grad(name, order):
@@ -176,6 +184,8 @@ def test_grad(name, order):
     assert_trees_close(g(*args), jax.grad(jloss, (0, 1))(*args), rtol=1e-9)
 
 
+@pytest.mark.rule('jvp', 'partial_eval', 'partial_eval_jaxpr', 'dce', 'transpose',
+                  primitives=PROGRAM_PRIMITIVES)
 @pytest.mark.parametrize('name', REVERSE_OK)
 def test_linearize_and_vjp(name):
     f, jf, args = programs(name)

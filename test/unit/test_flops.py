@@ -133,6 +133,9 @@ WINDOWED = {
 }
 
 
+@pytest.mark.rule('flops', primitives={'conv': 'conv_general_dilated', 'sort': 'sort',
+                                       'reduce_window_sum': 'reduce_window_sum',
+                                       'reduce_window_max': 'reduce_window_max'})
 @pytest.mark.parametrize('name', WINDOWED)
 def test_new_primitives_count_as_xla_does(name):
     """Convolution, windowed reductions and sorts, each alone, count what XLA counts."""

@@ -1,0 +1,83 @@
+"""The course kit (``minijax course tasks | handout | grade``), end to end as a teacher runs
+it: list the tasks, write a handout of five, grade the untouched handout and the solution.
+
+The independent answer is the suite itself: a stub fails each test of its task (0), the
+checkout passes them (1), and the handout passes the tests of every task it did not stub.
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from minijax.course import handout
+from minijax.course.tasks import Task
+
+REPO = pathlib.Path(__file__).parents[2]
+#: Five kinds: a family row's inline lambda (jvp:tanh), a def (transpose:mul), a lowering
+#: graded by its lit test too (lowering:div), a family's shared batching rule (vmap:add),
+#: an impl passed to a family (impl:sign).
+CHOSEN = ['jvp:tanh', 'transpose:mul', 'lowering:div', 'vmap:add', 'impl:sign']
+#: Tasks of the same families and files, left to the teacher's solution; none uses a stubbed
+#: rule (jvp:sin would: its vjp transposes the mul its jvp emits; see docs/teaching.md).
+KEPT = ['jvp:sub', 'transpose:add', 'lowering:mul', 'vmap:sub', 'impl:abs']
+
+
+def minijax_command(*args, cwd=REPO):
+    return subprocess.run([sys.executable, '-m', 'minijax', *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=600)
+
+
+def grades(done):
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.splitlines()]
+    return {task: (tests, float(score)) for task, tests, _, score in lines}
+
+
+def test_tasks_come_from_the_rule_tables():
+    done = minijax_command('course', 'tasks')
+    listed = done.stdout.split()
+    assert {'jvp:tanh', 'vmap:reduce_sum', 'transpose:transpose', 'lowering:cond',
+            'impl:sign', 'partial_eval:scan', 'flops:sort'} <= set(listed), done.stderr[-3000:]
+    assert 'transpose:tanh' not in listed  # tanh is not linear: no such rule
+    assert listed == sorted(listed)
+
+
+def test_handout_stubs_each_task_and_grades_zero_then_full(tmp_path):
+    out = tmp_path / 'handout'
+    done = minijax_command('course', 'handout', *CHOSEN, '-o', str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not (out / '.git').exists()
+    elementwise = (out / 'minijax/lax/elementwise.py').read_text()
+    assert "rule_to_write('jvp:tanh', 'docs/add_a_primitive.md')" in elementwise
+    assert 'mul(add(t, mul(t, ans)), sub(1., ans))' not in elementwise  # tanh's tangent
+    assert 'mul(neg(sin(x)), t)' in elementwise  # cos's, in the same family, kept
+
+    handout_json, solution_json = tmp_path / 'handout.json', tmp_path / 'solution.json'
+    in_handout = grades(minijax_command('course', 'grade', *CHOSEN, *KEPT, '--project',
+                                        str(out), '--json', str(handout_json)))
+    assert {task: score for task, (_, score) in in_handout.items()} == {
+        **dict.fromkeys(CHOSEN, 0.), **dict.fromkeys(KEPT, 1.)}
+    solution = grades(minijax_command('course', 'grade', *CHOSEN, '--json',
+                                      str(solution_json)))
+    assert all(score == 1. for _, score in solution.values()), solution
+    for task in CHOSEN:  # the same tests ran in both, all failing in the handout
+        assert in_handout[task][0] == f"0/{solution[task][0].split('/')[1]}"
+    results = json.loads(solution_json.read_text())
+    assert results['score'] == 5 and [t['name'] for t in results['tests']] == CHOSEN
+    assert {'name', 'score', 'max_score', 'output'} == set(results['tests'][0])
+    assert json.loads(handout_json.read_text())['score'] == len(KEPT)
+
+
+def test_a_lowering_is_graded_by_its_lit_test_too(tmp_path):
+    from minijax.course.grade import _lit_files
+    assert _lit_files(REPO, Task.parse('lowering:div')) == ['test/lit/primitives/div.py']
+    assert _lit_files(REPO, Task.parse('lowering:while')) == [
+        'test/lit/control_flow/while_loop.py']
+
+
+@pytest.mark.parametrize('text', ['jvp', 'jvp:nothing', 'rule:tanh'])
+def test_a_task_not_in_the_tables_is_a_usage_error(text):
+    done = minijax_command('course', 'grade', text)
+    assert done.returncode == 2 and 'no course task' in done.stderr
