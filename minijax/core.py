@@ -631,9 +631,23 @@ _frames_override: tuple | None = None
 
 @contextmanager
 def name_scope(name: str):
-    """Equations traced inside get ``name`` on their name stack (``jvp()``, ``vmap()``)."""
+    """Equations traced inside get ``name`` on their name stack (``jvp()``, ``vmap()``);
+    an empty ``name`` adds nothing (a transformation applied inside a rule, not by the user)."""
     global _name_stack
-    saved, _name_stack = _name_stack, _name_stack + (name,)
+    saved, _name_stack = _name_stack, _name_stack + ((name,) if name else ())
+    try:
+        yield
+    finally:
+        _name_stack = saved
+
+
+@contextmanager
+def new_name_stack():
+    """Equations traced inside start an empty name stack: a sub-jaxpr's name stacks are
+    relative to the equation that holds it, as JAX's are (its frames stay those of the
+    equation being transformed, if any)."""
+    global _name_stack
+    saved, _name_stack = _name_stack, ()
     try:
         yield
     finally:
@@ -643,7 +657,8 @@ def name_scope(name: str):
 @contextmanager
 def traced_as(info: 'SourceInfo | None', name_stack: tuple):
     """Equations traced inside get ``info``'s frames and ``name_stack``: how a rule that
-    rewrites an equation (a transpose) passes its location on to the equations it emits."""
+    rewrites an equation (a jvp, a transpose, a jaxpr evaluated again) passes its location
+    on to the equations it emits."""
     global _name_stack, _frames_override
     saved = _name_stack, _frames_override
     _name_stack, _frames_override = name_stack, (info.frames if info else None)

@@ -192,7 +192,8 @@ def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
 def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     """Interpret ``jaxpr`` by binding each equation's primitive: the generic interpreter.
 
-    Because it calls ``bind``, evaluating a jaxpr under a transformation transforms it.
+    Because it calls ``bind``, evaluating a jaxpr under a transformation transforms it; the
+    equations that makes keep the source line and name stack of the one they came from.
     """
     env: dict[Var, Any] = {}
 
@@ -201,13 +202,20 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
 
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         env[v] = val
+    outer = core.current_name_stack()
     for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
+        with core.traced_as(eqn.source_info, outer + name_stack(eqn)):
+            outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
         if not eqn.primitive.multiple_results:
             outs = [outs]
         for v, val in zip(eqn.out_binders, outs, strict=True):
             env[v] = val
     return [read(x) for x in jaxpr.outs]
+
+
+def name_stack(eqn: JaxprEqn) -> tuple:
+    """The transformations ``eqn`` was traced under, inside the jaxpr that holds it."""
+    return eqn.source_info.name_stack if eqn.source_info else ()
 
 
 def eval_closed_jaxpr(closed: ClosedJaxpr, args) -> list:

@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax import core
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules
 from minijax.lowering.types import dense_elements, tensor_type
@@ -38,6 +38,7 @@ class ModuleContext:
         self._tensor_types: dict = {}
         self._literal_attrs: dict = {}
         self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
+        self.eqn_name_stack = ''  # of the equation being lowered: 'jit(f)/jvp()'
         self.locations: dict = {}  # (name stack, op name, SourceInfo) -> ir.Location
         self.host_callbacks: list = []  # the Python functions the module calls, by index
 
@@ -206,12 +207,25 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
     return fn
 
 
-def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
-                       ) -> list[ir.Value]:
+def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value],
+                       scope: str = '') -> list[ir.Value]:
     """``lower_jaxpr`` of a closed jaxpr, its constants emitted as ``stablehlo.constant``s:
-    how a function body, a branch or a loop body is emitted."""
-    consts = [constant(_physical(c)) for c in closed.consts]
-    return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
+    how a function body, a branch or a loop body is emitted. A rule lowering a sub-jaxpr
+    names its ``scope`` (``cond/branch_1_fun``, ``while/body``): its ops are named inside
+    the equation being lowered, as JAX names them (``jit(f)/jvp()/cond/branch_1_fun/sin``)."""
+    saved = module_ctx.name_stack, module_ctx.eqn_name_stack
+    if scope:
+        module_ctx.name_stack = _joined(module_ctx.eqn_name_stack, scope)
+    try:
+        consts = [constant(_physical(c)) for c in closed.consts]
+        return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
+    finally:
+        module_ctx.name_stack, module_ctx.eqn_name_stack = saved
+
+
+def _joined(*names: str) -> str:
+    """A name stack: the non-empty ``names`` joined by ``/``."""
+    return '/'.join(filter(None, names))
 
 
 def _physical(value) -> np.ndarray:
@@ -240,6 +254,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         rule = lowering_rules[eqn.primitive]
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
+        module_ctx.eqn_name_stack = _joined(module_ctx.name_stack, *name_stack(eqn))
         with _location(module_ctx, eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
@@ -277,16 +292,15 @@ def _location(module_ctx, eqn) -> ir.Location:
     once per module for each distinct one: a loop in the user's code traces the same line
     again and again."""
     info = eqn.source_info
-    key = (module_ctx.name_stack, _op_name(eqn), info)
+    key = (module_ctx.eqn_name_stack, _op_name(eqn), info)
     location = module_ctx.locations.get(key)
     if location is None:
         location = module_ctx.locations[key] = _new_location(*key)
     return location
 
 
-def _new_location(name_stack: str, op_name: str, info) -> ir.Location:
-    scopes = info.name_stack if info else ()
-    name = '/'.join([*filter(None, [name_stack]), *scopes, op_name])
+def _new_location(eqn_name_stack: str, op_name: str, info) -> ir.Location:
+    name = _joined(eqn_name_stack, op_name)
     frames = [_frame_location(code, offset) for code, offset in core.user_frames(info)]
     if not frames:
         return ir.Location.name(name)

@@ -376,6 +376,33 @@ def _locations(text):
     return stacks, args, frames
 
 
+def _located_control_flow(np_, jit_, grad_, lax_):
+    """A jitted gradient through a scan and a cond: the ops of their bodies, made by jvp,
+    partial evaluation and transposition, keep the body's lines and the construct's name."""
+    def body(c, x):
+        y = np_.sin(c) * x
+        return y, y
+
+    def f(x):
+        c, ys = lax_.scan(body, x[0], x)
+        z = lax_.cond(c > 0, lambda a: np_.cos(a), lambda a: a * 2., c)
+        return z + ys.sum()
+
+    return jit_(grad_(f)).lower(np.arange(3.)).as_text(debug_info=True)
+
+
+def test_debug_locations_in_control_flow_under_grad_are_jaxs():
+    ours, theirs = (_locations(_located_control_flow(*api)) for api in
+                    [(minijax.numpy, minijax.jit, minijax.grad, minijax.lax),
+                     (jnp, jax.jit, jax.grad, jax.lax)])
+    assert ours[2] == theirs[2]  # every line of the program, the bodies' among them
+    # Which ops each branch holds differs: JAX's jvp of cos defers its neg to the transpose,
+    # and it builds the zero tangent of branch 0 with an op (minijax returns a literal).
+    ours_scopes, jax_scopes = ({s.rsplit('/', 1)[0] for s in stacks if '/branch_' in s}
+                               for stacks in (ours[0], theirs[0]))
+    assert ours_scopes == jax_scopes - {'jit(f)/jvp()/cond/branch_0_fun'}
+
+
 def test_debug_locations_are_jaxs():
     ours, theirs = ([_locations(t) for t in _located(*api)]  # one call site for both
                     for api in [(minijax.numpy, minijax.jit, minijax.grad), (jnp, jax.jit, jax.grad)])
