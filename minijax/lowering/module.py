@@ -38,6 +38,9 @@ class ModuleContext:
         self._tensor_types: dict = {}
         self._literal_attrs: dict = {}
         self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
+        #: @main's own location, as JAX gives it: its name stack where it was lowered. Its
+        #: constants and its return are located there, not at ``loc(unknown)``.
+        self.function_location = ir.Location.unknown()
         self.eqn_name_stack = ''  # of the equation being lowered: 'jit(f)/jvp()'
         self.locations: dict = {}  # (name stack, op name, SourceInfo) -> ir.Location
         self.host_callbacks: list = []  # the Python functions the module calls, by index
@@ -77,7 +80,7 @@ class ModuleContext:
         if key not in self.functions:
             symbol = self.unique_symbol(name)
             self.functions[key] = symbol
-            with ir.InsertionPoint(self.module.body), ir.Location.unknown():
+            with ir.InsertionPoint(self.module.body):  # (located at its first call)
                 emit_function(self, symbol, closed, public=False)
         return self.functions[key]
 
@@ -121,6 +124,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
         module_ctx.name_stack = name_stack
+        module_ctx.function_location = _new_location(name_stack, '', core.user_source_info())
         with ir.InsertionPoint(module.body):
             main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
             main.result_attrs = ir.ArrayAttr.get([
@@ -189,18 +193,21 @@ def verify_module(module: ir.Module) -> None:
 def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
                   arg_names: Sequence[str] = ()) -> func.FuncOp:
     """``func.func @<name>``; a private function's ops are named without the caller's
-    name stack, as JAX names them (the ``func.call`` carries it)."""
+    name stack, as JAX names them (the ``func.call`` carries it). What no equation emits
+    (a constant, the return) and the arguments without a name are located where the
+    function is: ``@main`` at its own location, a private function at its call."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
     names = list(arg_names) + [''] * (len(in_types) - len(arg_names))
-    block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else ir.Location.unknown()
+    location = module_ctx.function_location if public else ir.Location.current
+    block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else location
                                          for n in names])
     caller_stack = module_ctx.name_stack
     module_ctx.name_stack = caller_stack if public else ''
     try:
-        with ir.InsertionPoint(block):
+        with ir.InsertionPoint(block), location:
             func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
     finally:
         module_ctx.name_stack = caller_stack
@@ -303,9 +310,9 @@ def _new_location(eqn_name_stack: str, op_name: str, info) -> ir.Location:
     name = _joined(eqn_name_stack, op_name)
     frames = [_frame_location(code, offset) for code, offset in core.user_frames(info)]
     if not frames:
-        return ir.Location.name(name)
+        return ir.Location.name(name) if name else ir.Location.unknown()
     where = frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
-    return ir.Location.name(name, childLoc=where)
+    return ir.Location.name(name, childLoc=where) if name else where
 
 
 def _op_name(eqn) -> str:

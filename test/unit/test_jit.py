@@ -403,6 +403,29 @@ def test_debug_locations_in_control_flow_under_grad_are_jaxs():
     assert ours_scopes == jax_scopes - {'jit(f)/jvp()/cond/branch_0_fun'}
 
 
+def _constant_locations(text):
+    """The location of each constant @main holds, its aliases resolved, up to its innermost
+    frame (``jit(f)`` at the line of the ``lower`` call), with file names dropped."""
+    aliases = dict(re.findall(r'^(#loc\d*) = loc\((.*)\)$', text, re.M))
+    resolve = lambda loc: re.sub(r'#loc\d*', lambda m: resolve(aliases[m[0]]), loc)  # noqa: E731
+    main = text.split('func.func private')[0]
+    return [re.sub(r'"[^"]*\.py"', 'file', resolve(loc)).split(' at ')[0]
+            for loc in re.findall(r'stablehlo.constant .* loc\((#loc\d*)\)', main)]
+
+
+def test_debug_locations_of_constants_are_jaxs():
+    """An array the function closes over and a literal it returns are located where JAX
+    locates them (the function's name stack where it was lowered), not at loc(unknown)."""
+    c = np.arange(3.)
+
+    def f(x):
+        return x * c, 1.
+
+    ours, theirs = (_constant_locations(jit_(f).lower(np.ones(3)).as_text(debug_info=True))
+                    for jit_ in (minijax.jit, jax.jit))
+    assert ours == theirs and 'unknown' not in ''.join(ours)
+
+
 def test_debug_locations_are_jaxs():
     ours, theirs = ([_locations(t) for t in _located(*api)]  # one call site for both
                     for api in [(minijax.numpy, minijax.jit, minijax.grad), (jnp, jax.jit, jax.grad)])
