@@ -697,6 +697,28 @@ def user_frames(info: SourceInfo | None) -> list[tuple]:
             if not code.co_filename.startswith(_NOT_USER_DIRS)][:MAX_FRAMES]
 
 
+def frame_position(code, offset: int) -> tuple:
+    """(line, end line, column, end column) of the instruction at ``offset`` in ``code``
+    (any of them may be None)."""
+    return _positions(code)[offset // 2]  # (2 bytes an instruction)
+
+
+@functools.lru_cache(maxsize=1024)
+def _positions(code) -> list:
+    return list(code.co_positions())
+
+
+def summarize_source(info: SourceInfo | None) -> str:
+    """The innermost user frame of ``info`` as JAX's ``pretty_print(source_info=True)``
+    writes it: ``file.py:7:31 (f)``, the line and the column where the call starts."""
+    frames = user_frames(info)
+    if not frames:
+        return 'unknown'
+    code, offset = frames[0]
+    line, _, col, _ = frame_position(code, offset)
+    return f'{code.co_filename}:{line or code.co_firstlineno}:{col or 0} ({code.co_qualname})'
+
+
 _PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'
 #: Frames not the user's: minijax's own and the standard library's (the CLI's thread).
 _NOT_USER_DIRS = (_PACKAGE_DIR, sysconfig.get_paths()['stdlib'] + '/')

@@ -90,10 +90,15 @@ class Jaxpr:
         return [x.aval for x in self.outs]
 
     def __str__(self):
-        from minijax.ir.printer import pp_jaxpr
-        return str(pp_jaxpr(self))
+        return self.pretty_print()
 
     __repr__ = __str__
+
+    def pretty_print(self, *, source_info: bool = False) -> str:
+        """The jaxpr's text in JAX's syntax; ``source_info`` ends each equation with where it
+        was traced (``# file.py:7:31 (f)``), as JAX's ``pretty_print`` does."""
+        from minijax.ir.printer import pp_jaxpr
+        return pp_jaxpr(self, source_info=source_info)
 
 
 def eqn_effectful(eqn: JaxprEqn) -> bool:
@@ -129,6 +134,9 @@ class ClosedJaxpr:
         return str(self.jaxpr)
 
     __repr__ = __str__
+
+    def pretty_print(self, *, source_info: bool = False) -> str:
+        return self.jaxpr.pretty_print(source_info=source_info)
 
 
 class JaxprType(NamedTuple):

@@ -8,7 +8,6 @@ types) and called with ``func.call``. Every module is verified before it is retu
 """
 from __future__ import annotations
 
-import functools
 import re
 import weakref
 from typing import Sequence
@@ -323,7 +322,7 @@ def _op_name(eqn) -> str:
 
 
 def _frame_location(code, offset: int) -> ir.Location:
-    line, end_line, col, end_col = _positions(code)[offset // 2]  # (2 bytes an instruction)
+    line, end_line, col, end_col = core.frame_position(code, offset)
     if line is None:
         where = ir.Location.file(code.co_filename, code.co_firstlineno, 0)
     elif col is None:
@@ -333,21 +332,27 @@ def _frame_location(code, offset: int) -> ir.Location:
     return ir.Location.name(code.co_qualname, childLoc=where)
 
 
-@functools.lru_cache(maxsize=1024)
-def _positions(code) -> list:
-    """(line, end line, column, end column) of each instruction of ``code``."""
-    return list(code.co_positions())
-
-
 def constant(val: np.ndarray) -> ir.Value:
     """``stablehlo.constant dense<...>`` holding ``val``."""
     return hlo.ConstantOp(dense_elements(val)).result
 
 
-def module_text(module: ir.Module, debug_info: bool = False) -> str:
-    """The module's text: without locations unless ``debug_info``. Every module was verified
-    when it was made (lowered or parsed), so the printer does not verify it again. It
-    prints bytes, decoded once: printing to a ``str`` goes through an ``io.StringIO``,
-    which holds every character in four bytes (a sixth slower)."""
-    return module.operation.get_asm(binary=True, enable_debug_info=debug_info,
+#: The forms of ``debug_info``: locations as JAX prints them, each op ending with an alias
+#: (``loc(#loc14)``) defined after the module, or each written out on its op (a minijax option).
+DEBUG_INFO_FORMS = ('alias', 'inline')
+
+
+def module_text(module: ir.Module, debug_info: bool | str = False) -> str:
+    """The module's text: without locations unless ``debug_info`` (``True`` or ``'alias'``:
+    JAX's aliases; ``'inline'``: each location written out on its op, MLIR's local scope).
+    Every module was verified when it was made (lowered or parsed), so the printer does not
+    verify it again. It prints bytes, decoded once: printing to a ``str`` goes through an
+    ``io.StringIO``, which holds every character in four bytes (a sixth slower)."""
+    if debug_info not in (False, True, *DEBUG_INFO_FORMS):
+        raise ValueError(f'module_text: debug_info must be a bool or one of '
+                         f'{DEBUG_INFO_FORMS}, got {debug_info!r}')
+    text = module.operation.get_asm(binary=True, enable_debug_info=bool(debug_info),
+                                    use_local_scope=debug_info == 'inline',
                                     assume_verified=True).decode()
+    return text if text.endswith('\n') else text + '\n'  # (the local scope ends without)
+

@@ -426,6 +426,33 @@ def test_debug_locations_of_constants_are_jaxs():
     assert ours == theirs and 'unknown' not in ''.join(ours)
 
 
+def test_hlo_text_with_debug_info_is_jaxs():
+    """``as_text(dialect='hlo', debug_info=True)``: XLA's metadata (name stack; the frames'
+    table, whose ids count frames minijax and JAX keep differently, aside)."""
+    def f(x):
+        return np.float64(2.) * (x + 1.)
+
+    def entry(lowered, **kwargs):
+        text = lowered.as_text(dialect='hlo', **kwargs)
+        return re.sub(r' stack_frame_id=\d+', '', text[text.index('ENTRY'):])
+
+    ours, theirs = (jit_(f).lower(np.ones(3)) for jit_ in (minijax.jit, jax.jit))
+    assert entry(ours, debug_info=True) == entry(theirs, debug_info=True)
+    assert 'metadata={op_name="jit(f)/add"}' in entry(ours, debug_info=True)
+    assert ours.as_text(dialect='hlo') == theirs.as_text(dialect='hlo')
+    with pytest.raises(ValueError):
+        ours.as_text(dialect='llvm')
+
+
+def test_debug_info_inline_is_the_aliases_written_out():
+    lowered = minijax.jit(lambda x: x * 2.).lower(np.ones(3))
+    aliased, inline = (lowered.as_text(debug_info=form) for form in (True, 'inline'))
+    assert '#loc' not in inline and 'loc(#loc' in aliased
+    ops = [line for line in lowered.as_text().splitlines() if 'stablehlo.' in line]
+    assert [line.split(' loc(')[0] for line in inline.splitlines() if 'stablehlo.' in line] == ops
+    assert re.search(r'stablehlo.multiply .* loc\("jit\(<lambda>\)/mul"\(callsite\(', inline)
+
+
 def test_debug_locations_are_jaxs():
     ours, theirs = ([_locations(t) for t in _located(*api)]  # one call site for both
                     for api in [(minijax.numpy, minijax.jit, minijax.grad), (jnp, jax.jit, jax.grad)])
