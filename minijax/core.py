@@ -672,6 +672,18 @@ def current_name_stack() -> tuple:
     return _name_stack
 
 
+def format_name_stack(stack: tuple) -> str:
+    """A name stack as JAX writes it: each transformation wraps the names inside it,
+    ``('vmap()', 'transpose()', 'jvp()')`` is ``vmap(transpose(jvp()))``."""
+    text = ''
+    for name in reversed(stack):
+        if name.endswith('()'):  # a transformation
+            text = f'{name[:-1]}{text})'
+        else:
+            text = f'{name}/{text}' if text else name
+    return text
+
+
 def named_after(f, transformed):
     """``transformed`` under ``f``'s name, wrapping it (``__wrapped__``), as JAX's
     transformations are: ``jit(grad(f))`` is ``jit(f)`` in jaxprs, module names and

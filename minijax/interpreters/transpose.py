@@ -113,7 +113,7 @@ def _transposed_name_stack(outer: tuple, stack: tuple, name: str) -> tuple:
     shared = 0
     while shared < min(len(outer), len(stack)) and outer[shared] == stack[shared]:
         shared += 1
-    return (*outer, f'{name}({"/".join(stack[shared:])})')
+    return (*outer, f'{name}()', *stack[shared:])
 
 
 def instantiate_cts(cts, avals):

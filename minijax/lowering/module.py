@@ -260,7 +260,8 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         rule = lowering_rules[eqn.primitive]
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
-        module_ctx.eqn_name_stack = _joined(module_ctx.name_stack, *name_stack(eqn))
+        module_ctx.eqn_name_stack = _joined(module_ctx.name_stack,
+                                            core.format_name_stack(name_stack(eqn)))
         with _location(module_ctx, eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)

@@ -413,6 +413,18 @@ def _constant_locations(text):
             for loc in re.findall(r'stablehlo.constant .* loc\((#loc\d*)\)', main)]
 
 
+@pytest.mark.parametrize('nesting', ['vmap of grad', 'grad of vmap'])
+def test_debug_name_stacks_of_nested_transformations_are_jaxs(nesting):
+    """Each transformation wraps those inside it, as JAX writes them: ``vmap(jvp())``,
+    ``transpose(jvp(vmap()))``."""
+    def stacks(api, np_):
+        f = lambda x: np_.sin(x) * x  # noqa: E731
+        g = (api.vmap(api.grad(f)) if nesting == 'vmap of grad'
+             else api.grad(lambda x: api.vmap(f)(x).sum()))
+        return _locations(api.jit(g).lower(np.ones(3)).as_text(debug_info=True))[0]
+    assert stacks(minijax, minijax.numpy) == stacks(jax, jnp)
+
+
 def test_debug_locations_of_constants_are_jaxs():
     """An array the function closes over and a literal it returns are located where JAX
     locates them (the function's name stack where it was lowered), not at loc(unknown)."""
