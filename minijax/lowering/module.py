@@ -123,7 +123,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
         module_ctx.name_stack = name_stack
-        module_ctx.function_location = _new_location(name_stack, '', core.user_source_info())
+        module_ctx.function_location = _new_location(name_stack, core.user_source_info())
         with ir.InsertionPoint(module.body):
             main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
             main.result_attrs = ir.ArrayAttr.get([
@@ -299,15 +299,14 @@ def _location(module_ctx, eqn) -> ir.Location:
     once per module for each distinct one: a loop in the user's code traces the same line
     again and again."""
     info = eqn.source_info
-    key = (module_ctx.eqn_name_stack, _op_name(eqn), info)
+    key = (_op_name(module_ctx, eqn), info)
     location = module_ctx.locations.get(key)
     if location is None:
         location = module_ctx.locations[key] = _new_location(*key)
     return location
 
 
-def _new_location(eqn_name_stack: str, op_name: str, info) -> ir.Location:
-    name = _joined(eqn_name_stack, op_name)
+def _new_location(name: str, info) -> ir.Location:
     frames = [_frame_location(code, offset) for code, offset in core.user_frames(info)]
     if not frames:
         return ir.Location.name(name) if name else ir.Location.unknown()
@@ -315,11 +314,14 @@ def _new_location(eqn_name_stack: str, op_name: str, info) -> ir.Location:
     return ir.Location.name(name, childLoc=where) if name else where
 
 
-def _op_name(eqn) -> str:
-    """The primitive's name; a call of a jitted function is ``jit(<its name>)``, as in JAX."""
+def _op_name(module_ctx, eqn) -> str:
+    """The name stack and the primitive's name. A call of a jitted function is a scope,
+    ``jit(<its name>)``, which the transformations wrap, as in JAX: ``jvp(jit(g))``."""
     if eqn.primitive.name == 'xla_call':
-        return f"jit({eqn.params['name']})"
-    return eqn.primitive.name
+        scope = f"jit({eqn.params['name']})"
+        return _joined(module_ctx.name_stack,
+                       core.format_name_stack((*name_stack(eqn), scope)))
+    return _joined(module_ctx.eqn_name_stack, eqn.primitive.name)
 
 
 def _frame_location(code, offset: int) -> ir.Location:

@@ -413,15 +413,18 @@ def _constant_locations(text):
             for loc in re.findall(r'stablehlo.constant .* loc\((#loc\d*)\)', main)]
 
 
-@pytest.mark.parametrize('nesting', ['vmap of grad', 'grad of vmap'])
+@pytest.mark.parametrize('nesting', ['vmap of grad', 'grad of vmap', 'grad of jit'])
 def test_debug_name_stacks_of_nested_transformations_are_jaxs(nesting):
-    """Each transformation wraps those inside it, as JAX writes them: ``vmap(jvp())``,
-    ``transpose(jvp(vmap()))``."""
+    """Each transformation wraps those inside it, and the call of a jitted function, as JAX
+    writes them: ``vmap(jvp())``, ``transpose(jvp(vmap()))``, ``transpose(jvp(jit(g)))``."""
     def stacks(api, np_):
         f = lambda x: np_.sin(x) * x  # noqa: E731
-        g = (api.vmap(api.grad(f)) if nesting == 'vmap of grad'
-             else api.grad(lambda x: api.vmap(f)(x).sum()))
-        return _locations(api.jit(g).lower(np.ones(3)).as_text(debug_info=True))[0]
+        g = {'vmap of grad': lambda: api.vmap(api.grad(f)),
+             'grad of vmap': lambda: api.grad(lambda x: api.vmap(f)(x).sum()),
+             'grad of jit': lambda: api.grad(lambda x: api.jit(f)(x * 2.).sum())}[nesting]
+        text = api.jit(g()).lower(np.ones(3)).as_text(debug_info=True)
+        # (JAX also locates a private function itself, at ``.../jit``)
+        return {s for s in _locations(text)[0] if not s.endswith('/jit')}
     assert stacks(minijax, minijax.numpy) == stacks(jax, jnp)
 
 
