@@ -14,7 +14,6 @@ import argparse
 import functools
 import importlib.metadata
 import inspect
-import io
 import os
 import signal
 import sys
@@ -23,7 +22,7 @@ import threading
 import traceback
 
 import numpy as np
-from jaxlib import _jax, version as jaxlib_version
+from jaxlib import version as jaxlib_version
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
@@ -32,7 +31,7 @@ from minijax import core, reference_interpreter, runtime, tree_util
 from minijax.course import cli as course
 from minijax.jit import Jitted
 from minijax.lowering import mlir_context, tensor_type
-from minijax.lowering.module import module_text
+from minijax.lowering.module import DEBUG_INFO_FORMS, module_text
 from minijax.tools import inputs, modules, output, targets, update_checks
 from minijax.tools.errors import CommandError, Failure, UsageError
 from minijax.tools.specs import SPEC_DTYPES, format_value, parse_spec, parse_value
@@ -55,9 +54,9 @@ def _check_lower_flags(args) -> None:
     if args.emit == 'bytecode' and args.output is None:
         raise UsageError('--emit bytecode writes binary data: give an output file with -o '
                          '(-o - for stdout)')
-    if args.debug_info and args.emit not in ('stablehlo', 'bytecode'):
-        raise UsageError(f'--debug-info applies to --emit stablehlo or bytecode, '
-                         f'not {args.emit}')
+    if args.debug_info == 'inline' and args.emit not in ('stablehlo', 'jaxpr'):
+        raise UsageError(f'--debug-info=inline applies to the text of --emit stablehlo (and '
+                         f'jaxpr, always inline), not {args.emit}')
     if args.target_version is not None:
         if args.emit != 'bytecode':
             raise UsageError(f'--target-version applies to --emit bytecode, not {args.emit}')
@@ -71,7 +70,8 @@ def _check_lower_flags(args) -> None:
 
 def _emit(fn, specs, args) -> str | bytes:
     if args.emit == 'jaxpr':
-        return f'{minijax.make_jaxpr(fn)(*specs)}\n'
+        closed = minijax.make_jaxpr(fn)(*specs)
+        return f'{closed.pretty_print(source_info=bool(args.debug_info))}\n'
     module = minijax.jit(fn).lower(*specs).compiler_ir()
     if args.passes is not None:
         module = modules.copy_of(module)  # (jit caches the module it lowered)
@@ -80,24 +80,15 @@ def _emit(fn, specs, args) -> str | bytes:
         with mlir_context():
             return module_text(module, args.debug_info)
     if args.emit == 'hlo':
-        return _hlo_text(module)
+        return runtime.hlo_text(module, metadata=bool(args.debug_info))
     if args.emit == 'hlo-optimized':
-        return runtime.compile_module(module).hlo_text()
+        return runtime.compile_module(module).hlo_text(metadata=bool(args.debug_info))
     if runtime.calls_back(module):
         raise Failure('the function calls back into Python (debug.print, debug.callback, '
                       'pure_callback): a portable artifact cannot carry the Python function, '
                       'so nothing could run it')
     return modules.portable_artifact(module, args.debug_info,
                                      args.target_version or modules.DEFAULT_TARGET_VERSION)
-
-
-def _hlo_text(module: ir.Module) -> str:
-    """The HLO that XLA starts from, before it optimizes (JAX's ``as_text(dialect='hlo')``)."""
-    bytecode = io.BytesIO()
-    with mlir_context():
-        module.operation.write_bytecode(bytecode)
-    return _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(), use_tuple_args=False) \
-        .as_hlo_text()
 
 
 def _load_function(target: str, args):
@@ -259,9 +250,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "jaxpr; hlo: the HLO XLA starts from (JAX's as_text(dialect="
                             "'hlo')); hlo-optimized: the HLO XLA compiled; bytecode: a "
                             'versioned StableHLO portable artifact (needs -o)')
-    lower.add_argument('--debug-info', action='store_true',
-                       help="add locations: the user's file and line and the primitive name "
-                            'of each op (stablehlo and bytecode)')
+    lower.add_argument('--debug-info', nargs='?', const='alias', default=False,
+                       choices=DEBUG_INFO_FORMS,
+                       help="add where each op came from: its name stack and the user's file "
+                            'and line (stablehlo and bytecode: locations, each an alias '
+                            'defined after the module as JAX prints them, or written out on '
+                            'its op with --debug-info=inline; jaxpr: a comment on each '
+                            "equation; hlo, hlo-optimized: XLA's metadata, which they omit "
+                            'without it)')
     lower.add_argument('--target-version', metavar='X.Y.Z',
                        help='the StableHLO version of a bytecode artifact (default '
                             f'{modules.DEFAULT_TARGET_VERSION}, as jax.export: at least 4 '

@@ -631,9 +631,23 @@ _frames_override: tuple | None = None
 
 @contextmanager
 def name_scope(name: str):
-    """Equations traced inside get ``name`` on their name stack (``jvp()``, ``vmap()``)."""
+    """Equations traced inside get ``name`` on their name stack (``jvp()``, ``vmap()``);
+    an empty ``name`` adds nothing (a transformation applied inside a rule, not by the user)."""
     global _name_stack
-    saved, _name_stack = _name_stack, _name_stack + (name,)
+    saved, _name_stack = _name_stack, _name_stack + ((name,) if name else ())
+    try:
+        yield
+    finally:
+        _name_stack = saved
+
+
+@contextmanager
+def new_name_stack():
+    """Equations traced inside start an empty name stack: a sub-jaxpr's name stacks are
+    relative to the equation that holds it, as JAX's are (its frames stay those of the
+    equation being transformed, if any)."""
+    global _name_stack
+    saved, _name_stack = _name_stack, ()
     try:
         yield
     finally:
@@ -643,7 +657,8 @@ def name_scope(name: str):
 @contextmanager
 def traced_as(info: 'SourceInfo | None', name_stack: tuple):
     """Equations traced inside get ``info``'s frames and ``name_stack``: how a rule that
-    rewrites an equation (a transpose) passes its location on to the equations it emits."""
+    rewrites an equation (a jvp, a transpose, a jaxpr evaluated again) passes its location
+    on to the equations it emits."""
     global _name_stack, _frames_override
     saved = _name_stack, _frames_override
     _name_stack, _frames_override = name_stack, (info.frames if info else None)
@@ -655,6 +670,18 @@ def traced_as(info: 'SourceInfo | None', name_stack: tuple):
 
 def current_name_stack() -> tuple:
     return _name_stack
+
+
+def format_name_stack(stack: tuple) -> str:
+    """A name stack as JAX writes it: each transformation wraps the names inside it,
+    ``('vmap()', 'transpose()', 'jvp()')`` is ``vmap(transpose(jvp()))``."""
+    text = ''
+    for name in reversed(stack):
+        if name.endswith('()'):  # a transformation
+            text = f'{name[:-1]}{text})'
+        else:
+            text = f'{name}/{text}' if text else name
+    return text
 
 
 def named_after(f, transformed):
@@ -680,6 +707,28 @@ def user_frames(info: SourceInfo | None) -> list[tuple]:
     codes, offsets = info.frames.raw_frames()
     return [(code, offset) for code, offset in zip(codes, offsets)
             if not code.co_filename.startswith(_NOT_USER_DIRS)][:MAX_FRAMES]
+
+
+def frame_position(code, offset: int) -> tuple:
+    """(line, end line, column, end column) of the instruction at ``offset`` in ``code``
+    (any of them may be None)."""
+    return _positions(code)[offset // 2]  # (2 bytes an instruction)
+
+
+@functools.lru_cache(maxsize=1024)
+def _positions(code) -> list:
+    return list(code.co_positions())
+
+
+def summarize_source(info: SourceInfo | None) -> str:
+    """The innermost user frame of ``info`` as JAX's ``pretty_print(source_info=True)``
+    writes it: ``file.py:7:31 (f)``, the line and the column where the call starts."""
+    frames = user_frames(info)
+    if not frames:
+        return 'unknown'
+    code, offset = frames[0]
+    line, _, col, _ = frame_position(code, offset)
+    return f'{code.co_filename}:{line or code.co_firstlineno}:{col or 0} ({code.co_qualname})'
 
 
 _PACKAGE_DIR = __file__.rsplit('/', 1)[0] + '/'

@@ -428,8 +428,16 @@ class Lowered:
         self._names = names
         self._module = lowered_module(closed, name, *names)
 
-    def as_text(self, debug_info: bool = False) -> str:
-        """The StableHLO text; ``debug_info`` adds ``loc(...)`` with source lines."""
+    def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
+        """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
+        'hlo' (what XLA starts from). ``debug_info`` adds each op's name stack and source
+        lines: StableHLO's ``loc(...)`` (``'inline'``, a minijax option, writes each out on
+        its op instead of as an alias), HLO's ``metadata``."""
+        if dialect == 'hlo':
+            return runtime.hlo_text(self._module, metadata=bool(debug_info))
+        if dialect not in (None, 'stablehlo'):
+            raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}: minijax prints "
+                             f"'stablehlo' and 'hlo'")
         with self._module.context:
             return module_text(self._module, debug_info)
 

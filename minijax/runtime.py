@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import io
 import math
 import operator
 import os
@@ -14,7 +15,7 @@ import sys
 from typing import NamedTuple
 
 import numpy as np
-from jaxlib import xla_client as xc
+from jaxlib import _hlo, _jax, xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.ir import WalkResult
 
@@ -294,8 +295,11 @@ class Executable:
         return lambda values: finish(execute([*map(operator.call, transfers, values)])
                                      .consume_with_handlers(handlers))  # each transfer(value)
 
-    def hlo_text(self) -> str:
-        return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
+    def hlo_text(self, metadata: bool = True) -> str:
+        """The optimized HLO; ``metadata`` keeps each instruction's name stack and line."""
+        options = _hlo.HloPrintOptions()
+        options.print_metadata = metadata
+        return '\n\n'.join(m.to_string(options) for m in self._loaded.hlo_modules())
 
     def cost_analysis(self) -> dict:
         return dict(self._loaded.cost_analysis())
@@ -328,6 +332,20 @@ def longest_chain(module) -> int:
 
     module.operation.walk(visit)
     return longest
+
+
+def hlo_text(module: ir.Module, metadata: bool = False) -> str:
+    """The HLO that XLA starts from, before it optimizes (JAX's ``as_text(dialect='hlo')``):
+    with ``metadata``, each instruction's name stack and source line, which XLA reads from
+    the module's locations (``debug_info``)."""
+    bytecode = io.BytesIO()
+    with module.context:
+        module.operation.write_bytecode(bytecode)
+    computation = _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(),
+                                                          use_tuple_args=False)
+    options = _hlo.HloPrintOptions.short_parsable()  # (JAX's)
+    options.print_metadata = metadata
+    return computation.as_hlo_module().to_string(options)
 
 
 def compile_module(module) -> Executable:

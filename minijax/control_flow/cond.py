@@ -262,9 +262,10 @@ cond_p.def_transpose(_cond_transpose)
 
 def _cond_lowering(ctx, index, *operands, branches):
     case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index, len(branches))
-    for region, branch in zip(case.regions, branches):
+    for i, (region, branch) in enumerate(zip(case.regions, branches)):
         with ir.InsertionPoint(region.blocks.append()):
-            hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, branch, operands))
+            hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, branch, operands,
+                                            scope=f'cond/branch_{i}_fun'))
     return list(case.results)
 
 

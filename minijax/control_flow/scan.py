@@ -445,7 +445,8 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
         carry, ys = core.split_list(list(rest), num_carry)
         index = hlo.SubtractOp(constant(np.int32(length - 1)), i).result if reverse else i
         x_slices = [_read_slice(x, a, index) for x, a in zip(xs, x_avals)]
-        outs = lower_closed_jaxpr(ctx.module_context, jaxpr, [*consts, *carry, *x_slices])
+        outs = lower_closed_jaxpr(ctx.module_context, jaxpr, [*consts, *carry, *x_slices],
+                                  scope='while/body')  # (JAX's scan is a while loop too)
         new_carry, y_slices = core.split_list(outs, num_carry)
         new_ys = [_write_slice(buf, y, a, index) for buf, y, a in zip(ys, y_slices, ys_avals)]
         next_i = hlo.AddOp(i, constant(np.int32(1))).result

@@ -270,12 +270,13 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     cond_consts, body_consts, init = _split_operands(args, cond_nconsts, body_nconsts)
     types = [tensor_type(a) for a in ctx.avals_out]
     loop = hlo.WhileOp(types, init)
-    for region, closed, consts in [(loop.regions[0], cond_jaxpr, cond_consts),
-                                   (loop.regions[1], body_jaxpr, body_consts)]:
+    for region, closed, consts, scope in [(loop.regions[0], cond_jaxpr, cond_consts, 'cond'),
+                                          (loop.regions[1], body_jaxpr, body_consts, 'body')]:
         block = region.blocks.append(*types)
         with ir.InsertionPoint(block):
             hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, closed,
-                                            [*consts, *block.arguments]))
+                                            [*consts, *block.arguments],
+                                            scope=f'while/{scope}'))
     return list(loop.results)
 
 

@@ -132,17 +132,18 @@ def move_batch_axis(axis_size, src, dst, x):
     return moveaxis(x, src, dst)
 
 
-def vmap_flat(f, in_axes, *args, axis_size=None, axis_name=None):
+def vmap_flat(f, in_axes, *args, axis_size=None, axis_name=None, name='vmap()'):
     """``f`` on flat ``args`` batched along ``in_axes``: ([(output, batch axis)], size).
 
     ``axis_size`` is read off the mapped arguments unless given; a batched jaxpr gives it,
     since the operands its body sees may all be unmapped (only a cond's index may be).
-    ``axis_name`` names the batch axis for collectives (``psum(x, axis_name)``)."""
+    ``axis_name`` names the batch axis for collectives (``psum(x, axis_name)``). The
+    equations it traces get ``name`` on their name stack (``''`` for a body a rule batches)."""
     if axis_size is None:
         axis_size = axis_size_of(args, in_axes)
     with core.new_main(BatchTrace, (axis_size, axis_name)) as main, \
             (extend_axis_env(axis_name, axis_size, main) if axis_name is not None
-             else contextlib.nullcontext()), core.name_scope('vmap()'):
+             else contextlib.nullcontext()), core.name_scope(name):
         trace = main.trace
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
                       for x, d in zip(args, in_axes)]
@@ -260,7 +261,8 @@ def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple,
     out_batched: list[bool] = []
 
     def batched(*args):
-        outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args, axis_size=axis_size)
+        outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args, axis_size=axis_size,
+                             name='')
         out_batched.extend(instantiate or d is not not_mapped for _, d in outs)
         return [move_batch_axis(axis_size, d, 0, x) if b else x
                 for (x, d), b in zip(outs, out_batched)]

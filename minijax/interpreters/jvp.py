@@ -109,9 +109,12 @@ class JVPTrace(core.Trace):
         return outs if primitive.multiple_results else outs[0]
 
 
-def jvp_flat(f, primals, tangents):
-    """JVP of a flat function; tangents may be ``Zero``. Returns flat primal and tangent outs."""
-    with core.new_main(JVPTrace) as main, core.name_scope('jvp()'):
+def jvp_flat(f, primals, tangents, name='jvp()'):
+    """JVP of a flat function; tangents may be ``Zero``. Returns flat primal and tangent outs.
+
+    The equations it traces get ``name`` on their name stack; a rule differentiating a body
+    passes ``''``: its equations keep their own names, as in JAX."""
+    with core.new_main(JVPTrace) as main, core.name_scope(name):
         trace = main.trace
         tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
         outs = f(*tracers_in)
@@ -224,7 +227,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...], instantiate: tupl
     def jvp_traceable(*args):
         primals, nonzero_tangents = core.split_list(args, n)
         tangents = fill_zeros(nonzero_tangents, nonzeros, primals)
-        primals_out, tangents_out = jvp_flat(jaxpr_as_fun(closed), primals, tangents)
+        primals_out, tangents_out = jvp_flat(jaxpr_as_fun(closed), primals, tangents, name='')
         tangents_out = [zeros_like_aval(t.aval) if inst and isinstance(t, Zero) else t
                         for t, inst in zip(tangents_out, instantiate, strict=True)]
         out_nonzeros.extend(nonzero_flags(tangents_out))

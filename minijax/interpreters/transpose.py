@@ -12,7 +12,7 @@ from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray
 from minijax.interpreters.jvp import Zero, instantiate
 from minijax.interpreters.partial_eval import dce_closed_jaxpr
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack
 from minijax.ir.tracing import trace_to_jaxpr
 
 
@@ -37,13 +37,15 @@ def is_undefined_primal(x) -> bool:
     return isinstance(x, UndefinedPrimal)
 
 
-def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
+def backward_pass(jaxpr: Jaxpr, consts, args, cotangents, name='transpose') -> list:
     """Cotangents of the ``UndefinedPrimal`` entries of ``args``, given the outputs'.
 
     ``cotangents`` may hold ``Zero``; the result holds ``Zero`` for an input that received
     nothing and ``None`` for an input that is not an ``UndefinedPrimal``. The equations
     that only feed outputs with a zero cotangent are pruned first (``dce_jaxpr``, which
-    also prunes loop and branch bodies), so they are never transposed.
+    also prunes loop and branch bodies), so they are never transposed. The equations it
+    emits are named ``transpose(jvp())`` after those they transpose; a rule transposing a
+    body passes ``name=''``: its equations keep their own names, as in JAX.
     """
     live, _ = dce_closed_jaxpr(ClosedJaxpr(jaxpr, consts), nonzero_cts(cotangents),
                                instantiate=True)
@@ -81,15 +83,16 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents) -> list:
             continue
         primals_in = [read_primal(x) for x in eqn.inputs]
         rule = transpose_rules[eqn.primitive]
-        with core.traced_as(eqn.source_info, _transposed_name_stack(outer, eqn.source_info)):
+        with core.traced_as(eqn.source_info,
+                            _transposed_name_stack(outer, name_stack(eqn), name)):
             if eqn.primitive.multiple_results:
                 cts_out = [Zero(v.aval) if ct is None else ct
                            for ct, v in zip(cts_out, eqn.out_binders)]
                 cts_in = rule(cts_out, *primals_in, **eqn.params)
             else:
                 cts_in = rule(cts_out[0], *primals_in, **eqn.params)
-        for x, ct in zip(eqn.inputs, cts_in, strict=True):
-            write_cotangent(x, ct)
+            for x, ct in zip(eqn.inputs, cts_in, strict=True):
+                write_cotangent(x, ct)  # (a sum of cotangents is this equation's too)
 
     return [(ct_env.get(v, Zero(v.aval)) if is_undefined_primal(val) else None)
             for v, val in zip(jaxpr.invars, args)]
@@ -102,14 +105,15 @@ def _is_empty(ct) -> bool:
     return core.get_aval(ct).size == 0
 
 
-def _transposed_name_stack(outer: tuple, info) -> tuple:
+def _transposed_name_stack(outer: tuple, stack: tuple, name: str) -> tuple:
     """JAX's name for an equation emitted transposing one traced under ``jvp()``:
     ``transpose(jvp())``, inside the transformations around the backward pass."""
-    stack = info.name_stack if info else ()
+    if not name:
+        return outer + stack
     shared = 0
     while shared < min(len(outer), len(stack)) and outer[shared] == stack[shared]:
         shared += 1
-    return (*outer, f'transpose({"/".join(stack[shared:])})')
+    return (*outer, f'{name}()', *stack[shared:])
 
 
 def instantiate_cts(cts, avals):
@@ -153,7 +157,7 @@ def transposed_jaxpr(closed: ClosedJaxpr, undefined: tuple[bool, ...],
                    for a, u in zip(closed.in_avals, undefined)]
         cts_out = [next(ct_it) if nz else Zero(a)
                    for a, nz in zip(closed.out_avals, nonzero_out_cts)]
-        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
+        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out, name='')
         return instantiate_cts([ct for ct, u in zip(cts_in, undefined) if u], linear_avals)
 
     new_closed, _ = trace_to_jaxpr(transposed, [*residual_avals, *ct_avals])

@@ -90,10 +90,15 @@ class Jaxpr:
         return [x.aval for x in self.outs]
 
     def __str__(self):
-        from minijax.ir.printer import pp_jaxpr
-        return str(pp_jaxpr(self))
+        return self.pretty_print()
 
     __repr__ = __str__
+
+    def pretty_print(self, *, source_info: bool = False) -> str:
+        """The jaxpr's text in JAX's syntax; ``source_info`` ends each equation with where it
+        was traced (``# file.py:7:31 (f)``), as JAX's ``pretty_print`` does."""
+        from minijax.ir.printer import pp_jaxpr
+        return pp_jaxpr(self, source_info=source_info)
 
 
 def eqn_effectful(eqn: JaxprEqn) -> bool:
@@ -129,6 +134,9 @@ class ClosedJaxpr:
         return str(self.jaxpr)
 
     __repr__ = __str__
+
+    def pretty_print(self, *, source_info: bool = False) -> str:
+        return self.jaxpr.pretty_print(source_info=source_info)
 
 
 class JaxprType(NamedTuple):
@@ -192,7 +200,8 @@ def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
 def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     """Interpret ``jaxpr`` by binding each equation's primitive: the generic interpreter.
 
-    Because it calls ``bind``, evaluating a jaxpr under a transformation transforms it.
+    Because it calls ``bind``, evaluating a jaxpr under a transformation transforms it; the
+    equations that makes keep the source line and name stack of the one they came from.
     """
     env: dict[Var, Any] = {}
 
@@ -201,13 +210,20 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
 
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         env[v] = val
+    outer = core.current_name_stack()
     for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
+        with core.traced_as(eqn.source_info, outer + name_stack(eqn)):
+            outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
         if not eqn.primitive.multiple_results:
             outs = [outs]
         for v, val in zip(eqn.out_binders, outs, strict=True):
             env[v] = val
     return [read(x) for x in jaxpr.outs]
+
+
+def name_stack(eqn: JaxprEqn) -> tuple:
+    """The transformations ``eqn`` was traced under, inside the jaxpr that holds it."""
+    return eqn.source_info.name_stack if eqn.source_info else ()
 
 
 def eval_closed_jaxpr(closed: ClosedJaxpr, args) -> list:

@@ -30,16 +30,19 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var
 
 SYNTAXES = ('jax', 'autodidax')
 
 
-def pp_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, syntax: str = 'jax') -> str:
-    """The text of ``jaxpr`` in ``syntax`` ('jax' or 'autodidax')."""
+def pp_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, syntax: str = 'jax', source_info: bool = False) -> str:
+    """The text of ``jaxpr`` in ``syntax`` ('jax' or 'autodidax'). With ``source_info``
+    (JAX's syntax only) each equation ends with a comment naming where it was traced, as
+    JAX's ``pretty_print(source_info=True)`` writes it: ``# file.py:7:31 (f)``."""
     jaxpr = getattr(jaxpr, 'jaxpr', jaxpr)
     if syntax == 'jax':
-        return render(_toplevel_doc(jaxpr))
+        return render(_toplevel_doc(jaxpr, source_info))
     if syntax == 'autodidax':
         return str(_autodidax_jaxpr(jaxpr))
     raise ValueError(f'pp_jaxpr: syntax must be one of {SYNTAXES}, got {syntax!r}')
@@ -51,6 +54,7 @@ def pp_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, syntax: str = 'jax') -> str:
 
 class Text(NamedTuple):
     text: str
+    annotation: str | None = None  # a comment at the end of the line this text is on
 
 
 class Break(NamedTuple):
@@ -82,12 +86,15 @@ def join(sep, docs):
 def render(doc, width: int = 80) -> str:
     """Lay ``doc`` out in ``width`` columns, as JAX's printer does."""
     lines, line = [], ''
+    annotations: dict[int, str] = {}  # line number -> the first annotation on that line
     # (indentation, flat?, document, (its concatenation, where its next siblings start))
     stack = [(0, False, doc, ((), 0))]
     while stack:
         indent, flat, doc, after = stack.pop()
         if isinstance(doc, Text):
             line += doc.text
+            if doc.annotation is not None:
+                annotations.setdefault(len(lines), doc.annotation)
         elif isinstance(doc, Break):
             if flat:
                 line += doc.text
@@ -102,7 +109,17 @@ def render(doc, width: int = 80) -> str:
         else:
             fits = flat or _fits(width - len(line), doc, flat, after)
             stack.append((indent, fits, doc.doc, ((), 0)))
-    return '\n'.join([*lines, line])
+    return '\n'.join(_annotated([*lines, line], annotations))
+
+
+def _annotated(lines: list[str], annotations: dict[int, str]) -> list[str]:
+    """``lines`` with their annotations as comments, in one column after the longest
+    annotated line (where JAX's printer puts them)."""
+    if not annotations:
+        return lines
+    column = max(len(lines[i]) for i in annotations)
+    return [f'{line.ljust(column)} # {annotations[i]}' if i in annotations else line
+            for i, line in enumerate(lines)]
 
 
 def _fits(room: int, group: Group, flat: bool, after) -> bool:
@@ -239,7 +256,8 @@ class _Names:
     """Variable names for a jaxpr and all its sub-jaxprs: JAX names them from one counter,
     in the order they are printed, and shows a binder nobody reads (at top level) as ``_``."""
 
-    def __init__(self, top: Jaxpr):
+    def __init__(self, top: Jaxpr, source_info: bool = False):
+        self.source_info = source_info  # (the printing of this jaxpr annotates its equations)
         self.names: dict[Var, str] = {v: '_' for v in _unread_binders(top)}
         self.reserved: set[str] = set()  # the names of shared jaxprs
         self.fresh = (s for s in map(_alphabetic, itertools.count()) if s not in self.reserved)
@@ -306,8 +324,8 @@ def _share_repeated_jaxprs(top: Jaxpr, names: _Names) -> list[tuple[str, Jaxpr]]
     return shared
 
 
-def _toplevel_doc(jaxpr: Jaxpr):
-    names = _Names(jaxpr)
+def _toplevel_doc(jaxpr: Jaxpr, source_info: bool = False):
+    names = _Names(jaxpr, source_info)
     docs = [concat(Text(f'let {label} = '), _jaxpr_doc(sub, names, skeleton=True), Text(' in'),
                    Break())
             for label, sub in _share_repeated_jaxprs(jaxpr, names)]
@@ -347,7 +365,8 @@ def _eqn_doc(eqn: JaxprEqn, names: _Names):
     lhs = _atoms_doc(eqn.out_binders, names, binders=True)
     rhs = concat(Text(name), _params_doc(params, names),
                  concat(Text(' '), _atoms_doc(eqn.inputs, names)))
-    return concat(lhs, Text(' = '), rhs) if eqn.out_binders else rhs
+    where = core.summarize_source(eqn.source_info) if names.source_info else None
+    return concat(lhs, Text(' = ', where), rhs) if eqn.out_binders else rhs
 
 
 def _bracketed(open_, close, items):

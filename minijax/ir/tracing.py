@@ -153,7 +153,7 @@ def _is_literal(val):
 def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:
     """Trace ``flat_fun`` (flat list in, flat list out) on arguments of type ``in_avals``."""
     builder = JaxprBuilder()
-    with core.gc_paused(), core.new_main(JaxprTrace, builder) as main:
+    with core.gc_paused(), core.new_main(JaxprTrace, builder) as main, core.new_name_stack():
         with core.new_dynamic(main):
             trace = main.trace
             in_tracers = [trace.new_arg(aval) for aval in in_avals]

@@ -8,7 +8,6 @@ types) and called with ``func.call``. Every module is verified before it is retu
 """
 from __future__ import annotations
 
-import functools
 import re
 import weakref
 from typing import Sequence
@@ -18,7 +17,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax import core
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules
 from minijax.lowering.types import dense_elements, tensor_type
@@ -38,6 +37,10 @@ class ModuleContext:
         self._tensor_types: dict = {}
         self._literal_attrs: dict = {}
         self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
+        #: @main's own location, as JAX gives it: its name stack where it was lowered. Its
+        #: constants and its return are located there, not at ``loc(unknown)``.
+        self.function_location = ir.Location.unknown()
+        self.eqn_name_stack = ''  # of the equation being lowered: 'jit(f)/jvp()'
         self.locations: dict = {}  # (name stack, op name, SourceInfo) -> ir.Location
         self.host_callbacks: list = []  # the Python functions the module calls, by index
 
@@ -76,7 +79,7 @@ class ModuleContext:
         if key not in self.functions:
             symbol = self.unique_symbol(name)
             self.functions[key] = symbol
-            with ir.InsertionPoint(self.module.body), ir.Location.unknown():
+            with ir.InsertionPoint(self.module.body):  # (located at its first call)
                 emit_function(self, symbol, closed, public=False)
         return self.functions[key]
 
@@ -120,6 +123,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
         module_ctx.name_stack = name_stack
+        module_ctx.function_location = _new_location(name_stack, core.user_source_info())
         with ir.InsertionPoint(module.body):
             main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
             main.result_attrs = ir.ArrayAttr.get([
@@ -188,30 +192,46 @@ def verify_module(module: ir.Module) -> None:
 def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
                   arg_names: Sequence[str] = ()) -> func.FuncOp:
     """``func.func @<name>``; a private function's ops are named without the caller's
-    name stack, as JAX names them (the ``func.call`` carries it)."""
+    name stack, as JAX names them (the ``func.call`` carries it). What no equation emits
+    (a constant, the return) and the arguments without a name are located where the
+    function is: ``@main`` at its own location, a private function at its call."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
     names = list(arg_names) + [''] * (len(in_types) - len(arg_names))
-    block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else ir.Location.unknown()
+    location = module_ctx.function_location if public else ir.Location.current
+    block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else location
                                          for n in names])
     caller_stack = module_ctx.name_stack
     module_ctx.name_stack = caller_stack if public else ''
     try:
-        with ir.InsertionPoint(block):
+        with ir.InsertionPoint(block), location:
             func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
     finally:
         module_ctx.name_stack = caller_stack
     return fn
 
 
-def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
-                       ) -> list[ir.Value]:
+def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value],
+                       scope: str = '') -> list[ir.Value]:
     """``lower_jaxpr`` of a closed jaxpr, its constants emitted as ``stablehlo.constant``s:
-    how a function body, a branch or a loop body is emitted."""
-    consts = [constant(_physical(c)) for c in closed.consts]
-    return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
+    how a function body, a branch or a loop body is emitted. A rule lowering a sub-jaxpr
+    names its ``scope`` (``cond/branch_1_fun``, ``while/body``): its ops are named inside
+    the equation being lowered, as JAX names them (``jit(f)/jvp()/cond/branch_1_fun/sin``)."""
+    saved = module_ctx.name_stack, module_ctx.eqn_name_stack
+    if scope:
+        module_ctx.name_stack = _joined(module_ctx.eqn_name_stack, scope)
+    try:
+        consts = [constant(_physical(c)) for c in closed.consts]
+        return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
+    finally:
+        module_ctx.name_stack, module_ctx.eqn_name_stack = saved
+
+
+def _joined(*names: str) -> str:
+    """A name stack: the non-empty ``names`` joined by ``/``."""
+    return '/'.join(filter(None, names))
 
 
 def _physical(value) -> np.ndarray:
@@ -240,6 +260,8 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         rule = lowering_rules[eqn.primitive]
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
+        module_ctx.eqn_name_stack = _joined(module_ctx.name_stack,
+                                            core.format_name_stack(name_stack(eqn)))
         with _location(module_ctx, eqn):
             outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
@@ -277,32 +299,33 @@ def _location(module_ctx, eqn) -> ir.Location:
     once per module for each distinct one: a loop in the user's code traces the same line
     again and again."""
     info = eqn.source_info
-    key = (module_ctx.name_stack, _op_name(eqn), info)
+    key = (_op_name(module_ctx, eqn), info)
     location = module_ctx.locations.get(key)
     if location is None:
         location = module_ctx.locations[key] = _new_location(*key)
     return location
 
 
-def _new_location(name_stack: str, op_name: str, info) -> ir.Location:
-    scopes = info.name_stack if info else ()
-    name = '/'.join([*filter(None, [name_stack]), *scopes, op_name])
+def _new_location(name: str, info) -> ir.Location:
     frames = [_frame_location(code, offset) for code, offset in core.user_frames(info)]
     if not frames:
-        return ir.Location.name(name)
+        return ir.Location.name(name) if name else ir.Location.unknown()
     where = frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
-    return ir.Location.name(name, childLoc=where)
+    return ir.Location.name(name, childLoc=where) if name else where
 
 
-def _op_name(eqn) -> str:
-    """The primitive's name; a call of a jitted function is ``jit(<its name>)``, as in JAX."""
+def _op_name(module_ctx, eqn) -> str:
+    """The name stack and the primitive's name. A call of a jitted function is a scope,
+    ``jit(<its name>)``, which the transformations wrap, as in JAX: ``jvp(jit(g))``."""
     if eqn.primitive.name == 'xla_call':
-        return f"jit({eqn.params['name']})"
-    return eqn.primitive.name
+        scope = f"jit({eqn.params['name']})"
+        return _joined(module_ctx.name_stack,
+                       core.format_name_stack((*name_stack(eqn), scope)))
+    return _joined(module_ctx.eqn_name_stack, eqn.primitive.name)
 
 
 def _frame_location(code, offset: int) -> ir.Location:
-    line, end_line, col, end_col = _positions(code)[offset // 2]  # (2 bytes an instruction)
+    line, end_line, col, end_col = core.frame_position(code, offset)
     if line is None:
         where = ir.Location.file(code.co_filename, code.co_firstlineno, 0)
     elif col is None:
@@ -312,21 +335,27 @@ def _frame_location(code, offset: int) -> ir.Location:
     return ir.Location.name(code.co_qualname, childLoc=where)
 
 
-@functools.lru_cache(maxsize=1024)
-def _positions(code) -> list:
-    """(line, end line, column, end column) of each instruction of ``code``."""
-    return list(code.co_positions())
-
-
 def constant(val: np.ndarray) -> ir.Value:
     """``stablehlo.constant dense<...>`` holding ``val``."""
     return hlo.ConstantOp(dense_elements(val)).result
 
 
-def module_text(module: ir.Module, debug_info: bool = False) -> str:
-    """The module's text: without locations unless ``debug_info``. Every module was verified
-    when it was made (lowered or parsed), so the printer does not verify it again. It
-    prints bytes, decoded once: printing to a ``str`` goes through an ``io.StringIO``,
-    which holds every character in four bytes (a sixth slower)."""
-    return module.operation.get_asm(binary=True, enable_debug_info=debug_info,
+#: The forms of ``debug_info``: locations as JAX prints them, each op ending with an alias
+#: (``loc(#loc14)``) defined after the module, or each written out on its op (a minijax option).
+DEBUG_INFO_FORMS = ('alias', 'inline')
+
+
+def module_text(module: ir.Module, debug_info: bool | str = False) -> str:
+    """The module's text: without locations unless ``debug_info`` (``True`` or ``'alias'``:
+    JAX's aliases; ``'inline'``: each location written out on its op, MLIR's local scope).
+    Every module was verified when it was made (lowered or parsed), so the printer does not
+    verify it again. It prints bytes, decoded once: printing to a ``str`` goes through an
+    ``io.StringIO``, which holds every character in four bytes (a sixth slower)."""
+    if debug_info not in (False, True, *DEBUG_INFO_FORMS):
+        raise ValueError(f'module_text: debug_info must be a bool or one of '
+                         f'{DEBUG_INFO_FORMS}, got {debug_info!r}')
+    text = module.operation.get_asm(binary=True, enable_debug_info=bool(debug_info),
+                                    use_local_scope=debug_info == 'inline',
                                     assume_verified=True).decode()
+    return text if text.endswith('\n') else text + '\n'  # (the local scope ends without)
+

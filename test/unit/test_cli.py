@@ -160,6 +160,38 @@ def test_debug_info_locates_ops_as_jax_does():
     assert '%arg0: tensor<3xf32> loc("x")' in result.stdout
 
 
+def _lower_f(*flags):
+    result = minijax('lower', f'{BASICS}:f', '--arg', 'f32[3]', *flags)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_debug_info_inline_writes_each_location_on_its_op():
+    """``--debug-info=inline``: the locations of the default (alias) form, written out."""
+    inline = _lower_f('--debug-info=inline')
+    assert '#loc' not in inline
+    assert re.search(r'stablehlo.sine .* loc\("jit\(f\)/sin"\("f"\(".*basics.py":\d+:\d+ '
+                     r'to :\d+\)\)\)\n', inline)
+    assert 'loc(#loc' in _lower_f('--debug-info')
+
+
+def test_debug_info_for_jaxpr_and_hlo():
+    """Every emit that prints text takes ``--debug-info``: the jaxpr's equations end with
+    their line (JAX's ``pretty_print(source_info=True)``), the HLO's instructions carry XLA's
+    metadata; without the flag neither HLO has metadata."""
+    with open(BASICS) as f:
+        line = 1 + f.read().splitlines().index('    return lax.sin(x) * 2. + x')
+    jaxpr = _lower_f('--emit', 'jaxpr', '--debug-info')
+    assert re.search(rf'b:f32\[3\] = sin a +# .*basics.py:{line}:11 \(f\)\n', jaxpr)
+    assert '#' not in _lower_f('--emit', 'jaxpr')
+    hlo = _lower_f('--emit', 'hlo', '--debug-info')
+    assert 'metadata={op_name="jit(f)/sin" stack_frame_id=' in hlo
+    assert f'line={line}' in hlo
+    for emit in ('hlo', 'hlo-optimized'):
+        assert 'metadata' not in _lower_f('--emit', emit)
+    assert 'op_name="jit(f)/sin"' in _lower_f('--emit', 'hlo-optimized', '--debug-info')
+
+
 def test_emit_jaxpr_and_hlo():
     jaxpr = minijax('lower', f'{BASICS}:norm', '--arg', 'f32[4]', '--emit', 'jaxpr')
     assert jaxpr.returncode == 0, jaxpr.stderr
@@ -556,8 +588,9 @@ BAD_INPUT = [
      r'minijax: error: the function calls back into Python \(debug.print, debug.callback, '
      r'pure_callback\): a portable artifact cannot carry the Python function, so nothing '
      r'could run it'),
-    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'jaxpr', '--debug-info'], 2,
-     r'minijax: error: --debug-info applies to --emit stablehlo or bytecode, not jaxpr'),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'hlo', '--debug-info=inline'],
+     2, r'minijax: error: --debug-info=inline applies to the text of --emit stablehlo \(and '
+        r'jaxpr, always inline\), not hlo'),
     (['lower', '{d}/user.py:fails', '--bogus'], 2, r'minijax: error: unrecognized arguments.*'),
     (['run', '{d}/user.py:fails', '--arg', 'f32[3]=[1, 2, 3]', '--backend', 'gpu'], 2,
      r'minijax run: error: argument --backend: invalid choice.*'),

@@ -93,6 +93,24 @@ def test_printed_as_jax_prints(name):
     assert str(minijax.make_jaxpr(g, static_argnums=static)(*args)) == expected
 
 
+def _with_branches(api, np_, lax_):
+    """A jaxpr with a nested one printed on a line of its own, and long equations."""
+    def f(x):
+        y = lax_.cond(x.sum() > 0., lambda a: np_.cos(a), lambda a: a * 2., x)
+        return api.lax.convert_element_type(y, np.float32) * 3.
+    return f
+
+
+def test_printed_with_source_info_as_jax_prints():
+    """``pretty_print(source_info=True)``: each equation's first line ends with where it was
+    traced (file, line, column, function), in one column, as JAX writes it."""
+    x = np.ones(3)
+    expected = jax.make_jaxpr(_with_branches(jax, jax.numpy, jax.lax))(x)
+    ours = minijax.make_jaxpr(_with_branches(minijax, mjnp, lax))(x)
+    assert ours.pretty_print(source_info=True) == expected.pretty_print(source_info=True)
+    assert ours.pretty_print() == str(ours) == str(expected)
+
+
 def _walked_as_jax_docs_walk(closed):
     """What a tutorial reads off a jaxpr, with JAX's attribute names only."""
     jaxpr = closed.jaxpr

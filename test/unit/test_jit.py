@@ -376,6 +376,98 @@ def _locations(text):
     return stacks, args, frames
 
 
+def _located_control_flow(np_, jit_, grad_, lax_):
+    """A jitted gradient through a scan and a cond: the ops of their bodies, made by jvp,
+    partial evaluation and transposition, keep the body's lines and the construct's name."""
+    def body(c, x):
+        y = np_.sin(c) * x
+        return y, y
+
+    def f(x):
+        c, ys = lax_.scan(body, x[0], x)
+        z = lax_.cond(c > 0, lambda a: np_.cos(a), lambda a: a * 2., c)
+        return z + ys.sum()
+
+    return jit_(grad_(f)).lower(np.arange(3.)).as_text(debug_info=True)
+
+
+def test_debug_locations_in_control_flow_under_grad_are_jaxs():
+    ours, theirs = (_locations(_located_control_flow(*api)) for api in
+                    [(minijax.numpy, minijax.jit, minijax.grad, minijax.lax),
+                     (jnp, jax.jit, jax.grad, jax.lax)])
+    assert ours[2] == theirs[2]  # every line of the program, the bodies' among them
+    # Which ops each branch holds differs: JAX's jvp of cos defers its neg to the transpose,
+    # and it builds the zero tangent of branch 0 with an op (minijax returns a literal).
+    ours_scopes, jax_scopes = ({s.rsplit('/', 1)[0] for s in stacks if '/branch_' in s}
+                               for stacks in (ours[0], theirs[0]))
+    assert ours_scopes == jax_scopes - {'jit(f)/jvp()/cond/branch_0_fun'}
+
+
+def _constant_locations(text):
+    """The location of each constant @main holds, its aliases resolved, up to its innermost
+    frame (``jit(f)`` at the line of the ``lower`` call), with file names dropped."""
+    aliases = dict(re.findall(r'^(#loc\d*) = loc\((.*)\)$', text, re.M))
+    resolve = lambda loc: re.sub(r'#loc\d*', lambda m: resolve(aliases[m[0]]), loc)  # noqa: E731
+    main = text.split('func.func private')[0]
+    return [re.sub(r'"[^"]*\.py"', 'file', resolve(loc)).split(' at ')[0]
+            for loc in re.findall(r'stablehlo.constant .* loc\((#loc\d*)\)', main)]
+
+
+@pytest.mark.parametrize('nesting', ['vmap of grad', 'grad of vmap', 'grad of jit'])
+def test_debug_name_stacks_of_nested_transformations_are_jaxs(nesting):
+    """Each transformation wraps those inside it, and the call of a jitted function, as JAX
+    writes them: ``vmap(jvp())``, ``transpose(jvp(vmap()))``, ``transpose(jvp(jit(g)))``."""
+    def stacks(api, np_):
+        f = lambda x: np_.sin(x) * x  # noqa: E731
+        g = {'vmap of grad': lambda: api.vmap(api.grad(f)),
+             'grad of vmap': lambda: api.grad(lambda x: api.vmap(f)(x).sum()),
+             'grad of jit': lambda: api.grad(lambda x: api.jit(f)(x * 2.).sum())}[nesting]
+        text = api.jit(g()).lower(np.ones(3)).as_text(debug_info=True)
+        # (JAX also locates a private function itself, at ``.../jit``)
+        return {s for s in _locations(text)[0] if not s.endswith('/jit')}
+    assert stacks(minijax, minijax.numpy) == stacks(jax, jnp)
+
+
+def test_debug_locations_of_constants_are_jaxs():
+    """An array the function closes over and a literal it returns are located where JAX
+    locates them (the function's name stack where it was lowered), not at loc(unknown)."""
+    c = np.arange(3.)
+
+    def f(x):
+        return x * c, 1.
+
+    ours, theirs = (_constant_locations(jit_(f).lower(np.ones(3)).as_text(debug_info=True))
+                    for jit_ in (minijax.jit, jax.jit))
+    assert ours == theirs and 'unknown' not in ''.join(ours)
+
+
+def test_hlo_text_with_debug_info_is_jaxs():
+    """``as_text(dialect='hlo', debug_info=True)``: XLA's metadata (name stack; the frames'
+    table, whose ids count frames minijax and JAX keep differently, aside)."""
+    def f(x):
+        return np.float64(2.) * (x + 1.)
+
+    def entry(lowered, **kwargs):
+        text = lowered.as_text(dialect='hlo', **kwargs)
+        return re.sub(r' stack_frame_id=\d+', '', text[text.index('ENTRY'):])
+
+    ours, theirs = (jit_(f).lower(np.ones(3)) for jit_ in (minijax.jit, jax.jit))
+    assert entry(ours, debug_info=True) == entry(theirs, debug_info=True)
+    assert 'metadata={op_name="jit(f)/add"}' in entry(ours, debug_info=True)
+    assert ours.as_text(dialect='hlo') == theirs.as_text(dialect='hlo')
+    with pytest.raises(ValueError):
+        ours.as_text(dialect='llvm')
+
+
+def test_debug_info_inline_is_the_aliases_written_out():
+    lowered = minijax.jit(lambda x: x * 2.).lower(np.ones(3))
+    aliased, inline = (lowered.as_text(debug_info=form) for form in (True, 'inline'))
+    assert '#loc' not in inline and 'loc(#loc' in aliased
+    ops = [line for line in lowered.as_text().splitlines() if 'stablehlo.' in line]
+    assert [line.split(' loc(')[0] for line in inline.splitlines() if 'stablehlo.' in line] == ops
+    assert re.search(r'stablehlo.multiply .* loc\("jit\(<lambda>\)/mul"\(callsite\(', inline)
+
+
 def test_debug_locations_are_jaxs():
     ours, theirs = ([_locations(t) for t in _located(*api)]  # one call site for both
                     for api in [(minijax.numpy, minijax.jit, minijax.grad), (jnp, jax.jit, jax.grad)])
