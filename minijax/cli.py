@@ -31,7 +31,7 @@ from minijax import core, reference_interpreter, runtime, tree_util
 from minijax.course import cli as course
 from minijax.jit import Jitted
 from minijax.lowering import mlir_context, tensor_type
-from minijax.lowering.module import DEBUG_INFO_FORMS, module_text
+from minijax.lowering.module import module_text
 from minijax.tools import inputs, modules, output, targets, update_checks
 from minijax.tools.errors import CommandError, Failure, UsageError
 from minijax.tools.specs import SPEC_DTYPES, format_value, parse_spec, parse_value
@@ -44,6 +44,8 @@ BACKENDS = ('pjrt', 'interpreter')
 
 def lower_command(args) -> None:
     _check_lower_flags(args)
+    if args.debug_info:  # the form lowering.module_text takes
+        args.debug_info = 'inline' if args.inline_locations else 'alias'
     specs = [parse_spec(s) for s in args.arg]
     fn = _load_function(args.target, specs)
     output.write_output(args.output, _emit(fn, specs, args))
@@ -54,9 +56,13 @@ def _check_lower_flags(args) -> None:
     if args.emit == 'bytecode' and args.output is None:
         raise UsageError('--emit bytecode writes binary data: give an output file with -o '
                          '(-o - for stdout)')
-    if args.debug_info == 'inline' and args.emit not in ('stablehlo', 'jaxpr'):
-        raise UsageError(f'--debug-info=inline applies to the text of --emit stablehlo (and '
-                         f'jaxpr, always inline), not {args.emit}')
+    if args.inline_locations:
+        if not args.debug_info:
+            raise UsageError('--inline-locations writes the locations of --debug-info: give '
+                             'both')
+        if args.emit not in ('stablehlo', 'jaxpr'):
+            raise UsageError(f'--inline-locations applies to the text of --emit stablehlo (and '
+                             f'jaxpr, always inline), not {args.emit}')
     if args.target_version is not None:
         if args.emit != 'bytecode':
             raise UsageError(f'--target-version applies to --emit bytecode, not {args.emit}')
@@ -250,14 +256,15 @@ def build_parser() -> argparse.ArgumentParser:
                             "jaxpr; hlo: the HLO XLA starts from (JAX's as_text(dialect="
                             "'hlo')); hlo-optimized: the HLO XLA compiled; bytecode: a "
                             'versioned StableHLO portable artifact (needs -o)')
-    lower.add_argument('--debug-info', nargs='?', const='alias', default=False,
-                       choices=DEBUG_INFO_FORMS,
+    lower.add_argument('--debug-info', action='store_true',
                        help="add where each op came from: its name stack and the user's file "
                             'and line (stablehlo and bytecode: locations, each an alias '
-                            'defined after the module as JAX prints them, or written out on '
-                            'its op with --debug-info=inline; jaxpr: a comment on each '
-                            "equation; hlo, hlo-optimized: XLA's metadata, which they omit "
-                            'without it)')
+                            'defined after the module as JAX prints them; jaxpr: a comment on '
+                            "each equation; hlo, hlo-optimized: XLA's metadata, which they "
+                            'omit without it)')
+    lower.add_argument('--inline-locations', action='store_true',
+                       help='with --debug-info, write each location out on its op instead of '
+                            'as an alias (stablehlo)')
     lower.add_argument('--target-version', metavar='X.Y.Z',
                        help='the StableHLO version of a bytecode artifact (default '
                             f'{modules.DEFAULT_TARGET_VERSION}, as jax.export: at least 4 '

@@ -167,8 +167,8 @@ def _lower_f(*flags):
 
 
 def test_debug_info_inline_writes_each_location_on_its_op():
-    """``--debug-info=inline``: the locations of the default (alias) form, written out."""
-    inline = _lower_f('--debug-info=inline')
+    """``--inline-locations``: the locations of ``--debug-info``'s alias form, written out."""
+    inline = _lower_f('--debug-info', '--inline-locations')
     assert '#loc' not in inline
     assert re.search(r'stablehlo.sine .* loc\("jit\(f\)/sin"\("f"\(".*basics.py":\d+:\d+ '
                      r'to :\d+\)\)\)\n', inline)
@@ -588,9 +588,12 @@ BAD_INPUT = [
      r'minijax: error: the function calls back into Python \(debug.print, debug.callback, '
      r'pure_callback\): a portable artifact cannot carry the Python function, so nothing '
      r'could run it'),
-    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'hlo', '--debug-info=inline'],
-     2, r'minijax: error: --debug-info=inline applies to the text of --emit stablehlo \(and '
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--emit', 'hlo', '--debug-info',
+      '--inline-locations'],
+     2, r'minijax: error: --inline-locations applies to the text of --emit stablehlo \(and '
         r'jaxpr, always inline\), not hlo'),
+    (['lower', '{d}/user.py:fails', '--arg', 'f32[3]', '--inline-locations'], 2,
+     r'minijax: error: --inline-locations writes the locations of --debug-info: give both'),
     (['lower', '{d}/user.py:fails', '--bogus'], 2, r'minijax: error: unrecognized arguments.*'),
     (['run', '{d}/user.py:fails', '--arg', 'f32[3]=[1, 2, 3]', '--backend', 'gpu'], 2,
      r'minijax run: error: argument --backend: invalid choice.*'),
