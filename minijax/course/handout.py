@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib
 import inspect
 import pathlib
 import shutil
 import subprocess
-import sys
 import types
 from collections import defaultdict
 from dataclasses import dataclass
 
 import minijax
 from minijax import core
-from minijax.course.tasks import Task, primitives, rules
+from minijax.course.tasks import Task, minijax_modules, primitives, rules
 
 PACKAGE = pathlib.Path(minijax.__file__).parent
 PROJECT = PACKAGE.parent
@@ -214,19 +212,14 @@ def _register_stub(table, primitive, call) -> Edit:
 
 def _home(primitive):
     """``(module, global name)`` where ``primitive`` is defined: ``NAME = ...`` at the top
-    level of a module of minijax.lax or minijax.control_flow."""
-    for module in _lax_modules():
+    level of a module of minijax."""
+    for module in minijax_modules():
         tree = _parsed(module.__file__)[2]
         for node in tree.body:
             for target in getattr(node, 'targets', []):
                 if vars(module).get(getattr(target, 'id', None)) is primitive:
                     return module, target.id
-    raise LookupError(f'no module of minijax.lax or minijax.control_flow defines {primitive}')
-
-
-def _lax_modules():
-    return [importlib.import_module(name) for name in sorted(sys.modules)
-            if name.startswith(('minijax.lax.', 'minijax.control_flow.'))]
+    raise LookupError(f'no module of minijax defines {primitive} at its top level')
 
 
 def _append(module, text) -> Edit:

@@ -8,9 +8,10 @@ the marker ``@pytest.mark.rule(kind, ...)`` and takes the primitive from its par
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 
-from minijax import control_flow, core, lax
+from minijax import core
 
 #: The rule kinds a task can be, in teaching order; a kind -> the tables that may hold it
 #: (a jvp may be a symbolic-zero jvp rule).
@@ -51,9 +52,19 @@ class Task:
 
 @functools.cache
 def primitives() -> dict[str, core.Primitive]:
-    """The built-in primitives by name: minijax.lax's and control flow's."""
-    found = [*vars(lax).values(), *vars(control_flow).values()]
-    return {p.name: p for p in found if isinstance(p, core.Primitive)}
+    """The built-in primitives by name: every one a module of minijax defines at its top
+    level (``lax``'s, ``lax.linalg``'s, control flow's, ``xla_call``, ...)."""
+    return {value.name: value for module in minijax_modules() for value in vars(module).values()
+            if isinstance(value, core.Primitive)}
+
+
+def minijax_modules() -> list:
+    """The modules of the package, once ``minijax.control_flow`` (imported on first use by
+    ``minijax.lax``) has loaded the last of them."""
+    import minijax.control_flow  # noqa: F401
+    return [module for name, module in sorted(sys.modules.items())
+            if name.startswith('minijax.') and not name.startswith('minijax.course')
+            and str(getattr(module, '__file__', None)).endswith('.py')]
 
 
 def rules(task: Task) -> list[tuple[str, object]]:

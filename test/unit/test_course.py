@@ -39,7 +39,8 @@ def test_tasks_come_from_the_rule_tables():
     done = minijax_command('course', 'tasks')
     listed = done.stdout.split()
     assert {'jvp:tanh', 'vmap:reduce_sum', 'transpose:transpose', 'lowering:cond',
-            'impl:sign', 'partial_eval:scan', 'flops:sort'} <= set(listed), done.stderr[-3000:]
+            'impl:sign', 'partial_eval:scan', 'flops:sort',
+            'jvp:cholesky', 'lowering:qr'} <= set(listed), done.stderr[-3000:]
     assert 'transpose:tanh' not in listed  # tanh is not linear: no such rule
     assert listed == sorted(listed)
 
@@ -68,6 +69,14 @@ def test_handout_stubs_each_task_and_grades_zero_then_full(tmp_path):
     assert results['score'] == 5 and [t['name'] for t in results['tests']] == CHOSEN
     assert {'name', 'score', 'max_score', 'output'} == set(results['tests'][0])
     assert json.loads(handout_json.read_text())['score'] == len(KEPT)
+
+
+@pytest.mark.parametrize('text,path', [('jvp:cholesky', 'minijax/lax/linalg.py'),
+                                       ('lowering:xla_call', 'minijax/xla_call.py'),
+                                       ('impl:fft', 'minijax/lax/fft.py')])
+def test_primitives_outside_lax_are_tasks(text, path):
+    """lax.linalg's, xla_call, ...: every primitive a module of minijax defines."""
+    assert [edit.path for edit in handout.stub_edits(Task.parse(text))][0] == path
 
 
 def test_a_lowering_is_graded_by_its_lit_test_too(tmp_path):
