@@ -4,6 +4,7 @@ it: list the tasks, write a handout of five, grade the untouched handout and the
 The independent answer is the suite itself: a stub fails each test of its task (0), the
 checkout passes them (1), and the handout passes the tests of every task it did not stub.
 """
+import ast
 import json
 import pathlib
 import subprocess
@@ -79,6 +80,23 @@ def test_handout_stubs_each_task_and_grades_zero_then_full(tmp_path):
     assert results['score'] == len(SOLVED) and [t['name'] for t in results['tests']] == SOLVED
     assert {'name', 'score', 'max_score', 'output'} == set(results['tests'][0])
     assert json.loads(handout_json.read_text())['score'] == len(KEPT)
+
+
+def test_a_rule_given_to_a_family_leaves_no_trace_in_its_row():
+    """``add_p = binary_primitive('add', np.add, ...)``: np.add is add's impl itself."""
+    text = handout.stubbed_sources([Task.parse('impl:add')])['minijax/lax/elementwise.py']
+    row = next(line for line in text.splitlines() if line.startswith('add_p = '))
+    assert 'np.add' not in row and "rule_to_write('impl:add'" in row
+    sub_row = next(line for line in text.splitlines() if line.startswith('sub_p = '))
+    assert 'np.subtract' in sub_row
+
+
+def test_a_stubbed_def_loses_the_comments_above_it():
+    source = ('# ----- a section\n\n# how to do it\n# step two\n@staticmethod\n'
+              'def rule(x):\n    """The answer."""\n    return x\n')
+    edit = handout._leading_comments('m.py', source, ast.parse(source).body[0])
+    assert source[:edit.start] + source[edit.end:] == (
+        '# ----- a section\n\n@staticmethod\ndef rule(x):\n    """The answer."""\n    return x\n')
 
 
 @pytest.mark.parametrize('text,path', [('jvp:cholesky', 'minijax/lax/linalg.py'),
