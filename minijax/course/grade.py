@@ -5,8 +5,8 @@ The tests of a task are those its marker names (``@pytest.mark.rule``: see
 lowering, the lit tests of the primitive. They run in a subprocess on the copy's own code
 (``PYTHONPATH`` = the copy), collecting only the test files that carry markers; a task's score
 is the fraction of its tests that pass. A test that failed on the stub of *another* task
-(rules build on rules: grad of sin transposes the mul its jvp emits) is set aside for this
-one: it says nothing of this task's rule. The results are printed one line per task and
+(rules build on rules: grad of sin transposes the mul its jvp emits), before or after it
+reached this task's rule, is set aside for this one: it says nothing of this task's rule. The results are printed one line per task and
 written in Gradescope's ``results.json`` shape.
 """
 from __future__ import annotations
@@ -68,10 +68,7 @@ def grade(tasks: list[Task], project: pathlib.Path) -> list[Result]:
                  if 'pytest.mark.rule(' in f.read_text()]
         _run(project, ['-m', 'pytest', *files, '-q', '-p', 'no:cacheprovider',
                        f'--junitxml={report}', *(f'--task={t}' for t in tasks)], report)
-        for case, why, details in _cases(report):
-            for task in map(Task.parse, _task_properties(case)):
-                if task in results:
-                    _record(results[task], _name(case), why, details)
+        tally(results, report)
         for task in tasks:
             lit_files = _lit_files(project, task)
             if lit_files:
@@ -82,6 +79,19 @@ def grade(tasks: list[Task], project: pathlib.Path) -> list[Result]:
                 for case, why, details in _cases(report):
                     _record(results[task], f"lit {case.get('name')}", why, details)
     return list(results.values())
+
+
+def tally(results: dict[Task, Result], report) -> None:
+    """Record each test of pytest's JUnit XML ``report`` for the tasks it checked (its
+    ``task`` properties, from test/unit/conftest.py), or set it aside for a task it did not
+    reach because another task's stub stopped it (``unreached``)."""
+    for case, why, details in _cases(report):
+        for task in map(Task.parse, _properties(case, 'task')):
+            if task in results:
+                _record(results[task], _name(case), why, details)
+        for task in map(Task.parse, _properties(case, 'unreached')):
+            if task in results and _stub_hit(details) not in (None, str(task)):
+                results[task].set_aside[_name(case)] = _stub_hit(details)
 
 
 def _run(project, args, report) -> None:
@@ -115,8 +125,8 @@ def _stub_hit(why) -> str | None:
     return found.group(1) if found else None
 
 
-def _task_properties(case):
-    return [p.get('value') for p in case.iter('property') if p.get('name') == 'task']
+def _properties(case, name):
+    return [p.get('value') for p in case.iter('property') if p.get('name') == name]
 
 
 def _name(case) -> str:

@@ -99,7 +99,9 @@ def _names(tasks):
 @pytest.fixture(autouse=True)
 def _course_tasks(request):
     """Under ``--task`` (the grader's run), tell the JUnit XML the grader reads which of
-    its tasks the test checked: those whose rule it looked up (a marker may name more)."""
+    its tasks the test checked (``task``): those whose rule it looked up. The others its
+    marker names are ``unreached`` (the test stopped before, on another task's stub, or it
+    never needs them)."""
     tasks = request.node.stash.get(_TASKS, set())
     if not (tasks and request.config.getoption('task')):
         yield
@@ -107,8 +109,9 @@ def _course_tasks(request):
     from minijax.course.tasks import rules_looked_up, tasks_exercised
     with rules_looked_up() as looked_up:
         yield
-    request.node.user_properties += [('task', str(task))
-                                     for task in sorted(tasks_exercised(tasks, looked_up))]
+    checked = tasks_exercised(tasks, looked_up)
+    request.node.user_properties += [('task' if task in checked else 'unreached', str(task))
+                                     for task in sorted(tasks)]
 
 
 def pytest_unconfigure(config):

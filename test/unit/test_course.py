@@ -107,6 +107,38 @@ def test_primitives_outside_lax_are_tasks(text, path):
     assert [edit.path for edit in handout.stub_edits(Task.parse(text))][0] == path
 
 
+def _case(name, properties, failure=None):
+    props = ''.join(f'<property name="{k}" value="{v}"/>' for k, v in properties)
+    fail = f'<failure message="{failure}">traceback</failure>' if failure else ''
+    return (f'<testcase classname="test.unit.test_x" name="{name}">'
+            f'<properties>{props}</properties>{fail}</testcase>')
+
+
+def test_a_test_failing_on_another_tasks_stub_is_set_aside(tmp_path):
+    """grad of sin transposes the mul its jvp emits; eager cholesky symmetrizes with add."""
+    from minijax.course.grade import Result, tally
+
+    def stub(task):
+        return f'NotImplementedError: course task {task}: this rule is yours to write'
+    report = tmp_path / 'report.xml'
+    report.write_text('<testsuites><testsuite>' + ''.join([
+        _case('transpose_sin', [('task', 'jvp:sin')], stub('transpose:mul')),
+        _case('jvp_sin', [('task', 'jvp:sin')]),
+        _case('transpose_mul', [('task', 'transpose:mul')], stub('transpose:mul')),
+        _case('impl_cholesky', [('unreached', 'impl:cholesky')], stub('impl:add')),
+        _case('check_cholesky', [('task', 'impl:cholesky')], 'AssertionError: wrong'),
+    ]) + '</testsuite></testsuites>')
+    tasks = [Task.parse(t) for t in ('jvp:sin', 'transpose:mul', 'impl:cholesky')]
+    results = {task: Result(task) for task in tasks}
+    tally(results, report)
+    sin, mul, cholesky = results.values()
+    assert (sin.passed, sin.set_aside) == (['test_x::jvp_sin'],
+                                           {'test_x::transpose_sin': 'transpose:mul'})
+    assert list(mul.failures) == ['test_x::transpose_mul']
+    assert (list(cholesky.failures), cholesky.set_aside) == (
+        ['test_x::check_cholesky'], {'test_x::impl_cholesky': 'impl:add'})
+
+
 def test_a_lowering_is_graded_by_its_lit_test_too(tmp_path):
     from minijax.course.grade import _lit_files
     assert _lit_files(REPO, Task.parse('lowering:div')) == ['test/lit/primitives/div.py']
