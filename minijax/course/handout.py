@@ -20,6 +20,7 @@ import ast
 import functools
 import inspect
 import pathlib
+import re
 import shutil
 import subprocess
 import types
@@ -186,15 +187,37 @@ def _stub(part, via, primitive, call) -> list[Edit]:
 
 def _stub_body(function, call) -> list[Edit]:
     """Replace the body of ``function`` (a ``def`` or a ``lambda``) by ``call``; a ``def``
-    loses its docstring and the comments above it too (they tell how)."""
+    loses its docstring and the comments above it too (they tell how), and so does each
+    helper of its module only this body calls (cholesky's impl calls ``_cholesky_one``)."""
     path, text, tree = _parsed(function.__code__.co_filename)
     node = _node_of(function.__code__, tree)
+    helpers = [e for helper in _helpers_only_called_by(function, node, tree)
+               for e in _stub_body(helper, call)]
     if isinstance(node, ast.Lambda):
-        return [_replace(path, text, node.body, call)]
+        return [_replace(path, text, node.body, call), *helpers]
     first, last = node.body[0], node.body[-1]
     start = _offset(text, first.lineno, first.col_offset)
     return [Edit(path, start, _offset(text, last.end_lineno, last.end_col_offset), call),
-            _leading_comments(path, text, node)]
+            _leading_comments(path, text, node), *helpers]
+
+
+def _helpers_only_called_by(function, node, tree) -> list:
+    """The private functions of ``function``'s module that ``node`` (its source) names and
+    nothing else in the package does."""
+    inside = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    everywhere = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
+    filename = function.__code__.co_filename
+    return [helper for name in sorted(set(inside))
+            if name.startswith('_') and _is_ours(helper := function.__globals__.get(name))
+            and helper.__code__.co_filename == filename
+            and everywhere.count(name) == inside.count(name)
+            and not _named_in_other_modules(name, filename)]
+
+
+def _named_in_other_modules(name, filename) -> bool:
+    word = re.compile(rf'\b{re.escape(name)}\b')
+    return any(word.search(_parsed(module.__file__)[1]) for module in minijax_modules()
+               if module.__file__ != filename)
 
 
 def _leading_comments(path, text, node) -> Edit:

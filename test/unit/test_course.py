@@ -91,6 +91,16 @@ def test_a_rule_given_to_a_family_leaves_no_trace_in_its_row():
     assert 'np.subtract' in sub_row
 
 
+def test_a_private_helper_only_the_rule_calls_is_stubbed_too():
+    """cholesky's impl is ``lambda x: _per_matrix_impl(_cholesky_one)(x)[0]``: the solution
+    is in ``_cholesky_one``; ``_per_matrix_impl`` serves every decomposition and stays."""
+    text = handout.stubbed_sources([Task.parse('impl:cholesky')])['minijax/lax/linalg.py']
+    assert 'np.linalg.cholesky' not in text and 'def _per_matrix_impl' in text
+    divide = handout.stubbed_sources([Task.parse('lowering:div')])['minijax/lax/elementwise.py']
+    assert 'hlo.DivOp(x, safe_y)' not in divide  # _div_lowering's body
+    assert 'def safe_integer_divisor(ctx, x, y):\n    """' in divide  # rem's lowering calls it
+
+
 def test_a_stubbed_def_loses_the_comments_above_it():
     source = ('# ----- a section\n\n# how to do it\n# step two\n@staticmethod\n'
               'def rule(x):\n    """The answer."""\n    return x\n')
