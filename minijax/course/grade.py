@@ -4,14 +4,17 @@ The tests of a task are those its marker names (``@pytest.mark.rule``: see
 ``minijax.course.tasks``), ``test_check_rules[<primitive>-<kind>]`` among them, and for a
 lowering, the lit tests of the primitive. They run in a subprocess on the copy's own code
 (``PYTHONPATH`` = the copy), collecting only the test files that carry markers; a task's score
-is the fraction of its tests that pass. The results are printed one line per task and written
-in Gradescope's ``results.json`` shape.
+is the fraction of its tests that pass. A test that failed on the stub of *another* task
+(rules build on rules: grad of sin transposes the mul its jvp emits), before or after it
+reached this task's rule, is set aside for this one: it says nothing of this task's rule. The results are printed one line per task and
+written in Gradescope's ``results.json`` shape.
 """
 from __future__ import annotations
 
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +30,8 @@ class Result:
     task: Task
     failures: dict[str, str] = field(default_factory=dict)
     passed: list[str] = field(default_factory=list)
+    #: test name -> the other task whose stub it failed on (not counted)
+    set_aside: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -40,7 +45,9 @@ class Result:
         return f'{self.task}  {len(self.passed)}/{self.total} tests  {self.score:.2f}'
 
     def gradescope(self) -> dict:
-        output = '\n\n'.join(f'{name}: {why}' for name, why in self.failures.items())
+        output = '\n\n'.join([*(f'{name}: {why}' for name, why in self.failures.items()),
+                              *(f'{name}: set aside, it needs {other}'
+                                for name, other in self.set_aside.items())])
         return {'name': str(self.task), 'score': round(self.score, 4), 'max_score': 1,
                 'output': f'{self.line()}\n{output}'.strip()}
 
@@ -61,10 +68,7 @@ def grade(tasks: list[Task], project: pathlib.Path) -> list[Result]:
                  if 'pytest.mark.rule(' in f.read_text()]
         _run(project, ['-m', 'pytest', *files, '-q', '-p', 'no:cacheprovider',
                        f'--junitxml={report}', *(f'--task={t}' for t in tasks)], report)
-        for case, why in _cases(report):
-            for task in _task_properties(case):
-                if Task.parse(task) in results:
-                    _record(results[Task.parse(task)], _name(case), why)
+        tally(results, report)
         for task in tasks:
             lit_files = _lit_files(project, task)
             if lit_files:
@@ -72,9 +76,22 @@ def grade(tasks: list[Task], project: pathlib.Path) -> list[Result]:
                 _run(project, ['-c', 'import lit.main; lit.main.main()', '-q',
                       f'--xunit-xml-output={report}', *lit_files],
                      report)
-                for case, why in _cases(report):
-                    _record(results[task], f"lit {case.get('name')}", why)
+                for case, why, details in _cases(report):
+                    _record(results[task], f"lit {case.get('name')}", why, details)
     return list(results.values())
+
+
+def tally(results: dict[Task, Result], report) -> None:
+    """Record each test of pytest's JUnit XML ``report`` for the tasks it checked (its
+    ``task`` properties, from test/unit/conftest.py), or set it aside for a task it did not
+    reach because another task's stub stopped it (``unreached``)."""
+    for case, why, details in _cases(report):
+        for task in map(Task.parse, _properties(case, 'task')):
+            if task in results:
+                _record(results[task], _name(case), why, details)
+        for task in map(Task.parse, _properties(case, 'unreached')):
+            if task in results and _stub_hit(details) not in (None, str(task)):
+                results[task].set_aside[_name(case)] = _stub_hit(details)
 
 
 def _run(project, args, report) -> None:
@@ -88,24 +105,39 @@ def _run(project, args, report) -> None:
 
 
 def _cases(report):
-    """``(testcase element, why it failed or None)`` of a JUnit XML report."""
+    """``(testcase element, why it failed, its traceback too)`` of a JUnit XML report (the
+    two False for a test that passed)."""
     for case in ElementTree.parse(report).iter('testcase'):
         bad = next((c for c in case if c.tag in ('failure', 'error')), None)
         if any(c.tag == 'skipped' for c in case) and bad is None:
             continue
-        yield case, bad is not None and (bad.get('message') or bad.text or bad.tag)
+        yield case, bad is not None and (bad.get('message') or bad.text or bad.tag), (
+            bad is not None and f"{bad.get('message')}\n{bad.text}")
 
 
-def _task_properties(case):
-    return [p.get('value') for p in case.iter('property') if p.get('name') == 'task']
+#: What the stub of a task raises (``minijax.errors.rule_to_write``), naming the task.
+_STUB = re.compile(r'course task (\S+): this rule is yours to write')
+
+
+def _stub_hit(why) -> str | None:
+    """The task whose stub made a test fail, if one did."""
+    found = _STUB.search(why or '')
+    return found.group(1) if found else None
+
+
+def _properties(case, name):
+    return [p.get('value') for p in case.iter('property') if p.get('name') == name]
 
 
 def _name(case) -> str:
     return f"{case.get('classname', '').rpartition('.')[2]}::{case.get('name')}"
 
 
-def _record(result, name, why) -> None:
-    if why:
+def _record(result, name, why, details) -> None:
+    stub = _stub_hit(details)
+    if stub not in (None, str(result.task)):
+        result.set_aside[name] = stub
+    elif why:
         result.failures[name] = why
     else:
         result.passed.append(name)

@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib
 import inspect
 import pathlib
+import re
 import shutil
 import subprocess
-import sys
 import types
 from collections import defaultdict
 from dataclasses import dataclass
 
 import minijax
 from minijax import core
-from minijax.course.tasks import Task, primitives, rules
+from minijax.course.tasks import Task, minijax_modules, primitives, rules
 
 PACKAGE = pathlib.Path(minijax.__file__).parent
 PROJECT = PACKAGE.parent
@@ -56,15 +55,23 @@ def write_handout(tasks: list[Task], out: pathlib.Path, project=PROJECT) -> None
         if (project / name).is_file():
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(project / name, out / name)
+    for path, text in stubbed_sources(tasks, project).items():
+        (out / path).write_text(text)
+
+
+def stubbed_sources(tasks: list[Task], project=PROJECT) -> dict[str, str]:
+    """The text of each source file a stub of ``tasks`` changes, by path in the project."""
     by_file = defaultdict(set)
     for task in tasks:
         for edit in stub_edits(task):
             by_file[edit.path].add(edit)
+    sources = {}
     for path, edits in by_file.items():
-        text = (out / path).read_text()
+        text = (project / path).read_text()
         for edit in sorted(edits, key=lambda e: e.start, reverse=True):
             text = text[:edit.start] + edit.text + text[edit.end:]
-        (out / path).write_text(text + _IMPORT_STUB)
+        sources[path] = text + _IMPORT_STUB
+    return sources
 
 
 def stub_edits(task: Task) -> list[Edit]:
@@ -73,9 +80,13 @@ def stub_edits(task: Task) -> list[Edit]:
     edits = []
     for table, rule in rules(task):
         primitive = primitives()[task.primitive]
+        argument = _row_argument_holding(primitive, table, rule)
+        if argument:  # the rule is what the row gave its factory (np.add)
+            edits.append(_replace(*argument, f'lambda *args, **params: {call}'))
+            continue
         own = _own_parts(table, primitive, rule)
-        edits += [_stub(part, via, primitive, call) for part, via in own] if own else [
-            _register_stub(table, primitive, call)]
+        edits += [e for part, via in own for e in _stub(part, via, primitive, call)] if own \
+            else [_register_stub(table, primitive, call)]
     return edits
 
 
@@ -129,6 +140,37 @@ def _own_parts(table, primitive, rule):
     return own
 
 
+def _row_argument_holding(primitive, table, rule):
+    """``(path, text, node)`` of the argument of ``primitive``'s family row that is ``rule``
+    itself (``add_p = binary_primitive('add', np.add, ...)``: np.add is add's impl), when no
+    other rule of the primitive uses it; else None."""
+    module, name = _home(primitive)
+    path, text, tree = _parsed(module.__file__)
+    row = next((node.value for node in tree.body if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and any(getattr(t, 'id', None) == name for t in node.targets)), None)
+    if row is None or _used_by_other_rules(primitive, table, rule):
+        return None
+    for argument in [*row.args, *(k.value for k in row.keywords)]:
+        if _names_value(argument, module, rule):
+            return path, text, argument
+    return None
+
+
+def _names_value(node, module, value) -> bool:
+    """Whether ``node`` is a name or attribute (``np.add``) denoting ``value`` in ``module``."""
+    if isinstance(node, ast.Attribute):
+        found = _names_value(node.value, module, None) and vars(module).get(node.value.id)
+        return bool(found) and getattr(found, node.attr, None) is value
+    return isinstance(node, ast.Name) and (value is None or vars(module).get(node.id) is value)
+
+
+def _used_by_other_rules(primitive, table, value) -> bool:
+    return any(part is value for other in core.rule_tables if other != table
+               and primitive in core.rule_tables[other]
+               for part, _ in _reachable(core.rule_tables[other][primitive]))
+
+
 def _is_ours(value) -> bool:
     return (isinstance(value, types.FunctionType)
             and pathlib.Path(value.__code__.co_filename).is_relative_to(PACKAGE))
@@ -136,22 +178,58 @@ def _is_ours(value) -> bool:
 
 # ----------------------------------------------------------------------------- the stubs
 
-def _stub(part, via, primitive, call) -> Edit:
+def _stub(part, via, primitive, call) -> list[Edit]:
     if via is None:
         return _stub_body(part, call)
     node, path, text = _factory_argument(via, primitive)
-    return _replace(path, text, node, f'lambda *args, **params: {call}')
+    return [_replace(path, text, node, f'lambda *args, **params: {call}')]
 
 
-def _stub_body(function, call) -> Edit:
-    """Replace the body of ``function`` (a ``def`` or a ``lambda``) by ``call``."""
+def _stub_body(function, call) -> list[Edit]:
+    """Replace the body of ``function`` (a ``def`` or a ``lambda``) by ``call``; a ``def``
+    loses its docstring and the comments above it too (they tell how), and so does each
+    helper of its module only this body calls (cholesky's impl calls ``_cholesky_one``)."""
     path, text, tree = _parsed(function.__code__.co_filename)
     node = _node_of(function.__code__, tree)
+    helpers = [e for helper in _helpers_only_called_by(function, node, tree)
+               for e in _stub_body(helper, call)]
     if isinstance(node, ast.Lambda):
-        return _replace(path, text, node.body, call)
+        return [_replace(path, text, node.body, call), *helpers]
     first, last = node.body[0], node.body[-1]
     start = _offset(text, first.lineno, first.col_offset)
-    return Edit(path, start, _offset(text, last.end_lineno, last.end_col_offset), call)
+    return [Edit(path, start, _offset(text, last.end_lineno, last.end_col_offset), call),
+            _leading_comments(path, text, node), *helpers]
+
+
+def _helpers_only_called_by(function, node, tree) -> list:
+    """The private functions of ``function``'s module that ``node`` (its source) names and
+    nothing else in the package does."""
+    inside = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    everywhere = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
+    filename = function.__code__.co_filename
+    return [helper for name in sorted(set(inside))
+            if name.startswith('_') and _is_ours(helper := function.__globals__.get(name))
+            and helper.__code__.co_filename == filename
+            and everywhere.count(name) == inside.count(name)
+            and not _named_in_other_modules(name, filename)]
+
+
+def _named_in_other_modules(name, filename) -> bool:
+    word = re.compile(rf'\b{re.escape(name)}\b')
+    return any(word.search(_parsed(module.__file__)[1]) for module in minijax_modules()
+               if module.__file__ != filename)
+
+
+def _leading_comments(path, text, node) -> Edit:
+    """Remove the comment lines right above ``node`` (a ``def``, or its first decorator),
+    up to a section rule (``# ----- binary``), which names the section, not the rule."""
+    lines = text.splitlines(keepends=True)
+    top = (node.decorator_list[0] if node.decorator_list else node).lineno - 1
+    first = top
+    while first > 0 and lines[first - 1].lstrip().startswith('#') and \
+            not lines[first - 1].lstrip().startswith(('# --', '# ==')):
+        first -= 1
+    return Edit(path, _offset(text, first + 1, 0), _offset(text, top + 1, 0), '')
 
 
 def _node_of(code, tree):
@@ -214,19 +292,14 @@ def _register_stub(table, primitive, call) -> Edit:
 
 def _home(primitive):
     """``(module, global name)`` where ``primitive`` is defined: ``NAME = ...`` at the top
-    level of a module of minijax.lax or minijax.control_flow."""
-    for module in _lax_modules():
+    level of a module of minijax."""
+    for module in minijax_modules():
         tree = _parsed(module.__file__)[2]
         for node in tree.body:
             for target in getattr(node, 'targets', []):
                 if vars(module).get(getattr(target, 'id', None)) is primitive:
                     return module, target.id
-    raise LookupError(f'no module of minijax.lax or minijax.control_flow defines {primitive}')
-
-
-def _lax_modules():
-    return [importlib.import_module(name) for name in sorted(sys.modules)
-            if name.startswith(('minijax.lax.', 'minijax.control_flow.'))]
+    raise LookupError(f'no module of minijax defines {primitive} at its top level')
 
 
 def _append(module, text) -> Edit:

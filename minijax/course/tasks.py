@@ -7,10 +7,12 @@ the marker ``@pytest.mark.rule(kind, ...)`` and takes the primitive from its par
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import sys
 from dataclasses import dataclass
 
-from minijax import control_flow, core, lax
+from minijax import core, dispatch
 
 #: The rule kinds a task can be, in teaching order; a kind -> the tables that may hold it
 #: (a jvp may be a symbolic-zero jvp rule).
@@ -51,9 +53,19 @@ class Task:
 
 @functools.cache
 def primitives() -> dict[str, core.Primitive]:
-    """The built-in primitives by name: minijax.lax's and control flow's."""
-    found = [*vars(lax).values(), *vars(control_flow).values()]
-    return {p.name: p for p in found if isinstance(p, core.Primitive)}
+    """The built-in primitives by name: every one a module of minijax defines at its top
+    level (``lax``'s, ``lax.linalg``'s, control flow's, ``xla_call``, ...)."""
+    return {value.name: value for module in minijax_modules() for value in vars(module).values()
+            if isinstance(value, core.Primitive)}
+
+
+def minijax_modules() -> list:
+    """The modules of the package, once ``minijax.control_flow`` (imported on first use by
+    ``minijax.lax``) has loaded the last of them."""
+    import minijax.control_flow  # noqa: F401
+    return [module for name, module in sorted(sys.modules.items())
+            if name.startswith('minijax.') and not name.startswith('minijax.course')
+            and str(getattr(module, '__file__', None)).endswith('.py')]
 
 
 def rules(task: Task) -> list[tuple[str, object]]:
@@ -64,12 +76,42 @@ def rules(task: Task) -> list[tuple[str, object]]:
 
 
 def tasks_checked(kinds, primitive_name: str) -> set[Task]:
-    """The tasks a test marked ``rule(*kinds)`` checks for one primitive: the kinds the
-    primitive has a rule of. A primitive run eagerly on XLA (``eager_on_xla``) never runs
-    its impl outside ``check_rules``: its eager values check its lowering."""
-    primitive = primitives().get(primitive_name)
-    if primitive is None:
+    """The tasks a test marked ``rule(*kinds)`` may check for one primitive: the kinds the
+    primitive has a rule of. Which of them the test checks is known once it ran
+    (``tasks_exercised``)."""
+    if primitive_name not in primitives():
         return set()
-    if primitive.eager_on_xla:
-        kinds = ['lowering' if k == 'impl' else k for k in kinds]
     return {task for task in (Task(k, primitive_name) for k in kinds) if rules(task)}
+
+
+def tasks_exercised(tasks, looked_up) -> set[Task]:
+    """The ``tasks`` whose rule a test looked up (``looked_up`` from ``rules_looked_up``):
+    those it checks. ``vmap`` of a ``cond`` with a batched predicate becomes a ``select``:
+    the cond's lowering never runs, so the test grades no ``lowering:cond``; an
+    ``eager_on_xla`` primitive's eager values come from its lowering, not its impl."""
+    return {task for task in tasks
+            if any((table, task.primitive) in looked_up for table in KINDS[task.kind])}
+
+
+@contextlib.contextmanager
+def rules_looked_up():
+    """Record ``(table kind, primitive name)`` of each rule looked up inside: the rules a
+    test really runs. minijax's compile caches start empty, so that a rule an earlier test
+    already lowered is looked up again."""
+    looked_up = set()
+
+    def getitem(table, primitive):
+        looked_up.add((table.kind, getattr(primitive, 'name', primitive)))
+        return dict.__getitem__(table, primitive)
+
+    def get(table, primitive, default=None):
+        return getitem(table, primitive) if primitive in table else default
+
+    dispatch._executable.cache_clear()
+    for traces in sys.modules['minijax.jit']._trace_caches.values():
+        traces.clear()
+    core.RuleTable.__getitem__, core.RuleTable.get = getitem, get
+    try:
+        yield looked_up
+    finally:
+        del core.RuleTable.__getitem__, core.RuleTable.get

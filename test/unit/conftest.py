@@ -65,28 +65,53 @@ def tasks_of(item):
     return tasks
 
 
+_TASKS = pytest.StashKey[set]()
+
+
 def pytest_collection_modifyitems(config, items):
     """Keep the tests of the ``--task``s only; order the marked tests by primitive, so that
     ``-x`` meets all the rules of one primitive together (a broken one early), and print
     the tasks for ``--list-tasks``."""
-    tasks = {item: {str(t) for t in tasks_of(item)} for item in items}
-    for item, its_tasks in tasks.items():  # in the JUnit XML the grader reads
-        item.user_properties += [('task', task) for task in sorted(its_tasks)]
+    tasks = {item: tasks_of(item) for item in items}
+    for item, its_tasks in tasks.items():
+        item.stash[_TASKS] = its_tasks
     if config.getoption('list_tasks'):
-        print(*sorted(set().union(*tasks.values())), sep='\n')
+        print(*sorted({str(t) for t in set().union(*tasks.values())}), sep='\n')
         items.clear()
         return
     wanted = set(config.getoption('task'))
     if wanted:
-        deselected = [item for item in items if not tasks[item] & wanted]
+        deselected = [item for item in items if not _names(tasks[item]) & wanted]
         config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if tasks[item] & wanted]
+        items[:] = [item for item in items if _names(tasks[item]) & wanted]
     first_seen = {}
     for item in items:
         for task in sorted(tasks[item]):
-            first_seen.setdefault(task.split(':')[1], len(first_seen))
-    items.sort(key=lambda item: min((first_seen[t.split(':')[1]] for t in tasks[item]),
+            first_seen.setdefault(task.primitive, len(first_seen))
+    items.sort(key=lambda item: min((first_seen[t.primitive] for t in tasks[item]),
                                     default=-1))
+
+
+def _names(tasks):
+    return {str(t) for t in tasks}
+
+
+@pytest.fixture(autouse=True)
+def _course_tasks(request):
+    """Under ``--task`` (the grader's run), tell the JUnit XML the grader reads which of
+    its tasks the test checked (``task``): those whose rule it looked up. The others its
+    marker names are ``unreached`` (the test stopped before, on another task's stub, or it
+    never needs them)."""
+    tasks = request.node.stash.get(_TASKS, set())
+    if not (tasks and request.config.getoption('task')):
+        yield
+        return
+    from minijax.course.tasks import rules_looked_up, tasks_exercised
+    with rules_looked_up() as looked_up:
+        yield
+    checked = tasks_exercised(tasks, looked_up)
+    request.node.user_properties += [('task' if task in checked else 'unreached', str(task))
+                                     for task in sorted(tasks)]
 
 
 def pytest_unconfigure(config):

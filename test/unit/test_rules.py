@@ -84,9 +84,26 @@ def _first_dtype_of_each(params_):
 
 # ----------------------------------------------------------------------------- impl, abstract eval
 
-@pytest.mark.rule('impl')
+@pytest.mark.rule('impl', 'lowering')
 @pytest.mark.parametrize('case,dtype', VALUE_PARAMS)
 def test_impl(case, dtype, rng):
+    """Eager values: the impl's, or the lowering's for a primitive run eagerly on XLA
+    (``eager_on_xla``); a course grade counts the test for the rule that ran."""
+    args = case.args(rng, dtype)
+    assert_close(case.mj(*args), case.jx(*args))
+
+
+def _eager_on_xla(case):
+    return next(p for p in LAX_PRIMITIVES if p.name == case.primitive).eager_on_xla
+
+
+@pytest.mark.rule('impl')
+@pytest.mark.parametrize('case,dtype', [p for p in VALUE_PARAMS if _eager_on_xla(p.values[0])])
+def test_impl_of_a_primitive_eager_on_xla(case, dtype, rng, monkeypatch):
+    """The NumPy impl of a primitive that eager evaluation runs on XLA, as
+    ``MINIJAX_EAGER=numpy`` runs it: the ground truth of ``check_rules``, and a course task
+    of its own (``impl:tanh``). It may round differently from XLA, within the tolerance."""
+    monkeypatch.setattr(core, 'apply_on_xla', None)
     args = case.args(rng, dtype)
     assert_close(case.mj(*args), case.jx(*args))
 
