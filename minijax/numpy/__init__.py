@@ -673,8 +673,11 @@ def _no_out(name, out):
 def _divide_by_constant(x, c):
     """``x / c`` for a constant ``c``, as XLA computes it: its simplifier turns a division by
     a constant into a product with the constant's reciprocal (rounded to ``x``'s dtype),
-    which is what JAX's jitted ``jnp.mean`` or ``jnp.log2`` returns, eagerly too."""
+    which is what JAX's jitted ``jnp.mean`` or ``jnp.log2`` returns, eagerly too. An integer
+    ``x`` is divided (a ``mean`` asked for as an integer truncates, as in JAX)."""
     dtype = core.get_aval(x).dtype
+    if dtypes.is_integer(dtype):
+        return lax.div(x, np.asarray(c, dtype))
     with np.errstate(divide='ignore'):
         return lax.mul(x, np.divide(np.ones((), dtype), np.asarray(c, dtype)))
 

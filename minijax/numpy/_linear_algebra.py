@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _promote, _shape_str, _to_float, abs,  # noqa: A004
+from minijax.numpy import (_axes, _no_out, _promote, _shape_str, _to_float, abs,  # noqa: A004
                            asarray, broadcast_shapes, broadcast_to, expand_dims, float64, max,
                            min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt, stack,
                            subtract, sum, unstack, where, zeros_like)
@@ -304,9 +304,10 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return lax.slice_in_dim(flat, 0, n * n, n + 1, axis=len(lead)) if n else flat
 
 
-def trace(a, offset=0, axis1=0, axis2=1):
-    """The sum of the diagonal."""
-    return sum(diagonal(a, offset, axis1, axis2), -1)
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum of the diagonal (in ``dtype``, or as ``sum`` accumulates)."""
+    _no_out('trace', out)
+    return sum(diagonal(a, offset, axis1, axis2), -1, dtype=dtype)
 
 
 def _tri_mask(n, m, k, lower):

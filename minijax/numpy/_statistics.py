@@ -17,6 +17,7 @@ from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote,
                            multiply, not_equal, ones_like, prod, ravel, reshape, searchsorted,
                            size, sort, sqrt, square, squeeze, subtract, sum, take_along_axis,
                            transpose, true_divide, where, zeros, zeros_like)
+from minijax.numpy._reductions import _accumulator, _squared_modulus, _var_dtypes
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
            'ediff1d', 'gradient', 'histogram', 'histogram_bin_edges', 'median', 'nanargmax',
@@ -66,27 +67,31 @@ nanargmax = _nan_extremum(argmax, -np.inf, -1)
 nanargmin = _nan_extremum(argmin, np.inf, -1)
 
 
-def _count_numbers(a, axis, keepdims, where):
-    return sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
+def _count_numbers(a, axis, keepdims, where, dtype=None):
+    return sum(logical_not(isnan(a)), axis, dtype, keepdims=keepdims, where=where)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    """The mean of the elements that are not NaN (of those ``where`` keeps)."""
+    """The mean of the elements that are not NaN (of those ``where`` keeps): the ``mean``
+    of integers, which have none."""
     _no_out('nanmean', out)
-    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return divide(nansum(a, axis, keepdims=keepdims, where=where),
-                  _count_numbers(a, axis, keepdims, where))
+    if not dtypes.is_inexact(core.get_aval(a).dtype):
+        return mean(a, axis, dtype, keepdims=keepdims, where=where)
+    dtype = core.get_aval(a).dtype if dtype is None else dtypes.check_supported(dtype)
+    return lax.div(nansum(a, axis, dtype, keepdims=keepdims, where=where),
+                   _count_numbers(a, axis, keepdims, where, dtype))
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """The variance of the elements that are not NaN (of those ``where`` keeps; NaN where
-    ``n - ddof <= 0``)."""
+    ``n - ddof <= 0``), of ``var``'s dtype."""
     _no_out('nanvar', out)
-    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    computation, result = _var_dtypes('nanvar', a, dtype)
+    a = _cast(a, computation)
     centered = _without_nan(a, 0., subtract(a, nanmean(a, axis, keepdims=True, where=where)))
-    squares = sum(square(centered), axis, keepdims=keepdims, where=where)
-    return _divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims, where),
-                                                    ddof))
+    squares = sum(_squared_modulus(centered), axis, keepdims=keepdims, where=where)
+    return _cast(_divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims,
+                                                                         where), ddof)), result)
 
 
 def _divide_unless_too_few(total, divisor):
@@ -96,19 +101,22 @@ def _divide_unless_too_few(total, divisor):
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    """``sqrt(nanvar(...))``."""
-    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+    """``sqrt(nanvar(...))`` (``lax.sqrt``, which refuses an integer ``dtype``, as JAX's)."""
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
-def _cumulative_with_initial(name, fn, identity):
+def _cumulative_with_initial(name, fn, identity, widens):
     """The array API's ``cumulative_sum``/``cumulative_prod``: ``axis`` may be omitted only
-    for a 1-D array; ``include_initial`` puts the identity first."""
+    for a 1-D array; ``include_initial`` puts the identity first. If ``widens`` (as JAX's
+    ``cumulative_sum``, unlike its ``cumsum``), narrow integers accumulate as ``sum``'s do."""
     def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
         if axis is None:
             if np.ndim(x) != 1:
                 raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
             axis = 0
         axis = core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
+        if dtype is None and widens:
+            dtype = _accumulator(core.get_aval(x).dtype)
         out = fn(x, axis, dtype)
         if not include_initial:
             return out
@@ -119,8 +127,8 @@ def _cumulative_with_initial(name, fn, identity):
     return cumulative
 
 
-cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0)
-cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1)
+cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0, widens=True)
+cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1, widens=False)
 
 
 
