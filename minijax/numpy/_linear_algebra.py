@@ -35,7 +35,7 @@ def matmul(a, b, /):
     a, b = _promote(a, b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if not a_shape or not b_shape:
-        raise TypeError('matmul needs operands of rank 1 or more, got shapes '
+        raise ValueError('matmul needs operands of rank 1 or more, got shapes '
                         f'{_shape_str(a_shape)} and {_shape_str(b_shape)}')
     a2 = expand_dims(a, 0) if len(a_shape) == 1 else a
     b2 = expand_dims(b, 1) if len(b_shape) == 1 else b
@@ -69,6 +69,9 @@ def tensordot(a, b, axes=2):
     a, b = _promote(a, b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if isinstance(axes, (int, np.integer)):
+        if not 0 <= axes <= builtins.min(len(a_shape), len(b_shape)):
+            raise TypeError(f'tensordot: axes={axes} does not fit operands of shapes '
+                            f'{_shape_str(a_shape)} and {_shape_str(b_shape)}')  # JAX's class
         a_axes, b_axes = range(len(a_shape) - axes, len(a_shape)), range(axes)
     else:
         a_axes, b_axes = ((x,) if isinstance(x, (int, np.integer)) else x for x in axes)
@@ -209,6 +212,26 @@ def _einsum_parse(subscripts, ndims):
     return inputs, output
 
 
+def _einsum_check(subscripts, inputs, output, shapes):
+    """JAX's ValueError, naming the subscripts and the operands' shapes, for a spec that
+    does not describe these operands: an output letter that no input has or that repeats,
+    or one letter for axes of different sizes."""
+    def fail(problem):
+        shown = ', '.join(map(_shape_str, shapes))
+        raise ValueError(f'einsum: {problem} in subscripts {subscripts!r} for operands of '
+                         f'shapes {shown}')
+    for c in output:
+        if c not in ''.join(inputs):
+            fail(f'output letter {c!r} is in no input')
+        if output.count(c) > 1:
+            fail(f'output letter {c!r} is repeated')
+    sizes = {}
+    for letters, shape in zip(inputs, shapes):
+        for c, n in zip(letters, shape):
+            if sizes.setdefault(c, n) != n:
+                fail(f'letter {c!r} is used for axes of sizes {sizes[c]} and {n}')
+
+
 def _einsum_reduce(x, letters, keep):
     """``x`` with repeated letters turned into diagonals and letters not in ``keep``
     summed away."""
@@ -251,6 +274,7 @@ def einsum(subscripts, *operands):
         subscripts, operands = _sublists_as_subscripts((subscripts, *operands))
     operands = _promote(*operands)
     inputs, output = _einsum_parse(subscripts, [np.ndim(x) for x in operands])
+    _einsum_check(subscripts, inputs, output, [np.shape(x) for x in operands])
     x, xl = operands[0], inputs[0]
     for k in range(1, len(operands)):
         later = output + ''.join(inputs[k + 1:])
@@ -332,6 +356,8 @@ def triu(m, k=0):
 
 def eye(N, M=None, k=0, dtype=None):
     """The (N, M) matrix with ones on the ``k``-th diagonal."""
+    if not isinstance(k, (int, np.integer)):
+        raise ValueError(f'eye: k must be a scalar integer, got {k!r}')  # JAX's class
     mask = lax.eq(lax.sub(lax.iota(dtypes.int64, (N, M or N), 1),
                           lax.iota(dtypes.int64, (N, M or N), 0)), k)
     return lax.convert_element_type(mask, dtypes.check_supported(dtype or float64))

@@ -10,13 +10,13 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _promote_inexact,
-                           _to_float, add, all, any, argmax, argmin, asarray, atleast_2d,
-                           broadcast_to, ceil, clip, concatenate, cumprod, cumsum, diagonal,
-                           divide, expand_dims, equal, floor, full_like, greater_equal, isnan,
-                           less_equal, linspace, logical_not, matmul, max, mean, min, moveaxis,
-                           multiply, not_equal, ones_like, prod, ravel, reshape, searchsorted,
-                           size, sort, sqrt, square, squeeze, subtract, sum, take_along_axis,
-                           transpose, true_divide, where, zeros, zeros_like)
+                           _static_int, _to_float, add, all, any, argmax, argmin, asarray,
+                           atleast_2d, broadcast_to, ceil, clip, concatenate, cumprod, cumsum,
+                           diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
+                           isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
+                           moveaxis, multiply, not_equal, ones_like, prod, ravel, reshape,
+                           searchsorted, size, sort, sqrt, square, squeeze, subtract, sum,
+                           take_along_axis, transpose, true_divide, where, zeros, zeros_like)
 from minijax.numpy._reductions import _accumulator, _squared_modulus, _var_dtypes
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
@@ -135,6 +135,8 @@ cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1, widens
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The ``n``-th discrete difference ``a[i + 1] - a[i]`` along ``axis``."""
     a = asarray(a)
+    if _static_int(n, 'diff: n') < 0:
+        raise ValueError(f'diff: the order n must be non-negative, got {n}')
     axis = core.canonicalize_axis(axis, np.ndim(a), 'diff: axis')
     pieces = [_edge(v, a, axis) for v in (prepend,) if v is not None] + [a]
     pieces += [_edge(v, a, axis) for v in (append,) if v is not None]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -376,9 +375,9 @@ def matrix_power(a, n):
     squaring in JAX's order, so that the products round as JAX's do."""
     a = jnp.asarray(a)
     if jnp.ndim(a) < 2 or jnp.shape(a)[-1] != jnp.shape(a)[-2]:
-        raise ValueError(f'jnp.linalg.matrix_power: a must be [..., n, n], got '
-                         f'{core.get_aval(a).str_short()}')
-    n = operator.index(n)
+        raise TypeError(f'jnp.linalg.matrix_power: a must be [..., n, n] (its last 2 axes '
+                        f'square), got {core.get_aval(a).str_short()}')  # JAX's class
+    n = jnp._static_int(n, 'jnp.linalg.matrix_power: n')
     if n == 0:
         return jnp.broadcast_to(jnp.eye(jnp.shape(a)[-1], dtype=core.get_aval(a).dtype),
                                 jnp.shape(a))
