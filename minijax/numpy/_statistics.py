@@ -11,7 +11,7 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _promote_inexact,
                            _static_int, _to_float, add, all, any, argmax, argmin, asarray,
-                           atleast_2d, broadcast_to, ceil, clip, concatenate, cumprod, cumsum,
+                           atleast_2d, broadcast_to, ceil, clip, concatenate, conj, cumprod, cumsum,
                            diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
                            isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
                            moveaxis, multiply, not_equal, ones_like, prod, ravel, reshape,
@@ -335,7 +335,8 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
     """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
-    (and ``y``), NumPy's estimate with frequency and analytic weights."""
+    (and ``y``), NumPy's estimate with frequency and analytic weights (Hermitian: the
+    deviations times their conjugates)."""
     X = atleast_2d(_to_float(asarray(m)))
     if not rowvar and np.shape(X)[0] != 1:
         X = transpose(X)
@@ -358,17 +359,19 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         fact = subtract(w_sum[0], ddof * sum(multiply(w, aweights)) / w_sum[0])
     X = subtract(X, expand_dims(mean_, 1))
     X_weighted = X if w is None else multiply(X, w)
-    return squeeze(true_divide(matmul(X_weighted, transpose(X)), fact))
+    return squeeze(true_divide(matmul(X_weighted, conj(transpose(X))), fact))
 
 
 def corrcoef(x, y=None, rowvar=True):
     """Pearson correlation coefficients: the covariance over the product of the standard
-    deviations, clipped to [-1, 1]."""
+    deviations, clipped to [-1, 1] (the real and imaginary parts, for complex numbers)."""
     c = cov(x, y, rowvar)
     if np.ndim(c) == 0:
         return true_divide(c, c)
     stddev = sqrt(diagonal(c))
     c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
+    if dtypes.is_complex(core.get_aval(c).dtype):  # no order: each part is clipped, as in JAX
+        return lax.complex(clip(lax.real(c), -1, 1), clip(lax.imag(c), -1, 1))
     return clip(c, -1, 1)
 
 
