@@ -1004,7 +1004,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def _full(shape, fill_value, dtype, weak_type):
-    if isinstance(fill_value, Tracer):
+    if isinstance(fill_value, Tracer) or np.ndim(fill_value):  # broadcast_to checks the shape
         return broadcast_to(_cast(fill_value, dtype, weak_type), shape)
     return lax.full(shape, fill_value, dtype, weak_type)
 

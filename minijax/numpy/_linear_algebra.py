@@ -342,22 +342,31 @@ def _tri_mask(n, m, k, lower):
     return lax.le(diff, k) if lower else lax.ge(diff, k)
 
 
+def _triangle(name, m, k, lower):
+    """``m`` (its last two axes: JAX refuses fewer) zeroed outside the triangle."""
+    if np.ndim(m) < 2:
+        raise ValueError(f'{name}: the argument must have 2 axes or more, got shape '
+                         f'{_shape_str(np.shape(m))}')
+    mask = _tri_mask(*np.shape(m)[-2:], k, lower)
+    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+
+
 def tril(m, k=0):
     """``m`` (its last two axes) with the elements above the ``k``-th diagonal zeroed."""
-    mask = _tri_mask(*np.shape(m)[-2:], k, lower=True)
-    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+    return _triangle('tril', m, k, lower=True)
 
 
 def triu(m, k=0):
     """``m`` (its last two axes) with the elements below the ``k``-th diagonal zeroed."""
-    mask = _tri_mask(*np.shape(m)[-2:], k, lower=False)
-    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+    return _triangle('triu', m, k, lower=False)
 
 
 def eye(N, M=None, k=0, dtype=None):
     """The (N, M) matrix with ones on the ``k``-th diagonal."""
     if not isinstance(k, (int, np.integer)):
         raise ValueError(f'eye: k must be a scalar integer, got {k!r}')  # JAX's class
+    if N < 0 or (M or 0) < 0:
+        raise ValueError(f'eye: negative dimensions are not allowed, got N={N}, M={M}')
     mask = lax.eq(lax.sub(lax.iota(dtypes.int64, (N, M or N), 1),
                           lax.iota(dtypes.int64, (N, M or N), 0)), k)
     return lax.convert_element_type(mask, dtypes.check_supported(dtype or float64))

@@ -51,8 +51,8 @@ def transpose(a, axes=None):
         return lax.transpose(a, tuple(reversed(range(ndim_))))
     perm = [core.canonicalize_axis(x, ndim_, 'transpose: axis') for x in axes]
     if sorted(perm) != list(range(ndim_)):
-        raise ValueError(f'transpose: axes {tuple(axes)} are not a permutation of the '
-                         f'{ndim_} axes of the array')
+        raise TypeError(f'transpose: axes {tuple(axes)} are not a permutation of the '
+                        f'{ndim_} axes of the array')  # JAX's class
     return lax.transpose(a, perm)
 
 
@@ -138,10 +138,10 @@ def concatenate(arrays, axis=0):
     if builtins.any(len(s) != ndim_ for s in shapes):
         raise TypeError(f'concatenate: arrays of different ranks, shapes '
                         f'{" and ".join(map(_shape_str, shapes))}')  # JAX's class
-    if builtins.any( s[:axis] + s[axis + 1:] != shapes[0][:axis]
+    if builtins.any(s[:axis] + s[axis + 1:] != shapes[0][:axis]
                     + shapes[0][axis + 1:] for s in shapes):
-        raise ValueError(f'concatenate along axis {axis}: shapes '
-                         f'{" and ".join(map(_shape_str, shapes))} do not fit')
+        raise TypeError(f'concatenate along axis {axis}: shapes '
+                        f'{" and ".join(map(_shape_str, shapes))} do not fit')  # JAX's class
     return lax.concatenate(arrays, axis)
 
 

@@ -272,8 +272,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nans):
     the two neighbours of position ``q (n - 1)`` read with ``take_along_axis``; ``n`` counts
     the numbers only when ``skip_nans``, else a NaN makes the result NaN."""
     if method not in _QUANTILE_METHODS:
-        raise NotImplementedError(f'{name}: method {method!r} is not supported (minijax has '
-                                  f'{", ".join(_QUANTILE_METHODS)})')
+        error = NotImplementedError if method == 'inverted_cdf' else ValueError  # as JAX's
+        raise error(f'{name}: method {method!r} is not supported (minijax has '
+                    f'{", ".join(_QUANTILE_METHODS)})')
     a, q = _to_float(asarray(a)), asarray(q)
     q = _cast(q, core.get_aval(a).dtype) if _is_float(q) else _to_float(q)
     axes = _axes(name, a, axis)

@@ -50,14 +50,24 @@ class SlogdetResult(NamedTuple):
     logabsdet: object
 
 
+#: The functions that JAX hands straight to a ``lax.linalg`` primitive, whose shape rule
+#: refuses a wrongly shaped argument with a TypeError (the others check it first and raise
+#: ValueError): one of rank below 2, and a non-square one where ``square_too``.
+_PRIMITIVE_SHAPE_ERRORS = {'cholesky': True, 'eigh': True, 'qr': False, 'svd': False}
+
+
 def _float_matrix(name, a, square=True):
-    """``a`` as a float array of matrices ``[..., m, n]`` (``m == n`` if ``square``)."""
+    """``a`` as a float array of matrices ``[..., m, n]`` (``m == n`` if ``square``); a
+    wrongly shaped one raises JAX's exception class for ``name``."""
     a = jnp._to_float(jnp.asarray(a))
     shape = core.get_aval(a).shape
-    if len(shape) < 2 or (square and shape[-1] != shape[-2]):
+    low_rank = len(shape) < 2
+    if low_rank or (square and shape[-1] != shape[-2]):
         kind = '[..., n, n]' if square else '[..., m, n]'
-        raise ValueError(f'jnp.linalg.{name}: the argument must have shape {kind}, got '
-                         f'{core.get_aval(a).str_short()}')
+        square_too = _PRIMITIVE_SHAPE_ERRORS.get(name)
+        error = TypeError if square_too is not None and (low_rank or square_too) else ValueError
+        raise error(f'jnp.linalg.{name}: the argument must have shape {kind}, got '
+                    f'{core.get_aval(a).str_short()}')
     return a
 
 
