@@ -13,9 +13,9 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _no_out, _promote, _shape_str, _to_float, abs,  # noqa: A004
-                           asarray, broadcast_shapes, broadcast_to, expand_dims, float64, max,
-                           min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt, stack,
-                           subtract, sum, unstack, where, zeros_like)
+                           asarray, broadcast_shapes, broadcast_to, conj, expand_dims, float64,
+                           max, min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt,
+                           stack, subtract, sum, unstack, where, zeros_like)
 from minijax.numpy._shapes import _axis_list
 
 __all__ = ['convolve', 'correlate', 'cross', 'diag', 'diagonal', 'dot', 'einsum', 'eye',
@@ -90,11 +90,22 @@ def inner(a, b, /):
 
 
 def vdot(a, b, /):
-    """The dot product of ``a`` and ``b`` flattened."""
-    return dot(ravel(a), ravel(b))
+    """The dot product of ``a`` and ``b`` flattened, ``a`` conjugated (as in NumPy and JAX)."""
+    return dot(conj(ravel(a)), ravel(b))
 
 
-vecdot = inner
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot products of the vectors along ``axis`` of ``x1`` and ``x2``, their other axes
+    broadcast: ``sum(conj(x1) * x2, axis)``, one ``dot_general`` batched over those axes."""
+    x1, x2 = (moveaxis(x, axis, -1) for x in _promote(x1, x2))
+    (n,), (n2,) = np.shape(x1)[-1:], np.shape(x2)[-1:]
+    if n != n2:
+        raise ValueError(f'vecdot: x1 and x2 must have one size along axis {axis}, got shapes '
+                         f'{_shape_str(np.shape(x1))} and {_shape_str(np.shape(x2))} (axis last)')
+    batch = broadcast_shapes(np.shape(x1)[:-1], np.shape(x2)[:-1])
+    x1, x2 = (broadcast_to(x, batch + (n,)) for x in (x1, x2))
+    k = len(batch)
+    return lax.dot_general(conj(x1), x2, (((k,), (k,)), (tuple(range(k)), tuple(range(k)))))
 
 
 def outer(a, b):

@@ -126,6 +126,10 @@ CASES = [
     _c('vdot-inner-outer', lambda m, x, y: m.vdot(x, y) + m.inner(x, y).sum()
        + m.outer(x, y).sum(), U34, U34),
     _c('inner-vec', lambda m, x, y: m.inner(x, y), U3, U3),
+    _c('vecdot', lambda m, x, y: m.vecdot(x, y) + m.vecdot(x, x, axis=0).sum(),
+       ('u', (2, 3, 4)), ('u', (3, 4))),  # once inner's outer product of the other axes
+    _c('vdot-vecdot-complex', lambda m, x, y: m.vdot(x + 1j * y, y - 2j * x)
+       + m.vecdot(x + 1j * y, y - 2j * x).sum(), U34, U34, grad=False),  # x1 conjugated
     _c('tensordot', lambda m, x, y: m.tensordot(x, y, 1).sum() + m.tensordot(x, y.T, 2)
        + m.tensordot(x, y, ((1,), (0,))).sum(), U34, ('u', (4, 3))),
     _c('tensordot-pair', lambda m, x, y: m.tensordot(x, y, axes=([1, 0], [0, 1])), U234,
