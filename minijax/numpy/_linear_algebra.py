@@ -16,6 +16,7 @@ from minijax.numpy import (_axes, _no_out, _promote, _shape_str, _to_float, abs,
                            asarray, broadcast_shapes, broadcast_to, conj, expand_dims, float64,
                            max, min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt,
                            stack, subtract, sum, unstack, where, zeros_like)
+from minijax.numpy._reductions import _squared_modulus
 from minijax.numpy._shapes import _axis_list
 
 __all__ = ['convolve', 'correlate', 'cross', 'diag', 'diagonal', 'dot', 'einsum', 'eye',
@@ -413,7 +414,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     -2 and 'nuc' from the singular values."""
     x = _to_float(x)
     if axis is None and ord is None:
-        return _keep_all(sqrt(sum(lax.mul(x, x))), np.ndim(x), keepdims)
+        return _keep_all(_euclidean(x), np.ndim(x), keepdims)
     axes = _axes('norm', x, axis)  # (checked, but sorted: a matrix norm needs the order)
     axes = axes if axis is None else tuple(_axis_list('norm: axis', axis, np.ndim(x)))
     if len(axes) == 1:
@@ -423,6 +424,11 @@ def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     raise ValueError(f'norm: axis {axis} must name one or two axes')
 
 
+def _euclidean(x, axes=None, keepdims=False):
+    """The 2-norm (Frobenius's for matrices): ``sqrt(sum(|x|**2))``, real for complex ``x``."""
+    return sqrt(sum(_squared_modulus(x), axes, keepdims=keepdims))
+
+
 def _keep_all(out, ndim, keepdims):
     return reshape(out, (1,) * ndim) if keepdims else out
 
@@ -430,13 +436,13 @@ def _keep_all(out, ndim, keepdims):
 def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
     absx = abs(x)
     if ord is None or ord == 2:
-        return sqrt(sum(lax.mul(x, x), axes, keepdims=keepdims))
+        return _euclidean(x, axes, keepdims)
     if ord == np.inf:
         return max(absx, axes, keepdims=keepdims)
     if ord == -np.inf:
         return min(absx, axes, keepdims=keepdims)
     if ord == 0:
-        return sum(lax.convert_element_type(not_equal(x, 0), core.get_aval(x).dtype), axes,
+        return sum(not_equal(x, 0), axes, dtypes.real_part_dtype(core.get_aval(x).dtype),
                    keepdims=keepdims)
     if ord == 1:
         return sum(absx, axes, keepdims=keepdims)
@@ -450,7 +456,7 @@ _SINGULAR_VALUE_NORMS = {2: max, -2: min, 'nuc': sum}
 def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
     row, col = axes
     if ord in (None, 'fro'):
-        return sqrt(sum(lax.mul(x, x), axes, keepdims=keepdims))
+        return _euclidean(x, axes, keepdims)
     if ord in _SINGULAR_VALUE_NORMS:
         s = lax.linalg.svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
         out = _SINGULAR_VALUE_NORMS[ord](s, -1)

@@ -159,6 +159,10 @@ CASES = [
        U34),
     _c('norm-axis', lambda m, x: m.linalg.norm(x, axis=1).sum() + m.linalg.norm(x, 2, -1).sum()
        + m.linalg.norm(x, axis=(0, 1), keepdims=True).sum(), U234),
+    _c('norm-complex', lambda m, x, y: m.stack([
+        m.linalg.norm(x + 1j * y), m.linalg.norm(x + 1j * y, 'fro'), m.linalg.norm(x + 1j * y, 1),
+        m.linalg.norm(x[0] + 1j * y[0]), m.linalg.norm(x[0] + 1j * y[0], 0),
+        m.linalg.norm(x[0] + 1j * y[0], 3)]), U34, U34, grad=False),  # real: |x|, not x
     # shapes
     _c('vstack-hstack', lambda m, x, y: m.vstack([x, y, x]).sum(0) + m.hstack([x, y])[:3]
        + m.column_stack([x, y]).sum(1), U3, U3),
