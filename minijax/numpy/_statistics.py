@@ -276,6 +276,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nans):
         raise error(f'{name}: method {method!r} is not supported (minijax has '
                     f'{", ".join(_QUANTILE_METHODS)})')
     a, q = _to_float(asarray(a)), asarray(q)
+    if dtypes.is_complex(core.get_aval(a).dtype):
+        raise ValueError(f'{name}: complex input ({core.get_aval(a).str_short()}) has no '
+                         'order, so no quantiles (JAX refuses it too)')
     q = _cast(q, core.get_aval(a).dtype) if _is_float(q) else _to_float(q)
     axes = _axes(name, a, axis)
     kept = [d for d in range(np.ndim(a)) if d not in axes]
