@@ -311,7 +311,8 @@ def _accumulate(lax_cumulative, a, axis, dtype):
     dtype = dtypes.check_supported(dtype)
     if dtype != dtypes.bool_:
         return lax_cumulative(_cast(a, dtype), axis)
-    counts = lax_cumulative(lax.convert_element_type(not_equal(a, 0), dtypes.int64), axis)
+    nonzero = a if _is_bool(a) else not_equal(a, 0)
+    counts = lax_cumulative(lax.convert_element_type(nonzero, dtypes.int64), axis)
     return lax.convert_element_type(counts, dtypes.bool_)
 
 
