@@ -391,7 +391,10 @@ def _ceil(x):
 
 def _rint(x):
     """Round to the nearest integer, halves to even (as ``jnp.round``): the floor, one up
-    where the fraction is above one half, or exactly one half and the floor is odd."""
+    where the fraction is above one half, or exactly one half and the floor is odd; each
+    part of a complex number."""
+    if _is_complex(x):
+        return lax.complex(_rint(lax.real(x)), _rint(lax.imag(x)))
     if not _is_float(x):
         return x
     f = _floor(x)
@@ -400,6 +403,12 @@ def _rint(x):
     up = lax.max(lax.greater(fraction, .5), lax.min(lax.eq(fraction, .5), odd))
     out = lax.add(f, _like(up, x))
     return _with_sign_of_zero(out, x)
+
+
+def _rint_as_float(x):
+    """``jnp.rint``: integers and booleans first become JAX's default float (strong float64,
+    whatever their width and weak type: not ``_to_float``'s), as JAX converts them."""
+    return _rint(x if _is_inexact(x) else lax.convert_element_type(x, dtypes.float64))
 
 
 def _safe_where(unsafe, x, replacement):
@@ -510,7 +519,7 @@ square = _unary('square', lambda x: lax.integer_pow(x, 2), to_float=False)
 floor = _unary('floor', _floor, to_float=False, real_only=True)
 ceil = _unary('ceil', _ceil, to_float=False, real_only=True)
 trunc = _unary('trunc', _trunc, to_float=False, real_only=True)
-rint = _unary('rint', _rint, to_float=False)
+rint = _unary('rint', _rint_as_float, to_float=False)
 isnan = _unary('isnan', _isnan, to_float=False)
 isinf = _unary('isinf', _isinf, to_float=False)
 isfinite = _unary('isfinite', _isfinite, to_float=False)
@@ -535,13 +544,19 @@ isneginf = _unary('isneginf', lambda x: _is_infinity(x, -np.inf), to_float=False
 
 def round(a, decimals=0, out=None):  # noqa: A001
     """Round to ``decimals`` places, halves to even, as ``jnp.round``: ``rint(a * 10**d) /
-    10**d`` for floats; integers are returned unchanged for ``decimals >= 0``."""
+    10**d`` for floats and complex numbers; integers are returned unchanged for
+    ``decimals >= 0``; booleans are refused, as in JAX."""
     _no_out('round', out)
     decimals = _static_int(decimals, 'round: decimals')
-    if decimals < 0 and not _is_inexact(a):
-        raise NotImplementedError(f'round: integers to decimals={decimals} (< 0) are not '
-                                  'implemented (nor in JAX)')
-    if not _is_float(a) or decimals == 0:
+    if _is_bool(a):
+        raise ValueError(f'round: booleans have no decimals to round (JAX refuses them), got '
+                         f'{core.get_aval(a).str_short()}')
+    if not _is_inexact(a):
+        if decimals < 0:
+            raise NotImplementedError(f'round: integers to decimals={decimals} (< 0) are not '
+                                      'implemented (nor in JAX)')
+        return a
+    if decimals == 0:
         return rint(a)
     factor = 10. ** decimals
     return lax.div(rint(lax.mul(a, factor)), factor)

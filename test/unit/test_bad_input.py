@@ -251,6 +251,8 @@ ROWS = [
      r'round: decimals must be an integer, got 1\.5'),
     ('mnp_round_int_negative_decimals', lambda: mnp.round(np.arange(300), -2),
      NotImplementedError, r'round: integers to decimals=-2'),
+    ('mnp_round_bool', lambda: mnp.round(X > 0), ValueError,
+     r'round: booleans have no decimals to round .*bool\[2,3\]'),
     ('mnp_floor_complex', lambda: mnp.floor(X * 1j), TypeError,
      r'floor does not accept dtype complex64'),
     ('mnp_ceil_complex', lambda: mnp.ceil(X * 1j), TypeError, r'ceil does not accept dtype'),

@@ -75,6 +75,10 @@ CASES = [
     _c('rounding-special', lambda m, x: m.stack([m.floor(x), m.ceil(x), m.round(x),
                                                  m.trunc(x)]), ('special', ()), grad=False),
     _c('round-decimals', lambda m, x: m.round(x, 2) + x.round(1), U34, grad=False),
+    _c('round-rint-complex', lambda m, x, y: m.stack([m.round(x + 1j * y), m.rint(x - 1j * y),
+                                                      m.round(x + 1j * y, 1)]),
+       ('halves', ()), ('halves', ()), grad=False),  # each part rounded
+    _c('rint-int', lambda m, x: m.rint(x), ('i32', (5,)), grad=False),  # float64, as JAX's
     _c('rounding-int', lambda m, x: m.floor(x) + m.round(x) + m.ceil(x), ('i32', (5,)),
        grad=False),
     _c('predicates', lambda m, x: m.stack([m.isnan(x), m.isinf(x), m.isfinite(x)]),
