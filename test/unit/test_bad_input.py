@@ -323,7 +323,7 @@ ROWS = [
     ('mnp_std_int_dtype', lambda: mnp.std(X, dtype=np.int32), ValueError,
      r'dtype argument to jnp.std must be inexact; got int32'),
     ('lax_div_bool', lambda: lax.div(np.array(True), np.array(False)), TypeError,
-     r'div needs integer, floating-point or complex operands, got bool\[\]'),
+     r'div needs .*operands, got bool\[\]'),
     # --- unsupported dtypes: a TypeError naming the dtype and the supported ones
     ('jit_complex256_scalar', lambda: minijax.jit(lambda a: a)(np.clongdouble(1)), TypeError,
      rf'argument 0 scalar of type clongdouble has dtype complex256.*{SUPPORTED}'),
