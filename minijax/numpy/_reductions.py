@@ -57,6 +57,12 @@ def _sum_dtype(x, dtype):
     return _cast(x, _accumulator(core.get_aval(x).dtype))
 
 
+def _reduce_sum(x, axes):
+    """``reduce_sum``; booleans (``sum(dtype=bool)``) are or-ed, as JAX sums them (lax sums
+    numbers only)."""
+    return lax.reduce_or(x, axes) if _is_bool(x) else lax.reduce_sum(x, axes)
+
+
 def _reduce_prod(x, axes):
     """The product over ``axes``, with no product primitive: the reduced axes are flattened
     into one, which is halved (padded with a 1 to an even length) and multiplied, halves
@@ -182,7 +188,7 @@ def _reduction(name, monoid, prepare=None, doc=''):
     return fn
 
 
-sum = _reduction('sum', _Monoid(lax.reduce_sum, lax.add, 0), _sum_dtype,  # noqa: A001
+sum = _reduction('sum', _Monoid(_reduce_sum, lax.add, 0), _sum_dtype,  # noqa: A001
                  'Sum over ``axis`` (all axes if None).')
 prod = _reduction('prod', _Monoid(_reduce_prod, lax.mul, 1), _sum_dtype,
                   'Product over ``axis`` (all if None).')
