@@ -1066,7 +1066,7 @@ def arange(start, stop=None, step=1, dtype=None):
         dtype = np.result_type(*(type(v) for v in (start, stop, step)))
     dtype = dtypes.check_supported(dtype, 'arange')
     if step == 0:
-        raise ValueError('arange: step must not be zero')
+        raise ZeroDivisionError('arange: step must not be zero')  # JAX's (and NumPy's) class
     n = builtins.max(0, int(np.ceil((stop - start) / step)))
     out = lax.iota(dtype, (n,))
     if step != 1:

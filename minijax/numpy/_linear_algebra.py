@@ -227,7 +227,7 @@ def _einsum_parse(subscripts, ndims):
 def _einsum_check(subscripts, inputs, output, shapes):
     """JAX's ValueError, naming the subscripts and the operands' shapes, for a spec that
     does not describe these operands: an output letter that no input has or that repeats,
-    or one letter for axes of different sizes."""
+    or one index (letter) for axes of different sizes."""
     def fail(problem):
         shown = ', '.join(map(_shape_str, shapes))
         raise ValueError(f'einsum: {problem} in subscripts {subscripts!r} for operands of '
@@ -237,11 +237,13 @@ def _einsum_check(subscripts, inputs, output, shapes):
             fail(f'output letter {c!r} is in no input')
         if output.count(c) > 1:
             fail(f'output letter {c!r} is repeated')
-    sizes = {}
-    for letters, shape in zip(inputs, shapes):
+    seen = {}  # index -> (its size, the operand where it was first seen)
+    for k, (letters, shape) in enumerate(zip(inputs, shapes)):
         for c, n in zip(letters, shape):
-            if sizes.setdefault(c, n) != n:
-                fail(f'letter {c!r} is used for axes of sizes {sizes[c]} and {n}')
+            size, first = seen.setdefault(c, (n, k))
+            if size != n:
+                fail(f'index {c!r} has size {size} in one operand and {n} in another'
+                     if first != k else f'index {c!r} has sizes {size} and {n} within operand {k}')
 
 
 def _einsum_reduce(x, letters, keep):
