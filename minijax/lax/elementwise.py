@@ -28,6 +28,7 @@ from minijax.lowering.ops import broadcast_scalars, compare
 #: What a unary primitive accepts: its operand kinds (see ``dtypes.kind``) and JAX's words.
 INEXACT, FLOATING, ANY = ('fc', 'floating-point or complex'), ('f', 'floating-point'), None
 ORDERED = ('iubf', 'integer, floating-point or bool')  # complex numbers have no order
+NUMBER = ('iufc', 'number (integer, floating-point or complex)')  # bool is no number
 
 
 def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_xla=False,
@@ -286,7 +287,8 @@ def _div_lowering(ctx, x, y):
 add_p = binary_primitive('add', np.add, _hlo_binary(hlo.AddOp))
 sub_p = binary_primitive('sub', np.subtract, _hlo_binary(hlo.SubtractOp))
 mul_p = binary_primitive('mul', np.multiply, _hlo_binary(hlo.MulOp))
-div_p = binary_primitive('div', _divide, _div_lowering, eager_on_xla=True)  # XLA rewrites x / c
+div_p = binary_primitive('div', _divide, _div_lowering, accepts=NUMBER,
+                         eager_on_xla=True)  # XLA rewrites x / c
 
 add = _binary_function(add_p, 'Elementwise x + y.')
 sub = _binary_function(sub_p, 'Elementwise x - y.')

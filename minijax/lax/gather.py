@@ -265,11 +265,11 @@ def _scatter_impl(combine):
 
 
 def _fill_value(dtype, fill_value):
-    """JAX's default fill for an out-of-bounds gather: NaN, the lowest signed or the highest
-    unsigned integer, True."""
+    """JAX's default fill for an out-of-bounds gather: NaN (NaN+0j for complex numbers), the
+    lowest signed or the highest unsigned integer, True."""
     if fill_value is not None:
         return np.array(fill_value, dtype)
-    if dtypes.is_float(dtype):
+    if dtypes.is_inexact(dtype):
         return np.array(np.nan, dtype)
     if dtype == dtypes.bool_:
         return np.array(True)

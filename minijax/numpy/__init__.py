@@ -121,6 +121,10 @@ def _is_float(x):
     return dtypes.is_float(core.get_aval(x).dtype)
 
 
+def _is_inexact(x):
+    return dtypes.is_inexact(core.get_aval(x).dtype)
+
+
 def _is_bool(x):
     return core.get_aval(x).dtype == dtypes.bool_
 
@@ -162,7 +166,7 @@ def _broadcast_shape(shapes, primitive):
 
 def broadcast_to(x, shape):
     """``x`` broadcast to ``shape`` by NumPy's rules (new axes on the left, size 1 grows)."""
-    shape = tuple(int(d) for d in shape)
+    shape = core.canonicalize_shape(shape, 'broadcast_to')
     x_shape = np.shape(x)
     if len(x_shape) > len(shape) or broadcast_shapes(x_shape, shape) != shape:
         raise ValueError(f'cannot broadcast an array of shape {_shape_str(x_shape)} to shape '
@@ -396,7 +400,10 @@ def _ceil(x):
 
 def _rint(x):
     """Round to the nearest integer, halves to even (as ``jnp.round``): the floor, one up
-    where the fraction is above one half, or exactly one half and the floor is odd."""
+    where the fraction is above one half, or exactly one half and the floor is odd; each
+    part of a complex number."""
+    if _is_complex(x):
+        return lax.complex(_rint(lax.real(x)), _rint(lax.imag(x)))
     if not _is_float(x):
         return x
     x = lax.stop_gradient(x)  # piecewise constant, as _trunc
@@ -406,6 +413,12 @@ def _rint(x):
     up = lax.max(lax.greater(fraction, .5), lax.min(lax.eq(fraction, .5), odd))
     out = lax.add(f, _like(up, x))
     return _with_sign_of_zero(out, x)
+
+
+def _rint_as_float(x):
+    """``jnp.rint``: integers and booleans first become JAX's default float (strong float64,
+    whatever their width and weak type: not ``_to_float``'s), as JAX converts them."""
+    return _rint(x if _is_inexact(x) else lax.convert_element_type(x, dtypes.float64))
 
 
 def _safe_where(unsafe, x, replacement):
@@ -475,11 +488,15 @@ def _angle(x):
     return lax.atan2(_imag(x), _real(x))
 
 
-def _unary(name, fn, to_float=True):
+def _unary(name, fn, to_float=True, real_only=False):
     """A function of one operand; ``to_float``: integer and boolean operands become floats
-    first (as ``jnp.sin(1)`` is a float)."""
+    first (as ``jnp.sin(1)`` is a float); ``real_only``: complex ones are refused, as JAX
+    refuses them (the function rounds, and complex numbers have no order)."""
     def unary(x, /):
         x = asarray(x)
+        if real_only and _is_complex(x):
+            raise TypeError(f'{name} does not accept dtype {core.get_aval(x).dtype}: it '
+                            'takes real numbers only (complex ones have no order).')
         return fn(_to_float(x) if to_float else x)
     unary.__name__ = unary.__qualname__ = name
     unary.__doc__ = fn.__doc__ or f'Elementwise {name}.'
@@ -509,10 +526,10 @@ sign = _unary('sign', lax.sign, to_float=False)
 negative = _unary('negative', lax.neg, to_float=False)
 positive = _unary('positive', lambda x: x, to_float=False)
 square = _unary('square', lambda x: lax.integer_pow(x, 2), to_float=False)
-floor = _unary('floor', _floor, to_float=False)
-ceil = _unary('ceil', _ceil, to_float=False)
-trunc = _unary('trunc', _trunc, to_float=False)
-rint = _unary('rint', _rint, to_float=False)
+floor = _unary('floor', _floor, to_float=False, real_only=True)
+ceil = _unary('ceil', _ceil, to_float=False, real_only=True)
+trunc = _unary('trunc', _trunc, to_float=False, real_only=True)
+rint = _unary('rint', _rint_as_float, to_float=False)
 isnan = _unary('isnan', _isnan, to_float=False)
 isinf = _unary('isinf', _isinf, to_float=False)
 isfinite = _unary('isfinite', _isfinite, to_float=False)
@@ -537,9 +554,19 @@ isneginf = _unary('isneginf', lambda x: _is_infinity(x, -np.inf), to_float=False
 
 def round(a, decimals=0, out=None):  # noqa: A001
     """Round to ``decimals`` places, halves to even, as ``jnp.round``: ``rint(a * 10**d) /
-    10**d`` for floats; integers are returned unchanged for ``decimals >= 0``."""
+    10**d`` for floats and complex numbers; integers are returned unchanged for
+    ``decimals >= 0``; booleans are refused, as in JAX."""
     _no_out('round', out)
-    if not _is_float(a) or decimals == 0:
+    decimals = _static_int(decimals, 'round: decimals')
+    if _is_bool(a):
+        raise ValueError(f'round: booleans have no decimals to round (JAX refuses them), got '
+                         f'{core.get_aval(a).str_short()}')
+    if not _is_inexact(a):
+        if decimals < 0:
+            raise NotImplementedError(f'round: integers to decimals={decimals} (< 0) are not '
+                                      'implemented (nor in JAX)')
+        return a
+    if decimals == 0:
         return rint(a)
     factor = 10. ** decimals
     return lax.div(rint(lax.mul(a, factor)), factor)
@@ -549,8 +576,12 @@ around = round
 
 
 def clip(arr, /, min=None, max=None):  # noqa: A002
-    """``arr`` limited to ``[min, max]`` (either bound may be None)."""
+    """``arr`` limited to ``[min, max]`` (either bound may be None); complex numbers have
+    no order, so JAX refuses them."""
     arr = asarray(arr)
+    if builtins.any(b is not None and _is_complex(asarray(b)) for b in (arr, min, max)):
+        raise ValueError(f'clip: complex values have no order, so they cannot be clipped; '
+                         f'got arr of dtype {core.get_aval(arr).dtype}')
     if min is not None:
         arr = maximum(min, arr)
     if max is not None:
@@ -564,8 +595,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None and y is None:
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
-        raise ValueError('where: give both x and y, or neither (for the indices where '
-                         'condition holds)')
+        raise TypeError('where: give both x and y, or neither (for the indices where '
+                        'condition holds)')  # JAX's class
     return _where(condition, x, y)
 
 
@@ -675,6 +706,15 @@ def _axes(name, x, axis):
     return core.canonicalize_axes(axis, np.ndim(x), f'{name}: axis')
 
 
+def _static_int(value, what):
+    """``value`` as a Python int (an integer of any kind, as ``operator.index`` takes it); a
+    float or a string is JAX's TypeError naming ``what`` ("function: argument")."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f'{what} must be an integer, got {value!r}') from None
+
+
 def _no_out(name, out):
     if out is not None:
         raise TypeError(f'{name}: out= is not supported (minijax arrays are immutable)')
@@ -683,8 +723,11 @@ def _no_out(name, out):
 def _divide_by_constant(x, c):
     """``x / c`` for a constant ``c``, as XLA computes it: its simplifier turns a division by
     a constant into a product with the constant's reciprocal (rounded to ``x``'s dtype),
-    which is what JAX's jitted ``jnp.mean`` or ``jnp.log2`` returns, eagerly too."""
+    which is what JAX's jitted ``jnp.mean`` or ``jnp.log2`` returns, eagerly too. An integer
+    ``x`` is divided (a ``mean`` asked for as an integer truncates, as in JAX)."""
     dtype = core.get_aval(x).dtype
+    if dtypes.is_integer(dtype):
+        return lax.div(x, np.asarray(c, dtype))
     with np.errstate(divide='ignore'):
         return lax.mul(x, np.divide(np.ones((), dtype), np.asarray(c, dtype)))
 
@@ -821,6 +864,9 @@ def _nan_last_less(x, y):
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at
     ``x``; ``left``/``right`` outside (default: the end values), or periodic."""
+    if np.ndim(xp) != 1 or np.shape(xp) != np.shape(fp):
+        raise ValueError(f'interp: xp and fp must be one-dimensional arrays of equal size, '
+                         f'got shapes {_shape_str(np.shape(xp))} and {_shape_str(np.shape(fp))}')
     x, xp, fp = (_to_float(asarray(v)) for v in (x, xp, fp))
     if period is not None:
         x, xp = remainder(x, period), remainder(xp, period)
@@ -1025,11 +1071,14 @@ def arange(start, stop=None, step=1, dtype=None):
     """``start, start + step, ...`` below ``stop`` (static bounds), built on ``iota``."""
     if stop is None:
         start, stop = 0, start
+    if builtins.any(np.iscomplexobj(v) for v in (start, stop, step)):
+        raise ValueError(f'arange: complex start, stop or step are not supported (as in JAX), '
+                         f'got {start!r}, {stop!r}, {step!r}')
     if dtype is None:
         dtype = np.result_type(*(type(v) for v in (start, stop, step)))
     dtype = dtypes.check_supported(dtype, 'arange')
     if step == 0:
-        raise ValueError('arange: step must not be zero')
+        raise ZeroDivisionError('arange: step must not be zero')  # JAX's (and NumPy's) class
     n = builtins.max(0, int(np.ceil((stop - start) / step)))
     out = lax.iota(dtype, (n,))
     if step != 1:

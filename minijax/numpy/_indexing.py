@@ -272,6 +272,9 @@ def take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sor
         raise (NotImplementedError if mode == 'raise' else ValueError)(
             f"take: mode {mode!r} is not supported; use 'fill', 'clip' or 'wrap'")
     indices = asarray(indices)
+    if not dtypes.is_integer(core.get_aval(indices).dtype):
+        raise ValueError(f'take: indices must have an integer type, got '
+                         f'{core.get_aval(indices).str_short()}')  # JAX's class
     if mode == 'wrap':
         indices = remainder(indices, np.asarray(np.shape(a)[axis], indices.dtype))
     entries = (builtins.slice(None),) * axis + (indices,)

@@ -12,10 +12,11 @@ import string
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _promote, _shape_str, _to_float, abs,  # noqa: A004
-                           asarray, broadcast_shapes, broadcast_to, expand_dims, float64, max,
-                           min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt, stack,
-                           subtract, sum, unstack, where, zeros_like)
+from minijax.numpy import (_axes, _no_out, _promote, _shape_str, _to_float, abs,  # noqa: A004
+                           asarray, broadcast_shapes, broadcast_to, conj, expand_dims, float64,
+                           max, min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt,
+                           stack, subtract, sum, unstack, where, zeros_like)
+from minijax.numpy._reductions import _squared_modulus
 from minijax.numpy._shapes import _axis_list
 
 __all__ = ['convolve', 'correlate', 'cross', 'diag', 'diagonal', 'dot', 'einsum', 'eye',
@@ -35,7 +36,7 @@ def matmul(a, b, /):
     a, b = _promote(a, b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if not a_shape or not b_shape:
-        raise TypeError('matmul needs operands of rank 1 or more, got shapes '
+        raise ValueError('matmul needs operands of rank 1 or more, got shapes '
                         f'{_shape_str(a_shape)} and {_shape_str(b_shape)}')
     a2 = expand_dims(a, 0) if len(a_shape) == 1 else a
     b2 = expand_dims(b, 1) if len(b_shape) == 1 else b
@@ -69,6 +70,9 @@ def tensordot(a, b, axes=2):
     a, b = _promote(a, b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if isinstance(axes, (int, np.integer)):
+        if not 0 <= axes <= builtins.min(len(a_shape), len(b_shape)):
+            raise TypeError(f'tensordot: axes={axes} does not fit operands of shapes '
+                            f'{_shape_str(a_shape)} and {_shape_str(b_shape)}')  # JAX's class
         a_axes, b_axes = range(len(a_shape) - axes, len(a_shape)), range(axes)
     else:
         a_axes, b_axes = ((x,) if isinstance(x, (int, np.integer)) else x for x in axes)
@@ -87,11 +91,22 @@ def inner(a, b, /):
 
 
 def vdot(a, b, /):
-    """The dot product of ``a`` and ``b`` flattened."""
-    return dot(ravel(a), ravel(b))
+    """The dot product of ``a`` and ``b`` flattened, ``a`` conjugated (as in NumPy and JAX)."""
+    return dot(conj(ravel(a)), ravel(b))
 
 
-vecdot = inner
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot products of the vectors along ``axis`` of ``x1`` and ``x2``, their other axes
+    broadcast: ``sum(conj(x1) * x2, axis)``, one ``dot_general`` batched over those axes."""
+    x1, x2 = (moveaxis(x, axis, -1) for x in _promote(x1, x2))
+    (n,), (n2,) = np.shape(x1)[-1:], np.shape(x2)[-1:]
+    if n != n2:
+        raise ValueError(f'vecdot: x1 and x2 must have one size along axis {axis}, got shapes '
+                         f'{_shape_str(np.shape(x1))} and {_shape_str(np.shape(x2))} (axis last)')
+    batch = broadcast_shapes(np.shape(x1)[:-1], np.shape(x2)[:-1])
+    x1, x2 = (broadcast_to(x, batch + (n,)) for x in (x1, x2))
+    k = len(batch)
+    return lax.dot_general(conj(x1), x2, (((k,), (k,)), (tuple(range(k)), tuple(range(k)))))
 
 
 def outer(a, b):
@@ -209,6 +224,28 @@ def _einsum_parse(subscripts, ndims):
     return inputs, output
 
 
+def _einsum_check(subscripts, inputs, output, shapes):
+    """JAX's ValueError, naming the subscripts and the operands' shapes, for a spec that
+    does not describe these operands: an output letter that no input has or that repeats,
+    or one index (letter) for axes of different sizes."""
+    def fail(problem):
+        shown = ', '.join(map(_shape_str, shapes))
+        raise ValueError(f'einsum: {problem} in subscripts {subscripts!r} for operands of '
+                         f'shapes {shown}')
+    for c in output:
+        if c not in ''.join(inputs):
+            fail(f'output letter {c!r} is in no input')
+        if output.count(c) > 1:
+            fail(f'output letter {c!r} is repeated')
+    seen = {}  # index -> (its size, the operand where it was first seen)
+    for k, (letters, shape) in enumerate(zip(inputs, shapes)):
+        for c, n in zip(letters, shape):
+            size, first = seen.setdefault(c, (n, k))
+            if size != n:
+                fail(f'index {c!r} has size {size} in one operand and {n} in another'
+                     if first != k else f'index {c!r} has sizes {size} and {n} within operand {k}')
+
+
 def _einsum_reduce(x, letters, keep):
     """``x`` with repeated letters turned into diagonals and letters not in ``keep``
     summed away."""
@@ -251,6 +288,7 @@ def einsum(subscripts, *operands):
         subscripts, operands = _sublists_as_subscripts((subscripts, *operands))
     operands = _promote(*operands)
     inputs, output = _einsum_parse(subscripts, [np.ndim(x) for x in operands])
+    _einsum_check(subscripts, inputs, output, [np.shape(x) for x in operands])
     x, xl = operands[0], inputs[0]
     for k in range(1, len(operands)):
         later = output + ''.join(inputs[k + 1:])
@@ -304,9 +342,10 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return lax.slice_in_dim(flat, 0, n * n, n + 1, axis=len(lead)) if n else flat
 
 
-def trace(a, offset=0, axis1=0, axis2=1):
-    """The sum of the diagonal."""
-    return sum(diagonal(a, offset, axis1, axis2), -1)
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum of the diagonal (in ``dtype``, or as ``sum`` accumulates)."""
+    _no_out('trace', out)
+    return sum(diagonal(a, offset, axis1, axis2), -1, dtype=dtype)
 
 
 def _tri_mask(n, m, k, lower):
@@ -317,20 +356,31 @@ def _tri_mask(n, m, k, lower):
     return lax.le(diff, k) if lower else lax.ge(diff, k)
 
 
+def _triangle(name, m, k, lower):
+    """``m`` (its last two axes: JAX refuses fewer) zeroed outside the triangle."""
+    if np.ndim(m) < 2:
+        raise ValueError(f'{name}: the argument must have 2 axes or more, got shape '
+                         f'{_shape_str(np.shape(m))}')
+    mask = _tri_mask(*np.shape(m)[-2:], k, lower)
+    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+
+
 def tril(m, k=0):
     """``m`` (its last two axes) with the elements above the ``k``-th diagonal zeroed."""
-    mask = _tri_mask(*np.shape(m)[-2:], k, lower=True)
-    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+    return _triangle('tril', m, k, lower=True)
 
 
 def triu(m, k=0):
     """``m`` (its last two axes) with the elements below the ``k``-th diagonal zeroed."""
-    mask = _tri_mask(*np.shape(m)[-2:], k, lower=False)
-    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+    return _triangle('triu', m, k, lower=False)
 
 
 def eye(N, M=None, k=0, dtype=None):
     """The (N, M) matrix with ones on the ``k``-th diagonal."""
+    if not isinstance(k, (int, np.integer)):
+        raise ValueError(f'eye: k must be a scalar integer, got {k!r}')  # JAX's class
+    if N < 0 or (M or 0) < 0:
+        raise ValueError(f'eye: negative dimensions are not allowed, got N={N}, M={M}')
     mask = lax.eq(lax.sub(lax.iota(dtypes.int64, (N, M or N), 1),
                           lax.iota(dtypes.int64, (N, M or N), 0)), k)
     return lax.convert_element_type(mask, dtypes.check_supported(dtype or float64))
@@ -366,7 +416,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     -2 and 'nuc' from the singular values."""
     x = _to_float(x)
     if axis is None and ord is None:
-        return _keep_all(sqrt(sum(lax.mul(x, x))), np.ndim(x), keepdims)
+        return _keep_all(_euclidean(x), np.ndim(x), keepdims)
     axes = _axes('norm', x, axis)  # (checked, but sorted: a matrix norm needs the order)
     axes = axes if axis is None else tuple(_axis_list('norm: axis', axis, np.ndim(x)))
     if len(axes) == 1:
@@ -376,6 +426,11 @@ def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     raise ValueError(f'norm: axis {axis} must name one or two axes')
 
 
+def _euclidean(x, axes=None, keepdims=False):
+    """The 2-norm (Frobenius's for matrices): ``sqrt(sum(|x|**2))``, real for complex ``x``."""
+    return sqrt(sum(_squared_modulus(x), axes, keepdims=keepdims))
+
+
 def _keep_all(out, ndim, keepdims):
     return reshape(out, (1,) * ndim) if keepdims else out
 
@@ -383,13 +438,13 @@ def _keep_all(out, ndim, keepdims):
 def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
     absx = abs(x)
     if ord is None or ord == 2:
-        return sqrt(sum(lax.mul(x, x), axes, keepdims=keepdims))
+        return _euclidean(x, axes, keepdims)
     if ord == np.inf:
         return max(absx, axes, keepdims=keepdims)
     if ord == -np.inf:
         return min(absx, axes, keepdims=keepdims)
     if ord == 0:
-        return sum(lax.convert_element_type(not_equal(x, 0), core.get_aval(x).dtype), axes,
+        return sum(not_equal(x, 0), axes, dtypes.real_part_dtype(core.get_aval(x).dtype),
                    keepdims=keepdims)
     if ord == 1:
         return sum(absx, axes, keepdims=keepdims)
@@ -403,7 +458,7 @@ _SINGULAR_VALUE_NORMS = {2: max, -2: min, 'nuc': sum}
 def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
     row, col = axes
     if ord in (None, 'fro'):
-        return sqrt(sum(lax.mul(x, x), axes, keepdims=keepdims))
+        return _euclidean(x, axes, keepdims)
     if ord in _SINGULAR_VALUE_NORMS:
         s = lax.linalg.svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
         out = _SINGULAR_VALUE_NORMS[ord](s, -1)

@@ -38,14 +38,29 @@ def _keep(out, axes, keepdims):
     return lax.expand_dims(out, axes) if keepdims else out
 
 
+#: The dtype that JAX's sums and products of booleans and narrow integers accumulate in and
+#: return (with x64): the default int or uint, so that ``sum`` of int8 100s is 300, not 44.
+_ACCUMULATOR = {**dict.fromkeys([dtypes.bool_, dtypes.int8, dtypes.int16, dtypes.int32],
+                                dtypes.int64),
+                **dict.fromkeys([dtypes.uint8, dtypes.uint16, dtypes.uint32], dtypes.uint64)}
+
+
+def _accumulator(dtype):
+    """The dtype a sum or product of ``dtype`` values is computed in and returned as."""
+    return _ACCUMULATOR.get(np.dtype(dtype), np.dtype(dtype))
+
+
 def _sum_dtype(x, dtype):
-    """The operand of a sum or product: cast to ``dtype``; booleans and int32 are summed as
-    int64, as in NumPy and JAX (with x64)."""
+    """The operand of a sum or product: cast to ``dtype``, or to its accumulator."""
     if dtype is not None:
         return _cast(x, dtypes.check_supported(dtype))
-    if core.get_aval(x).dtype in (dtypes.bool_, dtypes.int32):
-        return lax.convert_element_type(x, dtypes.int64)
-    return x
+    return _cast(x, _accumulator(core.get_aval(x).dtype))
+
+
+def _reduce_sum(x, axes):
+    """``reduce_sum``; booleans (``sum(dtype=bool)``) are or-ed, as JAX sums them (lax sums
+    numbers only)."""
+    return lax.reduce_or(x, axes) if _is_bool(x) else lax.reduce_sum(x, axes)
 
 
 def _reduce_prod(x, axes):
@@ -173,7 +188,7 @@ def _reduction(name, monoid, prepare=None, doc=''):
     return fn
 
 
-sum = _reduction('sum', _Monoid(lax.reduce_sum, lax.add, 0), _sum_dtype,  # noqa: A001
+sum = _reduction('sum', _Monoid(_reduce_sum, lax.add, 0), _sum_dtype,  # noqa: A001
                  'Sum over ``axis`` (all axes if None).')
 prod = _reduction('prod', _Monoid(_reduce_prod, lax.mul, 1), _sum_dtype,
                   'Product over ``axis`` (all if None).')
@@ -219,24 +234,53 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return _keep(_in_float32_if_narrow(_mean, a, axes, mask), axes, keepdims)
 
 
+def _squared_modulus(x):
+    """``|x|**2``, real: ``real(x * conj(x))`` for a complex ``x``."""
+    return lax.real(lax.mul(x, lax.conj(x))) if _is_complex(x) else lax.mul(x, x)
+
+
+def _var_dtypes(name, a, dtype):
+    """JAX's dtypes for the variance of ``a``: the one it is computed in (``dtype``, else
+    ``a``'s as a float) and the result's (``dtype``, else real: the mean squared modulus of a
+    complex ``a``). JAX refuses a complex ``a`` with a real ``dtype``."""
+    a_dtype = core.get_aval(a).dtype
+    if dtype is None:
+        computation = dtypes.FLOAT_OF.get(a_dtype, a_dtype)
+        return computation, dtypes.real_part_dtype(computation)
+    dtype = dtypes.check_supported(dtype, f'jnp.{name}: dtype')
+    if dtypes.is_complex(a_dtype) and not dtypes.is_complex(dtype):
+        raise ValueError(f'jnp.{name}: the variance of a complex array ({a_dtype}) in a real '
+                         f'dtype ({dtype}) is not supported (as in JAX).')
+    return dtype, dtype
+
+
 def _var(a, axes, ddof, mask=None):
     centered = subtract(a, _keep(_mean(a, axes, mask), axes, keepdims=True))
-    squares = lax.reduce_sum(_masked(lax.mul(centered, centered), mask, 0), axes)
+    squares = lax.reduce_sum(_masked(_squared_modulus(centered), mask, 0), axes)
     return _divide_by_count(squares, a, axes, mask, ddof)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
     """The variance over ``axis`` (of the elements ``where`` keeps): the mean squared
-    deviation from the mean, divided by ``n - ddof`` instead of ``n``."""
+    deviation from the mean, divided by ``n - ddof`` instead of ``n``. An integer ``dtype``
+    gives an integer variance that JAX then returns as a weak float64 (its ``where`` with the
+    NaN for ``n - ddof <= 0`` promotes it)."""
     _no_out('var', out)
     axes = _axes('var', a, axis)
     mask = _reduction_mask('var', a, where)
-    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return _keep(_in_float32_if_narrow(_var, a, axes, ddof, mask), axes, keepdims)
+    computation, result = _var_dtypes('var', a, dtype)
+    out = _in_float32_if_narrow(_var, _cast(a, computation), axes, ddof, mask)
+    out = _cast(_keep(out, axes, keepdims), result)
+    if dtypes.is_inexact(result):
+        return out
+    return lax.convert_element_type(out, dtypes.float64, weak_type=True)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
-    """The standard deviation over ``axis``: ``sqrt(var(...))``."""
+    """The standard deviation over ``axis``: ``sqrt(var(...))``; ``dtype`` must be a float
+    or complex one, as in JAX."""
+    if dtype is not None and not dtypes.is_inexact(dtypes.check_supported(dtype)):
+        raise ValueError(f'dtype argument to jnp.std must be inexact; got {np.dtype(dtype)}')
     return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where))
 
 
@@ -264,17 +308,27 @@ def argmin(a, axis=None, out=None, keepdims=None):
     return _arg_reduce(lax.argmin, a, axis, keepdims)
 
 
+def _accumulate(lax_cumulative, a, axis, dtype):
+    """``lax_cumulative`` of ``a`` as ``dtype`` (``a``'s own if None, int64 for booleans, as in
+    JAX). lax accumulates numbers only: a boolean ``dtype`` runs over whether each element is
+    nonzero, counted as int64 (so that -1 and 1 do not cancel), then read as booleans."""
+    if dtype is None:
+        dtype = dtypes.int64 if _is_bool(a) else core.get_aval(a).dtype
+    dtype = dtypes.check_supported(dtype)
+    if dtype != dtypes.bool_:
+        return lax_cumulative(_cast(a, dtype), axis)
+    nonzero = a if _is_bool(a) else not_equal(a, 0)
+    counts = lax_cumulative(lax.convert_element_type(nonzero, dtypes.int64), axis)
+    return lax.convert_element_type(counts, dtypes.bool_)
+
+
 def _cumulative(name, lax_cumulative):
     def cumulative(a, axis=None, dtype=None, out=None):
         _no_out(name, out)
         if axis is None:
             a, axis = ravel(a), 0
         axis = core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
-        if dtype is not None:
-            a = _cast(a, dtypes.check_supported(dtype))
-        elif _is_bool(a):
-            a = lax.convert_element_type(a, dtypes.int64)
-        return _strong(lax_cumulative(a, axis))
+        return _strong(_accumulate(lax_cumulative, a, axis, dtype))
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None).'
     return cumulative

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from minijax import core, lax
-from minijax.numpy import _axes, _cast, _promote, _shape_str, asarray, size
+from minijax.numpy import _axes, _cast, _promote, _shape_str, _static_int, asarray, size
 
 __all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims',
            'flip', 'fliplr', 'flipud', 'hstack', 'matrix_transpose', 'meshgrid', 'moveaxis',
@@ -27,7 +27,8 @@ def reshape(a, shape=None, order='C', **kwargs):
     shape = kwargs.pop('newshape', shape)
     if kwargs or order != 'C':
         raise TypeError(f'reshape: unsupported arguments {sorted(kwargs) or ["order"]}')
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    dims = shape if np.iterable(shape) else (shape,)
+    shape = tuple(_static_int(d, f'reshape: each entry of shape {shape!r}') for d in dims)
     size_ = size(a)
     if shape.count(-1) == 1:
         known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
@@ -50,8 +51,8 @@ def transpose(a, axes=None):
         return lax.transpose(a, tuple(reversed(range(ndim_))))
     perm = [core.canonicalize_axis(x, ndim_, 'transpose: axis') for x in axes]
     if sorted(perm) != list(range(ndim_)):
-        raise ValueError(f'transpose: axes {tuple(axes)} are not a permutation of the '
-                         f'{ndim_} axes of the array')
+        raise TypeError(f'transpose: axes {tuple(axes)} are not a permutation of the '
+                        f'{ndim_} axes of the array')  # JAX's class
     return lax.transpose(a, perm)
 
 
@@ -134,10 +135,13 @@ def concatenate(arrays, axis=0):
     ndim_ = np.ndim(arrays[0])
     axis = core.canonicalize_axis(axis, ndim_, 'concatenate: axis')
     shapes = [np.shape(a) for a in arrays]
-    if builtins.any(len(s) != ndim_ or s[:axis] + s[axis + 1:] != shapes[0][:axis]
+    if builtins.any(len(s) != ndim_ for s in shapes):
+        raise TypeError(f'concatenate: arrays of different ranks, shapes '
+                        f'{" and ".join(map(_shape_str, shapes))}')  # JAX's class
+    if builtins.any(s[:axis] + s[axis + 1:] != shapes[0][:axis]
                     + shapes[0][axis + 1:] for s in shapes):
-        raise ValueError(f'concatenate along axis {axis}: shapes '
-                         f'{" and ".join(map(_shape_str, shapes))} do not fit')
+        raise TypeError(f'concatenate along axis {axis}: shapes '
+                        f'{" and ".join(map(_shape_str, shapes))} do not fit')  # JAX's class
     return lax.concatenate(arrays, axis)
 
 
@@ -304,11 +308,27 @@ def meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
     return [lax.broadcast_in_dim(x, shape_, (d,)) for x, d in zip(xi, dims)]
 
 
+def _pad_widths(shape, pad_width):
+    """``pad_width`` as one (before, after) pair of non-negative ints per axis of ``shape``;
+    JAX refuses floats (TypeError) and negative widths (ValueError: ``pad`` never crops)."""
+    widths = np.asarray(pad_width)
+    if widths.size and not np.issubdtype(widths.dtype, np.integer):
+        raise TypeError(f'pad: pad_width must be integers, got {pad_width!r}')
+    try:
+        widths = np.broadcast_to(widths.astype(np.int64), (len(shape), 2))
+    except ValueError:
+        raise ValueError(f'pad: pad_width {pad_width!r} does not give a (before, after) pair '
+                         f'for each axis of an array of shape {_shape_str(shape)}') from None
+    if (widths < 0).any():
+        raise ValueError(f'pad: pad_width must not be negative, got {pad_width!r}')
+    return widths
+
+
 def pad(array, pad_width, mode='constant', constant_values=0):
     """``array`` padded with ``constant_values`` (mode 'constant' only); ``pad_width`` is
     an int, a (before, after) pair, or one pair per axis."""
     if mode != 'constant':
         raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
-    widths = np.broadcast_to(np.asarray(pad_width, np.int64), (np.ndim(array), 2))
+    widths = _pad_widths(np.shape(array), pad_width)
     fill = _cast(constant_values, core.get_aval(array).dtype)
     return lax.pad(array, fill, [(int(lo), int(hi), 0) for lo, hi in widths])

@@ -10,13 +10,14 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _promote_inexact,
-                           _to_float, add, all, any, argmax, argmin, asarray, atleast_2d,
-                           broadcast_to, ceil, clip, concatenate, cumprod, cumsum, diagonal,
-                           divide, expand_dims, equal, floor, full_like, greater_equal, isnan,
-                           less_equal, linspace, logical_not, matmul, max, mean, min, moveaxis,
-                           multiply, not_equal, ones_like, prod, ravel, reshape, searchsorted,
-                           size, sort, sqrt, square, squeeze, subtract, sum, take_along_axis,
-                           transpose, true_divide, where, zeros, zeros_like)
+                           _static_int, _to_float, add, all, any, argmax, argmin, asarray,
+                           atleast_2d, broadcast_to, ceil, clip, concatenate, conj, cumprod, cumsum,
+                           diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
+                           isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
+                           moveaxis, multiply, not_equal, ones_like, prod, ravel, reshape,
+                           searchsorted, size, sort, sqrt, square, squeeze, subtract, sum,
+                           take_along_axis, transpose, true_divide, where, zeros, zeros_like)
+from minijax.numpy._reductions import _accumulator, _squared_modulus, _var_dtypes
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
            'ediff1d', 'gradient', 'histogram', 'histogram_bin_edges', 'median', 'nanargmax',
@@ -66,27 +67,31 @@ nanargmax = _nan_extremum(argmax, -np.inf, -1)
 nanargmin = _nan_extremum(argmin, np.inf, -1)
 
 
-def _count_numbers(a, axis, keepdims, where):
-    return sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
+def _count_numbers(a, axis, keepdims, where, dtype=None):
+    return sum(logical_not(isnan(a)), axis, dtype, keepdims=keepdims, where=where)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    """The mean of the elements that are not NaN (of those ``where`` keeps)."""
+    """The mean of the elements that are not NaN (of those ``where`` keeps): the ``mean``
+    of integers, which have none."""
     _no_out('nanmean', out)
-    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return divide(nansum(a, axis, keepdims=keepdims, where=where),
-                  _count_numbers(a, axis, keepdims, where))
+    if not dtypes.is_inexact(core.get_aval(a).dtype):
+        return mean(a, axis, dtype, keepdims=keepdims, where=where)
+    dtype = core.get_aval(a).dtype if dtype is None else dtypes.check_supported(dtype)
+    return lax.div(nansum(a, axis, dtype, keepdims=keepdims, where=where),
+                   _count_numbers(a, axis, keepdims, where, dtype))
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """The variance of the elements that are not NaN (of those ``where`` keeps; NaN where
-    ``n - ddof <= 0``)."""
+    ``n - ddof <= 0``), of ``var``'s dtype."""
     _no_out('nanvar', out)
-    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
+    computation, result = _var_dtypes('nanvar', a, dtype)
+    a = _cast(a, computation)
     centered = _without_nan(a, 0., subtract(a, nanmean(a, axis, keepdims=True, where=where)))
-    squares = sum(square(centered), axis, keepdims=keepdims, where=where)
-    return _divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims, where),
-                                                    ddof))
+    squares = sum(_squared_modulus(centered), axis, keepdims=keepdims, where=where)
+    return _cast(_divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims,
+                                                                         where), ddof)), result)
 
 
 def _divide_unless_too_few(total, divisor):
@@ -96,19 +101,22 @@ def _divide_unless_too_few(total, divisor):
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    """``sqrt(nanvar(...))``."""
-    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+    """``sqrt(nanvar(...))`` (``lax.sqrt``, which refuses an integer ``dtype``, as JAX's)."""
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
-def _cumulative_with_initial(name, fn, identity):
+def _cumulative_with_initial(name, fn, identity, widens):
     """The array API's ``cumulative_sum``/``cumulative_prod``: ``axis`` may be omitted only
-    for a 1-D array; ``include_initial`` puts the identity first."""
+    for a 1-D array; ``include_initial`` puts the identity first. If ``widens`` (as JAX's
+    ``cumulative_sum``, unlike its ``cumsum``), narrow integers accumulate as ``sum``'s do."""
     def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
         if axis is None:
             if np.ndim(x) != 1:
                 raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
             axis = 0
         axis = core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
+        if dtype is None and widens:
+            dtype = _accumulator(core.get_aval(x).dtype)
         out = fn(x, axis, dtype)
         if not include_initial:
             return out
@@ -119,14 +127,16 @@ def _cumulative_with_initial(name, fn, identity):
     return cumulative
 
 
-cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0)
-cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1)
+cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0, widens=True)
+cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1, widens=False)
 
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The ``n``-th discrete difference ``a[i + 1] - a[i]`` along ``axis``."""
     a = asarray(a)
+    if _static_int(n, 'diff: n') < 0:
+        raise ValueError(f'diff: the order n must be non-negative, got {n}')
     axis = core.canonicalize_axis(axis, np.ndim(a), 'diff: axis')
     pieces = [_edge(v, a, axis) for v in (prepend,) if v is not None] + [a]
     pieces += [_edge(v, a, axis) for v in (append,) if v is not None]
@@ -262,9 +272,13 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nans):
     the two neighbours of position ``q (n - 1)`` read with ``take_along_axis``; ``n`` counts
     the numbers only when ``skip_nans``, else a NaN makes the result NaN."""
     if method not in _QUANTILE_METHODS:
-        raise NotImplementedError(f'{name}: method {method!r} is not supported (minijax has '
-                                  f'{", ".join(_QUANTILE_METHODS)})')
+        error = NotImplementedError if method == 'inverted_cdf' else ValueError  # as JAX's
+        raise error(f'{name}: method {method!r} is not supported (minijax has '
+                    f'{", ".join(_QUANTILE_METHODS)})')
     a, q = _to_float(asarray(a)), asarray(q)
+    if dtypes.is_complex(core.get_aval(a).dtype):
+        raise ValueError(f'{name}: complex input ({core.get_aval(a).str_short()}) has no '
+                         'order, so no quantiles (JAX refuses it too)')
     q = _cast(q, core.get_aval(a).dtype) if _is_float(q) else _to_float(q)
     axes = _axes(name, a, axis)
     kept = [d for d in range(np.ndim(a)) if d not in axes]
@@ -325,7 +339,8 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
     """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
-    (and ``y``), NumPy's estimate with frequency and analytic weights."""
+    (and ``y``), NumPy's estimate with frequency and analytic weights (Hermitian: the
+    deviations times their conjugates)."""
     X = atleast_2d(_to_float(asarray(m)))
     if not rowvar and np.shape(X)[0] != 1:
         X = transpose(X)
@@ -348,17 +363,19 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         fact = subtract(w_sum[0], ddof * sum(multiply(w, aweights)) / w_sum[0])
     X = subtract(X, expand_dims(mean_, 1))
     X_weighted = X if w is None else multiply(X, w)
-    return squeeze(true_divide(matmul(X_weighted, transpose(X)), fact))
+    return squeeze(true_divide(matmul(X_weighted, conj(transpose(X))), fact))
 
 
 def corrcoef(x, y=None, rowvar=True):
     """Pearson correlation coefficients: the covariance over the product of the standard
-    deviations, clipped to [-1, 1]."""
+    deviations, clipped to [-1, 1] (the real and imaginary parts, for complex numbers)."""
     c = cov(x, y, rowvar)
     if np.ndim(c) == 0:
         return true_divide(c, c)
     stddev = sqrt(diagonal(c))
     c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
+    if dtypes.is_complex(core.get_aval(c).dtype):  # no order: each part is clipped, as in JAX
+        return lax.complex(clip(lax.real(c), -1, 1), clip(lax.imag(c), -1, 1))
     return clip(c, -1, 1)
 
 

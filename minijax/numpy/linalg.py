@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -51,14 +50,16 @@ class SlogdetResult(NamedTuple):
     logabsdet: object
 
 
-def _float_matrix(name, a, square=True):
-    """``a`` as a float array of matrices ``[..., m, n]`` (``m == n`` if ``square``)."""
+def _float_matrix(name, a, square=True, error=ValueError):
+    """``a`` as a float array of matrices ``[..., m, n]`` (``m == n`` if ``square``); a
+    wrongly shaped one raises ``error``: JAX's class for ``name`` (TypeError where JAX hands
+    ``a`` straight to a ``lax.linalg`` primitive, whose shape rule refuses it)."""
     a = jnp._to_float(jnp.asarray(a))
     shape = core.get_aval(a).shape
     if len(shape) < 2 or (square and shape[-1] != shape[-2]):
         kind = '[..., n, n]' if square else '[..., m, n]'
-        raise ValueError(f'jnp.linalg.{name}: the argument must have shape {kind}, got '
-                         f'{core.get_aval(a).str_short()}')
+        raise error(f'jnp.linalg.{name}: the argument must have shape {kind}, got '
+                    f'{core.get_aval(a).str_short()}')
     return a
 
 
@@ -72,7 +73,8 @@ def _mT(x):
 def cholesky(a, *, upper=False, symmetrize_input=True):
     """``L`` with ``a = L L^T`` (``L^T`` if ``upper``); NaNs if ``a`` is not positive
     definite."""
-    L = lax_linalg.cholesky(_float_matrix('cholesky', a), symmetrize_input=symmetrize_input)
+    a = _float_matrix('cholesky', a, error=TypeError)
+    L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return _mT(L) if upper else L
 
 
@@ -81,8 +83,8 @@ def eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix: ``EighResult``."""
     if UPLO not in (None, 'L', 'U'):
         raise ValueError(f"jnp.linalg.eigh: UPLO must be one of None, 'L' or 'U', got {UPLO!r}")
-    v, w = lax_linalg.eigh(_float_matrix('eigh', a), lower=UPLO != 'U',
-                           symmetrize_input=symmetrize_input)
+    a = _float_matrix('eigh', a, error=TypeError)
+    v, w = lax_linalg.eigh(a, lower=UPLO != 'U', symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
 
@@ -102,8 +104,8 @@ def qr(a, mode='reduced'):
     if mode not in _QR_FULL_MATRICES:
         raise ValueError(f"jnp.linalg.qr: mode must be 'reduced', 'complete' or 'r' "
                          f"(minijax has no 'raw'), got {mode!r}")
-    q, r = lax_linalg.qr(_float_matrix('qr', a, square=False),
-                         full_matrices=_QR_FULL_MATRICES[mode])
+    a = _float_matrix('qr', a, square=False, error=TypeError)
+    q, r = lax_linalg.qr(a, full_matrices=_QR_FULL_MATRICES[mode])
     return r if mode == 'r' else QRResult(q, r)
 
 
@@ -112,7 +114,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``, or ``S`` alone."""
     if hermitian:
         raise NotImplementedError('jnp.linalg.svd: minijax does not support hermitian=True')
-    a = _float_matrix('svd', a, square=False)
+    a = _float_matrix('svd', a, square=False, error=TypeError)
     if not compute_uv:
         return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False)
     return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
@@ -376,9 +378,9 @@ def matrix_power(a, n):
     squaring in JAX's order, so that the products round as JAX's do."""
     a = jnp.asarray(a)
     if jnp.ndim(a) < 2 or jnp.shape(a)[-1] != jnp.shape(a)[-2]:
-        raise ValueError(f'jnp.linalg.matrix_power: a must be [..., n, n], got '
-                         f'{core.get_aval(a).str_short()}')
-    n = operator.index(n)
+        raise TypeError(f'jnp.linalg.matrix_power: a must be [..., n, n] (its last 2 axes '
+                        f'square), got {core.get_aval(a).str_short()}')  # JAX's class
+    n = jnp._static_int(n, 'jnp.linalg.matrix_power: n')
     if n == 0:
         return jnp.broadcast_to(jnp.eye(jnp.shape(a)[-1], dtype=core.get_aval(a).dtype),
                                 jnp.shape(a))

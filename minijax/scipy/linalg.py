@@ -83,7 +83,7 @@ def _cho_solve_matrices(c, b, lower):
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """``(lu, pivots)``: ``L`` (unit diagonal) and ``U`` in one matrix, and the row swaps,
     for ``lu_solve``."""
-    lu_, pivots, _ = lax_linalg.lu(_float_matrix('lu_factor', a, square=False))
+    lu_, pivots, _ = lax_linalg.lu(_float_matrix('lu_factor', a, square=False, error=TypeError))
     return lu_, pivots
 
 
@@ -102,7 +102,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     """``(p, l, u)`` with ``a = p l u``: ``p`` a permutation matrix, ``l`` unit lower
     triangular ``[m, k]``, ``u`` upper triangular ``[k, n]`` (``k = min(m, n)``);
     ``(p l, u)`` if ``permute_l``."""
-    a = _float_matrix('lu', a, square=False)
+    a = _float_matrix('lu', a, square=False, error=TypeError)  # JAX's class
     if jnp.ndim(a) != 2:
         raise ValueError(f'lu: a must be a matrix [m, n], got {core.get_aval(a).str_short()}')
     lu_, _, permutation = lax_linalg.lu(a)
@@ -164,15 +164,15 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     if b is not None or type != 1 or eigvals is not None:
         raise NotImplementedError('eigh: only b=None, type=1, eigvals=None are supported '
                                   '(as in JAX)')
-    v, w = lax_linalg.eigh(_float_matrix('eigh', a), lower=lower)
+    v, w = lax_linalg.eigh(_float_matrix('eigh', a, error=TypeError), lower=lower)
     return w if eigvals_only else (w, v)
 
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
         lapack_driver='gesdd'):
     """``(u, s, vh)`` with ``a = u diag(s) vh``, or ``s`` alone."""
-    return lax_linalg.svd(_float_matrix('svd', a, square=False), full_matrices=full_matrices,
-                          compute_uv=compute_uv)
+    a = _float_matrix('svd', a, square=False, error=TypeError)
+    return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
 #: SciPy's qr ``mode`` -> whether ``q`` is square
@@ -184,8 +184,8 @@ def qr(a, overwrite_a=False, lwork=None, mode='full', pivoting=False, check_fini
     ``mode='r'``."""
     if mode not in _QR_FULL:
         raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
-    q, r = lax_linalg.qr(_float_matrix('qr', a, square=False), pivoting=pivoting,
-                         full_matrices=_QR_FULL[mode])
+    a = _float_matrix('qr', a, square=False, error=TypeError)
+    q, r = lax_linalg.qr(a, pivoting=pivoting, full_matrices=_QR_FULL[mode])
     return (r,) if mode == 'r' else (q, r)
 
 

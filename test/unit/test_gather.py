@@ -184,6 +184,18 @@ def test_numpy_indexing_values(f):
         assert_close(got, expected)
 
 
+@pytest.mark.parametrize('dtype', ['complex64', 'complex128', 'float16', 'int8', 'uint32',
+                                   'bool'])
+@pytest.mark.parametrize('name', ['take-fill', 'take-flat', 'take_along_axis'])
+def test_filled_reads_of_every_dtype(name, dtype):
+    """An out-of-bounds read fills with JAX's value for the dtype (NaN+0j for complex)."""
+    f = dict(INDEXING)[name]
+    x = X.astype(dtype)
+    expected = f(jnp, jnp.asarray(x))
+    for got in _both_ways(lambda x: f(mnp, x), mnp.asarray(x)):
+        assert_close(got, expected)
+
+
 #: Reads whose gradient is JAX's: not out of bounds (see the test after this one), not filled.
 GRADIENT_CASES = [(n, f) for n, f in INDEXING if not any(
     w in n for w in ('argsort', 'fill', 'out-of-bounds-clamps'))]

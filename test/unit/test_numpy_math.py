@@ -161,6 +161,9 @@ CASES = [
        ('idx', (5,)), ('pos', (5,))),
     _c('corrcoef', lambda m, x: m.corrcoef(x), ('u', (3, 5))),
     _c('corrcoef-pair', lambda m, x, y: m.corrcoef(x, y), ('u', (6,)), ('u', (6,))),
+    _c('cov-corrcoef-complex', lambda m, x, y: m.stack([m.cov(x + 1j * y),
+                                                         m.corrcoef(x + 1j * y)]),
+       ('u', (3, 5)), ('u', (3, 5)), grad=False),  # Hermitian: deviations times conjugates
     # arrays
     _c('kron', lambda m, x, y: m.kron(x, y), ('u', (2, 3)), ('u', (3,))),
     _c('cross', lambda m, x, y: m.cross(x, y), ('u', (4, 3)), ('u', (4, 3))),

@@ -75,6 +75,10 @@ CASES = [
     _c('rounding-special', lambda m, x: m.stack([m.floor(x), m.ceil(x), m.round(x),
                                                  m.trunc(x)]), ('special', ()), grad=False),
     _c('round-decimals', lambda m, x: m.round(x, 2) + x.round(1), U34, grad=False),
+    _c('round-rint-complex', lambda m, x, y: m.stack([m.round(x + 1j * y), m.rint(x - 1j * y),
+                                                      m.round(x + 1j * y, 1)]),
+       ('halves', ()), ('halves', ()), grad=False),  # each part rounded
+    _c('rint-int', lambda m, x: m.rint(x), ('i32', (5,)), grad=False),  # float64, as JAX's
     _c('rounding-int', lambda m, x: m.floor(x) + m.round(x) + m.ceil(x), ('i32', (5,)),
        grad=False),
     _c('predicates', lambda m, x: m.stack([m.isnan(x), m.isinf(x), m.isfinite(x)]),
@@ -126,6 +130,10 @@ CASES = [
     _c('vdot-inner-outer', lambda m, x, y: m.vdot(x, y) + m.inner(x, y).sum()
        + m.outer(x, y).sum(), U34, U34),
     _c('inner-vec', lambda m, x, y: m.inner(x, y), U3, U3),
+    _c('vecdot', lambda m, x, y: m.vecdot(x, y) + m.vecdot(x, x, axis=0).sum(),
+       ('u', (2, 3, 4)), ('u', (3, 4))),  # once inner's outer product of the other axes
+    _c('vdot-vecdot-complex', lambda m, x, y: m.vdot(x + 1j * y, y - 2j * x)
+       + m.vecdot(x + 1j * y, y - 2j * x).sum(), U34, U34, grad=False),  # x1 conjugated
     _c('tensordot', lambda m, x, y: m.tensordot(x, y, 1).sum() + m.tensordot(x, y.T, 2)
        + m.tensordot(x, y, ((1,), (0,))).sum(), U34, ('u', (4, 3))),
     _c('tensordot-pair', lambda m, x, y: m.tensordot(x, y, axes=([1, 0], [0, 1])), U234,
@@ -155,6 +163,10 @@ CASES = [
        U34),
     _c('norm-axis', lambda m, x: m.linalg.norm(x, axis=1).sum() + m.linalg.norm(x, 2, -1).sum()
        + m.linalg.norm(x, axis=(0, 1), keepdims=True).sum(), U234),
+    _c('norm-complex', lambda m, x, y: m.stack([
+        m.linalg.norm(x + 1j * y), m.linalg.norm(x + 1j * y, 'fro'), m.linalg.norm(x + 1j * y, 1),
+        m.linalg.norm(x[0] + 1j * y[0]), m.linalg.norm(x[0] + 1j * y[0], 0),
+        m.linalg.norm(x[0] + 1j * y[0], 3)]), U34, U34, grad=False),  # real: |x|, not x
     # shapes
     _c('vstack-hstack', lambda m, x, y: m.vstack([x, y, x]).sum(0) + m.hstack([x, y])[:3]
        + m.column_stack([x, y]).sum(1), U3, U3),
@@ -590,7 +602,7 @@ def test_data_dependent_shapes_need_size_under_jit(fn, error, message):
     (lambda: mnp.ones(3) << 1, TypeError, r'shift_left needs integer operands.*float64'),
     (lambda: mnp.ones(3) & 1, TypeError, 'and needs boolean or integer operands'),
     (lambda: ~mnp.ones(3), TypeError, 'boolean or integer'),
-    (lambda: mnp.where(mnp.ones(3) > 0, 1.), ValueError, 'both x and y, or neither'),
+    (lambda: mnp.where(mnp.ones(3) > 0, 1.), TypeError, 'both x and y, or neither'),  # JAX's
     (lambda: mnp.linalg.norm(np.ones((2, 2)), 3), ValueError, "ord=3 is not a matrix norm"),
     (lambda: mnp.ones((2, 3))[mnp.ones(3) > 0], IndexError, r'index 0 has shape \(3,\)'),
     (lambda: mnp.ones(3)[1.], TypeError, 'int, slice'),
