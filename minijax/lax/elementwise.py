@@ -28,6 +28,7 @@ from minijax.lowering.ops import broadcast_scalars, compare
 #: What a unary primitive accepts: its operand kinds (see ``dtypes.kind``) and JAX's words.
 INEXACT, FLOATING, ANY = ('fc', 'floating-point or complex'), ('f', 'floating-point'), None
 ORDERED = ('iubf', 'integer, floating-point or bool')  # complex numbers have no order
+NUMBER = ('iufc', 'number (integer, floating-point or complex)')  # bool is no number
 
 
 def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_xla=False,
@@ -123,7 +124,20 @@ def _sign(x):
     return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)
 
 
-sign_p = unary_primitive('sign', _sign, hlo.SignOp, None, accepts=ANY)
+def _sign_op(x):
+    """``stablehlo.sign`` takes signed numbers only; an unsigned ``x`` is 0 or positive, so its
+    sign is ``select(x == 0, 0, 1)``, as JAX lowers it."""
+    element = x.type.element_type
+    if not (isinstance(element, ir.IntegerType) and element.is_unsigned):
+        return hlo.SignOp(x)
+    zero, one = (hlo.ConstantOp(ir.DenseElementsAttr.get_splat(
+        x.type, ir.IntegerAttr.get(element, value))).result for value in (0, 1))
+    is_zero = hlo.CompareOp(x, zero, hlo.ComparisonDirectionAttr.get('EQ'),
+                            compare_type=hlo.ComparisonTypeAttr.get('UNSIGNED')).result
+    return hlo.SelectOp(is_zero, zero, one)
+
+
+sign_p = unary_primitive('sign', _sign, _sign_op, None, accepts=NUMBER)
 
 sin = _unary_function(sin_p, 'Elementwise sine.')
 cos = _unary_function(cos_p, 'Elementwise cosine.')
@@ -138,7 +152,7 @@ abs = _unary_function(abs_p, 'Elementwise absolute value.')  # noqa: A001 (lax.a
 sign = _unary_function(sign_p, 'Elementwise sign: -1, 0 or 1.')
 
 # neg is linear: its JVP is itself and it has a transpose.
-neg_p = unary_primitive('neg', np.negative, hlo.NegOp, accepts=ANY)
+neg_p = unary_primitive('neg', np.negative, hlo.NegOp, accepts=NUMBER)
 ad.defjvp_linear(neg_p)
 neg_p.def_transpose(lambda ct, x: [neg(ct)])
 neg = _unary_function(neg_p, 'Elementwise negation.')

@@ -236,6 +236,10 @@ ROWS = [
      TypeError, r'ShapeDtypeStruct: shape must be a sequence of integers, got \(2\.5,\)'),
     ('arange_step_zero', lambda: mnp.arange(0, 5, 0), ValueError,
      r'arange: step must not be zero'),
+    # --- lax operand dtypes (JAX's TypeError)
+    *((f'lax_{name}_of_bool', lambda fn=fn: fn(np.array([True, False])), TypeError,
+       rf'{name} needs a number \(integer, floating-point or complex\) operand, got bool\[2\]')
+      for name, fn in [('sign', lax.sign), ('neg', lax.neg)]),
     # --- unsupported dtypes: a TypeError naming the dtype and the supported ones
     ('jit_complex256_scalar', lambda: minijax.jit(lambda a: a)(np.clongdouble(1)), TypeError,
      rf'argument 0 scalar of type clongdouble has dtype complex256.*{SUPPORTED}'),

@@ -19,6 +19,8 @@ from minijax import lax, reference_interpreter, runtime
 from minijax.lowering import mlir_context
 from minijax.reference_interpreter import InterpreterError, run_module
 
+import testlib  # noqa: F401  (JAX with x64, as minijax computes)
+
 nan, inf = np.nan, np.inf
 f32, f64, i32, i64 = np.float32, np.float64, np.int32, np.int64
 FLOAT_EDGES = [nan, inf, -inf, 3e9, -3e9, 1e19, -1e19, 2.7, -2.7, 2147483647., 2147483648.,
@@ -86,6 +88,8 @@ CASES = {
     'max_int': (*_same('max'), [np.array([3, -9], i32), np.array([-2, 4], i32)]),
     'sign_signed_zeros_and_nan': (*_same('sign'), [np.array([nan, -0., 0., -inf, 2.], f32)]),
     'sign_int_min': (*_same('sign'), [np.array([np.iinfo(i32).min, 0, 5], i32)]),
+    **{f'sign_{u.__name__}': (*_same('sign'), [np.array([0, 1, np.iinfo(u).max], u)])
+       for u in (np.uint8, np.uint32, np.uint64)},
     'rsqrt_zeros_and_negative': (*_same('rsqrt'), [np.array([0., -0., -1., inf], f32)]),
     'reduce_sum_over_no_axes_keeps_minus_zero': (*_reduce('reduce_sum', ()),
                                                  [np.array([-0., 0., -inf], f64)]),
