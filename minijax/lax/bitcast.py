@@ -59,8 +59,11 @@ def _abstract_eval(x, *, new_dtype):
 
 
 def _impl(x, *, new_dtype):
+    """NumPy's ``view`` reinterprets the trailing axis, which a 0-d array lacks: it is read
+    as a 1-element vector."""
     x = np.require(x, requirements='C')  # (np.ascontiguousarray makes a scalar 1-d)
-    return x.view(new_dtype).reshape(_out_shape(x.shape, x.dtype, new_dtype))
+    out_shape = _out_shape(x.shape, x.dtype, new_dtype)
+    return np.atleast_1d(x).view(new_dtype).reshape(out_shape)
 
 
 def _batching(vals, dims, *, new_dtype):

@@ -112,6 +112,10 @@ CASES = {
     'bitcast_of_a_scalar_keeps_its_shape': (
         lambda x: lax.bitcast_convert_type(x, np.int32),
         lambda x: jlax.bitcast_convert_type(x, np.int32), [np.float32(-1.5)]),
+    **{f'bitcast_of_a_scalar_to_{t.__name__}_adds_an_axis': (
+        lambda x, t=t: lax.bitcast_convert_type(x, t),
+        lambda x, t=t: jlax.bitcast_convert_type(x, t), [np.float64(-1.5)])
+       for t in (np.uint32, np.uint8)},
     'conv_padding_adds_nothing_even_against_inf': (
         lambda x, w: lax.conv_general_dilated(x, w, (1,), 'SAME'),
         lambda x, w: jlax.conv_general_dilated(x, w, (1,), 'SAME'),
