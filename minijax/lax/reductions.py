@@ -210,8 +210,9 @@ def _arg_chooser_primitive(name, np_impl, direction):
     def abstract_eval(x, *, axis, index_dtype):
         if not 0 <= axis < x.ndim or x.shape[axis] == 0:
             raise TypeError(f'{name}: axis {axis} is out of range or empty for {x.str_short()}')
-        if index_dtype not in (dtypes.int32, dtypes.int64):
-            raise TypeError(f'{name}: index_dtype must be int32 or int64, got {index_dtype}')
+        if not dtypes.is_integer(index_dtype):
+            raise TypeError(f'{name}: index_dtype must be an integer dtype, got '
+                            f'{np.dtype(index_dtype).name}')
         return ShapedArray(_reduced_shape(x.shape, (axis,)), index_dtype)
 
     def batching(vals, dims, *, axis, index_dtype):
@@ -235,8 +236,19 @@ def _arg_chooser_primitive(name, np_impl, direction):
             hlo.ReturnOp(_pick(*block.arguments, direction, aval_in.dtype, index_dtype))
         return op.results[1]
 
-    prim.def_impl(lambda x, *, axis, index_dtype:
-                  np.asarray(np_impl(np.asarray(x), axis), index_dtype))
+    def impl(x, *, axis, index_dtype):
+        """The lowering's answer: the smallest *index_dtype* position among the extreme
+        values, where a narrow type wraps (uint8 counts 0 ... 255, 0, ...)."""
+        x = np.asarray(x)
+        first = np.expand_dims(np_impl(x, axis), axis)
+        extreme = np.take_along_axis(x, first, axis)
+        ties = (x == extreme) | (np.isnan(x) & np.isnan(extreme)) if dtypes.is_inexact(
+            x.dtype) else x == extreme
+        positions = np.arange(x.shape[axis]).astype(index_dtype).reshape(
+            [-1 if d == axis else 1 for d in range(x.ndim)])
+        return np.min(np.where(ties, positions, dtypes.highest(index_dtype)), axis)
+
+    prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
     ad.defjvp_zero(prim)
     prim.def_batching(batching)

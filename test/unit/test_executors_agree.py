@@ -46,9 +46,17 @@ def _reduce(prim, axes):
     return (lambda x: getattr(lax, prim)(x, axes), lambda x: getattr(jlax, prim)(x, axes))
 
 
-def _arg(prim, axis):
-    return (lambda x: getattr(lax, prim)(x, axis, np.int32),
-            lambda x: getattr(jlax, prim)(x, axis, np.int32))
+def _arg(prim, axis, index_dtype=np.int32):
+    return (lambda x: getattr(lax, prim)(x, axis, index_dtype),
+            lambda x: getattr(jlax, prim)(x, axis, index_dtype))
+
+
+def _ties_past(n):
+    """300 numbers whose extremes sit at n and at 260: n wins, unless the index type wraps
+    past 255 and 260 reads as 4."""
+    x = np.zeros(300)
+    x[[n, 260]] = 1.
+    return [x]
 
 
 #: name -> (minijax function, JAX function, arguments, runs in the reference interpreter?)
@@ -62,6 +70,9 @@ CASES = {
         np.random.default_rng(0).random((6, 40)) < .2, nan,
         np.random.default_rng(1).integers(0, 4, (6, 40))).astype(f32)]),
     'argmin_int_ties': (*_arg('argmin', 0), [np.array([3, 1, 1, -5, -5], i64)]),
+    **{f'argmax_{t.__name__}_index_{n}': (*_arg('argmax', 0, t), _ties_past(n))
+       for t in (np.int8, np.uint8, np.int16, np.uint32) for n in (2, 10)},
+    'argmin_uint8_index_of_rows': (*_arg('argmin', 1, np.uint8), [-np.stack(_ties_past(10) * 2)]),
     'div_int32_by_zero_and_overflow': (*_same('div'), [*_int_edges(i32)], False),
     'div_int64_by_zero_and_overflow': (*_same('div'), [*_int_edges(i64)], False),
     'div_float_by_signed_zero': (*_same('div'), [np.array([1., -1., 0., 1.], f32),
