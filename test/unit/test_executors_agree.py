@@ -231,6 +231,15 @@ BAD_MODULES = {
                         '%0 = stablehlo.reduce(%f init: %a) applies stablehlo.add across '
                         'dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>'),
                   'IRFFT to an odd number of points'),
+    'irfft_to_no_points': (_main('%c = stablehlo.complex %a, %a : tensor<complex<f32>>\n'
+                                 '%r = stablehlo.reshape %c : (tensor<complex<f32>>) -> '
+                                 'tensor<1xcomplex<f32>>\n'
+                                 '%f = stablehlo.fft %r, type = IRFFT, length = [0] : '
+                                 '(tensor<1xcomplex<f32>>) -> tensor<0xf32>\n'
+                                 '%0 = stablehlo.reduce(%f init: %a) applies stablehlo.add '
+                                 'across dimensions = [0] : (tensor<0xf32>, tensor<f32>) -> '
+                                 'tensor<f32>'),
+                           'IRFFT to no points'),
     # Not in the list of known ops: the forked child dies, the error says so.
     'fft_of_complex': (_main('%c = stablehlo.complex %a, %a : tensor<complex<f32>>\n'
                              '%r = stablehlo.reshape %c : (tensor<complex<f32>>) -> '
