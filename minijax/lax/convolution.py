@@ -31,11 +31,14 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.ir.tracing import trace_to_jaxpr
+from minijax.lax.complex_numbers import complex, imag, real
+from minijax.lax.elementwise import add, sub
 from minijax.lax.structural import reshape, rev
 from minijax.lax.windowed import (
     dilate_and_pad, dilate_shape, padtype_to_pads, transpose_padding, window_offset_slice,
     window_offsets, window_output_shape)
-from minijax.lowering import register_lowering, tensor_type
+from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -198,8 +201,26 @@ def _check_conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
              f'{feature_group_count}, batch_group_count={batch_group_count}')
 
 
-@dtypes.accumulates_in_float32
+def _complex_conv(lhs, rhs, **params):
+    """A complex convolution as three real ones (Gauss's trick), as JAX computes it on the
+    CPU, so its rounding and its NaNs are JAX's: for lhs = a + bi and rhs = c + di, with
+    k1 = (a + b) * c, k2 = a * (d - c), k3 = b * (c + d) (``*`` the convolution), the real
+    part ac - bd is k1 - k3 and the imaginary part ad + bc is k1 + k2."""
+    a, b, c, d = real(lhs), imag(lhs), real(rhs), imag(rhs)
+    k1 = conv_general_dilated_p.bind(add(a, b), c, **params)
+    k2 = conv_general_dilated_p.bind(a, sub(d, c), **params)
+    k3 = conv_general_dilated_p.bind(b, add(c, d), **params)
+    return complex(sub(k1, k3), add(k1, k2))
+
+
 def _conv_impl(lhs, rhs, **params):
+    if dtypes.is_complex(np.result_type(lhs)):
+        return np.asarray(_complex_conv(lhs, rhs, **params))
+    return _real_conv_impl(lhs, rhs, **params)
+
+
+@dtypes.accumulates_in_float32
+def _real_conv_impl(lhs, rhs, **params):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out = _conv_sum(lhs, rhs, **params)
     if out.dtype == np.float32 and not np.isfinite(out).all():
@@ -394,8 +415,15 @@ def _conv_batching(vals, dims, *, dimension_numbers, feature_group_count, batch_
 # ----------------------------------------------------------------------------- lowering
 
 
-def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                   dimension_numbers, feature_group_count, batch_group_count):
+def _conv_lowering(ctx, lhs, rhs, **params):
+    if dtypes.is_complex(ctx.avals_in[0].dtype):
+        closed, _ = trace_to_jaxpr(lambda x, y: [_complex_conv(x, y, **params)], ctx.avals_in)
+        return lower_closed_jaxpr(ctx.module_context, closed, [lhs, rhs])
+    return _real_conv_lowering(ctx, lhs, rhs, **params)
+
+
+def _real_conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count):
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     numbers = hlo.ConvDimensionNumbers.get(
         input_batch_dimension=lhs_spec[0], input_feature_dimension=lhs_spec[1],

@@ -118,6 +118,20 @@ def test_conv_float32(rng):
 
 
 @pytest.mark.parametrize('name', list(CONVS))
+def test_complex_conv_has_jax_s_bits(name, rng):
+    """JAX computes a complex convolution as three real ones (Gauss's trick): the same
+    rounding eager and jitted, and an infinity gives JAX's NaN parts (inf + nanj)."""
+    lhs_shape, rhs_shape, params = CONVS[name]
+    lhs, rhs = ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(
+        np.complex64) for shape in (lhs_shape, rhs_shape))
+    lhs.flat[0] = np.inf
+    mine, theirs = _conv_fns(params)
+    expected = jax.jit(theirs)(lhs, rhs)
+    np.testing.assert_array_equal(mine(lhs, rhs), expected)
+    np.testing.assert_array_equal(minijax.jit(mine)(lhs, rhs), expected)
+
+
+@pytest.mark.parametrize('name', list(CONVS))
 def test_conv_flops_are_xla_s(name):
     """XLA counts 2 per multiply-add that meets the operand (not padding or a hole)."""
     lhs_shape, rhs_shape, params = CONVS[name]
