@@ -51,6 +51,22 @@ def _arg(prim, axis, index_dtype=np.int32):
             lambda x: getattr(jlax, prim)(x, axis, index_dtype))
 
 
+def _scatter(prim, mode):
+    """``prim`` writing a window of 3 updates per index into a vector."""
+    def dnums(lax_):
+        return lax_.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(),
+                                            scatter_dims_to_operand_dims=(0,))
+    jax_mode = None if mode is None else jlax.GatherScatterMode.from_any(mode)
+    return (lambda x, i, u: getattr(lax, prim)(x, i, u, dnums(lax), mode=mode),
+            lambda x, i, u: getattr(jlax, prim)(x, i, u, dnums(jlax), mode=jax_mode))
+
+
+def _windows_at(starts, size=8, dtype=np.int32):
+    """An operand of ``size`` elements, one start index per window, and the windows."""
+    return [np.zeros(size), np.array(starts, dtype)[:, None],
+            np.arange(1., 3 * len(starts) + 1).reshape(-1, 3)]
+
+
 def _ties_past(n):
     """300 numbers whose extremes sit at n and at 260: n wins, unless the index type wraps
     past 255 and 260 reads as 4."""
@@ -92,6 +108,13 @@ CASES = {
     'reduce_min_signed_zeros': (*_reduce('reduce_min', (1,)),
                                 [np.array([[-0., 0.], [0., -0.], [0., 0.]], f32)]),
     'reduce_max_nan': (*_reduce('reduce_max', (0,)), [np.array([1., nan, 3.], f32)]),
+    # a window that does not fit is dropped whole, as XLA drops it, or clamped ('clip')
+    **{f'{prim}_{mode}_window_past_the_end': (*_scatter(prim, mode), _windows_at([6, -1, 2]))
+       for prim in ('scatter', 'scatter_add', 'scatter_max') for mode in (None, 'clip')},
+    'scatter_int8_indices_past_the_end': (*_scatter('scatter', None),
+                                          _windows_at([127, 0], 129, np.int8)),
+    'scatter_uint64_index_past_int64': (*_scatter('scatter_mul', None),
+                                        _windows_at([2 ** 63, 1], dtype=np.uint64)),
     'max_nan_and_signed_zeros': (*_same('max'), [np.array([1, nan, -0., 0., -0.], f32),
                                                  np.array([nan, 1, 0., -0., -0.], f32)]),
     'min_nan_and_signed_zeros': (*_same('min'), [np.array([1, nan, -0., 0., 0.], f64),
