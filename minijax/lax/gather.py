@@ -22,11 +22,11 @@ So one function, ``_operand_coords``, serves both impls, and one checker both ab
 
 Out of bounds, the primitives do what XLA does: a gather clamps each window into the operand,
 a scatter drops a window that does not fit (the lowering moves such a window wholly outside,
-so that the reference interpreter, which drops only the elements outside, agrees). The ``mode`` argument of the functions builds the
-other behaviours on top, as JAX documents them (``GatherScatterMode``): ``CLIP`` clamps a
-scatter's indices first; ``FILL_OR_DROP`` replaces an out-of-bounds gather window by
-``fill_value``. So the rules of the primitives see one semantics each, and each transpose is
-the exact adjoint of it (JAX's ``PROMISE_IN_BOUNDS`` leaves gradients out of bounds undefined;
+so that the reference interpreter, which drops only the elements outside, agrees). The
+``mode`` argument of the functions builds the other behaviours on top, as JAX documents them
+(``GatherScatterMode``): ``CLIP`` clamps a scatter's indices first; ``FILL_OR_DROP``
+replaces an out-of-bounds gather window by ``fill_value``. So the rules of the primitives see
+one semantics each, and each transpose is the exact adjoint of it (JAX's ``PROMISE_IN_BOUNDS`` leaves gradients out of bounds undefined;
 here they are those of the clamped read and the dropped write).
 
 Derivatives: ``gather`` and ``scatter_add`` are linear and transpose to each other.
@@ -280,9 +280,11 @@ def _fill_value(dtype, fill_value):
 
 
 def _start_limits(operand_shape, indices, index_map, slice_sizes):
-    """The largest start of each window that fits, broadcast to the indices' shape."""
+    """The largest start of each window that fits, broadcast to the indices' shape (at most
+    the indices' greatest value, which a narrow index type may not reach past)."""
     aval = core.get_aval(indices)
-    limits = np.array([operand_shape[d] - slice_sizes[d] for d in index_map], aval.dtype)
+    limits = np.array([min(operand_shape[d] - slice_sizes[d], dtypes.highest(aval.dtype))
+                       for d in index_map], aval.dtype)
     return lax.broadcast_in_dim(limits, aval.shape, (aval.ndim - 1,))
 
 

@@ -61,6 +61,12 @@ def _scatter(prim, mode):
             lambda x, i, u: getattr(jlax, prim)(x, i, u, dnums(jlax), mode=jax_mode))
 
 
+def _pairs(lax_):
+    """The dimension numbers of a gather of neighbour pairs from a vector."""
+    return lax_.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(),
+                                       start_index_map=(0,))
+
+
 def _windows_at(starts, size=8, dtype=np.int32):
     """An operand of ``size`` elements, one start index per window, and the windows."""
     return [np.zeros(size), np.array(starts, dtype)[:, None],
@@ -111,6 +117,10 @@ CASES = {
     # a window that does not fit is dropped whole, as XLA drops it, or clamped ('clip')
     **{f'{prim}_{mode}_window_past_the_end': (*_scatter(prim, mode), _windows_at([6, -1, 2]))
        for prim in ('scatter', 'scatter_add', 'scatter_max') for mode in (None, 'clip')},
+    'gather_fill_int8_indices_into_a_long_operand': (
+        *(lambda x, i, lax_=lax_, mode=mode: lax_.gather(x, i, _pairs(lax_), (2,), mode=mode)
+          for lax_, mode in [(lax, 'fill'), (jlax, jlax.GatherScatterMode.FILL_OR_DROP)]),
+        [np.arange(300.), np.array([[120], [127], [-1]], np.int8)]),
     'scatter_int8_indices_past_the_end': (*_scatter('scatter', None),
                                           _windows_at([127, 0], 129, np.int8)),
     'scatter_uint64_index_past_int64': (*_scatter('scatter_mul', None),
