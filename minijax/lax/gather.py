@@ -26,8 +26,9 @@ so that the reference interpreter, which drops only the elements outside, agrees
 ``mode`` argument of the functions builds the other behaviours on top, as JAX documents them
 (``GatherScatterMode``): ``CLIP`` clamps a scatter's indices first; ``FILL_OR_DROP``
 replaces an out-of-bounds gather window by ``fill_value``. So the rules of the primitives see
-one semantics each, and each transpose is the exact adjoint of it (JAX's ``PROMISE_IN_BOUNDS`` leaves gradients out of bounds undefined;
-here they are those of the clamped read and the dropped write).
+one semantics each, and each transpose is the exact adjoint of it (JAX's
+``PROMISE_IN_BOUNDS`` leaves gradients out of bounds undefined; here they are those of the
+clamped read and the dropped write).
 
 Derivatives: ``gather`` and ``scatter_add`` are linear and transpose to each other.
 ``scatter`` (set) finds which update won each element by scattering ids, then is a
