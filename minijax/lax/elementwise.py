@@ -7,6 +7,8 @@ equal, or one of which is a scalar (broadcast implicitly, as a Python scalar in 
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -517,7 +519,12 @@ integer_pow_p = Primitive('integer_pow', eager_on_xla=True)  # NumPy's power cal
 
 def integer_pow(x, y: int):
     """Elementwise ``x ** y`` for a static integer ``y``: lowered to multiplications."""
-    return integer_pow_p.bind(x, y=int(y))
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise TypeError(f'integer_pow: y must be a static integer, got {y!r} of type '
+                        f'{type(y).__name__} (lax.pow takes other exponents)') from None
+    return integer_pow_p.bind(x, y=y)
 
 
 def _integer_pow_abstract_eval(x, *, y):

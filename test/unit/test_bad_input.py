@@ -217,6 +217,25 @@ ROWS = [
      r'dot_general: dimension_numbers must be .* got 5'),
     ('dot_general_float_axis', lambda: lax.dot_general(X, X, (((0.5,), (0,)), ((), ()))),
      TypeError, r'dot_general: dimension_numbers must be'),
+    # --- lax static parameters: checked, never truncated or cropped away (JAX's types)
+    ('lax_integer_pow_float', lambda: lax.integer_pow(X, 1.5), TypeError,
+     r'integer_pow: y must be a static integer, got 1\.5 of type float'),
+    ('lax_conv_padding_removes_more', lambda: lax.conv(
+        np.ones((1, 1, 4)), np.ones((1, 1, 2)), (1,), ((-3, -2),)), ValueError,
+     r'conv_general_dilated: cannot convolve float64\[1,1,4\] with float64\[1,1,2\]: '
+     r'padding=\(\(-3, -2\),\) removes more than the spatial axes \(4,\)'),
+    ('lax_conv_zero_stride_same', lambda: lax.conv(
+        np.ones((1, 1, 4)), np.ones((1, 1, 2)), (0,), 'SAME'), ValueError,
+     r'conv_general_dilated: .*window_strides=\(0,\) must be positive'),
+    ('lax_conv_float_stride', lambda: lax.conv(
+        np.ones((1, 1, 4)), np.ones((1, 1, 2)), (1.5,), 'VALID'), TypeError,
+     r'conv_general_dilated: window_strides must be a sequence of integers, got \(1\.5,\)'),
+    ('lax_reduce_window_vector_init', lambda: lax.reduce_window(
+        X, np.zeros(2), lax.add, (1, 1), (1, 1), 'VALID'), TypeError,
+     r'reduce_window: init_value must be a scalar, got float64\[2\]'),
+    ('lax_reduce_window_zero_stride_same', lambda: lax.reduce_window(
+        X, 0., lax.add, (1, 1), (0, 1), 'SAME'), TypeError,
+     r'reduce_window_sum: .*window_strides=\(0, 1\).*one positive entry per axis'),
     # --- negative sizes (JAX: TypeError) and arange's step
     ('mnp_full_negative', lambda: mnp.full((-1, 2), 0.), TypeError,
      r'full: shape \(-1, 2\) has a negative dimension'),
