@@ -34,10 +34,11 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.complex_numbers import complex, imag, real
 from minijax.lax.elementwise import add, sub
+from minijax.lax.static import static_ints
 from minijax.lax.structural import reshape, rev
 from minijax.lax.windowed import (
-    dilate_and_pad, dilate_shape, padding_pairs, padtype_to_pads, static_ints,
-    transpose_padding, window_offset_slice, window_offsets, window_output_shape)
+    dilate_and_pad, dilate_shape, padding_pairs, padtype_to_pads, transpose_padding,
+    window_offset_slice, window_offsets, window_output_shape)
 from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 
 

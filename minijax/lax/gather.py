@@ -52,6 +52,7 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.ir.tracing import trace_to_jaxpr
+from minijax.lax.static import static_ints
 from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
@@ -101,7 +102,7 @@ class ScatterDimensionNumbers(NamedTuple):
 def _canonical(dnums, cls):
     if not isinstance(dnums, tuple) or len(dnums) not in (3, 5):
         raise TypeError(f'dimension_numbers must be a {cls.__name__}, got {dnums!r}')
-    return cls(*(tuple(int(d) for d in dims) for dims in dnums))
+    return cls(*(static_ints(dims, cls.__name__, field) for dims, field in zip(dnums, cls._fields)))
 
 
 def as_gather_dimension_numbers(dnums: ScatterDimensionNumbers) -> GatherDimensionNumbers:

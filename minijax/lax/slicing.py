@@ -16,6 +16,7 @@ from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.static import static_int, static_ints
 from minijax.lowering import register_lowering
 
 # ----------------------------------------------------------------------------- slice
@@ -26,9 +27,9 @@ slice_p = Primitive('slice')
 def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.slice, as in JAX)
     """``x[start:limit:stride]`` along every axis, with static bounds."""
     strides = (1,) * len(start_indices) if strides is None else strides
-    return slice_p.bind(x, start_indices=tuple(int(i) for i in start_indices),
-                        limit_indices=tuple(int(i) for i in limit_indices),
-                        strides=tuple(int(s) for s in strides))
+    return slice_p.bind(x, start_indices=static_ints(start_indices, 'slice', 'start_indices'),
+                        limit_indices=static_ints(limit_indices, 'slice', 'limit_indices'),
+                        strides=static_ints(strides, 'slice', 'strides'))
 
 
 def slice_in_dim(x, start, limit, stride=1, axis=0):
@@ -36,7 +37,9 @@ def slice_in_dim(x, start, limit, stride=1, axis=0):
     shape = core.get_aval(x).shape
     axis = core.canonicalize_axis(axis, len(shape), 'slice_in_dim: axis')
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    starts[axis], limits[axis], strides[axis] = (
+        static_int(v, 'slice_in_dim', what)
+        for v, what in [(start, 'start_index'), (limit, 'limit_index'), (stride, 'stride')])
     return slice(x, starts, limits, strides)
 
 
@@ -124,7 +127,8 @@ def dynamic_slice(x, start_indices, slice_sizes):
     """The window of ``x`` of shape ``slice_sizes`` at ``start_indices`` (traced scalars):
     a negative start counts from the end, then the window is clamped to stay inside ``x``."""
     indices = _index_operands('dynamic_slice', core.get_aval(x).shape, start_indices)
-    return dynamic_slice_p.bind(x, *indices, slice_sizes=tuple(int(s) for s in slice_sizes))
+    return dynamic_slice_p.bind(x, *indices, slice_sizes=static_ints(
+        slice_sizes, 'dynamic_slice', 'slice_sizes'))
 
 
 def _one_axis_starts(x, index, axis, name):

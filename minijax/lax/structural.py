@@ -14,6 +14,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.static import static_ints
 from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
@@ -32,8 +33,8 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
     """``x`` replicated to ``shape``: operand axis i becomes result axis
     ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new."""
     shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=tuple(
-        int(d) for d in broadcast_dimensions))
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=static_ints(
+        broadcast_dimensions, 'broadcast_in_dim', 'broadcast_dimensions'))
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
@@ -108,7 +109,7 @@ def transpose(x, perm):
     """Permute the axes of ``x``: result axis i is operand axis ``perm[i]``. The identity
     permutation of an Array or a tracer is ``x`` itself, as in JAX: no equation (a
     ``dot_general``'s transpose often asks for one)."""
-    perm = tuple(int(p) for p in perm)
+    perm = static_ints(perm, 'transpose', 'permutation')
     if perm == tuple(range(np.ndim(x))) and isinstance(x, (Array, core.Tracer)):
         return x
     return transpose_p.bind(x, perm=perm)
@@ -249,7 +250,7 @@ pad_p = Primitive('pad')
 def pad(x, padding_value, padding_config):
     """``x`` padded with the scalar ``padding_value``: ``padding_config`` has one
     ``(low, high, interior)`` per axis; negative low/high crop, interior goes between elements."""
-    config = tuple((int(lo), int(hi), int(interior)) for lo, hi, interior in padding_config)
+    config = tuple(static_ints(triple, 'pad', 'padding_config') for triple in padding_config)
     return pad_p.bind(x, padding_value, padding_config=config)
 
 

@@ -25,6 +25,7 @@ from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import add, convert_element_type, div, eq, mul
 from minijax.lax.elementwise import max as lax_max, min as lax_min
 from minijax.lax.slicing import slice as lax_slice
+from minijax.lax.static import static_ints
 from minijax.lax.structural import full, pad, pad_p
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.types import element_type
@@ -44,20 +45,6 @@ def window_output_shape(shape, window_dimensions, window_strides, padding, base_
     spans = dilate_shape(window_dimensions, window_dilation)
     return tuple(0 if p < w else (p - w) // s + 1
                  for p, w, s in zip(padded, spans, window_strides))
-
-
-def static_ints(values, fn, what, integral_floats=False):
-    """``values`` as a tuple of Python ints, or JAX's TypeError naming ``fn`` and ``what``
-    (a float such as 1.5 is never truncated; ``integral_floats`` accepts 2.0, as JAX's
-    convolution does)."""
-    def as_int(v):
-        if integral_floats and isinstance(v, (float, np.floating)) and float(v).is_integer():
-            return int(v)
-        return operator.index(v)
-    try:
-        return tuple(as_int(v) for v in values)
-    except TypeError:
-        raise TypeError(f'{fn}: {what} must be a sequence of integers, got {values!r}') from None
 
 
 def padding_pairs(padding, fn, error):

@@ -230,6 +230,22 @@ ROWS = [
     ('lax_conv_float_stride', lambda: lax.conv(
         np.ones((1, 1, 4)), np.ones((1, 1, 2)), (1.5,), 'VALID'), TypeError,
      r'conv_general_dilated: window_strides must be a sequence of integers, got \(1\.5,\)'),
+    *((f'lax_{name}_float_parameter', misuse, TypeError,
+       rf'{name}: {what} must be (an integer|a sequence of integers), got .*\d\.5')
+      for name, what, misuse in [
+          ('slice', 'start_indices', lambda: lax.slice(X, (0.5, 0), (2, 3))),
+          ('slice', 'strides', lambda: lax.slice(X, (0, 0), (2, 3), (1.5, 1))),
+          ('slice_in_dim', 'start_index', lambda: lax.slice_in_dim(X, 0.5, 2)),
+          ('dynamic_slice', 'slice_sizes', lambda: lax.dynamic_slice(X, (0, 0), (1.5, 2))),
+          ('broadcast_in_dim', 'broadcast_dimensions',
+           lambda: lax.broadcast_in_dim(np.ones(3), (2, 3), (1.5,))),
+          ('transpose', 'permutation', lambda: lax.transpose(X, (1.5, 0))),
+          ('pad', 'padding_config', lambda: lax.pad(X, 0., ((0.5, 0, 0), (0, 0, 0)))),
+          ('sort', 'num_keys', lambda: lax.sort((X, X), num_keys=1.5)),
+          ('top_k', 'k', lambda: lax.top_k(np.ones(5), 1.5)),
+          ('GatherDimensionNumbers', 'offset_dims', lambda: lax.gather(
+              np.ones(5), np.zeros((1, 1), np.int32), lax.GatherDimensionNumbers(
+                  offset_dims=(1.5,), collapsed_slice_dims=(), start_index_map=(0,)), (2,)))]),
     ('lax_reduce_window_vector_init', lambda: lax.reduce_window(
         X, np.zeros(2), lax.add, (1, 1), (1, 1), 'VALID'), TypeError,
      r'reduce_window: init_value must be a scalar, got float64\[2\]'),
