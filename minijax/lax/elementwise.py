@@ -607,7 +607,7 @@ def select(pred, on_true, on_false):
 
 def _select_n_abstract_eval(which, *cases):
     if not cases:
-        raise TypeError('select_n needs at least one case')
+        raise ValueError('select_n needs at least one case')
     first = cases[0]
     if any(c.shape != first.shape or c.dtype != first.dtype for c in cases):
         raise TypeError('select_n cases must share one type, got '

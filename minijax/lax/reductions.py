@@ -209,7 +209,10 @@ def _arg_chooser_primitive(name, np_impl, direction):
 
     def abstract_eval(x, *, axis, index_dtype):
         if not 0 <= axis < x.ndim or x.shape[axis] == 0:
-            raise TypeError(f'{name}: axis {axis} is out of range or empty for {x.str_short()}')
+            raise ValueError(f'{name}: axis {axis} is out of range or empty for '
+                             f'{x.str_short()}')
+        if dtypes.is_complex(x.dtype):
+            raise TypeError(f'{name}: complex numbers have no order, got {x.str_short()}')
         if not dtypes.is_integer(index_dtype):
             raise TypeError(f'{name}: index_dtype must be an integer dtype, got '
                             f'{np.dtype(index_dtype).name}')

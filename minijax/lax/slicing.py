@@ -105,10 +105,12 @@ def _index_operands(name, shape, start_indices):
     """
     out = []
     for k, i in enumerate(start_indices):
-        dtype = i.aval.dtype if isinstance(i, Tracer) else np.asarray(i).dtype
-        if not np.issubdtype(dtype, np.integer):
-            raise TypeError(f'{name}: start index {k} has dtype {dtype.name}; start indices '
-                            'must be integers')
+        aval = core.get_aval(i)
+        dtype = aval.dtype
+        if aval.ndim or not np.issubdtype(dtype, np.integer):
+            what = f'shape {aval.shape}' if aval.ndim else f'dtype {dtype.name}'
+            raise TypeError(f'{name}: start index {k} has {what}; start indices must be '
+                            'integer scalars')
         if isinstance(i, Tracer):
             i = i if dtype == dtypes.int32 else lax.convert_element_type(i, dtypes.int32)
         else:
@@ -170,9 +172,12 @@ def dynamic_update_index_in_dim(x, update, index, axis):
 
 
 def _check_indices(name, x, indices):
+    """One int32 scalar per axis: JAX's ValueError for a wrong count, TypeError for a wrong
+    type."""
     if len(indices) != x.ndim or any(i.shape or i.dtype != dtypes.int32 for i in indices):
-        raise TypeError(f'{name}: needs {x.ndim} int32 scalar start indices for '
-                        f'{x.str_short()}, got ({", ".join(i.str_short() for i in indices)})')
+        error = ValueError if len(indices) != x.ndim else TypeError
+        raise error(f'{name}: needs {x.ndim} int32 scalar start indices for '
+                    f'{x.str_short()}, got ({", ".join(i.str_short() for i in indices)})')
 
 
 def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):

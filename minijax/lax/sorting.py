@@ -225,8 +225,10 @@ def top_k(operand, k, *, axis=-1):
     descending index order), then keeps the last ``k`` and reverses them. For floats a second
     key, ``1/x``, breaks the tie of -0. (-inf) and +0. (+inf) and no other tie.
     """
-    if np.ndim(operand) == 0:
-        raise TypeError('top_k: operand must have at least one dimension, got a scalar')
+    aval = core.get_aval(operand)
+    if aval.ndim == 0 or dtypes.is_complex(aval.dtype):
+        raise ValueError(f'top_k: operand must have at least one dimension and an order (no '
+                         f'complex numbers), got {aval.str_short()}')
     axis = core.canonicalize_axis(axis, np.ndim(operand), 'top_k: axis')
     n = np.shape(operand)[axis]
     k = static_int(k, 'top_k', 'k')

@@ -259,13 +259,17 @@ def _padded_size(n, lo, hi, interior):
 
 
 def _pad_abstract_eval(x, padding_value, *, padding_config):
+    """JAX's TypeError for a padding value of another dtype, its ValueError for the shapes."""
     if padding_value.shape or padding_value.dtype != x.dtype:
-        raise TypeError(f'pad: padding value {padding_value.str_short()} must be a scalar of '
-                        f'the dtype of the operand {x.str_short()}')
-    shape = [_padded_size(n, *c) for n, c in zip(x.shape, padding_config)]
-    if (len(padding_config) != x.ndim or any(c[2] < 0 for c in padding_config)
-            or any(n < 0 for n in shape)):
-        raise TypeError(f'pad: padding_config {padding_config} does not fit {x.str_short()}')
+        raise (ValueError if padding_value.shape else TypeError)(
+            f'pad: padding value {padding_value.str_short()} must be a scalar of the dtype of '
+            f'the operand {x.str_short()}')
+    fits = (len(padding_config) == x.ndim and all(len(c) == 3 for c in padding_config)
+            and all(c[2] >= 0 for c in padding_config))
+    shape = [_padded_size(n, *c) for n, c in zip(x.shape, padding_config)] if fits else []
+    if not fits or any(n < 0 for n in shape):
+        raise ValueError(f'pad: padding_config {padding_config} does not fit {x.str_short()}: '
+                         'one (low, high, interior >= 0) per axis, leaving no axis negative')
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
