@@ -17,6 +17,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.elementwise import convert_element_type
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import default_precision
@@ -25,8 +26,19 @@ dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
 
 def dot_general(lhs, rhs, dimension_numbers):
-    """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes."""
+    """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes.
+    Operands of two dtypes are first converted to the one they promote to, as JAX does."""
+    lhs, rhs = _promoted(lhs, rhs)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
+
+
+def _promoted(lhs, rhs):
+    """Both operands in the dtype they promote to (int32 and float64: float64)."""
+    avals = core.get_aval(lhs), core.get_aval(rhs)
+    if avals[0].dtype == avals[1].dtype:
+        return lhs, rhs
+    dtype, _ = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
+    return convert_element_type(lhs, dtype), convert_element_type(rhs, dtype)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None):

@@ -137,6 +137,11 @@ CASES = {
     'rsqrt_zeros_and_negative': (*_same('rsqrt'), [np.array([0., -0., -1., inf], f32)]),
     'reduce_sum_over_no_axes_keeps_minus_zero': (*_reduce('reduce_sum', ()),
                                                  [np.array([-0., 0., -inf], f64)]),
+    **{f'dot_general_of_{a.__name__}_and_{b.__name__}_promotes': (
+        lambda x, y: lax.dot_general(x, y, (((1,), (1,)), ((), ()))),
+        lambda x, y: jlax.dot_general(x, y, (((1,), (1,)), ((), ()))),
+        [np.arange(6).reshape(2, 3).astype(a), np.arange(1, 7).reshape(2, 3).astype(b)])
+       for a, b in [(f64, f32), (i32, f64), (np.int8, i32), (np.bool_, f64)]},
     'outer_product_keeps_minus_zero': (
         lambda x, y: lax.dot_general(x, y, (((), ()), ((), ()))),
         lambda x, y: jlax.dot_general(x, y, (((), ()), ((), ()))),
