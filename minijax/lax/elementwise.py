@@ -457,7 +457,15 @@ pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), accepts=INEXAC
 
 max = _binary_function(max_p, 'Elementwise maximum (NaN if either is NaN).')  # noqa: A001
 min = _binary_function(min_p, 'Elementwise minimum (NaN if either is NaN).')  # noqa: A001
-pow = _binary_function(pow_p, 'Elementwise x ** y.')  # noqa: A001
+
+
+def pow(x, y):  # noqa: A001 (lax.pow, as in JAX)
+    """Elementwise ``x ** y``; an integer exponent ``y`` of an inexact ``x`` is first
+    converted to ``x``'s dtype, as JAX converts it."""
+    x_dtype, y_dtype = core.shaped_aval(x).dtype, core.shaped_aval(y).dtype
+    if dtypes.is_inexact(x_dtype) and dtypes.is_integer(y_dtype):
+        y = convert_element_type(y, x_dtype)
+    return pow_p.bind(*promote_weak_scalars('pow', x, y))
 
 
 def _share_of_ties(x, ans, y):
@@ -595,8 +603,11 @@ select_n_p = Primitive('select_n')
 def select_n(which, *cases):
     """Elementwise ``cases[which]``: ``which`` is bool (two cases: false, true) or an integer.
 
-    ``which`` has the cases' shape or is a scalar (one choice for the whole array).
+    ``which`` has the cases' shape or is a scalar (one choice for the whole array). One case
+    is the answer whatever ``which`` says, as in JAX.
     """
+    if len(cases) == 1:
+        return cases[0]
     return select_n_p.bind(which, *cases)
 
 

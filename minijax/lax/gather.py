@@ -146,11 +146,12 @@ def _check_dimension_numbers(name, dnums, operand, indices, slice_sizes):
     fields = type(dnums)._fields
     shapes = f'operand {operand.str_short()}, indices {indices.str_short()}'
 
-    def fail(message):
-        raise TypeError(f'{name}: {message} ({shapes})')
+    def fail(message, error=TypeError):
+        raise error(f'{name}: {message} ({shapes})')
 
     if not dtypes.is_integer(indices.dtype) or indices.ndim < 1:
-        fail('indices must be an integer array whose last axis is the index vector')
+        fail('indices must be an integer array whose last axis is the index vector',
+             ValueError)  # JAX's class
     if len(slice_sizes) != operand.ndim:
         fail(f'{len(slice_sizes)} window sizes {tuple(slice_sizes)} for {operand.ndim} axes')
     for field, dims, bound in [(fields[1], collapsed, operand.ndim),

@@ -8,6 +8,8 @@ import operator
 
 import numpy as np
 
+from minijax import core
+
 
 def static_int(value, fn, what, integral_floats=False) -> int:
     """``value`` as a Python int (``integral_floats``: 2.0 too, as JAX's convolution takes
@@ -19,6 +21,15 @@ def static_int(value, fn, what, integral_floats=False) -> int:
     except TypeError:
         raise TypeError(f'{fn}: {what} must be an integer, got {value!r} of type '
                         f'{type(value).__name__}') from None
+
+
+def canonical_axes(axes, ndim, what, error=ValueError) -> tuple[int, ...]:
+    """``core.canonicalize_axes`` raising ``error`` (JAX's class for the calling function:
+    ``concatenate`` and ``rev`` raise TypeError) for an axis out of range or repeated."""
+    try:
+        return core.canonicalize_axes(axes, ndim, what)
+    except ValueError as err:
+        raise error(str(err)) from None
 
 
 def static_ints(values, fn, what, integral_floats=False) -> tuple[int, ...]:

@@ -14,7 +14,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.static import static_ints
+from minijax.lax.static import canonical_axes, static_int, static_ints
 from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
@@ -195,9 +195,9 @@ def concatenate(operands, dimension):
     """The ``operands`` joined along axis ``dimension`` (their other axes must agree)."""
     if not operands:
         raise ValueError('concatenate needs at least one operand, got none')
-    ndim = np.ndim(operands[0])
-    return concatenate_p.bind(*operands, dimension=core.canonicalize_axis(
-        dimension, ndim, 'concatenate: dimension'))
+    (dimension,) = canonical_axes(static_int(dimension, 'concatenate', 'dimension'),
+                                  np.ndim(operands[0]), 'concatenate: dimension', TypeError)
+    return concatenate_p.bind(*operands, dimension=dimension)
 
 
 def _concatenate_abstract_eval(*avals, dimension):
@@ -369,7 +369,7 @@ rev_p = Primitive('rev')
 def rev(x, dimensions):
     """``x`` with the order of its elements reversed along each axis in ``dimensions`` (the
     kernel flip in the transpose of a convolution)."""
-    axes = core.canonicalize_axes(dimensions, np.ndim(x), 'rev: dimensions')
+    axes = canonical_axes(dimensions, np.ndim(x), 'rev: dimensions', TypeError)
     return rev_p.bind(x, dimensions=axes)
 
 

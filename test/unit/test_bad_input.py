@@ -132,7 +132,7 @@ ROWS = [
      _rank2('squeeze: axis')),
     ('lax_slice_in_dim_axis', lambda: lax.slice_in_dim(X, 0, 1, axis=5), ValueError,
      _rank2('slice_in_dim: axis')),
-    ('lax_concatenate_dimension', lambda: lax.concatenate([X, X], 5), ValueError,
+    ('lax_concatenate_dimension', lambda: lax.concatenate([X, X], 5), TypeError,
      _rank2('concatenate: dimension')),
     ('lax_iota_dimension', lambda: lax.iota(np.int32, (2, 3), 5), ValueError,
      _rank2('iota: dimension')),
@@ -250,6 +250,14 @@ ROWS = [
           ('GatherDimensionNumbers', 'offset_dims', lambda: lax.gather(
               np.ones(5), np.zeros((1, 1), np.int32), lax.GatherDimensionNumbers(
                   offset_dims=(1.5,), collapsed_slice_dims=(), start_index_map=(0,)), (2,)))]),
+    ('lax_rev_dimension', lambda: lax.rev(X, (5,)), TypeError, _rank2('rev: dimensions')),
+    ('lax_gather_float_indices', lambda: lax.gather(
+        np.ones(5), np.zeros((1, 1)), lax.GatherDimensionNumbers(
+            offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,)), (2,)), ValueError,
+     r'gather: indices must be an integer array .*indices float64\[1,1\]'),
+    ('lax_bitcast_complex', lambda: lax.bitcast_convert_type(X + 1j, np.float32), TypeError,
+     r'bitcast_convert_type does not support bool or complex values .*complex64\[2,3\]'),
+    ('lax_square_bool', lambda: lax.square(X > 0), TypeError, r'integer_pow: bool\[2,3\]'),
     ('lax_dynamic_slice_index_count', lambda: lax.dynamic_slice(X, (0,), (1,)), ValueError,
      r'dynamic_slice: needs 2 int32 scalar start indices for float32\[2,3\], got \(int32\[\]\)'),
     ('lax_dynamic_slice_vector_index', lambda: lax.dynamic_slice(

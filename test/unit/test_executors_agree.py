@@ -169,6 +169,9 @@ CASES = {
         lambda x, w: lax.conv_general_dilated(x, w, (1,), 'SAME'),
         lambda x, w: jlax.conv_general_dilated(x, w, (1,), 'SAME'),
         [np.ones((1, 1, 2), f32), np.array([[[np.inf, 1., 2.]]], f32)], False),
+    'pow_of_an_integer_exponent': (*_same('pow'), [np.array([2., -2., 0., 3.], f32),
+                                                   np.array([3, 2, -1, 0], i64)]),
+    'select_n_of_one_case_is_it': (*_same('select_n'), [i32(5), np.array([1., 2.])]),
     'pow_edges': (*_same('pow'), [np.array([0., -0., nan, 1., -1., -2., 0., -inf, -inf], f64),
                                   np.array([-1., -1., 0., nan, inf, 3., 0., -3., 3.], f64)]),
 }
