@@ -22,7 +22,7 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
-from minijax.lowering.ops import broadcast_scalars, compare
+from minijax.lowering.ops import broadcast_scalars, choose, compare
 
 # ----------------------------------------------------------------------------- unary
 
@@ -433,12 +433,18 @@ register_lowering(add_any_p, _hlo_binary(hlo.AddOp))
 
 # ----------------------------------------------------------------------------- max, min, pow
 
-def _signed_zero_chooser(np_chooser, negative_zero):
+def _signed_zero_chooser(np_chooser, negative_zero, np_compare):
     """NumPy's maximum or minimum (both propagate NaN, as XLA does) with XLA's order of
     signed zeros, -0. below +0.: a tie of zeros is -0. where ``negative_zero(signbit(x),
-    signbit(y))``, which is ``logical_and`` for max and ``logical_or`` for min."""
+    signbit(y))``, which is ``logical_and`` for max and ``logical_or`` for min. Complex
+    numbers compare as ``lowering.ops.choose`` compares them (``np_compare``: np.greater for
+    max, np.less for min)."""
     def impl(x, y):
         x, y = np.asarray(x), np.asarray(y)
+        if dtypes.is_complex(np.result_type(x, y)):
+            x_wins = np.where(x.real == y.real, np_compare(x.imag, y.imag),
+                              np_compare(x.real, y.real))
+            return np.where(x_wins, x, y)
         chosen = np_chooser(x, y)
         if not dtypes.is_float(chosen.dtype):
             return chosen
@@ -448,10 +454,10 @@ def _signed_zero_chooser(np_chooser, negative_zero):
     return impl
 
 
-max_p = binary_primitive('max', _signed_zero_chooser(np.maximum, np.logical_and),
-                         _hlo_binary(hlo.MaxOp))
-min_p = binary_primitive('min', _signed_zero_chooser(np.minimum, np.logical_or),
-                         _hlo_binary(hlo.MinOp))
+max_p = binary_primitive('max', _signed_zero_chooser(np.maximum, np.logical_and, np.greater),
+                         lambda ctx, x, y: choose(x, y, 'GT', ctx.avals_in[0].dtype))
+min_p = binary_primitive('min', _signed_zero_chooser(np.minimum, np.logical_or, np.less),
+                         lambda ctx, x, y: choose(x, y, 'LT', ctx.avals_in[0].dtype))
 pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), accepts=INEXACT,
                          eager_on_xla=True)
 

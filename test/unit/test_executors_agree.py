@@ -113,6 +113,18 @@ CASES = {
                                 [np.array([[-0., 0.], [0., -0.], [-0., -0.]], f32)]),
     'reduce_min_signed_zeros': (*_reduce('reduce_min', (1,)),
                                 [np.array([[-0., 0.], [0., -0.], [0., 0.]], f32)]),
+    # complex numbers order as JAX orders them: real parts, then imaginary parts (not as
+    # stablehlo.maximum does on XLA); the interpreter takes no complex arguments
+    **{f'{name}_complex_orders_lexicographically': (
+        *_reduce(name, (1,)), [np.array([[1 + 2j, 1 - 5j, -3 + 9j], [np.inf - 1j, 2, 2 - 1j],
+                                        [np.nan, 1j, -1j]])], False)
+       for name in ('reduce_max', 'reduce_min')},
+    **{f'{name}_complex_orders_lexicographically': (
+        *_same(name), [np.array([2, 1 + 5j, np.nan, 3 + 1j]), np.array([2 - 1j, 1 + 6j, 1, 3])],
+        False) for name in ('max', 'min')},
+    **{f'{name}_complex_orders_lexicographically': (
+        *_same(name), [np.array([2, 2 - 1j, 1 + 6j, 1, 3 + 1j, 3 + 2j])], False)
+       for name in ('cummax', 'cummin')},
     'reduce_max_nan': (*_reduce('reduce_max', (0,)), [np.array([1., nan, 3.], f32)]),
     # a window that does not fit is dropped whole, as XLA drops it, or clamped ('clip')
     **{f'{prim}_{mode}_window_past_the_end': (*_scatter(prim, mode), _windows_at([6, -1, 2]))
