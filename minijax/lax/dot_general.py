@@ -25,23 +25,34 @@ from minijax.lowering.ops import default_precision
 dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
 
-def dot_general(lhs, rhs, dimension_numbers):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes.
-    Operands of two dtypes are first converted to the one they promote to, as JAX does."""
-    lhs, rhs = _promoted(lhs, rhs)
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
+    Operands of two dtypes are first converted to the one they promote to, as JAX does.
+    ``preferred_element_type`` is the result's dtype: a wider one (or int8 -> float32) is
+    computed in, a narrower one is rounded to at the end; ``precision`` is accepted and
+    ignored (the CPU computes at full precision)."""
+    lhs, rhs = _promoted(lhs, rhs, preferred_element_type)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
+    if preferred_element_type is None:
+        return out
+    return convert_element_type(out, dtypes.check_supported(preferred_element_type))
 
 
-def _promoted(lhs, rhs):
-    """Both operands in the dtype they promote to (int32 and float64: float64)."""
+def _promoted(lhs, rhs, preferred_element_type=None):
+    """Both operands in the dtype they promote to (int32 and float64: float64), or in
+    ``preferred_element_type`` when that one holds them (promotes to itself with it)."""
     avals = core.get_aval(lhs), core.get_aval(rhs)
-    if avals[0].dtype == avals[1].dtype:
-        return lhs, rhs
     dtype, _ = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
+    if preferred_element_type is not None:
+        preferred = np.dtype(preferred_element_type)
+        dtype = preferred if dtypes.promote((dtype, False), (preferred, False))[0] == preferred \
+            else dtype
+    if all(a.dtype == dtype for a in avals):
+        return lhs, rhs
     return convert_element_type(lhs, dtype), convert_element_type(rhs, dtype)
 
 
-def dot(lhs, rhs, *, dimension_numbers=None):
+def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numbers=None):
     """``dot_general``; without ``dimension_numbers``, the plain vector/matrix product
     (``lhs``'s last axis against ``rhs``'s first), as ``jax.lax.dot``."""
     if dimension_numbers is None:
@@ -53,7 +64,7 @@ def dot(lhs, rhs, *, dimension_numbers=None):
                 ' un-batched matrix-matrix, matrix-vector, or vector-vector products;'
                 f' got lhs_shape={lhs_shape} rhs_shape={rhs_shape}')
         dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
-    return dot_general(lhs, rhs, dimension_numbers)
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
 
 
 def batch_matmul(lhs, rhs):

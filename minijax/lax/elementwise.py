@@ -520,10 +520,12 @@ def _pow_jvp_exponent(t, x, y):
 ad.defjvp(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 
 
-def full_like(x, fill_value):
-    """A constant with the shape, dtype and weak type of ``x`` (a broadcast scalar)."""
+def full_like(x, fill_value, dtype=None, shape=None):
+    """A constant with the shape, dtype and weak type of ``x`` (a broadcast scalar), or the
+    ``dtype`` (then strongly typed) and ``shape`` given."""
     aval = core.get_aval(x)
-    return full(aval.shape, fill_value, aval.dtype, aval.weak_type)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype, aval.weak_type and dtype is None)
 
 
 # ----------------------------------------------------------------------------- integer_pow

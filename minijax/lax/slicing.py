@@ -33,13 +33,19 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.sli
 
 
 def slice_in_dim(x, start, limit, stride=1, axis=0):
-    """``slice`` along one axis, keeping the others whole."""
+    """``slice`` along one axis, keeping the others whole. As in JAX, a start or limit of
+    None is the axis's start or end, and a negative one counts from the end."""
     shape = core.get_aval(x).shape
     axis = core.canonicalize_axis(axis, len(shape), 'slice_in_dim: axis')
+    size = shape[axis]
+
+    def bound(value, default, what):
+        value = default if value is None else static_int(value, 'slice_in_dim', what)
+        return value + size if value < 0 else value
+
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = (
-        static_int(v, 'slice_in_dim', what)
-        for v, what in [(start, 'start_index'), (limit, 'limit_index'), (stride, 'stride')])
+    starts[axis], limits[axis] = bound(start, 0, 'start_index'), bound(limit, size, 'limit_index')
+    strides[axis] = static_int(stride, 'slice_in_dim', 'stride')
     return slice(x, starts, limits, strides)
 
 

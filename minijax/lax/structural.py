@@ -140,8 +140,11 @@ register_lowering(transpose_p, lambda ctx, x, *, perm: hlo.TransposeOp(x, list(p
 reshape_p = Primitive('reshape')
 
 
-def reshape(x, new_sizes):
-    """The elements of ``x`` in row-major order, laid out as ``new_sizes``."""
+def reshape(x, new_sizes, dimensions=None):
+    """The elements of ``x`` in row-major order, laid out as ``new_sizes``; with
+    ``dimensions``, in the order of ``transpose(x, dimensions)``, as in JAX."""
+    if dimensions is not None:
+        x = transpose(x, dimensions)
     return reshape_p.bind(x, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'))
 
 

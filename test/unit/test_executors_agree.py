@@ -154,6 +154,21 @@ CASES = {
         lambda x, y: jlax.dot_general(x, y, (((1,), (1,)), ((), ()))),
         [np.arange(6).reshape(2, 3).astype(a), np.arange(1, 7).reshape(2, 3).astype(b)])
        for a, b in [(f64, f32), (i32, f64), (np.int8, i32), (np.bool_, f64)]},
+    **{f'dot_general_to_preferred_{t.__name__}_from_{x.dtype}': (
+        lambda x, t=t: lax.dot_general(x, x, (((1,), (1,)), ((), ())), preferred_element_type=t),
+        lambda x, t=t: jlax.dot_general(x, x, (((1,), (1,)), ((), ())), preferred_element_type=t),
+        [x]) for x, t in [(np.linspace(-2, 3, 12).reshape(3, 4).astype(f32), f64),
+                          (np.linspace(-2, 3, 12).reshape(3, 4) / 7, f32),
+                          (np.arange(-6, 6).reshape(3, 4).astype(np.int8), i32),
+                          (np.linspace(-9, 9, 12).reshape(3, 4).astype(f32), i32)]},
+    # JAX's optional parameters: slice_in_dim's None and negative bounds, reshape's
+    # dimensions, full_like's dtype and shape
+    **{name: (lambda x, f=f: f(lax, x), lambda x, f=f: f(jlax, x), [np.arange(12.).reshape(3, 4)])
+       for name, f in [
+           ('slice_in_dim_of_none_bounds', lambda L, x: L.slice_in_dim(x, None, None, 2, 1)),
+           ('slice_in_dim_of_negative_bounds', lambda L, x: L.slice_in_dim(x, -3, -1, axis=1)),
+           ('reshape_in_the_order_of_dimensions', lambda L, x: L.reshape(x, (2, 6), (1, 0))),
+           ('full_like_of_a_dtype_and_shape', lambda L, x: L.full_like(x, 7, i32, (2, 5)))]},
     'outer_product_keeps_minus_zero': (
         lambda x, y: lax.dot_general(x, y, (((), ()), ((), ()))),
         lambda x, y: jlax.dot_general(x, y, (((), ()), ((), ()))),
