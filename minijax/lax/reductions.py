@@ -39,12 +39,13 @@ def _batched_axes(axes, bdim, ndim):
     return new_axes, bdim - sum(a < bdim for a in new_axes)
 
 
-def reduction_primitive(name, impl, body, identity, eager_on_xla=False, logical=False):
+def reduction_primitive(name, impl, body, identity, eager_on_xla=False, logical=False,
+                        numeric=False):
     """Define ``name`` reducing with ``impl`` (NumPy) and ``body(a, b, dtype)`` (StableHLO
     values), starting from ``identity(dtype)``; the caller adds the differentiation rules.
     ``eager_on_xla`` for a sum, whose rounding depends on the order XLA picks (see
     ``Primitive``); ``logical`` for the bitwise reductions, which take booleans and integers
-    only."""
+    only; ``numeric`` for a sum, which takes no booleans (JAX's TypeError)."""
     prim = Primitive(name, eager_on_xla=eager_on_xla)
 
     def abstract_eval(x, *, axes):
@@ -52,6 +53,9 @@ def reduction_primitive(name, impl, body, identity, eager_on_xla=False, logical=
         if logical and dtypes.kind(x.dtype) not in 'biu':
             raise TypeError('logical reduction requires operand dtype bool or int, got '
                             f'{x.dtype.name}.')  # (JAX's text)
+        if numeric and x.dtype == dtypes.bool_:
+            raise TypeError(f'{name} needs a numeric operand, got {x.str_short()} (convert '
+                            'booleans to a number first)')
         return ShapedArray(_reduced_shape(x.shape, axes), x.dtype, x.weak_type)
 
     def batching(vals, dims, *, axes):
@@ -119,7 +123,7 @@ def _of_real_part(bound):
 #: The identities of max and min (``cummax`` and ``cummin`` share them).
 lowest, highest = _of_real_part(dtypes.lowest), _of_real_part(dtypes.highest)
 reduce_sum_p = reduction_primitive('reduce_sum', _sum, lambda a, b, _: hlo.AddOp(a, b).result,
-                                   _zero, eager_on_xla=True)
+                                   _zero, eager_on_xla=True, numeric=True)
 reduce_max_p = reduction_primitive(
     'reduce_max', _chooser_reduction(np.max, lowest, 0., core.impl_rules[max_p]),
     lambda a, b, dtype: ops.choose(a, b, 'GT', dtype), lowest)

@@ -122,6 +122,8 @@ ROWS = [
      r'reduce_sum: axis must be an integer, got 1\.0'),
     ('lax_argmax_axis', lambda: lax.argmax(X, 5), ValueError, _rank2('argmax: axis')),
     ('lax_argmin_axis', lambda: lax.argmin(X, -3, np.int32), ValueError, 'argmin: axis -3'),
+    ('lax_reduce_sum_bool', lambda: lax.reduce_sum(X > 0, (0,)), TypeError,
+     r'reduce_sum needs a numeric operand, got bool\[2,3\]'),
     ('lax_argmax_empty_axis', lambda: lax.argmax(np.ones((2, 0)), 1, np.int32), ValueError,
      r'argmax: axis 1 is out of range or empty for float64\[2,0\]'),
     ('lax_argmin_complex', lambda: lax.argmin(X + 1j, 0, np.int32), TypeError,
