@@ -31,6 +31,7 @@ from minijax.lowering.ops import broadcast_scalars, choose, compare
 INEXACT, FLOATING, ANY = ('fc', 'floating-point or complex'), ('f', 'floating-point'), None
 ORDERED = ('iubf', 'integer, floating-point or bool')  # complex numbers have no order
 NUMBER = ('iufc', 'number (integer, floating-point or complex)')  # bool is no number
+SIGNED = ('ifc', 'signed number (signed integer, floating-point or complex)')
 
 
 def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_xla=False,
@@ -120,7 +121,8 @@ def _abs_tangent(t, x, ans):
     return lax.real(mul(t, div(lax.conj(x), convert_element_type(safe_ans, dtype))))
 
 
-abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, accepts=ANY, real_result=True)
+abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, accepts=SIGNED,
+                        real_result=True)
 def _sign(x):
     """NumPy's sign, except that a float zero keeps its sign (sign(-0.) is -0.), as in XLA."""
     return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)

@@ -306,6 +306,9 @@ ROWS = [
     *((f'lax_{name}_of_bool', lambda fn=fn: fn(np.array([True, False])), TypeError,
        rf'{name} needs a number \(integer, floating-point or complex\) operand, got bool\[2\]')
       for name, fn in [('sign', lax.sign), ('neg', lax.neg)]),
+    *((f'lax_abs_of_{t.__name__}', lambda t=t: lax.abs(np.ones(2, t)), TypeError,
+       rf'abs needs a signed number .* operand, got {t.__name__}\[2\]')
+      for t in (np.uint8, np.bool_)),
     # --- unsupported dtypes: a TypeError naming the dtype and the supported ones
     ('jit_complex256_scalar', lambda: minijax.jit(lambda a: a)(np.clongdouble(1)), TypeError,
      rf'argument 0 scalar of type clongdouble has dtype complex256.*{SUPPORTED}'),

@@ -9,12 +9,14 @@ import subprocess
 import sys
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax as jlax
 from jaxlib.mlir import ir
 
 import minijax
+import minijax.numpy as mnp
 from minijax import lax, reference_interpreter, runtime
 from minijax.lowering import mlir_context
 from minijax.reference_interpreter import InterpreterError, run_module
@@ -146,6 +148,8 @@ CASES = {
     'sign_int_min': (*_same('sign'), [np.array([np.iinfo(i32).min, 0, 5], i32)]),
     **{f'sign_{u.__name__}': (*_same('sign'), [np.array([0, 1, np.iinfo(u).max], u)])
        for u in (np.uint8, np.uint32, np.uint64)},
+    **{f'jnp_abs_of_{t.__name__}_is_itself': (mnp.abs, jnp.abs, [np.array([0, 1, 1], t)])
+       for t in (np.uint8, np.uint64, np.bool_)},
     'rsqrt_zeros_and_negative': (*_same('rsqrt'), [np.array([0., -0., -1., inf], f32)]),
     'reduce_sum_over_no_axes_keeps_minus_zero': (*_reduce('reduce_sum', ()),
                                                  [np.array([-0., 0., -inf], f64)]),
