@@ -301,10 +301,13 @@ def _div_lowering(ctx, x, y):
     return hlo.SelectOp(by_zero, all_ones, hlo.DivOp(x, safe_y).result).result
 
 
+# sub and div take numbers, not bools (JAX's TypeError; StableHLO has no subtract or divide
+# of i1). add and mul of bools are or and and (jnp.add and jnp.multiply use them so).
 add_p = binary_primitive('add', np.add, _hlo_binary(hlo.AddOp))
-sub_p = binary_primitive('sub', np.subtract, _hlo_binary(hlo.SubtractOp))
+sub_p = binary_primitive('sub', np.subtract, _hlo_binary(hlo.SubtractOp), accepts=NUMBER)
 mul_p = binary_primitive('mul', np.multiply, _hlo_binary(hlo.MulOp))
-div_p = binary_primitive('div', _divide, _div_lowering, eager_on_xla=True)  # XLA rewrites x / c
+div_p = binary_primitive('div', _divide, _div_lowering, accepts=NUMBER,
+                         eager_on_xla=True)  # XLA rewrites x / c
 
 add = _binary_function(add_p, 'Elementwise x + y.')
 sub = _binary_function(sub_p, 'Elementwise x - y.')

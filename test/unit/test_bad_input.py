@@ -306,6 +306,11 @@ ROWS = [
     *((f'lax_{name}_of_bool', lambda fn=fn: fn(np.array([True, False])), TypeError,
        rf'{name} needs a number \(integer, floating-point or complex\) operand, got bool\[2\]')
       for name, fn in [('sign', lax.sign), ('neg', lax.neg)]),
+    *((f'lax_{name}_of_bools', lambda fn=fn: fn(np.array([True]), np.array([True])), TypeError,
+       rf'{name} needs .*number.* operands, got bool\[1\]')
+      for name, fn in [('sub', lax.sub), ('div', lax.div)]),
+    ('lax_rem_of_complex', lambda: minijax.jit(lax.rem)(X + 1j, X + 1j), TypeError,
+     r'rem needs integer or floating-point operands, got complex64\[2,3\]'),
     *((f'lax_abs_of_{t.__name__}', lambda t=t: lax.abs(np.ones(2, t)), TypeError,
        rf'abs needs a signed number .* operand, got {t.__name__}\[2\]')
       for t in (np.uint8, np.bool_)),
