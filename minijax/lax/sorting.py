@@ -188,6 +188,18 @@ def _less_than(pairs, dtypes_):
     return less
 
 
+def _real_keys(pairs, dtypes_):
+    """Each complex key pair as two float key pairs, real parts first: JAX's order of complex
+    numbers (XLA compares no complex numbers itself)."""
+    out_pairs, out_dtypes = [], []
+    for (x, y), dtype in zip(pairs, dtypes_):
+        parts = (hlo.RealOp, hlo.ImagOp) if dtypes.is_complex(dtype) else (None,)
+        for part in parts:
+            out_pairs.append((x, y) if part is None else (part(x).result, part(y).result))
+            out_dtypes.append(dtypes.real_part_dtype(dtype))
+    return out_pairs, out_dtypes
+
+
 def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
     op = hlo.SortOp([tensor_type(a) for a in ctx.avals_out], list(operands),
                     dimension=dimension, is_stable=is_stable)
@@ -196,7 +208,7 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
     args = list(block.arguments)
     pairs = list(zip(args[0::2], args[1::2]))[:num_keys]
     with ir.InsertionPoint(block):
-        hlo.ReturnOp([_less_than(pairs, [a.dtype for a in ctx.avals_in[:num_keys]])])
+        hlo.ReturnOp([_less_than(*_real_keys(pairs, [a.dtype for a in ctx.avals_in[:num_keys]]))])
     return list(op.results)
 
 

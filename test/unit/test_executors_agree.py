@@ -126,7 +126,7 @@ CASES = {
         False) for name in ('max', 'min')},
     **{f'{name}_complex_orders_lexicographically': (
         *_same(name), [np.array([2, 2 - 1j, 1 + 6j, 1, 3 + 1j, 3 + 2j])], False)
-       for name in ('cummax', 'cummin')},
+       for name in ('cummax', 'cummin', 'sort')},
     'reduce_max_nan': (*_reduce('reduce_max', (0,)), [np.array([1., nan, 3.], f32)]),
     # a window that does not fit is dropped whole, as XLA drops it, or clamped ('clip')
     **{f'{prim}_{mode}_window_past_the_end': (*_scatter(prim, mode), _windows_at([6, -1, 2]))
