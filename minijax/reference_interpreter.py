@@ -5,11 +5,11 @@ of XLA: running one module both ways cross-checks minijax's lowering and XLA's c
 (``minijax run --backend interpreter``, and tests). It is slow; use it on small inputs.
 
 The interpreter aborts the whole process (LLVM ERROR, SIGFPE) on what it does not support,
-misreads ``dense_resource`` constants and gets an IRFFT to an odd number of points wrong. So
-``run_module`` first walks the module and refuses the known cases with an
-``InterpreterError`` naming the op or type; then it runs the interpreter in a child process
-(``minijax.isolation``), so that a crash it could not foresee (an integer division by zero,
-whose operands are only known at run time, or an op not in the list) becomes an
+misreads ``dense_resource`` constants and gets an IRFFT to an odd number of points wrong (one
+to no points aborts). So ``run_module`` first walks the module and refuses the known cases
+with an ``InterpreterError`` naming the op or type; then it runs the interpreter in a child
+process (``minijax.isolation``), so that a crash it could not foresee (an integer division by
+zero, whose operands are only known at run time, or an op not in the list) becomes an
 ``InterpreterError`` too. The module travels to the child as bytecode. A run costs about
 10 ms more than in-process (the first one starts the fork server: about 0.4 s), against
 0.4 ms for interpreting a 160-op module: cheap for a tool that is slow anyway.
@@ -150,8 +150,8 @@ def _unsupported(op: ir.Operation) -> str | None:
         return f'{name} of a dense_resource value: it misreads resource blobs'
     if name == 'stablehlo.dot_general' and _contracts_zero_elements(op):
         return f'{name} contracting a zero-size dimension'
-    if name == 'stablehlo.fft' and _is_odd_irfft(op):
-        return f'{name} IRFFT to an odd number of points: the interpreter computes it wrongly'
+    if name == 'stablehlo.fft':
+        return _irfft_problem(op)
     return None
 
 
@@ -163,12 +163,19 @@ def _is_dense_resource(attr: ir.Attribute) -> bool:
     return True
 
 
-def _is_odd_irfft(fft: ir.Operation) -> bool:
-    """An IRFFT whose last length is odd: the interpreter's result is wrong there, even for
-    a Hermitian spectrum (jaxlib 0.10.2; even lengths and the other kinds agree with XLA)."""
+def _irfft_problem(fft: ir.Operation) -> str | None:
+    """An IRFFT to an odd number of points, whose result is wrong even for a Hermitian
+    spectrum, or to none, which aborts the interpreter (jaxlib 0.10.2; the other lengths
+    and kinds agree with XLA)."""
+    if stablehlo.FftTypeAttr(fft.attributes['fft_type']).value != 'IRFFT':
+        return None
     lengths = ir.DenseI64ArrayAttr(fft.attributes['fft_length'])
-    return (stablehlo.FftTypeAttr(fft.attributes['fft_type']).value == 'IRFFT'
-            and lengths[len(lengths) - 1] % 2 == 1)
+    n = lengths[len(lengths) - 1]
+    if n == 0:
+        return f'{fft.name} IRFFT to no points: the interpreter aborts'
+    if n % 2 == 1:
+        return f'{fft.name} IRFFT to an odd number of points: the interpreter computes it wrongly'
+    return None
 
 
 def _contracts_zero_elements(dot_general: ir.Operation) -> bool:

@@ -51,16 +51,19 @@ def _out_shape(shape, old_dtype, new_dtype):
 
 
 def _abstract_eval(x, *, new_dtype):
-    for dtype in (x.dtype, new_dtype):
-        if dtype == dtypes.bool_:
-            raise TypeError(f'bitcast_convert_type does not support bool values, got '
-                            f'{x.str_short()} -> {np.dtype(new_dtype).name}')
+    """Bool and complex values have no bits to reinterpret but as themselves (JAX's rule)."""
+    if x.dtype != new_dtype and any(dtypes.kind(d) in 'bc' for d in (x.dtype, new_dtype)):
+        raise TypeError(f'bitcast_convert_type does not support bool or complex values unless '
+                        f'the dtypes match, got {x.str_short()} -> {np.dtype(new_dtype).name}')
     return ShapedArray(_out_shape(x.shape, x.dtype, new_dtype), new_dtype)
 
 
 def _impl(x, *, new_dtype):
+    """NumPy's ``view`` reinterprets the trailing axis, which a 0-d array lacks: it is read
+    as a 1-element vector."""
     x = np.require(x, requirements='C')  # (np.ascontiguousarray makes a scalar 1-d)
-    return x.view(new_dtype).reshape(_out_shape(x.shape, x.dtype, new_dtype))
+    out_shape = _out_shape(x.shape, x.dtype, new_dtype)
+    return np.atleast_1d(x).view(new_dtype).reshape(out_shape)
 
 
 def _batching(vals, dims, *, new_dtype):

@@ -203,7 +203,8 @@ def _rem_lowering(ctx, x, y):
     return hlo.SelectOp(by_zero, x, hlo.RemOp(x, safe_y).result).result
 
 
-rem_p = binary_primitive('rem', _rem_impl, _rem_lowering)
+rem_p = binary_primitive('rem', _rem_impl, _rem_lowering,  # no complex: XLA would crash
+                         accepts=('iuf', 'integer or floating-point'))
 rem = _function(rem_p, 'rem', 2,
                 'Elementwise C remainder of x / y: the sign of x (``fmod`` for floats).')
 

@@ -31,11 +31,15 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.ir.tracing import trace_to_jaxpr
+from minijax.lax.complex_numbers import complex, imag, real
+from minijax.lax.elementwise import add, sub
+from minijax.lax.static import static_ints
 from minijax.lax.structural import reshape, rev
 from minijax.lax.windowed import (
-    dilate_and_pad, dilate_shape, padtype_to_pads, transpose_padding, window_offset_slice,
-    window_offsets, window_output_shape)
-from minijax.lowering import register_lowering, tensor_type
+    dilate_and_pad, dilate_shape, padding_pairs, padtype_to_pads, transpose_padding,
+    window_offset_slice, window_offsets, window_output_shape)
+from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -97,34 +101,45 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     numbers = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     _check_preferred_element_type(lhs, preferred_element_type)
     n_spatial = len(lhs_shape) - 2
-    lhs_dilation = (1,) * n_spatial if lhs_dilation is None else tuple(map(int, lhs_dilation))
-    rhs_dilation = (1,) * n_spatial if rhs_dilation is None else tuple(map(int, rhs_dilation))
-    window_strides = tuple(map(int, window_strides))
+    window_strides, lhs_dilation, rhs_dilation, (feature_group_count, batch_group_count) = (
+        static_ints((1,) * n_spatial if values is None else values, 'conv_general_dilated',
+                    what, integral_floats=True)
+        for what, values in [('window_strides', window_strides), ('lhs_dilation', lhs_dilation),
+                             ('rhs_dilation', rhs_dilation),
+                             ('group counts', (feature_group_count, batch_group_count))])
     if isinstance(padding, str) and any(d != 1 for d in lhs_dilation):
         raise ValueError(f'conv_general_dilated: padding {padding!r} is not defined with '
                          f'lhs_dilation={lhs_dilation}: give (low, high) pairs')
-    if isinstance(padding, str) and _spatial_ok(numbers, lhs_shape, rhs_shape):
+    if not isinstance(padding, str):
+        padding = padding_pairs(padding, 'conv_general_dilated', ValueError)
+    elif _padding_computable(numbers, lhs_shape, window_strides, rhs_dilation):
         kernel = dilate_shape([rhs_shape[a] for a in numbers.rhs_spec[2:]], rhs_dilation)
         padding = padtype_to_pads([lhs_shape[a] for a in numbers.lhs_spec[2:]], kernel,
                                   window_strides, padding)
-    elif not isinstance(padding, str):
-        padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
     return conv_general_dilated_p.bind(
         lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=numbers,
-        feature_group_count=operator.index(feature_group_count),
-        batch_group_count=operator.index(batch_group_count))
+        feature_group_count=feature_group_count, batch_group_count=batch_group_count)
 
 
-def _spatial_ok(numbers, lhs_shape, rhs_shape):
-    """Whether the specs are permutations, so that string padding can be worked out (the
-    abstract eval reports the error otherwise)."""
-    return all(sorted(spec) == list(range(len(lhs_shape))) for spec in numbers)
+def _padding_computable(numbers, lhs_shape, window_strides, rhs_dilation):
+    """Whether the specs are permutations and the strides and dilations fit, so that string
+    padding can be worked out (the abstract eval reports the error otherwise)."""
+    n_spatial = len(lhs_shape) - 2
+    return (all(sorted(spec) == list(range(len(lhs_shape))) for spec in numbers)
+            and all(len(p) == n_spatial and min(p, default=1) > 0
+                    for p in (window_strides, rhs_dilation)))
 
 
 def _check_preferred_element_type(lhs, preferred_element_type):
     dtype = core.get_aval(lhs).dtype
-    if preferred_element_type is not None and np.dtype(preferred_element_type) != dtype:
+    if preferred_element_type is None:
+        return
+    if np.dtype(preferred_element_type).itemsize < dtype.itemsize:
+        raise TypeError(f'conv_general_dilated: preferred_element_type '
+                        f'{np.dtype(preferred_element_type)} is narrower than the operand dtype '
+                        f'{dtype}')
+    if np.dtype(preferred_element_type) != dtype:
         raise NotImplementedError(f'conv_general_dilated: preferred_element_type '
                                   f'{np.dtype(preferred_element_type)} differs from the operand '
                                   f'dtype {dtype}; minijax accumulates in the operand dtype')
@@ -170,21 +185,38 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
 
 def _check_conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                 dimension_numbers, feature_group_count, batch_group_count):
-    """A TypeError naming the operands and the offending parameters unless they fit."""
-    def fail(why):
-        raise TypeError(f'conv_general_dilated: cannot convolve {lhs.str_short()} with '
-                        f'{rhs.str_short()}: {why}')
+    """An error naming the operands and the offending parameters unless they fit: JAX's
+    TypeError for the types, ranks and dilations, its ValueError for the sizes, strides and
+    groups (a few of which JAX leaves to the StableHLO verifier)."""
+    def fail(why, error=ValueError):
+        raise error(f'conv_general_dilated: cannot convolve {lhs.str_short()} with '
+                    f'{rhs.str_short()}: {why}')
 
     if lhs.dtype != rhs.dtype:
-        fail('the operands need one dtype')
+        fail('the operands need one dtype', TypeError)
     if lhs.ndim != rhs.ndim or any(sorted(s) != list(range(lhs.ndim)) for s in dimension_numbers):
-        fail(f'dimension_numbers {tuple(dimension_numbers)} must each permute the axes')
+        fail(f'dimension_numbers {tuple(dimension_numbers)} must each permute the axes',
+             TypeError)
     n_spatial = lhs.ndim - 2
-    per_axis = dict(window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
-                    rhs_dilation=rhs_dilation)
-    for name, value in per_axis.items():
-        if len(value) != n_spatial or (name != 'padding' and any(v < 1 for v in value)):
-            fail(f'{name}={value} needs {n_spatial} entries (positive but for padding)')
+    for name, value in dict(window_strides=window_strides, lhs_dilation=lhs_dilation,
+                            rhs_dilation=rhs_dilation).items():
+        if len(value) != n_spatial:
+            fail(f'{name}={value} needs one entry per spatial axis ({n_spatial})')
+        if min(value, default=1) < 1:
+            fail(f'{name}={value} must be positive',
+                 ValueError if name == 'window_strides' else TypeError)
+    if len(padding) != n_spatial:
+        fail(f'padding={padding} needs one (low, high) pair per spatial axis ({n_spatial})',
+             TypeError)
+    _check_groups(fail, lhs, rhs, dimension_numbers, feature_group_count, batch_group_count)
+    spatial = _in_roles(lhs.shape, dimension_numbers.lhs_spec)[2:]
+    if any(n + lo + hi < 0 for n, (lo, hi) in zip(dilate_shape(spatial, lhs_dilation), padding)):
+        fail(f'padding={padding} removes more than the spatial axes {spatial} (dilated by '
+             f'lhs_dilation={lhs_dilation}) hold')
+
+
+def _check_groups(fail, lhs, rhs, dimension_numbers, feature_group_count, batch_group_count):
+    """The group counts: positive, one of them 1, dividing the features or the batch."""
     groups = (feature_group_count, batch_group_count)
     if min(groups) < 1 or max(groups) > 1 and min(groups) > 1:
         fail(f'feature_group_count={feature_group_count} and batch_group_count='
@@ -198,8 +230,26 @@ def _check_conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
              f'{feature_group_count}, batch_group_count={batch_group_count}')
 
 
-@dtypes.accumulates_in_float32
+def _complex_conv(lhs, rhs, **params):
+    """A complex convolution as three real ones (Gauss's trick), as JAX computes it on the
+    CPU, so its rounding and its NaNs are JAX's: for lhs = a + bi and rhs = c + di, with
+    k1 = (a + b) * c, k2 = a * (d - c), k3 = b * (c + d) (``*`` the convolution), the real
+    part ac - bd is k1 - k3 and the imaginary part ad + bc is k1 + k2."""
+    a, b, c, d = real(lhs), imag(lhs), real(rhs), imag(rhs)
+    k1 = conv_general_dilated_p.bind(add(a, b), c, **params)
+    k2 = conv_general_dilated_p.bind(a, sub(d, c), **params)
+    k3 = conv_general_dilated_p.bind(b, add(c, d), **params)
+    return complex(sub(k1, k3), add(k1, k2))
+
+
 def _conv_impl(lhs, rhs, **params):
+    if dtypes.is_complex(np.result_type(lhs)):
+        return np.asarray(_complex_conv(lhs, rhs, **params))
+    return _real_conv_impl(lhs, rhs, **params)
+
+
+@dtypes.accumulates_in_float32
+def _real_conv_impl(lhs, rhs, **params):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out = _conv_sum(lhs, rhs, **params)
     if out.dtype == np.float32 and not np.isfinite(out).all():
@@ -394,8 +444,15 @@ def _conv_batching(vals, dims, *, dimension_numbers, feature_group_count, batch_
 # ----------------------------------------------------------------------------- lowering
 
 
-def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                   dimension_numbers, feature_group_count, batch_group_count):
+def _conv_lowering(ctx, lhs, rhs, **params):
+    if dtypes.is_complex(ctx.avals_in[0].dtype):
+        closed, _ = trace_to_jaxpr(lambda x, y: [_complex_conv(x, y, **params)], ctx.avals_in)
+        return lower_closed_jaxpr(ctx.module_context, closed, [lhs, rhs])
+    return _real_conv_lowering(ctx, lhs, rhs, **params)
+
+
+def _real_conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count):
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     numbers = hlo.ConvDimensionNumbers.get(
         input_batch_dimension=lhs_spec[0], input_feature_dimension=lhs_spec[1],

@@ -28,10 +28,11 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
     add, exp, full_like, log1p, max, max_p, min, min_p, mul, ne, select_n, sub)
+from minijax.lax.reductions import highest, lowest
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.structural import concatenate, pad, rev
 from minijax.lowering import constant, register_lowering, tensor_type
-from minijax.lowering.ops import compare
+from minijax.lowering.ops import choose, compare
 from minijax.lowering.types import element_type
 
 # ----------------------------------------------------------------------------- associative_scan
@@ -149,9 +150,9 @@ _FAMILY = [
                 lambda d: 1, rounds=True),
     # max and min as their primitives' impls: NaN wins, and +0. beats -0. in max, as in XLA.
     _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max,
-                _binary_hlo(hlo.MaxOp), dtypes.lowest),
+                lambda x, y, dtype: choose(x, y, 'GT', dtype), lowest),
     _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min,
-                _binary_hlo(hlo.MinOp), dtypes.highest),
+                lambda x, y, dtype: choose(x, y, 'LT', dtype), highest),
     _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, _hlo_logaddexp,
                 lambda d: -np.inf, float_only=True, rounds=True),
 ]

@@ -17,6 +17,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.elementwise import convert_element_type
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import default_precision
@@ -24,12 +25,34 @@ from minijax.lowering.ops import default_precision
 dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
 
-def dot_general(lhs, rhs, dimension_numbers):
-    """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes."""
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes.
+    Operands of two dtypes are first converted to the one they promote to, as JAX does.
+    ``preferred_element_type`` is the result's dtype: a wider one (or int8 -> float32) is
+    computed in, a narrower one is rounded to at the end; ``precision`` is accepted and
+    ignored (the CPU computes at full precision)."""
+    lhs, rhs = _promoted(lhs, rhs, preferred_element_type)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
+    if preferred_element_type is None:
+        return out
+    return convert_element_type(out, dtypes.check_supported(preferred_element_type))
 
 
-def dot(lhs, rhs, *, dimension_numbers=None):
+def _promoted(lhs, rhs, preferred_element_type=None):
+    """Both operands in the dtype they promote to (int32 and float64: float64), or in
+    ``preferred_element_type`` when that one holds them (promotes to itself with it)."""
+    avals = core.get_aval(lhs), core.get_aval(rhs)
+    dtype, _ = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
+    if preferred_element_type is not None:
+        preferred = np.dtype(preferred_element_type)
+        dtype = preferred if dtypes.promote((dtype, False), (preferred, False))[0] == preferred \
+            else dtype
+    if all(a.dtype == dtype for a in avals):
+        return lhs, rhs
+    return convert_element_type(lhs, dtype), convert_element_type(rhs, dtype)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numbers=None):
     """``dot_general``; without ``dimension_numbers``, the plain vector/matrix product
     (``lhs``'s last axis against ``rhs``'s first), as ``jax.lax.dot``."""
     if dimension_numbers is None:
@@ -41,7 +64,7 @@ def dot(lhs, rhs, *, dimension_numbers=None):
                 ' un-batched matrix-matrix, matrix-vector, or vector-vector products;'
                 f' got lhs_shape={lhs_shape} rhs_shape={rhs_shape}')
         dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
-    return dot_general(lhs, rhs, dimension_numbers)
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
 
 
 def batch_matmul(lhs, rhs):

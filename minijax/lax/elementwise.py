@@ -7,6 +7,8 @@ equal, or one of which is a scalar (broadcast implicitly, as a Python scalar in 
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -20,7 +22,7 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
-from minijax.lowering.ops import broadcast_scalars, compare
+from minijax.lowering.ops import broadcast_scalars, choose, compare
 
 # ----------------------------------------------------------------------------- unary
 
@@ -29,6 +31,7 @@ from minijax.lowering.ops import broadcast_scalars, compare
 INEXACT, FLOATING, ANY = ('fc', 'floating-point or complex'), ('f', 'floating-point'), None
 ORDERED = ('iubf', 'integer, floating-point or bool')  # complex numbers have no order
 NUMBER = ('iufc', 'number (integer, floating-point or complex)')  # bool is no number
+SIGNED = ('ifc', 'signed number (signed integer, floating-point or complex)')
 
 
 def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_xla=False,
@@ -118,13 +121,27 @@ def _abs_tangent(t, x, ans):
     return lax.real(mul(t, div(lax.conj(x), convert_element_type(safe_ans, dtype))))
 
 
-abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, accepts=ANY, real_result=True)
+abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, accepts=SIGNED,
+                        real_result=True)
 def _sign(x):
     """NumPy's sign, except that a float zero keeps its sign (sign(-0.) is -0.), as in XLA."""
     return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)
 
 
-sign_p = unary_primitive('sign', _sign, hlo.SignOp, None, accepts=ANY)
+def _sign_op(x):
+    """``stablehlo.sign`` takes signed numbers only; an unsigned ``x`` is 0 or positive, so its
+    sign is ``select(x == 0, 0, 1)``, as JAX lowers it."""
+    element = x.type.element_type
+    if not (isinstance(element, ir.IntegerType) and element.is_unsigned):
+        return hlo.SignOp(x)
+    zero, one = (hlo.ConstantOp(ir.DenseElementsAttr.get_splat(
+        x.type, ir.IntegerAttr.get(element, value))).result for value in (0, 1))
+    is_zero = hlo.CompareOp(x, zero, hlo.ComparisonDirectionAttr.get('EQ'),
+                            compare_type=hlo.ComparisonTypeAttr.get('UNSIGNED')).result
+    return hlo.SelectOp(is_zero, zero, one)
+
+
+sign_p = unary_primitive('sign', _sign, _sign_op, None, accepts=NUMBER)
 
 sin = _unary_function(sin_p, 'Elementwise sine.')
 cos = _unary_function(cos_p, 'Elementwise cosine.')
@@ -139,7 +156,7 @@ abs = _unary_function(abs_p, 'Elementwise absolute value.')  # noqa: A001 (lax.a
 sign = _unary_function(sign_p, 'Elementwise sign: -1, 0 or 1.')
 
 # neg is linear: its JVP is itself and it has a transpose.
-neg_p = unary_primitive('neg', np.negative, hlo.NegOp, accepts=ANY)
+neg_p = unary_primitive('neg', np.negative, hlo.NegOp, accepts=NUMBER)
 ad.defjvp_linear(neg_p)
 neg_p.def_transpose(lambda ct, x: [neg(ct)])
 neg = _unary_function(neg_p, 'Elementwise negation.')
@@ -284,8 +301,10 @@ def _div_lowering(ctx, x, y):
     return hlo.SelectOp(by_zero, all_ones, hlo.DivOp(x, safe_y).result).result
 
 
+# sub and div take numbers, not bools (JAX's TypeError; StableHLO has no subtract or divide
+# of i1). add and mul of bools are or and and (jnp.add and jnp.multiply use them so).
 add_p = binary_primitive('add', np.add, _hlo_binary(hlo.AddOp))
-sub_p = binary_primitive('sub', np.subtract, _hlo_binary(hlo.SubtractOp))
+sub_p = binary_primitive('sub', np.subtract, _hlo_binary(hlo.SubtractOp), accepts=NUMBER)
 mul_p = binary_primitive('mul', np.multiply, _hlo_binary(hlo.MulOp))
 div_p = binary_primitive('div', _divide, _div_lowering, accepts=NUMBER,
                          eager_on_xla=True)  # XLA rewrites x / c
@@ -419,12 +438,18 @@ register_lowering(add_any_p, _hlo_binary(hlo.AddOp))
 
 # ----------------------------------------------------------------------------- max, min, pow
 
-def _signed_zero_chooser(np_chooser, negative_zero):
+def _signed_zero_chooser(np_chooser, negative_zero, np_compare):
     """NumPy's maximum or minimum (both propagate NaN, as XLA does) with XLA's order of
     signed zeros, -0. below +0.: a tie of zeros is -0. where ``negative_zero(signbit(x),
-    signbit(y))``, which is ``logical_and`` for max and ``logical_or`` for min."""
+    signbit(y))``, which is ``logical_and`` for max and ``logical_or`` for min. Complex
+    numbers compare as ``lowering.ops.choose`` compares them (``np_compare``: np.greater for
+    max, np.less for min)."""
     def impl(x, y):
         x, y = np.asarray(x), np.asarray(y)
+        if dtypes.is_complex(np.result_type(x, y)):
+            x_wins = np.where(x.real == y.real, np_compare(x.imag, y.imag),
+                              np_compare(x.real, y.real))
+            return np.where(x_wins, x, y)
         chosen = np_chooser(x, y)
         if not dtypes.is_float(chosen.dtype):
             return chosen
@@ -434,16 +459,24 @@ def _signed_zero_chooser(np_chooser, negative_zero):
     return impl
 
 
-max_p = binary_primitive('max', _signed_zero_chooser(np.maximum, np.logical_and),
-                         _hlo_binary(hlo.MaxOp))
-min_p = binary_primitive('min', _signed_zero_chooser(np.minimum, np.logical_or),
-                         _hlo_binary(hlo.MinOp))
+max_p = binary_primitive('max', _signed_zero_chooser(np.maximum, np.logical_and, np.greater),
+                         lambda ctx, x, y: choose(x, y, 'GT', ctx.avals_in[0].dtype))
+min_p = binary_primitive('min', _signed_zero_chooser(np.minimum, np.logical_or, np.less),
+                         lambda ctx, x, y: choose(x, y, 'LT', ctx.avals_in[0].dtype))
 pow_p = binary_primitive('pow', np.power, _hlo_binary(hlo.PowOp), accepts=INEXACT,
                          eager_on_xla=True)
 
 max = _binary_function(max_p, 'Elementwise maximum (NaN if either is NaN).')  # noqa: A001
 min = _binary_function(min_p, 'Elementwise minimum (NaN if either is NaN).')  # noqa: A001
-pow = _binary_function(pow_p, 'Elementwise x ** y.')  # noqa: A001
+
+
+def pow(x, y):  # noqa: A001 (lax.pow, as in JAX)
+    """Elementwise ``x ** y``; an integer exponent ``y`` of an inexact ``x`` is first
+    converted to ``x``'s dtype, as JAX converts it."""
+    x_dtype, y_dtype = core.shaped_aval(x).dtype, core.shaped_aval(y).dtype
+    if dtypes.is_inexact(x_dtype) and dtypes.is_integer(y_dtype):
+        y = convert_element_type(y, x_dtype)
+    return pow_p.bind(*promote_weak_scalars('pow', x, y))
 
 
 def _share_of_ties(x, ans, y):
@@ -492,10 +525,12 @@ def _pow_jvp_exponent(t, x, y):
 ad.defjvp(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 
 
-def full_like(x, fill_value):
-    """A constant with the shape, dtype and weak type of ``x`` (a broadcast scalar)."""
+def full_like(x, fill_value, dtype=None, shape=None):
+    """A constant with the shape, dtype and weak type of ``x`` (a broadcast scalar), or the
+    ``dtype`` (then strongly typed) and ``shape`` given."""
     aval = core.get_aval(x)
-    return full(aval.shape, fill_value, aval.dtype, aval.weak_type)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype, aval.weak_type and dtype is None)
 
 
 # ----------------------------------------------------------------------------- integer_pow
@@ -505,7 +540,12 @@ integer_pow_p = Primitive('integer_pow', eager_on_xla=True)  # NumPy's power cal
 
 def integer_pow(x, y: int):
     """Elementwise ``x ** y`` for a static integer ``y``: lowered to multiplications."""
-    return integer_pow_p.bind(x, y=int(y))
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise TypeError(f'integer_pow: y must be a static integer, got {y!r} of type '
+                        f'{type(y).__name__} (lax.pow takes other exponents)') from None
+    return integer_pow_p.bind(x, y=y)
 
 
 def _integer_pow_abstract_eval(x, *, y):
@@ -576,8 +616,11 @@ select_n_p = Primitive('select_n')
 def select_n(which, *cases):
     """Elementwise ``cases[which]``: ``which`` is bool (two cases: false, true) or an integer.
 
-    ``which`` has the cases' shape or is a scalar (one choice for the whole array).
+    ``which`` has the cases' shape or is a scalar (one choice for the whole array). One case
+    is the answer whatever ``which`` says, as in JAX.
     """
+    if len(cases) == 1:
+        return cases[0]
     return select_n_p.bind(which, *cases)
 
 
@@ -588,7 +631,7 @@ def select(pred, on_true, on_false):
 
 def _select_n_abstract_eval(which, *cases):
     if not cases:
-        raise TypeError('select_n needs at least one case')
+        raise ValueError('select_n needs at least one case')
     first = cases[0]
     if any(c.shape != first.shape or c.dtype != first.dtype for c in cases):
         raise TypeError('select_n cases must share one type, got '

@@ -32,7 +32,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching, jvp as ad
 from minijax.lax.complex_numbers import conj, real
 from minijax.lax.elementwise import convert_element_type, mul
-from minijax.lax.structural import broadcast_in_dim, pad
+from minijax.lax.structural import broadcast_in_dim, full, pad
 from minijax.lowering import register_lowering
 
 
@@ -93,12 +93,15 @@ def _fft_abstract_eval(x, *, fft_type, fft_lengths):
     if d > x.ndim:
         raise ValueError(f'fft: fft_lengths={fft_lengths} has more entries than the operand '
                          f'{x.str_short()} has axes')
-    if min(fft_lengths) < 1:
-        raise ValueError(f'fft: fft_lengths must be positive, got {fft_lengths}')
+    if min(fft_lengths) < 0:
+        raise ValueError(f'fft: fft_lengths must not be negative, got {fft_lengths}')
     trailing = x.shape[-d:]
     if fft_type is FftType.RFFT:
         if x.dtype not in (dtypes.float32, dtypes.float64):
             raise ValueError(f'fft: RFFT takes a float32 or float64 operand, got {x.str_short()}')
+        if fft_lengths[-1] == 0:
+            raise ValueError(f'fft: RFFT of 0 points has no frequencies, got '
+                             f'fft_lengths={fft_lengths}')
         expected = fft_lengths
         shape = x.shape[:-1] + (fft_lengths[-1] // 2 + 1,)
         dtype = dtypes.COMPLEX_OF[x.dtype]
@@ -107,7 +110,7 @@ def _fft_abstract_eval(x, *, fft_type, fft_lengths):
             raise ValueError(f'fft: {fft_type.name} takes a complex64 or complex128 operand, '
                              f'got {x.str_short()}')
         if fft_type is FftType.IRFFT:
-            expected = fft_lengths[:-1] + (fft_lengths[-1] // 2 + 1,)
+            expected = fft_lengths[:-1] + (_irfft_input_size(fft_lengths[-1], trailing[-1]),)
             shape, dtype = x.shape[:-d] + fft_lengths, dtypes.real_part_dtype(x.dtype)
         else:
             expected, shape, dtype = fft_lengths, x.shape, x.dtype
@@ -117,6 +120,13 @@ def _fft_abstract_eval(x, *, fft_type, fft_lengths):
     return ShapedArray(shape, dtype)
 
 
+def _irfft_input_size(n, size):
+    """The last axis IRFFT takes to ``n`` points: the ``n // 2 + 1`` frequencies; to no
+    points (``jnp.fft.irfft`` of one frequency asks for ``2 * (1 - 1)``) StableHLO also takes
+    no frequencies, so 0 and 1 both fit."""
+    return size if n == 0 and size in (0, 1) else n // 2 + 1
+
+
 #: NumPy's transforms (pocketfft), which keep single precision: the reference (eager runs
 #: go to XLA, see ``Primitive.eager_on_xla``; ``MINIJAX_EAGER=numpy`` runs these).
 _NUMPY_FFTS = {FftType.FFT: np.fft.fftn, FftType.IFFT: np.fft.ifftn,
@@ -124,11 +134,18 @@ _NUMPY_FFTS = {FftType.FFT: np.fft.fftn, FftType.IFFT: np.fft.ifftn,
 
 
 def _fft_impl(x, *, fft_type, fft_lengths):
+    x = np.asarray(x)
+    if 0 in fft_lengths:  # NumPy refuses a transform to no points; there are no values
+        out = _fft_abstract_eval(ShapedArray(x.shape, x.dtype), fft_type=fft_type,
+                                 fft_lengths=fft_lengths)
+        return np.zeros(out.shape, out.dtype)
     axes = tuple(range(-len(fft_lengths), 0))
-    return _NUMPY_FFTS[fft_type](np.asarray(x), s=fft_lengths, axes=axes)
+    return _NUMPY_FFTS[fft_type](x, s=fft_lengths, axes=axes)
 
 
 def _fft_transpose(ct, x, *, fft_type, fft_lengths):
+    if 0 in fft_lengths:  # no output values: nothing flows back
+        return [full(x.aval.shape, 0, x.aval.dtype)]
     if fft_type is FftType.RFFT:
         n = fft_lengths[-1]
         zero = np.zeros((), core.get_aval(ct).dtype)
@@ -161,7 +178,7 @@ def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
 def fft_flops(eqn):
     """As XLA's cost analysis counts: 8 flops (the 4 multiply-adds of a complex product) per
     element of the operand, times ``floor(log2(n))`` for each transformed length ``n``."""
-    steps = math.prod(int(n).bit_length() - 1 for n in eqn.params['fft_lengths'])
+    steps = math.prod(max(int(n).bit_length() - 1, 0) for n in eqn.params['fft_lengths'])
     return 8 * math.prod(eqn.inputs[0].aval.shape) * steps
 
 

@@ -21,12 +21,14 @@ its updates element u lands on is where that gather's output element u would be 
 So one function, ``_operand_coords``, serves both impls, and one checker both abstract evals.
 
 Out of bounds, the primitives do what XLA does: a gather clamps each window into the operand,
-a scatter drops a window that does not fit. The ``mode`` argument of the functions builds the
-other behaviours on top, as JAX documents them (``GatherScatterMode``): ``CLIP`` clamps a
-scatter's indices first; ``FILL_OR_DROP`` replaces an out-of-bounds gather window by
-``fill_value``. So the rules of the primitives see one semantics each, and each transpose is
-the exact adjoint of it (JAX's ``PROMISE_IN_BOUNDS`` leaves gradients out of bounds undefined;
-here they are those of the clamped read and the dropped write).
+a scatter drops a window that does not fit (the lowering moves such a window wholly outside,
+so that the reference interpreter, which drops only the elements outside, agrees). The
+``mode`` argument of the functions builds the other behaviours on top, as JAX documents them
+(``GatherScatterMode``): ``CLIP`` clamps a scatter's indices first; ``FILL_OR_DROP``
+replaces an out-of-bounds gather window by ``fill_value``. So the rules of the primitives see
+one semantics each, and each transpose is the exact adjoint of it (JAX's
+``PROMISE_IN_BOUNDS`` leaves gradients out of bounds undefined; here they are those of the
+clamped read and the dropped write).
 
 Derivatives: ``gather`` and ``scatter_add`` are linear and transpose to each other.
 ``scatter`` (set) finds which update won each element by scattering ids, then is a
@@ -49,7 +51,9 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lowering import register_lowering, tensor_type
+from minijax.ir.tracing import trace_to_jaxpr
+from minijax.lax.static import static_ints
+from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
 
@@ -98,7 +102,7 @@ class ScatterDimensionNumbers(NamedTuple):
 def _canonical(dnums, cls):
     if not isinstance(dnums, tuple) or len(dnums) not in (3, 5):
         raise TypeError(f'dimension_numbers must be a {cls.__name__}, got {dnums!r}')
-    return cls(*(tuple(int(d) for d in dims) for dims in dnums))
+    return cls(*(static_ints(dims, cls.__name__, field) for dims, field in zip(dnums, cls._fields)))
 
 
 def as_gather_dimension_numbers(dnums: ScatterDimensionNumbers) -> GatherDimensionNumbers:
@@ -142,11 +146,12 @@ def _check_dimension_numbers(name, dnums, operand, indices, slice_sizes):
     fields = type(dnums)._fields
     shapes = f'operand {operand.str_short()}, indices {indices.str_short()}'
 
-    def fail(message):
-        raise TypeError(f'{name}: {message} ({shapes})')
+    def fail(message, error=TypeError):
+        raise error(f'{name}: {message} ({shapes})')
 
     if not dtypes.is_integer(indices.dtype) or indices.ndim < 1:
-        fail('indices must be an integer array whose last axis is the index vector')
+        fail('indices must be an integer array whose last axis is the index vector',
+             ValueError)  # JAX's class
     if len(slice_sizes) != operand.ndim:
         fail(f'{len(slice_sizes)} window sizes {tuple(slice_sizes)} for {operand.ndim} axes')
     for field, dims, bound in [(fields[1], collapsed, operand.ndim),
@@ -278,9 +283,11 @@ def _fill_value(dtype, fill_value):
 
 
 def _start_limits(operand_shape, indices, index_map, slice_sizes):
-    """The largest start of each window that fits, broadcast to the indices' shape."""
+    """The largest start of each window that fits, broadcast to the indices' shape (at most
+    the indices' greatest value, which a narrow index type may not reach past)."""
     aval = core.get_aval(indices)
-    limits = np.array([operand_shape[d] - slice_sizes[d] for d in index_map], aval.dtype)
+    limits = np.array([min(operand_shape[d] - slice_sizes[d], dtypes.highest(aval.dtype))
+                       for d in index_map], aval.dtype)
     return lax.broadcast_in_dim(limits, aval.shape, (aval.ndim - 1,))
 
 
@@ -535,18 +542,39 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
                         indices_are_sorted=indices_are_sorted).result
 
 
+def _windows_outside_unless_they_fit(operand_shape, updates_shape, indices, dnums):
+    """``indices`` with each window that does not fit moved wholly outside the operand (its
+    start at the end of every indexed axis). XLA drops a window that does not fit, but the
+    StableHLO spec (and its reference interpreter) drops only its elements outside: so the
+    module itself says which windows to drop, and both give the primitive's answer. Indices
+    too narrow to reach the end are widened to int64 first."""
+    ends = [operand_shape[d] for d in dnums.scatter_dims_to_operand_dims]
+    if max(ends, default=0) > dtypes.highest(core.get_aval(indices).dtype):
+        indices = lax.convert_element_type(indices, dtypes.int64)
+    aval = core.get_aval(indices)
+    fits = _window_fits(operand_shape, indices, dnums.scatter_dims_to_operand_dims,
+                        scatter_window_sizes(operand_shape, updates_shape, dnums))
+    outside = lax.broadcast_in_dim(np.array(ends, aval.dtype), aval.shape, (aval.ndim - 1,))
+    fits = lax.broadcast_in_dim(fits, aval.shape, tuple(range(aval.ndim - 1)))
+    return lax.select_n(fits, outside, indices)
+
+
 def _scatter_lowering(combine_op):
     """``stablehlo.scatter`` whose update region combines the current value and the update
     with ``combine_op`` (None: the update replaces it)."""
     def lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
                  unique_indices):
+        operand_aval, indices_aval, updates_aval = ctx.avals_in
+        closed, _ = trace_to_jaxpr(lambda i: [_windows_outside_unless_they_fit(
+            operand_aval.shape, updates_aval.shape, i, dimension_numbers)], [indices_aval])
+        [indices] = lower_closed_jaxpr(ctx.module_context, closed, [indices])
         window, inserted, to_operand, operand_batching, indices_batching = dimension_numbers
         dnums = hlo.ScatterDimensionNumbers.get(
             update_window_dims=list(window), inserted_window_dims=list(inserted),
             input_batching_dims=list(operand_batching),
             scatter_indices_batching_dims=list(indices_batching),
             scattered_dims_to_operand_dims=list(to_operand),
-            index_vector_dim=ctx.avals_in[1].ndim - 1)
+            index_vector_dim=indices_aval.ndim - 1)
         op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], dnums,
                            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
         scalar = ir.RankedTensorType.get([], element_type(ctx.avals_in[0].dtype))

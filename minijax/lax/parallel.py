@@ -25,6 +25,7 @@ from minijax.lax.elementwise import mul
 from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
 from minijax.lax.structural import concatenate, full, iota, reshape, transpose
 from minijax.lax.slicing import slice_in_dim
+from minijax.lax.static import static_ints
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
@@ -348,7 +349,7 @@ ppermute_p.def_transpose(lambda ct, x, *, axis_name, perm: [ppermute_p.bind(
 def ppermute(x, axis_name, perm):
     """Send member ``src``'s ``x`` to member ``dst`` for each ``(src, dst)`` of ``perm``; a
     member no pair sends to receives zeros."""
-    perm = tuple((int(s), int(d)) for s, d in perm)
+    perm = tuple(static_ints(pair, 'ppermute', 'perm') for pair in perm)
     size = axis_size(axis_name, 'ppermute')
     sources, targets = [s for s, _ in perm], [d for _, d in perm]
     if len(set(sources)) < len(perm) or len(set(targets)) < len(perm) or \

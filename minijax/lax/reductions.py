@@ -6,6 +6,8 @@ max or min body), the bitwise reduce_and, reduce_or and reduce_xor, and argmax/a
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -13,7 +15,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.lax.elementwise import convert_element_type, div, eq, mul
+from minijax.lax.elementwise import convert_element_type, div, eq, max_p, min_p, mul
 from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering import ops
@@ -37,11 +39,13 @@ def _batched_axes(axes, bdim, ndim):
     return new_axes, bdim - sum(a < bdim for a in new_axes)
 
 
-def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False, logical=False):
-    """Define ``name`` reducing with ``impl`` (NumPy) and ``body_op`` (StableHLO), starting
-    from ``identity(dtype)``; the caller adds the differentiation rules. ``eager_on_xla``
-    for a sum, whose rounding depends on the order XLA picks (see ``Primitive``);
-    ``logical`` for the bitwise reductions, which take booleans and integers only."""
+def reduction_primitive(name, impl, body, identity, eager_on_xla=False, logical=False,
+                        numeric=False):
+    """Define ``name`` reducing with ``impl`` (NumPy) and ``body(a, b, dtype)`` (StableHLO
+    values), starting from ``identity(dtype)``; the caller adds the differentiation rules.
+    ``eager_on_xla`` for a sum, whose rounding depends on the order XLA picks (see
+    ``Primitive``); ``logical`` for the bitwise reductions, which take booleans and integers
+    only; ``numeric`` for a sum, which takes no booleans (JAX's TypeError)."""
     prim = Primitive(name, eager_on_xla=eager_on_xla)
 
     def abstract_eval(x, *, axes):
@@ -49,6 +53,9 @@ def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False, logic
         if logical and dtypes.kind(x.dtype) not in 'biu':
             raise TypeError('logical reduction requires operand dtype bool or int, got '
                             f'{x.dtype.name}.')  # (JAX's text)
+        if numeric and x.dtype == dtypes.bool_:
+            raise TypeError(f'{name} needs a numeric operand, got {x.str_short()} (convert '
+                            'booleans to a number first)')
         return ShapedArray(_reduced_shape(x.shape, axes), x.dtype, x.weak_type)
 
     def batching(vals, dims, *, axes):
@@ -61,7 +68,7 @@ def reduction_primitive(name, impl, body_op, identity, eager_on_xla=False, logic
             return x
         dtype = ctx.avals_in[0].dtype
         return ops.reduce(x, np.asarray(identity(dtype), dtype), axes, ctx.avals_out[0],
-                          body_op)
+                          lambda a, b: body(a, b, dtype))
 
     def eager(x, *, axes):
         x = np.asarray(x)
@@ -79,11 +86,17 @@ def _sum(x, axis):
     return np.sum(x, axis, dtype=x.dtype)
 
 
-def _chooser_reduction(np_reduce, identity, zero_winner):
+def _chooser_reduction(np_reduce, identity, zero_winner, chooser):
     """``np_reduce`` (np.max or np.min) as XLA reduces: an empty reduction gives
     ``identity(dtype)``, and since -0. orders below +0., a zero result is ``zero_winner``
-    (0. for max, -0. for min) whenever one of the reduced zeros is."""
+    (0. for max, -0. for min) whenever one of the reduced zeros is. Complex numbers fold
+    with the primitive's ``chooser`` (JAX's order of them)."""
     def impl(x, axis):
+        if dtypes.is_complex(x.dtype):
+            rows = np.moveaxis(x, axis, range(len(axis))).reshape(-1, *_reduced_shape(
+                x.shape, axis))
+            return functools.reduce(chooser, rows, np.full(rows.shape[1:], identity(x.dtype),
+                                                           x.dtype))
         out = np_reduce(x, axis, initial=identity(x.dtype))
         if not dtypes.is_float(x.dtype):
             return out
@@ -101,18 +114,30 @@ def _zero(dtype):
     return np.zeros((), dtype)
 
 
-reduce_sum_p = reduction_primitive('reduce_sum', _sum, hlo.AddOp, _zero, eager_on_xla=True)
-reduce_max_p = reduction_primitive('reduce_max', _chooser_reduction(np.max, dtypes.lowest, 0.),
-                                   hlo.MaxOp, dtypes.lowest)
-reduce_min_p = reduction_primitive('reduce_min', _chooser_reduction(np.min, dtypes.highest, -0.),
-                                   hlo.MinOp, dtypes.highest)
+def _of_real_part(bound):
+    """``bound`` (``dtypes.lowest`` or ``highest``) for complex dtypes too: their real part's
+    (-inf + 0j), the identity of JAX's complex max and min, which order lexicographically."""
+    return lambda dtype: bound(dtypes.real_part_dtype(dtype))
+
+
+#: The identities of max and min (``cummax`` and ``cummin`` share them).
+lowest, highest = _of_real_part(dtypes.lowest), _of_real_part(dtypes.highest)
+reduce_sum_p = reduction_primitive('reduce_sum', _sum, lambda a, b, _: hlo.AddOp(a, b).result,
+                                   _zero, eager_on_xla=True, numeric=True)
+reduce_max_p = reduction_primitive(
+    'reduce_max', _chooser_reduction(np.max, lowest, 0., core.impl_rules[max_p]),
+    lambda a, b, dtype: ops.choose(a, b, 'GT', dtype), lowest)
+reduce_min_p = reduction_primitive(
+    'reduce_min', _chooser_reduction(np.min, highest, -0., core.impl_rules[min_p]),
+    lambda a, b, dtype: ops.choose(a, b, 'LT', dtype), highest)
 
 
 def _bitwise_reduction(name, ufunc, body_op, identity):
     """The primitive and function ``reduce_and``/``reduce_or``/``reduce_xor``: bitwise on
     integers, logical on booleans (``jnp.all`` and ``jnp.any``, as in JAX), lowered to a
     ``stablehlo.reduce`` with an ``and``/``or``/``xor`` body."""
-    prim = reduction_primitive(name, lambda x, axis: ufunc.reduce(x, axis=axis), body_op,
+    prim = reduction_primitive(name, lambda x, axis: ufunc.reduce(x, axis=axis),
+                               lambda a, b, _: body_op(a, b).result,
                                identity, logical=True)
     ad.defjvp_zero(prim)
 
@@ -152,8 +177,8 @@ def _monoid_reducers():
     """``lax.reduce``'s computations with a reduction primitive: (reducer, identity)."""
     from minijax.lax.bitwise import bitwise_and, bitwise_or, bitwise_xor
     from minijax.lax.elementwise import add, max, min  # noqa: A004 (lax names)
-    return {add: (reduce_sum, _zero), max: (reduce_max, dtypes.lowest),
-            min: (reduce_min, dtypes.highest), bitwise_and: (reduce_and, _all_ones),
+    return {add: (reduce_sum, _zero), max: (reduce_max, lowest),
+            min: (reduce_min, highest), bitwise_and: (reduce_and, _all_ones),
             bitwise_or: (reduce_or, _zero), bitwise_xor: (reduce_xor, _zero)}
 
 
@@ -209,9 +234,13 @@ def _arg_chooser_primitive(name, np_impl, direction):
 
     def abstract_eval(x, *, axis, index_dtype):
         if not 0 <= axis < x.ndim or x.shape[axis] == 0:
-            raise TypeError(f'{name}: axis {axis} is out of range or empty for {x.str_short()}')
-        if index_dtype not in (dtypes.int32, dtypes.int64):
-            raise TypeError(f'{name}: index_dtype must be int32 or int64, got {index_dtype}')
+            raise ValueError(f'{name}: axis {axis} is out of range or empty for '
+                             f'{x.str_short()}')
+        if dtypes.is_complex(x.dtype):
+            raise TypeError(f'{name}: complex numbers have no order, got {x.str_short()}')
+        if not dtypes.is_integer(index_dtype):
+            raise TypeError(f'{name}: index_dtype must be an integer dtype, got '
+                            f'{np.dtype(index_dtype).name}')
         return ShapedArray(_reduced_shape(x.shape, (axis,)), index_dtype)
 
     def batching(vals, dims, *, axis, index_dtype):
@@ -235,8 +264,19 @@ def _arg_chooser_primitive(name, np_impl, direction):
             hlo.ReturnOp(_pick(*block.arguments, direction, aval_in.dtype, index_dtype))
         return op.results[1]
 
-    prim.def_impl(lambda x, *, axis, index_dtype:
-                  np.asarray(np_impl(np.asarray(x), axis), index_dtype))
+    def impl(x, *, axis, index_dtype):
+        """The lowering's answer: the smallest *index_dtype* position among the extreme
+        values, where a narrow type wraps (uint8 counts 0 ... 255, 0, ...)."""
+        x = np.asarray(x)
+        first = np.expand_dims(np_impl(x, axis), axis)
+        extreme = np.take_along_axis(x, first, axis)
+        ties = (x == extreme) | (np.isnan(x) & np.isnan(extreme)) if dtypes.is_inexact(
+            x.dtype) else x == extreme
+        positions = np.arange(x.shape[axis]).astype(index_dtype).reshape(
+            [-1 if d == axis else 1 for d in range(x.ndim)])
+        return np.min(np.where(ties, positions, dtypes.highest(index_dtype)), axis)
+
+    prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
     ad.defjvp_zero(prim)
     prim.def_batching(batching)

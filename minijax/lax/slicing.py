@@ -16,6 +16,7 @@ from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.static import static_int, static_ints
 from minijax.lowering import register_lowering
 
 # ----------------------------------------------------------------------------- slice
@@ -26,17 +27,25 @@ slice_p = Primitive('slice')
 def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.slice, as in JAX)
     """``x[start:limit:stride]`` along every axis, with static bounds."""
     strides = (1,) * len(start_indices) if strides is None else strides
-    return slice_p.bind(x, start_indices=tuple(int(i) for i in start_indices),
-                        limit_indices=tuple(int(i) for i in limit_indices),
-                        strides=tuple(int(s) for s in strides))
+    return slice_p.bind(x, start_indices=static_ints(start_indices, 'slice', 'start_indices'),
+                        limit_indices=static_ints(limit_indices, 'slice', 'limit_indices'),
+                        strides=static_ints(strides, 'slice', 'strides'))
 
 
 def slice_in_dim(x, start, limit, stride=1, axis=0):
-    """``slice`` along one axis, keeping the others whole."""
+    """``slice`` along one axis, keeping the others whole. As in JAX, a start or limit of
+    None is the axis's start or end, and a negative one counts from the end."""
     shape = core.get_aval(x).shape
     axis = core.canonicalize_axis(axis, len(shape), 'slice_in_dim: axis')
+    size = shape[axis]
+
+    def bound(value, default, what):
+        value = default if value is None else static_int(value, 'slice_in_dim', what)
+        return value + size if value < 0 else value
+
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    starts[axis], limits[axis] = bound(start, 0, 'start_index'), bound(limit, size, 'limit_index')
+    strides[axis] = static_int(stride, 'slice_in_dim', 'stride')
     return slice(x, starts, limits, strides)
 
 
@@ -102,10 +111,12 @@ def _index_operands(name, shape, start_indices):
     """
     out = []
     for k, i in enumerate(start_indices):
-        dtype = i.aval.dtype if isinstance(i, Tracer) else np.asarray(i).dtype
-        if not np.issubdtype(dtype, np.integer):
-            raise TypeError(f'{name}: start index {k} has dtype {dtype.name}; start indices '
-                            'must be integers')
+        aval = core.get_aval(i)
+        dtype = aval.dtype
+        if aval.ndim or not np.issubdtype(dtype, np.integer):
+            what = f'shape {aval.shape}' if aval.ndim else f'dtype {dtype.name}'
+            raise TypeError(f'{name}: start index {k} has {what}; start indices must be '
+                            'integer scalars')
         if isinstance(i, Tracer):
             i = i if dtype == dtypes.int32 else lax.convert_element_type(i, dtypes.int32)
         else:
@@ -124,7 +135,8 @@ def dynamic_slice(x, start_indices, slice_sizes):
     """The window of ``x`` of shape ``slice_sizes`` at ``start_indices`` (traced scalars):
     a negative start counts from the end, then the window is clamped to stay inside ``x``."""
     indices = _index_operands('dynamic_slice', core.get_aval(x).shape, start_indices)
-    return dynamic_slice_p.bind(x, *indices, slice_sizes=tuple(int(s) for s in slice_sizes))
+    return dynamic_slice_p.bind(x, *indices, slice_sizes=static_ints(
+        slice_sizes, 'dynamic_slice', 'slice_sizes'))
 
 
 def _one_axis_starts(x, index, axis, name):
@@ -166,9 +178,12 @@ def dynamic_update_index_in_dim(x, update, index, axis):
 
 
 def _check_indices(name, x, indices):
+    """One int32 scalar per axis: JAX's ValueError for a wrong count, TypeError for a wrong
+    type."""
     if len(indices) != x.ndim or any(i.shape or i.dtype != dtypes.int32 for i in indices):
-        raise TypeError(f'{name}: needs {x.ndim} int32 scalar start indices for '
-                        f'{x.str_short()}, got ({", ".join(i.str_short() for i in indices)})')
+        error = ValueError if len(indices) != x.ndim else TypeError
+        raise error(f'{name}: needs {x.ndim} int32 scalar start indices for '
+                    f'{x.str_short()}, got ({", ".join(i.str_short() for i in indices)})')
 
 
 def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):

@@ -31,6 +31,7 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import div, full_like
 from minijax.lax.gradients import stop_gradient
 from minijax.lax.slicing import slice_in_dim
+from minijax.lax.static import static_int
 from minijax.lax.structural import iota, rev
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import compare
@@ -48,12 +49,13 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
         return sort((operand,), dimension, is_stable, num_keys)[0]
     if not operand:
         raise TypeError('sort: needs at least one operand')
+    num_keys = static_int(num_keys, 'sort', 'num_keys')
     if not 1 <= num_keys <= len(operand):
         raise ValueError(f'sort: num_keys={num_keys} must be between 1 and the number of '
                          f'operands, {len(operand)}')
     dimension = core.canonicalize_axis(dimension, np.ndim(operand[0]), 'sort: dimension')
     return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
-                             num_keys=int(num_keys)))
+                             num_keys=num_keys))
 
 
 def sort_key_val(keys, values, dimension=-1, is_stable=True):
@@ -186,6 +188,18 @@ def _less_than(pairs, dtypes_):
     return less
 
 
+def _real_keys(pairs, dtypes_):
+    """Each complex key pair as two float key pairs, real parts first: JAX's order of complex
+    numbers (XLA compares no complex numbers itself)."""
+    out_pairs, out_dtypes = [], []
+    for (x, y), dtype in zip(pairs, dtypes_):
+        parts = (hlo.RealOp, hlo.ImagOp) if dtypes.is_complex(dtype) else (None,)
+        for part in parts:
+            out_pairs.append((x, y) if part is None else (part(x).result, part(y).result))
+            out_dtypes.append(dtypes.real_part_dtype(dtype))
+    return out_pairs, out_dtypes
+
+
 def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
     op = hlo.SortOp([tensor_type(a) for a in ctx.avals_out], list(operands),
                     dimension=dimension, is_stable=is_stable)
@@ -194,7 +208,7 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
     args = list(block.arguments)
     pairs = list(zip(args[0::2], args[1::2]))[:num_keys]
     with ir.InsertionPoint(block):
-        hlo.ReturnOp([_less_than(pairs, [a.dtype for a in ctx.avals_in[:num_keys]])])
+        hlo.ReturnOp([_less_than(*_real_keys(pairs, [a.dtype for a in ctx.avals_in[:num_keys]]))])
     return list(op.results)
 
 
@@ -223,13 +237,15 @@ def top_k(operand, k, *, axis=-1):
     descending index order), then keeps the last ``k`` and reverses them. For floats a second
     key, ``1/x``, breaks the tie of -0. (-inf) and +0. (+inf) and no other tie.
     """
-    if np.ndim(operand) == 0:
-        raise TypeError('top_k: operand must have at least one dimension, got a scalar')
+    aval = core.get_aval(operand)
+    if aval.ndim == 0 or dtypes.is_complex(aval.dtype):
+        raise ValueError(f'top_k: operand must have at least one dimension and an order (no '
+                         f'complex numbers), got {aval.str_short()}')
     axis = core.canonicalize_axis(axis, np.ndim(operand), 'top_k: axis')
     n = np.shape(operand)[axis]
-    if not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
-        raise ValueError(f'top_k: k={k!r} must be an integer between 0 and the size {n} of '
-                         f'axis {axis}')
+    k = static_int(k, 'top_k', 'k')
+    if not 0 <= k <= n:
+        raise ValueError(f'top_k: k={k} must be between 0 and the size {n} of axis {axis}')
     indices = rev(iota(dtypes.int32, np.shape(operand), axis), (axis,))
     keys = [rev(operand, (axis,))]
     if dtypes.is_float(core.get_aval(operand).dtype):

@@ -14,6 +14,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.static import canonical_axes, static_int, static_ints
 from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
@@ -32,8 +33,8 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
     """``x`` replicated to ``shape``: operand axis i becomes result axis
     ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new."""
     shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=tuple(
-        int(d) for d in broadcast_dimensions))
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=static_ints(
+        broadcast_dimensions, 'broadcast_in_dim', 'broadcast_dimensions'))
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
@@ -111,7 +112,7 @@ def transpose(x, perm):
     """Permute the axes of ``x``: result axis i is operand axis ``perm[i]``. The identity
     permutation of an Array or a tracer is ``x`` itself, as in JAX: no equation (a
     ``dot_general``'s transpose often asks for one)."""
-    perm = tuple(int(p) for p in perm)
+    perm = static_ints(perm, 'transpose', 'permutation')
     if perm == tuple(range(np.ndim(x))) and isinstance(x, (Array, core.Tracer)):
         return x
     return transpose_p.bind(x, perm=perm)
@@ -142,8 +143,11 @@ register_lowering(transpose_p, lambda ctx, x, *, perm: hlo.TransposeOp(x, list(p
 reshape_p = Primitive('reshape')
 
 
-def reshape(x, new_sizes):
-    """The elements of ``x`` in row-major order, laid out as ``new_sizes``."""
+def reshape(x, new_sizes, dimensions=None):
+    """The elements of ``x`` in row-major order, laid out as ``new_sizes``; with
+    ``dimensions``, in the order of ``transpose(x, dimensions)``, as in JAX."""
+    if dimensions is not None:
+        x = transpose(x, dimensions)
     return reshape_p.bind(x, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'))
 
 
@@ -197,9 +201,9 @@ def concatenate(operands, dimension):
     """The ``operands`` joined along axis ``dimension`` (their other axes must agree)."""
     if not operands:
         raise ValueError('concatenate needs at least one operand, got none')
-    ndim = np.ndim(operands[0])
-    return concatenate_p.bind(*operands, dimension=core.canonicalize_axis(
-        dimension, ndim, 'concatenate: dimension'))
+    (dimension,) = canonical_axes(static_int(dimension, 'concatenate', 'dimension'),
+                                  np.ndim(operands[0]), 'concatenate: dimension', TypeError)
+    return concatenate_p.bind(*operands, dimension=dimension)
 
 
 def _concatenate_abstract_eval(*avals, dimension):
@@ -252,7 +256,7 @@ pad_p = Primitive('pad')
 def pad(x, padding_value, padding_config):
     """``x`` padded with the scalar ``padding_value``: ``padding_config`` has one
     ``(low, high, interior)`` per axis; negative low/high crop, interior goes between elements."""
-    config = tuple((int(lo), int(hi), int(interior)) for lo, hi, interior in padding_config)
+    config = tuple(static_ints(triple, 'pad', 'padding_config') for triple in padding_config)
     return pad_p.bind(x, padding_value, padding_config=config)
 
 
@@ -261,13 +265,17 @@ def _padded_size(n, lo, hi, interior):
 
 
 def _pad_abstract_eval(x, padding_value, *, padding_config):
+    """JAX's TypeError for a padding value of another dtype, its ValueError for the shapes."""
     if padding_value.shape or padding_value.dtype != x.dtype:
-        raise TypeError(f'pad: padding value {padding_value.str_short()} must be a scalar of '
-                        f'the dtype of the operand {x.str_short()}')
-    shape = [_padded_size(n, *c) for n, c in zip(x.shape, padding_config)]
-    if (len(padding_config) != x.ndim or any(c[2] < 0 for c in padding_config)
-            or any(n < 0 for n in shape)):
-        raise TypeError(f'pad: padding_config {padding_config} does not fit {x.str_short()}')
+        raise (ValueError if padding_value.shape else TypeError)(
+            f'pad: padding value {padding_value.str_short()} must be a scalar of the dtype of '
+            f'the operand {x.str_short()}')
+    fits = (len(padding_config) == x.ndim and all(len(c) == 3 for c in padding_config)
+            and all(c[2] >= 0 for c in padding_config))
+    shape = [_padded_size(n, *c) for n, c in zip(x.shape, padding_config)] if fits else []
+    if not fits or any(n < 0 for n in shape):
+        raise ValueError(f'pad: padding_config {padding_config} does not fit {x.str_short()}: '
+                         'one (low, high, interior >= 0) per axis, leaving no axis negative')
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
@@ -367,7 +375,7 @@ rev_p = Primitive('rev')
 def rev(x, dimensions):
     """``x`` with the order of its elements reversed along each axis in ``dimensions`` (the
     kernel flip in the transpose of a convolution)."""
-    axes = core.canonicalize_axes(dimensions, np.ndim(x), 'rev: dimensions')
+    axes = canonical_axes(dimensions, np.ndim(x), 'rev: dimensions', TypeError)
     return rev_p.bind(x, dimensions=axes)
 
 

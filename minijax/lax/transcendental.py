@@ -67,8 +67,8 @@ def atan2(x, y):
 
 
 def square(x):
-    """Elementwise ``x * x``."""
-    return mul(x, x)
+    """Elementwise ``x * x`` (``integer_pow``'s rules: JAX's TypeError for bool)."""
+    return integer_pow(x, 2)
 
 
 def reciprocal(x):

@@ -13,6 +13,7 @@ window reduction is a reduction over ``prod(window_dimensions)`` slices.
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -24,6 +25,7 @@ from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import add, convert_element_type, div, eq, mul
 from minijax.lax.elementwise import max as lax_max, min as lax_min
 from minijax.lax.slicing import slice as lax_slice
+from minijax.lax.static import static_ints
 from minijax.lax.structural import full, pad, pad_p
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.types import element_type
@@ -45,11 +47,25 @@ def window_output_shape(shape, window_dimensions, window_strides, padding, base_
                  for p, w, s in zip(padded, spans, window_strides))
 
 
+def padding_pairs(padding, fn, error):
+    """Explicit ``padding`` as a tuple of (low, high) int pairs, or ``error`` (JAX's
+    exception class for ``fn``) naming it."""
+    try:
+        pairs = tuple(tuple(operator.index(v) for v in pair) for pair in padding)
+    except TypeError:
+        pairs = None
+    if pairs is None or any(len(pair) != 2 for pair in pairs):
+        raise error(f"{fn}: padding must be 'SAME', 'SAME_LOWER', 'VALID' or a sequence of "
+                    f'(low, high) integer pairs, got {padding!r}')
+    return pairs
+
+
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     """``padding`` as (low, high) pairs: 'VALID' pads nothing; 'SAME' pads so that the output
-    has ``ceil(in / stride)`` positions, the odd element going high ('SAME_LOWER': low)."""
+    has ``ceil(in / stride)`` positions, the odd element going high ('SAME_LOWER': low).
+    The strides must be positive (checked by the caller)."""
     if not isinstance(padding, str):
-        return tuple((int(lo), int(hi)) for lo, hi in padding)  # checked by abstract eval
+        return padding
     kind = padding.upper()
     if kind == 'VALID':
         return ((0, 0),) * len(in_shape)
@@ -107,16 +123,18 @@ def dilate_and_pad(x, fill, base_dilation, padding):
 
 def check_window_params(name, operand, *, window_dimensions, window_strides, padding,
                         base_dilation, window_dilation):
-    """A TypeError naming ``name`` and the operand unless each parameter has one positive
-    entry (one pair, for padding) per axis."""
+    """A TypeError (JAX's) naming ``name`` and the operand unless each parameter has one
+    positive entry (one pair, for padding) per axis; ``padding`` None is not checked yet."""
     rank = len(operand.shape)
     positive = [window_dimensions, window_strides, base_dilation, window_dilation]
-    if (any(len(p) != rank for p in positive + [padding])
-            or any(v < 1 for p in positive for v in p)):
+    if any(len(p) != rank for p in positive) or any(v < 1 for p in positive for v in p):
         raise TypeError(f'{name}: window_dimensions={window_dimensions}, window_strides='
-                        f'{window_strides}, padding={padding}, base_dilation={base_dilation} '
-                        f'and window_dilation={window_dilation} must each have one entry per '
-                        f'axis of {operand.str_short()}, all positive but the padding')
+                        f'{window_strides}, base_dilation={base_dilation} and window_dilation='
+                        f'{window_dilation} must each have one positive entry per axis of '
+                        f'{operand.str_short()}')
+    if padding is not None and len(padding) != rank:
+        raise TypeError(f'{name}: padding={padding} must have one (low, high) pair per axis '
+                        f'of {operand.str_short()}')
 
 
 # ----------------------------------------------------------------------------- the primitives
@@ -257,20 +275,31 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         raise NotImplementedError(f'reduce_window: computation {name} is not supported (only '
                                   'lax.add, lax.max and lax.min)')
     prim, identity = _MONOIDS[computation]
+    _check_init_value(init_value, dtype)
     if not _is_identity(init_value, identity(dtype)):
         raise NotImplementedError(f'reduce_window: init_value {init_value!r} must be the '
                                   f'identity of {name} for {dtype}, {identity(dtype)}')
-    window_dimensions = tuple(int(w) for w in window_dimensions)
-    window_strides = (1,) * rank if window_strides is None else tuple(map(int, window_strides))
-    base_dilation = (1,) * rank if base_dilation is None else tuple(map(int, base_dilation))
-    window_dilation = ((1,) * rank if window_dilation is None
-                       else tuple(map(int, window_dilation)))
-    padding = padtype_to_pads(np.shape(operand),
-                              dilate_shape(window_dimensions, window_dilation), window_strides,
-                              padding)
-    return prim.bind(operand, window_dimensions=window_dimensions, window_strides=window_strides,
-                     padding=padding, base_dilation=base_dilation,
-                     window_dilation=window_dilation)
+    window = {what: static_ints((1,) * rank if values is None else values, 'reduce_window', what)
+              for what, values in [('window_dimensions', window_dimensions),
+                                   ('window_strides', window_strides),
+                                   ('base_dilation', base_dilation),
+                                   ('window_dilation', window_dilation)]}
+    check_window_params(prim.name, core.get_aval(operand), padding=None, **window)
+    if not isinstance(padding, str):
+        padding = padding_pairs(padding, 'reduce_window', TypeError)
+    padding = padtype_to_pads(np.shape(operand), dilate_shape(window['window_dimensions'],
+                                                              window['window_dilation']),
+                              window['window_strides'], padding)
+    return prim.bind(operand, padding=padding, **window)
+
+
+def _check_init_value(init_value, dtype):
+    """JAX's TypeError unless ``init_value`` is a scalar (an array of identities would
+    otherwise pass as the identity)."""
+    aval = core.get_aval(init_value)
+    if aval.ndim:
+        raise TypeError(f'reduce_window: init_value must be a scalar, got {aval.str_short()} '
+                        f'for an operand of dtype {dtype}')
 
 
 def _is_identity(init_value, identity):

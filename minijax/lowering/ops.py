@@ -37,13 +37,29 @@ def compare(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
         compare_type=hlo.ComparisonTypeAttr.get(_COMPARE_TYPES[dtypes.kind(dtype)])).result
 
 
-def reduce(operand: ir.Value, init: np.ndarray, axes, aval_out, body_op) -> ir.Value:
-    """``stablehlo.reduce`` of ``operand`` over ``axes`` with ``body_op`` (e.g. AddOp)."""
+def choose(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
+    """The maximum (``direction`` 'GT') or minimum ('LT') of two same-typed values. Complex
+    numbers are compared as JAX compares them, real parts first, then imaginary parts on a
+    tie, which is not the order of ``stablehlo.maximum``/``minimum`` on XLA."""
+    if not dtypes.is_complex(dtype):
+        return (hlo.MaxOp if direction == 'GT' else hlo.MinOp)(x, y).result
+    part_dtype = dtypes.real_part_dtype(dtype)
+    (x_re, y_re), (x_im, y_im) = ([part(v).result for v in (x, y)]
+                                  for part in (hlo.RealOp, hlo.ImagOp))
+    x_wins = hlo.SelectOp(compare(x_re, y_re, 'EQ', part_dtype),
+                          compare(x_im, y_im, direction, part_dtype),
+                          compare(x_re, y_re, direction, part_dtype)).result
+    return hlo.SelectOp(x_wins, x, y).result
+
+
+def reduce(operand: ir.Value, init: np.ndarray, axes, aval_out, body) -> ir.Value:
+    """``stablehlo.reduce`` of ``operand`` over ``axes``; ``body(a, b)`` builds the combined
+    value (``lambda a, b: hlo.AddOp(a, b).result``)."""
     scalar_type = ir.RankedTensorType.get([], element_type(init.dtype))
     op = hlo.ReduceOp([tensor_type(aval_out)], [operand], [constant(init)], list(axes))
     block = op.regions[0].blocks.append(scalar_type, scalar_type)
     with ir.InsertionPoint(block):
-        hlo.ReturnOp([body_op(*block.arguments).result])
+        hlo.ReturnOp([body(*block.arguments)])
     return op.result
 
 

@@ -521,7 +521,12 @@ log2 = _unary('log2', lambda x: _divide_by_constant(lax.log(x), _LN2))
 log10 = _unary('log10', lambda x: _times_constant(lax.log(x), math.log10(math.e)))  # JAX's
 deg2rad = radians = _unary('deg2rad', lambda x: lax.mul(x, np.pi / 180))
 rad2deg = degrees = _unary('rad2deg', lambda x: lax.mul(x, 180 / np.pi))
-abs = absolute = _unary('abs', lax.abs, to_float=False)  # noqa: A001
+def _absolute(x):
+    """|x|: an unsigned or boolean value is its own (lax.abs takes signed numbers, as JAX's)."""
+    return x if dtypes.kind(x.dtype) in 'ub' else lax.abs(x)
+
+
+abs = absolute = _unary('abs', _absolute, to_float=False)  # noqa: A001
 sign = _unary('sign', lax.sign, to_float=False)
 negative = _unary('negative', lax.neg, to_float=False)
 positive = _unary('positive', lambda x: x, to_float=False)

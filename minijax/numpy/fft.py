@@ -146,9 +146,10 @@ def hfft(a, n=None, axis=-1, norm=None):
     """The transform of a signal with Hermitian symmetry, given by its first half ``a``: a
     real spectrum of ``n`` points (``2 * (m - 1)`` by default)."""
     a = jnp.asarray(a)
+    points = n  # the default, 0 for one frequency, is irfft's: not an explicit n=0
     if isinstance(axis, int) and n is None:
-        n = 2 * (a.shape[core.canonicalize_axis(axis, a.ndim)] - 1)
-    return _one_axis('hfft', FftType.IRFFT, jnp.conj(a), n, axis, norm) * n
+        points = 2 * (a.shape[core.canonicalize_axis(axis, a.ndim)] - 1)
+    return _one_axis('hfft', FftType.IRFFT, jnp.conj(a), n, axis, norm) * points
 
 
 def ihfft(a, n=None, axis=-1, norm=None):

@@ -3,6 +3,8 @@ the rows of ``primitive_cases``: every layout, padding, dilation and group optio
 ``jax.lax`` for values, jvp, vjp of both operands and vmap over every pair of batch axes;
 pooling gradients; FLOPS against XLA's cost analysis; and errors on bad input.
 """
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -118,6 +120,20 @@ def test_conv_float32(rng):
 
 
 @pytest.mark.parametrize('name', list(CONVS))
+def test_complex_conv_has_jax_s_bits(name, rng):
+    """JAX computes a complex convolution as three real ones (Gauss's trick): the same
+    rounding eager and jitted, and an infinity gives JAX's NaN parts (inf + nanj)."""
+    lhs_shape, rhs_shape, params = CONVS[name]
+    lhs, rhs = ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(
+        np.complex64) for shape in (lhs_shape, rhs_shape))
+    lhs.flat[0] = np.inf
+    mine, theirs = _conv_fns(params)
+    expected = jax.jit(theirs)(lhs, rhs)
+    np.testing.assert_array_equal(mine(lhs, rhs), expected)
+    np.testing.assert_array_equal(minijax.jit(mine)(lhs, rhs), expected)
+
+
+@pytest.mark.parametrize('name', list(CONVS))
 def test_conv_flops_are_xla_s(name):
     """XLA counts 2 per multiply-add that meets the operand (not padding or a hole)."""
     lhs_shape, rhs_shape, params = CONVS[name]
@@ -128,9 +144,9 @@ def test_conv_flops_are_xla_s(name):
 
 
 def test_conv_errors_name_the_operands():
-    with pytest.raises(TypeError, match=r'float64\[2,3,5,5\].*float64\[4,2,3,3\]'):
+    with pytest.raises(ValueError, match=r'float64\[2,3,5,5\].*float64\[4,2,3,3\]'):
         mlax.conv(np.ones((2, 3, 5, 5)), np.ones((4, 2, 3, 3)), (1, 1), 'VALID')
-    with pytest.raises(TypeError, match='window_strides'):
+    with pytest.raises(ValueError, match='window_strides'):
         mlax.conv(np.ones((2, 3, 5, 5)), np.ones((4, 3, 3, 3)), (1,), 'VALID')
     with pytest.raises(TypeError, match='dimension_numbers'):
         mlax.conv_general_dilated(np.ones((2, 3, 5, 5)), np.ones((4, 3, 3, 3)), (1, 1),
@@ -140,6 +156,60 @@ def test_conv_errors_name_the_operands():
                                   'SAME', lhs_dilation=(2, 2))
     with pytest.raises(ValueError, match='padding must be'):
         mlax.conv(np.ones((2, 3, 5, 5)), np.ones((4, 3, 3, 3)), (1, 1), 'FULL')
+
+_LHS, _RHS, _X = np.ones((2, 3, 5, 5)), np.ones((4, 3, 3, 3)), np.ones((4, 6))
+
+#: Misuses of conv_general_dilated and reduce_window, as functions of the lax module.
+BAD_CALLS = {
+    'conv_features_mismatch': lambda L: L.conv(_LHS, np.ones((4, 2, 3, 3)), (1, 1), 'VALID'),
+    'conv_strides_length': lambda L: L.conv(_LHS, _RHS, (1,), 'VALID'),
+    'conv_zero_stride_same': lambda L: L.conv(_LHS, _RHS, (0, 1), 'SAME'),
+    'conv_negative_stride': lambda L: L.conv(_LHS, _RHS, (-1, 1), 'VALID'),
+    'conv_float_stride': lambda L: L.conv(_LHS, _RHS, (1.5, 1), 'VALID'),
+    'conv_float_padding': lambda L: L.conv(_LHS, _RHS, (1, 1), ((0.5, 0), (0, 0))),
+    'conv_padding_triples': lambda L: L.conv(_LHS, _RHS, (1, 1), ((0, 0, 0), (0, 0))),
+    'conv_padding_length': lambda L: L.conv(_LHS, _RHS, (1, 1), ((0, 0),)),
+    'conv_padding_removes_more': lambda L: L.conv(_LHS, _RHS, (1, 1), ((-3, -3), (0, 0))),
+    'conv_zero_rhs_dilation': lambda L: L.conv_general_dilated(
+        _LHS, _RHS, (1, 1), 'VALID', rhs_dilation=(0, 1)),
+    'conv_float_rhs_dilation': lambda L: L.conv_general_dilated(
+        _LHS, _RHS, (1, 1), 'VALID', rhs_dilation=(1.5, 1)),
+    'conv_rhs_dilation_length': lambda L: L.conv_general_dilated(
+        _LHS, _RHS, (1, 1), 'VALID', rhs_dilation=(1,)),
+    'conv_zero_groups': lambda L: L.conv_general_dilated(
+        _LHS, _RHS, (1, 1), 'VALID', feature_group_count=0),
+    'conv_groups_do_not_divide': lambda L: L.conv_general_dilated(
+        _LHS, _RHS, (1, 1), 'VALID', batch_group_count=3),
+    'conv_both_groups': lambda L: L.conv_general_dilated(
+        np.ones((2, 6, 5, 5)), _RHS, (1, 1), 'VALID', feature_group_count=2,
+        batch_group_count=2),
+    'conv_narrower_preferred_type': lambda L: L.conv(
+        _LHS, _RHS, (1, 1), 'VALID', preferred_element_type=np.float32),
+    'reduce_window_vector_init': lambda L: L.reduce_window(
+        _X, np.zeros(2), L.add, (2, 2), (1, 1), 'VALID'),
+    'reduce_window_zero_stride_same': lambda L: L.reduce_window(
+        _X, 0., L.add, (2, 2), (0, 1), 'SAME'),
+    'reduce_window_float_stride': lambda L: L.reduce_window(
+        _X, 0., L.add, (2, 2), (1.5, 1), 'VALID'),
+    'reduce_window_float_window': lambda L: L.reduce_window(
+        _X, 0., L.add, (2.5, 2), (1, 1), 'VALID'),
+    'reduce_window_float_padding': lambda L: L.reduce_window(
+        _X, 0., L.add, (2, 2), (1, 1), ((0.5, 0), (0, 0))),
+    'reduce_window_zero_dilation': lambda L: L.reduce_window(
+        _X, 0., L.add, (2, 2), (1, 1), 'VALID', None, (0, 1)),
+}
+
+
+@pytest.mark.parametrize('name', list(BAD_CALLS))
+def test_bad_calls_raise_jax_s_exception_type(name):
+    """At trace time, with JAX's exception class (a few of JAX's come from the StableHLO
+    verifier: a ValueError there too), and a message naming the function."""
+    with pytest.raises(Exception) as theirs:
+        BAD_CALLS[name](jax.lax)
+    with pytest.raises(Exception) as mine:
+        minijax.make_jaxpr(lambda: BAD_CALLS[name](mlax))()
+    assert type(mine.value) is type(theirs.value), (mine.value, theirs.value)
+    assert re.search('conv_general_dilated|reduce_window', str(mine.value)), mine.value
 
 # ----------------------------------------------------------------------------- reduce_window
 

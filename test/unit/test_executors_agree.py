@@ -9,12 +9,14 @@ import subprocess
 import sys
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax as jlax
 from jaxlib.mlir import ir
 
 import minijax
+import minijax.numpy as mnp
 from minijax import isolation, lax, reference_interpreter, runtime
 from minijax.lowering import mlir_context
 from minijax.reference_interpreter import InterpreterError, run_module
@@ -46,9 +48,39 @@ def _reduce(prim, axes):
     return (lambda x: getattr(lax, prim)(x, axes), lambda x: getattr(jlax, prim)(x, axes))
 
 
-def _arg(prim, axis):
-    return (lambda x: getattr(lax, prim)(x, axis, np.int32),
-            lambda x: getattr(jlax, prim)(x, axis, np.int32))
+def _arg(prim, axis, index_dtype=np.int32):
+    return (lambda x: getattr(lax, prim)(x, axis, index_dtype),
+            lambda x: getattr(jlax, prim)(x, axis, index_dtype))
+
+
+def _scatter(prim, mode):
+    """``prim`` writing a window of 3 updates per index into a vector."""
+    def dnums(lax_):
+        return lax_.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(),
+                                            scatter_dims_to_operand_dims=(0,))
+    jax_mode = None if mode is None else jlax.GatherScatterMode.from_any(mode)
+    return (lambda x, i, u: getattr(lax, prim)(x, i, u, dnums(lax), mode=mode),
+            lambda x, i, u: getattr(jlax, prim)(x, i, u, dnums(jlax), mode=jax_mode))
+
+
+def _pairs(lax_):
+    """The dimension numbers of a gather of neighbour pairs from a vector."""
+    return lax_.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(),
+                                       start_index_map=(0,))
+
+
+def _windows_at(starts, size=8, dtype=np.int32):
+    """An operand of ``size`` elements, one start index per window, and the windows."""
+    return [np.zeros(size), np.array(starts, dtype)[:, None],
+            np.arange(1., 3 * len(starts) + 1).reshape(-1, 3)]
+
+
+def _ties_past(n):
+    """300 numbers whose extremes sit at n and at 260: n wins, unless the index type wraps
+    past 255 and 260 reads as 4."""
+    x = np.zeros(300)
+    x[[n, 260]] = 1.
+    return [x]
 
 
 #: name -> (minijax function, JAX function, arguments, runs in the reference interpreter?)
@@ -62,6 +94,9 @@ CASES = {
         np.random.default_rng(0).random((6, 40)) < .2, nan,
         np.random.default_rng(1).integers(0, 4, (6, 40))).astype(f32)]),
     'argmin_int_ties': (*_arg('argmin', 0), [np.array([3, 1, 1, -5, -5], i64)]),
+    **{f'argmax_{t.__name__}_index_{n}': (*_arg('argmax', 0, t), _ties_past(n))
+       for t in (np.int8, np.uint8, np.int16, np.uint32) for n in (2, 10)},
+    'argmin_uint8_index_of_rows': (*_arg('argmin', 1, np.uint8), [-np.stack(_ties_past(10) * 2)]),
     'div_int32_by_zero_and_overflow': (*_same('div'), [*_int_edges(i32)], False),
     'div_int64_by_zero_and_overflow': (*_same('div'), [*_int_edges(i64)], False),
     'div_float_by_signed_zero': (*_same('div'), [np.array([1., -1., 0., 1.], f32),
@@ -80,7 +115,30 @@ CASES = {
                                 [np.array([[-0., 0.], [0., -0.], [-0., -0.]], f32)]),
     'reduce_min_signed_zeros': (*_reduce('reduce_min', (1,)),
                                 [np.array([[-0., 0.], [0., -0.], [0., 0.]], f32)]),
+    # complex numbers order as JAX orders them: real parts, then imaginary parts (not as
+    # stablehlo.maximum does on XLA); the interpreter takes no complex arguments
+    **{f'{name}_complex_orders_lexicographically': (
+        *_reduce(name, (1,)), [np.array([[1 + 2j, 1 - 5j, -3 + 9j], [np.inf - 1j, 2, 2 - 1j],
+                                        [np.nan, 1j, -1j]])], False)
+       for name in ('reduce_max', 'reduce_min')},
+    **{f'{name}_complex_orders_lexicographically': (
+        *_same(name), [np.array([2, 1 + 5j, np.nan, 3 + 1j]), np.array([2 - 1j, 1 + 6j, 1, 3])],
+        False) for name in ('max', 'min')},
+    **{f'{name}_complex_orders_lexicographically': (
+        *_same(name), [np.array([2, 2 - 1j, 1 + 6j, 1, 3 + 1j, 3 + 2j])], False)
+       for name in ('cummax', 'cummin', 'sort')},
     'reduce_max_nan': (*_reduce('reduce_max', (0,)), [np.array([1., nan, 3.], f32)]),
+    # a window that does not fit is dropped whole, as XLA drops it, or clamped ('clip')
+    **{f'{prim}_{mode}_window_past_the_end': (*_scatter(prim, mode), _windows_at([6, -1, 2]))
+       for prim in ('scatter', 'scatter_add', 'scatter_max') for mode in (None, 'clip')},
+    'gather_fill_int8_indices_into_a_long_operand': (
+        *(lambda x, i, lax_=lax_, mode=mode: lax_.gather(x, i, _pairs(lax_), (2,), mode=mode)
+          for lax_, mode in [(lax, 'fill'), (jlax, jlax.GatherScatterMode.FILL_OR_DROP)]),
+        [np.arange(300.), np.array([[120], [127], [-1]], np.int8)]),
+    'scatter_int8_indices_past_the_end': (*_scatter('scatter', None),
+                                          _windows_at([127, 0], 129, np.int8)),
+    'scatter_uint64_index_past_int64': (*_scatter('scatter_mul', None),
+                                        _windows_at([2 ** 63, 1], dtype=np.uint64)),
     'max_nan_and_signed_zeros': (*_same('max'), [np.array([1, nan, -0., 0., -0.], f32),
                                                  np.array([nan, 1, 0., -0., -0.], f32)]),
     'min_nan_and_signed_zeros': (*_same('min'), [np.array([1, nan, -0., 0., 0.], f64),
@@ -88,9 +146,33 @@ CASES = {
     'max_int': (*_same('max'), [np.array([3, -9], i32), np.array([-2, 4], i32)]),
     'sign_signed_zeros_and_nan': (*_same('sign'), [np.array([nan, -0., 0., -inf, 2.], f32)]),
     'sign_int_min': (*_same('sign'), [np.array([np.iinfo(i32).min, 0, 5], i32)]),
+    **{f'sign_{u.__name__}': (*_same('sign'), [np.array([0, 1, np.iinfo(u).max], u)])
+       for u in (np.uint8, np.uint32, np.uint64)},
+    **{f'jnp_abs_of_{t.__name__}_is_itself': (mnp.abs, jnp.abs, [np.array([0, 1, 1], t)])
+       for t in (np.uint8, np.uint64, np.bool_)},
     'rsqrt_zeros_and_negative': (*_same('rsqrt'), [np.array([0., -0., -1., inf], f32)]),
     'reduce_sum_over_no_axes_keeps_minus_zero': (*_reduce('reduce_sum', ()),
                                                  [np.array([-0., 0., -inf], f64)]),
+    **{f'dot_general_of_{a.__name__}_and_{b.__name__}_promotes': (
+        lambda x, y: lax.dot_general(x, y, (((1,), (1,)), ((), ()))),
+        lambda x, y: jlax.dot_general(x, y, (((1,), (1,)), ((), ()))),
+        [np.arange(6).reshape(2, 3).astype(a), np.arange(1, 7).reshape(2, 3).astype(b)])
+       for a, b in [(f64, f32), (i32, f64), (np.int8, i32), (np.bool_, f64)]},
+    **{f'dot_general_to_preferred_{t.__name__}_from_{x.dtype}': (
+        lambda x, t=t: lax.dot_general(x, x, (((1,), (1,)), ((), ())), preferred_element_type=t),
+        lambda x, t=t: jlax.dot_general(x, x, (((1,), (1,)), ((), ())), preferred_element_type=t),
+        [x]) for x, t in [(np.linspace(-2, 3, 12).reshape(3, 4).astype(f32), f64),
+                          (np.linspace(-2, 3, 12).reshape(3, 4) / 7, f32),
+                          (np.arange(-6, 6).reshape(3, 4).astype(np.int8), i32),
+                          (np.linspace(-9, 9, 12).reshape(3, 4).astype(f32), i32)]},
+    # JAX's optional parameters: slice_in_dim's None and negative bounds, reshape's
+    # dimensions, full_like's dtype and shape
+    **{name: (lambda x, f=f: f(lax, x), lambda x, f=f: f(jlax, x), [np.arange(12.).reshape(3, 4)])
+       for name, f in [
+           ('slice_in_dim_of_none_bounds', lambda L, x: L.slice_in_dim(x, None, None, 2, 1)),
+           ('slice_in_dim_of_negative_bounds', lambda L, x: L.slice_in_dim(x, -3, -1, axis=1)),
+           ('reshape_in_the_order_of_dimensions', lambda L, x: L.reshape(x, (2, 6), (1, 0))),
+           ('full_like_of_a_dtype_and_shape', lambda L, x: L.full_like(x, 7, i32, (2, 5)))]},
     'outer_product_keeps_minus_zero': (
         lambda x, y: lax.dot_general(x, y, (((), ()), ((), ()))),
         lambda x, y: jlax.dot_general(x, y, (((), ()), ((), ()))),
@@ -110,10 +192,17 @@ CASES = {
     'bitcast_of_a_scalar_keeps_its_shape': (
         lambda x: lax.bitcast_convert_type(x, np.int32),
         lambda x: jlax.bitcast_convert_type(x, np.int32), [np.float32(-1.5)]),
+    **{f'bitcast_of_a_scalar_to_{t.__name__}_adds_an_axis': (
+        lambda x, t=t: lax.bitcast_convert_type(x, t),
+        lambda x, t=t: jlax.bitcast_convert_type(x, t), [np.float64(-1.5)])
+       for t in (np.uint32, np.uint8)},
     'conv_padding_adds_nothing_even_against_inf': (
         lambda x, w: lax.conv_general_dilated(x, w, (1,), 'SAME'),
         lambda x, w: jlax.conv_general_dilated(x, w, (1,), 'SAME'),
         [np.ones((1, 1, 2), f32), np.array([[[np.inf, 1., 2.]]], f32)], False),
+    'pow_of_an_integer_exponent': (*_same('pow'), [np.array([2., -2., 0., 3.], f32),
+                                                   np.array([3, 2, -1, 0], i64)]),
+    'select_n_of_one_case_is_it': (*_same('select_n'), [i32(5), np.array([1., 2.])]),
     'pow_edges': (*_same('pow'), [np.array([0., -0., nan, 1., -1., -2., 0., -inf, -inf], f64),
                                   np.array([-1., -1., 0., nan, inf, 3., 0., -3., 3.], f64)]),
 }
@@ -214,6 +303,15 @@ BAD_MODULES = {
                         '%0 = stablehlo.reduce(%f init: %a) applies stablehlo.add across '
                         'dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>'),
                   'IRFFT to an odd number of points'),
+    'irfft_to_no_points': (_main('%c = stablehlo.complex %a, %a : tensor<complex<f32>>\n'
+                                 '%r = stablehlo.reshape %c : (tensor<complex<f32>>) -> '
+                                 'tensor<1xcomplex<f32>>\n'
+                                 '%f = stablehlo.fft %r, type = IRFFT, length = [0] : '
+                                 '(tensor<1xcomplex<f32>>) -> tensor<0xf32>\n'
+                                 '%0 = stablehlo.reduce(%f init: %a) applies stablehlo.add '
+                                 'across dimensions = [0] : (tensor<0xf32>, tensor<f32>) -> '
+                                 'tensor<f32>'),
+                           'IRFFT to no points'),
     # Not in the list of known ops: the forked child dies, the error says so.
     'fft_of_complex': (_main('%c = stablehlo.complex %a, %a : tensor<complex<f32>>\n'
                              '%r = stablehlo.reshape %c : (tensor<complex<f32>>) -> '

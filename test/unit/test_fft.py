@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jaxlib.mlir.ir import MLIRError
 from testlib import C128, F32, F64, assert_close, random_array
 
 import minijax
@@ -42,6 +43,14 @@ def test_vjp_and_jvp_of_each_kind_match_jax(kind, shape, dtype, lengths, rng):
                  jax.jvp(lambda v: jax.lax.fft(v, kind, lengths), (x,), (tangent,))[1])
 
 
+def test_vjp_of_an_irfft_to_no_points_is_zero():
+    """No output, so no cotangent flows back (JAX 0.10.2's transpose divides by the zero
+    number of points here: the independent answer is the zero derivative)."""
+    x = np.ones((2, 1), C128)
+    _, pullback = minijax.vjp(lambda v: lax.fft(v, 'irfft', (0,)), x)
+    assert_close(pullback(np.zeros((2, 0)))[0], np.zeros((2, 1), C128))
+
+
 #: (function, argument shape, dtype, keyword arguments)
 JNP_CASES = [
     ('fft', (4, 6), C128, {}), ('fft', (4, 6), F64, {'n': 8, 'axis': 0}),
@@ -54,6 +63,8 @@ JNP_CASES = [
     ('ihfft', (4, 6), F64, {}), ('ihfft', (4, 6), F64, {'n': 4, 'norm': 'ortho'}),
     ('fft2', (3, 4, 5), C128, {}), ('ifft2', (3, 4, 5), C128, {'s': (3, 7)}),
     ('rfft2', (3, 4, 5), F64, {'axes': (0, 2)}), ('irfft2', (3, 4, 5), C128, {'s': (5, 6)}),
+    # a last axis of one frequency goes back to no points
+    ('irfft', (3, 1), C128, {}), ('irfft2', (3, 1), C128, {}), ('hfft', (1,), C128, {}),
     ('fftn', (3, 4, 5), C128, {}), ('ifftn', (3, 4, 5), C128, {'axes': (2, 0)}),
     ('rfftn', (3, 4, 5), F64, {'s': (2, 4, 8)}), ('irfftn', (3, 4, 5), C128, {'norm': 'ortho'}),
     # more than the 3 axes XLA transforms at once: done in groups
@@ -103,6 +114,37 @@ def test_vmap_of_jnp_fft_matches_jax(rng):
                  jax.vmap(lambda v: jnp.fft.fft2(v, s=(2, 8)), in_axes=2)(x))
     assert_close(minijax.vmap(mnp.fft.irfft, in_axes=1, out_axes=1)(x),
                  jax.vmap(jnp.fft.irfft, in_axes=1, out_axes=1)(x))
+
+
+#: Small (operand shape, fft_lengths), none to 4 points, zero-size ones among them.
+SMALL = [((2, m), (n,)) for n in range(5) for m in range(5)] + [
+    ((0, 2), (0, 2)), ((2, 1), (2, 0)), ((0, 1), (0, 0)), ((0, 0), (0, 0)), ((0, 2), (0, 3))]
+
+
+def _outcome(f):
+    """The result, or the type of the error (the StableHLO verifier's ``MLIRError``, which
+    JAX raises for some sizes its own checks let through, counts as a ``ValueError``)."""
+    try:
+        return np.asarray(f())
+    except MLIRError:
+        return ValueError
+    except (ValueError, TypeError) as err:
+        return type(err)
+
+
+@pytest.mark.parametrize('kind', ['FFT', 'IFFT', 'RFFT', 'IRFFT'])
+def test_size_rules_of_each_kind_match_jax_for_small_sizes(kind, rng):
+    """Every small size JAX transforms gives JAX's values (eager and jitted), every one
+    it refuses is refused with its exception type."""
+    for shape, lengths in SMALL:
+        x = _random(rng, shape, F64 if kind == 'RFFT' else C128)
+        theirs = _outcome(lambda: jax.lax.fft(x, kind, lengths))
+        for mine in (_outcome(lambda: lax.fft(x, kind, lengths)),
+                     _outcome(lambda: minijax.jit(lambda v: lax.fft(v, kind, lengths))(x))):
+            if isinstance(theirs, type):
+                assert mine is theirs, (shape, lengths, mine)
+            else:
+                assert_close(mine, theirs)
 
 
 @pytest.mark.parametrize('kind,shape,dtype,lengths', KINDS, ids=KIND_IDS)

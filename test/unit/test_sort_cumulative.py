@@ -276,13 +276,15 @@ def test_associative_scan_of_a_pytree(rng):
     (lambda: mlax.sort(np.ones(3), dimension=1), ValueError, 'sort: dimension 1'),
     (lambda: mlax.sort(()), TypeError, 'at least one operand'),
     (lambda: mlax.top_k(np.ones(3), 4), ValueError, 'k=4'),
-    (lambda: mlax.top_k(np.float64(1.), 1), TypeError, 'scalar'),
+    (lambda: mlax.top_k(np.float64(1.), 1), ValueError, r'one dimension.*float64\[\]'),
+    (lambda: mlax.top_k(np.ones(3) + 1j, 1), ValueError, r'no complex.*complex128\[3\]'),
     (lambda: mlax.cumsum(np.ones(3, bool)), TypeError, r'cumsum needs a numeric.*bool\[3\]'),
     (lambda: mlax.cumlogsumexp(np.ones(3, np.int32)), TypeError, r'floating-point.*int32'),
     (lambda: mlax.cummax(np.ones((2, 3)), 2), ValueError, 'cummax: axis 2'),
     (lambda: mnp.sort(np.ones(3), kind='quicksort'), TypeError, 'kind'),
 ], ids=['shapes', 'num_keys-single', 'num_keys-zero', 'dimension', 'empty', 'top_k-k',
-        'top_k-scalar', 'cumsum-bool', 'cumlogsumexp-int', 'cummax-axis', 'numpy-kind'])
+        'top_k-scalar', 'top_k-complex', 'cumsum-bool', 'cumlogsumexp-int', 'cummax-axis',
+        'numpy-kind'])
 def test_bad_input_names_the_argument(thunk, error, message):
     with pytest.raises(error, match=message):
         thunk()
