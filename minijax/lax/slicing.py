@@ -106,12 +106,26 @@ def _index_operands(name, shape, start_indices):
         if not np.issubdtype(dtype, np.integer):
             raise TypeError(f'{name}: start index {k} has dtype {dtype.name}; start indices '
                             'must be integers')
+        if k < len(shape):
+            i = _within(i, dtype, shape[k])
         if isinstance(i, Tracer):
             i = i if dtype == dtypes.int32 else lax.convert_element_type(i, dtypes.int32)
         else:
             i = np.asarray(i, dtypes.int32)
         out.append(i if k >= len(shape) else _wrap_negative(i, shape[k]))
     return out
+
+
+def _within(index, dtype, size):
+    """``index`` clamped to [-size, size] in its own dtype, which changes no window: an int64
+    or unsigned index that int32 cannot hold must not wrap around on the way to int32
+    (uint32 4294967295 is past the end, not -1)."""
+    if dtype == dtypes.int32:
+        return index
+    lowest = 0 if np.issubdtype(dtype, np.unsignedinteger) else -size
+    if not isinstance(index, Tracer):
+        return np.clip(np.asarray(index, dtype), lowest, size)
+    return lax.clamp(np.asarray(lowest, dtype), index, np.asarray(size, dtype))
 
 
 def _wrap_negative(index, size):

@@ -148,6 +148,24 @@ def test_impl_dynamic_slice_wraps_negative_starts_then_clamps_like_jax(dtype, rn
             assert_close(minijax.jit(mine)(x, np.int32(i)), expected)
 
 
+@pytest.mark.parametrize('index_dtype', ['uint32', 'int64', 'uint64'])
+def test_dynamic_slice_start_beyond_int32_clamps_like_jax(index_dtype):
+    """A start index int32 cannot hold is past the end (or before the start), as in JAX;
+    before, it wrapped around on the way to int32 (uint32 4294967292 was -4)."""
+    x = np.arange(12, dtype=np.float32)
+    update = np.array([7., 8.], np.float32)
+    cases = [(lambda m: lambda x, i: m.dynamic_slice(x, (i,), (3,))),
+             (lambda m: lambda x, i: m.dynamic_update_slice(x, update, (i,)))]
+    bounds = np.iinfo(index_dtype)
+    for make in cases:
+        mine, theirs = make(mlax), make(jax.lax)
+        for i in (bounds.max - 3, bounds.min, 2 ** 32 + 1 if bounds.bits == 64 else 5):
+            i = np.asarray(i, index_dtype)
+            expected = theirs(x, i)
+            assert_close(mine(x, i), expected)
+            assert_close(minijax.jit(mine)(x, i), expected)
+
+
 # ----------------------------------------------------------------------------- lowering
 
 @pytest.mark.parametrize('case,dtype', LOWERING_PARAMS)
