@@ -73,7 +73,6 @@ KNOWN_BUGS = {
                           'of a concrete one raises OverflowError',
     'complex_take_fill': 'a gather of complex numbers in mode fill (jnp.take, .at[].get) '
                          'raises: its fill value is asked of np.iinfo',
-    'complex_logistic': 'lax.logistic refuses complex numbers, which JAX takes',
     'complex_max_min_identity': 'reduce_max/min, cummax/min (under jit) and reduce_window_max'
                                 '/min of complex numbers ask np.iinfo for the identity of '
                                 'their max or min (ValueError: dtypes.lowest/highest know only '
@@ -122,7 +121,7 @@ def accepts(op, aval):
 
 #: (op, dtypes) -> the KNOWN_BUGS class that ``op`` on those dtypes hits.
 PARKED = {('sign', UNSIGNED): 'unsigned_sign_jit', ('conv', COMPLEX): 'complex_conv',
-          ('logistic', COMPLEX): 'complex_logistic', ('sort', COMPLEX): 'complex_sort_jit',
+          ('sort', COMPLEX): 'complex_sort_jit',
           **{(name, COMPLEX): 'complex_max_min_identity'
              for name in ('reduce_max', 'reduce_min', 'cummax', 'cummin', 'reduce_window_max',
                           'reduce_window_min')}}
