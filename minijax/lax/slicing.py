@@ -264,7 +264,8 @@ def _dynamic_update_slice_abstract_eval(x, update, *indices):
 
 def _dynamic_update_slice_impl(x, update, *indices):
     out = np.array(x)
-    out[_clamped_window(out.shape, indices, np.shape(update))] = update
+    # as a NumPy array: a bfloat16 array takes no other object into a 0-d window
+    out[_clamped_window(out.shape, indices, np.shape(update))] = np.asarray(update)
     return out
 
 

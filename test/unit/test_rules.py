@@ -166,6 +166,15 @@ def test_dynamic_slice_start_beyond_int32_clamps_like_jax(index_dtype):
             assert_close(minijax.jit(mine)(x, i), expected)
 
 
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_dynamic_update_slice_of_a_narrow_float_scalar(dtype):
+    """A 0-d bfloat16 update of a 0-d operand, eagerly (before: TypeError, NumPy's bfloat16
+    array took the update, a minijax Array, as no number)."""
+    x, update = np.asarray(1.5, dtype), minijax.numpy.asarray(np.asarray(-2.25, dtype))
+    assert_close(mlax.dynamic_update_slice(x, update, ()),
+                 jax.lax.dynamic_update_slice(x, np.asarray(update), ()))
+
+
 # ----------------------------------------------------------------------------- lowering
 
 @pytest.mark.parametrize('case,dtype', LOWERING_PARAMS)
