@@ -85,9 +85,16 @@ KNOWN_BUGS = {
                            'else y; eager minijax propagates the NaN (np.maximum), and '
                            'stablehlo.max under jit picks x on a tie of real parts '
                            '(max(1+nanj, 1) is 1+nanj, JAX 1)',
-    'complex_sin_cos_inf': 'lax.sin/cos of a complex number with real part 0 and an infinite '
-                           'imaginary part (cos(infj)): minijax lowers to stablehlo.cosine, '
-                           'which gives inf+nanj, JAX to its own formula, inf+0j',
+    'complex_cos': 'lax.cos of complex numbers: minijax lowers to stablehlo.cosine, JAX to '
+                   'its own formula; the sign of a zero imaginary part differs (cos(2+0j): '
+                   'minijax +0j, JAX -0j, which a branch cut downstream, rsqrt, turns into a '
+                   'conjugate), and cos(infj) is inf+nanj (JAX inf+0j)',
+    'complex_sin_inf': 'lax.sin of a complex number with real part 0 and an infinite imaginary '
+                       'part: stablehlo.sine gives nan+infj for sin(infj), JAX\'s formula '
+                       '0+infj',
+    'complex_sign_inf': 'lax.sign of a complex number with an infinite part: eager minijax '
+                        'gives the unit direction (sign(inf+1j) = 1+0j), JAX and minijax under '
+                        'jit nan+0j',
     'complex_sort_jit': 'lax.sort of complex keys under jit: XLA refuses the comparator\'s '
                         'LT on complex numbers (JAX compares real, then imaginary parts)',
     'complex_conv': 'a complex conv_general_dilated is one complex convolution where JAX on '
@@ -131,7 +138,7 @@ def accepts(op, aval):
 
 #: (op, dtypes) -> the KNOWN_BUGS class that ``op`` on those dtypes hits.
 PARKED = {('sign', UNSIGNED): 'unsigned_sign_jit', ('conv', COMPLEX): 'complex_conv',
-          ('sort', COMPLEX): 'complex_sort_jit',
+          ('sort', COMPLEX): 'complex_sort_jit', ('cos', COMPLEX): 'complex_cos',
           **{(name, COMPLEX): 'complex_max_min_nan'
              for name in ('max', 'min', 'scatter_max', 'scatter_min')},
           **{(name, COMPLEX): 'complex_max_min_identity'
@@ -140,7 +147,7 @@ PARKED = {('sign', UNSIGNED): 'unsigned_sign_jit', ('conv', COMPLEX): 'complex_c
 
 #: (op, dtypes) -> the KNOWN_BUGS class that ``op`` hits on those dtypes' infinities: an
 #: op drawn there while the class is avoided gets finite operands.
-TAMED = {('sin', COMPLEX): 'complex_sin_cos_inf', ('cos', COMPLEX): 'complex_sin_cos_inf'}
+TAMED = {('sin', COMPLEX): 'complex_sin_inf', ('sign', COMPLEX): 'complex_sign_inf'}
 
 
 class Aval(NamedTuple):
