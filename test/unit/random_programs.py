@@ -1317,11 +1317,12 @@ def _index_spec(g, pool, shape, in_bounds):
 
 
 def s_index(g, pool, depth):
-    """``x[index]``, basic and advanced."""
+    """``x[index]``, basic and advanced; in bounds for a float ``x``, whose gradient at a
+    clamped read JAX leaves undefined (docs/semantics.md)."""
     x = g.pick(pool, lambda a: a.shape != ())
     if x is None:
         return None
-    spec, traced = _index_spec(g, pool, pool[x].shape, in_bounds=False)
+    spec, traced = _index_spec(g, pool, pool[x].shape, pool[x].dtype in INEXACT)
     return _outs_from_jax('index', pool, [x] + traced, spec=spec)
 
 
@@ -1344,7 +1345,8 @@ def s_at(g, pool, depth):
     mode = g.choice(_AT_MODES + ('fill' if method == 'get' else 'drop',))
     if method == 'get':
         mode = _read_mode(g, mode, pool[x])
-    in_bounds = mode == 'promise_in_bounds' or (method in ('min', 'max') and mode == 'clip')
+    in_bounds = (mode == 'promise_in_bounds' or (method in ('min', 'max') and mode == 'clip')
+                 or (method == 'get' and mode is None and pool[x].dtype in INEXACT))
     spec, traced = _index_spec(g, pool, pool[x].shape, in_bounds)
     if method == 'get':
         return _outs_from_jax('at', pool, [x] + traced, spec=spec, method=method, mode=mode)
