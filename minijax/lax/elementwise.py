@@ -43,7 +43,8 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     JAX's do; ``None`` means the primitive is not differentiable (its tangent is zero).
     ``eager_on_xla``: see ``Primitive`` (True for XLA's own approximations of a function).
     ``accepts``: INEXACT, FLOATING or ANY dtype. ``real_result``: a complex operand gives a
-    real result of its part dtype (``abs``).
+    real result of its part dtype (``abs``). ``hlo_op=None``: the caller registers a lowering
+    rule of its own (one that needs the operand's type).
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
     prim.def_impl(lambda x: impl(np.asarray(x)))
@@ -64,7 +65,8 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
             return ans, tangent(t, x, ans)
         prim.def_jvp(jvp_rule)
     prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
-    register_lowering(prim, lambda ctx, x: hlo_op(x).result)
+    if hlo_op is not None:
+        register_lowering(prim, lambda ctx, x: hlo_op(x).result)
     return prim
 
 
@@ -80,12 +82,12 @@ def _logistic(x):
     return 1 / (1 + np.exp(-x))
 
 
-def _logistic_op(x):
+def _logistic_lowering(ctx, x):
     """``1 / (1 + exp(-x))`` in StableHLO ops, as JAX lowers it (not ``stablehlo.logistic``,
-    whose XLA expansion rounds differently)."""
-    one = hlo.ConstantOp(ir.DenseElementsAttr.get_splat(
-        x.type, ir.FloatAttr.get(x.type.element_type, 1.))).result
-    return hlo.DivOp(one, hlo.AddOp(one, hlo.ExpOp(hlo.NegOp(x).result).result).result)
+    whose XLA expansion rounds differently), for a float or complex ``x``."""
+    aval = ctx.avals_in[0]
+    one = hlo_broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, ())
+    return hlo.DivOp(one, hlo.AddOp(one, hlo.ExpOp(hlo.NegOp(x).result).result).result).result
 
 
 # sin and cos as the seed writes them (cos(x) * x_dot): the same bits as JAX's t * cos(x).
@@ -102,9 +104,10 @@ log1p_p = unary_primitive('log1p', np.log1p, hlo.Log1pOp,
 tanh_p = unary_primitive('tanh', np.tanh, hlo.TanhOp,
                          lambda t, x, ans: mul(add(t, mul(t, ans)), sub(1., ans)),
                          eager_on_xla=True)
-logistic_p = unary_primitive('logistic', _logistic, _logistic_op,
+logistic_p = unary_primitive('logistic', _logistic, None,
                              lambda t, x, ans: mul(t, mul(ans, sub(1., ans))),
-                             accepts=FLOATING, eager_on_xla=True)
+                             eager_on_xla=True)
+register_lowering(logistic_p, _logistic_lowering)
 sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)))
 rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
                           lambda t, x, ans: mul(t, mul(-.5, div(ans, x))), eager_on_xla=True)

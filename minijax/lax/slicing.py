@@ -117,12 +117,26 @@ def _index_operands(name, shape, start_indices):
             what = f'shape {aval.shape}' if aval.ndim else f'dtype {dtype.name}'
             raise TypeError(f'{name}: start index {k} has {what}; start indices must be '
                             'integer scalars')
+        if k < len(shape):
+            i = _within(i, dtype, shape[k])
         if isinstance(i, Tracer):
             i = i if dtype == dtypes.int32 else lax.convert_element_type(i, dtypes.int32)
         else:
             i = np.asarray(i, dtypes.int32)
         out.append(i if k >= len(shape) else _wrap_negative(i, shape[k]))
     return out
+
+
+def _within(index, dtype, size):
+    """``index`` clamped to [-size, size] in its own dtype, which changes no window: an int64
+    or unsigned index that int32 cannot hold must not wrap around on the way to int32
+    (uint32 4294967295 is past the end, not -1)."""
+    if dtype == dtypes.int32:
+        return index
+    lowest = 0 if np.issubdtype(dtype, np.unsignedinteger) else -size
+    if not isinstance(index, Tracer):
+        return np.clip(np.asarray(index, dtype), lowest, size)
+    return lax.clamp(np.asarray(lowest, dtype), index, np.asarray(size, dtype))
 
 
 def _wrap_negative(index, size):
@@ -265,7 +279,8 @@ def _dynamic_update_slice_abstract_eval(x, update, *indices):
 
 def _dynamic_update_slice_impl(x, update, *indices):
     out = np.array(x)
-    out[_clamped_window(out.shape, indices, np.shape(update))] = update
+    # as a NumPy array: a bfloat16 array takes no other object into a 0-d window
+    out[_clamped_window(out.shape, indices, np.shape(update))] = np.asarray(update)
     return out
 
 

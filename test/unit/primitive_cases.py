@@ -312,7 +312,8 @@ PRIMITIVE_CASES = [
     _unary('real', COMPLEX), _unary('imag', COMPLEX), _unary('conj', COMPLEX),
     *_binary('complex', jax.lax.complex, FLOATS),
     *(_unary(name, (C128,), domain) for name, domain in [
-        ('abs', 'nonzero'), ('sin', 'any'), ('log', 'nonzero'), ('sqrt', 'nonzero')]),
+        ('abs', 'nonzero'), ('sin', 'any'), ('log', 'nonzero'), ('sqrt', 'nonzero'),
+        ('logistic', 'any')]),
     *_binary('div', jax.lax.div, (C128,), domains=('any', 'nonzero'))[:1],
     # Fourier transforms: each kind over one and over two axes (test_fft.py differentiates
     # the complex ones, and the jnp.fft functions)

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import minijax as mj
+import minijax.numpy as mnp
 from minijax import lax as mlax
 from minijax.reference_interpreter import InterpreterError, run_module
 
@@ -52,13 +53,74 @@ KNOWN_BUGS = {
                                   'keys hold a NaN (minijax and JAX order NaNs last with a '
                                   'TOTALORDER comparator) comes out unsorted there (XLA '
                                   'and the spec: -NaN < -inf < ... < inf < +NaN)',
+    'interpreter_fft_large': 'the StableHLO reference interpreter\'s FFT rounds with an '
+                             'error relative to the largest input, where XLA\'s '
+                             'cancels huge inputs exactly: outputs much smaller than an input '
+                             'of 1e30 differ; and it gives NaN for infinite inputs where XLA '
+                             'gives +-inf (no answer is right there)',
+    # Bugs being fixed (issue 28): delete each name once its fix lands.
+    'index_beyond_int32': 'jnp indexing and .at[] with an int64, uint32 or uint64 index that '
+                          'int32 cannot hold: JAX wraps it to int32 (then counts a negative '
+                          'one from the end); minijax clamps it eagerly, wraps it under jit '
+                          'without counting a wrapped unsigned one from the end, and .at[] '
+                          'of a concrete one raises OverflowError',
+    'complex_max_min_identity': 'reduce_window_max/min of complex numbers ask np.iinfo for '
+                                'the identity of their max or min (ValueError: '
+                                'dtypes.lowest/highest know only floats)',
+    'complex_cos': 'lax.cos of complex numbers: minijax lowers to stablehlo.cosine, JAX to '
+                   'its own formula; the sign of a zero imaginary part differs (cos(2+0j): '
+                   'minijax +0j, JAX -0j, which a branch cut downstream, rsqrt, turns into a '
+                   'conjugate), and cos(infj) is inf+nanj (JAX inf+0j)',
+    'complex_sin_inf': 'lax.sin of a complex number with real part 0 and an infinite imaginary '
+                       'part: stablehlo.sine gives nan+infj for sin(infj), JAX\'s formula '
+                       '0+infj',
+    'complex_sign_inf': 'lax.sign of a complex number with an infinite part: eager minijax '
+                        'gives the unit direction (sign(inf+1j) = 1+0j), JAX and minijax under '
+                        'jit nan+0j',
 }
 
-FLOATS = ('float32', 'float64')
-INTS = ('int32', 'int64')
-NUMBERS = FLOATS + INTS
+SIGNED = ('int8', 'int16', 'int32', 'int64')
+UNSIGNED = ('uint8', 'uint16', 'uint32', 'uint64')
+INTS = SIGNED + UNSIGNED
+#: float32 and float64 are differentiated (finite differences in float64); the narrow floats
+#: only flow through, compared with loose tolerances.
+WIDE_FLOATS = ('float32', 'float64')
+FLOATS = ('float16', 'bfloat16') + WIDE_FLOATS
+COMPLEX = ('complex64', 'complex128')
+_REAL_PART = dict(zip(COMPLEX, WIDE_FLOATS))
+INEXACT = FLOATS + COMPLEX
+NUMBERS = INEXACT + INTS
 DTYPES = NUMBERS + ('bool',)
 MAX_DEPTH = 2
+
+#: The dtypes JAX accepts for an op the generator draws, where not every number.
+ACCEPTS = {
+    **dict.fromkeys(('erf', 'erfc', 'cbrt', 'atan2', 'cumlogsumexp', 'custom'), FLOATS),
+    **dict.fromkeys(('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt',
+                     'tan', 'expm1', 'pow', 'conv'), INEXACT),
+    'abs': SIGNED + INEXACT,
+    **dict.fromkeys(('gt', 'ge', 'lt', 'le', 'rem', 'argmax', 'argmin'), FLOATS + INTS),
+    **dict.fromkeys(('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not'),
+                    INTS + ('bool',)),
+    **dict.fromkeys(('shift_left', 'shift_right_logical', 'shift_right_arithmetic',
+                     'population_count', 'clz', 'reduce_and', 'reduce_or', 'reduce_xor'), INTS),
+    'linalg': WIDE_FLOATS,
+}
+
+
+def accepts(op, aval):
+    """Whether JAX's ``op`` takes a value of type ``aval``."""
+    return aval.dtype in ACCEPTS.get(op, NUMBERS)
+
+
+#: (op, dtypes) -> the KNOWN_BUGS class that ``op`` on those dtypes hits.
+PARKED = {('cos', COMPLEX): 'complex_cos',
+          **{(name, COMPLEX): 'complex_max_min_identity'
+             for name in ('reduce_window_max', 'reduce_window_min')}}
+
+#: (op, dtypes) -> the KNOWN_BUGS class that ``op`` hits on those dtypes' infinities: an
+#: op drawn there while the class is avoided gets finite operands.
+TAMED = {('sin', COMPLEX): 'complex_sin_inf', ('sign', COMPLEX): 'complex_sign_inf'}
 
 
 class Aval(NamedTuple):
@@ -123,12 +185,17 @@ def _jax_reduction(fn, identity):
     return reduce
 
 
+def _is_inexact(dtype):
+    """Floating or complex (bfloat16 too, whose NumPy kind is 'V')."""
+    return jnp.issubdtype(dtype, jnp.inexact)
+
+
 def _lowest(dtype):
-    return -np.inf if dtype.kind == 'f' else np.iinfo(dtype).min
+    return -np.inf if _is_inexact(dtype) else jnp.iinfo(dtype).min
 
 
 def _highest(dtype):
-    return np.inf if dtype.kind == 'f' else np.iinfo(dtype).max
+    return np.inf if _is_inexact(dtype) else jnp.iinfo(dtype).max
 
 
 def _window_reductions(lax_module):
@@ -160,10 +227,9 @@ def _jax_div(x, y):
 #: JAX's ops not taken from jax.lax as they are (add_any is autodiff's sum of two
 #: derivatives, which jax.lax does not export).
 _JAX_ELSEWHERE = {'add_any': jax.interpreters.ad.add_jaxvals, 'div': _jax_div}
-_FLOAT_BINARY = ('pow', 'atan2')
-_FLOAT_UNARY = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt', 'erf',
-                'erfc', 'tan', 'expm1', 'cbrt')
-_UNARY = _FLOAT_UNARY + ('neg', 'abs', 'sign')
+_TRANSCENDENTAL = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt',
+                   'erf', 'erfc', 'tan', 'expm1', 'cbrt')
+_UNARY = _TRANSCENDENTAL + ('neg', 'abs', 'sign')
 _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcast_in_dim',
                     'transpose', 'reshape', 'concatenate', 'pad', 'slice', 'dynamic_slice',
                     'dynamic_update_slice', 'argmax', 'argmin', 'dot_general', 'rev',
@@ -190,7 +256,8 @@ MINIJAX = Backend(
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
     scan=mj.scan, jit=mj.jit, iota=mlax.iota, reduce_sum=mlax.reduce_sum,
     reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, **_window_reductions(mlax),
-    **{name: getattr(mlax, name) for name in _BITWISE_REDUCTIONS}, name='minijax')
+    **{name: getattr(mlax, name) for name in _BITWISE_REDUCTIONS}, numpy=mnp, random=mj.random,
+    linalg=mlax.linalg, custom_jvp=mj.custom_jvp, custom_vjp=mj.custom_vjp, name='minijax')
 
 
 def _jax_scan(f, init, xs, length, reverse):
@@ -211,7 +278,35 @@ JAX = Backend(
     jit=jax.jit, iota=jax.lax.broadcasted_iota,
     reduce_sum=_jax_reduction(jnp.sum, None), reduce_max=_jax_reduction(jnp.max, _lowest),
     reduce_min=_jax_reduction(jnp.min, _highest), **_window_reductions(jax.lax),
-    **{name: getattr(jax.lax, name) for name in _BITWISE_REDUCTIONS}, name='jax')
+    **{name: getattr(jax.lax, name) for name in _BITWISE_REDUCTIONS}, numpy=jnp,
+    random=jax.random, linalg=jax.lax.linalg, custom_jvp=jax.custom_jvp,
+    custom_vjp=jax.custom_vjp, name='jax')
+
+
+def _like(x, value):
+    return np.asarray(value, x.dtype)
+
+
+def _custom_rules(B):
+    """A fixed family of functions with custom derivative rules, built alike with each
+    backend. Each rule but the cube's differs from the true derivative, so a rule ignored
+    (or applied twice) shows in the gradients."""
+    sin = B.custom_jvp(B.sin)
+    sin.defjvp(lambda xs, ts: (B.sin(xs[0]), B.mul(B.mul(B.cos(xs[0]), ts[0]), _like(xs[0], 2))))
+    cube = B.custom_jvp(lambda x: B.mul(B.mul(x, x), x))
+    cube.defjvp(lambda xs, ts: (cube(xs[0]), B.mul(B.mul(B.mul(xs[0], xs[0]), ts[0]),
+                                                    _like(xs[0], 3))))
+    product = B.custom_vjp(B.mul)
+    product.defvjp(lambda x, y: (B.mul(x, y), (x, y)),
+                   lambda res, ct: (B.mul(ct, res[1]), B.mul(B.mul(ct, res[0]), _like(ct, 3))))
+    exp = B.custom_vjp(B.exp)
+    exp.defvjp(lambda x: (B.exp(x), B.exp(x)),
+               lambda res, ct: (B.mul(B.mul(ct, res), _like(ct, 0.5)),))
+    return dict(sin_jvp=sin, cube_jvp=cube, product_vjp=product, exp_vjp=exp)
+
+
+for _backend in (MINIJAX, JAX):
+    _backend['custom'] = _custom_rules(_backend)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -242,7 +337,7 @@ def _clamp(B, x, lo, hi):
 
 def _without_nans(B, x):
     """NaNs replaced by 0, for a program kept clear of NaN-sensitive classes (KNOWN_BUGS)."""
-    if np.dtype(x.dtype).kind != 'f':
+    if not _is_inexact(x.dtype):
         return x
     return B.select_n(B.ne(x, x), x, B.broadcast_in_dim(np.zeros((), x.dtype), jnp.shape(x), ()))
 
@@ -257,8 +352,9 @@ def _scalar_from(B, v, kind):
     return _int32(B, total)  # 'index': a sum of ints, wrapped to int32
 
 
-def _b_unary(B, args, *, name):
-    return [B[name](args[0])]
+def _b_unary(B, args, *, name, tame=False):
+    """``name`` of ``x``; with ``tame``, of ``x`` with its infinities and NaNs as 0."""
+    return [B[name](_finite(B, args[0]) if tame else args[0])]
 
 
 def _b_binary(B, args, *, name, safe_divisor=False):
@@ -277,10 +373,11 @@ def _b_complex_parts(B, args, *, part):
     return [B[part](w)]
 
 
-def _b_fourier(B, args, *, kind, lengths):
+def _b_fourier(B, args, *, kind, lengths, tame):
     """A float result through a Fourier transform: ``x - ix`` into the complex kinds, the
-    real part out of those with a complex result."""
-    x, = args
+    real part out of those with a complex result; with ``tame``, the elements of magnitude
+    1e3 or more (infinities, NaN) as 0 first."""
+    x = _finite(B, args[0], 1e3) if tame else args[0]
     if kind != 'rfft':
         x = B.complex(x, B.neg(x))
     y = B.fft(x, kind, lengths)
@@ -295,9 +392,12 @@ def _b_select_n(B, args, *, which_kind, n_cases):
 
 
 def _b_convert(B, args, *, dtype, sanitize):
+    """``x`` converted to ``dtype``; with ``sanitize``, a float first brought into the range
+    of the integer ``dtype`` (out of it, the conversion is undefined)."""
     x = args[0]
     if sanitize:
-        x = _clamp(B, _without_nans(B, x), -1e3, 1e3)
+        bounds = jnp.iinfo(dtype)
+        x = _clamp(B, _without_nans(B, x), max(-1e3, bounds.min), min(1e3, bounds.max))
     return [B.convert_element_type(x, np.dtype(dtype))]
 
 
@@ -348,15 +448,17 @@ def _b_dot_general(B, args, *, dimension_numbers):
 def _b_bitcast(B, args, *, new_dtype):
     """Integers (exact everywhere) reinterpreted as floats, a subnormal result flushed to
     zero as XLA's CPU flushes it (eager NumPy keeps it: a documented departure)."""
-    y = B.bitcast_convert_type(args[0], np.dtype(new_dtype))
-    tiny = np.asarray(np.finfo(new_dtype).tiny, new_dtype)
+    y = B.bitcast_convert_type(args[0], jnp.dtype(new_dtype))
+    tiny = np.asarray(jnp.finfo(new_dtype).tiny, new_dtype)
     return [B.select_n(B.lt(B.abs(y), tiny), y, B.mul(y, np.zeros((), new_dtype)))]
 
 
-def _finite(B, x):
-    """``x`` with its infinities and NaNs replaced by 0."""
+def _finite(B, x, bound=np.inf):
+    """``x`` with its elements of magnitude ``bound`` or more (infinities) and NaNs
+    replaced by 0."""
     zero = B.broadcast_in_dim(np.zeros((), x.dtype), jnp.shape(x), ())
-    return B.select_n(B.lt(B.abs(x), np.asarray(np.inf, x.dtype)), zero, x)
+    size = B.abs(x)  # real for a complex x
+    return B.select_n(B.lt(size, np.asarray(bound, size.dtype)), zero, x)
 
 
 def _b_conv(B, args, *, stride, padding):
@@ -440,6 +542,94 @@ def _b_jit(B, args, *, body):
     return list(B.jit(as_function(body, B))(*args))
 
 
+#: Marks an entry of an index spec taken from a traced int scalar argument.
+TRACED = 'traced'
+
+
+def _index(spec, traced):
+    """The index ``spec`` describes, its TRACED entries taken from ``traced`` in turn."""
+    traced = iter(traced)
+    return tuple(next(traced) if isinstance(e, str) else e for e in spec)
+
+
+def _b_index(B, args, *, spec):
+    x, *traced = args
+    return [B.numpy.asarray(x)[_index(spec, traced)]]
+
+
+def _b_at(B, args, *, spec, method, mode):
+    """``x.at[index].method(update, mode=mode)``; ``get`` takes no update."""
+    x, *rest = args
+    if method == 'get':
+        return [B.numpy.asarray(x).at[_index(spec, rest)].get(mode=mode)]
+    update, *traced = rest
+    return [getattr(B.numpy.asarray(x).at[_index(spec, traced)], method)(update, mode=mode)]
+
+
+#: jax.random's samplers as the generator calls them: (key, shape, dtype) -> values.
+_RANDOM = dict(
+    uniform=lambda r, key, shape, dtype: r.uniform(key, shape, dtype, -2., 3.),
+    normal=lambda r, key, shape, dtype: r.normal(key, shape, dtype),
+    exponential=lambda r, key, shape, dtype: r.exponential(key, shape, dtype),
+    gumbel=lambda r, key, shape, dtype: r.gumbel(key, shape, dtype),
+    laplace=lambda r, key, shape, dtype: r.laplace(key, shape, dtype),
+    logistic=lambda r, key, shape, dtype: r.logistic(key, shape, dtype),
+    truncated_normal=lambda r, key, shape, dtype: r.truncated_normal(key, -1., 2., shape, dtype),
+    bits=lambda r, key, shape, dtype: r.bits(key, shape, dtype),
+    randint=lambda r, key, shape, dtype: r.randint(key, shape, 1, 100, dtype),
+    bernoulli=lambda r, key, shape, dtype: r.bernoulli(key, 0.3, shape),
+)
+_RANDOM_DTYPES = dict(dict.fromkeys(_RANDOM, FLOATS), bits=UNSIGNED, randint=INTS,
+                      bernoulli=('bool',))
+
+
+def _b_random(B, args, *, typed, path, sampler, shape, dtype):
+    """Random values from the key of an int scalar seed (typed, or raw uint32[2]), moved
+    along ``path`` (folds in and splits), drawn by ``sampler``."""
+    key = (B.random.key if typed else B.random.PRNGKey)(args[0])
+    for how, n in path:
+        key = B.random.fold_in(key, n) if how == 'fold_in' else B.random.split(key, n)[n - 1]
+    return [_RANDOM[sampler](B.random, key, shape, np.dtype(dtype))]
+
+
+def _last_two_swapped(x):
+    rank = len(jnp.shape(x))
+    return (*range(rank - 2), rank - 1, rank - 2)
+
+
+def _b_linalg(B, args, *, name, mix, options):
+    """A decomposition of a well-conditioned matrix made from ``x``: its entries bounded
+    (tanh, NaN as 0), mixed by the constant ``mix`` into the shape wanted, scaled down and
+    added to a dominant diagonal (3, 6, 9, ...: distinct eigenvalues and singular values,
+    unambiguous pivots). Factors fixed only up to signs (eigenvectors, singular vectors, Q
+    and R) are squared elementwise: the signs LAPACK picks do not show."""
+    y = B.tanh(_without_nans(B, args[0]))
+    rank = len(jnp.shape(y))
+    a = B.dot_general(y, mix.astype(y.dtype), (((rank - 1,), (0,)), ((), ())))
+    if name in ('cholesky', 'eigh'):
+        a = B.add(a, B.transpose(a, _last_two_swapped(a)))
+    m, k = jnp.shape(a)[-2:]
+    diagonal = np.eye(m, k) * np.arange(3, 3 * k + 1, 3)
+    a = B.add(B.mul(a, _like(a, 0.02)),
+              B.broadcast_in_dim(_like(a, diagonal), jnp.shape(a), (rank - 2, rank - 1)))
+    if name == 'triangular_solve':
+        b = y if options['left_side'] else B.transpose(y, _last_two_swapped(y))
+        return [B.linalg.triangular_solve(a, b, **options)]
+    outs = getattr(B.linalg, name)(a, **options)
+    if name == 'cholesky':
+        return [outs]
+    if name == 'lu':
+        return list(outs)
+    squared = {'eigh': (0,), 'qr': (0, 1), 'svd': (0, 2)}[name]
+    if name == 'svd' and not options['compute_uv']:
+        return [outs]
+    return [B.mul(v, v) if k in squared else v for k, v in enumerate(outs)]
+
+
+def _b_custom(B, args, *, name):
+    return [B.custom[name](*args)]
+
+
 BUILDERS = dict(
     unary=_b_unary, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
     static=_b_static, concatenate=_b_concatenate, iota=_b_iota, const=_b_const,
@@ -447,8 +637,8 @@ BUILDERS = dict(
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
     bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
     gather=_b_gather, scatter=_b_scatter, complex_parts=_b_complex_parts, fourier=_b_fourier,
-    cond=_b_cond,
-    while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
+    index=_b_index, at=_b_at, random=_b_random, linalg=_b_linalg, custom=_b_custom,
+    cond=_b_cond, while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
 
 
 # ----------------------------------------------------------------------------- generation
@@ -472,6 +662,11 @@ class Gen:
         self.hazards.update(hazards)
         return True
 
+    def drawable(self, op, aval, parked=PARKED):
+        """Whether JAX takes ``op`` on ``aval`` and no bug class avoided is ``parked`` there."""
+        return accepts(op, aval) and all(self.hit(bug) for (name, dtypes), bug in parked.items()
+                                          if name == op and aval.dtype in dtypes)
+
     def pick(self, pool, ok=lambda a: True):
         """The index of a value in ``pool`` satisfying ``ok``; recent values are likelier."""
         found = [i for i, a in enumerate(pool) if ok(a)]
@@ -486,6 +681,11 @@ class Gen:
 
 def _is_float(a):
     return a.dtype in FLOATS
+
+
+def _is_ordered(a):
+    """A real number (not complex, not bool): what a comparison or a max orders."""
+    return a.dtype in FLOATS + INTS
 
 
 def _is_number(a):
@@ -505,14 +705,17 @@ def _step(op, args, outs, **params):
 
 def s_unary(g, pool, depth):
     name = g.choice(_UNARY)
-    x = g.pick(pool, _is_float if name in _FLOAT_UNARY else _is_number)
+    x = g.pick(pool, lambda a: g.drawable(name, a))
     if x is None:
         return None
-    if name == 'abs' and _is_float(pool[x]):
+    if name == 'abs' and pool[x].dtype in INEXACT:
         g.hazards.add('grad_abs_zero')
     if name in ('abs', 'sign'):
         g.hazards.add('nonsmooth')
-    return _step('unary', [x], [pool[x]], name=name)
+    a = pool[x]
+    if name == 'abs':  # of a complex number: real
+        a = Aval(a.shape, _REAL_PART.get(a.dtype, a.dtype))
+    return _step('unary', [x], [a], name=name, tame=not g.drawable(name, pool[x], TAMED))
 
 
 def _partner(g, pool, x):
@@ -524,7 +727,7 @@ def _partner(g, pool, x):
 
 def s_binary(g, pool, depth):
     name = g.choice(_BINARY)
-    x = g.pick(pool, _is_float if name in _FLOAT_BINARY else _is_number)
+    x = g.pick(pool, lambda a: g.drawable(name, a))
     if x is None:
         return None
     y = _partner(g, pool, x)
@@ -560,7 +763,7 @@ def complex_parts_step(seed, pool):
     return _step('complex_parts', [x, y], [pool[x]], part=part)
 
 
-def fourier_step(seed, pool):
+def fourier_step(seed, pool, avoid):
     """A last step through one of the four Fourier transforms over 1 to 3 trailing axes of a
     float array (None for half of the seeds, or without one), drawn from its own generator
     as ``complex_parts_step`` is."""
@@ -580,7 +783,8 @@ def fourier_step(seed, pool):
         m = lengths[-1]
         n = 2 * m - 1 if m == 1 or rng.random() < 1 / 2 else 2 * m - 2
         lengths, shape = lengths[:-1] + (n,), shape[:-1] + (n,)
-    return _step('fourier', [x], [Aval(shape, a.dtype)], kind=kind, lengths=lengths)
+    return _step('fourier', [x], [Aval(shape, a.dtype)], kind=kind, lengths=lengths,
+                 tame='interpreter_fft_large' in avoid)
 
 
 def s_select_n(g, pool, depth):
@@ -603,6 +807,8 @@ def s_select_n(g, pool, depth):
 def s_convert(g, pool, depth):
     x = g.pick(pool)
     a, dtype = pool[x], g.choice(DTYPES)
+    if a.dtype in COMPLEX and dtype not in INEXACT:  # JAX warns, and drops the imaginary part
+        dtype = g.choice(INEXACT)
     to_int = _is_float(a) and dtype in INTS
     sanitize = to_int and not g.hit('float_to_int')
     if dtype not in FLOATS or not _is_float(a):
@@ -615,8 +821,8 @@ def s_integer_pow(g, pool, depth):
     if x is None:
         return None
     a = pool[x]
-    y = int(g.rng.integers(-3 if _is_float(a) else 0, 5))
-    if y == 0 and _is_float(a) and not g.hit('nan_zero_cotangent'):
+    y = int(g.rng.integers(-3 if a.dtype in INEXACT else 0, 5))
+    if y == 0 and a.dtype in INEXACT and not g.hit('nan_zero_cotangent'):
         y = 2
     return _step('static', [x], [a], name='integer_pow', y=y)
 
@@ -741,7 +947,7 @@ def _start_operands(g, pool, rank):
     for _ in range(rank):
         i = g.pick(pool, lambda b: b == index)
         if i is None or g.coin(0.5):
-            value = np.asarray(g.rng.integers(0 if nonneg else -4, 6), index.dtype)
+            value = np.asarray(g.rng.integers(0 if nonneg else -4, 6)).astype(index.dtype)
             steps.append(_step('const', [], [index], value=value))
             i = len(pool) + len(steps) - 1
         args.append(i)
@@ -767,12 +973,11 @@ def s_dynamic_update_slice(g, pool, depth):
 
 
 def s_reduce(g, pool, depth):
-    x = g.pick(pool, _is_number)
+    name = g.choice(('reduce_sum', 'reduce_sum', 'reduce_max', 'reduce_min') + _BITWISE_REDUCTIONS)
+    x = g.pick(pool, lambda a: g.drawable(name, a))
     if x is None:
         return None
     a = pool[x]
-    name = g.choice(('reduce_sum', 'reduce_max', 'reduce_min')
-                    + (() if _is_float(a) else _BITWISE_REDUCTIONS))
     chooser = name in ('reduce_max', 'reduce_min')
     if chooser and 0 in a.shape and not g.hit('reduce_max_empty_eager'):
         name, chooser = 'reduce_sum', False
@@ -784,7 +989,7 @@ def s_reduce(g, pool, depth):
 
 
 def s_arg_chooser(g, pool, depth):
-    x = g.pick(pool, lambda a: _is_number(a) and any(a.shape))
+    x = g.pick(pool, lambda a: accepts('argmax', a) and any(a.shape))
     if x is None:
         return None
     a = pool[x]
@@ -836,7 +1041,7 @@ def _closed(g, pool):
 
 
 def s_cond(g, pool, depth):
-    pred = g.pick(pool, lambda a: a == Aval((), 'bool') or _is_number(a))
+    pred = g.pick(pool, lambda a: a == Aval((), 'bool') or _is_ordered(a))
     if pred is None:
         return None
     kind = 'bool' if pool[pred] == Aval((), 'bool') else 'positive'
@@ -920,17 +1125,20 @@ def s_rev(g, pool, depth):
     return _step('static', [x], [a], name='rev', dimensions=dims)
 
 
+_FLOATS_OF_SIZE = {2: ('float16', 'bfloat16'), 4: ('float32',), 8: ('float64',)}
+
+
 def s_bitcast(g, pool, depth):
-    x = g.pick(pool, lambda a: a.dtype in INTS)
+    x = g.pick(pool, lambda a: a.dtype in INTS and np.dtype(a.dtype).itemsize > 1)
     if x is None:
         return None
     a = pool[x]
-    dtype = {'int32': 'float32', 'int64': 'float64'}[a.dtype]
+    dtype = g.choice(_FLOATS_OF_SIZE[np.dtype(a.dtype).itemsize])
     return _step('bitcast', [x], [Aval(a.shape, dtype)], new_dtype=dtype)
 
 
 def s_conv(g, pool, depth):
-    x = g.pick(pool, lambda a: _is_float(a) and _size(a.shape) > 0)
+    x = g.pick(pool, lambda a: g.drawable('conv', a) and _size(a.shape) > 0)
     if x is None:
         return None
     a = pool[x]
@@ -943,11 +1151,11 @@ def s_conv(g, pool, depth):
 
 
 def s_reduce_window(g, pool, depth):
-    x = g.pick(pool, lambda a: _is_number(a) and a.shape != () and 0 not in a.shape)
+    name = g.choice(('reduce_window_sum', 'reduce_window_max', 'reduce_window_min'))
+    x = g.pick(pool, lambda a: g.drawable(name, a) and a.shape != () and 0 not in a.shape)
     if x is None:
         return None
     a = pool[x]
-    name = g.choice(('reduce_window_sum', 'reduce_window_max', 'reduce_window_min'))
     if name != 'reduce_window_sum':
         g.hazards.update(('nonsmooth', 'reduce_window_tie_grad'))
     window = tuple(int(g.rng.integers(1, min(n, 3) + 1)) for n in a.shape)
@@ -958,15 +1166,16 @@ def s_reduce_window(g, pool, depth):
 
 
 def s_sort(g, pool, depth):
-    x = g.pick(pool, lambda a: a.shape != ())
+    x = g.pick(pool, lambda a: a.shape != () and g.drawable('sort', a))
     if x is None:
         return None
     a = pool[x]
-    args = [x] + [i for i in [g.pick(pool, lambda b: b.shape == a.shape)] if g.coin(0.5)]
+    args = [x] + [i for i in [g.pick(pool, lambda b: b.shape == a.shape and g.drawable('sort', b))]
+                  if g.coin(0.5)]
     g.hazards.add('nonsmooth')
     dimension = int(g.rng.integers(len(a.shape)))
     num_keys = int(g.rng.integers(1, len(args) + 1))
-    if any(_is_float(pool[i]) for i in args[:num_keys]):
+    if any(pool[i].dtype in INEXACT for i in args[:num_keys]):
         g.hazards.add('interpreter_totalorder_nan')
     return _step('sort', args, [pool[i] for i in args], dimension=dimension,
                  num_keys=num_keys)
@@ -974,8 +1183,7 @@ def s_sort(g, pool, depth):
 
 def s_cumulative(g, pool, depth):
     name = g.choice(('cumsum', 'cumprod', 'cummax', 'cummin', 'cumlogsumexp'))
-    x = g.pick(pool, lambda a: a.shape != () and (
-        _is_float(a) if name == 'cumlogsumexp' else _is_number(a)))
+    x = g.pick(pool, lambda a: a.shape != () and g.drawable(name, a))
     if x is None:
         return None
     a = pool[x]
@@ -989,11 +1197,9 @@ def s_cumulative(g, pool, depth):
 
 def s_bitwise(g, pool, depth):
     """An integer or bitwise op: on integers (and bools where JAX takes them); ``rem`` on
-    any number."""
+    any real number."""
     name = g.choice(_BITWISE_BINARY + _BITWISE_UNARY)
-    bools = name in ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not')
-    x = g.pick(pool, lambda a: a.dtype in INTS or (bools and a.dtype == 'bool')
-               or (name == 'rem' and _is_number(a)))
+    x = g.pick(pool, lambda a: accepts(name, a))
     if x is None:
         return None
     a = pool[x]
@@ -1010,12 +1216,12 @@ def s_gather_scatter(g, pool, depth):
     bounds, except for a gather in JAX's default mode (whose gradient there JAX leaves
     undefined) and scatter_min/max with mode='clip' (JAX's jvp then mixes clamped gathers
     with scatter-adds that drop, so its tangent out of bounds is wrong)."""
-    x = g.pick(pool, lambda a: _is_number(a) and a.shape != () and a.shape[0] > 0)
+    name = g.choice(('gather', 'scatter', 'scatter_add', 'scatter_mul', 'scatter_min',
+                     'scatter_max'))
+    x = g.pick(pool, lambda a: g.drawable(name, a) and a.shape != () and a.shape[0] > 0)
     if x is None:
         return None
     a = pool[x]
-    name = g.choice(('gather', 'scatter', 'scatter_add', 'scatter_mul', 'scatter_min',
-                     'scatter_max'))
     mode = g.choice((None, 'clip', 'fill' if name == 'gather' else 'promise_in_bounds'))
     m, n = int(g.rng.integers(1, 5)), a.shape[0]
     in_bounds = (name, mode) in [('gather', None), ('scatter_min', 'clip'), ('scatter_max', 'clip')]
@@ -1032,13 +1238,149 @@ def s_gather_scatter(g, pool, depth):
                                     mode=mode)]
 
 
+def _outs_from_jax(op, pool, args, **params):
+    """The step ``op`` on ``args``, its output types those JAX computes for it."""
+    def fn(*xs):
+        return BUILDERS[op](JAX, list(xs), **params)
+    outs = jax.eval_shape(fn, *[jax.ShapeDtypeStruct(pool[i].shape, pool[i].dtype)
+                                for i in args])
+    return _step(op, args, [Aval(tuple(o.shape), o.dtype.name) for o in outs], **params)
+
+
+def _index_spec(g, pool, shape, in_bounds):
+    """A jnp index into ``shape`` (ints, slices, int arrays, traced int scalars of the pool,
+    a None, a leading Ellipsis) and the pool values its TRACED entries take. Arrays go out of
+    bounds and traced scalars appear only if not ``in_bounds``."""
+    k = int(g.rng.integers(0, len(shape) + 1))
+    trailing = g.coin(0.2)
+    array_shape = g.choice([(), (2,), (3,), (2, 2)])  # one for all: they broadcast together
+    spec, traced = [], []
+    for n in shape[len(shape) - k:] if trailing else shape[:k]:
+        kinds = ('slice', 'slice', 'int', 'array') + (() if in_bounds else ('traced',))
+        kind = g.choice(kinds) if n else 'slice'
+        scalar = g.pick(pool, lambda a: a.shape == () and a.dtype in INTS and (
+            a.dtype in ('int8', 'int16', 'int32', 'uint8', 'uint16')
+            or g.hit('index_beyond_int32')))
+        if kind == 'traced' and scalar is not None:
+            spec.append(TRACED)
+            traced.append(scalar)
+        elif kind == 'int':
+            spec.append(int(g.rng.integers(-n, n)))
+        elif kind == 'array':
+            lo, hi = (-n, n) if in_bounds else (-n - 2, n + 2)
+            spec.append(g.rng.integers(lo, hi, size=array_shape).astype(g.choice(SIGNED[2:])))
+        else:
+            def bound():
+                return None if g.coin(0.3) else int(g.rng.integers(-n - 1, n + 2))
+            spec.append(slice(bound(), bound(), g.choice((None, 1, 2, -1, -2))))
+    if g.coin(0.2):
+        spec.insert(int(g.rng.integers(len(spec) + 1)), None)
+    return tuple([Ellipsis] * trailing + spec), traced
+
+
+def s_index(g, pool, depth):
+    """``x[index]``, basic and advanced; in bounds for a float ``x``, whose gradient at a
+    clamped read JAX leaves undefined (docs/semantics.md)."""
+    x = g.pick(pool, lambda a: a.shape != ())
+    if x is None:
+        return None
+    spec, traced = _index_spec(g, pool, pool[x].shape, pool[x].dtype in INEXACT)
+    return _outs_from_jax('index', pool, [x] + traced, spec=spec)
+
+
+#: The types each ``.at[]`` method takes, and the modes it is drawn with.
+_AT_TYPES = dict(set=lambda a: True, get=lambda a: True, add=_is_number, mul=_is_number,
+                 min=_is_ordered, max=_is_ordered)
+_AT_MODES = (None, 'clip', 'promise_in_bounds')
+
+
+def s_at(g, pool, depth):
+    """``x.at[index].set/add/mul/min/max(update, mode=...)`` or ``.get(mode=...)``, the update
+    a value of the pool or a new constant (always for mul, which JAX differentiates in its
+    update only at unique indices); in bounds in mode promise_in_bounds, and for min
+    and max in mode clip (JAX's tangent out of bounds is wrong there: see
+    ``s_gather_scatter``)."""
+    method = g.choice(tuple(_AT_TYPES))
+    x = g.pick(pool, lambda a: a.shape != () and _AT_TYPES[method](a))
+    if x is None:
+        return None
+    mode = g.choice(_AT_MODES + ('fill' if method == 'get' else 'drop',))
+    in_bounds = (mode == 'promise_in_bounds' or (method in ('min', 'max') and mode == 'clip')
+                 or (method == 'get' and mode is None and pool[x].dtype in INEXACT))
+    spec, traced = _index_spec(g, pool, pool[x].shape, in_bounds)
+    if method == 'get':
+        return _outs_from_jax('at', pool, [x] + traced, spec=spec, method=method, mode=mode)
+    target = _outs_from_jax('index', pool, [x] + traced, spec=spec).outs[0]
+    update = g.pick(pool, lambda b: b in (target, Aval((), target.dtype)))
+    steps = []
+    if update is None or method == 'mul' or g.coin(0.3):
+        steps = [_step('const', [], [target], value=random_value(g.rng, target, g.coin(0.3)))]
+        update = len(pool)
+    if method in ('min', 'max', 'mul'):
+        g.hazards.add('nonsmooth')
+    return steps + [_step('at', [x, update] + traced, [pool[x]], spec=spec, method=method,
+                          mode=mode)]
+
+
+def s_random(g, pool, depth):
+    """jax.random's values from the key of an int scalar seed, as JAX computes them."""
+    seed = g.pick(pool, lambda a: a.dtype in INTS and a.shape == ())
+    steps = []
+    if seed is None or g.coin(0.3):
+        steps = [_step('const', [], [Aval((), 'int64')],
+                       value=np.asarray(g.rng.integers(0, 2 ** 40)))]
+        seed = len(pool)
+    path = tuple((g.choice(('fold_in', 'split')), int(g.rng.integers(1, 4)))
+                 for _ in range(int(g.rng.integers(0, 3))))
+    sampler = g.choice(tuple(_RANDOM))
+    return steps + [_outs_from_jax(
+        'random', pool + [s.outs[0] for s in steps], [seed], typed=g.coin(0.5), path=path,
+        sampler=sampler, shape=g.shape(2), dtype=g.choice(_RANDOM_DTYPES[sampler]))]
+
+
+def s_linalg(g, pool, depth):
+    """A decomposition (or triangular solve) of a well-conditioned matrix made from a float
+    value with 1 to 4 rows and columns (``_b_linalg``)."""
+    x = g.pick(pool, lambda a: accepts('linalg', a) and len(a.shape) >= 2
+               and 0 < a.shape[-1] <= 4 and 0 < a.shape[-2] <= 4)
+    if x is None:
+        return None
+    a = pool[x]
+    name = g.choice(('cholesky', 'eigh', 'svd', 'qr', 'lu', 'triangular_solve'))
+    m, n = a.shape[-2:]
+    k = m if name in ('cholesky', 'eigh', 'triangular_solve') else int(g.rng.integers(1, 5))
+    # full matrices only where the extra columns are unique up to sign
+    full = abs(m - k) <= 1 and g.coin(0.5)
+    options = dict(
+        svd=dict(full_matrices=full, compute_uv=g.coin(0.8)), qr=dict(full_matrices=full),
+        triangular_solve=dict(left_side=g.coin(0.5), lower=g.coin(0.5),
+                              transpose_a=g.coin(0.5), unit_diagonal=g.coin(0.3)),
+    ).get(name, {})
+    return _outs_from_jax('linalg', pool, [x], name=name, mix=g.rng.uniform(-1, 1, (n, k)),
+                          options=options)
+
+
+def s_custom(g, pool, depth):
+    """A function of the custom-rule family (``_custom_rules``)."""
+    x = g.pick(pool, lambda a: accepts('custom', a))
+    if x is None:
+        return None
+    name = g.choice(('sin_jvp', 'cube_jvp', 'product_vjp', 'exp_vjp'))
+    args = [x, g.pick(pool, lambda b: b == pool[x])] if name == 'product_vjp' else [x]
+    g.hazards.add('nonsmooth')  # the rules are not the derivatives: no finite differences
+    if name.endswith('_vjp'):
+        g.hazards.add('custom_vjp')  # which JAX cannot differentiate in forward mode
+    return _step('custom', args, [pool[x]], name=name)
+
+
 SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_integer_pow, 1), (s_broadcast_in_dim, 1), (s_transpose, 1), (s_reshape, 1),
             (s_concatenate, 1), (s_pad, 1), (s_iota, 0.3), (s_const, 0.7), (s_slice, 1),
             (s_dynamic_slice, 1), (s_dynamic_update_slice, 0.7), (s_reduce, 1.5),
             (s_arg_chooser, 0.7), (s_dot_general, 1), (s_rev, 0.4), (s_bitcast, 0.3),
             (s_conv, 0.5), (s_reduce_window, 0.7), (s_sort, 0.5), (s_cumulative, 1),
-            (s_bitwise, 2), (s_gather_scatter, 1)]
+            (s_bitwise, 2), (s_gather_scatter, 1), (s_index, 1), (s_at, 1), (s_random, 0.4),
+            (s_linalg, 1.5), (s_custom, 0.5)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 
@@ -1085,7 +1427,7 @@ def _leaves(pool, steps, n_inputs):
 def generate(seed: int, avoid=frozenset(KNOWN_BUGS), max_steps=8) -> Description:
     """The random program of ``seed``, steering clear of the bug classes in ``avoid``."""
     g = Gen(np.random.default_rng([seed, 1]), frozenset(avoid))
-    dtype = g.choice(DTYPES[:4] * 3 + ('bool',))
+    dtype = g.choice(WIDE_FLOATS * 4 + ('int32', 'int64') * 2 + DTYPES)
     base = g.shape(3)
     inputs = [Aval(base, dtype)]
     for _ in range(int(g.rng.integers(0, 3))):
@@ -1093,7 +1435,7 @@ def generate(seed: int, avoid=frozenset(KNOWN_BUGS), max_steps=8) -> Description
                                 Aval(g.shape(2), g.choice(DTYPES))]))
     pool = list(inputs)
     steps = _draw_steps(g, pool, int(g.rng.integers(1, max_steps + 1)), 0)
-    for last in (complex_parts_step(seed, pool), fourier_step(seed, pool)):
+    for last in (complex_parts_step(seed, pool), fourier_step(seed, pool, g.avoid)):
         if last is not None:
             steps.append(last)
             pool.append(last.outs[0])
@@ -1114,17 +1456,29 @@ def random_value(rng, aval, special=False, subnormals=False):
     dtype = np.dtype(aval.dtype)
     if dtype == np.bool_:
         return rng.random(aval.shape) < 0.5
-    if dtype.kind == 'i':
+    if aval.dtype in INTS:
         x = rng.integers(-6, 7, size=aval.shape).astype(dtype)
-        extremes = np.array([0, -1, np.iinfo(dtype).min, np.iinfo(dtype).max], dtype)
+        bounds = np.iinfo(dtype)
+        extremes = np.array([0, 1, bounds.min, bounds.max], dtype)
     else:
-        x = rng.normal(size=aval.shape).astype(dtype)
-        with np.errstate(over='ignore'):
+        x = _random_inexact(rng, aval.shape, dtype)
+        with np.errstate(over='ignore', under='ignore'):
             extremes = np.array(SPECIALS + [SUBNORMAL] * subnormals, np.float64).astype(dtype)
     if special:
         mask = rng.random(aval.shape) < 0.3
         x = np.where(mask, rng.choice(extremes, size=aval.shape), x).astype(dtype)
-    return np.asarray(x)
+        if aval.dtype in COMPLEX:  # the specials in the imaginary parts too
+            mask = rng.random(aval.shape) < 0.3
+            x.imag = np.where(mask, rng.choice(extremes.real, size=aval.shape), x.imag)
+    return np.asarray(x).astype(dtype)
+
+
+def _random_inexact(rng, shape, dtype):
+    """Normally distributed floats, or complex numbers with normal parts."""
+    x = rng.normal(size=shape)
+    if dtype.kind == 'c':
+        x = x + 1j * rng.normal(size=shape)
+    return x.astype(dtype)
 
 
 def random_inputs(description, rng):
@@ -1136,7 +1490,10 @@ def random_inputs(description, rng):
 
 # ----------------------------------------------------------------------------- comparisons
 
-TOLERANCE = {'float32': 2e-4, 'float64': 1e-9}
+#: Relative tolerance by dtype: float16 and bfloat16 round at about 1e-3 and 1e-2 at each
+#: step, and XLA computes some of their ops in float32 where NumPy does not.
+TOLERANCE = {'float16': 2e-2, 'bfloat16': 1e-1, 'float32': 2e-4, 'float64': 1e-9,
+             'complex64': 2e-4, 'complex128': 1e-9}
 
 
 class Mismatch(Exception):
@@ -1151,9 +1508,11 @@ def agreement(got, want, tol=None):
     """Elementwise: ``got`` equals ``want`` (bitwise for ints and bools; floats within a
     tolerance relative to the array's magnitude, NaN equal to NaN)."""
     got, want = np.asarray(got), np.asarray(want)
-    if got.dtype.kind != 'f':
+    if not _is_inexact(got.dtype):
         return got == want
     tol = max(tol or 0, TOLERANCE[got.dtype.name])
+    if got.dtype == jnp.bfloat16:  # which NumPy's isclose does not know
+        got, want = got.astype(np.float32), want.astype(np.float32)
     finite = np.abs(want[np.isfinite(want)])
     scale = float(finite.max()) if finite.size else 1.
     return np.isclose(got, want, rtol=tol, atol=tol * max(scale, 1.), equal_nan=True)
@@ -1183,28 +1542,32 @@ def compare_all(got, want, what, tol=None, excuses=None):
 
 
 def tolerance(program):
-    """float32's tolerance for every float of a program that computes in float32 anywhere
-    (its rounding reaches float64 outputs through conversions)."""
+    """The loosest tolerance of the dtypes a program computes in, for all its values (the
+    rounding of a float32 reaches float64 outputs through conversions); None for float64's."""
     avals = list(program.inputs) + [a for s in _all_steps(program) for a in s.outs]
-    return TOLERANCE['float32'] if any(a.dtype == 'float32' for a in avals) else None
+    loosest = max((TOLERANCE[a.dtype] for a in avals if a.dtype in TOLERANCE), default=0)
+    return loosest if loosest > TOLERANCE['float64'] else None
 
 
 # ----------------------------------------------------------------------------- the legs
 
 def _float_inputs(program):
-    return [k for k, a in enumerate(program.inputs) if _is_float(a)]
+    """The inputs to differentiate in: float32 and float64 ones."""
+    return [k for k, a in enumerate(program.inputs) if a.dtype in WIDE_FLOATS]
 
 
 def loss(program, B):
-    """The sum of the program's float outputs, in float64: a scalar to differentiate."""
+    """The sum of the program's float outputs and of the real parts of its complex ones, in
+    float64: a scalar to differentiate."""
     avals = list(program.inputs) + [o for s in program.steps for o in s.outs]
-    floats = [k for k, i in enumerate(program.outputs) if _is_float(avals[i])]
+    floats = [k for k, i in enumerate(program.outputs) if avals[i].dtype in INEXACT]
 
     def fn(*args):
         outs = run(program, B, args)
         total = np.zeros((), np.float64)
         for k in floats:
-            x = B.convert_element_type(outs[k], np.float64)
+            x = outs[k] if avals[program.outputs[k]].dtype in FLOATS else B.real(outs[k])
+            x = B.convert_element_type(x, np.float64)
             total = B.add(total, B.reduce_sum(x, tuple(range(len(jnp.shape(x))))))
         return total
     return fn, bool(floats)
@@ -1255,9 +1618,9 @@ class Oracle:
 def _nudge(x):
     """``x`` with its finite nonzero floats a few ulps larger in magnitude."""
     x = np.asarray(x)
-    if x.dtype.kind != 'f':
+    if not _is_inexact(x.dtype):
         return x
-    return np.where(np.isfinite(x), x * (1 + 4 * np.finfo(x.dtype).eps), x).astype(x.dtype)
+    return np.where(np.isfinite(x), x * (1 + 4 * jnp.finfo(x.dtype).eps), x).astype(x.dtype)
 
 
 def leg_values(d, args, oracle, tol):
@@ -1278,10 +1641,11 @@ def leg_values(d, args, oracle, tol):
 
 def leg_jvp(d, args, rng, tol):
     """mj.jvp of the sum of the float outputs against jax.jvp, along a random tangent:
-    forward mode reaches while_loop, which reverse mode cannot differentiate."""
+    forward mode reaches while_loop, which reverse mode cannot differentiate (and custom_vjp
+    functions it cannot)."""
     program = d.program
     argnums = _float_inputs(program)
-    if (not argnums or not loss(program, MINIJAX)[1]
+    if (not argnums or not loss(program, MINIJAX)[1] or 'custom_vjp' in d.hazards
             or d.skips('nan_zero_cotangent', 'pow_grad_zero', 'reduce_window_tie_grad',
                        'cumlogsumexp_inf_grad')):
         return

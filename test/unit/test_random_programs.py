@@ -5,20 +5,24 @@ The programs and the checks live in random_programs.py (shared with bench/fuzz.p
 thousands); CI runs a fixed seed set. A failure message holds the program's listing and the
 command that re-runs it alone.
 """
+import functools
+
 import numpy as np
 import pytest
 
 import minijax as mj
-from minijax import lax
+from minijax import custom_derivatives, dtypes, lax, prng
 from random_programs import (JAX, KNOWN_BUGS, MINIJAX, Aval, Mismatch, Oracle, Program, Step,
-                             as_function, check, describe, generate)
+                             _all_steps, as_function, check, describe, generate)
 
-#: The fixed seeds CI runs (bench/fuzz.py runs thousands more): the first 40, and five more
-#: that reach the primitives those miss (found by a greedy cover of the seeds below 1500;
-#: ``test_ci_programs_use_every_lax_primitive_and_control_flow`` says when to look again).
+#: The fixed seeds CI runs (bench/fuzz.py runs thousands more): the first 36, and those that
+#: reach the primitives, dtypes and step kinds the first miss (a greedy cover of the seeds
+#: below 3000: add the seed that reaches the most not yet reached, until none is left).
+#: ``test_ci_programs_use_every_primitive_and_control_flow`` and
+#: ``test_ci_programs_use_every_dtype`` say when to look again.
 #: Seeds of past fuzz failures are not kept: a seed names another program once the generator
 #: learns a new primitive, so they had stopped reproducing what they once found.
-CI_SEEDS = (*range(40), 109, 145, 258, 469, 852)
+CI_SEEDS = (*range(36), 2143, 630, 836, 1514, 2664, 2191, 2444, 1809)
 
 
 @pytest.mark.parametrize('seed', CI_SEEDS)
@@ -55,23 +59,48 @@ def _primitives(jaxpr):
 
 
 #: Collectives need an axis bound by pmap or vmap(axis_name=...), which a random
-#: single-device program has not: test_pmap.py checks them against JAX instead.
+#: single-device program has not: test_pmap.py checks them against JAX instead. custom_lin
+#: appears only inside autodiff (the grad legs go through it).
 NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter',
-                 'ppermute', 'all_to_all'}
+                 'ppermute', 'all_to_all', 'custom_lin'}
+
+#: Where the primitives the fuzzer must reach are defined.
+PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)
+
+_HOW_TO_FIX = ('teach test/unit/random_programs.py to draw it (a sampler in SAMPLERS, its '
+               'dtypes in ACCEPTS), then re-pick CI_SEEDS in test/unit/test_random_programs.py '
+               '(a greedy cover, as its comment says)')
 
 
-def test_ci_programs_use_every_lax_primitive_and_control_flow():
-    """The CI seed set reaches every primitive of minijax.lax, and cond, while, scan and
-    nested jit: a new primitive without a generator entry fails here."""
-    seen = set()
+@functools.cache
+def _ci_coverage():
+    """The primitives (in sub-jaxprs too) and the dtypes of the CI seeds' programs."""
+    primitives, dtype_names = set(), set()
     for seed in CI_SEEDS:
         program = generate(seed).program
         args = [np.zeros(a.shape, a.dtype) for a in program.inputs]
-        seen |= set(_primitives(mj.make_jaxpr(as_function(program, MINIJAX))(*args).jaxpr))
-    wanted = {p.name for p in vars(lax).values() if isinstance(p, mj.Primitive)}
+        primitives |= set(_primitives(mj.make_jaxpr(as_function(program, MINIJAX))(*args).jaxpr))
+        dtype_names |= {a.dtype for a in program.inputs}
+        dtype_names |= {a.dtype for step in _all_steps(program) for a in step.outs}
+    return primitives, dtype_names
+
+
+def test_ci_programs_use_every_primitive_and_control_flow():
+    """The CI seed set reaches every primitive of minijax.lax, lax.linalg, the PRNG and the
+    custom rules, and cond, while, scan and nested jit: a new primitive without a generator
+    entry fails here."""
+    wanted = {p.name for module in PRIMITIVE_MODULES for p in vars(module).values()
+              if isinstance(p, mj.Primitive)}
     wanted -= NOT_GENERATED
     wanted |= {'cond', 'while', 'scan', 'xla_call'}
-    assert wanted <= seen, f'never generated: {sorted(wanted - seen)}'
+    missing = wanted - _ci_coverage()[0]
+    assert not missing, f'never generated: {sorted(missing)}: {_HOW_TO_FIX}'
+
+
+def test_ci_programs_use_every_dtype():
+    """The CI seed set computes in every dtype minijax supports."""
+    missing = {d.name for d in dtypes.SUPPORTED} - _ci_coverage()[1]
+    assert not missing, f'never generated: dtypes {sorted(missing)}: {_HOW_TO_FIX}'
 
 
 def test_known_bug_exclusions_are_named():

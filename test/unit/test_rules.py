@@ -169,6 +169,33 @@ def test_impl_dynamic_slice_wraps_negative_starts_then_clamps_like_jax(dtype, rn
             assert_close(minijax.jit(mine)(x, np.int32(i)), expected)
 
 
+@pytest.mark.parametrize('index_dtype', ['uint32', 'int64', 'uint64'])
+def test_dynamic_slice_start_beyond_int32_clamps_like_jax(index_dtype):
+    """A start index int32 cannot hold is past the end (or before the start), as in JAX;
+    before, it wrapped around on the way to int32 (uint32 4294967292 was -4)."""
+    x = np.arange(12, dtype=np.float32)
+    update = np.array([7., 8.], np.float32)
+    cases = [(lambda m: lambda x, i: m.dynamic_slice(x, (i,), (3,))),
+             (lambda m: lambda x, i: m.dynamic_update_slice(x, update, (i,)))]
+    bounds = np.iinfo(index_dtype)
+    for make in cases:
+        mine, theirs = make(mlax), make(jax.lax)
+        for i in (bounds.max - 3, bounds.min, 2 ** 32 + 1 if bounds.bits == 64 else 5):
+            i = np.asarray(i, index_dtype)
+            expected = theirs(x, i)
+            assert_close(mine(x, i), expected)
+            assert_close(minijax.jit(mine)(x, i), expected)
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_dynamic_update_slice_of_a_narrow_float_scalar(dtype):
+    """A 0-d bfloat16 update of a 0-d operand, eagerly (before: TypeError, NumPy's bfloat16
+    array took the update, a minijax Array, as no number)."""
+    x, update = np.asarray(1.5, dtype), minijax.numpy.asarray(np.asarray(-2.25, dtype))
+    assert_close(mlax.dynamic_update_slice(x, update, ()),
+                 jax.lax.dynamic_update_slice(x, np.asarray(update), ()))
+
+
 # ----------------------------------------------------------------------------- lowering
 
 @pytest.mark.rule('lowering')
