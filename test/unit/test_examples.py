@@ -110,7 +110,7 @@ def test_cnn_doc_shows_what_the_example_prints():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         load('cnn').main()
-    assert f'```sh\npython examples/cnn.py\n```\n\n```\n{out.getvalue()}```' in CNN_DOC
+    assert f'```sh\npython examples/cnn.py\n```\n\n```text\n{out.getvalue()}```' in CNN_DOC
 
 
 def test_cnn_doc_command_runs_and_prints_the_lines_shown_in_order():
