@@ -7,6 +7,7 @@ max or min body), the bitwise reduce_and, reduce_or and reduce_xor, and argmax/a
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -93,7 +94,8 @@ def _chooser_reduction(np_reduce, identity, zero_winner, chooser):
     with the primitive's ``chooser`` (JAX's order of them)."""
     def impl(x, axis):
         if dtypes.is_complex(x.dtype):
-            rows = np.moveaxis(x, axis, range(len(axis))).reshape(-1, *_reduced_shape(
+            count = math.prod(x.shape[a] for a in axis)  # not -1: x may be empty
+            rows = np.moveaxis(x, axis, range(len(axis))).reshape(count, *_reduced_shape(
                 x.shape, axis))
             return functools.reduce(chooser, rows, np.full(rows.shape[1:], identity(x.dtype),
                                                            x.dtype))

@@ -121,6 +121,10 @@ CASES = {
         *_reduce(name, (1,)), [np.array([[1 + 2j, 1 - 5j, -3 + 9j], [np.inf - 1j, 2, 2 - 1j],
                                         [np.nan, 1j, -1j]])], False)
        for name in ('reduce_max', 'reduce_min')},
+    **{f'{name}_complex_empty': (*_reduce(name, (0,)), [np.zeros((0, 3), np.complex64)], False)
+       for name in ('reduce_max', 'reduce_min')},
+    'reduce_min_complex_to_empty': (*_reduce('reduce_min', (0,)),
+                                    [np.zeros((1, 0), np.complex64)], False),
     **{f'{name}_complex_orders_lexicographically': (
         *_same(name), [np.array([2, 1 + 5j, np.nan, 3 + 1j]), np.array([2 - 1j, 1 + 6j, 1, 3])],
         False) for name in ('max', 'min')},
