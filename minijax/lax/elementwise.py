@@ -86,8 +86,12 @@ def _logistic_lowering(ctx, x):
     """``1 / (1 + exp(-x))`` in StableHLO ops, as JAX lowers it (not ``stablehlo.logistic``,
     whose XLA expansion rounds differently), for a float or complex ``x``."""
     aval = ctx.avals_in[0]
-    one = hlo_broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, ())
-    return hlo.DivOp(one, hlo.AddOp(one, hlo.ExpOp(hlo.NegOp(x).result).result).result).result
+    def one():  # each use makes its own, as JAX's text has it
+        scalar_one = constant(np.ones((), aval.dtype))
+        return hlo_broadcast_in_dim(scalar_one, aval, ()) if aval.shape else scalar_one
+    exp_neg = hlo.ExpOp(hlo.NegOp(x).result).result
+    denominator = hlo.AddOp(one(), exp_neg).result
+    return hlo.DivOp(one(), denominator).result
 
 
 # sin and cos as the seed writes them (cos(x) * x_dot): the same bits as JAX's t * cos(x).
