@@ -144,7 +144,8 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
 
 def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
-    """``fun`` itself: JAX's rematerialization decorator, accepted so programs run unchanged.
+    """``fun`` itself (its ``static_argnums`` checked at each call): JAX's rematerialization
+    decorator, accepted so programs run unchanged.
 
     minijax recomputes nothing: reverse mode keeps the residuals that linearization saves, so
     values and derivatives are JAX's, but memory is not traded for recomputation. Usable as
@@ -154,7 +155,18 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         return lambda f: checkpoint(f, prevent_cse=prevent_cse, policy=policy,
                                     static_argnums=static_argnums)
     core.check_callable('checkpoint', fun=fun)
-    return fun
+    if not static_argnums:
+        return fun
+    argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def checked(*args, **kwargs):  # JAX checks static_argnums at each call
+        for i in argnums:
+            if not -len(args) <= i < len(args):
+                raise ValueError(f'checkpoint: static_argnums {i} is out of range for '
+                                 f'{len(args)} positional arguments')
+        return fun(*args, **kwargs)
+    return checked
 
 
 remat = checkpoint
