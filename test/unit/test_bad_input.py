@@ -1410,18 +1410,22 @@ PENDING = [
      r'cannot reshape', 'jnp: Array.reshape of a tracer, JAX TypeError'),
     ('test_util.check_grads_of_an_int', lambda jax: jax.test_util.check_grads(
         lambda a: a * 2, (1,), 1), r'tangent', 'jvp tangent types (check_grads: AssertionError)'),
-    ('lax.conv_bogus_padding', lambda jax: jax.lax.conv(IMAGE, KERNEL, (1, 1), 'BOGUS'),
-     r"padding must be 'SAME', 'SAME_LOWER', 'VALID'", 'conv: JAX RuntimeError'),
-    ('lax.slice_zero_stride', lambda jax: jax.lax.slice(V, (0,), (3,), (0,)),
-     r'slice', 'strides: JAX ZeroDivisionError'),
-    ('lax.reshape_size', lambda jax: jax.lax.reshape(X, (4,)),
-     r'reshape: cannot reshape', 'lax.reshape: JAX ValueError'),
 ]
 
 #: (id, misuse, minijax's exception type, regex, why minijax departs): JAX accepts these, or
 #: fails by accident of its implementation (an MLIR verifier error, an ``assert``, a missing
 #: attribute). docs/semantics.md ("Bad input") points here.
 DEPARTURES = [
+    ('lax.conv_bogus_padding', lambda jax: jax.lax.conv(IMAGE, KERNEL, (1, 1), 'BOGUS'),
+     ValueError, r"padding must be 'SAME', 'SAME_LOWER', 'VALID' or \(low, high\) pairs, "
+     r"got 'BOGUS'", "JAX raises RuntimeError for a bad padding string; minijax ValueError, "
+     "as for the other malformed parameters"),
+    ('lax.slice_zero_stride', lambda jax: jax.lax.slice(V, (0,), (3,), (0,)),
+     TypeError, r'slice: start \(0,\), limit \(3,\) and strides \(0,\) do not fit '
+     r'float64\[3\]', "JAX divides by the stride (ZeroDivisionError)"),
+    ('lax.reshape_size', lambda jax: jax.lax.reshape(X, (4,)),
+     TypeError, r'reshape: cannot reshape float32\[2,3\] \(6 elements\) to shape \(4,\)',
+     "JAX accepts it and fails in MLIR's verifier when lowering (ValueError)"),
     ('lax.gather_float_offset_dims', lambda jax: jax.lax.gather(
         np.ones(5), np.zeros((1, 1), np.int32), jax.lax.GatherDimensionNumbers(
             offset_dims=(1.5,), collapsed_slice_dims=(), start_index_map=(0,)), (2,)),
