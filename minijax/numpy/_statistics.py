@@ -15,7 +15,7 @@ from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote,
                            diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
                            isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
                            moveaxis, multiply, not_equal, ones_like, prod, ravel, reshape,
-                           searchsorted, size, sort, sqrt, square, squeeze, subtract, sum,
+                           searchsorted, size, sort, sqrt, squeeze, subtract, sum,
                            take_along_axis, transpose, true_divide, where, zeros, zeros_like)
 from minijax.numpy._reductions import _accumulator, _squared_modulus, _var_dtypes
 
