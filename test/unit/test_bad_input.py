@@ -1674,6 +1674,9 @@ CLI_ROWS = [
      r'--help\)'),
     (['bogus'], 2, r"minijax: error: argument COMMAND: invalid choice: 'bogus' .*"),
     (['run'], 2, r'minijax run: error: the following arguments are required: TARGET .*'),
+    (['run', '{d}/identity.mlir', '--entry', '', '--arg', 'f32[2]=[1, 2]'], 2,
+     r'minijax run: error: argument --entry: expected the name of a function, got an empty '
+     r'one \(see minijax run --help\)'),
     (['update-checks'], 2, r'minijax update-checks: error: the following arguments are required: '
      r'FILE .*'),
     (['lower', '{d}/user.py:fails', '--arg'], 2,
@@ -1717,8 +1720,6 @@ CLI_ROWS = [
 CLI_PENDING = [
     (['lower', '{d}/user.py:mismatched', '--arg', 'f32[3]', '--arg', 'f32[3]', '-o', ''], 2,
      r'minijax: error: .*-o.*'),  # today: exit 1, "cannot write '': Is a directory"
-    (['run', '{d}/identity.mlir', '--entry', '', '--arg', 'f32[2]=[1, 2]'], 2,
-     r'minijax: error: .*--entry.*'),
 ]
 
 
