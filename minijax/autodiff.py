@@ -38,7 +38,8 @@ def _linearize_flat(f, primals):
 
     def f_jvp(*primals_and_tangents):
         primals_out, tangents_out = jvp_flat(f, primals_and_tangents[:n],
-                                             primals_and_tangents[n:])
+                                             primals_and_tangents[n:],
+                                             staged_by=core.trace_stack[-1])
         return [*primals_out, *(instantiate(t) for t in tangents_out)]
 
     # Tangent outputs (the second half) are always staged; primal outputs stay known.

@@ -31,6 +31,9 @@ def ravel_pytree(pytree):
         if mixed and jnp.result_type(flat_vector) != flat_dtype:
             raise TypeError(f'unravel function given array of dtype '
                             f'{jnp.result_type(flat_vector)}, but expected dtype {flat_dtype}')
+        if np.shape(flat_vector) != np.shape(flat):
+            raise ValueError(f'unravel function given an array of shape '
+                             f'{np.shape(flat_vector)}, but expected shape {np.shape(flat)}')
         chunks = [chunk.reshape(shape) for chunk, shape in
                   zip(jnp.split(flat_vector, split_points), shapes)]
         if mixed:

@@ -94,6 +94,8 @@ class JVPTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
+        if self.main.global_data is not None:
+            tangents = [_zero_unless_staged(t, self.main.global_data) for t in tangents]
         if all(isinstance(t, Zero) for t in tangents):
             out = primitive.bind(*primals, **params)
             primals_out = out if primitive.multiple_results else [out]
@@ -109,12 +111,25 @@ class JVPTrace(core.Trace):
         return outs if primitive.multiple_results else outs[0]
 
 
-def jvp_flat(f, primals, tangents, name='jvp()'):
+def _zero_unless_staged(tangent, staged_by):
+    """Under ``linearize`` every tangent is linear in the staged input tangents, so one that
+    partial evaluation knows now (a zero a rule built as an array) is zero: made symbolic, it
+    keeps the tangent work of later rules (a custom_vjp's backward rule among it) out of the
+    known computation, which runs forward only."""
+    if isinstance(tangent, Zero) or (isinstance(tangent, PartialEvalTracer) and
+                                     tangent._trace.main is staged_by and
+                                     not tangent.pval.is_known):
+        return tangent
+    return Zero(core.get_aval(tangent))
+
+
+def jvp_flat(f, primals, tangents, name='jvp()', staged_by=None):
     """JVP of a flat function; tangents may be ``Zero``. Returns flat primal and tangent outs.
 
     The equations it traces get ``name`` on their name stack; a rule differentiating a body
-    passes ``''``: its equations keep their own names, as in JAX."""
-    with core.new_main(JVPTrace) as main, core.name_scope(name):
+    passes ``''``: its equations keep their own names, as in JAX. ``linearize`` passes the
+    partial evaluation that stages the tangents as ``staged_by``."""
+    with core.new_main(JVPTrace, staged_by) as main, core.name_scope(name):
         trace = main.trace
         tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
         outs = f(*tracers_in)

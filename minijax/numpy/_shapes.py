@@ -35,7 +35,9 @@ def reshape(a, shape=None, order='C', **kwargs):
         if known and size_ % known == 0:
             shape = tuple(size_ // known if d == -1 else d for d in shape)
     if shape.count(-1) or int(np.prod(shape, dtype=np.int64)) != size_:
-        raise ValueError(f'cannot reshape an array of shape {_shape_str(np.shape(a))} into '
+        # JAX's classes: NumPy's reshape refuses a NumPy array, lax's shape rule the rest.
+        error = ValueError if isinstance(a, (np.ndarray, np.generic)) else TypeError
+        raise error(f'cannot reshape an array of shape {_shape_str(np.shape(a))} into '
                          f'shape {_shape_str(shape)}')
     return a if shape == np.shape(a) else lax.reshape(a, shape)
 

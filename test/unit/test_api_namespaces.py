@@ -505,6 +505,41 @@ def test_custom_vjp_refuses_forward_mode_as_jax_does(how):
         jax.jvp(g, (1., 2.), (1., 1.))
 
 
+def _vjp_product(ns):
+    f = ns.jax.custom_vjp(lambda x, y: x * y)
+    f.defvjp(lambda x, y: (x * y, (x, y)), lambda res, g: (g * res[1], 3. * g * res[0]))
+    return f
+
+
+def _zero_tangent_array(ns, kind, x):
+    """A value whose tangent a rule builds as an array of zeros rather than a symbolic zero."""
+    if kind == 'integer_pow':
+        return ns.lax.integer_pow(x, 0)
+    flat = ns.jax.custom_jvp(lambda x: x * 0. + 1.)
+    flat.defjvp(lambda primals, tangents: (flat(*primals), ns.jnp.zeros_like(primals[0])))
+    return flat(x)
+
+
+_BODIES = {
+    'cond': lambda ns, f, v: ns.lax.cond(True, lambda v: f(v, v), lambda v: v, v),
+    'scan': lambda ns, f, v: ns.lax.scan(lambda c, _: (f(c, c), None), v, None, length=2)[0],
+    'fori_loop': lambda ns, f, v: ns.lax.fori_loop(0, 2, lambda i, c: f(c, c), v),
+    'jit': lambda ns, f, v: ns.jax.jit(lambda v: f(v, v))(v)}
+
+
+@pytest.mark.parametrize('zero', ['integer_pow', 'custom_jvp'])
+@pytest.mark.parametrize('body', list(_BODIES))
+def test_custom_vjp_in_a_body_under_grad_when_a_rule_built_a_zero_tangent(body, zero):
+    """A tangent that is an array of zeros is no tangent under ``grad``: the custom_vjp
+    function in the body is evaluated forward only, and its backward rule is never asked to
+    run forward (it failed with "can't apply forward-mode autodiff": fuzz seed 41574)."""
+    def grad_of(ns, x):
+        f = _vjp_product(ns)
+        return ns.jax.grad(lambda x: ns.jnp.sum(
+            _BODIES[body](ns, f, _zero_tangent_array(ns, zero, x)) * x))(x)
+    both(grad_of, normal(17, 3))
+
+
 def test_custom_vjp_bwd_must_return_one_cotangent_per_argument():
     f = minijax.custom_vjp(lambda x, y: x * y)
     f.defvjp(lambda x, y: (x * y, None), lambda res, g: (g,))
