@@ -111,16 +111,16 @@ def is_integer(dtype):
 
 
 def lowest(dtype):
-    """The least value of ``dtype``, the identity of a maximum: -inf for a float, the
-    smallest integer, False."""
-    if is_float(dtype):
+    """The least value of ``dtype``, the identity of a maximum: -inf for a float (-inf+0j
+    for a complex number, ordered by real part first), the smallest integer, False."""
+    if is_float(dtype) or is_complex(dtype):
         return -np.inf
     return False if dtype == bool_ else np.iinfo(dtype).min
 
 
 def highest(dtype):
     """The greatest value of ``dtype``, the identity of a minimum."""
-    if is_float(dtype):
+    if is_float(dtype) or is_complex(dtype):
         return np.inf
     return True if dtype == bool_ else np.iinfo(dtype).max
 

@@ -79,7 +79,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents, name='transpose') -> l
     outer = core.current_name_stack()
     for eqn in reversed(jaxpr.eqns):
         cts_out = [ct_env.pop(v, None) for v in eqn.out_binders]
-        if all(ct is None or _is_empty(ct) for ct in cts_out):
+        if all(ct is None for ct in cts_out):
             continue
         primals_in = [read_primal(x) for x in eqn.inputs]
         rule = transpose_rules[eqn.primitive]
@@ -96,13 +96,6 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cotangents, name='transpose') -> l
 
     return [(ct_env.get(v, Zero(v.aval)) if is_undefined_primal(val) else None)
             for v, val in zip(jaxpr.invars, args)]
-
-
-def _is_empty(ct) -> bool:
-    """Whether a cotangent has no elements: the outputs it belongs to hold nothing, so the
-    equation's inputs get nothing from them (as from a zero), and its transpose, which may
-    build a degenerate op (a convolution with an empty kernel), is never emitted."""
-    return core.get_aval(ct).size == 0
 
 
 def _transposed_name_stack(outer: tuple, stack: tuple, name: str) -> tuple:

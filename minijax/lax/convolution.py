@@ -31,15 +31,14 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.complex_numbers import complex, imag, real
 from minijax.lax.elementwise import add, sub
 from minijax.lax.static import static_ints
-from minijax.lax.structural import reshape, rev
+from minijax.lax.structural import full, reshape, rev
 from minijax.lax.windowed import (
     dilate_and_pad, dilate_shape, padding_pairs, padtype_to_pads, transpose_padding,
     window_offset_slice, window_offsets, window_output_shape)
-from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering import lower_fun, register_lowering, tensor_type
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -384,6 +383,10 @@ def _conv_transpose_rhs(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dila
 def _conv_transpose(ct, lhs, rhs, **params):
     if is_undefined_primal(lhs) and is_undefined_primal(rhs):
         raise TypeError('conv_general_dilated is not linear in both operands at once')
+    if core.get_aval(ct).size == 0:  # no output element: as a sum over no window, zeros
+        undefined = lhs if is_undefined_primal(lhs) else rhs
+        zeros = full(undefined.aval.shape, 0, undefined.aval.dtype)
+        return [zeros, None] if undefined is lhs else [None, zeros]
     if is_undefined_primal(lhs):
         return [_conv_transpose_lhs(ct, rhs, lhs.aval.shape, **params), None]
     return [None, _conv_transpose_rhs(ct, lhs, rhs.aval.shape, **params)]
@@ -446,8 +449,7 @@ def _conv_batching(vals, dims, *, dimension_numbers, feature_group_count, batch_
 
 def _conv_lowering(ctx, lhs, rhs, **params):
     if dtypes.is_complex(ctx.avals_in[0].dtype):
-        closed, _ = trace_to_jaxpr(lambda x, y: [_complex_conv(x, y, **params)], ctx.avals_in)
-        return lower_closed_jaxpr(ctx.module_context, closed, [lhs, rhs])
+        return lower_fun(_complex_conv)(ctx, lhs, rhs, **params)
     return _real_conv_lowering(ctx, lhs, rhs, **params)
 
 

@@ -20,7 +20,7 @@ from minijax.ir import tracing
 from minijax.array import Array, scalar
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.structural import broadcast_in_dim, full
-from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 from minijax.lowering.ops import broadcast_scalars, choose, compare
 
@@ -94,11 +94,53 @@ def _logistic_lowering(ctx, x):
     return hlo.DivOp(one(), denominator).result
 
 
+def _sinh_and_cosh(b):
+    """``(sinh(b), cosh(b))`` from ``expm1``, exact near 0 where ``exp`` would cancel."""
+    e1m, e2m = lax.expm1(b), lax.expm1(neg(b))
+    return div(sub(e1m, e2m), 2.), div(add(add(e1m, e2m), 2.), 2.)
+
+
+def _complex_sin(x):
+    """sin(a + bj) = sin(a) cosh(b) + cos(a) sinh(b) j, JAX's formula: a zero ``a`` keeps
+    a zero real part where cosh(b) is infinite (XLA's ``sine`` gives NaN there)."""
+    a, b = lax.real(x), lax.imag(x)
+    a_is_zero = eq(a, full_like(a, 0))
+    sinh, cosh = _sinh_and_cosh(b)
+    im = mul(cos(a), sinh)
+    return select_n(a_is_zero, lax.complex(mul(sin(a), cosh), im),
+                    lax.complex(full_like(a, 0), im))
+
+
+def _complex_cos(x):
+    """cos(a + bj) = cos(a) cosh(b) - sin(a) sinh(b) j, JAX's formula: a zero ``a`` gives
+    an imaginary part of +0 (not -0, nor NaN where sinh(b) is infinite)."""
+    a, b = lax.real(x), lax.imag(x)
+    a_is_zero = eq(a, full_like(a, 0))
+    sinh, cosh = _sinh_and_cosh(b)
+    re = mul(cos(a), cosh)
+    return select_n(a_is_zero, lax.complex(re, mul(neg(sin(a)), sinh)),
+                    lax.complex(re, full_like(a, 0)))
+
+
+def _with_complex_formula(hlo_op, complex_formula):
+    """A lowering rule: ``hlo_op`` on real numbers, ``complex_formula`` (lax ops) on complex
+    ones, as JAX lowers sin and cos."""
+    formula = lower_fun(complex_formula)
+
+    def rule(ctx, x):
+        if dtypes.is_complex(ctx.avals_in[0].dtype):
+            return formula(ctx, x)
+        return hlo_op(x).result
+    return rule
+
+
 # sin and cos as the seed writes them (cos(x) * x_dot): the same bits as JAX's t * cos(x).
-sin_p = unary_primitive('sin', np.sin, hlo.SineOp, lambda t, x, ans: mul(cos(x), t),
+sin_p = unary_primitive('sin', np.sin, None, lambda t, x, ans: mul(cos(x), t),
                         eager_on_xla=True)
-cos_p = unary_primitive('cos', np.cos, hlo.CosineOp, lambda t, x, ans: mul(neg(sin(x)), t),
+register_lowering(sin_p, _with_complex_formula(hlo.SineOp, _complex_sin))
+cos_p = unary_primitive('cos', np.cos, None, lambda t, x, ans: mul(neg(sin(x)), t),
                         eager_on_xla=True)
+register_lowering(cos_p, _with_complex_formula(hlo.CosineOp, _complex_cos))
 exp_p = unary_primitive('exp', np.exp, hlo.ExpOp, lambda t, x, ans: mul(t, ans),
                         eager_on_xla=True)
 log_p = unary_primitive('log', np.log, hlo.LogOp, lambda t, x, ans: div(t, x),
@@ -131,8 +173,15 @@ def _abs_tangent(t, x, ans):
 abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, accepts=SIGNED,
                         real_result=True)
 def _sign(x):
-    """NumPy's sign, except that a float zero keeps its sign (sign(-0.) is -0.), as in XLA."""
-    return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)
+    """NumPy's sign, but XLA's where they differ: a zero keeps its sign (sign(-0.) is -0.),
+    and a complex number is divided by its magnitude part by part, so an infinite part gives
+    NaN (NumPy's unit direction makes sign(inf+1j) 1)."""
+    if not dtypes.is_complex(x.dtype):
+        return np.where(x == 0, x, np.sign(x)) if dtypes.is_float(x.dtype) else np.sign(x)
+    magnitude = np.abs(x)
+    parts = np.empty_like(x)
+    parts.real, parts.imag = x.real / magnitude, x.imag / magnitude
+    return np.where(magnitude == 0, x, parts)
 
 
 def _sign_op(x):

@@ -23,10 +23,9 @@ import numpy as np
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.elementwise import (abs, add, div, exp, in_float32_if_narrow, less, mul, neg,
                                      select_n, sign, sub, min as minimum)
-from minijax.lowering import lower_closed_jaxpr, register_lowering
+from minijax.lowering import lower_fun, register_lowering
 
 # Highest power first, as Cephes lists them; a leading 1 is implied in U, Q and S.
 _T = [9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
@@ -87,15 +86,6 @@ def erfc_expansion(x):
     return select_n(less(a, 1.), outer, sub(1., _erf_near_zero(x)))
 
 
-def _lower_expansion(expansion):
-    """A lowering rule that emits ``expansion`` (a function of lax ops), traced at the
-    operand's type, in place of the primitive."""
-    def rule(ctx, x):
-        closed, _ = trace_to_jaxpr(lambda y: [expansion(y)], ctx.avals_in)
-        return lower_closed_jaxpr(ctx.module_context, closed, [x])
-    return rule
-
-
 def _float_unary_abstract_eval(name):
     def abstract_eval(x):
         if not dtypes.is_float(x.dtype):
@@ -121,7 +111,7 @@ def _special_primitive(name, libm_function, expansion, derivative):
     prim.def_abstract_eval(_float_unary_abstract_eval(name))
     ad.defjvp(prim, derivative)
     prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
-    register_lowering(prim, _lower_expansion(partial(in_float32_if_narrow, expansion)))
+    register_lowering(prim, lower_fun(partial(in_float32_if_narrow, expansion)))
     return prim
 
 

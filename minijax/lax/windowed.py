@@ -23,11 +23,12 @@ from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import add, convert_element_type, div, eq, mul
-from minijax.lax.elementwise import max as lax_max, min as lax_min
+from minijax.lax.elementwise import max as lax_max, max_p, min as lax_min, min_p
 from minijax.lax.slicing import slice as lax_slice
 from minijax.lax.static import static_ints
 from minijax.lax.structural import full, pad, pad_p
 from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering.ops import choose
 from minijax.lowering.types import element_type
 
 # ----------------------------------------------------------------------------- window geometry
@@ -139,10 +140,10 @@ def check_window_params(name, operand, *, window_dimensions, window_strides, pad
 
 # ----------------------------------------------------------------------------- the primitives
 
-def _reduce_window_primitive(name, np_combine, body_op, identity, eager_on_xla=False):
+def _reduce_window_primitive(name, np_combine, body, identity, eager_on_xla=False):
     """Define the window reduction ``name``, combining with ``np_combine`` (NumPy) and
-    ``body_op`` (StableHLO) from ``identity(dtype)``; the caller adds its derivatives.
-    ``eager_on_xla`` for sums, as in ``reduction_primitive``."""
+    ``body(a, b, dtype)`` (StableHLO) from ``identity(dtype)``; the caller adds its
+    derivatives. ``eager_on_xla`` for sums, as in ``reduction_primitive``."""
     prim = Primitive(name, eager_on_xla=eager_on_xla)
 
     @dtypes.accumulates_in_float32
@@ -180,7 +181,7 @@ def _reduce_window_primitive(name, np_combine, body_op, identity, eager_on_xla=F
             padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
         block = op.regions[0].blocks.append(scalar, scalar)
         with ir.InsertionPoint(block):
-            hlo.ReturnOp([body_op(*block.arguments).result])
+            hlo.ReturnOp([body(*block.arguments, dtype)])
         return op.results[0]
 
     prim.def_impl(impl)
@@ -194,11 +195,19 @@ def _add(a, b):
     return a + b
 
 
-reduce_window_sum_p = _reduce_window_primitive('reduce_window_sum', _add, hlo.AddOp,
-                                               lambda dtype: 0, eager_on_xla=True)
-reduce_window_max_p = _reduce_window_primitive('reduce_window_max', np.maximum, hlo.MaxOp,
+def _chooser(primitive, direction):
+    """``lax.max`` or ``lax.min`` (NumPy and StableHLO) as a window's combiner: complex
+    numbers in JAX's order, real parts first."""
+    return (core.impl_rules[primitive],
+            lambda a, b, dtype: choose(a, b, direction, dtype))
+
+
+reduce_window_sum_p = _reduce_window_primitive(
+    'reduce_window_sum', _add, lambda a, b, dtype: hlo.AddOp(a, b).result,
+    lambda dtype: 0, eager_on_xla=True)
+reduce_window_max_p = _reduce_window_primitive('reduce_window_max', *_chooser(max_p, 'GT'),
                                                dtypes.lowest)
-reduce_window_min_p = _reduce_window_primitive('reduce_window_min', np.minimum, hlo.MinOp,
+reduce_window_min_p = _reduce_window_primitive('reduce_window_min', *_chooser(min_p, 'LT'),
                                                dtypes.highest)
 
 # ----------------------------------------------------------------------------- derivatives

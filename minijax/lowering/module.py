@@ -18,6 +18,7 @@ from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack
+from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules
 from minijax.lowering.types import dense_elements, tensor_type
@@ -227,6 +228,20 @@ def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
         return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
     finally:
         module_ctx.name_stack, module_ctx.eqn_name_stack = saved
+
+
+def lower_fun(fun, multiple_results=False):
+    """A lowering rule that emits ``fun(*operands, **params)``, written in lax ops and traced
+    at the operands' types, in place of the primitive: how a primitive lowers to a formula
+    (JAX's ``mlir.lower_fun``)."""
+    def rule(ctx, *args, **params):
+        def traced(*xs):
+            out = fun(*xs, **params)
+            return list(out) if multiple_results else [out]
+        closed, _ = trace_to_jaxpr(traced, ctx.avals_in)
+        outs = lower_closed_jaxpr(ctx.module_context, closed, args)
+        return outs if multiple_results else outs[0]
+    return rule
 
 
 def _joined(*names: str) -> str:

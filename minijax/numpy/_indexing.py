@@ -37,6 +37,8 @@ def _index_entry(i):
         raise TypeError('minijax does not support a scalar boolean index (x[True]): use '
                         'x[None], or x[None][:0] for x[False]')
     if isinstance(i, (int, np.integer)):
+        if isinstance(i, int) and not -2**63 <= i < 2**63:
+            raise OverflowError(f'Python int {i} too large to convert to int64')  # JAX's
         return int(i)
     if isinstance(i, (Tracer, Array, np.ndarray, list, tuple)):
         if not np.issubdtype(np.result_type(core.get_aval(i).dtype if isinstance(i, Tracer)
@@ -213,10 +215,18 @@ class _Indexer(NamedTuple):
         return given
 
 
+def _as_int32(i: int) -> np.int32:
+    """A static index as JAX's gathers and scatters take it: converted to int32, wrapping
+    around (2**32 + 1 is 1, uint32 4294967295 is -1)."""
+    return np.int32((i + 2**31) % 2**32 - 2**31)
+
+
 def _normalized_index(i, n, normalize):
-    """An index as int32, counting from the end once if negative (``normalize``)."""
+    """An index as int32, counting from the end once if negative (``normalize``): in its own
+    dtype first, then converted (wrapping) as JAX converts it. An unsigned index never
+    counts from the end."""
     if isinstance(i, int):
-        return np.int32(i + n if normalize and i < 0 else i)
+        return _as_int32(i + n if normalize and i < 0 else i)
     if normalize and dtypes.kind(core.get_aval(i).dtype) == 'i':
         i = where(i < 0, i + n, i)
     return asarray(i, dtypes.int32)
@@ -247,10 +257,65 @@ def _gather_index(x, entries, mode=None, fill_value=None, normalize=True, **hint
                       ix.slice_sizes, mode=mode, fill_value=fill_value, **ix.hints(hints))
 
 
+def _is_dynamic_window(entries, mode):
+    """Whether JAX reads ``x[entries]`` with one ``dynamic_slice``: its array indices are all
+    integer scalars, its slices step by 1 or -1, and out of bounds clamps."""
+    if mode is not None and lax.GatherScatterMode.from_any(mode) not in (
+            lax.GatherScatterMode.CLIP, lax.GatherScatterMode.PROMISE_IN_BOUNDS):
+        return False
+    return builtins.all(np.ndim(i) == 0 if _is_array_index(i) else
+                        not isinstance(i, builtins.slice) or i.step in (None, 1, -1)
+                        for i in entries)
+
+
+def _dynamic_getitem(x, entries):
+    """``x[entries]`` with traced integer scalars among the entries: a window of one element
+    on their axes, at a start a negative index counts from the end of, clamped into the
+    axis (a ``dynamic_slice``), then reversed where a slice steps back and reshaped. As in
+    JAX, the starts of an array of two axes or more are converted to int32 together, which
+    wraps an index that int32 cannot hold; a vector's one start keeps its dtype."""
+    shape_ = np.shape(x)
+    starts, sizes, reversed_axes, out_shape, axis = [], [], [], [], 0
+    for i in entries:
+        if i is None:
+            out_shape.append(1)
+            continue
+        if isinstance(i, builtins.slice):
+            (start, limit, _), backwards = _slice_window(i, shape_[axis])
+            starts.append(start)
+            sizes.append(limit - start)
+            out_shape.append(limit - start)
+            reversed_axes += [axis] * backwards
+        elif shape_[axis] == 0:
+            raise IndexError(f'index is out of bounds for axis {axis} with size 0')
+        else:
+            starts.append(i)
+            sizes.append(1)
+        axis += 1
+    if len(starts) > 1:
+        starts = [_as_int32(i) if isinstance(i, int) else asarray(i, dtypes.int32)
+                  for i in starts]
+    elif isinstance(starts[0], int):  # clamped into [-n, n], which moves no window
+        starts = [builtins.min(builtins.max(starts[0], -shape_[0]), shape_[0])]
+    x = lax.dynamic_slice(x, starts, sizes)
+    if reversed_axes:
+        x = lax.rev(x, reversed_axes)
+    return x if np.shape(x) == tuple(out_shape) else lax.reshape(x, tuple(out_shape))
+
+
 def _getitem(x, idx, mode=None, fill_value=None, **hints):
+    """JAX's three ways: a static window (a slice) for static ints and slices, a window at
+    traced starts (a dynamic slice) for scalar array indices, else a gather. As in JAX, a
+    static int out of bounds (unless ``mode='clip'``) takes the second way, where an int
+    beyond int32 wraps in an array of two axes or more."""
     entries = _expand_index(np.shape(x), idx)
-    if not _uses_gather(entries, mode, lax.GatherScatterMode.FILL_OR_DROP):
+    checked = mode is None or lax.GatherScatterMode.from_any(
+        mode) is lax.GatherScatterMode.PROMISE_IN_BOUNDS
+    if not _uses_gather(entries, mode, lax.GatherScatterMode.FILL_OR_DROP) and (
+            not checked or _ints_in_bounds(np.shape(x), entries, counted_from_end=True)):
         return _static_getitem(x, entries)
+    if _is_dynamic_window(entries, mode):
+        return _dynamic_getitem(x, entries)
     return _gather_index(x, entries, mode, fill_value, **hints)
 
 
@@ -384,7 +449,8 @@ def _update(x, idx, values, kind, mode=None, **hints):
     entries = _expand_index(np.shape(x), idx)
     values = asarray(values, core.get_aval(x).dtype)
     if not _uses_gather(entries, mode, lax.GatherScatterMode.CLIP):
-        if not _static_in_bounds(np.shape(x), entries):
+        entries = _static_ints_as_scattered(np.shape(x), entries)
+        if not _ints_in_bounds(np.shape(x), entries, counted_from_end=False):
             return asarray(x)  # JAX's scatter drops an update out of bounds
         return _static_update(x, entries, elementwise(_static_getitem(x, entries), values))
     expanded, static, advanced = _basic_part(x, entries)
@@ -398,9 +464,23 @@ def _update(x, idx, values, kind, mode=None, **hints):
     return reshape(view, np.shape(x))
 
 
-def _static_in_bounds(shape_, entries):
+def _static_ints_as_scattered(shape_, entries):
+    """The static int entries as JAX's scatter sees them: counted from the end once if
+    negative, then converted to int32 (wrapping: index 2**32 + 1 updates element 1)."""
+    out, axis = [], 0
+    for i in entries:
+        if isinstance(i, int):
+            i = int(_normalized_index(i, shape_[axis], True))
+        out.append(i)
+        axis += i is not None
+    return tuple(out)
+
+
+def _ints_in_bounds(shape_, entries, counted_from_end):
+    """Whether every static int entry is inside its axis (from -n if ``counted_from_end``)."""
     axes = [e for e in entries if e is not None]
-    return builtins.all(-n <= i < n for i, n in zip(axes, shape_) if isinstance(i, int))
+    return builtins.all(-n * counted_from_end <= i < n for i, n in zip(axes, shape_)
+                        if isinstance(i, int))
 
 
 def _static_update(x, entries, values):

@@ -62,25 +62,6 @@ KNOWN_BUGS = {
                                'RET_CHECK: abs(iota) folded to iota, c128 for f64) compiling '
                                'abs of a complex iota, under jax.jit as under minijax.jit '
                                '(fuzz seed 41665)',
-    # Bugs being fixed (issue 28): delete each name once its fix lands.
-    'index_beyond_int32': 'jnp indexing and .at[] with an int64, uint32 or uint64 index that '
-                          'int32 cannot hold: JAX wraps it to int32 (then counts a negative '
-                          'one from the end); minijax clamps it eagerly, wraps it under jit '
-                          'without counting a wrapped unsigned one from the end, and .at[] '
-                          'of a concrete one raises OverflowError',
-    'complex_max_min_identity': 'reduce_window_max/min of complex numbers ask np.iinfo for '
-                                'the identity of their max or min (ValueError: '
-                                'dtypes.lowest/highest know only floats)',
-    'complex_cos': 'lax.cos of complex numbers: minijax lowers to stablehlo.cosine, JAX to '
-                   'its own formula; the sign of a zero imaginary part differs (cos(2+0j): '
-                   'minijax +0j, JAX -0j, which a branch cut downstream, rsqrt, turns into a '
-                   'conjugate), and cos(infj) is inf+nanj (JAX inf+0j)',
-    'complex_sin_inf': 'lax.sin of a complex number with real part 0 and an infinite imaginary '
-                       'part: stablehlo.sine gives nan+infj for sin(infj), JAX\'s formula '
-                       '0+infj',
-    'complex_sign_inf': 'lax.sign of a complex number with an infinite part: eager minijax '
-                        'gives the unit direction (sign(inf+1j) = 1+0j), JAX and minijax under '
-                        'jit nan+0j',
 }
 
 SIGNED = ('int8', 'int16', 'int32', 'int64')
@@ -118,13 +99,11 @@ def accepts(op, aval):
 
 
 #: (op, dtypes) -> the KNOWN_BUGS class that ``op`` on those dtypes hits.
-PARKED = {('cos', COMPLEX): 'complex_cos',
-          **{(name, COMPLEX): 'complex_max_min_identity'
-             for name in ('reduce_window_max', 'reduce_window_min')}}
+PARKED = {}
 
 #: (op, dtypes) -> the KNOWN_BUGS class that ``op`` hits on those dtypes' infinities: an
 #: op drawn there while the class is avoided gets finite operands.
-TAMED = {('sin', COMPLEX): 'complex_sin_inf', ('sign', COMPLEX): 'complex_sign_inf'}
+TAMED = {}
 
 
 class Aval(NamedTuple):
@@ -1264,14 +1243,13 @@ def _index_spec(g, pool, shape, in_bounds):
     for n in shape[len(shape) - k:] if trailing else shape[:k]:
         kinds = ('slice', 'slice', 'int', 'array') + (() if in_bounds else ('traced',))
         kind = g.choice(kinds) if n else 'slice'
-        scalar = g.pick(pool, lambda a: a.shape == () and a.dtype in INTS and (
-            a.dtype in ('int8', 'int16', 'int32', 'uint8', 'uint16')
-            or g.hit('index_beyond_int32')))
+        scalar = g.pick(pool, lambda a: a.shape == () and a.dtype in INTS)
         if kind == 'traced' and scalar is not None:
             spec.append(TRACED)
             traced.append(scalar)
         elif kind == 'int':
-            spec.append(int(g.rng.integers(-n, n)))
+            spec.append(int(g.rng.integers(-n, n) if in_bounds else
+                            g.rng.integers(-n - 2, n + 2)))
         elif kind == 'array':
             lo, hi = (-n, n) if in_bounds else (-n - 2, n + 2)
             spec.append(g.rng.integers(lo, hi, size=array_shape).astype(g.choice(SIGNED[2:])))

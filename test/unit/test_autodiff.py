@@ -440,3 +440,14 @@ def test_abs_derivative_takes_jaxs_value_at_the_kink(x):
         np.testing.assert_array_equal(float(grad(x)), expected)
     np.testing.assert_array_equal(mj.vmap(mj.grad(lax.abs))(np.array([x, x])),
                                   jax.vmap(jax.grad(jnp.abs))(np.array([x, x])))
+
+
+@pytest.mark.parametrize('jitted', [False, True], ids=['eager', 'jit'])
+def test_the_cotangent_of_an_empty_value_is_an_array_of_zeros_as_in_jax(jitted):
+    """Not a symbolic zero: it is transposed like any cotangent, so the coefficient it
+    meets (1 / (2 sqrt(x)), NaN below 0) makes NaN as in JAX (fuzz seed 60151)."""
+    def grad_of(ns, np_):
+        g = ns.grad(lambda x: np_.sqrt(x)[3:3].sum() + np_.sum(x))
+        return ns.jit(g) if jitted else g
+    x = np.array([-1., 4., 0.])
+    np.testing.assert_array_equal(grad_of(mj, mj.numpy)(x), grad_of(jax, jnp)(x))

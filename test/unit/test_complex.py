@@ -101,3 +101,42 @@ def test_errors_match_jax(call, message):
         call(minijax)
     assert message in str(theirs.value)
     assert message in str(mine.value)
+
+
+_EDGES = np.array([2 + 0j, complex(-0., 0.), complex(0., -0.), complex(-0., -0.),
+                   complex(0, np.inf), complex(0, -np.inf), complex(1, np.inf),
+                   complex(np.inf, 1), complex(np.inf, np.inf), complex(np.nan, 0),
+                   complex(0, np.nan), 1e-8 + 1e-9j, 3 - 700j, 1e308 + 1e308j, -2 + 5j])
+
+
+def _same_bits(mine, theirs):
+    """Equal parts, signed zeros included (NaN equals NaN)."""
+    mine, theirs = (np.asarray(v).view(np.asarray(theirs).real.dtype) for v in (mine, theirs))
+    assert ((mine == theirs) & (np.signbit(mine) == np.signbit(theirs))
+            | np.isnan(mine) & np.isnan(theirs)).all(), (mine, theirs)
+
+
+@pytest.mark.parametrize('dtype', [np.complex64, np.complex128])
+@pytest.mark.parametrize('name', ['sin', 'cos', 'sign'])
+def test_complex_functions_at_zeros_and_infinities_are_jaxs_bits(name, dtype):
+    """sin and cos by JAX's formula (not XLA's sine and cosine: sin(inf j) is inf j, not
+    nan + inf j; cos(2+0j) has imaginary part -0.), sign by parts (sign(inf + 1j) is NaN),
+    eagerly and under jit."""
+    z = _EDGES.astype(dtype)
+    theirs = jax.jit(getattr(jax.lax, name))(z)
+    _same_bits(getattr(mlax, name)(z), theirs)
+    _same_bits(minijax.jit(getattr(mlax, name))(z), theirs)
+
+
+@pytest.mark.parametrize('computation', ['max', 'min'])
+def test_complex_window_max_and_min_order_real_parts_first(computation):
+    """The identity is -inf (inf) + 0j and the order JAX's: real parts, then imaginary."""
+    z = np.array([1 - 8j, 3 + np.inf * 1j, 3 - 4j, complex(np.nan, 1), 5, 5 - 1j])
+    init = (-np.inf if computation == 'max' else np.inf) + 0j
+
+    def window(ns):
+        return lambda z: ns.lax.reduce_window(z, init, getattr(ns.lax, computation), (3,),
+                                              (1,), 'SAME')
+    theirs = jax.jit(window(jax))(z)
+    _same_bits(window(minijax)(z), theirs)
+    _same_bits(minijax.jit(window(minijax))(z), theirs)

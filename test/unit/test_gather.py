@@ -302,3 +302,43 @@ def test_vmap_of_at_add_with_repeated_indices(in_axes, x_shape, idx_shape, rng):
 def test_indexing_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+#: Indices int32 cannot hold, and small ones of narrow types (signed and unsigned).
+_WIDE_INDICES = [np.int64(2**32 + 1), np.int64(-2**32 - 1), np.int64(2**31), np.uint32(2**32 - 1),
+                 np.uint64(2**63), np.uint64(2**64 - 1), np.int8(-1), np.uint8(200), np.int64(-7)]
+_WIDE_USES = {
+    'vector': lambda x, i: x[2][i],
+    'row': lambda x, i: x[i],
+    'element': lambda x, i: x[i, 1],
+    'diagonal': lambda x, i: x[i, i],
+    'column-backward': lambda x, i: x[::-1, i],
+    'with-none': lambda x, i: x[i, None, ::-1],
+    'strided': lambda x, i: x[i, ::2],
+    'clip-get': lambda x, i: x.at[i, 2].get(mode='clip'),
+    'fill-get': lambda x, i: x.at[i].get(mode='fill', fill_value=-1.),
+    'set': lambda x, i: x.at[i, 1].set(-5.),
+    'clip-set': lambda x, i: x.at[1, i].set(-5., mode='clip'),
+    'add-array': lambda x, i: x.at[np.array([0, 1]), i].add(1.),
+}
+
+
+@pytest.mark.parametrize('use', list(_WIDE_USES))
+def test_indices_int32_cannot_hold_as_jax_takes_them(use):
+    """JAX's conversions, on every path: a read of one scalar index per axis is a
+    dynamic_slice (of a vector: clamped in the index's own dtype; of two axes or more: the
+    starts converted to int32 together, wrapping); gathers and scatters count a signed index
+    from the end, then wrap it to int32 (an unsigned one is never counted from the end).
+    Static (concrete) and traced indices alike, eagerly and under jit."""
+    f = _WIDE_USES[use]
+    x = np.arange(12.).reshape(3, 4)
+    for i in _WIDE_INDICES:
+        for mine, theirs in [(f(mnp.asarray(x), i), f(jnp.asarray(x), i)),
+                             (minijax.jit(f)(x, i), jax.jit(f)(x, i))]:
+            assert np.asarray(mine).tolist() == np.asarray(theirs).tolist(), repr(i)
+            assert_close(mine, theirs)
+
+
+def test_a_traced_scalar_read_is_a_dynamic_slice_as_in_jax():
+    text = minijax.jit(lambda x, i: x[i, 1:3]).lower(np.ones((3, 4)), np.int64(1)).as_text()
+    assert 'stablehlo.dynamic_slice' in text and 'gather' not in text
