@@ -29,26 +29,42 @@ __all__ = ['grad', 'hessian', 'jacfwd', 'jacobian', 'jacrev', 'jvp', 'linearize'
            'value_and_grad', 'vjp']
 
 
+def has_tangent(aval) -> bool:
+    """Whether a value has a tangent of its own dtype. An integer, bool or key value's tangent
+    is JAX's ``float0``, always zero: never traced, and given as ``float0`` zeros."""
+    return not dtypes.is_key(aval.dtype) and dtypes.is_inexact(aval.dtype)
+
+
+def _float0_zeros(aval):
+    return np.zeros(aval.shape, dtypes.float0)
+
+
 def _linearize_flat(f, primals):
-    """Primal outputs, and the linear jaxpr (with consts) from input to output tangents."""
+    """Primal outputs, and the linear jaxpr (with consts) from the tangents of the inputs
+    that have them (``has_tangent``) to those of the outputs that have them."""
     n = len(primals)
-    tangent_avals = [core.shaped_aval(p) for p in primals]
+    avals_in = [core.shaped_aval(p) for p in primals]
     pvals_in = ([PartialVal.known(p) for p in primals] +
-                [PartialVal.unknown(a) for a in tangent_avals])
+                [PartialVal.unknown(a) for a in avals_in if has_tangent(a)])
+    num_primals_out = []
 
     def f_jvp(*primals_and_tangents):
-        primals_out, tangents_out = jvp_flat(f, primals_and_tangents[:n],
-                                             primals_and_tangents[n:],
+        staged = iter(primals_and_tangents[n:])
+        tangents = [next(staged) if has_tangent(a) else ad.Zero(a) for a in avals_in]
+        primals_out, tangents_out = jvp_flat(f, primals_and_tangents[:n], tangents,
                                              staged_by=core.trace_stack[-1])
-        return [*primals_out, *(instantiate(t) for t in tangents_out)]
+        num_primals_out.append(len(primals_out))
+        return [*primals_out, *(instantiate(t) for t, p in zip(tangents_out, primals_out)
+                                if has_tangent(core.get_aval(p)))]
 
-    # Tangent outputs (the second half) are always staged; primal outputs stay known.
+    # Tangent outputs are always staged; primal outputs stay known.
     jaxpr, pvals_out, consts = partial_eval_flat(
-        f_jvp, pvals_in, instantiate=lambda n: [False] * (n // 2) + [True] * (n // 2))
-    primal_pvals = pvals_out[:len(pvals_out) // 2]
+        f_jvp, pvals_in,
+        instantiate=lambda k: [False] * num_primals_out[0] + [True] * (k - num_primals_out[0]))
+    primal_pvals = pvals_out[:num_primals_out[0]]
     if not all(pv.is_known for pv in primal_pvals):
         raise TypeError('linearize: a primal output depends on a tangent input')
-    return [pv.const for pv in primal_pvals], jaxpr, consts, tangent_avals
+    return [pv.const for pv in primal_pvals], jaxpr, consts, avals_in
 
 
 def _flatten_args(what, f, primals):
@@ -56,10 +72,6 @@ def _flatten_args(what, f, primals):
     for i, p in enumerate(primals_flat):
         if not core.is_valid_value(p):
             raise TypeError(f'{what}: primal {i}: {core.invalid_type_error(p)}')
-        if dtypes.is_key(core.get_aval(p).dtype):
-            raise TypeError(f'{what}: primal {i} is a PRNG key array, '
-                            f'{core.get_aval(p).str_short()}, whose (co)tangent JAX gives as a '
-                            'float0, a dtype minijax does not have: close over the key instead')
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     return primals_flat, in_tree, f_flat, out_tree
 
@@ -125,51 +137,74 @@ def linearize(f, *primals, has_aux=False):
     core.check_callable('linearize', f=f)
     f_main, aux = _with_aux('linearize', f, has_aux)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('linearize', f_main, primals)
-    primals_out, jaxpr, consts, tangent_avals = _linearize_flat(f_flat, primals_flat)
+    primals_out, jaxpr, consts, avals_in = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
+    avals_out = [core.shaped_aval(x) for x in primals_out]
 
     def f_lin(*tangents):
         tangents_flat, tangents_tree = tree_util.tree_flatten(tuple(tangents))
         if tangents_tree != in_tree:
             raise TypeError(f'linearized function expects tangents shaped like {in_tree}, '
                             f'got {tangents_tree}')
-        _check_types('linearized function: tangent', tangents_flat, tangent_avals)
-        return tree_util.tree_unflatten(out_tree, eval_jaxpr(jaxpr, consts, tangents_flat))
+        _check_types('linearized function: tangent', tangents_flat, avals_in)
+        outs = iter(eval_jaxpr(jaxpr, consts, [t for t, a in zip(tangents_flat, avals_in)
+                                               if has_tangent(a)]))
+        return tree_util.tree_unflatten(out_tree, [next(outs) if has_tangent(a) else
+                                                   _float0_zeros(a) for a in avals_out])
 
     return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_lin), aux)
 
 
 def vjp(f, *primals, has_aux=False):
     """``(f(*primals), f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to a tuple
-    of input cotangents (and ``aux`` third with ``has_aux``)."""
+    of input cotangents (and ``aux`` third with ``has_aux``). An integer, bool or key input's
+    cotangent is ``float0`` zeros; an integer output's cotangent is not looked at (JAX's)."""
     core.check_callable('vjp', f=f)
     f_main, aux = _with_aux('vjp', f, has_aux)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('vjp', f_main, primals)
-    primals_out, jaxpr, consts, tangent_avals = _linearize_flat(f_flat, primals_flat)
+    primals_out, jaxpr, consts, avals_in = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
     out_avals = [core.shaped_aval(x) for x in primals_out]
+    staged_in = [a for a in avals_in if has_tangent(a)]
 
     def f_vjp(cotangent):
         cts_flat, ct_tree = tree_util.tree_flatten(cotangent)
         if ct_tree != out_tree:
             raise ValueError(f'vjp function expects a cotangent shaped like {out_tree}, '
                              f'got {ct_tree}')
-        _check_types('vjp function: cotangent', cts_flat, out_avals)
-        undefined = [UndefinedPrimal(a) for a in tangent_avals]
-        cts_in = backward_pass(jaxpr, consts, undefined, cts_flat)
-        return tree_util.tree_unflatten(in_tree, instantiate_cts(cts_in, tangent_avals))
+        staged = [(ct, a) for ct, a in zip(cts_flat, out_avals) if has_tangent(a)]
+        _check_types('vjp function: cotangent', *map(list, zip(*staged)) if staged else ([], []))
+        cts_in = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in staged_in],
+                               [ct for ct, _ in staged])
+        cts_in = iter(instantiate_cts(cts_in, staged_in))
+        return tree_util.tree_unflatten(in_tree, [next(cts_in) if has_tangent(a) else
+                                                  _float0_zeros(a) for a in avals_in])
 
     return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_vjp), aux)
 
 
 def _check_types(what, values, avals):
-    """A cotangent (tangent) has its output's (input's) shape and dtype, a Python scalar's
-    dtype too; else JAX's ValueError."""
+    """A cotangent (tangent) has its output's (input's) shape and tangent dtype (``float0``
+    for an integer, bool or key value), a Python scalar's dtype too; else JAX's ValueError."""
     for i, (x, aval) in enumerate(zip(values, avals, strict=True)):
-        given = core.get_aval(x)
-        if given.shape != aval.shape or given.dtype != aval.dtype:
-            raise ValueError(f'{what} {i} has type {given.str_short()}, expected '
-                             f'{aval.str_short()}')
+        given = _tangent_type(x)
+        expected = (aval.shape, aval.dtype if has_tangent(aval) else dtypes.float0)
+        if given != expected:
+            raise ValueError(f'{what} {i} has type {_type_text(*given)}, expected '
+                             f'{_type_text(*expected)}')
+
+
+def _tangent_type(x):
+    """``(shape, dtype)`` of a given (co)tangent, a ``float0`` array's too."""
+    if getattr(x, 'dtype', None) == dtypes.float0:
+        return np.shape(x), dtypes.float0
+    aval = core.get_aval(x)
+    return aval.shape, aval.dtype
+
+
+def _type_text(shape, dtype):
+    name = 'float0' if dtype == dtypes.float0 else dtype.name
+    return f'{name}[{",".join(map(str, shape))}]'
 
 
 # ----------------------------------------------------------------------------- argnums
@@ -252,16 +287,13 @@ def _check_input_leaves(args, inputs, allow_int):
         dtype = core.get_aval(leaf).dtype if core.is_valid_value(leaf) else None
         if dtype is None or (not dtypes.is_key(dtype) and dtypes.kind(dtype) in kinds):
             continue
-        if dtypes.is_key(dtype) and allow_int:
-            raise TypeError(f'{transformation} of a PRNG key input, even with allow_int: its '
-                            'gradient is a float0 zero in JAX, a dtype minijax does not have')
-        if dtypes.is_key(dtype):
+        if dtypes.is_key(dtype) and not allow_int:
             raise TypeError(_REVERSE_INPUT_ERROR.format(name=transformation, dtype=dtype.name))
         if kinds == 'c':
             raise TypeError(f'{transformation} with holomorphic=True requires inputs with '
                             f'complex dtype, but got {dtype.name}.')
-        if allow_int and not dtypes.is_complex(dtype):
-            continue
+        if allow_int and (dtypes.is_key(dtype) or not dtypes.is_complex(dtype)):
+            continue  # its gradient: float0 zeros
         error = _REVERSE_INPUT_ERROR if 'c' in kinds else _FORWARD_INPUT_ERROR
         raise TypeError(error.format(name=transformation, dtype=dtype.name))
 
@@ -309,8 +341,8 @@ def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=Fal
     ``((value, aux), gradient)``. Keyword arguments are passed through, not differentiated.
     The gradient is the VJP with cotangent 1, as in JAX: for a real ``f`` of complex ``z``
     that is ``df/dx - i df/dy``; with ``holomorphic``, ``f`` maps complex to complex and the
-    gradient is its complex derivative ``f'(z)``. ``allow_int`` lets integer inputs through
-    (their gradient is a zero of their dtype; JAX gives ``float0``).
+    gradient is its complex derivative ``f'(z)``. ``allow_int`` lets integer, bool and key
+    inputs through: their gradient is ``float0`` zeros, as in JAX.
     """
     core.check_callable('value_and_grad', f=f)
     what = f'grad({_name(f)})'

@@ -225,6 +225,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f'{self.prog}: error: {message} (see {self.prog} --help)\n')
 
 
+
+def _output_path(text: str) -> str:
+    """``-o``'s value: a path, or ``-`` for stdout; an empty one is a usage error."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path (write to stdout with -o - or no -o)")
+    return text
+
 def build_parser() -> argparse.ArgumentParser:
     traceback_flag = argparse.ArgumentParser(add_help=False)
     traceback_flag.add_argument('--traceback', action='store_true', default=argparse.SUPPRESS,
@@ -247,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "'u8[5]', 'bf16[2]', 'bool[]' (dtypes: "
                             f"{', '.join(SPEC_DTYPES)}; or float32[...]); a tuple argument "
                             "is '(f32[3], f32[3])'. Quote it: the shell globs brackets")
-    lower.add_argument('-o', dest='output', metavar='OUT',
+    lower.add_argument('-o', dest='output', metavar='OUT', type=_output_path,
                        help='write to OUT instead of stdout (-o - is stdout). A regular file '
                             'is written atomically: on an error or Ctrl-C it is neither '
                             'created nor changed; /dev/null or a FIFO is written into')

@@ -43,6 +43,17 @@ uint8, uint16, uint32, uint64 = (np.dtype(f'uint{n}') for n in (8, 16, 32, 64))
 bool_ = np.dtype('bool')
 complex64, complex128 = np.dtype('complex64'), np.dtype('complex128')
 
+#: The dtype of the tangent of an integer or bool value, JAX's: no bits, always zero. Only
+#: the differentiation API takes and gives it (``jvp``'s tangents, ``vjp``'s and ``grad``'s
+#: results); inside a trace such a tangent is a symbolic zero.
+float0 = np.dtype([('float0', np.void, 0)])
+
+
+def tangent_dtype(dtype):
+    """The dtype of a tangent of a ``dtype`` value: itself if inexact, else ``float0``."""
+    return np.dtype(dtype) if is_inexact(dtype) else float0
+
+
 #: Python scalar type -> (dtype, weakly typed?)
 PYTHON_SCALARS = {bool: (bool_, False), int: (int64, True), float: (float64, True),
                   complex: (complex128, True)}

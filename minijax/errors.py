@@ -6,6 +6,8 @@ errors. The messages are minijax's own: they name the traced value's type and sa
 """
 from __future__ import annotations
 
+import re
+
 __all__ = ['ConcretizationTypeError', 'JAXIndexError', 'JAXTypeError', 'KeyReuseError',
            'NonConcreteBooleanIndexError', 'TracerArrayConversionError',
            'TracerBoolConversionError', 'TracerIntegerConversionError', 'UnexpectedTracerError']
@@ -80,8 +82,33 @@ class KeyReuseError(JAXTypeError):
     checker, so nothing raises it: it is here so that ``except`` clauses port."""
 
 
+class RuleToWrite(NotImplementedError):
+    """A rule a course handout left for the student to write was called."""
+
+    def __init__(self, task: str, doc: str):
+        super().__init__(f'course task {task}: this rule is yours to write (read {doc}; '
+                         f'minijax course grade {task} scores it)')
+        self.task = task
+
+
 def rule_to_write(task: str, doc: str):
     """The body of a rule a course handout left for the student to write (``minijax course
     handout``): calling it says which task it is and where to read how."""
-    raise NotImplementedError(f'course task {task}: this rule is yours to write (read {doc}; '
-                              f'minijax course grade {task} scores it)')
+    raise RuleToWrite(task, doc)
+
+
+def rule_to_write_behind(error: BaseException | None) -> str | None:
+    """The task of the ``RuleToWrite`` that ``error`` is, or was raised from, if any."""
+    while error is not None and not isinstance(error, RuleToWrite):
+        error = error.__cause__ or error.__context__
+    return None if error is None else error.task
+
+
+_RULE_TO_WRITE = re.compile(r'course task (\S+): this rule is yours to write')
+
+
+def stubbed_task(text: str | None) -> str | None:
+    """The course task whose stub (``rule_to_write``) raised the error that ``text`` (a test
+    report) shows, if one did: how the grader tells a test waiting for another task."""
+    found = _RULE_TO_WRITE.search(text or '')
+    return found.group(1) if found else None

@@ -146,29 +146,44 @@ def jvp(f, primals, tangents):
     tangents_flat, in_tree2 = tree_util.tree_flatten(tuple(tangents))
     if in_tree != in_tree2:
         raise TypeError(f'jvp: primals {in_tree} and tangents {in_tree2} differ in structure')
-    for i, (p, t) in enumerate(zip(primals_flat, tangents_flat)):
-        _check_tangent(i, core.get_aval(p), core.get_aval(t))
+    tangents_flat = [_checked_tangent(i, core.get_aval(p), t)
+                     for i, (p, t) in enumerate(zip(primals_flat, tangents_flat))]
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     primals_out, tangents_out = jvp_flat(f_flat, primals_flat, tangents_flat)
-    tangents_out = [instantiate(t) for t in tangents_out]
+    tangents_out = [instantiate(t) if _has_tangent(core.get_aval(p)) else
+                    np.zeros(np.shape(p), dtypes.float0)
+                    for p, t in zip(primals_out, tangents_out)]
     return (tree_util.tree_unflatten(out_tree(), primals_out),
             tree_util.tree_unflatten(out_tree(), tangents_out))
 
 
-def _check_tangent(i, p_aval, t_aval):
-    """JAX's errors: ValueError for a tangent of another shape, TypeError for another dtype
-    (a Python scalar's too: its dtype is float64 whatever its primal's)."""
-    if dtypes.is_key(p_aval.dtype):
-        raise TypeError(f'jvp: primal {i} is a PRNG key array, {p_aval.str_short()}: keys have '
-                        'no tangents (JAX takes a float0 one, which minijax does not have)')
-    if p_aval.shape != t_aval.shape:
-        raise ValueError(f'jvp: tangent {i} has shape {t_aval.shape} but its primal has shape '
-                         f'{p_aval.shape} (tangent {t_aval.str_short()}, primal '
-                         f'{p_aval.str_short()})')
-    if p_aval.dtype != t_aval.dtype:
-        raise TypeError(f'jvp: tangent {i} has dtype {t_aval.dtype.name} but its primal has '
-                        f'dtype {p_aval.dtype.name}: they must be equal (tangent '
-                        f'{t_aval.str_short()}, primal {p_aval.str_short()})')
+def _has_tangent(aval):
+    """Whether a value's tangent has its dtype, not JAX's ``float0`` (an integer, bool or
+    key value's tangent: always zero)."""
+    return not dtypes.is_key(aval.dtype) and dtypes.is_inexact(aval.dtype)
+
+
+def _checked_tangent(i, p_aval, tangent):
+    """The tangent for a primal of type ``p_aval`` (a ``Zero`` for a ``float0`` one), or
+    JAX's error: ValueError for another shape, TypeError for another dtype (a Python
+    scalar's too: its dtype is float64 whatever its primal's)."""
+    if getattr(tangent, 'dtype', None) == dtypes.float0:
+        t_shape, t_dtype = np.shape(tangent), dtypes.float0
+    else:
+        t_aval = core.get_aval(tangent)
+        t_shape, t_dtype = t_aval.shape, t_aval.dtype
+    name = 'float0' if t_dtype == dtypes.float0 else t_dtype.name
+    if p_aval.shape != t_shape:
+        raise ValueError(f'jvp: tangent {i} has shape {t_shape} but its primal has shape '
+                         f'{p_aval.shape} (tangent {name}[{",".join(map(str, t_shape))}], '
+                         f'primal {p_aval.str_short()})')
+    expected = p_aval.dtype if _has_tangent(p_aval) else dtypes.float0
+    if t_dtype != expected:
+        raise TypeError(f'jvp: tangent {i} has dtype {name} but its primal has dtype '
+                        f'{p_aval.dtype.name}: primal and tangent dtypes must be equal, or '
+                        'for an integer, bool or key primal the tangent dtype must be float0 '
+                        '(np.zeros(shape, minijax.dtypes.float0))')
+    return Zero(p_aval) if expected == dtypes.float0 else tangent
 
 
 # ----------------------------------------------------------------------------- rule helpers

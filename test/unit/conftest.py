@@ -114,6 +114,22 @@ def _course_tasks(request):
                                      for task in sorted(tasks)]
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In a course handout, a test that fails on the stub of a task it does not check waits
+    for that task: it is reported as an expected failure naming the task, so that the suite
+    fails only on the tests of the rules still to write. (In the project, no rule is a stub.)"""
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is None or not report.failed or report.when == 'teardown':
+        return
+    from minijax.errors import rule_to_write_behind
+    stub = rule_to_write_behind(call.excinfo.value)
+    if stub and stub not in _names(item.stash.get(_TASKS, set())):
+        report.outcome = 'skipped'
+        report.wasxfail = f'waits for course task {stub}: this rule is yours to write'
+
+
 def pytest_unconfigure(config):
     if not hasattr(config, 'workerinput'):  # the main process, once every worker has ended
         shutil.rmtree(os.environ.pop(_JAX_CACHE), ignore_errors=True)

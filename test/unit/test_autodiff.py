@@ -451,3 +451,29 @@ def test_the_cotangent_of_an_empty_value_is_an_array_of_zeros_as_in_jax(jitted):
         return ns.jit(g) if jitted else g
     x = np.array([-1., 4., 0.])
     np.testing.assert_array_equal(grad_of(mj, mj.numpy)(x), grad_of(jax, jnp)(x))
+
+
+_FLOAT0_USES = {
+    'jvp': lambda ns: ns.jvp(lambda x, n: (x * n, n > 1), (2., 3),
+                             (1., np.zeros((), ns.dtypes.float0))),
+    'linearize': lambda ns: ns.linearize(lambda x, n: (x * n, n), 2., 3)[1](
+        1., np.zeros((), ns.dtypes.float0)),
+    'vjp': lambda ns: ns.vjp(lambda x, n: (x * n, n), 2., np.arange(3))[1](
+        (np.ones(3), np.zeros(3, ns.dtypes.float0))),
+    'grad_allow_int': lambda ns: ns.grad(lambda x, n: x * n, (0, 1), allow_int=True)(2., 3),
+    'grad_of_a_key': lambda ns: ns.grad(lambda k, x: ns.random.normal(k) * x, (0, 1),
+                                        allow_int=True)(ns.random.key(1), 2.),
+}
+
+
+@pytest.mark.parametrize('use', list(_FLOAT0_USES))
+def test_integer_and_key_values_have_float0_tangents_as_in_jax(use):
+    """Taken as the tangent of an integer, bool or key input; given for one's tangent or
+    cotangent, with the value's shape."""
+    mine, theirs = (jax.tree.leaves(_FLOAT0_USES[use](ns)) for ns in (mj, jax))
+    assert len(mine) == len(theirs)
+    for m, t in zip(mine, theirs):
+        m, t = np.asarray(m), np.asarray(t)
+        assert (m.dtype, m.shape) == (t.dtype, t.shape)
+        if t.dtype != jax.dtypes.float0:
+            np.testing.assert_allclose(m, t)

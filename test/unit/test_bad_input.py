@@ -9,12 +9,11 @@ any ``jax.errors`` class among its bases) and its message must match ``regex`` (
 is minijax's own). A row's id starts with the module it exercises (``numpy.linalg.``,
 ``random.``, ...; none for the top level), and every public module has rows.
 
-Three smaller lists sit beside the table: ``PENDING``, rows whose type or message is not
-JAX's yet (strict xfails, each naming the area whose fix is on its way); ``DEPARTURES``,
-misuses minijax refuses where JAX accepts them (or fails by accident of its implementation),
-each with its reason, listed in docs/semantics.md; ``MINIJAX_ONLY``, misuses of minijax's
-own API, which JAX cannot run. The command line, which JAX does not have, has its rows in
-``CLI_ROWS`` here and ``BAD_INPUT`` in test_cli.py.
+Two smaller lists sit beside the table: ``DEPARTURES``, misuses minijax refuses where JAX
+accepts them (or fails by accident of its implementation), each with its reason, listed in
+docs/semantics.md; ``MINIJAX_ONLY``, misuses of minijax's own API, which JAX cannot run.
+The command line, which JAX does not have, has its rows in ``CLI_ROWS`` here and
+``BAD_INPUT`` in test_cli.py.
 """
 import functools
 import importlib
@@ -530,7 +529,7 @@ ROWS = [
      r'but got key<fry>'),
     ('jvp_of_a_key', lambda jax: jax.jvp(lambda k: k, (jax.random.key(0),),
                                          (jax.random.key(0),)),
-     r'jvp: primal 0 is a PRNG key array, key<fry>\[\]: keys have no tangents'),
+     r'jvp: tangent 0 has dtype key<fry> but its primal has dtype key<fry>: .*float0'),
     ('jit_key_times_key', lambda jax: jax.jit(lambda k: k * k)(jax.random.key(0)),
      r'multiply does not accept dtypes key<fry>, key<fry>\.'),
     ('argnums_empty', lambda jax: jax.grad(lambda a, b: a * b, argnums=())(1.0, 2.0),
@@ -1347,6 +1346,18 @@ ROWS = [
      r'add does not accept dtypes key<fry>, int64\.'),
     ('random.grad_of_a_key', lambda jax: jax.grad(lambda k: 1.)(jax.random.key(0)),
      r'grad requires real- or complex-valued inputs.*key<fry>'),
+    ('linearize_int_tangent', lambda jax: jax.linearize(lambda a: a * 2, 1)[1](1),
+     r'linearized function: tangent 0 has type int64\[\], expected float0\[\]'),
+    ('linearize_float0_tangent_of_a_float',
+     lambda jax: jax.linearize(lambda a: a * 2, 1.)[1](np.zeros((), jax.dtypes.float0)),
+     r'linearized function: tangent 0 has type float0\[\], expected float64\[\]'),
+    ('jvp_int_tangent_of_an_int', lambda jax: jax.jvp(lambda a: a * 2, (1,), (1,)),
+     r'jvp: tangent 0 has dtype int64 but its primal has dtype int64: .*must be float0'),
+    ('jvp_float0_tangent_of_a_float',
+     lambda jax: jax.jvp(lambda a: a * 2, (1.,), (np.zeros((), jax.dtypes.float0),)),
+     r'jvp: tangent 0 has dtype float0 but its primal has dtype float64'),
+    ('test_util.check_grads_of_an_int', lambda jax: jax.test_util.check_grads(
+        lambda a: a * 2, (1,), 1), r'jvp: tangent 0 has dtype int64 .*must be float0'),
     ('numpy.floor_of_complex', lambda jax: jax.numpy.floor(V * 1j),
      r'floor'),
     ('numpy.ceil_of_complex', lambda jax: jax.numpy.ceil(V * 1j),
@@ -1404,16 +1415,6 @@ ROWS = [
     ('checkpoint_static_argnums_range',
      lambda jax: jax.checkpoint(lambda a: a, static_argnums=3)(1.),
      r'checkpoint: static_argnums 3 is out of range for 1 positional arguments'),
-]
-
-#: Rows whose exception type (or message) is not JAX's yet, with the area whose fix is on its
-#: way: a row moves to ROWS when its fix merges (the xfail is strict, so a fixed row fails here
-#: until it moves).
-PENDING = [
-    ('linearize_int_tangent', lambda jax: jax.linearize(lambda a: a * 2, 1)[1](1),
-     r'tangent', 'autodiff: linearize accepts an int tangent'),
-    ('test_util.check_grads_of_an_int', lambda jax: jax.test_util.check_grads(
-        lambda a: a * 2, (1,), 1), r'tangent', 'jvp tangent types (check_grads: AssertionError)'),
 ]
 
 #: (id, misuse, minijax's exception type, regex, why minijax departs): JAX accepts these, or
@@ -1631,13 +1632,6 @@ def test_bad_input_raises_what_jax_raises(misuse, pattern):
     _check_row(misuse, pattern)
 
 
-@pytest.mark.parametrize('misuse,pattern,area', [row[1:] for row in PENDING],
-                         ids=[row[0] for row in PENDING])
-def test_pending_bad_input(request, misuse, pattern, area):
-    request.applymarker(pytest.mark.xfail(strict=True, reason=f'being fixed: {area}'))
-    _check_row(misuse, pattern)
-
-
 @pytest.mark.parametrize('misuse,error,pattern,reason', [row[1:] for row in DEPARTURES],
                          ids=[row[0] for row in DEPARTURES])
 def test_departures_from_jax(misuse, error, pattern, reason):
@@ -1657,14 +1651,14 @@ def test_bad_input_to_minijax_only_api(misuse, error, pattern):
 
 def test_every_public_module_has_rows():
     """A row's id starts with its module (``scipy.stats.norm.``; the top level has no dot)."""
-    ids = [row[0] for table in (ROWS, PENDING, DEPARTURES) for row in table]
+    ids = [row[0] for table in (ROWS, DEPARTURES) for row in table]
     assert any('.' not in i for i in ids), 'no row for the top level'
     missing = [name for name in PUBLIC_MODULES if not any(i.startswith(f'{name}.') for i in ids)]
     assert not missing, f'public modules without a bad-input row: {missing}'
 
 
 def test_row_ids_are_unique():
-    ids = [row[0] for table in (ROWS, PENDING, DEPARTURES, MINIJAX_ONLY) for row in table]
+    ids = [row[0] for table in (ROWS, DEPARTURES, MINIJAX_ONLY) for row in table]
     assert len(ids) == len(set(ids))
 
 
@@ -1716,24 +1710,19 @@ CLI_ROWS = [
     (['run', '{d}/identity.mlir', '--arg', 'f32[2]=[1, 2]', '--arg', 'f32[2]=[1, 2]'], 2,
      r'minijax: error: wrong number of --arg for {d}/identity.mlir: @main takes 1, 2 given'),
     (['check', '{d}/missing.mlir'], 2, r"minijax: error: no such file: '{d}/missing.mlir'"),
+    (['lower', '{d}/user.py:mismatched', '--arg', 'f32[3]', '--arg', 'f32[3]', '-o', ''], 2,
+     r'minijax lower: error: argument -o: an empty path \(write to stdout with -o - or no '
+     r'-o\) \(see minijax lower --help\)'),
     (['check', '{d}/identity.mlir', '--entry', 'missing'], 1,
      r'{d}/identity.mlir: error: the module has no function @missing \(its functions: @main\)'),
 ]
 
-#: CLI rows whose fix is on its way (the command line's own slice), as ``PENDING``.
-CLI_PENDING = [
-    (['lower', '{d}/user.py:mismatched', '--arg', 'f32[3]', '--arg', 'f32[3]', '-o', ''], 2,
-     r'minijax: error: .*-o.*'),  # today: exit 1, "cannot write '': Is a directory"
-]
 
 
-def _cli_param(row, marks=()):
-    return pytest.param(*row, id=' '.join(row[0]).replace('{d}/', ''), marks=marks)
+def _cli_param(row):
+    return pytest.param(*row, id=' '.join(row[0]).replace('{d}/', ''))
 
 
-@pytest.mark.parametrize('args, status, message', [
-    *map(_cli_param, CLI_ROWS),
-    *(_cli_param(row, pytest.mark.xfail(strict=True, reason='being fixed: the CLI'))
-      for row in CLI_PENDING)])
+@pytest.mark.parametrize('args, status, message', list(map(_cli_param, CLI_ROWS)))
 def test_bad_command_line_is_one_line_and_an_exit_status(tmp_path, args, status, message):
     test_cli.test_bad_input_is_one_line_and_an_exit_status(tmp_path, args, status, message)

@@ -6,6 +6,7 @@ checkout passes them (1), and the handout passes the tests of every task it did 
 """
 import ast
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -64,6 +65,13 @@ def test_handout_stubs_each_task_and_grades_zero_then_full(tmp_path):
     assert "rule_to_write('jvp:tanh', 'docs/add_a_primitive.md')" in elementwise
     assert 'mul(add(t, mul(t, ans)), sub(1., ans))' not in elementwise  # tanh's tangent
     assert 'mul(neg(sin(x)), t)' in elementwise  # cos's, in the same family, kept
+
+    waiting = subprocess.run(  # jvp:sin's test, which transposes the stubbed mul
+        [sys.executable, '-m', 'pytest', '-q', '-rx', '-p', 'no:cacheprovider',
+         'test/unit/test_rules.py::test_transpose[sin-f64]'], cwd=out, capture_output=True,
+        text=True, timeout=600, env={**os.environ, 'PYTHONPATH': str(out)})
+    assert waiting.returncode == 0, waiting.stdout[-3000:]
+    assert 'waits for course task transpose:mul' in waiting.stdout, waiting.stdout[-3000:]
 
     handout_json, solution_json = tmp_path / 'handout.json', tmp_path / 'solution.json'
     in_handout = grades(minijax_command('course', 'grade', *CHOSEN, *KEPT, '--project',
