@@ -33,6 +33,7 @@ def pytest_configure(config):
         os.environ[_JAX_CACHE] = tempfile.mkdtemp(prefix='minijax-tests-jax-cache-')
     os.environ.setdefault('JAX_PLATFORMS', 'cpu')  # as testlib, which may come later
     import jax
+    jax.config.update('jax_enable_x64', True)  # minijax's float64 default: every module, alone too
     jax.config.update('jax_compilation_cache_dir', os.environ[_JAX_CACHE])
     jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)
     jax.config.update('jax_persistent_cache_min_entry_size_bytes', 0)
