@@ -54,6 +54,7 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.static import static_ints
 from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering.ops import choose
 from minijax.lowering.types import element_type
 
 
@@ -559,9 +560,8 @@ def _windows_outside_unless_they_fit(operand_shape, updates_shape, indices, dnum
     return lax.select_n(fits, outside, indices)
 
 
-def _scatter_lowering(combine_op):
-    """``stablehlo.scatter`` whose update region combines the current value and the update
-    with ``combine_op`` (None: the update replaces it)."""
+def _scatter_lowering(combine):
+    """``stablehlo.scatter`` whose update region is ``combine(current, update, dtype)``."""
     def lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
                  unique_indices):
         operand_aval, indices_aval, updates_aval = ctx.avals_in
@@ -581,7 +581,7 @@ def _scatter_lowering(combine_op):
         block = op.update_computation.blocks.append(scalar, scalar)
         current, update = block.arguments
         with ir.InsertionPoint(block):
-            hlo.ReturnOp([update if combine_op is None else combine_op(current, update).result])
+            hlo.ReturnOp([combine(current, update, operand_aval.dtype)])
         return op.result
     return lowering
 
@@ -596,23 +596,44 @@ gather_p.def_transpose(_gather_transpose)
 gather_p.def_batching(_gather_batching)
 register_lowering(gather_p, _gather_lowering)
 
-#: name -> (NumPy in-place combine, StableHLO combining op, jvp rule of the primitive).
+def _extremal_at(ufunc, chooser):
+    """``ufunc.at`` (``np.minimum.at``), but for complex numbers the updates are taken one
+    at a time by ``chooser`` (``lax.min``'s impl), in JAX's order: real parts first."""
+    def combine(out, coords, values):
+        if not dtypes.is_complex(out.dtype):
+            return ufunc.at(out, coords, values)
+        for k, value in enumerate(values):  # (coords and values: one entry per element)
+            at = tuple(c[k] for c in coords)
+            out[at] = chooser(out[at], value)
+    return combine
+
+
+def _region(op):
+    return lambda current, update, dtype: op(current, update).result
+
+
+#: name -> (NumPy in-place combine, the update region ``(current, update, dtype) -> value``,
+#: jvp rule of the primitive).
 _SCATTERS = {
-    'scatter': (_assign_at, None, lambda p: _scatter_jvp),
-    'scatter_add': (np.add.at, hlo.AddOp, _linear_jvp),
-    'scatter_mul': (np.multiply.at, hlo.MulOp, lambda p: _scatter_mul_jvp),
-    'scatter_min': (np.minimum.at, hlo.MinOp, _scatter_extremal_jvp),
-    'scatter_max': (np.maximum.at, hlo.MaxOp, _scatter_extremal_jvp),
+    'scatter': (_assign_at, lambda current, update, dtype: update, lambda p: _scatter_jvp),
+    'scatter_add': (np.add.at, _region(hlo.AddOp), _linear_jvp),
+    'scatter_mul': (np.multiply.at, _region(hlo.MulOp), lambda p: _scatter_mul_jvp),
+    'scatter_min': (_extremal_at(np.minimum, core.impl_rules[lax.min_p]),
+                    lambda current, update, dtype: choose(current, update, 'LT', dtype),
+                    _scatter_extremal_jvp),
+    'scatter_max': (_extremal_at(np.maximum, core.impl_rules[lax.max_p]),
+                    lambda current, update, dtype: choose(current, update, 'GT', dtype),
+                    _scatter_extremal_jvp),
 }
 
 
-def _scatter_primitive(name, combine, combine_op, make_jvp):
+def _scatter_primitive(name, combine, region, make_jvp):
     primitive = Primitive(name)
     primitive.def_impl(_scatter_impl(combine))
     primitive.def_abstract_eval(_scatter_abstract_eval(name))
     primitive.def_jvp(make_jvp(primitive), symbolic_zeros=True)
     primitive.def_batching(_scatter_batching(primitive))
-    register_lowering(primitive, _scatter_lowering(combine_op))
+    register_lowering(primitive, _scatter_lowering(region))
     return primitive
 
 
