@@ -61,17 +61,27 @@ def write_handout(tasks: list[Task], out: pathlib.Path, project=PROJECT) -> None
 
 def stubbed_sources(tasks: list[Task], project=PROJECT) -> dict[str, str]:
     """The text of each source file a stub of ``tasks`` changes, by path in the project."""
-    by_file = defaultdict(set)
+    by_file = defaultdict(list)
     for task in tasks:
         for edit in stub_edits(task):
-            by_file[edit.path].add(edit)
+            by_file[edit.path].append(edit)
     sources = {}
     for path, edits in by_file.items():
         text = (project / path).read_text()
-        for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        for edit in reversed(_outermost(edits)):
             text = text[:edit.start] + edit.text + text[edit.end:]
         sources[path] = text + _IMPORT_STUB
     return sources
+
+
+def _outermost(edits) -> list[Edit]:
+    """The edits in order, less those inside another: a family rule two tasks share is
+    stubbed once, for the task given first."""
+    kept = []
+    for edit in sorted(edits, key=lambda e: (e.start, -e.end)):
+        if not kept or edit.start >= kept[-1].end:
+            kept.append(edit)
+    return kept
 
 
 def stub_edits(task: Task) -> list[Edit]:
@@ -85,9 +95,21 @@ def stub_edits(task: Task) -> list[Edit]:
             edits.append(_replace(*argument, f'lambda *args, **params: {call}'))
             continue
         own = _own_parts(table, primitive, rule)
-        edits += [e for part, via in own for e in _stub(part, via, primitive, call)] if own \
-            else [_register_stub(table, primitive, call)]
+        family = _family_rule(rule)
+        if own:
+            edits += [e for part, via in own for e in _stub(part, via, primitive, call)]
+        elif family is not None:  # the rule is its family's (every unary op's batching)
+            edits += _stub_body(family, call)
+        else:
+            edits.append(_register_stub(table, primitive, call))
     return edits
+
+
+def _family_rule(rule):
+    """The outermost function of minijax's that ``rule`` is or holds, if any. A rule that a
+    family of primitives shares is handed out whole, its body a stub for every member (their
+    tests wait for the task), so that the handout holds no trace of it."""
+    return next((value for value, _ in _reachable(rule) if _is_ours(value)), None)
 
 
 # ----------------------------------------------------------------------------- finding the rule
@@ -291,14 +313,15 @@ def _register_stub(table, primitive, call) -> Edit:
 
 
 def _home(primitive):
-    """``(module, global name)`` where ``primitive`` is defined: ``NAME = ...`` at the top
-    level of a module of minijax."""
+    """``(module, global name)`` where ``primitive`` is defined: ``NAME = ...`` (or ``A, NAME
+    = ...``) at the top level of a module of minijax."""
     for module in minijax_modules():
         tree = _parsed(module.__file__)[2]
         for node in tree.body:
             for target in getattr(node, 'targets', []):
-                if vars(module).get(getattr(target, 'id', None)) is primitive:
-                    return module, target.id
+                for name in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    if vars(module).get(getattr(name, 'id', None)) is primitive:
+                        return module, name.id
     raise LookupError(f'no module of minijax defines {primitive} at its top level')
 
 
