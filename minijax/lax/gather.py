@@ -53,8 +53,8 @@ from minijax.interpreters.batching import move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.static import static_ints
-from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
-from minijax.lowering.ops import choose
+from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering.ops import broadcast_in_dim, choose
 from minijax.lowering.types import element_type
 
 
@@ -174,8 +174,8 @@ def _check_dimension_numbers(name, dnums, operand, indices, slice_sizes):
             operand.shape[o] != indices.shape[i] for o, i in pairs):
         fail(f'{fields[3]}={operand_batching} and {fields[4]}={indices_batching} must pair '
              'axes of equal size')
-    if any(not 0 <= s <= n for s, n in zip(slice_sizes, operand.shape)):
-        fail(f'window sizes {tuple(slice_sizes)} do not fit')
+    if indices.size and any(not 0 <= s <= n for s, n in zip(slice_sizes, operand.shape)):
+        fail(f'window sizes {tuple(slice_sizes)} do not fit')  # (no index: no window, as JAX)
     if any(slice_sizes[d] > 1 for d in (*collapsed, *operand_batching)):
         fail(f'the windows along {fields[1]}={collapsed} and {fields[3]}={operand_batching} must '
              f'have size 1, got window sizes {tuple(slice_sizes)}')
@@ -533,6 +533,9 @@ def _scatter_batching(primitive):
 
 def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
                      indices_are_sorted, unique_indices):
+    aval_out = ctx.avals_out[0]
+    if aval_out.size == 0:  # no window (its sizes need not fit): zeros, as JAX emits
+        return broadcast_in_dim(constant(np.zeros((), aval_out.dtype)), aval_out, ())
     offset, collapsed, index_map, operand_batching, indices_batching = dimension_numbers
     dnums = hlo.GatherDimensionNumbers.get(
         offset_dims=list(offset), collapsed_slice_dims=list(collapsed),

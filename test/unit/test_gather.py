@@ -360,3 +360,16 @@ def test_complex_scatter_min_and_max_order_real_parts_first(name):
     expected = np.asarray(jax.jit(scatter(jax.lax))(operand, indices, updates))
     for got in _both_ways(scatter(mlax), operand, indices, updates):
         np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def test_a_gather_of_no_window_need_not_fit_the_operand():
+    """With no index there is no window, so its sizes are not checked against an empty
+    operand, as in JAX: take_along_axis of an empty batch, and the derivative of lu there
+    (fuzz seed 82165)."""
+    x, i = np.ones((0, 3, 1)), np.zeros((0, 3, 1), np.int32)
+    for got in _both_ways(lambda x, i: mnp.take_along_axis(x, i, axis=1), x, i):
+        assert np.shape(got) == (0, 3, 1)
+    a = np.ones((0, 3, 2))
+    expected = jax.grad(lambda a: jax.lax.linalg.lu(a)[0].sum())(a)
+    for got in _both_ways(minijax.grad(lambda a: mlax.linalg.lu(a)[0].sum()), a):
+        assert_close(got, expected)
