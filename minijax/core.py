@@ -280,7 +280,8 @@ class Primitive:
         """``eager_on_xla``: the NumPy impl may round differently from XLA (a transcendental
         function, or a sum in an order XLA chooses), so eager evaluation runs the primitive
         on XLA instead (``minijax.dispatch``) and its results match JAX's bit for bit. The
-        other primitives are exact or correctly rounded: NumPy gives XLA's bits for free."""
+        other primitives are exact or correctly rounded: NumPy gives XLA's bits for free.
+        A function of the operands' avals says so for some operands only."""
         self.name = name
         self.multiple_results = multiple_results
         self.eager_on_xla = eager_on_xla
@@ -496,7 +497,9 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, tracers, params):
         check = abstract_eval_rules.get(primitive)
         avals = None if check is None else check(*map(get_aval, tracers), **params)
-        if primitive.eager_on_xla and apply_on_xla is not None:
+        on_xla = primitive.eager_on_xla
+        if on_xla and apply_on_xla is not None and (
+                on_xla is True or on_xla(*map(get_aval, tracers))):
             return apply_on_xla(primitive, tracers, params, avals)
         impl = impl_rules[primitive]
         with in_impl_rule, np.errstate(all='ignore'):  # 1/0 is inf, log(-1) NaN, as in XLA

@@ -119,7 +119,8 @@ def logaddexp(x, y):
 class _Cumulative:
     """One row of the family: how to combine two elements in NumPy (``impl``), in lax ops
     (``combine``, for the JVP) and in StableHLO (``body``), and the reduction's identity.
-    ``rounds`` marks a combination whose rounding depends on the order XLA picks."""
+    ``rounds`` marks a combination whose rounding depends on the order XLA picks (True, or a
+    function of the operand's aval)."""
 
     def __init__(self, name, impl, combine, body, identity, float_only=False, rounds=False):
         self.name, self.impl, self.combine, self.body = name, impl, combine, body
@@ -139,6 +140,10 @@ def _binary_hlo(op):
     return lambda x, y, dtype: op(x, y).result
 
 
+def _of_complex(aval) -> bool:
+    return dtypes.is_complex(aval.dtype)
+
+
 def _same_dtype(np_fn):
     return lambda x, y: np_fn(x, y, dtype=x.dtype)
 
@@ -149,10 +154,11 @@ _FAMILY = [
     _Cumulative('cumprod', _same_dtype(np.multiply), mul, _binary_hlo(hlo.MulOp),
                 lambda d: 1, rounds=True),
     # max and min as their primitives' impls: NaN wins, and +0. beats -0. in max, as in XLA.
+    # A complex NaN wins or loses by its place in XLA's order of comparisons: XLA runs those.
     _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max,
-                lambda x, y, dtype: choose(x, y, 'GT', dtype), lowest),
+                lambda x, y, dtype: choose(x, y, 'GT', dtype), lowest, rounds=_of_complex),
     _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min,
-                lambda x, y, dtype: choose(x, y, 'LT', dtype), highest),
+                lambda x, y, dtype: choose(x, y, 'LT', dtype), highest, rounds=_of_complex),
     _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, _hlo_logaddexp,
                 lambda d: -np.inf, float_only=True, rounds=True),
 ]

@@ -41,7 +41,8 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     ``tangent(t, x, ans)`` is the output tangent for the input tangent ``t`` as an expression
     in lax ops (``ans`` = the output), written as JAX writes it so that derivatives round as
     JAX's do; ``None`` means the primitive is not differentiable (its tangent is zero).
-    ``eager_on_xla``: see ``Primitive`` (True for XLA's own approximations of a function).
+    ``eager_on_xla``: see ``Primitive`` (True for XLA's own approximations of a function,
+    or a function of the operand's aval).
     ``accepts``: INEXACT, FLOATING or ANY dtype. ``real_result``: a complex operand gives a
     real result of its part dtype (``abs``). ``hlo_op=None``: the caller registers a lowering
     rule of its own (one that needs the operand's type).
@@ -154,7 +155,14 @@ logistic_p = unary_primitive('logistic', _logistic, None,
                              lambda t, x, ans: mul(t, mul(ans, sub(1., ans))),
                              eager_on_xla=True)
 register_lowering(logistic_p, _logistic_lowering)
-sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)))
+def _complex_operand(x) -> bool:
+    return dtypes.is_complex(x.dtype)
+
+
+# A real square root is correctly rounded everywhere; a complex one is XLA's own formula
+# (sqrt(-inf-0j) is +inf j there, -inf j in NumPy).
+sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)),
+                         eager_on_xla=_complex_operand)
 rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
                           lambda t, x, ans: mul(t, mul(-.5, div(ans, x))), eager_on_xla=True)
 

@@ -104,6 +104,7 @@ def test_errors_match_jax(call, message):
 
 
 _EDGES = np.array([2 + 0j, complex(-0., 0.), complex(0., -0.), complex(-0., -0.),
+                   complex(-np.inf, -0.), complex(-np.inf, 0.),
                    complex(0, np.inf), complex(0, -np.inf), complex(1, np.inf),
                    complex(np.inf, 1), complex(np.inf, np.inf), complex(np.nan, 0),
                    complex(0, np.nan), 1e-8 + 1e-9j, 3 - 700j, 1e308 + 1e308j, -2 + 5j])
@@ -117,11 +118,12 @@ def _same_bits(mine, theirs):
 
 
 @pytest.mark.parametrize('dtype', [np.complex64, np.complex128])
-@pytest.mark.parametrize('name', ['sin', 'cos', 'sign'])
+@pytest.mark.parametrize('name', ['sin', 'cos', 'sign', 'sqrt'])
 def test_complex_functions_at_zeros_and_infinities_are_jaxs_bits(name, dtype):
     """sin and cos by JAX's formula (not XLA's sine and cosine: sin(inf j) is inf j, not
     nan + inf j; cos(2+0j) has imaginary part -0.), sign by parts (sign(inf + 1j) is NaN),
-    eagerly and under jit."""
+    sqrt as XLA computes it (sqrt(-inf-0j) is inf j, NumPy's -inf j), eagerly and under
+    jit."""
     z = _EDGES.astype(dtype)
     theirs = jax.jit(getattr(jax.lax, name))(z)
     _same_bits(getattr(mlax, name)(z), theirs)
@@ -140,3 +142,14 @@ def test_complex_window_max_and_min_order_real_parts_first(computation):
     theirs = jax.jit(window(jax))(z)
     _same_bits(window(minijax)(z), theirs)
     _same_bits(minijax.jit(window(minijax))(z), theirs)
+
+
+@pytest.mark.parametrize('reverse', [False, True])
+@pytest.mark.parametrize('name', ['cummax', 'cummin'])
+def test_complex_running_max_and_min_meet_nans_in_xlas_order(name, reverse):
+    """A NaN loses a complex comparison, so which one wins depends on the order XLA
+    compares in: eager runs on XLA for complex operands (fuzz seed 70252)."""
+    z = np.array([[0.5 + 1j, complex(np.nan, 0), -2 + 3j, 1 - 1j],
+                  [complex(0, np.nan), 3j, complex(np.nan, np.nan), -1j]], np.complex64)
+    theirs = jax.jit(lambda z: getattr(jax.lax, name)(z, axis=1, reverse=reverse))(z)
+    _same_bits(getattr(mlax, name)(z, axis=1, reverse=reverse), theirs)
