@@ -269,11 +269,12 @@ def _is_dynamic_window(entries, mode):
 
 
 def _dynamic_getitem(x, entries):
-    """``x[entries]`` with traced integer scalars among the entries: a window of one element
-    on their axes, at a start a negative index counts from the end of, clamped into the
-    axis (a ``dynamic_slice``), then reversed where a slice steps back and reshaped. As in
-    JAX, the starts of an array of two axes or more are converted to int32 together, which
-    wraps an index that int32 cannot hold; a vector's one start keeps its dtype."""
+    """``x[entries]`` with integer scalars among the entries (traced ones, or static ones out
+    of bounds): a window of one element on their axes, at a start that a negative index
+    counts from the end of, clamped into the axis (a ``dynamic_slice``), then reversed where
+    a slice steps back and reshaped. As in JAX, the starts of an array of two axes or more
+    are converted to int32 together, which wraps an index that int32 cannot hold; a vector's
+    one start keeps its dtype."""
     shape_ = np.shape(x)
     starts, sizes, reversed_axes, out_shape, axis = [], [], [], [], 0
     for i in entries:
