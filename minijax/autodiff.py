@@ -20,23 +20,14 @@ from minijax import core, dtypes, lax, tree_util
 from minijax.array import host_array, scalar
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import vmap
-from minijax.interpreters.jvp import instantiate, jvp_flat
+from minijax.interpreters.jvp import (float0_zeros, has_tangent, instantiate, jvp_flat,
+                                      tangent_type, type_text)
 from minijax.interpreters.partial_eval import PartialEvalTracer, PartialVal, partial_eval_flat
 from minijax.interpreters.transpose import UndefinedPrimal, backward_pass, instantiate_cts
 from minijax.ir.jaxpr import eval_jaxpr
 
 __all__ = ['grad', 'hessian', 'jacfwd', 'jacobian', 'jacrev', 'jvp', 'linearize',
            'value_and_grad', 'vjp']
-
-
-def has_tangent(aval) -> bool:
-    """Whether a value has a tangent of its own dtype. An integer, bool or key value's tangent
-    is JAX's ``float0``, always zero: never traced, and given as ``float0`` zeros."""
-    return not dtypes.is_key(aval.dtype) and dtypes.is_inexact(aval.dtype)
-
-
-def _float0_zeros(aval):
-    return np.zeros(aval.shape, dtypes.float0)
 
 
 def _linearize_flat(f, primals):
@@ -150,7 +141,7 @@ def linearize(f, *primals, has_aux=False):
         outs = iter(eval_jaxpr(jaxpr, consts, [t for t, a in zip(tangents_flat, avals_in)
                                                if has_tangent(a)]))
         return tree_util.tree_unflatten(out_tree, [next(outs) if has_tangent(a) else
-                                                   _float0_zeros(a) for a in avals_out])
+                                                   float0_zeros(a) for a in avals_out])
 
     return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_lin), aux)
 
@@ -178,7 +169,7 @@ def vjp(f, *primals, has_aux=False):
                                [ct for ct, _ in staged])
         cts_in = iter(instantiate_cts(cts_in, staged_in))
         return tree_util.tree_unflatten(in_tree, [next(cts_in) if has_tangent(a) else
-                                                  _float0_zeros(a) for a in avals_in])
+                                                  float0_zeros(a) for a in avals_in])
 
     return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_vjp), aux)
 
@@ -187,24 +178,11 @@ def _check_types(what, values, avals):
     """A cotangent (tangent) has its output's (input's) shape and tangent dtype (``float0``
     for an integer, bool or key value), a Python scalar's dtype too; else JAX's ValueError."""
     for i, (x, aval) in enumerate(zip(values, avals, strict=True)):
-        given = _tangent_type(x)
+        given = tangent_type(x)
         expected = (aval.shape, aval.dtype if has_tangent(aval) else dtypes.float0)
         if given != expected:
-            raise ValueError(f'{what} {i} has type {_type_text(*given)}, expected '
-                             f'{_type_text(*expected)}')
-
-
-def _tangent_type(x):
-    """``(shape, dtype)`` of a given (co)tangent, a ``float0`` array's too."""
-    if getattr(x, 'dtype', None) == dtypes.float0:
-        return np.shape(x), dtypes.float0
-    aval = core.get_aval(x)
-    return aval.shape, aval.dtype
-
-
-def _type_text(shape, dtype):
-    name = 'float0' if dtype == dtypes.float0 else dtype.name
-    return f'{name}[{",".join(map(str, shape))}]'
+            raise ValueError(f'{what} {i} has type {type_text(*given)}, expected '
+                             f'{type_text(*expected)}')
 
 
 # ----------------------------------------------------------------------------- argnums

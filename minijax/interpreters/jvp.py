@@ -150,37 +150,55 @@ def jvp(f, primals, tangents):
                      for i, (p, t) in enumerate(zip(primals_flat, tangents_flat))]
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     primals_out, tangents_out = jvp_flat(f_flat, primals_flat, tangents_flat)
-    tangents_out = [instantiate(t) if _has_tangent(core.get_aval(p)) else
-                    np.zeros(np.shape(p), dtypes.float0)
-                    for p, t in zip(primals_out, tangents_out)]
+    tangents_out = [instantiate(t) if has_tangent(core.get_aval(p)) else
+                    float0_zeros(core.get_aval(p)) for p, t in zip(primals_out, tangents_out)]
     return (tree_util.tree_unflatten(out_tree(), primals_out),
             tree_util.tree_unflatten(out_tree(), tangents_out))
 
 
-def _has_tangent(aval):
-    """Whether a value's tangent has its dtype, not JAX's ``float0`` (an integer, bool or
-    key value's tangent: always zero)."""
+# ----------------------------------------------------------------------------- float0
+
+def has_tangent(aval) -> bool:
+    """Whether a value has a tangent of its own dtype. An integer, bool or key value's tangent
+    is JAX's ``float0``, always zero: never traced, and given as ``float0`` zeros."""
     return not dtypes.is_key(aval.dtype) and dtypes.is_inexact(aval.dtype)
+
+
+def float0_zeros(aval):
+    return np.zeros(aval.shape, dtypes.float0)
+
+
+def tangent_type(x) -> tuple[tuple, np.dtype]:
+    """``(shape, dtype)`` of a (co)tangent a user gave, a ``float0`` array's too."""
+    if getattr(x, 'dtype', None) == dtypes.float0:
+        return np.shape(x), dtypes.float0
+    aval = core.get_aval(x)
+    return aval.shape, aval.dtype
+
+
+def dtype_name(dtype) -> str:
+    return 'float0' if dtype == dtypes.float0 else dtype.name  # (NumPy's name: 'void')
+
+
+def type_text(shape, dtype) -> str:
+    """``float32[2,3]``, ``float0[]``: a type for an error."""
+    return f'{dtype_name(dtype)}[{",".join(map(str, shape))}]'
 
 
 def _checked_tangent(i, p_aval, tangent):
     """The tangent for a primal of type ``p_aval`` (a ``Zero`` for a ``float0`` one), or
     JAX's error: ValueError for another shape, TypeError for another dtype (a Python
     scalar's too: its dtype is float64 whatever its primal's)."""
-    if getattr(tangent, 'dtype', None) == dtypes.float0:
-        t_shape, t_dtype = np.shape(tangent), dtypes.float0
-    else:
-        t_aval = core.get_aval(tangent)
-        t_shape, t_dtype = t_aval.shape, t_aval.dtype
-    name = 'float0' if t_dtype == dtypes.float0 else t_dtype.name
+    t_shape, t_dtype = tangent_type(tangent)
     if p_aval.shape != t_shape:
         raise ValueError(f'jvp: tangent {i} has shape {t_shape} but its primal has shape '
-                         f'{p_aval.shape} (tangent {name}[{",".join(map(str, t_shape))}], '
-                         f'primal {p_aval.str_short()})')
-    expected = p_aval.dtype if _has_tangent(p_aval) else dtypes.float0
+                         f'{p_aval.shape} (tangent {type_text(t_shape, t_dtype)}, primal '
+                         f'{p_aval.str_short()})')
+    expected = p_aval.dtype if has_tangent(p_aval) else dtypes.float0
     if t_dtype != expected:
-        raise TypeError(f'jvp: tangent {i} has dtype {name} but its primal has dtype '
-                        f'{p_aval.dtype.name}: primal and tangent dtypes must be equal, or '
+        raise TypeError(f'jvp: tangent {i} has dtype {dtype_name(t_dtype)} but its primal '
+                        f'has dtype {p_aval.dtype.name}: primal and tangent dtypes must be '
+                        'equal, or '
                         'for an integer, bool or key primal the tangent dtype must be float0 '
                         '(np.zeros(shape, minijax.dtypes.float0))')
     return Zero(p_aval) if expected == dtypes.float0 else tangent
