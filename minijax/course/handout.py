@@ -8,8 +8,10 @@ then its source is cut out where it is the primitive's own:
   becomes the stub, its signature stays;
 - a value only this primitive's rule holds, passed to a family's factory (``np.tanh``,
   ``hlo.TanhOp`` in that row): the argument becomes a stub function;
-- otherwise (a helper shared by many primitives, such as the batching rule of every binary
-  op): the defining module re-registers the rule as a stub for this primitive alone.
+- a rule a family of primitives shares (the batching rule of every broadcasting op): the
+  family's function itself becomes the stub, for every member, so that no trace is left;
+- otherwise (no function of minijax's holds the rule): the defining module re-registers the
+  rule as a stub for this primitive alone.
 
 A stub calls ``minijax.errors.rule_to_write``, which raises ``NotImplementedError`` naming
 the task and the doc to read.
