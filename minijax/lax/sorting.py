@@ -80,7 +80,10 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
 
 def _lexsort_keys(key):
     """``key`` as NumPy lexsort keys, least significant first: a float sorts by whether it is
-    a NaN (NaNs last), then by value (where -0. == +0.)."""
+    a NaN (NaNs last), then by value (where -0. == +0.); a complex number by its real part,
+    then its imaginary part, each a float (NumPy puts any number with a NaN part last)."""
+    if dtypes.is_complex(key.dtype):
+        return _lexsort_keys(key.imag) + _lexsort_keys(key.real)
     if not dtypes.is_float(key.dtype):
         return [key]
     is_nan = np.isnan(key)

@@ -63,6 +63,14 @@ KNOWN_BUGS = {
                                       'from another integer type, and the other operand made '
                                       'from it ((c * c) | c, (c + c) & c), under jax.jit as '
                                       'under minijax.jit (fuzz seed 71161)',
+    'xla_int_div_by_zero_crash': 'JAX lowers an integer division as stablehlo.divide, and '
+                                  'XLA on the CPU can trap (SIGFPE) dividing by zero inside a '
+                                  'loop: jax.jit crashes the process (minijax chooses the '
+                                  'undefined quotients; fuzz seed 104172)',
+    'xla_grad_of_a_whole_set': "XLA aborts (a failed check: 'Invalid binary instruction "
+                               "opcode map') compiling jax.jit(jax.grad(...)) of "
+                               'jnp.flip(x, 0).at[()].set(c), a set of the whole array: '
+                               "JAX's program (fuzz seed 108925)",
     'xla_abs_of_complex_iota': "XLA's algebraic simplifier aborts the process (a failed "
                                'RET_CHECK: abs(iota) folded to iota, c128 for f64) compiling '
                                'abs of a complex iota, under jax.jit as under minijax.jit '
@@ -732,7 +740,8 @@ def s_binary(g, pool, depth):
         g.hazards.add('pow_grad_zero')
     if name == 'atan2':
         g.hazards.add('interpreter_atan2_subnormals')
-    safe = name == 'div' and a.dtype in INTS and not g.hit('int_div_by_zero')
+    safe = name == 'div' and a.dtype in INTS and not g.hit('int_div_by_zero',
+                                                             'xla_int_div_by_zero_crash')
     if name == 'div' and a.dtype in INTS and not safe:
         g.hazards.add('interpreter_crash')
     return _step('binary', [x, y], [out], name=name, safe_divisor=safe)
@@ -1304,6 +1313,9 @@ def s_at(g, pool, depth):
     in_bounds = (mode == 'promise_in_bounds' or (method in ('min', 'max') and mode == 'clip')
                  or (method == 'get' and mode is None and pool[x].dtype in INEXACT))
     spec, traced = _index_spec(g, pool, pool[x].shape, in_bounds)
+    whole = all(e is Ellipsis or (isinstance(e, slice) and e == slice(None)) for e in spec)
+    if method == 'set' and whole and not g.hit('xla_grad_of_a_whole_set'):
+        method = 'add'
     if method == 'get':
         return _outs_from_jax('at', pool, [x] + traced, spec=spec, method=method, mode=mode)
     target = _outs_from_jax('index', pool, [x] + traced, spec=spec).outs[0]

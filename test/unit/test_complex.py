@@ -153,3 +153,13 @@ def test_complex_running_max_and_min_meet_nans_in_xlas_order(name, reverse):
                   [complex(0, np.nan), 3j, complex(np.nan, np.nan), -1j]], np.complex64)
     theirs = jax.jit(lambda z: getattr(jax.lax, name)(z, axis=1, reverse=reverse))(z)
     _same_bits(getattr(mlax, name)(z, axis=1, reverse=reverse), theirs)
+
+
+def test_complex_sort_orders_each_part_with_nans_last():
+    """Real parts first, then imaginary parts, each with NaN last (JAX's comparator), where
+    NumPy puts every number with a NaN part last (fuzz seed 100230)."""
+    z = np.array([3j, 1 + 1j, complex(0, np.nan), -1 - 1j, complex(np.nan, 0), 2,
+                  complex(np.nan, -1)], np.complex64)
+    theirs = jax.jit(lambda z: jax.lax.sort(z))(z)
+    _same_bits(mlax.sort(z), theirs)
+    _same_bits(minijax.jit(mlax.sort)(z), theirs)
