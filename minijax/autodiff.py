@@ -20,8 +20,8 @@ from minijax import core, dtypes, lax, tree_util
 from minijax.array import host_array, scalar
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import vmap
-from minijax.interpreters.jvp import (float0_zeros, has_tangent, instantiate, jvp_flat,
-                                      tangent_type, type_text)
+from minijax.interpreters.jvp import (has_tangent, instantiate, jvp_flat, tangent_type,
+                                      type_text, zero_tangent)
 from minijax.interpreters.partial_eval import PartialEvalTracer, PartialVal, partial_eval_flat
 from minijax.interpreters.transpose import UndefinedPrimal, backward_pass, instantiate_cts
 from minijax.ir.jaxpr import eval_jaxpr
@@ -141,7 +141,7 @@ def linearize(f, *primals, has_aux=False):
         outs = iter(eval_jaxpr(jaxpr, consts, [t for t, a in zip(tangents_flat, avals_in)
                                                if has_tangent(a)]))
         return tree_util.tree_unflatten(out_tree, [next(outs) if has_tangent(a) else
-                                                   float0_zeros(a) for a in avals_out])
+                                                   zero_tangent(a) for a in avals_out])
 
     return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_lin), aux)
 
@@ -149,7 +149,7 @@ def linearize(f, *primals, has_aux=False):
 def vjp(f, *primals, has_aux=False):
     """``(f(*primals), f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to a tuple
     of input cotangents (and ``aux`` third with ``has_aux``). An integer, bool or key input's
-    cotangent is ``float0`` zeros; an integer output's cotangent is not looked at (JAX's)."""
+    cotangent is zeros (``zero_tangent``); an integer output's cotangent is not looked at."""
     core.check_callable('vjp', f=f)
     f_main, aux = _with_aux('vjp', f, has_aux)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('vjp', f_main, primals)
@@ -169,7 +169,7 @@ def vjp(f, *primals, has_aux=False):
                                [ct for ct, _ in staged])
         cts_in = iter(instantiate_cts(cts_in, staged_in))
         return tree_util.tree_unflatten(in_tree, [next(cts_in) if has_tangent(a) else
-                                                  float0_zeros(a) for a in avals_in])
+                                                  zero_tangent(a) for a in avals_in])
 
     return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_vjp), aux)
 
@@ -271,7 +271,7 @@ def _check_input_leaves(args, inputs, allow_int):
             raise TypeError(f'{transformation} with holomorphic=True requires inputs with '
                             f'complex dtype, but got {dtype.name}.')
         if allow_int and (dtypes.is_key(dtype) or not dtypes.is_complex(dtype)):
-            continue  # its gradient: float0 zeros
+            continue  # its gradient: zeros (zero_tangent)
         error = _REVERSE_INPUT_ERROR if 'c' in kinds else _FORWARD_INPUT_ERROR
         raise TypeError(error.format(name=transformation, dtype=dtype.name))
 
@@ -320,7 +320,7 @@ def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=Fal
     The gradient is the VJP with cotangent 1, as in JAX: for a real ``f`` of complex ``z``
     that is ``df/dx - i df/dy``; with ``holomorphic``, ``f`` maps complex to complex and the
     gradient is its complex derivative ``f'(z)``. ``allow_int`` lets integer, bool and key
-    inputs through: their gradient is ``float0`` zeros, as in JAX.
+    inputs through: their gradient is zeros (``zero_tangent``; JAX's ``float0``).
     """
     core.check_callable('value_and_grad', f=f)
     what = f'grad({_name(f)})'

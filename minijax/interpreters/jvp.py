@@ -151,7 +151,7 @@ def jvp(f, primals, tangents):
     f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
     primals_out, tangents_out = jvp_flat(f_flat, primals_flat, tangents_flat)
     tangents_out = [instantiate(t) if has_tangent(core.get_aval(p)) else
-                    float0_zeros(core.get_aval(p)) for p, t in zip(primals_out, tangents_out)]
+                    zero_tangent(core.get_aval(p)) for p, t in zip(primals_out, tangents_out)]
     return (tree_util.tree_unflatten(out_tree(), primals_out),
             tree_util.tree_unflatten(out_tree(), tangents_out))
 
@@ -164,8 +164,13 @@ def has_tangent(aval) -> bool:
     return not dtypes.is_key(aval.dtype) and dtypes.is_inexact(aval.dtype)
 
 
-def float0_zeros(aval):
-    return np.zeros(aval.shape, dtypes.float0)
+def zero_tangent(aval):
+    """The tangent minijax gives for a value without one: zeros of its dtype (a key's:
+    ``float0`` zeros). JAX gives ``float0`` zeros for every such value; minijax takes them but
+    gives them for keys only, since its transformations carry no ``float0`` values (``vmap``
+    of a ``jvp`` would fail on them): docs/semantics.md."""
+    dtype = dtypes.float0 if dtypes.is_key(aval.dtype) else aval.dtype
+    return np.zeros(aval.shape, dtype)
 
 
 def tangent_type(x) -> tuple[tuple, np.dtype]:
