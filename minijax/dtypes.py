@@ -117,6 +117,12 @@ def real_part_dtype(dtype):
     return COMPLEX_PARTS.get(np.dtype(dtype), np.dtype(dtype))
 
 
+def complex_operand(aval) -> bool:
+    """Whether an operand is complex: ``eager_on_xla`` for the primitives whose NumPy impl
+    is XLA's on real numbers only (where a complex NaN lands, complex ``sqrt``'s edges)."""
+    return is_complex(aval.dtype)
+
+
 def is_integer(dtype):
     return kind(dtype) in 'iu'
 

@@ -140,10 +140,6 @@ def _binary_hlo(op):
     return lambda x, y, dtype: op(x, y).result
 
 
-def _of_complex(aval) -> bool:
-    return dtypes.is_complex(aval.dtype)
-
-
 def _same_dtype(np_fn):
     return lambda x, y: np_fn(x, y, dtype=x.dtype)
 
@@ -156,9 +152,11 @@ _FAMILY = [
     # max and min as their primitives' impls: NaN wins, and +0. beats -0. in max, as in XLA.
     # A complex NaN wins or loses by its place in XLA's order of comparisons: XLA runs those.
     _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max,
-                lambda x, y, dtype: choose(x, y, 'GT', dtype), lowest, rounds=_of_complex),
+                lambda x, y, dtype: choose(x, y, 'GT', dtype), lowest,
+                rounds=dtypes.complex_operand),
     _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min,
-                lambda x, y, dtype: choose(x, y, 'LT', dtype), highest, rounds=_of_complex),
+                lambda x, y, dtype: choose(x, y, 'LT', dtype), highest,
+                rounds=dtypes.complex_operand),
     _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, _hlo_logaddexp,
                 lambda d: -np.inf, float_only=True, rounds=True),
 ]

@@ -155,14 +155,10 @@ logistic_p = unary_primitive('logistic', _logistic, None,
                              lambda t, x, ans: mul(t, mul(ans, sub(1., ans))),
                              eager_on_xla=True)
 register_lowering(logistic_p, _logistic_lowering)
-def _complex_operand(x) -> bool:
-    return dtypes.is_complex(x.dtype)
-
-
 # A real square root is correctly rounded everywhere; a complex one is XLA's own formula
 # (sqrt(-inf-0j) is +inf j there, -inf j in NumPy).
 sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)),
-                         eager_on_xla=_complex_operand)
+                         eager_on_xla=dtypes.complex_operand)
 rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
                           lambda t, x, ans: mul(t, mul(-.5, div(ans, x))), eager_on_xla=True)
 

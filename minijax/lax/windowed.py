@@ -205,16 +205,14 @@ def _chooser(primitive, direction):
 reduce_window_sum_p = _reduce_window_primitive(
     'reduce_window_sum', _add, lambda a, b, dtype: hlo.AddOp(a, b).result,
     lambda dtype: 0, eager_on_xla=True)
-def _of_complex(x) -> bool:
-    """A complex NaN wins or loses by its place in XLA's order of comparisons: XLA runs
-    those windows eagerly."""
-    return dtypes.is_complex(x.dtype)
-
-
-reduce_window_max_p = _reduce_window_primitive('reduce_window_max', *_chooser(max_p, 'GT'),
-                                               dtypes.lowest, eager_on_xla=_of_complex)
-reduce_window_min_p = _reduce_window_primitive('reduce_window_min', *_chooser(min_p, 'LT'),
-                                               dtypes.highest, eager_on_xla=_of_complex)
+# A complex NaN wins or loses by its place in XLA's order of comparisons: XLA runs complex
+# windows eagerly.
+reduce_window_max_p = _reduce_window_primitive(
+    'reduce_window_max', *_chooser(max_p, 'GT'), dtypes.lowest,
+    eager_on_xla=dtypes.complex_operand)
+reduce_window_min_p = _reduce_window_primitive(
+    'reduce_window_min', *_chooser(min_p, 'LT'), dtypes.highest,
+    eager_on_xla=dtypes.complex_operand)
 
 # ----------------------------------------------------------------------------- derivatives
 
