@@ -9,9 +9,7 @@ then its source is cut out where it is the primitive's own:
 - a value only this primitive's rule holds, passed to a family's factory (``np.tanh``,
   ``hlo.TanhOp`` in that row): the argument becomes a stub function;
 - a rule a family of primitives shares (the batching rule of every broadcasting op): the
-  family's function itself becomes the stub, for every member, so that no trace is left;
-- otherwise (no function of minijax's holds the rule): the defining module re-registers the
-  rule as a stub for this primitive alone.
+  family's function itself becomes the stub, for every member, so that no trace is left.
 
 A stub calls ``minijax.errors.rule_to_write``, which raises ``NotImplementedError`` naming
 the task and the doc to read.
@@ -97,13 +95,14 @@ def stub_edits(task: Task) -> list[Edit]:
             edits.append(_replace(*argument, f'lambda *args, **params: {call}'))
             continue
         own = _own_parts(table, primitive, rule)
-        family = _family_rule(rule)
         if own:
             edits += [e for part, via in own for e in _stub(part, via, primitive, call)]
-        elif family is not None:  # the rule is its family's (every unary op's batching)
-            edits += _stub_body(family, call)
-        else:
-            edits.append(_register_stub(table, primitive, call))
+            continue
+        family = _family_rule(rule)  # the rule is its family's (every unary op's batching)
+        if family is None:
+            raise LookupError(f'{task}: no function of minijax holds the rule ({rule!r}), so '
+                              'it cannot be stubbed')
+        edits += _stub_body(family, call)
     return edits
 
 
@@ -307,13 +306,6 @@ def _argument(call, parameters, name):
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def _register_stub(table, primitive, call) -> Edit:
-    """Register a stub for the primitive alone, at the end of the module defining it."""
-    module, name = _home(primitive)
-    return _append(module, f'\nfrom minijax.core import rule_tables  # noqa: E402\n'
-                           f'rule_tables[{table!r}][{name}] = lambda *args, **params: {call}\n')
-
-
 def _home(primitive):
     """``(module, global name)`` where ``primitive`` is defined: ``NAME = ...`` (or ``A, NAME
     = ...``) at the top level of a module of minijax."""
@@ -325,11 +317,6 @@ def _home(primitive):
                     if vars(module).get(getattr(name, 'id', None)) is primitive:
                         return module, name.id
     raise LookupError(f'no module of minijax defines {primitive} at its top level')
-
-
-def _append(module, text) -> Edit:
-    path, source, _ = _parsed(module.__file__)
-    return Edit(path, len(source), len(source), text)
 
 
 def _replace(path, text, node, new) -> Edit:
