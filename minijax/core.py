@@ -495,11 +495,11 @@ class EvalTrace(Trace):
     pure = lift = lambda self, x: x
 
     def process_primitive(self, primitive, tracers, params):
+        in_avals = [get_aval(t) for t in tracers]
         check = abstract_eval_rules.get(primitive)
-        avals = None if check is None else check(*map(get_aval, tracers), **params)
+        avals = None if check is None else check(*in_avals, **params)
         on_xla = primitive.eager_on_xla
-        if on_xla and apply_on_xla is not None and (
-                on_xla is True or on_xla(*map(get_aval, tracers))):
+        if on_xla and apply_on_xla is not None and (on_xla is True or on_xla(*in_avals)):
             return apply_on_xla(primitive, tracers, params, avals)
         impl = impl_rules[primitive]
         with in_impl_rule, np.errstate(all='ignore'):  # 1/0 is inf, log(-1) NaN, as in XLA
