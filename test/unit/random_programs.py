@@ -58,6 +58,11 @@ KNOWN_BUGS = {
                              'cancels huge inputs exactly: outputs much smaller than an input '
                              'of 1e30 differ; and it gives NaN for infinite inputs where XLA '
                              'gives +-inf (no answer is right there)',
+    'interpreter_dot_overflow': "XLA's CPU dot fuses each multiply into the sum: a product "
+                                'that overflows beside an infinite one of the other sign '
+                                'gives that infinity, where the StableHLO reference '
+                                'interpreter rounds the product to inf first (inf - inf = '
+                                'NaN; fuzz seed 100831)',
     'xla_and_or_of_a_converted_int': "XLA's CPU compiler crashes the process (a segfault) "
                                       'compiling and/or whose operand is an integer converted '
                                       'from another integer type, and the other operand made '
@@ -437,7 +442,11 @@ def _b_arg_chooser(B, args, *, name, axis, index_dtype, sanitize):
     return [B[name](x, axis, np.dtype(index_dtype))]
 
 
-def _b_dot_general(B, args, *, dimension_numbers):
+def _b_dot_general(B, args, *, dimension_numbers, tame=False):
+    """``dot_general``; with ``tame``, of operands whose finite elements are small enough
+    that no product overflows (infinities stay)."""
+    if tame:
+        args = [_below_overflow(B, x) for x in args]
     return [B.dot_general(*args, dimension_numbers)]
 
 
@@ -455,6 +464,14 @@ def _finite(B, x, bound=np.inf):
     zero = B.broadcast_in_dim(np.zeros((), x.dtype), jnp.shape(x), ())
     size = B.abs(x)  # real for a complex x
     return B.select_n(B.lt(size, np.asarray(bound, size.dtype)), zero, x)
+
+
+def _below_overflow(B, x):
+    """``x`` with its finite elements of magnitude sqrt(max) or more replaced by 0."""
+    size = B.abs(x)
+    bound = np.sqrt(np.asarray(jnp.finfo(size.dtype).max, np.float64))
+    small = _finite(B, x, bound)
+    return B.select_n(B.numpy.isfinite(size), x, small)
 
 
 def _b_conv(B, args, *, stride, padding):
@@ -1026,10 +1043,13 @@ def s_dot_general(g, pool, depth):
         return None
     if 0 in a.shape + b.shape:
         g.hazards.add('interpreter_crash')
-    if math.prod(a.shape[i] for i, _ in contract) == 1:  # each output one product (or none)
+    terms = math.prod(a.shape[i] for i, _ in contract)
+    if terms == 1:  # each output one product (or none)
         g.hazards.add('interpreter_outer_product_sign')
+    tame = terms > 1 and _is_inexact(a.dtype) and 'interpreter_dot_overflow' in g.avoid
     dims = ((tuple(p[0] for p in contract), tuple(p[1] for p in contract)), (tuple(lb), tuple(rb)))
-    return _step('dot_general', [x, y], [Aval(tuple(shape), a.dtype)], dimension_numbers=dims)
+    return _step('dot_general', [x, y], [Aval(tuple(shape), a.dtype)], dimension_numbers=dims,
+                 tame=tame)
 
 
 def _operands(g, pool, most):
