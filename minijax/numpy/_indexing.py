@@ -253,6 +253,8 @@ def _gather_index(x, entries, mode=None, fill_value=None, normalize=True, **hint
     x, static, advanced = _basic_part(x, entries)
     view = _static_getitem(x, static)
     ix = _indexer(np.shape(view), advanced, normalize)
+    if 0 in ix.shape:  # nothing to read: zeros that depend on nothing (as JAX reads them)
+        return lax.full_like(view, 0, shape=ix.shape)
     return lax.gather(view, ix.indices, lax.GatherDimensionNumbers(*ix.dimension_numbers),
                       ix.slice_sizes, mode=mode, fill_value=fill_value, **ix.hints(hints))
 
@@ -451,12 +453,15 @@ def _update(x, idx, values, kind, mode=None, **hints):
     values = asarray(values, core.get_aval(x).dtype)
     if not _uses_gather(entries, mode, lax.GatherScatterMode.CLIP):
         entries = _static_ints_as_scattered(np.shape(x), entries)
-        if not _ints_in_bounds(np.shape(x), entries, counted_from_end=False):
-            return asarray(x)  # JAX's scatter drops an update out of bounds
+        if not _ints_in_bounds(np.shape(x), entries, counted_from_end=False) or \
+                0 in _static_window(np.shape(x), entries)[1]:
+            return asarray(x)  # JAX's scatter drops an update out of bounds, skips an empty one
         return _static_update(x, entries, elementwise(_static_getitem(x, entries), values))
     expanded, static, advanced = _basic_part(x, entries)
     view = _static_getitem(expanded, static)
     ix = _indexer(np.shape(view), advanced)
+    if 0 in ix.shape:  # nothing to write: ``x`` itself, as JAX skips the scatter
+        return asarray(x)
     view = scatter(view, ix.indices, broadcast_to(values, ix.shape),
                    lax.ScatterDimensionNumbers(*ix.dimension_numbers), mode=mode,
                    **ix.hints(hints))

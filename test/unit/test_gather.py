@@ -373,3 +373,23 @@ def test_a_gather_of_no_window_need_not_fit_the_operand():
     expected = jax.grad(lambda a: jax.lax.linalg.lu(a)[0].sum())(a)
     for got in _both_ways(minijax.grad(lambda a: mlax.linalg.lu(a)[0].sum()), a):
         assert_close(got, expected)
+
+
+NO_INDEX = np.array([], np.int32)
+EMPTY_READS_AND_UPDATES = {
+    'read': lambda np_: lambda x: np_.sum(np_.exp(x)[NO_INDEX]),
+    'read-of-a-window': lambda np_: lambda x: np_.sum(np_.exp(x)[1:1, None][NO_INDEX]),
+    'update': lambda np_: lambda x: np_.sum(np_.asarray(x).at[NO_INDEX].set(np_.exp(x[0]))),
+    'static-update': lambda np_: lambda x: np_.sum(np_.asarray(x).at[1:1].add(np_.exp(x[0]))),
+}
+
+
+@pytest.mark.parametrize('name', EMPTY_READS_AND_UPDATES)
+def test_an_empty_read_or_update_depends_on_nothing_as_in_jax(name):
+    """As JAX, a read of no element is zeros and an update of none is ``x``, with no gather
+    or scatter: no cotangent flows back, so an infinite derivative there (exp(1000)) does
+    not turn the gradient into NaN (fuzz seed 120849)."""
+    make = EMPTY_READS_AND_UPDATES[name]
+    x = np.array([1000., 0.])
+    np.testing.assert_array_equal(minijax.grad(make(mnp))(x), jax.grad(make(jnp))(x))
+    np.testing.assert_array_equal(make(mnp)(x), make(jnp)(x))
