@@ -179,7 +179,6 @@ def _run_module_file(path: str, values, backend: str, entry: str) -> list[np.nda
     flat_values = tree_util.tree_leaves(values)
     _check_entry_types(module, flat_values, name, entry)
     if backend == 'interpreter':
-        modules.legalize_chlo(module)
         return reference_interpreter.run_module(module, flat_values)
     executable = runtime.compile_module(module)
     return [runtime.to_host(b) for b in executable([runtime.device_put(a) for a in flat_values])]

@@ -625,8 +625,8 @@ class SourceInfo(NamedTuple):
     name_stack: tuple = ()
 
 
-#: The user frames a location keeps at the most (JAX's default traceback limit in locations).
-MAX_FRAMES = 10
+#: The user frames a location keeps at the most (JAX's ``jax_traceback_in_locations_limit``).
+MAX_FRAMES = 100
 
 _name_stack: tuple = ()
 _frames_override: tuple | None = None

@@ -273,10 +273,11 @@ def _scatter(eqn, known):
     return 0 if eqn.primitive is lax.scatter_p else _size(eqn.inputs[2].aval)
 
 
-def _expansion(eqn, known):
-    """erf and erfc lower to an expansion in other ops (``minijax.lax.special``): its flops."""
-    expansion = lax.special.EXPANSIONS[eqn.primitive]
-    closed, _ = trace_to_jaxpr(lambda x: [expansion(x)], [eqn.inputs[0].aval])
+def _erfc(eqn, known):
+    """XLA expands ``chlo.erfc`` into other ops (``minijax.lax.special.erfc_expansion``),
+    where ``erf`` is an op of its own (a transcendental): the expansion's flops."""
+    closed, _ = trace_to_jaxpr(lambda x: [lax.special.erfc_expansion(x)],
+                               [eqn.inputs[0].aval])
     return closed_jaxpr_flops(closed)
 
 
@@ -290,7 +291,7 @@ _ELEMENTWISE = [lax.add_p, lax.add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.m
                 lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p]
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
                    lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p, lax.tan_p, lax.expm1_p,
-                   lax.cbrt_p, lax.atan2_p]
+                   lax.cbrt_p, lax.atan2_p, lax.erf_p]
 _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.concatenate_p,
                   lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.pad_p,
                   lax.iota_p, lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p]
@@ -304,8 +305,8 @@ flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max
                                   lax.reduce_window_min_p], _reduce_window))
 flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
-                    scan_p: _scan, while_p: _while, lax.erf_p: _expansion,
-                    lax.erfc_p: _expansion, lax.sort_p: _sort, lax.fft_p: _fft,
+                    scan_p: _scan, while_p: _while, lax.erfc_p: _erfc,
+                    lax.sort_p: _sort, lax.fft_p: _fft,
                     lax.convert_element_type_p: _convert_element_type})
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_mul_p, lax.scatter_min_p,
                                   lax.scatter_max_p, lax.scatter_p], _scatter))

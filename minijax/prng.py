@@ -106,7 +106,7 @@ def _counters(shape):
     if size >= 2 ** 32:
         raise ValueError(f'minijax.random: {size} random values in one call is more than the '
                          '2**32 that 32-bit counters number')
-    low = lax.reshape(lax.iota(uint32, (size,)), shape)
+    low = lax.reshape(lax.iota(uint32, size), shape)
     return lax.full(shape, 0, uint32), low
 
 

@@ -21,7 +21,7 @@ import signal
 from typing import Sequence
 
 import numpy as np
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import stablehlo
 
 from minijax.isolation import Crashed, call_isolated
@@ -56,12 +56,20 @@ def _evaluate(bytecode: bytes, args: list[np.ndarray]) -> tuple[bool, list[np.nd
         diagnostics = []
         ctx.attach_diagnostic_handler(lambda d: diagnostics.append(_described(d)) or True)
         module = ir.Module.parse(bytecode)
+        _legalize_chlo(module)
         _copy_scatter_operands(module)
         attrs = [dense_elements(a) for a in args]
         try:
             return True, [np.array(result) for result in stablehlo.eval_module(module, attrs)]
         except ValueError as err:
             return False, '; '.join(diagnostics) or str(err)
+
+
+def _legalize_chlo(module: ir.Module) -> None:
+    """``chlo`` ops (which minijax and JAX write for ``erf``, ``top_k``...) rewritten into
+    StableHLO, the only dialect the interpreter runs (XLA legalizes them itself)."""
+    passmanager.PassManager.parse(
+        'builtin.module(func.func(chlo-legalize-to-stablehlo))').run(module.operation)
 
 
 def _described(diagnostic) -> str:
@@ -100,7 +108,7 @@ _UNSUPPORTED_OPS = {
          'stablehlo.create_token'],
         'the interpreter does not implement it (see openxla/stablehlo issue 1571)'),
 }
-_DIALECTS = ('builtin', 'func', 'stablehlo')
+_DIALECTS = ('builtin', 'func', 'stablehlo', 'chlo')  # (chlo: legalized first)
 #: Element types whose values come back to NumPy (the interpreter aborts on the others).
 _RESULT_ELEMENT_TYPES = (ir.F16Type, ir.F32Type, ir.F64Type, ir.IntegerType)
 

@@ -28,13 +28,28 @@ cond_p = Primitive('cond', multiple_results=True, eager_on_xla=True)
 
 # ----------------------------------------------------------------------------- the API
 
-def cond(pred, true_fun, false_fun, *operands):
+#: The default of the ``operand`` keyword: none was given.
+_NO_OPERAND = object()
+
+
+def _keyword_operand(operands, operand):
+    """The operands, JAX's older ``operand=x`` keyword form included."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got operand={operand!r} and positional operands {operands}")
+    return (operand,)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one op.
 
     ``pred`` is a scalar bool, or a real number that is true when nonzero (as in JAX); both
     branches must return the same shapes and dtypes (a Python scalar does not take the
     dtype of the other branch's array, as in JAX).
     """
+    operands = _keyword_operand(operands, operand)
     core.check_callable('cond', true_fun=true_fun, false_fun=false_fun)
     aval = core.get_aval(pred)
     if aval.shape != () or dtypes.kind(aval.dtype) not in 'biuf':
@@ -47,8 +62,9 @@ def cond(pred, true_fun, false_fun, *operands):
                    ['the false branch', 'the true branch'])
 
 
-def switch(index, branches, *operands):
+def switch(index, branches, *operands, operand=_NO_OPERAND):
     """``branches[index](*operands)``, with ``index`` clamped into ``[0, len(branches))``."""
+    operands = _keyword_operand(operands, operand)
     branches = list(branches)
     if not branches:
         raise ValueError('switch: needs at least one branch')

@@ -10,8 +10,9 @@ from minijax.control_flow.while_loop import while_loop
 from minijax.lax.elementwise import promote_weak_scalars
 
 
-def fori_loop(lower, upper, body_fun, init_val):
-    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val); return val``."""
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val); return val``.
+    ``unroll`` is ``scan``'s, for static bounds only (as in JAX)."""
     core.check_callable('fori_loop', body_fun=body_fun)
     body_fun = _checked_body(body_fun)
     for name, bound in (('lower', lower), ('upper', upper)):
@@ -24,8 +25,12 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, val = carry
             return (lax.add(i, 1), body_fun(i, val)), None
 
-        (_, val), _ = scan(step, (lower, init_val), None, length=max(upper - lower, 0))
+        (_, val), _ = scan(step, (lower, init_val), None, length=max(upper - lower, 0),
+                           unroll=1 if unroll is None else unroll)
         return val
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError('Can only use `unroll` in `fori_loop` if the loop bounds are '
+                         'statically known.')
 
     # the counter takes the bounds' dtype (a Python int bound joins the other's)
     lower, upper = promote_weak_scalars('fori_loop', lower, upper)

@@ -32,13 +32,14 @@ scan_p = Primitive('scan', multiple_results=True, eager_on_xla=True)
 
 # ----------------------------------------------------------------------------- the API
 
-def scan(f, init, xs, length=None, reverse=False, unroll=1):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """``carry = init; for x in xs: carry, y = f(carry, x)``; returns ``(carry, stack(ys))``.
 
     ``xs`` is a pytree of arrays sharing their leading dimension (or None, with ``length``);
     ``reverse`` walks the slices from last to first, still stacking ys in xs order.
     ``unroll`` (iterations per loop trip in JAX) is a speed hint that does not change the
-    results: minijax checks it and always emits the rolled loop.
+    results: minijax checks it and always emits the rolled loop; so is JAX's experimental
+    ``_split_transpose``, which minijax accepts and ignores.
     """
     core.check_callable('scan', f=f)
     if not isinstance(unroll, (bool, int, float, np.integer, np.floating)):

@@ -38,7 +38,7 @@ class Zero:
 
 def zeros_like_aval(aval):
     from minijax import lax  # lax's rules build on this module
-    return lax.full(aval.shape, 0, aval.dtype, aval.weak_type)
+    return lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
 
 
 def instantiate(tangent):

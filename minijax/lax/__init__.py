@@ -31,7 +31,7 @@ from minijax.lax.elementwise import (
     tanh_p)
 from minijax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, concatenate, concatenate_p, expand_dims,
-    full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze, transpose,
+    broadcasted_iota, full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze, transpose,
     transpose_p)
 from minijax.lax.slicing import (
     dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,

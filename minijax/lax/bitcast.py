@@ -24,11 +24,11 @@ from minijax.lowering import register_lowering, tensor_type
 bitcast_convert_type_p = Primitive('bitcast_convert_type')
 
 
-def bitcast_convert_type(x, new_dtype):
-    """The bits of ``x`` read as ``new_dtype`` (a trailing axis appears or disappears when the
-    widths differ)."""
+def bitcast_convert_type(operand, new_dtype):
+    """The bits of ``operand`` read as ``new_dtype`` (a trailing axis appears or disappears
+    when the widths differ)."""
     new_dtype = dtypes.check_supported(new_dtype, 'bitcast_convert_type target')
-    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype)
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
 
 
 def _bits(dtype):

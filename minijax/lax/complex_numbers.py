@@ -17,7 +17,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import full_like, neg, promote_weak_scalars, unbroadcast
-from minijax.lowering import register_lowering
+from minijax.lowering import lower_fun, register_lowering
 from minijax.lowering.ops import broadcast_scalars
 
 
@@ -28,7 +28,7 @@ def _check_complex(name, x):
                         'subtypes of complexfloating.')
 
 
-def _complex_unary(name, impl, hlo_op, out_dtype, transpose):
+def _complex_unary(name, impl, lowering, out_dtype, transpose):
     """A linear primitive of one complex operand; ``out_dtype(dtype)`` is its result dtype,
     ``transpose(ct)`` the cotangent of its operand."""
     prim = Primitive(name)
@@ -42,7 +42,7 @@ def _complex_unary(name, impl, hlo_op, out_dtype, transpose):
     ad.defjvp_linear(prim)
     prim.def_transpose(lambda ct, x: [transpose(ct)])
     prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
-    register_lowering(prim, lambda ctx, x: hlo_op(x).result)
+    register_lowering(prim, lowering)
     return prim
 
 
@@ -67,12 +67,13 @@ def complex(x, y):  # noqa: A001 (lax.complex, as in JAX)
     return complex_p.bind(*promote_weak_scalars('complex', x, y))
 
 
-real_p = _complex_unary('real', np.real, hlo.RealOp, dtypes.real_part_dtype,
-                        lambda ct: complex(ct, full_like(ct, 0)))
-imag_p = _complex_unary('imag', np.imag, hlo.ImagOp, dtypes.real_part_dtype,
-                        lambda ct: complex(full_like(ct, 0), neg(ct)))
-conj_p = _complex_unary('conj', np.conj, lambda x: hlo.ComplexOp(
-    hlo.RealOp(x).result, hlo.NegOp(hlo.ImagOp(x).result).result), lambda d: d, conj)
+real_p = _complex_unary('real', np.real, lambda ctx, x: hlo.RealOp(x).result,
+                        dtypes.real_part_dtype, lambda ct: complex(ct, full_like(ct, 0)))
+imag_p = _complex_unary('imag', np.imag, lambda ctx, x: hlo.ImagOp(x).result,
+                        dtypes.real_part_dtype, lambda ct: complex(full_like(ct, 0), neg(ct)))
+# conj lowers as the lax ops it is made of, each op named after its own primitive, as in JAX
+conj_p = _complex_unary('conj', np.conj, lower_fun(lambda x: complex(real(x), neg(imag(x)))),
+                        lambda d: d, conj)
 
 # ----------------------------------------------------------------------------- complex
 

@@ -33,12 +33,13 @@ from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.complex_numbers import complex, imag, real
 from minijax.lax.elementwise import add, sub
-from minijax.lax.static import static_ints
+from minijax.lax.static import default_options_only, static_ints
 from minijax.lax.structural import full, reshape, rev
 from minijax.lax.windowed import (
     dilate_and_pad, dilate_shape, padding_pairs, padtype_to_pads, transpose_padding,
     window_offset_slice, window_offsets, window_output_shape)
 from minijax.lowering import lower_fun, register_lowering, tensor_type
+from minijax.lowering.ops import default_precision
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -92,10 +93,12 @@ def _from_strings(lhs, rhs, out, rank):
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
     """The general convolution, as ``jax.lax.conv_general_dilated``. ``padding`` is 'VALID',
     'SAME', 'SAME_LOWER' or a (low, high) pair per spatial axis; ``precision`` is accepted
     and ignored (the CPU computes at full precision)."""
+    default_options_only('conv_general_dilated', out_sharding=out_sharding)
     lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
     numbers = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     _check_preferred_element_type(lhs, preferred_element_type)
@@ -467,7 +470,9 @@ def _real_conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation,
     return hlo.ConvolutionOp(
         tensor_type(ctx.avals_out[0]), lhs, rhs, numbers, feature_group_count,
         batch_group_count, window_strides=list(window_strides), padding=pads,
-        lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation)).result
+        lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation),
+        window_reversal=[False] * len(window_strides),  # written out, as JAX writes them
+        precision_config=default_precision()).result
 
 
 conv_general_dilated_p.def_impl(_conv_impl)

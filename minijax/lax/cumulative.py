@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, tree_util
@@ -31,9 +30,8 @@ from minijax.lax.elementwise import (
 from minijax.lax.reductions import highest, lowest
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.structural import concatenate, pad, rev
-from minijax.lowering import constant, register_lowering, tensor_type
-from minijax.lowering.ops import choose, compare
-from minijax.lowering.types import element_type
+from minijax.lowering import constant, register_lowering
+from minijax.lowering.ops import choose, compare, full_like_aval, reduce_window
 
 # ----------------------------------------------------------------------------- associative_scan
 
@@ -120,20 +118,25 @@ class _Cumulative:
     """One row of the family: how to combine two elements in NumPy (``impl``), in lax ops
     (``combine``, for the JVP) and in StableHLO (``body``), and the reduction's identity.
     ``rounds`` marks a combination whose rounding depends on the order XLA picks (True, or a
-    function of the operand's aval)."""
+    function of the operand's aval). ``monoid`` marks one that JAX lowers through a
+    windowed-reduction primitive of its own (``reduce_window_sum``, ``_max``, ``_min``),
+    whose identity is a filled scalar; the others go through the generic ``reduce_window``."""
 
-    def __init__(self, name, impl, combine, body, identity, float_only=False, rounds=False):
+    def __init__(self, name, impl, combine, body, identity, float_only=False, rounds=False,
+                 monoid=True):
         self.name, self.impl, self.combine, self.body = name, impl, combine, body
         self.identity, self.float_only, self.rounds = identity, float_only, rounds
+        self.monoid = monoid
 
 
 def _hlo_logaddexp(x, y, dtype):
-    """``logaddexp`` in StableHLO ops, for the reduce_window body of cumlogsumexp."""
+    """``logaddexp`` in StableHLO ops, for the reduce_window body of cumlogsumexp (in JAX's
+    order)."""
     amax = hlo.MaxOp(x, y).result
     delta = hlo.SubtractOp(x, y).result
+    undefined, total = compare(delta, delta, 'NE', dtype), hlo.AddOp(x, y).result
     spread = hlo.Log1pOp(hlo.ExpOp(hlo.NegOp(hlo.AbsOp(delta).result).result).result).result
-    return hlo.SelectOp(compare(delta, delta, 'NE', dtype), hlo.AddOp(x, y).result,
-                        hlo.AddOp(amax, spread).result).result
+    return hlo.SelectOp(undefined, total, hlo.AddOp(amax, spread).result).result
 
 
 def _binary_hlo(op):
@@ -148,7 +151,7 @@ _FAMILY = [
     _Cumulative('cumsum', _same_dtype(np.add), add, _binary_hlo(hlo.AddOp), lambda d: 0,
                 rounds=True),
     _Cumulative('cumprod', _same_dtype(np.multiply), mul, _binary_hlo(hlo.MulOp),
-                lambda d: 1, rounds=True),
+                lambda d: 1, rounds=True, monoid=False),
     # max and min as their primitives' impls: NaN wins, and +0. beats -0. in max, as in XLA.
     # A complex NaN wins or loses by its place in XLA's order of comparisons: XLA runs those.
     _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max,
@@ -158,7 +161,7 @@ _FAMILY = [
                 lambda x, y, dtype: choose(x, y, 'LT', dtype), highest,
                 rounds=dtypes.complex_operand),
     _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, _hlo_logaddexp,
-                lambda d: -np.inf, float_only=True, rounds=True),
+                lambda d: -np.inf, float_only=True, rounds=True, monoid=False),
 ]
 
 
@@ -206,16 +209,12 @@ def _lowering(row):
         window = [n if a == axis else 1 for a in range(aval.ndim)]
         padding = [((0, n - 1) if reverse else (n - 1, 0)) if a == axis else (0, 0)
                    for a in range(aval.ndim)]
-        init = constant(np.asarray(row.identity(aval.dtype), aval.dtype))
-        op = hlo.ReduceWindowOp(
-            [tensor_type(ctx.avals_out[0])], [x], [init], window,
-            window_strides=[1] * aval.ndim,
-            padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64)))
-        scalar = ir.RankedTensorType.get([], element_type(aval.dtype))
-        block = op.body.blocks.append(scalar, scalar)
-        with ir.InsertionPoint(block):
-            hlo.ReturnOp([row.body(*block.arguments, aval.dtype)])
-        return op.result
+        identity = np.asarray(row.identity(aval.dtype), aval.dtype)
+        init = (full_like_aval(identity, ShapedArray((), aval.dtype)) if row.monoid
+                else constant(identity))
+        return reduce_window(x, init, ctx.avals_out[0],
+                             lambda a, b: row.body(a, b, aval.dtype), window,
+                             [1] * aval.ndim, padding)
     return rule
 
 
@@ -233,7 +232,7 @@ def _cumulative_primitive(row):
         lambda x, *, axis, reverse: _accumulate(row.impl, x, axis, reverse)))
     prim.def_abstract_eval(_abstract_eval(row))
     prim.def_batching(_batching(prim))
-    register_lowering(prim, _lowering(row))
+    register_lowering(prim, _lowering(row), inline=False)  # as JAX: a function of its own
     if row.name != 'cumsum':
         prim.def_jvp(_scan_jvp(row))
     return prim

@@ -18,6 +18,7 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import convert_element_type
+from minijax.lax.static import default_options_only
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import default_precision
@@ -25,12 +26,14 @@ from minijax.lowering.ops import default_precision
 dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
+                out_sharding=None):
     """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes.
     Operands of two dtypes are first converted to the one they promote to, as JAX does.
     ``preferred_element_type`` is the result's dtype: a wider one (or int8 -> float32) is
     computed in, a narrower one is rounded to at the end; ``precision`` is accepted and
     ignored (the CPU computes at full precision)."""
+    default_options_only('dot_general', out_sharding=out_sharding)
     lhs, rhs = _promoted(lhs, rhs, preferred_element_type)
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
     if preferred_element_type is None:
@@ -52,7 +55,8 @@ def _promoted(lhs, rhs, preferred_element_type=None):
     return convert_element_type(lhs, dtype), convert_element_type(rhs, dtype)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numbers=None):
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
     """``dot_general``; without ``dimension_numbers``, the plain vector/matrix product
     (``lhs``'s last axis against ``rhs``'s first), as ``jax.lax.dot``."""
     if dimension_numbers is None:
@@ -64,10 +68,11 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numb
                 ' un-batched matrix-matrix, matrix-vector, or vector-vector products;'
                 f' got lhs_shape={lhs_shape} rhs_shape={rhs_shape}')
         dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
-    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=out_sharding)
 
 
-def batch_matmul(lhs, rhs):
+def batch_matmul(lhs, rhs, precision=None):
     """Matrix products over the leading (batch) axes of two arrays of equal rank >= 2."""
     lhs_ndim, rhs_ndim = len(core.get_aval(lhs).shape), len(core.get_aval(rhs).shape)
     if min(lhs_ndim, rhs_ndim) < 2:
@@ -77,7 +82,8 @@ def batch_matmul(lhs, rhs):
         raise ValueError(f'Arguments to batch_matmul must have same ndim, got {lhs_ndim}, '
                          f'{rhs_ndim}')
     batch = tuple(range(lhs_ndim - 2))
-    return dot_general(lhs, rhs, (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch)))
+    return dot_general(lhs, rhs, (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch)),
+                       precision)
 
 
 def _dimension_numbers(numbers):

@@ -19,10 +19,11 @@ from minijax.interpreters import batching, jvp as ad
 from minijax.ir import tracing
 from minijax.array import Array, scalar
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.static import default_options_only
 from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
-from minijax.lowering.ops import broadcast_scalars, choose, compare
+from minijax.lowering.ops import broadcast_scalars, choose, compare, full_like_aval
 
 # ----------------------------------------------------------------------------- unary
 
@@ -71,9 +72,16 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     return prim
 
 
-def _unary_function(prim, doc):
-    def fn(x):
-        return prim.bind(x)
+def _unary_function(prim, doc, accuracy=False):
+    """The lax function binding ``prim``; with ``accuracy``, JAX's ``accuracy=None`` option
+    of a transcendental function."""
+    if accuracy:
+        def fn(x, *, accuracy=None):
+            default_options_only(prim.name, accuracy=accuracy)
+            return prim.bind(x)
+    else:
+        def fn(x):
+            return prim.bind(x)
     fn.__name__ = fn.__qualname__ = prim.name
     fn.__doc__ = doc
     return fn
@@ -106,10 +114,11 @@ def _complex_sin(x):
     a zero real part where cosh(b) is infinite (XLA's ``sine`` gives NaN there)."""
     a, b = lax.real(x), lax.imag(x)
     a_is_zero = eq(a, full_like(a, 0))
+    sin_a, cos_a = sin(a), cos(a)
     sinh, cosh = _sinh_and_cosh(b)
-    im = mul(cos(a), sinh)
-    return select_n(a_is_zero, lax.complex(mul(sin(a), cosh), im),
-                    lax.complex(full_like(a, 0), im))
+    re, im = mul(sin_a, cosh), mul(cos_a, sinh)
+    on_the_imaginary_axis = lax.complex(full_like(a, 0), im)
+    return select_n(a_is_zero, lax.complex(re, im), on_the_imaginary_axis)
 
 
 def _complex_cos(x):
@@ -203,15 +212,15 @@ def _sign_op(x):
 
 sign_p = unary_primitive('sign', _sign, _sign_op, None, accepts=NUMBER)
 
-sin = _unary_function(sin_p, 'Elementwise sine.')
-cos = _unary_function(cos_p, 'Elementwise cosine.')
-exp = _unary_function(exp_p, 'Elementwise e**x.')
-log = _unary_function(log_p, 'Elementwise natural logarithm.')
-log1p = _unary_function(log1p_p, 'Elementwise log(1 + x), accurate for small x.')
-tanh = _unary_function(tanh_p, 'Elementwise hyperbolic tangent.')
-logistic = _unary_function(logistic_p, 'Elementwise 1 / (1 + exp(-x)).')
-sqrt = _unary_function(sqrt_p, 'Elementwise square root.')
-rsqrt = _unary_function(rsqrt_p, 'Elementwise 1 / sqrt(x).')
+sin = _unary_function(sin_p, 'Elementwise sine.', accuracy=True)
+cos = _unary_function(cos_p, 'Elementwise cosine.', accuracy=True)
+exp = _unary_function(exp_p, 'Elementwise e**x.', accuracy=True)
+log = _unary_function(log_p, 'Elementwise natural logarithm.', accuracy=True)
+log1p = _unary_function(log1p_p, 'Elementwise log(1 + x), accurate for small x.', accuracy=True)
+tanh = _unary_function(tanh_p, 'Elementwise hyperbolic tangent.', accuracy=True)
+logistic = _unary_function(logistic_p, 'Elementwise 1 / (1 + exp(-x)).', accuracy=True)
+sqrt = _unary_function(sqrt_p, 'Elementwise square root.', accuracy=True)
+rsqrt = _unary_function(rsqrt_p, 'Elementwise 1 / sqrt(x).', accuracy=True)
 abs = _unary_function(abs_p, 'Elementwise absolute value.')  # noqa: A001 (lax.abs, as in JAX)
 sign = _unary_function(sign_p, 'Elementwise sign: -1, 0 or 1.')
 
@@ -371,7 +380,14 @@ div_p = binary_primitive('div', _divide, _div_lowering, accepts=NUMBER,
 
 add = _binary_function(add_p, 'Elementwise x + y.')
 sub = _binary_function(sub_p, 'Elementwise x - y.')
-mul = _binary_function(mul_p, 'Elementwise x * y.')
+
+
+def mul(x, y, *, out_dtype=None):
+    """Elementwise ``x * y``."""
+    default_options_only('mul', out_dtype=out_dtype)
+    return mul_p.bind(*promote_weak_scalars('mul', x, y))
+
+
 div = _binary_function(div_p, 'Elementwise x / y (truncating for integers).')
 
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
@@ -585,12 +601,13 @@ def _pow_jvp_exponent(t, x, y):
 ad.defjvp(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """A constant with the shape, dtype and weak type of ``x`` (a broadcast scalar), or the
     ``dtype`` (then strongly typed) and ``shape`` given."""
+    default_options_only('full_like', sharding=sharding)
     aval = core.get_aval(x)
     return full(aval.shape if shape is None else shape, fill_value,
-                aval.dtype if dtype is None else dtype, aval.weak_type and dtype is None)
+                aval.dtype if dtype is None else dtype, weak_type=aval.weak_type and dtype is None)
 
 
 # ----------------------------------------------------------------------------- integer_pow
@@ -622,8 +639,11 @@ def _integer_pow_jvp(t, x, *, y):
 
 
 def _integer_pow_lowering(ctx, x, *, y):
-    """Square-and-multiply: |y| costs O(log |y|) ``stablehlo.multiply`` ops."""
+    """Square-and-multiply: |y| costs O(log |y|) ``stablehlo.multiply`` ops (a cube is
+    ``(x * x) * x``, as JAX writes it)."""
     aval = ctx.avals_out[0]
+    if y == 3:
+        return hlo.MulOp(hlo.MulOp(x, x), x).result
     acc, square, n = None, x, abs(y)
     while n:
         if n & 1:
@@ -772,13 +792,15 @@ register_lowering(select_n_p, _select_n_lowering)
 convert_element_type_p = Primitive('convert_element_type')
 
 
-def convert_element_type(x, new_dtype, *, weak_type=False):
-    """``x`` cast to ``new_dtype`` (one of minijax's supported dtypes); weakly typed with
-    ``weak_type``, as a Python scalar is (JAX's internal ``_convert_element_type``)."""
+def convert_element_type(operand, new_dtype, *, weak_type=False):
+    """``operand`` cast to ``new_dtype`` (one of minijax's supported dtypes); weakly typed with
+    ``weak_type``, a minijax option, as a Python scalar is (JAX's internal
+    ``_convert_element_type``)."""
     new_dtype = dtypes.check_supported(new_dtype, 'convert_element_type target')
-    if isinstance(x, (Tracer, Array)) and (x.dtype, x.aval.weak_type) == (new_dtype, weak_type):
-        return x  # already of that type: nothing to stage, as in JAX
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+    if isinstance(operand, (Tracer, Array)) and \
+            (operand.dtype, operand.aval.weak_type) == (new_dtype, weak_type):
+        return operand  # already of that type: nothing to stage, as in JAX
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 
 def in_float32_if_narrow(fn, x, *args):
@@ -838,11 +860,16 @@ convert_element_type_p.def_transpose(lambda ct, x, **params: [
 
 
 def _convert_lowering(ctx, x, **params):
-    """``stablehlo.convert``; complex -> real takes ``stablehlo.real`` first (StableHLO's
-    convert would not drop the imaginary part)."""
-    if dtypes.is_complex(ctx.avals_in[0].dtype) and not dtypes.is_complex(params['new_dtype']):
+    """``stablehlo.convert``, as JAX writes it: complex -> real takes ``stablehlo.real`` first
+    (StableHLO's convert would not drop the imaginary part), and -> bool compares with zero
+    first (``x != 0``, where a convert of an integer could truncate its bits)."""
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    if dtypes.is_complex(aval_in.dtype) and not dtypes.is_complex(aval_out.dtype):
         x = hlo.RealOp(x).result
-    return hlo.ConvertOp(tensor_type(ctx.avals_out[0]), x).result
+        aval_in = aval_in.update(dtype=dtypes.real_part_dtype(aval_in.dtype))
+    if aval_out.dtype == dtypes.bool_:
+        x = compare(x, full_like_aval(0, aval_in), 'NE', aval_in.dtype)
+    return hlo.ConvertOp(tensor_type(aval_out), x).result
 
 
 register_lowering(convert_element_type_p, _convert_lowering)

@@ -187,4 +187,4 @@ fft_p.def_abstract_eval(_fft_abstract_eval)
 ad.defjvp_linear(fft_p)
 fft_p.def_transpose(_fft_transpose)
 fft_p.def_batching(_fft_batching)
-register_lowering(fft_p, _fft_lowering)
+register_lowering(fft_p, _fft_lowering, inline=False)  # as JAX: a function of its own

@@ -435,7 +435,7 @@ def _scatter_jvp(primals, tangents, **params):
     t_operand, t_updates = (ad.instantiate(t) for t in tangents[::2])
     dnums = params['dimension_numbers']
     shape, updates_shape = core.get_aval(operand).shape, core.get_aval(updates).shape
-    ids = lax.add(lax.reshape(lax.iota(dtypes.int32, (math.prod(updates_shape),)),
+    ids = lax.add(lax.reshape(lax.iota(dtypes.int32, math.prod(updates_shape)),
                               updates_shape), np.int32(1))
     scattered = scatter_p.bind(lax.full(shape, 0, dtypes.int32), indices, ids, **params)
     kept = lax.eq(scattered, np.int32(0))
@@ -568,9 +568,13 @@ def _scatter_lowering(combine):
     def lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
                  unique_indices):
         operand_aval, indices_aval, updates_aval = ctx.avals_in
-        closed, _ = trace_to_jaxpr(lambda i: [_windows_outside_unless_they_fit(
-            operand_aval.shape, updates_aval.shape, i, dimension_numbers)], [indices_aval])
-        [indices] = lower_closed_jaxpr(ctx.module_context, closed, [indices])
+        sizes = scatter_window_sizes(operand_aval.shape, updates_aval.shape, dimension_numbers)
+        if any(sizes[d] != 1 for d in dimension_numbers.scatter_dims_to_operand_dims):
+            # a window may fit in part (one of a single element fits whole or not at all,
+            # on every executor: its indices go to the scatter as they are, as in JAX)
+            closed, _ = trace_to_jaxpr(lambda i: [_windows_outside_unless_they_fit(
+                operand_aval.shape, updates_aval.shape, i, dimension_numbers)], [indices_aval])
+            [indices] = lower_closed_jaxpr(ctx.module_context, closed, [indices])
         window, inserted, to_operand, operand_batching, indices_batching = dimension_numbers
         dnums = hlo.ScatterDimensionNumbers.get(
             update_window_dims=list(window), inserted_window_dims=list(inserted),

@@ -31,7 +31,7 @@ from minijax.lax.gather import GatherDimensionNumbers, gather
 from minijax.lax.reductions import reduce_sum
 from minijax.lax.slicing import dynamic_slice, slice as slice_
 from minijax.lax.structural import (
-    broadcast_in_dim, concatenate, expand_dims, full, iota, pad, transpose)
+    broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, pad, transpose)
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
@@ -82,7 +82,7 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     _check_pivots(aval, permutation_size)
     shape = (*aval.shape[:-1], permutation_size)
     last = len(shape) - 1
-    positions = iota(dtypes.int32, shape, last)
+    positions = broadcasted_iota(dtypes.int32, shape, last)
 
     def at(index_column):
         return eq(positions, broadcast_in_dim(index_column, shape, tuple(range(len(shape)))))
@@ -179,8 +179,8 @@ def _matmul(a, b):
 def _triangle_mask(shape, k):
     """``True`` on and below diagonal ``k`` of matrices of ``shape`` (``k < 0``: below)."""
     n = len(shape)
-    rows = iota(dtypes.int32, shape, n - 2)
-    return ge(add(rows, np.int32(k)), iota(dtypes.int32, shape, n - 1))
+    rows = broadcasted_iota(dtypes.int32, shape, n - 2)
+    return ge(add(rows, np.int32(k)), broadcasted_iota(dtypes.int32, shape, n - 1))
 
 
 def _tril(x, k=0):
@@ -202,7 +202,8 @@ def _symmetric_from_triangle(x, lower):
 
 
 def _eye(dtype, n):
-    return convert_element_type(eq(iota(dtypes.int32, (n, n), 0), iota(dtypes.int32, (n, n), 1)),
+    return convert_element_type(eq(broadcasted_iota(dtypes.int32, (n, n), 0),
+                                   broadcasted_iota(dtypes.int32, (n, n), 1)),
                                 dtype)
 
 

@@ -25,7 +25,7 @@ from minijax.lax.elementwise import mul
 from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
 from minijax.lax.structural import concatenate, full, iota, reshape, transpose
 from minijax.lax.slicing import slice_in_dim
-from minijax.lax.static import static_ints
+from minijax.lax.static import default_options_only, static_ints
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
@@ -188,7 +188,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 # ----------------------------------------------------------------------------- axis_index
 
 def _axis_index_vmap(size, vals, dims, *, axis_name):
-    return iota(np.dtype(np.int32), (size,)), 0
+    return iota(np.dtype(np.int32), size), 0
 
 
 axis_index_p = _collective('axis_index', lambda: ShapedArray((), np.dtype(np.int32)),
@@ -243,8 +243,13 @@ all_gather_p.def_batching(_other_axis_moving_front(all_gather_p, {'all_gather_di
 ad.defjvp_linear(all_gather_p)
 
 
-def all_gather(x, axis_name, *, axis=0, tiled=False):
-    """Every member's ``x`` stacked along a new axis ``axis`` (concatenated if ``tiled``)."""
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to='varying'):
+    """Every member's ``x`` stacked along a new axis ``axis`` (concatenated if ``tiled``).
+    ``to`` is JAX's type of the result under ``shard_map``: minijax's is 'varying'."""
+    default_options_only('all_gather', axis_index_groups=axis_index_groups)
+    if to != 'varying':
+        raise NotImplementedError(f"all_gather: to={to!r} is not supported: minijax has no "
+                                  "shard_map, and its results vary along the axis")
     return _bind(all_gather_p, x, axis_name=axis_name, all_gather_dimension=axis,
                  axis_size=axis_size(axis_name, 'all_gather'), tiled=tiled)
 
@@ -295,8 +300,9 @@ psum_scatter_p.def_batching(_other_axis_moving_front(psum_scatter_p, {'scatter_d
 ad.defjvp_linear(psum_scatter_p)
 
 
-def psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False):
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """``psum(x)`` split along ``scatter_dimension``: member ``i`` keeps block ``i``."""
+    default_options_only('psum_scatter', axis_index_groups=axis_index_groups)
     return _bind(psum_scatter_p, x, axis_name=axis_name, scatter_dimension=scatter_dimension,
                  axis_size=axis_size(axis_name, 'psum_scatter'), tiled=tiled)
 
@@ -404,9 +410,10 @@ all_to_all_p.def_transpose(lambda ct, x, *, axis_name, split_axis, concat_axis, 
                       axis_size=axis_size)])
 
 
-def all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False):
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
     """Member ``i`` receives block ``i`` (along ``split_axis``, whose size is the axis size)
     of every member ``j``, placed at position ``j`` of a new ``concat_axis``."""
+    default_options_only('all_to_all', axis_index_groups=axis_index_groups)
     if tiled:
         raise NotImplementedError('all_to_all: tiled=True is not supported by minijax')
     return _bind(all_to_all_p, x, axis_name=axis_name, split_axis=split_axis,

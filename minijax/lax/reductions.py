@@ -13,10 +13,11 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core, dtypes
+from minijax import core, dtypes, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import convert_element_type, div, eq, max_p, min_p, mul
+from minijax.lax.static import default_options_only
 from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering import ops
@@ -143,11 +144,11 @@ def _bitwise_reduction(name, ufunc, body_op, identity):
                                identity, logical=True)
     ad.defjvp_zero(prim)
 
-    def reduce(x, axis=None):
-        return prim.bind(x, axes=core.canonicalize_axes(axis, np.ndim(x), f'{name}: axis'))
+    def reduce(operand, axes):
+        return prim.bind(operand, axes=_axes(name, operand, axes))
     reduce.__name__ = reduce.__qualname__ = name
-    reduce.__doc__ = (f'Bitwise {ufunc.__name__[8:]} of ``x`` over ``axis`` (an int, a tuple '
-                      'of ints, or None for every axis); logical for booleans.')
+    reduce.__doc__ = (f'Bitwise {ufunc.__name__[8:]} of ``operand`` over ``axes``; logical '
+                      'for booleans.')
     return prim, reduce
 
 
@@ -157,22 +158,27 @@ reduce_or_p, reduce_or = _bitwise_reduction('reduce_or', np.bitwise_or, hlo.OrOp
 reduce_xor_p, reduce_xor = _bitwise_reduction('reduce_xor', np.bitwise_xor, hlo.XorOp, _zero)
 
 
-def reduce_sum(x, axis=None):
-    """Sum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
-    axes = core.canonicalize_axes(axis, np.ndim(x), 'reduce_sum: axis')
-    return reduce_sum_p.bind(x, axes=axes)
+def _axes(name, operand, axes):
+    """``axes`` (a sequence of ints; minijax takes an int too) as the primitive's tuple."""
+    return core.canonicalize_axes(axes, np.ndim(operand), f'{name}: axis')
 
 
-def reduce_max(x, axis=None):
-    """Maximum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
-    axes = core.canonicalize_axes(axis, np.ndim(x), 'reduce_max: axis')
-    return reduce_max_p.bind(x, axes=axes)
+def reduce_sum(operand, axes=None, *, out_sharding=None, axis=None):
+    """Sum of ``operand`` over ``axes`` (every axis when None). ``axis`` is the seed's name
+    for ``axes`` (Autodidax's ``reduce_sum(x, axis=0)``)."""
+    default_options_only('reduce_sum', out_sharding=out_sharding)
+    return reduce_sum_p.bind(operand, axes=_axes('reduce_sum', operand,
+                                                 axis if axes is None else axes))
 
 
-def reduce_min(x, axis=None):
-    """Minimum of ``x`` over ``axis`` (an int, a tuple of ints, or None for every axis)."""
-    axes = core.canonicalize_axes(axis, np.ndim(x), 'reduce_min: axis')
-    return reduce_min_p.bind(x, axes=axes)
+def reduce_max(operand, axes):
+    """Maximum of ``operand`` over ``axes``."""
+    return reduce_max_p.bind(operand, axes=_axes('reduce_max', operand, axes))
+
+
+def reduce_min(operand, axes):
+    """Minimum of ``operand`` over ``axes``."""
+    return reduce_min_p.bind(operand, axes=_axes('reduce_min', operand, axes))
 
 
 def _monoid_reducers():
@@ -184,12 +190,24 @@ def _monoid_reducers():
             bitwise_or: (reduce_or, _zero), bitwise_xor: (reduce_xor, _zero)}
 
 
-def reduce(operand, init_value, computation, dimensions):  # noqa: A001 (lax.reduce)
-    """``operand`` reduced over ``dimensions`` with ``computation``, starting from
-    ``init_value``. minijax has reduction primitives for monoids only: ``computation`` is
-    ``lax.add``, ``lax.max``, ``lax.min``, ``lax.bitwise_and``, ``bitwise_or`` or
-    ``bitwise_xor`` and ``init_value`` its identity (as JAX picks ``reduce_sum``,
-    ``reduce_max``, ..., ``reduce_xor`` for them)."""
+def reduce(operands, init_values, computation, dimensions,  # noqa: A001 (lax.reduce)
+           out_sharding=None):
+    """``operands`` reduced over ``dimensions`` with ``computation``, starting from
+    ``init_values``. minijax has reduction primitives for monoids only: one operand, and
+    ``computation`` is ``lax.add``, ``lax.max``, ``lax.min``, ``lax.bitwise_and``,
+    ``bitwise_or`` or ``bitwise_xor`` with ``init_values`` its identity (as JAX picks
+    ``reduce_sum``, ``reduce_max``, ..., ``reduce_xor`` for them)."""
+    default_options_only('reduce', out_sharding=out_sharding)
+    flat, tree = tree_util.tree_flatten(operands)
+    inits = tree_util.tree_leaves(init_values)
+    if len(flat) != 1 or len(inits) != 1:
+        raise NotImplementedError(f'lax.reduce: minijax reduces one operand at a time, got '
+                                  f'{len(flat)} operands and {len(inits)} initial values')
+    return tree_util.tree_unflatten(tree, [_reduce_one(flat[0], inits[0], computation,
+                                                       dimensions)])
+
+
+def _reduce_one(operand, init_value, computation, dimensions):
     reducer, identity = _monoid_reducers().get(computation, (None, None))
     dtype = core.get_aval(operand).dtype
     if reducer is None or isinstance(init_value, core.Tracer) or \
@@ -282,23 +300,19 @@ def _arg_chooser_primitive(name, np_impl, direction):
     prim.def_abstract_eval(abstract_eval)
     ad.defjvp_zero(prim)
     prim.def_batching(batching)
-    register_lowering(prim, lowering)
+    register_lowering(prim, lowering, inline=False)  # as JAX: a function of its own
     return prim
 
 
 def _pick(a, a_index, b, b_index, direction, dtype, index_dtype):
-    """The reduction body: the winner of two (value, index) pairs under a total order, so
-    that the answer does not depend on the order in which XLA or the interpreter combine
-    pairs. A NaN beats every number, then the value further in ``direction`` wins; among
-    equal values (NaNs are equal to each other here) the smaller index wins."""
-    value_beats = compare(a, b, direction, dtype)
-    equal = compare(a, b, 'EQ', dtype)
-    if dtypes.is_float(dtype):
-        a_nan, b_nan = compare(a, a, 'NE', dtype), compare(b, b, 'NE', dtype)
-        value_beats = _or(value_beats, _and(a_nan, hlo.NotOp(b_nan).result))
-        equal = _or(equal, _and(a_nan, b_nan))
-    a_wins = _or(value_beats, _and(equal, compare(a_index, b_index, 'LT', index_dtype)))
-    return [hlo.SelectOp(a_wins, a, b).result, hlo.SelectOp(a_wins, a_index, b_index).result]
+    """The reduction body, JAX's: ``a``'s value wins when it is further in ``direction`` or
+    NaN, and its index too when the values are equal and it is the smaller one. (Of two
+    NaNs the first operand wins: XLA's CPU reduces in order, which gives the first NaN.)"""
+    a_value_wins = _or(compare(a, b, direction, dtype), compare(a, a, 'NE', dtype))
+    a_index_wins = _or(a_value_wins, _and(compare(a, b, 'EQ', dtype),
+                                          compare(a_index, b_index, 'LT', index_dtype)))
+    return [hlo.SelectOp(a_value_wins, a, b).result,
+            hlo.SelectOp(a_index_wins, a_index, b_index).result]
 
 
 def _or(x, y):
@@ -313,13 +327,13 @@ argmax_p = _arg_chooser_primitive('argmax', np.argmax, 'GT')
 argmin_p = _arg_chooser_primitive('argmin', np.argmin, 'LT')
 
 
-def argmax(x, axis, index_dtype=dtypes.int64):
-    """Index of the largest element of ``x`` along ``axis`` (the first, on ties)."""
-    return argmax_p.bind(x, axis=core.canonicalize_axis(axis, np.ndim(x), 'argmax: axis'),
-                         index_dtype=dtypes.check_supported(index_dtype))
+def argmax(operand, axis, index_dtype):
+    """Index of the largest element of ``operand`` along ``axis`` (the first, on ties)."""
+    return argmax_p.bind(operand, index_dtype=dtypes.check_supported(index_dtype),
+                         axis=core.canonicalize_axis(axis, np.ndim(operand), 'argmax: axis'))
 
 
-def argmin(x, axis, index_dtype=dtypes.int64):
-    """Index of the smallest element of ``x`` along ``axis`` (the first, on ties)."""
-    return argmin_p.bind(x, axis=core.canonicalize_axis(axis, np.ndim(x), 'argmin: axis'),
-                         index_dtype=dtypes.check_supported(index_dtype))
+def argmin(operand, axis, index_dtype):
+    """Index of the smallest element of ``operand`` along ``axis`` (the first, on ties)."""
+    return argmin_p.bind(operand, index_dtype=dtypes.check_supported(index_dtype),
+                         axis=core.canonicalize_axis(axis, np.ndim(operand), 'argmin: axis'))

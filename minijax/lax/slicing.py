@@ -24,18 +24,18 @@ from minijax.lowering import register_lowering
 slice_p = Primitive('slice')
 
 
-def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.slice, as in JAX)
-    """``x[start:limit:stride]`` along every axis, with static bounds."""
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.slice)
+    """``operand[start:limit:stride]`` along every axis, with static bounds."""
     strides = (1,) * len(start_indices) if strides is None else strides
-    return slice_p.bind(x, start_indices=static_ints(start_indices, 'slice', 'start_indices'),
+    return slice_p.bind(operand, start_indices=static_ints(start_indices, 'slice', 'start_indices'),
                         limit_indices=static_ints(limit_indices, 'slice', 'limit_indices'),
                         strides=static_ints(strides, 'slice', 'strides'))
 
 
-def slice_in_dim(x, start, limit, stride=1, axis=0):
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     """``slice`` along one axis, keeping the others whole. As in JAX, a start or limit of
     None is the axis's start or end, and a negative one counts from the end."""
-    shape = core.get_aval(x).shape
+    shape = core.get_aval(operand).shape
     axis = core.canonicalize_axis(axis, len(shape), 'slice_in_dim: axis')
     size = shape[axis]
 
@@ -44,9 +44,10 @@ def slice_in_dim(x, start, limit, stride=1, axis=0):
         return value + size if value < 0 else value
 
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    starts[axis], limits[axis] = bound(start, 0, 'start_index'), bound(limit, size, 'limit_index')
+    starts[axis] = bound(start_index, 0, 'start_index')
+    limits[axis] = bound(limit_index, size, 'limit_index')
     strides[axis] = static_int(stride, 'slice_in_dim', 'stride')
-    return slice(x, starts, limits, strides)
+    return slice(operand, starts, limits, strides)
 
 
 def _sliced_size(start, limit, stride):
@@ -102,15 +103,18 @@ register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strid
 dynamic_slice_p = Primitive('dynamic_slice')
 
 
-def _index_operands(name, shape, start_indices):
+def _index_operands(name, shape, start_indices, allow_negative_indices=True):
     """Start indices as int32 scalars (StableHLO wants one integer type for all of them).
 
-    A negative index counts from the end, once, as in Python and ``jax.lax`` (the primitive
-    then clamps the window into range, as StableHLO does). A float index is the user's
-    mistake, not something to truncate.
+    A negative index counts from the end, once, as in Python and ``jax.lax``, unless
+    ``allow_negative_indices`` (one bool, or one per index) says not to (the primitive then
+    clamps the window into range, as StableHLO does). A float index is the user's mistake,
+    not something to truncate.
     """
     out = []
-    for k, i in enumerate(start_indices):
+    if isinstance(allow_negative_indices, (bool, np.bool_)):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    for k, (i, wrap) in enumerate(zip(start_indices, allow_negative_indices, strict=True)):
         aval = core.get_aval(i)
         dtype = aval.dtype
         if aval.ndim or not np.issubdtype(dtype, np.integer):
@@ -123,7 +127,7 @@ def _index_operands(name, shape, start_indices):
             i = i if dtype == dtypes.int32 else lax.convert_element_type(i, dtypes.int32)
         else:
             i = np.asarray(i, dtypes.int32)
-        out.append(i if k >= len(shape) else _wrap_negative(i, shape[k]))
+        out.append(_wrap_negative(i, shape[k]) if wrap and k < len(shape) else i)
     return out
 
 
@@ -145,11 +149,13 @@ def _wrap_negative(index, size):
     return lax.select_n(lax.less(index, np.int32(0)), index, lax.add(index, np.int32(size)))
 
 
-def dynamic_slice(x, start_indices, slice_sizes):
-    """The window of ``x`` of shape ``slice_sizes`` at ``start_indices`` (traced scalars):
-    a negative start counts from the end, then the window is clamped to stay inside ``x``."""
-    indices = _index_operands('dynamic_slice', core.get_aval(x).shape, start_indices)
-    return dynamic_slice_p.bind(x, *indices, slice_sizes=static_ints(
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The window of ``operand`` of shape ``slice_sizes`` at ``start_indices`` (traced
+    scalars): a negative start counts from the end (unless ``allow_negative_indices`` is
+    False), then the window is clamped to stay inside ``operand``."""
+    indices = _index_operands('dynamic_slice', core.get_aval(operand).shape, start_indices,
+                              allow_negative_indices)
+    return dynamic_slice_p.bind(operand, *indices, slice_sizes=static_ints(
         slice_sizes, 'dynamic_slice', 'slice_sizes'))
 
 
@@ -160,35 +166,43 @@ def _one_axis_starts(x, index, axis, name):
     return axis, [index if a == axis else 0 for a in range(ndim)]
 
 
-def dynamic_slice_in_dim(x, start_index, slice_size, axis=0):
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
     """``dynamic_slice`` along one axis, keeping the others whole."""
-    axis, starts = _one_axis_starts(x, start_index, axis, 'dynamic_slice_in_dim')
-    sizes = list(core.get_aval(x).shape)
+    axis, starts = _one_axis_starts(operand, start_index, axis, 'dynamic_slice_in_dim')
+    sizes = list(core.get_aval(operand).shape)
     sizes[axis] = slice_size
-    return dynamic_slice(x, starts, sizes)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
     """The size-1 ``dynamic_slice`` at ``index`` along ``axis``; without ``keepdims`` that
     axis is dropped."""
-    axis = core.canonicalize_axis(axis, len(core.get_aval(x).shape), 'dynamic_index_in_dim')
-    out = dynamic_slice_in_dim(x, index, 1, axis)
+    axis = core.canonicalize_axis(axis, len(core.get_aval(operand).shape),
+                                  'dynamic_index_in_dim')
+    out = dynamic_slice_in_dim(operand, index, 1, axis,
+                               allow_negative_indices=allow_negative_indices)
     return out if keepdims else lax.squeeze(out, (axis,))
 
 
-def dynamic_update_slice_in_dim(x, update, start_index, axis):
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
     """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
-    _, starts = _one_axis_starts(x, start_index, axis, 'dynamic_update_slice_in_dim')
-    return dynamic_update_slice(x, update, starts)
+    _, starts = _one_axis_starts(operand, start_index, axis, 'dynamic_update_slice_in_dim')
+    return dynamic_update_slice(operand, update, starts,
+                                allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_update_index_in_dim(x, update, index, axis):
-    """``x`` with the slice at ``index`` along ``axis`` replaced by ``update`` (which may
-    lack that axis)."""
-    axis = core.canonicalize_axis(axis, len(core.get_aval(x).shape), 'dynamic_update_index_in_dim')
-    if len(core.get_aval(update).shape) == len(core.get_aval(x).shape) - 1:
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+    """``operand`` with the slice at ``index`` along ``axis`` replaced by ``update`` (which
+    may lack that axis)."""
+    ndim = len(core.get_aval(operand).shape)
+    axis = core.canonicalize_axis(axis, ndim, 'dynamic_update_index_in_dim')
+    if len(core.get_aval(update).shape) == ndim - 1:
         update = lax.expand_dims(update, (axis,))
-    return dynamic_update_slice_in_dim(x, update, index, axis)
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
 
 
 def _check_indices(name, x, indices):
@@ -261,11 +275,12 @@ register_lowering(dynamic_slice_p, lambda ctx, x, *indices, slice_sizes:
 dynamic_update_slice_p = Primitive('dynamic_update_slice')
 
 
-def dynamic_update_slice(x, update, start_indices):
-    """``x`` with the window at ``start_indices`` (clamped as in ``dynamic_slice``) replaced
-    by ``update``."""
-    indices = _index_operands('dynamic_update_slice', core.get_aval(x).shape, start_indices)
-    return dynamic_update_slice_p.bind(x, update, *indices)
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """``operand`` with the window at ``start_indices`` (counted and clamped as in
+    ``dynamic_slice``) replaced by ``update``."""
+    indices = _index_operands('dynamic_update_slice', core.get_aval(operand).shape,
+                              start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(operand, update, *indices)
 
 
 def _dynamic_update_slice_abstract_eval(x, update, *indices):

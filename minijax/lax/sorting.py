@@ -32,7 +32,7 @@ from minijax.lax.elementwise import div, full_like
 from minijax.lax.gradients import stop_gradient
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import static_int
-from minijax.lax.structural import iota, rev
+from minijax.lax.structural import broadcasted_iota, rev
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import compare
 from minijax.lowering.types import element_type
@@ -136,7 +136,7 @@ def _unsort(keys, sorted_values, dimension, num_keys):
     keys gives the permutation, and sorting by the permutation inverts it."""
     shape = core.get_aval(keys[0]).shape
     index_dtype = dtypes.int32 if shape[dimension] < 2 ** 31 else dtypes.int64
-    positions = iota(index_dtype, shape, dimension)
+    positions = broadcasted_iota(index_dtype, shape, dimension)
     permutation = sort_p.bind(*keys, positions, dimension=dimension, is_stable=True,
                               num_keys=num_keys)[-1]
     return sort_p.bind(permutation, *sorted_values, dimension=dimension, is_stable=True,
@@ -158,15 +158,13 @@ def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
 
 # ----------------------------------------------------------------------------- lowering
 
-def _canonical_floats(xs, dtype):
-    """``xs`` with -0. mapped to +0. and every NaN to one positive NaN: the keys the comparator
-    compares, so that a total-order compare treats those as equal."""
-    zero, nan = (constant(np.asarray(v, dtype)) for v in (0., np.nan))
-
-    def canonical(x):
-        x = hlo.SelectOp(compare(x, zero, 'EQ', dtype), zero, x).result
-        return hlo.SelectOp(compare(x, x, 'NE', dtype), nan, x).result
-    return [canonical(x) for x in xs]
+def _canonical_float(x, dtype):
+    """``x`` with -0. mapped to +0. and every NaN to one positive NaN: the key the comparator
+    compares, so that a total-order compare treats those as equal (JAX's ops, in its order)."""
+    def const(value):
+        return constant(np.asarray(value, dtype))
+    unsigned_zero = hlo.SelectOp(compare(x, const(0.), 'EQ', dtype), const(0.), x).result
+    return hlo.SelectOp(compare(x, x, 'NE', dtype), const(np.nan), unsigned_zero).result
 
 
 def _key_compare(x, y, direction, dtype):
@@ -179,10 +177,10 @@ def _key_compare(x, y, direction, dtype):
 def _less_than(pairs, dtypes_):
     """Lexicographic x < y over the key pairs, the first key primary: built from the last key
     up as ``lt_k or (eq_k and rest)``."""
+    keys = [[_canonical_float(v, dtype) for v in pair] if dtypes.is_float(dtype) else pair
+            for pair, dtype in zip(pairs, dtypes_)]
     less = None
-    for (x, y), dtype in reversed(list(zip(pairs, dtypes_))):
-        if dtypes.is_float(dtype):
-            x, y = _canonical_floats([x, y], dtype)
+    for (x, y), dtype in reversed(list(zip(keys, dtypes_))):
         lt = _key_compare(x, y, 'LT', dtype)
         if less is not None:
             ties = hlo.AndOp(_key_compare(x, y, 'EQ', dtype), less).result
@@ -249,7 +247,7 @@ def top_k(operand, k, *, axis=-1):
     k = static_int(k, 'top_k', 'k')
     if not 0 <= k <= n:
         raise ValueError(f'top_k: k={k} must be between 0 and the size {n} of axis {axis}')
-    indices = rev(iota(dtypes.int32, np.shape(operand), axis), (axis,))
+    indices = rev(broadcasted_iota(dtypes.int32, np.shape(operand), axis), (axis,))
     keys = [rev(operand, (axis,))]
     if dtypes.is_float(core.get_aval(operand).dtype):
         keys.append(stop_gradient(div(full_like(keys[0], 1), keys[0])))

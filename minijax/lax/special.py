@@ -1,14 +1,12 @@
 """The error function ``erf`` and its complement ``erfc``: primitives StableHLO has no op for.
 
-JAX lowers them to ``chlo.erf``/``chlo.erfc``, which XLA expands into rational
-approximations; minijax emits StableHLO only, so each one's lowering *is* such an expansion:
-a function of lax ops (``erf_expansion``, ``erfc_expansion``) traced to a jaxpr and lowered
-like any other. The coefficients are Cephes' (S. L. Moshier, ``ndtr.c``), the ones XLA uses
-for float64: on [0, 1] ``erf(x) = x T(x^2) / U(x^2)``; above 1 ``erfc(x) = exp(-x^2) P(x) /
-Q(x)`` (``R/S`` from 8 on), and the other function is 1 minus it. Accuracy, measured against
-the C library on 4 * 10^5 points: ``erf`` within 2 ulp in float64 and float32; ``erfc`` within
-8e-15 relative below x = 10, growing (the rounding of ``x^2`` inside ``exp``) to 6e-14 near
-x = 23.5 in float64 and to 4e-6 in float32, as JAX's (XLA's) own expansion does.
+They lower to ``chlo.erf``/``chlo.erfc``, as in JAX. XLA compiles ``erf`` as an op of its own
+(a transcendental function, as ``exp`` is) and expands ``erfc`` into a rational
+approximation, which ``erfc_expansion`` writes in lax ops: what ``minijax.flops`` counts, and
+for a reader to see. Its coefficients are Cephes' (S. L. Moshier, ``ndtr.c``), the ones XLA
+uses for float64: on [0, 1] ``erf(x) = x T(x^2) / U(x^2)``; above 1 ``erfc(x) = exp(-x^2)
+P(x) / Q(x)`` (``R/S`` from 8 on). The reference interpreter runs them legalized by
+``chlo-legalize-to-stablehlo``.
 
 Eager evaluation (the impl) uses the C library's ``erf``/``erfc``, correctly rounded or
 nearly: eager and jitted results may differ in the last bits, as JAX's CPU and GPU results do.
@@ -16,16 +14,15 @@ nearly: eager and jitted results may differ in the last bits, as JAX's CPU and G
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
+from jaxlib.mlir.dialects import chlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.lax.elementwise import (abs, add, div, exp, in_float32_if_narrow, less, mul, neg,
-                                     select_n, sign, sub, min as minimum)
-from minijax.lowering import lower_fun, register_lowering
+from minijax.lax.elementwise import abs, add, div, exp, full_like, less, mul, neg, select_n, sub
+from minijax.lowering import register_lowering
 
 # Highest power first, as Cephes lists them; a leading 1 is implied in U, Q and S.
 _T = [9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
@@ -42,11 +39,6 @@ _R = [5.64189583547755073984E-1, 1.27536670759978104416E0, 5.0190504225118047741
       6.16021097993053585195E0, 7.40974269950448939160E0, 2.97886665372100240670E0]
 _S = [1., 2.26052863220117276590E0, 9.39603524938001434673E0, 1.20489539808096656605E1,
       1.70814450747565897222E1, 9.60896809063285878198E0, 3.36907645100081516050E0]
-#: exp(-x^2) underflows to 0 beyond here in every float type: clamping |x| to it keeps the
-#: polynomials finite (no inf / inf) and gives erfc = 0 exactly.
-_UNDERFLOW = 30.
-
-
 def _polynomial(coefficients, x):
     """Horner's rule: ``c[0] x^n + ... + c[n]`` (no multiplication by a leading 1)."""
     leading, *rest = coefficients
@@ -56,34 +48,29 @@ def _polynomial(coefficients, x):
     return add(acc, rest[-1])
 
 
-def _erf_near_zero(x):
+def _erf_near_zero(x, x_squared):
     """erf for |x| <= 1."""
-    z = mul(x, x)
-    return div(mul(x, _polynomial(_T, z)), _polynomial(_U, z))
+    return div(mul(x, _polynomial(_T, x_squared)), _polynomial(_U, x_squared))
 
 
-def _erfc_of_magnitude(a):
-    """erfc for a = |x| >= 1 (NaN stays NaN)."""
-    a = minimum(a, _UNDERFLOW)
-    gaussian = exp(neg(mul(a, a)))
-    near = div(_polynomial(_P, a), _polynomial(_Q, a))  # 1 <= a < 8
-    far = div(_polynomial(_R, a), _polynomial(_S, a))   # a >= 8
-    return mul(gaussian, select_n(less(a, 8.), far, near))
-
-
-def erf_expansion(x):
-    """erf in lax ops (what ``erf`` lowers to): both ranges are computed and one selected."""
-    a = abs(x)
-    outer = mul(sign(x), sub(1., _erfc_of_magnitude(a)))
-    return select_n(less(a, 1.), outer, _erf_near_zero(x))
+def _erfc_of_magnitude(a, minus_x_squared):
+    """erfc for a = |x| >= 1: exp(-x^2) P(a) / Q(a) (R(a) / S(a) from 8 on), and 0 where
+    exp(-x^2) underflows, which also spares inf / inf (NaN stays NaN)."""
+    gaussian = exp(minus_x_squared)
+    near = div(mul(gaussian, _polynomial(_P, a)), _polynomial(_Q, a))
+    far = div(mul(gaussian, _polynomial(_R, a)), _polynomial(_S, a))
+    tail = select_n(less(a, 8.), far, near)
+    bound = -np.log(np.finfo(core.get_aval(a).dtype).max)
+    return select_n(less(minus_x_squared, bound), tail, full_like(tail, 0))
 
 
 def erfc_expansion(x):
-    """erfc in lax ops (what ``erfc`` lowers to); 2 - erfc(|x|) for negative x."""
-    a = abs(x)
-    tail = _erfc_of_magnitude(a)
+    """erfc in lax ops, as XLA expands ``chlo.erfc`` (what ``minijax.flops`` counts); 2 -
+    erfc(|x|) for negative x."""
+    a, x_squared = abs(x), mul(x, x)
+    tail = _erfc_of_magnitude(a, neg(x_squared))
     outer = select_n(less(x, 0.), tail, sub(2., tail))
-    return select_n(less(a, 1.), outer, sub(1., _erf_near_zero(x)))
+    return select_n(less(a, 1.), outer, sub(1., _erf_near_zero(x, x_squared)))
 
 
 def _float_unary_abstract_eval(name):
@@ -105,22 +92,18 @@ def _gaussian_slope(scale):
     return lambda t, x: mul(t, mul(scale * 2 / math.sqrt(math.pi), exp(neg(mul(x, x)))))
 
 
-def _special_primitive(name, libm_function, expansion, derivative):
+def _special_primitive(name, libm_function, chlo_op, derivative):
     prim = Primitive(name)
     prim.def_impl(_elementwise(libm_function))
     prim.def_abstract_eval(_float_unary_abstract_eval(name))
     ad.defjvp(prim, derivative)
     prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
-    register_lowering(prim, lower_fun(partial(in_float32_if_narrow, expansion)))
+    register_lowering(prim, lambda ctx, x: chlo_op(x).result)
     return prim
 
 
-erf_p = _special_primitive('erf', math.erf, erf_expansion, _gaussian_slope(1))
-erfc_p = _special_primitive('erfc', math.erfc, erfc_expansion, _gaussian_slope(-1))
-
-#: Each primitive's expansion in lax ops: its lowering, and what ``minijax.flops`` counts.
-EXPANSIONS = {erf_p: erf_expansion, erfc_p: erfc_expansion}
-
+erf_p = _special_primitive('erf', math.erf, chlo.ErfOp, _gaussian_slope(1))
+erfc_p = _special_primitive('erfc', math.erfc, chlo.ErfcOp, _gaussian_slope(-1))
 
 def erf(x):
     """Elementwise error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""

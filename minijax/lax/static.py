@@ -39,3 +39,22 @@ def static_ints(values, fn, what, integral_floats=False) -> tuple[int, ...]:
         return tuple(static_int(v, fn, what, integral_floats) for v in values)
     except TypeError:
         raise TypeError(f'{fn}: {what} must be a sequence of integers, got {values!r}') from None
+
+
+#: Why minijax takes only the default of a JAX option, by option.
+_DEFAULT_ONLY = {
+    'out_sharding': 'minijax places each value on one device (pmap spreads over devices)',
+    'sharding': 'minijax places each value on one device (pmap spreads over devices)',
+    'accuracy': 'minijax lowers each transcendental one way, as XLA does by default',
+    'axis_index_groups': 'minijax reduces over the whole mapped axis',
+    'out_dtype': 'minijax multiplies in the operands\' dtype (convert them first)',
+}
+
+
+def default_options_only(fn, **options) -> None:
+    """Refuse a JAX option given other than its default (None): JAX's parameter is there so
+    that a JAX program calling with it runs, and says what minijax lacks if it asks for more."""
+    for name, value in options.items():
+        if value is not None:
+            raise NotImplementedError(f'{fn}: {name}={value!r} is not supported: '
+                                      f'{_DEFAULT_ONLY[name]}')

@@ -14,7 +14,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.static import canonical_axes, static_int, static_ints
+from minijax.lax.static import canonical_axes, default_options_only, static_int, static_ints
 from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
@@ -29,27 +29,30 @@ def _shape_str(shape):
 broadcast_in_dim_p = Primitive('broadcast_in_dim')
 
 
-def broadcast_in_dim(x, shape, broadcast_dimensions):
-    """``x`` replicated to ``shape``: operand axis i becomes result axis
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+    """``operand`` replicated to ``shape``: operand axis i becomes result axis
     ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new."""
+    default_options_only('broadcast_in_dim', out_sharding=out_sharding)
     shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=static_ints(
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=static_ints(
         broadcast_dimensions, 'broadcast_in_dim', 'broadcast_dimensions'))
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
     """``operand`` replicated along new leading axes of ``sizes`` (JAX's ``lax.broadcast``;
     Autodidax's ``broadcast(x, shape, axes)`` is ``broadcast_in_dim`` with the other axes)."""
+    default_options_only('broadcast', out_sharding=out_sharding)
     sizes = core.canonicalize_shape(sizes, 'broadcast')
     ndim = np.ndim(operand)
     return broadcast_in_dim(operand, sizes + np.shape(operand),
                             range(len(sizes), len(sizes) + ndim))
 
 
-def full(shape, fill_value, dtype=None, weak_type=False):
+def full(shape, fill_value, dtype=None, *, sharding=None, weak_type=False):
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant
-    (weakly typed with ``weak_type``, as a Python scalar is). Without ``dtype``, the fill
-    value's dtype and weak type."""
+    (weakly typed with ``weak_type``, a minijax option, as a Python scalar is). Without
+    ``dtype``, the fill value's dtype and weak type."""
+    default_options_only('full', sharding=sharding)
     fill_aval = core.get_aval(fill_value)
     if fill_aval.shape:
         raise TypeError(f'full must be called with scalar fill_value, got fill_value.shape '
@@ -108,14 +111,14 @@ register_lowering(broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensi
 transpose_p = Primitive('transpose')
 
 
-def transpose(x, perm):
-    """Permute the axes of ``x``: result axis i is operand axis ``perm[i]``. The identity
-    permutation of an Array or a tracer is ``x`` itself, as in JAX: no equation (a
-    ``dot_general``'s transpose often asks for one)."""
-    perm = static_ints(perm, 'transpose', 'permutation')
-    if perm == tuple(range(np.ndim(x))) and isinstance(x, (Array, core.Tracer)):
-        return x
-    return transpose_p.bind(x, perm=perm)
+def transpose(operand, permutation):
+    """Permute the axes of ``operand``: result axis i is operand axis ``permutation[i]``. The
+    identity permutation of an Array or a tracer is ``operand`` itself, as in JAX: no equation
+    (a ``dot_general``'s transpose often asks for one)."""
+    perm = static_ints(permutation, 'transpose', 'permutation')
+    if perm == tuple(range(np.ndim(operand))) and isinstance(operand, (Array, core.Tracer)):
+        return operand
+    return transpose_p.bind(operand, perm=perm)
 
 
 def _transpose_abstract_eval(x, *, perm):
@@ -143,32 +146,36 @@ register_lowering(transpose_p, lambda ctx, x, *, perm: hlo.TransposeOp(x, list(p
 reshape_p = Primitive('reshape')
 
 
-def reshape(x, new_sizes, dimensions=None):
-    """The elements of ``x`` in row-major order, laid out as ``new_sizes``; with
-    ``dimensions``, in the order of ``transpose(x, dimensions)``, as in JAX."""
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    """The elements of ``operand`` in row-major order, laid out as ``new_sizes``; with
+    ``dimensions``, in the order of ``transpose(operand, dimensions)``, as in JAX."""
+    default_options_only('reshape', out_sharding=out_sharding)
     if dimensions is not None:
-        x = transpose(x, dimensions)
-    return reshape_p.bind(x, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'))
+        operand = transpose(operand, dimensions)
+    return reshape_p.bind(operand, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'))
 
 
-def squeeze(x, dimensions):
-    """``x`` without the size-1 axes ``dimensions`` (a reshape)."""
-    shape = core.get_aval(x).shape
+def squeeze(array, dimensions):
+    """``array`` without the size-1 axes ``dimensions`` (a reshape)."""
+    shape = core.get_aval(array).shape
     dims = core.canonicalize_axes(dimensions, len(shape), 'squeeze: axis')
     if any(shape[d] != 1 for d in dims):
         raise ValueError(f'squeeze: axes {list(dims)} of shape {_shape_str(shape)} are not '
                          'all of size 1')
-    return reshape(x, [n for i, n in enumerate(shape) if i not in dims])
+    return reshape(array, [n for i, n in enumerate(shape) if i not in dims])
 
 
-def expand_dims(x, dimensions):
-    """``x`` with new size-1 axes at result positions ``dimensions`` (a reshape)."""
-    shape = list(core.get_aval(x).shape)
+def expand_dims(array, dimensions):
+    """``array`` with new size-1 axes at result positions ``dimensions``: a
+    ``broadcast_in_dim``, as JAX writes it."""
+    shape = list(core.get_aval(array).shape)
     dimensions = tuple(dimensions) if np.iterable(dimensions) else (dimensions,)
     ndim = len(shape) + len(dimensions)
-    for d in core.canonicalize_axes(dimensions, ndim, 'expand_dims: axis'):
+    new = core.canonicalize_axes(dimensions, ndim, 'expand_dims: axis')
+    kept = [d for d in range(ndim) if d not in new]
+    for d in new:
         shape.insert(d, 1)
-    return reshape(x, shape)
+    return broadcast_in_dim(array, shape, kept)
 
 
 def _reshape_abstract_eval(x, *, new_sizes):
@@ -253,11 +260,11 @@ register_lowering(concatenate_p, lambda ctx, *xs, dimension:
 pad_p = Primitive('pad')
 
 
-def pad(x, padding_value, padding_config):
-    """``x`` padded with the scalar ``padding_value``: ``padding_config`` has one
+def pad(operand, padding_value, padding_config):
+    """``operand`` padded with the scalar ``padding_value``: ``padding_config`` has one
     ``(low, high, interior)`` per axis; negative low/high crop, interior goes between elements."""
     config = tuple(static_ints(triple, 'pad', 'padding_config') for triple in padding_config)
-    return pad_p.bind(x, padding_value, padding_config=config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
 
 
 def _padded_size(n, lo, hi, interior):
@@ -340,8 +347,14 @@ register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.Pa
 iota_p = Primitive('iota')
 
 
-def iota(dtype, shape, dimension=0):
+def iota(dtype, size):
+    """``0, 1, ..., size - 1``."""
+    return broadcasted_iota(dtype, (static_int(size, 'iota', 'size'),), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
     """An array of ``shape`` counting 0, 1, 2, ... along axis ``dimension``."""
+    default_options_only('broadcasted_iota', out_sharding=out_sharding)
     shape = core.canonicalize_shape(shape, 'iota')
     return iota_p.bind(dtype=dtypes.check_supported(dtype, 'iota'), shape=shape,
                        dimension=core.canonicalize_axis(dimension, len(shape), 'iota: dimension'))
@@ -372,11 +385,11 @@ register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension:
 rev_p = Primitive('rev')
 
 
-def rev(x, dimensions):
-    """``x`` with the order of its elements reversed along each axis in ``dimensions`` (the
-    kernel flip in the transpose of a convolution)."""
-    axes = canonical_axes(dimensions, np.ndim(x), 'rev: dimensions', TypeError)
-    return rev_p.bind(x, dimensions=axes)
+def rev(operand, dimensions):
+    """``operand`` with the order of its elements reversed along each axis in ``dimensions``
+    (the kernel flip in the transpose of a convolution)."""
+    axes = canonical_axes(dimensions, np.ndim(operand), 'rev: dimensions', TypeError)
+    return rev_p.bind(operand, dimensions=axes)
 
 
 def _rev_abstract_eval(x, *, dimensions):

@@ -19,6 +19,7 @@ from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
     FLOATING, abs, add, binary_primitive, div, eq, exp, full_like, ge, integer_pow, less, log,
     log1p, mul, neg, promote_weak_scalars, select_n, sqrt, sub, unary_primitive)
+from minijax.lax.static import default_options_only
 
 _LN2 = math.log(2)
 
@@ -44,18 +45,21 @@ def _atan2_slope(numerator):
 ad.defjvp(atan2_p, _atan2_slope(lambda x, y: y), _atan2_slope(lambda x, y: neg(x)))
 
 
-def tan(x):
+def tan(x, *, accuracy=None):
     """Elementwise tangent."""
+    default_options_only('tan', accuracy=accuracy)
     return tan_p.bind(x)
 
 
-def expm1(x):
+def expm1(x, *, accuracy=None):
     """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
+    default_options_only('expm1', accuracy=accuracy)
     return expm1_p.bind(x)
 
 
-def cbrt(x):
+def cbrt(x, *, accuracy=None):
     """Elementwise cube root (negative for negative ``x``)."""
+    default_options_only('cbrt', accuracy=accuracy)
     return cbrt_p.bind(x)
 
 
@@ -76,8 +80,9 @@ def reciprocal(x):
     return integer_pow(x, -1)
 
 
-def exp2(x):
+def exp2(x, *, accuracy=None):
     """Elementwise ``2 ** x``, as ``exp(x log 2)`` (JAX lowers it so too)."""
+    default_options_only('exp2', accuracy=accuracy)
     return exp(mul(x, _LN2))
 
 

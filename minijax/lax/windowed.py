@@ -16,7 +16,6 @@ import itertools
 import operator
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes
@@ -27,9 +26,9 @@ from minijax.lax.elementwise import max as lax_max, max_p, min as lax_min, min_p
 from minijax.lax.slicing import slice as lax_slice
 from minijax.lax.static import static_ints
 from minijax.lax.structural import full, pad, pad_p
-from minijax.lowering import constant, register_lowering, tensor_type
-from minijax.lowering.ops import choose
-from minijax.lowering.types import element_type
+from minijax.lowering import register_lowering
+from minijax.lowering.ops import choose, full_like_aval
+from minijax.lowering.ops import reduce_window as hlo_reduce_window
 
 # ----------------------------------------------------------------------------- window geometry
 
@@ -170,19 +169,12 @@ def _reduce_window_primitive(name, np_combine, body, identity, eager_on_xla=Fals
         params = {k: (*v[:bdim], unit[k], *v[bdim:]) for k, v in params.items()}
         return prim.bind(x, **params), bdim
 
-    def lowering(ctx, x, *, window_dimensions, window_strides, padding, base_dilation,
-                 window_dilation):
+    def lowering(ctx, x, **params):
+        """A ``reduce_window`` from the identity, filled in as JAX writes it."""
         dtype = ctx.avals_in[0].dtype
-        scalar = ir.RankedTensorType.get([], element_type(dtype))
-        op = hlo.ReduceWindowOp(
-            [tensor_type(ctx.avals_out[0])], [x], [constant(np.asarray(identity(dtype), dtype))],
-            list(window_dimensions), window_strides=list(window_strides),
-            base_dilations=list(base_dilation), window_dilations=list(window_dilation),
-            padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
-        block = op.regions[0].blocks.append(scalar, scalar)
-        with ir.InsertionPoint(block):
-            hlo.ReturnOp([body(*block.arguments, dtype)])
-        return op.results[0]
+        init = full_like_aval(identity(dtype), ShapedArray((), dtype))
+        return hlo_reduce_window(x, init, ctx.avals_out[0], lambda a, b: body(a, b, dtype),
+                                 **params)
 
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)

@@ -1,8 +1,8 @@
 """The one MLIR context minijax builds modules in, with the dialects JAX's modules use.
 
-minijax itself emits only ``func`` and ``stablehlo``; ``chlo`` (the ops JAX lowers ``erf``,
-``sinh``, ``top_k``... to) and ``sdy`` (Shardy's sharding annotations) are registered too, so
-that modules JAX writes parse here. The StableHLO passes (``chlo-legalize-to-stablehlo``
+minijax emits ``func``, ``stablehlo`` and, where JAX does, ``chlo`` (the ops JAX lowers
+``erf``, ``sinh``, ``top_k``... to); ``sdy`` (Shardy's sharding annotations) is registered
+too, so that modules JAX writes parse here. The StableHLO passes (``chlo-legalize-to-stablehlo``
 among them) are registered with them. Creating a context and registering dialects takes
 milliseconds, so it is made once.
 """

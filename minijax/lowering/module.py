@@ -20,7 +20,7 @@ from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
-from minijax.lowering.registry import LoweringRuleContext, lowering_rules
+from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
 from minijax.lowering.types import dense_elements, tensor_type
 
 
@@ -83,6 +83,32 @@ class ModuleContext:
             with ir.InsertionPoint(self.module.body):  # (located at its first call)
                 emit_function(self, symbol, closed, public=False)
         return self.functions[key]
+
+
+    def call_outlined(self, rule, ctx, args, params) -> list[ir.Value]:
+        """A call of the private function holding ``rule``'s ops for these operand types and
+        ``params``, emitted on first use: how a primitive registered with ``inline=False``
+        is lowered."""
+        key = (ctx.primitive, tuple((a.shape, a.dtype) for a in ctx.avals_in),
+               tuple(sorted(params.items())))
+        out_types = [self.tensor_type(a) for a in ctx.avals_out]
+        symbol = self.functions.get(key)
+        if symbol is None:
+            symbol = self.functions[key] = self.unique_symbol(ctx.primitive.name)
+            in_types = [self.tensor_type(a) for a in ctx.avals_in]
+            with ir.InsertionPoint(self.module.body), ir.Location.name(ctx.primitive.name):
+                fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
+                fn.attributes['sym_visibility'] = ir.StringAttr.get('private')
+                block = fn.add_entry_block()
+                saved = self.name_stack, self.eqn_name_stack
+                self.name_stack = self.eqn_name_stack = ''
+                try:
+                    with ir.InsertionPoint(block):
+                        outs = rule(ctx, *block.arguments, **params)
+                        func.ReturnOp([outs] if isinstance(outs, ir.Value) else outs)
+                finally:
+                    self.name_stack, self.eqn_name_stack = saved
+        return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), args).results)
 
 
 def _sanitize(name: str) -> str:
@@ -277,8 +303,12 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
         module_ctx.eqn_name_stack = _joined(module_ctx.name_stack,
                                             core.format_name_stack(name_stack(eqn)))
+        operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
         with _location(module_ctx, eqn):
-            outs = rule(rule_ctx, *map(read, eqn.inputs), **eqn.params)
+            if eqn.primitive in outlined_primitives:
+                outs = module_ctx.call_outlined(rule, rule_ctx, operands, eqn.params)
+            else:
+                outs = rule(rule_ctx, *operands, **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
             env[v] = val

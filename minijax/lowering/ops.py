@@ -16,6 +16,12 @@ def broadcast_in_dim(value: ir.Value, aval_out, dims) -> ir.Value:
                                 ir.DenseI64ArrayAttr.get(list(dims))).result
 
 
+def full_like_aval(value, aval) -> ir.Value:
+    """``value`` broadcast to ``aval``'s type, a ``broadcast_in_dim`` even to a scalar (how
+    JAX's ``mlir.full_like_aval`` writes a filled array)."""
+    return broadcast_in_dim(constant(np.array(value, aval.dtype)), aval, ())
+
+
 def broadcast_scalars(ctx, operands) -> list[ir.Value]:
     """Broadcast rank-0 operands of an elementwise op to the shape of its result (``x * 2.``
     on every use of a literal: the tensor type comes from the module's cache)."""
@@ -61,6 +67,24 @@ def reduce(operand: ir.Value, init: np.ndarray, axes, aval_out, body) -> ir.Valu
     with ir.InsertionPoint(block):
         hlo.ReturnOp([body(*block.arguments)])
     return op.result
+
+
+def reduce_window(operand: ir.Value, init: ir.Value, aval_out, body, window_dimensions,
+                  window_strides, padding, base_dilation=None, window_dilation=None
+                  ) -> ir.Value:
+    """``stablehlo.reduce_window`` with every attribute written out, as JAX writes it;
+    ``body(a, b)`` builds the combined scalar, ``padding`` is a (low, high) pair per axis."""
+    ones = [1] * len(window_dimensions)
+    op = hlo.ReduceWindowOp(
+        [tensor_type(aval_out)], [operand], [init], list(window_dimensions),
+        window_strides=list(window_strides), base_dilations=list(base_dilation or ones),
+        window_dilations=list(window_dilation or ones),
+        padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
+    scalar_type = ir.RankedTensorType.get([], element_type(aval_out.dtype))
+    block = op.regions[0].blocks.append(scalar_type, scalar_type)
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp([body(*block.arguments)])
+    return op.results[0]
 
 
 #: jaxlib's FFI handler that calls the Python function ``index`` of the running executable's

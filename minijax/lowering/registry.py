@@ -17,10 +17,18 @@ LoweringRule = Callable[..., 'list[ir.Value] | ir.Value']
 
 lowering_rules = RuleTable('lowering', 'minijax.lowering.register_lowering({p}_p, ...)')
 
+#: The primitives whose ops go in a private function of their own, called where they are used.
+outlined_primitives: set[Primitive] = set()
 
-def register_lowering(primitive: Primitive, rule: LoweringRule) -> LoweringRule:
-    """Register ``rule`` as the StableHLO lowering of ``primitive``."""
+
+def register_lowering(primitive: Primitive, rule: LoweringRule, inline: bool = True
+                      ) -> LoweringRule:
+    """Register ``rule`` as the StableHLO lowering of ``primitive``. With ``inline=False``
+    its ops go in a private function ``@<primitive>``, emitted once per module for each
+    operand types and parameters and called at each use, as JAX lowers ``cumsum`` or
+    ``argmax``."""
     lowering_rules[primitive] = rule
+    (outlined_primitives.discard if inline else outlined_primitives.add)(primitive)
     return rule
 
 

@@ -128,7 +128,7 @@ def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     axis = core.canonicalize_axis(axis, x.ndim + 1, 'one_hot: axis')
     classes_shape = [1] * x.ndim
     classes_shape.insert(axis, num_classes)
-    classes = lax.iota(x.dtype, tuple(classes_shape), axis)
+    classes = lax.broadcasted_iota(x.dtype, tuple(classes_shape), axis)
     return mnp.astype(mnp.equal(lax.expand_dims(x, (axis,)), classes), dtype)
 
 

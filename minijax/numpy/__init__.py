@@ -1038,7 +1038,7 @@ def _full(shape, fill_value, dtype, weak_type):
     cannot be, as in JAX); a concrete scalar is ``lax.full``'s broadcast constant."""
     if isinstance(fill_value, Tracer) or np.ndim(fill_value):
         return broadcast_to(_cast(fill_value, dtype, weak_type), shape)
-    return lax.full(shape, fill_value, dtype, weak_type)
+    return lax.full(shape, fill_value, dtype, weak_type=weak_type)
 
 
 def zeros(shape, dtype=None):
@@ -1085,7 +1085,7 @@ def arange(start, stop=None, step=1, dtype=None):
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')  # JAX's (and NumPy's) class
     n = builtins.max(0, int(np.ceil((stop - start) / step)))
-    out = lax.iota(dtype, (n,))
+    out = lax.iota(dtype, n)
     if step != 1:
         out = lax.mul(out, np.asarray(step, dtype))
     if start != 0:

@@ -146,7 +146,7 @@ def lexsort(keys, axis=-1):
     if np.ndim(keys[0]) == 0:
         return zeros((), dtypes.int64)
     axis = core.canonicalize_axis(axis, np.ndim(keys[0]), 'lexsort: axis')
-    iota = lax.iota(dtypes.int64, np.shape(keys[0]), axis)
+    iota = lax.broadcasted_iota(dtypes.int64, np.shape(keys[0]), axis)
     return lax.sort((*keys[::-1], iota), axis, num_keys=len(keys))[-1]
 
 

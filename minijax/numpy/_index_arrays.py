@@ -39,9 +39,9 @@ def indices(dimensions, dtype=None, sparse=False):
     dtype = dtypes.check_supported(dtype or dtypes.int64, 'indices')
     shape_ = tuple(dimensions)
     if sparse:
-        return tuple(lax.iota(dtype, tuple(n if j == i else 1 for j, n in enumerate(shape_)), i)
+        return tuple(lax.broadcasted_iota(dtype, tuple(n if j == i else 1 for j, n in enumerate(shape_)), i)
                      for i in range(len(shape_)))
-    return stack([lax.iota(dtype, shape_, i) for i in range(len(shape_))]) if shape_ else \
+    return stack([lax.broadcasted_iota(dtype, shape_, i) for i in range(len(shape_))]) if shape_ else \
         zeros((0,), dtype)
 
 

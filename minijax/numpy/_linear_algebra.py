@@ -350,8 +350,8 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 def _tri_mask(n, m, k, lower):
     """The (n, m) boolean mask of ``j - i <= k`` (``lower``) or ``j - i >= k``."""
-    rows = lax.iota(dtypes.int64, (n, m), 0)
-    cols = lax.iota(dtypes.int64, (n, m), 1)
+    rows = lax.broadcasted_iota(dtypes.int64, (n, m), 0)
+    cols = lax.broadcasted_iota(dtypes.int64, (n, m), 1)
     diff = lax.sub(cols, rows)
     return lax.le(diff, k) if lower else lax.ge(diff, k)
 
@@ -381,8 +381,8 @@ def eye(N, M=None, k=0, dtype=None):
         raise ValueError(f'eye: k must be a scalar integer, got {k!r}')  # JAX's class
     if N < 0 or (M or 0) < 0:
         raise ValueError(f'eye: negative dimensions are not allowed, got N={N}, M={M}')
-    mask = lax.eq(lax.sub(lax.iota(dtypes.int64, (N, M or N), 1),
-                          lax.iota(dtypes.int64, (N, M or N), 0)), k)
+    mask = lax.eq(lax.sub(lax.broadcasted_iota(dtypes.int64, (N, M or N), 1),
+                          lax.broadcasted_iota(dtypes.int64, (N, M or N), 0)), k)
     return lax.convert_element_type(mask, dtypes.check_supported(dtype or float64))
 
 
@@ -406,7 +406,8 @@ def diag(v, k=0):
     n = np.shape(v)[0] + builtins.abs(k)
     along_rows = lax.pad(v, np.zeros((), core.get_aval(v).dtype), [(0, builtins.abs(k), 0)])
     full_v = lax.broadcast_in_dim(along_rows, (n, n), (0 if k >= 0 else 1,))
-    mask = lax.eq(lax.sub(lax.iota(dtypes.int64, (n, n), 1), lax.iota(dtypes.int64, (n, n), 0)), k)
+    mask = lax.eq(lax.sub(lax.broadcasted_iota(dtypes.int64, (n, n), 1),
+                          lax.broadcasted_iota(dtypes.int64, (n, n), 0)), k)
     return where(mask, full_v, lax.full((), 0, core.get_aval(v).dtype))
 
 

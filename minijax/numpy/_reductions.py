@@ -359,7 +359,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
     """The indices that sort ``a`` along ``axis``. A stable descending sort sorts the
     reversed array and reverses the result, so that equal elements keep their order."""
     a, axis = _sort_axis('argsort', a, axis, kind, order)
-    indices = lax.iota(dtypes.int64, np.shape(a), axis)
+    indices = lax.broadcasted_iota(dtypes.int64, np.shape(a), axis)
     if descending and stable:
         a, indices = flip(a, axis), flip(indices, axis)
     _, indices = lax.sort_key_val(a, indices, axis, is_stable=stable)

@@ -324,7 +324,7 @@ def _slogdet_lu(a):
     lu, pivots, _ = lax_linalg.lu(a)
     diag = jnp.diagonal(lu, axis1=-2, axis2=-1)
     is_zero = jnp.any(diag == jnp.array(0, dtype=dtype), axis=-1)
-    swapped = pivots != lax.iota(np.int32, core.get_aval(pivots).shape,
+    swapped = pivots != lax.broadcasted_iota(np.int32, core.get_aval(pivots).shape,
                                  len(core.get_aval(pivots).shape) - 1)
     parity = jnp.count_nonzero(swapped, axis=-1) + jnp.count_nonzero(diag < 0, axis=-1)
     sign = jnp.where(is_zero, jnp.array(0, dtype=dtype),

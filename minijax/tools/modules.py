@@ -203,12 +203,6 @@ def run_passes(module: ir.Module, pipeline: str) -> None:
                 from None
 
 
-def legalize_chlo(module: ir.Module) -> None:
-    """Rewrite ``chlo`` ops (which JAX writes for ``erf``, ``top_k``...) into StableHLO, for
-    the reference interpreter, which runs StableHLO only (XLA legalizes them itself)."""
-    run_passes(module, 'func.func(chlo-legalize-to-stablehlo)')
-
-
 #: The StableHLO version a portable artifact targets unless told: as ``jax.export``, one at
 #: least 4 weeks old, so that consumers updated monthly read it.
 DEFAULT_TARGET_VERSION = stablehlo.get_version_from_compatibility_requirement(

@@ -134,11 +134,11 @@ def _clamp(name, bounds, dtypes):
                 (bounds, Arg((3, 4)), bounds), dtypes)
 
 
-def _reduction(name, jnp_fn, axis, domain='any'):
+def _reduction(name, axis, domain='any'):
+    axes = (0, 1, 2) if axis is None else (axis,) if isinstance(axis, int) else axis
     return Case(name, f'{domain}-{axis}' if domain != 'any' else f'2x3x4-{axis}',
-                lambda x: getattr(mlax, name)(x, axis),
-                lambda x: jnp_fn(x, axis=axis).astype(x.dtype), _args((2, 3, 4), domain=domain),
-                NUMBERS if domain == 'any' else FLOATS)
+                lambda x: getattr(mlax, name)(x, axes), lambda x: getattr(jax.lax, name)(x, axes),
+                _args((2, 3, 4), domain=domain), NUMBERS if domain == 'any' else FLOATS)
 
 
 def _bitwise_reduction(name, axes):
@@ -296,7 +296,7 @@ def _scatter_rows(primitive):
 
 
 def _iota_times(x):
-    return x * mlax.convert_element_type(mlax.iota(np.int32, (3, 4), 1), x.dtype)
+    return x * mlax.broadcasted_iota(x.dtype, (3, 4), 1)
 
 
 PRIMITIVE_CASES = [
@@ -349,12 +349,11 @@ PRIMITIVE_CASES = [
     *_bitwise('population_count', 'population_count'), *_bitwise('clz', 'clz'),
     *_binary('rem', jax.lax.rem, (*NUMBERS, U32), domains=('any', 'nonzero')),
     # reductions
-    *[_reduction(name, fn, axis, domain)
-      for name, fn in [('reduce_sum', jnp.sum), ('reduce_max', jnp.max), ('reduce_min', jnp.min)]
+    *[_reduction(name, axis, domain) for name in ('reduce_sum', 'reduce_max', 'reduce_min')
       for domain in ('any', 'ties') for axis in [None, 1, (0, 2)]
       if domain == 'any' or name != 'reduce_sum'],
-    Case('reduce_min', 'bool-0', lambda x: mlax.reduce_min(x, 0), lambda x: jnp.min(x, 0),
-         _args((3, 4)), (BOOL,)),
+    Case('reduce_min', 'bool-0', lambda x: mlax.reduce_min(x, (0,)),
+         lambda x: jax.lax.reduce_min(x, (0,)), _args((3, 4)), (BOOL,)),
     *[_bitwise_reduction(name, axes) for name in ('reduce_and', 'reduce_or', 'reduce_xor')
       for axes in [(1,), (0, 2)]],
     *[_arg_reduction(name, (3, 4, 5), axis) for name in ('argmax', 'argmin') for axis in (0, 2)],
@@ -379,9 +378,9 @@ PRIMITIVE_CASES = [
     _concatenate([(2, 3), (2, 4)], 1), _concatenate([(3, 2), (3, 4)], 1),
     _concatenate([(1, 4), (3, 4), (2, 4)], 0),
     _pad(((1, 2, 1), (0, -1, 0))), _pad(((1, 2, 0), (0, 1, 2))), _pad(((-1, 2, 1), (2, -3, 0))),
-    _static('iota', '', lambda: mlax.iota(I32, (3, 4), 1),
+    _static('iota', '', lambda: mlax.broadcasted_iota(I32, (3, 4), 1),
             lambda: jax.lax.broadcasted_iota(I32, (3, 4), 1), (), (I32,)),
-    _static('iota', 'i64', lambda: mlax.iota(I64, (2, 3), 0),
+    _static('iota', 'i64', lambda: mlax.broadcasted_iota(I64, (2, 3), 0),
             lambda: jax.lax.broadcasted_iota(I64, (2, 3), 0), (), (I64,)),
     _static('iota', 'times-x', _iota_times,
             lambda x: x * jax.lax.broadcasted_iota(x.dtype, (3, 4), 1), _args((3, 4)), FLOATS),

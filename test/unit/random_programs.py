@@ -255,7 +255,7 @@ MINIJAX = Backend(
      for name in _BINARY + _SHARED + _BITWISE_BINARY + _BITWISE_UNARY
      if hasattr(mlax, name)},
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
-    scan=mj.scan, jit=mj.jit, iota=mlax.iota, reduce_sum=mlax.reduce_sum,
+    scan=mj.scan, jit=mj.jit, iota=mlax.broadcasted_iota, reduce_sum=mlax.reduce_sum,
     reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, **_window_reductions(mlax),
     **{name: getattr(mlax, name) for name in _BITWISE_REDUCTIONS}, numpy=mnp, random=mj.random,
     linalg=mlax.linalg, custom_jvp=mj.custom_jvp, custom_vjp=mj.custom_vjp, name='minijax')

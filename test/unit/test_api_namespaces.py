@@ -588,7 +588,7 @@ def test_flops_count_what_xla_counts(f):
     """erf's expansion and the primal jaxprs of custom_jvp/custom_vjp calls are what XLA
     compiles, so minijax.flops counts what XLA's cost analysis counts."""
     args = [np.ones((4, 5))] * (2 if isinstance(f, minijax.custom_vjp) else 1)
-    xla = minijax.jit(f).lower(*args).compile().cost_analysis()['flops']
+    xla = minijax.jit(f).lower(*args).compile().cost_analysis().get('flops', 0.)  # (none: 0)
     assert minijax.flops(f)(*args) == xla
     assert minijax.flops(minijax.lax.stop_gradient)(args[0]) == 0
 

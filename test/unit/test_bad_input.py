@@ -660,6 +660,10 @@ ROWS = [
     # ------------------------------------------------------------- lax
     # --- axes out of range wrap around no more: one normalizer, naming the axis and the rank
     ('lax.reduce_sum_axis', lambda jax: jax.lax.reduce_sum(X, (5,)), _rank2('reduce_sum: axis')),
+    ('lax.broadcasted_iota_dimension', lambda jax: jax.lax.broadcasted_iota(np.int32, (2, 3), 5),
+     _rank2('iota: dimension')),
+    ('lax.iota_float_size', lambda jax: jax.lax.iota(np.int32, 2.5),
+     r'iota: size must be an integer, got 2.5 of type float'),
     ('lax.reduce_max_axis', lambda jax: jax.lax.reduce_max(X, (0, 5)), _rank2('reduce_max: axis')),
     ('lax.reduce_min_axis', lambda jax: jax.lax.reduce_min(X, (-3,)),
      r'reduce_min: axis -3 is out of bounds for an array of rank 2'),
@@ -1557,8 +1561,6 @@ def _jit_with_dump_dir_that_is_a_file():
 #: Misuses of what minijax has and JAX does not (its lowering registry, its environment
 #: variables): (id, misuse, exception type, regex).
 MINIJAX_ONLY = [
-    ('lax.iota_dimension', lambda: minijax.lax.iota(np.int32, (2, 3), 5), ValueError,
-     _rank2('iota: dimension')),
     ('dump_dir_is_a_file', _jit_with_dump_dir_that_is_a_file, NotADirectoryError,
      r'MINIJAX_DUMP_DIR=.* is a file, not a directory'),
     # --- user-defined primitives whose rules misbehave: named primitive and rule kind

@@ -20,26 +20,26 @@ print(jit(first_max).lower(ShapeDtypeStruct((2, 3), np.float32)).as_text())
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x3xf32>) -> (tensor<2xi32> {jax.result_info = "result"}) {
+# CHECK-NEXT:     %[[V0:.*]] = call @argmax(%[[ARG0]]) : (tensor<2x3xf32>) -> tensor<2xi32>
+# CHECK-NEXT:     return %[[V0]] : tensor<2xi32>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @argmax(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<2x3xf32>) -> tensor<2xi32> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.iota dim = 1 : tensor<2x3xi32>
 # CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<0xFF800000> : tensor<f32>
 # CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<0> : tensor<i32>
 # CHECK-NEXT:     %[[V1:.*]]:2 = stablehlo.reduce(%[[ARG0]] init: %[[CST]]), (%[[V0]] init: %[[C]]) across dimensions = [1] : (tensor<2x3xf32>, tensor<2x3xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>)
 # CHECK-NEXT:      reducer(%[[ARG1:.*]]: tensor<f32>, %[[ARG3:.*]]: tensor<f32>) (%[[ARG2:.*]]: tensor<i32>, %[[ARG4:.*]]: tensor<i32>)  {
 # CHECK-NEXT:       %[[V2:.*]] = stablehlo.compare GT, %[[ARG1]], %[[ARG3]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-# CHECK-NEXT:       %[[V3:.*]] = stablehlo.compare EQ, %[[ARG1]], %[[ARG3]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-# CHECK-NEXT:       %[[V4:.*]] = stablehlo.compare NE, %[[ARG1]], %[[ARG1]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-# CHECK-NEXT:       %[[V5:.*]] = stablehlo.compare NE, %[[ARG3]], %[[ARG3]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-# CHECK-NEXT:       %[[V6:.*]] = stablehlo.not %[[V5]] : tensor<i1>
-# CHECK-NEXT:       %[[V7:.*]] = stablehlo.and %[[V4]], %[[V6]] : tensor<i1>
-# CHECK-NEXT:       %[[V8:.*]] = stablehlo.or %[[V2]], %[[V7]] : tensor<i1>
-# CHECK-NEXT:       %[[V9:.*]] = stablehlo.and %[[V4]], %[[V5]] : tensor<i1>
-# CHECK-NEXT:       %[[V10:.*]] = stablehlo.or %[[V3]], %[[V9]] : tensor<i1>
-# CHECK-NEXT:       %[[V11:.*]] = stablehlo.compare LT, %[[ARG2]], %[[ARG4]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-# CHECK-NEXT:       %[[V12:.*]] = stablehlo.and %[[V10]], %[[V11]] : tensor<i1>
-# CHECK-NEXT:       %[[V13:.*]] = stablehlo.or %[[V8]], %[[V12]] : tensor<i1>
-# CHECK-NEXT:       %[[V14:.*]] = stablehlo.select %[[V13]], %[[ARG1]], %[[ARG3]] : tensor<i1>, tensor<f32>
-# CHECK-NEXT:       %[[V15:.*]] = stablehlo.select %[[V13]], %[[ARG2]], %[[ARG4]] : tensor<i1>, tensor<i32>
-# CHECK-NEXT:       stablehlo.return %[[V14]], %[[V15]] : tensor<f32>, tensor<i32>
+# CHECK-NEXT:       %[[V3:.*]] = stablehlo.compare NE, %[[ARG1]], %[[ARG1]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+# CHECK-NEXT:       %[[V4:.*]] = stablehlo.or %[[V2]], %[[V3]] : tensor<i1>
+# CHECK-NEXT:       %[[V5:.*]] = stablehlo.compare EQ, %[[ARG1]], %[[ARG3]], FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+# CHECK-NEXT:       %[[V6:.*]] = stablehlo.compare LT, %[[ARG2]], %[[ARG4]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:       %[[V7:.*]] = stablehlo.and %[[V5]], %[[V6]] : tensor<i1>
+# CHECK-NEXT:       %[[V8:.*]] = stablehlo.or %[[V4]], %[[V7]] : tensor<i1>
+# CHECK-NEXT:       %[[V9:.*]] = stablehlo.select %[[V4]], %[[ARG1]], %[[ARG3]] : tensor<i1>, tensor<f32>
+# CHECK-NEXT:       %[[V10:.*]] = stablehlo.select %[[V8]], %[[ARG2]], %[[ARG4]] : tensor<i1>, tensor<i32>
+# CHECK-NEXT:       stablehlo.return %[[V9]], %[[V10]] : tensor<f32>, tensor<i32>
 # CHECK-NEXT:     }
 # CHECK-NEXT:     return %[[V1]]#1 : tensor<2xi32>
 # CHECK-NEXT:   }
@@ -50,19 +50,26 @@ print(jit(first_min).lower(ShapeDtypeStruct((2, 3), np.int32)).as_text())
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x3xi32>) -> (tensor<3xi64> {jax.result_info = "result"}) {
+# CHECK-NEXT:     %[[V0:.*]] = call @argmin(%[[ARG0]]) : (tensor<2x3xi32>) -> tensor<3xi64>
+# CHECK-NEXT:     return %[[V0]] : tensor<3xi64>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @argmin(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<2x3xi32>) -> tensor<3xi64> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.iota dim = 0 : tensor<2x3xi64>
 # CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<2147483647> : tensor<i32>
 # CHECK-NEXT:     %[[C_0:.*]] = stablehlo.constant dense<0> : tensor<i64>
 # CHECK-NEXT:     %[[V1:.*]]:2 = stablehlo.reduce(%[[ARG0]] init: %[[C]]), (%[[V0]] init: %[[C_0]]) across dimensions = [0] : (tensor<2x3xi32>, tensor<2x3xi64>, tensor<i32>, tensor<i64>) -> (tensor<3xi32>, tensor<3xi64>)
 # CHECK-NEXT:      reducer(%[[ARG1:.*]]: tensor<i32>, %[[ARG3:.*]]: tensor<i32>) (%[[ARG2:.*]]: tensor<i64>, %[[ARG4:.*]]: tensor<i64>)  {
 # CHECK-NEXT:       %[[V2:.*]] = stablehlo.compare LT, %[[ARG1]], %[[ARG3]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-# CHECK-NEXT:       %[[V3:.*]] = stablehlo.compare EQ, %[[ARG1]], %[[ARG3]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-# CHECK-NEXT:       %[[V4:.*]] = stablehlo.compare LT, %[[ARG2]], %[[ARG4]], SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
-# CHECK-NEXT:       %[[V5:.*]] = stablehlo.and %[[V3]], %[[V4]] : tensor<i1>
-# CHECK-NEXT:       %[[V6:.*]] = stablehlo.or %[[V2]], %[[V5]] : tensor<i1>
-# CHECK-NEXT:       %[[V7:.*]] = stablehlo.select %[[V6]], %[[ARG1]], %[[ARG3]] : tensor<i1>, tensor<i32>
-# CHECK-NEXT:       %[[V8:.*]] = stablehlo.select %[[V6]], %[[ARG2]], %[[ARG4]] : tensor<i1>, tensor<i64>
-# CHECK-NEXT:       stablehlo.return %[[V7]], %[[V8]] : tensor<i32>, tensor<i64>
+# CHECK-NEXT:       %[[V3:.*]] = stablehlo.compare NE, %[[ARG1]], %[[ARG1]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:       %[[V4:.*]] = stablehlo.or %[[V2]], %[[V3]] : tensor<i1>
+# CHECK-NEXT:       %[[V5:.*]] = stablehlo.compare EQ, %[[ARG1]], %[[ARG3]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:       %[[V6:.*]] = stablehlo.compare LT, %[[ARG2]], %[[ARG4]], SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+# CHECK-NEXT:       %[[V7:.*]] = stablehlo.and %[[V5]], %[[V6]] : tensor<i1>
+# CHECK-NEXT:       %[[V8:.*]] = stablehlo.or %[[V4]], %[[V7]] : tensor<i1>
+# CHECK-NEXT:       %[[V9:.*]] = stablehlo.select %[[V4]], %[[ARG1]], %[[ARG3]] : tensor<i1>, tensor<i32>
+# CHECK-NEXT:       %[[V10:.*]] = stablehlo.select %[[V8]], %[[ARG2]], %[[ARG4]] : tensor<i1>, tensor<i64>
+# CHECK-NEXT:       stablehlo.return %[[V9]], %[[V10]] : tensor<i32>, tensor<i64>
 # CHECK-NEXT:     }
 # CHECK-NEXT:     return %[[V1]]#1 : tensor<3xi64>
 # CHECK-NEXT:   }

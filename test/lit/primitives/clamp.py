@@ -21,8 +21,10 @@ print(jit(clamp_scalar_bounds).lower(x).as_text())
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = "result"}) {
 # CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
 # CHECK-NEXT:     %[[CST_0:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-# CHECK-NEXT:     %[[V0:.*]] = stablehlo.clamp %[[CST]], %[[ARG0]], %[[CST_0]] : (tensor<f32>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
-# CHECK-NEXT:     return %[[V0]] : tensor<3xf32>
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.broadcast_in_dim %[[CST]], dims = [] : (tensor<f32>) -> tensor<3xf32>
+# CHECK-NEXT:     %[[V1:.*]] = stablehlo.broadcast_in_dim %[[CST_0]], dims = [] : (tensor<f32>) -> tensor<3xf32>
+# CHECK-NEXT:     %[[V2:.*]] = stablehlo.clamp %[[V0]], %[[ARG0]], %[[V1]] : tensor<3xf32>
+# CHECK-NEXT:     return %[[V2]] : tensor<3xf32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
 

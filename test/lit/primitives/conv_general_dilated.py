@@ -23,7 +23,7 @@ print(jit(conv_nchw).lower(ShapeDtypeStruct((2, 3, 5, 4), np.float32),
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x3x5x4xf32>, %[[ARG1:.*]]: tensor<4x3x3x2xf32>) -> (tensor<2x4x3x3xf32> {jax.result_info = "result"}) {
-# CHECK-NEXT:     %[[V0:.*]] = stablehlo.convolution(%[[ARG0]], %[[ARG1]]) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x5x4xf32>, tensor<4x3x3x2xf32>) -> tensor<2x4x3x3xf32>
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.convolution(%[[ARG0]], %[[ARG1]]) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x3x5x4xf32>, tensor<4x3x3x2xf32>) -> tensor<2x4x3x3xf32>
 # CHECK-NEXT:     return %[[V0]] : tensor<2x4x3x3xf32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
@@ -34,7 +34,7 @@ print(jit(conv_nhwc).lower(ShapeDtypeStruct((1, 5, 6, 4), np.float64),
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<1x5x6x4xf64>, %[[ARG1:.*]]: tensor<3x2x2x6xf64>) -> (tensor<1x3x6x6xf64> {jax.result_info = "result"}) {
-# CHECK-NEXT:     %[[V0:.*]] = stablehlo.convolution(%[[ARG0]], %[[ARG1]]) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = {{\[\[}}1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x5x6x4xf64>, tensor<3x2x2x6xf64>) -> tensor<1x3x6x6xf64>
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.convolution(%[[ARG0]], %[[ARG1]]) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = {{\[\[}}1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 2], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<1x5x6x4xf64>, tensor<3x2x2x6xf64>) -> tensor<1x3x6x6xf64>
 # CHECK-NEXT:     return %[[V0]] : tensor<1x3x6x6xf64>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }

@@ -26,13 +26,19 @@ print(jit(running_sum).lower(ShapeDtypeStruct((2, 3), np.float32)).as_text())
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x3xf32>) -> (tensor<2x3xf32> {jax.result_info = "result"}) {
-# CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-# CHECK-NEXT:     %[[V0:.*]] = "stablehlo.reduce_window"(%[[ARG0]], %[[CST]]) <{padding = dense<{{\[\[}}0, 0], [2, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 3>, window_strides = array<i64: 1, 1>}> ({
-# CHECK-NEXT:     ^bb0(%[[ARG1:.*]]: tensor<f32>, %[[ARG2:.*]]: tensor<f32>):
-# CHECK-NEXT:       %[[V1:.*]] = stablehlo.add %[[ARG1]], %[[ARG2]] : tensor<f32>
-# CHECK-NEXT:       stablehlo.return %[[V1]] : tensor<f32>
-# CHECK-NEXT:     }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+# CHECK-NEXT:     %[[V0:.*]] = call @cumsum(%[[ARG0]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 # CHECK-NEXT:     return %[[V0]] : tensor<2x3xf32>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @cumsum(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<2x3xf32>) -> tensor<2x3xf32> {
+# CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.broadcast_in_dim %[[CST]], dims = [] : (tensor<f32>) -> tensor<f32>
+# CHECK-NEXT:     %[[V1:.*]] = "stablehlo.reduce_window"(%[[ARG0]], %[[V0]]) <{base_dilations = array<i64: 1, 1>, padding = dense<{{\[\[}}0, 0], [2, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 1, 3>, window_strides = array<i64: 1, 1>}> ({
+# CHECK-NEXT:     ^bb0(%[[ARG1:.*]]: tensor<f32>, %[[ARG2:.*]]: tensor<f32>):
+# CHECK-NEXT:       %[[V2:.*]] = stablehlo.add %[[ARG1]], %[[ARG2]] : tensor<f32>
+# CHECK-NEXT:       stablehlo.return %[[V2]] : tensor<f32>
+# CHECK-NEXT:     }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+# CHECK-NEXT:     return %[[V1]] : tensor<2x3xf32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
 
@@ -41,13 +47,19 @@ print(jit(running_max_from_end).lower(ShapeDtypeStruct((4, 2), np.int32)).as_tex
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<4x2xi32>) -> (tensor<4x2xi32> {jax.result_info = "result"}) {
-# CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<-2147483648> : tensor<i32>
-# CHECK-NEXT:     %[[V0:.*]] = "stablehlo.reduce_window"(%[[ARG0]], %[[C]]) <{padding = dense<{{\[\[}}0, 3], [0, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 4, 1>, window_strides = array<i64: 1, 1>}> ({
-# CHECK-NEXT:     ^bb0(%[[ARG1:.*]]: tensor<i32>, %[[ARG2:.*]]: tensor<i32>):
-# CHECK-NEXT:       %[[V1:.*]] = stablehlo.maximum %[[ARG1]], %[[ARG2]] : tensor<i32>
-# CHECK-NEXT:       stablehlo.return %[[V1]] : tensor<i32>
-# CHECK-NEXT:     }) : (tensor<4x2xi32>, tensor<i32>) -> tensor<4x2xi32>
+# CHECK-NEXT:     %[[V0:.*]] = call @cummax(%[[ARG0]]) : (tensor<4x2xi32>) -> tensor<4x2xi32>
 # CHECK-NEXT:     return %[[V0]] : tensor<4x2xi32>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @cummax(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<4x2xi32>) -> tensor<4x2xi32> {
+# CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<-2147483648> : tensor<i32>
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.broadcast_in_dim %[[C]], dims = [] : (tensor<i32>) -> tensor<i32>
+# CHECK-NEXT:     %[[V1:.*]] = "stablehlo.reduce_window"(%[[ARG0]], %[[V0]]) <{base_dilations = array<i64: 1, 1>, padding = dense<{{\[\[}}0, 3], [0, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 4, 1>, window_strides = array<i64: 1, 1>}> ({
+# CHECK-NEXT:     ^bb0(%[[ARG1:.*]]: tensor<i32>, %[[ARG2:.*]]: tensor<i32>):
+# CHECK-NEXT:       %[[V2:.*]] = stablehlo.maximum %[[ARG1]], %[[ARG2]] : tensor<i32>
+# CHECK-NEXT:       stablehlo.return %[[V2]] : tensor<i32>
+# CHECK-NEXT:     }) : (tensor<4x2xi32>, tensor<i32>) -> tensor<4x2xi32>
+# CHECK-NEXT:     return %[[V1]] : tensor<4x2xi32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
 
@@ -56,19 +68,24 @@ print(jit(running_logsumexp).lower(ShapeDtypeStruct((3,), np.float64)).as_text()
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3xf64>) -> (tensor<3xf64> {jax.result_info = "result"}) {
+# CHECK-NEXT:     %[[V0:.*]] = call @cumlogsumexp(%[[ARG0]]) : (tensor<3xf64>) -> tensor<3xf64>
+# CHECK-NEXT:     return %[[V0]] : tensor<3xf64>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @cumlogsumexp(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<3xf64>) -> tensor<3xf64> {
 # CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
-# CHECK-NEXT:     %[[V0:.*]] = "stablehlo.reduce_window"(%[[ARG0]], %[[CST]]) <{padding = dense<{{\[\[}}2, 0]]> : tensor<1x2xi64>, window_dimensions = array<i64: 3>, window_strides = array<i64: 1>}> ({
+# CHECK-NEXT:     %[[V0:.*]] = "stablehlo.reduce_window"(%[[ARG0]], %[[CST]]) <{base_dilations = array<i64: 1>, padding = dense<{{\[\[}}2, 0]]> : tensor<1x2xi64>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 3>, window_strides = array<i64: 1>}> ({
 # CHECK-NEXT:     ^bb0(%[[ARG1:.*]]: tensor<f64>, %[[ARG2:.*]]: tensor<f64>):
 # CHECK-NEXT:       %[[V1:.*]] = stablehlo.maximum %[[ARG1]], %[[ARG2]] : tensor<f64>
 # CHECK-NEXT:       %[[V2:.*]] = stablehlo.subtract %[[ARG1]], %[[ARG2]] : tensor<f64>
-# CHECK-NEXT:       %[[V3:.*]] = stablehlo.abs %[[V2]] : tensor<f64>
-# CHECK-NEXT:       %[[V4:.*]] = stablehlo.negate %[[V3]] : tensor<f64>
-# CHECK-NEXT:       %[[V5:.*]] = stablehlo.exponential %[[V4]] : tensor<f64>
-# CHECK-NEXT:       %[[V6:.*]] = stablehlo.log_plus_one %[[V5]] : tensor<f64>
-# CHECK-NEXT:       %[[V7:.*]] = stablehlo.compare NE, %[[V2]], %[[V2]], FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
-# CHECK-NEXT:       %[[V8:.*]] = stablehlo.add %[[ARG1]], %[[ARG2]] : tensor<f64>
-# CHECK-NEXT:       %[[V9:.*]] = stablehlo.add %[[V1]], %[[V6]] : tensor<f64>
-# CHECK-NEXT:       %[[V10:.*]] = stablehlo.select %[[V7]], %[[V8]], %[[V9]] : tensor<i1>, tensor<f64>
+# CHECK-NEXT:       %[[V3:.*]] = stablehlo.compare NE, %[[V2]], %[[V2]], FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+# CHECK-NEXT:       %[[V4:.*]] = stablehlo.add %[[ARG1]], %[[ARG2]] : tensor<f64>
+# CHECK-NEXT:       %[[V5:.*]] = stablehlo.abs %[[V2]] : tensor<f64>
+# CHECK-NEXT:       %[[V6:.*]] = stablehlo.negate %[[V5]] : tensor<f64>
+# CHECK-NEXT:       %[[V7:.*]] = stablehlo.exponential %[[V6]] : tensor<f64>
+# CHECK-NEXT:       %[[V8:.*]] = stablehlo.log_plus_one %[[V7]] : tensor<f64>
+# CHECK-NEXT:       %[[V9:.*]] = stablehlo.add %[[V1]], %[[V8]] : tensor<f64>
+# CHECK-NEXT:       %[[V10:.*]] = stablehlo.select %[[V3]], %[[V4]], %[[V9]] : tensor<i1>, tensor<f64>
 # CHECK-NEXT:       stablehlo.return %[[V10]] : tensor<f64>
 # CHECK-NEXT:     }) : (tensor<3xf64>, tensor<f64>) -> tensor<3xf64>
 # CHECK-NEXT:     return %[[V0]] : tensor<3xf64>

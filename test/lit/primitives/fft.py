@@ -18,6 +18,11 @@ print(jit(lambda x: jnp.fft.rfft(x, norm='forward')).lower(f64).as_text())
 # CHECK-LABEL: module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x8xcomplex<f32>>) -> (tensor<2x8xcomplex<f32>> {jax.result_info = "result"}) {
+# CHECK-NEXT:     %[[V0:.*]] = call @fft(%[[ARG0]]) : (tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>>
+# CHECK-NEXT:     return %[[V0]] : tensor<2x8xcomplex<f32>>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @fft(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.fft %[[ARG0]], type = FFT, length = [8] : (tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>>
 # CHECK-NEXT:     return %[[V0]] : tensor<2x8xcomplex<f32>>
 # CHECK-NEXT:   }
@@ -26,6 +31,11 @@ print(jit(lambda x: jnp.fft.rfft(x, norm='forward')).lower(f64).as_text())
 # CHECK-NEXT: module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x8xcomplex<f32>>) -> (tensor<2x8xcomplex<f32>> {jax.result_info = "result"}) {
+# CHECK-NEXT:     %[[V0:.*]] = call @fft(%[[ARG0]]) : (tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>>
+# CHECK-NEXT:     return %[[V0]] : tensor<2x8xcomplex<f32>>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @fft(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.fft %[[ARG0]], type = IFFT, length = [2, 8] : (tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>>
 # CHECK-NEXT:     return %[[V0]] : tensor<2x8xcomplex<f32>>
 # CHECK-NEXT:   }
@@ -34,6 +44,11 @@ print(jit(lambda x: jnp.fft.rfft(x, norm='forward')).lower(f64).as_text())
 # CHECK-NEXT: module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3x4x8xf64>) -> (tensor<3x4x5xcomplex<f64>> {jax.result_info = "result"}) {
+# CHECK-NEXT:     %[[V0:.*]] = call @fft(%[[ARG0]]) : (tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>>
+# CHECK-NEXT:     return %[[V0]] : tensor<3x4x5xcomplex<f64>>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @fft(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.fft %[[ARG0]], type = RFFT, length = [4, 8] : (tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>>
 # CHECK-NEXT:     return %[[V0]] : tensor<3x4x5xcomplex<f64>>
 # CHECK-NEXT:   }
@@ -42,6 +57,11 @@ print(jit(lambda x: jnp.fft.rfft(x, norm='forward')).lower(f64).as_text())
 # CHECK-NEXT: module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x8xcomplex<f32>>) -> (tensor<2x14xf32> {jax.result_info = "result"}) {
+# CHECK-NEXT:     %[[V0:.*]] = call @fft(%[[ARG0]]) : (tensor<2x8xcomplex<f32>>) -> tensor<2x14xf32>
+# CHECK-NEXT:     return %[[V0]] : tensor<2x14xf32>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @fft(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<2x8xcomplex<f32>>) -> tensor<2x14xf32> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.fft %[[ARG0]], type = IRFFT, length = [14] : (tensor<2x8xcomplex<f32>>) -> tensor<2x14xf32>
 # CHECK-NEXT:     return %[[V0]] : tensor<2x14xf32>
 # CHECK-NEXT:   }
@@ -59,6 +79,11 @@ print(jit(lambda x: jnp.fft.rfft(x, norm='forward')).lower(f64).as_text())
 # CHECK-NEXT:     return %[[V3]] : tensor<3x4x5xcomplex<f64>>
 # CHECK-NEXT:   }
 # CHECK-LABEL: func.func private @fft(
+# CHECK-SAME: %[[ARG0:.*]]: tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>> {
+# CHECK-NEXT:     %[[V0:.*]] = call @fft_0(%[[ARG0]]) : (tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>>
+# CHECK-NEXT:     return %[[V0]] : tensor<3x4x5xcomplex<f64>>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @fft_0(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.fft %[[ARG0]], type = RFFT, length = [8] : (tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>>
 # CHECK-NEXT:     return %[[V0]] : tensor<3x4x5xcomplex<f64>>

@@ -6,7 +6,7 @@ from minijax import jit, lax
 
 
 def counts():
-    return lax.iota(np.int32, (2, 3), 1)
+    return lax.broadcasted_iota(np.int32, (2, 3), 1)
 
 
 print(jit(counts).lower().as_text())

@@ -35,7 +35,7 @@ print(jit(cube).lower(x).as_text())
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = "result"}) {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.multiply %[[ARG0]], %[[ARG0]] : tensor<3xf32>
-# CHECK-NEXT:     %[[V1:.*]] = stablehlo.multiply %[[ARG0]], %[[V0]] : tensor<3xf32>
+# CHECK-NEXT:     %[[V1:.*]] = stablehlo.multiply %[[V0]], %[[ARG0]] : tensor<3xf32>
 # CHECK-NEXT:     return %[[V1]] : tensor<3xf32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }

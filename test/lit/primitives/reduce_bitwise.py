@@ -36,10 +36,13 @@ print(jit(parity).lower(ShapeDtypeStruct((4,), np.uint8)).as_text())
 # CHECK-NEXT: module @jit_any_element attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<2x3xf32>) -> (tensor<i1> {jax.result_info = "result"}) {
-# CHECK-NEXT:     %[[V0:.*]] = stablehlo.convert %[[ARG0]] : (tensor<2x3xf32>) -> tensor<2x3xi1>
+# CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.broadcast_in_dim %[[CST]], dims = [] : (tensor<f32>) -> tensor<2x3xf32>
+# CHECK-NEXT:     %[[V1:.*]] = stablehlo.compare NE, %[[ARG0]], %[[V0]], FLOAT : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+# CHECK-NEXT:     %[[V2:.*]] = stablehlo.convert %[[V1]] : tensor<2x3xi1>
 # CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<false> : tensor<i1>
-# CHECK-NEXT:     %[[V1:.*]] = stablehlo.reduce(%[[V0]] init: %[[C]]) applies stablehlo.or across dimensions = [0, 1] : (tensor<2x3xi1>, tensor<i1>) -> tensor<i1>
-# CHECK-NEXT:     return %[[V1]] : tensor<i1>
+# CHECK-NEXT:     %[[V3:.*]] = stablehlo.reduce(%[[V2]] init: %[[C]]) applies stablehlo.or across dimensions = [0, 1] : (tensor<2x3xi1>, tensor<i1>) -> tensor<i1>
+# CHECK-NEXT:     return %[[V3]] : tensor<i1>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
 # CHECK-EMPTY:

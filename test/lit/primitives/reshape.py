@@ -42,7 +42,7 @@ print(jit(add_axis).lower(ShapeDtypeStruct((3,), np.float64)).as_text())
 # CHECK-SAME: attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3xf64>) -> (tensor<3x1xf64> {jax.result_info = "result"}) {
-# CHECK-NEXT:     %[[V0:.*]] = stablehlo.reshape %[[ARG0]] : (tensor<3xf64>) -> tensor<3x1xf64>
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.broadcast_in_dim %[[ARG0]], dims = [0] : (tensor<3xf64>) -> tensor<3x1xf64>
 # CHECK-NEXT:     return %[[V0]] : tensor<3x1xf64>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }

@@ -1,0 +1,115 @@
+"""``minijax.lax`` against ``jax.lax``: every public name, with JAX's parameters.
+
+A program written for ``jax.lax`` runs on ``minijax.lax`` only if each function it calls is
+there and takes its arguments by JAX's names, in JAX's order, with JAX's defaults. JAX is
+enumerated here, so the class stays closed as JAX grows: a new name fails until minijax has
+it (or it is listed below with what it waits for).
+"""
+import inspect
+
+import jax
+import pytest
+
+import minijax
+
+#: Names of the SPMD surface: collectives over named axes beyond pmap's, shardings, tokens
+#: between devices. They come with meshes and shard_map (issue 31).
+SPMD = {'axis_size', 'device_put_p', 'pbroadcast', 'pcast', 'precv', 'psend', 'pshuffle',
+        'pswapaxes', 'ragged_all_to_all', 'ragged_all_to_all_p', 'sharding_constraint_p',
+        'with_sharding_constraint'}
+
+#: Names of jax.lax that minijax does not have yet (issue 30, open): each family is one step.
+NOT_YET = {
+    # types and enums of the dot, convolution, rounding, randomness and accuracy options
+    'AccuracyMode', 'ConvGeneralDilatedDimensionNumbers', 'DotAlgorithm', 'DotAlgorithmPreset',
+    'DotDimensionNumbers', 'Precision', 'PrecisionLike', 'RaggedDotDimensionNumbers',
+    'RandomAlgorithm', 'RoundingMethod', 'Tolerance',
+    # elementwise primitives minijax composes (or lacks): rounding, special functions
+    'acos_p', 'acosh_p', 'asin_p', 'asinh_p', 'atan_p', 'atanh_p', 'cosh_p', 'sinh_p',
+    'exp2_p', 'square_p', 'ceil', 'ceil_p', 'floor', 'floor_p', 'round', 'round_p',
+    'is_finite', 'is_finite_p', 'nextafter', 'nextafter_p', 'mulhi', 'mulhi_p',
+    'reduce_precision', 'reduce_precision_p', 'bessel_i0e', 'bessel_i0e_p', 'bessel_i1e',
+    'bessel_i1e_p', 'betainc', 'regularized_incomplete_beta_p', 'digamma', 'digamma_p',
+    'erf_inv', 'erf_inv_p', 'igamma', 'igamma_p', 'igammac', 'igammac_p', 'igamma_grad_a',
+    'igamma_grad_a_p', 'lgamma', 'lgamma_p', 'polygamma', 'polygamma_p', 'zeta', 'zeta_p',
+    'random_gamma_grad', 'eq_to_p', 'le_to_p', 'lt_to_p',
+    # structure and shapes
+    'broadcast_like', 'broadcast_shapes', 'broadcast_to_rank', 'collapse', 'empty',
+    'index_in_dim', 'index_take', 'split', 'split_p', 'squeeze_p', 'stack', 'stack_p', 'tile',
+    'tile_p', 'unstack', 'unstack_p', 'dtype', 'shape_as_value', 'copy_p',
+    # reductions, windows, scatters
+    'reduce_p', 'reduce_prod', 'reduce_prod_p', 'reduce_window_p', 'reduce_window_shape_tuple',
+    'select_and_gather_add_p', 'select_and_scatter_add_p', 'select_and_scatter_p',
+    'scatter_apply', 'scatter_sub', 'scatter_sub_p', 'approx_max_k', 'approx_min_k',
+    'approx_top_k_p', 'top_k_p',
+    # convolutions and dots
+    'conv_general_dilated_local', 'conv_general_dilated_patches', 'conv_general_permutations',
+    'conv_general_shape_tuple', 'conv_shape_tuple', 'conv_transpose',
+    'conv_transpose_shape_tuple', 'padtype_to_pads', 'ragged_dot', 'ragged_dot_general',
+    'scaled_dot',
+    # control flow, solvers and the primitives JAX exports for them
+    'cond_p', 'scan_p', 'while_p', 'custom_linear_solve', 'custom_root', 'linear_solve_p',
+    'platform_dependent', 'composite', 'stop_gradient_p',
+    # tokens, randomness on the device, compiler hints
+    'after_all', 'after_all_p', 'create_token', 'create_token_p', 'rng_bit_generator',
+    'rng_bit_generator_p', 'rng_uniform', 'rng_uniform_p', 'optimization_barrier',
+    'optimization_barrier_p', 'dce_sink', 'dce_sink_p', 'stage', 'stage_p',
+}
+
+#: Keyword-only parameters minijax has beyond JAX's: why.
+EXTRA_PARAMETERS = {
+    ('reduce_sum', 'axis'): "the seed's name for axes (Autodidax's reduce_sum(x, axis=0))",
+    ('convert_element_type', 'weak_type'): "JAX's internal _convert_element_type's option",
+    ('full', 'weak_type'): 'a weakly typed fill, as a Python scalar is (minijax makes the '
+                           'zeros of a weakly typed value with it)',
+}
+
+#: Parameters JAX requires and minijax gives a default: why.
+EXTRA_DEFAULTS = {
+    ('reduce_sum', 'axes'): "every axis, as the seed's reduce_sum(x) sums them all",
+}
+
+PUBLIC = sorted(name for name in dir(jax.lax) if not name.startswith('_'))
+
+
+def test_every_public_name_of_jax_lax_is_in_minijax_lax():
+    missing = [n for n in PUBLIC if not hasattr(minijax.lax, n) and n not in NOT_YET | SPMD]
+    assert not missing, f'jax.lax names minijax.lax lacks: {missing}'
+    done = sorted(n for n in NOT_YET if hasattr(minijax.lax, n))
+    assert not done, f'minijax.lax has these now: take them out of NOT_YET: {done}'
+    assert NOT_YET <= set(PUBLIC), sorted(NOT_YET - set(PUBLIC))
+
+
+def _signature(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or a class without one
+        return None
+
+
+SHARED_FUNCTIONS = [n for n in PUBLIC if hasattr(minijax.lax, n)
+                    and inspect.isfunction(getattr(jax.lax, n)) and _signature(getattr(jax.lax, n))]
+
+
+def _default(parameter):
+    """A parameter's default as compared: JAX's private sentinels (``cond``'s ``operand``)
+    only as being a sentinel."""
+    value = parameter.default
+    return 'a sentinel' if type(value) is object else value
+
+
+@pytest.mark.parametrize('name', SHARED_FUNCTIONS)
+def test_parameters_are_jaxs(name):
+    """JAX's parameters, in JAX's order, of JAX's kinds, with JAX's defaults; then only the
+    keyword-only extras listed above."""
+    theirs = list(_signature(getattr(jax.lax, name)).parameters.values())
+    ours = list(inspect.signature(getattr(minijax.lax, name)).parameters.values())
+    assert [(p.name, p.kind) for p in ours[:len(theirs)]] == [(p.name, p.kind) for p in theirs]
+    for mine, jaxs in zip(ours, theirs):
+        if jaxs.default is inspect.Parameter.empty:
+            assert mine.default is inspect.Parameter.empty or (name, mine.name) in EXTRA_DEFAULTS
+        else:
+            assert _default(mine) == _default(jaxs), mine.name
+    for extra in ours[len(theirs):]:
+        assert extra.kind is inspect.Parameter.KEYWORD_ONLY and (name, extra.name) in \
+            EXTRA_PARAMETERS, f'{name}: parameter {extra.name} is not JAX\'s'
