@@ -288,7 +288,8 @@ _ELEMENTWISE = [lax.add_p, lax.add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.m
                 lax.and_p, lax.or_p, lax.xor_p, lax.not_p, lax.shift_left_p,
                 lax.shift_right_logical_p, lax.shift_right_arithmetic_p,
                 lax.population_count_p, lax.clz_p, lax.rem_p, lax.clamp_p,
-                lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p]
+                lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p, lax.floor_p, lax.ceil_p,
+                lax.round_p, lax.is_finite_p]
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
                    lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p, lax.tan_p, lax.expm1_p,
                    lax.cbrt_p, lax.atan2_p, lax.erf_p]

@@ -48,6 +48,8 @@ from minijax.lax.convolution import (
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
     conv_general_dilated_p, conv_with_general_padding)
 from minijax.lax.special import erf, erf_p, erfc, erfc_p
+from minijax.lax.rounding import (
+    RoundingMethod, ceil, ceil_p, floor, floor_p, is_finite, is_finite_p, round, round_p)
 from minijax.lax.transcendental import (
     acos, acosh, asin, asinh, atan, atan2, atan2_p, atanh, cbrt, cbrt_p, cosh, exp2, expm1,
     expm1_p, reciprocal, sinh, square, tan, tan_p)

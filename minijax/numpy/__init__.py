@@ -366,53 +366,27 @@ def divmod(x, y, /):  # noqa: A001 (jnp.divmod, as in JAX)
 mod = remainder
 
 
-def _with_sign_of_zero(out, x):
-    """``out``, but where it is zero, the zero ``x * 0.`` (carrying ``x``'s sign): rounding
-    through integers loses the sign of ``-0.3 -> -0.``."""
-    return lax.select_n(lax.eq(out, 0.), out, lax.mul(x, 0.))
-
-
 def _trunc(x):
-    """Round towards zero through an int64 round trip. Floats at or above 2**(mantissa bits),
-    infinities and NaN are already integral (or not numbers) and pass through unchanged."""
+    """Round towards zero, as JAX writes it: the ceiling of a negative, else the floor."""
     if not _is_float(x):
         return x
-    x = lax.stop_gradient(x)  # piecewise constant: JAX's derivative is a symbolic zero
-    dtype = core.get_aval(x).dtype
-    integral_above = float(2 ** dtypes.finfo(dtype).nmant)
-    rounded = _like(lax.convert_element_type(x, dtypes.int64), x)
-    small = lax.less(lax.abs(x), integral_above)  # False for NaN and infinities
-    return lax.select_n(small, x, _with_sign_of_zero(rounded, x))
+    return where(lax.lt(x, 0.), lax.ceil(x), lax.floor(x))
 
 
 def _floor(x):
-    """Elementwise floor: the truncation, one lower where that rounded a negative up."""
-    if not _is_float(x):
-        return x
-    t = _trunc(x)
-    return lax.sub(t, _like(lax.greater(t, x), x))
+    return lax.floor(x) if _is_float(x) else x
 
 
 def _ceil(x):
-    """Elementwise ceiling, ``-floor(-x)``."""
-    return x if not _is_float(x) else lax.neg(_floor(lax.neg(x)))
+    return lax.ceil(x) if _is_float(x) else x
 
 
 def _rint(x):
-    """Round to the nearest integer, halves to even (as ``jnp.round``): the floor, one up
-    where the fraction is above one half, or exactly one half and the floor is odd; each
-    part of a complex number."""
+    """Round to the nearest integer, halves to even (as ``jnp.round``); each part of a
+    complex number."""
     if _is_complex(x):
         return lax.complex(_rint(lax.real(x)), _rint(lax.imag(x)))
-    if not _is_float(x):
-        return x
-    x = lax.stop_gradient(x)  # piecewise constant, as _trunc
-    f = _floor(x)
-    fraction = lax.sub(x, f)
-    odd = lax.ne(lax.sub(f, lax.mul(_floor(lax.mul(f, .5)), 2.)), 0.)
-    up = lax.max(lax.greater(fraction, .5), lax.min(lax.eq(fraction, .5), odd))
-    out = lax.add(f, _like(up, x))
-    return _with_sign_of_zero(out, x)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN) if _is_float(x) else x
 
 
 def _rint_as_float(x):
@@ -436,7 +410,9 @@ def _isinf(x):
 
 
 def _isfinite(x):
-    return lax.less(lax.abs(x), np.inf) if _is_float(x) else lax.full(np.shape(x), True, dtypes.bool_)
+    if _is_complex(x):
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x) if _is_float(x) else lax.full(np.shape(x), True, dtypes.bool_)
 
 
 def _sinc(x):
@@ -572,9 +548,9 @@ def round(a, decimals=0, out=None):  # noqa: A001
                                       'implemented (nor in JAX)')
         return a
     if decimals == 0:
-        return rint(a)
+        return _rint(a)
     factor = 10. ** decimals
-    return lax.div(rint(lax.mul(a, factor)), factor)
+    return lax.div(_rint(lax.mul(a, factor)), factor)
 
 
 around = round

@@ -306,6 +306,13 @@ PRIMITIVE_CASES = [
     _unary('rsqrt', domain='pos'),
     _unary('log1p', domain='pos'), _unary('erf'), _unary('erfc'),
     _unary('tan'), _unary('expm1'), _unary('cbrt', domain='nonzero'),
+    _unary('floor'), _unary('ceil'),
+    *[Case('round', f'{method.name.lower()}-{domain}', lambda x, m=method: mlax.round(x, m),
+           lambda x, m=method: jax.lax.round(x, m), _args((3, 4), domain=domain))
+      for method, domain in [(mlax.RoundingMethod.AWAY_FROM_ZERO, 'any'),
+                             (mlax.RoundingMethod.AWAY_FROM_ZERO, 'halves'),
+                             (mlax.RoundingMethod.TO_NEAREST_EVEN, 'halves')]],
+    _unary('is_finite', domain='specials'),
     *_binary('atan2', jax.lax.atan2, FLOATS, domains=('nonzero', 'nonzero')),
     _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
     # complex numbers: the parts (complex operands), and elementwise ops on complex operands

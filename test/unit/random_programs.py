@@ -239,7 +239,7 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'while_loop', 'fori_loop', 'scan', 'gather', 'scatter', 'scatter_add',
                     'scatter_mul', 'scatter_min', 'scatter_max', 'GatherDimensionNumbers',
                     'ScatterDimensionNumbers', 'clamp', 'real', 'imag', 'conj', 'complex',
-                    'fft')
+                    'fft', 'floor', 'ceil', 'round', 'is_finite')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -356,6 +356,10 @@ def _scalar_from(B, v, kind):
 def _b_unary(B, args, *, name, tame=False):
     """``name`` of ``x``; with ``tame``, of ``x`` with its infinities and NaNs as 0."""
     return [B[name](_finite(B, args[0]) if tame else args[0])]
+
+
+def _b_rounding(B, args, *, name, method):
+    return [B.round(args[0], method) if name == 'round' else B[name](args[0])]
 
 
 def _b_binary(B, args, *, name, safe_divisor=False):
@@ -644,7 +648,7 @@ def _b_custom(B, args, *, name):
 
 
 BUILDERS = dict(
-    unary=_b_unary, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
+    unary=_b_unary, rounding=_b_rounding, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
     static=_b_static, concatenate=_b_concatenate, iota=_b_iota, const=_b_const,
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
@@ -831,6 +835,19 @@ def s_convert(g, pool, depth):
     if a.dtype in INTS and dtype in INTS:
         g.converted_ints.add((id(pool), len(pool)))  # the index the output will have
     return _step('convert', [x], [Aval(a.shape, dtype)], dtype=dtype, sanitize=sanitize)
+
+
+def s_rounding(g, pool, depth):
+    """floor, ceil, round (either way of breaking ties) or is_finite of a float."""
+    x = g.pick(pool, _is_float)
+    if x is None:
+        return None
+    name = g.choice(('floor', 'ceil', 'round', 'is_finite'))
+    g.hazards.add('nonsmooth')
+    a = pool[x]
+    out = Aval(a.shape, 'bool') if name == 'is_finite' else a
+    return _step('rounding', [x], [out], name=name,
+                 method=int(g.rng.integers(2)) if name == 'round' else None)
 
 
 def s_integer_pow(g, pool, depth):
@@ -1409,7 +1426,7 @@ SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_arg_chooser, 0.7), (s_dot_general, 1), (s_rev, 0.4), (s_bitcast, 0.3),
             (s_conv, 0.5), (s_reduce_window, 0.7), (s_sort, 0.5), (s_cumulative, 1),
             (s_bitwise, 2), (s_gather_scatter, 1), (s_index, 1), (s_at, 1), (s_random, 0.4),
-            (s_linalg, 1.5), (s_custom, 0.5)]
+            (s_linalg, 1.5), (s_custom, 0.5), (s_rounding, 0.5)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 

@@ -51,8 +51,9 @@ def assert_tangent_close(actual, expected, dtype=None):
 
 def random_array(rng, shape, dtype, domain='any'):
     """A random array. ``domain``: 'any'; 'pos' or 'nonzero' keep it away from zero (log,
-    sqrt, div); 'ties' puts it on a coarse grid, so maxima and comparisons meet ties; 'idx'
-    and 'idx3' are indices below 5 and 3."""
+    sqrt, div); 'ties' puts it on a coarse grid, so maxima and comparisons meet ties;
+    'halves' on a grid of halves, so rounding meets ties; 'specials' puts infinities and NaNs
+    among the numbers; 'idx' and 'idx3' are indices below 5 and 3."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) > 0.5
@@ -69,6 +70,10 @@ def random_array(rng, shape, dtype, domain='any'):
     x = rng.uniform(-2, 2, size=shape)
     if domain == 'ties':
         x = np.round(x)
+    elif domain == 'halves':
+        x = np.round(x * 2) / 2
+    elif domain == 'specials':
+        x = np.where(rng.random(shape) < 0.4, rng.choice([np.inf, -np.inf, np.nan], shape), x)
     elif domain == 'pos':
         x = np.abs(x) + 0.5
     elif domain == 'nonzero':

@@ -1,0 +1,98 @@
+"""Rounding to integral values: ``floor``, ``ceil`` and ``round`` (away from zero, or to the
+nearest even integer), and the test ``is_finite``. Primitives of floating-point operands,
+each lowered to its StableHLO op as JAX lowers it; their derivatives are zero (the roundings
+are piecewise constant, ``is_finite`` gives booleans).
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import jvp as ad
+from minijax.lax.elementwise import FLOATING, unary_primitive
+from minijax.lowering import register_lowering
+
+floor_p = unary_primitive('floor', np.floor, hlo.FloorOp, accepts=FLOATING)
+ceil_p = unary_primitive('ceil', np.ceil, hlo.CeilOp, accepts=FLOATING)
+
+
+def floor(x):
+    """Elementwise largest integral value not above ``x``."""
+    return floor_p.bind(x)
+
+
+def ceil(x):
+    """Elementwise smallest integral value not below ``x``."""
+    return ceil_p.bind(x)
+
+# ----------------------------------------------------------------------------- round
+
+
+class RoundingMethod(enum.IntEnum):
+    """Which way ``round`` takes a value halfway between two integers (JAX's values)."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+round_p = Primitive('round')
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001 (lax.round)
+    """Elementwise nearest integral value; a tie goes away from zero (``2.5`` to ``3.``) or,
+    with ``RoundingMethod.TO_NEAREST_EVEN``, to the even neighbour (``2.5`` to ``2.``)."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+def _float_only(name, x):
+    if not dtypes.is_float(x.dtype):
+        raise TypeError(f'{name} does not accept dtype {x.dtype.name}. Accepted dtypes are '
+                        'subtypes of floating.')  # (JAX's text)
+
+
+def _round_abstract_eval(x, *, rounding_method):
+    _float_only('round', x)
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _round_impl(x, *, rounding_method):
+    x = np.asarray(x)
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.rint(x)
+    whole = np.trunc(x)  # x - whole is exact: a tie is seen as one
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole).astype(x.dtype)
+
+
+_ROUND_OPS = {RoundingMethod.AWAY_FROM_ZERO: hlo.RoundOp,  # (stablehlo.round_nearest_afz)
+              RoundingMethod.TO_NEAREST_EVEN: hlo.RoundNearestEvenOp}
+
+round_p.def_impl(_round_impl)
+round_p.def_abstract_eval(_round_abstract_eval)
+ad.defjvp_zero(round_p)
+round_p.def_batching(lambda vals, dims, **params: (round_p.bind(*vals, **params), dims[0]))
+register_lowering(round_p, lambda ctx, x, *, rounding_method: _ROUND_OPS[rounding_method](
+    x).result)
+
+# ----------------------------------------------------------------------------- is_finite
+
+is_finite_p = Primitive('is_finite')
+
+
+def is_finite(x):
+    """Elementwise ``True`` where ``x`` is neither infinite nor NaN."""
+    return is_finite_p.bind(x)
+
+
+def _is_finite_abstract_eval(x):
+    _float_only('is_finite', x)
+    return ShapedArray(x.shape, dtypes.bool_)
+
+
+is_finite_p.def_impl(lambda x: np.isfinite(np.asarray(x)))
+is_finite_p.def_abstract_eval(_is_finite_abstract_eval)
+ad.defjvp_zero(is_finite_p)
+is_finite_p.def_batching(lambda vals, dims: (is_finite_p.bind(*vals), dims[0]))
+register_lowering(is_finite_p, lambda ctx, x: hlo.IsFiniteOp(x).result)
