@@ -48,6 +48,10 @@ from minijax.lax.convolution import (
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
     conv_general_dilated_p, conv_with_general_padding)
 from minijax.lax.special import erf, erf_p, erfc, erfc_p
+from minijax.lax.shapes import (
+    broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, conv_general_permutations,
+    conv_general_shape_tuple, conv_shape_tuple, dtype, index_in_dim, padtype_to_pads,
+    reduce_window_shape_tuple)
 from minijax.lax.rounding import (
     RoundingMethod, ceil, ceil_p, floor, floor_p, is_finite, is_finite_p, round, round_p)
 from minijax.lax.transcendental import (

@@ -8,6 +8,7 @@ it (or it is listed below with what it waits for).
 import inspect
 
 import jax
+import numpy as np
 import pytest
 
 import minijax
@@ -33,18 +34,16 @@ NOT_YET = {
     'igamma_grad_a_p', 'lgamma', 'lgamma_p', 'polygamma', 'polygamma_p', 'zeta', 'zeta_p',
     'random_gamma_grad', 'eq_to_p', 'le_to_p', 'lt_to_p',
     # structure and shapes
-    'broadcast_like', 'broadcast_shapes', 'broadcast_to_rank', 'collapse', 'empty',
-    'index_in_dim', 'index_take', 'split', 'split_p', 'squeeze_p', 'stack', 'stack_p', 'tile',
-    'tile_p', 'unstack', 'unstack_p', 'dtype', 'shape_as_value', 'copy_p',
+    'empty', 'index_take', 'split', 'split_p', 'squeeze_p', 'stack', 'stack_p', 'tile',
+    'tile_p', 'unstack', 'unstack_p', 'shape_as_value', 'copy_p',
     # reductions, windows, scatters
-    'reduce_p', 'reduce_prod', 'reduce_prod_p', 'reduce_window_p', 'reduce_window_shape_tuple',
+    'reduce_p', 'reduce_prod', 'reduce_prod_p', 'reduce_window_p',
     'select_and_gather_add_p', 'select_and_scatter_add_p', 'select_and_scatter_p',
     'scatter_apply', 'scatter_sub', 'scatter_sub_p', 'approx_max_k', 'approx_min_k',
     'approx_top_k_p', 'top_k_p',
     # convolutions and dots
-    'conv_general_dilated_local', 'conv_general_dilated_patches', 'conv_general_permutations',
-    'conv_general_shape_tuple', 'conv_shape_tuple', 'conv_transpose',
-    'conv_transpose_shape_tuple', 'padtype_to_pads', 'ragged_dot', 'ragged_dot_general',
+    'conv_general_dilated_local', 'conv_general_dilated_patches', 'conv_transpose',
+    'conv_transpose_shape_tuple', 'ragged_dot', 'ragged_dot_general',
     'scaled_dot',
     # control flow, solvers and the primitives JAX exports for them
     'cond_p', 'scan_p', 'while_p', 'custom_linear_solve', 'custom_root', 'linear_solve_p',
@@ -112,3 +111,45 @@ def test_parameters_are_jaxs(name):
     for extra in ours[len(theirs):]:
         assert extra.kind is inspect.Parameter.KEYWORD_ONLY and (name, extra.name) in \
             EXTRA_PARAMETERS, f'{name}: parameter {extra.name} is not JAX\'s'
+
+
+X = np.arange(24.).reshape(2, 3, 4)
+#: The shape arithmetic and conveniences of minijax.lax.shapes: name -> arguments.
+SHAPE_HELPERS = {
+    'broadcast_shapes': [((2, 1), (3,)), ((4, 1, 3), (1,), ())],
+    'padtype_to_pads': [((5, 6), (2, 3), (1, 2), 'SAME'), ((5, 6), (2, 3), (1, 2), 'SAME_LOWER'),
+                        ((5, 6), (2, 3), (1, 2), 'VALID')],
+    'conv_shape_tuple': [((2, 3, 5, 5), (4, 3, 2, 2), (1, 1), [(0, 0), (1, 1)]),
+                         ((4, 3, 5, 5), (4, 3, 2, 2), (2, 1), 'SAME', 2)],
+    'conv_general_permutations': [(('NHWC', 'HWIO', 'NHWC'),), (('NCHW', 'OIHW', 'NHWC'),)],
+    'conv_general_shape_tuple': [((2, 5, 6, 3), (2, 3, 3, 4), (1, 2), 'SAME',
+                                  ('NHWC', 'HWIO', 'NHWC'))],
+    'reduce_window_shape_tuple': [((4, 5), (2, 2), (1, 2), [(0, 0), (1, 1)]),
+                                  ((4, 5), (2, 2), (1, 2), [(0, 0), (1, 1)], (2, 1), (1, 2))],
+    'dtype': [(1.,), (3,), (True,), (np.float32,), (np.ones(2, np.int8),)],
+}
+#: Conveniences written with other lax functions: name -> a function of X (or of X and Y).
+CONVENIENCES = {
+    'broadcast_to_rank': lambda lax: lambda x: lax.broadcast_to_rank(x, 5),
+    'broadcast_to_rank-same': lambda lax: lambda x: lax.broadcast_to_rank(x, 3),
+    'broadcast_like': lambda lax: lambda x: lax.broadcast_like(lax.reduce_sum(x, (0, 1)), x),
+    'collapse': lambda lax: lambda x: lax.collapse(x, 1),
+    'collapse-range': lambda lax: lambda x: lax.collapse(x, -3, -1),
+    'index_in_dim': lambda lax: lambda x: lax.index_in_dim(x, 1, 1),
+    'index_in_dim-drop': lambda lax: lambda x: lax.index_in_dim(x, -1, 2, False),
+}
+
+
+@pytest.mark.parametrize('name', SHAPE_HELPERS)
+def test_shape_arithmetic_as_jax(name):
+    for args in SHAPE_HELPERS[name]:
+        assert getattr(minijax.lax, name)(*args) == getattr(jax.lax, name)(*args)
+
+
+@pytest.mark.parametrize('name', CONVENIENCES)
+def test_conveniences_are_jaxs_ops(name):
+    """The values and the module (the ops JAX writes) of each convenience. (Their jaxprs
+    can differ: JAX squeezes where minijax reshapes, and prints unit strides it was given.)"""
+    ours, theirs = CONVENIENCES[name](minijax.lax), CONVENIENCES[name](jax.lax)
+    np.testing.assert_array_equal(ours(X), theirs(X))
+    assert minijax.jit(ours).lower(X).as_text() == jax.jit(theirs).lower(X).as_text()
