@@ -288,9 +288,9 @@ register_lowering(random_unwrap_p, lambda ctx, keys: keys)
 
 #: The primitives that move elements without looking at them, and so act on key arrays.
 STRUCTURAL_PRIMITIVES = (
-    lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p, lax.concatenate_p, lax.rev_p,
-    lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.gather_p, lax.scatter_p,
-    lax.select_n_p)
+    lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.transpose_p, lax.concatenate_p,
+    lax.rev_p, lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.gather_p,
+    lax.scatter_p, lax.select_n_p)
 
 
 def _is_key_value(x):

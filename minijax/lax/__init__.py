@@ -30,9 +30,9 @@ from minijax.lax.elementwise import (
     rsqrt_p, select, select_n, select_n_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh,
     tanh_p)
 from minijax.lax.structural import (
-    broadcast, broadcast_in_dim, broadcast_in_dim_p, concatenate, concatenate_p, expand_dims,
-    broadcasted_iota, full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze, transpose,
-    transpose_p)
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p,
+    expand_dims, full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze,
+    squeeze_p, transpose, transpose_p)
 from minijax.lax.slicing import (
     dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
     dynamic_update_index_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim,

@@ -155,14 +155,36 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     return reshape_p.bind(operand, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'))
 
 
+squeeze_p = Primitive('squeeze')
+
+
 def squeeze(array, dimensions):
-    """``array`` without the size-1 axes ``dimensions`` (a reshape)."""
-    shape = core.get_aval(array).shape
-    dims = core.canonicalize_axes(dimensions, len(shape), 'squeeze: axis')
-    if any(shape[d] != 1 for d in dims):
-        raise ValueError(f'squeeze: axes {list(dims)} of shape {_shape_str(shape)} are not '
-                         'all of size 1')
-    return reshape(array, [n for i, n in enumerate(shape) if i not in dims])
+    """``array`` without the size-1 axes ``dimensions``."""
+    dims = core.canonicalize_axes(dimensions, np.ndim(array), 'squeeze: axis')
+    return squeeze_p.bind(array, dimensions=tuple(sorted(dims)))
+
+
+def _squeeze_abstract_eval(x, *, dimensions):
+    if any(x.shape[d] != 1 for d in dimensions):
+        raise ValueError(f'squeeze: axes {list(dimensions)} of shape {_shape_str(x.shape)} are '
+                         'not all of size 1')
+    return ShapedArray([n for i, n in enumerate(x.shape) if i not in dimensions], x.dtype,
+                       x.weak_type)
+
+
+def _squeeze_batching(vals, dims, *, dimensions):
+    """The batch axis moved first, the squeezed axes one further (as JAX batches it)."""
+    (x,), (bdim,) = vals, dims
+    return squeeze(moveaxis(x, bdim, 0), [d + 1 for d in dimensions]), 0
+
+
+squeeze_p.def_impl(lambda x, *, dimensions: np.squeeze(np.asarray(x), dimensions))
+squeeze_p.def_abstract_eval(_squeeze_abstract_eval)
+ad.defjvp_linear(squeeze_p)
+squeeze_p.def_transpose(lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
+squeeze_p.def_batching(_squeeze_batching)
+register_lowering(squeeze_p, lambda ctx, x, *, dimensions:
+                  hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), x).result)
 
 
 def expand_dims(array, dimensions):

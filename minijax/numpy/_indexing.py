@@ -182,7 +182,14 @@ def _static_getitem(x, entries):
         x = lax.slice(x, *zip(*window))
     if reversed_axes:
         x = lax.rev(x, reversed_axes)
-    return x if np.shape(x) == out_shape else lax.reshape(x, out_shape)
+    # as JAX: the axes of int entries squeezed out, then the None entries' new axes inserted
+    kept = [i for i in entries if i is not None]
+    dropped = [axis for axis, i in enumerate(kept) if not isinstance(i, builtins.slice)]
+    if dropped:
+        x = lax.squeeze(x, dropped)
+    shown = [i for i in entries if i is None or isinstance(i, builtins.slice)]
+    new = [axis for axis, i in enumerate(shown) if i is None]
+    return lax.expand_dims(x, new) if new else x
 
 
 def _basic_part(x, entries):

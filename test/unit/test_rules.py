@@ -235,7 +235,6 @@ DEBUG_INFO_PENDING = {
                      'iota-times-x-*'],
                     'an op lowered from lax ops: each JAX names after its own primitive and '
                     'locates at the frames of its trace'),
-    'reshape-squeeze-*': 'JAX has a squeeze primitive: its ops are named squeeze',
 }
 #: The case table's functions are lambdas on different lines for minijax and JAX.
 _CASE_TABLE_POSITION = re.compile(r'("[^"]*primitive_cases\.py"):\d+:\d+( to \d*:\d+)?')
@@ -599,7 +598,7 @@ def test_every_lax_primitive_has_a_case():
 HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p, xla_pmap_p]
 #: Primitives with a transpose rule: linear in (some of) their operands.
 LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 'select_n', 'reduce_sum',
-          'broadcast_in_dim', 'transpose', 'reshape', 'concatenate', 'pad', 'slice',
+          'broadcast_in_dim', 'transpose', 'reshape', 'squeeze', 'concatenate', 'pad', 'slice',
           'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
           'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'psum', 'all_gather',
