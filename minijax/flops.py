@@ -20,6 +20,7 @@ be known (Python control flow on values, a trip count that depends on the inputs
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -162,6 +163,20 @@ def _free(eqn, known):
     return 0
 
 
+def _as_xla_expands_it(eqn, known):
+    """A CHLO op (``chlo.sinh``, ``chlo.lgamma``...) is expanded by XLA into elementwise ops:
+    what XLA's cost analysis counts for one op of these operand types, asked once."""
+    return _xla_count(eqn.primitive, tuple((x.aval.shape, x.aval.dtype) for x in eqn.inputs))
+
+
+@functools.cache
+def _xla_count(primitive, operand_types) -> int:
+    from minijax.jit import jit  # (jit's module imports this one)
+    operands = [core.ShapeDtypeStruct(shape, dtype) for shape, dtype in operand_types]
+    lowered = jit(lambda *xs: primitive.bind(*xs)).lower(*operands)
+    return int(lowered.compile().cost_analysis().get('flops', 0))
+
+
 def _convert_element_type(eqn, known):
     """One per element, none when only the weak type changes (XLA has nothing to do)."""
     same = eqn.inputs[0].aval.dtype == eqn.out_binders[0].aval.dtype
@@ -299,7 +314,13 @@ _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.tran
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_max_p, lax.reduce_min_p, lax.reduce_and_p,
                lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 
+#: Primitives lowered to CHLO ops, which XLA expands.
+_EXPANDED_BY_XLA = [lax.sinh_p, lax.cosh_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.asinh_p,
+                    lax.acosh_p, lax.atanh_p, lax.square_p, lax.exp2_p, lax.erf_inv_p,
+                    lax.lgamma_p, lax.digamma_p, lax.polygamma_p, lax.zeta_p, lax.nextafter_p]
+
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
+                      (_EXPANDED_BY_XLA, _as_xla_expands_it),
                       (_DATA_MOVEMENT, _free), (_REDUCTIONS, _reduction)]:
     flops_rules.update(dict.fromkeys(_prims, _rule))
 flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max_p,

@@ -43,7 +43,7 @@ from minijax.control_flow import while_loop
 from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.lax.bitcast import bitcast_convert_type
-from minijax.scipy.special import _erf_inv, gammaln  # XLA's erf_inv expansion
+from minijax.scipy.special import gammaln
 
 __all__ = ['PRNGKey', 'bernoulli', 'beta', 'bits', 'categorical', 'cauchy', 'choice',
            'dirichlet', 'exponential', 'fold_in', 'gamma', 'gumbel', 'key', 'key_data',
@@ -221,7 +221,7 @@ def _normal(key, shape, dtype):
     the last bit now and then, and the numbers should not depend on how they are called."""
     lowest = np.nextafter(np.array(-1., dtype), np.array(0., dtype))
     u = _uniform(key, shape, dtype, lowest, 1., 'normal')
-    return lax.mul(np.array(np.sqrt(2), dtype), _erf_inv(u))
+    return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
 def _next_float(x, direction):
@@ -256,7 +256,7 @@ def _truncated_normal(key, lower, upper, shape, dtype):
     lower = _broadcast_param('truncated_normal', lower, shape, dtype)
     upper = _broadcast_param('truncated_normal', upper, shape, dtype)
     a, b = lax.erf(lax.div(lower, sqrt2)), lax.erf(lax.div(upper, sqrt2))
-    out = lax.mul(sqrt2, _erf_inv(_uniform(key, shape, dtype, a, b, 'truncated_normal')))
+    out = lax.mul(sqrt2, lax.erf_inv(_uniform(key, shape, dtype, a, b, 'truncated_normal')))
     lowest = _next_float(lax.stop_gradient(lower), 1)
     highest = _next_float(lax.stop_gradient(upper), -1)
     return lax.min(lax.max(out, lowest), highest)

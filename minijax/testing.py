@@ -127,9 +127,11 @@ def _bind(primitive, params):
     return f
 
 
-def _float_positions(args):
-    """The operands that have tangents: float and complex ones."""
-    return [i for i, a in enumerate(args) if dtypes.is_inexact(a.dtype)]
+def _moving_positions(primitive, args):
+    """The operands the checks move along a tangent: the float and complex ones, but those
+    ``HELD_CONSTANT`` names."""
+    return [i for i, a in enumerate(args)
+            if dtypes.is_inexact(a.dtype) and (primitive, i) not in HELD_CONSTANT]
 
 
 def _with(args, positions, values):
@@ -140,11 +142,11 @@ def _with(args, positions, values):
     return full
 
 
-def _along_random_tangents(args, seed):
-    """The float operands (positions and values) and a seeded random tangent for each; the
+def _along_random_tangents(primitive, args, seed):
+    """The moving operands (positions and values) and a seeded random tangent for each; the
     generator is returned to draw cotangents from."""
     rng = np.random.default_rng(seed)
-    which = _float_positions(args)
+    which = _moving_positions(primitive, args)
     primals = [args[i] for i in which]
     return which, primals, [_random_like(rng, p) for p in primals], rng
 
@@ -182,10 +184,11 @@ def check_abstract_eval(primitive, args, params):
 
 def check_jvp(primitive, args, params, eps=1e-6):
     """The jvp's tangent is the central difference (f(x + eps t) - f(x - eps t)) / 2 eps,
-    in float64, with every float operand moving; a non-float output has a zero tangent."""
+    in float64, with every float operand moving (but those ``HELD_CONSTANT``); a non-float
+    output has a zero tangent."""
     args = [a.astype(np.float64) if dtypes.is_float(a.dtype)
             else a.astype(np.complex128) if dtypes.is_complex(a.dtype) else a for a in args]
-    which, primals, tangents, _ = _along_random_tangents(args, seed=0)
+    which, primals, tangents, _ = _along_random_tangents(primitive, args, seed=0)
     if not which:
         return
     _, tangents_out = jvp(lambda *xs: _bind(primitive, params)(*_with(args, which, xs)),
@@ -208,7 +211,7 @@ def check_jvp(primitive, args, params, eps=1e-6):
 def check_transpose(primitive, args, params):
     """<ct, J t> (J t from the jvp) equals <J^T ct, t> (J^T ct from vjp, which transposes
     the jvp's linear program); each cotangent has its operand's shape and dtype."""
-    which, primals, tangents, rng = _along_random_tangents(args, seed=1)
+    which, primals, tangents, rng = _along_random_tangents(primitive, args, seed=1)
     if not which:
         return
     f = lambda *xs: _bind(primitive, params)(*_with(args, which, xs))  # noqa: E731
@@ -310,4 +313,12 @@ NOT_NEEDED = {
     (lax.iota_p, 'vmap'): 'it has no operands to batch',
     (lax.axis_index_p, 'vmap'): 'it has no operands to batch; vmap(axis_name=...) maps its '
                                 'own axis',
+    **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp')],
+                    'JAX does not differentiate it either (NotImplementedError, as there)'),
+}
+
+#: (primitive, operand position) -> why the jvp and transpose checks hold that float operand
+#: constant: its derivative is refused, as JAX refuses it.
+HELD_CONSTANT = {
+    (lax.polygamma_p, 0): "the order m: JAX does not differentiate polygamma in it (ValueError)",
 }

@@ -4,9 +4,10 @@
 conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad, iota and
 rev; ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the
 reductions and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general``
-dot_general; ``convolution`` conv_general_dilated; ``special`` erf and erfc;
-``transcendental`` tan, atan2, expm1, cbrt (primitives) and the inverse trigonometric and
-hyperbolic functions (compositions); ``bitcast`` bitcast_convert_type; ``bitwise`` the
+dot_general; ``convolution`` conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
+digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite and nextafter;
+``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse) trigonometric
+and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
 bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
 ``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum,
 cumprod, cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather and the
@@ -47,16 +48,20 @@ from minijax.lax.windowed import (
 from minijax.lax.convolution import (
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
     conv_general_dilated_p, conv_with_general_padding)
-from minijax.lax.special import erf, erf_p, erfc, erfc_p
+from minijax.lax.special import (
+    digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc, erfc_p, lgamma, lgamma_p, polygamma,
+    polygamma_p, zeta, zeta_p)
 from minijax.lax.shapes import (
     broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, dtype, index_in_dim, padtype_to_pads,
     reduce_window_shape_tuple)
 from minijax.lax.rounding import (
-    RoundingMethod, ceil, ceil_p, floor, floor_p, is_finite, is_finite_p, round, round_p)
+    RoundingMethod, ceil, ceil_p, floor, floor_p, is_finite, is_finite_p, nextafter, nextafter_p,
+    round, round_p)
 from minijax.lax.transcendental import (
-    acos, acosh, asin, asinh, atan, atan2, atan2_p, atanh, cbrt, cbrt_p, cosh, exp2, expm1,
-    expm1_p, reciprocal, sinh, square, tan, tan_p)
+    acos, acos_p, acosh, acosh_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p, atan_p,
+    atanh, atanh_p, cbrt, cbrt_p, cosh, cosh_p, exp2, exp2_p, expm1, expm1_p, reciprocal, sinh,
+    sinh_p, square, square_p, tan, tan_p)
 from minijax.lax.bitcast import bitcast_convert_type, bitcast_convert_type_p
 from minijax.lax.clamp import clamp, clamp_p
 from minijax.lax.bitwise import (

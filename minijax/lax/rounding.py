@@ -1,19 +1,22 @@
 """Rounding to integral values: ``floor``, ``ceil`` and ``round`` (away from zero, or to the
-nearest even integer), and the test ``is_finite``. Primitives of floating-point operands,
-each lowered to its StableHLO op as JAX lowers it; their derivatives are zero (the roundings
-are piecewise constant, ``is_finite`` gives booleans).
+nearest even integer); the test ``is_finite``; and ``nextafter``, the next representable
+number. Primitives of floating-point operands, each lowered to its StableHLO op as JAX
+lowers it (``nextafter`` to ``chlo.next_after``); their derivatives are zero (the roundings
+are piecewise constant, ``is_finite`` gives booleans), but for ``nextafter``, which JAX does
+not differentiate.
 """
 from __future__ import annotations
 
 import enum
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
+from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.lax.elementwise import FLOATING, unary_primitive
+from minijax.lax.elementwise import (
+    FLOATING, binary_primitive, promote_weak_scalars, unary_primitive)
 from minijax.lowering import register_lowering
 
 floor_p = unary_primitive('floor', np.floor, hlo.FloorOp, accepts=FLOATING)
@@ -96,3 +99,13 @@ is_finite_p.def_abstract_eval(_is_finite_abstract_eval)
 ad.defjvp_zero(is_finite_p)
 is_finite_p.def_batching(lambda vals, dims: (is_finite_p.bind(*vals), dims[0]))
 register_lowering(is_finite_p, lambda ctx, x: hlo.IsFiniteOp(x).result)
+
+# ----------------------------------------------------------------------------- nextafter
+
+nextafter_p = binary_primitive('nextafter', np.nextafter,
+                               lambda ctx, x, y: chlo.NextAfterOp(x, y).result, accepts=FLOATING)
+
+
+def nextafter(x1, x2):
+    """Elementwise the floating-point number next to ``x1`` in the direction of ``x2``."""
+    return nextafter_p.bind(*promote_weak_scalars('nextafter', x1, x2))

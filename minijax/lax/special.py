@@ -1,15 +1,19 @@
-"""The error function ``erf`` and its complement ``erfc``: primitives StableHLO has no op for.
+"""Special functions StableHLO has no op for, lowered to CHLO ops as in JAX: the error
+function ``erf``, its complement ``erfc`` and its inverse ``erf_inv``; ``lgamma``, ``digamma``
+and ``polygamma``; the Hurwitz zeta function ``zeta``. XLA expands each into elementwise ops;
+the reference interpreter runs them legalized by ``chlo-legalize-to-stablehlo``.
 
-They lower to ``chlo.erf``/``chlo.erfc``, as in JAX. XLA compiles ``erf`` as an op of its own
-(a transcendental function, as ``exp`` is) and expands ``erfc`` into a rational
-approximation, which ``erfc_expansion`` writes in lax ops: what ``minijax.flops`` counts, and
-for a reader to see. Its coefficients are Cephes' (S. L. Moshier, ``ndtr.c``), the ones XLA
-uses for float64: on [0, 1] ``erf(x) = x T(x^2) / U(x^2)``; above 1 ``erfc(x) = exp(-x^2)
-P(x) / Q(x)`` (``R/S`` from 8 on). The reference interpreter runs them legalized by
-``chlo-legalize-to-stablehlo``.
+XLA compiles ``erf`` as an op of its own (a transcendental function, as ``exp`` is) and
+expands ``erfc`` into a rational approximation, which ``erfc_expansion`` writes in lax ops:
+what ``minijax.flops`` counts, and for a reader to see. Its coefficients are Cephes' (S. L.
+Moshier, ``ndtr.c``), the ones XLA uses for float64: on [0, 1] ``erf(x) = x T(x^2) / U(x^2)``;
+above 1 ``erfc(x) = exp(-x^2) P(x) / Q(x)`` (``R/S`` from 8 on).
 
-Eager evaluation (the impl) uses the C library's ``erf``/``erfc``, correctly rounded or
-nearly: eager and jitted results may differ in the last bits, as JAX's CPU and GPU results do.
+Eager ``erf`` and ``erfc`` use the C library's, correctly rounded or nearly: eager and jitted
+results may differ in the last bits, as JAX's CPU and GPU results do. The others run eagerly
+on XLA, so their values are JAX's; their NumPy impls (``MINIJAX_EAGER=numpy``) are the
+textbook series: a recurrence and an asymptotic expansion for ``digamma``, Euler-Maclaurin
+summation for ``zeta`` (and ``polygamma``, a multiple of it), Newton's method for ``erf_inv``.
 """
 from __future__ import annotations
 
@@ -21,7 +25,10 @@ from jaxlib.mlir.dialects import chlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.lax.elementwise import abs, add, div, exp, full_like, less, mul, neg, select_n, sub
+from minijax.lax.elementwise import (
+    FLOATING, abs, add, binary_primitive, div, exp, full_like, less, mul, neg,
+    promote_weak_scalars, select_n, sub, unary_primitive)
+from minijax.lax.transcendental import square
 from minijax.lowering import register_lowering
 
 # Highest power first, as Cephes lists them; a leading 1 is implied in U, Q and S.
@@ -113,3 +120,135 @@ def erf(x):
 def erfc(x):
     """Elementwise complementary error function ``1 - erf(x)``, accurate where erf is near 1."""
     return erfc_p.bind(x)
+
+
+def erf_inv(x):
+    """Elementwise inverse of ``erf``: ``-inf`` at -1, ``inf`` at 1, NaN beyond."""
+    return erf_inv_p.bind(x)
+
+
+def lgamma(x):
+    """Elementwise logarithm of the absolute value of the gamma function."""
+    return lgamma_p.bind(x)
+
+
+def digamma(x):
+    """Elementwise digamma function: the derivative of ``lgamma``."""
+    return digamma_p.bind(x)
+
+
+def polygamma(m, x):
+    """Elementwise ``m``-th derivative of ``digamma`` (``m`` a whole number, NaN otherwise)."""
+    return polygamma_p.bind(*promote_weak_scalars('polygamma', m, x))
+
+
+def zeta(x, q):
+    """Elementwise Hurwitz zeta function ``sum_k (q + k) ** -x`` (``x > 1``)."""
+    return zeta_p.bind(*promote_weak_scalars('zeta', x, q))
+
+# ----------------------------------------------------------------------------- NumPy impls
+
+
+def _in_float64(fn):
+    """``fn`` computed in float64 and rounded to the operands' dtype."""
+    def impl(*args):
+        args = np.broadcast_arrays(*map(np.asarray, args))
+        with np.errstate(divide='ignore', invalid='ignore'):  # poles: inf; outside: NaN
+            return np.asarray(fn(*(a.astype(np.float64) for a in args))).astype(args[0].dtype)
+    return impl
+
+
+def _lgamma_of(v):
+    try:
+        return math.lgamma(v)
+    except ValueError:  # a pole: 0, -1, -2, ...
+        return math.inf
+
+
+def _digamma(x):
+    """``psi(1 - x) - pi / tan(pi x)`` below 1/2; above, ``psi(z) = psi(z + 1) - 1 / z`` up
+    to 10, then the asymptotic series ``log z - 1 / 2z - sum B_2k / (2k z^2k)``."""
+    reflected = x < 0.5
+    z = np.where(reflected, 1 - x, x)
+    shift = np.zeros_like(z)
+    for _ in range(10):
+        small = z < 10
+        shift = shift - np.where(small, 1 / z, 0)
+        z = np.where(small, z + 1, z)
+    w = 1 / (z * z)
+    series = w * (1 / 12 - w * (1 / 120 - w * (1 / 252 - w * (1 / 240 - w * (
+        1 / 132 - w * (691 / 32760 - w / 12))))))
+    psi = np.log(z) - 0.5 / z - series + shift
+    return np.where(reflected, psi - np.pi / np.tan(np.pi * x), psi)
+
+
+#: B_2j / (2j)! for j = 1..7: the Euler-Maclaurin coefficients.
+_EULER_MACLAURIN = [1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160,
+                    -691 / 1307674368000, 1 / 74724249600]
+
+
+def _zeta(s, q):
+    """The first 10 terms, then Euler-Maclaurin for the rest: ``a^(1-s) / (s-1) + a^-s / 2
+    + sum_j B_2j / (2j)! s (s+1) ... (s+2j-2) a^(1-s-2j)`` with ``a = q + 10``."""
+    head = sum((q + k) ** -s for k in range(10))
+    a = q + 10
+    tail = a ** (1 - s) / (s - 1) + 0.5 * a ** -s
+    rising, power = s, a ** (-s - 1)
+    for j, coefficient in enumerate(_EULER_MACLAURIN):
+        tail = tail + coefficient * rising * power
+        rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2)
+        power = power / (a * a)
+    return np.where(s == 1, np.inf, np.where(s < 1, np.nan, head + tail))
+
+
+def _polygamma(m, x):
+    """``digamma`` for ``m = 0``, else ``(-1)^(m+1) m! zeta(m + 1, x)``."""
+    whole = (m >= 0) & (m == np.floor(m))
+    sign = np.where(np.mod(m, 2) == 0, -1., 1.)
+    factorial = np.vectorize(lambda k: math.gamma(k + 1) if k >= 0 else np.nan)(m)
+    higher = sign * factorial * _zeta(m + 1, x)
+    return np.where(whole, np.where(m == 0, _digamma(x), higher), np.nan)
+
+
+def _erf_inv(y):
+    """Newton's method on ``erf(x) = |y|`` from Winitzki's approximation; near 1 the residual
+    is ``(1 - |y|) - erfc(x)``, which keeps its digits."""
+    a = np.abs(y)
+    log_term = np.log((1 - a) * (1 + a))
+    k = 2 / (np.pi * 0.147) + log_term / 2
+    x = np.sqrt(np.sqrt(k * k - log_term / 0.147) - k)
+    erf, erfc = np.frompyfunc(math.erf, 1, 1), np.frompyfunc(math.erfc, 1, 1)
+    for _ in range(4):
+        residual = np.where(a < 0.5, erf(x).astype(float) - a, (1 - a) - erfc(x).astype(float))
+        x = x - residual * np.sqrt(np.pi) / 2 * np.exp(x * x)
+    x = np.where(a == 1, np.inf, np.where(a > 1, np.nan, x))
+    return np.copysign(x, y)
+
+# ----------------------------------------------------------------------------- primitives
+
+
+def _chlo_binary(chlo_op):
+    return lambda ctx, x, y: chlo_op(x, y).result
+
+
+def _no_derivative_in_m(t, m, x):
+    raise ValueError('polygamma gradient with respect to m is not supported')  # (JAX's text)
+
+
+erf_inv_p = unary_primitive(
+    'erf_inv', _in_float64(_erf_inv), chlo.ErfInvOp,
+    lambda t, x, ans: mul(math.sqrt(math.pi) / 2, mul(t, exp(square(ans)))),
+    accepts=FLOATING, eager_on_xla=True)
+lgamma_p = unary_primitive('lgamma', _elementwise(_lgamma_of), chlo.LgammaOp,
+                           lambda t, x, ans: mul(t, digamma(x)), accepts=FLOATING,
+                           eager_on_xla=True)
+digamma_p = unary_primitive('digamma', _in_float64(_digamma), chlo.DigammaOp,
+                            lambda t, x, ans: mul(t, polygamma(full_like(x, 1), x)),
+                            accepts=FLOATING, eager_on_xla=True)
+polygamma_p = binary_primitive('polygamma', _in_float64(_polygamma),
+                               _chlo_binary(chlo.PolygammaOp), accepts=FLOATING,
+                               eager_on_xla=True)
+ad.defjvp(polygamma_p, _no_derivative_in_m,
+          lambda t, m, x: mul(t, polygamma(add(m, full_like(m, 1)), x)))
+zeta_p = binary_primitive('zeta', _in_float64(_zeta), _chlo_binary(chlo.ZetaOp),
+                          accepts=FLOATING, eager_on_xla=True)  # (not differentiable, as in JAX)

@@ -1,25 +1,26 @@
 """Trigonometric, hyperbolic and other transcendental functions beyond ``elementwise``.
 
-``tan``, ``atan2``, ``expm1`` and ``cbrt`` are primitives, as in JAX: StableHLO has an op for
-each. The inverse trigonometric and the (inverse) hyperbolic functions are primitives in JAX
-too, but JAX lowers them through CHLO, which minijax does not emit; here each is a function
-of primitives, the formula XLA's CHLO expansion uses, and is differentiated through it.
-Where a formula's two branches are selected with ``select_n``, the branch not taken gets a
-harmless operand: its zero cotangent times an infinite derivative would be NaN.
+Each is a primitive, as in JAX. ``tan``, ``atan2``, ``expm1`` and ``cbrt`` lower to their
+StableHLO ops; the inverse trigonometric and the (inverse) hyperbolic functions, and
+``square`` of a floating-point or complex number, to CHLO ops (``chlo.asin``, ``chlo.sinh``,
+``chlo.square``...), which XLA expands into elementwise ops, as JAX lowers them. They run
+eagerly on XLA too: their values are XLA's approximations.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
+from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
-from minijax import core, dtypes
+from minijax import dtypes
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
-    FLOATING, abs, add, binary_primitive, div, eq, exp, full_like, ge, integer_pow, less, log,
-    log1p, mul, neg, promote_weak_scalars, select_n, sqrt, sub, unary_primitive)
+    FLOATING, NUMBER, add, binary_primitive, div, full_like, integer_pow, log, mul, neg,
+    promote_weak_scalars, rsqrt, sub, unary_primitive)
 from minijax.lax.static import default_options_only
+from minijax.lowering import constant, register_lowering
+from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 
 _LN2 = math.log(2)
 
@@ -70,109 +71,88 @@ def atan2(x, y):
 # ----------------------------------------------------------------------------- compositions
 
 
-def square(x):
-    """Elementwise ``x * x`` (``integer_pow``'s rules: JAX's TypeError for bool)."""
-    return integer_pow(x, 2)
-
-
 def reciprocal(x):
     """Elementwise ``1 / x``."""
     return integer_pow(x, -1)
 
+# ----------------------------------------------------------------------------- through CHLO
+
+
+def _chlo_primitive(name, chlo_op, tangent, np_impl):
+    """A primitive of a floating-point or complex operand lowered to ``chlo_op``."""
+    return unary_primitive(name, np_impl, chlo_op, tangent, eager_on_xla=True)
+
+
+def _one_minus_square(x):
+    return sub(full_like(x, 1), square(x))
+
+
+sinh_p = _chlo_primitive('sinh', chlo.SinhOp, lambda t, x, ans: mul(t, cosh(x)), np.sinh)
+cosh_p = _chlo_primitive('cosh', chlo.CoshOp, lambda t, x, ans: mul(t, sinh(x)), np.cosh)
+asin_p = _chlo_primitive('asin', chlo.AsinOp,
+                         lambda t, x, ans: mul(t, rsqrt(_one_minus_square(x))), np.arcsin)
+acos_p = _chlo_primitive('acos', chlo.AcosOp,
+                         lambda t, x, ans: mul(t, neg(rsqrt(_one_minus_square(x)))), np.arccos)
+atan_p = _chlo_primitive('atan', chlo.AtanOp,
+                         lambda t, x, ans: div(t, add(full_like(x, 1), square(x))), np.arctan)
+asinh_p = _chlo_primitive('asinh', chlo.AsinhOp,
+                          lambda t, x, ans: mul(t, rsqrt(add(square(x), full_like(x, 1)))),
+                          np.arcsinh)
+acosh_p = _chlo_primitive(
+    'acosh', chlo.AcoshOp,
+    lambda t, x, ans: mul(t, rsqrt(mul(sub(x, full_like(x, 1)), add(x, full_like(x, 1))))),
+    np.arccosh)
+atanh_p = _chlo_primitive(
+    'atanh', chlo.AtanhOp,
+    lambda t, x, ans: mul(reciprocal(add(full_like(x, 1), x)), div(t, sub(full_like(x, 1), x))),
+    np.arctanh)
+
+
+def _square_lowering(ctx, x):
+    """``chlo.square`` of a float or complex number, a multiplication of an integer."""
+    if dtypes.is_inexact(ctx.avals_in[0].dtype):
+        return chlo.SquareOp(x).result
+    return hlo.MulOp(x, x).result
+
+
+square_p = unary_primitive('square', np.square, None, lambda t, x, ans: mul(t, mul(2, x)),
+                           accepts=NUMBER, eager_on_xla=dtypes.complex_operand)  # (XLA's formula)
+register_lowering(square_p, _square_lowering)
+
+
+def _exp2_lowering(ctx, x):
+    """``exp(log(2) x)``, as JAX lowers it."""
+    aval = ctx.avals_in[0]
+    ln2 = hlo_broadcast_in_dim(constant(np.asarray(_LN2, aval.dtype)), aval, ())
+    return hlo.ExpOp(hlo.MulOp(ln2, x).result).result
+
+
+exp2_p = unary_primitive('exp2', np.exp2, None,
+                         lambda t, x, ans: mul(mul(log(full_like(x, 2)), t), ans),
+                         eager_on_xla=True)
+register_lowering(exp2_p, _exp2_lowering)
+
+
+def _unary(prim, doc):
+    def fn(x):
+        return prim.bind(x)
+    fn.__name__ = fn.__qualname__ = prim.name
+    fn.__doc__ = doc
+    return fn
+
+
+sinh = _unary(sinh_p, 'Elementwise hyperbolic sine.')
+cosh = _unary(cosh_p, 'Elementwise hyperbolic cosine.')
+asin = _unary(asin_p, 'Elementwise arcsine.')
+acos = _unary(acos_p, 'Elementwise arccosine.')
+atan = _unary(atan_p, 'Elementwise arctangent.')
+asinh = _unary(asinh_p, 'Elementwise inverse hyperbolic sine.')
+acosh = _unary(acosh_p, 'Elementwise inverse hyperbolic cosine (NaN below 1).')
+atanh = _unary(atanh_p, 'Elementwise inverse hyperbolic tangent.')
+square = _unary(square_p, 'Elementwise ``x * x``.')
+
 
 def exp2(x, *, accuracy=None):
-    """Elementwise ``2 ** x``, as ``exp(x log 2)`` (JAX lowers it so too)."""
+    """Elementwise ``2 ** x``."""
     default_options_only('exp2', accuracy=accuracy)
-    return exp(mul(x, _LN2))
-
-
-def _piecewise(pred, x, on_true, on_false, safe):
-    """``on_true(x)`` where ``pred``, else ``on_false(x)``. Each branch sees ``x`` only where
-    it is taken (``safe``, a point inside its domain, elsewhere), so the branch not taken
-    has finite derivatives and its zero cotangent stays zero."""
-    safe_x = full_like(x, safe)
-    return select_n(pred, on_false(select_n(pred, x, safe_x)),
-                    on_true(select_n(pred, safe_x, x)))
-
-
-def _sqrt_of_max(x):
-    """Where squaring ``x`` starts to overflow in its dtype."""
-    return math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max))
-
-
-def _sqrt_1_minus_square(x):
-    return sqrt(mul(sub(1., x), add(1., x)))
-
-
-def asin(x):
-    """Elementwise arcsine, ``2 atan2(x, 1 + sqrt(1 - x^2))``."""
-    return mul(2., atan2(x, add(1., _sqrt_1_minus_square(x))))
-
-
-def acos(x):
-    """Elementwise arccosine, ``2 atan2(sqrt(1 - x^2), 1 + x)``, and pi at ``x = -1``."""
-    angle = mul(2., atan2(_sqrt_1_minus_square(x), add(1., x)))
-    return select_n(eq(x, -1.), angle, full_like(x, np.pi))
-
-
-def atan(x):
-    """Elementwise arctangent, ``atan2(x, 1)``."""
-    return atan2(x, full_like(x, 1.))
-
-
-def _sinh_near_zero(x):
-    """``(m + m / (m + 1)) / 2`` with ``m = expm1(x)``: no cancellation for small ``x``."""
-    m = expm1(x)
-    return mul(.5, add(m, div(m, add(m, 1.))))
-
-
-def _half_exp(x):
-    """``exp(x) / 2``, finite wherever the result is (up to ``x = log(2 max)``)."""
-    return exp(sub(x, _LN2))
-
-
-def sinh(x):
-    """Elementwise hyperbolic sine."""
-    return _piecewise(less(abs(x), 1.), x, _sinh_near_zero,
-                      lambda x: sub(_half_exp(x), _half_exp(neg(x))), safe=.5)
-
-
-def cosh(x):
-    """Elementwise hyperbolic cosine, ``exp(x) / 2 + exp(-x) / 2``."""
-    return add(_half_exp(x), _half_exp(neg(x)))
-
-
-def _log_of_twice(a):
-    """``log(2 a)``, which ``asinh(a)`` and ``acosh(a)`` are where ``a^2`` overflows."""
-    return add(log(a), _LN2)
-
-
-def _asinh_of_magnitude(a):
-    """``log1p(a + a^2 / (1 + sqrt(1 + a^2)))``, ``log(a + sqrt(a^2 + 1))`` rewritten to
-    keep its precision near 0."""
-    a2 = mul(a, a)
-    return log1p(add(a, div(a2, add(1., sqrt(add(1., a2))))))
-
-
-def asinh(x):
-    """Elementwise inverse hyperbolic sine, odd: computed on ``|x|``."""
-    a = abs(x)
-    magnitude = _piecewise(ge(a, _sqrt_of_max(x)), a, _log_of_twice, _asinh_of_magnitude,
-                           safe=1.)
-    return select_n(less(x, 0.), magnitude, neg(magnitude))
-
-
-def _acosh_moderate(x):
-    """``log1p(y + sqrt(y (y + 2)))`` with ``y = x - 1``: precise near ``x = 1``."""
-    y = sub(x, 1.)
-    return log1p(add(y, sqrt(mul(y, add(y, 2.)))))
-
-
-def acosh(x):
-    """Elementwise inverse hyperbolic cosine (NaN below 1)."""
-    return _piecewise(ge(x, _sqrt_of_max(x)), x, _log_of_twice, _acosh_moderate, safe=2.)
-
-
-def atanh(x):
-    """Elementwise inverse hyperbolic tangent, ``(log1p(x) - log1p(-x)) / 2``."""
-    return mul(.5, sub(log1p(x), log1p(neg(x))))
+    return exp2_p.bind(x)

@@ -1,12 +1,8 @@
 """Special functions, as ``jax.scipy.special`` defines them.
 
-``erf`` and ``erfc`` are primitives (``minijax.lax.special``); the others are written on
-them and on ``minijax.numpy``, in the numerically stable forms JAX uses. JAX's ``lgamma``,
-``digamma`` and ``erf_inv`` are CHLO ops that XLA expands into lax ops; here they are those
-same expansions (Lanczos' approximation with g = 7 and 9 terms for the first two, Giles'
-polynomials for the third), op for op, so jitted results are JAX's bit for bit. Each
-expansion is ``jit``-compiled, so eager calls run it as one XLA computation, as JAX runs its
-one op (XLA rounds a fused computation differently from the same ops run one by one).
+``erf``, ``erfc``, ``erfinv`` (``lax.erf_inv``), ``gammaln`` (``lax.lgamma``) and
+``digamma`` are primitives (``minijax.lax.special``), as in JAX; the others are written on
+them and on ``minijax.numpy``, in the numerically stable forms JAX uses.
 """
 from __future__ import annotations
 
@@ -15,11 +11,10 @@ from functools import partial
 
 import numpy as np
 
-from minijax import core, dtypes, lax
+from minijax import core, lax
 from minijax import numpy as mnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.jit import jit
-from minijax.lax.elementwise import in_float32_if_narrow
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
 
 __all__ = ['betaln', 'digamma', 'entr', 'erf', 'erfc', 'erfinv', 'expit', 'gammaln',
@@ -103,98 +98,18 @@ def log_softmax(x, /, *, axis=None):
 
 # ----------------------------------------------------------------------------- gamma functions
 
-#: Lanczos' approximation with g = 7: lgamma(z + 1) = log(sqrt(2 pi)) + (z + 1/2) log(t) - t
-#: + log(a(z)), t = z + g + 1/2, a(z) = _LANCZOS_BASE + sum_k _LANCZOS[k-1] / (z + k).
-_LANCZOS_G = 7.
-_LANCZOS_BASE = 0.99999999999980993227684700473478
-_LANCZOS = [676.520368121885098567009190444019, -1259.13921672240287047156078755283,
-            771.3234287776530788486528258894, -176.61502916214059906584551354,
-            12.507343278686904814458936853, -0.13857109526572011689554707,
-            9.984369578019570859563e-6, 1.50563273514931155834e-7]
-
-
 def _const(x, value):
     return np.array(value, core.get_aval(x).dtype)
 
 
-def _reflect(x):
-    """``(x < 1/2, z)``: below 1/2 the reflection formulas evaluate at ``1 - x = z + 1``,
-    elsewhere ``x = z + 1``."""
-    need_to_reflect = lax.less(x, _const(x, .5))
-    return need_to_reflect, lax.select_n(need_to_reflect, lax.sub(x, _const(x, 1.)),
-                                         lax.neg(x))
-
-
-def _log_t(z):
-    """``log(z + g + 1/2)`` as ``log(g + 1/2) + log1p(z / (g + 1/2))``, in XLA's order."""
-    return lax.add(_const(z, math.log(_LANCZOS_G + .5)),
-                   lax.log1p(lax.div(z, _const(z, _LANCZOS_G + .5))))
-
-
-@jit
-def _lgamma_expansion(x):
-    need_to_reflect, z = _reflect(x)
-    a = lax.full_like(x, _LANCZOS_BASE)
-    for k, coefficient in enumerate(_LANCZOS, 1):
-        a = lax.add(a, lax.div(_const(x, coefficient), lax.add(z, _const(x, k))))
-    t = lax.add(_const(x, _LANCZOS_G + .5), z)
-    log_t = _log_t(z)
-    r = lax.mul(lax.sub(lax.add(z, _const(x, .5)), lax.div(t, log_t)), log_t)
-    lgamma = lax.add(lax.add(_const(x, (math.log(2) + math.log(math.pi)) / 2), r), lax.log(a))
-    # log|sin(pi x)| from the fractional part of |x|, folded onto [0, 1/2]: exact 0 (and so
-    # an infinite result) at the integers, and no overflow of pi * x.
-    magnitude = lax.abs(x)
-    frac = lax.sub(magnitude, mnp.floor(magnitude))
-    frac = lax.select_n(lax.less(_const(x, .5), frac), frac, lax.sub(_const(x, 1.), frac))
-    log_sin = lax.log(lax.sin(lax.mul(_const(x, math.pi), frac)))
-    reflection = lax.select_n(mnp.isfinite(log_sin), lax.neg(log_sin),
-                              lax.sub(lax.sub(_const(x, math.log(math.pi)), log_sin), lgamma))
-    lgamma = lax.select_n(need_to_reflect, lgamma, reflection)
-    return lax.select_n(mnp.isinf(x), lgamma, lax.full_like(x, np.inf))
-
-
-@jit
-def _digamma_expansion(x):
-    need_to_reflect, z = _reflect(x)
-    a = lax.full_like(x, _LANCZOS_BASE)
-    a_prime = lax.full_like(x, 0.)
-    for k, coefficient in enumerate(_LANCZOS, 1):
-        z_k = lax.add(z, _const(x, k))
-        a_prime = lax.sub(a_prime, lax.div(_const(x, coefficient), lax.mul(z_k, z_k)))
-        a = lax.add(a, lax.div(_const(x, coefficient), z_k))
-    t = lax.add(_const(x, _LANCZOS_G + .5), z)
-    digamma = lax.sub(lax.add(_log_t(z), lax.div(a_prime, a)),
-                      lax.div(_const(x, _LANCZOS_G), t))
-    # digamma(x) = digamma(1 - x) - pi cot(pi x), with x shifted into [-1/2, 1/2].
-    reduced = lax.add(x, lax.abs(mnp.floor(lax.add(x, _const(x, .5)))))
-    pi_x = lax.mul(_const(x, math.pi), reduced)
-    reflection = lax.sub(digamma, lax.div(lax.mul(_const(x, math.pi), lax.cos(pi_x)),
-                                          lax.sin(pi_x)))
-    digamma = lax.select_n(need_to_reflect, digamma, reflection)
-    pole = mnp.logical_and(lax.le(x, _const(x, 0.)), lax.eq(x, mnp.floor(x)))
-    return lax.select_n(pole, digamma, lax.full_like(x, np.nan))
+def gammaln(x):
+    """``log|Gamma(x)|``; its derivative is ``digamma``."""
+    return lax.lgamma(_to_float(mnp.asarray(x)))
 
 
 def digamma(x):
-    """``d/dx log|Gamma(x)|``; NaN at the poles 0, -1, -2, ... Its derivative is that of
-    the expansion (JAX's is ``polygamma(1, x)``): equal to a few ulp, not to the bit."""
-    return in_float32_if_narrow(_digamma_expansion, _to_float(mnp.asarray(x)))
-
-
-@custom_jvp
-def _lgamma(x):
-    return in_float32_if_narrow(_lgamma_expansion, x)
-
-
-@_lgamma.defjvp
-def _lgamma_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return _lgamma(x), lax.mul(t, digamma(x))
-
-
-def gammaln(x):
-    """``log|Gamma(x)|``; its derivative is ``digamma``."""
-    return _lgamma(_to_float(mnp.asarray(x)))
+    """``d/dx log|Gamma(x)|``; NaN at the poles 0, -1, -2, ..."""
+    return lax.digamma(_to_float(mnp.asarray(x)))
 
 
 def _promote_inexact(*args):
@@ -292,87 +207,9 @@ def entr(x):
 
 # ----------------------------------------------------------------------------- inverses
 
-#: Giles' approximations of erfinv ("Approximating the erfinv function", GPU Computing Gems,
-#: 2011), as XLA expands ``erf_inv``: with w = -log(1 - x^2), erfinv(x) = x p(t), where per
-#: range of w, ``(upper bound of w or None, t as a function of w, coefficients of p, highest
-#: power first)``.
-_ERF_INV_FLOAT32 = [
-    (5., lambda w: lax.sub(w, 2.5),
-     [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-      -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]),
-    (None, lambda w: lax.sub(lax.sqrt(w), 3.),
-     [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-      -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]),
-]
-_ERF_INV_FLOAT64 = [
-    (6.25, lambda w: lax.sub(w, 3.125),
-     [-3.64441206401782e-21, -1.6850591381820166e-19, 1.28584807152564e-18,
-      1.1157877678025181e-17, -1.333171662854621e-16, 2.0972767875968562e-17,
-      6.637638134358324e-15, -4.054566272975207e-14, -8.151934197605472e-14,
-      2.6335093153082323e-12, -1.2975133253453532e-11, -5.415412054294628e-11,
-      1.0512122733215323e-09, -4.112633980346984e-09, -2.9070369957882005e-08,
-      4.2347877827932404e-07, -1.3654692000834679e-06, -1.3882523362786469e-05,
-      0.00018673420803405714, -0.000740702534166267, -0.006033670871430149,
-      0.24015818242558962, 1.6536545626831027]),
-    (16., lambda w: lax.sub(lax.sqrt(w), 3.25),
-     [2.2137376921775787e-09, 9.075656193888539e-08, -2.7517406297064545e-07,
-      1.8239629214389228e-08, 1.5027403968909828e-06, -4.013867526981546e-06,
-      2.9234449089955446e-06, 1.2475304481671779e-05, -4.7318229009055734e-05,
-      6.828485145957318e-05, 2.4031110387097894e-05, -0.0003550375203628475,
-      0.0009532893797373805, -0.0016882755560235047, 0.002491442096107851,
-      -0.003751208507569241, 0.005370914553590064, 1.0052589676941592, 3.0838856104922208]),
-    (None, lambda w: lax.sub(lax.sqrt(w), 5.),
-     [-2.7109920616438573e-11, -2.555641816996525e-10, 1.5076572693500548e-09,
-      -3.789465440126737e-09, 7.61570120807834e-09, -1.496002662714924e-08,
-      2.914795345090108e-08, -6.771199775845234e-08, 2.2900482228026655e-07,
-      -9.9298272942317e-07, 4.526062597223154e-06, -1.968177810553167e-05,
-      7.599527703001776e-05, -0.00021503011930044477, -0.00013871931833623122,
-      1.0103004648645344, 4.849906401408584]),
-]
-
-
-def _horner(coefficients, t):
-    acc = lax.full_like(t, coefficients[0])
-    for c in coefficients[1:]:
-        acc = lax.add(lax.mul(acc, t), c)
-    return acc
-
-
-@jit
-def _erf_inv_expansion(x):
-    ranges = _ERF_INV_FLOAT32 if core.get_aval(x).dtype == dtypes.float32 else _ERF_INV_FLOAT64
-    w = lax.neg(lax.log1p(lax.mul(x, lax.neg(x))))
-    p = None
-    for bound, t, coefficients in reversed(ranges):
-        value = _horner(coefficients, t(w))
-        p = value if bound is None else lax.select_n(lax.less(w, bound), p, value)
-    at_one = lax.eq(lax.abs(x), 1.)
-    return lax.select_n(at_one, lax.mul(p, x), lax.mul(x, np.inf))
-
-
-def _erf_inv(x):
-    """The inverse error function in lax ops, with the same operations in the same order as
-    XLA's expansion of ``erf_inv`` (so jitted results equal JAX's bit for bit); +-inf at +-1.
-    XLA expands it for float16 and bfloat16 in float32, rounding once. Its derivative is
-    the expansion's (``minijax.random`` differentiates through it)."""
-    return in_float32_if_narrow(_erf_inv_expansion, x)
-
-
-@custom_jvp
-def _erfinv(x):
-    return _erf_inv(x)
-
-
-@_erfinv.defjvp
-def _erfinv_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    y = _erfinv(x)
-    return y, lax.mul(t, lax.mul(_const(x, math.sqrt(math.pi) / 2), lax.exp(lax.mul(y, y))))
-
-
 def erfinv(x):
     """The inverse of ``erf`` on (-1, 1); its derivative is ``sqrt(pi)/2 exp(erfinv(x)^2)``."""
-    return _erfinv(_to_float(mnp.asarray(x)))
+    return lax.erf_inv(_to_float(mnp.asarray(x)))
 
 
 #: Cephes' rational approximations for ndtri (highest power first): near the median (p0/q0,

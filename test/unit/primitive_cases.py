@@ -307,6 +307,16 @@ PRIMITIVE_CASES = [
     _unary('log1p', domain='pos'), _unary('erf'), _unary('erfc'),
     _unary('tan'), _unary('expm1'), _unary('cbrt', domain='nonzero'),
     _unary('floor'), _unary('ceil'),
+    *[_unary(name, FLOATS + (C128,), domain) for name, domain in [
+        ('sinh', 'any'), ('cosh', 'any'), ('asin', 'unit'), ('acos', 'unit'), ('atan', 'any'),
+        ('asinh', 'any'), ('acosh', 'above_one'), ('atanh', 'unit')]],
+    _unary('square', NUMBERS + (C128,)), _unary('exp2'),
+    _unary('lgamma'), _unary('digamma'), _unary('erf_inv', domain='unit'),
+    *[Case('polygamma', f'm{m}', lambda x, m=m: mlax.polygamma(mlax.full_like(x, m), x),
+           lambda x, m=m: jax.lax.polygamma(jax.lax.full_like(x, m), x), _args((3, 4), domain='pos'))
+      for m in (0, 1, 3)],
+    *_binary('zeta', jax.lax.zeta, FLOATS, domains=('above_one', 'above_one')),
+    *_binary('nextafter', jax.lax.nextafter, FLOATS, domains=('any', 'ties')),
     *[Case('round', f'{method.name.lower()}-{domain}', lambda x, m=method: mlax.round(x, m),
            lambda x, m=method: jax.lax.round(x, m), _args((3, 4), domain=domain))
       for method, domain in [(mlax.RoundingMethod.AWAY_FROM_ZERO, 'any'),

@@ -100,7 +100,8 @@ MAX_DEPTH = 2
 ACCEPTS = {
     **dict.fromkeys(('erf', 'erfc', 'cbrt', 'atan2', 'cumlogsumexp', 'custom'), FLOATS),
     **dict.fromkeys(('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt',
-                     'tan', 'expm1', 'pow', 'conv'), INEXACT),
+                     'tan', 'expm1', 'pow', 'conv', 'sinh', 'cosh', 'asin', 'acos', 'atan',
+                     'asinh', 'acosh', 'atanh', 'exp2'), INEXACT),
     'abs': SIGNED + INEXACT,
     **dict.fromkeys(('gt', 'ge', 'lt', 'le', 'rem', 'argmax', 'argmin'), FLOATS + INTS),
     **dict.fromkeys(('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not'),
@@ -229,7 +230,8 @@ def _jax_div(x, y):
 #: derivatives, which jax.lax does not export).
 _JAX_ELSEWHERE = {'add_any': jax.interpreters.ad.add_jaxvals, 'div': _jax_div}
 _TRANSCENDENTAL = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt',
-                   'erf', 'erfc', 'tan', 'expm1', 'cbrt')
+                   'erf', 'erfc', 'tan', 'expm1', 'cbrt', 'sinh', 'cosh', 'asin', 'acos',
+                   'atan', 'asinh', 'acosh', 'atanh', 'exp2', 'square')
 _UNARY = _TRANSCENDENTAL + ('neg', 'abs', 'sign')
 _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcast_in_dim',
                     'transpose', 'reshape', 'concatenate', 'pad', 'slice', 'dynamic_slice',
@@ -239,7 +241,8 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'while_loop', 'fori_loop', 'scan', 'gather', 'scatter', 'scatter_add',
                     'scatter_mul', 'scatter_min', 'scatter_max', 'GatherDimensionNumbers',
                     'ScatterDimensionNumbers', 'clamp', 'real', 'imag', 'conj', 'complex',
-                    'fft', 'floor', 'ceil', 'round', 'is_finite')
+                    'fft', 'floor', 'ceil', 'round', 'is_finite', 'lgamma', 'digamma',
+                    'erf_inv', 'polygamma', 'zeta', 'nextafter', 'stop_gradient', 'full_like')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -360,6 +363,16 @@ def _b_unary(B, args, *, name, tame=False):
 
 def _b_rounding(B, args, *, name, method):
     return [B.round(args[0], method) if name == 'round' else B[name](args[0])]
+
+
+def _b_special(B, args, *, name, m=None):
+    """``name`` of a float: ``polygamma`` of the whole number ``m``; ``zeta`` and
+    ``nextafter``, which neither library differentiates, of operands held constant."""
+    if name == 'polygamma':
+        return [B.polygamma(B.full_like(args[0], m), args[0])]
+    if name in ('zeta', 'nextafter'):
+        return [B[name](*map(B.stop_gradient, args))]
+    return [B[name](args[0])]
 
 
 def _b_binary(B, args, *, name, safe_divisor=False):
@@ -648,7 +661,7 @@ def _b_custom(B, args, *, name):
 
 
 BUILDERS = dict(
-    unary=_b_unary, rounding=_b_rounding, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
+    unary=_b_unary, rounding=_b_rounding, special=_b_special, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
     static=_b_static, concatenate=_b_concatenate, iota=_b_iota, const=_b_const,
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
@@ -848,6 +861,20 @@ def s_rounding(g, pool, depth):
     out = Aval(a.shape, 'bool') if name == 'is_finite' else a
     return _step('rounding', [x], [out], name=name,
                  method=int(g.rng.integers(2)) if name == 'round' else None)
+
+
+def s_special(g, pool, depth):
+    """lgamma, digamma, erf_inv, polygamma (of order 0 to 3), zeta or nextafter of floats
+    (their poles and edges make them nonsmooth for finite differences)."""
+    x = g.pick(pool, _is_float)
+    if x is None:
+        return None
+    name = g.choice(('lgamma', 'digamma', 'erf_inv', 'polygamma', 'zeta', 'nextafter'))
+    g.hazards.add('nonsmooth')
+    args = [x, _partner(g, pool, x)] if name in ('zeta', 'nextafter') else [x]
+    out = Aval(max((pool[i].shape for i in args), key=len), pool[x].dtype)
+    return _step('special', args, [out], name=name,
+                 m=int(g.rng.integers(4)) if name == 'polygamma' else None)
 
 
 def s_integer_pow(g, pool, depth):
@@ -1352,7 +1379,7 @@ def s_at(g, pool, depth):
     spec, traced = _index_spec(g, pool, pool[x].shape, in_bounds)
     whole = all(e is Ellipsis or (isinstance(e, slice) and e == slice(None)) for e in spec)
     if method == 'set' and whole and not g.hit('xla_grad_of_a_whole_set'):
-        method = 'add'
+        method = 'max' if pool[x].dtype == 'bool' else 'add'  # (JAX adds no booleans)
     if method == 'get':
         return _outs_from_jax('at', pool, [x] + traced, spec=spec, method=method, mode=mode)
     target = _outs_from_jax('index', pool, [x] + traced, spec=spec).outs[0]
@@ -1426,7 +1453,7 @@ SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_arg_chooser, 0.7), (s_dot_general, 1), (s_rev, 0.4), (s_bitcast, 0.3),
             (s_conv, 0.5), (s_reduce_window, 0.7), (s_sort, 0.5), (s_cumulative, 1),
             (s_bitwise, 2), (s_gather_scatter, 1), (s_index, 1), (s_at, 1), (s_random, 0.4),
-            (s_linalg, 1.5), (s_custom, 0.5), (s_rounding, 0.5)]
+            (s_linalg, 1.5), (s_custom, 0.5), (s_rounding, 0.5), (s_special, 0.5)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 

@@ -53,7 +53,8 @@ def random_array(rng, shape, dtype, domain='any'):
     """A random array. ``domain``: 'any'; 'pos' or 'nonzero' keep it away from zero (log,
     sqrt, div); 'ties' puts it on a coarse grid, so maxima and comparisons meet ties;
     'halves' on a grid of halves, so rounding meets ties; 'specials' puts infinities and NaNs
-    among the numbers; 'idx' and 'idx3' are indices below 5 and 3."""
+    among the numbers; 'unit' keeps it inside (-1, 1) and 'above_one' above 1 (the domains of
+    asin and atanh, and of acosh); 'idx' and 'idx3' are indices below 5 and 3."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) > 0.5
@@ -70,6 +71,10 @@ def random_array(rng, shape, dtype, domain='any'):
     x = rng.uniform(-2, 2, size=shape)
     if domain == 'ties':
         x = np.round(x)
+    elif domain == 'unit':
+        x = x * 0.45
+    elif domain == 'above_one':
+        x = np.abs(x) + 1.1
     elif domain == 'halves':
         x = np.round(x * 2) / 2
     elif domain == 'specials':
