@@ -40,8 +40,8 @@ from minijax.lax.slicing import (
     dynamic_update_slice_p, slice, slice_in_dim, slice_p)
 from minijax.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, reduce, reduce_and, reduce_and_p, reduce_max,
-    reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_sum, reduce_sum_p,
-    reduce_xor, reduce_xor_p)
+    reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod, reduce_prod_p,
+    reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p)
 from minijax.lax.dot_general import batch_matmul, dot, dot_general, dot_general_p
 from minijax.lax.windowed import (
     reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)
@@ -80,8 +80,6 @@ from minijax.lax.cumulative import (
     associative_scan, cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin, cummin_p, cumprod,
     cumprod_p, cumsum, cumsum_p)
 from minijax.lax.fft import FftType, fft, fft_p
-# stop_gradient_p stays in gradients: its derivative is zero by definition, so the finite
-# differences that check every primitive exported here (minijax.testing) cannot check it.
 from minijax.lax.gradients import stop_gradient
 # Collectives over a named axis (pmap, vmap(axis_name=...)): see minijax/lax/parallel.py.
 from minijax.lax.parallel import (  # noqa: E402
@@ -90,11 +88,18 @@ from minijax.lax.parallel import (  # noqa: E402
 # jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).
 from minijax.lax import linalg  # noqa: E402
 
-_CONTROL_FLOW = ('cond', 'switch', 'while_loop', 'fori_loop', 'scan')
+_CONTROL_FLOW = ('cond', 'switch', 'while_loop', 'fori_loop', 'scan', 'cond_p', 'while_p',
+                 'scan_p')
 
 
 def __getattr__(name):
-    """``lax.cond`` and the other control-flow names, from the layer above, on first use."""
+    """``lax.cond`` and the other control-flow names, from the layer above, on first use;
+    and ``stop_gradient_p``, kept out of this module's namespace, whose primitives are each
+    checked against finite differences (``minijax.testing``): its derivative is zero by
+    definition."""
+    if name == 'stop_gradient_p':
+        from minijax.lax.gradients import stop_gradient_p
+        return stop_gradient_p
     if name not in _CONTROL_FLOW:
         raise AttributeError(f"module 'minijax.lax' has no attribute '{name}'")
     from minijax import control_flow
@@ -102,7 +107,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted([*globals(), *_CONTROL_FLOW])
+    return sorted([*globals(), *_CONTROL_FLOW, 'stop_gradient_p'])
 
 
 def map(f, xs, *, batch_size=None):  # noqa: A001 (lax.map, as in JAX)

@@ -183,8 +183,11 @@ def _abs_tangent(t, x, ans):
     return lax.real(mul(t, div(lax.conj(x), convert_element_type(safe_ans, dtype))))
 
 
+# A complex magnitude is XLA's formula (abs(inf + nan j) is NaN there, inf in NumPy).
 abs_p = unary_primitive('abs', np.abs, hlo.AbsOp, _abs_tangent, accepts=SIGNED,
-                        real_result=True)
+                        real_result=True, eager_on_xla=dtypes.complex_operand)
+
+
 def _sign(x):
     """NumPy's sign, but XLA's where they differ: a zero keeps its sign (sign(-0.) is -0.),
     and a complex number is divided by its magnitude part by part, so an infinite part gives
@@ -210,7 +213,10 @@ def _sign_op(x):
     return hlo.SelectOp(is_zero, zero, one)
 
 
-sign_p = unary_primitive('sign', _sign, _sign_op, None, accepts=NUMBER)
+# A complex sign runs on XLA eagerly too: XLA flushes a subnormal complex64 magnitude to 0
+# (sign(3e-39+4e-39j) is the operand itself there).
+sign_p = unary_primitive('sign', _sign, _sign_op, None, accepts=NUMBER,
+                         eager_on_xla=dtypes.complex_operand)
 
 sin = _unary_function(sin_p, 'Elementwise sine.', accuracy=True)
 cos = _unary_function(cos_p, 'Elementwise cosine.', accuracy=True)

@@ -1,6 +1,6 @@
-"""Reductions over axes: reduce_sum, reduce_max, reduce_min (``stablehlo.reduce`` with an add,
-max or min body), the bitwise reduce_and, reduce_or and reduce_xor, and argmax/argmin (a
-``stablehlo.reduce`` over (value, index) pairs).
+"""Reductions over axes: reduce_sum, reduce_prod, reduce_max, reduce_min (``stablehlo.reduce``
+with an add, multiply, max or min body), the bitwise reduce_and, reduce_or and reduce_xor,
+and argmax/argmin (a ``stablehlo.reduce`` over (value, index) pairs).
 
 ``reduction_primitive`` defines the parts the three share: abstract eval, batching, lowering.
 """
@@ -16,9 +16,10 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.lax.elementwise import convert_element_type, div, eq, max_p, min_p, mul
+from minijax.lax.elementwise import add, convert_element_type, div, eq, max_p, min_p, mul
+from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import default_options_only
-from minijax.lax.structural import broadcast_in_dim
+from minijax.lax.structural import broadcast_in_dim, full, pad, reshape
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering import ops
 from minijax.lowering.ops import compare
@@ -88,6 +89,11 @@ def _sum(x, axis):
     return np.sum(x, axis, dtype=x.dtype)
 
 
+@dtypes.accumulates_in_float32
+def _product(x, axis):
+    return np.prod(x, axis, dtype=x.dtype)
+
+
 def _chooser_reduction(np_reduce, identity, zero_winner, chooser):
     """``np_reduce`` (np.max or np.min) as XLA reduces: an empty reduction gives
     ``identity(dtype)``, and since -0. orders below +0., a zero result is ``zero_winner``
@@ -117,6 +123,10 @@ def _zero(dtype):
     return np.zeros((), dtype)
 
 
+def _one(dtype):
+    return np.ones((), dtype)
+
+
 def _of_real_part(bound):
     """``bound`` (``dtypes.lowest`` or ``highest``) for complex dtypes too: their real part's
     (-inf + 0j), the identity of JAX's complex max and min, which order lexicographically."""
@@ -127,6 +137,9 @@ def _of_real_part(bound):
 lowest, highest = _of_real_part(dtypes.lowest), _of_real_part(dtypes.highest)
 reduce_sum_p = reduction_primitive('reduce_sum', _sum, lambda a, b, _: hlo.AddOp(a, b).result,
                                    _zero, eager_on_xla=True, numeric=True)
+reduce_prod_p = reduction_primitive('reduce_prod', _product,
+                                    lambda a, b, _: hlo.MulOp(a, b).result, _one,
+                                    eager_on_xla=True, numeric=True)
 reduce_max_p = reduction_primitive(
     'reduce_max', _chooser_reduction(np.max, lowest, 0., core.impl_rules[max_p]),
     lambda a, b, dtype: ops.choose(a, b, 'GT', dtype), lowest)
@@ -171,6 +184,11 @@ def reduce_sum(operand, axes=None, *, out_sharding=None, axis=None):
                                                  axis if axes is None else axes))
 
 
+def reduce_prod(operand, axes):
+    """Product of ``operand`` over ``axes``."""
+    return reduce_prod_p.bind(operand, axes=_axes('reduce_prod', operand, axes))
+
+
 def reduce_max(operand, axes):
     """Maximum of ``operand`` over ``axes``."""
     return reduce_max_p.bind(operand, axes=_axes('reduce_max', operand, axes))
@@ -184,8 +202,8 @@ def reduce_min(operand, axes):
 def _monoid_reducers():
     """``lax.reduce``'s computations with a reduction primitive: (reducer, identity)."""
     from minijax.lax.bitwise import bitwise_and, bitwise_or, bitwise_xor
-    from minijax.lax.elementwise import add, max, min  # noqa: A004 (lax names)
-    return {add: (reduce_sum, _zero), max: (reduce_max, lowest),
+    from minijax.lax.elementwise import max, min  # noqa: A004 (lax names)
+    return {add: (reduce_sum, _zero), mul: (reduce_prod, _one), max: (reduce_max, lowest),
             min: (reduce_min, highest), bitwise_and: (reduce_and, _all_ones),
             bitwise_or: (reduce_or, _zero), bitwise_xor: (reduce_xor, _zero)}
 
@@ -194,9 +212,9 @@ def reduce(operands, init_values, computation, dimensions,  # noqa: A001 (lax.re
            out_sharding=None):
     """``operands`` reduced over ``dimensions`` with ``computation``, starting from
     ``init_values``. minijax has reduction primitives for monoids only: one operand, and
-    ``computation`` is ``lax.add``, ``lax.max``, ``lax.min``, ``lax.bitwise_and``,
-    ``bitwise_or`` or ``bitwise_xor`` with ``init_values`` its identity (as JAX picks
-    ``reduce_sum``, ``reduce_max``, ..., ``reduce_xor`` for them)."""
+    ``computation`` is ``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min``,
+    ``lax.bitwise_and``, ``bitwise_or`` or ``bitwise_xor`` with ``init_values`` its
+    identity (as JAX picks ``reduce_sum``, ``reduce_prod``, ..., ``reduce_xor`` for them)."""
     default_options_only('reduce', out_sharding=out_sharding)
     flat, tree = tree_util.tree_flatten(operands)
     inits = tree_util.tree_leaves(init_values)
@@ -214,7 +232,7 @@ def _reduce_one(operand, init_value, computation, dimensions):
             np.asarray(init_value) != identity(dtype):
         name = getattr(computation, '__name__', computation)
         raise NotImplementedError(
-            f'lax.reduce: minijax reduces with lax.add, max, min, bitwise_and, bitwise_or '
+            f'lax.reduce: minijax reduces with lax.add, mul, max, min, bitwise_and, bitwise_or '
             f'or bitwise_xor from their identity only; got computation {name} '
             f'and init_value {init_value}')
     return reducer(operand, tuple(dimensions))
@@ -243,6 +261,33 @@ def _reduce_chooser_jvp(prim):
 
 _reduce_chooser_jvp(reduce_max_p)
 _reduce_chooser_jvp(reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    """JAX's rule: the reduced axes flattened to the front, then halved until one row is
+    left, multiplying the halves pairwise with the product rule (an odd row count pads the
+    second half with a 1 of zero tangent). A zero factor needs no division."""
+    (x,), (t,) = primals, tangents
+    shape = core.get_aval(x).shape
+    kept = [d for d in range(len(shape)) if d not in axes]
+    kept_shape = tuple(shape[d] for d in kept)
+    n = math.prod(shape[a] for a in axes)
+    x, t = (reshape(v, (n, *kept_shape), (*axes, *kept)) for v in (x, t))
+    while n > 1:
+        half = (n + 1) // 2
+        (x1, x2), (t1, t2) = ((slice_in_dim(v, 0, half), slice_in_dim(v, half, n))
+                              for v in (x, t))
+        if n % 2:
+            config = [(0, 1, 0)] + [(0, 0, 0)] * len(kept)
+            x2, t2 = pad(x2, _one(x2.dtype), config), pad(t2, _zero(t2.dtype), config)
+        x, t, n = mul(x1, x2), add(mul(t1, x2), mul(x1, t2)), half
+    if n == 0:
+        dtype = core.get_aval(x).dtype
+        return full(kept_shape, _one(dtype)), full(kept_shape, _zero(dtype))
+    return reshape(x, kept_shape), reshape(t, kept_shape)
+
+
+reduce_prod_p.def_jvp(_reduce_prod_jvp)
 
 # ----------------------------------------------------------------------------- argmax, argmin
 

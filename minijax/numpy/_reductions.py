@@ -64,25 +64,8 @@ def _reduce_sum(x, axes):
 
 
 def _reduce_prod(x, axes):
-    """The product over ``axes``, with no product primitive: the reduced axes are flattened
-    into one, which is halved (padded with a 1 to an even length) and multiplied, halves
-    with halves, until one element is left: log2(n) multiplications."""
-    shape = np.shape(x)
-    kept = [a for a in range(len(shape)) if a not in axes]
-    x = lax.transpose(x, kept + list(axes))
-    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    x = lax.reshape(x, [shape[a] for a in kept] + [n])
-    last = len(kept)
-    if n == 0:
-        return lax.full([shape[a] for a in kept], 1, core.get_aval(x).dtype)
-    while n > 1:
-        if n % 2:
-            config = [(0, 0, 0)] * last + [(0, 1, 0)]
-            x, n = lax.pad(x, np.ones((), core.get_aval(x).dtype), config), n + 1
-        x = lax.mul(lax.slice_in_dim(x, 0, n // 2, axis=last),
-                    lax.slice_in_dim(x, n // 2, n, axis=last))
-        n //= 2
-    return lax.squeeze(x, [last])
+    """``reduce_prod``; booleans (``prod(dtype=bool)``) are and-ed, as JAX multiplies them."""
+    return lax.reduce_and(x, axes) if _is_bool(x) else lax.reduce_prod(x, axes)
 
 
 def _any_all(reduce):

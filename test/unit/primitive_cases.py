@@ -366,7 +366,8 @@ PRIMITIVE_CASES = [
     *_bitwise('population_count', 'population_count'), *_bitwise('clz', 'clz'),
     *_binary('rem', jax.lax.rem, (*NUMBERS, U32), domains=('any', 'nonzero')),
     # reductions
-    *[_reduction(name, axis, domain) for name in ('reduce_sum', 'reduce_max', 'reduce_min')
+    *[_reduction(name, axis, domain)
+      for name in ('reduce_sum', 'reduce_prod', 'reduce_max', 'reduce_min')
       for domain in ('any', 'ties') for axis in [None, 1, (0, 2)]
       if domain == 'any' or name != 'reduce_sum'],
     Case('reduce_min', 'bool-0', lambda x: mlax.reduce_min(x, (0,)),

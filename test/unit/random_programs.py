@@ -259,6 +259,7 @@ MINIJAX = Backend(
      if hasattr(mlax, name)},
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
     scan=mj.scan, jit=mj.jit, iota=mlax.broadcasted_iota, reduce_sum=mlax.reduce_sum,
+    reduce_prod=mlax.reduce_prod,
     reduce_max=mlax.reduce_max, reduce_min=mlax.reduce_min, **_window_reductions(mlax),
     **{name: getattr(mlax, name) for name in _BITWISE_REDUCTIONS}, numpy=mnp, random=mj.random,
     linalg=mlax.linalg, custom_jvp=mj.custom_jvp, custom_vjp=mj.custom_vjp, name='minijax')
@@ -280,7 +281,8 @@ JAX = Backend(
        for name in _BINARY + _BITWISE_BINARY},
     **{name: getattr(jax.lax, name) for name in _BITWISE_UNARY},
     jit=jax.jit, iota=jax.lax.broadcasted_iota,
-    reduce_sum=_jax_reduction(jnp.sum, None), reduce_max=_jax_reduction(jnp.max, _lowest),
+    reduce_sum=_jax_reduction(jnp.sum, None), reduce_prod=jax.lax.reduce_prod,
+    reduce_max=_jax_reduction(jnp.max, _lowest),
     reduce_min=_jax_reduction(jnp.min, _highest), **_window_reductions(jax.lax),
     **{name: getattr(jax.lax, name) for name in _BITWISE_REDUCTIONS}, numpy=jnp,
     random=jax.random, linalg=jax.lax.linalg, custom_jvp=jax.custom_jvp,
@@ -1036,7 +1038,8 @@ def s_dynamic_update_slice(g, pool, depth):
 
 
 def s_reduce(g, pool, depth):
-    name = g.choice(('reduce_sum', 'reduce_sum', 'reduce_max', 'reduce_min') + _BITWISE_REDUCTIONS)
+    name = g.choice(('reduce_sum', 'reduce_sum', 'reduce_prod', 'reduce_max', 'reduce_min')
+                    + _BITWISE_REDUCTIONS)
     x = g.pick(pool, lambda a: g.drawable(name, a))
     if x is None:
         return None

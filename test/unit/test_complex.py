@@ -107,7 +107,8 @@ _EDGES = np.array([2 + 0j, complex(-0., 0.), complex(0., -0.), complex(-0., -0.)
                    complex(-np.inf, -0.), complex(-np.inf, 0.),
                    complex(0, np.inf), complex(0, -np.inf), complex(1, np.inf),
                    complex(np.inf, 1), complex(np.inf, np.inf), complex(np.nan, 0),
-                   complex(0, np.nan), 1e-8 + 1e-9j, 3 - 700j, 1e308 + 1e308j, -2 + 5j])
+                   complex(0, np.nan), complex(np.inf, np.nan), complex(np.nan, -np.inf),
+                   1e-8 + 1e-9j, 3e-39 + 4e-39j, 3 - 700j, 1e308 + 1e308j, -2 + 5j])
 
 
 def _same_bits(mine, theirs):
@@ -118,12 +119,13 @@ def _same_bits(mine, theirs):
 
 
 @pytest.mark.parametrize('dtype', [np.complex64, np.complex128])
-@pytest.mark.parametrize('name', ['sin', 'cos', 'sign', 'sqrt'])
+@pytest.mark.parametrize('name', ['sin', 'cos', 'sign', 'sqrt', 'abs'])
 def test_complex_functions_at_zeros_and_infinities_are_jaxs_bits(name, dtype):
     """sin and cos by JAX's formula (not XLA's sine and cosine: sin(inf j) is inf j, not
     nan + inf j; cos(2+0j) has imaginary part -0.), sign by parts (sign(inf + 1j) is NaN),
-    sqrt as XLA computes it (sqrt(-inf-0j) is inf j, NumPy's -inf j), eagerly and under
-    jit."""
+    sqrt, abs and sign as XLA computes them (sqrt(-inf-0j) is inf j, NumPy's -inf j; abs(inf
+    + nan j) is NaN, NumPy's inf; a subnormal complex64 has magnitude 0 and is its own
+    sign), eagerly and under jit (fuzz seed 140811)."""
     z = _EDGES.astype(dtype)
     theirs = jax.jit(getattr(jax.lax, name))(z)
     _same_bits(getattr(mlax, name)(z), theirs)

@@ -34,7 +34,7 @@ NOT_YET = {
     'empty', 'index_take', 'split', 'split_p', 'stack', 'stack_p', 'tile',
     'tile_p', 'unstack', 'unstack_p', 'shape_as_value', 'copy_p',
     # reductions, windows, scatters
-    'reduce_p', 'reduce_prod', 'reduce_prod_p', 'reduce_window_p',
+    'reduce_p', 'reduce_window_p',
     'select_and_gather_add_p', 'select_and_scatter_add_p', 'select_and_scatter_p',
     'scatter_apply', 'scatter_sub', 'scatter_sub_p', 'approx_max_k', 'approx_min_k',
     'approx_top_k_p', 'top_k_p',
@@ -43,8 +43,8 @@ NOT_YET = {
     'conv_transpose_shape_tuple', 'ragged_dot', 'ragged_dot_general',
     'scaled_dot',
     # control flow, solvers and the primitives JAX exports for them
-    'cond_p', 'scan_p', 'while_p', 'custom_linear_solve', 'custom_root', 'linear_solve_p',
-    'platform_dependent', 'composite', 'stop_gradient_p',
+    'custom_linear_solve', 'custom_root', 'linear_solve_p',
+    'platform_dependent', 'composite',
     # tokens, randomness on the device, compiler hints
     'after_all', 'after_all_p', 'create_token', 'create_token_p', 'rng_bit_generator',
     'rng_bit_generator_p', 'rng_uniform', 'rng_uniform_p', 'optimization_barrier',
