@@ -1,7 +1,8 @@
 # RUN: %python %s | FileCheck %s
 # minijax.numpy: broadcasting is rank promotion through stablehlo.broadcast_in_dim; static
-# indexing is stablehlo.slice then stablehlo.reshape; x.at[i].set(v) pads the update and
-# selects it in.
+# indexing is stablehlo.slice then stablehlo.reshape (a None a new axis, by
+# stablehlo.broadcast_in_dim, as JAX writes it); x.at[i].set(v) pads the update and selects
+# it in.
 import numpy as np
 from minijax import ShapeDtypeStruct, jit
 
@@ -21,7 +22,7 @@ def zero_row(x):
 f32 = np.float32
 print(jit(outer_sum).lower(ShapeDtypeStruct((3,), f32), ShapeDtypeStruct((4,), f32)).as_text())
 # CHECK-LABEL: module @jit_outer_sum
-# CHECK: %[[COL:.*]] = stablehlo.reshape %{{.*}} : (tensor<3xf32>) -> tensor<3x1xf32>
+# CHECK: %[[COL:.*]] = stablehlo.broadcast_in_dim %{{.*}}, dims = [0] : (tensor<3xf32>) -> tensor<3x1xf32>
 # CHECK-NEXT: %[[X:.*]] = stablehlo.broadcast_in_dim %[[COL]], dims = [0, 1] : (tensor<3x1xf32>) -> tensor<3x4xf32>
 # CHECK-NEXT: %[[Y:.*]] = stablehlo.broadcast_in_dim %{{.*}}, dims = [1] : (tensor<4xf32>) -> tensor<3x4xf32>
 # CHECK-NEXT: stablehlo.add %[[X]], %[[Y]] : tensor<3x4xf32>
