@@ -308,9 +308,11 @@ _ELEMENTWISE = [lax.add_p, lax.add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.m
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
                    lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p, lax.tan_p, lax.expm1_p,
                    lax.cbrt_p, lax.atan2_p, lax.erf_p]
-_DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.transpose_p, lax.concatenate_p,
-                  lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.pad_p,
-                  lax.iota_p, lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p]
+_DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.transpose_p,
+                  lax.concatenate_p, lax.slice_p, lax.dynamic_slice_p,
+                  lax.dynamic_update_slice_p, lax.pad_p, lax.iota_p,
+                  lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p, lax.split_p,
+                  lax.unstack_p, lax.stack_p, lax.tile_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_min_p,
                lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 

@@ -166,8 +166,8 @@ def _empty(value):
     return not value
 
 
-def _out_dtype(eqn):
-    return eqn.out_binders[0].aval.dtype
+def _is_none(value):
+    return value is None
 
 
 def _constant(value):
@@ -198,12 +198,10 @@ JAX_NAMES: dict[str, PrintedAs] = {
     'argmin': PrintedAs(**_AXIS_AS_AXES),
     'slice': PrintedAs(shown={'strides': _unit_strides_as_none}),
     'conv_general_dilated': PrintedAs(added={'out_sharding': _constant(None),
-                                             'precision': _constant(None),
                                              'preferred_element_type': _constant(None)}),
     'transpose': PrintedAs(renamed={'perm': 'permutation'}),
     'broadcast_in_dim': PrintedAs(hidden={'shape': _always, 'broadcast_dimensions': _empty}),
-    # jnp.dot, matmul and einsum ask for their result dtype (lax.dot_general alone does not)
-    'dot_general': PrintedAs(added={'preferred_element_type': _out_dtype},
+    'dot_general': PrintedAs(hidden={'precision': _is_none, 'preferred_element_type': _is_none},
                              shown={'dimension_numbers': _as_lists}),
     'reshape': PrintedAs(added={'dimensions': _constant(None), 'sharding': _constant(None)}),
     'iota': PrintedAs(added={'sharding': _constant(None)}),

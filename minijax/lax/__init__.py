@@ -5,7 +5,8 @@ conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pa
 rev; ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the
 reductions and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general``
 dot_general; ``convolution`` conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
-digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite and nextafter;
+digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite and nextafter; ``pieces`` split, unstack,
+stack and tile; ``precision`` the Precision of contractions;
 ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse) trigonometric
 and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
 bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
@@ -43,6 +44,9 @@ from minijax.lax.reductions import (
     reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod, reduce_prod_p,
     reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p)
 from minijax.lax.dot_general import batch_matmul, dot, dot_general, dot_general_p
+from minijax.lax.precision import Precision
+from minijax.lax.pieces import (
+    split, split_p, stack, stack_p, tile, tile_p, unstack, unstack_p)
 from minijax.lax.windowed import (
     reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)
 from minijax.lax.convolution import (

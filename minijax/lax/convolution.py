@@ -33,13 +33,14 @@ from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.complex_numbers import complex, imag, real
 from minijax.lax.elementwise import add, sub
+from minijax.lax.precision import canonicalize_precision
 from minijax.lax.static import default_options_only, static_ints
 from minijax.lax.structural import full, reshape, rev
 from minijax.lax.windowed import (
     dilate_and_pad, dilate_shape, padding_pairs, padtype_to_pads, transpose_padding,
     window_offset_slice, window_offsets, window_output_shape)
 from minijax.lowering import lower_fun, register_lowering, tensor_type
-from minijax.lowering.ops import default_precision
+from minijax.lowering.ops import precision_config
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -96,8 +97,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          batch_group_count=1, precision=None, preferred_element_type=None,
                          out_sharding=None):
     """The general convolution, as ``jax.lax.conv_general_dilated``. ``padding`` is 'VALID',
-    'SAME', 'SAME_LOWER' or a (low, high) pair per spatial axis; ``precision`` is accepted
-    and ignored (the CPU computes at full precision)."""
+    'SAME', 'SAME_LOWER' or a (low, high) pair per spatial axis; ``precision`` (a
+    ``lax.Precision``) is written on the op, which only the accelerators heed."""
     default_options_only('conv_general_dilated', out_sharding=out_sharding)
     lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
     numbers = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
@@ -121,7 +122,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     return conv_general_dilated_p.bind(
         lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=numbers,
-        feature_group_count=feature_group_count, batch_group_count=batch_group_count)
+        feature_group_count=feature_group_count, batch_group_count=batch_group_count,
+        precision=canonicalize_precision(precision))
 
 
 def _padding_computable(numbers, lhs_shape, window_strides, rhs_dilation):
@@ -170,7 +172,7 @@ def _in_roles(shape, spec):
 
 
 def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                        dimension_numbers, feature_group_count, batch_group_count):
+                        dimension_numbers, feature_group_count, batch_group_count, precision):
     _check_conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                 dimension_numbers, feature_group_count, batch_group_count)
     lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -262,11 +264,12 @@ def _real_conv_impl(lhs, rhs, **params):
 
 
 def _conv_sum(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-              dimension_numbers, feature_group_count, batch_group_count):
+              dimension_numbers, feature_group_count, batch_group_count, precision):
     """In the (batch, feature, *spatial) layout: pad and dilate lhs, then add up, one kernel
     window offset at a time, the strided slice of lhs at that offset contracted with the
     kernel's (out, in) matrix there. A position of padding or dilation adds nothing, as in
-    XLA (not 0 * w, which is NaN for an infinite weight)."""
+    XLA (not 0 * w, which is NaN for an infinite weight). Any ``precision`` is the CPU's
+    full one."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     lhs, rhs = np.transpose(lhs, lhs_spec), np.transpose(rhs, rhs_spec)
     dilation, pads = (1, 1, *lhs_dilation), ((0, 0), (0, 0), *padding)
@@ -326,7 +329,7 @@ def _spatial(shape, spec):
 
 def _conv_transpose_lhs(ct, rhs, lhs_shape, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
-                        batch_group_count):
+                        batch_group_count, precision):
     """lhs's cotangent: input element i received, through kernel offset k, the output at
     ``(i - k) / stride``: a convolution of the cotangent, spread out by the strides, with the
     flipped kernel, its in and out features swapped (each group's block of out features
@@ -344,7 +347,7 @@ def _conv_transpose_lhs(ct, rhs, lhs_shape, *, window_strides, padding, lhs_dila
         ct, rev(rhs, rhs_spec[2:]), window_strides=lhs_dilation, padding=pads,
         lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
         dimension_numbers=ConvDimensionNumbers(out_spec, _swap_roles(rhs_spec), lhs_spec),
-        feature_group_count=groups, batch_group_count=1)
+        feature_group_count=groups, batch_group_count=1, precision=precision)
     if batch_group_count > 1:
         out = _merge_axis(_split_axis(out, lhs_spec[1], batch_group_count), lhs_spec[1],
                           lhs_spec[0])
@@ -365,7 +368,7 @@ def _rhs_transpose_padding(lhs_spatial, kernel, window_strides, ct_spatial, padd
 
 def _conv_transpose_rhs(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
-                        batch_group_count):
+                        batch_group_count, precision):
     """rhs's cotangent: a convolution of lhs (its features now the batch, its batch now the
     contracted features) with the cotangent as the kernel, whose window positions are the
     outputs; the window steps by the strides and slides by ``rhs_dilation``. Feature and
@@ -380,7 +383,8 @@ def _conv_transpose_rhs(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dila
     return conv_general_dilated_p.bind(
         lhs, ct, window_strides=rhs_dilation, padding=pads, lhs_dilation=lhs_dilation,
         rhs_dilation=window_strides, dimension_numbers=numbers,
-        feature_group_count=batch_group_count, batch_group_count=feature_group_count)
+        feature_group_count=batch_group_count, batch_group_count=feature_group_count,
+        precision=precision)
 
 
 def _conv_transpose(ct, lhs, rhs, **params):
@@ -457,7 +461,7 @@ def _conv_lowering(ctx, lhs, rhs, **params):
 
 
 def _real_conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                        dimension_numbers, feature_group_count, batch_group_count):
+                        dimension_numbers, feature_group_count, batch_group_count, precision):
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     numbers = hlo.ConvDimensionNumbers.get(
         input_batch_dimension=lhs_spec[0], input_feature_dimension=lhs_spec[1],
@@ -472,7 +476,7 @@ def _real_conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation,
         batch_group_count, window_strides=list(window_strides), padding=pads,
         lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation),
         window_reversal=[False] * len(window_strides),  # written out, as JAX writes them
-        precision_config=default_precision()).result
+        precision_config=precision_config(precision)).result
 
 
 conv_general_dilated_p.def_impl(_conv_impl)

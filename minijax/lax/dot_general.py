@@ -3,6 +3,11 @@
 ``dimension_numbers = ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``. The
 result's axes are the batch axes (in the order given), then the free axes of ``lhs``, then
 the free axes of ``rhs`` (each in increasing order), as in XLA and StableHLO.
+
+Its parameters are JAX's: ``precision`` (None or a pair of ``lax.Precision``) is written on
+the StableHLO op; ``preferred_element_type`` (None or a dtype) is the result's dtype. The
+operands may have two dtypes: the result takes the more precise one, in XLA's order (see
+``_result_dtype``), and the lowering converts both to it, as JAX lowers for the CPU.
 """
 from __future__ import annotations
 
@@ -18,10 +23,11 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import convert_element_type
+from minijax.lax.precision import canonicalize_precision
 from minijax.lax.static import default_options_only
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
-from minijax.lowering.ops import default_precision
+from minijax.lowering.ops import precision_config
 
 dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
@@ -29,30 +35,15 @@ dot_general_p = Primitive('dot_general', eager_on_xla=True)
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
                 out_sharding=None):
     """Contract ``lhs`` and ``rhs`` over the contracting axes, batched over the batch axes.
-    Operands of two dtypes are first converted to the one they promote to, as JAX does.
-    ``preferred_element_type`` is the result's dtype: a wider one (or int8 -> float32) is
-    computed in, a narrower one is rounded to at the end; ``precision`` is accepted and
-    ignored (the CPU computes at full precision)."""
+    ``preferred_element_type`` is the result's dtype (an int8 product may be float32, a
+    float64 one float32); ``precision`` a ``lax.Precision`` (or a pair of them, or a name),
+    which only the accelerators heed."""
     default_options_only('dot_general', out_sharding=out_sharding)
-    lhs, rhs = _promoted(lhs, rhs, preferred_element_type)
-    out = dot_general_p.bind(lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers))
-    if preferred_element_type is None:
-        return out
-    return convert_element_type(out, dtypes.check_supported(preferred_element_type))
-
-
-def _promoted(lhs, rhs, preferred_element_type=None):
-    """Both operands in the dtype they promote to (int32 and float64: float64), or in
-    ``preferred_element_type`` when that one holds them (promotes to itself with it)."""
-    avals = core.get_aval(lhs), core.get_aval(rhs)
-    dtype, _ = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
-    if preferred_element_type is not None:
-        preferred = np.dtype(preferred_element_type)
-        dtype = preferred if dtypes.promote((dtype, False), (preferred, False))[0] == preferred \
-            else dtype
-    if all(a.dtype == dtype for a in avals):
-        return lhs, rhs
-    return convert_element_type(lhs, dtype), convert_element_type(rhs, dtype)
+    return dot_general_p.bind(
+        lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers),
+        precision=canonicalize_precision(precision),
+        preferred_element_type=None if preferred_element_type is None
+        else dtypes.check_supported(preferred_element_type))
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
@@ -102,13 +93,45 @@ def _free_axes(ndim, contracting, batch):
     return [a for a in range(ndim) if a not in contracting and a not in batch]
 
 
-def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers):
+def _bit_width(dtype):
+    return 1 if dtype == dtypes.bool_ else np.dtype(dtype).itemsize * 8
+
+
+def _precision_rank(dtype):
+    """XLA's order of element types for a contraction of two (its ``HigherPrecisionType``):
+    complex above real, then by exponent range, significand, bit width; signed above
+    unsigned."""
+    part = dtypes.real_part_dtype(dtype)
+    floating = dtypes.is_float(part)
+    return (dtypes.is_complex(dtype), dtypes.finfo(part).maxexp if floating else -1,
+            dtypes.finfo(part).nmant if floating else -1, _bit_width(part),
+            dtypes.kind(part) != 'u')
+
+
+def _result_dtype(lhs_dtype, rhs_dtype, preferred_element_type):
+    """The more precise operand dtype (the two must differ in rank if they differ), or
+    ``preferred_element_type``: no narrower than that for integers, as XLA requires."""
+    if _precision_rank(lhs_dtype) == _precision_rank(rhs_dtype) and lhs_dtype != rhs_dtype:
+        raise TypeError(f'lax.dot_general argument type error: {np.dtype(lhs_dtype).name}, '
+                        f'{np.dtype(rhs_dtype).name}')  # (JAX's text)
+    dtype = max(lhs_dtype, rhs_dtype, key=_precision_rank)
+    if preferred_element_type is None or preferred_element_type == dtype:
+        return np.dtype(dtype)
+    if not dtypes.is_float(dtype) and _bit_width(preferred_element_type) < _bit_width(dtype):
+        raise TypeError('`preferred_element_type` must not be narrower than the original type, '
+                        f'got preferred_element_type of {np.dtype(preferred_element_type).name} '
+                        f'for result type of {np.dtype(dtype).name}.')  # (JAX's text)
+    return np.dtype(preferred_element_type)
+
+
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
+                               preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
 
     def axes_ok(axes, ndim):
         return all(0 <= a < ndim for a in axes) and len(set(axes)) == len(axes)
 
-    ok = (lhs.dtype == rhs.dtype and len(lc) == len(rc) and len(lb) == len(rb)
+    ok = (len(lc) == len(rc) and len(lb) == len(rb)
           and axes_ok(lc + lb, lhs.ndim) and axes_ok(rc + rb, rhs.ndim)
           and all(lhs.shape[a] == rhs.shape[b] for a, b in zip(lc + lb, rc + rb)))
     if not ok:
@@ -116,14 +139,26 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers):
                         f'{rhs.str_short()} over dimension_numbers={dimension_numbers}')
     shape = ([lhs.shape[a] for a in lb] + [lhs.shape[a] for a in _free_axes(lhs.ndim, lc, lb)]
              + [rhs.shape[a] for a in _free_axes(rhs.ndim, rc, rb)])
-    return ShapedArray(shape, lhs.dtype, lhs.weak_type and rhs.weak_type)
+    dtype = _result_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    """Operands of two dtypes are converted to the result's first (as the lowering does);
+    one dtype is contracted in the wider of it and the result's, then rounded."""
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    out_dtype = _result_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    compute = out_dtype if lhs.dtype != rhs.dtype else dtypes.promote(
+        (lhs.dtype, False), (out_dtype, False))[0]
+    out = _contract(lhs.astype(compute), rhs.astype(compute),
+                    dimension_numbers=dimension_numbers)
+    return np.asarray(out).astype(out_dtype)
 
 
 @dtypes.accumulates_in_float32
-def _dot_general_impl(lhs, rhs, *, dimension_numbers):
+def _contract(lhs, rhs, *, dimension_numbers):
     """Result axes in StableHLO's order: batch, lhs free, rhs free."""
     (lc, rc), (lb, rb) = dimension_numbers
-    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     if not lc:
         return _outer_product(lhs, rhs, lb, rb)
     letters = iter(string.ascii_letters)
@@ -154,33 +189,39 @@ def _outer_product(lhs, rhs, lb, rb):
     return lhs * rhs
 
 
-def _operand_cotangent(ct, other, x_ndim, x_axes, other_axes, x_is_lhs):
+def _operand_cotangent(ct, other, x_aval, x_axes, other_axes, x_is_lhs, params):
     """The cotangent of one operand ``x``: contract ``ct`` with the ``other`` operand over the
-    other's free axes (batching over the batch axes), then put the axes in ``x``'s order."""
+    other's free axes (batching over the batch axes), put the axes in ``x``'s order, and
+    convert to ``x``'s dtype (a ``preferred_element_type`` may differ), as JAX does."""
     (x_c, x_b), (other_c, other_b) = x_axes, other_axes
     other_ndim = core.get_aval(other).ndim
     n_batch = len(x_b)
-    x_free, other_free = _free_axes(x_ndim, x_c, x_b), _free_axes(other_ndim, other_c, other_b)
+    x_free, other_free = _free_axes(x_aval.ndim, x_c, x_b), _free_axes(other_ndim, other_c,
+                                                                        other_b)
     # Axes of ct: batch, lhs free, rhs free.
     start = n_batch + len(x_free) if x_is_lhs else n_batch
     other_free_in_ct = range(start, start + len(other_free))
-    out = dot_general(ct, other, ((tuple(other_free_in_ct), tuple(other_free)),
-                                  (tuple(range(n_batch)), other_b)))
+    out = dot_general_p.bind(ct, other, dimension_numbers=(
+        (tuple(other_free_in_ct), tuple(other_free)), (tuple(range(n_batch)), other_b)),
+        **params)
     # Axes of out: batch, x's free axes, then other's contracting axes in increasing order.
     out_to_x = [*x_b, *x_free, *(x_c[other_c.index(a)] for a in sorted(other_c))]
-    return transpose(out, np.argsort(out_to_x))
+    out = transpose(out, np.argsort(out_to_x))
+    if core.get_aval(out).dtype != x_aval.dtype:
+        out = convert_element_type(out, x_aval.dtype)
+    return out
 
 
-def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers):
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, **params):
     (lc, rc), (lb, rb) = dimension_numbers
     if is_undefined_primal(lhs) and is_undefined_primal(rhs):
         raise TypeError('dot_general is not linear in both operands at once')
     if is_undefined_primal(lhs):
-        return [_operand_cotangent(ct, rhs, lhs.aval.ndim, (lc, lb), (rc, rb), True), None]
-    return [None, _operand_cotangent(ct, lhs, rhs.aval.ndim, (rc, rb), (lc, lb), False)]
+        return [_operand_cotangent(ct, rhs, lhs.aval, (lc, lb), (rc, rb), True, params), None]
+    return [None, _operand_cotangent(ct, lhs, rhs.aval, (rc, rb), (lc, lb), False, params)]
 
 
-def _dot_general_batching(vals, dims, *, dimension_numbers):
+def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
     """Both batched: a new leading batch axis pair. One batched: its batch axis becomes a free
     axis of that operand, which sits first among its free axes in the result."""
     (lhs, rhs), (lhs_dim, rhs_dim) = vals, dims
@@ -194,27 +235,40 @@ def _dot_general_batching(vals, dims, *, dimension_numbers):
     if rhs_dim is not not_mapped:
         rhs, rc, rb = moveaxis(rhs, rhs_dim, 0), shift(rc), shift(rb)
     if lhs_dim is not not_mapped and rhs_dim is not not_mapped:
-        return dot_general(lhs, rhs, ((lc, rc), ((0, *lb), (0, *rb)))), 0
-    out = dot_general(lhs, rhs, ((lc, rc), (lb, rb)))
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), ((0, *lb), (0, *rb))),
+                                  **params), 0
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
     if lhs_dim is not not_mapped:
         return out, len(lb)
     return out, len(lb) + len(_free_axes(core.get_aval(lhs).ndim, lc, lb))
 
 
-def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers):
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
+                          preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
+    (lhs_aval, rhs_aval), (out_aval,) = ctx.avals_in, ctx.avals_out
+    if lhs_aval.dtype != rhs_aval.dtype:  # both in the result's dtype, as JAX lowers for CPUs
+        lhs, rhs = (hlo.ConvertOp(tensor_type(aval.update(dtype=out_aval.dtype)), x).result
+                    for x, aval in ((lhs, lhs_aval), (rhs, rhs_aval)))
     numbers = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
         lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
-    return hlo.DotGeneralOp(tensor_type(ctx.avals_out[0]), lhs, rhs, numbers,
-                            precision_config=default_precision()).result
+    return hlo.DotGeneralOp(tensor_type(out_aval), lhs, rhs, numbers,
+                            precision_config=precision_config(precision)).result
+
+
+def _tangent_through(position):
+    """The tangent term of operand ``position``: the product with that operand's tangent."""
+    def term(t, lhs, rhs, **params):
+        operands = [lhs, rhs]
+        operands[position] = t
+        return dot_general_p.bind(*operands, **params)
+    return term
 
 
 dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
-ad.defjvp(dot_general_p,
-          lambda t, lhs, rhs, *, dimension_numbers: dot_general(t, rhs, dimension_numbers),
-          lambda t, lhs, rhs, *, dimension_numbers: dot_general(lhs, t, dimension_numbers))
+ad.defjvp(dot_general_p, _tangent_through(0), _tangent_through(1))
 dot_general_p.def_transpose(_dot_general_transpose)
 dot_general_p.def_batching(_dot_general_batching)
 register_lowering(dot_general_p, _dot_general_lowering)

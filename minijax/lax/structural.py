@@ -17,6 +17,7 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.static import canonical_axes, default_options_only, static_int, static_ints
 from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
+from minijax.lowering import ops as hlo_ops
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 
 
@@ -275,7 +276,7 @@ ad.defjvp_linear(concatenate_p)
 concatenate_p.def_transpose(_concatenate_transpose)
 concatenate_p.def_batching(_concatenate_batching)
 register_lowering(concatenate_p, lambda ctx, *xs, dimension:
-                  hlo.ConcatenateOp(list(xs), dimension).result)
+                  hlo_ops.concatenate(list(xs), dimension))
 
 # ----------------------------------------------------------------------------- pad
 

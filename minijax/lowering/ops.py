@@ -117,7 +117,17 @@ def row_major_layouts(avals) -> ir.ArrayAttr:
                                     type=ir.IndexType.get()) for a in avals])
 
 
-def default_precision() -> ir.ArrayAttr:
-    """``precision = [DEFAULT, DEFAULT]``: the precision config JAX writes on a contraction
-    (one per operand) when the program asks for none."""
-    return ir.ArrayAttr.get([hlo.PrecisionAttr.get('DEFAULT')] * 2)
+def concatenate(values, dimension: int) -> ir.Value:
+    """``stablehlo.concatenate`` of ``values`` as JAX writes it: none for one value, and a
+    tree of concatenations of at most 16 operands each for many (wide ones compile slowly)."""
+    while len(values) > 1:
+        values = [hlo.ConcatenateOp(values[i:i + 16], dimension).result
+                  for i in range(0, len(values), 16)]
+    return values[0]
+
+
+def precision_config(precision=None) -> ir.ArrayAttr:
+    """``precision = [HIGHEST, DEFAULT]``: a contraction's precision, one level per operand
+    (a pair of ``lax.Precision``), as JAX writes it; ``[DEFAULT, DEFAULT]`` for None."""
+    return ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p) if p else 'DEFAULT')
+                             for p in precision or (None, None)])

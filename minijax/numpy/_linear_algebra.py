@@ -30,6 +30,13 @@ def _not_aligned(a_sizes, b_sizes):
                      f'got {_shape_str(a_sizes)} and {_shape_str(b_sizes)}.')
 
 
+def _product(a, b, dimension_numbers):
+    """``lax.dot_general`` asked for the operands' dtype, as jnp's products ask (its
+    ``preferred_element_type`` shows in the jaxpr)."""
+    return lax.dot_general(a, b, dimension_numbers,
+                           preferred_element_type=core.get_aval(a).dtype)
+
+
 def matmul(a, b, /):
     """NumPy's ``a @ b``: 1-D operands gain (and lose) a unit axis; leading axes broadcast and
     become batch axes of ``dot_general``."""
@@ -46,7 +53,7 @@ def matmul(a, b, /):
     a2 = broadcast_to(a2, batch + np.shape(a2)[-2:])
     b2 = broadcast_to(b2, batch + np.shape(b2)[-2:])
     n = len(batch)
-    out = lax.dot_general(a2, b2, (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n)))))
+    out = _product(a2, b2, (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n)))))
     drop = [ax for ax, one_d in [(-2, len(a_shape) == 1), (-1, len(b_shape) == 1)] if one_d]
     return lax.squeeze(out, drop) if drop else out
 
@@ -61,7 +68,7 @@ def dot(a, b):
     b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
     if a_shape[-1] != b_shape[b_axis]:
         raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
-    return lax.dot_general(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())))
+    return _product(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())))
 
 
 def tensordot(a, b, axes=2):
@@ -80,7 +87,7 @@ def tensordot(a, b, axes=2):
     b_axes = [core.canonicalize_axis(x, len(b_shape), 'tensordot: axis of b') for x in b_axes]
     if [a_shape[x] for x in a_axes] != [b_shape[x] for x in b_axes]:
         raise _not_aligned([a_shape[x] for x in a_axes], [b_shape[x] for x in b_axes])
-    return lax.dot_general(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())))
+    return _product(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())))
 
 
 def inner(a, b, /):
@@ -106,7 +113,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     batch = broadcast_shapes(np.shape(x1)[:-1], np.shape(x2)[:-1])
     x1, x2 = (broadcast_to(x, batch + (n,)) for x in (x1, x2))
     k = len(batch)
-    return lax.dot_general(conj(x1), x2, (((k,), (k,)), (tuple(range(k)), tuple(range(k)))))
+    return _product(conj(x1), x2, (((k,), (k,)), (tuple(range(k)), tuple(range(k)))))
 
 
 def outer(a, b):
@@ -274,7 +281,7 @@ def _einsum_pair(x, xl, y, yl, keep):
     contract = [c for c in shared if c not in keep]
     numbers = ((tuple(xl.index(c) for c in contract), tuple(yl.index(c) for c in contract)),
                (tuple(xl.index(c) for c in batch), tuple(yl.index(c) for c in batch)))
-    out = lax.dot_general(x, y, numbers)
+    out = _product(x, y, numbers)
     return out, ''.join(batch) + ''.join(c for c in xl if c not in shared) + ''.join(
         c for c in yl if c not in shared)
 

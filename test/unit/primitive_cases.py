@@ -222,6 +222,12 @@ def _dot(lhs, rhs, dims, dtypes=(F32, F64, I32)):
                    lambda x, y: jax.lax.dot_general(x, y, dims), _args(lhs, rhs), dtypes)
 
 
+def _matmul_with(name, dtypes, operands=_args((3, 4), (4, 2)), **options):
+    """A matrix product with JAX's options (``precision``, ``preferred_element_type``)."""
+    return _static('dot_general', name, lambda x, y: mlax.dot(x, y, **options),
+                   lambda x, y: jax.lax.dot(x, y, **options), operands, dtypes)
+
+
 def _sort(name, mj, jx, shapes, domain='any', dtypes=NUMBERS):
     return Case('sort', name, mj, jx, _args(*shapes, domain=domain), dtypes)
 
@@ -396,7 +402,18 @@ PRIMITIVE_CASES = [
     _reshape('expand_dims', lambda x: mlax.expand_dims(x, (0, 2)),
              lambda x: jax.lax.expand_dims(x, (0, 2)), (3, 4)),
     _concatenate([(2, 3), (2, 4)], 1), _concatenate([(3, 2), (3, 4)], 1),
-    _concatenate([(1, 4), (3, 4), (2, 4)], 0),
+    _concatenate([(1, 4), (3, 4), (2, 4)], 0), _concatenate([(2, 3)], 1),
+    # split and unstack rows read one piece: the others' cotangents are symbolic zeros
+    _static('split', '(1, 3)-0', lambda x: mlax.split(x, (1, 3))[1],
+            lambda x: jax.lax.split(x, (1, 3))[1], _args((4, 3))),
+    _static('split', '(2, 0, 1)-1', lambda x: mlax.split(x, (2, 0, 1), axis=1)[0],
+            lambda x: jax.lax.split(x, (2, 0, 1), axis=1)[0], _args((4, 3))),
+    _static('unstack', '1', lambda x: mlax.unstack(x, 1)[2],
+            lambda x: jax.lax.unstack(x, 1)[2], _args((4, 3))),
+    _static('stack', '3-1', lambda *xs: mlax.stack(xs, 1), lambda *xs: jax.lax.stack(xs, 1),
+            _args((4, 3), (4, 3), (4, 3))),
+    _static('tile', '(2, 1, 3)', lambda x: mlax.tile(x, (2, 1, 3)),
+            lambda x: jax.lax.tile(x, (2, 1, 3)), _args((2, 3, 1))),
     _pad(((1, 2, 1), (0, -1, 0))), _pad(((1, 2, 0), (0, 1, 2))), _pad(((-1, 2, 1), (2, -3, 0))),
     _static('iota', '', lambda: mlax.broadcasted_iota(I32, (3, 4), 1),
             lambda: jax.lax.broadcasted_iota(I32, (3, 4), 1), (), (I32,)),
@@ -422,6 +439,12 @@ PRIMITIVE_CASES = [
     _dot((3, 4, 2), (4, 2), (((1, 2), (0, 1)), ((), ())), FLOATS),
     _dot((4,), (4,), (((0,), (0,)), ((), ())), FLOATS),
     _dot((3,), (4,), (((), ()), ((), ())), FLOATS),
+    _matmul_with('float32', FLOATS, precision='float32'),
+    _matmul_with('highest-bfloat16', FLOATS, precision=('highest', 'bfloat16')),
+    _matmul_with('to-f64', (F32,), preferred_element_type=F64),
+    _matmul_with('to-f32', (F64, I8), preferred_element_type=F32),
+    _matmul_with('to-i32', (I8,), preferred_element_type=I32),
+    _matmul_with('i32-times-float', FLOATS, (Arg((3, 4), dtype=I32), Arg((4, 2)))),
     # sorting
     _sort('3x4-1', lambda x: mlax.sort(x, 1), lambda x: jax.lax.sort(x, 1), [(3, 4)]),
     _sort('ties-3x4-0', lambda x: mlax.sort(x, 0), lambda x: jax.lax.sort(x, 0), [(3, 4)],
@@ -449,6 +472,8 @@ PRIMITIVE_CASES = [
           feature_group_count=2),
     _conv('batch-groups', (4, 3, 6), (6, 3, 3), window_strides=(1,), padding=((1, 1),),
           batch_group_count=2),
+    _conv('highest', (2, 3, 5), (4, 3, 2), window_strides=(1,), padding='VALID',
+          precision='highest'),
     *[_reduce_window(p, '2x2-s2', (2, 2), (2, 2), 'VALID') for p in WINDOW_REDUCERS],
     *[_reduce_window(p, '3x2-same', (3, 2), (1, 2), 'SAME') for p in WINDOW_REDUCERS],
     _reduce_window('reduce_window_sum', 'dilated', (2, 3), (2, 1), ((1, 2), (0, 1)), (2, 1),

@@ -242,7 +242,8 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'scatter_mul', 'scatter_min', 'scatter_max', 'GatherDimensionNumbers',
                     'ScatterDimensionNumbers', 'clamp', 'real', 'imag', 'conj', 'complex',
                     'fft', 'floor', 'ceil', 'round', 'is_finite', 'lgamma', 'digamma',
-                    'erf_inv', 'polygamma', 'zeta', 'nextafter', 'stop_gradient', 'full_like')
+                    'erf_inv', 'polygamma', 'zeta', 'nextafter', 'stop_gradient', 'full_like',
+                    'split', 'unstack', 'stack', 'tile')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -428,6 +429,17 @@ def _b_static(B, args, *, name, **params):
 
 def _b_concatenate(B, args, *, dimension):
     return [B.concatenate(args, dimension)]
+
+
+def _b_pieces(B, args, *, name, axis=None, sizes=None, reps=None):
+    """``split``, ``unstack`` (all their pieces), ``stack`` or ``tile``."""
+    if name == 'split':
+        return list(B.split(args[0], sizes, axis))
+    if name == 'unstack':
+        return list(B.unstack(args[0], axis))
+    if name == 'stack':
+        return [B.stack(args, axis)]
+    return [B.tile(args[0], reps)]
 
 
 def _b_iota(B, args, *, dtype, shape, dimension):
@@ -664,7 +676,7 @@ def _b_custom(B, args, *, name):
 
 BUILDERS = dict(
     unary=_b_unary, rounding=_b_rounding, special=_b_special, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
-    static=_b_static, concatenate=_b_concatenate, iota=_b_iota, const=_b_const,
+    static=_b_static, concatenate=_b_concatenate, pieces=_b_pieces, iota=_b_iota, const=_b_const,
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
     bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
@@ -950,6 +962,34 @@ def s_concatenate(g, pool, depth):
     shape = list(a.shape)
     shape[d] = sum(pool[i].shape[d] for i in args)
     return _step('concatenate', args, [Aval(tuple(shape), a.dtype)], dimension=d)
+
+
+def s_pieces(g, pool, depth):
+    """An array cut into pieces (split, unstack: every piece a value) or assembled from
+    copies (stack of values of one type, tile)."""
+    name = g.choice(('split', 'unstack', 'stack', 'tile'))
+    x = g.pick(pool, lambda a: a.shape != () and (name != 'unstack' or 0 < max(a.shape) <= 4))
+    if x is None:
+        return None
+    a = pool[x]
+    if name == 'tile':
+        reps = tuple(int(g.rng.integers(0 if g.coin(0.1) else 1, 3)) for _ in a.shape)
+        return _step('pieces', [x], [Aval(tuple(r * n for r, n in zip(reps, a.shape)), a.dtype)],
+                     name=name, reps=reps)
+    if name == 'stack':
+        args = [x] + [g.pick(pool, lambda b: b == a) for _ in range(int(g.rng.integers(0, 3)))]
+        axis = int(g.rng.integers(len(a.shape) + 1))
+        shape = a.shape[:axis] + (len(args),) + a.shape[axis:]
+        return _step('pieces', args, [Aval(shape, a.dtype)], name=name, axis=axis)
+    axes = [i for i, n in enumerate(a.shape) if name == 'split' or 0 < n <= 4]
+    axis = g.choice(axes)
+    rest = a.shape[:axis] + a.shape[axis + 1:]
+    if name == 'unstack':
+        return _step('pieces', [x], [Aval(rest, a.dtype)] * a.shape[axis], name=name, axis=axis)
+    cuts = sorted(int(c) for c in g.rng.integers(0, a.shape[axis] + 1, int(g.rng.integers(1, 3))))
+    sizes = tuple(int(n) for n in np.diff([0, *cuts, a.shape[axis]]))
+    return _step('pieces', [x], [Aval(a.shape[:axis] + (n,) + a.shape[axis + 1:], a.dtype)
+                                 for n in sizes], name=name, axis=axis, sizes=sizes)
 
 
 def s_pad(g, pool, depth):
@@ -1456,7 +1496,8 @@ SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_arg_chooser, 0.7), (s_dot_general, 1), (s_rev, 0.4), (s_bitcast, 0.3),
             (s_conv, 0.5), (s_reduce_window, 0.7), (s_sort, 0.5), (s_cumulative, 1),
             (s_bitwise, 2), (s_gather_scatter, 1), (s_index, 1), (s_at, 1), (s_random, 0.4),
-            (s_linalg, 1.5), (s_custom, 0.5), (s_rounding, 0.5), (s_special, 0.5)]
+            (s_linalg, 1.5), (s_custom, 0.5), (s_rounding, 0.5), (s_special, 0.5),
+            (s_pieces, 0.6)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 

@@ -23,7 +23,7 @@ SPMD = {'axis_size', 'device_put_p', 'pbroadcast', 'pcast', 'precv', 'psend', 'p
 NOT_YET = {
     # types and enums of the dot, convolution, rounding, randomness and accuracy options
     'AccuracyMode', 'ConvGeneralDilatedDimensionNumbers', 'DotAlgorithm', 'DotAlgorithmPreset',
-    'DotDimensionNumbers', 'Precision', 'PrecisionLike', 'RaggedDotDimensionNumbers',
+    'DotDimensionNumbers', 'PrecisionLike', 'RaggedDotDimensionNumbers',
     'RandomAlgorithm', 'Tolerance',
     # elementwise primitives minijax composes (or lacks): rounding, special functions
     'mulhi', 'mulhi_p', 'reduce_precision', 'reduce_precision_p', 'bessel_i0e', 'bessel_i0e_p',
@@ -31,8 +31,7 @@ NOT_YET = {
     'igamma_p', 'igammac', 'igammac_p', 'igamma_grad_a', 'igamma_grad_a_p',
     'random_gamma_grad', 'eq_to_p', 'le_to_p', 'lt_to_p',
     # structure and shapes
-    'empty', 'index_take', 'split', 'split_p', 'stack', 'stack_p', 'tile',
-    'tile_p', 'unstack', 'unstack_p', 'shape_as_value', 'copy_p',
+    'empty', 'index_take', 'shape_as_value', 'copy_p',
     # reductions, windows, scatters
     'reduce_p', 'reduce_window_p',
     'select_and_gather_add_p', 'select_and_scatter_add_p', 'select_and_scatter_p',
@@ -150,3 +149,40 @@ def test_conveniences_are_jaxs_ops(name):
     ours, theirs = CONVENIENCES[name](minijax.lax), CONVENIENCES[name](jax.lax)
     np.testing.assert_array_equal(ours(X), theirs(X))
     assert minijax.jit(ours).lower(X).as_text() == jax.jit(theirs).lower(X).as_text()
+
+
+M = np.arange(12.).reshape(3, 4)
+PRECISIONS = [None, 'highest', 'float32', 'high', 'bfloat16_3x', 'tensorfloat32', 'default',
+              'bfloat16', 'fastest', ('highest', 'default'), 'HIGHEST', ('high',), 'fast']
+
+
+@pytest.mark.parametrize('precision', PRECISIONS, ids=str)
+def test_precision_reads_as_jax_reads_it(precision):
+    """Each name (and level) of lax.Precision means what JAX's does: the same jaxpr and
+    module for a product asked for it (levels too), or JAX's ValueError."""
+    def product(lax, precision):
+        return lambda x: lax.dot(x, x.T, precision=precision)
+
+    try:
+        theirs = jax.make_jaxpr(product(jax.lax, precision))(M)
+    except ValueError:
+        with pytest.raises(ValueError, match='precision'):
+            minijax.make_jaxpr(product(minijax.lax, precision))(M)
+        return
+    assert str(minijax.make_jaxpr(product(minijax.lax, precision))(M)) == str(theirs)
+    if precision is not None and not isinstance(precision, tuple):
+        level = minijax.lax.Precision(precision)
+        assert (repr(level), str(level)) == (repr(jax.lax.Precision(precision)),
+                                             str(jax.lax.Precision(precision)))
+        assert minijax.jit(product(minijax.lax, level)).lower(M).as_text() == \
+            jax.jit(product(jax.lax, jax.lax.Precision(precision))).lower(M).as_text()
+
+
+@pytest.mark.parametrize('n', [1, 16, 17, 40])
+def test_wide_concatenations_lower_as_jax_lowers_them(n):
+    """One operand is no op; more than 16 make a tree of concatenations, as in JAX (the
+    case table's rows stay narrow: their tests try each subset of operands)."""
+    pieces = [np.full((1, 2), k, np.float32) for k in range(n)]
+    ours = minijax.jit(lambda *xs: minijax.lax.concatenate(xs, 0)).lower(*pieces)
+    theirs = jax.jit(lambda *xs: jax.lax.concatenate(xs, 0)).lower(*pieces)
+    assert ours.as_text() == theirs.as_text()
