@@ -154,7 +154,7 @@ def _unsupported(op: ir.Operation) -> str | None:
         return f"{name} @{target}: {_UNSUPPORTED_OPS[name]}"
     if name.split('.')[0] not in _DIALECTS or name in _UNSUPPORTED_OPS:
         return f"{name}: {_UNSUPPORTED_OPS.get(name, 'it runs only StableHLO and func ops')}"
-    if name == 'stablehlo.constant' and _is_dense_resource(op.attributes['value']):
+    if name == 'stablehlo.constant' and _is_dense_resource(op):
         return f'{name} of a dense_resource value: it misreads resource blobs'
     if name == 'stablehlo.dot_general' and _contracts_zero_elements(op):
         return f'{name} contracting a zero-size dimension'
@@ -163,8 +163,12 @@ def _unsupported(op: ir.Operation) -> str | None:
     return None
 
 
-def _is_dense_resource(attr: ir.Attribute) -> bool:
-    try:  # (the bindings do not downcast it: isinstance says no)
+def _is_dense_resource(constant: ir.Operation) -> bool:
+    try:  # (the bindings cannot read a complex dense value back: a dense one, no resource)
+        attr = constant.attributes['value']
+    except TypeError:
+        return False
+    try:  # (the bindings do not downcast a resource: isinstance says no)
         ir.DenseResourceElementsAttr(attr)
     except ValueError:
         return False

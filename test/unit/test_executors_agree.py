@@ -277,6 +277,19 @@ def test_interpreter_refuses_zero_size_contraction_of_dot_general():
         run_module(module, [a, b])
 
 
+def test_interpreter_runs_a_module_with_a_complex_constant():
+    """The bindings cannot read a complex constant's value back; the check for resource
+    blobs must not fail on it (before: RuntimeError from the walk; fuzz seed 168314)."""
+    def fn(x):
+        return lax.convert_element_type(lax.ne(lax.complex(x, x), np.complex128(1e30)), f64)
+
+    x = np.float64(2.)
+    module = minijax.jit(fn).lower(x).compiler_ir()
+    assert [np.asarray(v) for v in run_module(module, [np.asarray(x)])] == [
+        np.asarray(jax.jit(lambda x: jlax.convert_element_type(
+            jlax.ne(jlax.complex(x, x), np.complex128(1e30)), jnp.float64))(x))]
+
+
 def _main(body, result_type='tensor<f32>', extra=''):
     return (f'func.func @main(%a: tensor<f32>) -> {result_type} {{\n{body}\n'
             f'return %0 : {result_type} }}{extra}')
