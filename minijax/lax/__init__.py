@@ -1,20 +1,21 @@
 """minijax.lax: the primitive operations, each defined once with all of its rules.
 
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
-conversion; ``structural`` broadcast_in_dim, transpose, reshape, concatenate, pad, iota and
-rev; ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the
-reductions and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general``
-dot_general; ``convolution`` conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
-digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite and nextafter; ``pieces`` split, unstack,
-stack and tile; ``precision`` the Precision of contractions;
-``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse) trigonometric
-and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
+conversion; ``structural`` broadcast_in_dim, transpose, reshape, squeeze, concatenate, pad,
+iota and rev; ``pieces`` split, unstack, stack and tile; ``slicing`` slice, dynamic_slice and
+dynamic_update_slice; ``reductions`` the reductions (reduce_sum, reduce_prod, ...) and
+argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general`` dot_general;
+``convolution`` conv_general_dilated; ``precision`` their Precision; ``special`` erf, erfc,
+erf_inv, lgamma, digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite and
+nextafter; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse)
+trigonometric and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
 bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
 ``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum,
 cumprod, cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather and the
 scatters (scatter, scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients``
 stop_gradient; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete
-Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions. Eager
+Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions; and
+``shapes`` JAX's shape arithmetic. Eager
 evaluation checks types with each primitive's abstract-eval rule before running its
 implementation (see ``core.EvalTrace``), so eager errors name shapes and dtypes as traced
 ones do.

@@ -72,7 +72,7 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     return prim
 
 
-def _unary_function(prim, doc, accuracy=False):
+def unary_function(prim, doc, accuracy=False):
     """The lax function binding ``prim``; with ``accuracy``, JAX's ``accuracy=None`` option
     of a transcendental function."""
     if accuracy:
@@ -218,23 +218,23 @@ def _sign_op(x):
 sign_p = unary_primitive('sign', _sign, _sign_op, None, accepts=NUMBER,
                          eager_on_xla=dtypes.complex_operand)
 
-sin = _unary_function(sin_p, 'Elementwise sine.', accuracy=True)
-cos = _unary_function(cos_p, 'Elementwise cosine.', accuracy=True)
-exp = _unary_function(exp_p, 'Elementwise e**x.', accuracy=True)
-log = _unary_function(log_p, 'Elementwise natural logarithm.', accuracy=True)
-log1p = _unary_function(log1p_p, 'Elementwise log(1 + x), accurate for small x.', accuracy=True)
-tanh = _unary_function(tanh_p, 'Elementwise hyperbolic tangent.', accuracy=True)
-logistic = _unary_function(logistic_p, 'Elementwise 1 / (1 + exp(-x)).', accuracy=True)
-sqrt = _unary_function(sqrt_p, 'Elementwise square root.', accuracy=True)
-rsqrt = _unary_function(rsqrt_p, 'Elementwise 1 / sqrt(x).', accuracy=True)
-abs = _unary_function(abs_p, 'Elementwise absolute value.')  # noqa: A001 (lax.abs, as in JAX)
-sign = _unary_function(sign_p, 'Elementwise sign: -1, 0 or 1.')
+sin = unary_function(sin_p, 'Elementwise sine.', accuracy=True)
+cos = unary_function(cos_p, 'Elementwise cosine.', accuracy=True)
+exp = unary_function(exp_p, 'Elementwise e**x.', accuracy=True)
+log = unary_function(log_p, 'Elementwise natural logarithm.', accuracy=True)
+log1p = unary_function(log1p_p, 'Elementwise log(1 + x), accurate for small x.', accuracy=True)
+tanh = unary_function(tanh_p, 'Elementwise hyperbolic tangent.', accuracy=True)
+logistic = unary_function(logistic_p, 'Elementwise 1 / (1 + exp(-x)).', accuracy=True)
+sqrt = unary_function(sqrt_p, 'Elementwise square root.', accuracy=True)
+rsqrt = unary_function(rsqrt_p, 'Elementwise 1 / sqrt(x).', accuracy=True)
+abs = unary_function(abs_p, 'Elementwise absolute value.')  # noqa: A001 (lax.abs, as in JAX)
+sign = unary_function(sign_p, 'Elementwise sign: -1, 0 or 1.')
 
 # neg is linear: its JVP is itself and it has a transpose.
 neg_p = unary_primitive('neg', np.negative, hlo.NegOp, accepts=NUMBER)
 ad.defjvp_linear(neg_p)
 neg_p.def_transpose(lambda ct, x: [neg(ct)])
-neg = _unary_function(neg_p, 'Elementwise negation.')
+neg = unary_function(neg_p, 'Elementwise negation.')
 
 # ----------------------------------------------------------------------------- binary
 

@@ -27,7 +27,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
     FLOATING, abs, add, binary_primitive, div, exp, full_like, less, mul, neg,
-    promote_weak_scalars, select_n, sub, unary_primitive)
+    promote_weak_scalars, select_n, sub, unary_function, unary_primitive)
 from minijax.lax.transcendental import square
 from minijax.lowering import register_lowering
 
@@ -120,21 +120,6 @@ def erf(x):
 def erfc(x):
     """Elementwise complementary error function ``1 - erf(x)``, accurate where erf is near 1."""
     return erfc_p.bind(x)
-
-
-def erf_inv(x):
-    """Elementwise inverse of ``erf``: ``-inf`` at -1, ``inf`` at 1, NaN beyond."""
-    return erf_inv_p.bind(x)
-
-
-def lgamma(x):
-    """Elementwise logarithm of the absolute value of the gamma function."""
-    return lgamma_p.bind(x)
-
-
-def digamma(x):
-    """Elementwise digamma function: the derivative of ``lgamma``."""
-    return digamma_p.bind(x)
 
 
 def polygamma(m, x):
@@ -250,5 +235,11 @@ polygamma_p = binary_primitive('polygamma', _in_float64(_polygamma),
                                eager_on_xla=True)
 ad.defjvp(polygamma_p, _no_derivative_in_m,
           lambda t, m, x: mul(t, polygamma(add(m, full_like(m, 1)), x)))
+erf_inv = unary_function(erf_inv_p, 'Elementwise inverse of ``erf``: ``-inf`` at -1, '
+                                    '``inf`` at 1, NaN beyond.')
+lgamma = unary_function(lgamma_p, 'Elementwise logarithm of the absolute value of the gamma '
+                                  'function.')
+digamma = unary_function(digamma_p, 'Elementwise digamma function: the derivative of '
+                                    '``lgamma``.')
 zeta_p = binary_primitive('zeta', _in_float64(_zeta), _chlo_binary(chlo.ZetaOp),
                           accepts=FLOATING, eager_on_xla=True)  # (not differentiable, as in JAX)

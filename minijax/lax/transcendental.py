@@ -17,8 +17,7 @@ from minijax import dtypes
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
     FLOATING, NUMBER, add, binary_primitive, div, full_like, integer_pow, log, mul, neg,
-    promote_weak_scalars, rsqrt, sub, unary_primitive)
-from minijax.lax.static import default_options_only
+    promote_weak_scalars, rsqrt, sub, unary_function, unary_primitive)
 from minijax.lowering import constant, register_lowering
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 
@@ -46,22 +45,15 @@ def _atan2_slope(numerator):
 ad.defjvp(atan2_p, _atan2_slope(lambda x, y: y), _atan2_slope(lambda x, y: neg(x)))
 
 
-def tan(x, *, accuracy=None):
-    """Elementwise tangent."""
-    default_options_only('tan', accuracy=accuracy)
-    return tan_p.bind(x)
+tan = unary_function(tan_p, 'Elementwise tangent.', accuracy=True)
 
 
-def expm1(x, *, accuracy=None):
-    """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
-    default_options_only('expm1', accuracy=accuracy)
-    return expm1_p.bind(x)
+expm1 = unary_function(expm1_p, 'Elementwise ``exp(x) - 1``, accurate for small ``x``.',
+                       accuracy=True)
 
 
-def cbrt(x, *, accuracy=None):
-    """Elementwise cube root (negative for negative ``x``)."""
-    default_options_only('cbrt', accuracy=accuracy)
-    return cbrt_p.bind(x)
+cbrt = unary_function(cbrt_p, 'Elementwise cube root (negative for negative ``x``).',
+                      accuracy=True)
 
 
 def atan2(x, y):
@@ -133,26 +125,15 @@ exp2_p = unary_primitive('exp2', np.exp2, None,
 register_lowering(exp2_p, _exp2_lowering)
 
 
-def _unary(prim, doc):
-    def fn(x):
-        return prim.bind(x)
-    fn.__name__ = fn.__qualname__ = prim.name
-    fn.__doc__ = doc
-    return fn
+sinh = unary_function(sinh_p, 'Elementwise hyperbolic sine.')
+cosh = unary_function(cosh_p, 'Elementwise hyperbolic cosine.')
+asin = unary_function(asin_p, 'Elementwise arcsine.')
+acos = unary_function(acos_p, 'Elementwise arccosine.')
+atan = unary_function(atan_p, 'Elementwise arctangent.')
+asinh = unary_function(asinh_p, 'Elementwise inverse hyperbolic sine.')
+acosh = unary_function(acosh_p, 'Elementwise inverse hyperbolic cosine (NaN below 1).')
+atanh = unary_function(atanh_p, 'Elementwise inverse hyperbolic tangent.')
+square = unary_function(square_p, 'Elementwise ``x * x``.')
 
 
-sinh = _unary(sinh_p, 'Elementwise hyperbolic sine.')
-cosh = _unary(cosh_p, 'Elementwise hyperbolic cosine.')
-asin = _unary(asin_p, 'Elementwise arcsine.')
-acos = _unary(acos_p, 'Elementwise arccosine.')
-atan = _unary(atan_p, 'Elementwise arctangent.')
-asinh = _unary(asinh_p, 'Elementwise inverse hyperbolic sine.')
-acosh = _unary(acosh_p, 'Elementwise inverse hyperbolic cosine (NaN below 1).')
-atanh = _unary(atanh_p, 'Elementwise inverse hyperbolic tangent.')
-square = _unary(square_p, 'Elementwise ``x * x``.')
-
-
-def exp2(x, *, accuracy=None):
-    """Elementwise ``2 ** x``."""
-    default_options_only('exp2', accuracy=accuracy)
-    return exp2_p.bind(x)
+exp2 = unary_function(exp2_p, 'Elementwise ``2 ** x``.', accuracy=True)

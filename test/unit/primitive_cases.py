@@ -319,7 +319,8 @@ PRIMITIVE_CASES = [
     _unary('square', NUMBERS + (C128,)), _unary('exp2'),
     _unary('lgamma'), _unary('digamma'), _unary('erf_inv', domain='unit'),
     *[Case('polygamma', f'm{m}', lambda x, m=m: mlax.polygamma(mlax.full_like(x, m), x),
-           lambda x, m=m: jax.lax.polygamma(jax.lax.full_like(x, m), x), _args((3, 4), domain='pos'))
+           lambda x, m=m: jax.lax.polygamma(jax.lax.full_like(x, m), x),
+           _args((3, 4), domain='pos'))
       for m in (0, 1, 3)],
     *_binary('zeta', jax.lax.zeta, FLOATS, domains=('above_one', 'above_one')),
     *_binary('nextafter', jax.lax.nextafter, FLOATS, domains=('any', 'ties')),

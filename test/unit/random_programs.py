@@ -675,7 +675,8 @@ def _b_custom(B, args, *, name):
 
 
 BUILDERS = dict(
-    unary=_b_unary, rounding=_b_rounding, special=_b_special, binary=_b_binary, select_n=_b_select_n, convert=_b_convert,
+    unary=_b_unary, rounding=_b_rounding, special=_b_special, binary=_b_binary,
+    select_n=_b_select_n, convert=_b_convert,
     static=_b_static, concatenate=_b_concatenate, pieces=_b_pieces, iota=_b_iota, const=_b_const,
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
