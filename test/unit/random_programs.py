@@ -72,10 +72,13 @@ KNOWN_BUGS = {
                                   'XLA on the CPU can trap (SIGFPE) dividing by zero inside a '
                                   'loop: jax.jit crashes the process (minijax chooses the '
                                   'undefined quotients; fuzz seed 104172)',
-    'xla_grad_of_a_whole_set': "XLA aborts (a failed check: 'Invalid binary instruction "
-                               "opcode map') compiling jax.jit(jax.grad(...)) of "
-                               'jnp.flip(x, 0).at[()].set(c), a set of the whole array: '
-                               "JAX's program (fuzz seed 108925)",
+    'xla_grad_of_a_whole_update': "XLA aborts (a failed check: 'Invalid binary instruction "
+                                  "opcode map') compiling jax.jit(jax.grad(...)) of an "
+                                  'update of the whole array beside a reverse '
+                                  '(jnp.flip(x, 0).at[()].set(c), rev(x.at[()].mul(u))): its '
+                                  'simplifier makes the whole scatter a map, then pushes the '
+                                  "reverse through it. JAX's program (fuzz seeds 108925, "
+                                  '163468)',
     'xla_abs_of_complex_iota': "XLA's algebraic simplifier aborts the process (a failed "
                                'RET_CHECK: abs(iota) folded to iota, c128 for f64) compiling '
                                'abs of a complex iota, under jax.jit as under minijax.jit '
@@ -1422,7 +1425,7 @@ def s_at(g, pool, depth):
                  or (method == 'get' and mode is None and pool[x].dtype in INEXACT))
     spec, traced = _index_spec(g, pool, pool[x].shape, in_bounds)
     whole = all(e is Ellipsis or (isinstance(e, slice) and e == slice(None)) for e in spec)
-    if method == 'set' and whole and not g.hit('xla_grad_of_a_whole_set'):
+    if method in ('set', 'mul') and whole and not g.hit('xla_grad_of_a_whole_update'):
         method = 'max' if pool[x].dtype == 'bool' else 'add'  # (JAX adds no booleans)
     if method == 'get':
         return _outs_from_jax('at', pool, [x] + traced, spec=spec, method=method, mode=mode)
