@@ -158,6 +158,9 @@ def _unsupported(op: ir.Operation) -> str | None:
         return f'{name} of a dense_resource value: it misreads resource blobs'
     if name == 'stablehlo.dot_general' and _contracts_zero_elements(op):
         return f'{name} contracting a zero-size dimension'
+    if name == 'stablehlo.dot_general' and _narrows_its_sum(op):
+        return (f'{name} to a narrower or other result type than its operands\' (it converts '
+                'the operands to it first; XLA converts the sum)')
     if name == 'stablehlo.fft':
         return _irfft_problem(op)
     return None
@@ -188,6 +191,23 @@ def _irfft_problem(fft: ir.Operation) -> str | None:
     if n % 2 == 1:
         return f'{fft.name} IRFFT to an odd number of points: the interpreter computes it wrongly'
     return None
+
+
+def _narrows_its_sum(dot_general: ir.Operation) -> bool:
+    """Whether the result's element type is no widening of the operands' (float64 to float32,
+    float32 to int32: a ``preferred_element_type``)."""
+    result = ir.RankedTensorType(dot_general.result.type).element_type
+    return any(not _widens(ir.RankedTensorType(x.type).element_type, result)
+               for x in dot_general.operands)
+
+
+def _widens(element: ir.Type, result: ir.Type) -> bool:
+    if element == result:
+        return True
+    if isinstance(element, ir.FloatType) and isinstance(result, ir.FloatType):
+        return result.width > element.width
+    return (isinstance(element, ir.IntegerType) and isinstance(result, ir.IntegerType)
+            and element.is_signed == result.is_signed and result.width > element.width)
 
 
 def _contracts_zero_elements(dot_general: ir.Operation) -> bool:

@@ -162,13 +162,15 @@ CASES = {
         lambda x, y: jlax.dot_general(x, y, (((1,), (1,)), ((), ()))),
         [np.arange(6).reshape(2, 3).astype(a), np.arange(1, 7).reshape(2, 3).astype(b)])
        for a, b in [(f64, f32), (i32, f64), (np.int8, i32), (np.bool_, f64)]},
+    # (the interpreter converts the operands to a narrower result type first: not run there)
     **{f'dot_general_to_preferred_{t.__name__}_from_{x.dtype}': (
         lambda x, t=t: lax.dot_general(x, x, (((1,), (1,)), ((), ())), preferred_element_type=t),
         lambda x, t=t: jlax.dot_general(x, x, (((1,), (1,)), ((), ())), preferred_element_type=t),
-        [x]) for x, t in [(np.linspace(-2, 3, 12).reshape(3, 4).astype(f32), f64),
-                          (np.linspace(-2, 3, 12).reshape(3, 4) / 7, f32),
-                          (np.arange(-6, 6).reshape(3, 4).astype(np.int8), i32),
-                          (np.linspace(-9, 9, 12).reshape(3, 4).astype(f32), i32)]},
+        [x], widens) for x, t, widens in [
+            (np.linspace(-2, 3, 12).reshape(3, 4).astype(f32), f64, True),
+            (np.linspace(-2, 3, 12).reshape(3, 4) / 7, f32, False),
+            (np.arange(-6, 6).reshape(3, 4).astype(np.int8), i32, True),
+            (np.linspace(-9, 9, 12).reshape(3, 4).astype(f32), i32, False)]},
     # JAX's optional parameters: slice_in_dim's None and negative bounds, reshape's
     # dimensions, full_like's dtype and shape
     **{name: (lambda x, f=f: f(lax, x), lambda x, f=f: f(jlax, x), [np.arange(12.).reshape(3, 4)])
@@ -275,6 +277,18 @@ def test_interpreter_refuses_zero_size_contraction_of_dot_general():
         a, b).compiler_ir()
     with pytest.raises(InterpreterError, match='dot_general contracting a zero-size'):
         run_module(module, [a, b])
+
+
+@pytest.mark.parametrize('dtype', [f32, i32])
+def test_interpreter_refuses_a_dot_general_that_narrows_its_sum(dtype):
+    """It converts the operands to the result type before multiplying (float64 products
+    rounded to float32 one by one, float32 operands truncated to int32), XLA the sum: a
+    clean refusal, not another answer."""
+    x = np.linspace(-9, 9, 12).reshape(3, 4)
+    module = minijax.jit(lambda x: lax.dot(x, x.T, preferred_element_type=dtype)).lower(
+        x).compiler_ir()
+    with pytest.raises(InterpreterError, match='dot_general to a narrower or other result'):
+        run_module(module, [x])
 
 
 def test_interpreter_runs_a_module_with_a_complex_constant():
