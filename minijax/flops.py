@@ -164,16 +164,17 @@ def _free(eqn, known):
 
 
 def _as_xla_expands_it(eqn, known):
-    """A CHLO op (``chlo.sinh``, ``chlo.lgamma``...) is expanded by XLA into elementwise ops:
-    what XLA's cost analysis counts for one op of these operand types, asked once."""
-    return _xla_count(eqn.primitive, tuple((x.aval.shape, x.aval.dtype) for x in eqn.inputs))
+    """A CHLO op (``chlo.sinh``, ``chlo.top_k``...) is expanded by XLA into other ops: what
+    XLA's cost analysis counts for one op of these operand types and parameters, asked once."""
+    return _xla_count(eqn.primitive, tuple((x.aval.shape, x.aval.dtype) for x in eqn.inputs),
+                      tuple(sorted(eqn.params.items())))
 
 
 @functools.cache
-def _xla_count(primitive, operand_types) -> int:
+def _xla_count(primitive, operand_types, params) -> int:
     from minijax.jit import jit  # (jit's module imports this one)
     operands = [core.ShapeDtypeStruct(shape, dtype) for shape, dtype in operand_types]
-    lowered = jit(lambda *xs: primitive.bind(*xs)).lower(*operands)
+    lowered = jit(lambda *xs: primitive.bind(*xs, **dict(params))).lower(*operands)
     return int(lowered.compile().cost_analysis().get('flops', 0))
 
 
@@ -310,16 +311,17 @@ _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.l
                    lax.cbrt_p, lax.atan2_p, lax.erf_p]
 _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.transpose_p,
                   lax.concatenate_p, lax.slice_p, lax.dynamic_slice_p,
-                  lax.dynamic_update_slice_p, lax.pad_p, lax.iota_p,
+                  lax.dynamic_update_slice_p, lax.pad_p, lax.iota_p, lax.empty_p,
                   lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p, lax.split_p,
-                  lax.unstack_p, lax.stack_p, lax.tile_p]
+                  lax.unstack_p, lax.stack_p, lax.tile_p, lax.optimization_barrier_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_min_p,
                lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 
 #: Primitives lowered to CHLO ops, which XLA expands.
 _EXPANDED_BY_XLA = [lax.sinh_p, lax.cosh_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.asinh_p,
                     lax.acosh_p, lax.atanh_p, lax.square_p, lax.exp2_p, lax.erf_inv_p,
-                    lax.lgamma_p, lax.digamma_p, lax.polygamma_p, lax.zeta_p, lax.nextafter_p]
+                    lax.lgamma_p, lax.digamma_p, lax.polygamma_p, lax.zeta_p, lax.nextafter_p,
+                    lax.top_k_p, lax.mulhi_p]
 
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
                       (_EXPANDED_BY_XLA, _as_xla_expands_it),

@@ -311,6 +311,8 @@ RULE_CHECKS = {
 NOT_NEEDED = {
     (lax.iota_p, 'jvp'): 'it has no operands to differentiate',
     (lax.iota_p, 'vmap'): 'it has no operands to batch',
+    (lax.empty_p, 'jvp'): 'it has no operands to differentiate',
+    (lax.empty_p, 'vmap'): 'it has no operands to batch',
     (lax.axis_index_p, 'vmap'): 'it has no operands to batch; vmap(axis_name=...) maps its '
                                 'own axis',
     **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp')],

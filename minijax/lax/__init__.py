@@ -5,15 +5,16 @@ conversion; ``structural`` broadcast_in_dim, transpose, reshape, squeeze, concat
 iota and rev; ``pieces`` split, unstack, stack and tile; ``slicing`` slice, dynamic_slice and
 dynamic_update_slice; ``reductions`` the reductions (reduce_sum, reduce_prod, ...) and
 argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general`` dot_general;
-``convolution`` conv_general_dilated; ``precision`` their Precision; ``special`` erf, erfc,
+``convolution`` conv_general_dilated; ``precision`` their Precision and dot algorithms; ``special`` erf, erfc,
 erf_inv, lgamma, digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite and
 nextafter; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse)
 trigonometric and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
-bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, rem);
+bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, mulhi,
+rem);
 ``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum,
 cumprod, cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather and the
 scatters (scatter, scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients``
-stop_gradient; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete
+stop_gradient; ``barrier`` optimization_barrier; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete
 Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions; and
 ``shapes`` JAX's shape arithmetic. Eager
 evaluation checks types with each primitive's abstract-eval rule before running its
@@ -33,7 +34,7 @@ from minijax.lax.elementwise import (
     rsqrt_p, select, select_n, select_n_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh,
     tanh_p)
 from minijax.lax.structural import (
-    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p,
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p, empty, empty_p,
     expand_dims, full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze,
     squeeze_p, transpose, transpose_p)
 from minijax.lax.slicing import (
@@ -44,15 +45,16 @@ from minijax.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, reduce, reduce_and, reduce_and_p, reduce_max,
     reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod, reduce_prod_p,
     reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p)
-from minijax.lax.dot_general import batch_matmul, dot, dot_general, dot_general_p
-from minijax.lax.precision import Precision
+from minijax.lax.dot_general import (
+    DotDimensionNumbers, batch_matmul, dot, dot_general, dot_general_p)
+from minijax.lax.precision import DotAlgorithm, DotAlgorithmPreset, Precision, PrecisionLike
 from minijax.lax.pieces import (
     split, split_p, stack, stack_p, tile, tile_p, unstack, unstack_p)
 from minijax.lax.windowed import (
     reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)
 from minijax.lax.convolution import (
-    ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
-    conv_general_dilated_p, conv_with_general_padding)
+    ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, conv, conv_dimension_numbers,
+    conv_general_dilated, conv_general_dilated_p, conv_with_general_padding)
 from minijax.lax.special import (
     digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc, erfc_p, lgamma, lgamma_p, polygamma,
     polygamma_p, zeta, zeta_p)
@@ -71,12 +73,12 @@ from minijax.lax.bitcast import bitcast_convert_type, bitcast_convert_type_p
 from minijax.lax.clamp import clamp, clamp_p
 from minijax.lax.bitwise import (
     and_p, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clz, clz_p, not_p, or_p,
-    population_count, population_count_p, rem, rem_p, shift_left, shift_left_p,
+    mulhi, mulhi_p, population_count, population_count_p, rem, rem_p, shift_left, shift_left_p,
     shift_right_arithmetic, shift_right_arithmetic_p, shift_right_logical,
     shift_right_logical_p, xor_p)
-from minijax.lax.sorting import sort, sort_key_val, sort_p, top_k
+from minijax.lax.sorting import sort, sort_key_val, sort_p, top_k, top_k_p
 from minijax.lax.gather import (
-    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p, scatter,
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p, index_take, scatter,
     scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
     scatter_mul, scatter_mul_p, scatter_p)
 from minijax.lax.complex_numbers import (
@@ -86,6 +88,7 @@ from minijax.lax.cumulative import (
     cumprod_p, cumsum, cumsum_p)
 from minijax.lax.fft import FftType, fft, fft_p
 from minijax.lax.gradients import stop_gradient
+from minijax.lax.barrier import optimization_barrier, optimization_barrier_p
 # Collectives over a named axis (pmap, vmap(axis_name=...)): see minijax/lax/parallel.py.
 from minijax.lax.parallel import (  # noqa: E402
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, pmax, pmax_p,

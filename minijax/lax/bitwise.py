@@ -1,5 +1,5 @@
 """Bitwise and integer primitives: ``and``, ``or``, ``xor``, ``not``, the three shifts,
-``population_count``, ``clz`` and ``rem``, each with every rule.
+``population_count``, ``clz``, ``mulhi`` and ``rem``, each with every rule.
 
 They work on the bits of integers (``and``/``or``/``xor``/``not`` on booleans too), so they
 have no derivative: their tangent is zero, as in JAX. ``rem``, the C remainder (the sign of
@@ -16,12 +16,16 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.core import ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
-    ANY, _binary_abstract_eval, _binary_function, _hlo_binary, binary_primitive, div, mul, neg,
-    safe_integer_divisor, sub, unary_primitive)
+    ANY, _binary_abstract_eval, _binary_function, _hlo_binary, abs, add, binary_primitive,
+    convert_element_type, div, mul, neg, promote_weak_scalars, safe_integer_divisor, sign, sub,
+    unary_primitive)
+from minijax.lax.bitcast import bitcast_convert_type
+from minijax.lax.rounding import floor
+from minijax.lowering import lower_fun
 
 # ----------------------------------------------------------------------------- type checks
 
@@ -34,8 +38,10 @@ def _check_kind(name, aval, allow_bool):
 
 
 def _integer_binary_primitive(name, impl, hlo_op, allow_bool):
-    """A binary primitive on integers (and booleans if ``allow_bool``) with a zero tangent."""
-    prim = binary_primitive(name, impl, _hlo_binary(hlo_op))
+    """A binary primitive on integers (and booleans if ``allow_bool``) with a zero tangent,
+    lowered to ``hlo_op`` (a class of op, or a lowering function)."""
+    lowering = _hlo_binary(hlo_op) if isinstance(hlo_op, type) else hlo_op
+    prim = binary_primitive(name, impl, lowering)
     same_types = _binary_abstract_eval(name)
 
     def abstract_eval(x, y):
@@ -179,6 +185,64 @@ population_count = _function(population_count_p, 'population_count', 1,
                              'Elementwise number of set bits.')
 clz = _function(clz_p, 'clz', 1, 'Elementwise number of leading zero bits.')
 
+# ----------------------------------------------------------------------------- mulhi
+
+
+def _multiply_high(x, y):
+    """The upper half of each 2N-bit product, from Python's unbounded integers (whose ``>>``
+    floors, as the upper word of a two's-complement product does)."""
+    x, y = np.asarray(x), np.asarray(y)
+    bits = 8 * x.dtype.itemsize
+    wide = x.astype(object) * y.astype(object)
+    return np.asarray(wide >> bits, dtype=object).astype(x.dtype).reshape(np.shape(wide))
+
+
+def _multiply_high_by_halves(x, y):
+    """The upper word of a 64-bit product from the four products of 32-bit halves (none of
+    the sums below can carry out of 64 bits). For signed operands, the unsigned upper word
+    counts a negative x as x + 2**64, so it is y too large; a negative y likewise."""
+    dtype = core.get_aval(x).dtype
+    u, v = (bitcast_convert_type(a, np.uint64) for a in (x, y))
+    half, low_mask = np.uint64(32), np.uint64(0xFFFFFFFF)
+    u_low, u_high = bitwise_and(u, low_mask), shift_right_logical(u, half)
+    v_low, v_high = bitwise_and(v, low_mask), shift_right_logical(v, half)
+    low_by_high = mul(u_low, v_high)
+    high_by_low = mul(u_high, v_low)
+    middle = add(add(shift_right_logical(mul(u_low, v_low), half),
+                     bitwise_and(high_by_low, low_mask)), low_by_high)
+    high = add(add(mul(u_high, v_high), shift_right_logical(high_by_low, half)),
+               shift_right_logical(middle, half))
+    if dtypes.kind(dtype) == 'u':
+        return high
+    x_negative, y_negative = (bitcast_convert_type(shift_right_arithmetic(a, np.int64(63)),
+                                                   np.uint64) for a in (x, y))
+    high = sub(sub(high, bitwise_and(x_negative, v)), bitwise_and(y_negative, u))
+    return bitcast_convert_type(high, dtype)
+
+
+def _multiply_high_expanded(x, y):
+    """mulhi from ops XLA compiles anywhere, as JAX lowers it for jaxlibs without
+    ``chlo.mulhi``: XLA in jaxlib 0.10.2 has the op but fails to compile it inside most
+    fusions (JAX's own jit then fails). Narrower than 64 bits: one product in twice the
+    width, shifted down; 64 bits: by halves."""
+    dtype = np.dtype(core.get_aval(x).dtype)
+    if dtype.itemsize == 8:
+        return _multiply_high_by_halves(x, y)
+    wide = np.dtype(f'{dtype.kind}{2 * dtype.itemsize}')
+    product = mul(convert_element_type(x, wide), convert_element_type(y, wide))
+    shift = shift_right_arithmetic if dtype.kind == 'i' else shift_right_logical
+    return convert_element_type(shift(product, np.array(8 * dtype.itemsize, wide)), dtype)
+
+
+mulhi_p = _integer_binary_primitive('mulhi', _multiply_high, lower_fun(_multiply_high_expanded),
+                                    allow_bool=False)
+
+
+def mulhi(x, y, /):
+    """Elementwise upper N bits of the 2N-bit product of N-bit integers."""
+    return mulhi_p.bind(*promote_weak_scalars('mulhi', x, y))
+
+
 # ----------------------------------------------------------------------------- rem
 
 
@@ -210,9 +274,10 @@ rem = _function(rem_p, 'rem', 2,
 
 
 def _rem_jvp_divisor(t, x, y):
-    """d rem(x, y) / dy = -trunc(x / y), the quotient rounded towards zero; minijax has no
-    rounding primitive, so it is taken as (x - rem(x, y)) / y, an integer up to rounding."""
-    return neg(mul(t, div(sub(x, rem(x, y)), y)))
+    """d rem(x, y) / dy = -trunc(x / y), the quotient rounded towards zero, written as JAX
+    writes it: sign(x / y) * floor(|x / y|), which is infinite (not NaN) for an infinite x."""
+    quotient = div(x, y)
+    return mul(neg(t), mul(sign(quotient), floor(abs(quotient))))
 
 
 ad.defjvp(rem_p, lambda t, x, y: t, _rem_jvp_divisor)

@@ -20,7 +20,7 @@ convolves ``lhs`` with the output cotangent as the kernel, the batch axis now co
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -50,6 +50,10 @@ class ConvDimensionNumbers(NamedTuple):
     rhs_spec: tuple
     out_spec: tuple
 
+
+#: What ``dimension_numbers`` may be: layout names (``('NHWC', 'HWIO', 'NHWC')``), the axis
+#: numbers themselves, or None (``NCHW``, ``OIHW``, ``NCHW``).
+ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], ConvDimensionNumbers, None]
 
 conv_general_dilated_p = Primitive('conv_general_dilated', eager_on_xla=True)
 

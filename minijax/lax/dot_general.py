@@ -4,15 +4,17 @@
 result's axes are the batch axes (in the order given), then the free axes of ``lhs``, then
 the free axes of ``rhs`` (each in increasing order), as in XLA and StableHLO.
 
-Its parameters are JAX's: ``precision`` (None or a pair of ``lax.Precision``) is written on
-the StableHLO op; ``preferred_element_type`` (None or a dtype) is the result's dtype. The
-operands may have two dtypes: the result takes the more precise one, in XLA's order (see
-``_result_dtype``), and the lowering converts both to it, as JAX lowers for the CPU.
+Its parameters are JAX's: ``precision`` (None, a pair of ``lax.Precision``, or a dot
+algorithm: see ``minijax.lax.precision``) is written on the StableHLO op;
+``preferred_element_type`` (None or a dtype) is the result's dtype. The operands may have two
+dtypes: the result takes the more precise one, in XLA's order (see ``_result_dtype``), and
+the lowering converts both to it, as JAX lowers for the CPU.
 """
 from __future__ import annotations
 
 import operator
 import string
+from collections.abc import Sequence
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -23,13 +25,17 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import convert_element_type
-from minijax.lax.precision import canonicalize_precision
+from minijax.lax.precision import ON_CPU, algorithm_types, canonicalize_precision
 from minijax.lax.static import default_options_only
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
-from minijax.lowering.ops import precision_config
+from minijax.lowering.ops import dot_algorithm, precision_config
 
 dot_general_p = Primitive('dot_general', eager_on_xla=True)
+
+#: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``, each a sequence of axes.
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
@@ -145,9 +151,17 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
 
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     """Operands of two dtypes are converted to the result's first (as the lowering does);
-    one dtype is contracted in the wider of it and the result's, then rounded."""
+    one dtype is contracted in the wider of it and the result's, then rounded. A dot
+    algorithm converts the operands to its types and rounds the sum to its own first."""
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out_dtype = _result_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    types = algorithm_types(precision, lhs.dtype, rhs.dtype, out_dtype)
+    if types is not None:
+        lhs_dtype, rhs_dtype, accumulation = types
+        out = _dot_general_impl(lhs.astype(lhs_dtype), rhs.astype(rhs_dtype),
+                                dimension_numbers=dimension_numbers, precision=None,
+                                preferred_element_type=accumulation)
+        return out.astype(out_dtype)
     compute = out_dtype if lhs.dtype != rhs.dtype else dtypes.promote(
         (lhs.dtype, False), (out_dtype, False))[0]
     out = _contract(lhs.astype(compute), rhs.astype(compute),
@@ -245,16 +259,29 @@ def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
 
 def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
                           preferred_element_type):
+    """Operands of two dtypes are converted to the result's, as JAX lowers for CPUs; a dot
+    algorithm converts them to the types it takes and sums in its accumulation type."""
     (lc, rc), (lb, rb) = dimension_numbers
     (lhs_aval, rhs_aval), (out_aval,) = ctx.avals_in, ctx.avals_out
-    if lhs_aval.dtype != rhs_aval.dtype:  # both in the result's dtype, as JAX lowers for CPUs
-        lhs, rhs = (hlo.ConvertOp(tensor_type(aval.update(dtype=out_aval.dtype)), x).result
-                    for x, aval in ((lhs, lhs_aval), (rhs, rhs_aval)))
+    types = algorithm_types(precision, lhs_aval.dtype, rhs_aval.dtype, out_aval.dtype)
+    if types is None:  # two dtypes: both converted (one maybe to its own), as JAX does
+        mixed = lhs_aval.dtype != rhs_aval.dtype
+        converted_to = [out_aval.dtype if mixed else None] * 2
+        accumulation, algorithm = out_aval.dtype, {}
+    else:  # only where the algorithm's type is not the operand's
+        converted_to = [t if t != a.dtype else None for t, a in zip(types, ctx.avals_in)]
+        accumulation = types[2]
+        algorithm = {'algorithm': dot_algorithm(*ON_CPU[precision].written)}
+    lhs, rhs = (x if dtype is None else hlo.ConvertOp(tensor_type(aval.update(dtype=dtype)), x).result
+                for x, aval, dtype in zip((lhs, rhs), ctx.avals_in, converted_to))
     numbers = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
         lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
-    return hlo.DotGeneralOp(tensor_type(out_aval), lhs, rhs, numbers,
-                            precision_config=precision_config(precision)).result
+    out = hlo.DotGeneralOp(tensor_type(out_aval.update(dtype=accumulation)), lhs, rhs, numbers,
+                           precision_config=precision_config(precision), **algorithm).result
+    if accumulation != out_aval.dtype:
+        out = hlo.ConvertOp(tensor_type(out_aval), out).result
+    return out
 
 
 def _tangent_through(position):

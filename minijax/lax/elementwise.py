@@ -7,6 +7,7 @@ equal, or one of which is a scalar (broadcast implicitly, as a Python scalar in 
 """
 from __future__ import annotations
 
+import dataclasses
 import operator
 
 import numpy as np
@@ -283,8 +284,20 @@ def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on
 
     prim.def_impl(impl)
     batching.broadcasting_batcher(prim)
-    register_lowering(prim, lambda ctx, x, y: lowering(ctx, *broadcast_scalars(ctx, [x, y])))
+    register_lowering(prim, _on_broadcast_operands(lowering))
     return prim
+
+
+def _on_broadcast_operands(lowering):
+    """``lowering`` given a rank-0 operand broadcast to the result's shape, and a context
+    whose operand types say so (a ``lower_fun`` rule traces at them)."""
+    def rule(ctx, x, y):
+        shape = ctx.avals_out[0].shape
+        if any(a.shape != shape for a in ctx.avals_in):
+            x, y = broadcast_scalars(ctx, [x, y])
+            ctx = dataclasses.replace(ctx, avals_in=[a.update(shape=shape) for a in ctx.avals_in])
+        return lowering(ctx, x, y)
+    return rule
 
 
 def _binary_function(prim, doc):

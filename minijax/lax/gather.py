@@ -331,6 +331,20 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     return lax.select_n(lax.broadcast_in_dim(fits, out_aval.shape, batch_axes), fill, out)
 
 
+def index_take(src, idxs, axes):
+    """``src`` at the points whose coordinates along ``axes`` are ``idxs`` (one index array
+    per axis, each taken modulo its axis, as Python's ``%``), whole along the other axes: a
+    gather with one index vector per point, as JAX writes it."""
+    indices = lax.concatenate([lax.expand_dims(i, (1,)) for i in idxs], 1)
+    shape = core.get_aval(src).shape
+    indices = indices % lax.expand_dims(np.array([shape[a] for a in axes]),
+                                        tuple(range(np.ndim(indices) - 1)))
+    slice_sizes = tuple(1 if d in axes else n for d, n in enumerate(shape))
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, len(shape) - len(axes) + 1)),
+                                   collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
+    return gather(src, indices, dnums, slice_sizes)
+
+
 def _scatter_function(primitive):
     def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
                    indices_are_sorted=False, unique_indices=False, mode=None):

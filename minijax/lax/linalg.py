@@ -51,7 +51,9 @@ def cholesky(x, *, symmetrize_input=True):
     """The lower-triangular ``L`` with ``x = L L^T`` (NaNs where ``x`` is not positive
     definite). Without ``symmetrize_input`` only the lower triangle of ``x`` is read."""
     _check_matrix('cholesky', core.get_aval(x), symmetrized=symmetrize_input)
-    return cholesky_p.bind(symmetrize(x) if symmetrize_input else x)
+    # The zeros above the diagonal are selected out here, as in JAX, not only inside the
+    # primitive: so its transpose drops a cotangent there (a NaN too), as JAX's does.
+    return _tril(cholesky_p.bind(symmetrize(x) if symmetrize_input else x))
 
 
 def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
@@ -177,10 +179,11 @@ def _matmul(a, b):
 
 
 def _triangle_mask(shape, k):
-    """``True`` on and below diagonal ``k`` of matrices of ``shape`` (``k < 0``: below)."""
+    """``True`` on and below diagonal ``k`` of matrices of ``shape`` (``k < 0``: below),
+    counted in int64 as JAX counts (its offset is a 64-bit integer)."""
     n = len(shape)
-    rows = broadcasted_iota(dtypes.int32, shape, n - 2)
-    return ge(add(rows, np.int32(k)), broadcasted_iota(dtypes.int32, shape, n - 1))
+    rows = broadcasted_iota(dtypes.int64, shape, n - 2)
+    return ge(add(rows, np.int64(k)), broadcasted_iota(dtypes.int64, shape, n - 1))
 
 
 def _tril(x, k=0):

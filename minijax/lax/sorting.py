@@ -1,5 +1,5 @@
-"""Sorting: the multi-operand ``sort`` primitive (``stablehlo.sort``), and ``sort_key_val``
-and ``top_k`` built on it.
+"""Sorting: the multi-operand ``sort`` primitive (``stablehlo.sort``) and ``sort_key_val``
+built on it; ``top_k`` (``chlo.top_k``).
 
 ``sort`` orders all its operands along ``dimension`` by the first ``num_keys`` of them,
 lexicographically (the first key primary), and returns every operand permuted the same way.
@@ -22,17 +22,15 @@ import math
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
+from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.elementwise import div, full_like
-from minijax.lax.gradients import stop_gradient
-from minijax.lax.slicing import slice_in_dim
+from minijax.lax.gather import GatherDimensionNumbers, gather
 from minijax.lax.static import static_int
-from minijax.lax.structural import broadcasted_iota, rev
+from minijax.lax.structural import broadcasted_iota, reshape
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import compare
 from minijax.lowering.types import element_type
@@ -228,29 +226,87 @@ def sort_flops(size):
 
 # ----------------------------------------------------------------------------- top_k
 
+top_k_p = Primitive('top_k', multiple_results=True)
+
+
 def top_k(operand, k, *, axis=-1):
     """The ``k`` largest entries of ``operand`` along ``axis``, largest first, and their
-    indices (int32); equal entries come in index order, NaNs count as the largest and +0.
-    as larger than -0., as in JAX.
-
-    JAX lowers top_k to ``chlo.top_k``; minijax emits StableHLO only, so it sorts instead:
-    ascending, a copy reversed along ``axis`` (so that a stable sort puts equal entries in
-    descending index order), then keeps the last ``k`` and reverses them. For floats a second
-    key, ``1/x``, breaks the tie of -0. (-inf) and +0. (+inf) and no other tie.
-    """
+    indices (int32). Floats are ordered totally, as XLA orders them: NaN above inf, +0.
+    above -0., a negative NaN below -inf; equal entries come in index order."""
     aval = core.get_aval(operand)
     if aval.ndim == 0 or dtypes.is_complex(aval.dtype):
         raise ValueError(f'top_k: operand must have at least one dimension and an order (no '
                          f'complex numbers), got {aval.str_short()}')
-    axis = core.canonicalize_axis(axis, np.ndim(operand), 'top_k: axis')
-    n = np.shape(operand)[axis]
+    axis = core.canonicalize_axis(axis, aval.ndim, 'top_k: axis')
     k = static_int(k, 'top_k', 'k')
-    if not 0 <= k <= n:
-        raise ValueError(f'top_k: k={k} must be between 0 and the size {n} of axis {axis}')
-    indices = rev(broadcasted_iota(dtypes.int32, np.shape(operand), axis), (axis,))
-    keys = [rev(operand, (axis,))]
-    if dtypes.is_float(core.get_aval(operand).dtype):
-        keys.append(stop_gradient(div(full_like(keys[0], 1), keys[0])))
-    *sorted_keys, sorted_indices = sort((*keys, indices), axis, num_keys=len(keys))
-    return [rev(slice_in_dim(x, n - k, n, axis=axis), (axis,))  # a list, as JAX's
-            for x in (sorted_keys[0], sorted_indices)]
+    if not 0 <= k <= aval.shape[axis]:
+        raise ValueError(f'top_k: k={k} must be between 0 and the size {aval.shape[axis]} of '
+                         f'axis {axis}')
+    return top_k_p.bind(operand, k=k, axis=axis)  # a list, as JAX's
+
+
+def _top_k_abstract_eval(operand, *, k, axis):
+    if not 0 <= axis < operand.ndim or not 0 <= k <= operand.shape[axis]:
+        raise TypeError(f'top_k: k={k} along axis {axis} of {operand.str_short()}')
+    shape = operand.shape[:axis] + (k,) + operand.shape[axis + 1:]
+    return [ShapedArray(shape, operand.dtype, operand.weak_type),
+            ShapedArray(shape, dtypes.int32)]
+
+
+def _descending_key(x):
+    """A key whose ascending order is ``x``'s descending total order: a float's bits as a
+    signed integer, the magnitude bits flipped below zero, all of it complemented."""
+    if x.dtype == np.bool_:
+        x = x.astype(np.uint8)
+    if dtypes.is_float(x.dtype):
+        bits = x.view(np.dtype(f'i{x.dtype.itemsize}'))
+        x = np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+    return ~x
+
+
+def _top_k_impl(operand, *, k, axis):
+    operand = np.moveaxis(np.asarray(operand), axis, -1)
+    order = np.argsort(_descending_key(operand), axis=-1, kind='stable')[..., :k]
+    values = np.take_along_axis(operand, order, -1)
+    return [np.moveaxis(values, -1, axis), np.moveaxis(order.astype(np.int32), -1, axis)]
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    """The tangent's entries at the chosen indices, gathered one per output position."""
+    values, indices = top_k_p.bind(*primals, k=k, axis=axis)
+    tangent, = tangents
+    if isinstance(tangent, ad.Zero):
+        return [values, indices], [ad.Zero(core.get_aval(values)), ad.Zero(core.get_aval(indices))]
+    shape = core.get_aval(indices).shape
+    batch = tuple(d for d in range(len(shape)) if d != axis)
+    dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                   start_index_map=(axis,), operand_batching_dims=batch,
+                                   start_indices_batching_dims=batch)
+    picked = gather(tangent, reshape(indices, shape + (1,)), dnums, (1,) * len(shape))
+    return [values, indices], [picked, ad.Zero(core.get_aval(indices))]
+
+
+def _top_k_batching(vals, dims, *, k, axis):
+    operand, = vals
+    bdim, = dims
+    return top_k_p.bind(operand, k=k, axis=axis + (bdim <= axis)), [bdim, bdim]
+
+
+def _top_k_lowering(ctx, operand, *, k, axis):
+    """``chlo.top_k`` works along the last axis: another axis is swapped there and back."""
+    ndim = ctx.avals_in[0].ndim
+    swap = list(range(ndim))
+    swap[axis], swap[-1] = swap[-1], swap[axis]
+    if axis != ndim - 1:
+        operand = hlo.transpose(operand, swap)
+    results = list(chlo.TopKOp(operand, k).results)
+    if axis != ndim - 1:
+        results = [hlo.transpose(r, swap) for r in results]
+    return results
+
+
+top_k_p.def_impl(_top_k_impl)
+top_k_p.def_abstract_eval(_top_k_abstract_eval)
+top_k_p.def_jvp(_top_k_jvp, symbolic_zeros=True)
+top_k_p.def_batching(_top_k_batching)
+register_lowering(top_k_p, _top_k_lowering)

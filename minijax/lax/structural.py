@@ -1,7 +1,7 @@
 """Primitives that move, replicate or create data: broadcast_in_dim, transpose, reshape,
-concatenate, pad, iota and rev.
+concatenate, pad, iota, empty and rev.
 
-All but iota are linear, so each has a transpose rule: the transpose of a data movement moves
+All but iota and empty are linear, so each has a transpose rule: the transpose of a data movement moves
 the cotangent back (and sums where the forward pass replicated).
 """
 from __future__ import annotations
@@ -402,6 +402,26 @@ iota_p.def_abstract_eval(_iota_abstract_eval)
 # transpose or batching rule.
 register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension:
                   hlo.IotaOp(tensor_type(ctx.avals_out[0]), dimension).result)
+
+# ----------------------------------------------------------------------------- empty
+
+empty_p = Primitive('empty')
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array whose values do not matter (XLA is free to leave it uninitialized): zeros,
+    as XLA writes it on the CPU. ``dtype`` is kept as given, as JAX prints it."""
+    default_options_only('empty', out_sharding=out_sharding)
+    dtypes.check_supported(dtype, 'empty')
+    return empty_p.bind(shape=core.canonicalize_shape(shape, 'empty'), dtype=dtype,
+                        out_sharding=None)
+
+
+empty_p.def_impl(lambda *, shape, dtype, out_sharding: np.zeros(shape, np.dtype(dtype)))
+empty_p.def_abstract_eval(lambda *, shape, dtype, out_sharding:
+                          ShapedArray(shape, dtypes.check_supported(dtype)))
+# no operands either, as iota: no jvp, transpose or batching rule.
+register_lowering(empty_p, lambda ctx, **params: hlo_ops.full_like_aval(0, ctx.avals_out[0]))
 
 # ----------------------------------------------------------------------------- rev
 

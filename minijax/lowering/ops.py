@@ -128,6 +128,14 @@ def concatenate(values, dimension: int) -> ir.Value:
 
 def precision_config(precision=None) -> ir.ArrayAttr:
     """``precision = [HIGHEST, DEFAULT]``: a contraction's precision, one level per operand
-    (a pair of ``lax.Precision``), as JAX writes it; ``[DEFAULT, DEFAULT]`` for None."""
+    (a pair of ``lax.Precision``), as JAX writes it; ``[DEFAULT, DEFAULT]`` for None (and
+    for a dot algorithm, which is an attribute of its own)."""
+    levels = precision if type(precision) is tuple else None  # (not a DotAlgorithm)
     return ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p) if p else 'DEFAULT')
-                             for p in precision or (None, None)])
+                             for p in levels or (None, None)])
+
+
+def dot_algorithm(lhs, rhs, accumulation, primitive_operations) -> ir.Attribute:
+    """``algorithm = <lhs_precision_type = bf16, ...>`` from the element types' names."""
+    return hlo.DotAlgorithm.get(*(ir.Type.parse(t) for t in (lhs, rhs, accumulation)), 1, 1,
+                                primitive_operations, False)

@@ -371,6 +371,7 @@ PRIMITIVE_CASES = [
     *_bitwise('shift_left', 'shift_left'), *_bitwise('shift_right_logical', 'shift_right_logical'),
     *_bitwise('shift_right_arithmetic', 'shift_right_arithmetic'),
     *_bitwise('population_count', 'population_count'), *_bitwise('clz', 'clz'),
+    *_bitwise('mulhi', 'mulhi', (I32, U32, I8, U64, I64)),
     *_binary('rem', jax.lax.rem, (*NUMBERS, U32), domains=('any', 'nonzero')),
     # reductions
     *[_reduction(name, axis, domain)
@@ -422,6 +423,10 @@ PRIMITIVE_CASES = [
             lambda: jax.lax.broadcasted_iota(I64, (2, 3), 0), (), (I64,)),
     _static('iota', 'times-x', _iota_times,
             lambda x: x * jax.lax.broadcasted_iota(x.dtype, (3, 4), 1), _args((3, 4)), FLOATS),
+    _static('empty', '', lambda: mlax.empty((3, 4), F32), lambda: jax.lax.empty((3, 4), F32), (),
+            (F32,)),
+    _static('empty', 'plus-x', lambda x: x + mlax.empty((3, 4), x.dtype),
+            lambda x: x + jax.lax.empty((3, 4), x.dtype), _args((3, 4)), NUMBERS),
     # slicing
     _slice((0, 1), (3, 4), (2, 1)), _slice((1, 0), (4, 6), None), _slice((1, 0), (5, 6), (2, 4)),
     _dynamic_slice(None, None), _dynamic_slice(1, 2), _dynamic_slice(4, 5), _dynamic_slice(0, 9),
@@ -443,6 +448,8 @@ PRIMITIVE_CASES = [
     _matmul_with('float32', FLOATS, precision='float32'),
     _matmul_with('highest-bfloat16', FLOATS, precision=('highest', 'bfloat16')),
     _matmul_with('to-f64', (F32,), preferred_element_type=F64),
+    _matmul_with('algorithm-bf16', (F32,), precision='BF16_BF16_F32'),
+    _matmul_with('algorithm-f16', (F32,), precision='F16_F16_F16'),
     _matmul_with('to-f32', (F64, I8), preferred_element_type=F32),
     _matmul_with('to-i32', (I8,), preferred_element_type=I32),
     _matmul_with('i32-times-float', FLOATS, (Arg((3, 4), dtype=I32), Arg((4, 2)))),
@@ -454,6 +461,16 @@ PRIMITIVE_CASES = [
           lambda k, v: jax.lax.sort_key_val(k, v, 1)[1], [(3, 4), (3, 4)], 'ties'),
     _sort('ties-two-keys', lambda a, b, c: mlax.sort((a, b, c), 0, num_keys=2)[2],
           lambda a, b, c: jax.lax.sort((a, b, c), 0, num_keys=2)[2], [(4, 3)] * 3, 'ties'),
+    *[Case('top_k', f'{k}-axis{axis}-{part}',
+           lambda x, k=k, axis=axis, i=i: mlax.top_k(x, k, axis=axis)[i],
+           lambda x, k=k, axis=axis, i=i: jax.lax.top_k(x, k, axis=axis)[i],
+           _args((3, 4)), NUMBERS)
+      for k, axis in [(2, -1), (3, 0), (0, 1)]
+      for i, part in enumerate(('values', 'indices'))],
+    Case('optimization_barrier', 'pair-times',
+         lambda x, y: mlax.mul(*mlax.optimization_barrier((x, y))),
+         lambda x, y: jax.lax.mul(*jax.lax.optimization_barrier((x, y))), _args((3, 4), ()),
+         NUMBERS),
     # cumulative
     *[_cumulative(name, axis, reverse, dtypes=FLOATS if name == 'cumlogsumexp' else NUMBERS)
       for name in ('cumsum', 'cumprod', 'cummax', 'cummin', 'cumlogsumexp')

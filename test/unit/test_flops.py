@@ -135,7 +135,7 @@ WINDOWED = {
 
 @pytest.mark.rule('flops', primitives={'conv': 'conv_general_dilated', 'sort': 'sort',
                                        'reduce_window_sum': 'reduce_window_sum',
-                                       'reduce_window_max': 'reduce_window_max'})
+                                       'reduce_window_max': 'reduce_window_max', 'top_k': 'top_k'})
 @pytest.mark.parametrize('name', WINDOWED)
 def test_new_primitives_count_as_xla_does(name):
     """Convolution, windowed reductions and sorts, each alone, count what XLA counts."""

@@ -6,6 +6,7 @@ enumerated here, so the class stays closed as JAX grows: a new name fails until 
 it (or it is listed below with what it waits for).
 """
 import inspect
+import re
 
 import jax
 import numpy as np
@@ -22,21 +23,19 @@ SPMD = {'axis_size', 'device_put_p', 'pbroadcast', 'pcast', 'precv', 'psend', 'p
 #: Names of jax.lax that minijax does not have yet (issue 30, open): each family is one step.
 NOT_YET = {
     # types and enums of the dot, convolution, rounding, randomness and accuracy options
-    'AccuracyMode', 'ConvGeneralDilatedDimensionNumbers', 'DotAlgorithm', 'DotAlgorithmPreset',
-    'DotDimensionNumbers', 'PrecisionLike', 'RaggedDotDimensionNumbers',
-    'RandomAlgorithm', 'Tolerance',
+    'AccuracyMode', 'RaggedDotDimensionNumbers', 'RandomAlgorithm', 'Tolerance',
     # elementwise primitives minijax composes (or lacks): rounding, special functions
-    'mulhi', 'mulhi_p', 'reduce_precision', 'reduce_precision_p', 'bessel_i0e', 'bessel_i0e_p',
+    'reduce_precision', 'reduce_precision_p', 'bessel_i0e', 'bessel_i0e_p',
     'bessel_i1e', 'bessel_i1e_p', 'betainc', 'regularized_incomplete_beta_p', 'igamma',
     'igamma_p', 'igammac', 'igammac_p', 'igamma_grad_a', 'igamma_grad_a_p',
     'random_gamma_grad', 'eq_to_p', 'le_to_p', 'lt_to_p',
     # structure and shapes
-    'empty', 'index_take', 'shape_as_value', 'copy_p',
+    'shape_as_value', 'copy_p',
     # reductions, windows, scatters
     'reduce_p', 'reduce_window_p',
     'select_and_gather_add_p', 'select_and_scatter_add_p', 'select_and_scatter_p',
     'scatter_apply', 'scatter_sub', 'scatter_sub_p', 'approx_max_k', 'approx_min_k',
-    'approx_top_k_p', 'top_k_p',
+    'approx_top_k_p',
     # convolutions and dots
     'conv_general_dilated_local', 'conv_general_dilated_patches', 'conv_transpose',
     'conv_transpose_shape_tuple', 'ragged_dot', 'ragged_dot_general',
@@ -46,8 +45,8 @@ NOT_YET = {
     'platform_dependent', 'composite',
     # tokens, randomness on the device, compiler hints
     'after_all', 'after_all_p', 'create_token', 'create_token_p', 'rng_bit_generator',
-    'rng_bit_generator_p', 'rng_uniform', 'rng_uniform_p', 'optimization_barrier',
-    'optimization_barrier_p', 'dce_sink', 'dce_sink_p', 'stage', 'stage_p',
+    'rng_bit_generator_p', 'rng_uniform', 'rng_uniform_p', 'dce_sink', 'dce_sink_p', 'stage',
+    'stage_p',
 }
 
 #: Keyword-only parameters minijax has beyond JAX's: why.
@@ -151,6 +150,20 @@ def test_conveniences_are_jaxs_ops(name):
     assert minijax.jit(ours).lower(X).as_text() == jax.jit(theirs).lower(X).as_text()
 
 
+@pytest.mark.parametrize('idxs,axes', [([[0, 1, -1], [1, 5, 2]], (0, 1)), ([[3, 0]], (2,)),
+                                        ([[-1, 0], [2, 2]], (1, 2))], ids=str)
+def test_index_take_is_jaxs_gather(idxs, axes):
+    """Its values, and the gather it ends in. (Its modulo is jnp's remainder, whose module
+    differs from JAX's: README's "Coming from JAX".)"""
+    def take(lax):
+        return lambda x: lax.index_take(x, np.array(idxs), axes)
+    np.testing.assert_array_equal(take(minijax.lax)(X), take(jax.lax)(X))
+    ours = minijax.make_jaxpr(take(minijax.lax))(X).jaxpr.eqns[-1]
+    theirs = jax.make_jaxpr(take(jax.lax))(X).jaxpr.eqns[-1]
+    assert (ours.primitive.name, ours.params['dimension_numbers'], ours.params['slice_sizes']) \
+        == (theirs.primitive.name, theirs.params['dimension_numbers'], theirs.params['slice_sizes'])
+
+
 M = np.arange(12.).reshape(3, 4)
 PRECISIONS = [None, 'highest', 'float32', 'high', 'bfloat16_3x', 'tensorfloat32', 'default',
               'bfloat16', 'fastest', ('highest', 'default'), 'HIGHEST', ('high',), 'fast']
@@ -176,6 +189,45 @@ def test_precision_reads_as_jax_reads_it(precision):
                                              str(jax.lax.Precision(precision)))
         assert minijax.jit(product(minijax.lax, level)).lower(M).as_text() == \
             jax.jit(product(jax.lax, jax.lax.Precision(precision))).lower(M).as_text()
+
+
+#: Operand dtype and preferred_element_type pairs a dot algorithm meets.
+ALGORITHM_OPERANDS = [(np.float32, None), (np.float64, None), (np.float16, None),
+                      ('bfloat16', None), ('bfloat16', np.float32), (np.float32, np.float64),
+                      (np.int32, None)]
+
+
+@pytest.mark.parametrize('preset', list(jax.lax.DotAlgorithmPreset.__members__))
+def test_dot_algorithms_run_as_jaxs_run(preset, rng):
+    """Each preset, on operands of each kind: JAX's module, values (jitted and eager) and
+    result dtype, or JAX's error (the CPU runs few of them)."""
+    for dtype, preferred in ALGORITHM_OPERANDS:
+        x, y = (rng.normal(size=shape).astype(dtype) for shape in ((3, 5), (5, 2)))
+
+        def run(lib, lax):
+            def f(a, b):
+                return lax.dot(a, b, precision=getattr(lax.DotAlgorithmPreset, preset),
+                               preferred_element_type=preferred)
+            try:
+                text, out = lib.jit(f).lower(x, y).as_text(), np.asarray(lib.jit(f)(x, y))
+            except ValueError as e:
+                return str(e)
+            return text, out.dtype, out.tobytes(), np.asarray(f(x, y)).tobytes()
+        assert run(minijax, minijax.lax) == run(jax, jax.lax), (dtype, preferred)
+    theirs = jax.lax.DotAlgorithmPreset[preset]
+    ours = minijax.lax.DotAlgorithmPreset[preset]
+    assert (repr(ours), str(ours)) == (repr(theirs), str(theirs))
+
+
+def test_a_dot_algorithm_spelled_out_is_refused_on_the_cpu_as_jax_refuses_it():
+    def f(lax):
+        algorithm = lax.DotAlgorithm(np.float32, np.float32, np.float32)
+        return lambda x: lax.dot(x, x.T, precision=algorithm)
+    assert str(minijax.make_jaxpr(f(minijax.lax))(M)) == str(jax.make_jaxpr(f(jax.lax))(M))
+    with pytest.raises(ValueError) as theirs:
+        jax.jit(f(jax.lax))(M)
+    with pytest.raises(ValueError, match=re.escape(str(theirs.value))):
+        minijax.jit(f(minijax.lax))(M)
 
 
 @pytest.mark.parametrize('n', [1, 16, 17, 40])

@@ -249,3 +249,19 @@ def test_interpreter_refuses_a_custom_call_naming_its_kernel():
     module = minijax.jit(mlax.linalg.cholesky).lower(SPD).compiler_ir()
     with pytest.raises(InterpreterError, match='custom_call @lapack_dpotrf_ffi'):
         run_module(module, [SPD])
+
+
+def test_cholesky_drops_a_cotangent_above_the_diagonal_as_jax_does():
+    """lax.linalg.cholesky selects the zeros above the diagonal outside its primitive, as
+    JAX does, so a cotangent there (NaN from 0 / 0 in the loss: fuzz seed 188069) is
+    dropped, not spread over the whole gradient."""
+    a = np.array([[4., 1., 0.], [1., 3., .5], [0., .5, 2.]])
+    ct = np.array([[1., np.nan, np.nan], [1., 1., np.nan], [1., 1., 1.]])
+    for lib in (minijax, jax):
+        assert str(lib.make_jaxpr(lib.lax.linalg.cholesky)(a)).count('select_n') == 1
+    np.testing.assert_array_equal(minijax.vjp(mlax.linalg.cholesky, a)[1](ct)[0],
+                                  jax.vjp(jax.lax.linalg.cholesky, a)[1](ct)[0])
+
+    def loss(lax):
+        return lambda a: (lambda L: (L * L / (L * L)).sum())(lax.linalg.cholesky(a))
+    np.testing.assert_array_equal(minijax.grad(loss(mlax))(a), jax.grad(loss(jax.lax))(a))

@@ -113,6 +113,10 @@ JVP_CASES = {
     'pow-zero_base': lambda api: api.jvp(
         api.lax.pow, (np.array([0., 0., 2.]), np.array([2., 0.5, 3.])),
         (np.array([1., 0., 1.]), np.array([1., 1., 1.]))),
+    # d rem(x, y)/dy = -trunc(x / y): infinite, not NaN, for an infinite x (fuzz seed 180862)
+    'rem-infinite_dividend': lambda api: api.jvp(
+        api.lax.rem, (np.array([np.inf, -np.inf, 5.5, 7.]), np.array([2., 2., -2., 0.])),
+        (np.ones(4), np.ones(4))),
     'while-zero_init_tangent': lambda api: api.jvp(
         lambda x: _while_scaled_by_trips(api, x), (np.float64(1.5),), (np.float64(1.),)),
 }

@@ -223,6 +223,10 @@ IR_DEPARTURES = {
                    'traps (SIGFPE) on the CPU inside a loop (docs/semantics.md)',
     'rem-*-[iu]*': 'an integer remainder selects x rem 0 (x) and INT_MIN rem -1 (0) where JAX '
                    'emits a bare stablehlo.remainder, which traps on the CPU',
+    'mulhi-*': 'mulhi lowers to a product in twice the width (by 32-bit halves for 64 bits), '
+               'as JAX lowers it for jaxlibs without chlo.mulhi: XLA in jaxlib 0.10.2 fails '
+               'to compile chlo.mulhi inside most fusions (JAX\'s jit fails with '
+               '"Unsupported elementwise operation mulhi")',
     'clz-i*': 'clz of a signed integer counts its bits read as unsigned: XLA\'s constant '
               'folder counts a negative constant as negative (docs/semantics.md)',
     'scatter*-drop-*': 'a scatter window that may fit in part is first moved wholly outside '
@@ -610,7 +614,7 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
           'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'psum', 'all_gather',
           'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft',
-          'split', 'unstack', 'stack', 'tile'}
+          'split', 'unstack', 'stack', 'tile', 'optimization_barrier'}
 #: The lit test of each higher-order primitive, under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',

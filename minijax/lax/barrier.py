@@ -1,0 +1,45 @@
+"""``optimization_barrier``: values the compiler may not move computation across.
+
+XLA neither fuses ops on the two sides of a barrier nor merges equal computations across it
+(JAX's rematerialization relies on that, so a recomputation is not folded back into the
+stored value), and every value through it is computed before anything that reads it from
+the other side. To a program it is the identity, on any number of operands at once: its
+impl and batching pass the values through, and its derivatives are barriers too (one on the
+tangents, one on the cotangents), as in JAX, so the ordering holds in gradient programs.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, tree_util
+from minijax.core import Primitive
+from minijax.interpreters import jvp as ad
+from minijax.lowering import register_lowering
+
+optimization_barrier_p = Primitive('optimization_barrier', multiple_results=True)
+
+
+def optimization_barrier(operand, /):
+    """``operand`` (an array or a pytree of arrays) unchanged, behind one barrier."""
+    leaves, tree = tree_util.tree_flatten(operand)
+    return tree_util.tree_unflatten(tree, optimization_barrier_p.bind(*leaves))
+
+
+def _barrier_jvp(primals, tangents):
+    tangents = [ad.instantiate(t) for t in tangents]
+    return optimization_barrier_p.bind(*primals), optimization_barrier_p.bind(*tangents)
+
+
+def _barrier_transpose(cts, *operands):
+    return optimization_barrier_p.bind(*(ad.instantiate(ct) for ct in cts))
+
+
+optimization_barrier_p.def_impl(lambda *xs: [np.asarray(x) for x in xs])
+optimization_barrier_p.def_abstract_eval(lambda *avals: [core.raise_to_shaped(a) for a in avals])
+optimization_barrier_p.def_jvp(_barrier_jvp, symbolic_zeros=True)
+optimization_barrier_p.def_transpose(_barrier_transpose)
+optimization_barrier_p.def_batching(lambda vals, dims: (optimization_barrier_p.bind(*vals),
+                                                        list(dims)))
+register_lowering(optimization_barrier_p,
+                  lambda ctx, *xs: list(hlo.OptimizationBarrierOp(list(xs)).results))
