@@ -14,6 +14,7 @@ import gc
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import timeit
 
@@ -139,6 +140,35 @@ def child_first_call(name):
     return time.perf_counter() - start, 'jax' in sys.modules
 
 
+def child_first_grad_from_cache(name):
+    """The first call of a jitted gradient of an MLP in a fresh process whose persistent
+    compilation cache is the directory ``$BENCH_CACHE_DIR`` (cold when it is empty); the
+    time from the call to the result, and whether the cache held the executable (minijax)."""
+    if name == 'minijax':
+        import minijax as jax
+        import minijax.numpy as jnp
+        from minijax import runtime
+    else:
+        import jax
+        import jax.numpy as jnp
+        jax.config.update('jax_enable_x64', True)
+        runtime = None
+    jax.config.update('jax_compilation_cache_dir', os.environ['BENCH_CACHE_DIR'])
+    jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)
+    rng = np.random.default_rng(0)
+    params = [(rng.normal(size=(256, 256)), rng.normal(size=256)) for _ in range(4)]
+    x = rng.normal(size=(64, 256))
+
+    def loss(params, x):
+        for w, b in params:
+            x = jnp.tanh(x @ w + b)
+        return jnp.mean(x ** 2)
+    start = time.perf_counter()
+    np.asarray(jax.jit(jax.grad(loss))(params, x)[0][0])
+    hit = runtime is not None and runtime.counters['compilation_cache_hit'] > 0
+    return time.perf_counter() - start, hit
+
+
 class _NoJax:
     """A meta path finder that makes ``import jax`` fail, as where jax is not installed."""
 
@@ -179,7 +209,8 @@ def child_constants_memory(name, first=40, steady=(80, 160)):
 
 
 CHILDREN = {'first_call': child_first_call, 'without_jax': child_dispatch_without_jax,
-            'constants_memory': child_constants_memory}
+            'constants_memory': child_constants_memory,
+            'first_grad_from_cache': child_first_grad_from_cache}
 
 #: Environment for a child: the memory child fixes glibc's mmap threshold, so that every 4 MB
 #: block is mapped on allocation and unmapped on release. Otherwise glibc raises the threshold
@@ -188,12 +219,12 @@ CHILDREN = {'first_call': child_first_call, 'without_jax': child_dispatch_withou
 CHILD_ENV = {'constants_memory': {'MALLOC_MMAP_THRESHOLD_': '131072'}}
 
 
-def in_child(figure, name):
+def in_child(figure, name, **extra_env):
     """The two values the child ``figure`` prints last (a number and a number or a flag).
     The child may write bytecode (``PYTHONDONTWRITEBYTECODE`` dropped): a fresh process
     imports compiled modules, as an installed package's are, once a run has written them."""
     env = {k: v for k, v in os.environ.items() if k != 'PYTHONDONTWRITEBYTECODE'}
-    env.update(CHILD_ENV.get(figure, {}))
+    env.update(CHILD_ENV.get(figure, {}), **extra_env)
     out = subprocess.run([sys.executable, __file__, '--child', figure, name], check=True,
                          capture_output=True, text=True, cwd=HERE, env=env).stdout.split()
     second = out[-1] == 'True' if out[-1] in ('True', 'False') else float(out[-1])
@@ -248,6 +279,16 @@ def main():
     row('import + first jitted call, fresh process' +
         (' (minijax imported jax!)' if mj_imports_jax else ' (no `jax` import)'),
         first_mj, first_jax, 'ms', 1e3, 'no jax import')
+    cold, warm = {}, {}
+    for name in ('minijax', 'jax'):
+        with tempfile.TemporaryDirectory() as cache:
+            cold[name] = in_child('first_grad_from_cache', name, BENCH_CACHE_DIR=cache)[0]
+            warm[name], hit = min(in_child('first_grad_from_cache', name, BENCH_CACHE_DIR=cache)
+                                  for _ in range(3))
+    row('first call of jit(grad(mlp)), fresh process, empty compilation cache',
+        cold['minijax'], cold['jax'], 'ms', 1e3, '<= 0.8')
+    row('the same, the cache written by the first process' + ('' if hit else ' (no hit!)'),
+        warm['minijax'], warm['jax'], 'ms', 1e3, 'well under the cold call')
     lowers = {}
     for n in (3000, 30000):
         lowers[n] = both(trace_and_lower(n), rounds=7 if n == 3000 else 5)

@@ -3,7 +3,9 @@
 
 minijax always computes as JAX does with ``jax_enable_x64`` on, on the CPU: a flag asking for
 that is accepted, one asking for something else is refused with an error that says so.
-``jax_disable_jit`` is honoured (``jit`` then runs its function eagerly, as in JAX).
+``jax_disable_jit`` is honoured (``jit`` then runs its function eagerly, as in JAX), and so are
+``jax_compilation_cache_dir`` and the two ``jax_persistent_cache_min_*`` thresholds (the
+persistent compilation cache: ``minijax.compilation_cache``).
 """
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ _FLAGS = {
     'jax_numpy_rank_promotion': ('allow', 'minijax broadcasts ranks as NumPy does'),
     'jax_default_matmul_precision': (None, 'minijax multiplies at full precision'),
 }
-#: Flags that change nothing minijax computes: any value is accepted and kept.
+#: Flags that change nothing minijax computes: any value is accepted and kept (the cache's
+#: are read by minijax.compilation_cache).
 _FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_filtering': 'auto',
          'jax_compilation_cache_dir': None, 'jax_persistent_cache_min_compile_time_secs': 1.0,
          'jax_persistent_cache_min_entry_size_bytes': 0, 'jax_explain_cache_misses': False}

@@ -12,6 +12,7 @@ import math
 import operator
 import os
 import sys
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -19,6 +20,7 @@ from jaxlib import _hlo, _jax, xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.ir import WalkResult
 
+from minijax import compilation_cache
 from minijax.config import config
 from minijax.lowering.module import host_callbacks, main_function
 from minijax.lowering.ops import PYTHON_CALLBACK_TARGET
@@ -356,11 +358,34 @@ def compile_module(module) -> Executable:
                            f'compiling chains much longer than {MAX_CHAIN_LENGTH}: express the '
                            'repetition as a loop (fori_loop, scan) or split the computation')
     callbacks = _checked_host_callbacks(module)
-    counters['compile'] += 1
-    options = xc.CompileOptions()
-    loaded = client().compile_and_load(module, xc.DeviceList((device(),)), options,
-                                       host_callbacks=callbacks)
+    loaded = _compile(client(), module, (device(),), xc.CompileOptions(), callbacks)
     return Executable(loaded, _main_result_types(module), callbacks)
+
+
+def _compile(on_client, module, on: tuple, options, callbacks):
+    """``module`` compiled for the devices ``on``, or loaded from the persistent
+    compilation cache when it holds it (``minijax.compilation_cache``)."""
+    devices = xc.DeviceList(on)
+    name = None
+    if compilation_cache.directory() is not None and not callbacks:
+        name = compilation_cache.key(
+            module.operation.get_asm(binary=True, enable_debug_info=True),
+            options.SerializeAsString(), on_client.platform_version, [d.id for d in on])
+        serialized = compilation_cache.load(name)
+        if serialized is not None:
+            try:
+                loaded = on_client.deserialize_executable(serialized, devices, options)
+                counters['compilation_cache_hit'] += 1
+                return loaded
+            except Exception:  # cut short or corrupt: compiled again, and replaced
+                counters['compilation_cache_corrupt'] += 1
+    counters['compile'] += 1
+    start = time.perf_counter()
+    loaded = on_client.compile_and_load(module, devices, options, host_callbacks=callbacks)
+    if name is not None:
+        compilation_cache.store(name, on_client.serialize_executable(loaded),
+                                time.perf_counter() - start)
+    return loaded
 
 
 def _checked_host_callbacks(module) -> list:
@@ -484,15 +509,13 @@ class _jax_hidden:
 def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
     """Compile ``module`` to run one replica on each device of ``on`` (its collectives'
     replica groups number those replicas 0..len(on)-1)."""
-    counters['compile'] += 1
     options = xc.CompileOptions()
     options.num_replicas = len(on)
     options.num_partitions = 1
     options.device_assignment = xc.DeviceAssignment.create(
         np.array([[d.id] for d in on]))
     callbacks = _checked_host_callbacks(module)
-    loaded = replica_client().compile_and_load(module, xc.DeviceList(on), options,
-                                               host_callbacks=callbacks)
+    loaded = _compile(replica_client(), module, on, options, callbacks)
     return ReplicatedExecutable(loaded, _main_result_types(module), on, callbacks)
 
 

@@ -37,6 +37,10 @@ def pytest_configure(config):
     jax.config.update('jax_compilation_cache_dir', os.environ[_JAX_CACHE])
     jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)
     jax.config.update('jax_persistent_cache_min_entry_size_bytes', 0)
+    import minijax
+    minijax.config.update('jax_compilation_cache_dir', os.path.join(os.environ[_JAX_CACHE],
+                                                                    'minijax'))
+    minijax.config.update('jax_persistent_cache_min_compile_time_secs', 0)
     config.addinivalue_line('markers', 'rule(*kinds): the test checks these rules of the '
                                        'primitive of its parameters (course tasks)')
 

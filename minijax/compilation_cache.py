@@ -1,0 +1,73 @@
+"""The persistent compilation cache: executables XLA compiled, kept on disk, so that another
+process running the same program loads its executable instead of compiling it again (a
+test suite, an autograder, the next notebook session), as JAX's cache does.
+
+It is off until a directory is set, JAX's way: ``config.update('jax_compilation_cache_dir',
+path)`` or the ``JAX_COMPILATION_CACHE_DIR`` environment variable. Like JAX's, it keeps only
+the executables that took at least ``jax_persistent_cache_min_compile_time_secs`` to compile
+(1 s by default) and are at least ``jax_persistent_cache_min_entry_size_bytes`` long.
+
+An entry is named by a hash of everything its executable depends on: the module (with its
+locations), the compile options, the devices it runs on, jaxlib's version and the XLA flags
+in the environment; so a different program, jaxlib, flag or device count never loads a wrong
+one. An entry is written whole (to a temporary file, then renamed), so two processes writing
+the same one at once leave one of their two equal files; an entry that does not load (cut
+short, or corrupt) is compiled again and replaced. A module that calls back into Python is
+never cached: its callbacks are functions of the process that lowered it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import tempfile
+
+import jaxlib
+
+from minijax.config import config
+
+ENVIRONMENT_VARIABLE = 'JAX_COMPILATION_CACHE_DIR'
+
+
+def directory() -> pathlib.Path | None:
+    """Where entries live, or None when the cache is off."""
+    path = config.jax_compilation_cache_dir or os.environ.get(ENVIRONMENT_VARIABLE)
+    return pathlib.Path(path) if path else None
+
+
+def key(module_bytes: bytes, options_bytes: bytes, platform: str, device_ids) -> str:
+    """The entry name of a compilation: a hash of all it depends on."""
+    digest = hashlib.sha256()
+    for part in (module_bytes, options_bytes, platform.encode(), repr(tuple(device_ids)).encode(),
+                 jaxlib.__version__.encode(), os.environ.get('XLA_FLAGS', '').encode()):
+        digest.update(len(part).to_bytes(8, 'little'))
+        digest.update(part)
+    return digest.hexdigest()
+
+
+def load(name: str) -> bytes | None:
+    """The serialized executable of entry ``name``, or None if there is none."""
+    folder = directory()
+    try:
+        return (folder / name).read_bytes() if folder else None
+    except OSError:
+        return None
+
+
+def store(name: str, serialized: bytes, compile_seconds: float) -> None:
+    """Keep ``serialized`` as entry ``name`` if it is worth keeping; a cache that cannot be
+    written is skipped (the program has its executable either way)."""
+    folder = directory()
+    if (folder is None or compile_seconds < config.jax_persistent_cache_min_compile_time_secs
+            or len(serialized) < config.jax_persistent_cache_min_entry_size_bytes):
+        return
+    temporary = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f'.{name}-', delete=False) as f:
+            temporary = f.name
+            f.write(serialized)
+        os.replace(temporary, folder / name)
+    except OSError:
+        if temporary:
+            pathlib.Path(temporary).unlink(missing_ok=True)
