@@ -358,6 +358,8 @@ def compile_module(module) -> Executable:
                            f'compiling chains much longer than {MAX_CHAIN_LENGTH}: express the '
                            'repetition as a loop (fori_loop, scan) or split the computation')
     callbacks = _checked_host_callbacks(module)
+    if _calls(module, lambda target: target.startswith('lapack_')):  # (one read from text)
+        register_lapack_kernels()
     loaded = _compile(client(), module, (device(),), xc.CompileOptions(), callbacks)
     return Executable(loaded, _main_result_types(module), callbacks)
 
@@ -404,11 +406,16 @@ def _checked_host_callbacks(module) -> list:
 def calls_back(module) -> bool:
     """Whether ``module`` calls a Python function on the host (``debug.print``,
     ``pure_callback``): one that only the process that lowered it can run."""
+    return _calls(module, lambda target: target == PYTHON_CALLBACK_TARGET)
+
+
+def _calls(module, wanted) -> bool:
+    """Whether ``module`` has a ``stablehlo.custom_call`` whose target is ``wanted``."""
     found = []
 
     def visit(op):
         if op.name == 'stablehlo.custom_call' and \
-                ir.StringAttr(op.attributes['call_target_name']).value == PYTHON_CALLBACK_TARGET:
+                wanted(ir.StringAttr(op.attributes['call_target_name']).value):
             found.append(op)
             return WalkResult.INTERRUPT
         return WalkResult.ADVANCE

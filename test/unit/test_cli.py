@@ -21,6 +21,7 @@ import textwrap
 import threading
 import time
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -385,6 +386,18 @@ def test_run_a_lowered_module_file(tmp_path, emit, suffix, backend):
     assert result.returncode == 0, result.stderr
     x, y = np.array([[0., 1], [2, 3]]), np.array([[1., 0], [0, -1]])
     assert_close(parse_outputs(result.stdout)[0], jnp.sum(jnp.log1p(jnp.exp(x + y)), axis=0))
+
+
+def test_run_a_module_written_by_jax_that_calls_lapack(tmp_path):
+    """The LAPACK kernels a module calls (``lapack_dpotrf_ffi``...) are registered for it,
+    though nothing in the process lowered a decomposition (a process of its own: importing
+    jax registers them too)."""
+    a = np.array([[4., 1.], [1., 3.]])
+    path = tmp_path / 'cholesky.mlir'
+    path.write_text(jax.jit(jnp.linalg.cholesky).lower(a).as_text())
+    result = minijax_process('run', str(path), '--arg', 'f64[2,2]=[[4, 1], [1, 3]]', text=True)
+    assert result.returncode == 0, result.stderr
+    np.testing.assert_array_equal(parse_outputs(result.stdout)[0], jnp.linalg.cholesky(a))
 
 
 def test_dump_dir_receives_the_compiled_module(tmp_path):
