@@ -15,6 +15,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, tree_util
 from minijax.core import Primitive
 from minijax.interpreters import jvp as ad
+from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lowering import register_lowering
 
 optimization_barrier_p = Primitive('optimization_barrier', multiple_results=True)
@@ -27,12 +28,24 @@ def optimization_barrier(operand, /):
 
 
 def _barrier_jvp(primals, tangents):
-    tangents = [ad.instantiate(t) for t in tangents]
-    return optimization_barrier_p.bind(*primals), optimization_barrier_p.bind(*tangents)
+    """The primals behind one barrier, the tangents behind another (a symbolic zero made an
+    array, as JAX does); an integer's tangent, always zero, stays symbolic."""
+    differentiable = [i for i, p in enumerate(primals) if ad.has_tangent(core.get_aval(p))]
+    tangents_out = [ad.Zero(core.get_aval(p)) for p in primals]
+    through = optimization_barrier_p.bind(*(ad.instantiate(tangents[i]) for i in differentiable))
+    for i, t in zip(differentiable, through):
+        tangents_out[i] = t
+    return optimization_barrier_p.bind(*primals), tangents_out
 
 
 def _barrier_transpose(cts, *operands):
-    return optimization_barrier_p.bind(*(ad.instantiate(ct) for ct in cts))
+    """The cotangents of the linear operands behind one barrier."""
+    linear = [i for i, x in enumerate(operands) if is_undefined_primal(x)]
+    cts_in = [None] * len(operands)
+    for i, ct in zip(linear, optimization_barrier_p.bind(*(ad.instantiate(cts[i])
+                                                             for i in linear))):
+        cts_in[i] = ct
+    return cts_in
 
 
 optimization_barrier_p.def_impl(lambda *xs: [np.asarray(x) for x in xs])

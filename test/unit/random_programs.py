@@ -1489,7 +1489,8 @@ def s_at(g, pool, depth):
     in_bounds = (mode == 'promise_in_bounds' or (method in ('min', 'max') and mode == 'clip')
                  or (method == 'get' and mode is None and pool[x].dtype in INEXACT))
     spec, traced = _index_spec(g, pool, pool[x].shape, in_bounds)
-    whole = all(e is Ellipsis or (isinstance(e, slice) and e == slice(None)) for e in spec)
+    whole = all(e is Ellipsis or e is None or (isinstance(e, slice) and e == slice(None))
+                for e in spec)
     if method != 'get' and whole and not g.hit('xla_whole_update_beside_a_reverse'):
         method = 'get'
     if method == 'get':

@@ -117,6 +117,11 @@ JVP_CASES = {
     'rem-infinite_dividend': lambda api: api.jvp(
         api.lax.rem, (np.array([np.inf, -np.inf, 5.5, 7.]), np.array([2., 2., -2., 0.])),
         (np.ones(4), np.ones(4))),
+    # an integer operand's tangent is no array of its dtype (fuzz seed 206798)
+    'optimization_barrier-int_operand': lambda api: api.jvp(
+        lambda x: (lambda a, b: (a, api.lax.cummax(b, 0)))(
+            *api.lax.optimization_barrier((x * 2., (x > 0).astype(np.int32)))),
+        (np.array([1., -2.]),), (np.array([.5, 1.]),))[0],
     'while-zero_init_tangent': lambda api: api.jvp(
         lambda x: _while_scaled_by_trips(api, x), (np.float64(1.5),), (np.float64(1.),)),
 }
