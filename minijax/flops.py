@@ -164,8 +164,9 @@ def _free(eqn, known):
 
 
 def _as_xla_expands_it(eqn, known):
-    """A CHLO op (``chlo.sinh``, ``chlo.top_k``...) is expanded by XLA into other ops: what
-    XLA's cost analysis counts for one op of these operand types and parameters, asked once."""
+    """A CHLO op (``chlo.sinh``, ``chlo.top_k``...) is expanded by XLA into other ops (and
+    mulhi lowers to several): what XLA's cost analysis counts for one op of these operand
+    types and parameters, asked once."""
     return _xla_count(eqn.primitive, tuple((x.aval.shape, x.aval.dtype) for x in eqn.inputs),
                       tuple(sorted(eqn.params.items())))
 
@@ -317,7 +318,8 @@ _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.tran
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_min_p,
                lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 
-#: Primitives lowered to CHLO ops, which XLA expands.
+#: Primitives lowered to CHLO ops, which XLA expands (and mulhi, to a widening product):
+#: what XLA counts for them.
 _EXPANDED_BY_XLA = [lax.sinh_p, lax.cosh_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.asinh_p,
                     lax.acosh_p, lax.atanh_p, lax.square_p, lax.exp2_p, lax.erf_inv_p,
                     lax.lgamma_p, lax.digamma_p, lax.polygamma_p, lax.zeta_p, lax.nextafter_p,

@@ -123,7 +123,8 @@ def process_count() -> int:
 @functools.cache
 def register_lapack_kernels() -> None:
     """Register jaxlib's LAPACK kernels (the ``lapack_*_ffi`` custom-call targets that
-    ``minijax.lax.linalg`` lowers to) with XLA's CPU backend, as JAX does when imported.
+    ``minijax.lax.linalg`` lowers to) with XLA's CPU backend, as JAX does when imported (here
+    when a module calling one first compiles: loading LAPACK takes a fifth of a second).
     ``initialize`` binds them to the LAPACK that SciPy ships (a dependency of jaxlib)."""
     from jaxlib import lapack
     lapack._lapack.initialize()
@@ -358,15 +359,16 @@ def compile_module(module) -> Executable:
                            f'compiling chains much longer than {MAX_CHAIN_LENGTH}: express the '
                            'repetition as a loop (fori_loop, scan) or split the computation')
     callbacks = _checked_host_callbacks(module)
-    if _calls(module, lambda target: target.startswith('lapack_')):  # (one read from text)
-        register_lapack_kernels()
     loaded = _compile(client(), module, (device(),), xc.CompileOptions(), callbacks)
     return Executable(loaded, _main_result_types(module), callbacks)
 
 
 def _compile(on_client, module, on: tuple, options, callbacks):
     """``module`` compiled for the devices ``on``, or loaded from the persistent
-    compilation cache when it holds it (``minijax.compilation_cache``)."""
+    compilation cache when it holds it (``minijax.compilation_cache``). The LAPACK kernels
+    are registered first if it calls one (whoever lowered it: minijax, or JAX's text)."""
+    if _calls(module, lambda target: target.startswith('lapack_')):
+        register_lapack_kernels()
     devices = xc.DeviceList(on)
     name = None
     if compilation_cache.directory() is not None and not callbacks:

@@ -2,19 +2,19 @@
 
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
 conversion; ``structural`` broadcast_in_dim, transpose, reshape, squeeze, concatenate, pad,
-iota and rev; ``pieces`` split, unstack, stack and tile; ``slicing`` slice, dynamic_slice and
-dynamic_update_slice; ``reductions`` the reductions (reduce_sum, reduce_prod, ...) and
-argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general`` dot_general;
-``convolution`` conv_general_dilated; ``precision`` their Precision and dot algorithms; ``special`` erf, erfc,
-erf_inv, lgamma, digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite and
-nextafter; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse)
-trigonometric and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
-bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, mulhi,
-rem);
-``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum,
-cumprod, cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather and the
-scatters (scatter, scatter_add, scatter_mul, scatter_min, scatter_max); ``gradients``
-stop_gradient; ``barrier`` optimization_barrier; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete
+iota, empty and rev; ``pieces`` split, unstack, stack and tile; ``slicing`` slice,
+dynamic_slice and dynamic_update_slice; ``reductions`` the reductions (reduce_sum,
+reduce_prod, ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min);
+``dot_general`` dot_general; ``convolution`` conv_general_dilated; ``precision`` their
+Precision and dot algorithms; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma and
+zeta; ``rounding`` floor, ceil, round, is_finite and nextafter; ``transcendental`` tan, atan2,
+expm1, cbrt, exp2, square and the (inverse) trigonometric and hyperbolic functions;
+``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise and integer operations (and, or,
+xor, not, shifts, population_count, clz, mulhi, rem); ``clamp`` clamp; ``sorting`` sort,
+sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and
+associative_scan; ``gather`` gather, index_take and the scatters (scatter, scatter_add,
+scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient; ``barrier``
+optimization_barrier; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete
 Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions; and
 ``shapes`` JAX's shape arithmetic. Eager
 evaluation checks types with each primitive's abstract-eval rule before running its
@@ -34,8 +34,8 @@ from minijax.lax.elementwise import (
     rsqrt_p, select, select_n, select_n_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh,
     tanh_p)
 from minijax.lax.structural import (
-    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p, empty, empty_p,
-    expand_dims, full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze,
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p,
+    empty, empty_p, expand_dims, full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze,
     squeeze_p, transpose, transpose_p)
 from minijax.lax.slicing import (
     dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
@@ -78,8 +78,8 @@ from minijax.lax.bitwise import (
     shift_right_logical_p, xor_p)
 from minijax.lax.sorting import sort, sort_key_val, sort_p, top_k, top_k_p
 from minijax.lax.gather import (
-    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p, index_take, scatter,
-    scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p,
+    index_take, scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
     scatter_mul, scatter_mul_p, scatter_p)
 from minijax.lax.complex_numbers import (
     complex, complex_p, conj, conj_p, imag, imag_p, real, real_p)

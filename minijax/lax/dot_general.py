@@ -272,7 +272,8 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
         converted_to = [t if t != a.dtype else None for t, a in zip(types, ctx.avals_in)]
         accumulation = types[2]
         algorithm = {'algorithm': dot_algorithm(*ON_CPU[precision].written)}
-    lhs, rhs = (x if dtype is None else hlo.ConvertOp(tensor_type(aval.update(dtype=dtype)), x).result
+    lhs, rhs = (x if dtype is None else
+                hlo.ConvertOp(tensor_type(aval.update(dtype=dtype)), x).result
                 for x, aval, dtype in zip((lhs, rhs), ctx.avals_in, converted_to))
     numbers = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),

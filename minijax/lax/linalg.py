@@ -5,7 +5,7 @@ kernels jaxlib ships (``lapack_dpotrf_ffi``, ``lapack_dgetrf_ffi``, ...); minija
 same calls with the same attributes, so its factors are JAX's, bit for bit. The kernels take
 column-major matrices (the ``operand_layouts``) with any leading batch axes, report failure in
 an ``info`` result (a matrix that fails becomes NaNs, as in JAX), and are registered with XLA
-by ``minijax.runtime.register_lapack_kernels`` on first use. Eager evaluation runs them too
+when the first module that calls them compiles (``minijax.runtime``). Eager evaluation runs them too
 (``eager_on_xla``); the NumPy impls (``numpy.linalg``) are the reference executor's, and agree
 up to rounding. The StableHLO reference interpreter cannot run a custom call.
 
@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core, dtypes, runtime
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
 from minijax.interpreters.jvp import Zero
@@ -306,7 +306,6 @@ def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
     """``stablehlo.custom_call @lapack_<s|d><kernel>_ffi`` as JAX emits it: ``aliases`` maps
     an operand to the result that reuses its buffer; ``options`` are the kernel's
     character attributes, in ``mhlo.backend_config``."""
-    runtime.register_lapack_kernels()
     rank = max(a.ndim for a in avals_in)
     target = f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi'
     op = hlo.CustomCallOp(

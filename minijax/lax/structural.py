@@ -1,8 +1,8 @@
 """Primitives that move, replicate or create data: broadcast_in_dim, transpose, reshape,
 concatenate, pad, iota, empty and rev.
 
-All but iota and empty are linear, so each has a transpose rule: the transpose of a data movement moves
-the cotangent back (and sums where the forward pass replicated).
+All but iota and empty are linear, so each has a transpose rule: the transpose of a data
+movement moves the cotangent back (and sums where the forward pass replicated).
 """
 from __future__ import annotations
 
