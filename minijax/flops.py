@@ -306,7 +306,7 @@ _ELEMENTWISE = [lax.add_p, lax.add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.m
                 lax.shift_right_logical_p, lax.shift_right_arithmetic_p,
                 lax.population_count_p, lax.clz_p, lax.rem_p, lax.clamp_p,
                 lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p, lax.floor_p, lax.ceil_p,
-                lax.round_p, lax.is_finite_p]
+                lax.round_p, lax.is_finite_p, lax.reduce_precision_p]
 _TRANSCENDENTAL = [lax.sin_p, lax.cos_p, lax.exp_p, lax.log_p, lax.tanh_p, lax.logistic_p,
                    lax.sqrt_p, lax.rsqrt_p, lax.pow_p, lax.log1p_p, lax.tan_p, lax.expm1_p,
                    lax.cbrt_p, lax.atan2_p, lax.erf_p]
@@ -314,7 +314,8 @@ _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.tran
                   lax.concatenate_p, lax.slice_p, lax.dynamic_slice_p,
                   lax.dynamic_update_slice_p, lax.pad_p, lax.iota_p, lax.empty_p,
                   lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p, lax.split_p,
-                  lax.unstack_p, lax.stack_p, lax.tile_p, lax.optimization_barrier_p]
+                  lax.unstack_p, lax.stack_p, lax.tile_p, lax.optimization_barrier_p,
+                  lax.dce_sink_p, lax.copy_p, lax.stage_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_min_p,
                lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 
@@ -336,7 +337,7 @@ flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond
                     scan_p: _scan, while_p: _while, lax.erfc_p: _erfc,
                     lax.sort_p: _sort, lax.fft_p: _fft,
                     lax.convert_element_type_p: _convert_element_type})
-flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_mul_p, lax.scatter_min_p,
+flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p, lax.scatter_min_p,
                                   lax.scatter_max_p, lax.scatter_p], _scatter))
 # The decompositions run LAPACK kernels in custom calls, which XLA's cost analysis counts as 0.
 flops_rules.update(dict.fromkeys([lax.linalg.cholesky_p, lax.linalg.triangular_solve_p,

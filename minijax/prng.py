@@ -16,10 +16,10 @@ Programs never see the words: they see six primitives, each with all its rules h
   nothing, since the physical types are the words.
 
 The primitives that only move elements (slicing, reshaping, broadcasting, gathering,
-selecting: ``STRUCTURAL_PRIMITIVES``) also act on key arrays, so that keys can be indexed,
-stacked, carried through loops and batched. A key array is two uint32 arrays, one per word,
-and such a primitive moves the elements of both alike: its own rules, applied to each word,
-are its rules on keys (``lift_to_keys``).
+selecting, copying: ``STRUCTURAL_PRIMITIVES``) also act on key arrays, so that keys can be
+indexed, stacked, carried through loops and batched. A key array is two uint32 arrays, one
+per word, and such a primitive moves the elements of both alike: its own rules, applied to
+each word, are its rules on keys (``lift_to_keys``).
 
 The hash: ``threefry2x32(key, x) -> y``, 20 rounds of add, rotate and xor on pairs of
 uint32 words (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011). The
@@ -290,7 +290,7 @@ register_lowering(random_unwrap_p, lambda ctx, keys: keys)
 STRUCTURAL_PRIMITIVES = (
     lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.transpose_p, lax.concatenate_p,
     lax.rev_p, lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.gather_p,
-    lax.scatter_p, lax.select_n_p)
+    lax.scatter_p, lax.select_n_p, lax.copy_p)
 
 
 def _is_key_value(x):

@@ -202,10 +202,12 @@ def check_jvp(primitive, args, params, eps=1e-6):
             if np.any(tan):
                 _fail(primitive, 'jvp', f'output {k} is not a float but has the tangent {tan}')
             continue
-        fd = (hi - lo) / (2 * eps)
-        if tan.shape != fd.shape or not _agree(tan, fd, rtol=1e-5, atol=1e-5):
-            _fail(primitive, 'jvp', f'tangent of output {k}: got\n{tan}\nfinite differences '
-                                    f'give\n{fd}')
+        if primitive in STRAIGHT_THROUGH:
+            expected, source = _impl(primitive, params)(*tangents)[k], 'the primitive gives'
+        else:
+            expected, source = (hi - lo) / (2 * eps), 'finite differences give'
+        if tan.shape != expected.shape or not _agree(tan, expected, rtol=1e-5, atol=1e-5):
+            _fail(primitive, 'jvp', f'tangent of output {k}: got\n{tan}\n{source}\n{expected}')
 
 
 def check_transpose(primitive, args, params):
@@ -225,6 +227,10 @@ def check_transpose(primitive, args, params):
             _fail(primitive, 'transpose', f'cotangent of operand {i} is '
                                           f'{ct.dtype}{list(ct.shape)}, the operand is '
                                           f'{p.dtype}{list(p.shape)}')
+    if primitive in STRAIGHT_THROUGH:  # not linear: its transpose is itself, as its jvp
+        for k, (ct, expected) in enumerate(zip(cts_in, _impl(primitive, params)(*cts_out))):
+            _assert_close(primitive, 'transpose', f'cotangent of operand {k}', ct, expected)
+        return
     forward, backward = _inner(cts_out, tangents_out), _inner(cts_in, tangents)
     rtol = 1e-4 if any(p.dtype in (np.float32, np.complex64) for p in primals) else 1e-9
     if not _agree(forward, backward, rtol=rtol, atol=rtol):
@@ -317,6 +323,14 @@ NOT_NEEDED = {
                                 'own axis',
     **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
+}
+
+#: primitive -> why its derivative is the primitive itself, applied to the tangent (and to
+#: the cotangent), where finite differences see a step: the jvp and transpose checks
+#: compare with that.
+STRAIGHT_THROUGH = {
+    lax.reduce_precision_p: 'JAX differentiates the rounding as if it were the identity, '
+                            'rounding the tangent as well',
 }
 
 #: (primitive, operand position) -> why the jvp and transpose checks hold that float operand

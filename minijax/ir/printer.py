@@ -190,6 +190,7 @@ _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis
 JAX_NAMES: dict[str, PrintedAs] = {
     'xla_call': PrintedAs('jit', **_NAME_FIRST),
     'scatter_add': PrintedAs('scatter-add'),
+    'scatter_sub': PrintedAs('scatter-sub'),
     'scatter_mul': PrintedAs('scatter-mul'),
     'scatter_min': PrintedAs('scatter-min'),
     'scatter_max': PrintedAs('scatter-max'),

@@ -3,23 +3,22 @@
 ``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
 conversion; ``structural`` broadcast_in_dim, transpose, reshape, squeeze, concatenate, pad,
 iota, empty and rev; ``pieces`` split, unstack, stack and tile; ``slicing`` slice,
-dynamic_slice and dynamic_update_slice; ``reductions`` the reductions (reduce_sum,
-reduce_prod, ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min);
-``dot_general`` dot_general; ``convolution`` conv_general_dilated; ``precision`` their
-Precision and dot algorithms; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma and
-zeta; ``rounding`` floor, ceil, round, is_finite and nextafter; ``transcendental`` tan, atan2,
-expm1, cbrt, exp2, square and the (inverse) trigonometric and hyperbolic functions;
-``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise and integer operations (and, or,
-xor, not, shifts, population_count, clz, mulhi, rem); ``clamp`` clamp; ``sorting`` sort,
-sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and
-associative_scan; ``gather`` gather, index_take and the scatters (scatter, scatter_add,
-scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient; ``barrier``
-optimization_barrier; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete
-Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions; and
-``shapes`` JAX's shape arithmetic. Eager
-evaluation checks types with each primitive's abstract-eval rule before running its
-implementation (see ``core.EvalTrace``), so eager errors name shapes and dtypes as traced
-ones do.
+dynamic_slice and dynamic_update_slice; ``reductions`` the reductions (reduce_sum, reduce_prod,
+...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general``
+dot_general; ``convolution`` conv_general_dilated; ``precision`` their Precision and dot
+algorithms; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma and zeta; ``rounding``
+floor, ceil, round, is_finite, nextafter and reduce_precision; ``transcendental`` tan, atan2,
+expm1, cbrt, exp2, square and the (inverse) trigonometric and hyperbolic functions; ``bitcast``
+bitcast_convert_type; ``bitwise`` the bitwise and integer operations (and, or, xor, not,
+shifts, population_count, clz, mulhi, rem); ``clamp`` clamp; ``sorting`` sort, sort_key_val and
+top_k; ``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and associative_scan;
+``gather`` gather, index_take and the scatters (scatter, scatter_add, scatter_sub, scatter_mul,
+scatter_min, scatter_max); ``gradients`` stop_gradient; ``barrier`` the compiler hints
+optimization_barrier and dce_sink; ``identities`` copy and stage; ``complex_numbers`` real,
+imag, conj and complex; ``fft`` the discrete Fourier transforms; ``linalg`` (``lax.linalg``, as
+in JAX) the matrix decompositions; and ``shapes`` JAX's shape arithmetic. Eager evaluation
+checks types with each primitive's abstract-eval rule before running its implementation (see
+``core.EvalTrace``), so eager errors name shapes and dtypes as traced ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
 ``map``) are reachable here too, as in ``jax.lax``; they live in ``minijax.control_flow``, a
@@ -61,10 +60,10 @@ from minijax.lax.special import (
 from minijax.lax.shapes import (
     broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, dtype, index_in_dim, padtype_to_pads,
-    reduce_window_shape_tuple)
+    reduce_window_shape_tuple, shape_as_value)
 from minijax.lax.rounding import (
     RoundingMethod, ceil, ceil_p, floor, floor_p, is_finite, is_finite_p, nextafter, nextafter_p,
-    round, round_p)
+    reduce_precision, reduce_precision_p, round, round_p)
 from minijax.lax.transcendental import (
     acos, acos_p, acosh, acosh_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p, atan_p,
     atanh, atanh_p, cbrt, cbrt_p, cosh, cosh_p, exp2, exp2_p, expm1, expm1_p, reciprocal, sinh,
@@ -79,8 +78,8 @@ from minijax.lax.bitwise import (
 from minijax.lax.sorting import sort, sort_key_val, sort_p, top_k, top_k_p
 from minijax.lax.gather import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p,
-    index_take, scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min, scatter_min_p,
-    scatter_mul, scatter_mul_p, scatter_p)
+    index_take, scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min,
+    scatter_min_p, scatter_mul, scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p)
 from minijax.lax.complex_numbers import (
     complex, complex_p, conj, conj_p, imag, imag_p, real, real_p)
 from minijax.lax.cumulative import (
@@ -88,7 +87,9 @@ from minijax.lax.cumulative import (
     cumprod_p, cumsum, cumsum_p)
 from minijax.lax.fft import FftType, fft, fft_p
 from minijax.lax.gradients import stop_gradient
-from minijax.lax.barrier import optimization_barrier, optimization_barrier_p
+from minijax.lax.barrier import (
+    dce_sink, dce_sink_p, optimization_barrier, optimization_barrier_p)
+from minijax.lax.identities import copy_p, stage, stage_p
 # Collectives over a named axis (pmap, vmap(axis_name=...)): see minijax/lax/parallel.py.
 from minijax.lax.parallel import (  # noqa: E402
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, pmax, pmax_p,

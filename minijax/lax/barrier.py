@@ -1,4 +1,5 @@
-"""``optimization_barrier``: values the compiler may not move computation across.
+"""Compiler hints: ``optimization_barrier``, values the compiler may not move computation
+across, and ``dce_sink``, values dead-code elimination must keep computing.
 
 XLA neither fuses ops on the two sides of a barrier nor merges equal computations across it
 (JAX's rematerialization relies on that, so a recomputation is not folded back into the
@@ -17,6 +18,7 @@ from minijax.core import Primitive
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lowering import register_lowering
+from minijax.lowering.ops import ffi_call
 
 optimization_barrier_p = Primitive('optimization_barrier', multiple_results=True)
 
@@ -56,3 +58,43 @@ optimization_barrier_p.def_batching(lambda vals, dims: (optimization_barrier_p.b
                                                         list(dims)))
 register_lowering(optimization_barrier_p,
                   lambda ctx, *xs: list(hlo.OptimizationBarrierOp(list(xs)).results))
+
+# ----------------------------------------------------------------------------- dce_sink
+
+#: It has no results, so nothing reads it: it is ``effectful`` for dead-code elimination
+#: to keep it, and with it the computation of its operand.
+dce_sink_p = Primitive('dce_sink', multiple_results=True)
+dce_sink_p.effectful = True
+
+
+def dce_sink(val, *, prevent_mlir_dce=False):
+    """Mark each array of the pytree ``val`` used, so the jaxpr keeps the equations that
+    compute it (a value computed only to be inspected, or timed). With
+    ``prevent_mlir_dce``, the module keeps them too: a side-effecting FFI call reads it."""
+    for leaf in tree_util.tree_leaves(val):
+        dce_sink_p.bind(leaf, prevent_mlir_dce=bool(prevent_mlir_dce))
+
+
+def _dce_sink_jvp(primals, tangents, **params):
+    """Sink the primal and a nonzero tangent (whose computation is kept as well)."""
+    dce_sink_p.bind(*primals, **params)
+    if not isinstance(tangents[0], ad.Zero):
+        dce_sink_p.bind(*tangents, **params)
+    return [], []
+
+
+def _dce_sink_batching(vals, dims, **params):
+    dce_sink_p.bind(*vals, **params)
+    return [], []
+
+
+def _dce_sink_lowering(ctx, x, *, prevent_mlir_dce):
+    return ffi_call(ctx, 'dce_sink', [x], True, {}) if prevent_mlir_dce else []
+
+
+dce_sink_p.def_impl(lambda x, **params: [])
+dce_sink_p.def_abstract_eval(lambda x, **params: [])
+dce_sink_p.def_jvp(_dce_sink_jvp, symbolic_zeros=True)
+dce_sink_p.def_transpose(lambda cts, x, **params: [None])
+dce_sink_p.def_batching(_dce_sink_batching)
+register_lowering(dce_sink_p, _dce_sink_lowering)

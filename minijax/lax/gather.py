@@ -367,6 +367,7 @@ def _scatter_function(primitive):
 
 
 _COMBINED = {'scatter': 'written over it', 'scatter_add': 'added to it',
+             'scatter_sub': 'subtracted from it',
              'scatter_mul': 'multiplied into it', 'scatter_min': 'taking the minimum',
              'scatter_max': 'taking the maximum'}
 
@@ -410,6 +411,12 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, 
     ct_updates = (_gather_back(ct, indices, updates_shape, dimension_numbers)
                   if is_undefined_primal(updates) else None)
     return [ct if is_undefined_primal(operand) else None, None, ct_updates]
+
+
+def _scatter_sub_transpose(ct, operand, indices, updates, **params):
+    """As ``scatter_add``'s, the updates' cotangent negated."""
+    ct_operand, _, ct_updates = _scatter_add_transpose(ct, operand, indices, updates, **params)
+    return [ct_operand, None, None if ct_updates is None else lax.neg(ct_updates)]
 
 
 def _scatter_mul_jvp(primals, tangents, **params):
@@ -638,6 +645,7 @@ def _region(op):
 _SCATTERS = {
     'scatter': (_assign_at, lambda current, update, dtype: update, lambda p: _scatter_jvp),
     'scatter_add': (np.add.at, _region(hlo.AddOp), _linear_jvp),
+    'scatter_sub': (np.subtract.at, _region(hlo.SubtractOp), _linear_jvp),
     'scatter_mul': (np.multiply.at, _region(hlo.MulOp), lambda p: _scatter_mul_jvp),
     'scatter_min': (_extremal_at(np.minimum, core.impl_rules[lax.min_p]),
                     lambda current, update, dtype: choose(current, update, 'LT', dtype),
@@ -658,11 +666,12 @@ def _scatter_primitive(name, combine, region, make_jvp):
     return primitive
 
 
-scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p = (
+scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p = (
     _scatter_primitive(name, *row) for name, row in _SCATTERS.items())
 scatter_add_p.def_transpose(_scatter_add_transpose)
+scatter_sub_p.def_transpose(_scatter_sub_transpose)
 scatter_mul_p.def_transpose(_scatter_mul_transpose)
-scatter, scatter_add, scatter_mul, scatter_min, scatter_max = (
-    _scatter_function(p) for p in (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p,
-                                   scatter_max_p))
+scatter, scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max = (
+    _scatter_function(p) for p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p,
+                                   scatter_min_p, scatter_max_p))
 

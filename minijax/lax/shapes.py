@@ -1,6 +1,7 @@
 """``jax.lax``'s shape arithmetic (broadcast shapes, paddings, the output shapes of windows
 and convolutions) and the conveniences JAX writes with reshapes, broadcasts and slices:
-``broadcast_to_rank``, ``broadcast_like``, ``collapse``, ``index_in_dim``. No primitives of
+``broadcast_to_rank``, ``broadcast_like``, ``collapse``, ``index_in_dim``,
+``shape_as_value``. No primitives of
 their own: their jaxprs are JAX's.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from minijax.lax import windowed
 from minijax.lax.convolution import conv_dimension_numbers
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import static_int
-from minijax.lax.structural import broadcast, broadcast_in_dim, reshape, squeeze
+from minijax.lax.structural import broadcast, broadcast_in_dim, full, reshape, squeeze
 
 
 def dtype(x):
@@ -106,3 +107,11 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dime
     canonical = conv_shape_tuple(np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm),
                                  window_strides, padding)
     return tuple(np.take(canonical, np.argsort(out_perm)))
+
+
+def shape_as_value(shape):
+    """``shape`` as a 1-d array of the narrowest signed integer type JAX gives it (int32
+    unless a dimension needs int64): a NumPy array, or an empty Array for ``()``."""
+    dims = tuple(static_int(d, 'shape_as_value', 'a dimension') for d in shape)
+    dtype = dtypes.int32 if all(d <= np.iinfo(np.int32).max for d in dims) else dtypes.int64
+    return full((0,), 0, dtype) if not dims else np.asarray(dims, dtype)

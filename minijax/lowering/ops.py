@@ -99,13 +99,20 @@ def python_callback(ctx, callback, operands, has_side_effect: bool) -> list[ir.V
     nobody reads."""
     callbacks = ctx.module_context.host_callbacks
     callbacks.append(callback)
+    index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(callbacks) - 1)
+    return ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect, {'index': index})
+
+
+def ffi_call(ctx, target, operands, has_side_effect: bool, config: dict) -> list[ir.Value]:
+    """``stablehlo.custom_call @target`` of an XLA FFI handler, as JAX's ``ffi_lowering``
+    writes it: row-major layouts, the handler's attributes ``config`` in
+    ``mhlo.backend_config``."""
     op = hlo.CustomCallOp(
-        [tensor_type(a) for a in ctx.avals_out], list(operands), PYTHON_CALLBACK_TARGET,
+        [tensor_type(a) for a in ctx.avals_out], list(operands), target,
         has_side_effect=ir.BoolAttr.get(has_side_effect), backend_config=ir.StringAttr.get(''),
         operand_layouts=row_major_layouts(ctx.avals_in),
         result_layouts=row_major_layouts(ctx.avals_out))
-    index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(callbacks) - 1)
-    op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get({'index': index})
+    op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(config)
     return list(op.results)
 
 

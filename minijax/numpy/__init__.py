@@ -653,9 +653,15 @@ def _stack_nested(a, dtype):
 
 
 def array(object, dtype=None, copy=True, ndmin=0):  # noqa: A002 (NumPy's name)
-    """``asarray`` (Arrays are immutable, so a copy is never needed), with at least
-    ``ndmin`` axes."""
-    out = asarray(object, dtype)
+    """``asarray``, with at least ``ndmin`` axes; with ``copy``, a traced value or an Array
+    is copied (``copy_p``, as JAX binds it: a jaxpr shows where a program asked for a
+    copy)."""
+    if isinstance(object, (Tracer, Array)):
+        out = lax.identities.copy_p.bind(object) if copy else object
+        if dtype is not None:
+            out = _cast(out, dtypes.check_supported(dtype, 'array: dtype'))
+    else:
+        out = asarray(object, dtype)
     return reshape(out, (1,) * (ndmin - np.ndim(out)) + np.shape(out)) if ndmin else out
 
 
@@ -664,9 +670,8 @@ def astype(x, dtype):
 
 
 def copy(a):
-    """A new Array with ``a``'s value (shared: it is immutable); a traced ``a`` itself."""
-    a = asarray(a)
-    return a.new_reference() if isinstance(a, Array) else a
+    """A copy of ``a`` (``copy_p`` for a traced value or an Array, as in JAX)."""
+    return array(a, copy=True)
 
 
 def shape(a):

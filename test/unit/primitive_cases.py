@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from minijax import lax as mlax
+from minijax import numpy as mnp
 from testlib import (BOOL, C64, C128, COMPLEX, F32, F64, FLOATS, I8, I32, I64, NUMBERS, U8, U32,
                      U64, random_array)
 
@@ -285,7 +286,7 @@ def _scatter(primitive, name, operand, indices, updates, dnums, dtypes=FLOATS, *
                    (Arg(operand), Arg(indices, 'idx', I32), Arg(updates)), dtypes)
 
 
-SCATTERS = ('scatter', 'scatter_add', 'scatter_mul', 'scatter_min', 'scatter_max')
+SCATTERS = ('scatter', 'scatter_add', 'scatter_sub', 'scatter_mul', 'scatter_min', 'scatter_max')
 
 
 def _scatter_rows(primitive):
@@ -297,7 +298,8 @@ def _scatter_rows(primitive):
     return [_scatter(primitive, 'batching', (3, 5), (3, 1), (3,), ((), (1,), (1,), (0,), (0,)),
                      **unique),
             _scatter(primitive, 'rows', (5, 6), (n, 1), (n, 6), ((1,), (0,), (0,)),
-                     NUMBERS if primitive == 'scatter_add' else FLOATS, **unique),
+                     NUMBERS if primitive in ('scatter_add', 'scatter_sub') else FLOATS,
+                     **unique),
             _scatter(primitive, 'drop', (4, 6), (n, 2), (n, 2, 3), ((1, 2), (), (0, 1)), **unique)]
 
 
@@ -330,6 +332,10 @@ PRIMITIVE_CASES = [
                              (mlax.RoundingMethod.AWAY_FROM_ZERO, 'halves'),
                              (mlax.RoundingMethod.TO_NEAREST_EVEN, 'halves')]],
     _unary('is_finite', domain='specials'),
+    *[Case('reduce_precision', f'e{e}m{m}-{domain}',
+           lambda x, e=e, m=m: mlax.reduce_precision(x, e, m),
+           lambda x, e=e, m=m: jax.lax.reduce_precision(x, e, m), _args((3, 4), domain=domain))
+      for e, m, domain in [(5, 10, 'any'), (8, 7, 'specials'), (2, 1, 'any'), (3, 0, 'halves')]],
     *_binary('atan2', jax.lax.atan2, FLOATS, domains=('nonzero', 'nonzero')),
     _unary('neg', NUMBERS), _unary('abs', NUMBERS, 'nonzero'), _unary('sign', NUMBERS),
     # complex numbers: the parts (complex operands), and elementwise ops on complex operands
@@ -470,6 +476,18 @@ PRIMITIVE_CASES = [
     Case('optimization_barrier', 'pair-times',
          lambda x, y: mlax.mul(*mlax.optimization_barrier((x, y))),
          lambda x, y: jax.lax.mul(*jax.lax.optimization_barrier((x, y))), _args((3, 4), ()),
+         NUMBERS),
+    Case('dce_sink', '', lambda x: mlax.dce_sink(mlax.mul(x, x)) or x,
+         lambda x: jax.lax.dce_sink(jax.lax.mul(x, x)) or x, _args((3, 4)), NUMBERS),
+    Case('dce_sink', 'kept-in-the-module',
+         lambda x: mlax.dce_sink(mlax.mul(x, x), prevent_mlir_dce=True) or x,
+         lambda x: jax.lax.dce_sink(jax.lax.mul(x, x), prevent_mlir_dce=True) or x,
+         _args((3, 4))),
+    Case('copy', '', lambda x: mlax.mul(mnp.copy(x), x), lambda x: jax.lax.mul(jnp.copy(x), x),
+         _args((3, 4)), NUMBERS),
+    Case('stage', 'traced', lambda x: mlax.stage(x), lambda x: jax.lax.stage(x), _args((3, 4))),
+    Case('stage', 'constant', lambda x: mlax.add(mlax.stage(np.ones((3, 4), x.dtype)), x),
+         lambda x: jax.lax.add(jax.lax.stage(np.ones((3, 4), x.dtype)), x), _args((3, 4)),
          NUMBERS),
     # cumulative
     *[_cumulative(name, axis, reverse, dtypes=FLOATS if name == 'cumlogsumexp' else NUMBERS)

@@ -276,7 +276,7 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'fft', 'floor', 'ceil', 'round', 'is_finite', 'lgamma', 'digamma',
                     'erf_inv', 'polygamma', 'zeta', 'nextafter', 'stop_gradient', 'full_like',
                     'split', 'unstack', 'stack', 'tile', 'top_k', 'optimization_barrier',
-                    'empty')
+                    'empty', 'reduce_precision', 'scatter_sub', 'dce_sink', 'stage')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem', 'mulhi')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -397,7 +397,9 @@ def _b_unary(B, args, *, name, tame=False):
     return [B[name](_finite(B, args[0]) if tame else args[0])]
 
 
-def _b_rounding(B, args, *, name, method):
+def _b_rounding(B, args, *, name, method=None, format=None):  # noqa: A002 (a float format)
+    if name == 'reduce_precision':
+        return [B.reduce_precision(args[0], *format)]
     return [B.round(args[0], method) if name == 'round' else B[name](args[0])]
 
 
@@ -477,6 +479,14 @@ def _b_pieces(B, args, *, name, axis=None, sizes=None, reps=None):
 
 def _b_barrier(B, args):
     return list(B.optimization_barrier(tuple(args)))
+
+
+def _b_identity(B, args, *, name):
+    """A value copied (jnp.copy), lifted into the trace (stage), or sunk and passed on."""
+    if name == 'dce_sink':
+        B.dce_sink(args[0])
+        return [args[0]]
+    return [B.numpy.copy(args[0]) if name == 'copy' else B.stage(args[0])]
 
 
 def _b_iota(B, args, *, dtype, shape, dimension):
@@ -731,7 +741,7 @@ BUILDERS = dict(
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
     bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
-    top_k=_b_top_k, barrier=_b_barrier, empty=_b_empty,
+    top_k=_b_top_k, barrier=_b_barrier, identity=_b_identity, empty=_b_empty,
     gather=_b_gather, scatter=_b_scatter, complex_parts=_b_complex_parts, fourier=_b_fourier,
     index=_b_index, at=_b_at, random=_b_random, linalg=_b_linalg, custom=_b_custom,
     cond=_b_cond, while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
@@ -919,15 +929,22 @@ def s_convert(g, pool, depth):
     return _step('convert', [x], [Aval(a.shape, dtype)], dtype=dtype, sanitize=sanitize)
 
 
+#: (exponent bits, mantissa bits) of reduce_precision: float16's, bfloat16's, float8's, tiny.
+_FORMATS = ((5, 10), (8, 7), (4, 3), (5, 2), (2, 1), (3, 0), (11, 52))
+
+
 def s_rounding(g, pool, depth):
-    """floor, ceil, round (either way of breaking ties) or is_finite of a float."""
+    """floor, ceil, round (either way of breaking ties), is_finite or reduce_precision of a
+    float."""
     x = g.pick(pool, _is_float)
     if x is None:
         return None
-    name = g.choice(('floor', 'ceil', 'round', 'is_finite'))
+    name = g.choice(('floor', 'ceil', 'round', 'is_finite', 'reduce_precision'))
     g.hazards.add('nonsmooth')
     a = pool[x]
     out = Aval(a.shape, 'bool') if name == 'is_finite' else a
+    if name == 'reduce_precision':
+        return _step('rounding', [x], [out], name=name, format=g.choice(_FORMATS))
     return _step('rounding', [x], [out], name=name,
                  method=int(g.rng.integers(2)) if name == 'round' else None)
 
@@ -1053,6 +1070,12 @@ def s_barrier(g, pool, depth):
     """One to three values through one optimization barrier."""
     args = [g.pick(pool) for _ in range(int(g.rng.integers(1, 4)))]
     return _step('barrier', args, [pool[i] for i in args])
+
+
+def s_identity(g, pool, depth):
+    """A value through copy, stage or dce_sink: the identity, in three ways."""
+    x = g.pick(pool)
+    return _step('identity', [x], [pool[x]], name=g.choice(('copy', 'stage', 'dce_sink')))
 
 
 def s_pad(g, pool, depth):
@@ -1410,8 +1433,8 @@ def s_gather_scatter(g, pool, depth):
     bounds, except for a gather in JAX's default mode (whose gradient there JAX leaves
     undefined) and scatter_min/max with mode='clip' (JAX's jvp then mixes clamped gathers
     with scatter-adds that drop, so its tangent out of bounds is wrong)."""
-    name = g.choice(('gather', 'scatter', 'scatter_add', 'scatter_mul', 'scatter_min',
-                     'scatter_max'))
+    name = g.choice(('gather', 'scatter', 'scatter_add', 'scatter_sub', 'scatter_mul',
+                     'scatter_min', 'scatter_max'))
     x = g.pick(pool, lambda a: g.drawable(name, a) and a.shape != () and a.shape[0] > 0)
     if x is None:
         return None
@@ -1580,7 +1603,7 @@ SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_cumulative, 1),
             (s_bitwise, 2), (s_gather_scatter, 1), (s_index, 1), (s_at, 1), (s_random, 0.4),
             (s_linalg, 1.5), (s_custom, 0.5), (s_rounding, 0.5), (s_special, 0.5),
-            (s_pieces, 0.6), (s_barrier, 0.3)]
+            (s_pieces, 0.6), (s_barrier, 0.3), (s_identity, 0.3)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 

@@ -22,8 +22,8 @@ from random_programs import (JAX, KNOWN_BUGS, MINIJAX, Aval, Mismatch, Oracle, P
 #: ``test_ci_programs_use_every_dtype`` say when to look again.
 #: Seeds of past fuzz failures are not kept: a seed names another program once the generator
 #: learns a new primitive, so they had stopped reproducing what they once found.
-CI_SEEDS = (*range(36), 2395, 2710, 2222, 888, 68, 2946, 1090, 2173, 407, 847, 203, 275, 321, 2600,
-            221)
+CI_SEEDS = (*range(36), 2395, 2727, 793, 1339, 192, 2710, 413, 167, 1115, 254, 528, 1665, 2559,
+            945, 1721, 1777, 2043, 68, 621)
 
 
 @pytest.mark.parametrize('seed', CI_SEEDS)
@@ -61,9 +61,10 @@ def _primitives(jaxpr):
 
 #: Collectives need an axis bound by pmap or vmap(axis_name=...), which a random
 #: single-device program has not: test_pmap.py checks them against JAX instead. custom_lin
-#: appears only inside autodiff (the grad legs go through it).
+#: appears only inside autodiff (the grad legs go through it). stage lifts its operand into
+#: the trace: it adds no equation to find (the fuzzer draws it all the same).
 NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter',
-                 'ppermute', 'all_to_all', 'custom_lin'}
+                 'ppermute', 'all_to_all', 'custom_lin', 'stage'}
 
 #: Where the primitives the fuzzer must reach are defined.
 PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)
