@@ -5,20 +5,22 @@ conversion; ``structural`` broadcast_in_dim, transpose, reshape, squeeze, concat
 iota, empty and rev; ``pieces`` split, unstack, stack and tile; ``slicing`` slice,
 dynamic_slice and dynamic_update_slice; ``reductions`` the reductions (reduce_sum, reduce_prod,
 ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general``
-dot_general; ``convolution`` conv_general_dilated; ``precision`` their Precision and dot
-algorithms; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma and zeta; ``rounding``
-floor, ceil, round, is_finite, nextafter and reduce_precision; ``transcendental`` tan, atan2,
-expm1, cbrt, exp2, square and the (inverse) trigonometric and hyperbolic functions; ``bitcast``
-bitcast_convert_type; ``bitwise`` the bitwise and integer operations (and, or, xor, not,
-shifts, population_count, clz, mulhi, rem); ``clamp`` clamp; ``sorting`` sort, sort_key_val and
-top_k; ``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and associative_scan;
-``gather`` gather, index_take and the scatters (scatter, scatter_add, scatter_sub, scatter_mul,
-scatter_min, scatter_max); ``gradients`` stop_gradient; ``barrier`` the compiler hints
-optimization_barrier and dce_sink; ``identities`` copy and stage; ``complex_numbers`` real,
-imag, conj and complex; ``fft`` the discrete Fourier transforms; ``linalg`` (``lax.linalg``, as
-in JAX) the matrix decompositions; and ``shapes`` JAX's shape arithmetic. Eager evaluation
-checks types with each primitive's abstract-eval rule before running its implementation (see
-``core.EvalTrace``), so eager errors name shapes and dtypes as traced ones do.
+dot_general; ``convolution`` conv_general_dilated; ``precision`` the Precision and dot
+algorithms of both; ``conv_variants`` conv_transpose and the patch and local convolutions
+written with conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma
+and zeta; ``rounding`` floor, ceil, round, is_finite, nextafter and reduce_precision;
+``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse) trigonometric and
+hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise and integer
+operations (and, or, xor, not, shifts, population_count, clz, mulhi, rem); ``clamp`` clamp;
+``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin,
+cumlogsumexp and associative_scan; ``gather`` gather, index_take and the scatters (scatter,
+scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient;
+``barrier`` the compiler hints optimization_barrier and dce_sink; ``identities`` copy and
+stage; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete Fourier
+transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions; and ``shapes``
+JAX's shape arithmetic. Eager evaluation checks types with each primitive's abstract-eval rule
+before running its implementation (see ``core.EvalTrace``), so eager errors name shapes and
+dtypes as traced ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
 ``map``) are reachable here too, as in ``jax.lax``; they live in ``minijax.control_flow``, a
@@ -60,7 +62,9 @@ from minijax.lax.special import (
 from minijax.lax.shapes import (
     broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, dtype, index_in_dim, padtype_to_pads,
-    reduce_window_shape_tuple, shape_as_value)
+    conv_transpose_shape_tuple, reduce_window_shape_tuple, shape_as_value)
+from minijax.lax.conv_variants import (
+    conv_general_dilated_local, conv_general_dilated_patches, conv_transpose)
 from minijax.lax.rounding import (
     RoundingMethod, ceil, ceil_p, floor, floor_p, is_finite, is_finite_p, nextafter, nextafter_p,
     reduce_precision, reduce_precision_p, round, round_p)

@@ -12,6 +12,7 @@ import numpy as np
 
 from minijax import core, dtypes
 from minijax.lax import windowed
+from minijax.lax.conv_variants import conv_transpose_padding
 from minijax.lax.convolution import conv_dimension_numbers
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import static_int
@@ -115,3 +116,19 @@ def shape_as_value(shape):
     dims = tuple(static_int(d, 'shape_as_value', 'a dimension') for d in shape)
     dtype = dtypes.int32 if all(d <= np.iinfo(np.int32).max for d in dims) else dtypes.int64
     return full((0,), 0, dtype) if not dims else np.asarray(dims, dtype)
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+    """The shape of ``conv_transpose``'s result (without kernel dilation), in the layout
+    ``dimension_numbers`` names for it: ``padding`` is the forward convolution's string or
+    the transposed convolution's (low, high) pairs."""
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    lhs_canonical, rhs_canonical = np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm)
+    if isinstance(padding, str):
+        padding = [conv_transpose_padding(k, s, padding)
+                   for k, s in zip(rhs_canonical[2:], window_strides)]
+    spatial = [(n - 1) * s - k + 2 + int(np.sum(pads)) for n, k, s, pads in
+               zip(lhs_canonical[2:], rhs_canonical[2:], window_strides, padding)]
+    canonical = (lhs_canonical[0], rhs_canonical[0], *spatial)
+    return tuple(int(d) for d in np.take(canonical, np.argsort(out_perm)))

@@ -342,3 +342,71 @@ def test_reduce_window_errors():
         mlax.reduce_window(x, 1., mlax.add, (2, 2), (1, 1), 'VALID')
     with pytest.raises(TypeError, match=r'reduce_window_max.*float64\[4,4\]'):
         mlax.reduce_window(x, -np.inf, mlax.max, (2,), (1,), ((0, 0),))
+
+
+# ----------------------------------------------------------------------------- conv variants
+
+#: name -> (operand shapes, the call with ``L`` as the lax module): conv_transpose,
+#: conv_general_dilated_patches and conv_general_dilated_local, written with
+#: conv_general_dilated as JAX writes them.
+CONV_VARIANTS = {
+    'transpose-same-strided': ([(2, 5, 6, 3), (3, 2, 3, 4)],
+                               lambda L, x, k: L.conv_transpose(x, k, (2, 1), 'SAME')),
+    'transpose-valid-dilated-kernel-flipped': (
+        [(2, 5, 6, 3), (3, 2, 4, 3)],
+        lambda L, x, k: L.conv_transpose(x, k, (2, 3), 'VALID', rhs_dilation=(1, 2),
+                                         transpose_kernel=True)),
+    'transpose-pairs-consistent': (
+        [(2, 5, 6, 3), (3, 2, 3, 4)],
+        lambda L, x, k: L.conv_transpose(x, k, (2, 2), ((1, 0), (2, 1)),
+                                         use_consistent_padding=True)),
+    'transpose-pairs-nwc': ([(2, 7, 3), (3, 3, 5)], lambda L, x, k: L.conv_transpose(
+        x, k, (2,), ((1, 2),), dimension_numbers=('NWC', 'WIO', 'NWC'))),
+    'patches-nchw': ([(2, 3, 5, 6)], lambda L, x: L.conv_general_dilated_patches(
+        x, (2, 3), (1, 2), 'SAME')),
+    'patches-layouts-precision': ([(2, 3, 5, 6)], lambda L, x: L.conv_general_dilated_patches(
+        x, (2, 3), (2, 1), ((1, 0), (0, 2)), dimension_numbers=('NCHW', 'OIWH', 'CNHW'),
+        precision=L.Precision.HIGHEST)),
+    'local-nchw': ([(2, 3, 5, 6), (4, 18, 4, 4)], lambda L, x, w: L.conv_general_dilated_local(
+        x, w, (1, 1), 'VALID', (2, 3))),
+    'local-hwio-precision-pair': (
+        [(2, 3, 5, 6), (4, 4, 18, 4)], lambda L, x, w: L.conv_general_dilated_local(
+            x, w, (1, 1), 'VALID', (2, 3), dimension_numbers=('NCHW', 'HWIO', 'NHWC'),
+            precision=(L.Precision.HIGHEST, L.Precision.DEFAULT))),
+}
+
+
+@pytest.mark.parametrize('name', CONV_VARIANTS)
+def test_conv_variants_are_jax_s(name, rng):
+    """Values, gradients, jaxpr and module text of each variant are JAX's."""
+    shapes, call = CONV_VARIANTS[name]
+    args = [rng.normal(size=s) for s in shapes]
+    mj_fn, jax_fn = (lambda *xs: call(mlax, *xs)), (lambda *xs: call(jax.lax, *xs))
+    assert_close(mj_fn(*args), jax_fn(*args))
+    positions = tuple(range(len(args)))
+    loss = lambda f: lambda *xs: (f(*xs) ** 2).sum()  # noqa: E731
+    for got, expected in zip(minijax.grad(loss(mj_fn), positions)(*args),
+                             jax.grad(loss(jax_fn), positions)(*args)):
+        assert_close(got, expected)
+    assert str(minijax.make_jaxpr(mj_fn)(*args)) == str(jax.make_jaxpr(jax_fn)(*args))
+    assert (minijax.jit(mj_fn).lower(*args).as_text()
+            == jax.jit(jax_fn).lower(*args).as_text())
+
+
+@pytest.mark.parametrize('args', [
+    ((2, 5, 6, 3), (3, 2, 3, 4), (2, 1), 'SAME', ('NHWC', 'HWIO', 'NHWC')),
+    ((2, 5, 6, 3), (3, 2, 3, 4), (2, 2), 'VALID', ('NHWC', 'HWIO', 'NHWC')),
+    ((2, 3, 5, 6), (4, 3, 2, 3), (1, 2), ((1, 1), (0, 2)), ('NCHW', 'OIHW', 'NCHW'))])
+def test_conv_transpose_shape_tuple_is_jax_s(args):
+    assert mlax.conv_transpose_shape_tuple(*args) == jax.lax.conv_transpose_shape_tuple(*args)
+
+
+def test_conv_variants_refuse_what_jax_refuses():
+    x, k = np.ones((2, 5, 6, 3)), np.ones((3, 2, 3, 4))
+    with pytest.raises(ValueError, match='Invalid padding mode: FULL'):
+        mlax.conv_transpose(x, k, (1, 1), 'FULL', use_consistent_padding=True)
+    with pytest.raises(ValueError, match='No 4\\+ dimensional dimension_number defaults'):
+        mlax.conv_transpose(np.ones((1,) * 6), np.ones((1,) * 6), (1,) * 4, 'SAME')
+    with pytest.raises(ValueError, match='Unsupported precision for conv_general_dilated_local'):
+        mlax.conv_general_dilated_local(np.ones((2, 3, 5, 6)), np.ones((4, 18, 4, 4)), (1, 1),
+                                        'VALID', (2, 3), precision=mlax.DotAlgorithmPreset.DEFAULT)

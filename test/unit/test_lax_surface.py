@@ -32,9 +32,7 @@ NOT_YET = {
     'reduce_p', 'reduce_window_p', 'select_and_gather_add_p', 'select_and_scatter_add_p',
     'select_and_scatter_p', 'scatter_apply', 'approx_max_k', 'approx_min_k', 'approx_top_k_p',
     # convolutions and dots
-    'conv_general_dilated_local', 'conv_general_dilated_patches', 'conv_transpose',
-    'conv_transpose_shape_tuple', 'ragged_dot', 'ragged_dot_general',
-    'scaled_dot',
+    'ragged_dot', 'ragged_dot_general', 'scaled_dot',
     # control flow, solvers and the primitives JAX exports for them
     'custom_linear_solve', 'custom_root', 'linear_solve_p',
     'platform_dependent', 'composite',
