@@ -209,42 +209,33 @@ def _normalize_axis(axis, x, what):
 # ----------------------------------------------------------------------------- rule helpers
 
 def broadcasting_batcher(primitive):
-    """Batching rule for elementwise primitives whose operands have equal shapes or rank 0.
+    """Batching rule for elementwise primitives, which broadcast scalars and axes of size 1.
 
-    Operands batched at the same axis with the same rank pass straight through; otherwise the
-    batch axis goes to the front and operands are broadcast to the full batched shape.
+    Operands batched at one axis with one shape (and unbatched scalars) pass straight
+    through; otherwise, as in JAX, each batch axis goes to the front, an unbatched operand
+    gets a leading axis of size 1 and a batched scalar trailing ones, and the primitive's
+    own broadcasting does the rest.
     """
     def rule(vals, dims, **params):
-        ranks = [core.get_aval(x).ndim - (d is not not_mapped) for x, d in zip(vals, dims)]
-        out_rank = max(ranks)
-        bdim = next(d for d in dims if d is not not_mapped)
-        if all((d == bdim and r == out_rank) or (d is not_mapped and r == 0)
-               for d, r in zip(dims, ranks)):
+        bdim, shape = next((d, core.get_aval(x).shape) for x, d in zip(vals, dims)
+                           if d is not not_mapped)
+        if all(core.get_aval(x).shape == shape and d == bdim
+               for x, d in zip(vals, dims) if core.get_aval(x).ndim):
             return primitive.bind(*vals, **params), bdim
-        size = axis_size_of(vals, dims)
-        out_shape = max((_unbatched_shape(x, d) for x, d in zip(vals, dims)), key=len)
-        full = (size, *out_shape)
-        args = []
-        for x, d in zip(vals, dims):
-            if d is not_mapped and core.get_aval(x).ndim == 0:
-                args.append(x)
-                continue
-            x = moveaxis(x, d, 0) if d is not not_mapped else x
-            shape = core.get_aval(x).shape
-            if shape != full:
-                kept = (0,) if d is not not_mapped else tuple(range(1, len(full)))
-                from minijax import lax  # lax's rules build on this module
-                x = lax.broadcast_in_dim(x, full, kept)
-            args.append(x)
+        from minijax import lax  # lax's rules build on this module
+        args = [x if not core.get_aval(x).ndim
+                else moveaxis(x, d, 0) if d is not not_mapped
+                else lax.broadcast_in_dim(x, (1, *core.get_aval(x).shape),
+                                          tuple(range(1, core.get_aval(x).ndim + 1)))
+                for x, d in zip(vals, dims)]
+        rank = max(core.get_aval(x).ndim for x in args)
+        args = [lax.expand_dims(x, tuple(range(core.get_aval(x).ndim, rank)))
+                if d is not not_mapped and core.get_aval(x).ndim < rank else x
+                for x, d in zip(args, dims)]
         return primitive.bind(*args, **params), 0
 
     primitive.def_batching(rule)
     return rule
-
-
-def _unbatched_shape(x, d):
-    shape = core.get_aval(x).shape
-    return shape if d is not_mapped else shape[:d] + shape[d + 1:]
 
 
 # ----------------------------------------------------------------------------- jaxpr level

@@ -255,11 +255,9 @@ def defjvp_zero(primitive):
 
 def _sum_broadcasting(terms, out_aval):
     """The sum of the tangent terms, with ``add_any`` as JAX's ``add_tangents`` sums them;
-    a term of lower rank (from an implicitly broadcast scalar) is broadcast first."""
+    a term of an implicitly broadcast operand (a scalar, size-1 axes) is broadcast first."""
     from minijax import lax  # lax's rules build on this module
-    terms = [t if np.shape(t) == out_aval.shape
-             else lax.broadcast_in_dim(t, out_aval.shape, ())
-             for t in terms]
+    terms = [lax.elementwise.maybe_broadcast(t, out_aval.shape) for t in terms]
     return functools.reduce(lax.add_any, terms)
 
 

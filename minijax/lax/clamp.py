@@ -18,7 +18,7 @@ from minijax.lax.elementwise import (full_like, greater, less, max_p, min_p,
                                      promote_weak_scalars, select_n)
 from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering import register_lowering
-from minijax.lowering.ops import broadcast_scalars
+from minijax.lowering.ops import broadcast_operands
 
 clamp_p = Primitive('clamp')
 
@@ -84,4 +84,4 @@ clamp_p.def_impl(_clamp_impl)
 clamp_p.def_abstract_eval(_clamp_abstract_eval)
 clamp_p.def_batching(_clamp_batching)
 register_lowering(clamp_p, lambda ctx, *operands: hlo.ClampOp(  # scalar bounds broadcast, as
-    *broadcast_scalars(ctx, operands)).result)                     # JAX writes them
+    *broadcast_operands(ctx, operands)).result)                     # JAX writes them

@@ -16,9 +16,10 @@ from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.elementwise import full_like, neg, promote_weak_scalars, unbroadcast
+from minijax.lax.elementwise import (
+    broadcast_shape, full_like, neg, promote_weak_scalars, same_dtypes_error, unbroadcast)
 from minijax.lowering import lower_fun, register_lowering
-from minijax.lowering.ops import broadcast_scalars
+from minijax.lowering.ops import broadcast_operands
 
 
 def _check_complex(name, x):
@@ -86,10 +87,9 @@ def _complex_abstract_eval(x, y):
             raise TypeError(f'complex does not accept dtype {operand.dtype.name} at position '
                             f'{position}. Accepted dtypes at position {position} are subtypes '
                             'of float32, float64.')
-    if x.dtype != y.dtype or (x.shape != y.shape and x.shape and y.shape):
-        raise TypeError(f'complex got incompatible operands {x.str_short()} and '
-                        f'{y.str_short()}: they need one dtype and equal shapes (or a scalar)')
-    return ShapedArray(x.shape or y.shape, dtypes.COMPLEX_OF[x.dtype],
+    if x.dtype != y.dtype:
+        raise same_dtypes_error('complex', x.dtype, y.dtype)
+    return ShapedArray(broadcast_shape('complex', x.shape, y.shape), dtypes.COMPLEX_OF[x.dtype],
                        x.weak_type and y.weak_type)
 
 
@@ -109,7 +109,7 @@ def _complex_transpose(ct, x, y):
 
 
 def _complex_lowering(ctx, x, y):
-    x, y = broadcast_scalars(ctx, [x, y])
+    x, y = broadcast_operands(ctx, [x, y])
     return hlo.ComplexOp(x, y).result
 
 

@@ -24,7 +24,7 @@ from minijax.lax.static import default_options_only
 from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
-from minijax.lowering.ops import broadcast_scalars, choose, compare, full_like_aval
+from minijax.lowering.ops import broadcast_operands, choose, compare, full_like_aval
 
 # ----------------------------------------------------------------------------- unary
 
@@ -246,13 +246,43 @@ def _binary_abstract_eval(name, out_dtype=None, accepts=ANY):
             raise TypeError(f'{name} needs {accepts[1]} operands, got {x.str_short()}')
         if x.dtype != y.dtype:
             raise same_dtypes_error(name, x.dtype, y.dtype)
-        if x.shape != y.shape and x.shape and y.shape:
-            raise TypeError(f'{name} got incompatible operands {x.str_short()} and '
-                            f'{y.str_short()}: they need equal shapes (or a scalar)')
         # Weak operands give a weak result, a comparison's too (JAX's rule for every n-ary op).
-        return shared_aval(x.shape or y.shape, out_dtype or x.dtype,
+        return shared_aval(broadcast_shape(name, x.shape, y.shape), out_dtype or x.dtype,
                            x.weak_type and y.weak_type, x, y)
     return abstract_eval
+
+
+def broadcast_shape(name, *shapes) -> tuple[int, ...]:
+    """The shape of an elementwise op's result, by lax's broadcasting (JAX's rule, stricter
+    than NumPy's): the operands that are not scalars have one rank, and along each axis one
+    size, or 1, which grows to it."""
+    shapes = [s for s in shapes if s]
+    if not shapes:
+        return ()
+    if len({len(s) for s in shapes}) != 1:  # (JAX's texts)
+        raise TypeError(f'{name}: arrays must have the same number of dimensions, got '
+                        f'{ {len(s) for s in shapes} }')
+    result = []
+    for sizes in zip(*shapes):
+        grown = {n for n in sizes if n != 1}
+        if len(grown) > 1:
+            raise TypeError(f'{name} got incompatible shapes for broadcasting: '
+                            f'{", ".join(str(tuple(s)) for s in shapes)}.')
+        result.append(grown.pop() if grown else 1)
+    return tuple(result)
+
+
+def maybe_broadcast(x, shape):
+    """``x`` broadcast to ``shape``, which it reaches by lax's broadcasting (a scalar, or
+    axes of size 1 growing), as JAX writes it: the size-1 axes reshaped away, the rest
+    broadcast in place."""
+    x_shape = np.shape(x)
+    if x_shape == shape:
+        return x
+    if not x_shape:
+        return broadcast_in_dim(x, shape, ())
+    kept = tuple(i for i, (n, m) in enumerate(zip(x_shape, shape)) if n == m)
+    return broadcast_in_dim(lax.reshape(x, tuple(x_shape[i] for i in kept)), shape, kept)
 
 
 #: The jnp function that promotes its operands where a lax binary op requires one dtype,
@@ -289,12 +319,12 @@ def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on
 
 
 def _on_broadcast_operands(lowering):
-    """``lowering`` given a rank-0 operand broadcast to the result's shape, and a context
-    whose operand types say so (a ``lower_fun`` rule traces at them)."""
+    """``lowering`` given operands broadcast to the result's shape, and a context whose
+    operand types say so (a ``lower_fun`` rule traces at them)."""
     def rule(ctx, x, y):
         shape = ctx.avals_out[0].shape
         if any(a.shape != shape for a in ctx.avals_in):
-            x, y = broadcast_scalars(ctx, [x, y])
+            x, y = broadcast_operands(ctx, [x, y])
             ctx = dataclasses.replace(ctx, avals_in=[a.update(shape=shape) for a in ctx.avals_in])
         return lowering(ctx, x, y)
     return rule
@@ -415,10 +445,14 @@ ad.defjvp(div_p, lambda t, x, y: div(t, y),
 
 
 def unbroadcast(ct, aval: ShapedArray):
-    """``ct`` summed back down to ``aval``: the transpose of implicit scalar broadcasting."""
+    """``ct`` summed back down to ``aval``: the transpose of implicit broadcasting (of a
+    scalar, or of axes of size 1)."""
     ct_aval = core.get_aval(ct)
-    if ct_aval.shape != aval.shape:
+    if ct_aval.shape != aval.shape and not aval.shape:
         ct = lax.reduce_sum(ct, tuple(range(ct_aval.ndim)))
+    elif ct_aval.shape != aval.shape:
+        grown = tuple(i for i, (n, m) in enumerate(zip(ct_aval.shape, aval.shape)) if n != m)
+        ct = lax.reshape(lax.reduce_sum(ct, grown), aval.shape)
     if ct_aval.dtype != aval.dtype:
         ct = convert_element_type(ct, aval.dtype)
     return ct
@@ -474,16 +508,10 @@ def _linear_binary_jvp(out, tx, ty, both, only_y):
     if isinstance(tx, ad.Zero) and isinstance(ty, ad.Zero):
         return out, ad.Zero(out_aval)
     if isinstance(ty, ad.Zero):
-        return out, _broadcast_to(tx, out_aval.shape)
+        return out, maybe_broadcast(tx, out_aval.shape)
     if isinstance(tx, ad.Zero):
-        return out, _broadcast_to(only_y(ty), out_aval.shape)
+        return out, maybe_broadcast(only_y(ty), out_aval.shape)
     return out, both(tx, ty)
-
-
-def _broadcast_to(x, shape):
-    if core.get_aval(x).shape == shape:
-        return x
-    return broadcast_in_dim(x, shape, ())
 
 
 add_p.def_jvp(_add_jvp, symbolic_zeros=True)
@@ -605,19 +633,30 @@ def _scalar_like(x, value):
     return scalar(value, core.get_aval(x).dtype, weak_type=True)
 
 
-def _pow_jvp_base(t, x, y):
-    # d/dx x**y = y * x**(y-1), taken as 0 where y == 0 (so 0**0 has derivative 0, as in JAX).
-    slope = mul(y, pow(x, sub(y, _scalar_like(y, 1))))
-    return mul(t, select_n(eq(y, _scalar_like(y, 0)), slope, full_like(slope, 0)))
+def _replace_zero(x):
+    """``x`` with its zeros made ones (where a derivative's formula would divide by them)."""
+    return select_n(eq(x, np.zeros((), core.get_aval(x).dtype)), x, full_like(x, 1))
 
 
-def _pow_jvp_exponent(t, x, y):
-    # d/dy x**y = log(x) * x**y, taken as 0 where x == 0.
-    safe_x = select_n(eq(x, full_like(x, 0)), x, full_like(x, 1))
-    return mul(t, mul(log(safe_x), pow(x, y)))
+def _pow_jvp(primals, tangents):
+    """JAX's: d/dx x**y = y x**(y - 1) (NaN at 0**0 as in JAX, where 0 * inf is NaN) and
+    d/dy x**y = log(x) x**y, taken at x = 1 where x is 0."""
+    (x, y), (tx, ty) = primals, tangents
+    ans = pow_p.bind(x, y)
+    terms = []
+    if not isinstance(tx, ad.Zero):
+        dtype = core.get_aval(x).dtype
+        x_, y_ = convert_element_type(x, dtype), convert_element_type(y, dtype)
+        terms.append(mul(tx, mul(y_, pow(x_, sub(y_, full_like(y_, 1))))))
+    if not isinstance(ty, ad.Zero):
+        terms.append(convert_element_type(mul(ty, mul(log(_replace_zero(x)), ans)),
+                                          core.get_aval(y).dtype))
+    if not terms:
+        return ans, ad.Zero(core.get_aval(ans))
+    return ans, terms[0] if len(terms) == 1 else add_any(*terms)
 
 
-ad.defjvp(pow_p, _pow_jvp_base, _pow_jvp_exponent)
+pow_p.def_jvp(_pow_jvp, symbolic_zeros=True)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):

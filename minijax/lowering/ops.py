@@ -22,13 +22,14 @@ def full_like_aval(value, aval) -> ir.Value:
     return broadcast_in_dim(constant(np.array(value, aval.dtype)), aval, ())
 
 
-def broadcast_scalars(ctx, operands) -> list[ir.Value]:
-    """Broadcast rank-0 operands of an elementwise op to the shape of its result (``x * 2.``
-    on every use of a literal: the tensor type comes from the module's cache)."""
+def broadcast_operands(ctx, operands) -> list[ir.Value]:
+    """Broadcast the operands of an elementwise op to the shape of its result, as JAX does:
+    a scalar (``x * 2.``, on every use of a literal: the tensor type comes from the module's
+    cache) or an operand with axes of size 1, which grow."""
     out_shape = ctx.avals_out[0].shape
     module = ctx.module_context
     return [hlo.BroadcastInDimOp(module.tensor_type(aval.update(shape=out_shape)), x,
-                                 ir.DenseI64ArrayAttr.get([])).result
+                                 ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))).result
             if aval.shape != out_shape else x
             for x, aval in zip(operands, ctx.avals_in)]
 

@@ -193,6 +193,17 @@ def _broadcast(*args, scalars_too=False, primitive=None):
             for a, s in zip(args, shapes)]
 
 
+def _promote_shapes(*args, primitive=None):
+    """``args`` made ready for a lax elementwise op as JAX's ``promote_shapes`` makes them:
+    operands of one rank (scalars aside) as they are, since lax broadcasts axes of size 1
+    and scalars itself; otherwise each gets leading axes of size 1 up to the common rank."""
+    shapes = [a.shape if isinstance(a, _HAS_SHAPE) else np.shape(a) for a in args]
+    if len({len(s) for s in shapes if s}) < 2:
+        return list(args)
+    rank = len(_broadcast_shape(shapes, primitive))
+    return [lax.broadcast_to_rank(a, rank) for a in args]
+
+
 # ----------------------------------------------------------------------------- elementwise
 
 def _refuse_keys(name, *args):
@@ -205,7 +216,7 @@ def _refuse_keys(name, *args):
 def _binary(lax_fn, name, doc, to_float=False):
     def fn(x, y, /):
         _refuse_keys(name, x, y)
-        x, y = _broadcast(*_promote(x, y), primitive=lax_fn.__name__)
+        x, y = _promote_shapes(*_promote(x, y), primitive=lax_fn.__name__)
         if to_float:
             x, y = _to_float(x), _to_float(y)
         return lax_fn(x, y)
@@ -258,7 +269,7 @@ def _integer_power(x, y):
 def right_shift(x, y, /):
     """``x >> y``: arithmetic (copies of the sign bit come in) for signed integers, logical
     (zeros come in) for unsigned ones, as in NumPy."""
-    x, y = _broadcast(*_promote(x, y))
+    x, y = _promote_shapes(*_promote(x, y))
     if dtypes.kind(core.get_aval(x).dtype) == 'u':
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)
@@ -305,7 +316,7 @@ def floor_divide(x, y, /):
     differ and the division is not exact. Floats: Python's ``float_divmod``, the quotient
     ``(x - fmod(x, y)) / y`` one lower where the remainder has the wrong sign, then rounded
     (exact where ``floor(x / y)`` is not: ``1. // .1`` is 9)."""
-    x, y = _broadcast(*_promote(x, y))
+    x, y = _promote_shapes(*_promote(x, y))
     kind = dtypes.kind(core.get_aval(x).dtype)
     if kind == 'u':
         return lax.div(x, y)
@@ -345,14 +356,14 @@ def _nonzero_divisor(y):
 def fmod(x, y, /):
     """The C remainder of ``x / y``, with the sign of ``x`` (``lax.rem``); 0 for ``x``
     an integer and ``y`` zero, as in JAX."""
-    x, y = _broadcast(*_promote(x, y))
+    x, y = _promote_shapes(*_promote(x, y))
     return lax.rem(x, _nonzero_divisor(y))
 
 
 def remainder(x, y, /):
     """``x % y``, with the sign of ``y`` (NumPy's ``mod``): ``lax.rem`` moved by one ``y``
     where its sign is wrong. For integers ``x % 0`` is 0, as in JAX."""
-    x, y = _broadcast(*_promote(x, y))
+    x, y = _promote_shapes(*_promote(x, y))
     y = _nonzero_divisor(y)
     r = lax.rem(x, y)
     return lax.select_n(_wrong_sign(r, y), r, lax.add(r, y))
@@ -593,7 +604,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close only to
     themselves; NaNs to each other only with ``equal_nan``. Integers and booleans compare
     as floats, with the tolerances (as in JAX, not NumPy's exact integers)."""
-    a, b = map(_to_float, _broadcast(*_promote(a, b), scalars_too=True))
+    a, b = map(_to_float, _promote_shapes(*_promote(a, b)))
     close = less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b))))
     finite = logical_and(isfinite(a), isfinite(b))
     out = where(finite, close, equal(a, b))
@@ -733,7 +744,7 @@ pow = power  # noqa: A001 (jnp.pow, the array API's name)
 
 
 def _float_pair(x, y):
-    x, y = _broadcast(*_promote(x, y))
+    x, y = _promote_shapes(*_promote(x, y))
     return _to_float(x), _to_float(y)
 
 
@@ -773,13 +784,13 @@ def copysign(x1, x2, /):
 
 def fmax(x1, x2, /):
     """Elementwise maximum ignoring NaN: a NaN loses to a number."""
-    x1, x2 = _broadcast(*_promote(x1, x2), scalars_too=True)
+    x1, x2 = _promote(x1, x2)  # (greater, less and where broadcast them)
     return where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
 
 
 def fmin(x1, x2, /):
     """Elementwise minimum ignoring NaN: a NaN loses to a number."""
-    x1, x2 = _broadcast(*_promote(x1, x2), scalars_too=True)
+    x1, x2 = _promote(x1, x2)  # (greater, less and where broadcast them)
     return where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
 
 

@@ -73,13 +73,14 @@ def _unary(name, dtypes=FLOATS, domain='any'):
 
 
 def _binary(name, jx, dtypes=NUMBERS, domains=('any', 'any')):
-    # The scalar-operand variants exercise the implicit broadcast, which does not depend on
-    # the dtype: one float and one int dtype suffice there.
-    return [Case(name, _name(a, b), getattr(mlax, name), jx, (Arg(a, domains[0]), Arg(b, domains[1])),
-                 dts)
+    # The variants with a scalar operand, or axes of size 1, exercise the implicit
+    # broadcast, which does not depend on the dtype: one float and one int dtype suffice.
+    return [Case(name, _name(a, b), getattr(mlax, name), jx,
+                 (Arg(a, domains[0]), Arg(b, domains[1])), dts)
             for (a, b), dts in [(((3, 4), (3, 4)), dtypes),
                                 (((), (3, 4)), dtypes[:1] + dtypes[2:3]),
-                                (((3, 4), ()), dtypes[:1] + dtypes[2:3])]]
+                                (((3, 4), ()), dtypes[:1] + dtypes[2:3]),
+                                (((3, 1), (1, 4)), dtypes[:1] + dtypes[2:3])]]
 
 
 #: Integer dtypes for the bitwise rows: signed and unsigned, narrow and wide.

@@ -30,7 +30,6 @@ jax.config.update('jax_enable_x64', True)
 #: ``check`` stay clear of these. A bug class found by the fuzzer may be parked here by name
 #: while it is being fixed; delete its name once the fix lands, so the fuzzer hits it again.
 KNOWN_BUGS = {
-    'pow_grad_zero': 'grad of pow(x, y) in x at x = 0, y = 0: minijax 0 (d/dx x**0), JAX NaN',
     'interpreter_outer_product_sign': 'the StableHLO reference interpreter adds each '
                                       'dot_general product to +0., even with nothing to sum, '
                                       'so a -0. product is +0. there (XLA: -0.)',
@@ -413,12 +412,21 @@ def _b_special(B, args, *, name, m=None):
     return [B[name](args[0])]
 
 
-def _b_binary(B, args, *, name, safe_divisor=False):
-    x, y = args
+def _b_binary(B, args, *, name, safe_divisor=False, narrow=((), ())):
+    """``name`` of ``x`` and ``y``; ``narrow`` gives, per operand, axes cut to their first
+    element, so that lax broadcasts them back (size 1 against the other's size)."""
+    x, y = (_first_along(B, v, axes) for v, axes in zip(args, narrow))
     if safe_divisor:  # y == 0 -> 1
         y = B.select_n(B.eq(y, np.zeros((), y.dtype)), y, B.broadcast_in_dim(
             np.ones((), y.dtype), jnp.shape(y), ()))
     return [B[name](x, y)]
+
+
+def _first_along(B, x, axes):
+    if not axes:
+        return x
+    shape = jnp.shape(x)
+    return B.slice(x, (0,) * len(shape), tuple(1 if i in axes else n for i, n in enumerate(shape)))
 
 
 def _b_complex_parts(B, args, *, part):
@@ -844,17 +852,22 @@ def s_binary(g, pool, depth):
         x, y = y, x
     a = Aval(max(pool[x].shape, pool[y].shape, key=len), pool[x].dtype)
     out = Aval(a.shape, 'bool') if name in ('eq', 'ne', 'gt', 'ge', 'lt', 'le') else a
+    narrow = ((), ())
+    if (name != 'add_any' and pool[x].shape == pool[y].shape and pool[x].shape
+            and 0 not in a.shape and g.coin(0.25)):
+        # axes of size 1 against full ones (add_any adds values of one type): each axis
+        # cut in x, in y or in neither
+        owners = g.rng.integers(0, 3, len(a.shape))
+        narrow = tuple(tuple(int(i) for i in np.flatnonzero(owners == k)) for k in (1, 2))
     if name not in ('add', 'add_any', 'sub', 'mul', 'div', 'pow', 'atan2'):
         g.hazards.add('nonsmooth')
-    if name == 'pow':
-        g.hazards.add('pow_grad_zero')
     if name == 'atan2':
         g.hazards.add('interpreter_atan2_subnormals')
     safe = name == 'div' and a.dtype in INTS and not g.hit('int_div_by_zero',
                                                              'xla_int_div_by_zero_crash')
     if name == 'div' and a.dtype in INTS and not safe:
         g.hazards.add('interpreter_crash')
-    return _step('binary', [x, y], [out], name=name, safe_divisor=safe)
+    return _step('binary', [x, y], [out], name=name, safe_divisor=safe, narrow=narrow)
 
 
 def complex_parts_step(seed, pool):
@@ -1871,7 +1884,7 @@ def leg_jvp(d, args, rng, tol):
     program = d.program
     argnums = _float_inputs(program)
     if (not argnums or not loss(program, MINIJAX)[1] or 'custom_vjp' in d.hazards
-            or d.skips('nan_zero_cotangent', 'pow_grad_zero', 'reduce_window_tie_grad',
+            or d.skips('nan_zero_cotangent', 'reduce_window_tie_grad',
                        'cumlogsumexp_inf_grad')):
         return
     tangents = [rng.normal(size=np.shape(args[k])).astype(args[k].dtype) for k in argnums]
@@ -1894,7 +1907,7 @@ def leg_grad(d, args, special, tol):
     argnums = tuple(_float_inputs(program))
     mine, has_floats = loss(program, MINIJAX)
     if not argnums or not has_floats or 'while' in d.hazards or d.skips(
-            'grad_abs_zero', 'nan_zero_cotangent', 'pow_grad_zero', 'reduce_window_tie_grad',
+            'grad_abs_zero', 'nan_zero_cotangent', 'reduce_window_tie_grad',
             'cumlogsumexp_inf_grad'):
         return
     got = mj.grad(mine, argnums)(*args)

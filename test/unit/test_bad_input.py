@@ -737,7 +737,7 @@ ROWS = [
      r'iota: shape \(-3,\) has a negative dimension'),
     # --- operands that do not fit together
     ('lax.add_shapes', lambda jax: jax.lax.add(X, np.ones((3, 2), np.float32)),
-     r'add got incompatible operands float32\[2,3\] and float32\[3,2\]'),
+     r'add got incompatible shapes for broadcasting: \(2, 3\), \(3, 2\)\.'),
     ('lax.add_dtypes', lambda jax: jax.lax.add(X, np.ones((2, 3))),
      r'lax.add requires arguments to have the same dtypes, got float32, float64'),
     ('lax.broadcast_in_dim_dimensions', lambda jax: jax.lax.broadcast_in_dim(X, (2, 3), (0,)),
