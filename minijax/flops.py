@@ -300,7 +300,8 @@ def _erfc(eqn, known):
 
 _ELEMENTWISE = [lax.add_p, lax.add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.max_p, lax.min_p, lax.neg_p,
                 lax.abs_p, lax.sign_p, lax.gt_p, lax.lt_p, lax.eq_p, lax.ne_p, lax.ge_p,
-                lax.le_p, lax.select_n_p, lax.convert_element_type_p, lax.integer_pow_p,
+                lax.le_p, lax.eq_to_p, lax.le_to_p, lax.lt_to_p, lax.select_n_p,
+                lax.convert_element_type_p, lax.integer_pow_p,
                 lax.bitcast_convert_type_p,
                 lax.and_p, lax.or_p, lax.xor_p, lax.not_p, lax.shift_left_p,
                 lax.shift_right_logical_p, lax.shift_right_arithmetic_p,

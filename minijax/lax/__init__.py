@@ -1,26 +1,26 @@
 """minijax.lax: the primitive operations, each defined once with all of its rules.
 
-``elementwise`` holds the unary and binary arithmetic, comparisons, ``select_n`` and dtype
-conversion; ``structural`` broadcast_in_dim, transpose, reshape, squeeze, concatenate, pad,
-iota, empty and rev; ``pieces`` split, unstack, stack and tile; ``slicing`` slice,
-dynamic_slice and dynamic_update_slice; ``reductions`` the reductions (reduce_sum, reduce_prod,
-...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min); ``dot_general``
-dot_general; ``convolution`` conv_general_dilated; ``precision`` the Precision and dot
-algorithms of both; ``conv_variants`` conv_transpose and the patch and local convolutions
-written with conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma
-and zeta; ``rounding`` floor, ceil, round, is_finite, nextafter and reduce_precision;
-``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse) trigonometric and
-hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise and integer
-operations (and, or, xor, not, shifts, population_count, clz, mulhi, rem); ``clamp`` clamp;
-``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod, cummax, cummin,
-cumlogsumexp and associative_scan; ``gather`` gather, index_take and the scatters (scatter,
-scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient;
-``barrier`` the compiler hints optimization_barrier and dce_sink; ``identities`` copy and
-stage; ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete Fourier
-transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions; and ``shapes``
-JAX's shape arithmetic. Eager evaluation checks types with each primitive's abstract-eval rule
-before running its implementation (see ``core.EvalTrace``), so eager errors name shapes and
-dtypes as traced ones do.
+``elementwise`` holds the unary and binary arithmetic, comparisons (and the total-order ones),
+``select_n`` and dtype conversion; ``structural`` broadcast_in_dim, transpose, reshape,
+squeeze, concatenate, pad, iota, empty and rev; ``pieces`` split, unstack, stack and tile;
+``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions
+(reduce_sum, reduce_prod, ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min);
+``dot_general`` dot_general; ``convolution`` conv_general_dilated; ``precision`` the Precision
+and dot algorithms of both; ``conv_variants`` conv_transpose and the patch and local
+convolutions written with conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
+digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite, nextafter and
+reduce_precision; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse)
+trigonometric and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
+bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, mulhi, rem);
+``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod,
+cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather, index_take and the
+scatters (scatter, scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max);
+``gradients`` stop_gradient; ``barrier`` the compiler hints optimization_barrier and dce_sink;
+``identities`` copy and stage; ``complex_numbers`` real, imag, conj and complex; ``fft`` the
+discrete Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions;
+and ``shapes`` JAX's shape arithmetic. Eager evaluation checks types with each primitive's
+abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager errors
+name shapes and dtypes as traced ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
 ``map``) are reachable here too, as in ``jax.lax``; they live in ``minijax.control_flow``, a
@@ -29,11 +29,11 @@ layer above the primitives they are built from, so they are imported on first us
 from minijax import core
 from minijax.lax.elementwise import (
     abs, abs_p, add, add_any, add_any_p, add_p, convert_element_type, convert_element_type_p,
-    cos, cos_p, div, div_p, eq, eq_p, exp, exp_p, full_like, ge, ge_p, greater, gt, gt_p,
-    integer_pow, integer_pow_p, le, le_p, less, log, log1p, log1p_p, log_p, logistic, logistic_p,
-    lt, lt_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p, neg, neg_p, pow, pow_p, rsqrt,
-    rsqrt_p, select, select_n, select_n_p, sign, sign_p, sin, sin_p, sqrt, sqrt_p, sub, sub_p, tanh,
-    tanh_p)
+    cos, cos_p, div, div_p, eq, eq_p, eq_to_p, exp, exp_p, full_like, ge, ge_p, greater, gt,
+    gt_p, integer_pow, integer_pow_p, le, le_p, le_to_p, less, log, log1p, log1p_p, log_p,
+    logistic, logistic_p, lt, lt_p, lt_to_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p, neg,
+    neg_p, pow, pow_p, rsqrt, rsqrt_p, select, select_n, select_n_p, sign, sign_p, sin, sin_p,
+    sqrt, sqrt_p, sub, sub_p, tanh, tanh_p)
 from minijax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p,
     empty, empty_p, expand_dims, full, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p, squeeze,

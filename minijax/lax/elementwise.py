@@ -724,12 +724,31 @@ register_lowering(integer_pow_p, _integer_pow_lowering)
 # ----------------------------------------------------------------------------- comparisons
 
 
-def _comparison(name, impl, direction):
+def _comparison(name, impl, direction, total_order=False):
+    """A comparison primitive; ``total_order`` ones order real numbers only (XLA's verifier
+    refuses TOTALORDER on complex numbers, so JAX's eq_to of them fails when compiled)."""
+    equality = direction in ('EQ', 'NE') and not total_order
     prim = binary_primitive(
-        name, impl, lambda ctx, x, y: compare(x, y, direction, ctx.avals_in[0].dtype),
-        out_dtype=dtypes.bool_, accepts=ANY if direction in ('EQ', 'NE') else ORDERED)
+        name, impl,
+        lambda ctx, x, y: compare(x, y, direction, ctx.avals_in[0].dtype, total_order),
+        out_dtype=dtypes.bool_, accepts=ANY if equality else ORDERED)
     ad.defjvp_zero(prim)
     return prim
+
+
+def total_order_key(x):
+    """``x`` as integers in the order XLA's ``TOTALORDER`` gives floats: -NaN < -inf < ...
+    < -0. < +0. < ... < inf < NaN (a float's bits as a signed integer, the magnitude bits
+    flipped below zero); other dtypes as they are."""
+    x = np.asarray(x)
+    if not dtypes.is_float(x.dtype):
+        return x
+    bits = x.view(np.dtype(f'i{x.dtype.itemsize}'))
+    return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+
+
+def _on_total_order_keys(compare_keys):
+    return lambda x, y: compare_keys(total_order_key(x), total_order_key(y))
 
 
 eq_p = _comparison('eq', np.equal, 'EQ')
@@ -738,6 +757,10 @@ gt_p = _comparison('gt', np.greater, 'GT')
 ge_p = _comparison('ge', np.greater_equal, 'GE')
 lt_p = _comparison('lt', np.less, 'LT')
 le_p = _comparison('le', np.less_equal, 'LE')
+# The total-order comparisons (JAX's, for sort's comparators): -0. below +0., NaNs ordered.
+eq_to_p = _comparison('eq_to', _on_total_order_keys(np.equal), 'EQ', total_order=True)
+le_to_p = _comparison('le_to', _on_total_order_keys(np.less_equal), 'LE', total_order=True)
+lt_to_p = _comparison('lt_to', _on_total_order_keys(np.less), 'LT', total_order=True)
 eq = _binary_function(eq_p, 'Elementwise x == y (a bool array).')
 ne = _binary_function(ne_p, 'Elementwise x != y (a bool array).')
 gt = _binary_function(gt_p, 'Elementwise x > y (a bool array).')

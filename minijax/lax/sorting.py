@@ -28,6 +28,7 @@ from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.elementwise import total_order_key
 from minijax.lax.gather import GatherDimensionNumbers, gather
 from minijax.lax.static import static_int
 from minijax.lax.structural import broadcasted_iota, reshape
@@ -165,13 +166,6 @@ def _canonical_float(x, dtype):
     return hlo.SelectOp(compare(x, x, 'NE', dtype), const(np.nan), unsigned_zero).result
 
 
-def _key_compare(x, y, direction, dtype):
-    if not dtypes.is_float(dtype):
-        return compare(x, y, direction, dtype)
-    return hlo.CompareOp(x, y, hlo.ComparisonDirectionAttr.get(direction),
-                         compare_type=hlo.ComparisonTypeAttr.get('TOTALORDER')).result
-
-
 def _less_than(pairs, dtypes_):
     """Lexicographic x < y over the key pairs, the first key primary: built from the last key
     up as ``lt_k or (eq_k and rest)``."""
@@ -179,9 +173,9 @@ def _less_than(pairs, dtypes_):
             for pair, dtype in zip(pairs, dtypes_)]
     less = None
     for (x, y), dtype in reversed(list(zip(keys, dtypes_))):
-        lt = _key_compare(x, y, 'LT', dtype)
+        lt = compare(x, y, 'LT', dtype, total_order=True)
         if less is not None:
-            ties = hlo.AndOp(_key_compare(x, y, 'EQ', dtype), less).result
+            ties = hlo.AndOp(compare(x, y, 'EQ', dtype, total_order=True), less).result
             lt = hlo.OrOp(lt, ties).result
         less = lt
     return less
@@ -254,14 +248,11 @@ def _top_k_abstract_eval(operand, *, k, axis):
 
 
 def _descending_key(x):
-    """A key whose ascending order is ``x``'s descending total order: a float's bits as a
-    signed integer, the magnitude bits flipped below zero, all of it complemented."""
+    """A key whose ascending order is ``x``'s descending total order: its total-order key
+    complemented."""
     if x.dtype == np.bool_:
         x = x.astype(np.uint8)
-    if dtypes.is_float(x.dtype):
-        bits = x.view(np.dtype(f'i{x.dtype.itemsize}'))
-        x = np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
-    return ~x
+    return ~total_order_key(x)
 
 
 def _top_k_impl(operand, *, k, axis):

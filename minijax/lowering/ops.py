@@ -37,11 +37,13 @@ def broadcast_operands(ctx, operands) -> list[ir.Value]:
 _COMPARE_TYPES = {'f': 'FLOAT', 'c': 'FLOAT', 'i': 'SIGNED', 'u': 'UNSIGNED', 'b': 'UNSIGNED'}
 
 
-def compare(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
-    """``stablehlo.compare <direction>`` (EQ, NE, LT, LE, GT, GE) of two same-typed values."""
-    return hlo.CompareOp(
-        x, y, hlo.ComparisonDirectionAttr.get(direction),
-        compare_type=hlo.ComparisonTypeAttr.get(_COMPARE_TYPES[dtypes.kind(dtype)])).result
+def compare(x: ir.Value, y: ir.Value, direction: str, dtype, total_order=False) -> ir.Value:
+    """``stablehlo.compare <direction>`` (EQ, NE, LT, LE, GT, GE) of two same-typed values;
+    with ``total_order``, real floats compare as XLA's ``TOTALORDER`` orders them."""
+    kind = 'TOTALORDER' if total_order and dtypes.is_float(dtype) else \
+        _COMPARE_TYPES[dtypes.kind(dtype)]
+    return hlo.CompareOp(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                         compare_type=hlo.ComparisonTypeAttr.get(kind)).result
 
 
 def choose(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:

@@ -121,7 +121,8 @@ ACCEPTS = {
                      'tan', 'expm1', 'pow', 'conv', 'sinh', 'cosh', 'asin', 'acos', 'atan',
                      'asinh', 'acosh', 'atanh', 'exp2'), INEXACT),
     'abs': SIGNED + INEXACT,
-    **dict.fromkeys(('gt', 'ge', 'lt', 'le', 'rem', 'argmax', 'argmin'), FLOATS + INTS),
+    **dict.fromkeys(('gt', 'ge', 'lt', 'le', 'rem', 'argmax', 'argmin', 'eq_to', 'le_to',
+                     'lt_to'), FLOATS + INTS),
     **dict.fromkeys(('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not'),
                     INTS + ('bool',)),
     **dict.fromkeys(('shift_left', 'shift_right_logical', 'shift_right_arithmetic',
@@ -182,10 +183,11 @@ class Description(NamedTuple):
 # ----------------------------------------------------------------------------- backends
 
 def _jax_binary(op):
-    """A jax.lax binary op that broadcasts a scalar operand, as minijax's binary ops do."""
+    """A jax.lax binary op that broadcasts a scalar operand, as minijax's binary ops do
+    (axes of size 1 are broadcast by the op itself, in both)."""
     def fn(x, y):
         shape = jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))
-        return op(*(jax.lax.broadcast_in_dim(v, shape, ()) if jnp.shape(v) != shape else v
+        return op(*(jax.lax.broadcast_in_dim(v, shape, ()) if jnp.ndim(v) == 0 else v
                     for v in (x, y)))
     return fn
 
@@ -234,7 +236,7 @@ def _window_reductions(lax_module):
 
 
 _BINARY = ('add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'eq', 'ne', 'gt', 'ge', 'lt', 'le',
-           'atan2', 'add_any')
+           'atan2', 'add_any', 'eq_to', 'le_to', 'lt_to')
 
 
 def _jax_div(x, y):
@@ -259,7 +261,8 @@ def _jax_mulhi(x, y):
 #: JAX's ops not taken from jax.lax as they are (add_any is autodiff's sum of two
 #: derivatives, which jax.lax does not export).
 _JAX_ELSEWHERE = {'add_any': jax.interpreters.ad.add_jaxvals, 'div': _jax_div,
-                  'mulhi': _jax_mulhi}
+                  'mulhi': _jax_mulhi, 'eq_to': jax.lax.eq_to_p.bind,
+                  'le_to': jax.lax.le_to_p.bind, 'lt_to': jax.lax.lt_to_p.bind}
 _TRANSCENDENTAL = ('sin', 'cos', 'exp', 'log', 'log1p', 'tanh', 'logistic', 'sqrt', 'rsqrt',
                    'erf', 'erfc', 'tan', 'expm1', 'cbrt', 'sinh', 'cosh', 'asin', 'acos',
                    'atan', 'asinh', 'acosh', 'atanh', 'exp2', 'square')
@@ -276,6 +279,7 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'erf_inv', 'polygamma', 'zeta', 'nextafter', 'stop_gradient', 'full_like',
                     'split', 'unstack', 'stack', 'tile', 'top_k', 'optimization_barrier',
                     'empty', 'reduce_precision', 'scatter_sub', 'dce_sink', 'stage')
+_COMPARISONS = ('eq', 'ne', 'gt', 'ge', 'lt', 'le', 'eq_to', 'le_to', 'lt_to')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem', 'mulhi')
 _BITWISE_UNARY = ('bitwise_not', 'population_count', 'clz')
@@ -290,6 +294,7 @@ MINIJAX = Backend(
     {name: getattr(mlax, name)
      for name in _BINARY + _SHARED + _BITWISE_BINARY + _BITWISE_UNARY
      if hasattr(mlax, name)},
+    eq_to=mlax.eq_to_p.bind, le_to=mlax.le_to_p.bind, lt_to=mlax.lt_to_p.bind,
     cond=mj.cond, switch=mj.switch, while_loop=mj.while_loop, fori_loop=mj.fori_loop,
     scan=mj.scan, jit=mj.jit, iota=mlax.broadcasted_iota, reduce_sum=mlax.reduce_sum,
     reduce_prod=mlax.reduce_prod,
@@ -851,7 +856,7 @@ def s_binary(g, pool, depth):
     if g.coin(0.5):
         x, y = y, x
     a = Aval(max(pool[x].shape, pool[y].shape, key=len), pool[x].dtype)
-    out = Aval(a.shape, 'bool') if name in ('eq', 'ne', 'gt', 'ge', 'lt', 'le') else a
+    out = Aval(a.shape, 'bool') if name in _COMPARISONS else a
     narrow = ((), ())
     if (name != 'add_any' and pool[x].shape == pool[y].shape and pool[x].shape
             and 0 not in a.shape and g.coin(0.25)):
@@ -863,6 +868,8 @@ def s_binary(g, pool, depth):
         g.hazards.add('nonsmooth')
     if name == 'atan2':
         g.hazards.add('interpreter_atan2_subnormals')
+    if name in ('eq_to', 'le_to', 'lt_to') and a.dtype in FLOATS:
+        g.hazards.add('interpreter_totalorder_nan')
     safe = name == 'div' and a.dtype in INTS and not g.hit('int_div_by_zero',
                                                              'xla_int_div_by_zero_crash')
     if name == 'div' and a.dtype in INTS and not safe:

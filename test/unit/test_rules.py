@@ -312,7 +312,8 @@ def test_jvp_one_operand(case, dtype, k, rng):
 
 
 #: Rows whose function is not smooth at the drawn points (steps, ties, index outputs).
-NOT_SMOOTH = {'convert_element_type', 'sign', 'eq', 'ne', 'ge', 'le', 'gt', 'lt',
+NOT_SMOOTH = {'convert_element_type', 'sign', 'eq', 'ne', 'ge', 'le', 'gt', 'lt', 'eq_to',
+              'le_to', 'lt_to',
               'argmax', 'argmin', 'floor', 'ceil', 'round', 'is_finite',
               'reduce_precision'}  # (a step function JAX differentiates as the identity)
 

@@ -53,7 +53,8 @@ def random_array(rng, shape, dtype, domain='any'):
     """A random array. ``domain``: 'any'; 'pos' or 'nonzero' keep it away from zero (log,
     sqrt, div); 'ties' puts it on a coarse grid, so maxima and comparisons meet ties;
     'halves' on a grid of halves, so rounding meets ties; 'specials' puts infinities and NaNs
-    among the numbers; 'unit' keeps it inside (-1, 1) and 'above_one' above 1 (the domains of
+    among the numbers; 'total_order' draws from the points a total order tells apart (signed
+    zeros, signed NaNs, infinities, +-1); 'unit' keeps it inside (-1, 1) and 'above_one' above 1 (the domains of
     asin and atanh, and of acosh); 'idx' and 'idx3' are indices below 5 and 3."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
@@ -77,6 +78,8 @@ def random_array(rng, shape, dtype, domain='any'):
         x = np.abs(x) + 1.1
     elif domain == 'halves':
         x = np.round(x * 2) / 2
+    elif domain == 'total_order':
+        x = rng.choice([-np.inf, -1., -0., 0., 1., np.inf, np.nan, -np.nan], shape)
     elif domain == 'specials':
         x = np.where(rng.random(shape) < 0.4, rng.choice([np.inf, -np.inf, np.nan], shape), x)
     elif domain == 'pos':
