@@ -124,10 +124,11 @@ def _annotated(lines: list[str], annotations: dict[int, str]) -> list[str]:
 
 def _fits(room: int, group: Group, flat: bool, after) -> bool:
     """Does ``group`` fit on one line in ``room`` columns, followed by its next siblings up to
-    their first line break? (JAX's printer looks no further than the siblings: the text that
-    follows the enclosing document does not count; and a group among the siblings, not yet
-    laid out, counts as broken: ``jit[name=f jaxpr=f] a`` stays on one line when its
-    arguments do not.)"""
+    their first possible line break? (JAX's printer looks no further than the siblings: the
+    text that follows the enclosing document does not count; and a group among the
+    siblings, not yet laid out, may break where it starts: ``jit[name=f jaxpr=f] a`` stays
+    on one line when its arguments do not, and so does an equation whose operands alone
+    pass the 80th column.)"""
     siblings, start = after
     agenda = [(flat, d) for d in reversed(siblings[start:])] + [(True, group.doc)]
     while agenda:
@@ -140,7 +141,9 @@ def _fits(room: int, group: Group, flat: bool, after) -> bool:
             room -= len(doc.text)
         elif isinstance(doc, Concat):
             agenda.extend((flat, d) for d in reversed(doc.docs))
-        else:  # a nesting, or a group: in the mode of what holds it
+        elif isinstance(doc, Group) and not flat:
+            return True
+        else:  # a nesting, or a group within the flat one: in the mode of what holds it
             agenda.append((flat, doc.doc))
         if room < 0:
             return False

@@ -60,6 +60,8 @@ def _programs(api, jnp, lax):
         'select_n': (lambda p, x: lax.select_n(p, x, -x), np.ones(3, bool), x3),
         'constvar before ;': (lambda x: x + np.arange(3.), x3),
         'transpose, width 81': (lambda x: x.T, m23),
+        'operands past column 80': (jnp.fmax, np.ones((2, 1, 3)), np.ones((4, 1))),
+        'operand-less, width 80': (lambda: lax.empty((2, 3), np.float32),),
         'reshape': (lambda x: x.reshape(3, 2), m23),
         'cond branches': (lambda x: lax.cond(x > 0, lambda y: y * 2., lambda y: y, x), 1.),
         'switch': (lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, lambda y: y], x), 1, 1.),
