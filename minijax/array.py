@@ -50,7 +50,7 @@ class Array:
             {runtime.device()}
 
     def new_reference(self) -> 'Array':
-        """Another Array object with this (immutable, so shared) value: ``jnp.copy``."""
+        """Another Array object with this (immutable, so shared) value: ``Array.clone``."""
         self._check_if_deleted()
         return Array(self._buffer, self._aval, self._npy)
 

@@ -338,8 +338,8 @@ flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond
                     scan_p: _scan, while_p: _while, lax.erfc_p: _erfc,
                     lax.sort_p: _sort, lax.fft_p: _fft,
                     lax.convert_element_type_p: _convert_element_type})
-flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p, lax.scatter_min_p,
-                                  lax.scatter_max_p, lax.scatter_p], _scatter))
+flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,
+                                  lax.scatter_min_p, lax.scatter_max_p, lax.scatter_p], _scatter))
 # The decompositions run LAPACK kernels in custom calls, which XLA's cost analysis counts as 0.
 flops_rules.update(dict.fromkeys([lax.linalg.cholesky_p, lax.linalg.triangular_solve_p,
                                   lax.linalg.lu_p, lax.linalg.qr_p, lax.linalg.eigh_p,

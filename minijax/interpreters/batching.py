@@ -217,21 +217,17 @@ def broadcasting_batcher(primitive):
     own broadcasting does the rest.
     """
     def rule(vals, dims, **params):
-        bdim, shape = next((d, core.get_aval(x).shape) for x, d in zip(vals, dims)
-                           if d is not not_mapped)
-        if all(core.get_aval(x).shape == shape and d == bdim
-               for x, d in zip(vals, dims) if core.get_aval(x).ndim):
+        shapes = [core.get_aval(x).shape for x in vals]
+        bdim, shape = next((d, s) for s, d in zip(shapes, dims) if d is not not_mapped)
+        if all(s == shape and d == bdim for s, d in zip(shapes, dims) if s):
             return primitive.bind(*vals, **params), bdim
         from minijax import lax  # lax's rules build on this module
-        args = [x if not core.get_aval(x).ndim
-                else moveaxis(x, d, 0) if d is not not_mapped
-                else lax.broadcast_in_dim(x, (1, *core.get_aval(x).shape),
-                                          tuple(range(1, core.get_aval(x).ndim + 1)))
-                for x, d in zip(vals, dims)]
-        rank = max(core.get_aval(x).ndim for x in args)
-        args = [lax.expand_dims(x, tuple(range(core.get_aval(x).ndim, rank)))
-                if d is not not_mapped and core.get_aval(x).ndim < rank else x
-                for x, d in zip(args, dims)]
+        args = [x if not s else lax.broadcast(x, (1,)) if d is not_mapped else moveaxis(x, d, 0)
+                for x, s, d in zip(vals, shapes, dims)]
+        ranks = [core.get_aval(x).ndim for x in args]
+        args = [lax.expand_dims(x, tuple(range(r, max(ranks))))
+                if d is not not_mapped and r < max(ranks) else x
+                for x, r, d in zip(args, ranks, dims)]
         return primitive.bind(*args, **params), 0
 
     primitive.def_batching(rule)

@@ -92,7 +92,9 @@ def _moveaxes(x, source, destination):
 
 
 def _identity_matrix(dtype, n):
-    """JAX's ``_eye``: the identity as a comparison of iotas, converted."""
+    """JAX's ``lax._eye``: the identity as a comparison of iotas (the row's shifted by an
+    offset of 0, an ``add`` that lax.linalg's identity, written as JAX's linalg writes it,
+    has not), converted."""
     ones = eq(add(broadcasted_iota(dtypes.int32, (n, n), 0), np.int32(0)),
               broadcasted_iota(dtypes.int32, (n, n), 1))
     return convert_element_type(ones, dtype)

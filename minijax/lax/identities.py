@@ -33,11 +33,6 @@ copy_p = Primitive('copy')
 _identity_rules(copy_p)
 
 
-def _array_copy(x):
-    """``x`` in a buffer of its own (JAX's ``lax._array_copy``, what ``jnp.copy`` binds)."""
-    return copy_p.bind(x)
-
-
 class _StagePrimitive(Primitive):
     """``stage_p``: its bind lifts the operand into the innermost trace rather than add an
     equation, as JAX's binds it with ``trace.stage_value``."""

@@ -668,7 +668,7 @@ def array(object, dtype=None, copy=True, ndmin=0):  # noqa: A002 (NumPy's name)
     is copied (``copy_p``, as JAX binds it: a jaxpr shows where a program asked for a
     copy)."""
     if isinstance(object, (Tracer, Array)):
-        out = lax.identities.copy_p.bind(object) if copy else object
+        out = lax.copy_p.bind(object) if copy else object
         if dtype is not None:
             out = _cast(out, dtypes.check_supported(dtype, 'array: dtype'))
     else:
