@@ -218,6 +218,11 @@ JAX_NAMES: dict[str, PrintedAs] = {
 }
 
 
+def jax_name(primitive_name: str) -> str:
+    """How JAX names a primitive (in jaxprs and in locations): ``scatter-add``."""
+    return JAX_NAMES.get(primitive_name, PrintedAs()).name or primitive_name
+
+
 def jax_params(eqn: JaxprEqn) -> tuple[str, list[tuple[str, Any]]]:
     """The primitive's name and its parameters in the order JAX prints them."""
     printed = JAX_NAMES.get(eqn.primitive.name, PrintedAs())

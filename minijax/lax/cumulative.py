@@ -212,7 +212,7 @@ def _lowering(row):
         identity = np.asarray(row.identity(aval.dtype), aval.dtype)
         init = (full_like_aval(identity, ShapedArray((), aval.dtype)) if row.monoid
                 else constant(identity))
-        return reduce_window(x, init, ctx.avals_out[0],
+        return reduce_window(ctx, x, init,
                              lambda a, b: row.body(a, b, aval.dtype), window,
                              [1] * aval.ndim, padding)
     return rule

@@ -92,16 +92,11 @@ def _logistic(x):
     return 1 / (1 + np.exp(-x))
 
 
-def _logistic_lowering(ctx, x):
-    """``1 / (1 + exp(-x))`` in StableHLO ops, as JAX lowers it (not ``stablehlo.logistic``,
+def _logistic_formula(x):
+    """``1 / (1 + exp(-x))`` in lax ops, as JAX lowers logistic (not ``stablehlo.logistic``,
     whose XLA expansion rounds differently), for a float or complex ``x``."""
-    aval = ctx.avals_in[0]
-    def one():  # each use makes its own, as JAX's text has it
-        scalar_one = constant(np.ones((), aval.dtype))
-        return hlo_broadcast_in_dim(scalar_one, aval, ()) if aval.shape else scalar_one
-    exp_neg = hlo.ExpOp(hlo.NegOp(x).result).result
-    denominator = hlo.AddOp(one(), exp_neg).result
-    return hlo.DivOp(one(), denominator).result
+    one = np.ones((), core.get_aval(x).dtype)
+    return div(one, add(one, exp(neg(x))))
 
 
 def _sinh_and_cosh(b):
@@ -114,11 +109,12 @@ def _complex_sin(x):
     """sin(a + bj) = sin(a) cosh(b) + cos(a) sinh(b) j, JAX's formula: a zero ``a`` keeps
     a zero real part where cosh(b) is infinite (XLA's ``sine`` gives NaN there)."""
     a, b = lax.real(x), lax.imag(x)
-    a_is_zero = eq(a, full_like(a, 0))
+    zero = np.zeros((), core.get_aval(a).dtype)
+    a_is_zero = eq(a, zero)
     sin_a, cos_a = sin(a), cos(a)
     sinh, cosh = _sinh_and_cosh(b)
     re, im = mul(sin_a, cosh), mul(cos_a, sinh)
-    on_the_imaginary_axis = lax.complex(full_like(a, 0), im)
+    on_the_imaginary_axis = lax.complex(zero, im)
     return select_n(a_is_zero, lax.complex(re, im), on_the_imaginary_axis)
 
 
@@ -164,7 +160,7 @@ tanh_p = unary_primitive('tanh', np.tanh, hlo.TanhOp,
 logistic_p = unary_primitive('logistic', _logistic, None,
                              lambda t, x, ans: mul(t, mul(ans, sub(1., ans))),
                              eager_on_xla=True)
-register_lowering(logistic_p, _logistic_lowering)
+register_lowering(logistic_p, lower_fun(_logistic_formula))
 # A real square root is correctly rounded everywhere; a complex one is XLA's own formula
 # (sqrt(-inf-0j) is +inf j there, -inf j in NumPy).
 sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)),
@@ -696,23 +692,31 @@ def _integer_pow_jvp(t, x, *, y):
     return mul(t, mul(_scalar_like(x, y), x if y == 2 else integer_pow(x, y - 1)))
 
 
-def _integer_pow_lowering(ctx, x, *, y):
-    """Square-and-multiply: |y| costs O(log |y|) ``stablehlo.multiply`` ops (a cube is
-    ``(x * x) * x``, as JAX writes it)."""
-    aval = ctx.avals_out[0]
-    if y == 3:
-        return hlo.MulOp(hlo.MulOp(x, x), x).result
-    acc, square, n = None, x, abs(y)
+def _square_and_multiply(x, *, y):
+    """``x ** y`` in O(log |y|) products of lax ops, as JAX lowers integer_pow."""
+    if y == 0:
+        return full_like(x, 1)
+    acc, n = None, -y if y < 0 else y  # (lax.abs is abs here)
     while n:
         if n & 1:
-            acc = square if acc is None else hlo.MulOp(acc, square).result
+            acc = x if acc is None else mul(acc, x)
         n >>= 1
         if n:
-            square = hlo.MulOp(square, square).result
-    if acc is not None and y > 0:
-        return acc
-    ones = hlo_broadcast_in_dim(constant(np.ones((), aval.dtype)), aval, [])
-    return ones if acc is None else hlo.DivOp(ones, acc).result
+            x = mul(x, x)
+    return div(full_like(acc, 1), acc) if y < 0 else acc
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    """JAX's: the powers 1, 2, 3 and -1 as ops (a cube is ``(x * x) * x``), the others by
+    square-and-multiply in lax ops."""
+    if y == 1:
+        return x
+    if y in (2, 3):
+        square = hlo.MulOp(x, x).result
+        return square if y == 2 else hlo.MulOp(square, x).result
+    if y == -1:
+        return hlo.DivOp(full_like_aval(1, ctx.avals_in[0]), x).result
+    return lower_fun(_square_and_multiply)(ctx, x, y=y)
 
 
 integer_pow_p.def_impl(lambda x, *, y: np.power(np.asarray(x), y))

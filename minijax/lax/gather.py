@@ -53,7 +53,8 @@ from minijax.interpreters.batching import move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.static import static_ints
-from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering import (append_block, constant, lower_closed_jaxpr, register_lowering,
+                              tensor_type, traceless_location)
 from minijax.lowering.ops import broadcast_in_dim, choose
 from minijax.lowering.types import element_type
 
@@ -606,10 +607,15 @@ def _scatter_lowering(combine):
         op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], dnums,
                            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
         scalar = ir.RankedTensorType.get([], element_type(ctx.avals_in[0].dtype))
-        block = op.update_computation.blocks.append(scalar, scalar)
+        block = append_block(ctx, op.update_computation, scalar, scalar)
         current, update = block.arguments
+        # (JAX lowers the combining function's jaxpr, one equation of the primitive the
+        # scatter is named after: scatter_add's add)
+        combiner = ctx.primitive.name.removeprefix('scatter').lstrip('_')
         with ir.InsertionPoint(block):
-            hlo.ReturnOp([combine(current, update, operand_aval.dtype)])
+            with traceless_location(ctx, combiner):
+                combined = combine(current, update, operand_aval.dtype)
+            hlo.ReturnOp([combined])
         return op.result
     return lowering
 

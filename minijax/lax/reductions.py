@@ -70,7 +70,7 @@ def reduction_primitive(name, impl, body, identity, eager_on_xla=False, logical=
         if not axes:  # the spec lets a reduce add its init value (+0. to -0.); XLA does not
             return x
         dtype = ctx.avals_in[0].dtype
-        return ops.reduce(x, np.asarray(identity(dtype), dtype), axes, ctx.avals_out[0],
+        return ops.reduce(ctx, x, np.asarray(identity(dtype), dtype), axes,
                           lambda a, b: body(a, b, dtype))
 
     def eager(x, *, axes):

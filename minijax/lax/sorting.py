@@ -18,6 +18,7 @@ outputs and the tangents are permuted identically on ties.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -28,13 +29,13 @@ from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.elementwise import total_order_key
+from minijax.lax.bitwise import bitwise_and, bitwise_or
+from minijax.lax.complex_numbers import imag, real
+from minijax.lax.elementwise import eq, eq_to_p, lt_to_p, ne, select_n, total_order_key
 from minijax.lax.gather import GatherDimensionNumbers, gather
 from minijax.lax.static import static_int
 from minijax.lax.structural import broadcasted_iota, reshape
-from minijax.lowering import constant, register_lowering, tensor_type
-from minijax.lowering.ops import compare
-from minijax.lowering.types import element_type
+from minijax.lowering import append_block, lower_fun, register_lowering, tensor_type
 
 sort_p = Primitive('sort', multiple_results=True)
 
@@ -157,51 +158,49 @@ def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
 
 # ----------------------------------------------------------------------------- lowering
 
-def _canonical_float(x, dtype):
-    """``x`` with -0. mapped to +0. and every NaN to one positive NaN: the key the comparator
+def _canonical_float(x):
+    """``x`` with -0. made +0. and every NaN one positive NaN: the key the comparator
     compares, so that a total-order compare treats those as equal (JAX's ops, in its order)."""
-    def const(value):
-        return constant(np.asarray(value, dtype))
-    unsigned_zero = hlo.SelectOp(compare(x, const(0.), 'EQ', dtype), const(0.), x).result
-    return hlo.SelectOp(compare(x, x, 'NE', dtype), const(np.nan), unsigned_zero).result
+    dtype = core.get_aval(x).dtype
+    zero = np.zeros((), dtype)
+    unsigned_zero = select_n(eq(x, zero), x, zero)
+    return select_n(ne(x, x), unsigned_zero, np.full((), np.nan, dtype))
 
 
-def _less_than(pairs, dtypes_):
-    """Lexicographic x < y over the key pairs, the first key primary: built from the last key
-    up as ``lt_k or (eq_k and rest)``."""
-    keys = [[_canonical_float(v, dtype) for v in pair] if dtypes.is_float(dtype) else pair
-            for pair, dtype in zip(pairs, dtypes_)]
+def _keys(x):
+    """What ``x`` sorts by: a complex number by its real part, then its imaginary part (XLA
+    compares no complex numbers itself), floats canonical."""
+    dtype = core.get_aval(x).dtype
+    if dtypes.is_complex(dtype):
+        return [_canonical_float(real(x)), _canonical_float(imag(x))]
+    return [_canonical_float(x)] if dtypes.is_float(dtype) else [x]
+
+
+def _lexicographic_less(*operands, num_keys):
+    """The comparator of the operands' scalar pairs (x0, y0, x1, y1, ...): x < y by the first
+    ``num_keys`` operands, the first primary, in lax ops; built from the last key up as
+    ``lt_k or (eq_k and rest)``, as JAX builds it."""
+    x_keys, y_keys = [], []
+    for x, y in zip(operands[0:2 * num_keys:2], operands[1:2 * num_keys:2]):
+        x_keys += _keys(x)
+        y_keys += _keys(y)
     less = None
-    for (x, y), dtype in reversed(list(zip(keys, dtypes_))):
-        lt = compare(x, y, 'LT', dtype, total_order=True)
-        if less is not None:
-            ties = hlo.AndOp(compare(x, y, 'EQ', dtype, total_order=True), less).result
-            lt = hlo.OrOp(lt, ties).result
-        less = lt
+    for x, y in reversed(list(zip(x_keys, y_keys))):
+        lt = lt_to_p.bind(x, y)
+        less = lt if less is None else bitwise_or(lt, bitwise_and(eq_to_p.bind(x, y), less))
     return less
-
-
-def _real_keys(pairs, dtypes_):
-    """Each complex key pair as two float key pairs, real parts first: JAX's order of complex
-    numbers (XLA compares no complex numbers itself)."""
-    out_pairs, out_dtypes = [], []
-    for (x, y), dtype in zip(pairs, dtypes_):
-        parts = (hlo.RealOp, hlo.ImagOp) if dtypes.is_complex(dtype) else (None,)
-        for part in parts:
-            out_pairs.append((x, y) if part is None else (part(x).result, part(y).result))
-            out_dtypes.append(dtypes.real_part_dtype(dtype))
-    return out_pairs, out_dtypes
 
 
 def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
     op = hlo.SortOp([tensor_type(a) for a in ctx.avals_out], list(operands),
                     dimension=dimension, is_stable=is_stable)
-    scalar_types = [ir.RankedTensorType.get([], element_type(a.dtype)) for a in ctx.avals_in]
-    block = op.comparator.blocks.append(*[t for t in scalar_types for _ in range(2)])
-    args = list(block.arguments)
-    pairs = list(zip(args[0::2], args[1::2]))[:num_keys]
+    scalars = [ShapedArray((), a.dtype) for a in ctx.avals_in for _ in range(2)]
+    block = append_block(ctx, op.comparator, *map(tensor_type, scalars))
+    comparator = dataclasses.replace(ctx, avals_in=scalars,
+                                     avals_out=[ShapedArray((), dtypes.bool_)])
     with ir.InsertionPoint(block):
-        hlo.ReturnOp([_less_than(*_real_keys(pairs, [a.dtype for a in ctx.avals_in[:num_keys]]))])
+        hlo.ReturnOp([lower_fun(_lexicographic_less)(comparator, *block.arguments,
+                                                     num_keys=num_keys)])
     return list(op.results)
 
 

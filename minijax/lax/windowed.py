@@ -173,7 +173,7 @@ def _reduce_window_primitive(name, np_combine, body, identity, eager_on_xla=Fals
         """A ``reduce_window`` from the identity, filled in as JAX writes it."""
         dtype = ctx.avals_in[0].dtype
         init = full_like_aval(identity(dtype), ShapedArray((), dtype))
-        return hlo_reduce_window(x, init, ctx.avals_out[0], lambda a, b: body(a, b, dtype),
+        return hlo_reduce_window(ctx, x, init, lambda a, b: body(a, b, dtype),
                                  **params)
 
     prim.def_impl(impl)

@@ -18,6 +18,7 @@ from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack
+from minijax.ir.printer import jax_name
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
@@ -42,7 +43,18 @@ class ModuleContext:
         #: constants and its return are located there, not at ``loc(unknown)``.
         self.function_location = ir.Location.unknown()
         self.eqn_name_stack = ''  # of the equation being lowered: 'jit(f)/jvp()'
-        self.locations: dict = {}  # (name stack, op name, SourceInfo) -> ir.Location
+        self.locations: dict = {}  # (op name, SourceInfo, inlined into, ...) -> ir.Location
+        #: How JAX locates the ops of a rule written in lax ops (``lower_fun``), which it
+        #: emits in a function of their own and inlines where the equation is: the user's
+        #: frames where the module is lowered (a frame inside the trace is one not among
+        #: them), the calls the ops are inlined into, outermost first (a name stack and a
+        #: ``SourceInfo`` each), whether equations are located by their frames inside the
+        #: trace only, and the call of the equation being lowered (``None`` when its rule
+        #: runs in a function of its own, which nothing inlines).
+        self.outer_frames: list = []
+        self.inlined_into: tuple = ()
+        self.frames_inside_trace = False
+        self.rule_call: tuple | None = None
         self.host_callbacks: list = []  # the Python functions the module calls, by index
 
     def tensor_type(self, aval) -> ir.RankedTensorType:
@@ -88,7 +100,9 @@ class ModuleContext:
     def call_outlined(self, rule, ctx, args, params) -> list[ir.Value]:
         """A call of the private function holding ``rule``'s ops for these operand types and
         ``params``, emitted on first use: how a primitive registered with ``inline=False``
-        is lowered."""
+        is lowered. The function, its arguments, its return and the call are located at
+        the equation (the current location); the rule's own ops at its primitive, as JAX
+        locates them where nothing inlines them."""
         key = (ctx.primitive, tuple((a.shape, a.dtype) for a in ctx.avals_in),
                tuple(sorted(params.items())))
         out_types = [self.tensor_type(a) for a in ctx.avals_out]
@@ -96,19 +110,37 @@ class ModuleContext:
         if symbol is None:
             symbol = self.functions[key] = self.unique_symbol(ctx.primitive.name)
             in_types = [self.tensor_type(a) for a in ctx.avals_in]
-            with ir.InsertionPoint(self.module.body), ir.Location.name(ctx.primitive.name):
+            with ir.InsertionPoint(self.module.body):
                 fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
-                fn.attributes['sym_visibility'] = ir.StringAttr.get('private')
-                block = fn.add_entry_block()
-                saved = self.name_stack, self.eqn_name_stack
-                self.name_stack = self.eqn_name_stack = ''
-                try:
-                    with ir.InsertionPoint(block):
+            fn.attributes['sym_visibility'] = ir.StringAttr.get('private')
+            block = fn.add_entry_block()
+            saved = (self.name_stack, self.eqn_name_stack, self.inlined_into,
+                     self.frames_inside_trace, self.rule_call)
+            self.name_stack = self.eqn_name_stack = ''
+            self.inlined_into, self.frames_inside_trace, self.rule_call = (), True, None
+            try:
+                with ir.InsertionPoint(block):
+                    with rule_location(ctx):
                         outs = rule(ctx, *block.arguments, **params)
-                        func.ReturnOp([outs] if isinstance(outs, ir.Value) else outs)
-                finally:
-                    self.name_stack, self.eqn_name_stack = saved
+                    func.ReturnOp([outs] if isinstance(outs, ir.Value) else outs)
+            finally:
+                (self.name_stack, self.eqn_name_stack, self.inlined_into,
+                 self.frames_inside_trace, self.rule_call) = saved
         return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), args).results)
+
+
+def rule_location(ctx) -> ir.Location:
+    """``loc("sort:"("sort"))``: where JAX locates what a rule makes before inlining it
+    where the equation is, which keeps it: its regions' block arguments, and the ops of a
+    rule that is not inlined."""
+    name = jax_name(ctx.primitive.name)
+    return ir.Location.name(f'{name}:', childLoc=ir.Location.name(name))
+
+
+def append_block(ctx, region: ir.Region, *types: ir.Type) -> ir.Block:
+    """A block of ``region`` taking arguments of ``types``, located as JAX locates a rule's
+    block arguments (``rule_location``)."""
+    return region.blocks.append(*types, arg_locs=[rule_location(ctx)] * len(types))
 
 
 def _sanitize(name: str) -> str:
@@ -150,7 +182,9 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
         module_ctx.name_stack = name_stack
-        module_ctx.function_location = _new_location(name_stack, core.user_source_info())
+        here = core.user_source_info()
+        module_ctx.outer_frames = core.user_frames(here)
+        module_ctx.function_location = _new_location(name_stack, here)
         with ir.InsertionPoint(module.body):
             main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
             main.result_attrs = ir.ArrayAttr.get([
@@ -259,13 +293,26 @@ def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
 def lower_fun(fun, multiple_results=False):
     """A lowering rule that emits ``fun(*operands, **params)``, written in lax ops and traced
     at the operands' types, in place of the primitive: how a primitive lowers to a formula
-    (JAX's ``mlir.lower_fun``)."""
+    (JAX's ``mlir.lower_fun``). As in JAX, the equations of ``fun`` are traced at the
+    equation's frames and their ops located as if inlined from a function of their own:
+    ``jit(f)/neg`` at the frames inside the trace, called at the equation's location."""
     def rule(ctx, *args, **params):
         def traced(*xs):
             out = fun(*xs, **params)
             return list(out) if multiple_results else [out]
-        closed, _ = trace_to_jaxpr(traced, ctx.avals_in)
-        outs = lower_closed_jaxpr(ctx.module_context, closed, args)
+        module_ctx, call = ctx.module_context, ctx.module_context.rule_call
+        with core.traced_as(call[1] if call else None, ()):
+            closed, _ = trace_to_jaxpr(traced, ctx.avals_in)
+        saved = (module_ctx.name_stack, module_ctx.inlined_into,
+                 module_ctx.frames_inside_trace, module_ctx.rule_call)
+        if call is not None:
+            module_ctx.inlined_into += ((*call, module_ctx.frames_inside_trace),)
+        module_ctx.name_stack, module_ctx.frames_inside_trace = '', True
+        try:
+            outs = lower_closed_jaxpr(module_ctx, closed, args)
+        finally:
+            (module_ctx.name_stack, module_ctx.inlined_into,
+             module_ctx.frames_inside_trace, module_ctx.rule_call) = saved
         return outs if multiple_results else outs[0]
     return rule
 
@@ -304,10 +351,12 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         module_ctx.eqn_name_stack = _joined(module_ctx.name_stack,
                                             core.format_name_stack(name_stack(eqn)))
         operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
-        with _location(module_ctx, eqn):
-            if eqn.primitive in outlined_primitives:
+        if eqn.primitive in outlined_primitives:
+            with _location(module_ctx, eqn, module_ctx.eqn_name_stack):
                 outs = module_ctx.call_outlined(rule, rule_ctx, operands, eqn.params)
-            else:
+        else:
+            module_ctx.rule_call = (module_ctx.eqn_name_stack, eqn.source_info)
+            with _location(module_ctx, eqn, _op_name(module_ctx, eqn)):
                 outs = rule(rule_ctx, *operands, **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
@@ -338,24 +387,70 @@ def _rule_returned(eqn, what: str) -> LoweringError:
     return LoweringError(f"primitive '{eqn.primitive.name}': the lowering rule returned {what}")
 
 
-def _location(module_ctx, eqn) -> ir.Location:
+def _location(module_ctx, eqn, name: str) -> ir.Location:
     """JAX's location of an op: ``loc("jit(f)/jvp()/sin"(callsite(<innermost user frame> at
-    <its caller> ...)))``, each frame ``loc("<function>"("file":line:col to :end))``. Built
-    once per module for each distinct one: a loop in the user's code traces the same line
-    again and again."""
-    info = eqn.source_info
-    key = (_op_name(module_ctx, eqn), info)
+    <its caller> ...)))``, each frame ``loc("<function>"("file":line:col to :end))``; inside
+    a rule written in lax ops, fused with the calls it is inlined into. Built once per
+    module for each distinct one: a loop in the user's code traces the same line again and
+    again."""
+    return _inlined_location(module_ctx, module_ctx.inlined_into, name, eqn.source_info,
+                             module_ctx.frames_inside_trace)
+
+
+def _inlined_location(module_ctx, inlined_into: tuple, name: str, info,
+                      inside_trace: bool) -> ir.Location:
+    """``loc("<name>"(<info's frames>))`` inlined into each call of ``inlined_into``, the
+    innermost first, as JAX's inliner fuses them: the call's name stack before the name,
+    the callee's frames called at the call's."""
+    key = (name, info, inlined_into, inside_trace)
     location = module_ctx.locations.get(key)
     if location is None:
-        location = module_ctx.locations[key] = _new_location(*key)
+        full_name, child = name, _frames_location(module_ctx, info, inside_trace)
+        for call_name, call_info, call_inside_trace in reversed(inlined_into):
+            full_name = _joined(call_name, full_name)
+            caller = _frames_location(module_ctx, call_info, call_inside_trace)
+            if caller is not None:
+                child = caller if child is None else ir.Location.callsite(child, [caller])
+        location = module_ctx.locations[key] = _named(full_name, child)
     return location
 
 
-def _new_location(name: str, info) -> ir.Location:
-    frames = [_frame_location(code, offset) for code, offset in core.user_frames(info)]
+def traceless_location(ctx, primitive_name: str) -> ir.Location:
+    """Where JAX locates the op of ``primitive_name`` that a rule lowers from a jaxpr JAX
+    traced without the user's frames (a scatter's combining function): at the equation,
+    named after that primitive."""
+    module_ctx = ctx.module_context
+    call = module_ctx.rule_call
+    inlined_into = (module_ctx.inlined_into if call is None else
+                    (*module_ctx.inlined_into, (*call, module_ctx.frames_inside_trace)))
+    return _inlined_location(module_ctx, inlined_into, primitive_name, None, False)
+
+
+def _frames_location(module_ctx, info, inside_trace: bool) -> ir.Location | None:
+    """The user's frames of ``info`` as a callsite, or only those inside the trace (not
+    among the frames where the module is lowered): the traceback JAX gives an equation
+    traced while lowering another."""
+    frames = core.user_frames(info)
+    if inside_trace:
+        outer = [code for code, _ in module_ctx.outer_frames]
+        n = 0
+        while n < min(len(frames), len(outer)) and frames[-1 - n][0] is outer[-1 - n]:
+            n += 1
+        frames = frames[:len(frames) - n]
+    frames = [_frame_location(code, offset) for code, offset in frames]
     if not frames:
+        return None
+    return frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
+
+
+def _new_location(name: str, info) -> ir.Location:
+    return _named(name, _frames_location(None, info, inside_trace=False))
+
+
+def _named(name: str, where: ir.Location | None) -> ir.Location:
+    """``loc("<name>"(<where>))``, without the parts that are empty."""
+    if where is None:
         return ir.Location.name(name) if name else ir.Location.unknown()
-    where = frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
     return ir.Location.name(name, childLoc=where) if name else where
 
 
@@ -366,7 +461,7 @@ def _op_name(module_ctx, eqn) -> str:
         scope = f"jit({eqn.params['name']})"
         return _joined(module_ctx.name_stack,
                        core.format_name_stack((*name_stack(eqn), scope)))
-    return _joined(module_ctx.eqn_name_stack, eqn.primitive.name)
+    return _joined(module_ctx.eqn_name_stack, jax_name(eqn.primitive.name))
 
 
 def _frame_location(code, offset: int) -> ir.Location:

@@ -6,7 +6,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.lowering.module import constant
+from minijax.lowering.module import append_block, constant
 from minijax.lowering.types import element_type, tensor_type
 
 
@@ -61,22 +61,24 @@ def choose(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
     return hlo.SelectOp(x_wins, x, y).result
 
 
-def reduce(operand: ir.Value, init: np.ndarray, axes, aval_out, body) -> ir.Value:
-    """``stablehlo.reduce`` of ``operand`` over ``axes``; ``body(a, b)`` builds the combined
-    value (``lambda a, b: hlo.AddOp(a, b).result``)."""
+def reduce(ctx, operand: ir.Value, init: np.ndarray, axes, body) -> ir.Value:
+    """``stablehlo.reduce`` of ``operand`` over ``axes``, the rule's result; ``body(a, b)``
+    builds the combined value (``lambda a, b: hlo.AddOp(a, b).result``)."""
     scalar_type = ir.RankedTensorType.get([], element_type(init.dtype))
-    op = hlo.ReduceOp([tensor_type(aval_out)], [operand], [constant(init)], list(axes))
-    block = op.regions[0].blocks.append(scalar_type, scalar_type)
+    op = hlo.ReduceOp([tensor_type(ctx.avals_out[0])], [operand], [constant(init)], list(axes))
+    block = append_block(ctx, op.regions[0], scalar_type, scalar_type)
     with ir.InsertionPoint(block):
         hlo.ReturnOp([body(*block.arguments)])
     return op.result
 
 
-def reduce_window(operand: ir.Value, init: ir.Value, aval_out, body, window_dimensions,
+def reduce_window(ctx, operand: ir.Value, init: ir.Value, body, window_dimensions,
                   window_strides, padding, base_dilation=None, window_dilation=None
                   ) -> ir.Value:
-    """``stablehlo.reduce_window`` with every attribute written out, as JAX writes it;
-    ``body(a, b)`` builds the combined scalar, ``padding`` is a (low, high) pair per axis."""
+    """``stablehlo.reduce_window`` with every attribute written out, as JAX writes it, the
+    rule's result; ``body(a, b)`` builds the combined scalar, ``padding`` is a (low, high)
+    pair per axis."""
+    aval_out = ctx.avals_out[0]
     ones = [1] * len(window_dimensions)
     op = hlo.ReduceWindowOp(
         [tensor_type(aval_out)], [operand], [init], list(window_dimensions),
@@ -84,7 +86,7 @@ def reduce_window(operand: ir.Value, init: ir.Value, aval_out, body, window_dime
         window_dilations=list(window_dilation or ones),
         padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
     scalar_type = ir.RankedTensorType.get([], element_type(aval_out.dtype))
-    block = op.regions[0].blocks.append(scalar_type, scalar_type)
+    block = append_block(ctx, op.regions[0], scalar_type, scalar_type)
     with ir.InsertionPoint(block):
         hlo.ReturnOp([body(*block.arguments)])
     return op.results[0]

@@ -304,10 +304,6 @@ def _scatter_rows(primitive):
             _scatter(primitive, 'drop', (4, 6), (n, 2), (n, 2, 3), ((1, 2), (), (0, 1)), **unique)]
 
 
-def _iota_times(x):
-    return x * mlax.broadcasted_iota(x.dtype, (3, 4), 1)
-
-
 PRIMITIVE_CASES = [
     # elementwise
     _unary('sin'), _unary('cos'), _unary('exp'), _unary('log', domain='pos'),
@@ -436,7 +432,7 @@ PRIMITIVE_CASES = [
             lambda: jax.lax.broadcasted_iota(I32, (3, 4), 1), (), (I32,)),
     _static('iota', 'i64', lambda: mlax.broadcasted_iota(I64, (2, 3), 0),
             lambda: jax.lax.broadcasted_iota(I64, (2, 3), 0), (), (I64,)),
-    _static('iota', 'times-x', _iota_times,
+    _static('iota', 'times-x', lambda x: x * mlax.broadcasted_iota(x.dtype, (3, 4), 1),
             lambda x: x * jax.lax.broadcasted_iota(x.dtype, (3, 4), 1), _args((3, 4)), FLOATS),
     _static('empty', '', lambda: mlax.empty((3, 4), F32), lambda: jax.lax.empty((3, 4), F32), (),
             (F32,)),

@@ -238,15 +238,9 @@ IR_DEPARTURES = {
 #: Rows whose ``debug_info`` locations are not JAX's yet (issue 30, open): what differs.
 #: (Their text without locations is JAX's.)
 DEBUG_INFO_PENDING = {
-    **dict.fromkeys(['arg*', 'cum*', 'fft-*', 'sort-*'], 'an op JAX outlines into a private '
+    **dict.fromkeys(['arg*', 'cum*', 'fft-*'], 'an op JAX outlines into a private '
                     'function: the function, its arguments and its ops are located at the '
                     'call, by the lax ops JAX traced it from'),
-    **dict.fromkeys(['reduce_window_*', 'scatter*'], "a region's block arguments are "
-                    "located as JAX's ('reduce_window_sum:')"),
-    **dict.fromkeys(['conj-*', 'logistic-*', 'sin-c*', 'integer_pow-[05]-*', 'integer_pow--*',
-                     'iota-times-x-*'],
-                    'an op lowered from lax ops: each JAX names after its own primitive and '
-                    'locates at the frames of its trace'),
 }
 #: The case table's functions are lambdas on different lines for minijax and JAX.
 _CASE_TABLE_POSITION = re.compile(r'("[^"]*primitive_cases\.py"):\d+:\d+( to \d*:\d+)?')
