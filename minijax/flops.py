@@ -26,7 +26,8 @@ import math
 import numpy as np
 
 from minijax import core, errors, lax, tree_util
-from minijax.control_flow import cond_p, scan_p, while_p
+from minijax.control_flow import (composite_p, cond_p, linear_solve_p, platform_index_p,
+                                  scan_p, while_p)
 from minijax.control_flow.while_loop import run_while, split_known_loop
 from minijax.lax.fft import fft_flops
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
@@ -217,6 +218,20 @@ def _xla_call(eqn, known):
     return closed_jaxpr_flops(closed, _inner_known(closed, eqn.inputs, known))
 
 
+def _linear_solve(eqn, known):
+    """The solve: what runs (the primitive lowers to its ops)."""
+    jaxprs, lengths = eqn.params['jaxprs'], eqn.params['const_lengths']
+    start = lengths.matvec + lengths.vecmat
+    operands = [*eqn.inputs[start:start + lengths.solve], *eqn.inputs[sum(lengths):]]
+    return closed_jaxpr_flops(jaxprs.solve, _inner_known(jaxprs.solve, operands, known))
+
+
+def _composite(eqn, known):
+    """The decomposition, which XLA calls (and counts) unless it knows the op."""
+    closed = eqn.params['jaxpr']
+    return closed_jaxpr_flops(closed, _inner_known(closed, eqn.inputs, known))
+
+
 def _scan(eqn, known):
     body, num_consts = eqn.params['jaxpr'], eqn.params['num_consts']
     consts_known = _inner_known(body, eqn.inputs[:num_consts], known)
@@ -336,6 +351,8 @@ flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max
 flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
                     scan_p: _scan, while_p: _while, lax.erfc_p: _erfc,
+                    linear_solve_p: _linear_solve, composite_p: _composite,
+                    platform_index_p: _free,
                     lax.sort_p: _sort, lax.fft_p: _fft,
                     lax.convert_element_type_p: _convert_element_type})
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,

@@ -30,6 +30,7 @@ from jaxlib.mlir import ir
 
 from minijax import core, dtypes, lax
 from minijax.autodiff import vjp
+from minijax.control_flow import platform_index_p
 from minijax.isolation import IsolationError
 from minijax.interpreters.batching import vmap
 from minijax.interpreters.jvp import jvp
@@ -321,6 +322,8 @@ NOT_NEEDED = {
     (lax.empty_p, 'vmap'): 'it has no operands to batch',
     (lax.axis_index_p, 'vmap'): 'it has no operands to batch; vmap(axis_name=...) maps its '
                                 'own axis',
+    (platform_index_p, 'jvp'): 'it has no operands to differentiate',
+    (platform_index_p, 'vmap'): 'it has no operands to batch',
     **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
 }

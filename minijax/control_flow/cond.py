@@ -4,6 +4,12 @@
 ``convert_element_type(pred, int32)`` and branches ordered (false, true), as in JAX;
 ``switch(index, branches, *operands)`` clamps its index into range first. The primitive
 lowers to ``stablehlo.case`` with one region per branch.
+
+``platform_dependent(*args, cpu=..., default=...)`` is a ``cond`` whose index is
+``platform_index_p`` (which platform the module is lowered for) and whose param
+``branches_platforms`` names each branch's platforms: lowering keeps only the branch of the
+platform lowered for (the CPU: minijax lowers for nothing else), as JAX prunes them. Every
+rule passes that param on unchanged.
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
-from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
 
 cond_p = Primitive('cond', multiple_results=True, eager_on_xla=True)
 
@@ -79,7 +85,7 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
                    [f'branch {i}' for i in range(len(branches))])
 
 
-def _switch(index, funs, operands, what, names):
+def _switch(index, funs, operands, what, names, **params):
     operands_flat, in_tree = tree_util.tree_flatten(operands)
     in_avals = [core.shaped_aval(x) for x in operands_flat]
     traced = [trace_function(f, in_tree, in_avals) for f in funs]
@@ -89,7 +95,7 @@ def _switch(index, funs, operands, what, names):
                         f'{" and ".join(map(str, out_trees))}')
     check_branch_types(what, names, [closed.out_avals for closed, _, _ in traced])
     branches, closed_over = _join_closed_over([(closed, consts) for closed, consts, _ in traced])
-    outs = cond_p.bind(index, *closed_over, *operands_flat, branches=branches)
+    outs = cond_p.bind(index, *closed_over, *operands_flat, branches=branches, **params)
     return tree_util.tree_unflatten(out_trees[0], outs)
 
 
@@ -112,12 +118,12 @@ def _join_closed_over(traced):
 
 # ----------------------------------------------------------------------------- evaluation
 
-def _cond_impl(index, *operands, branches):
+def _cond_impl(index, *operands, branches, **_):
     i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
     return eval_closed_jaxpr(branches[i], operands)
 
 
-def _cond_abstract_eval(index, *operands, branches):
+def _cond_abstract_eval(index, *operands, branches, **_):
     if index.shape != () or index.dtype != dtypes.int32:
         raise TypeError(f'cond: the branch index must be an int32 scalar, got '
                         f'{index.str_short()}')
@@ -130,14 +136,15 @@ cond_p.def_abstract_eval(_cond_abstract_eval)
 
 # ----------------------------------------------------------------------------- jvp
 
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals, tangents, *, branches, **params):
     index, *operands = primals
     nonzeros = ad.nonzero_flags(tangents[1:])
     no_instantiate = (False,) * len(branches[0].out_avals)
     out_nonzeros = tuple(np.logical_or.reduce(
         [ad.jvp_jaxpr(b, nonzeros, no_instantiate)[1] for b in branches]).tolist())
     jvp_branches = tuple(ad.jvp_jaxpr(b, nonzeros, out_nonzeros)[0] for b in branches)
-    outs = cond_p.bind(index, *operands, *ad.drop_zeros(tangents[1:]), branches=jvp_branches)
+    outs = cond_p.bind(index, *operands, *ad.drop_zeros(tangents[1:]), branches=jvp_branches,
+                       **params)
     primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
     return primals_out, ad.fill_zeros(tangents_out, out_nonzeros, primals_out)
 
@@ -147,14 +154,17 @@ cond_p.def_jvp(_cond_jvp, symbolic_zeros=True)
 
 # ----------------------------------------------------------------------------- vmap
 
-def _cond_batching(vals, dims, *, branches):
+def _cond_batching(vals, dims, *, branches, **params):
     index, *operands = vals
     index_dim, *operand_dims = dims
     size = batching.axis_size_of(vals, dims)
+    if 'branches_platforms' in params and index_dim is not batching.not_mapped:
+        # every example runs on one platform: ask which again, unbatched (as JAX does)
+        index, index_dim = platform_index_p.bind(platforms=params['branches_platforms']), None
     if index_dim is batching.not_mapped:
         new_branches = tuple(batching.batched_jaxpr(b, size, tuple(operand_dims))[0]
                              for b in branches)
-        outs = cond_p.bind(index, *operands, branches=new_branches)
+        outs = cond_p.bind(index, *operands, branches=new_branches, **params)
         return outs, [0] * len(outs)
     # A batched index: every example may take a different branch, so run them all and
     # select per example, as JAX does.
@@ -202,22 +212,23 @@ def _partial_eval_branches(branches, unknowns):
     return tuple(known_branches), tuple(unknown_branches), out_unknowns, num_res
 
 
-def _cond_partial_eval(trace, tracers, *, branches):
+def _cond_partial_eval(trace, tracers, *, branches, **params):
     index, *operands = tracers
     if not index.pval.is_known:  # nothing can run now: stage the whole cond
         tracers_in = [trace.instantiate_const(t) for t in tracers]
-        return trace.stage(cond_p, tracers_in, dict(branches=branches), branches[0].out_avals)
+        return trace.stage(cond_p, tracers_in, dict(branches=branches, **params),
+                           branches[0].out_avals)
     unknowns = [not t.pval.is_known for t in operands]
     known_branches, unknown_branches, out_unknowns, num_res = \
         _partial_eval_branches(branches, unknowns)
     known_ops, unknown_ops = pe.partition_list(unknowns, operands)
     outs_and_res = cond_p.bind(index.pval.const, *(t.pval.const for t in known_ops),
-                               branches=known_branches)
+                               branches=known_branches, **params)
     known_outs, residuals = core.split_list(outs_and_res, len(outs_and_res) - num_res)
     staged_in = [trace.instantiate_const(index),
                  *(trace.instantiate_const(core.full_raise(trace, r)) for r in residuals),
                  *unknown_ops]
-    unknown_outs = trace.stage(cond_p, staged_in, dict(branches=unknown_branches),
+    unknown_outs = trace.stage(cond_p, staged_in, dict(params, branches=unknown_branches),
                                unknown_branches[0].out_avals)
     return pe.merge_lists(out_unknowns, known_outs, unknown_outs)
 
@@ -232,10 +243,11 @@ def _cond_partial_eval_jaxpr(unknowns, eqn):
     known_ins, unknown_ins = pe.partition_list(operand_unknowns, operands)
     known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
     residuals = [Var(a) for a in unknown_branches[0].in_avals[:num_res]]
-    known_eqn = JaxprEqn(cond_p, [index, *known_ins], dict(branches=known_branches),
+    known_eqn = JaxprEqn(cond_p, [index, *known_ins], dict(eqn.params, branches=known_branches),
                          known_outs + residuals, eqn.source_info)
     unknown_eqn = JaxprEqn(cond_p, [index, *residuals, *unknown_ins],
-                           dict(branches=unknown_branches), unknown_outs, eqn.source_info)
+                           dict(eqn.params, branches=unknown_branches), unknown_outs,
+                           eqn.source_info)
     needed = [index, *residuals] if isinstance(index, Var) else residuals
     return known_eqn, unknown_eqn, out_unknowns, needed
 
@@ -261,13 +273,14 @@ pe.dce_rules[cond_p] = _cond_dce
 
 # ----------------------------------------------------------------------------- transpose
 
-def _cond_transpose(cts, index, *operands, branches):
+def _cond_transpose(cts, index, *operands, branches, **params):
     if is_undefined_primal(index):
         raise TypeError('cond: cannot transpose with respect to the branch index')
     undefined = tuple(is_undefined_primal(x) for x in operands)
     residuals = [x for x in operands if not is_undefined_primal(x)]
     transposed = tuple(transposed_jaxpr(b, undefined, nonzero_cts(cts)) for b in branches)
-    cts_in = iter(cond_p.bind(index, *residuals, *drop_zero_cts(cts), branches=transposed))
+    cts_in = iter(cond_p.bind(index, *residuals, *drop_zero_cts(cts), branches=transposed,
+                              **params))
     return [None, *(next(cts_in) if u else None for u in undefined)]
 
 
@@ -276,7 +289,9 @@ cond_p.def_transpose(_cond_transpose)
 
 # ----------------------------------------------------------------------------- lowering
 
-def _cond_lowering(ctx, index, *operands, branches):
+def _cond_lowering(ctx, index, *operands, branches, branches_platforms=None):
+    if branches_platforms is not None:
+        index, branches = _platform_branch(index, branches, branches_platforms)
     case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index, len(branches))
     for i, (region, branch) in enumerate(zip(case.regions, branches)):
         with ir.InsertionPoint(region.blocks.append()):
@@ -286,3 +301,74 @@ def _cond_lowering(ctx, index, *operands, branches):
 
 
 register_lowering(cond_p, _cond_lowering)
+
+
+def _platform_branch(index, branches, branches_platforms):
+    """The branch of the platform lowered for, alone, and its index among the branches kept:
+    JAX's case from each branch's index to it (0 for every branch, one being kept)."""
+    kept = branches[_platform_branch_index(branches_platforms)]
+    i32 = tensor_type(core.ShapedArray((), dtypes.int32))
+    to_kept = hlo.CaseOp([i32], index, len(branches))
+    for region in to_kept.regions:
+        with ir.InsertionPoint(region.blocks.append()):
+            hlo.ReturnOp([constant(np.int32(0))])
+    return to_kept.result, (kept,)
+
+
+# ----------------------------------------------------------------------------- platform_dependent
+
+def platform_dependent(*args, default=None, **per_platform):
+    """``per_platform[p](*args)`` for the platform ``p`` the program runs on, or
+    ``default(*args)`` for a platform not named (``cpu``, ``cuda``, ``rocm``, ``tpu``).
+
+    Every branch is traced, as for ``switch``; the choice is made when lowering, for the
+    platform lowered for (eagerly, at once). Platforms given the same function share its
+    branch.
+    """
+    platforms, funs = [], []
+    for name, fun in per_platform.items():
+        if not callable(fun):
+            raise TypeError(f"lax.platform_dependent: the '{name}' branch must be a callable.")
+        if name == 'gpu':
+            raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+        if fun in funs:
+            platforms[funs.index(fun)].append(name)
+        else:
+            platforms.append([name])
+            funs.append(fun)
+    branches_platforms = tuple(map(tuple, platforms))
+    if default is not None:
+        if not callable(default):
+            raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
+        funs.append(default)
+        branches_platforms += (None,)
+    index = platform_index_p.bind(platforms=branches_platforms)
+    if not isinstance(index, core.Tracer):
+        return funs[int(index)](*args)
+    return _switch(index, funs, args, 'platform_dependent',
+                   [f'branch {i}' for i in range(len(funs))],
+                   branches_platforms=branches_platforms)
+
+
+#: Where minijax lowers and runs programs.
+PLATFORM = 'cpu'
+
+#: ``platform_index[platforms=...]``: the index of the entry of ``platforms`` (a tuple of
+#: tuples of platform names, the last one possibly None: every other platform) that holds
+#: the platform lowered for, as an int32 scalar.
+platform_index_p = Primitive('platform_index')
+
+
+def _platform_branch_index(platforms) -> int:
+    for i, names in enumerate(platforms):
+        if names is None or PLATFORM in names:
+            return i
+    raise NotImplementedError(f"MLIR translation rule for primitive 'platform_index(platforms="
+                              f"{platforms})' not found for platform {PLATFORM}")
+
+
+platform_index_p.def_impl(lambda *, platforms: np.int32(_platform_branch_index(platforms)))
+platform_index_p.def_abstract_eval(
+    lambda *, platforms: core.ShapedArray((), dtypes.int32))
+register_lowering(platform_index_p, lambda ctx, *, platforms: [
+    constant(np.int32(_platform_branch_index(platforms)))])

@@ -238,10 +238,12 @@ def broadcasting_batcher(primitive):
 
 @cache_on_first_arg
 def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple,
-                  instantiate: bool = True) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
+                  instantiate: bool | tuple[bool, ...] = True
+                  ) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
     """``closed`` vectorized over ``dims_in``, and which of its outputs are batched (along
     axis 0). An output that depends on no batched input stays unbatched, unless
-    ``instantiate`` asks for every output batched: loop carries and branches must agree.
+    ``instantiate`` asks for every output batched (loop carries and branches must agree), or
+    for those it flags (a tuple, one flag per output).
 
     Higher-order primitives (``xla_call``, ``cond``, loops) use this to batch their bodies.
     """
@@ -250,7 +252,8 @@ def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple,
     def batched(*args):
         outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args, axis_size=axis_size,
                              name='')
-        out_batched.extend(instantiate or d is not not_mapped for _, d in outs)
+        flags = instantiate if isinstance(instantiate, tuple) else [instantiate] * len(outs)
+        out_batched.extend(inst or d is not not_mapped for (_, d), inst in zip(outs, flags))
         return [move_batch_axis(axis_size, d, 0, x) if b else x
                 for (x, d), b in zip(outs, out_batched)]
 

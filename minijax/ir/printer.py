@@ -388,8 +388,8 @@ def _params_doc(params, names: _Names):
 
 
 def _value_doc(value, names: _Names):
-    if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr))
-                                                  for v in value):
+    if type(value) is tuple and value and all(isinstance(v, (Jaxpr, ClosedJaxpr))  # (JAX's
+                                              for v in value):  # test: not a NamedTuple)
         return _bracketed('(', ')', [_value_doc(v, names) for v in value])
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         return _jaxpr_doc(getattr(value, 'jaxpr', value), names)

@@ -23,7 +23,8 @@ abstract-eval rule before running its implementation (see ``core.EvalTrace``), s
 name shapes and dtypes as traced ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
-``map``) are reachable here too, as in ``jax.lax``; they live in ``minijax.control_flow``, a
+``map``, ``platform_dependent``, ``custom_linear_solve``, ``custom_root``, ``composite``) are
+reachable here too, as in ``jax.lax``; they live in ``minijax.control_flow``, a
 layer above the primitives they are built from, so they are imported on first use.
 """
 from minijax import core
@@ -102,7 +103,8 @@ from minijax.lax.parallel import (  # noqa: E402
 from minijax.lax import linalg  # noqa: E402
 
 _CONTROL_FLOW = ('cond', 'switch', 'while_loop', 'fori_loop', 'scan', 'cond_p', 'while_p',
-                 'scan_p')
+                 'scan_p', 'custom_linear_solve', 'custom_root', 'linear_solve_p',
+                 'platform_dependent', 'composite')
 
 
 def __getattr__(name):

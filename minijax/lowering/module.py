@@ -75,10 +75,11 @@ class ModuleContext:
             attr = self._literal_attrs[key] = dense_elements(lit.val)
         return hlo.ConstantOp(attr).result
 
-    def unique_symbol(self, base: str) -> str:
-        """``base`` made a valid symbol, numbered ``_0``, ``_1``, ... after its first use
-        (JAX's names: a jit and its transpose are ``@f`` and ``@f_0``)."""
-        base = _sanitize(base)
+    def unique_symbol(self, base: str, sanitize: bool = True) -> str:
+        """``base`` made a valid symbol (unless the caller knows it is one), numbered ``_0``,
+        ``_1``, ... after its first use (JAX's names: a jit and its transpose are ``@f`` and
+        ``@f_0``; ``composite``'s ``@my.op`` keeps its dot)."""
+        base = _sanitize(base) if sanitize else base
         name, n = base, 0
         while name in self.symbols:
             name = f'{base}_{n}'

@@ -51,6 +51,22 @@ def test_control_flow():
     assert mj.flops(scanned)(np.ones(8)) == 6 * 8
 
 
+SOLVERS = {
+    'custom_linear_solve': lambda x: lax.custom_linear_solve(
+        lambda v: x * v, x + 1., lambda mv, b: b / x, symmetric=True),
+    'platform_dependent': lambda x: lax.platform_dependent(
+        x, cpu=lambda x: x * x * x, default=lambda x: x),
+    'composite': lambda x: lax.composite(lambda x: x * x + x, name='my.op')(x),
+}
+
+
+@pytest.mark.parametrize('name', SOLVERS)
+def test_solvers_count_as_xla_does(name):
+    """The solve, the platform's branch, the decomposition: what runs."""
+    x = np.ones((4, 5), np.float32)
+    assert mj.flops(SOLVERS[name])(x) == xla_flops(SOLVERS[name], x)
+
+
 def test_while_loop_trip_count_from_constants():
     def f(x):
         return mj.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]

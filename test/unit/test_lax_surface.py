@@ -33,9 +33,6 @@ NOT_YET = {
     'select_and_scatter_p', 'scatter_apply', 'approx_max_k', 'approx_min_k', 'approx_top_k_p',
     # convolutions and dots
     'ragged_dot', 'ragged_dot_general', 'scaled_dot',
-    # control flow, solvers and the primitives JAX exports for them
-    'custom_linear_solve', 'custom_root', 'linear_solve_p',
-    'platform_dependent', 'composite',
     # tokens, randomness on the device
     'after_all', 'after_all_p', 'create_token', 'create_token_p', 'rng_bit_generator',
     'rng_bit_generator_p', 'rng_uniform', 'rng_uniform_p'}

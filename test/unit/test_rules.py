@@ -25,6 +25,7 @@ from testlib import (F32, F64, FLOATS, I32, I64, NUMBERS, assert_close, assert_t
 
 import minijax
 from minijax import core, isolation, lax as mlax
+from minijax.control_flow import composite_p, linear_solve_p, platform_index_p
 from minijax.control_flow.cond import cond_p
 from minijax.control_flow.scan import scan_p
 from minijax.control_flow.while_loop import while_p
@@ -607,6 +608,10 @@ def test_every_lax_primitive_has_a_case():
 
 
 HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p, xla_pmap_p]
+#: The other primitives of control flow: whole jaxprs are their operands' functions, so they
+#: have no row in the case table (test_solvers.py checks them against JAX). Partial evaluation
+#: stages each whole, as JAX does.
+SOLVERS = [linear_solve_p, composite_p, platform_index_p]
 #: Primitives with a transpose rule: linear in (some of) their operands.
 LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 'select_n', 'reduce_sum',
           'broadcast_in_dim', 'transpose', 'reshape', 'squeeze', 'concatenate', 'pad', 'slice',
@@ -615,7 +620,7 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'psum', 'all_gather',
           'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft',
           'split', 'unstack', 'stack', 'tile', 'optimization_barrier', 'reduce_precision',
-          'copy', 'stage', 'dce_sink', 'scatter_sub'}
+          'copy', 'stage', 'dce_sink', 'scatter_sub', 'custom_linear_solve'}
 #: The lit test of each higher-order primitive, under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
@@ -649,7 +654,7 @@ def _has_rule(primitive, kind):
     return primitive in core.rule_tables[kind]
 
 
-@pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER, ids=str)
+@pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER + SOLVERS, ids=str)
 def test_primitive_has_every_rule_it_needs(primitive):
     missing = [_missing_rule(primitive, k) for k in _needed_rules(primitive)
                if not _has_rule(primitive, k)]
@@ -667,7 +672,7 @@ def _lit_test_of(primitive):
     return re.compile(rf'\blax\.{name}\b|\b{name}_p\b|^#(?!.*CHECK).*\b{name}\b', re.M)
 
 
-@pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER, ids=str)
+@pytest.mark.parametrize('primitive', LAX_PRIMITIVES + HIGHER_ORDER + SOLVERS, ids=str)
 def test_primitive_has_a_lit_test(primitive):
     if primitive.name in LIT_FILES:
         assert (LIT / LIT_FILES[primitive.name]).is_file(), (
