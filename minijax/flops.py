@@ -29,6 +29,7 @@ from minijax import core, errors, lax, tree_util
 from minijax.control_flow import cond_p, scan_p, while_p
 from minijax.control_flow.while_loop import run_while, split_known_loop
 from minijax.lax.fft import fft_flops
+from minijax.lax.ragged_dot import ragged_dot_general_expansion
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
 from minijax.ir.tracing import make_jaxpr, trace_to_jaxpr
 from minijax.xla_call import xla_call_p
@@ -247,6 +248,18 @@ def _sort(eqn, known):
     return lax.sorting.sort_flops(_size(eqn.inputs[0].aval))
 
 
+def _approx_top_k(eqn, known):
+    """On the CPU XLA sorts the operand (the ApproxTopK fallback)."""
+    return lax.sorting.sort_flops(_size(eqn.inputs[0].aval))
+
+
+def _ragged_dot_general(eqn, known):
+    """XLA compiles the dense expansion (masks, then one dot_general): its flops."""
+    closed, _ = trace_to_jaxpr(lambda *xs: [ragged_dot_general_expansion(eqn)(*xs)],
+                               [x.aval for x in eqn.inputs])
+    return closed_jaxpr_flops(closed)
+
+
 def _cumulative(eqn, known):
     return lax.cumulative.cumulative_flops(eqn)
 
@@ -336,7 +349,8 @@ flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max
 flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
                     scan_p: _scan, while_p: _while, lax.erfc_p: _erfc,
-                    lax.sort_p: _sort, lax.fft_p: _fft,
+                    lax.sort_p: _sort, lax.fft_p: _fft, lax.approx_top_k_p: _approx_top_k,
+                    lax.ragged_dot_general_p: _ragged_dot_general,
                     lax.convert_element_type_p: _convert_element_type})
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,
                                   lax.scatter_min_p, lax.scatter_max_p, lax.scatter_p], _scatter))
