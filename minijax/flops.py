@@ -30,6 +30,7 @@ from minijax.control_flow import (composite_p, cond_p, linear_solve_p, platform_
                                   scan_p, while_p)
 from minijax.control_flow.while_loop import run_while, split_known_loop
 from minijax.lax.fft import fft_flops
+from minijax.lax.ragged_dot import ragged_dot_general_expansion
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
 from minijax.ir.tracing import make_jaxpr, trace_to_jaxpr
 from minijax.xla_call import xla_call_p
@@ -262,6 +263,18 @@ def _sort(eqn, known):
     return lax.sorting.sort_flops(_size(eqn.inputs[0].aval))
 
 
+def _approx_top_k(eqn, known):
+    """On the CPU XLA sorts the operand (the ApproxTopK fallback)."""
+    return lax.sorting.sort_flops(_size(eqn.inputs[0].aval))
+
+
+def _ragged_dot_general(eqn, known):
+    """XLA compiles the dense expansion (masks, then one dot_general): its flops."""
+    closed, _ = trace_to_jaxpr(lambda *xs: [ragged_dot_general_expansion(eqn)(*xs)],
+                               [x.aval for x in eqn.inputs])
+    return closed_jaxpr_flops(closed)
+
+
 def _cumulative(eqn, known):
     return lax.cumulative.cumulative_flops(eqn)
 
@@ -353,7 +366,8 @@ flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond
                     scan_p: _scan, while_p: _while, lax.erfc_p: _erfc,
                     linear_solve_p: _linear_solve, composite_p: _composite,
                     platform_index_p: _free,
-                    lax.sort_p: _sort, lax.fft_p: _fft,
+                    lax.sort_p: _sort, lax.fft_p: _fft, lax.approx_top_k_p: _approx_top_k,
+                    lax.ragged_dot_general_p: _ragged_dot_general,
                     lax.convert_element_type_p: _convert_element_type})
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,
                                   lax.scatter_min_p, lax.scatter_max_p, lax.scatter_p], _scatter))

@@ -207,6 +207,8 @@ JAX_NAMES: dict[str, PrintedAs] = {
     'broadcast_in_dim': PrintedAs(hidden={'shape': _always, 'broadcast_dimensions': _empty}),
     'dot_general': PrintedAs(hidden={'precision': _is_none, 'preferred_element_type': _is_none},
                              shown={'dimension_numbers': _as_lists}),
+    'ragged_dot_general': PrintedAs(added={'group_offset': _constant(None),
+                                           'out_sharding': _constant(None)}),
     'reshape': PrintedAs(added={'dimensions': _constant(None), 'sharding': _constant(None)}),
     'iota': PrintedAs(added={'sharding': _constant(None)}),
     'conj': PrintedAs(added={'input_dtype': lambda eqn: eqn.inputs[0].aval.dtype}),

@@ -5,14 +5,15 @@
 squeeze, concatenate, pad, iota, empty and rev; ``pieces`` split, unstack, stack and tile;
 ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions
 (reduce_sum, reduce_prod, ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min);
-``dot_general`` dot_general; ``convolution`` conv_general_dilated; ``precision`` the Precision
-and dot algorithms of both; ``conv_variants`` conv_transpose and the patch and local
-convolutions written with conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
-digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite, nextafter and
-reduce_precision; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse)
-trigonometric and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
-bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, mulhi, rem);
-``clamp`` clamp; ``sorting`` sort, sort_key_val and top_k; ``cumulative`` cumsum, cumprod,
+``dot_general`` dot_general; ``ragged_dot`` ragged_dot and ragged_dot_general; ``convolution``
+conv_general_dilated; ``precision`` the Precision and dot algorithms of both;
+``conv_variants`` conv_transpose and the patch and local convolutions written with
+conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma and zeta;
+``rounding`` floor, ceil, round, is_finite, nextafter and reduce_precision; ``transcendental``
+tan, atan2, expm1, cbrt, exp2, square and the (inverse) trigonometric and hyperbolic
+functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise and integer operations
+(and, or, xor, not, shifts, population_count, clz, mulhi, rem); ``clamp`` clamp; ``sorting``
+sort, sort_key_val, top_k, approx_max_k and approx_min_k; ``cumulative`` cumsum, cumprod,
 cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather, index_take and the
 scatters (scatter, scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max);
 ``gradients`` stop_gradient; ``barrier`` the compiler hints optimization_barrier and dce_sink;
@@ -49,6 +50,8 @@ from minijax.lax.reductions import (
     reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p)
 from minijax.lax.dot_general import (
     DotDimensionNumbers, batch_matmul, dot, dot_general, dot_general_p)
+from minijax.lax.ragged_dot import (
+    RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, ragged_dot_general_p)
 from minijax.lax.precision import DotAlgorithm, DotAlgorithmPreset, Precision, PrecisionLike
 from minijax.lax.pieces import (
     split, split_p, stack, stack_p, tile, tile_p, unstack, unstack_p)
@@ -80,7 +83,8 @@ from minijax.lax.bitwise import (
     mulhi, mulhi_p, population_count, population_count_p, rem, rem_p, shift_left, shift_left_p,
     shift_right_arithmetic, shift_right_arithmetic_p, shift_right_logical,
     shift_right_logical_p, xor_p)
-from minijax.lax.sorting import sort, sort_key_val, sort_p, top_k, top_k_p
+from minijax.lax.sorting import (
+    approx_max_k, approx_min_k, approx_top_k_p, sort, sort_key_val, sort_p, top_k, top_k_p)
 from minijax.lax.gather import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p,
     index_take, scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min,

@@ -1,5 +1,6 @@
 """Sorting: the multi-operand ``sort`` primitive (``stablehlo.sort``) and ``sort_key_val``
-built on it; ``top_k`` (``chlo.top_k``).
+built on it; ``top_k`` (``chlo.top_k``); ``approx_max_k`` and ``approx_min_k``
+(``approx_top_k``, XLA's ``ApproxTopK`` custom call).
 
 ``sort`` orders all its operands along ``dimension`` by the first ``num_keys`` of them,
 lexicographically (the first key primary), and returns every operand permuted the same way.
@@ -23,7 +24,7 @@ import math
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import chlo, stablehlo as hlo
+from jaxlib.mlir.dialects import chlo, func, stablehlo as hlo
 
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
@@ -35,7 +36,8 @@ from minijax.lax.elementwise import eq, eq_to_p, lt_to_p, ne, select_n, total_or
 from minijax.lax.gather import GatherDimensionNumbers, gather
 from minijax.lax.static import static_int
 from minijax.lax.structural import broadcasted_iota, reshape
-from minijax.lowering import append_block, lower_fun, register_lowering, tensor_type
+from minijax.lowering import append_block, constant, lower_fun, register_lowering, tensor_type
+from minijax.lowering.types import element_type
 
 sort_p = Primitive('sort', multiple_results=True)
 
@@ -264,16 +266,21 @@ def _top_k_impl(operand, *, k, axis):
 def _top_k_jvp(primals, tangents, *, k, axis):
     """The tangent's entries at the chosen indices, gathered one per output position."""
     values, indices = top_k_p.bind(*primals, k=k, axis=axis)
-    tangent, = tangents
+    return [values, indices], _picked_tangents(tangents[0], values, indices, axis)
+
+
+def _picked_tangents(tangent, values, indices, axis):
+    """The tangents of (values, indices) picked along ``axis`` at ``indices``: the entries of
+    ``tangent`` there, gathered one per output position, and zero."""
     if isinstance(tangent, ad.Zero):
-        return [values, indices], [ad.Zero(core.get_aval(values)), ad.Zero(core.get_aval(indices))]
+        return [ad.Zero(core.get_aval(values)), ad.Zero(core.get_aval(indices))]
     shape = core.get_aval(indices).shape
     batch = tuple(d for d in range(len(shape)) if d != axis)
     dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
                                    start_index_map=(axis,), operand_batching_dims=batch,
                                    start_indices_batching_dims=batch)
     picked = gather(tangent, reshape(indices, shape + (1,)), dnums, (1,) * len(shape))
-    return [values, indices], [picked, ad.Zero(core.get_aval(indices))]
+    return [picked, ad.Zero(core.get_aval(indices))]
 
 
 def _top_k_batching(vals, dims, *, k, axis):
@@ -300,3 +307,182 @@ top_k_p.def_abstract_eval(_top_k_abstract_eval)
 top_k_p.def_jvp(_top_k_jvp, symbolic_zeros=True)
 top_k_p.def_batching(_top_k_batching)
 register_lowering(top_k_p, _top_k_lowering)
+
+
+# ----------------------------------------------------------------------------- approx_top_k
+
+approx_top_k_p = Primitive('approx_top_k', multiple_results=True, eager_on_xla=True)
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` largest entries of a float ``operand`` along ``reduction_dimension``, largest
+    first, and their indices (int32). Approximate on TPUs (``recall_target`` is the share
+    of the true top k to find); on the CPU XLA sorts, so it is exact. With
+    ``aggregate_to_topk=False`` more than ``k`` candidates come back (how many, XLA's
+    ``ApproxTopKReductionOutputSize`` says: ``approx_output_size``)."""
+    return approx_top_k_p.bind(
+        operand, k=k, reduction_dimension=reduction_dimension, recall_target=recall_target,
+        is_max_k=True, reduction_input_size_override=reduction_input_size_override,
+        aggregate_to_topk=aggregate_to_topk)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """``approx_max_k`` of the ``k`` smallest entries, smallest first."""
+    return approx_top_k_p.bind(
+        operand, k=k, reduction_dimension=reduction_dimension, recall_target=recall_target,
+        is_max_k=False, reduction_input_size_override=reduction_input_size_override,
+        aggregate_to_topk=aggregate_to_topk)
+
+
+def approx_output_size(input_size, rank, k, recall_target, aggregate_to_topk,
+                       input_size_override=-1):
+    """The size of the reduced axis, XLA's ``ApproxTopKReductionOutputSize``: ``k`` when
+    aggregating; else the candidates the TPU algorithm keeps, a multiple of its tile (1024
+    for rank 1, 128 otherwise), enough that each of the top ``k`` lands in a window of its
+    own with probability ``recall_target``: ``m = (1 - k) / log(recall)`` windows."""
+    if aggregate_to_topk:
+        return k
+    tile = 1024 if rank == 1 else 128
+    if input_size <= tile:
+        return input_size
+    if 0 <= input_size_override < input_size:
+        raise RuntimeError(f'INVALID_ARGUMENT: reduction_input_size_override: '
+                           f'{input_size_override} should be greater equals to '
+                           f'operands[reduction_dim]: {input_size}')  # (XLA's text)
+    logical = input_size_override if input_size_override >= 0 else input_size
+    if k == 1:
+        return tile
+    recall = float(np.float32(recall_target))  # (XLA takes a float)
+    if recall == 1.0:
+        return input_size
+    if not 0. < recall <= 1.:
+        raise RuntimeError('INVALID_ARGUMENT: recall_target should range in (0,1]')
+    windows = min(max(int((1.0 - k) / math.log(recall)), tile), logical)
+    log2_reduction = _log2_floor(logical // windows)
+    if log2_reduction == 0:
+        return input_size
+    log2_reduction = min(log2_reduction, _log2_ceil(input_size // tile))
+    return -(-(-(-input_size // tile)) // (1 << log2_reduction)) * tile
+
+
+def _log2_floor(n):
+    return max(n.bit_length() - 1, 0)
+
+
+def _log2_ceil(n):
+    return (n - 1).bit_length() if n else 0
+
+
+def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, recall_target, is_max_k,
+                                reduction_input_size_override, aggregate_to_topk):
+    """JAX's checks and texts (its ValueErrors, and a TypeError for a scalar); the axis is
+    kept as given (-1), as JAX keeps it."""
+    if k <= 0:
+        raise ValueError(f'approx_top_k: k must be positive, got {k}')
+    if operand.ndim == 0:
+        raise TypeError(f'approx_top_k operand must have >= 1 dimension, got {operand.shape}')
+    if not -operand.ndim <= reduction_dimension < operand.ndim:
+        raise IndexError(f'approx_top_k: reduction_dimension {reduction_dimension} is out of '
+                         f'range for {operand.str_short()}')  # (JAX: an IndexError too)
+    dims = list(operand.shape)
+    if dims[reduction_dimension] < k:
+        raise ValueError(f'approx_top_k: k must be smaller than the size of reduction_dim '
+                         f'{dims[reduction_dimension]}, got {k}')
+    if not dtypes.is_float(operand.dtype):
+        raise ValueError(f'approx_top_k: operand must be a floating type, got '
+                         f'{operand.str_short()}')
+    dims[reduction_dimension] = approx_output_size(
+        dims[reduction_dimension], len(dims), k, recall_target, aggregate_to_topk,
+        reduction_input_size_override)
+    return [ShapedArray(dims, operand.dtype, operand.weak_type), ShapedArray(dims, dtypes.int32)]
+
+
+def _approx_top_k_impl(operand, *, k, reduction_dimension, recall_target, is_max_k,
+                       reduction_input_size_override, aggregate_to_topk):
+    """What XLA's fallback computes on the CPU: a stable sort by value (descending for the
+    max), cut to the output size. A NaN sorts here as the largest value; XLA's comparator
+    (``GT``/``LT``) leaves its place to the sort."""
+    operand = np.asarray(operand)
+    axis = reduction_dimension % operand.ndim
+    size = approx_output_size(operand.shape[axis], operand.ndim, k, recall_target,
+                              aggregate_to_topk, reduction_input_size_override)
+    x = np.moveaxis(operand, axis, -1).astype(np.float64)
+    nan = np.isnan(x)
+    by_value = np.where(nan, 0., -x if is_max_k else x)
+    order = np.lexsort((by_value, ~nan if is_max_k else nan), axis=-1)[..., :size]
+    values = np.take_along_axis(np.moveaxis(operand, axis, -1), order, -1)
+    return [np.moveaxis(values, -1, axis), np.moveaxis(order.astype(np.int32), -1, axis)]
+
+
+def _approx_top_k_jvp(primals, tangents, **params):
+    """The tangent's entries at the chosen indices, as ``top_k``'s."""
+    values, indices = approx_top_k_p.bind(*primals, **params)
+    axis = params['reduction_dimension'] % core.get_aval(values).ndim
+    return [values, indices], _picked_tangents(tangents[0], values, indices, axis)
+
+
+def _approx_top_k_batching(vals, dims, *, reduction_dimension, **params):
+    """The reduced axis counted among the axes other than the batch axis, as JAX does."""
+    operand, = vals
+    bdim, = dims
+    others = [d for d in range(np.ndim(operand)) if d != bdim]
+    return approx_top_k_p.bind(operand, reduction_dimension=others[reduction_dimension],
+                               **params), [bdim, bdim]
+
+
+def _approx_top_k_comparator(ctx, dtype, is_max_k):
+    """The comparator ``@top_k_gt_f32_comparator`` (``lt`` for the min) of the custom call:
+    a public function at the top of the module, as JAX inserts it, taking values and
+    indices and comparing the values."""
+    module_ctx = ctx.module_context
+    scalar = ir.RankedTensorType.get([], element_type(dtype))
+    index = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+    name = module_ctx.unique_symbol(f"top_k_{'gt' if is_max_k else 'lt'}_{scalar.element_type}"
+                                    '_comparator')
+    fn_type = ir.FunctionType.get([scalar, scalar, index, index],
+                                  [ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))])
+    location = ir.Location.name('approx_top_k:', childLoc=ir.Location.name('approx_top_k'))
+    with ir.InsertionPoint.at_block_begin(module_ctx.module.body), location:
+        fn = func.FuncOp(name, fn_type)
+        block = fn.add_entry_block(arg_locs=[location] * 4)
+        with ir.InsertionPoint(block):
+            x, y, _, _ = block.arguments
+            direction = hlo.ComparisonDirectionAttr.get('GT' if is_max_k else 'LT')
+            hlo.ReturnOp([hlo.CompareOp(x, y, direction).result])  # (no comparison type)
+    return name
+
+
+def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_target, is_max_k,
+                           reduction_input_size_override, aggregate_to_topk):
+    """``stablehlo.custom_call @ApproxTopK`` of the operand and an iota of its indices, with
+    the init values (-inf or inf, and -1) and XLA's fallback flag, as JAX lowers it for
+    the CPU (XLA then sorts)."""
+    aval = ctx.avals_in[0]
+    axis = reduction_dimension % aval.ndim
+    comparator = _approx_top_k_comparator(ctx, aval.dtype, is_max_k)
+    positions = hlo.IotaOp(tensor_type(aval.update(dtype=dtypes.int32)), axis).result
+    init_index = constant(np.asarray(-1, np.int32))
+    init_value = constant(np.asarray(-np.inf if is_max_k else np.inf, aval.dtype))
+
+    def i64(value):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+    config = {'reduction_dim': i64(axis),
+              'recall_target': ir.FloatAttr.get(ir.F32Type.get(), recall_target),
+              'aggregate_to_topk': ir.BoolAttr.get(aggregate_to_topk),
+              'reduction_input_size_override': i64(reduction_input_size_override),
+              'is_fallback': ir.BoolAttr.get(True), 'top_k': i64(k)}
+    op = hlo.CustomCallOp(
+        [tensor_type(a) for a in ctx.avals_out], [operand, positions, init_value, init_index],
+        'ApproxTopK', backend_config=ir.StringAttr.get(''),
+        called_computations=ir.ArrayAttr.get([ir.FlatSymbolRefAttr.get(comparator)]))
+    op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(config)
+    return list(op.results)
+
+
+approx_top_k_p.def_impl(_approx_top_k_impl)
+approx_top_k_p.def_abstract_eval(_approx_top_k_abstract_eval)
+approx_top_k_p.def_jvp(_approx_top_k_jvp, symbolic_zeros=True)
+approx_top_k_p.def_batching(_approx_top_k_batching)
+register_lowering(approx_top_k_p, _approx_top_k_lowering)

@@ -230,6 +230,25 @@ def _matmul_with(name, dtypes, operands=_args((3, 4), (4, 2)), **options):
                    lambda x, y: jax.lax.dot(x, y, **options), operands, dtypes)
 
 
+def _ragged(name, lhs, rhs, groups, dims, dtypes=(F32, F64, I32)):
+    """A ragged_dot_general row: ``dims`` are ``RaggedDotDimensionNumbers``'s arguments;
+    ``group_sizes`` (shape ``groups``) are drawn below 3, so the groups of a 6-long ragged axis
+    may leave rows past their end."""
+    def call(lax):
+        return lambda x, y, g: lax.ragged_dot_general(x, y, g, lax.RaggedDotDimensionNumbers(*dims))
+    return Case('ragged_dot_general', name, call(mlax), call(jax.lax),
+                (Arg(lhs), Arg(rhs), Arg(groups, 'idx3', I32)), dtypes)
+
+
+def _approx_top_k(fn, k, axis, part, operand=(3, 4), dtypes=FLOATS, **options):
+    """A row of approx_max_k or approx_min_k: its values or its indices (``part``)."""
+    i = ('values', 'indices').index(part)
+    name = '-'.join([fn, str(k), f'axis{axis}', part, *(f'{k}={v}' for k, v in options.items())])
+    return Case('approx_top_k', name,
+                lambda x: getattr(mlax, fn)(x, k, axis, **options)[i],
+                lambda x: getattr(jax.lax, fn)(x, k, axis, **options)[i], _args(operand), dtypes)
+
+
 def _sort(name, mj, jx, shapes, domain='any', dtypes=NUMBERS):
     return Case('sort', name, mj, jx, _args(*shapes, domain=domain), dtypes)
 
@@ -478,6 +497,21 @@ PRIMITIVE_CASES = [
            _args((3, 4)), NUMBERS)
       for k, axis in [(2, -1), (3, 0), (0, 1)]
       for i, part in enumerate(('values', 'indices'))],
+    *[_approx_top_k(fn, k, axis, part) for fn, k, axis in
+      [('approx_max_k', 2, -1), ('approx_min_k', 3, 0), ('approx_max_k', 1, 1)]
+      for part in ('values', 'indices')],
+    *[_approx_top_k('approx_max_k', 3, 1, part, (2, 300), (F32,), recall_target=0.9,
+                    aggregate_to_topk=False) for part in ('values', 'indices')],
+    # ragged dots: the three modes (a free, a contracting and a batch axis ragged). No ragged
+    # contracting axis with a batch axis: vmap makes two, which XLA 0.10.2 fails to compile
+    # (its simplifier's dot has the wrong shape), JAX's module as minijax's.
+    _ragged('m-k-times-g-k-n', (6, 3), (3, 3, 4), (3,), ((([1], [1]), ([], [])), [0], [0])),
+    _ragged('batched-b-m-k-times-g-b-k-n', (2, 6, 3), (3, 2, 3, 4), (2, 3),
+            ((([2], [2]), ([0], [1])), [1], [0])),
+    _ragged('free-axes-around-m', (2, 6, 3), (3, 3, 4, 5), (3,),
+            ((([2], [1]), ([], [])), [1], [0])),
+    _ragged('contracting', (4, 6), (6, 5), (3,), ((([1], [0]), ([], [])), [1], [])),
+    _ragged('ragged-batch', (3, 4, 2), (3, 2, 5), (3,), ((([2], [1]), ([0], [0])), [0], [])),
     Case('optimization_barrier', 'pair-times',
          lambda x, y: mlax.mul(*mlax.optimization_barrier((x, y))),
          lambda x, y: jax.lax.mul(*jax.lax.optimization_barrier((x, y))), _args((3, 4), ()),

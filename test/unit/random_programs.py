@@ -278,7 +278,8 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'fft', 'floor', 'ceil', 'round', 'is_finite', 'lgamma', 'digamma',
                     'erf_inv', 'polygamma', 'zeta', 'nextafter', 'stop_gradient', 'full_like',
                     'split', 'unstack', 'stack', 'tile', 'top_k', 'optimization_barrier',
-                    'empty', 'reduce_precision', 'scatter_sub', 'dce_sink', 'stage')
+                    'empty', 'reduce_precision', 'scatter_sub', 'dce_sink', 'stage',
+                    'approx_max_k', 'approx_min_k', 'ragged_dot')
 _COMPARISONS = ('eq', 'ne', 'gt', 'ge', 'lt', 'le', 'eq_to', 'le_to', 'lt_to')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem', 'mulhi')
@@ -591,6 +592,24 @@ def _b_top_k(B, args, *, k, axis, tame=False):
     return list(B.top_k(x, k, axis=axis))
 
 
+def _b_approx_top_k(B, args, *, name, k, axis):
+    """``approx_max_k`` or ``approx_min_k`` of the operand with its NaNs zeroed: XLA's
+    comparator (GT, LT) leaves a NaN's place to the sort, which may differ between fused and
+    unfused code."""
+    x = args[0]
+    x = B.select_n(B.ne(x, x), x, B.broadcast_in_dim(np.zeros((), x.dtype), jnp.shape(x), ()))
+    return list(B[name](x, k, axis))
+
+
+def _b_ragged_dot(B, args, *, group_sizes, tame=False):
+    """``ragged_dot`` of ``x`` (m, k) by two groups of weights, ``y`` and ``-y``, the rows
+    split by the constant ``group_sizes`` (rows past their sum are zero)."""
+    x, y = [_below_overflow(B, v) for v in args] if tame else args
+    weights = B.concatenate([B.broadcast_in_dim(w, (1, *jnp.shape(y)), (1, 2))
+                             for w in (y, B.neg(y))], 0)
+    return [B.ragged_dot(x, weights, np.asarray(group_sizes, np.int32))]
+
+
 def _b_reduce_window(B, args, *, name, window, strides, padding):
     return [B[name](args[0], window, strides, padding)]
 
@@ -754,7 +773,8 @@ BUILDERS = dict(
     dynamic_slice=_b_dynamic_slice, dynamic_update_slice=_b_dynamic_update_slice,
     reduce=_b_reduce, arg_chooser=_b_arg_chooser, dot_general=_b_dot_general,
     bitcast=_b_bitcast, conv=_b_conv, reduce_window=_b_reduce_window, sort=_b_sort,
-    top_k=_b_top_k, barrier=_b_barrier, identity=_b_identity, empty=_b_empty,
+    top_k=_b_top_k, approx_top_k=_b_approx_top_k, ragged_dot=_b_ragged_dot,
+    barrier=_b_barrier, identity=_b_identity, empty=_b_empty,
     gather=_b_gather, scatter=_b_scatter, complex_parts=_b_complex_parts, fourier=_b_fourier,
     index=_b_index, at=_b_at, random=_b_random, linalg=_b_linalg, custom=_b_custom,
     cond=_b_cond, while_loop=_b_while, fori_loop=_b_fori, scan=_b_scan, jit=_b_jit)
@@ -1414,6 +1434,37 @@ def s_top_k(g, pool, depth):
                  tame=a.dtype in INEXACT and 'xla_nan_sign_in_top_k' in g.avoid)
 
 
+def s_approx_top_k(g, pool, depth):
+    """approx_max_k or approx_min_k (exact on the CPU) of a float along one axis."""
+    x = g.pick(pool, lambda a: a.shape != () and _is_float(a) and 0 not in a.shape)
+    if x is None:
+        return None
+    a = pool[x]
+    axis = int(g.rng.integers(len(a.shape)))
+    k = int(g.rng.integers(1, a.shape[axis] + 1))
+    g.hazards.add('nonsmooth')
+    shape = a.shape[:axis] + (k,) + a.shape[axis + 1:]
+    return _step('approx_top_k', [x], [Aval(shape, a.dtype), Aval(shape, 'int32')],
+                 name=g.choice(('approx_max_k', 'approx_min_k')), k=k, axis=axis)
+
+
+def s_ragged_dot(g, pool, depth):
+    """ragged_dot of a matrix x (m, k) by a matrix y (k, n) and -y, in two groups of rows."""
+    x = g.pick(pool, lambda a: len(a.shape) == 2 and a.dtype in FLOATS + SIGNED)
+    if x is None:
+        return None
+    a = pool[x]
+    y = g.pick(pool, lambda b: len(b.shape) == 2 and b.dtype == a.dtype
+               and b.shape[0] == a.shape[1])
+    if y is None:
+        return None
+    m, n = a.shape[0], pool[y].shape[1]
+    first = int(g.rng.integers(m + 1))
+    sizes = (first, int(g.rng.integers(m - first + 1)))
+    tame = _is_inexact(a.dtype) and 'interpreter_dot_overflow' in g.avoid
+    return _step('ragged_dot', [x, y], [Aval((m, n), a.dtype)], group_sizes=sizes, tame=tame)
+
+
 def s_cumulative(g, pool, depth):
     name = g.choice(('cumsum', 'cumprod', 'cummax', 'cummin', 'cumlogsumexp'))
     x = g.pick(pool, lambda a: a.shape != () and g.drawable(name, a))
@@ -1623,7 +1674,8 @@ SAMPLERS = [(s_unary, 4), (s_binary, 6), (s_select_n, 1), (s_convert, 1.5),
             (s_cumulative, 1),
             (s_bitwise, 2), (s_gather_scatter, 1), (s_index, 1), (s_at, 1), (s_random, 0.4),
             (s_linalg, 1.5), (s_custom, 0.5), (s_rounding, 0.5), (s_special, 0.5),
-            (s_pieces, 0.6), (s_barrier, 0.3), (s_identity, 0.3)]
+            (s_pieces, 0.6), (s_barrier, 0.3), (s_identity, 0.3), (s_approx_top_k, 0.3),
+            (s_ragged_dot, 0.4)]
 CONTROL_FLOW = [(s_cond, 1), (s_while, 0.7), (s_fori, 0.7), (s_scan, 1), (s_jit, 0.7)]
 
 

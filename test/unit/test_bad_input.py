@@ -739,6 +739,16 @@ ROWS = [
      r'top_k: k=5 must be between 0 and the size 3 of axis 0'),
     ('lax.top_k_negative', lambda jax: jax.lax.top_k(V, -1),
      r'top_k: k=-1 must be between 0 and the size 3'),
+    ('lax.approx_max_k_more_than_the_axis', lambda jax: jax.lax.approx_max_k(V, 5),
+     r'approx_top_k: k must be smaller than the size of reduction_dim 3, got 5'),
+    ('lax.approx_min_k_of_integers', lambda jax: jax.lax.approx_min_k(np.arange(4), 2),
+     r'approx_top_k: operand must be a floating type, got int64\[4\]'),
+    ('lax.ragged_dot_float_group_sizes', lambda jax: jax.lax.ragged_dot(
+        np.ones((6, 3)), np.ones((2, 3, 4)), np.array([2., 4.])),
+     r'ragged_dot_general requires that group_sizes.dtype is subtype of np.integer'),
+    ('lax.ragged_dot_group_count', lambda jax: jax.lax.ragged_dot(
+        np.ones((6, 3)), np.ones((3, 3, 4)), np.array([2, 4])),
+     r'ragged_dot_general: expected rhs group dimension size to be 2, got 3'),
     ('lax.argmax_float_index_dtype', lambda jax: jax.lax.argmax(X, 0, np.float32),
      r'argmax: index_dtype must be an integer dtype, got float32'),
     ('lax.bitcast_convert_type_widths', lambda jax: jax.lax.bitcast_convert_type(
