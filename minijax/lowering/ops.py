@@ -77,17 +77,36 @@ def reduce_window(operand: ir.Value, init: ir.Value, aval_out, body, window_dime
                   ) -> ir.Value:
     """``stablehlo.reduce_window`` with every attribute written out, as JAX writes it;
     ``body(a, b)`` builds the combined scalar, ``padding`` is a (low, high) pair per axis."""
+    return reduce_windows([operand], [init], [aval_out], lambda a, b: [body(a, b)],
+                          window_dimensions, window_strides, padding, base_dilation,
+                          window_dilation)[0]
+
+
+def region_arguments_location(name: str) -> ir.Location:
+    """Where JAX locates the arguments of a region of the op that lowers primitive ``name``
+    (their block is made before the op's own location is known): ``loc("name:"("name"))``."""
+    return ir.Location.name(f'{name}:', childLoc=ir.Location.name(name))
+
+
+def reduce_windows(operands, inits, avals_out, body, window_dimensions, window_strides,
+                   padding, base_dilation=None, window_dilation=None, name=None
+                   ) -> list[ir.Value]:
+    """``reduce_window`` of several operands at once: ``body(*accumulated, *elements)``
+    returns one scalar per operand; ``name``, the primitive's, locates the body's arguments
+    as JAX does."""
     ones = [1] * len(window_dimensions)
     op = hlo.ReduceWindowOp(
-        [tensor_type(aval_out)], [operand], [init], list(window_dimensions),
-        window_strides=list(window_strides), base_dilations=list(base_dilation or ones),
-        window_dilations=list(window_dilation or ones),
+        [tensor_type(a) for a in avals_out], list(operands), list(inits),
+        list(window_dimensions), window_strides=list(window_strides),
+        base_dilations=list(base_dilation or ones), window_dilations=list(window_dilation or ones),
         padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
-    scalar_type = ir.RankedTensorType.get([], element_type(aval_out.dtype))
-    block = op.regions[0].blocks.append(scalar_type, scalar_type)
+    scalar_types = [ir.RankedTensorType.get([], element_type(a.dtype)) for a in avals_out]
+    locations = None if name is None else [region_arguments_location(name)] * (
+        2 * len(scalar_types))
+    block = op.regions[0].blocks.append(*scalar_types, *scalar_types, arg_locs=locations)
     with ir.InsertionPoint(block):
-        hlo.ReturnOp([body(*block.arguments)])
-    return op.results[0]
+        hlo.ReturnOp(body(*block.arguments))
+    return list(op.results)
 
 
 #: jaxlib's FFI handler that calls the Python function ``index`` of the running executable's
