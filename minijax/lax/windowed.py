@@ -699,8 +699,9 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
                                    ('window_strides', window_strides),
                                    ('base_dilation', base_dilation),
                                    ('window_dilation', window_dilation)]}
-    check_window_params('reduce_window', core.get_aval(flat_operands[0]), padding=None,
-                        **window)
+    prim = _monoid_window_reducer(computation, flat_inits)
+    check_window_params(prim.name if prim else 'reduce_window', core.get_aval(flat_operands[0]),
+                        padding=None, **window)
     for init in flat_inits:
         _check_init_value(init, core.get_aval(flat_operands[0]).dtype)
     if not isinstance(padding, str):
@@ -709,7 +710,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         np.shape(flat_operands[0]),
         dilate_shape(window['window_dimensions'], window['window_dilation']),
         window['window_strides'], padding)
-    prim = _monoid_window_reducer(computation, flat_inits)
     if prim is not None:
         return prim.bind(flat_operands[0], **window)
     closed, out_tree = computation_jaxpr(
