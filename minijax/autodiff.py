@@ -54,7 +54,9 @@ def _linearize_flat(f, primals):
         instantiate=lambda k: [False] * num_primals_out[0] + [True] * (k - num_primals_out[0]))
     primal_pvals = pvals_out[:num_primals_out[0]]
     if not all(pv.is_known for pv in primal_pvals):
-        raise TypeError('linearize: a primal output depends on a tangent input')
+        raise ValueError('Linearization failed to produce known values for all output primals. '
+                         'This is typically caused by attempting to differentiate a function '
+                         'uses an operation that does not support reverse-mode autodiff.')
     return [pv.const for pv in primal_pvals], jaxpr, consts, avals_in
 
 

@@ -313,8 +313,46 @@ def _reduce_window(eqn, known):
     return _size(eqn.out_binders[0].aval) * (window - 1)
 
 
+def _reduce(eqn, known):
+    """The computation's flops once per element reduced away (``lax.reduce``'s general
+    primitive)."""
+    steps = _size(eqn.inputs[0].aval) - _size(eqn.out_binders[0].aval)
+    return steps * closed_jaxpr_flops(eqn.params['jaxpr'])
+
+
+def _general_reduce_window(eqn, known):
+    """The computation's flops once per window element but the first."""
+    body = closed_jaxpr_flops(ClosedJaxpr(eqn.params['jaxpr'], list(eqn.params['consts'])))
+    return _reduce_window(eqn, known) * body
+
+
+def _select_and_gather_add(eqn, known):
+    """A comparison and two selects per window element but the first (its lowering's)."""
+    return 3 * _reduce_window(eqn, known)
+
+
+def _select_and_scatter_add(eqn, known):
+    """Per source element: a comparison per window element but the first, and an add."""
+    window = math.prod(eqn.params['window_dimensions'])
+    return _size(eqn.inputs[0].aval) * window
+
+
+def _select_and_scatter(eqn, known):
+    """Per source element: the select computation per window element but the first, and the
+    scatter computation once."""
+    p = eqn.params
+    select = closed_jaxpr_flops(ClosedJaxpr(p['select_jaxpr'], list(p['select_consts'])))
+    scatter = closed_jaxpr_flops(ClosedJaxpr(p['scatter_jaxpr'], list(p['scatter_consts'])))
+    window = math.prod(p['window_dimensions'])
+    return _size(eqn.inputs[1].aval) * ((window - 1) * select + scatter)
+
+
 def _scatter(eqn, known):
-    """One combining operation per update element; none for a plain set."""
+    """One combining operation per update element; none for a plain set; scatter_apply's
+    computation once per update element."""
+    if 'update_jaxpr' in eqn.params:
+        update = ClosedJaxpr(eqn.params['update_jaxpr'], list(eqn.params['update_consts']))
+        return _size(eqn.inputs[2].aval) * closed_jaxpr_flops(update)
     return 0 if eqn.primitive is lax.scatter_p else _size(eqn.inputs[2].aval)
 
 
@@ -361,7 +399,11 @@ for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _fr
     flops_rules.update(dict.fromkeys(_prims, _rule))
 flops_rules.update(dict.fromkeys([lax.reduce_window_sum_p, lax.reduce_window_max_p,
                                   lax.reduce_window_min_p], _reduce_window))
-flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated})
+flops_rules.update({lax.conv_general_dilated_p: _conv_general_dilated, lax.reduce_p: _reduce,
+                    lax.reduce_window_p: _general_reduce_window,
+                    lax.select_and_gather_add_p: _select_and_gather_add,
+                    lax.select_and_scatter_add_p: _select_and_scatter_add,
+                    lax.select_and_scatter_p: _select_and_scatter})
 flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond_p: _cond,
                     scan_p: _scan, while_p: _while, lax.erfc_p: _erfc,
                     linear_solve_p: _linear_solve, composite_p: _composite,

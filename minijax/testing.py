@@ -245,19 +245,20 @@ def _examples(args, size):
     return [[np.roll(a.ravel(), k).reshape(a.shape) for a in args] for k in range(size)]
 
 
-def _batch_axes(args):
+def _batch_axes(primitive, args):
     """in_axes to try: every operand at 0; every operand at its last axis; the first operand
-    alone, at axis 1 if it has one (the others unbatched)."""
+    alone, at axis 1 if it has one (the others unbatched). ``UNBATCHED`` operands never are."""
     last = tuple(np.ndim(a) for a in args)
     first_alone = (min(1, np.ndim(args[0])),) + (None,) * (len(args) - 1)
-    return [(0,) * len(args), last, first_alone]
+    return [tuple(None if (primitive, i) in UNBATCHED else axis for i, axis in enumerate(axes))
+            for axes in [(0,) * len(args), last, first_alone]]
 
 
 def check_vmap(primitive, args, params):
     """vmap gives what applying the impl to one example at a time and stacking gives."""
     if not args:
         return
-    for in_axes in _batch_axes(args):
+    for in_axes in _batch_axes(primitive, args):
         # An unbatched operand is the same in every example: the first example's.
         examples = [[x if axis is not None else first
                      for x, first, axis in zip(ex, args, in_axes)]
@@ -324,8 +325,11 @@ NOT_NEEDED = {
                                 'own axis',
     (platform_index_p, 'jvp'): 'it has no operands to differentiate',
     (platform_index_p, 'vmap'): 'it has no operands to batch',
-    **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp')],
+    **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp'),
+                     (lax.select_and_scatter_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
+    (lax.select_and_scatter_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, '
+                                        'as there); select_and_scatter_add batches itself',
 }
 
 #: primitive -> why its derivative is the primitive itself, applied to the tangent (and to
@@ -339,5 +343,15 @@ STRAIGHT_THROUGH = {
 #: (primitive, operand position) -> why the jvp and transpose checks hold that float operand
 #: constant: its derivative is refused, as JAX refuses it.
 HELD_CONSTANT = {
+    **dict.fromkeys([(lax.reduce_p, 1), (lax.reduce_window_p, 1)],
+                    'the initial value: JAX refuses a derivative in it (NotImplementedError, '
+                    'TypeError)'),
     (lax.polygamma_p, 0): "the order m: JAX does not differentiate polygamma in it (ValueError)",
+}
+
+#: (primitive, operand position) -> why the vmap check keeps that operand unbatched: batching
+#: it is refused, as JAX refuses it.
+UNBATCHED = {
+    **dict.fromkeys([(lax.reduce_p, 1), (lax.reduce_window_p, 1)],
+                    'the initial value: JAX does not batch it (NotImplementedError)'),
 }

@@ -47,7 +47,7 @@ from minijax.lax.slicing import (
 from minijax.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, reduce, reduce_and, reduce_and_p, reduce_max,
     reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod, reduce_prod_p,
-    reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p)
+    reduce_p, reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p)
 from minijax.lax.dot_general import (
     DotDimensionNumbers, batch_matmul, dot, dot_general, dot_general_p)
 from minijax.lax.ragged_dot import (
@@ -56,7 +56,8 @@ from minijax.lax.precision import DotAlgorithm, DotAlgorithmPreset, Precision, P
 from minijax.lax.pieces import (
     split, split_p, stack, stack_p, tile, tile_p, unstack, unstack_p)
 from minijax.lax.windowed import (
-    reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p)
+    reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_p, reduce_window_sum_p,
+    select_and_gather_add_p, select_and_scatter_add_p, select_and_scatter_p)
 from minijax.lax.convolution import (
     ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, conv, conv_dimension_numbers,
     conv_general_dilated, conv_general_dilated_p, conv_with_general_padding)
@@ -88,7 +89,7 @@ from minijax.lax.sorting import (
 from minijax.lax.gather import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p,
     index_take, scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p, scatter_min,
-    scatter_min_p, scatter_mul, scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p)
+    scatter_min_p, scatter_mul, scatter_mul_p, scatter_apply, scatter_p, scatter_sub, scatter_sub_p)
 from minijax.lax.complex_numbers import (
     complex, complex_p, conj, conj_p, imag, imag_p, real, real_p)
 from minijax.lax.cumulative import (

@@ -46,11 +46,12 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core, dtypes, lax
+from minijax import core, dtypes, lax, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.static import static_ints
 from minijax.lowering import (append_block, constant, lower_closed_jaxpr, register_lowering,
@@ -203,7 +204,7 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
 
 def _scatter_abstract_eval(name):
     def abstract_eval(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-                      unique_indices):
+                      unique_indices, update_jaxpr=None, **_):
         if updates.dtype != operand.dtype:
             raise TypeError(f'{name}: updates {updates.str_short()} must have the dtype of the '
                             f'operand {operand.str_short()}')
@@ -217,6 +218,11 @@ def _scatter_abstract_eval(name):
         if tuple(updates.shape) != expected:
             raise TypeError(f'{name}: updates {updates.str_short()} must have shape {expected} '
                             f'for indices {indices.str_short()} and {dimension_numbers}')
+        if update_jaxpr is not None and [(a.shape, a.dtype) for a in update_jaxpr.out_avals] \
+                != [((), operand.dtype)]:
+            raise TypeError(f'scatter_apply: func must return one scalar of the operand\'s '
+                            f'dtype, got {[a.str_short() for a in update_jaxpr.out_avals]} for '
+                            f'{operand.str_short()}')
         return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
     return abstract_eval
 
@@ -259,14 +265,28 @@ def _assign_at(out, coords, values):
 def _scatter_impl(combine):
     """A scatter's impl: ``combine(out, coords, values)`` writes in place (``np.add.at``...);
     a window that does not fit is dropped, as XLA drops it."""
-    def impl(operand, indices, updates, *, dimension_numbers, **_):
+    def impl(operand, indices, updates, *, dimension_numbers, update_jaxpr=None,
+             update_consts=(), **_):
         out, updates = np.array(operand), np.asarray(updates)
         sizes = scatter_window_sizes(out.shape, updates.shape, dimension_numbers)
         coords, fits = _operand_coords(out.shape, indices, dimension_numbers, sizes,
                                        updates.shape)
-        combine(out, tuple(c[fits] for c in coords), updates[fits])
+        write = combine if update_jaxpr is None else _apply_at(update_jaxpr, update_consts)
+        write(out, tuple(c[fits] for c in coords), updates[fits])
         return out
     return impl
+
+
+def _apply_at(update_jaxpr, update_consts):
+    """The in-place combine of ``scatter_apply``: the update computation applied to each
+    element once per update reaching it, in order."""
+    fn = jaxpr_as_fun(ClosedJaxpr(update_jaxpr, list(update_consts)))
+
+    def combine(out, coords, values):
+        for k, value in enumerate(values):
+            at = tuple(c[k] for c in coords)
+            out[at] = np.asarray(fn(out[at], value)[0])
+    return combine
 
 # ----------------------------------------------------------------------------- the functions
 
@@ -454,6 +474,8 @@ def _scatter_jvp(primals, tangents, **params):
     if all(isinstance(t, ad.Zero) for t in tangents[::2]):
         out = scatter_p.bind(operand, indices, updates, **params)
         return out, ad.Zero(core.get_aval(out))
+    if params.get('update_jaxpr') is not None:
+        raise NotImplementedError('scatter_apply JVP not implemented')  # (JAX's text)
     t_operand, t_updates = (ad.instantiate(t) for t in tangents[::2])
     dnums = params['dimension_numbers']
     shape, updates_shape = core.get_aval(operand).shape, core.get_aval(updates).shape
@@ -588,7 +610,7 @@ def _windows_outside_unless_they_fit(operand_shape, updates_shape, indices, dnum
 def _scatter_lowering(combine):
     """``stablehlo.scatter`` whose update region is ``combine(current, update, dtype)``."""
     def lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-                 unique_indices):
+                 unique_indices, mode=None, update_jaxpr=None, update_consts=()):
         operand_aval, indices_aval, updates_aval = ctx.avals_in
         sizes = scatter_window_sizes(operand_aval.shape, updates_aval.shape, dimension_numbers)
         if any(sizes[d] != 1 for d in dimension_numbers.scatter_dims_to_operand_dims):
@@ -613,9 +635,14 @@ def _scatter_lowering(combine):
         # scatter is named after: scatter_add's add)
         combiner = ctx.primitive.name.removeprefix('scatter').lstrip('_')
         with ir.InsertionPoint(block):
-            with traceless_location(ctx, combiner):
-                combined = combine(current, update, operand_aval.dtype)
-            hlo.ReturnOp([combined])
+            if update_jaxpr is None:
+                with traceless_location(ctx, combiner):
+                    combined = [combine(current, update, operand_aval.dtype)]
+            else:  # scatter_apply's
+                combined = lower_closed_jaxpr(
+                    ctx.module_context, ClosedJaxpr(update_jaxpr, list(update_consts)),
+                    [current, update])
+            hlo.ReturnOp(combined)
         return op.result
     return lowering
 
@@ -681,3 +708,36 @@ scatter, scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max = (
     _scatter_function(p) for p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p,
                                    scatter_min_p, scatter_max_p))
 
+
+class _Applied(NamedTuple):
+    """``func`` as a scatter's update computation, ``(current, update) -> func(current)``:
+    equal for one ``func``, so that its jaxpr is traced once (as JAX caches it)."""
+    func: object
+
+    def __call__(self, current, update):
+        return self.func(current)
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """``operand`` with ``func`` (of a scalar) applied to each element a window of shape
+    ``update_shape`` per index vector covers, once per window covering it. As JAX writes it:
+    a ``scatter`` of unused zeros whose update computation is ``func`` of the current value.
+    JAX does not differentiate it (nor does minijax)."""
+    _index_operands('scatter_apply', operand, scatter_indices)
+    dnums = _canonical(dimension_numbers, ScatterDimensionNumbers)
+    dtype = core.get_aval(operand).dtype
+    unused = lax.full(core.canonicalize_shape(update_shape, 'scatter_apply: update_shape'), 0,
+                      dtype)
+    closed, _ = lax.reductions.computation_jaxpr(_Applied(func), (ShapedArray((), dtype),),
+                                                 tree_util.tree_structure(0))
+    mode = GatherScatterMode.from_any(mode)
+    if mode is GatherScatterMode.CLIP:
+        shape = core.get_aval(operand).shape
+        sizes = scatter_window_sizes(shape, core.get_aval(unused).shape, dnums)
+        scatter_indices = _clamp_indices(shape, scatter_indices,
+                                         dnums.scatter_dims_to_operand_dims, sizes)
+    return scatter_p.bind(operand, scatter_indices, unused, dimension_numbers=dnums,
+                          indices_are_sorted=bool(indices_are_sorted),
+                          unique_indices=bool(unique_indices), mode=mode,
+                          update_jaxpr=closed.jaxpr, update_consts=tuple(closed.consts))

@@ -16,11 +16,15 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
+from minijax.interpreters.batching import move_batch_axis, not_mapped, vmap
+from minijax.ir.jaxpr import jaxpr_as_fun
+from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lax.elementwise import add, convert_element_type, div, eq, max_p, min_p, mul
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import default_options_only
-from minijax.lax.structural import broadcast_in_dim, full, pad, reshape
-from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lax.structural import broadcast_in_dim, full, pad, reshape, squeeze
+from minijax.lowering import (append_block, constant, lower_closed_jaxpr, register_lowering,
+                              tensor_type)
 from minijax.lowering import ops
 from minijax.lowering.ops import compare
 from minijax.lowering.types import element_type
@@ -200,42 +204,100 @@ def reduce_min(operand, axes):
 
 
 def _monoid_reducers():
-    """``lax.reduce``'s computations with a reduction primitive: (reducer, identity)."""
+    """``lax.reduce``'s computations with a reduction primitive of their own: (reducer, its
+    identity, whether it takes booleans and integers only), as JAX picks them."""
     from minijax.lax.bitwise import bitwise_and, bitwise_or, bitwise_xor
     from minijax.lax.elementwise import max, min  # noqa: A004 (lax names)
-    return {add: (reduce_sum, _zero), mul: (reduce_prod, _one), max: (reduce_max, lowest),
-            min: (reduce_min, highest), bitwise_and: (reduce_and, _all_ones),
-            bitwise_or: (reduce_or, _zero), bitwise_xor: (reduce_xor, _zero)}
+    return {add: (reduce_sum, _zero, False), mul: (reduce_prod, _one, False),
+            max: (reduce_max, lowest, False), min: (reduce_min, highest, False),
+            bitwise_and: (reduce_and, _all_ones, True), bitwise_or: (reduce_or, _zero, True),
+            bitwise_xor: (reduce_xor, _zero, True)}
+
+
+def _monoid_reducer(computation, inits):
+    """The reduction primitive's function for ``computation`` from ``inits``, if they form
+    a monoid JAX recognizes (one concrete scalar init, the identity in its own dtype)."""
+    try:
+        reducer, identity, intlike_only = _monoid_reducers()[computation]
+    except (KeyError, TypeError):  # (not a lax function; or unhashable)
+        return None
+    if len(inits) != 1 or isinstance(inits[0], core.Tracer) or np.shape(inits[0]):
+        return None
+    dtype = core.get_aval(inits[0]).dtype
+    if intlike_only and dtypes.kind(dtype) not in 'biu':
+        return None
+    return reducer if np.equal(np.asarray(inits[0]), identity(dtype)) else None
 
 
 def reduce(operands, init_values, computation, dimensions,  # noqa: A001 (lax.reduce)
            out_sharding=None):
-    """``operands`` reduced over ``dimensions`` with ``computation``, starting from
-    ``init_values``. minijax has reduction primitives for monoids only: one operand, and
-    ``computation`` is ``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min``,
-    ``lax.bitwise_and``, ``bitwise_or`` or ``bitwise_xor`` with ``init_values`` its
-    identity (as JAX picks ``reduce_sum``, ``reduce_prod``, ..., ``reduce_xor`` for them)."""
+    """``operands`` (a pytree of arrays of one shape) reduced over ``dimensions`` with
+    ``computation``, a function of two such pytrees of scalars, starting from
+    ``init_values`` (scalars, the same pytree). As in JAX, a monoid (``lax.add`` from 0,
+    ``lax.mul`` from 1, ``max``, ``min``, the bitwise ones from their identity, one operand)
+    binds its reduction primitive (``reduce_sum``, ...); any other binds ``reduce``, which
+    holds ``computation`` traced to a jaxpr (``stablehlo.reduce`` with that body)."""
     default_options_only('reduce', out_sharding=out_sharding)
-    flat, tree = tree_util.tree_flatten(operands)
-    inits = tree_util.tree_leaves(init_values)
-    if len(flat) != 1 or len(inits) != 1:
-        raise NotImplementedError(f'lax.reduce: minijax reduces one operand at a time, got '
-                                  f'{len(flat)} operands and {len(inits)} initial values')
-    return tree_util.tree_unflatten(tree, [_reduce_one(flat[0], inits[0], computation,
-                                                       dimensions)])
+    flat_operands, operand_tree = tree_util.tree_flatten(operands)
+    flat_inits, init_tree = tree_util.tree_flatten(init_values)
+    if operand_tree != init_tree:  # (JAX's texts)
+        raise ValueError('Operands must have the same tree structure as init_values: '
+                         f'{operand_tree} vs. {init_tree}')
+    if len(flat_operands) != len(flat_inits):
+        raise ValueError('Must have same total number of operands as init_values:  '
+                         f'{len(flat_operands)} vs. {len(flat_inits)}')
+    reducer = _monoid_reducer(computation, flat_inits)
+    if reducer is not None:
+        out = reducer(flat_operands[0], tuple(dimensions))
+        weak = core.get_aval(flat_operands[0]).weak_type and \
+            core.get_aval(flat_inits[0]).weak_type
+        if core.get_aval(out).weak_type != weak:
+            out = convert_element_type(out, core.get_aval(out).dtype, weak_type=weak)
+        return out
+    closed, out_tree = computation_jaxpr(
+        computation, tuple(core.raise_to_shaped(core.get_aval(x)) for x in flat_inits),
+        init_tree)
+    out = reduce_p.bind(*flat_operands, *flat_inits, computation=computation, jaxpr=closed,
+                        dimensions=tuple(dimensions))
+    return tree_util.tree_unflatten(out_tree, out)
 
 
-def _reduce_one(operand, init_value, computation, dimensions):
-    reducer, identity = _monoid_reducers().get(computation, (None, None))
-    dtype = core.get_aval(operand).dtype
-    if reducer is None or isinstance(init_value, core.Tracer) or \
-            np.asarray(init_value) != identity(dtype):
-        name = getattr(computation, '__name__', computation)
-        raise NotImplementedError(
-            f'lax.reduce: minijax reduces with lax.add, mul, max, min, bitwise_and, bitwise_or '
-            f'or bitwise_xor from their identity only; got computation {name} '
-            f'and init_value {init_value}')
-    return reducer(operand, tuple(dimensions))
+def trace_computation(computation, flat_avals, tree):
+    """``computation(xs, ys)`` (``xs`` and ``ys`` two pytrees ``tree`` of scalars of
+    ``flat_avals``) traced to a closed jaxpr taking ``xs`` then ``ys`` flat, and its output
+    tree."""
+    avals = tree_util.tree_unflatten(tree, flat_avals)
+    in_avals, in_tree = tree_util.tree_flatten((avals, avals))
+    out_trees = []
+
+    def flat(*args):
+        xs, ys = tree_util.tree_unflatten(in_tree, args)
+        outs, out_tree = tree_util.tree_flatten(computation(xs, ys))
+        out_trees.append(out_tree)
+        return outs
+
+    closed, closed_over = trace_to_jaxpr(flat, in_avals)
+    if closed_over:
+        raise NotImplementedError("Reduction computations can't close over Tracers. Please "
+                                  'open an issue at https://github.com/jax-ml/jax.')
+    return closed, out_trees[0]
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_trace(computation, flat_avals, tree, where):
+    return trace_computation(computation, flat_avals, tree)
+
+
+def computation_jaxpr(computation, flat_avals, tree):
+    """``trace_computation`` once per computation, types and place in the user's code (a
+    loop traces it once; its equations are located where it is called), as JAX caches it:
+    eager evaluation compiles each use once."""
+    try:
+        hash(computation)
+    except TypeError:
+        return trace_computation(computation, flat_avals, tree)
+    where = tuple(core.user_frames(core.user_source_info()))
+    return _cached_trace(computation, flat_avals, tree, where)
 
 
 # reduce_sum is linear: its transpose broadcasts the cotangent back over the summed axes.
@@ -288,6 +350,141 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
 
 
 reduce_prod_p.def_jvp(_reduce_prod_jvp)
+
+# ----------------------------------------------------------------------------- reduce: any computation
+
+reduce_p = Primitive('reduce', multiple_results=True, eager_on_xla=True)
+
+
+def _split_operands(args):
+    """(operands, init values): a general reduction's arguments, half and half."""
+    return args[:len(args) // 2], args[len(args) // 2:]
+
+
+def _reduce_abstract_eval(*avals, computation, jaxpr, dimensions):
+    operands, inits = _split_operands(avals)
+    if any(a.shape for a in inits):
+        raise ValueError(f'reduce found non-scalar initial value: {[a.shape for a in inits]}')
+    if [a.dtype for a in operands] != [a.dtype for a in inits]:
+        raise TypeError('reduce operand dtypes should match corresponding initial value dtypes, '
+                        f'got operands={list(operands)} and initial_values={list(inits)}')
+    if len({a.shape for a in operands}) > 1:
+        raise ValueError(f'reduce: the operands must have one shape, got '
+                         f'{[a.str_short() for a in operands]}')
+    shape = operands[0].shape
+    if any(not 0 <= d < len(shape) for d in dimensions):
+        raise IndexError(f'reduce: dimensions {dimensions} out of range for '
+                         f'{operands[0].str_short()}')  # (JAX's class: its np.delete's)
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f'reduce: dimensions {dimensions} repeat an axis')
+    out_types = [(a.shape, a.dtype) for a in jaxpr.out_avals]
+    if out_types != [((), a.dtype) for a in inits]:
+        raise ValueError(f'reduce: the computation returns '
+                         f'{[a.str_short() for a in jaxpr.out_avals]}, expected one scalar per '
+                         f'operand of the initial values\' types {[a.str_short() for a in inits]}')
+    return [ShapedArray(_reduced_shape(shape, dimensions), o.dtype, o.weak_type and i.weak_type)
+            for o, i in zip(operands, inits)]
+
+
+def _reduce_impl(*args, computation, jaxpr, dimensions):
+    """The operands folded in order along the reduced axes (flattened, row-major), starting
+    from the initial values, with the computation vectorized over the kept axes."""
+    operands, inits = _split_operands([np.asarray(a) for a in args])
+    shape = operands[0].shape
+    kept_shape = _reduced_shape(shape, dimensions)
+    rows = [np.moveaxis(x, dimensions, range(len(dimensions))).reshape(-1, *kept_shape)
+            for x in operands]
+    acc = [np.broadcast_to(i, kept_shape) for i in inits]
+    if 0 not in kept_shape:
+        fold = jaxpr_as_fun(jaxpr)
+        for _ in kept_shape:
+            fold = vmap(fold)
+        for k in range(rows[0].shape[0]):
+            acc = [np.asarray(a) for a in fold(*acc, *(r[k] for r in rows))]
+    return [np.array(a, i.dtype) for a, i in zip(acc, inits)]
+
+
+def _reduce_batching(vals, dims, *, computation, jaxpr, dimensions):
+    """The batch axis moved to the front of each operand; batched initial values are not
+    supported, as in JAX."""
+    operands, inits = _split_operands(vals)
+    operand_dims, init_dims = _split_operands(dims)
+    if any(d is not not_mapped for d in init_dims):
+        raise NotImplementedError('reduce: batching the initial values is not implemented '
+                                  '(as in JAX)')
+    size = next(core.get_aval(x).shape[d] for x, d in zip(operands, operand_dims)
+                if d is not not_mapped)
+    operands = [move_batch_axis(size, d, 0, x) for x, d in zip(operands, operand_dims)]
+    out = reduce_p.bind(*operands, *inits, computation=computation, jaxpr=jaxpr,
+                        dimensions=tuple(d + 1 for d in dimensions))
+    return out, [0] * len(out)
+
+
+def _permuted_reshape(x, shape, perm):
+    """``reshape(x, shape, perm)``, nothing when that is ``x`` itself (as JAX's reshape)."""
+    aval = core.get_aval(x)
+    if aval.shape and aval.shape == tuple(shape) and tuple(perm) == tuple(range(aval.ndim)):
+        return x
+    return reshape(x, shape, perm)
+
+
+def _reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
+    """JAX's rule: the reduced axes flattened to the front, then halved until one row is left,
+    the halves combined by the computation (vectorized over the rows), differentiated as
+    written; an odd row count pads the second half with the initial values."""
+    operands, inits = _split_operands(primals)
+    t_operands, t_inits = _split_operands(tangents)
+    if any(not isinstance(t, ad.Zero) for t in t_inits):
+        raise NotImplementedError('Gradient of general lax.reduce with non-zero tangents for '
+                                  'initial values to reduction not implemented')
+    shape = core.get_aval(operands[0]).shape
+    kept = [d for d in range(len(shape)) if d not in dimensions]
+    kept_shape = tuple(shape[d] for d in kept)
+    new_shape = (math.prod(shape[d] for d in dimensions), *kept_shape)
+    perm = (*dimensions, *kept)
+    operands = [_permuted_reshape(x, new_shape, perm) for x in operands]
+    t_operands = [t if isinstance(t, ad.Zero) else _permuted_reshape(t, new_shape, perm)
+                  for t in t_operands]
+    t_operands = [ad.Zero(core.get_aval(x)) if isinstance(t, ad.Zero) else t
+                  for x, t in zip(operands, t_operands)]
+    reducer = jaxpr_as_fun(jaxpr)
+    for _ in range(len(kept) + 1):
+        reducer = vmap(reducer)
+
+    def reduce_tree(*xs):
+        while core.get_aval(xs[0]).shape[0] > 1:
+            n = core.get_aval(xs[0]).shape[0]
+            half = (n + 1) // 2
+            firsts = [slice_in_dim(x, 0, half) for x in xs]
+            seconds = [slice_in_dim(x, half, None) for x in xs]
+            if n - half != half:
+                config = [(0, 1, 0)] + [(0, 0, 0)] * len(kept)
+                seconds = [pad(x, i, config) for x, i in zip(seconds, inits)]
+            xs = reducer(*firsts, *seconds)
+        if core.get_aval(xs[0]).shape[0] == 0:
+            return [full(kept_shape, i) for i in inits]
+        return [squeeze(x, (0,)) for x in xs]
+    return ad.jvp_flat(reduce_tree, operands, t_operands, name='')
+
+
+def _reduce_lowering(ctx, *args, computation, jaxpr, dimensions):
+    """``stablehlo.reduce`` whose body is the computation's jaxpr."""
+    operands, inits = _split_operands(args)
+    init_avals = _split_operands(ctx.avals_in)[1]
+    op = hlo.ReduceOp([tensor_type(a) for a in ctx.avals_out], operands, inits,
+                      list(dimensions))
+    scalar_types = [tensor_type(a) for a in init_avals]
+    block = append_block(ctx, op.regions[0], *scalar_types, *scalar_types)
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, jaxpr, list(block.arguments)))
+    return list(op.results)
+
+
+reduce_p.def_impl(_reduce_impl)
+reduce_p.def_abstract_eval(_reduce_abstract_eval)
+reduce_p.def_jvp(_reduce_jvp, symbolic_zeros=True)
+reduce_p.def_batching(_reduce_batching)
+register_lowering(reduce_p, _reduce_lowering)
 
 # ----------------------------------------------------------------------------- argmax, argmin
 

@@ -78,18 +78,27 @@ def reduce_window(ctx, operand: ir.Value, init: ir.Value, body, window_dimension
     """``stablehlo.reduce_window`` with every attribute written out, as JAX writes it, the
     rule's result; ``body(a, b)`` builds the combined scalar, ``padding`` is a (low, high)
     pair per axis."""
-    aval_out = ctx.avals_out[0]
+    return reduce_windows(ctx, [operand], [init], lambda a, b: [body(a, b)],
+                          window_dimensions, window_strides, padding, base_dilation,
+                          window_dilation)[0]
+
+
+def reduce_windows(ctx, operands, inits, body, window_dimensions, window_strides, padding,
+                   base_dilation=None, window_dilation=None) -> list[ir.Value]:
+    """``reduce_window`` of several operands at once, the rule's results:
+    ``body(*accumulated, *elements)`` returns one scalar per operand."""
+    avals_out = ctx.avals_out
     ones = [1] * len(window_dimensions)
     op = hlo.ReduceWindowOp(
-        [tensor_type(aval_out)], [operand], [init], list(window_dimensions),
-        window_strides=list(window_strides), base_dilations=list(base_dilation or ones),
-        window_dilations=list(window_dilation or ones),
+        [tensor_type(a) for a in avals_out], list(operands), list(inits),
+        list(window_dimensions), window_strides=list(window_strides),
+        base_dilations=list(base_dilation or ones), window_dilations=list(window_dilation or ones),
         padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
-    scalar_type = ir.RankedTensorType.get([], element_type(aval_out.dtype))
-    block = append_block(ctx, op.regions[0], scalar_type, scalar_type)
+    scalar_types = [ir.RankedTensorType.get([], element_type(a.dtype)) for a in avals_out]
+    block = append_block(ctx, op.regions[0], *scalar_types, *scalar_types)
     with ir.InsertionPoint(block):
-        hlo.ReturnOp([body(*block.arguments)])
-    return op.results[0]
+        hlo.ReturnOp(body(*block.arguments))
+    return list(op.results)
 
 
 #: jaxlib's FFI handler that calls the Python function ``index`` of the running executable's

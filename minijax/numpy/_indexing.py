@@ -23,7 +23,7 @@ from minijax.core import Tracer
 from minijax.errors import NonConcreteBooleanIndexError
 from minijax.numpy import (_shape_str, add, asarray, broadcast_to, concatenate, divide, maximum,
                            minimum, multiply, negative, ones_like, power, ravel, remainder,
-                           reshape, where, zeros)
+                           reshape, where)
 
 __all__ = ['getitem', 'index_update_helper', 'take', 'take_along_axis']
 
@@ -441,37 +441,41 @@ class _IndexUpdateRef:
         return _update(self.array, self.idx, values, 'max', **hints)
 
     def apply(self, func, **hints):
-        """``func`` (elementwise) applied to the selected elements, each once: ``x`` where a
-        mask scattered with ``.at[idx].set(True)`` is False, ``func(x)`` where it is True."""
-        x = asarray(self.array)
-        selected = zeros(np.shape(x), dtypes.bool_).at[self.idx].set(True, **hints)
-        return where(selected, asarray(func(x), x.dtype), x)
+        """``func`` (elementwise) applied to the selected elements: as JAX, once per index
+        selecting an element (``lax.scatter_apply``), so a repeated index applies it again."""
+        return _update(self.array, self.idx, func, 'apply', **hints)
 
 
 #: ``.at[idx]`` update -> (its scatter, its elementwise form for basic indices)
 _UPDATES = {'set': (lax.scatter, lambda old, new: new), 'add': (lax.scatter_add, add),
             'multiply': (lax.scatter_mul, multiply), 'min': (lax.scatter_min, minimum),
-            'max': (lax.scatter_max, maximum)}
+            'max': (lax.scatter_max, maximum), 'apply': (None, lambda old, func: func(old))}
 
 
 def _update(x, idx, values, kind, mode=None, **hints):
     scatter, elementwise = _UPDATES[kind]
     entries = _expand_index(np.shape(x), idx)
-    values = asarray(values, core.get_aval(x).dtype)
+    dtype = core.get_aval(x).dtype
+    values = values if kind == 'apply' else asarray(values, dtype)
     if not _uses_gather(entries, mode, lax.GatherScatterMode.CLIP):
         entries = _static_ints_as_scattered(np.shape(x), entries)
         if not _ints_in_bounds(np.shape(x), entries, counted_from_end=False) or \
                 0 in _static_window(np.shape(x), entries)[1]:
             return asarray(x)  # JAX's scatter drops an update out of bounds, skips an empty one
-        return _static_update(x, entries, elementwise(_static_getitem(x, entries), values))
+        return _static_update(x, entries,
+                              asarray(elementwise(_static_getitem(x, entries), values), dtype))
     expanded, static, advanced = _basic_part(x, entries)
     view = _static_getitem(expanded, static)
     ix = _indexer(np.shape(view), advanced)
     if 0 in ix.shape:  # nothing to write: ``x`` itself, as JAX skips the scatter
         return asarray(x)
-    view = scatter(view, ix.indices, broadcast_to(values, ix.shape),
-                   lax.ScatterDimensionNumbers(*ix.dimension_numbers), mode=mode,
-                   **ix.hints(hints))
+    dnums = lax.ScatterDimensionNumbers(*ix.dimension_numbers)
+    if kind == 'apply':
+        view = lax.scatter_apply(view, ix.indices, values, dnums, update_shape=ix.shape,
+                                 mode=mode, **ix.hints(hints))
+    else:
+        view = scatter(view, ix.indices, broadcast_to(values, ix.shape), dnums, mode=mode,
+                       **ix.hints(hints))
     if not _is_whole(np.shape(expanded), static):  # a strided view: put it back in place
         view = _static_update(expanded, static, view)
     return reshape(view, np.shape(x))

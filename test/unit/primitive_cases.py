@@ -288,6 +288,93 @@ def _reduce_window(primitive, name, *window_args):
                                                    *window_args), _args((5, 6)), FLOATS)
 
 
+def _DERIVED_OPERANDS(lax):
+    """The operands a multi-operand row makes of its one: ``x``, ``-x``, ``x * x``."""
+    return [lambda x: x, lax.neg, lambda x: lax.mul(x, x)]
+
+
+def _init(x, value):
+    """An initial value of ``x``'s dtype (lax.reduce wants the operand's)."""
+    return np.array(value, x.dtype)
+
+
+def _reduce(name, computation, inits, dimensions, shapes, dtypes=FLOATS, pick=0):
+    """A general ``lax.reduce`` row: ``computation`` (of the ``lax`` module given) over
+    operands of ``shapes`` from ``inits``; one output (``pick``) per row. Several operands
+    are made from one (``x``, ``-x``, ...): JAX's rule fails on a symbolic zero tangent."""
+    def call(lax):
+        def f(x):
+            xs = tuple(make(x) for make in _DERIVED_OPERANDS(lax)[:len(shapes)])
+            out = lax.reduce(xs if len(xs) > 1 else xs[0],
+                             tuple(_init(x, i) for x, i in zip(xs, inits)) if len(xs) > 1
+                             else _init(xs[0], inits[0]), computation(lax), dimensions)
+            return out[pick] if len(xs) > 1 else out
+        return f
+    return Case('reduce', name, call(mlax), call(jax.lax), _args(shapes[0]), dtypes)
+
+
+def _general_reduce_window(name, computation, inits, shapes, *window, pick=0):
+    """A ``lax.reduce_window`` row whose computation has no primitive of its own; several
+    operands are made from one, as in ``_reduce``."""
+    def call(lax):
+        def f(x):
+            xs = tuple(make(x) for make in _DERIVED_OPERANDS(lax)[:len(shapes)])
+            out = lax.reduce_window(xs if len(xs) > 1 else xs[0],
+                                    tuple(_init(x, i) for x, i in zip(xs, inits))
+                                    if len(xs) > 1 else _init(xs[0], inits[0]),
+                                    computation(lax), *window)
+            return out[pick] if len(xs) > 1 else out
+        return f
+    return Case('reduce_window', name, call(mlax), call(jax.lax), _args(shapes[0]), FLOATS)
+
+
+def _select_and_gather_add(name, select, window_dimensions, window_strides, padding,
+                           base_dilation=(1, 1), window_dilation=(1, 1)):
+    """Max (``ge``) or min (``le``) pooling's tangent: the tangent where the window picks."""
+    def call(lax):
+        return lambda t, x: lax.select_and_gather_add_p.bind(
+            t, x, select_prim=getattr(lax, f'{select}_p'), window_dimensions=window_dimensions,
+            window_strides=window_strides, padding=padding, base_dilation=base_dilation,
+            window_dilation=window_dilation)
+    return Case('select_and_gather_add', name, call(mlax), call(jax.lax),
+                _args((5, 6), (5, 6)), FLOATS)
+
+
+def _select_and_scatter_add(name, select, source, window_dimensions, window_strides,
+                            padding):
+    def call(lax):
+        return lambda s, x: lax.select_and_scatter_add_p.bind(
+            s, x, select_prim=getattr(lax, f'{select}_p'), window_dimensions=window_dimensions,
+            window_strides=window_strides, padding=padding)
+    return Case('select_and_scatter_add', name, call(mlax), call(jax.lax),
+                _args(source, (5, 6)), FLOATS)
+
+
+def _select_and_scatter(name, select, scatter, source, window_dimensions, window_strides,
+                        padding, dtypes=FLOATS):
+    """The general select_and_scatter, as JAX's ``_select_and_scatter`` binds it (JAX has no
+    public function for it)."""
+    from jax._src.lax.windowed_reductions import _select_and_scatter as jax_select_and_scatter
+    from minijax.lax.windowed import _select_and_scatter as mj_select_and_scatter
+
+    def call(lax, fn):
+        return lambda x, s: fn(x, getattr(lax, select), window_dimensions, window_strides,
+                               padding, s, _init(x, 0), getattr(lax, scatter))
+    return Case('select_and_scatter', name, call(mlax, mj_select_and_scatter),
+                call(jax.lax, jax_select_and_scatter), _args((5, 6), source), dtypes)
+
+
+def _scatter_apply(name, func, operand, indices, update_shape, dnums, dtype, **params):
+    """scatter_apply binds scatter with an update computation: its operand's dtype is fixed,
+    since JAX does not differentiate it (nor does minijax)."""
+    def call(lax, np_):
+        return lambda x, i: lax.scatter_apply(x, i, getattr(np_, func),
+                                              lax.ScatterDimensionNumbers(*dnums),
+                                              update_shape=update_shape, **params)
+    return Case('scatter', f'apply-{name}', call(mlax, mnp), call(jax.lax, jnp),
+                (Arg(operand, dtype=dtype), Arg(indices, 'idx', I32)), (dtype,))
+
+
 def _gather(name, operand, indices, dnums, slice_sizes, dtypes=FLOATS, **jax_params):
     """A gather row; ``jax_params`` (a mode) go to the JAX oracle only."""
     return _static('gather', name,
@@ -467,6 +554,17 @@ PRIMITIVE_CASES = [
     _gather('clamped', (5, 6), (3, 2), ((1, 2), (), (0, 1)), (2, 3), mode='clip'),
     _gather('batching', (3, 5, 2), (3, 4, 1), ((2,), (1,), (1,), (0,), (0,)), (1, 1, 2)),
     *[row for primitive in SCATTERS for row in _scatter_rows(primitive)],
+    _scatter_apply('sin-rows', 'sin', (5, 6), (4, 1), (4, 6), ((1,), (0,), (0,)), F32),
+    _scatter_apply('negative-drop', 'negative', (4, 6), (4, 2), (4, 2, 3),
+                   ((1, 2), (), (0, 1)), F64),
+    _scatter_apply('square-points', 'square', (4, 6), (5, 2), (5,), ((), (0, 1), (0, 1)), I32),
+    _reduce('mul-from-2', lambda lax: lax.mul, (2,), (0,), [(3, 4)], NUMBERS),
+    _reduce('sum-prod-pair', lambda lax: lambda a, b: (lax.add(a[0], b[0]),
+                                                       lax.mul(a[1], b[1])),
+            (0, 1), (0,), [(3, 4), (3, 4)], pick=1),
+    _reduce('max-index', lambda lax: lambda a, b: (
+        lax.max(a[0], b[0]), lax.select(lax.gt(a[0], b[0]), a[1], b[1])),
+            (-np.inf, 0), (1,), [(3, 4), (3, 4)]),
     # linear algebra
     _dot((3, 4), (4, 5), (((1,), (0,)), ((), ())), NUMBERS),
     _dot((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),
@@ -553,4 +651,21 @@ PRIMITIVE_CASES = [
     *[_reduce_window(p, '3x2-same', (3, 2), (1, 2), 'SAME') for p in WINDOW_REDUCERS],
     _reduce_window('reduce_window_sum', 'dilated', (2, 3), (2, 1), ((1, 2), (0, 1)), (2, 1),
                    (1, 2)),
+    _general_reduce_window('mul-2x2', lambda lax: lax.mul, (1,), [(5, 6)], (2, 2), (1, 1),
+                           'VALID'),
+    _general_reduce_window('max-add-pair-same', lambda lax: lambda a, b: (
+        lax.max(a[0], b[0]), lax.add(a[1], b[1])), (-np.inf, 0), [(5, 6), (5, 6)], (3, 2),
+        (2, 1), 'SAME', pick=1),
+    _general_reduce_window('mul-dilated', lambda lax: lax.mul, (1,), [(5, 6)], (2, 3), (2, 1),
+                           ((1, 2), (0, 1)), (2, 1), (1, 2)),
+    _select_and_gather_add('ge-2x2-s2', 'ge', (2, 2), (2, 2), ((0, 0), (0, 0))),
+    _select_and_gather_add('le-3x2-padded', 'le', (3, 2), (1, 2), ((1, 1), (0, 1))),
+    _select_and_gather_add('ge-base-dilated', 'ge', (3, 2), (2, 1), ((1, 0), (0, 1)),
+                           base_dilation=(2, 1)),
+    _select_and_scatter_add('ge-2x2-s2', 'ge', (2, 3), (2, 2), (2, 2), ((0, 0), (0, 0))),
+    _select_and_scatter_add('le-3x2-padded', 'le', (5, 3), (3, 2), (1, 2), ((1, 1), (0, 1))),
+    _select_and_scatter('ge-add', 'ge', 'add', (2, 3), (2, 2), (2, 2), ((0, 0), (0, 0)),
+                        NUMBERS),
+    _select_and_scatter('le-add-overlapping', 'le', 'add', (4, 5), (2, 2), (1, 1),
+                        ((0, 0), (0, 0))),
 ]

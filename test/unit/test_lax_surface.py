@@ -28,9 +28,6 @@ NOT_YET = {
     'bessel_i0e', 'bessel_i0e_p', 'bessel_i1e', 'bessel_i1e_p', 'betainc', 'regularized_incomplete_beta_p', 'igamma',
     'igamma_p', 'igammac', 'igammac_p', 'igamma_grad_a', 'igamma_grad_a_p',
     'random_gamma_grad',
-    # reductions, windows, scatters
-    'reduce_p', 'reduce_window_p', 'select_and_gather_add_p', 'select_and_scatter_add_p',
-    'select_and_scatter_p', 'scatter_apply',
     # convolutions and dots
     'scaled_dot',
     # tokens, randomness on the device

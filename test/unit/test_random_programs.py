@@ -64,7 +64,11 @@ def _primitives(jaxpr):
 #: appears only inside autodiff (the grad legs go through it). stage lifts its operand into
 #: the trace: it adds no equation to find (the fuzzer draws it all the same).
 NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter',
-                 'ppermute', 'all_to_all', 'custom_lin', 'stage'}
+                 'ppermute', 'all_to_all', 'custom_lin', 'stage',
+                 # not drawn yet: lax.reduce and lax.reduce_window with a computation of their
+                 # own (a sampler drawing the computation), select_and_scatter (no public
+                 # function binds it; select_and_scatter_add, max pooling's VJP, lowers to it)
+                 'reduce', 'reduce_window', 'select_and_scatter'}
 
 #: Where the primitives the fuzzer must reach are defined.
 PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)

@@ -242,6 +242,9 @@ DEBUG_INFO_PENDING = {
     **dict.fromkeys(['arg*', 'cum*', 'fft-*', 'ragged_dot_general-[!r]*'],
                     'an op JAX outlines into a private function (a ragged dot\'s cumsum): '
                     'its ops are located by the primitives JAX lowers it from'),
+    **dict.fromkeys(['select_and_gather_add-*', 'select_and_scatter_add-*'],
+                    'an op lowered from lax ops: each JAX names after its own primitive and '
+                    'locates at the frames of its trace'),
 }
 #: The case table's functions are lambdas on different lines for minijax and JAX.
 _CASE_TABLE_POSITION = re.compile(r'("[^"]*primitive_cases\.py"):\d+:\d+( to \d*:\d+)?')
@@ -335,11 +338,28 @@ def test_jvp_finite_differences(case, dtype, rng):
 
 # ----------------------------------------------------------------------------- transpose
 
+#: Primitives JAX differentiates forward only: its linearization fails (ValueError), as
+#: minijax's does (``test_reduce_window_has_no_reverse_mode_as_in_jax``).
+FORWARD_ONLY = {'reduce_window'}
+
+
 def _transpose_params():
     """Each differentiable row with a float output, in float64 (or its one float dtype)."""
     return [pytest.param(c, d, id=f'{c.id}-{SHORT_NAMES[d]}') for c in DIFF_CASES
             for d in [F64 if F64 in c.dtypes else next(d for d in c.dtypes if d in FLOATS)]
-            if _float_output(c)]
+            if _float_output(c) and c.primitive not in FORWARD_ONLY]
+
+
+def test_reduce_window_has_no_reverse_mode_as_in_jax():
+    """reduce_window's JVP is one window reduction of primals and tangents together, which
+    partial evaluation cannot split: linearizing it fails in JAX and in minijax alike."""
+    x = np.ones((4, 5))
+    for module, grad in ((jax, jax.grad), (minijax, minijax.grad)):
+        def loss(x):
+            return module.lax.reduce_window(x, 1., module.lax.mul, (2, 2), (1, 1),
+                                            'VALID').sum()
+        with pytest.raises(ValueError, match='Linearization failed'):
+            grad(loss)(x)
 
 
 #: Rows JAX differentiates forward but does not transpose (``fnmatch`` patterns of row ids):
@@ -379,9 +399,15 @@ def _axis_choices(case, i):
     return sorted({0, min(1, ndim), ndim}) + [None]
 
 
+#: Primitives that, as in JAX, have no batching rule (``NOT_NEEDED``): no vmap rows.
+_NOT_BATCHED = {p.name for p, kind in NOT_NEEDED if kind == 'vmap'}
+
+
 def _vmap_params():
     result = []
     for case in PRIMITIVE_CASES:
+        if case.primitive in _NOT_BATCHED:
+            continue
         n = len(case.operands)
         choices = [_axis_choices(case, i) for i in range(n)]
         combos = [axes for axes in itertools.product(*choices)
@@ -647,7 +673,7 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft',
           'split', 'unstack', 'stack', 'tile', 'optimization_barrier', 'reduce_precision',
           'copy', 'stage', 'dce_sink', 'scatter_sub', 'custom_linear_solve',
-          'ragged_dot_general'}
+          'ragged_dot_general', 'select_and_gather_add', 'select_and_scatter_add'}
 #: The lit test of each higher-order primitive, under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',

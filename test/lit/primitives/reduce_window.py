@@ -16,7 +16,7 @@ def dilated_sum(x):
 
 
 def running_min(x):
-    return lax.reduce_window(x, np.iinfo(np.int32).max, lax.min, (3,), (1,), 'SAME')
+    return lax.reduce_window(x, np.int32(np.iinfo(np.int32).max), lax.min, (3,), (1,), 'SAME')
 
 
 print(jit(max_pool).lower(ShapeDtypeStruct((1, 4, 4, 3), np.float32)).as_text())
