@@ -22,8 +22,8 @@ SPMD = {'axis_size', 'device_put_p', 'pbroadcast', 'pcast', 'precv', 'psend', 'p
 
 #: Names of jax.lax that minijax does not have yet (issue 30, open): each family is one step.
 NOT_YET = {
-    # types and enums of the dot, convolution, rounding, randomness and accuracy options
-    'AccuracyMode', 'RaggedDotDimensionNumbers', 'RandomAlgorithm', 'Tolerance',
+    # the ragged dot's dimension numbers
+    'RaggedDotDimensionNumbers',
     # special functions minijax lacks
     'bessel_i0e', 'bessel_i0e_p', 'bessel_i1e', 'bessel_i1e_p', 'betainc', 'regularized_incomplete_beta_p', 'igamma',
     'igamma_p', 'igammac', 'igammac_p', 'igamma_grad_a', 'igamma_grad_a_p',
@@ -35,10 +35,7 @@ NOT_YET = {
     'ragged_dot', 'ragged_dot_general', 'scaled_dot',
     # control flow, solvers and the primitives JAX exports for them
     'custom_linear_solve', 'custom_root', 'linear_solve_p',
-    'platform_dependent', 'composite',
-    # tokens, randomness on the device
-    'after_all', 'after_all_p', 'create_token', 'create_token_p', 'rng_bit_generator',
-    'rng_bit_generator_p', 'rng_uniform', 'rng_uniform_p'}
+    'platform_dependent', 'composite'}
 
 #: Keyword-only parameters minijax has beyond JAX's: why.
 EXTRA_PARAMETERS = {
