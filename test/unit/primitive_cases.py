@@ -521,7 +521,8 @@ PRIMITIVE_CASES = [
            (Arg(key_shape),), (key_dtype,))
       for name, key_shape, key_dtype, shape, dtype, alg in [
           ('default', (4,), U32, (3, 4), U32, 0), ('threefry-u8', (4,), U32, (5,), U8, 1),
-          ('philox-u64-key', (2,), U64, (2, 3), U64, 2), ('scalar-u16', (4,), U32, (), np.uint16, 0)]
+          ('philox-u64-key', (2,), U64, (2, 3), U64, 2),
+          ('scalar-u16', (4,), U32, (), np.uint16, 0)]
       for i in (0, 1)],
     Case('rng_uniform', 'in-range',
          lambda a: _in_range(mlax, mlax.rng_uniform(a, a + 3, (3, 4)), a, a + 3),
