@@ -384,7 +384,16 @@ def block_until_ready(x):
 
 
 def to_device(x):
-    """The device buffer for a jit argument: an Array's own buffer, or a fresh transfer."""
+    """The device buffer for a jit argument: an Array's own buffer, or a fresh transfer (for
+    a token, the empty bool array PJRT takes in its place, as JAX passes it)."""
     if isinstance(x, Array):
         return x.buffer
+    if isinstance(x, core.Token):
+        return runtime.device_put(np.zeros(0, bool))
     return runtime.device_put(np.asarray(x))
+
+
+def from_device(buffer, aval):
+    """A result buffer as a value: an Array, or for a token (whose buffer holds nothing)
+    a ``core.Token``, as JAX returns one."""
+    return core.Token() if aval is core.abstract_token else Array(buffer, aval)

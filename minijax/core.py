@@ -117,6 +117,34 @@ class ConcreteArray(ShapedArray):
         return conversion(np.asarray(tracer.aval.val))
 
 
+class AbstractToken:
+    """The type of a token (``lax.create_token``), printed ``Tok`` as JAX prints it: a value
+    with no data, which orders side effects in XLA by the data dependences between tokens.
+    It has no shape and no dtype; there is one, ``abstract_token``."""
+    array_abstraction_level = 1
+    __slots__ = ()
+    weak_type = False
+
+    def str_short(self):
+        return 'Tok'
+
+    __str__ = str_short
+
+    def __repr__(self):
+        return 'AbstractToken()'
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A token's value, as jit returns it (``jax.core.Token``): nothing to read."""
+    __slots__ = ()
+
+    def block_until_ready(self):
+        return self
+
+
 def physical_aval(aval) -> ShapedArray:
     """How ``aval`` is stored and lowered: itself, or for a key array its words as a
     trailing axis (``key<fry>[3]`` is ``uint32[3,2]``)."""
@@ -126,7 +154,7 @@ def physical_aval(aval) -> ShapedArray:
 
 
 def raise_to_shaped(aval):
-    if type(aval) is ShapedArray:  # already without a value (avals are never mutated)
+    if type(aval) is ShapedArray or aval is abstract_token:  # (avals are never mutated)
         return aval
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
@@ -168,6 +196,7 @@ aval_handlers[np.ndarray] = _ndarray_aval
 for _t in dtypes.SUPPORTED:  # NumPy scalars: np.float32(1.), np.uint8(3), ...
     aval_handlers[_t.type] = _ndarray_aval
 aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype)
+aval_handlers[Token] = lambda t: abstract_token
 
 
 def get_aval(x):
@@ -207,6 +236,8 @@ def shaped_aval(x) -> ShapedArray:
         return _scalar_aval(*dtypes.python_scalar(x))
     if type(x) not in aval_handlers:
         raise invalid_type_error(x)
+    if type(x) is Token:
+        return abstract_token
     if dtypes.is_key(x.dtype):
         return ShapedArray(x.shape, x.dtype)
     dtype = dtypes.check_supported(x.dtype, f'array of shape {x.shape}')

@@ -382,16 +382,18 @@ _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.tran
                   lax.dynamic_update_slice_p, lax.pad_p, lax.iota_p, lax.empty_p,
                   lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p, lax.split_p,
                   lax.unstack_p, lax.stack_p, lax.tile_p, lax.optimization_barrier_p,
-                  lax.dce_sink_p, lax.copy_p, lax.stage_p]
+                  lax.dce_sink_p, lax.copy_p, lax.stage_p, lax.create_token_p,
+                  lax.after_all_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_min_p,
                lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 
-#: Primitives lowered to CHLO ops, which XLA expands (and mulhi, to a widening product):
+#: Primitives lowered to CHLO ops, which XLA expands (and mulhi, to a widening product; the
+#: random generators, to the arithmetic of their algorithms):
 #: what XLA counts for them.
 _EXPANDED_BY_XLA = [lax.sinh_p, lax.cosh_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.asinh_p,
                     lax.acosh_p, lax.atanh_p, lax.square_p, lax.exp2_p, lax.erf_inv_p,
                     lax.lgamma_p, lax.digamma_p, lax.polygamma_p, lax.zeta_p, lax.nextafter_p,
-                    lax.top_k_p, lax.mulhi_p]
+                    lax.top_k_p, lax.mulhi_p, lax.rng_bit_generator_p, lax.rng_uniform_p]
 
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
                       (_EXPANDED_BY_XLA, _as_xla_expands_it),

@@ -21,7 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from minijax import core, dtypes, runtime, tree_util
-from minijax.array import Array
+from minijax.array import Array, from_device
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
@@ -255,11 +255,12 @@ def _fast_call(exe, signature, out_avals, out_tree):
 
 def _outputs(out_avals, out_tree):
     """A function making the call's output from the result buffers."""
+    wrap = from_device if core.abstract_token in out_avals else Array  # (tokens are rare)
     if tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1:  # not None or ()
         aval, = out_avals
-        return lambda buffers: Array(buffers[0], aval)
+        return lambda buffers: wrap(buffers[0], aval)
     unflatten = _output_unflatten(out_tree)
-    return lambda buffers: unflatten([Array(b, a) for b, a in zip(buffers, out_avals)])
+    return lambda buffers: unflatten([wrap(b, a) for b, a in zip(buffers, out_avals)])
 
 
 def _output_unflatten(out_tree):

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from jaxlib import _hlo, _jax, xla_client as xc
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 from jaxlib.mlir.ir import WalkResult
 
 from minijax import compilation_cache
@@ -433,8 +434,13 @@ def _main_result_types(module) -> list[tuple[tuple[int, ...], np.dtype]]:
         if main is None:
             raise CompileError('the module has no @main function to run')
         results = ir.FunctionType(ir.TypeAttr(main.attributes['function_type']).value).results
-        return [(tuple(ir.RankedTensorType(t).shape),
+        return [_TOKEN_BUFFER if hlo.TokenType.isinstance(t) else
+                (tuple(ir.RankedTensorType(t).shape),
                  numpy_dtype(ir.RankedTensorType(t).element_type)) for t in results]
+
+
+#: The buffer PJRT passes for a token, an argument or a result: an empty bool array (JAX's).
+_TOKEN_BUFFER = ((0,), np.dtype(bool))
 
 
 # ----------------------------------------------------------------------------- replicated programs

@@ -70,7 +70,7 @@ def _check(kind, primitive, args, params) -> str | None:
         raise AssertionError(core.impl_rules.missing(primitive))
     tables, check, needed = RULE_CHECKS[kind]
     if any(primitive in core.rule_tables[table] for table in tables):
-        _run_check(primitive, kind, check, [np.asarray(a) for a in args], params)
+        _run_check(primitive, kind, check, [_value(a) for a in args], params)
     elif needed and (primitive, kind) not in NOT_NEEDED:
         return core.rule_tables[kind].missing(primitive)
     return None
@@ -116,8 +116,13 @@ def _impl(primitive, params):
     """The primitive's impl rule as a function of its operands: the ground truth."""
     def f(*args):
         out = core.impl_rules[primitive](*args, **params)
-        return [np.asarray(o) for o in out] if primitive.multiple_results else [np.asarray(out)]
+        return [_value(o) for o in out] if primitive.multiple_results else [_value(out)]
     return f
+
+
+def _value(out):
+    """An output as an array, or as the token it is (a token has no value to compare)."""
+    return out if isinstance(out, core.Token) else np.asarray(out)
 
 
 def _bind(primitive, params):
@@ -178,6 +183,11 @@ def check_abstract_eval(primitive, args, params):
     if len(out_avals) != len(outs):
         _fail(primitive, 'abstract_eval', f'{len(out_avals)} outputs, the impl gives {len(outs)}')
     for k, (aval, out) in enumerate(zip(out_avals, outs)):
+        if (aval is core.abstract_token) != isinstance(out, core.Token):
+            _fail(primitive, 'abstract_eval', f'output {k} is {aval.str_short()}, the impl '
+                                              f'gives a {type(out).__name__}')
+        if aval is core.abstract_token:
+            continue
         if tuple(aval.shape) != out.shape or np.dtype(aval.dtype) != out.dtype:
             _fail(primitive, 'abstract_eval',
                   f'output {k} is {aval.str_short()}, the impl gives {out.dtype}{list(out.shape)}')
@@ -256,7 +266,7 @@ def _batch_axes(primitive, args):
 
 def check_vmap(primitive, args, params):
     """vmap gives what applying the impl to one example at a time and stacking gives."""
-    if not args:
+    if not args or primitive in NOT_PER_EXAMPLE:
         return
     for in_axes in _batch_axes(primitive, args):
         # An unbatched operand is the same in every example: the first example's.
@@ -277,15 +287,26 @@ def check_lowering(primitive, args, params):
     what the impl computes."""
     f = _bind(primitive, params)
     expected = _impl(primitive, params)(*args)
+    if primitive in RANDOM or any(isinstance(e, core.Token) for e in expected):
+        # values that are no function of the operands (random numbers, tokens): types only
+        for k, (g, e) in enumerate(zip(jit(f)(*args), expected)):
+            if _type(g) != _type(e):
+                _fail(primitive, 'lowering', f'output {k} under jit (XLA) is {_type(g)}, the '
+                                             f'impl gives {_type(e)}')
+        return
     for k, (g, e) in enumerate(zip(jit(f)(*args), expected)):
         _assert_close(primitive, 'lowering', f'output {k} under jit (XLA)', g, e)
     module = jit(f).lower(*args).compiler_ir()
-    if _custom_call_targets(module):
+    if _custom_call_targets(module) or primitive in XLA_ONLY:
         return  # a kernel outside StableHLO (LAPACK, for lax.linalg): XLA alone runs it
     if any(dtypes.is_complex(a.dtype) for a in [*args, *expected]):
         return  # the reference interpreter aborts on complex values: XLA alone runs it
     for k, (g, e) in enumerate(zip(run_module(module, args), expected)):
         _assert_close(primitive, 'lowering', f'output {k} in the reference interpreter', g, e)
+
+
+def _type(value) -> str:
+    return 'Tok' if isinstance(value, core.Token) else f'{value.dtype}{list(np.shape(value))}'
 
 
 def _custom_call_targets(module) -> list[str]:
@@ -326,11 +347,34 @@ NOT_NEEDED = {
     (platform_index_p, 'jvp'): 'it has no operands to differentiate',
     (platform_index_p, 'vmap'): 'it has no operands to batch',
     **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp'),
-                     (lax.select_and_scatter_p, 'jvp')],
+                     (lax.select_and_scatter_p, 'jvp'), (lax.rng_uniform_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
     (lax.select_and_scatter_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, '
                                         'as there); select_and_scatter_add batches itself',
+    (lax.rng_uniform_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, as there)',
+    (lax.rng_bit_generator_p, 'jvp'): 'its key is an unsigned integer array, whose tangent is '
+                                      'always a symbolic zero (JAX has no rule either)',
+    (lax.create_token_p, 'jvp'): 'it has no operands to differentiate',
+    (lax.create_token_p, 'vmap'): 'it has no operands to batch',
+    (lax.after_all_p, 'jvp'): 'its operands are tokens, which have no tangents',
+    (lax.after_all_p, 'vmap'): 'its operands are tokens, which are never batched (JAX has no '
+                               'rule either)',
 }
+
+#: primitive -> why its batching rule is not "one example at a time": check_vmap leaves it
+#: to the tests against JAX's vmap.
+NOT_PER_EXAMPLE = {
+    lax.rng_bit_generator_p: "JAX's rule draws every example's bits from the first example's "
+                             'key, in one draw of the batched shape',
+}
+
+#: primitive -> why the reference interpreter cannot run its lowering: XLA alone runs it.
+XLA_ONLY = {lax.rng_bit_generator_p: 'the interpreter does not implement '
+                                     'stablehlo.rng_bit_generator'}
+
+#: primitive -> why its values are no function of its operands: check_lowering compares the
+#: types of its outputs only.
+RANDOM = {lax.rng_uniform_p: "XLA draws from its own state, anew at each call"}
 
 #: primitive -> why its derivative is the primitive itself, applied to the tangent (and to
 #: the cotangent), where finite differences see a step: the jvp and transpose checks

@@ -11,7 +11,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
 from minijax import core, runtime
-from minijax.array import Array, to_device
+from minijax.array import Array, from_device, to_device
 from minijax.caching import cache_on_first_arg
 from minijax.core import Primitive
 from minijax.dump import dump_module
@@ -52,8 +52,9 @@ def executable(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = (),
 
 
 def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
-    """Buffers in, Arrays out: an Array argument passes its device buffer as it is."""
-    return [Array(b, a) for b, a in zip(exe([to_device(x) for x in args]), out_avals)]
+    """Buffers in, Arrays (and Tokens) out: an Array argument passes its device buffer as
+    it is."""
+    return [from_device(b, a) for b, a in zip(exe([to_device(x) for x in args]), out_avals)]
 
 
 def _xla_call_impl(*args, jaxpr, name):

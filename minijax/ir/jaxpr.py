@@ -151,6 +151,8 @@ class JaxprType(NamedTuple):
 
 def same_type(a: ShapedArray, b: ShapedArray) -> bool:
     """Types as the typechecker sees them: weak typing is a tracing detail, not a type."""
+    if core.abstract_token in (a, b):
+        return a is b
     return a.shape == b.shape and a.dtype == b.dtype
 
 
@@ -191,7 +193,7 @@ def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
     rule = core.abstract_eval_rules[primitive]
     out = core.rule_results(primitive, 'abstract eval', rule(*in_avals, **params))
     for aval in out:
-        if not isinstance(aval, ShapedArray):
+        if not isinstance(aval, ShapedArray) and aval is not core.abstract_token:
             raise TypeError(f"primitive '{primitive.name}': the abstract eval rule returned a "
                             f'{type(aval).__name__}, expected a ShapedArray')
     return out

@@ -53,6 +53,7 @@ from minijax.lax.dot_general import (
 from minijax.lax.ragged_dot import (
     RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, ragged_dot_general_p)
 from minijax.lax.precision import DotAlgorithm, DotAlgorithmPreset, Precision, PrecisionLike
+from minijax.lax.accuracy import AccuracyMode, Tolerance
 from minijax.lax.pieces import (
     split, split_p, stack, stack_p, tile, tile_p, unstack, unstack_p)
 from minijax.lax.windowed import (
@@ -100,6 +101,9 @@ from minijax.lax.gradients import stop_gradient
 from minijax.lax.barrier import (
     dce_sink, dce_sink_p, optimization_barrier, optimization_barrier_p)
 from minijax.lax.identities import copy_p, stage, stage_p
+from minijax.lax.tokens import after_all, after_all_p, create_token, create_token_p
+from minijax.lax.rng import (
+    RandomAlgorithm, rng_bit_generator, rng_bit_generator_p, rng_uniform, rng_uniform_p)
 # Collectives over a named axis (pmap, vmap(axis_name=...)): see minijax/lax/parallel.py.
 from minijax.lax.parallel import (  # noqa: E402
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, pmax, pmax_p,

@@ -20,6 +20,7 @@ from minijax.interpreters import batching, jvp as ad
 from minijax.ir import tracing
 from minijax.array import Array, scalar
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.accuracy import AccuracyMode, check_accuracy, op_with_accuracy
 from minijax.lax.static import default_options_only
 from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
@@ -40,9 +41,12 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
                     real_result=False):
     """Define ``name`` with all its rules.
 
-    ``tangent(t, x, ans)`` is the output tangent for the input tangent ``t`` as an expression
-    in lax ops (``ans`` = the output), written as JAX writes it so that derivatives round as
-    JAX's do; ``None`` means the primitive is not differentiable (its tangent is zero).
+    ``tangent(t, x, ans, **params)`` is the output tangent for the input tangent ``t`` as an
+    expression in lax ops (``ans`` = the output), written as JAX writes it so that derivatives
+    round as JAX's do; ``None`` means the primitive is not differentiable (its tangent is
+    zero). ``params`` is what the equation has beyond its operand: ``accuracy`` for a
+    transcendental function given one (``lax.exp(x, accuracy=...)``), else nothing; the
+    implementation ignores it (XLA on the CPU has one implementation of each function).
     ``eager_on_xla``: see ``Primitive`` (True for XLA's own approximations of a function,
     or a function of the operand's aval).
     ``accepts``: INEXACT, FLOATING or ANY dtype. ``real_result``: a complex operand gives a
@@ -50,9 +54,9 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     rule of its own (one that needs the operand's type).
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
-    prim.def_impl(lambda x: impl(np.asarray(x)))
+    prim.def_impl(lambda x, **params: impl(np.asarray(x)))
 
-    def abstract_eval(x):
+    def abstract_eval(x, **params):
         if accepts is not ANY and dtypes.kind(x.dtype) not in accepts[0]:
             raise TypeError(f'{name} needs a {accepts[1]} operand, got {x.str_short()}')
         dtype = dtypes.real_part_dtype(x.dtype) if real_result else x.dtype
@@ -62,24 +66,23 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     if tangent is None:
         ad.defjvp_zero(prim)
     else:
-        def jvp_rule(primals, tangents):
+        def jvp_rule(primals, tangents, **params):
             (x,), (t,) = primals, tangents
-            ans = prim.bind(x)
-            return ans, tangent(t, x, ans)
+            ans = prim.bind(x, **params)
+            return ans, tangent(t, x, ans, **params)
         prim.def_jvp(jvp_rule)
-    prim.def_batching(lambda vals, dims: (prim.bind(*vals), dims[0]))
+    prim.def_batching(lambda vals, dims, **params: (prim.bind(*vals, **params), dims[0]))
     if hlo_op is not None:
-        register_lowering(prim, lambda ctx, x: hlo_op(x).result)
+        register_lowering(prim, lambda ctx, x, **params: op_with_accuracy(hlo_op, x, **params))
     return prim
 
 
 def unary_function(prim, doc, accuracy=False):
     """The lax function binding ``prim``; with ``accuracy``, JAX's ``accuracy=None`` option
-    of a transcendental function."""
+    of a transcendental function (a ``Tolerance`` or an ``AccuracyMode``)."""
     if accuracy:
         def fn(x, *, accuracy=None):
-            default_options_only(prim.name, accuracy=accuracy)
-            return prim.bind(x)
+            return prim.bind(x, **check_accuracy(prim.name, accuracy))
     else:
         def fn(x):
             return prim.bind(x)
@@ -92,9 +95,10 @@ def _logistic(x):
     return 1 / (1 + np.exp(-x))
 
 
-def _logistic_formula(x):
+def _logistic_formula(x, accuracy=None):
     """``1 / (1 + exp(-x))`` in lax ops, as JAX lowers logistic (not ``stablehlo.logistic``,
-    whose XLA expansion rounds differently), for a float or complex ``x``."""
+    whose XLA expansion rounds differently), for a float or complex ``x``; JAX's ops carry
+    no ``accuracy``."""
     one = np.ones((), core.get_aval(x).dtype)
     return div(one, add(one, exp(neg(x))))
 
@@ -123,51 +127,67 @@ def _complex_cos(x):
     an imaginary part of +0 (not -0, nor NaN where sinh(b) is infinite)."""
     a, b = lax.real(x), lax.imag(x)
     a_is_zero = eq(a, full_like(a, 0))
+    sin_a, cos_a = sin(a), cos(a)
     sinh, cosh = _sinh_and_cosh(b)
-    re = mul(cos(a), cosh)
-    return select_n(a_is_zero, lax.complex(re, mul(neg(sin(a)), sinh)),
-                    lax.complex(re, full_like(a, 0)))
+    re, im = mul(cos_a, cosh), mul(neg(sin_a), sinh)
+    on_the_real_axis = lax.complex(re, full_like(a, 0))  # (made first, as in JAX's text)
+    return select_n(a_is_zero, lax.complex(re, im), on_the_real_axis)
 
 
 def _with_complex_formula(hlo_op, complex_formula):
     """A lowering rule: ``hlo_op`` on real numbers, ``complex_formula`` (lax ops) on complex
-    ones, as JAX lowers sin and cos."""
+    ones, as JAX lowers sin and cos (an ``accuracy`` goes on the real op only)."""
     formula = lower_fun(complex_formula)
 
-    def rule(ctx, x):
+    def rule(ctx, x, accuracy=None):
         if dtypes.is_complex(ctx.avals_in[0].dtype):
             return formula(ctx, x)
-        return hlo_op(x).result
+        return op_with_accuracy(hlo_op, x, accuracy)
     return rule
 
 
+def _logistic_tangent(t, x, ans, accuracy=None):
+    """``t ans (1 - ans)``; asked for the highest accuracy, JAX's ``t ans logistic(-x)``."""
+    if accuracy is AccuracyMode.HIGHEST:
+        return mul(t, mul(ans, logistic(neg(x))))
+    return mul(t, mul(ans, sub(1., ans)))
+
+
 # sin and cos as the seed writes them (cos(x) * x_dot): the same bits as JAX's t * cos(x).
-sin_p = unary_primitive('sin', np.sin, None, lambda t, x, ans: mul(cos(x), t),
+# A tangent whose formula ignores the accuracy takes it (``accuracy=None``) all the same.
+sin_p = unary_primitive('sin', np.sin, None,
+                        lambda t, x, ans, accuracy=None: mul(cos(x, accuracy=accuracy), t),
                         eager_on_xla=True)
 register_lowering(sin_p, _with_complex_formula(hlo.SineOp, _complex_sin))
-cos_p = unary_primitive('cos', np.cos, None, lambda t, x, ans: mul(neg(sin(x)), t),
+cos_p = unary_primitive('cos', np.cos, None,
+                        lambda t, x, ans, accuracy=None: mul(neg(sin(x, accuracy=accuracy)), t),
                         eager_on_xla=True)
 register_lowering(cos_p, _with_complex_formula(hlo.CosineOp, _complex_cos))
-exp_p = unary_primitive('exp', np.exp, hlo.ExpOp, lambda t, x, ans: mul(t, ans),
+exp_p = unary_primitive('exp', np.exp, hlo.ExpOp, lambda t, x, ans, accuracy=None: mul(t, ans),
                         eager_on_xla=True)
-log_p = unary_primitive('log', np.log, hlo.LogOp, lambda t, x, ans: div(t, x),
+log_p = unary_primitive('log', np.log, hlo.LogOp, lambda t, x, ans, accuracy=None: div(t, x),
                         eager_on_xla=True)
 log1p_p = unary_primitive('log1p', np.log1p, hlo.Log1pOp,
-                          lambda t, x, ans: div(t, add(x, 1.)), eager_on_xla=True)
-tanh_p = unary_primitive('tanh', np.tanh, hlo.TanhOp,
-                         lambda t, x, ans: mul(add(t, mul(t, ans)), sub(1., ans)),
-                         eager_on_xla=True)
-logistic_p = unary_primitive('logistic', _logistic, None,
-                             lambda t, x, ans: mul(t, mul(ans, sub(1., ans))),
-                             eager_on_xla=True)
+                          lambda t, x, ans, accuracy=None: div(t, add(x, 1.)), eager_on_xla=True)
+# tanh's tangent, t (1 + ans) (1 - ans); asked for the highest accuracy, JAX's
+# 4 t logistic(2x) logistic(-2x), accurate where ans is near 1.
+tanh_p = unary_primitive(
+    'tanh', np.tanh, hlo.TanhOp,
+    lambda t, x, ans, accuracy=None: mul(add(t, mul(t, ans)), sub(1., ans))
+    if accuracy is not AccuracyMode.HIGHEST else
+    mul(t, mul(4., mul(logistic(mul(2., x), accuracy=accuracy),
+                       logistic(mul(-2., x), accuracy=accuracy)))),
+    eager_on_xla=True)
+logistic_p = unary_primitive('logistic', _logistic, None, _logistic_tangent, eager_on_xla=True)
 register_lowering(logistic_p, lower_fun(_logistic_formula))
 # A real square root is correctly rounded everywhere; a complex one is XLA's own formula
 # (sqrt(-inf-0j) is +inf j there, -inf j in NumPy).
-sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp, lambda t, x, ans: mul(t, div(.5, ans)),
+sqrt_p = unary_primitive('sqrt', np.sqrt, hlo.SqrtOp,
+                         lambda t, x, ans, accuracy=None: mul(t, div(.5, ans)),
                          eager_on_xla=dtypes.complex_operand)
 rsqrt_p = unary_primitive('rsqrt', lambda x: 1 / np.sqrt(x), hlo.RsqrtOp,
-                          lambda t, x, ans: mul(t, mul(-.5, div(ans, x))), eager_on_xla=True)
-
+                          lambda t, x, ans, accuracy=None: mul(t, mul(-.5, div(ans, x))),
+                          eager_on_xla=True)
 
 def _abs_tangent(t, x, ans):
     """``t`` where x >= 0, ``-t`` elsewhere: at the kink x = 0 (and -0.) JAX takes +1, so a

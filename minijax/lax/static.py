@@ -45,7 +45,6 @@ def static_ints(values, fn, what, integral_floats=False) -> tuple[int, ...]:
 _DEFAULT_ONLY = {
     'out_sharding': 'minijax places each value on one device (pmap spreads over devices)',
     'sharding': 'minijax places each value on one device (pmap spreads over devices)',
-    'accuracy': 'minijax lowers each transcendental one way, as XLA does by default',
     'axis_index_groups': 'minijax reduces over the whole mapped axis',
     'out_dtype': 'minijax multiplies in the operands\' dtype (convert them first)',
 }

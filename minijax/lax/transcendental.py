@@ -15,8 +15,9 @@ from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from minijax import dtypes
 from minijax.interpreters import jvp as ad
+from minijax.lax.accuracy import AccuracyMode, accuracy_attr
 from minijax.lax.elementwise import (
-    FLOATING, NUMBER, add, binary_primitive, div, full_like, integer_pow, log, mul, neg,
+    FLOATING, NUMBER, add, binary_primitive, div, exp, full_like, integer_pow, log, mul, neg,
     promote_weak_scalars, rsqrt, sub, unary_function, unary_primitive)
 from minijax.lowering import constant, register_lowering
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
@@ -25,12 +26,19 @@ _LN2 = math.log(2)
 
 # ----------------------------------------------------------------------------- primitives
 
+def _expm1_tangent(t, x, ans, accuracy=None):
+    """``t (ans + 1)``; asked for the highest accuracy, JAX's ``t exp(x)``."""
+    if accuracy is AccuracyMode.HIGHEST:
+        return mul(t, exp(x, accuracy=accuracy))
+    return mul(t, add(ans, 1.))
+
+
 tan_p = unary_primitive('tan', np.tan, hlo.TanOp,
-                        lambda t, x, ans: mul(t, add(1., mul(ans, ans))), eager_on_xla=True)
-expm1_p = unary_primitive('expm1', np.expm1, hlo.Expm1Op, lambda t, x, ans: mul(t, add(ans, 1.)),
-                          eager_on_xla=True)
+                        lambda t, x, ans, accuracy=None: mul(t, add(1., mul(ans, ans))),
+                        eager_on_xla=True)
+expm1_p = unary_primitive('expm1', np.expm1, hlo.Expm1Op, _expm1_tangent, eager_on_xla=True)
 cbrt_p = unary_primitive('cbrt', np.cbrt, hlo.CbrtOp,
-                         lambda t, x, ans: mul(t, mul(1 / 3, integer_pow(ans, -2))),
+                         lambda t, x, ans, accuracy=None: mul(t, mul(1 / 3, integer_pow(ans, -2))),
                          accepts=FLOATING, eager_on_xla=True)
 atan2_p = binary_primitive('atan2', np.arctan2, lambda ctx, x, y: hlo.Atan2Op(x, y).result,
                            accepts=FLOATING, eager_on_xla=True)
@@ -112,15 +120,17 @@ square_p = unary_primitive('square', np.square, None, lambda t, x, ans: mul(t, m
 register_lowering(square_p, _square_lowering)
 
 
-def _exp2_lowering(ctx, x):
-    """``exp(log(2) x)``, as JAX lowers it."""
+def _exp2_lowering(ctx, x, accuracy=None):
+    """``exp(log(2) x)``, as JAX lowers it, the exponential carrying the ``accuracy`` (one
+    op: JAX builds no op without it here)."""
     aval = ctx.avals_in[0]
     ln2 = hlo_broadcast_in_dim(constant(np.asarray(_LN2, aval.dtype)), aval, ())
-    return hlo.ExpOp(hlo.MulOp(ln2, x).result).result
+    result_accuracy = None if accuracy is None else accuracy_attr(accuracy)
+    return hlo.ExpOp(hlo.MulOp(ln2, x).result, result_accuracy=result_accuracy).result
 
 
 exp2_p = unary_primitive('exp2', np.exp2, None,
-                         lambda t, x, ans: mul(mul(log(full_like(x, 2)), t), ans),
+                         lambda t, x, ans, accuracy=None: mul(mul(log(full_like(x, 2)), t), ans),
                          eager_on_xla=True)
 register_lowering(exp2_p, _exp2_lowering)
 

@@ -60,7 +60,7 @@ class ModuleContext:
     def tensor_type(self, aval) -> ir.RankedTensorType:
         """``tensor_type(aval)``, built once per module: every equation's results are
         checked against it. (Keyed by shape and dtype, which hash in C, not by the aval.)"""
-        key = aval.shape, aval.dtype
+        key = (aval.shape, aval.dtype) if aval is not core.abstract_token else aval
         ty = self._tensor_types.get(key)
         if ty is None:
             ty = self._tensor_types[key] = tensor_type(aval)

@@ -1,6 +1,7 @@
 """From minijax avals to MLIR tensor types."""
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes
 
@@ -36,9 +37,12 @@ def numpy_dtype(mlir_type: ir.Type) -> np.dtype:
     raise TypeError(f'minijax has no dtype for the MLIR element type {mlir_type}')
 
 
-def tensor_type(aval) -> ir.RankedTensorType:
+def tensor_type(aval) -> ir.Type:
     """``float32[3,4]`` -> ``tensor<3x4xf32>`` (needs an active context); a key array is
-    its physical type (``key<fry>[3]`` -> ``tensor<3x2xui32>``)."""
+    its physical type (``key<fry>[3]`` -> ``tensor<3x2xui32>``); a token, which is no
+    tensor, ``!stablehlo.token``."""
+    if aval is core.abstract_token:
+        return hlo.TokenType.get()
     aval = core.physical_aval(aval)
     return ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
 

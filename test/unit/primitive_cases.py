@@ -410,6 +410,11 @@ def _scatter_rows(primitive):
             _scatter(primitive, 'drop', (4, 6), (n, 2), (n, 2, 3), ((1, 2), (), (0, 1)), **unique)]
 
 
+def _in_range(lax, r, a, b):
+    """Whether each of ``r`` lies in ``[a, b)``: what is defined of ``rng_uniform``."""
+    return lax.bitwise_and(lax.ge(r, a), lax.lt(r, b))
+
+
 PRIMITIVE_CASES = [
     # elementwise
     _unary('sin'), _unary('cos'), _unary('exp'), _unary('log', domain='pos'),
@@ -626,6 +631,38 @@ PRIMITIVE_CASES = [
     Case('stage', 'constant', lambda x: mlax.add(mlax.stage(np.ones((3, 4), x.dtype)), x),
          lambda x: jax.lax.add(jax.lax.stage(np.ones((3, 4), x.dtype)), x), _args((3, 4)),
          NUMBERS),
+    # accuracy: a Tolerance or an AccuracyMode, carried to the op's result_accuracy
+    *[Case(name, f'accuracy-{label}',
+           lambda x, n=name, a=acc: getattr(mlax, n)(x, accuracy=a(mlax)),
+           lambda x, n=name, a=acc: getattr(jax.lax, n)(x, accuracy=a(jax.lax)),
+           _args((3, 4), domain=domain))
+      for name, domain in [('exp', 'any'), ('tanh', 'any'), ('sin', 'any'), ('log', 'pos'),
+                           ('expm1', 'any'), ('logistic', 'any'), ('exp2', 'any')]
+      for label, acc in [('highest', lambda lax: lax.AccuracyMode.HIGHEST),
+                         ('tolerance', lambda lax: lax.Tolerance(atol=1e-5, rtol=1e-4, ulps=2))]],
+    # randomness on the device
+    *[Case('rng_bit_generator', f'{name}-{i}',
+           lambda k, s=shape, d=dtype, a=alg, i=i: mlax.rng_bit_generator(
+               k, s, d, mlax.RandomAlgorithm(a))[i],
+           lambda k, s=shape, d=dtype, a=alg, i=i: jax.lax.rng_bit_generator(
+               k, s, d, jax.lax.RandomAlgorithm(a))[i],
+           (Arg(key_shape),), (key_dtype,))
+      for name, key_shape, key_dtype, shape, dtype, alg in [
+          ('default', (4,), U32, (3, 4), U32, 0), ('threefry-u8', (4,), U32, (5,), U8, 1),
+          ('philox-u64-key', (2,), U64, (2, 3), U64, 2),
+          ('scalar-u16', (4,), U32, (), np.uint16, 0)]
+      for i in (0, 1)],
+    Case('rng_uniform', 'in-range',
+         lambda a: _in_range(mlax, mlax.rng_uniform(a, a + 3, (3, 4)), a, a + 3),
+         lambda a: _in_range(jax.lax, jax.lax.rng_uniform(a, a + 3, (3, 4)), a, a + 3),
+         _args(()), (F32, F64, I32)),
+    # tokens
+    Case('create_token', '', lambda x: (mlax.create_token(x), x)[1],
+         lambda x: (jax.lax.create_token(x), x)[1], _args((3, 4))),
+    Case('after_all', '', lambda x: (mlax.after_all(mlax.create_token(), mlax.create_token()),
+                                     x)[1],
+         lambda x: (jax.lax.after_all(jax.lax.create_token(), jax.lax.create_token()), x)[1],
+         _args((3, 4))),
     # cumulative
     *[_cumulative(name, axis, reverse, dtypes=FLOATS if name == 'cumlogsumexp' else NUMBERS)
       for name in ('cumsum', 'cumprod', 'cummax', 'cummin', 'cumlogsumexp')

@@ -704,6 +704,19 @@ ROWS = [
      _rank2('slice_in_dim: axis')),
     ('lax.sort_dimension', lambda jax: jax.lax.sort(X, dimension=5), _rank2('sort: dimension')),
     ('lax.cumsum_axis', lambda jax: jax.lax.cumsum(X, axis=5), _rank2('cumsum: axis')),
+    # --- randomness, tokens, accuracy
+    ('lax.rng_bit_generator_dtype', lambda jax: jax.lax.rng_bit_generator(
+        np.ones(4, np.uint32), (2,), np.int32), r'rng_bit_generator: unsupported dtype int32'),
+    ('lax.rng_uniform_dtypes', lambda jax: jax.lax.rng_uniform(np.float32(0), np.float64(1), (2,)),
+     r'rng_uniform must have identical dtypes, got float32 and float64'),
+    ('lax.rng_uniform_shapes', lambda jax: jax.lax.rng_uniform(np.zeros(2), np.ones(2), (2,)),
+     r'rng_uniform must be scalars; got shapes \(2,\) and \(2,\)'),
+    ('lax.after_all_not_a_token', lambda jax: jax.lax.after_all(np.ones(2)),
+     r'after_all must be tokens'),
+    ('lax.accuracy_not_an_accuracy', lambda jax: jax.lax.exp(X, accuracy='highest'),
+     r'Accuracy highest not supported'),
+    ('lax.tolerance_negative', lambda jax: jax.lax.Tolerance(atol=-1.), r'non-negative'),
+    ('lax.tolerance_none', lambda jax: jax.lax.Tolerance(), r'At least one of atol, rtol'),
     # --- slicing
     ('lax.dynamic_slice_float_start', lambda jax: jax.lax.dynamic_slice(np.ones(4), (1.5,), (2,)),
      r'dynamic_slice: start index 0 has dtype float64; start indices must be int'),
@@ -1460,6 +1473,10 @@ ROWS = [
 #: fails by accident of its implementation (an MLIR verifier error, an ``assert``, a missing
 #: attribute). docs/semantics.md ("Bad input") points here.
 DEPARTURES = [
+    ('lax.rng_bit_generator_key', lambda jax: jax.lax.rng_bit_generator(
+        np.ones(3, np.uint32), (2,)), TypeError,
+     r'rng_bit_generator: the key must be uint32\[4\] or uint64\[2\], got uint32\[3\]',
+     'JAX accepts it when tracing and fails lowering it (AssertionError)'),
     ('lax.conv_bogus_padding', lambda jax: jax.lax.conv(IMAGE, KERNEL, (1, 1), 'BOGUS'),
      ValueError, r"padding must be 'SAME', 'SAME_LOWER', 'VALID' or \(low, high\) pairs, "
      r"got 'BOGUS'", "JAX raises RuntimeError for a bad padding string; minijax ValueError, "

@@ -22,17 +22,12 @@ SPMD = {'axis_size', 'device_put_p', 'pbroadcast', 'pcast', 'precv', 'psend', 'p
 
 #: Names of jax.lax that minijax does not have yet (issue 30, open): each family is one step.
 NOT_YET = {
-    # types and enums of the dot, convolution, rounding, randomness and accuracy options
-    'AccuracyMode', 'RandomAlgorithm', 'Tolerance',
     # special functions minijax lacks
     'bessel_i0e', 'bessel_i0e_p', 'bessel_i1e', 'bessel_i1e_p', 'betainc', 'regularized_incomplete_beta_p', 'igamma',
     'igamma_p', 'igammac', 'igammac_p', 'igamma_grad_a', 'igamma_grad_a_p',
     'random_gamma_grad',
     # convolutions and dots
-    'scaled_dot',
-    # tokens, randomness on the device
-    'after_all', 'after_all_p', 'create_token', 'create_token_p', 'rng_bit_generator',
-    'rng_bit_generator_p', 'rng_uniform', 'rng_uniform_p'}
+    'scaled_dot'}
 
 #: Keyword-only parameters minijax has beyond JAX's: why.
 EXTRA_PARAMETERS = {
