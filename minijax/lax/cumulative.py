@@ -20,18 +20,17 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
-    add, exp, full_like, log1p, max, max_p, min, min_p, mul, ne, select_n, sub)
+    abs, add, exp, full_like, log1p, max, max_p, min, min_p, mul, ne, neg, select_n, sub)
 from minijax.lax.reductions import highest, lowest
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.structural import concatenate, pad, rev
-from minijax.lowering import constant, register_lowering
-from minijax.lowering.ops import choose, compare, full_like_aval, reduce_window
+from minijax.lax.windowed import reduce_window
+from minijax.lowering import lower_fun, register_lowering
 
 # ----------------------------------------------------------------------------- associative_scan
 
@@ -115,32 +114,24 @@ def logaddexp(x, y):
 # ----------------------------------------------------------------------------- the primitives
 
 class _Cumulative:
-    """One row of the family: how to combine two elements in NumPy (``impl``), in lax ops
-    (``combine``, for the JVP) and in StableHLO (``body``), and the reduction's identity.
-    ``rounds`` marks a combination whose rounding depends on the order XLA picks (True, or a
-    function of the operand's aval). ``monoid`` marks one that JAX lowers through a
-    windowed-reduction primitive of its own (``reduce_window_sum``, ``_max``, ``_min``),
-    whose identity is a filled scalar; the others go through the generic ``reduce_window``."""
+    """One row of the family: how to combine two elements in NumPy (``impl``) and in lax ops
+    (``combine``, for the JVP; ``window_combine``, the lowering's reduce_window body, when it
+    differs), and the reduction's identity. ``rounds`` marks a combination whose rounding
+    depends on the order XLA picks (True, or a function of the operand's aval)."""
 
-    def __init__(self, name, impl, combine, body, identity, float_only=False, rounds=False,
-                 monoid=True):
-        self.name, self.impl, self.combine, self.body = name, impl, combine, body
-        self.identity, self.float_only, self.rounds = identity, float_only, rounds
-        self.monoid = monoid
+    def __init__(self, name, impl, combine, identity, window_combine=None, float_only=False,
+                 rounds=False):
+        self.name, self.impl, self.combine, self.identity = name, impl, combine, identity
+        self.window_combine = window_combine or combine
+        self.float_only, self.rounds = float_only, rounds
 
 
-def _hlo_logaddexp(x, y, dtype):
-    """``logaddexp`` in StableHLO ops, for the reduce_window body of cumlogsumexp (in JAX's
-    order)."""
-    amax = hlo.MaxOp(x, y).result
-    delta = hlo.SubtractOp(x, y).result
-    undefined, total = compare(delta, delta, 'NE', dtype), hlo.AddOp(x, y).result
-    spread = hlo.Log1pOp(hlo.ExpOp(hlo.NegOp(hlo.AbsOp(delta).result).result).result).result
-    return hlo.SelectOp(undefined, total, hlo.AddOp(amax, spread).result).result
-
-
-def _binary_hlo(op):
-    return lambda x, y, dtype: op(x, y).result
+def _logaddexp_in_jax_order(x, y):
+    """``logaddexp`` as JAX's reduce_window body computes it: max + log1p(exp(-|x - y|)),
+    or x + y where x - y is NaN."""
+    delta = sub(x, y)
+    amax, undefined, total = max(x, y), ne(delta, delta), add(x, y)
+    return select_n(undefined, add(amax, log1p(exp(neg(abs(delta))))), total)
 
 
 def _same_dtype(np_fn):
@@ -148,20 +139,16 @@ def _same_dtype(np_fn):
 
 
 _FAMILY = [
-    _Cumulative('cumsum', _same_dtype(np.add), add, _binary_hlo(hlo.AddOp), lambda d: 0,
-                rounds=True),
-    _Cumulative('cumprod', _same_dtype(np.multiply), mul, _binary_hlo(hlo.MulOp),
-                lambda d: 1, rounds=True, monoid=False),
+    _Cumulative('cumsum', _same_dtype(np.add), add, lambda d: 0, rounds=True),
+    _Cumulative('cumprod', _same_dtype(np.multiply), mul, lambda d: 1, rounds=True),
     # max and min as their primitives' impls: NaN wins, and +0. beats -0. in max, as in XLA.
     # A complex NaN wins or loses by its place in XLA's order of comparisons: XLA runs those.
-    _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max,
-                lambda x, y, dtype: choose(x, y, 'GT', dtype), lowest,
+    _Cumulative('cummax', lambda x, y: core.impl_rules[max_p](x, y), max, lowest,
                 rounds=dtypes.complex_operand),
-    _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min,
-                lambda x, y, dtype: choose(x, y, 'LT', dtype), highest,
+    _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min, highest,
                 rounds=dtypes.complex_operand),
-    _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, _hlo_logaddexp,
-                lambda d: -np.inf, float_only=True, rounds=True, monoid=False),
+    _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, lambda d: -np.inf,
+                _logaddexp_in_jax_order, float_only=True, rounds=True),
 ]
 
 
@@ -199,10 +186,10 @@ def _batching(prim):
 
 
 def _lowering(row):
-    """``reduce_window`` with a window of the whole axis, padded before position 0 (after
-    the last position, when ``reverse``) with n - 1 identities."""
-    def rule(ctx, x, *, axis, reverse):
-        aval = ctx.avals_in[0]
+    """JAX's: ``reduce_window`` (in lax ops) with a window of the whole axis, padded before
+    position 0 (after the last position, when ``reverse``) with n - 1 identities."""
+    def windowed(x, *, axis, reverse):
+        aval = core.get_aval(x)
         n = aval.shape[axis]
         if n == 0:
             return x
@@ -210,12 +197,8 @@ def _lowering(row):
         padding = [((0, n - 1) if reverse else (n - 1, 0)) if a == axis else (0, 0)
                    for a in range(aval.ndim)]
         identity = np.asarray(row.identity(aval.dtype), aval.dtype)
-        init = (full_like_aval(identity, ShapedArray((), aval.dtype)) if row.monoid
-                else constant(identity))
-        return reduce_window(ctx, x, init,
-                             lambda a, b: row.body(a, b, aval.dtype), window,
-                             [1] * aval.ndim, padding)
-    return rule
+        return reduce_window(x, identity, row.window_combine, window, [1] * aval.ndim, padding)
+    return lower_fun(windowed)
 
 
 def _scan_jvp(row):

@@ -49,8 +49,9 @@ class ModuleContext:
         #: frames where the module is lowered (a frame inside the trace is one not among
         #: them), the calls the ops are inlined into, outermost first (a name stack and a
         #: ``SourceInfo`` each), whether equations are located by their frames inside the
-        #: trace only, and the call of the equation being lowered (``None`` when its rule
-        #: runs in a function of its own, which nothing inlines).
+        #: trace only, and the call of the equation being lowered: its name stack, its
+        #: ``SourceInfo`` and whether its ops are inlined there (not, when its rule runs in
+        #: a function of its own).
         self.outer_frames: list = []
         self.inlined_into: tuple = ()
         self.frames_inside_trace = False
@@ -118,7 +119,7 @@ class ModuleContext:
             saved = (self.name_stack, self.eqn_name_stack, self.inlined_into,
                      self.frames_inside_trace, self.rule_call)
             self.name_stack = self.eqn_name_stack = ''
-            self.inlined_into, self.frames_inside_trace, self.rule_call = (), True, None
+            self.inlined_into, self.frames_inside_trace = (), True
             try:
                 with ir.InsertionPoint(block):
                     with rule_location(ctx):
@@ -306,8 +307,7 @@ def lower_fun(fun, multiple_results=False):
             closed, _ = trace_to_jaxpr(traced, ctx.avals_in)
         saved = (module_ctx.name_stack, module_ctx.inlined_into,
                  module_ctx.frames_inside_trace, module_ctx.rule_call)
-        if call is not None:
-            module_ctx.inlined_into += ((*call, module_ctx.frames_inside_trace),)
+        module_ctx.inlined_into = _calls_inlined_into(module_ctx)
         module_ctx.name_stack, module_ctx.frames_inside_trace = '', True
         try:
             outs = lower_closed_jaxpr(module_ctx, closed, args)
@@ -352,11 +352,12 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         module_ctx.eqn_name_stack = _joined(module_ctx.name_stack,
                                             core.format_name_stack(name_stack(eqn)))
         operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
-        if eqn.primitive in outlined_primitives:
+        outlined = eqn.primitive in outlined_primitives
+        module_ctx.rule_call = (module_ctx.eqn_name_stack, eqn.source_info, not outlined)
+        if outlined:
             with _location(module_ctx, eqn, module_ctx.eqn_name_stack):
                 outs = module_ctx.call_outlined(rule, rule_ctx, operands, eqn.params)
         else:
-            module_ctx.rule_call = (module_ctx.eqn_name_stack, eqn.source_info)
             with _location(module_ctx, eqn, _op_name(module_ctx, eqn)):
                 outs = rule(rule_ctx, *operands, **eqn.params)
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
@@ -421,10 +422,16 @@ def traceless_location(ctx, primitive_name: str) -> ir.Location:
     traced without the user's frames (a scatter's combining function): at the equation,
     named after that primitive."""
     module_ctx = ctx.module_context
+    return _inlined_location(module_ctx, _calls_inlined_into(module_ctx), primitive_name,
+                             None, False)
+
+
+def _calls_inlined_into(module_ctx) -> tuple:
+    """The calls the ops a rule emits are inlined into: the equation's, when it is."""
     call = module_ctx.rule_call
-    inlined_into = (module_ctx.inlined_into if call is None else
-                    (*module_ctx.inlined_into, (*call, module_ctx.frames_inside_trace)))
-    return _inlined_location(module_ctx, inlined_into, primitive_name, None, False)
+    if call is None or not call[2]:
+        return module_ctx.inlined_into
+    return (*module_ctx.inlined_into, (call[0], call[1], module_ctx.frames_inside_trace))
 
 
 def _frames_location(module_ctx, info, inside_trace: bool) -> ir.Location | None:
