@@ -321,7 +321,8 @@ NOT_NEEDED = {
     (lax.empty_p, 'vmap'): 'it has no operands to batch',
     (lax.axis_index_p, 'vmap'): 'it has no operands to batch; vmap(axis_name=...) maps its '
                                 'own axis',
-    **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp')],
+    **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp'),
+                     (lax.igamma_grad_a_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
 }
 
@@ -337,4 +338,7 @@ STRAIGHT_THROUGH = {
 #: constant: its derivative is refused, as JAX refuses it.
 HELD_CONSTANT = {
     (lax.polygamma_p, 0): "the order m: JAX does not differentiate polygamma in it (ValueError)",
+    **dict.fromkeys([(lax.regularized_incomplete_beta_p, 0),
+                     (lax.regularized_incomplete_beta_p, 1)],
+                    'a and b: JAX does not differentiate betainc in them (ValueError)'),
 }

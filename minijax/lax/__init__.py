@@ -8,7 +8,8 @@ squeeze, concatenate, pad, iota, empty and rev; ``pieces`` split, unstack, stack
 ``dot_general`` dot_general; ``convolution`` conv_general_dilated; ``precision`` the Precision
 and dot algorithms of both; ``conv_variants`` conv_transpose and the patch and local
 convolutions written with conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
-digamma, polygamma and zeta; ``rounding`` floor, ceil, round, is_finite, nextafter and
+digamma, polygamma, zeta, bessel_i0e and bessel_i1e; ``incomplete`` igamma, igammac,
+igamma_grad_a, random_gamma_grad and betainc; ``rounding`` floor, ceil, round, is_finite, nextafter and
 reduce_precision; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and the (inverse)
 trigonometric and hyperbolic functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the
 bitwise and integer operations (and, or, xor, not, shifts, population_count, clz, mulhi, rem);
@@ -57,8 +58,11 @@ from minijax.lax.convolution import (
     ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, conv, conv_dimension_numbers,
     conv_general_dilated, conv_general_dilated_p, conv_with_general_padding)
 from minijax.lax.special import (
-    digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc, erfc_p, lgamma, lgamma_p, polygamma,
-    polygamma_p, zeta, zeta_p)
+    bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, digamma, digamma_p, erf, erf_inv,
+    erf_inv_p, erf_p, erfc, erfc_p, lgamma, lgamma_p, polygamma, polygamma_p, zeta, zeta_p)
+from minijax.lax.incomplete import (
+    betainc, igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac, igammac_p,
+    random_gamma_grad, regularized_incomplete_beta_p)
 from minijax.lax.shapes import (
     broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, dtype, index_in_dim, padtype_to_pads,
