@@ -388,12 +388,16 @@ _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce
                lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 
 #: Primitives lowered to CHLO ops, which XLA expands (and mulhi, to a widening product; the
-#: random generators, to the arithmetic of their algorithms):
+#: random generators, to the arithmetic of their algorithms; Bessel function i0e and the
+#: incomplete gamma and beta functions, to JAX's expansions, whose loops' trip counts depend
+#: on the values):
 #: what XLA counts for them.
 _EXPANDED_BY_XLA = [lax.sinh_p, lax.cosh_p, lax.asin_p, lax.acos_p, lax.atan_p, lax.asinh_p,
                     lax.acosh_p, lax.atanh_p, lax.square_p, lax.exp2_p, lax.erf_inv_p,
                     lax.lgamma_p, lax.digamma_p, lax.polygamma_p, lax.zeta_p, lax.nextafter_p,
-                    lax.top_k_p, lax.mulhi_p, lax.rng_bit_generator_p, lax.rng_uniform_p]
+                    lax.top_k_p, lax.mulhi_p, lax.rng_bit_generator_p, lax.rng_uniform_p,
+                    lax.bessel_i0e_p, lax.bessel_i1e_p, lax.igamma_p, lax.igammac_p,
+                    lax.igamma_grad_a_p, lax.regularized_incomplete_beta_p]
 
 for _prims, _rule in [(_ELEMENTWISE, _per_output_element), (_TRANSCENDENTAL, _free),
                       (_EXPANDED_BY_XLA, _as_xla_expands_it),

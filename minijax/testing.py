@@ -347,7 +347,8 @@ NOT_NEEDED = {
     (platform_index_p, 'jvp'): 'it has no operands to differentiate',
     (platform_index_p, 'vmap'): 'it has no operands to batch',
     **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp'),
-                     (lax.select_and_scatter_p, 'jvp'), (lax.rng_uniform_p, 'jvp')],
+                     (lax.select_and_scatter_p, 'jvp'), (lax.rng_uniform_p, 'jvp'),
+                     (lax.igamma_grad_a_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
     (lax.select_and_scatter_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, '
                                         'as there); select_and_scatter_add batches itself',
@@ -391,6 +392,9 @@ HELD_CONSTANT = {
                     'the initial value: JAX refuses a derivative in it (NotImplementedError, '
                     'TypeError)'),
     (lax.polygamma_p, 0): "the order m: JAX does not differentiate polygamma in it (ValueError)",
+    **dict.fromkeys([(lax.regularized_incomplete_beta_p, 0),
+                     (lax.regularized_incomplete_beta_p, 1)],
+                    'a and b: JAX does not differentiate betainc in them (ValueError)'),
 }
 
 #: (primitive, operand position) -> why the vmap check keeps that operand unbatched: batching

@@ -4,24 +4,28 @@
 ``select_n`` and dtype conversion; ``structural`` broadcast_in_dim, transpose, reshape,
 squeeze, concatenate, pad, iota, empty and rev; ``pieces`` split, unstack, stack and tile;
 ``slicing`` slice, dynamic_slice and dynamic_update_slice; ``reductions`` the reductions
-(reduce_sum, reduce_prod, ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min);
-``dot_general`` dot_general; ``ragged_dot`` ragged_dot and ragged_dot_general; ``convolution``
-conv_general_dilated; ``precision`` the Precision and dot algorithms of both;
-``conv_variants`` conv_transpose and the patch and local convolutions written with
-conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma, digamma, polygamma and zeta;
-``rounding`` floor, ceil, round, is_finite, nextafter and reduce_precision; ``transcendental``
-tan, atan2, expm1, cbrt, exp2, square and the (inverse) trigonometric and hyperbolic
-functions; ``bitcast`` bitcast_convert_type; ``bitwise`` the bitwise and integer operations
-(and, or, xor, not, shifts, population_count, clz, mulhi, rem); ``clamp`` clamp; ``sorting``
-sort, sort_key_val, top_k, approx_max_k and approx_min_k; ``cumulative`` cumsum, cumprod,
-cummax, cummin, cumlogsumexp and associative_scan; ``gather`` gather, index_take and the
-scatters (scatter, scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max);
-``gradients`` stop_gradient; ``barrier`` the compiler hints optimization_barrier and dce_sink;
-``identities`` copy and stage; ``complex_numbers`` real, imag, conj and complex; ``fft`` the
-discrete Fourier transforms; ``linalg`` (``lax.linalg``, as in JAX) the matrix decompositions;
-and ``shapes`` JAX's shape arithmetic. Eager evaluation checks types with each primitive's
-abstract-eval rule before running its implementation (see ``core.EvalTrace``), so eager errors
-name shapes and dtypes as traced ones do.
+(reduce_sum, reduce_prod, ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min,
+and any computation) and max pooling's derivatives (select_and_gather_add,
+select_and_scatter_add, select_and_scatter); ``dot_general`` dot_general; ``ragged_dot``
+ragged_dot and ragged_dot_general; ``convolution`` conv_general_dilated; ``precision`` the
+Precision and dot algorithms of both; ``conv_variants`` conv_transpose and the patch and local
+convolutions written with conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
+digamma, polygamma, zeta, bessel_i0e and bessel_i1e; ``incomplete`` igamma, igammac,
+igamma_grad_a, random_gamma_grad and betainc; ``rounding`` floor, ceil, round, is_finite,
+nextafter and reduce_precision; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and
+the (inverse) trigonometric and hyperbolic functions; ``bitcast`` bitcast_convert_type;
+``bitwise`` the bitwise and integer operations (and, or, xor, not, shifts, population_count,
+clz, mulhi, rem); ``clamp`` clamp; ``sorting`` sort, sort_key_val, top_k, approx_max_k and
+approx_min_k; ``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and
+associative_scan; ``gather`` gather, index_take and the scatters (scatter, scatter_add,
+scatter_sub, scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient; ``barrier``
+the compiler hints optimization_barrier and dce_sink; ``identities`` copy and stage;
+``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete Fourier transforms;
+``rng`` rng_bit_generator and rng_uniform; ``tokens`` create_token and after_all; ``accuracy``
+the accuracy option of the transcendental functions; ``linalg`` (``lax.linalg``, as in JAX) the
+matrix decompositions; and ``shapes`` JAX's shape arithmetic. Eager evaluation checks types
+with each primitive's abstract-eval rule before running its implementation (see
+``core.EvalTrace``), so eager errors name shapes and dtypes as traced ones do.
 
 The control-flow operations (``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
 ``map``, ``platform_dependent``, ``custom_linear_solve``, ``custom_root``, ``composite``) are
@@ -63,8 +67,11 @@ from minijax.lax.convolution import (
     ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, conv, conv_dimension_numbers,
     conv_general_dilated, conv_general_dilated_p, conv_with_general_padding)
 from minijax.lax.special import (
-    digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc, erfc_p, lgamma, lgamma_p, polygamma,
-    polygamma_p, zeta, zeta_p)
+    bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, digamma, digamma_p, erf, erf_inv,
+    erf_inv_p, erf_p, erfc, erfc_p, lgamma, lgamma_p, polygamma, polygamma_p, zeta, zeta_p)
+from minijax.lax.incomplete import (
+    betainc, igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac, igammac_p,
+    random_gamma_grad, regularized_incomplete_beta_p)
 from minijax.lax.shapes import (
     broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, dtype, index_in_dim, padtype_to_pads,

@@ -330,19 +330,19 @@ def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on
 
     prim.def_impl(impl)
     batching.broadcasting_batcher(prim)
-    register_lowering(prim, _on_broadcast_operands(lowering))
+    register_lowering(prim, on_broadcast_operands(lowering))
     return prim
 
 
-def _on_broadcast_operands(lowering):
-    """``lowering`` given operands broadcast to the result's shape, and a context whose
-    operand types say so (a ``lower_fun`` rule traces at them)."""
-    def rule(ctx, x, y):
+def on_broadcast_operands(lowering):
+    """``lowering`` of an elementwise op given operands broadcast to the result's shape, and
+    a context whose operand types say so (a ``lower_fun`` rule traces at them)."""
+    def rule(ctx, *operands):
         shape = ctx.avals_out[0].shape
         if any(a.shape != shape for a in ctx.avals_in):
-            x, y = broadcast_operands(ctx, [x, y])
+            operands = broadcast_operands(ctx, operands)
             ctx = dataclasses.replace(ctx, avals_in=[a.update(shape=shape) for a in ctx.avals_in])
-        return lowering(ctx, x, y)
+        return lowering(ctx, *operands)
     return rule
 
 

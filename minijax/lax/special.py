@@ -1,7 +1,10 @@
 """Special functions StableHLO has no op for, lowered to CHLO ops as in JAX: the error
 function ``erf``, its complement ``erfc`` and its inverse ``erf_inv``; ``lgamma``, ``digamma``
-and ``polygamma``; the Hurwitz zeta function ``zeta``. XLA expands each into elementwise ops;
-the reference interpreter runs them legalized by ``chlo-legalize-to-stablehlo``.
+and ``polygamma``; the Hurwitz zeta function ``zeta``; the exponentially scaled Bessel
+function ``bessel_i1e``. XLA expands each into elementwise ops; the reference interpreter
+runs them legalized by ``chlo-legalize-to-stablehlo``. ``bessel_i0e`` has no CHLO op: JAX
+lowers it to Cephes' Chebyshev series, and so does ``bessel_i0e_expansion`` here, in JAX's
+op order.
 
 XLA compiles ``erf`` as an op of its own (a transcendental function, as ``exp`` is) and
 expands ``erfc`` into a rational approximation, which ``erfc_expansion`` writes in lax ops:
@@ -13,7 +16,8 @@ Eager ``erf`` and ``erfc`` use the C library's, correctly rounded or nearly: eag
 results may differ in the last bits, as JAX's CPU and GPU results do. The others run eagerly
 on XLA, so their values are JAX's; their NumPy impls (``MINIJAX_EAGER=numpy``) are the
 textbook series: a recurrence and an asymptotic expansion for ``digamma``, Euler-Maclaurin
-summation for ``zeta`` (and ``polygamma``, a multiple of it), Newton's method for ``erf_inv``.
+summation for ``zeta`` (and ``polygamma``, a multiple of it), Newton's method for ``erf_inv``,
+the power series and the asymptotic expansion for the Bessel functions.
 """
 from __future__ import annotations
 
@@ -26,10 +30,11 @@ from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.lax.elementwise import (
-    FLOATING, abs, add, binary_primitive, div, exp, full_like, less, mul, neg,
-    promote_weak_scalars, select_n, sub, unary_function, unary_primitive)
-from minijax.lax.transcendental import square
-from minijax.lowering import register_lowering
+    FLOATING, abs, add, binary_primitive, div, exp, full_like, gt, in_float32_if_narrow, le,
+    less, mul, neg, promote_weak_scalars, select_n, sign, sqrt, sub, unary_function,
+    unary_primitive)
+from minijax.lax.transcendental import reciprocal, square
+from minijax.lowering import lower_fun, register_lowering
 
 # Highest power first, as Cephes lists them; a leading 1 is implied in U, Q and S.
 _T = [9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
@@ -243,3 +248,100 @@ digamma = unary_function(digamma_p, 'Elementwise digamma function: the derivativ
                                     '``lgamma``.')
 zeta_p = binary_primitive('zeta', _in_float64(_zeta), _chlo_binary(chlo.ZetaOp),
                           accepts=FLOATING, eager_on_xla=True)  # (not differentiable, as in JAX)
+
+# ----------------------------------------------------------------------------- Bessel functions
+
+#: Cephes' Chebyshev coefficients of ``exp(-x) I0(x)`` (``i0.c``), highest order first: A on
+#: [0, 8] in the variable ``x / 2 - 2``; B above 8, of ``sqrt(x) exp(-x) I0(x)`` in ``32 / x
+#: - 2``. float32 takes the last 18 and 7 of them, as Cephes' single-precision ``i0f.c``.
+_I0E_A = [
+    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
+    1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
+    -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
+    9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+    -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
+    1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
+    -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
+    1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
+    -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
+    1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1]
+_I0E_B = [
+    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
+    3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16,
+    1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15,
+    -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
+    7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+    -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10,
+    3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
+    2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
+    8.04490411014108831608E-1]
+
+
+def _chebyshev_series(x, coefficients):
+    """Cephes' ``chbevl``: Clenshaw's recurrence ``b0 = x b1 - b2 + c`` over the coefficients,
+    then ``(b0 - b2) / 2``."""
+    b0, b1, b2 = full_like(x, 0), full_like(x, 0), full_like(x, 0)
+    for c in coefficients:
+        b2, b1 = b1, b0
+        b0 = add(sub(mul(x, b1), b2), full_like(x, c))
+    return mul(0.5, sub(b0, b2))
+
+
+def bessel_i0e_expansion(x):
+    """``exp(-|x|) I0(x)`` in lax ops, as JAX lowers ``bessel_i0e`` (float16 and bfloat16 in
+    float32: the coefficients need its range)."""
+    def expansion(x):
+        wide = core.get_aval(x).dtype == np.float64
+        a, b = (_I0E_A, _I0E_B) if wide else (_I0E_A[-18:], _I0E_B[-7:])
+        x = abs(x)
+        half, two, thirty_two = full_like(x, 0.5), full_like(x, 2.), full_like(x, 32.)
+        near = _chebyshev_series(sub(mul(half, x), two), a)
+        far = div(_chebyshev_series(sub(div(thirty_two, x), two), b), sqrt(x))
+        return select_n(le(x, 8.), far, near)
+    return in_float32_if_narrow(expansion, x)
+
+
+def _scaled_bessel(order):
+    """``exp(-|x|) I_order(x)`` in float64: the power series ``sum (x/2)^(2k+n) / (k! (k+n)!)``
+    up to ``|x| = 30``, beyond it the asymptotic series ``exp(x) / sqrt(2 pi x) sum_k (-1)^k
+    (4n^2 - 1^2)(4n^2 - 3^2)...(4n^2 - (2k-1)^2) / (k! (8x)^k)``."""
+    def scaled(x):
+        a = np.abs(x)
+        small = np.minimum(a, 30.)
+        term = (small / 2) ** order / math.factorial(order)
+        series = term
+        for k in range(1, 100):
+            term = term * (small / 2) ** 2 / (k * (k + order))
+            series = series + term
+        large = np.maximum(a, 30.)
+        term, asymptotic = np.ones_like(large), np.ones_like(large)
+        for k in range(1, 25):
+            term = -term * (4 * order ** 2 - (2 * k - 1) ** 2) / (k * 8 * large)
+            asymptotic = asymptotic + term
+        out = np.where(a <= 30., series * np.exp(-a), asymptotic / np.sqrt(2 * np.pi * large))
+        return np.copysign(out, x) if order % 2 else out
+    return scaled
+
+
+def _bessel_i0e_tangent(t, x, ans):
+    return mul(t, sub(bessel_i1e(x), mul(sign(x), ans)))
+
+
+def _bessel_i1e_tangent(t, x, ans):
+    """``i0e(x) - i1e(x) (sign(x) + 1 / x)``, and its limit 1/2 within eps of 0 (JAX's)."""
+    eps = np.finfo(core.get_aval(x).dtype).eps
+    not_tiny = gt(abs(x), eps)
+    safe_x = select_n(not_tiny, full_like(x, eps), x)
+    slope = sub(bessel_i0e(safe_x), mul(ans, add(sign(safe_x), reciprocal(safe_x))))
+    return mul(t, select_n(not_tiny, full_like(x, 0.5), slope))
+
+
+bessel_i0e_p = unary_primitive('bessel_i0e', _in_float64(_scaled_bessel(0)), None,
+                               _bessel_i0e_tangent, accepts=FLOATING, eager_on_xla=True)
+register_lowering(bessel_i0e_p, lower_fun(bessel_i0e_expansion))
+bessel_i1e_p = unary_primitive('bessel_i1e', _in_float64(_scaled_bessel(1)), chlo.BesselI1eOp,
+                               _bessel_i1e_tangent, accepts=FLOATING, eager_on_xla=True)
+bessel_i0e = unary_function(bessel_i0e_p, 'Elementwise exponentially scaled modified Bessel '
+                                          'function of order 0: ``exp(-|x|) I0(x)``.')
+bessel_i1e = unary_function(bessel_i1e_p, 'Elementwise exponentially scaled modified Bessel '
+                                          'function of order 1: ``exp(-|x|) I1(x)``.')

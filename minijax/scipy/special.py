@@ -11,15 +11,16 @@ from functools import partial
 
 import numpy as np
 
-from minijax import core, lax
+from minijax import core, dtypes, lax
 from minijax import numpy as mnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.jit import jit
-from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
+from minijax.numpy import _promote_shapes, _to_float  # jnp's promotions
 
-__all__ = ['betaln', 'digamma', 'entr', 'erf', 'erfc', 'erfinv', 'expit', 'gammaln',
-           'log_ndtr', 'log_softmax', 'logit', 'logsumexp', 'multigammaln', 'ndtr', 'ndtri',
-           'softmax', 'xlog1py', 'xlogy']
+__all__ = ['betainc', 'betaln', 'digamma', 'entr', 'erf', 'erfc', 'erfinv', 'expit',
+           'gammainc', 'gammaincc', 'gammaln', 'i0', 'i0e', 'i1', 'i1e', 'log_ndtr',
+           'log_softmax', 'logit', 'logsumexp', 'multigammaln', 'ndtr', 'ndtri', 'softmax',
+           'xlog1py', 'xlogy']
 
 
 def erf(x):
@@ -117,6 +118,52 @@ def _promote_inexact(*args):
     ``promote_args_inexact``."""
     dtype = mnp.result_type(*args)
     return [_to_float(mnp.asarray(a, dtype)) for a in args]
+
+
+def _promote_args_inexact(*args):
+    """JAX's ``promote_args_inexact``: one float dtype, then one rank (lax broadcasts
+    scalars and axes of size 1)."""
+    return _promote_shapes(*_promote_inexact(*args))
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function ``P(a, x)`` (``lax.igamma``)."""
+    return lax.igamma(*_promote_args_inexact(a, x))
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return lax.igammac(*_promote_args_inexact(a, x))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function ``I_x(a, b)`` (real operands only)."""
+    a, b, x = _promote_args_inexact(a, b, x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError('betainc does not support complex-valued inputs.')  # (JAX's text)
+    return lax.betainc(a, b, x)
+
+
+def i0e(x):
+    """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``."""
+    return lax.bessel_i0e(*_promote_args_inexact(x))
+
+
+def i0(x):
+    """The modified Bessel function of order 0, ``exp(|x|) i0e(x)``."""
+    x, = _promote_args_inexact(x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def i1e(x):
+    """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``."""
+    return lax.bessel_i1e(*_promote_args_inexact(x))
+
+
+def i1(x):
+    """The modified Bessel function of order 1, ``exp(|x|) i1e(x)``."""
+    x, = _promote_args_inexact(x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
 
 
 def _algdiv(a, b):

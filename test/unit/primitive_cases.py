@@ -415,6 +415,17 @@ def _in_range(lax, r, a, b):
     return lax.bitwise_and(lax.ge(r, a), lax.lt(r, b))
 
 
+def _betainc(a, b):
+    """A betainc row: ``a`` and ``b`` are held constant, as neither library differentiates
+    in them."""
+    return Case('regularized_incomplete_beta', f'a{a}-b{b}',
+                lambda x: mlax.betainc(mlax.full_like(x, a), mlax.full_like(x, b), x),
+                lambda x: jax.lax.betainc(jax.lax.full_like(x, a), jax.lax.full_like(x, b), x),
+                _args((3, 4), domain='prob'))
+
+
+
+
 PRIMITIVE_CASES = [
     # elementwise
     _unary('sin'), _unary('cos'), _unary('exp'), _unary('log', domain='pos'),
@@ -434,6 +445,17 @@ PRIMITIVE_CASES = [
       for m in (0, 1, 3)],
     *_binary('zeta', jax.lax.zeta, FLOATS, domains=('above_one', 'above_one')),
     *_binary('nextafter', jax.lax.nextafter, FLOATS, domains=('any', 'ties')),
+    _unary('bessel_i0e'), _unary('bessel_i1e'),
+    *[Case(name, 'wide', lambda x, name=name: getattr(mlax, name)(x * 8.),
+           lambda x, name=name: getattr(jax.lax, name)(x * 8.), _args((3, 4)))
+      for name in ('bessel_i0e', 'bessel_i1e')],  # (beyond 8: the other series of i0e)
+    *[case for name in ('igamma', 'igammac', 'igamma_grad_a')
+      for case in _binary(name, getattr(jax.lax, name), FLOATS, domains=('pos', 'pos'))],
+    *[_betainc(a, b) for a, b in [(0.5, 2.), (3., 1.5)]],
+    Case('regularized_incomplete_beta', 'scalars',
+         lambda x: mlax.betainc(np.asarray(2.5, x.dtype), np.asarray(4., x.dtype), x),
+         lambda x: jax.lax.betainc(np.asarray(2.5, x.dtype), np.asarray(4., x.dtype), x),
+         _args((3, 4), domain='prob')),
     *[Case('round', f'{method.name.lower()}-{domain}', lambda x, m=method: mlax.round(x, m),
            lambda x, m=method: jax.lax.round(x, m), _args((3, 4), domain=domain))
       for method, domain in [(mlax.RoundingMethod.AWAY_FROM_ZERO, 'any'),

@@ -279,7 +279,8 @@ _SHARED = _UNARY + ('select_n', 'convert_element_type', 'integer_pow', 'broadcas
                     'erf_inv', 'polygamma', 'zeta', 'nextafter', 'stop_gradient', 'full_like',
                     'split', 'unstack', 'stack', 'tile', 'top_k', 'optimization_barrier',
                     'empty', 'reduce_precision', 'scatter_sub', 'dce_sink', 'stage',
-                    'approx_max_k', 'approx_min_k', 'ragged_dot')
+                    'approx_max_k', 'approx_min_k', 'ragged_dot', 'bessel_i0e', 'bessel_i1e',
+                    'igamma', 'igammac', 'igamma_grad_a', 'random_gamma_grad', 'betainc')
 _COMPARISONS = ('eq', 'ne', 'gt', 'ge', 'lt', 'le', 'eq_to', 'le_to', 'lt_to')
 _BITWISE_BINARY = ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left',
                    'shift_right_logical', 'shift_right_arithmetic', 'rem', 'mulhi')
@@ -408,13 +409,29 @@ def _b_rounding(B, args, *, name, method=None, format=None):  # noqa: A002 (a fl
     return [B.round(args[0], method) if name == 'round' else B[name](args[0])]
 
 
+#: The special functions that loop until they converge, drawn on operands squashed into
+#: (0, 10) (betainc's x into (0, 1)), where they converge in a few dozen steps (igamma's
+#: series of a = x = 1e30 would take ~1/eps of them, in JAX too).
+_CONVERGING = ('igamma', 'igammac', 'igamma_grad_a', 'random_gamma_grad', 'betainc')
+
+
 def _b_special(B, args, *, name, m=None):
     """``name`` of a float: ``polygamma`` of the whole number ``m``; ``zeta`` and
-    ``nextafter``, which neither library differentiates, of operands held constant."""
+    ``nextafter``, which neither library differentiates, of operands held constant, as are
+    those of ``igamma_grad_a``, of ``random_gamma_grad`` (a while_loop: no reverse mode) and
+    betainc's a and b."""
     if name == 'polygamma':
         return [B.polygamma(B.full_like(args[0], m), args[0])]
     if name in ('zeta', 'nextafter'):
         return [B[name](*map(B.stop_gradient, args))]
+    if name in _CONVERGING:
+        squashed = [B.logistic(v) for v in args]
+        scaled = [B.mul(v, B.full_like(v, 10)) for v in squashed]
+        if name == 'betainc':
+            return [B.betainc(*map(B.stop_gradient, scaled[:2]), squashed[2])]
+        if name in ('igamma_grad_a', 'random_gamma_grad'):
+            scaled = map(B.stop_gradient, scaled)
+        return [B[name](*scaled)]
     return [B[name](args[0])]
 
 
@@ -990,16 +1007,19 @@ def s_rounding(g, pool, depth):
 
 
 def s_special(g, pool, depth):
-    """lgamma, digamma, erf_inv, polygamma (of order 0 to 3), zeta or nextafter of floats
-    (their poles and edges make them nonsmooth for finite differences)."""
+    """lgamma, digamma, erf_inv, polygamma (of order 0 to 3), zeta, nextafter, the Bessel
+    functions i0e and i1e, the incomplete gamma functions or betainc of floats (their poles
+    and edges make them nonsmooth for finite differences)."""
     x = g.pick(pool, _is_float)
     if x is None:
         return None
-    name = g.choice(('lgamma', 'digamma', 'erf_inv', 'polygamma', 'zeta', 'nextafter'))
+    name = g.choice(('lgamma', 'digamma', 'erf_inv', 'polygamma', 'zeta', 'nextafter',
+                     'bessel_i0e', 'bessel_i1e', *_CONVERGING))
     g.hazards.add('nonsmooth')
     if name in ('zeta', 'polygamma'):
         g.hazards.add('interpreter_zeta_overflow')
-    args = [x, _partner(g, pool, x)] if name in ('zeta', 'nextafter') else [x]
+    operands = 3 if name == 'betainc' else 2 if name in ('zeta', 'nextafter', *_CONVERGING) else 1
+    args = [x, *(_partner(g, pool, x) for _ in range(operands - 1))]
     out = Aval(max((pool[i].shape for i in args), key=len), pool[x].dtype)
     return _step('special', args, [out], name=name,
                  m=int(g.rng.integers(4)) if name == 'polygamma' else None)

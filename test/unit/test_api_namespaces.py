@@ -288,6 +288,13 @@ SPECIAL_AND_STATS = {
     'betaln-multigammaln': lambda sp, st, sg, p: (
         sp.betaln(p['unit'][3:7] + .1, p['line'][3:] + 9), sp.multigammaln(p['grad'], 3)),
     'softmax': lambda sp, st, sg, p: (sp.softmax(p['cov']), sp.log_softmax(p['cov'], axis=0)),
+    'gammainc-betainc': lambda sp, st, sg, p: (
+        sp.gammainc(p['gamma'], p['gamma'][::-1]), sp.gammaincc(p['gamma'], p['gamma'][::-1]),
+        sp.gammainc(p['grad'].astype(_F32), 2), sp.betainc(2.5, .5, p['unit']),
+        sp.betainc(p['grad'], p['grad'][::-1], p['unit'][2:6].astype(_F32))),
+    'bessel': lambda sp, st, sg, p: (sp.i0(p['line']), sp.i0e(p['line']), sp.i1(p['line']),
+                                     sp.i1e(p['gamma']), sp.i0e(p['gamma'].astype(_F32)),
+                                     sp.i1(p['line'].astype(_F32))),
     'norm': lambda sp, st, sg, p: (st.norm.logcdf(p['line']), st.norm.sf(p['line']),
                                    st.norm.ppf(p['unit']), st.norm.isf(p['unit'])),
     'continuous': lambda sp, st, sg, p: tuple(
@@ -315,6 +322,10 @@ SPECIAL_GRADS = {
     'gammaln': lambda sp, x: sp.gammaln(x), 'erfinv': lambda sp, x: sp.erfinv(x / 13),
     'log_ndtr': lambda sp, x: sp.log_ndtr(-3 * x), 'xlogy': lambda sp, x: sp.xlogy(x, x + 1),
     'entr': lambda sp, x: sp.entr(x), 'betaln': lambda sp, x: sp.betaln(x, 2 * x),
+    'gammainc': lambda sp, x: sp.gammainc(x, 8 / x),
+    'gammaincc': lambda sp, x: sp.gammaincc(x, x + 1),
+    'betainc': lambda sp, x: sp.betainc(2., 3., x / 13),
+    'i0': lambda sp, x: sp.i0(x), 'i1e': lambda sp, x: sp.i1e(x - 3),
 }
 
 

@@ -486,6 +486,16 @@ ROWS = [
        lambda jax, name=name: getattr(jax.lax, name)(np.array([True]), np.array([True])),
        rf'{name} needs .*number.* operands, got bool\[1\]')
       for name in ('sub', 'div')),
+    ('lax.bessel_i0e_of_ints', lambda jax: jax.lax.bessel_i0e(np.ones(2, np.int32)),
+     r'bessel_i0e needs a floating-point operand, got int32\[2\]'),
+    ('lax.igamma_of_ints', lambda jax: jax.lax.igamma(np.ones(2, np.int32), np.ones(2, np.int32)),
+     r'igamma needs floating-point operands, got int32\[2\]'),
+    ('lax.betainc_dtypes', lambda jax: jax.lax.betainc(X, X, X.astype(np.float64)),
+     r'regularized_incomplete_beta requires arguments to have the same dtypes, got float32, '
+     r'float32, float64'),
+    ('lax.betainc_shapes', lambda jax: jax.lax.betainc(V, V, np.ones(4)),
+     r'regularized_incomplete_beta got incompatible shapes for broadcasting: \(3,\), \(3,\), '
+     r'\(4,\)'),
     ('lax.rem_of_complex', lambda jax: jax.jit(jax.lax.rem)(X + 1j, X + 1j),
      r'rem needs integer or floating-point operands, got complex64\[2,3\]'),
     *((f'lax.abs_of_{t.__name__}', lambda jax, t=t: jax.lax.abs(np.ones(2, t)),
@@ -1138,6 +1148,10 @@ ROWS = [
     ('scipy.special.xlogy_of_a_string', lambda jax: jax.scipy.special.xlogy('a', 1.),
      r'value of type str is not a valid'),
     ('scipy.special.erf_of_a_string', lambda jax: jax.scipy.special.erf('x'), r'dtype str32'),
+    ('scipy.special.betainc_complex', lambda jax: jax.scipy.special.betainc(1., 2., .5 + 1j),
+     r'betainc does not support complex-valued inputs'),
+    ('scipy.special.gammainc_shapes', lambda jax: jax.scipy.special.gammainc(np.ones(2), V),
+     r'igamma got incompatible shapes for broadcasting: \(2,\), \(3,\)'),
     ('scipy.special.betaln_shapes', lambda jax: jax.scipy.special.betaln(np.ones(2), V),
      r'incompatible shapes for broadcasting: \(2,\), \(3,\)'),
     ('scipy.special.multigammaln_traced_d',

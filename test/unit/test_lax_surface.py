@@ -22,10 +22,6 @@ SPMD = {'axis_size', 'device_put_p', 'pbroadcast', 'pcast', 'precv', 'psend', 'p
 
 #: Names of jax.lax that minijax does not have yet (issue 30, open): each family is one step.
 NOT_YET = {
-    # special functions minijax lacks
-    'bessel_i0e', 'bessel_i0e_p', 'bessel_i1e', 'bessel_i1e_p', 'betainc', 'regularized_incomplete_beta_p', 'igamma',
-    'igamma_p', 'igammac', 'igammac_p', 'igamma_grad_a', 'igamma_grad_a_p',
-    'random_gamma_grad',
     # convolutions and dots
     'scaled_dot'}
 

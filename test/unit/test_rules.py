@@ -235,6 +235,13 @@ IR_DEPARTURES = {
     'scatter*-drop-*': 'a scatter window that may fit in part is first moved wholly outside '
                        'when it does not fit: the reference interpreter writes the part that '
                        'fits, XLA drops the window (both executors give XLA\'s answer)',
+    'regularized_incomplete_beta-*': 'the parity and half of the continued fraction\'s index '
+                                     'are an integer rem and div, which select safe divisors, '
+                                     'where JAX calls jnp.remainder and jnp.floor_divide '
+                                     '(outlined functions with a bare remainder and divide); '
+                                     'and the loop reads a, b and x from above, where JAX '
+                                     'threads the values a while_loop closes over through its '
+                                     'carry (docs/semantics.md)',
 }
 #: Rows whose ``debug_info`` locations are not JAX's yet (issue 30, open): what differs.
 #: (Their text without locations is JAX's.)

@@ -55,7 +55,8 @@ def random_array(rng, shape, dtype, domain='any'):
     'halves' on a grid of halves, so rounding meets ties; 'specials' puts infinities and NaNs
     among the numbers; 'total_order' draws from the points a total order tells apart (signed
     zeros, signed NaNs, infinities, +-1); 'unit' keeps it inside (-1, 1) and 'above_one' above 1 (the domains of
-    asin and atanh, and of acosh); 'idx' and 'idx3' are indices below 5 and 3."""
+    asin and atanh, and of acosh), 'prob' inside (0, 1) (betainc's x); 'idx' and 'idx3' are
+    indices below 5 and 3."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) > 0.5
@@ -76,6 +77,8 @@ def random_array(rng, shape, dtype, domain='any'):
         x = x * 0.45
     elif domain == 'above_one':
         x = np.abs(x) + 1.1
+    elif domain == 'prob':
+        x = (x + 2.2) / 4.4
     elif domain == 'halves':
         x = np.round(x * 2) / 2
     elif domain == 'total_order':
