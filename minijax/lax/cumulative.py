@@ -129,8 +129,9 @@ class _Cumulative:
 def _logaddexp_in_jax_order(x, y):
     """``logaddexp`` as JAX's reduce_window body computes it: max + log1p(exp(-|x - y|)),
     or x + y where x - y is NaN."""
+    amax = max(x, y)
     delta = sub(x, y)
-    amax, undefined, total = max(x, y), ne(delta, delta), add(x, y)
+    undefined, total = ne(delta, delta), add(x, y)
     return select_n(undefined, add(amax, log1p(exp(neg(abs(delta))))), total)
 
 

@@ -319,10 +319,12 @@ def same_dtypes_error(name, *dtypes_given) -> TypeError:
     return TypeError(message)
 
 
-def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on_xla=False):
+def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on_xla=False,
+                     lowering_broadcasts=False):
     """Define a binary elementwise primitive: impl, abstract eval, batching and lowering.
 
-    ``lowering(ctx, x, y)`` gets operands already broadcast to the result shape. The
+    ``lowering(ctx, x, y)`` gets operands already broadcast to the result shape, unless it
+    ``lowering_broadcasts`` them itself (a formula in lax ops, as JAX's). The
     differentiation rules differ per primitive and are given beside each definition.
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
@@ -330,7 +332,7 @@ def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on
 
     prim.def_impl(impl)
     batching.broadcasting_batcher(prim)
-    register_lowering(prim, on_broadcast_operands(lowering))
+    register_lowering(prim, lowering if lowering_broadcasts else on_broadcast_operands(lowering))
     return prim
 
 

@@ -21,6 +21,7 @@ convention, which never conjugates (see ``complex_numbers``):
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import operator
 
@@ -55,25 +56,34 @@ def fft(x, fft_type: FftType | str, fft_lengths):
     sizes are ``fft_lengths``; for IRFFT, ``fft_lengths`` are the output's sizes. ``x`` is
     first converted as JAX converts it, dropping a weak type: to a complex dtype for FFT,
     IFFT and IRFFT, to a float dtype for RFFT, which refuses complex input. An integer
-    becomes float32 or complex64, unless it has 64 bits."""
+    becomes float32 or complex64, unless it has 64 bits. Staged as a nested ``jit`` named
+    ``fft``, as JAX stages it."""
     kind = _fft_type(fft_type)
-    dtype = core.get_aval(x).dtype
-    inexact = dtypes.FLOAT_OF.get(dtype, dtype)
-    if kind is FftType.RFFT:
-        if dtypes.is_complex(dtype):
-            raise ValueError('fft: RFFT takes real input, got a complex operand of dtype '
-                             f'{dtype.name} (use FFT)')
-        x = convert_element_type(x, inexact)
-    else:
-        x = convert_element_type(x, dtypes.COMPLEX_OF.get(inexact, inexact))
     try:
         lengths = tuple(operator.index(n) for n in fft_lengths)
     except TypeError:
         raise TypeError(f'fft: fft_lengths must be a sequence of integers, got '
                         f'{fft_lengths!r}') from None
-    if not lengths:
-        return x
-    return fft_p.bind(x, fft_type=kind, fft_lengths=lengths)
+    return _staged_fft()(x, kind, lengths)
+
+
+@functools.cache
+def _staged_fft():
+    """The transform under ``jit``, built on first use (``minijax.jit`` is a layer above)."""
+    from minijax.jit import jit
+
+    def fft(x, kind, lengths):  # (the name JAX's jaxprs and modules show)
+        dtype = core.get_aval(x).dtype
+        inexact = dtypes.FLOAT_OF.get(dtype, dtype)
+        if kind is FftType.RFFT:
+            if dtypes.is_complex(dtype):
+                raise ValueError('fft: RFFT takes real input, got a complex operand of dtype '
+                                 f'{dtype.name} (use FFT)')
+            x = convert_element_type(x, inexact)
+        else:
+            x = convert_element_type(x, dtypes.COMPLEX_OF.get(inexact, inexact))
+        return fft_p.bind(x, fft_type=kind, fft_lengths=lengths) if lengths else x
+    return jit(fft, static_argnums=(1, 2))
 
 
 def _fft_type(fft_type) -> FftType:
@@ -187,4 +197,4 @@ fft_p.def_abstract_eval(_fft_abstract_eval)
 ad.defjvp_linear(fft_p)
 fft_p.def_transpose(_fft_transpose)
 fft_p.def_batching(_fft_batching)
-register_lowering(fft_p, _fft_lowering, inline=False)  # as JAX: a function of its own
+register_lowering(fft_p, _fft_lowering)

@@ -31,8 +31,8 @@ from minijax.interpreters import jvp as ad
 from minijax.lax.bitwise import bitwise_and, bitwise_not, bitwise_or, rem
 from minijax.lax.elementwise import (
     FLOATING, abs, add, binary_primitive, broadcast_shape, convert_element_type, div, eq,
-    exp, full_like, ge, gt, le, log, log1p, lt, mul, ne, neg, on_broadcast_operands,
-    promote_weak_scalars, same_dtypes_error, select, sub)
+    exp, full_like, ge, gt, le, log, log1p, lt, mul, ne, neg, promote_weak_scalars,
+    same_dtypes_error, select, sub)
 from minijax.lax.reductions import reduce_or
 from minijax.lax.special import digamma, lgamma
 from minijax.lax.structural import broadcast_in_dim
@@ -65,11 +65,13 @@ def _log_max(x):
 
 
 def _in_float32_if_narrow(expansion):
-    """``expansion(*operands)`` computed in float32 for float16 and bfloat16 operands (its
-    constants need float32's range), the result rounded back; operands of the result's
-    shape (the primitives' lowering broadcasts them)."""
+    """``expansion(*operands)`` of the operands broadcast to one shape, computed in float32
+    for float16 and bfloat16 operands (its constants need float32's range), the result
+    rounded back: JAX's way, in lax ops."""
     @functools.wraps(expansion)
     def rule(*args, **params):
+        shape = np.broadcast_shapes(*(np.shape(x) for x in args))  # (checked when traced)
+        args = [broadcast_in_dim(x, shape, tuple(range(np.ndim(x)))) for x in args]
         dtype = core.get_aval(args[0]).dtype
         if dtype not in dtypes.NARROW_FLOATS:
             return expansion(*args, **params)
@@ -524,12 +526,15 @@ def _no_derivative_in_a_or_b(t, a, b, x):
 
 
 igamma_p = binary_primitive('igamma', _elementwise_in_float64(_igamma),
-                            lower_fun(igamma_expansion), accepts=FLOATING, eager_on_xla=True)
+                            lower_fun(igamma_expansion), accepts=FLOATING, eager_on_xla=True,
+                            lowering_broadcasts=True)
 igammac_p = binary_primitive('igammac', _elementwise_in_float64(_igammac),
-                             lower_fun(igammac_expansion), accepts=FLOATING, eager_on_xla=True)
+                             lower_fun(igammac_expansion), accepts=FLOATING, eager_on_xla=True,
+                             lowering_broadcasts=True)
+# (igamma_grad_a is not differentiable, as in JAX)
 igamma_grad_a_p = binary_primitive('igamma_grad_a', _elementwise_in_float64(_igamma_grad_a),
                                    lower_fun(igamma_grad_a_expansion), accepts=FLOATING,
-                                   eager_on_xla=True)  # (not differentiable, as in JAX)
+                                   eager_on_xla=True, lowering_broadcasts=True)
 ad.defjvp(igamma_p, lambda t, a, x: mul(t, igamma_grad_a(a, x)),
           lambda t, a, x: mul(t, _derivative_in_x(a, x)))
 ad.defjvp(igammac_p, lambda t, a, x: neg(mul(t, igamma_grad_a(a, x))),
@@ -555,7 +560,7 @@ regularized_incomplete_beta_p.def_abstract_eval(
     _ternary_abstract_eval('regularized_incomplete_beta'))
 batching.broadcasting_batcher(regularized_incomplete_beta_p)
 register_lowering(regularized_incomplete_beta_p,
-                  on_broadcast_operands(lower_fun(betainc_expansion)))
+                  lower_fun(betainc_expansion))
 ad.defjvp(regularized_incomplete_beta_p, _no_derivative_in_a_or_b, _no_derivative_in_a_or_b,
           lambda t, a, b, x: mul(_betainc_derivative_in_x(a, b, x), t))
 
@@ -581,12 +586,7 @@ def random_gamma_grad(*args):
     """``random_gamma_grad(a, x)``: elementwise derivative in ``a`` of a sample ``x`` of
     Gamma(a, 1) (implicit differentiation of ``igamma(a, x) = u``). Not a primitive: its
     lax ops are staged where it is called, as in JAX (hence JAX's ``*args`` signature)."""
-    a, x = promote_weak_scalars('random_gamma_grad', *args)
-    avals = [core.get_aval(v) for v in (a, x)]
-    shape = broadcast_shape('random_gamma_grad', *(aval.shape for aval in avals))
-    a, x = (v if aval.shape == shape else broadcast_in_dim(v, shape, tuple(range(aval.ndim)))
-            for v, aval in zip((a, x), avals))
-    return random_gamma_grad_expansion(a, x)
+    return random_gamma_grad_expansion(*promote_weak_scalars('random_gamma_grad', *args))
 
 
 def betainc(a, b, x):

@@ -19,15 +19,16 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import move_batch_axis, not_mapped, vmap
 from minijax.ir.jaxpr import jaxpr_as_fun
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lax.elementwise import add, convert_element_type, div, eq, max_p, min_p, mul
+from minijax.lax.bitwise import bitwise_and, bitwise_or
+from minijax.lax.elementwise import (
+    add, convert_element_type, div, eq, gt, lt, max_p, min_p, mul, ne, select)
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import default_options_only
-from minijax.lax.structural import broadcast_in_dim, full, pad, reshape, squeeze
-from minijax.lowering import (append_block, constant, lower_closed_jaxpr, register_lowering,
+from minijax.lax.structural import (
+    broadcast_in_dim, broadcasted_iota, full, pad, reshape, squeeze)
+from minijax.lowering import (append_block, lower_closed_jaxpr, lower_fun, register_lowering,
                               tensor_type)
 from minijax.lowering import ops
-from minijax.lowering.ops import compare
-from minijax.lowering.types import element_type
 
 
 def _reduced_shape(shape, axes):
@@ -510,21 +511,15 @@ def _arg_chooser_primitive(name, np_impl, direction):
         (new_axis,), out_bdim = _batched_axes((axis,), bdim, np.ndim(x))
         return prim.bind(x, axis=new_axis, index_dtype=index_dtype), out_bdim
 
-    def lowering(ctx, x, *, axis, index_dtype):
-        aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
-        indices = hlo.IotaOp(tensor_type(aval_in.update(dtype=index_dtype)), axis).result
-        init_value = constant(np.asarray(dtypes.lowest(aval_in.dtype) if direction == 'GT'
-                                         else dtypes.highest(aval_in.dtype), aval_in.dtype))
-        op = hlo.ReduceOp([tensor_type(aval_out.update(dtype=aval_in.dtype)),
-                           tensor_type(aval_out)],
-                          [x, indices], [init_value, constant(np.zeros((), index_dtype))],
-                          [axis])
-        scalar_types = [ir.RankedTensorType.get([], element_type(d))
-                        for d in (aval_in.dtype, index_dtype)]
-        block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
-        with ir.InsertionPoint(block):
-            hlo.ReturnOp(_pick(*block.arguments, direction, aval_in.dtype, index_dtype))
-        return op.results[1]
+    pick = _picker(gt if direction == 'GT' else lt)
+
+    def lowering(x, *, axis, index_dtype):
+        """JAX's: a reduce of the values and their positions along ``axis``."""
+        aval = core.get_aval(x)
+        identity = (dtypes.lowest if direction == 'GT' else dtypes.highest)(aval.dtype)
+        positions = broadcasted_iota(index_dtype, aval.shape, axis)
+        return reduce((x, positions), (np.asarray(identity, aval.dtype),
+                                       np.zeros((), index_dtype)), pick, (axis,))[1]
 
     def impl(x, *, axis, index_dtype):
         """The lowering's answer: the smallest *index_dtype* position among the extreme
@@ -542,27 +537,22 @@ def _arg_chooser_primitive(name, np_impl, direction):
     prim.def_abstract_eval(abstract_eval)
     ad.defjvp_zero(prim)
     prim.def_batching(batching)
-    register_lowering(prim, lowering, inline=False)  # as JAX: a function of its own
+    register_lowering(prim, lower_fun(lowering), inline=False)  # (JAX's: a function of its own)
     return prim
 
 
-def _pick(a, a_index, b, b_index, direction, dtype, index_dtype):
-    """The reduction body, JAX's: ``a``'s value wins when it is further in ``direction`` or
-    NaN, and its index too when the values are equal and it is the smaller one. (Of two
-    NaNs the first operand wins: XLA's CPU reduces in order, which gives the first NaN.)"""
-    a_value_wins = _or(compare(a, b, direction, dtype), compare(a, a, 'NE', dtype))
-    a_index_wins = _or(a_value_wins, _and(compare(a, b, 'EQ', dtype),
-                                          compare(a_index, b_index, 'LT', index_dtype)))
-    return [hlo.SelectOp(a_value_wins, a, b).result,
-            hlo.SelectOp(a_index_wins, a_index, b_index).result]
-
-
-def _or(x, y):
-    return hlo.OrOp(x, y).result
-
-
-def _and(x, y):
-    return hlo.AndOp(x, y).result
+def _picker(better):
+    """The reduction body of argmax (``better`` is ``gt``) or argmin (``lt``), JAX's: ``a``'s
+    value wins when it is ``better`` or NaN, and its position too when the values are equal
+    and it is the smaller one. (Of two NaNs the first wins: XLA's CPU reduces in order.)"""
+    def pick(a, b):
+        (a_value, a_position), (b_value, b_position) = a, b
+        a_value_wins = bitwise_or(better(a_value, b_value), ne(a_value, a_value))
+        a_position_wins = bitwise_or(a_value_wins, bitwise_and(eq(a_value, b_value),
+                                                               lt(a_position, b_position)))
+        return (select(a_value_wins, a_value, b_value),
+                select(a_position_wins, a_position, b_position))
+    return pick
 
 
 argmax_p = _arg_chooser_primitive('argmax', np.argmax, 'GT')

@@ -32,11 +32,16 @@ broadcast_in_dim_p = Primitive('broadcast_in_dim')
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
     """``operand`` replicated to ``shape``: operand axis i becomes result axis
-    ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new."""
+    ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new.
+    A traced operand of that shape already is the result, no equation (as in JAX)."""
     default_options_only('broadcast_in_dim', out_sharding=out_sharding)
     shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
-    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=static_ints(
-        broadcast_dimensions, 'broadcast_in_dim', 'broadcast_dimensions'))
+    broadcast_dimensions = static_ints(broadcast_dimensions, 'broadcast_in_dim',
+                                       'broadcast_dimensions')
+    if (isinstance(operand, core.Tracer) and np.shape(operand) == shape
+            and broadcast_dimensions == tuple(range(len(shape)))):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=broadcast_dimensions)
 
 
 def broadcast(operand, sizes, *, out_sharding=None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -29,6 +29,30 @@ class LoweringError(Exception):
     """minijax produced an invalid module: a bug in minijax or in a user lowering rule."""
 
 
+class Where(NamedTuple):
+    """How the ops being emitted are located, as JAX locates them. JAX keeps, for each
+    equation, the frames inside the trace that made it; it lowers each equation in a
+    function of its own and inlines it where the equation is, fusing each op's location
+    with the call's; and a body's equations go on from the frames of the equation that
+    holds it.
+
+    ``inlined_into``: the calls the ops are inlined into, outermost first, each a name
+    stack, a ``SourceInfo`` and the frames its frames are cut at (or None).
+    ``cut``: the code objects of the frames an equation's frames are cut at (None: all
+    kept, in ``@main``; a private function's: the frames of its call).
+    ``trace_frames``: the code objects of the frames the innermost trace ran in (where the
+    module is lowered, where a loop body's equation was bound, ...).
+    ``in_rule``: the equations are a rule's, traced while lowering (``lower_fun``), each at
+    the frames of the equation the rule lowers.
+    ``call``: the equation whose rule runs: its name stack, its ``SourceInfo`` and whether
+    its ops are inlined where it is (not, when the rule runs in a function of its own)."""
+    inlined_into: tuple = ()
+    cut: tuple | None = None
+    trace_frames: tuple = ()
+    in_rule: bool = False
+    call: tuple | None = None
+
+
 class ModuleContext:
     """The module being built, its symbol names and the private functions emitted so far."""
 
@@ -44,18 +68,7 @@ class ModuleContext:
         self.function_location = ir.Location.unknown()
         self.eqn_name_stack = ''  # of the equation being lowered: 'jit(f)/jvp()'
         self.locations: dict = {}  # (op name, SourceInfo, inlined into, ...) -> ir.Location
-        #: How JAX locates the ops of a rule written in lax ops (``lower_fun``), which it
-        #: emits in a function of their own and inlines where the equation is: the user's
-        #: frames where the module is lowered (a frame inside the trace is one not among
-        #: them), the calls the ops are inlined into, outermost first (a name stack and a
-        #: ``SourceInfo`` each), whether equations are located by their frames inside the
-        #: trace only, and the call of the equation being lowered: its name stack, its
-        #: ``SourceInfo`` and whether its ops are inlined there (not, when its rule runs in
-        #: a function of its own).
-        self.outer_frames: list = []
-        self.inlined_into: tuple = ()
-        self.frames_inside_trace = False
-        self.rule_call: tuple | None = None
+        self.where = Where()  # how the ops being emitted are located
         self.host_callbacks: list = []  # the Python functions the module calls, by index
 
     def tensor_type(self, aval) -> ir.RankedTensorType:
@@ -94,17 +107,18 @@ class ModuleContext:
         if key not in self.functions:
             symbol = self.unique_symbol(name)
             self.functions[key] = symbol
-            with ir.InsertionPoint(self.module.body):  # (located at its first call)
+            with ir.InsertionPoint(self.module.body), _jit_location(self):
                 emit_function(self, symbol, closed, public=False)
         return self.functions[key]
 
 
-    def call_outlined(self, rule, ctx, args, params) -> list[ir.Value]:
+    def call_outlined(self, rule, ctx, args, params, location: ir.Location
+                      ) -> list[ir.Value]:
         """A call of the private function holding ``rule``'s ops for these operand types and
         ``params``, emitted on first use: how a primitive registered with ``inline=False``
-        is lowered. The function, its arguments, its return and the call are located at
-        the equation (the current location); the rule's own ops at its primitive, as JAX
-        locates them where nothing inlines them."""
+        is lowered. The call is located at the equation (the current location); the
+        function, its arguments and its return at ``location``, the equation's before
+        anything inlines it; the rule's own ops at its primitive, as JAX locates them."""
         key = (ctx.primitive, tuple((a.shape, a.dtype) for a in ctx.avals_in),
                tuple(sorted(params.items())))
         out_types = [self.tensor_type(a) for a in ctx.avals_out]
@@ -112,22 +126,21 @@ class ModuleContext:
         if symbol is None:
             symbol = self.functions[key] = self.unique_symbol(ctx.primitive.name)
             in_types = [self.tensor_type(a) for a in ctx.avals_in]
-            with ir.InsertionPoint(self.module.body):
+            with ir.InsertionPoint(self.module.body), location:
                 fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
             fn.attributes['sym_visibility'] = ir.StringAttr.get('private')
-            block = fn.add_entry_block()
-            saved = (self.name_stack, self.eqn_name_stack, self.inlined_into,
-                     self.frames_inside_trace, self.rule_call)
+            block = fn.add_entry_block(arg_locs=[location] * len(in_types))
+            saved = self.name_stack, self.eqn_name_stack, self.where
             self.name_stack = self.eqn_name_stack = ''
-            self.inlined_into, self.frames_inside_trace = (), True
+            self.where = self.where._replace(inlined_into=(), cut=self.where.trace_frames,
+                                             in_rule=True)
             try:
                 with ir.InsertionPoint(block):
                     with rule_location(ctx):
                         outs = rule(ctx, *block.arguments, **params)
-                    func.ReturnOp([outs] if isinstance(outs, ir.Value) else outs)
+                    func.ReturnOp([outs] if isinstance(outs, ir.Value) else outs, loc=location)
             finally:
-                (self.name_stack, self.eqn_name_stack, self.inlined_into,
-                 self.frames_inside_trace, self.rule_call) = saved
+                self.name_stack, self.eqn_name_stack, self.where = saved
         return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), args).results)
 
 
@@ -185,7 +198,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         module_ctx = ModuleContext(module)
         module_ctx.name_stack = name_stack
         here = core.user_source_info()
-        module_ctx.outer_frames = core.user_frames(here)
+        module_ctx.where = Where(trace_frames=_codes(here))
         module_ctx.function_location = _new_location(name_stack, here)
         with ir.InsertionPoint(module.body):
             main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
@@ -254,26 +267,40 @@ def verify_module(module: ir.Module) -> None:
 
 def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
                   arg_names: Sequence[str] = ()) -> func.FuncOp:
-    """``func.func @<name>``; a private function's ops are named without the caller's
-    name stack, as JAX names them (the ``func.call`` carries it). What no equation emits
-    (a constant, the return) and the arguments without a name are located where the
-    function is: ``@main`` at its own location, a private function at its call."""
+    """``func.func @<name>``, at the current location. ``@main``'s arguments without a
+    name, its constants and its return are located where it is; a private function's
+    are not located, and its ops are named without the caller's name stack and located at
+    their frames inside the trace of the function, as JAX lowers a function out of line
+    (it may have several callers; each ``func.call`` carries its own)."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
     names = list(arg_names) + [''] * (len(in_types) - len(arg_names))
-    location = module_ctx.function_location if public else ir.Location.current
+    location = module_ctx.function_location if public else ir.Location.unknown()
     block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else location
                                          for n in names])
-    caller_stack = module_ctx.name_stack
-    module_ctx.name_stack = caller_stack if public else ''
+    saved = module_ctx.name_stack, module_ctx.where
+    if not public:
+        call = module_ctx.where.call
+        module_ctx.name_stack = ''
+        frames = _codes(call[1] if call else None)
+        module_ctx.where = Where(cut=frames, trace_frames=frames)
     try:
         with ir.InsertionPoint(block), location:
             func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
     finally:
-        module_ctx.name_stack = caller_stack
+        module_ctx.name_stack, module_ctx.where = saved
     return fn
+
+
+def _jit_location(module_ctx) -> ir.Location:
+    """Where JAX locates the private function of a ``jit`` it lowers out of line: at the
+    call's frames, named ``jit`` in its name stack, of op type ``jit:``."""
+    name_stack, info, _ = module_ctx.where.call
+    where = module_ctx.where
+    inner = _inlined_location(module_ctx, (), _joined(name_stack, 'jit'), info, where.cut)
+    return ir.Location.name('jit:', childLoc=inner)
 
 
 def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value],
@@ -281,15 +308,23 @@ def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
     """``lower_jaxpr`` of a closed jaxpr, its constants emitted as ``stablehlo.constant``s:
     how a function body, a branch or a loop body is emitted. A rule lowering a sub-jaxpr
     names its ``scope`` (``cond/branch_1_fun``, ``while/body``): its ops are named inside
-    the equation being lowered, as JAX names them (``jit(f)/jvp()/cond/branch_1_fun/sin``)."""
-    saved = module_ctx.name_stack, module_ctx.eqn_name_stack
+    the equation being lowered, as JAX names them (``jit(f)/jvp()/cond/branch_1_fun/sin``).
+    Their frames go on from the equation's: JAX traces a body's equations at the frames
+    inside it, then locates them at the equation's."""
+    saved = module_ctx.name_stack, module_ctx.eqn_name_stack, module_ctx.where
     if scope:
         module_ctx.name_stack = _joined(module_ctx.eqn_name_stack, scope)
+    where, call = module_ctx.where, module_ctx.where.call
+    if call is not None and where.in_rule:
+        module_ctx.where = where._replace(
+            inlined_into=(*where.inlined_into, ('', call[1], where.cut)))
+    elif call is not None:
+        module_ctx.where = where._replace(trace_frames=_codes(call[1]))
     try:
         consts = [constant(_physical(c)) for c in closed.consts]
         return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
     finally:
-        module_ctx.name_stack, module_ctx.eqn_name_stack = saved
+        module_ctx.name_stack, module_ctx.eqn_name_stack, module_ctx.where = saved
 
 
 def lower_fun(fun, multiple_results=False):
@@ -302,18 +337,19 @@ def lower_fun(fun, multiple_results=False):
         def traced(*xs):
             out = fun(*xs, **params)
             return list(out) if multiple_results else [out]
-        module_ctx, call = ctx.module_context, ctx.module_context.rule_call
+        module_ctx = ctx.module_context
+        call = module_ctx.where.call
         with core.traced_as(call[1] if call else None, ()):
             closed, _ = trace_to_jaxpr(traced, ctx.avals_in)
-        saved = (module_ctx.name_stack, module_ctx.inlined_into,
-                 module_ctx.frames_inside_trace, module_ctx.rule_call)
-        module_ctx.inlined_into = _calls_inlined_into(module_ctx)
-        module_ctx.name_stack, module_ctx.frames_inside_trace = '', True
+        saved = module_ctx.name_stack, module_ctx.where
+        module_ctx.name_stack = ''
+        module_ctx.where = module_ctx.where._replace(
+            inlined_into=_calls_inlined_into(module_ctx.where), cut=module_ctx.where.trace_frames,
+            in_rule=True, call=None)
         try:
             outs = lower_closed_jaxpr(module_ctx, closed, args)
         finally:
-            (module_ctx.name_stack, module_ctx.inlined_into,
-             module_ctx.frames_inside_trace, module_ctx.rule_call) = saved
+            module_ctx.name_stack, module_ctx.where = saved
         return outs if multiple_results else outs[0]
     return rule
 
@@ -353,10 +389,13 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
                                             core.format_name_stack(name_stack(eqn)))
         operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
         outlined = eqn.primitive in outlined_primitives
-        module_ctx.rule_call = (module_ctx.eqn_name_stack, eqn.source_info, not outlined)
+        module_ctx.where = module_ctx.where._replace(
+            call=(module_ctx.eqn_name_stack, eqn.source_info, not outlined))
         if outlined:
             with _location(module_ctx, eqn, module_ctx.eqn_name_stack):
-                outs = module_ctx.call_outlined(rule, rule_ctx, operands, eqn.params)
+                outs = module_ctx.call_outlined(
+                    rule, rule_ctx, operands, eqn.params,
+                    _location(module_ctx, eqn, module_ctx.eqn_name_stack, inlined=False))
         else:
             with _location(module_ctx, eqn, _op_name(module_ctx, eqn)):
                 outs = rule(rule_ctx, *operands, **eqn.params)
@@ -389,28 +428,29 @@ def _rule_returned(eqn, what: str) -> LoweringError:
     return LoweringError(f"primitive '{eqn.primitive.name}': the lowering rule returned {what}")
 
 
-def _location(module_ctx, eqn, name: str) -> ir.Location:
+def _location(module_ctx, eqn, name: str, inlined: bool = True) -> ir.Location:
     """JAX's location of an op: ``loc("jit(f)/jvp()/sin"(callsite(<innermost user frame> at
     <its caller> ...)))``, each frame ``loc("<function>"("file":line:col to :end))``; inside
-    a rule written in lax ops, fused with the calls it is inlined into. Built once per
-    module for each distinct one: a loop in the user's code traces the same line again and
-    again."""
-    return _inlined_location(module_ctx, module_ctx.inlined_into, name, eqn.source_info,
-                             module_ctx.frames_inside_trace)
+    a rule written in lax ops, fused with the calls it is inlined into (unless not
+    ``inlined``: a private function's own). Built once per module for each distinct one: a
+    loop in the user's code traces the same line again and again."""
+    where = module_ctx.where
+    return _inlined_location(module_ctx, where.inlined_into if inlined else (), name,
+                             eqn.source_info, where.cut)
 
 
 def _inlined_location(module_ctx, inlined_into: tuple, name: str, info,
-                      inside_trace: bool) -> ir.Location:
+                      cut_at: tuple | None) -> ir.Location:
     """``loc("<name>"(<info's frames>))`` inlined into each call of ``inlined_into``, the
     innermost first, as JAX's inliner fuses them: the call's name stack before the name,
     the callee's frames called at the call's."""
-    key = (name, info, inlined_into, inside_trace)
+    key = (name, info, inlined_into, cut_at)
     location = module_ctx.locations.get(key)
     if location is None:
-        full_name, child = name, _frames_location(module_ctx, info, inside_trace)
-        for call_name, call_info, call_inside_trace in reversed(inlined_into):
+        full_name, child = name, _frames_location(info, cut_at)
+        for call_name, call_info, call_cut_at in reversed(inlined_into):
             full_name = _joined(call_name, full_name)
-            caller = _frames_location(module_ctx, call_info, call_inside_trace)
+            caller = _frames_location(call_info, call_cut_at)
             if caller is not None:
                 child = caller if child is None else ir.Location.callsite(child, [caller])
         location = module_ctx.locations[key] = _named(full_name, child)
@@ -422,27 +462,31 @@ def traceless_location(ctx, primitive_name: str) -> ir.Location:
     traced without the user's frames (a scatter's combining function): at the equation,
     named after that primitive."""
     module_ctx = ctx.module_context
-    return _inlined_location(module_ctx, _calls_inlined_into(module_ctx), primitive_name,
-                             None, False)
+    return _inlined_location(module_ctx, _calls_inlined_into(module_ctx.where),
+                             primitive_name, None, None)
 
 
-def _calls_inlined_into(module_ctx) -> tuple:
-    """The calls the ops a rule emits are inlined into: the equation's, when it is."""
-    call = module_ctx.rule_call
-    if call is None or not call[2]:
-        return module_ctx.inlined_into
-    return (*module_ctx.inlined_into, (call[0], call[1], module_ctx.frames_inside_trace))
+def _calls_inlined_into(where: Where) -> tuple:
+    """The calls the ops a rule emits are inlined into: the equation's too, when it is."""
+    if where.call is None or not where.call[2]:
+        return where.inlined_into
+    name_stack, info, _ = where.call
+    return (*where.inlined_into,
+            (name_stack, info, where.cut))
 
 
-def _frames_location(module_ctx, info, inside_trace: bool) -> ir.Location | None:
-    """The user's frames of ``info`` as a callsite, or only those inside the trace (not
-    among the frames where the module is lowered): the traceback JAX gives an equation
-    traced while lowering another."""
+def _codes(info) -> tuple:
+    """The code objects of the user's frames of ``info``."""
+    return tuple(code for code, _ in core.user_frames(info))
+
+
+def _frames_location(info, cut_at: tuple | None) -> ir.Location | None:
+    """The user's frames of ``info`` as a callsite; with ``cut_at``, only those inside the
+    trace, above the frames it ran in (the traceback JAX gives an equation)."""
     frames = core.user_frames(info)
-    if inside_trace:
-        outer = [code for code, _ in module_ctx.outer_frames]
+    if cut_at is not None:
         n = 0
-        while n < min(len(frames), len(outer)) and frames[-1 - n][0] is outer[-1 - n]:
+        while n < min(len(frames), len(cut_at)) and frames[-1 - n][0] is cut_at[-1 - n]:
             n += 1
         frames = frames[:len(frames) - n]
     frames = [_frame_location(code, offset) for code, offset in frames]
@@ -452,7 +496,7 @@ def _frames_location(module_ctx, info, inside_trace: bool) -> ir.Location | None
 
 
 def _new_location(name: str, info) -> ir.Location:
-    return _named(name, _frames_location(None, info, inside_trace=False))
+    return _named(name, _frames_location(info, None))
 
 
 def _named(name: str, where: ir.Location | None) -> ir.Location:

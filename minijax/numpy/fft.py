@@ -21,17 +21,12 @@ import operator
 
 from minijax import core, lax
 from minijax import numpy as jnp
-from minijax.jit import jit
 from minijax.lax.fft import MAX_AXES, FftType
 
 __all__ = ['fft', 'fft2', 'fftfreq', 'fftn', 'fftshift', 'hfft', 'ifft', 'ifft2', 'ifftn',
            'ifftshift', 'ihfft', 'irfft', 'irfft2', 'irfftn', 'rfft', 'rfft2', 'rfftfreq', 'rfftn']
 
 _NORMS = (None, 'backward', 'ortho', 'forward')
-
-#: ``lax.fft`` staged as a nested ``jit`` named ``fft``, as JAX stages it.
-_lax_fft = jit(lax.fft, static_argnums=(1, 2))
-
 
 def _transform(name, kind, a, s, axes, norm):
     """The ``kind`` transform of ``a`` over ``axes`` (all of them, or the last ``len(s)``,
@@ -82,7 +77,7 @@ def _fft_in_groups(x, kind, lengths):
     forward transform does the last group first, because RFFT makes the values complex; an
     inverse one does it last, because IRFFT makes them real."""
     if len(lengths) <= MAX_AXES:
-        return _lax_fft(x, kind, lengths)
+        return lax.fft(x, kind, lengths)
     outer = len(lengths) - MAX_AXES
     forward = kind in (FftType.FFT, FftType.RFFT)
     direction = FftType.FFT if forward else FftType.IFFT
@@ -94,8 +89,8 @@ def _fft_in_groups(x, kind, lengths):
         return jnp.moveaxis(y, end, where)
 
     if forward:
-        return outer_axes(_lax_fft(x, kind, lengths[outer:]))
-    return _lax_fft(outer_axes(x), kind, lengths[outer:])
+        return outer_axes(lax.fft(x, kind, lengths[outer:]))
+    return lax.fft(outer_axes(x), kind, lengths[outer:])
 
 
 def _norm_scale(name, norm, lengths, dtype):

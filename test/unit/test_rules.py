@@ -246,12 +246,8 @@ IR_DEPARTURES = {
 #: Rows whose ``debug_info`` locations are not JAX's yet (issue 30, open): what differs.
 #: (Their text without locations is JAX's.)
 DEBUG_INFO_PENDING = {
-    **dict.fromkeys(['arg*', 'cum*', 'fft-*', 'ragged_dot_general-[!r]*'],
-                    'an op JAX outlines into a private function (a ragged dot\'s cumsum): '
-                    'its ops are located by the primitives JAX lowers it from'),
-    **dict.fromkeys(['select_and_gather_add-*', 'select_and_scatter_add-*'],
-                    'an op lowered from lax ops: each JAX names after its own primitive and '
-                    'locates at the frames of its trace'),
+    'cumlogsumexp-*': "JAX's reduce_window body is jnp.logaddexp, a custom_jvp function, "
+                      'whose call adds one more level of frames to its ops',
 }
 #: The case table's functions are lambdas on different lines for minijax and JAX.
 _CASE_TABLE_POSITION = re.compile(r'("[^"]*primitive_cases\.py"):\d+:\d+( to \d*:\d+)?')

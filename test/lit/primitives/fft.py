@@ -80,11 +80,6 @@ print(jit(lambda x: jnp.fft.rfft(x, norm='forward')).lower(f64).as_text())
 # CHECK-NEXT:   }
 # CHECK-LABEL: func.func private @fft(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>> {
-# CHECK-NEXT:     %[[V0:.*]] = call @fft_0(%[[ARG0]]) : (tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>>
-# CHECK-NEXT:     return %[[V0]] : tensor<3x4x5xcomplex<f64>>
-# CHECK-NEXT:   }
-# CHECK-LABEL: func.func private @fft_0(
-# CHECK-SAME: %[[ARG0:.*]]: tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>> {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.fft %[[ARG0]], type = RFFT, length = [8] : (tensor<3x4x8xf64>) -> tensor<3x4x5xcomplex<f64>>
 # CHECK-NEXT:     return %[[V0]] : tensor<3x4x5xcomplex<f64>>
 # CHECK-NEXT:   }

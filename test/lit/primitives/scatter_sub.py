@@ -48,9 +48,8 @@ print(jit(grad(lambda u, x, i: subtract_at(x, i, u).sum())).lower(u, x, i).as_te
 # CHECK-NEXT:     %[[V7:.*]] = stablehlo.reduce(%[[V6]] init: %[[C_1]]) applies stablehlo.minimum across dimensions = [1] : (tensor<2x1xi1>, tensor<i1>) -> tensor<2xi1>
 # CHECK-NEXT:     %[[CST_2:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
 # CHECK-NEXT:     %[[V8:.*]] = stablehlo.broadcast_in_dim %[[CST_2]], dims = [] : (tensor<f32>) -> tensor<2xf32>
-# CHECK-NEXT:     %[[V9:.*]] = stablehlo.broadcast_in_dim %[[V7]], dims = [0] : (tensor<2xi1>) -> tensor<2xi1>
-# CHECK-NEXT:     %[[V10:.*]] = stablehlo.select %[[V9]], %[[V1]], %[[V8]] : tensor<2xi1>, tensor<2xf32>
-# CHECK-NEXT:     %[[V11:.*]] = stablehlo.negate %[[V10]] : tensor<2xf32>
-# CHECK-NEXT:     return %[[V11]] : tensor<2xf32>
+# CHECK-NEXT:     %[[V9:.*]] = stablehlo.select %[[V7]], %[[V1]], %[[V8]] : tensor<2xi1>, tensor<2xf32>
+# CHECK-NEXT:     %[[V10:.*]] = stablehlo.negate %[[V9]] : tensor<2xf32>
+# CHECK-NEXT:     return %[[V10]] : tensor<2xf32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
