@@ -19,7 +19,7 @@ from minijax.flops import flops  # noqa: E402
 from minijax.interpreters.batching import vmap  # noqa: E402
 from minijax.interpreters.transpose import is_undefined_primal  # noqa: E402
 from minijax.ir.tracing import eval_shape, make_jaxpr  # noqa: E402
-from minijax.jit import jit  # noqa: E402
+from minijax.jit import clear_caches, jit  # noqa: E402
 from minijax.pmap import pmap  # noqa: E402
 from minijax.runtime import (default_backend, device_count, devices, local_device_count,  # noqa: E402,E501
                               local_devices, process_count, process_index)
@@ -27,8 +27,8 @@ from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
     'Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
-    'block_until_ready', 'checkpoint', 'checkpoint_policies', 'cond', 'config', 'custom_jvp',
-    'custom_vjp', 'debug',
+    'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
+    'custom_jvp', 'custom_vjp', 'debug',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
     'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'process_count',
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',

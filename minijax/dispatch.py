@@ -31,6 +31,9 @@ def _executable(primitive, params, in_types) -> runtime.Executable:
                                                         primitive.name))
 
 
+executable_cache_clear = _executable.cache_clear
+
+
 def apply_primitive(primitive, args, params, out_avals):
     """``primitive`` applied to the concrete ``args`` by XLA; ``out_avals`` is what its
     abstract evaluation gave (it tells the results' weak types)."""

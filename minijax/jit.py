@@ -295,6 +295,18 @@ def _traces_of(fun) -> dict:
         return {}
 
 
+def clear_caches() -> None:
+    """Forget every trace, module and executable made so far (JAX's ``jax.clear_caches``):
+    what follows is traced, lowered and compiled again, as in a new process."""
+    from minijax import dispatch
+    from minijax.lax.reductions import computation_jaxpr_cache_clear
+    for traces in _trace_caches.values():
+        traces.clear()
+    for cache in (dispatch.executable_cache_clear, computation_jaxpr_cache_clear,
+                  lowered_module.cache_clear, executable.cache_clear):
+        cache()
+
+
 # ----------------------------------------------------------------------------- static arguments
 
 def _static_arguments(name, fun, static_argnums, static_argnames):

@@ -12,7 +12,7 @@ import functools
 import sys
 from dataclasses import dataclass
 
-from minijax import core, dispatch
+from minijax import core
 
 #: The rule kinds a task can be, in teaching order; a kind -> the tables that may hold it
 #: (a jvp may be a symbolic-zero jvp rule).
@@ -107,9 +107,7 @@ def rules_looked_up():
     def get(table, primitive, default=None):
         return getitem(table, primitive) if primitive in table else default
 
-    dispatch._executable.cache_clear()
-    for traces in sys.modules['minijax.jit']._trace_caches.values():
-        traces.clear()
+    sys.modules['minijax.jit'].clear_caches()
     core.RuleTable.__getitem__, core.RuleTable.get = getitem, get
     try:
         yield looked_up

@@ -289,6 +289,9 @@ def _cached_trace(computation, flat_avals, tree, where):
     return trace_computation(computation, flat_avals, tree)
 
 
+computation_jaxpr_cache_clear = _cached_trace.cache_clear
+
+
 def computation_jaxpr(computation, flat_avals, tree):
     """``trace_computation`` once per computation, types and place in the user's code (a
     loop traces it once; its equations are located where it is called), as JAX caches it:

@@ -37,9 +37,6 @@ KNOWN_BUGS = {
                              'minijax differentiates max + log1p(exp(min - max)); JAX\'s '
                              'logaddexp rule replaces infinities by 0 (and gives NaN after '
                              'a leading -inf)',
-    'reduce_window_tie_grad': 'the derivative of a windowed max or min at a tie: minijax '
-                              'shares it among the tied elements (as reduce_max does), JAX '
-                              'gives it to one of them',
     'subnormals': 'subnormal floats: XLA on CPU flushes them to zero, eager NumPy keeps '
                   'them (sign, comparisons, conversion to bool differ)',
     'interpreter_atan2_subnormals': 'the StableHLO reference interpreter keeps subnormal '
@@ -1415,7 +1412,7 @@ def s_reduce_window(g, pool, depth):
         return None
     a = pool[x]
     if name != 'reduce_window_sum':
-        g.hazards.update(('nonsmooth', 'reduce_window_tie_grad'))
+        g.hazards.add('nonsmooth')
     window = tuple(int(g.rng.integers(1, min(n, 3) + 1)) for n in a.shape)
     strides = tuple(int(g.rng.integers(1, 3)) for _ in a.shape)
     shape = tuple(-(-n // s) for n, s in zip(a.shape, strides))
@@ -1963,8 +1960,7 @@ def leg_jvp(d, args, rng, tol):
     program = d.program
     argnums = _float_inputs(program)
     if (not argnums or not loss(program, MINIJAX)[1] or 'custom_vjp' in d.hazards
-            or d.skips('nan_zero_cotangent', 'reduce_window_tie_grad',
-                       'cumlogsumexp_inf_grad')):
+            or d.skips('nan_zero_cotangent', 'cumlogsumexp_inf_grad')):
         return
     tangents = [rng.normal(size=np.shape(args[k])).astype(args[k].dtype) for k in argnums]
 
@@ -1986,8 +1982,7 @@ def leg_grad(d, args, special, tol):
     argnums = tuple(_float_inputs(program))
     mine, has_floats = loss(program, MINIJAX)
     if not argnums or not has_floats or 'while' in d.hazards or d.skips(
-            'grad_abs_zero', 'nan_zero_cotangent', 'reduce_window_tie_grad',
-            'cumlogsumexp_inf_grad'):
+            'grad_abs_zero', 'nan_zero_cotangent', 'cumlogsumexp_inf_grad'):
         return
     got = mj.grad(mine, argnums)(*args)
     try:

@@ -249,6 +249,10 @@ DEBUG_INFO_PENDING = {
     'cumlogsumexp-*': "JAX's reduce_window body is jnp.logaddexp, a custom_jvp function, "
                       'whose call adds one more level of frames to its ops',
 }
+#: Rows whose locations depend on what was traced before, in JAX as in minijax: both keep
+#: a jit's trace, JAX a reduction's computation too, with the frames of the call that traced
+#: it. With ``debug_info`` they are compared as a new process lowers them, caches cleared.
+FRESH = ('fft-*', 'cumprod-*', 'cumlogsumexp-*', 'select_and_scatter_add-*')
 #: The case table's functions are lambdas on different lines for minijax and JAX.
 _CASE_TABLE_POSITION = re.compile(r'("[^"]*primitive_cases\.py"):\d+:\d+( to \d*:\d+)?')
 
@@ -270,9 +274,12 @@ def test_lowering_emits_jaxs_ir(case, dtype, debug_info, rng):
     but where ``IR_DEPARTURES`` (or ``DEBUG_INFO_PENDING``) says why not; a listed row that
     matches fails too, to be taken off the list."""
     args = case.args(rng, dtype)
+    row = f'{case.id}-{SHORT_NAMES[dtype]}'
+    if debug_info and any(fnmatch.fnmatchcase(row, pattern) for pattern in FRESH):
+        jax.clear_caches()
+        minijax.clear_caches()
     ours, theirs = [_module_text(jit, fn, args, debug_info)  # (one line: the same callers)
                     for jit, fn in ((minijax.jit, case.mj), (jax.jit, case.jx))]
-    row = f'{case.id}-{SHORT_NAMES[dtype]}'
     exceptions = {**IR_DEPARTURES, **(DEBUG_INFO_PENDING if debug_info else {})}
     departure = next((why for pattern, why in exceptions.items()
                       if fnmatch.fnmatchcase(row, pattern)), None)
@@ -599,19 +606,31 @@ def test_vmap_slicing_at_batched_start_indices(in_axes, rng):
 @functools.cache
 def _representative(primitive):
     """``(args, params)`` of the first equation of ``primitive`` in the jaxpr of its first
-    row (float64 where the row allows): the operands are what the row's function gives it."""
+    row (float64 where the row allows), or in a jit it calls (``lax.fft`` is one): the
+    operands are what the row's function gives it."""
     case = next((c for c in PRIMITIVE_CASES if c.primitive == primitive.name), None)
     assert case, (f"primitive '{primitive}' has no row in PRIMITIVE_CASES: add one to "
                   'test/unit/primitive_cases.py')
     dtype = F64 if F64 in case.dtypes else case.dtypes[0]
     args = case.args(np.random.default_rng(0), dtype)
-    closed = minijax.make_jaxpr(case.mj)(*args)
+    found = _first_equation(primitive, minijax.make_jaxpr(case.mj)(*args), args)
+    return found or (args, {})  # (no equation: stage lifts its operand; the row's operands)
+
+
+def _first_equation(primitive, closed, args):
+    """``(operands, params)`` of the first equation of ``primitive`` in ``closed`` applied
+    to ``args``, looking into the jits it calls; None if there is none."""
     jaxpr = closed.jaxpr
-    k = next((k for k, eqn in enumerate(jaxpr.eqns) if eqn.primitive is primitive), None)
-    if k is None:  # its bind adds no equation (stage lifts its operand): the row's operands
-        return args, {}
-    up_to_it = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns[:k], jaxpr.eqns[k].inputs)
-    return eval_jaxpr(up_to_it, closed.consts, args), jaxpr.eqns[k].params
+    for k, eqn in enumerate(jaxpr.eqns):
+        if eqn.primitive is primitive or eqn.primitive.name == 'xla_call':
+            up_to_it = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns[:k], eqn.inputs)
+            operands = eval_jaxpr(up_to_it, closed.consts, args)
+            if eqn.primitive is primitive:
+                return operands, eqn.params
+            found = _first_equation(primitive, eqn.params['jaxpr'], operands)
+            if found:
+                return found
+    return None
 
 
 @pytest.mark.parametrize('primitive,kind', [
