@@ -31,6 +31,7 @@ from minijax.control_flow import (composite_p, cond_p, linear_solve_p, platform_
 from minijax.control_flow.while_loop import run_while, split_known_loop
 from minijax.lax.fft import fft_flops
 from minijax.lax.ragged_dot import ragged_dot_general_expansion
+from minijax.lax.scaled_dot import scaled_dot_decomposition
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
 from minijax.ir.tracing import make_jaxpr, trace_to_jaxpr
 from minijax.xla_call import xla_call_p
@@ -275,6 +276,13 @@ def _ragged_dot_general(eqn, known):
     return closed_jaxpr_flops(closed)
 
 
+def _scaled_dot(eqn, known):
+    """XLA compiles the decomposition (conversions, products, one dot_general): its flops."""
+    closed, _ = trace_to_jaxpr(lambda *xs: [scaled_dot_decomposition(eqn)(*xs)],
+                               [x.aval for x in eqn.inputs])
+    return closed_jaxpr_flops(closed)
+
+
 def _cumulative(eqn, known):
     return lax.cumulative.cumulative_flops(eqn)
 
@@ -416,6 +424,7 @@ flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond
                     platform_index_p: _free,
                     lax.sort_p: _sort, lax.fft_p: _fft, lax.approx_top_k_p: _approx_top_k,
                     lax.ragged_dot_general_p: _ragged_dot_general,
+                    lax.scaled_dot_p: _scaled_dot,
                     lax.convert_element_type_p: _convert_element_type})
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,
                                   lax.scatter_min_p, lax.scatter_max_p, lax.scatter_p], _scatter))

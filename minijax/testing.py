@@ -348,7 +348,7 @@ NOT_NEEDED = {
     (platform_index_p, 'vmap'): 'it has no operands to batch',
     **dict.fromkeys([(lax.zeta_p, 'jvp'), (lax.nextafter_p, 'jvp'),
                      (lax.select_and_scatter_p, 'jvp'), (lax.rng_uniform_p, 'jvp'),
-                     (lax.igamma_grad_a_p, 'jvp')],
+                     (lax.igamma_grad_a_p, 'jvp'), (lax.scaled_dot_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
     (lax.select_and_scatter_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, '
                                         'as there); select_and_scatter_add batches itself',

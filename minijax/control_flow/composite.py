@@ -72,16 +72,23 @@ def composite(decomposition, name, version=0):
         closed, closed_over = trace_to_jaxpr(flat_fun, [core.shaped_aval(x) for x in flat_args])
         if closed_over:
             raise _closes_over_a_tracer(name, 'a constant')
-        attributes = []
-        for key, value in kwargs.items():
-            leaves, treedef = tree_util.tree_flatten(value)
-            leaves = tuple(HashableArray(x) if isinstance(x, np.ndarray) else x for x in leaves)
-            attributes.append((key, leaves, treedef))
-        outs = composite_p.bind(*closed.consts, *flat_args, name=name,
-                                attributes=tuple(attributes), version=version,
-                                jaxpr=hoist_consts(closed))
+        outs = bind_composite(closed, flat_args, name, version, kwargs)
         return tree_util.tree_unflatten(out_tree(), outs)
     return composite_fn
+
+
+def bind_composite(closed, flat_args, name, version, attributes):
+    """Bind ``composite_p`` for the traced decomposition ``closed`` of ``flat_args``, with the
+    ``attributes`` dict. Equations holding one jaxpr share one decomposition function in the
+    module (JAX's lowering caches on the jaxpr): a primitive lowered to a composite
+    (``scaled_dot``) traces it once for its types and parameters, so its calls share one."""
+    params = []
+    for key, value in attributes.items():
+        leaves, treedef = tree_util.tree_flatten(value)
+        leaves = tuple(HashableArray(x) if isinstance(x, np.ndarray) else x for x in leaves)
+        params.append((key, leaves, treedef))
+    return composite_p.bind(*closed.consts, *flat_args, name=name, attributes=tuple(params),
+                            version=version, jaxpr=hoist_consts(closed))
 
 
 composite_p.def_impl(lambda *args, jaxpr, **_: eval_closed_jaxpr(jaxpr, args))
@@ -110,8 +117,8 @@ _OP_NAME = re.compile(r'[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+')
 
 def _attribute(value) -> ir.Attribute:
     """A keyword argument as an MLIR attribute, typed as JAX types it: a Python scalar as a
-    64-bit one, a NumPy scalar by its dtype, an array as dense elements, a sequence as an
-    array attribute, a dict as a dictionary."""
+    64-bit one, a NumPy scalar by its dtype, an array as dense elements, a dtype as its type,
+    a sequence as an array attribute, a dict as a dictionary."""
     if isinstance(value, HashableArray):
         value = value.val
     if isinstance(value, str):
@@ -124,6 +131,8 @@ def _attribute(value) -> ir.Attribute:
         return dense_elements(value)
     if isinstance(value, np.generic):
         return _scalar_attribute(np.asarray(value))
+    if isinstance(value, np.dtype):
+        return ir.TypeAttr.get(element_type(value))
     for python_type, dtype in ((bool, np.bool_), (int, np.int64), (float, np.float64)):
         if isinstance(value, python_type):  # (bool first: a bool is an int)
             return _scalar_attribute(np.asarray(value, dtype))
@@ -144,10 +153,16 @@ def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):
         raise ValueError(f'composite: the name {name!r} is not a namespaced op name (as '
                          '"my_namespace.my_op"), as stablehlo.composite requires')
     module_ctx = ctx.module_context
-    symbol = module_ctx.unique_symbol(name, sanitize=False)
-    with ir.InsertionPoint(module_ctx.module.body), ir.Location.name(
-            'composite:', childLoc=ir.Location.name('composite')):
-        emit_function(module_ctx, symbol, jaxpr, public=False)
+    key = ('composite', name, jaxpr)  # (holds the jaxpr: its id is not reused meanwhile)
+    symbol = module_ctx.functions.get(key)
+    if symbol is None:
+        symbol = module_ctx.functions[key] = module_ctx.unique_symbol(name, sanitize=False)
+        with ir.InsertionPoint(module_ctx.module.body), ir.Location.name(
+                'composite:', childLoc=ir.Location.name('composite')):
+            # (a composite a rule binds is traced at the frames of the equation it lowers)
+            where = module_ctx.where
+            emit_function(module_ctx, symbol, jaxpr, public=False,
+                          cut=where.cut if where.in_rule else None)
     composite_attributes = {}
     for key, leaves, treedef in attributes:
         value = tree_util.tree_unflatten(treedef, leaves)

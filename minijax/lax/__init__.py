@@ -7,9 +7,10 @@ squeeze, concatenate, pad, iota, empty and rev; ``pieces`` split, unstack, stack
 (reduce_sum, reduce_prod, ...) and argmax/argmin; ``windowed`` reduce_window (sum, max, min,
 and any computation) and max pooling's derivatives (select_and_gather_add,
 select_and_scatter_add, select_and_scatter); ``dot_general`` dot_general; ``ragged_dot``
-ragged_dot and ragged_dot_general; ``convolution`` conv_general_dilated; ``precision`` the
-Precision and dot algorithms of both; ``conv_variants`` conv_transpose and the patch and local
-convolutions written with conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
+ragged_dot and ragged_dot_general; ``scaled_dot`` scaled_dot; ``convolution``
+conv_general_dilated; ``precision`` the Precision and dot algorithms of both;
+``conv_variants`` conv_transpose and the patch and local convolutions written with
+conv_general_dilated; ``special`` erf, erfc, erf_inv, lgamma,
 digamma, polygamma, zeta, bessel_i0e and bessel_i1e; ``incomplete`` igamma, igammac,
 igamma_grad_a, random_gamma_grad and betainc; ``rounding`` floor, ceil, round, is_finite,
 nextafter and reduce_precision; ``transcendental`` tan, atan2, expm1, cbrt, exp2, square and
@@ -56,6 +57,7 @@ from minijax.lax.dot_general import (
     DotDimensionNumbers, batch_matmul, dot, dot_general, dot_general_p)
 from minijax.lax.ragged_dot import (
     RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, ragged_dot_general_p)
+from minijax.lax.scaled_dot import scaled_dot, scaled_dot_p
 from minijax.lax.precision import DotAlgorithm, DotAlgorithmPreset, Precision, PrecisionLike
 from minijax.lax.accuracy import AccuracyMode, Tolerance
 from minijax.lax.pieces import (

@@ -266,12 +266,14 @@ def verify_module(module: ir.Module) -> None:
 
 
 def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
-                  arg_names: Sequence[str] = ()) -> func.FuncOp:
+                  arg_names: Sequence[str] = (), cut: tuple | None = None) -> func.FuncOp:
     """``func.func @<name>``, at the current location. ``@main``'s arguments without a
     name, its constants and its return are located where it is; a private function's
     are not located, and its ops are named without the caller's name stack and located at
     their frames inside the trace of the function, as JAX lowers a function out of line
-    (it may have several callers; each ``func.call`` carries its own)."""
+    (it may have several callers; each ``func.call`` carries its own). ``cut``: the frames
+    to cut its ops' at instead of the call's (a function traced by a rule, at the frames
+    of the equation the rule lowers, keeps those inside the outer trace)."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
@@ -285,7 +287,7 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
         call = module_ctx.where.call
         module_ctx.name_stack = ''
         frames = _codes(call[1] if call else None)
-        module_ctx.where = Where(cut=frames, trace_frames=frames)
+        module_ctx.where = Where(cut=frames if cut is None else cut, trace_frames=frames)
     try:
         with ir.InsertionPoint(block), location:
             func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))

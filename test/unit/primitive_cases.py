@@ -230,6 +230,16 @@ def _matmul_with(name, dtypes, operands=_args((3, 4), (4, 2)), **options):
                    lambda x, y: jax.lax.dot(x, y, **options), operands, dtypes)
 
 
+def _scaled(name, lhs, rhs, lhs_scale, rhs_scale, dtypes=(F32, F64, I32), **options):
+    """A scaled_dot row: float32 scales (JAX's default ones are float8_e8m0fnu, which
+    minijax lacks), each covering a block of 2 or more contracting positions."""
+    def call(lax):
+        return lambda x, y, s, t: lax.scaled_dot(x, y, lhs_scale=s, rhs_scale=t, **options)
+    return Case('scaled_dot', name, call(mlax), call(jax.lax),
+                (Arg(lhs), Arg(rhs), Arg(lhs_scale, dtype=F32), Arg(rhs_scale, dtype=F32)),
+                dtypes)
+
+
 def _ragged(name, lhs, rhs, groups, dims, dtypes=(F32, F64, I32)):
     """A ragged_dot_general row: ``dims`` are ``RaggedDotDimensionNumbers``'s arguments;
     ``group_sizes`` (shape ``groups``) are drawn below 3, so the groups of a 6-long ragged axis
@@ -637,6 +647,17 @@ PRIMITIVE_CASES = [
             ((([2], [1]), ([], [])), [1], [0])),
     _ragged('contracting', (4, 6), (6, 5), (3,), ((([1], [0]), ([], [])), [1], [])),
     _ragged('ragged-batch', (3, 4, 2), (3, 2, 5), (3,), ((([2], [1]), ([0], [0])), [0], [])),
+    # scaled dots: the default axes of 2 and 3 dimensions, both axes contracted, a batch
+    # axis in the middle; float32, bfloat16 (the default) and float64 results
+    _scaled('m-k-times-k-n-to-f32', (3, 8), (8, 4), (3, 2), (2, 4), (F32, F64, I32, C64, BOOL),
+            preferred_element_type=F32),
+    _scaled('m-k-times-k-n', (3, 8), (8, 4), (3, 4), (4, 4), (F32, I32)),
+    _scaled('b-m-k-times-b-k-n-to-f32', (2, 3, 8), (2, 8, 4), (2, 3, 4), (2, 4, 4), (F32,),
+            preferred_element_type=F32),
+    _scaled('both-axes-to-f64', (4, 6), (6, 4), (2, 3), (3, 2), (F32,),
+            dimension_numbers=(((0, 1), (1, 0)), ((), ())), preferred_element_type=F64),
+    _scaled('batch-in-the-middle', (3, 2, 8), (8, 2, 4), (3, 2, 2), (4, 2, 4), (F64,),
+            dimension_numbers=(((2,), (0,)), ((1,), (1,)))),
     Case('optimization_barrier', 'pair-times',
          lambda x, y: mlax.mul(*mlax.optimization_barrier((x, y))),
          lambda x, y: jax.lax.mul(*jax.lax.optimization_barrier((x, y))), _args((3, 4), ()),

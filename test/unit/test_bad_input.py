@@ -772,6 +772,20 @@ ROWS = [
     ('lax.ragged_dot_group_count', lambda jax: jax.lax.ragged_dot(
         np.ones((6, 3)), np.ones((3, 3, 4)), np.array([2, 4])),
      r'ragged_dot_general: expected rhs group dimension size to be 2, got 3'),
+    ('lax.scaled_dot_vectors', lambda jax: jax.lax.scaled_dot(
+        V, V, lhs_scale=np.ones(1), rhs_scale=np.ones(1)),
+     r'scaled_dot does not support 0-rank and 1-rank operands'),
+    ('lax.scaled_dot_a_scale_per_position', lambda jax: jax.lax.scaled_dot(
+        np.ones((4, 8)), np.ones((8, 3)), lhs_scale=np.ones((4, 8)), rhs_scale=np.ones((2, 3))),
+     r"scaled_dot: The ratio of LHS contracting dim 1 to its scale's dim size \(1\) must be at "
+     r'least 2'),
+    ('lax.scaled_dot_scale_shape', lambda jax: jax.lax.scaled_dot(
+        np.ones((4, 8)), np.ones((8, 3)), lhs_scale=np.ones((3, 2)), rhs_scale=np.ones((2, 3))),
+     r'scaled_dot: LHS dim 0 of size 4 does not match scale dim size 3'),
+    ('lax.scaled_dot_axis_out_of_range', lambda jax: jax.lax.scaled_dot(
+        np.ones((4, 8)), np.ones((8, 3)), lhs_scale=np.ones((4, 2)), rhs_scale=np.ones((2, 3)),
+        dimension_numbers=(((5,), (0,)), ((), ()))),
+     r'scaled_dot: lhs axis 5 of dimension_numbers .* is out of range for lhs of rank 2'),
     ('lax.argmax_float_index_dtype', lambda jax: jax.lax.argmax(X, 0, np.float32),
      r'argmax: index_dtype must be an integer dtype, got float32'),
     ('lax.bitcast_convert_type_widths', lambda jax: jax.lax.bitcast_convert_type(
@@ -1487,6 +1501,11 @@ ROWS = [
 #: fails by accident of its implementation (an MLIR verifier error, an ``assert``, a missing
 #: attribute). docs/semantics.md ("Bad input") points here.
 DEPARTURES = [
+    ('lax.scaled_dot_without_scales', lambda jax: jax.lax.scaled_dot(
+        np.ones((4, 8)), np.ones((8, 3))), NotImplementedError,
+     r'scaled_dot: lhs_scale was left out; JAX makes or takes float8_e8m0fnu scales .* minijax '
+     r'has no float8 dtypes', 'JAX makes float8_e8m0fnu ones for a scale left out; minijax has '
+     'no float8 dtypes (docs/semantics.md)'),
     ('lax.rng_bit_generator_key', lambda jax: jax.lax.rng_bit_generator(
         np.ones(3, np.uint32), (2,)), TypeError,
      r'rng_bit_generator: the key must be uint32\[4\] or uint64\[2\], got uint32\[3\]',

@@ -20,10 +20,8 @@ SPMD = {'axis_size', 'device_put_p', 'pbroadcast', 'pcast', 'precv', 'psend', 'p
         'pswapaxes', 'ragged_all_to_all', 'ragged_all_to_all_p', 'sharding_constraint_p',
         'with_sharding_constraint'}
 
-#: Names of jax.lax that minijax does not have yet (issue 30, open): each family is one step.
-NOT_YET = {
-    # convolutions and dots
-    'scaled_dot'}
+#: Names of jax.lax that minijax does not have yet (issue 30): none left.
+NOT_YET = set()
 
 #: Keyword-only parameters minijax has beyond JAX's: why.
 EXTRA_PARAMETERS = {

@@ -73,6 +73,9 @@ NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatt
                  # own (a sampler drawing the computation), select_and_scatter (no public
                  # function binds it; select_and_scatter_add, max pooling's VJP, lowers to it)
                  'reduce', 'reduce_window', 'select_and_scatter',
+                 # scales of a subchannel shape (the operand's, but for contracting axes a
+                 # divisor of at most half their size), which the generator does not draw
+                 'scaled_dot',
                  # max pooling's derivatives: not in a program's jaxpr, but in the JVP and
                  # VJP the fuzzer checks of each program with a reduce_window_max or _min
                  'select_and_gather_add', 'select_and_scatter_add'}
