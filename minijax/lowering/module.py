@@ -272,8 +272,8 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
     are not located, and its ops are named without the caller's name stack and located at
     their frames inside the trace of the function, as JAX lowers a function out of line
     (it may have several callers; each ``func.call`` carries its own). ``cut``: the frames
-    to cut its ops' at instead of the call's (a function traced by a rule, at the frames
-    of the equation the rule lowers, keeps those inside the outer trace)."""
+    its ops' frames are cut at, instead of the call's (a function traced by a rule, at the
+    frames of the equation the rule lowers, keeps those inside the outer trace)."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
