@@ -305,6 +305,11 @@ def _sub_jaxprs(params) -> list[Jaxpr]:
     return found
 
 
+#: Primitives whose ``name`` JAX prints by a rule of its own, not being one of their params:
+#: their sub-jaxprs, when shared, are labelled ``jaxpr`` as any other's.
+_NAME_NOT_A_PARAM = frozenset({'custom_jvp_call', 'custom_vjp_call'})
+
+
 def _share_repeated_jaxprs(top: Jaxpr, names: _Names) -> list[tuple[str, Jaxpr]]:
     """Sub-jaxprs used more than once, or longer than 10 equations, are printed once before
     the jaxpr as ``let name = { ... } in`` and referred to by name (as JAX does)."""
@@ -317,7 +322,7 @@ def _share_repeated_jaxprs(top: Jaxpr, names: _Names) -> list[tuple[str, Jaxpr]]
         for eqn in jaxpr.eqns:
             subs = _sub_jaxprs(eqn.params)
             queue.extend(subs)
-            if 'name' in eqn.params:
+            if 'name' in eqn.params and eqn.primitive.name not in _NAME_NOT_A_PARAM:
                 for sub in subs:
                     labels.setdefault(sub, str(eqn.params['name']).strip('<>'))
     taken: Counter[str] = Counter()

@@ -18,7 +18,8 @@ the (inverse) trigonometric and hyperbolic functions; ``bitcast`` bitcast_conver
 ``bitwise`` the bitwise and integer operations (and, or, xor, not, shifts, population_count,
 clz, mulhi, rem); ``clamp`` clamp; ``sorting`` sort, sort_key_val, top_k, approx_max_k and
 approx_min_k; ``cumulative`` cumsum, cumprod, cummax, cummin, cumlogsumexp and
-associative_scan; ``gather`` gather, index_take and the scatters (scatter, scatter_add,
+associative_scan; ``log_add_exp`` JAX's custom_jvp logaddexp and logaddexp2 (no primitives:
+jnp's and cumlogsumexp's); ``gather`` gather, index_take and the scatters (scatter, scatter_add,
 scatter_sub, scatter_mul, scatter_min, scatter_max); ``gradients`` stop_gradient; ``barrier``
 the compiler hints optimization_barrier and dce_sink; ``identities`` copy and stage;
 ``complex_numbers`` real, imag, conj and complex; ``fft`` the discrete Fourier transforms;

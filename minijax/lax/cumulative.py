@@ -24,8 +24,8 @@ import numpy as np
 from minijax import core, dtypes, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.lax.elementwise import (
-    abs, add, exp, full_like, log1p, max, max_p, min, min_p, mul, ne, neg, select_n, sub)
+from minijax.lax.elementwise import add, max, max_p, min, min_p, mul
+from minijax.lax.log_add_exp import logaddexp
 from minijax.lax.reductions import highest, lowest
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.structural import concatenate, pad, rev
@@ -96,43 +96,17 @@ def _interleave(even, odd, axis):
     return add(even, odd)
 
 
-def logaddexp(x, y):
-    """log(exp(x) + exp(y)) without overflow: max + log1p(exp(min - max)), or x + y where
-    min - max is NaN (a NaN operand, or infinities of one sign). Written with min - max
-    rather than the lowering's -|x - y| (the same value) for its derivative: at a tie, where
-    |x - y| has none, max and min each split the tangents evenly, which gives the exact
-    derivative (t_x + t_y) / 2, as JAX's custom JVP of logaddexp does. Where delta is NaN,
-    the branch not taken sees 0 instead, so its derivative is finite and a zero cotangent
-    through it stays zero (not 0 * NaN)."""
-    amax, amin = max(x, y), min(x, y)
-    delta = sub(amin, amax)
-    undefined = ne(delta, delta)
-    safe_delta = select_n(undefined, delta, full_like(delta, 0))
-    return select_n(undefined, add(amax, log1p(exp(safe_delta))), add(x, y))
-
-
 # ----------------------------------------------------------------------------- the primitives
 
 class _Cumulative:
     """One row of the family: how to combine two elements in NumPy (``impl``) and in lax ops
-    (``combine``, for the JVP; ``window_combine``, the lowering's reduce_window body, when it
-    differs), and the reduction's identity. ``rounds`` marks a combination whose rounding
-    depends on the order XLA picks (True, or a function of the operand's aval)."""
+    (``combine``: the lowering's reduce_window body and the JVP's scan), and the reduction's
+    identity. ``rounds`` marks a combination whose rounding depends on the order XLA picks
+    (True, or a function of the operand's aval)."""
 
-    def __init__(self, name, impl, combine, identity, window_combine=None, float_only=False,
-                 rounds=False):
+    def __init__(self, name, impl, combine, identity, float_only=False, rounds=False):
         self.name, self.impl, self.combine, self.identity = name, impl, combine, identity
-        self.window_combine = window_combine or combine
         self.float_only, self.rounds = float_only, rounds
-
-
-def _logaddexp_in_jax_order(x, y):
-    """``logaddexp`` as JAX's reduce_window body computes it: max + log1p(exp(-|x - y|)),
-    or x + y where x - y is NaN."""
-    amax = max(x, y)
-    delta = sub(x, y)
-    undefined, total = ne(delta, delta), add(x, y)
-    return select_n(undefined, add(amax, log1p(exp(neg(abs(delta))))), total)
 
 
 def _same_dtype(np_fn):
@@ -148,8 +122,9 @@ _FAMILY = [
                 rounds=dtypes.complex_operand),
     _Cumulative('cummin', lambda x, y: core.impl_rules[min_p](x, y), min, highest,
                 rounds=dtypes.complex_operand),
+    # logaddexp as JAX's custom_jvp function: the reduce_window body and the scan's combine
     _Cumulative('cumlogsumexp', _same_dtype(np.logaddexp), logaddexp, lambda d: -np.inf,
-                _logaddexp_in_jax_order, float_only=True, rounds=True),
+                float_only=True, rounds=True),
 ]
 
 
@@ -198,7 +173,7 @@ def _lowering(row):
         padding = [((0, n - 1) if reverse else (n - 1, 0)) if a == axis else (0, 0)
                    for a in range(aval.ndim)]
         identity = np.asarray(row.identity(aval.dtype), aval.dtype)
-        return reduce_window(x, identity, row.window_combine, window, [1] * aval.ndim, padding)
+        return reduce_window(x, identity, row.combine, window, [1] * aval.ndim, padding)
     return lower_fun(windowed)
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.array import Array, device_array, scalar
 from minijax.core import Tracer
+from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 
 # ----------------------------------------------------------------------------- dtypes, constants
 
@@ -760,20 +761,14 @@ def hypot(x1, x2, /):
 
 
 def logaddexp(x1, x2, /):
-    """``log(exp(x1) + exp(x2))`` as ``max + log1p(exp(min - max))``: no overflow, and its
-    derivative shares a tie evenly (through max and min). Equal infinities give themselves."""
-    x1, x2 = _float_pair(x1, x2)
-    big, small = lax.max(x1, x2), lax.min(x1, x2)
-    delta = lax.sub(small, big)
-    both_infinite = lax.ne(delta, delta)  # inf - inf (or a NaN operand: NaN either way)
-    out = lax.add(big, lax.log1p(lax.exp(_safe_where(both_infinite, delta, 0.))))
-    return lax.select_n(both_infinite, out, lax.add(x1, x2))
+    """``log(exp(x1) + exp(x2))`` without overflow: JAX's ``custom_jvp`` function (see
+    ``minijax.lax.log_add_exp``), with its derivative at infinities and ties."""
+    return _logaddexp(*_float_pair(x1, x2))
 
 
 def logaddexp2(x1, x2, /):
-    """``log2(2**x1 + 2**x2)``, through ``logaddexp`` in base e."""
-    x1, x2 = _float_pair(x1, x2)
-    return _divide_by_constant(logaddexp(lax.mul(x1, _LN2), lax.mul(x2, _LN2)), _LN2)
+    """``log2(2**x1 + 2**x2)`` without overflow, as ``logaddexp`` in base 2."""
+    return _logaddexp2(*_float_pair(x1, x2))
 
 
 def copysign(x1, x2, /):

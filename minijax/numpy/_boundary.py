@@ -132,16 +132,38 @@ def _staged_as_jit(fn, static_argnames):
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
+#: Functions that ``jax.numpy`` wraps in ``jit(inline=True)`` and whose compiled program XLA
+#: rounds differently from their ops one by one (``logaddexp2``'s ``max + log1p(...) / ln 2``
+#: becomes a fused multiply-add): called eagerly they are compiled, traced they are inlined.
+_INLINED_JIT = frozenset({'logaddexp', 'logaddexp2'})
+
+
+def _inlined_jit(fn):
+    """``fn`` compiled when called eagerly (under an eager ``grad`` or ``vmap`` too, as
+    ``jit``); its ops themselves when staged into a jaxpr (no ``xla_call``, as JAX's inline
+    ``jit`` stages none)."""
+    from minijax.jit import jit  # the api layer, above this module
+    jitted = jit(fn)
+
+    @functools.wraps(fn)
+    def call(*args):
+        if core.dynamic_trace is None:
+            return jitted(*args)
+        return fn(*args)
+    return call
+
 
 def install_api_boundary(namespace, module: str):
     """Put the boundary on every function of ``namespace`` (a module or class) defined in
-    ``module`` (by name): each public one returns Arrays when it runs eagerly, and those of
-    ``_STAGED_AS_JIT`` are ``jit``s."""
+    ``module`` (by name): each public one returns Arrays when it runs eagerly, those of
+    ``_STAGED_AS_JIT`` are ``jit``s and those of ``_INLINED_JIT`` inline ``jit``s."""
     for name, value in list(vars(namespace).items()):
         if not (isinstance(value, types.FunctionType) and value.__module__ == module):
             continue
         if name in _STAGED_AS_JIT:
             value = _staged_as_jit(value, _STAGED_AS_JIT[name])
+        elif name in _INLINED_JIT:
+            value = _inlined_jit(value)
         if not name.startswith('_'):
             value = returns_arrays(value)
         setattr(namespace, name, value)

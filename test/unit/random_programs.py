@@ -33,10 +33,6 @@ KNOWN_BUGS = {
     'interpreter_outer_product_sign': 'the StableHLO reference interpreter adds each '
                                       'dot_general product to +0., even with nothing to sum, '
                                       'so a -0. product is +0. there (XLA: -0.)',
-    'cumlogsumexp_inf_grad': 'the derivative of cumlogsumexp where an input is infinite: '
-                             'minijax differentiates max + log1p(exp(min - max)); JAX\'s '
-                             'logaddexp rule replaces infinities by 0 (and gives NaN after '
-                             'a leading -inf)',
     'subnormals': 'subnormal floats: XLA on CPU flushes them to zero, eager NumPy keeps '
                   'them (sign, comparisons, conversion to bool differ)',
     'interpreter_atan2_subnormals': 'the StableHLO reference interpreter keeps subnormal '
@@ -1490,8 +1486,6 @@ def s_cumulative(g, pool, depth):
     a = pool[x]
     if name in ('cummax', 'cummin'):
         g.hazards.add('nonsmooth')
-    if name == 'cumlogsumexp':
-        g.hazards.add('cumlogsumexp_inf_grad')
     return _step('static', [x], [a], name=name, axis=int(g.rng.integers(len(a.shape))),
                  reverse=g.coin(0.5))
 
@@ -1960,7 +1954,7 @@ def leg_jvp(d, args, rng, tol):
     program = d.program
     argnums = _float_inputs(program)
     if (not argnums or not loss(program, MINIJAX)[1] or 'custom_vjp' in d.hazards
-            or d.skips('nan_zero_cotangent', 'cumlogsumexp_inf_grad')):
+            or d.skips('nan_zero_cotangent')):
         return
     tangents = [rng.normal(size=np.shape(args[k])).astype(args[k].dtype) for k in argnums]
 
@@ -1982,7 +1976,7 @@ def leg_grad(d, args, special, tol):
     argnums = tuple(_float_inputs(program))
     mine, has_floats = loss(program, MINIJAX)
     if not argnums or not has_floats or 'while' in d.hazards or d.skips(
-            'grad_abs_zero', 'nan_zero_cotangent', 'cumlogsumexp_inf_grad'):
+            'grad_abs_zero', 'nan_zero_cotangent'):
         return
     got = mj.grad(mine, argnums)(*args)
     try:

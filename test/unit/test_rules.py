@@ -245,10 +245,7 @@ IR_DEPARTURES = {
 }
 #: Rows whose ``debug_info`` locations are not JAX's yet (issue 30, open): what differs.
 #: (Their text without locations is JAX's.)
-DEBUG_INFO_PENDING = {
-    'cumlogsumexp-*': "JAX's reduce_window body is jnp.logaddexp, a custom_jvp function, "
-                      'whose call adds one more level of frames to its ops',
-}
+DEBUG_INFO_PENDING: dict[str, str] = {}
 #: Rows whose locations depend on what was traced before, in JAX as in minijax: both keep
 #: a jit's trace, JAX a reduction's computation too, with the frames of the call that traced
 #: it. With ``debug_info`` they are compared as a new process lowers them, caches cleared.
