@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import jax
+from jax._src.lax import lax as jax_lax_internals  # (its reduction jaxprs' cache)
 import numpy as np
 import pytest
 from primitive_cases import PRIMITIVE_CASES, SHORT_NAMES
@@ -246,9 +247,10 @@ IR_DEPARTURES = {
 #: Rows whose ``debug_info`` locations are not JAX's yet (issue 30, open): what differs.
 #: (Their text without locations is JAX's.)
 DEBUG_INFO_PENDING: dict[str, str] = {}
-#: Rows whose locations depend on what was traced before, in JAX as in minijax: both keep
-#: a jit's trace, JAX a reduction's computation too, with the frames of the call that traced
-#: it. With ``debug_info`` they are compared as a new process lowers them, caches cleared.
+#: Rows whose locations depend on what was traced before: minijax keeps a jit's trace (lax.fft
+#: is one), JAX a reduction's computation, each with the frames of the call that first
+#: traced it. With ``debug_info`` they are compared as a new process lowers them, those
+#: caches cleared.
 FRESH = ('fft-*', 'cumprod-*', 'cumlogsumexp-*', 'select_and_scatter_add-*')
 #: The case table's functions are lambdas on different lines for minijax and JAX.
 _CASE_TABLE_POSITION = re.compile(r'("[^"]*primitive_cases\.py"):\d+:\d+( to \d*:\d+)?')
@@ -273,7 +275,7 @@ def test_lowering_emits_jaxs_ir(case, dtype, debug_info, rng):
     args = case.args(rng, dtype)
     row = f'{case.id}-{SHORT_NAMES[dtype]}'
     if debug_info and any(fnmatch.fnmatchcase(row, pattern) for pattern in FRESH):
-        jax.clear_caches()
+        jax_lax_internals._reduction_jaxpr.cache_clear()
         minijax.clear_caches()
     ours, theirs = [_module_text(jit, fn, args, debug_info)  # (one line: the same callers)
                     for jit, fn in ((minijax.jit, case.mj), (jax.jit, case.jx))]
