@@ -244,9 +244,6 @@ IR_DEPARTURES = {
                                      'threads the values a while_loop closes over through its '
                                      'carry (docs/semantics.md)',
 }
-#: Rows whose ``debug_info`` locations are not JAX's yet (issue 30, open): what differs.
-#: (Their text without locations is JAX's.)
-DEBUG_INFO_PENDING: dict[str, str] = {}
 #: Rows whose locations depend on what was traced before: minijax keeps a jit's trace (lax.fft
 #: is one), JAX a reduction's computation, each with the frames of the call that first
 #: traced it. With ``debug_info`` they are compared as a new process lowers them, those
@@ -270,17 +267,16 @@ def _module_text(jit, fn, args, debug_info):
 @pytest.mark.parametrize('case,dtype', LOWERING_PARAMS)
 def test_lowering_emits_jaxs_ir(case, dtype, debug_info, rng):
     """The module's text is JAX's, byte for byte (with ``debug_info``: its locations too),
-    but where ``IR_DEPARTURES`` (or ``DEBUG_INFO_PENDING``) says why not; a listed row that
-    matches fails too, to be taken off the list."""
+    but where ``IR_DEPARTURES`` says why not; a listed row that matches fails too, to be
+    taken off the list."""
     args = case.args(rng, dtype)
     row = f'{case.id}-{SHORT_NAMES[dtype]}'
     if debug_info and any(fnmatch.fnmatchcase(row, pattern) for pattern in FRESH):
         jax_lax_internals._reduction_jaxpr.cache_clear()
-        minijax.clear_caches()
+        sys.modules['minijax.lax.fft']._staged_fft.cache_clear()  # (lax.fft's jit, traces)
     ours, theirs = [_module_text(jit, fn, args, debug_info)  # (one line: the same callers)
                     for jit, fn in ((minijax.jit, case.mj), (jax.jit, case.jx))]
-    exceptions = {**IR_DEPARTURES, **(DEBUG_INFO_PENDING if debug_info else {})}
-    departure = next((why for pattern, why in exceptions.items()
+    departure = next((why for pattern, why in IR_DEPARTURES.items()
                       if fnmatch.fnmatchcase(row, pattern)), None)
     if departure is None:
         assert ours == theirs
