@@ -366,16 +366,21 @@ def index_take(src, idxs, axes):
     return gather(src, indices, dnums, slice_sizes)
 
 
+def _clipped_scatter_indices(operand, scatter_indices, updates, dnums):
+    """``mode='clip'``: each index vector moved so that its whole window fits."""
+    shape = core.get_aval(operand).shape
+    sizes = scatter_window_sizes(shape, core.get_aval(updates).shape, dnums)
+    return _clamp_indices(shape, scatter_indices, dnums.scatter_dims_to_operand_dims, sizes)
+
+
 def _scatter_function(primitive):
     def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
                    indices_are_sorted=False, unique_indices=False, mode=None):
         _index_operands(primitive.name, operand, scatter_indices)
         dnums = _canonical(dimension_numbers, ScatterDimensionNumbers)
         if GatherScatterMode.from_any(mode) is GatherScatterMode.CLIP:
-            shape = core.get_aval(operand).shape
-            sizes = scatter_window_sizes(shape, core.get_aval(updates).shape, dnums)
-            scatter_indices = _clamp_indices(shape, scatter_indices,
-                                             dnums.scatter_dims_to_operand_dims, sizes)
+            scatter_indices = _clipped_scatter_indices(operand, scatter_indices, updates,
+                                                       dnums)
         return primitive.bind(operand, scatter_indices, updates, dimension_numbers=dnums,
                               indices_are_sorted=bool(indices_are_sorted),
                               unique_indices=bool(unique_indices))
@@ -733,10 +738,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
                                                  tree_util.tree_structure(0))
     mode = GatherScatterMode.from_any(mode)
     if mode is GatherScatterMode.CLIP:
-        shape = core.get_aval(operand).shape
-        sizes = scatter_window_sizes(shape, core.get_aval(unused).shape, dnums)
-        scatter_indices = _clamp_indices(shape, scatter_indices,
-                                         dnums.scatter_dims_to_operand_dims, sizes)
+        scatter_indices = _clipped_scatter_indices(operand, scatter_indices, unused, dnums)
     return scatter_p.bind(operand, scatter_indices, unused, dimension_numbers=dnums,
                           indices_are_sorted=bool(indices_are_sorted),
                           unique_indices=bool(unique_indices), mode=mode,

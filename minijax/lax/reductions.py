@@ -222,12 +222,31 @@ def _monoid_reducer(computation, inits):
         reducer, identity, intlike_only = _monoid_reducers()[computation]
     except (KeyError, TypeError):  # (not a lax function; or unhashable)
         return None
+    if intlike_only and dtypes.kind(core.get_aval(inits[0]).dtype) not in 'biu':
+        return None
+    return reducer if is_identity(inits, identity) else None
+
+
+def is_identity(inits, identity) -> bool:
+    """Whether ``inits`` is one concrete scalar, ``identity(its dtype)``: a monoid's start,
+    as JAX recognizes one (lax.reduce, lax.reduce_window)."""
     if len(inits) != 1 or isinstance(inits[0], core.Tracer) or np.shape(inits[0]):
-        return None
-    dtype = core.get_aval(inits[0]).dtype
-    if intlike_only and dtypes.kind(dtype) not in 'biu':
-        return None
-    return reducer if np.equal(np.asarray(inits[0]), identity(dtype)) else None
+        return False
+    return bool(np.equal(np.asarray(inits[0]), identity(core.get_aval(inits[0]).dtype)))
+
+
+def flatten_operands_and_inits(operands, init_values):
+    """The leaves of ``operands`` and ``init_values`` and their one tree, or JAX's
+    ValueError when the trees or the counts differ (lax.reduce, lax.reduce_window)."""
+    flat_operands, operand_tree = tree_util.tree_flatten(operands)
+    flat_inits, init_tree = tree_util.tree_flatten(init_values)
+    if operand_tree != init_tree:  # (JAX's texts)
+        raise ValueError('Operands must have the same tree structure as init_values: '
+                         f'{operand_tree} vs. {init_tree}')
+    if len(flat_operands) != len(flat_inits):
+        raise ValueError('Must have same total number of operands as init_values:  '
+                         f'{len(flat_operands)} vs. {len(flat_inits)}')
+    return flat_operands, flat_inits, operand_tree
 
 
 def reduce(operands, init_values, computation, dimensions,  # noqa: A001 (lax.reduce)
@@ -239,14 +258,7 @@ def reduce(operands, init_values, computation, dimensions,  # noqa: A001 (lax.re
     binds its reduction primitive (``reduce_sum``, ...); any other binds ``reduce``, which
     holds ``computation`` traced to a jaxpr (``stablehlo.reduce`` with that body)."""
     default_options_only('reduce', out_sharding=out_sharding)
-    flat_operands, operand_tree = tree_util.tree_flatten(operands)
-    flat_inits, init_tree = tree_util.tree_flatten(init_values)
-    if operand_tree != init_tree:  # (JAX's texts)
-        raise ValueError('Operands must have the same tree structure as init_values: '
-                         f'{operand_tree} vs. {init_tree}')
-    if len(flat_operands) != len(flat_inits):
-        raise ValueError('Must have same total number of operands as init_values:  '
-                         f'{len(flat_operands)} vs. {len(flat_inits)}')
+    flat_operands, flat_inits, init_tree = flatten_operands_and_inits(operands, init_values)
     reducer = _monoid_reducer(computation, flat_inits)
     if reducer is not None:
         out = reducer(flat_operands[0], tuple(dimensions))

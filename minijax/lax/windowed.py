@@ -27,7 +27,8 @@ from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from minijax.lax.bitwise import bitwise_or
 from minijax.lax.elementwise import add, ge_p, le_p, select
 from minijax.lax.elementwise import max as lax_max, max_p, min as lax_min, min_p
-from minijax.lax.reductions import computation_jaxpr, trace_computation
+from minijax.lax.reductions import (
+    computation_jaxpr, flatten_operands_and_inits, is_identity, trace_computation)
 from minijax.lax.slicing import slice as lax_slice
 from minijax.lax.static import static_ints
 from minijax.lax.structural import pad, pad_p
@@ -681,14 +682,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     high) pair per axis. As in JAX, ``lax.add``, ``lax.max`` or ``lax.min`` from its
     identity binds its own primitive (``reduce_window_sum``, ...); any other computation
     binds ``reduce_window`` holding it as a jaxpr."""
-    flat_operands, operand_tree = tree_util.tree_flatten(operand)
-    flat_inits, init_tree = tree_util.tree_flatten(init_value)
-    if operand_tree != init_tree:  # (JAX's texts)
-        raise ValueError('Operands must have the same tree structure as init_values: '
-                         f'{operand_tree} vs. {init_tree}')
-    if len(flat_operands) != len(flat_inits):
-        raise ValueError('Must have same total number of operands as init_values:  '
-                         f'{len(flat_operands)} vs. {len(flat_inits)}')
+    flat_operands, flat_inits, tree = flatten_operands_and_inits(operand, init_value)
     if not flat_operands:
         raise ValueError('reduce_window must have at least one operand.')
     rank = np.ndim(flat_operands[0])
@@ -712,10 +706,10 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         return prim.bind(flat_operands[0], **window)
     closed, out_tree = computation_jaxpr(
         computation, tuple(core.raise_to_shaped(core.get_aval(x)) for x in flat_inits),
-        init_tree)
-    if out_tree != operand_tree:
+        tree)
+    if out_tree != tree:
         raise ValueError('reduce_window output must have the same tree structure as the '
-                         f'operands {operand_tree} vs. {out_tree}')
+                         f'operands {tree} vs. {out_tree}')
     return tree_util.tree_unflatten(out_tree, _bind_reduce_window(flat_operands, flat_inits,
                                                                   closed, window))
 
@@ -727,10 +721,7 @@ def _monoid_window_reducer(computation, inits):
         prim, identity = _MONOIDS[computation]
     except (KeyError, TypeError):
         return None
-    if len(inits) != 1 or isinstance(inits[0], core.Tracer) or np.shape(inits[0]):
-        return None
-    return prim if np.all(np.asarray(inits[0]) == identity(core.get_aval(inits[0]).dtype)) \
-        else None
+    return prim if is_identity(inits, identity) else None
 
 
 def _check_init_value(init_value, dtype):
