@@ -37,3 +37,7 @@ __all__ = [
     'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
     'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
 ]
+
+from minijax.unsupported import missing_name  # noqa: E402
+
+__getattr__ = missing_name('jax')

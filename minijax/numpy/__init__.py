@@ -24,6 +24,7 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.array import Array, device_array, scalar
 from minijax.core import Tracer
+from minijax.unsupported import missing_name
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 
 # ----------------------------------------------------------------------------- dtypes, constants
@@ -1189,3 +1190,6 @@ from minijax.numpy._polynomial import (poly, polyadd, polyder, polyfit, polyint,
 from minijax.numpy import _methods  # noqa: E402  (Arrays' and tracers' operators and methods)
 _methods.install(Tracer)
 _methods.install(Array)
+
+
+__getattr__ = missing_name('jax.numpy')

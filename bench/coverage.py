@@ -1,0 +1,295 @@
+"""How much of JAX's public surface minijax has, measured name by name.
+
+Every public name of jax 0.10.2 in the namespaces JAX programs import is one of:
+
+- implemented: minijax's namespace has it; a function takes every parameter JAX's does (by
+  name), or the parameters it lacks are listed;
+- unsupported: ``minijax/unsupported.py`` says why and what to use instead (minijax's module
+  raises that error);
+- not yet: listed in ``NOT_YET`` below, the work left (issues 31 and 32).
+
+A name that is none of these fails ``test/unit/test_coverage.py``, which also checks that
+``docs/jax_coverage.md`` is this script's current output::
+
+    python bench/coverage.py           # the summary, one line per namespace
+    python bench/coverage.py --write   # regenerate docs/jax_coverage.md
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import pathlib
+import sys
+import types
+from typing import NamedTuple
+
+import jax
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from minijax.files import write_file  # noqa: E402
+from minijax.unsupported import UNSUPPORTED  # noqa: E402
+
+TABLE = ROOT / 'docs' / 'jax_coverage.md'
+
+#: The namespaces counted: those JAX programs import (submodules of ``jax`` itself are
+#: namespaces of their own, not names of ``jax``).
+NAMESPACES = (
+    'jax', 'jax.numpy', 'jax.numpy.linalg', 'jax.numpy.fft', 'jax.lax', 'jax.lax.linalg',
+    'jax.random', 'jax.nn', 'jax.nn.initializers', 'jax.scipy.special', 'jax.scipy.linalg',
+    'jax.scipy.signal', 'jax.scipy.stats', 'jax.scipy.stats.norm', 'jax.scipy.optimize',
+    'jax.scipy.integrate', 'jax.scipy.ndimage', 'jax.scipy.fft', 'jax.tree_util', 'jax.tree',
+    'jax.flatten_util', 'jax.debug', 'jax.dtypes', 'jax.errors', 'jax.image', 'jax.ops',
+    'jax.custom_derivatives', 'jax.ad_checkpoint', 'jax.stages', 'jax.typing',
+    'jax.example_libraries.stax', 'jax.example_libraries.optimizers', 'jax.extend.core',
+    'jax.experimental', 'jax.sharding', 'jax.distributed',
+)
+
+#: Names minijax does not have yet: the work of issue 31 (SPMD) and issue 32 (the rest).
+#: A name leaves this table when it is implemented (the test says so).
+NOT_YET: dict[str, str] = {
+    'jax': (
+        'Device NamedSharding P Ref Shard ad allow_f16_reductions array_garbage_collection_guard '
+        'auto_pcast check_tracer_leaks checking_leaks closure_convert copy_to_host_async '
+        'custom_gradient debug_infs debug_key_reuse debug_nans default_device '
+        'default_matmul_precision default_prng_impl ds effects_barrier empty_ref enable_checks '
+        'enable_custom_prng enable_x64 ensure_compile_time_eval explain_cache_misses float0 '
+        'free_ref freeze fwd_and_bwd host_count host_id host_ids legacy_prng_key linear_transpose '
+        'live_arrays log_compiles make_array_from_callback make_array_from_process_local_data '
+        'make_array_from_single_device_arrays make_mesh make_user_context memory named_call '
+        'named_scope new_ref no_execution no_tracing numpy_dtype_promotion numpy_rank_promotion '
+        'print_environment_info process_indices remove_size_one_mesh_axis_from_type reshard '
+        'set_mesh shard_map smap softmax_custom_jvp thread_guard threefry_partitionable '
+        'transfer_guard transfer_guard_device_to_device transfer_guard_device_to_host '
+        'transfer_guard_host_to_device '),
+    'jax.numpy': (
+        'ComplexWarning append apply_along_axis apply_over_axes array_equiv array_repr '
+        'array_split array_str atleast_3d bartlett bitwise_left_shift bitwise_right_shift '
+        'blackman block bool c_ cdouble character csingle delete diag_indices_from diagflat '
+        'double dsplit dstack einsum_path fill_diagonal flexible frexp from_dlpack frombuffer '
+        'fromfile fromfunction fromiter frompyfunc fromstring gcd get_printoptions hamming '
+        'hanning histogram2d histogramdd hsplit i0 index_exp insert intersect1d isdtype isrealobj '
+        'iterable ix_ kaiser lcm load mask_indices matvec mgrid modf nextafter object_ ogrid '
+        'packbits place polydiv printoptions put put_along_axis r_ resize rollaxis roots s_ save '
+        'savez set_printoptions setdiff1d setxor1d single sort_complex spacing tril_indices_from '
+        'trim_zeros triu_indices_from ufunc uint union1d unique_all unique_counts unique_inverse '
+        'unique_values unpackbits unwrap vecmat vectorize vsplit '),
+    'jax.numpy.linalg': (
+        'cross diagonal eig eigvals matmul matrix_norm matrix_transpose outer tensordot trace '
+        'vecdot vector_norm '),
+    'jax.lax': (
+        'axis_size device_put_p pbroadcast pcast precv psend pshuffle pswapaxes ragged_all_to_all '
+        'ragged_all_to_all_p sharding_constraint_p with_sharding_constraint '),
+    'jax.lax.linalg': (
+        'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p eig '
+        'eig_p hessenberg hessenberg_p householder_product householder_product_p '
+        'lu_pivots_to_permutation_p ormqr ormqr_p qdwh schur schur_p symmetric_product '
+        'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
+    'jax.random': (
+        'ball binomial chisquare clone double_sided_maxwell f generalized_normal geometric '
+        'key_dtype lognormal maxwell multinomial orthogonal pareto rademacher random_gamma_p '
+        'rayleigh triangular wald weibull_min '),
+    'jax.nn': (
+        'dot_product_attention get_scaled_dot_general_config scaled_dot_general scaled_matmul '
+        'sparse_plus sparse_sigmoid '),
+    'jax.nn.initializers': (
+        'Initializer delta_orthogonal orthogonal '),
+    'jax.scipy.special': (
+        'bernoulli bessel_jn beta boxcox boxcox1p comb dawsn erfcx exp1 expi expn factorial '
+        'fresnel gamma gammasgn hyp1f1 hyp2f1 kl_div loggamma owens_t poch polygamma rel_entr '
+        'sici spence sph_harm_y wofz zeta '),
+    'jax.scipy.linalg': (
+        'block_diag circulant companion convolution_matrix dft eigh_tridiagonal expm_frechet '
+        'fiedler fiedler_companion funm hadamard hankel helmert hessenberg hilbert invhilbert '
+        'invpascal leslie pascal polar qr_multiply rsf2csf schur solve_sylvester sqrtm toeplitz '),
+    'jax.scipy.signal': (
+        'csd detrend fftconvolve istft stft welch '),
+    'jax.scipy.stats': (
+        'gaussian_kde mode rankdata sem '),
+    'jax.scipy.optimize': (
+        'OptimizeResults minimize '),
+    'jax.scipy.integrate': (
+        'trapezoid '),
+    'jax.scipy.ndimage': (
+        'map_coordinates '),
+    'jax.scipy.fft': (
+        'dct dctn idct idctn '),
+    'jax.tree_util': (
+        'KeyEntry KeyPath default_registry flatten_one_level flatten_one_level_with_keys '
+        'is_tree_node register_static tree_broadcast tree_reduce_associative treedef_tuple '),
+    'jax.tree': (
+        'broadcast reduce_associative static '),
+    'jax.debug': (
+        'DebugEffect OrderedDebugEffect breakpoint inspect_array_sharding log '
+        'visualize_array_sharding visualize_sharding '),
+    'jax.dtypes': (
+        'TypePromotionError canonicalize_dtype iinfo itemsize_bits result_type scalar_type_of '),
+    'jax.errors': (
+        'InconclusiveDimensionOperation JaxRuntimeError JaxprTypeError '),
+    'jax.image': (
+        'ResizeMethod resize scale_and_translate '),
+    'jax.custom_derivatives': (
+        'CustomVJPPrimal SymbolicZero closure_convert custom_gradient '
+        'custom_vjp_primal_tree_values linear_call remat_opt_p zero_from_primal '),
+    'jax.ad_checkpoint': (
+        'Offloadable Recompute Saveable checkpoint_name checkpoint_policies print_saved_residuals '),
+    'jax.stages': (
+        'ArgInfo Compiled CompilerOptions Lowered Traced Wrapped '),
+    'jax.typing': (
+        'ArrayLike DTypeLike '),
+    'jax.example_libraries.stax': (
+        'AvgPool BatchNorm Conv Conv1DTranspose ConvTranspose Dense Dropout Elu Exp FanInConcat '
+        'FanInSum FanOut Flatten Gelu GeneralConv GeneralConvTranspose Identity LeakyRelu '
+        'LogSoftmax MaxPool Relu Selu Sigmoid Softmax Softplus SumPool Tanh elementwise elu gelu '
+        'glorot glorot_normal leaky_relu log_softmax logsoftmax normal ones parallel randn relu '
+        'selu serial shape_dependent sigmoid softmax softplus standardize zeros '),
+    'jax.example_libraries.optimizers': (
+        'Any Array Callable InitFn JoinPoint NamedTuple Optimizer OptimizerState Params ParamsFn '
+        'Schedule State Step UpdateFn Updates adagrad adam adamax annotations clip_grads constant '
+        'exponential_decay inverse_time_decay l2_norm make_schedule map momentum namedtuple '
+        'nesterov optimizer pack_optimizer_state partial piecewise_constant polynomial_decay '
+        'rmsprop rmsprop_momentum safe_map safe_zip sgd sm3 unpack_optimizer_state unzip2 zip '),
+    'jax.extend.core': (
+        'AbstractToken CallPrimitive ClosedJaxpr DebugInfo DropVar Effect Effects '
+        'InconclusiveDimensionOperation Jaxpr JaxprEqn JaxprTypeError Literal Primitive Token '
+        'TraceTag Var array_types call_impl check_jaxpr concrete_or_error find_top_trace gensym '
+        'get_opaque_trace_state jaxpr_as_fun jaxprs_in_params mapped_aval new_jaxpr_eqn '
+        'no_effects nonempty_axis_env_DO_NOT_USE primal_dtype_to_tangent_dtype set_current_trace '
+        'subjaxprs take_current_trace unmapped_aval unsafe_am_i_under_a_jit_DO_NOT_USE '
+        'unsafe_am_i_under_a_vmap_DO_NOT_USE unsafe_get_axis_names_DO_NOT_USE valid_jaxtype '),
+    'jax.experimental': (
+        'EArray cur_qdd io_callback primal_tangent_dtype '),
+    'jax.sharding': (
+        'AbstractDevice AbstractMesh AxisType ManualAxisType Mesh NamedSharding PartitionSpec '
+        'Sharding SingleDeviceSharding auto_axes explicit_axes get_abstract_mesh get_mesh '
+        'make_single_device_sharding reshard set_mesh use_abstract_mesh '),
+    'jax.distributed': (
+        'initialize is_initialized shutdown '),
+}
+
+
+class Name(NamedTuple):
+    namespace: str
+    name: str
+    status: str              # 'implemented', 'unsupported', 'not yet' or 'missing'
+    lacks: tuple = ()        # JAX's parameters an implemented function does not take
+
+
+def public_names(module) -> list[str]:
+    """A module's public names, without its submodules."""
+    return sorted(n for n in dir(module) if not n.startswith('_')
+                  and not isinstance(getattr(module, n, None), types.ModuleType))
+
+
+def _minijax_module(namespace):
+    try:
+        return importlib.import_module('minijax' + namespace[len('jax'):])
+    except ImportError:
+        return None
+
+
+def _parameters(fn) -> list[str] | None:
+    try:
+        return [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        return None
+
+
+def _lacks(theirs, mine) -> tuple:
+    """JAX's parameters that minijax's ``mine`` does not take (none when it takes
+    ``**kwargs`` or either has no signature)."""
+    if not callable(theirs) or inspect.isclass(theirs):
+        return ()
+    jax_params, my_params = _parameters(theirs), _parameters(mine)
+    if jax_params is None or my_params is None or any(
+            p.kind == p.VAR_KEYWORD for p in inspect.signature(mine).parameters.values()):
+        return ()
+    return tuple(p for p in jax_params if p not in my_params)
+
+
+def classify(namespace: str) -> list[Name]:
+    theirs = importlib.import_module(namespace)
+    mine = _minijax_module(namespace)
+    not_yet = set(NOT_YET.get(namespace, '').split())
+    out = []
+    for name in public_names(theirs):
+        if mine is not None and hasattr(mine, name):
+            out.append(Name(namespace, name, 'implemented',
+                            _lacks(getattr(theirs, name), getattr(mine, name))))
+        elif name in UNSUPPORTED.get(namespace, {}):
+            out.append(Name(namespace, name, 'unsupported'))
+        else:
+            out.append(Name(namespace, name, 'not yet' if name in not_yet else 'missing'))
+    return out
+
+
+def table() -> list[Name]:
+    return [row for namespace in NAMESPACES for row in classify(namespace)]
+
+
+def _count(rows, status):
+    return sum(r.status == status for r in rows)
+
+
+def markdown(rows: list[Name]) -> str:
+    total, done = len(rows), _count(rows, 'implemented')
+    lines = [
+        '# JAX names in minijax', '',
+        '<!-- Generated by `python bench/coverage.py --write`: do not edit. -->', '',
+        f'Of the {total} public names of jax {jax.__version__} in the namespaces below, '
+        f'minijax implements {done} ({100 * done / total:.1f}%); '
+        f'{_count(rows, "unsupported")} are not supported (each with the reason its error '
+        f'gives), {_count(rows, "not yet")} are not there yet. A function "lacking" '
+        'parameters takes all of JAX\'s but those. A name that is not supported is an '
+        'error saying why and what to use instead:', '',
+        '```python', 'import minijax.numpy as jnp', '', 'try:', '    jnp.float8_e4m3fn',
+        'except AttributeError as error:', '    print(error)', '```', '', '```text',
+        f'minijax.numpy.float8_e4m3fn is not supported (jax.numpy.float8_e4m3fn is JAX\'s): '
+        f'{UNSUPPORTED["jax.numpy"]["float8_e4m3fn"]}', '```', '',
+        '| namespace | implemented | lacking parameters | not supported | not yet |',
+        '| --- | ---: | ---: | ---: | ---: |',
+    ]
+    for namespace in NAMESPACES:
+        mine = [r for r in rows if r.namespace == namespace]
+        lines.append(f'| `{namespace}` | {_count(mine, "implemented")}/{len(mine)} | '
+                     f'{sum(bool(r.lacks) for r in mine)} | {_count(mine, "unsupported")} | '
+                     f'{_count(mine, "not yet")} |')
+    lines += ['', '## Not supported', '']
+    for r in rows:
+        if r.status == 'unsupported':
+            lines.append(f'- `{r.namespace}.{r.name}`: {UNSUPPORTED[r.namespace][r.name]}')
+    lines += ['', '## Parameters not taken yet', '']
+    for r in rows:
+        if r.lacks:
+            lines.append(f'- `{r.namespace}.{r.name}`: {", ".join(r.lacks)}')
+    lines += ['', '## Not there yet', '']
+    for namespace in NAMESPACES:
+        names = [r.name for r in rows if r.namespace == namespace and r.status == 'not yet']
+        if names:
+            lines.append(f'- `{namespace}`: {", ".join(names)}')
+    return '\n'.join(lines) + '\n'
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--write', action='store_true', help=f'regenerate {TABLE.name}')
+    args = parser.parse_args(argv)
+    rows = table()
+    if args.write:
+        write_file(str(TABLE), markdown(rows))
+    for namespace in NAMESPACES:
+        mine = [r for r in rows if r.namespace == namespace]
+        print(f'{namespace:34} {_count(mine, "implemented"):4}/{len(mine):<4} implemented')
+    missing = [f'{r.namespace}.{r.name}' for r in rows if r.status == 'missing']
+    if missing:
+        print(f'{len(missing)} names neither implemented, unsupported nor listed as not yet: '
+              f'{", ".join(missing)}')
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
