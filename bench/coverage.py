@@ -117,10 +117,7 @@ NOT_YET: dict[str, str] = {
     'jax.scipy.fft': (
         'dct dctn idct idctn '),
     'jax.tree_util': (
-        'KeyEntry KeyPath default_registry flatten_one_level flatten_one_level_with_keys '
-        'is_tree_node register_static tree_broadcast tree_reduce_associative treedef_tuple '),
-    'jax.tree': (
-        'broadcast reduce_associative static '),
+        'default_registry '),
     'jax.debug': (
         'DebugEffect OrderedDebugEffect breakpoint inspect_array_sharding log '
         'visualize_array_sharding visualize_sharding '),

@@ -15,18 +15,24 @@ import difflib
 import functools
 import sys
 import textwrap
-from typing import Any, Callable, Hashable, NamedTuple
+from typing import Any, Callable, Hashable, NamedTuple, TypeVar
 
-__all__ = ['DictKey', 'FlattenedIndexKey', 'GetAttrKey', 'Partial', 'PyTreeDef', 'SequenceKey',
-           'all_leaves', 'keystr', 'register_dataclass', 'register_pytree_node',
-           'register_pytree_node_class',
-           'register_pytree_with_keys', 'register_pytree_with_keys_class', 'tree_all',
+__all__ = ['DictKey', 'FlattenedIndexKey', 'GetAttrKey', 'KeyEntry', 'KeyPath', 'Partial',
+           'PyTreeDef', 'SequenceKey', 'all_leaves', 'flatten_one_level',
+           'flatten_one_level_with_keys', 'is_tree_node', 'keystr', 'register_dataclass',
+           'register_pytree_node', 'register_pytree_node_class', 'register_pytree_with_keys',
+           'register_pytree_with_keys_class', 'register_static', 'tree_all', 'tree_broadcast',
            'tree_flatten', 'tree_flatten_with_path', 'tree_leaves', 'tree_leaves_with_path',
-           'tree_map', 'tree_map_with_path', 'tree_reduce', 'tree_structure', 'tree_transpose',
-           'tree_unflatten', 'treedef_children', 'treedef_is_leaf']
+           'tree_map', 'tree_map_with_path', 'tree_reduce', 'tree_reduce_associative',
+           'tree_structure', 'tree_transpose', 'tree_unflatten', 'treedef_children',
+           'treedef_is_leaf', 'treedef_tuple']
 
 
 # ----------------------------------------------------------------------------- key paths
+
+#: The type of one step of a key path (a ``SequenceKey``, ``DictKey``, ...) and of a path.
+KeyEntry = TypeVar('KeyEntry', bound=Any)
+KeyPath = tuple[KeyEntry, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,6 +188,21 @@ def register_pytree_with_keys_class(cls):
     register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
                               flatten)
     return cls
+
+
+def register_static(cls):
+    """Make instances of ``cls`` nodes without children: the whole instance is the node's
+    aux data, so ``jit`` treats it as static (it must be hashable). A class decorator."""
+    _add_node(cls, lambda x: ((), x), lambda x, _: x, lambda x: ((), x))
+    return cls
+
+
+def is_tree_node(typ) -> bool:
+    """Whether values of type ``typ`` are pytree nodes (``None``'s type is one: a node
+    without children), not leaves."""
+    if not isinstance(typ, type):
+        raise TypeError(f'is_tree_node: expected a type, got {typ!r}')
+    return typ in node_types or (issubclass(typ, tuple) and hasattr(typ, '_fields'))
 
 
 def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
@@ -407,6 +428,11 @@ def tuple_treedef(*children: PyTreeDef) -> PyTreeDef:
     return PyTreeDef(node_types[tuple], None, tuple(children))
 
 
+def treedef_tuple(treedefs) -> PyTreeDef:
+    """``tuple_treedef`` of an iterable of structures (JAX's name)."""
+    return tuple_treedef(*treedefs)
+
+
 def treedef_children(treedef):
     return treedef.children()
 
@@ -494,6 +520,25 @@ def all_leaves(iterable, is_leaf=None):
 
 def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
+
+
+def flatten_one_level(tree) -> tuple[tuple, Hashable]:
+    """The children of the node ``tree`` and its aux data, one level down only."""
+    children, aux = _node_of(tree).flatten(tree)
+    return tuple(children), aux
+
+
+def flatten_one_level_with_keys(tree) -> tuple[tuple, Hashable]:
+    """``flatten_one_level``, each child paired with its key."""
+    key_children, aux = _node_of(tree).flatten_with_keys(tree)
+    return tuple(map(tuple, key_children)), aux
+
+
+def _node_of(tree) -> NodeType:
+    node_type = node_type_of(tree)
+    if node_type is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return node_type
 
 
 def tree_structure(tree, is_leaf=None):
@@ -627,6 +672,36 @@ def tree_reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
     if initializer is _NO_INITIALIZER:
         return functools.reduce(function, leaves)
     return functools.reduce(function, leaves, initializer)
+
+
+class _Unspecified:
+    def __repr__(self):
+        return '<unspecified>'
+
+
+def tree_reduce_associative(operation, tree, *, identity=_Unspecified(), is_leaf=None):
+    """Reduce the leaves by an associative ``operation`` as a balanced tree of calls (left
+    half, right half), so the calls nest log2(n) deep; ``identity`` is the answer for no
+    leaves."""
+    def halves(leaves):
+        if len(leaves) == 1:
+            return leaves[0]
+        middle = len(leaves) // 2
+        return operation(halves(leaves[:middle]), halves(leaves[middle:]))
+
+    leaves = tree_leaves(tree, is_leaf)
+    if leaves:
+        return halves(leaves)
+    if isinstance(identity, _Unspecified):
+        raise TypeError('Must specify identity for parallel reduction of empty sequence.')
+    return identity
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``full_tree``'s structure, each leaf the ``prefix_tree`` leaf standing for the
+    subtree it is in."""
+    leaves = broadcast_prefix(prefix_tree, full_tree, is_leaf=is_leaf)
+    return tree_unflatten(tree_structure(full_tree), leaves)
 
 
 def tree_all(tree, *, is_leaf=None):

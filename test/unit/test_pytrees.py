@@ -623,3 +623,58 @@ def test_jit_takes_nodes_with_unhashable_aux_data_as_jax():
 def test_jvp_structure_mismatch_is_an_error():
     with pytest.raises(TypeError):
         minijax.jvp(lambda p: p[0], ((1.0, 2.0),), ([1.0, 2.0],))
+
+
+# ----------------------------------------------------------------------------- one level, broadcast
+
+@pytest.mark.parametrize('call', [
+    lambda tu: tu.flatten_one_level({'a': 1, 'b': [2, 3]}),
+    lambda tu: tu.flatten_one_level((1, None, [2])),
+    lambda tu: tu.flatten_one_level_with_keys({'a': 1, 'b': [2, 3]}),
+    lambda tu: tu.flatten_one_level_with_keys([4, (5,)]),
+    lambda tu: tu.tree_broadcast([1, {'a': 2}], [(3, 4), {'a': [5, 6]}]),
+    lambda tu: tu.tree_broadcast(1, [(3, 4), {'a': [5, 6]}]),
+    lambda tu: tu.tree_broadcast((1, 2), ((3, None), [4, 5]), is_leaf=lambda x: x is None),
+    lambda tu: [tu.tree_reduce_associative(lambda a, b: f'({a}+{b})', list('abcde'))],
+    lambda tu: tu.tree_reduce_associative(lambda a, b: a + b, {'x': 1, 'y': (2, 3)}),
+    lambda tu: tu.tree_reduce_associative(lambda a, b: a + b, [], identity=0),
+    lambda tu: tu.treedef_tuple([tu.tree_structure(1), tu.tree_structure([1, {'a': 2}])]),
+    lambda tu: [tu.is_tree_node(t) for t in (list, dict, int, type(None), Params, np.ndarray)],
+], ids=['one_level_dict', 'one_level_tuple', 'with_keys_dict', 'with_keys_list',
+        'broadcast_prefix', 'broadcast_leaf', 'broadcast_is_leaf', 'reduce_assoc_order',
+        'reduce_assoc_dict', 'reduce_assoc_identity', 'treedef_tuple', 'is_tree_node'])
+def test_tree_util_helpers_match_jax(call):
+    assert repr(call(tree_util)) == repr(call(jax.tree_util))
+
+
+@pytest.mark.parametrize('call', [
+    lambda tu: tu.flatten_one_level(1.5),
+    lambda tu: tu.tree_reduce_associative(lambda a, b: a + b, []),
+    lambda tu: tu.tree_broadcast([1, 2], [1, 2, 3]),
+], ids=['flatten_a_leaf', 'reduce_nothing', 'broadcast_not_a_prefix'])
+def test_tree_util_helpers_refuse_as_jax(call):
+    with pytest.raises(Exception) as theirs:
+        call(jax.tree_util)
+    with pytest.raises(type(theirs.value)):
+        call(tree_util)
+
+
+def test_register_static_and_tree_static_keep_values_out_of_the_leaves():
+    for api in (minijax, jax):
+        @api.tree_util.register_static
+        class Mode(str):
+            pass
+
+        @api.tree_util.register_dataclass
+        @dataclasses.dataclass
+        class Op:
+            x: float
+            op: str = api.tree.static(default='add')
+
+        tree = [Mode('fast'), Op(2.0)]
+        leaves, treedef = api.tree.flatten(tree)
+        assert leaves == [2.0]
+        assert api.tree.unflatten(treedef, [5.0]) == [Mode('fast'), Op(5.0)]
+        assert api.jit(lambda m, o: o.x * (2 if m == 'fast' else 3))(Mode('fast'), Op(1.5)) == 3
+        assert api.tree.broadcast(1, [0, (0,)]) == [1, (1,)]
+        assert api.tree.reduce_associative(lambda a, b: a * b, [2, 3, 4]) == 24
