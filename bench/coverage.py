@@ -121,8 +121,6 @@ NOT_YET: dict[str, str] = {
     'jax.debug': (
         'DebugEffect OrderedDebugEffect breakpoint inspect_array_sharding log '
         'visualize_array_sharding visualize_sharding '),
-    'jax.dtypes': (
-        'TypePromotionError canonicalize_dtype iinfo itemsize_bits result_type scalar_type_of '),
     'jax.errors': (
         'InconclusiveDimensionOperation JaxRuntimeError JaxprTypeError '),
     'jax.image': (

@@ -147,6 +147,14 @@ def finfo(dtype):
     return ml_dtypes.finfo(dtype)
 
 
+iinfo = ml_dtypes.iinfo
+
+
+def itemsize_bits(dtype) -> int:
+    """The bits one element of ``dtype`` takes (a bool takes a byte)."""
+    return np.dtype(dtype).itemsize * 8
+
+
 #: The float types too narrow to accumulate in (8 and 11 significant bits): XLA's CPU backend
 #: and ``jnp.sum`` widen them to float32 inside a sum.
 NARROW_FLOATS = (float16, bfloat16)
@@ -234,6 +242,55 @@ def promote(*typed):
     if least in _WEAK_DEFAULTS:
         return _WEAK_DEFAULTS[least], True
     return np.dtype(least), all_weak
+
+
+class TypePromotionError(ValueError):
+    """JAX's error for an implicit promotion its strict mode refuses. minijax promotes as
+    JAX's default ('standard') mode does, so it never raises this class; it is here for
+    the programs that catch it."""
+
+
+def dtype_and_weak_type(x) -> tuple:
+    """The (dtype, weak type) of a value or a dtype-like: a Python scalar (and the types
+    ``int``, ``float``, ``complex``) is weak, an array (minijax's, NumPy's, traced) is as
+    its type says, a dtype-like (``np.float32``, ``'int8'``, ``jnp.int16``) is strong."""
+    if isinstance(x, type) and x in PYTHON_SCALARS:
+        return PYTHON_SCALARS[x]
+    if type(x) in PYTHON_SCALARS:
+        return python_scalar(x)
+    aval = getattr(x, 'aval', None)
+    if aval is not None:
+        return aval.dtype, aval.weak_type
+    dtype = x if isinstance(x, (type, str, np.dtype)) else getattr(x, 'dtype', x)
+    return (dtype if isinstance(dtype, KeyDType) else check_supported(dtype)), False
+
+
+def result_type(*args, return_weak_type_flag=False):
+    """The dtype that values or dtypes ``args`` promote to (``promote``); with
+    ``return_weak_type_flag``, and whether it is weak."""
+    if not args:
+        raise ValueError('at least one array or dtype is required')
+    dtype, weak = promote(*map(dtype_and_weak_type, args))
+    return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def canonicalize_dtype(dtype, allow_extended_dtype=False):
+    """``dtype`` as minijax computes it: itself, as JAX with x64 gives it (nothing is
+    narrowed); a key dtype only when ``allow_extended_dtype``."""
+    if isinstance(dtype, KeyDType):
+        if not allow_extended_dtype:
+            raise ValueError(f'Internal: canonicalize_dtype called on extended dtype {dtype} '
+                             'with allow_extended_dtype=False')
+        return dtype
+    return check_supported(dtype)
+
+
+def scalar_type_of(x) -> type:
+    """The Python scalar type of ``x``'s kind: bool, int, float or complex."""
+    dtype = dtype_and_weak_type(x)[0]
+    if isinstance(dtype, KeyDType):
+        raise TypeError(f'Invalid scalar value {x!r}')
+    return {'b': bool, 'i': int, 'u': int, 'f': float, 'c': complex}[kind(dtype)]
 
 # ----------------------------------------------------------------------------- extended dtypes
 

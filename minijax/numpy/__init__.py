@@ -65,18 +65,7 @@ def result_type(*args):
     """The dtype ``args`` promote to, by JAX's type-promotion lattice (``dtypes.promote``;
     the table is in docs/semantics.md). Weakly typed values (Python scalars) count only
     when they are of a higher kind (bool < int < float) than every strongly typed one."""
-    return dtypes.promote(*map(_dtype_and_weak_type, args))[0]
-
-
-def _dtype_and_weak_type(x):
-    """A value's dtype and weak type; a dtype-like (``jnp.int16``, ``np.float32``, 'int8')
-    is strongly typed, except Python's ``int``, ``float``, ``bool``, which are weak."""
-    if isinstance(x, type) and x in dtypes.PYTHON_SCALARS:
-        return dtypes.PYTHON_SCALARS[x]
-    if isinstance(x, (_ScalarType, np.dtype, str, type)):
-        return dtypes.check_supported(np.dtype(x)), False
-    aval = core.get_aval(x)
-    return aval.dtype, aval.weak_type
+    return dtypes.result_type(*args)
 
 
 def _cast(x, dtype, weak_type=False, aval=None):

@@ -699,3 +699,41 @@ def test_all_leaves_and_traced_slice_bounds_as_jax():
                 ns.jit(lambda x, i: x[index(i)])(np.ones((2, 5)), 1)
             errors.append(str(info.value).split(' Got ')[0] + str(info.value)[-14:])
         assert errors[0] == errors[1]
+
+
+# ----------------------------------------------------------------------------- jax.dtypes
+
+DTYPE_QUERIES = {
+    'result_type_weak': lambda d, np_: d.result_type(2, 3.0, return_weak_type_flag=True),
+    'result_type_mixed': lambda d, np_: d.result_type(np.int8, 1, np.uint8),
+    'result_type_array': lambda d, np_: d.result_type(np_.ones(2, 'float32'), 2.0, 'int16'),
+    'result_type_bf16': lambda d, np_: d.result_type(np_.bfloat16, np.float16,
+                                                      return_weak_type_flag=True),
+    'canonicalize': lambda d, np_: [d.canonicalize_dtype(t) for t in
+                                    (np.float64, 'int32', np.uint8, bool)],
+    'itemsize_bits': lambda d, np_: [d.itemsize_bits(t) for t in
+                                     (np.int8, 'bool', np_.bfloat16, np.complex128)],
+    'iinfo': lambda d, np_: [d.iinfo(t) for t in (np.int8, np.uint64)],
+    'scalar_type_of': lambda d, np_: [d.scalar_type_of(x) for x in (
+        np.bool_(1), 1j, np.uint8(1), np.float32(2), np_.arange(3), np_.bfloat16(1))],
+}
+
+
+@pytest.mark.parametrize('query', DTYPE_QUERIES)
+def test_dtypes_queries_match_jax(query):
+    mine = DTYPE_QUERIES[query](minijax.dtypes, mnp)
+    theirs = DTYPE_QUERIES[query](jax.dtypes, jnp)
+    assert repr(mine) == repr(theirs)
+
+
+@pytest.mark.parametrize('query', [
+    lambda d: d.result_type(), lambda d: d.scalar_type_of('abc'),
+    lambda d: d.canonicalize_dtype(d.result_type(
+        (minijax if d is minijax.dtypes else jax).random.key(0)))],
+    ids=['no_arguments', 'a_string', 'a_key_dtype'])
+def test_dtypes_refuse_as_jax(query):
+    with pytest.raises(Exception) as theirs:
+        query(jax.dtypes)
+    with pytest.raises(type(theirs.value)):
+        query(minijax.dtypes)
+    assert issubclass(minijax.dtypes.TypePromotionError, ValueError)
