@@ -122,7 +122,7 @@ NOT_YET: dict[str, str] = {
         'DebugEffect OrderedDebugEffect breakpoint inspect_array_sharding log '
         'visualize_array_sharding visualize_sharding '),
     'jax.errors': (
-        'InconclusiveDimensionOperation JaxRuntimeError JaxprTypeError '),
+        'InconclusiveDimensionOperation '),
     'jax.image': (
         'ResizeMethod resize scale_and_translate '),
     'jax.custom_derivatives': (

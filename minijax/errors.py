@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ['ConcretizationTypeError', 'JAXIndexError', 'JAXTypeError', 'KeyReuseError',
+# jaxlib's class for an error while XLA compiles or runs a program: what JAX re-exports.
+from jaxlib.xla_client import XlaRuntimeError as JaxRuntimeError
+
+from minijax.unsupported import missing_name
+
+__all__ = ['ConcretizationTypeError', 'JAXIndexError', 'JAXTypeError', 'JaxRuntimeError',
+           'JaxprTypeError', 'KeyReuseError',
            'NonConcreteBooleanIndexError', 'TracerArrayConversionError',
            'TracerBoolConversionError', 'TracerIntegerConversionError', 'UnexpectedTracerError']
 
@@ -19,6 +25,11 @@ class JAXTypeError(TypeError):
 
 class JAXIndexError(IndexError):
     """The base of the errors that are an ``IndexError``."""
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr that does not typecheck: an equation whose inputs its primitive refuses, a
+    binder of the wrong type, a variable unbound or bound twice."""
 
 
 def _traced(tracer):
@@ -112,3 +123,6 @@ def stubbed_task(text: str | None) -> str | None:
     report) shows, if one did: how the grader tells a test waiting for another task."""
     found = _RULE_TO_WRITE.search(text or '')
     return found.group(1) if found else None
+
+
+__getattr__ = missing_name('jax.errors')

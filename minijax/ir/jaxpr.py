@@ -18,6 +18,7 @@ import numpy as np
 
 from minijax import core, dtypes
 from minijax.core import ShapedArray
+from minijax.errors import JaxprTypeError
 
 
 class Var:
@@ -157,21 +158,27 @@ def same_type(a: ShapedArray, b: ShapedArray) -> bool:
 
 
 def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
-    """Check every equation against its primitive's abstract eval rule; return the type."""
+    """Check every equation against its primitive's abstract eval rule; return the type.
+    An ill-typed jaxpr is a ``JaxprTypeError`` (a ``TypeError``), as JAX's checker raises."""
     env: set[Var] = set()
     for v in [*jaxpr.constvars, *jaxpr.invars]:
         if v in env:
-            raise TypeError(f'variable {v} is bound twice')
+            raise JaxprTypeError(f'variable {v} is bound twice')
         env.add(v)
     for eqn in jaxpr.eqns:
         in_types = [_typecheck_atom(env, x) for x in eqn.inputs]
-        out_types = abstract_eval_eqn(eqn.primitive, in_types, eqn.params)
+        try:
+            out_types = abstract_eval_eqn(eqn.primitive, in_types, eqn.params)
+        except (TypeError, ValueError) as error:  # the primitive refuses its inputs
+            raise JaxprTypeError(f'{eqn.primitive.name} on '
+                                 f'({", ".join(t.str_short() for t in in_types)}): {error}'
+                                 ) from error
         for v, t in zip(eqn.out_binders, out_types, strict=True):
             if not same_type(v.aval, t):
-                raise TypeError(f'{eqn.primitive.name} produces {t.str_short()} but its binder '
+                raise JaxprTypeError(f'{eqn.primitive.name} produces {t.str_short()} but its binder '
                                 f'is typed {v.aval.str_short()}')
             if v in env:
-                raise TypeError(f'variable {v} is bound twice')
+                raise JaxprTypeError(f'variable {v} is bound twice')
             env.add(v)
     in_types = [v.aval for v in jaxpr.invars]
     out_types = [_typecheck_atom(env, x) for x in jaxpr.outs]
@@ -181,11 +188,11 @@ def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
 def _typecheck_atom(env, x):
     if isinstance(x, Var):
         if x not in env:
-            raise TypeError(f'unbound variable {x}')
+            raise JaxprTypeError(f'unbound variable {x}')
         return x.aval
     if isinstance(x, Lit):
         return x.aval
-    raise TypeError(f'{x!r} is not an atom')
+    raise JaxprTypeError(f'{x!r} is not an atom')
 
 
 def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:

@@ -288,8 +288,11 @@ def _bad_jaxprs():
 
 @pytest.mark.parametrize('name,jaxpr', list(_bad_jaxprs()), ids=[n for n, _ in _bad_jaxprs()])
 def test_typecheck_rejects_bad_jaxpr(name, jaxpr):
-    with pytest.raises(TypeError):
+    """JAX's class for an ill-typed jaxpr, a TypeError as JAX's is."""
+    with pytest.raises(minijax.errors.JaxprTypeError):
         typecheck_jaxpr(jaxpr)
+    assert issubclass(minijax.errors.JaxprTypeError, TypeError)
+    assert minijax.errors.JaxRuntimeError is jax.errors.JaxRuntimeError  # jaxlib's own class
 
 
 def test_made_jaxprs_typecheck():
