@@ -132,8 +132,6 @@ NOT_YET: dict[str, str] = {
         'Offloadable Recompute Saveable checkpoint_name checkpoint_policies print_saved_residuals '),
     'jax.stages': (
         'ArgInfo Compiled CompilerOptions Lowered Traced Wrapped '),
-    'jax.typing': (
-        'ArrayLike DTypeLike '),
     'jax.example_libraries.stax': (
         'AvgPool BatchNorm Conv Conv1DTranspose ConvTranspose Dense Dropout Elu Exp FanInConcat '
         'FanInSum FanOut Flatten Gelu GeneralConv GeneralConvTranspose Identity LeakyRelu '

@@ -5,7 +5,7 @@ import os
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
 from minijax import (checkpoint_policies, debug, errors, lax, nn, numpy, ops,  # noqa: E402
-                     random, scipy, test_util, tree, tree_util)
+                     random, scipy, test_util, tree, tree_util, typing)
 from minijax.array import Array, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
@@ -35,7 +35,7 @@ __all__ = [
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
     'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
-    'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
+    'tree_util', 'typing', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
 ]
 
 from minijax.unsupported import missing_name  # noqa: E402

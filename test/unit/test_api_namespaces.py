@@ -737,3 +737,13 @@ def test_dtypes_refuse_as_jax(query):
     with pytest.raises(type(theirs.value)):
         query(minijax.dtypes)
     assert issubclass(minijax.dtypes.TypePromotionError, ValueError)
+
+
+def test_typing_annotations_accept_what_jax_typing_does():
+    """``minijax.typing`` names the same kinds of values as ``jax.typing``."""
+    import typing
+    mine, theirs = typing.get_args(minijax.typing.ArrayLike), typing.get_args(jax.typing.ArrayLike)
+    assert [t.__name__ for t in mine[1:]] == [t.__name__ for t in theirs[1:]]
+    assert mine[0] is minijax.Array and isinstance(mnp.ones(2), mine[0])
+    assert len(typing.get_args(minijax.typing.DTypeLike)) == \
+        len(typing.get_args(jax.typing.DTypeLike))
