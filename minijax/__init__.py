@@ -11,7 +11,9 @@ from minijax.callback import pure_callback  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
                               linearize, value_and_grad, vjp)
 from minijax.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: E402
-from minijax.config import config, disable_jit  # noqa: E402
+from minijax.config import (config, debug_infs, debug_nans, default_device,  # noqa: E402
+                            default_matmul_precision, disable_jit, enable_x64,
+                            explain_cache_misses, log_compiles, numpy_rank_promotion)
 from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct, typeof  # noqa: E402,E501
 from minijax import dispatch  # noqa: E402,F401  (eager primitives run on XLA)
 from minijax.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
@@ -28,7 +30,9 @@ from minijax.tree_util import register_pytree_node  # noqa: E402
 __all__ = [
     'Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
-    'custom_jvp', 'custom_vjp', 'debug',
+    'custom_jvp', 'custom_vjp', 'debug', 'debug_infs', 'debug_nans', 'default_device',
+    'default_matmul_precision', 'enable_x64', 'explain_cache_misses', 'log_compiles',
+    'numpy_rank_promotion',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
     'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'process_count',
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',

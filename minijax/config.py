@@ -64,6 +64,44 @@ class Config:
 config = Config()
 
 
+class State:
+    """A flag as JAX's top-level name for it (``jax.enable_x64``, ``jax.debug_nans``):
+    ``.value`` reads it, and ``State(value)`` sets it within a ``with`` block or a decorated
+    function, as ``config.update`` would (refused the same way where minijax has one
+    value)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    @property
+    def value(self):
+        return config.read(self.name)
+
+    def __call__(self, new_value):
+        return _Setting(self.name, new_value)
+
+    def __repr__(self):
+        return f'State({self.name!r}, value={self.value!r})'
+
+
+class _Setting(contextlib.ContextDecorator):
+    def __init__(self, name, value):
+        self._name, self._value = name, value
+
+    def __enter__(self):
+        self._before = config.read(self._name)
+        config.update(self._name, self._value)
+
+    def __exit__(self, *exc):
+        config.update(self._name, self._before)
+
+
+(debug_infs, debug_nans, default_device, default_matmul_precision, enable_x64,
+ explain_cache_misses, log_compiles, numpy_rank_promotion) = (State(f'jax_{name}') for name in (
+     'debug_infs', 'debug_nans', 'default_device', 'default_matmul_precision', 'enable_x64',
+     'explain_cache_misses', 'log_compiles', 'numpy_rank_promotion'))
+
+
 @contextlib.contextmanager
 def disable_jit(disable: bool = True):
     """Within the block, ``jit`` runs functions eagerly (``jax.disable_jit``)."""

@@ -747,3 +747,26 @@ def test_typing_annotations_accept_what_jax_typing_does():
     assert mine[0] is minijax.Array and isinstance(mnp.ones(2), mine[0])
     assert len(typing.get_args(minijax.typing.DTypeLike)) == \
         len(typing.get_args(jax.typing.DTypeLike))
+
+
+STATES = ['debug_infs', 'debug_nans', 'default_device', 'default_matmul_precision',
+          'enable_x64', 'explain_cache_misses', 'log_compiles', 'numpy_rank_promotion']
+
+
+@pytest.mark.parametrize('name', STATES)
+def test_config_states_read_and_set_as_jax(name):
+    """``jax.<flag>``: ``.value`` is JAX's default (x64 on), and ``with jax.<flag>(v)`` sets
+    it within the block only; minijax refuses a value it does not support, saying why."""
+    mine, theirs = getattr(minijax, name), getattr(jax, name)
+    assert mine.value == theirs.value
+    value = {'explain_cache_misses': True, 'log_compiles': True}.get(name, theirs.value)
+    with mine(value), theirs(value):
+        assert mine.value == theirs.value == value
+    assert mine.value == theirs.value
+
+
+def test_a_config_state_refuses_what_minijax_does_not_do():
+    with pytest.raises(NotImplementedError, match='does not check results for NaNs'):
+        with minijax.debug_nans(True):
+            pass
+    assert minijax.debug_nans.value is False
