@@ -12,7 +12,8 @@ A name that is none of these fails ``test/unit/test_coverage.py``, which also ch
 ``docs/jax_coverage.md`` is this script's current output::
 
     python bench/coverage.py           # the summary, one line per namespace
-    python bench/coverage.py --write   # regenerate docs/jax_coverage.md
+    python bench/coverage.py --write   # regenerate docs/jax_coverage.md, and drop the
+                                       # names implemented since from NOT_YET here
 """
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ import argparse
 import importlib
 import inspect
 import pathlib
+import re
 import sys
+import textwrap
 import types
 from typing import NamedTuple
 
@@ -33,6 +36,7 @@ from minijax.files import write_file  # noqa: E402
 from minijax.unsupported import UNSUPPORTED  # noqa: E402
 
 TABLE = ROOT / 'docs' / 'jax_coverage.md'
+SOURCE = pathlib.Path(__file__).resolve()
 
 #: The namespaces counted: those JAX programs import (submodules of ``jax`` itself are
 #: namespaces of their own, not names of ``jax``).
@@ -265,6 +269,21 @@ def markdown(rows: list[Name]) -> str:
     return '\n'.join(lines) + '\n'
 
 
+def _not_yet_source(rows) -> str:
+    """This file's text with NOT_YET listing only the names still not implemented."""
+    implemented = {(r.namespace, r.name) for r in rows if r.status == 'implemented'}
+    entries = []
+    for namespace, names in NOT_YET.items():
+        left = [n for n in names.split() if (namespace, n) not in implemented]
+        if left:
+            lines = textwrap.wrap(' '.join(left), 88)
+            entries.append(f"    '{namespace}': (\n" +
+                           '\n'.join(f"        '{line} '" for line in lines) + '),\n')
+    source = SOURCE.read_text()
+    return re.sub(r'(?ms)^(NOT_YET: dict\[str, str\] = \{\n).*?^\}', lambda m: m.group(1) +
+                  ''.join(entries) + '}', source, count=1)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--write', action='store_true', help=f'regenerate {TABLE.name}')
@@ -272,6 +291,7 @@ def main(argv=None):
     rows = table()
     if args.write:
         write_file(str(TABLE), markdown(rows))
+        write_file(str(SOURCE), _not_yet_source(rows))
     for namespace in NAMESPACES:
         mine = [r for r in rows if r.namespace == namespace]
         print(f'{namespace:34} {_count(mine, "implemented"):4}/{len(mine):<4} implemented')
