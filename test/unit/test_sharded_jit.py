@@ -334,3 +334,28 @@ def test_visualize_array_sharding_of_an_array(capsys):
     drawn = capsys.readouterr().out
     assert drawn[:len(drawn) // 2] == drawn[len(drawn) // 2:]
     assert 'CPU 0,2' in drawn and 'CPU 1,3' in drawn
+
+
+# ----------------------------------------------------------------------------- JAX's tutorial
+
+def _tutorial(ns):
+    """The array part of JAX's "Distributed arrays and automatic parallelization" (its
+    docs/parallel.md) on a 2x2 mesh of JAX 0.10.2's default Explicit axes: what it prints."""
+    jax, jnp = ns.jax, ns.jnp
+    shown = []
+    with jax.set_mesh(jax.make_mesh((2, 2), ('X', 'Y'))):
+        x = jax.device_put(jnp.arange(8 * 4.).reshape(8, 4), jax.P('X', 'Y'))
+        shown.append(x.sharding)
+        shown += [(s.device, s.data) for s in x.addressable_shards]
+        for spec in (jax.P('Y', 'X'), jax.P('X', None), jax.P(('X', 'Y'))):
+            y = jax.device_put(x, spec)
+            shown += [y.sharding, *[(s.device, s.data) for s in y.addressable_shards]]
+        z = jax.device_put(x, jax.NamedSharding(jax.make_mesh((4,), ('A',)), jax.P('A', None)))
+        shown.append(z.sharding)
+        shown.append('all-reduce(' in jax.jit(lambda a: a.sum(0)).lower(x).compile().as_text())
+        shown += [jnp.sin(x).T.sharding, jax.jit(lambda a: jnp.sin(a).T)(x).sharding]
+    return str(shown)
+
+
+def test_jax_tutorial_arrays():
+    assert _tutorial(MJ) == _tutorial(JX)
