@@ -359,3 +359,17 @@ def _tutorial(ns):
 
 def test_jax_tutorial_arrays():
     assert _tutorial(MJ) == _tutorial(JX)
+
+
+@pytest.mark.parametrize('spec', [(), ('x',), ('y',), (None, 'x'), ('y', 'x'), (('x', 'y'),),
+                                  (('y', 'x'),), (None, ('y', 'x')), ('z',), (('z', 'y'), 'x')])
+def test_hlo_sharding_is_jax(spec):
+    """The HloSharding the runtime gives XLA for a NamedSharding (size-one axes dropped), and
+    the spec read back from it, as JAX's (its _to_xla_hlo_sharding: the oracle's internals)."""
+    names = ('x', 'y', 'z')
+    theirs = jsharding.NamedSharding(jax.make_mesh((2, 2, 1), names), jax.P(*spec))
+    mesh = minijax.make_mesh((2, 2, 1), names)
+    hlo = minijax.runtime.hlo_sharding(msharding.NamedSharding(mesh, minijax.P(*spec)), 2)
+    assert str(hlo) == str(theirs._to_xla_hlo_sharding(2))
+    back = minijax.runtime.named_sharding_from_hlo(hlo, mesh, 2)
+    assert minijax.runtime.hlo_sharding(back, 2) == hlo
