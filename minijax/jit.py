@@ -204,7 +204,7 @@ class Jitted:
             placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
             outs = spmd_call.flat_shardings(f'{what} out_shardings', self.out_shardings,
                                             placeholder)
-        if not ins and not outs and not any(map(spmd_call.is_sharded, flat_args)):
+        if not ins and not outs and all(spmd_call.own_sharding(x) is None for x in flat_args):
             return None
         return spmd_call.placement(what, flat_args, ins, outs)
 

@@ -36,6 +36,14 @@ def is_sharded(x) -> bool:
     return type(x) is Array and x._sharding is not None
 
 
+def own_sharding(x):
+    """The sharding an argument brings: a sharded Array's, or a ``ShapeDtypeStruct``'s
+    (``jit(f).lower(ShapeDtypeStruct(..., sharding=...))``); else None."""
+    if is_sharded(x):
+        return x._sharding
+    return x.sharding if type(x) is core.ShapeDtypeStruct else None
+
+
 def as_sharding(what: str, s):
     """A sharding given to ``jit``: a ``Sharding``, a ``PartitionSpec`` over the mesh
     ``set_mesh`` installed, or None (XLA chooses)."""
@@ -67,8 +75,8 @@ def placement(what: str, args, in_shardings=(), out_shardings=()) -> Placement |
     is placed: the program runs on the default device, as every ordinary program does."""
     ins = list(in_shardings) or [None] * len(args)
     for i, x in enumerate(args):
-        if ins[i] is None and is_sharded(x):
-            ins[i] = x._sharding
+        if ins[i] is None:
+            ins[i] = own_sharding(x)
     placed = [s for s in (*ins, *out_shardings) if s is not None]
     if not placed:
         return None

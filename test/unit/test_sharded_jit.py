@@ -373,3 +373,12 @@ def test_hlo_sharding_is_jax(spec):
     assert str(hlo) == str(theirs._to_xla_hlo_sharding(2))
     back = minijax.runtime.named_sharding_from_hlo(hlo, mesh, 2)
     assert minijax.runtime.hlo_sharding(back, 2) == hlo
+
+
+def _lowered_for_a_type(ns):
+    struct = ns.jax.ShapeDtypeStruct((8, 4), np.float32, sharding=named(ns, 'x'))
+    return repr(struct), ns.jax.jit(lambda a: a * 2).lower(struct).as_text()
+
+
+def test_lower_for_a_sharded_shape_dtype_struct():
+    assert _lowered_for_a_type(MJ) == _lowered_for_a_type(JX)
