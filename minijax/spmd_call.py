@@ -103,11 +103,11 @@ def run(exe: runtime.SpmdExecutable, place: Placement, args, out_avals) -> list[
     """Run ``exe`` on ``args``: each argument goes to the devices as the executable lays it
     out (a sharded Array already laid out so hands its buffer over), each result becomes a
     sharded Array with the sharding given or the one XLA chose."""
-    ins = [s or _chosen(hlo, place, a) for s, hlo, a in
+    ins = [s if s is not None else _chosen(hlo, place, a) for s, hlo, a in
            zip(place.in_shardings, exe.in_shardings, map(core.get_aval, args))]
     buffers = [_argument(x, s) for x, s in zip(args, ins)]
     outs = place.out_shardings or (None,) * len(out_avals)
-    shardings = [s or _chosen(hlo, place, a)
+    shardings = [s if s is not None else _chosen(hlo, place, a)
                  for s, hlo, a in zip(outs, exe.out_shardings, out_avals)]
     return [Array(b, a, sharding=s) for b, a, s in zip(exe(buffers), out_avals, shardings)]
 

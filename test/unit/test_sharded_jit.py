@@ -130,6 +130,9 @@ PROGRAMS = {
     'eager ops keep the sharding': lambda ns, x: [
         f(ns.jax.device_put(x, named(ns, 'x', 'y')))
         for f in (ns.jnp.sin, lambda a: a * 2, lambda a: a + a, lambda a: ns.jnp.exp(a).T)],
+    'committed to another device': lambda ns, x: [
+        f(ns.jax.device_put(x, ns.jax.devices()[2]))
+        for f in (ns.jnp.sin, ns.jax.jit(lambda a: a @ x.T), ns.jax.grad(lambda a: (a * a).sum()))],
     'spec with a set mesh': lambda ns, x: _with_mesh(ns, lambda: ns.jax.jit(
         lambda a: a * 2, in_shardings=ns.P('x'), out_shardings=ns.P(None, 'y'))(x)),
 }
@@ -175,7 +178,9 @@ def _texts(ns, x, debug_info):
     line = ns.jax.jit(lambda a, b: ns.jnp.sin(a).sum(0) + b[0])
     pinned = ns.jax.jit(lambda a, b: a @ b, in_shardings=(named(ns, 'x', None), named(ns)), out_shardings=named(ns, 'x'))  # noqa: E501 (one line: both sides' locations)
     constrained = ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(a * 2, named(ns, ns.P.UNCONSTRAINED, 'y')) + 1)  # noqa: E501
+    on_a_device = ns.jax.device_put(x, ns.jax.devices()[2])
     return [line.lower(sharded, x).as_text(debug_info=debug_info),
+            line.lower(on_a_device, x).as_text(debug_info=debug_info),
             pinned.lower(x, x.T).as_text(debug_info=debug_info),
             constrained.lower(sharded).as_text(debug_info=debug_info),
             pinned.lower(x, x.T).as_text(dialect='hlo')]
