@@ -10,11 +10,13 @@ and the executable tells how. A program whose shardings name no mesh, only one d
 """
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 from minijax import core, runtime, tree_util
 from minijax.array import Array, physical_value
-from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr
+from minijax.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 from minijax.sharding.mesh import get_concrete_mesh
 
 
@@ -69,15 +71,47 @@ def flat_shardings(what: str, prefix, tree) -> list:
     return [as_sharding(what, s) for s in leaves]
 
 
-def placement(what: str, args, in_shardings=(), out_shardings=()) -> Placement | None:
+_meshes_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def jaxpr_meshes(closed) -> tuple:
+    """The concrete meshes the equations of ``closed`` name in their parameters (a
+    ``with_sharding_constraint``'s sharding, in nested jaxprs too), once per jaxpr: a
+    program constraining a value to a mesh runs over that mesh, as in JAX."""
+    found = _meshes_of.get(closed)
+    if found is None:
+        meshes: dict = {}
+        _collect_meshes(closed.jaxpr, meshes)
+        found = _meshes_of[closed] = tuple(meshes)
+    return found
+
+
+def _collect_meshes(jaxpr, meshes: dict) -> None:
+    for eqn in jaxpr.eqns:
+        for value in eqn.params.values():
+            for v in value if isinstance(value, (tuple, list)) else (value,):
+                mesh = v.mesh if isinstance(v, NamedSharding) else v
+                if isinstance(mesh, Mesh) and not mesh.empty:  # (not a context_mesh unset)
+                    meshes.setdefault(mesh)
+                elif isinstance(v, ClosedJaxpr):
+                    _collect_meshes(v.jaxpr, meshes)
+                elif isinstance(v, Jaxpr):
+                    _collect_meshes(v, meshes)
+
+
+def placement(what: str, args, in_shardings=(), out_shardings=(), closed=None
+              ) -> Placement | None:
     """The placement of a call of ``args`` (flat), with the shardings given (flat, or empty
-    for none): a sharded argument's own sharding where none is given. None when nothing
-    is placed: the program runs on the default device, as every ordinary program does."""
+    for none): a sharded argument's own sharding where none is given, and the mesh the
+    program's constraints name (``closed``, its jaxpr). None when nothing is placed: the
+    program runs on the default device, as every ordinary program does."""
     ins = list(in_shardings) or [None] * len(args)
     for i, x in enumerate(args):
         if ins[i] is None:
             ins[i] = own_sharding(x)
     placed = [s for s in (*ins, *out_shardings) if s is not None]
+    inner = jaxpr_meshes(closed) if closed is not None else ()
+    placed += [NamedSharding(m, PartitionSpec()) for m in inner]  # (stand for their meshes)
     if not placed:
         return None
     devices = placed[0]._device_assignment

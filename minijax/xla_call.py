@@ -77,8 +77,8 @@ def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
 
 def _xla_call_impl(*args, jaxpr, name):
     """Run the call; with sharded arguments, over their mesh (``spmd_call``)."""
-    place = spmd_call.placement(f'jit({name})', args) \
-        if any(map(spmd_call.is_sharded, args)) else None
+    place = spmd_call.placement(f'jit({name})', args, closed=jaxpr) \
+        if any(map(spmd_call.is_sharded, args)) or spmd_call.jaxpr_meshes(jaxpr) else None
     if place is not None:
         return spmd_call.run(spmd_executable(jaxpr, name, (), (), place), place, args,
                              jaxpr.out_avals)

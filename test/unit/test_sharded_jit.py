@@ -124,6 +124,8 @@ PROGRAMS = {
         ns.jax.device_put(x, named(ns, 'x')), x),
     'constraint': lambda ns, x: ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(
         ns.jnp.cos(a), named(ns, None, 'y')) * 3)(ns.jax.device_put(x, named(ns, 'x', 'y'))),
+    'a constraint on host arguments': lambda ns, x: ns.jax.jit(
+        lambda a: ns.lax.with_sharding_constraint(a * 2, named(ns, 'y', 'x')) + 1)(x),
     'a pytree out': lambda ns, x: ns.jax.jit(
         lambda a: {'s': a.sum(1), 't': a.T}, out_shardings={'s': named(ns, 'x'),
                                                              't': named(ns, 'y', 'x')})(x),
@@ -149,6 +151,10 @@ def test_values_and_shardings_against_jax(name, request):
 
 
 GRADS = {
+    'grad of a function constraining host arguments': lambda ns, x: ns.jax.jit(ns.jax.grad(
+        lambda a: (ns.lax.with_sharding_constraint(ns.jnp.sin(a), named(ns, 'x')) ** 2).sum()))(x),
+    'eager grad through a jit with a constraint': lambda ns, x: ns.jax.grad(ns.jax.jit(
+        lambda a: (ns.lax.with_sharding_constraint(a * a, named(ns, None, 'x')) ** 3).sum()))(x),
     'grad of a jitted function of a sharded array': lambda ns, x: ns.jax.grad(
         ns.jax.jit(lambda a: (ns.jnp.sin(a) ** 2).sum()))(
         ns.jax.device_put(x, named(ns, 'x', 'y'))),
@@ -183,7 +189,8 @@ def _texts(ns, x, debug_info):
             line.lower(on_a_device, x).as_text(debug_info=debug_info),
             pinned.lower(x, x.T).as_text(debug_info=debug_info),
             constrained.lower(sharded).as_text(debug_info=debug_info),
-            pinned.lower(x, x.T).as_text(dialect='hlo')]
+            pinned.lower(x, x.T).as_text(dialect='hlo'),
+            ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(a, named(ns, 'x'))).lower(x).as_text(debug_info=debug_info)]  # noqa: E501
 
 
 @pytest.mark.parametrize('debug_info', [False, True])
