@@ -208,17 +208,14 @@ class Jitted:
         """The shardings ``jit`` was given, one per traced leaf and one per output leaf
         (empty when not given): ``in_shardings`` is a prefix of the positional arguments
         (without the static ones), ``out_shardings`` of the output."""
-        what = f'jit({self.name})'
         ins = outs = ()
         if self.in_shardings is not None:
             _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
-            ins = spmd_call.flat_shardings(f'{what} in_shardings', self.in_shardings,
-                                           tuple(dyn_args))
+            ins = spmd_call.flat_shardings('in_shardings', self.in_shardings, tuple(dyn_args))
             ins += [None] * len(tree_util.tree_leaves(dyn_kwargs))
         if self.out_shardings is not None:
             placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
-            outs = spmd_call.flat_shardings(f'{what} out_shardings', self.out_shardings,
-                                            placeholder)
+            outs = spmd_call.flat_shardings('out_shardings', self.out_shardings, placeholder)
         return ins, outs
 
     def _argument_names(self, args, kwargs) -> tuple[str, ...]:

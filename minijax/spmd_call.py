@@ -5,8 +5,10 @@ results of such a program), or that was given ``in_shardings``/``out_shardings``
 devices of their mesh: its module carries the shardings (``sdy.sharding``), XLA's partitioner
 makes one program per device, and each device gets its block of every argument. What is not
 given (an unsharded argument, a result without ``out_shardings``) XLA lays out as it sees fit,
-and the executable tells how. A program whose shardings name no mesh, only one device
-(an Array ``device_put`` on a device other than the first), runs there unpartitioned.
+and the executable tells how. A program constraining a value to a mesh
+(``with_sharding_constraint``) runs over that mesh too. A program whose shardings name no mesh,
+only one device (an Array ``device_put`` on a device other than the first), runs there
+unpartitioned.
 """
 from __future__ import annotations
 
@@ -47,17 +49,22 @@ def own_sharding(x):
 
 
 def as_sharding(what: str, s):
-    """A sharding given to ``jit``: a ``Sharding``, a ``PartitionSpec`` over the mesh
-    ``set_mesh`` installed, or None (XLA chooses)."""
+    """A sharding given to ``jit`` (``what``: in_shardings or out_shardings): a
+    ``Sharding``, a ``PartitionSpec`` over the mesh ``set_mesh`` installed, or None (XLA
+    chooses); JAX's errors else."""
     if s is None or isinstance(s, Sharding):
         return s
     if isinstance(s, PartitionSpec):
         mesh = get_concrete_mesh()
         if mesh.empty:
-            raise RuntimeError(f'{what}: a PartitionSpec {s} was passed without a mesh: pass '
-                               'a NamedSharding, or set a mesh with `jax.set_mesh`')
+            raise RuntimeError(
+                f'jit requires a non-empty mesh in context if you are passing '
+                f'`PartitionSpec`s to {what}. You can define a context mesh via '
+                f'`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to {what} and then '
+                'the mesh context manager is not required.')
         return NamedSharding(mesh, s)
-    raise TypeError(f'{what} must be a Sharding, a PartitionSpec or None, got {s!r}')
+    raise TypeError(f'{what} leaf specifications are expected to be PartitionSpec instances '
+                    f'or None, but got {s}')
 
 
 def flat_shardings(what: str, prefix, tree) -> list:
