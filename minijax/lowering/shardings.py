@@ -19,9 +19,10 @@ from minijax.sharding.partition_spec import UNCONSTRAINED
 def sdy_sharding(sharding, ndim: int, open_auto_dims: bool = False) -> ir.Attribute:
     """``#sdy.sharding<mesh<...>, [{"x"}, {}]>``: for each dimension the axes it is split
     over (closed: the partitioner may not split it further), ``{?}`` for an unconstrained
-    one; a ``SingleDeviceSharding`` has the empty mesh (``@empty_mesh`` once lifted). ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that
-    sharding in types adds): on a mesh with an ``Auto`` axis every dimension is open, and
-    the ``Explicit`` axes the spec does not use are listed as replicated."""
+    one; a ``SingleDeviceSharding`` has the empty mesh (``@empty_mesh`` once lifted).
+    ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that sharding
+    in types adds): on a mesh with an ``Auto`` axis every dimension is open, and the
+    ``Explicit`` axes the spec does not use are listed as replicated."""
     if not hasattr(sharding, 'mesh'):  # one device (a committed SingleDeviceSharding)
         return sdy.TensorShardingAttr.get(
             sdy.MeshAttr.get([], []), [sdy.DimensionShardingAttr.get([], is_closed=True)] * ndim,

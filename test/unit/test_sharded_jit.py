@@ -396,7 +396,7 @@ def test_lower_for_a_sharded_shape_dtype_struct():
     assert _lowered_for_a_type(MJ) == _lowered_for_a_type(JX)
 
 
-# ----------------------------------------------------------------------------- shardings under transformations
+# ----------------------------------------------------------------------------- under transformations
 
 def _pinned(ns, f=lambda ns, a: ns.jnp.sin(a) * a):
     s = named(ns, 'x', shape=(4,), names=('x',))
