@@ -449,3 +449,19 @@ def test_nested_jit_with_shardings_constrains_its_function(request):
     def program(ns):
         return ns.jax.jit(lambda a: _pinned(ns)(a) * 2).lower(x).as_text()
     assert program(MJ).replace('@_lambda_', '@"<lambda>"') == program(JX)
+
+
+def _compiled_shardings(ns, x):
+    sharded = ns.jax.device_put(x, named(ns, 'x', 'y'))
+    chosen = ns.jax.jit(lambda a, b: (a * b, b.sum(0))).lower(sharded, x).compile()
+    given = ns.jax.jit(lambda a: {'t': a.T}, in_shardings=named(ns, 'y'),
+                       out_shardings={'t': named(ns, None, 'x')}).lower(x).compile()
+    plain = ns.jax.jit(lambda a: a + 1).lower(x).compile()
+    return [repr(c.input_shardings) + repr(c.output_shardings)
+            for c in (chosen, given, plain)]
+
+
+def test_compiled_input_and_output_shardings(request):
+    x = data(request, 4, 4)
+    mine, theirs = _compiled_shardings(MJ, x), _compiled_shardings(JX, x)
+    assert mine == theirs
