@@ -667,6 +667,7 @@ def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None) -> Spmd
     return SpmdExecutable(loaded, len(arguments), _main_result_types(module), on, callbacks)
 
 
+@functools.lru_cache(maxsize=1024)  # (a call of a program reads its results' layouts again)
 def named_sharding_from_hlo(hlo, mesh, ndim: int):
     """The ``NamedSharding`` over ``mesh`` whose ``HloSharding`` is ``hlo``: how a layout
     XLA chose (a propagated argument or result) is read back as JAX reads it. Each axis of
