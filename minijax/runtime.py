@@ -32,6 +32,9 @@ from minijax.lowering.types import numpy_dtype
 counters: collections.Counter = collections.Counter()
 
 
+#: The class of devices (``jax.Device``): jaxlib's.
+Device = xc.Device
+
 #: The environment variable that sets how many CPU devices the client has (1 by default).
 NUM_CPU_DEVICES_VARIABLE = 'MINIJAX_NUM_CPU_DEVICES'
 
