@@ -162,7 +162,7 @@ def _chosen(hlo, place: Placement, aval):
     """The sharding XLA chose, as JAX reports it: over the program's mesh."""
     if place.mesh is None:
         return SingleDeviceSharding(place.devices[0])
-    return runtime.named_sharding_from_hlo(hlo, place.mesh, aval.ndim)
+    return runtime.named_sharding_from_hlo(hlo, place.mesh, core.physical_aval(aval).ndim)
 
 
 def _argument(x, sharding):

@@ -66,7 +66,8 @@ def constrain_all(module_ctx, values, shardings, avals) -> list:
     for value, sharding, aval in zip(values, shardings, avals, strict=True):
         if hasattr(sharding, 'mesh'):
             module_ctx.uses_shardy = True
-            value = sdy.ShardingConstraintOp(value, sdy_sharding(sharding, aval.ndim)).result
+            ndim = ir.RankedTensorType(value.type).rank  # (a key array's words: one more)
+            value = sdy.ShardingConstraintOp(value, sdy_sharding(sharding, ndim)).result
         out.append(value)
     return out
 
@@ -86,4 +87,5 @@ def constrain_to_type(ctx, value: ir.Value, aval) -> ir.Value:
     mesh = getattr(sharding, 'mesh', None)
     if mesh is None or mesh.empty or mesh.are_all_axes_auto or mesh.are_all_axes_manual:
         return value
-    return sharding_constraint(ctx, value, sharding, aval.ndim, open_auto_dims=True)
+    return sharding_constraint(ctx, value, sharding, ir.RankedTensorType(value.type).rank,
+                               open_auto_dims=True)

@@ -465,3 +465,21 @@ def test_compiled_input_and_output_shardings(request):
     x = data(request, 4, 4)
     mine, theirs = _compiled_shardings(MJ, x), _compiled_shardings(JX, x)
     assert mine == theirs
+
+
+def _sharded_keys(ns):
+    keys = ns.jax.device_put(ns.jax.random.split(ns.jax.random.key(0), 8),
+                             named(ns, ('x', 'y')))
+    draw = ns.jax.jit(ns.jax.vmap(lambda k: ns.jax.random.uniform(k, (3,))))
+    return (keys.sharding, ns.jax.random.key_data(keys), draw(keys),
+            draw.lower(keys).as_text().split('\n')[2])  # (@main's line: the key's sharding)
+
+
+def test_sharded_key_arrays():
+    """A key array splits over the mesh like its keys; its module's argument is the words,
+    one dimension more, not split (JAX's)."""
+    mine, theirs = _sharded_keys(MJ), _sharded_keys(JX)
+    assert repr(mine[0]) == repr(theirs[0]) and mine[3] == theirs[3]
+    for m, t in zip(mine[1:3], theirs[1:3]):
+        assert_close(np.asarray(m), np.asarray(t))
+    assert repr(mine[2].sharding) == repr(theirs[2].sharding)
