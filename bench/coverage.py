@@ -55,18 +55,17 @@ NAMESPACES = (
 #: A name leaves this table when it is implemented (the test says so).
 NOT_YET: dict[str, str] = {
     'jax': (
-        'Device NamedSharding P Ref Shard ad allow_f16_reductions array_garbage_collection_guard '
-        'auto_pcast check_tracer_leaks checking_leaks closure_convert copy_to_host_async '
-        'custom_gradient debug_key_reuse default_prng_impl ds effects_barrier empty_ref '
-        'enable_checks enable_custom_prng ensure_compile_time_eval float0 free_ref freeze '
-        'fwd_and_bwd host_count host_id host_ids legacy_prng_key linear_transpose live_arrays '
-        'make_array_from_callback make_array_from_process_local_data '
-        'make_array_from_single_device_arrays make_mesh make_user_context memory named_call '
-        'named_scope new_ref no_execution no_tracing numpy_dtype_promotion print_environment_info '
-        'process_indices remove_size_one_mesh_axis_from_type reshard set_mesh shard_map smap '
-        'softmax_custom_jvp thread_guard threefry_partitionable transfer_guard '
-        'transfer_guard_device_to_device transfer_guard_device_to_host '
-        'transfer_guard_host_to_device '),
+        'Ref ad allow_f16_reductions array_garbage_collection_guard auto_pcast check_tracer_leaks '
+        'checking_leaks closure_convert copy_to_host_async custom_gradient debug_key_reuse '
+        'default_prng_impl ds effects_barrier empty_ref enable_checks enable_custom_prng '
+        'ensure_compile_time_eval float0 free_ref freeze fwd_and_bwd host_count host_id host_ids '
+        'legacy_prng_key linear_transpose live_arrays make_array_from_callback '
+        'make_array_from_process_local_data make_array_from_single_device_arrays '
+        'make_user_context memory named_call named_scope new_ref no_execution no_tracing '
+        'numpy_dtype_promotion print_environment_info process_indices '
+        'remove_size_one_mesh_axis_from_type reshard shard_map smap softmax_custom_jvp '
+        'thread_guard threefry_partitionable transfer_guard transfer_guard_device_to_device '
+        'transfer_guard_device_to_host transfer_guard_host_to_device '),
     'jax.numpy': (
         'ComplexWarning append apply_along_axis apply_over_axes array_equiv array_repr '
         'array_split array_str atleast_3d bartlett bitwise_left_shift bitwise_right_shift '
@@ -84,7 +83,7 @@ NOT_YET: dict[str, str] = {
         'vecdot vector_norm '),
     'jax.lax': (
         'axis_size device_put_p pbroadcast pcast precv psend pshuffle pswapaxes ragged_all_to_all '
-        'ragged_all_to_all_p sharding_constraint_p with_sharding_constraint '),
+        'ragged_all_to_all_p '),
     'jax.lax.linalg': (
         'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p eig '
         'eig_p hessenberg hessenberg_p householder_product householder_product_p '
@@ -122,8 +121,7 @@ NOT_YET: dict[str, str] = {
     'jax.tree_util': (
         'default_registry '),
     'jax.debug': (
-        'DebugEffect OrderedDebugEffect breakpoint inspect_array_sharding log '
-        'visualize_array_sharding visualize_sharding '),
+        'DebugEffect OrderedDebugEffect breakpoint inspect_array_sharding log '),
     'jax.errors': (
         'InconclusiveDimensionOperation '),
     'jax.image': (
@@ -158,9 +156,7 @@ NOT_YET: dict[str, str] = {
     'jax.experimental': (
         'EArray cur_qdd io_callback primal_tangent_dtype '),
     'jax.sharding': (
-        'AbstractDevice AbstractMesh AxisType ManualAxisType Mesh NamedSharding PartitionSpec '
-        'Sharding SingleDeviceSharding auto_axes explicit_axes get_abstract_mesh get_mesh '
-        'make_single_device_sharding reshard set_mesh use_abstract_mesh '),
+        'auto_axes explicit_axes reshard '),
     'jax.distributed': (
         'initialize is_initialized shutdown '),
 }

@@ -167,13 +167,16 @@ def typeof(x) -> ShapedArray:
 class ShapeDtypeStruct:
     """A stand-in argument that has only a shape and a dtype (for make_jaxpr and lower)."""
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, *, sharding=None):
+        """``sharding``: how an argument of this type lies on a mesh, for ``jit.lower``."""
         self.shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
         self.dtype = dtype if dtypes.is_key(dtype) else \
             dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
+        self.sharding = sharding
 
     def __repr__(self):
-        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})'
+        sharding = '' if self.sharding is None else f', sharding={self.sharding}'
+        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding})'
 
 
 #: Python type -> function giving its aval; other modules (Array) register themselves here.
@@ -529,6 +532,10 @@ class EvalTrace(Trace):
         in_avals = [get_aval(t) for t in tracers]
         check = abstract_eval_rules.get(primitive)
         avals = None if check is None else check(*in_avals, **params)
+        if apply_on_mesh is not None:
+            out = apply_on_mesh(primitive, tracers, params, avals)
+            if out is not None:
+                return out
         on_xla = primitive.eager_on_xla
         if on_xla and apply_on_xla is not None and (on_xla is True or on_xla(*in_avals)):
             return apply_on_xla(primitive, tracers, params, avals)
@@ -550,6 +557,10 @@ eager_result = _value_as_is
 
 #: How a primitive runs eagerly on XLA (``minijax.dispatch``), or None for the impl rules.
 apply_on_xla = None
+
+#: How a primitive runs eagerly when an operand is sharded over a mesh (``minijax.dispatch``):
+#: it returns the results, or None when no operand is (then the rules above apply).
+apply_on_mesh = None
 
 
 trace_stack.append(MainTrace(0, EvalTrace, None))

@@ -20,14 +20,16 @@ from collections.abc import Callable
 import numpy as np
 from jaxlib.mlir import ir
 
-from minijax import core, dtypes, runtime, tree_util
+from minijax import core, dtypes, runtime, spmd_call, tree_util
 from minijax.array import Array, from_device
+from minijax.sharding import SingleDeviceSharding
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import module_text
-from minijax.xla_call import executable, lowered_module, run, xla_call, xla_call_p
+from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
+                              xla_call_p)
 
 __all__ = ['Compiled', 'Jitted', 'Lowered', 'jit', 'xla_call_p']
 
@@ -39,8 +41,10 @@ class Jitted:
     the first argument (so ``static_argnums=0`` makes ``self`` static, as in JAX).
     """
 
-    def __init__(self, fun, static_argnums=None, static_argnames=None):
+    def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
+                 out_shardings=None):
         self.fun = fun
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
         self.__doc__ = getattr(fun, '__doc__', None)
@@ -63,7 +67,8 @@ class Jitted:
         module."""
         static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
-        key = (in_tree, tuple(avals), static)
+        # (a sharded argument's sharding is in the key as JAX has it: it traces again)
+        key = (in_tree, tuple(avals), static, tuple(map(spmd_call.own_sharding, leaves)))
         cached = self._traces.get(key)
         if cached is None:
             runtime.counters['trace'] += 1
@@ -160,11 +165,21 @@ class Jitted:
                 any(isinstance(x, core.Tracer) for x in flat_args):
             # the call takes the constants as operands (JAX's and seeds/004's ``xla_call``):
             # traced, they become constvars of the outer jaxpr
+            given_ins, given_outs = self._given_shardings(args, kwargs, out_tree)
+            if given_ins or given_outs:  # (constants, closed-over values: XLA lays them out)
+                given_ins = (None,) * (len(closed.consts) + len(closed_over)) + \
+                    tuple(given_ins or (None,) * len(flat_args))
             outs = xla_call(*closed.consts, *closed_over, *flat_args, jaxpr=hoisted,
-                            name=self.name)
+                            name=self.name, in_shardings=given_ins or None,
+                            out_shardings=given_outs or None)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
         _check_values(f'jit({self.name})', names[0], flat_args)
+        place = self._placement(args, kwargs, flat_args, out_tree, closed)
+        if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
+            exe = spmd_executable(closed, self.name, *names, place)
+            return tree_util.tree_unflatten(
+                out_tree, spmd_call.run(exe, place, flat_args, closed.out_avals))
         exe = executable(closed, self.name, *names)
         key, signature, leaves = self._fast_key(args, kwargs)
         if key is not None and _same_objects(leaves, flat_args):
@@ -174,11 +189,37 @@ class Jitted:
     def lower(self, *args, **kwargs) -> 'Lowered':
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
         static arguments' values)."""
-        closed, _, closed_over, out_tree, names, _ = self._trace(args, kwargs)
+        closed, _, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
-        return Lowered(closed, self.name, out_tree, names)
+        _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+        return Lowered(closed, self.name, out_tree, names,
+                       self._placement(args, kwargs, flat_args, out_tree, closed),
+                       tree_util.tree_structure((dyn_args, dyn_kwargs)))
+
+    def _placement(self, args, kwargs, flat_args, out_tree, closed):
+        """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
+        of its constraints, in ``closed``), or None for the default device."""
+        ins, outs = self._given_shardings(args, kwargs, out_tree)
+        if not ins and not outs and all(spmd_call.own_sharding(x) is None for x in flat_args) \
+                and not spmd_call.jaxpr_meshes(closed):
+            return None
+        return spmd_call.placement(f'jit({self.name})', flat_args, ins, outs, closed)
+
+    def _given_shardings(self, args, kwargs, out_tree) -> tuple[list, list]:
+        """The shardings ``jit`` was given, one per traced leaf and one per output leaf
+        (empty when not given): ``in_shardings`` is a prefix of the positional arguments
+        (without the static ones), ``out_shardings`` of the output."""
+        ins = outs = ()
+        if self.in_shardings is not None:
+            _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+            ins = spmd_call.flat_shardings('in_shardings', self.in_shardings, tuple(dyn_args))
+            ins += [None] * len(tree_util.tree_leaves(dyn_kwargs))
+        if self.out_shardings is not None:
+            placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+            outs = spmd_call.flat_shardings('out_shardings', self.out_shardings, placeholder)
+        return ins, outs
 
     def _argument_names(self, args, kwargs) -> tuple[str, ...]:
         """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python
@@ -215,6 +256,8 @@ def _signature(args) -> tuple | None:
         if kind is np.ndarray:
             signature.append((x.shape, x.dtype))
         elif kind is Array:
+            if x._sharding is not None:  # over a mesh: the full path
+                return None
             aval = x._aval  # not the property: a Python call
             signature.append((aval.shape, aval.dtype, aval.weak_type))
         elif kind is float or kind is bool or isinstance(x, np.generic):
@@ -405,8 +448,8 @@ def _hashed(name, where, value):
     return value
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, keep_unused=False):
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
+        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False):
     """Compile ``fun`` with XLA: traced once per argument types, then run from the cache.
 
     ``static_argnums``/``static_argnames``: arguments passed to ``fun`` as Python values,
@@ -414,17 +457,26 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     keyword arguments included, are pytrees of arrays. ``jit(static_argnums=...)`` without
     ``fun`` is a decorator, as is ``functools.partial(jit, ...)``.
 
+    ``in_shardings``/``out_shardings``: how the arguments (a pytree prefix of the positional
+    ones) and the output (a prefix of it) lie on a mesh's devices, each a ``Sharding``, a
+    ``PartitionSpec`` over the mesh ``set_mesh`` installed, or None (XLA chooses, as does a
+    sharded argument's own sharding). A call with shardings runs on the mesh's devices
+    (``minijax.spmd_call``); traced, they are parameters of its ``jit`` equation, which
+    every transformation carries as JAX's does (a tangent or cotangent lies as its
+    value), and a nested call constrains its function's arguments and results to them.
+
     ``donate_argnums``/``donate_argnames`` are checked as JAX checks them and have no
     effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
     either: minijax always passes every argument to the executable (JAX's
     ``keep_unused=True``).
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, keep_unused=keep_unused)
     core.check_callable('jit', fun=fun)
-    jitted = Jitted(fun, static_argnums, static_argnames)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
     _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
                    donate_argnums, donate_argnames)
     return jitted
@@ -433,13 +485,18 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 class Lowered:
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ())):
-        """``names``: of the module's arguments and results (``jit``'s trace gives them)."""
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
+                 in_tree=None):
+        """``names``: of the module's arguments and results (``jit``'s trace gives them);
+        ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
+        ``in_tree``: of the (positional, keyword) arguments traced."""
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
         self._names = names
-        self._module = lowered_module(closed, name, *names)
+        self._place = place
+        self._in_tree = in_tree
+        self._module = lowered_module(closed, name, *names, place)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
         """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
@@ -458,8 +515,12 @@ class Lowered:
         return self._module
 
     def compile(self) -> 'Compiled':
+        if self._place is not None:
+            return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
+                                                        self._place),
+                            self.out_tree, self._place, self._in_tree)
         return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
-                        self.out_tree)
+                        self.out_tree, in_tree=self._in_tree)
 
 
 def _result_names(out_tree) -> tuple[str, ...]:
@@ -473,10 +534,13 @@ def _result_names(out_tree) -> tuple[str, ...]:
 class Compiled:
     """A compiled jitted function: call it with arguments of the lowered types."""
 
-    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree):
+    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
+                 in_tree=None):
         self._jaxpr = closed
         self._executable = exe
         self._out_tree = out_tree
+        self._place = place
+        self._in_tree = in_tree
 
     def __call__(self, *args):
         avals, _, leaves = abstractify_args('compiled function', args)
@@ -486,8 +550,32 @@ class Compiled:
                             f'({", ".join(a.str_short() for a in avals)}) but compiled for '
                             f'({", ".join(a.str_short() for a in expected)})')
         _check_values('compiled function', map(str, range(len(leaves))), leaves)
-        outs = run(self._executable, leaves, self._jaxpr.out_avals)
+        if self._place is not None:
+            outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
+        else:
+            outs = run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self._out_tree, outs)
+
+    @property
+    def input_shardings(self):
+        """How each argument is laid out, ``(positional, keyword)`` as the call's pytrees:
+        given, brought, or XLA's choice (an ordinary program's: its one device)."""
+        ins, _ = self._shardings()
+        return tree_util.tree_unflatten(self._in_tree, ins)
+
+    @property
+    def output_shardings(self):
+        """How each result is laid out, as the output's pytree."""
+        _, outs = self._shardings()
+        return tree_util.tree_unflatten(self._out_tree, outs)
+
+    def _shardings(self):
+        if self._place is None:
+            device = SingleDeviceSharding(runtime.device())
+            return ([device] * len(self._jaxpr.in_avals),
+                    [device] * len(self._jaxpr.out_avals))
+        return spmd_call.shardings(self._executable, self._place, self._jaxpr.in_avals,
+                                   self._jaxpr.out_avals)
 
     def as_text(self) -> str:
         """XLA's optimized HLO."""
