@@ -27,33 +27,54 @@ from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,
 # ----------------------------------------------------------------------------- abstract values
 
 class ShapedArray:
-    """The type of an array: shape and dtype (and whether it is a weakly typed scalar)."""
-    array_abstraction_level = 1
-    __slots__ = ('shape', 'dtype', 'weak_type')
+    """The type of an array: shape and dtype (and whether it is a weakly typed scalar), and
+    under a mesh its sharding (JAX's sharding in types: ``f32[8@X,4]``).
 
-    def __init__(self, shape, dtype, weak_type=False):
+    An unsharded type stores no sharding (``_sharding`` is None) and reads as the empty
+    mesh's; only a type with a mesh pays for one (see ``minijax.sharding.types``)."""
+    array_abstraction_level = 1
+    __slots__ = ('shape', 'dtype', 'weak_type', '_sharding')
+
+    def __init__(self, shape, dtype, weak_type=False, sharding=None):
         self.shape = tuple(map(int, shape))
         self.dtype = dtype if isinstance(dtype, np.dtype) or dtypes.is_key(dtype) else \
             np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self._sharding = None if sharding is None else _type_sharding(sharding, self.shape)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-    def str_short(self):
-        return f'{self.dtype.name}[{",".join(str(d) for d in self.shape)}]'
+    @property
+    def sharding(self):
+        """A ``NamedSharding`` over an ``AbstractMesh`` (the empty mesh's when unsharded)."""
+        if self._sharding is not None:
+            return self._sharding
+        from minijax.sharding.types import unsharded
+        return unsharded(len(self.shape))
 
-    def update(self, shape=None, dtype=None, weak_type=None):
+    def str_short(self, short_dtypes=False):
+        """``float32[8@X,4]{U:Y}``: the dtype, each dimension with the mesh axes it is
+        sharded over, and the axes it is unreduced over (``short_dtypes``: ``f32``)."""
+        name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        if self._sharding is None:
+            return f'{name}[{",".join(str(d) for d in self.shape)}]'
+        from minijax.sharding.types import type_text
+        return name + type_text(self.shape, self._sharding.spec, self._sharding.mesh)
+
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=None):
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+                           self.weak_type if weak_type is None else weak_type,
+                           self._sharding if sharding is None else sharding)
 
     def __hash__(self):  # (a ConcreteArray's value is left out: equal ones still hash equal)
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
     def __eq__(self, other):
         return (type(self) is type(other) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self._sharding == other._sharding)
 
     def __repr__(self):
         weak = ', weak_type=True' if self.weak_type else ''
@@ -76,6 +97,18 @@ class ShapedArray:
         raise ConcretizationTypeError(tracer, conversion)
 
 
+def short_dtype_name(dtype) -> str:
+    """``f32``, ``i8``, ``u32``, ``c64``, ``bool``: a dtype as JAX prints it in a jaxpr."""
+    return (dtype.name.replace('float', 'f').replace('uint', 'u').replace('int', 'i')
+            .replace('complex', 'c'))
+
+
+def _type_sharding(sharding, shape):
+    """``sharding`` as a type holds it, or None for the empty mesh's (no mesh, no cost)."""
+    from minijax.sharding.types import type_sharding
+    return type_sharding(sharding, shape)
+
+
 def shared_aval(shape, dtype, weak_type, *operands) -> ShapedArray:
     """The type (``shape``, ``dtype``, ``weak_type``): the first of the ``operands``' types
     that is exactly it, else a new one. Types are never mutated, so an elementwise equation
@@ -83,7 +116,7 @@ def shared_aval(shape, dtype, weak_type, *operands) -> ShapedArray:
     per equation (fewer objects to allocate, and for the garbage collector to walk)."""
     for aval in operands:
         if (type(aval) is ShapedArray and aval.shape == shape and aval.dtype == dtype
-                and aval.weak_type == weak_type):
+                and aval.weak_type == weak_type and aval._sharding is None):
             return aval
     return ShapedArray(shape, dtype, weak_type)
 
@@ -156,11 +189,12 @@ def physical_aval(aval) -> ShapedArray:
 def raise_to_shaped(aval):
     if type(aval) is ShapedArray or aval is abstract_token:  # (avals are never mutated)
         return aval
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, aval._sharding)
 
 
 def typeof(x) -> ShapedArray:
-    """The type of ``x``: its shape, dtype and weak type (``jax.typeof``)."""
+    """The type of ``x``: its shape, dtype and weak type, and its sharding over the
+    explicit axes of its mesh (``jax.typeof``)."""
     return shaped_aval(x)
 
 

@@ -249,9 +249,7 @@ def short_type(aval) -> str:
     """``f64[3]``: the type as JAX prints it in a jaxpr (a token's is ``Tok``)."""
     if aval is core.abstract_token:
         return 'Tok'
-    name = (aval.dtype.name.replace('float', 'f').replace('uint', 'u')
-            .replace('int', 'i').replace('complex', 'c'))
-    return f'{name}[{",".join(map(str, aval.shape))}]'
+    return aval.str_short(short_dtypes=True)
 
 
 def _alphabetic(n: int) -> str:
