@@ -19,6 +19,7 @@ import numpy as np
 from jaxlib.xla_client import Traceback
 
 from minijax import dtypes
+from minijax.sharding import mesh as _mesh, types as _types
 from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,  # noqa: F401
                             TracerBoolConversionError, TracerIntegerConversionError,
                             UnexpectedTracerError)
@@ -48,10 +49,8 @@ class ShapedArray:
     @property
     def sharding(self):
         """A ``NamedSharding`` over an ``AbstractMesh`` (the empty mesh's when unsharded)."""
-        if self._sharding is not None:
-            return self._sharding
-        from minijax.sharding.types import unsharded
-        return unsharded(len(self.shape))
+        s = self._sharding
+        return _types.unsharded(len(self.shape)) if s is None else s
 
     def str_short(self, short_dtypes=False):
         """``float32[8@X,4]{U:Y}``: the dtype, each dimension with the mesh axes it is
@@ -59,8 +58,7 @@ class ShapedArray:
         name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
         if self._sharding is None:
             return f'{name}[{",".join(str(d) for d in self.shape)}]'
-        from minijax.sharding.types import type_text
-        return name + type_text(self.shape, self._sharding.spec, self._sharding.mesh)
+        return name + _types.type_text(self.shape, self._sharding.spec, self._sharding.mesh)
 
     def update(self, shape=None, dtype=None, weak_type=None, sharding=None):
         return ShapedArray(self.shape if shape is None else shape,
@@ -103,10 +101,25 @@ def short_dtype_name(dtype) -> str:
             .replace('complex', 'c'))
 
 
-def _type_sharding(sharding, shape):
-    """``sharding`` as a type holds it, or None for the empty mesh's (no mesh, no cost)."""
-    from minijax.sharding.types import type_sharding
-    return type_sharding(sharding, shape)
+_type_sharding = _types.type_sharding
+
+
+class ShardingTypeError(Exception):
+    """An operation whose result's sharding the operands' types do not decide, or decide
+    illegally (``jax._src.core.ShardingTypeError``): say it with ``out_sharding=``,
+    ``reshard`` or ``auto_axes``."""
+
+
+def sharding_in_types() -> bool:
+    """Whether results need shardings: some type has had one, or a mesh is in context.
+    Until then (every ordinary program) the sharding rules are not even looked up."""
+    return _types.seen or _mesh._context.abstract_mesh is not _mesh.EMPTY_ABSTRACT_MESH
+
+
+def shard_results(primitive, in_avals, out_avals, params) -> list:
+    """``out_avals`` (a list) with their shardings (``minijax.sharding.rules``)."""
+    from minijax.sharding.rules import shard_results
+    return shard_results(primitive, in_avals, out_avals, params)
 
 
 def shared_aval(shape, dtype, weak_type, *operands) -> ShapedArray:
@@ -199,15 +212,30 @@ def typeof(x) -> ShapedArray:
 
 
 class ShapeDtypeStruct:
-    """A stand-in argument that has only a shape and a dtype (for make_jaxpr and lower)."""
+    """A stand-in argument that has only a shape and a dtype, and maybe a sharding (a
+    ``NamedSharding``, or a ``PartitionSpec`` over the mesh in context), for make_jaxpr and
+    lower."""
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, *, sharding=None):
         self.shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
         self.dtype = dtype if dtypes.is_key(dtype) else \
             dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
+        if sharding is not None and not hasattr(sharding, 'spec') and \
+                not hasattr(sharding, 'partitions'):
+            raise TypeError('sharding should be an instance of `jax.sharding.Sharding` or '
+                            f'`jax.sharding.PartitionSpec`. Got {sharding} of type '
+                            f'{type(sharding)}.')
+        self._sharding = sharding
+
+    @property
+    def sharding(self):
+        if hasattr(self._sharding, 'partitions'):  # a spec: over the mesh in context
+            return _types.NamedSharding(_mesh.get_abstract_mesh(), self._sharding)
+        return self._sharding
 
     def __repr__(self):
-        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})'
+        sharding = '' if self._sharding is None else f', sharding={self.sharding}'
+        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding})'
 
 
 #: Python type -> function giving its aval; other modules (Array) register themselves here.
@@ -229,7 +257,7 @@ for _t in dtypes.PYTHON_SCALARS:
 aval_handlers[np.ndarray] = _ndarray_aval
 for _t in dtypes.SUPPORTED:  # NumPy scalars: np.float32(1.), np.uint8(3), ...
     aval_handlers[_t.type] = _ndarray_aval
-aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype)
+aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, False, s.sharding)
 aval_handlers[Token] = lambda t: abstract_token
 
 
@@ -272,6 +300,11 @@ def shaped_aval(x) -> ShapedArray:
         raise invalid_type_error(x)
     if type(x) is Token:
         return abstract_token
+    typed = getattr(x, 'aval', None)  # (an Array's type holds its sharding)
+    if type(typed) is ShapedArray and typed._sharding is not None:
+        return typed
+    if type(x) is ShapeDtypeStruct:
+        return aval_handlers[ShapeDtypeStruct](x)
     if dtypes.is_key(x.dtype):
         return ShapedArray(x.shape, x.dtype)
     dtype = dtypes.check_supported(x.dtype, f'array of shape {x.shape}')
@@ -563,6 +596,10 @@ class EvalTrace(Trace):
         in_avals = [get_aval(t) for t in tracers]
         check = abstract_eval_rules.get(primitive)
         avals = None if check is None else check(*in_avals, **params)
+        if avals is not None and sharding_in_types():
+            avals = shard_results(primitive, in_avals, avals if primitive.multiple_results
+                                  else [avals], params)
+            avals = avals if primitive.multiple_results else avals[0]
         on_xla = primitive.eager_on_xla
         if on_xla and apply_on_xla is not None and (on_xla is True or on_xla(*in_avals)):
             return apply_on_xla(primitive, tracers, params, avals)

@@ -26,8 +26,10 @@ from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim, compare
 from minijax.lowering.types import element_type
+from minijax.sharding import rules as sharding_rules
 
 scan_p = Primitive('scan', multiple_results=True, eager_on_xla=True)
+sharding_rules.register(sharding_rules.AS_TRACED, scan_p)  # its results: its jaxpr's types
 
 
 # ----------------------------------------------------------------------------- the API

@@ -172,12 +172,12 @@ def unsharded_along_rule(param, message):
     return rule
 
 
-def _transpose_rule(operand, *, perm):
+def transpose_rule(operand, *, perm):
     entries = spec_of(operand)
     return sharded(operand.sharding.mesh, [entries[i] for i in perm], operand)
 
 
-def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions, sharding=None):
+def broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions, sharding=None):
     if sharding is not None:
         return sharding
     entries = iter(spec_of(operand))
@@ -186,23 +186,23 @@ def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions, sharding=Non
                    [next(entries) if i in dims else None for i in range(len(shape))], operand)
 
 
-def _squeeze_rule(operand, *, dimensions):
+def squeeze_rule(operand, *, dimensions):
     return sharded(operand.sharding.mesh,
                    [e for i, e in enumerate(spec_of(operand)) if i not in set(dimensions)],
                    operand)
 
 
-def _created_rule(*avals, sharding=None, **params):
+def created_rule(*avals, sharding=None, **params):
     """Ops that make an array from nothing (``iota``): unsharded over the mesh in context
     unless ``sharding`` says."""
     return NamedSharding(get_abstract_mesh(), P()) if sharding is None else sharding
 
 
-def _convert_rule(operand, *, sharding=None, **params):
+def convert_rule(operand, *, sharding=None, **params):
     return operand.sharding if sharding is None else sharding
 
 
-def _same_sharding_rule(what):
+def same_sharding_rule(what):
     """Ops whose operands must be sharded alike (concatenate, select's cases)."""
     def rule(*avals, **params):
         cases = avals[1:] if what == 'select' else avals
@@ -248,7 +248,7 @@ def varying_shape_rule(name, out_shape):
     return rule
 
 
-def _dot_general_rule(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
+def dot_general_rule(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
     if lhs._sharding is not None and rhs._sharding is not None and \
             lhs._sharding.mesh != rhs._sharding.mesh:
         raise ShardingTypeError('Mesh of both lhs and rhs should match. Got lhs: '
@@ -285,7 +285,7 @@ class ReshapeError(Exception):
     pass
 
 
-def _reshape_rule(operand, *, new_sizes, sharding=None, **params):
+def reshape_rule(operand, *, new_sizes, sharding=None, **params):
     """JAX's reshape rule: an unsharded operand, 1s added or removed, or one dimension split
     (its axes going to the leading new dimensions) or several merged into one."""
     if sharding is not None:
@@ -370,5 +370,58 @@ def register(rule, *primitives):
         sharding_rules[p] = rule
 
 
-#: Rule kinds the lax modules register their primitives with.
-ELEMENTWISE = operand_rule(0)
+#: The rule of unary elementwise ops, and of every op whose result is sharded as its first
+#: operand is.
+SAME_AS_OPERAND = operand_rule(0)
+
+
+def prefix_rule(*avals, **params):
+    """Key arrays (``random_bits``, ``random_split``, ``random_wrap``...): the result's
+    leading dimensions are sharded as the key operand's, the dimensions it adds are not."""
+    return sharded(mesh_or_current(avals[0]), spec_of(avals[0]))
+
+
+# ----------------------------------------------------------------------------- out_sharding=
+
+def canonicalize_sharding(sharding, api_name: str) -> NamedSharding | None:
+    """An ``out_sharding=`` argument as a type's sharding: a ``PartitionSpec`` over the mesh
+    in context, a ``NamedSharding`` over its abstract mesh (JAX's canonicalize_sharding)."""
+    if sharding is None:
+        return None
+    if isinstance(sharding, P):
+        mesh = get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError(
+                'Using PartitionSpec when you are not under a mesh context is not allowed. '
+                'Please pass a NamedSharding instance or enter into a mesh context via '
+                f'`jax.set_mesh`. Got {sharding}')
+        return NamedSharding(mesh, sharding)
+    if not isinstance(sharding, NamedSharding):
+        raise TypeError(f'{api_name}: out_sharding must be a NamedSharding or a '
+                        f'PartitionSpec, got {sharding!r}')
+    return NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+
+
+def sharding_param(name: str, sharding, api_name: str) -> dict:
+    """``{name: sharding}`` for a primitive's parameters, ``{}`` when None: an unsharded
+    program's equations keep the parameters they always had."""
+    sharding = canonicalize_sharding(sharding, api_name)
+    return {} if sharding is None else {name: sharding}
+
+
+def operand_type_sharding(aval) -> dict:
+    """``{'out_sharding': ...}`` making a result of ``aval``'s sharding, ``{}`` for an
+    unsharded ``aval`` (a transpose rule's cotangent, sharded as its primal)."""
+    return {} if aval._sharding is None else {'out_sharding': aval._sharding}
+
+
+def broadcast_shardings(*avals) -> NamedSharding | None:
+    """The sharding of the operands of an elementwise op broadcast to one shape (ranks
+    aligned on the right, as NumPy's), or None with no mesh: what jnp broadcasts them to."""
+    ndim = max(len(a.shape) for a in avals)
+    ranked = [core.ShapedArray((1,) * (ndim - len(a.shape)) + a.shape, a.dtype, False,
+                               None if a._sharding is None else a._sharding.update(
+                                   spec=(None,) * (ndim - len(a.shape)) + spec_of(a)))
+              for a in avals]
+    sharding = broadcasting_rule('broadcast_shardings')(*ranked)
+    return None if sharding.mesh.empty else sharding

@@ -17,6 +17,10 @@ from minijax.sharding.named_sharding import NamedSharding
 from minijax.sharding.partition_spec import UNCONSTRAINED, PartitionSpec
 
 
+#: Whether a type has ever had a sharding (``core.sharding_in_types`` reads it).
+seen = False
+
+
 @functools.cache
 def unsharded(ndim: int) -> NamedSharding:
     """The sharding of an unsharded type of rank ``ndim``: the empty mesh's, one ``None``
@@ -41,6 +45,8 @@ def type_sharding(sharding, shape: tuple) -> NamedSharding | None:
     entries = [None if p is UNCONSTRAINED else p for p in spec.partitions]
     entries += [None] * (len(shape) - len(entries))
     spec = spec.update(partitions=entries)
+    global seen
+    seen = True
     if mesh is sharding.mesh and spec == sharding.spec and sharding.memory_kind is None:
         return sharding
     return NamedSharding(mesh, spec)
