@@ -600,6 +600,10 @@ class EvalTrace(Trace):
             avals = shard_results(primitive, in_avals, avals if primitive.multiple_results
                                   else [avals], params)
             avals = avals if primitive.multiple_results else avals[0]
+        if apply_on_mesh is not None:
+            out = apply_on_mesh(primitive, tracers, params, avals)
+            if out is not None:
+                return out
         on_xla = primitive.eager_on_xla
         if on_xla and apply_on_xla is not None and (on_xla is True or on_xla(*in_avals)):
             return apply_on_xla(primitive, tracers, params, avals)
@@ -621,6 +625,10 @@ eager_result = _value_as_is
 
 #: How a primitive runs eagerly on XLA (``minijax.dispatch``), or None for the impl rules.
 apply_on_xla = None
+
+#: How a primitive runs eagerly when an operand is sharded over a mesh (``minijax.dispatch``):
+#: it returns the results, or None when no operand is (then the rules above apply).
+apply_on_mesh = None
 
 
 trace_stack.append(MainTrace(0, EvalTrace, None))
