@@ -32,7 +32,9 @@ class Array:
         multi-device client, lies on them (a ``NamedSharding``, or a ``SingleDeviceSharding``
         committing it to one device): a sharded Array, whose shape is the global shape."""
         self._buffer = buffer
-        self._aval = aval
+        # (over a mesh, its type says how it is sharded: jax.typeof(x).sharding)
+        self._aval = aval if not isinstance(sharding, NamedSharding) else \
+            aval.update(sharding=sharding)
         self._npy = value
         self._sharding = sharding
 
@@ -313,7 +315,8 @@ def _numpy_values(tree):
 
 def _array_aval(x):
     """A key array's type has no value: keys are never Python control flow's concern."""
-    return x.aval if dtypes.is_key(x.dtype) else ConcreteArray(x, x.weak_type)
+    return x.aval if dtypes.is_key(x.dtype) else \
+        ConcreteArray(x, x.weak_type, x._aval._sharding)
 
 
 core.aval_handlers[Array] = _array_aval

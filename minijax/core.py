@@ -61,10 +61,13 @@ class ShapedArray:
         return name + _types.type_text(self.shape, self._sharding.spec, self._sharding.mesh)
 
     def update(self, shape=None, dtype=None, weak_type=None, sharding=None):
+        """A type like this one; the sharding is kept where the rank is (a type of another
+        rank, say a reduction's scalar, is unsharded unless ``sharding`` says)."""
+        if sharding is None and (shape is None or len(shape) == len(self.shape)):
+            sharding = self._sharding
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type,
-                           self._sharding if sharding is None else sharding)
+                           self.weak_type if weak_type is None else weak_type, sharding)
 
     def __hash__(self):  # (a ConcreteArray's value is left out: equal ones still hash equal)
         return hash((self.shape, self.dtype, self.weak_type, self._sharding))
@@ -139,8 +142,8 @@ class ConcreteArray(ShapedArray):
     array_abstraction_level = 0
     __slots__ = ('val',)
 
-    def __init__(self, val, weak_type=False):
-        super().__init__(np.shape(val), val.dtype, weak_type)
+    def __init__(self, val, weak_type=False, sharding=None):
+        super().__init__(np.shape(val), val.dtype, weak_type, sharding)
         self.val = val
 
     def __eq__(self, other):

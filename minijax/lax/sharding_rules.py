@@ -9,6 +9,7 @@ import math
 
 from minijax import lax
 from minijax.lax.gradients import stop_gradient_p
+from minijax.lax.sharding import sharding_constraint_p
 from minijax.sharding import rules
 from minijax.sharding.rules import (broadcasting_rule, operand_rule, unsharded_along_rule,
                                     varying_shape_rule, without_axes_rule)
@@ -57,7 +58,8 @@ TABLE = {
 
 for _rule, _names in TABLE.items():
     rules.register(_rule, *(getattr(lax, f'{n}_p') for n in _names.split()))
-rules.register(rules.SAME_AS_OPERAND, stop_gradient_p)
+rules.register(rules.SAME_AS_OPERAND, stop_gradient_p, sharding_constraint_p)
+rules.not_constrained.update((lax.copy_p, sharding_constraint_p))
 for _name in ('complex', 'add_any', 'regularized_incomplete_beta', 'and', 'or', 'xor', 'shift_left', 'shift_right_logical',
               'shift_right_arithmetic'):
     rules.register(broadcasting_rule(_name), getattr(lax, f'{_name}_p'))

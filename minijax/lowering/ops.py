@@ -6,7 +6,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.lowering.module import append_block, constant
+from minijax.lowering.module import append_block, constant, with_type_sharding
 from minijax.lowering.types import element_type, tensor_type
 
 
@@ -26,11 +26,12 @@ def broadcast_operands(ctx, operands) -> list[ir.Value]:
     """Broadcast the operands of an elementwise op to the shape of its result, as JAX does:
     a scalar (``x * 2.``, on every use of a literal: the tensor type comes from the module's
     cache) or an operand with axes of size 1, which grow."""
-    out_shape = ctx.avals_out[0].shape
+    out = ctx.avals_out[0]
     module = ctx.module_context
-    return [hlo.BroadcastInDimOp(module.tensor_type(aval.update(shape=out_shape)), x,
-                                 ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))).result
-            if aval.shape != out_shape else x
+    return [with_type_sharding(ctx, hlo.BroadcastInDimOp(
+                module.tensor_type(aval.update(shape=out.shape)), x,
+                ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))).result, out)
+            if aval.shape != out.shape else x
             for x, aval in zip(operands, ctx.avals_in)]
 
 

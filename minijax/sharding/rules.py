@@ -92,6 +92,26 @@ def _typed(aval, sharding):
     return core.ShapedArray(aval.shape, aval.dtype, aval.weak_type, typed)
 
 
+#: Primitives with a rule whose lowering JAX does not follow with the constraint of their
+#: result's type (``copy`` is its operand; a sharding constraint is its own).
+not_constrained: set = set()
+
+
+def constrains(primitive) -> bool:
+    """Whether ``primitive``'s lowered results are constrained to their types' shardings."""
+    rule = sharding_rules.get(primitive)
+    return rule is not None and rule is not AS_TRACED and primitive not in not_constrained
+
+
+def constraint_of(aval) -> NamedSharding | None:
+    """The sharding a value of type ``aval`` is constrained to after the op making it: its
+    type's, unless it has no mesh, or one with no ``Explicit`` axis."""
+    sharding = aval._sharding
+    if sharding is None or _auto_or_empty(sharding.mesh):
+        return None
+    return sharding
+
+
 # ----------------------------------------------------------------------------- rule kinds
 
 def mesh_or_current(*avals):
