@@ -14,7 +14,7 @@ import functools
 import os
 
 from minijax import core, runtime, spmd_call
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 from minijax.lax.sharding import sharding_constraint_p
 from minijax.lowering import lower_jaxpr_to_module
 from minijax.xla_call import run, spmd_executable, xla_call_p
@@ -50,8 +50,7 @@ def _one_equation(primitive, params, in_avals) -> ClosedJaxpr:
     """The jaxpr applying ``primitive`` once (what runs it over a mesh)."""
     in_vars = [Var(a) for a in in_avals]
     params = dict(params)
-    out_avals = core.abstract_eval_rules[primitive](*in_avals, **params)
-    out_vars = [Var(a) for a in (out_avals if primitive.multiple_results else [out_avals])]
+    out_vars = [Var(a) for a in abstract_eval_eqn(primitive, in_avals, params)]  # (typed)
     return ClosedJaxpr(Jaxpr([], in_vars, [JaxprEqn(primitive, in_vars, params, out_vars)],
                              out_vars), [])
 

@@ -194,6 +194,12 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
     A program for a mesh (``jit`` with shardings) has ``num_partitions`` (the mesh's size)
     and, per argument and result, a ``NamedSharding`` or None (XLA chooses): each becomes an
     ``sdy.sharding`` attribute, their meshes one ``sdy.mesh @mesh`` (``lowering.shardings``)."""
+    if core.sharding_in_types():  # (sharded types: laid out as their types say, as JAX)
+        arg_shardings, result_shardings = (
+            [s if s is not None else sharding_rules.constraint_of(a)
+             for s, a in zip(list(given) or [None] * len(avals), avals)]
+            for given, avals in ((arg_shardings, closed.in_avals),
+                                 (result_shardings, closed.out_avals)))
     big = _constant_bytes(closed) > OWN_CONTEXT_BYTES
     with core.gc_paused(), new_context() if big else mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
