@@ -32,9 +32,10 @@ class Array:
         multi-device client, lies on them (a ``NamedSharding``, or a ``SingleDeviceSharding``
         committing it to one device): a sharded Array, whose shape is the global shape."""
         self._buffer = buffer
-        # (over a mesh, its type says how it is sharded: jax.typeof(x).sharding)
-        self._aval = aval if not isinstance(sharding, NamedSharding) else \
-            aval.update(sharding=sharding)
+        # (over a mesh, its type says how it is sharded, unless a program typed it already:
+        # jax.typeof(x).sharding)
+        self._aval = aval if aval._sharding is not None or \
+            not isinstance(sharding, NamedSharding) else aval.update(sharding=sharding)
         self._npy = value
         self._sharding = sharding
 

@@ -219,6 +219,7 @@ JAX_NAMES: dict[str, PrintedAs] = {
     'reshape': PrintedAs(added={'dimensions': _constant(None),
                                 'sharding': _param_or_none('sharding')}),
     'iota': PrintedAs(added={'sharding': _param_or_none('sharding')}),
+    'reshard': PrintedAs(hidden={'dst_sharding': _always, 'concrete_mesh': _always}),
     'conj': PrintedAs(added={'input_dtype': lambda eqn: eqn.inputs[0].aval.dtype}),
     'scan': PrintedAs(added={'unroll': _constant(1)}),
     'custom_jvp_call': PrintedAs(added={'symbolic_zeros': _constant(False)},

@@ -31,6 +31,11 @@ def AS_TRACED(*avals, **params):  # noqa: N802 (a marker, named as a constant)
     are its jaxpr's, already sharded by the rules of the equations inside."""
 
 
+def AS_EVALUATED(*avals, **params):  # noqa: N802
+    """The rule of a primitive whose abstract eval gives the sharding itself (``reshard``:
+    its parameter's), followed by its type's constraint when lowered."""
+
+
 def _auto_or_empty(mesh) -> bool:
     return mesh.empty or all(t is not AxisType.Explicit for t in mesh.axis_types)
 
@@ -52,21 +57,21 @@ def operands_mesh(avals):
 
 def shard_results(primitive, in_avals, out_avals, params) -> list:
     """``out_avals`` (a list) with the shardings ``primitive``'s rule gives them."""
+    rule = sharding_rules.get(primitive)
+    if rule is AS_TRACED or rule is AS_EVALUATED:
+        return out_avals
     current = get_abstract_mesh()
     mesh = operands_mesh(in_avals)
     if _auto_or_empty(current) and (mesh is None or _auto_or_empty(mesh)):
         mesh = current if mesh is None or mesh.empty else mesh
         sharding = None if mesh.empty else NamedSharding(mesh, P())
         return [_typed(a, sharding) for a in out_avals]
-    rule = sharding_rules.get(primitive)
     if rule is None:
         raise ShardingTypeError(
             f'sharding rule for {primitive.name} is not implemented. Please file an issue '
             'at https://github.com/jax-ml/jax/issues. You can work around this error by '
             'dropping that operation into full auto sharding mode via: '
             '`jax.sharding.auto_axes(fun, out_shardings=...)`')
-    if rule is AS_TRACED:
-        return out_avals
     try:
         out = rule(*in_avals, **params)
     except DuplicateSpecError as err:

@@ -41,7 +41,7 @@ def type_sharding(sharding, shape: tuple) -> NamedSharding | None:
     sharding.check_compatible_aval(shape)
     spec = sharding.spec
     if not mesh.are_all_axes_explicit:
-        spec = _explicit_only(spec, mesh)
+        spec = explicit_only(spec, mesh)
     entries = [None if p is UNCONSTRAINED else p for p in spec.partitions]
     entries += [None] * (len(shape) - len(entries))
     spec = spec.update(partitions=entries)
@@ -52,7 +52,7 @@ def type_sharding(sharding, shape: tuple) -> NamedSharding | None:
     return NamedSharding(mesh, spec)
 
 
-def _explicit_only(spec: PartitionSpec, mesh) -> PartitionSpec:
+def explicit_only(spec: PartitionSpec, mesh) -> PartitionSpec:
     """``spec`` without the axes a type cannot name (JAX's modify_spec_for_auto_manual)."""
     kinds = mesh._name_to_type
 
