@@ -343,8 +343,9 @@ def on_broadcast_operands(lowering):
     """``lowering`` of an elementwise op given operands broadcast to the result's shape, and
     a context whose operand types say so (a ``lower_fun`` rule traces at them)."""
     def rule(ctx, *operands):
-        shape = ctx.avals_out[0].shape
-        if any(a.shape != shape for a in ctx.avals_in):
+        shape, sharding = ctx.avals_out[0].shape, ctx.avals_out[0]._sharding
+        if any(a.shape != shape for a in ctx.avals_in) or (
+                sharding is not None and any(a._sharding != sharding for a in ctx.avals_in)):
             operands = broadcast_operands(ctx, operands)
             ctx = dataclasses.replace(ctx, avals_in=[a.update(shape=shape) for a in ctx.avals_in])
         return lowering(ctx, *operands)

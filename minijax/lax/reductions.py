@@ -532,7 +532,8 @@ def _arg_chooser_primitive(name, np_impl, direction):
         """JAX's: a reduce of the values and their positions along ``axis``."""
         aval = core.get_aval(x)
         identity = (dtypes.lowest if direction == 'GT' else dtypes.highest)(aval.dtype)
-        positions = broadcasted_iota(index_dtype, aval.shape, axis)
+        positions = broadcasted_iota(index_dtype, aval.shape, axis,
+                                     out_sharding=aval._sharding)  # (sharded as x)
         return reduce((x, positions), (np.asarray(identity, aval.dtype),
                                        np.zeros((), index_dtype)), pick, (axis,))[1]
 

@@ -5,24 +5,12 @@ rule, which under an ``Explicit`` mesh is JAX's ``ShardingTypeError`` naming it.
 """
 from __future__ import annotations
 
-import math
-
 from minijax import lax
 from minijax.lax.gradients import stop_gradient_p
 from minijax.lax.sharding import sharding_constraint_p
 from minijax.sharding import rules
 from minijax.sharding.rules import (broadcasting_rule, operand_rule, unsharded_along_rule,
                                     varying_shape_rule, without_axes_rule)
-
-
-def _sliced_shape(operand, *, start_indices, limit_indices, strides):
-    return tuple(math.ceil((hi - lo) / s)
-                 for lo, hi, s in zip(start_indices, limit_indices, strides or [1] * 99))
-
-
-def _padded_shape(operand, *, padding_config):
-    return tuple(lo + hi + d + max(d - 1, 0) * interior
-                 for d, (lo, hi, interior) in zip(operand.shape, padding_config))
 
 
 _CUMULATIVE = unsharded_along_rule(
@@ -36,7 +24,6 @@ _SORT = unsharded_along_rule(
 TABLE = {
     rules.SAME_AS_OPERAND: 'not population_count clz round is_finite reduce_precision real '
                            'imag conj erf erfc copy stage bitcast_convert_type rev integer_pow',
-    operand_rule(1): 'clamp',
     rules.AS_TRACED: 'optimization_barrier',
     without_axes_rule('axes'): 'reduce_sum reduce_prod reduce_max reduce_min reduce_and '
                                'reduce_or reduce_xor',
@@ -52,14 +39,21 @@ TABLE = {
     rules.same_sharding_rule('select'): 'select_n',
     rules.same_sharding_rule('concatenate'): 'concatenate',
     rules.dot_general_rule: 'dot_general',
-    varying_shape_rule('slicing', _sliced_shape): 'slice',
-    varying_shape_rule('padding', _padded_shape): 'pad',
+    varying_shape_rule('slicing'): 'slice',
+    varying_shape_rule('padding'): 'pad',
+    varying_shape_rule('reduce_window'): 'reduce_window_sum reduce_window_max '
+                                         'reduce_window_min',
+    operand_rule(1): 'clamp select_and_scatter_add select_and_gather_add',
+    rules.variadic_reduce_rule: 'reduce',
 }
 
 for _rule, _names in TABLE.items():
     rules.register(_rule, *(getattr(lax, f'{n}_p') for n in _names.split()))
 rules.register(rules.SAME_AS_OPERAND, stop_gradient_p, sharding_constraint_p)
-rules.not_constrained.update((lax.copy_p, sharding_constraint_p))
-for _name in ('complex', 'add_any', 'regularized_incomplete_beta', 'and', 'or', 'xor', 'shift_left', 'shift_right_logical',
-              'shift_right_arithmetic'):
+# JAX lowers these without the constraint of their result's type.
+rules.not_constrained.update(getattr(lax, f'{n}_p') for n in (
+    'copy exp2 round sign square eq ne lt le gt ge eq_to le_to lt_to').split())
+rules.not_constrained.add(sharding_constraint_p)
+for _name in ('complex add_any regularized_incomplete_beta and or xor shift_left '
+              'shift_right_logical shift_right_arithmetic').split():
     rules.register(broadcasting_rule(_name), getattr(lax, f'{_name}_p'))

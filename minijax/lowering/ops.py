@@ -25,13 +25,16 @@ def full_like_aval(value, aval) -> ir.Value:
 def broadcast_operands(ctx, operands) -> list[ir.Value]:
     """Broadcast the operands of an elementwise op to the shape of its result, as JAX does:
     a scalar (``x * 2.``, on every use of a literal: the tensor type comes from the module's
-    cache) or an operand with axes of size 1, which grow."""
+    cache) or an operand with axes of size 1, which grow. Under sharding in types, each
+    broadcast operand, and each operand typed otherwise than the result, is constrained to
+    the result's sharding (JAX's multi_broadcast_in_dim)."""
     out = ctx.avals_out[0]
     module = ctx.module_context
     return [with_type_sharding(ctx, hlo.BroadcastInDimOp(
                 module.tensor_type(aval.update(shape=out.shape)), x,
                 ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))).result, out)
-            if aval.shape != out.shape else x
+            if aval.shape != out.shape else
+            with_type_sharding(ctx, x, out) if aval._sharding != out._sharding else x
             for x, aval in zip(operands, ctx.avals_in)]
 
 

@@ -19,6 +19,7 @@ from minijax.core import ShardingTypeError
 from minijax.sharding.mesh import AxisType, get_abstract_mesh
 from minijax.sharding.named_sharding import DuplicateSpecError, NamedSharding
 from minijax.sharding.partition_spec import PartitionSpec as P
+from minijax.sharding.partition_spec import UNCONSTRAINED as UNCONSTRAINED_ENTRY
 from minijax.sharding.types import type_text
 
 #: primitive -> ``rule(*in_avals, **params)`` giving the result's ``NamedSharding`` (a list
@@ -72,6 +73,8 @@ def shard_results(primitive, in_avals, out_avals, params) -> list:
             'at https://github.com/jax-ml/jax/issues. You can work around this error by '
             'dropping that operation into full auto sharding mode via: '
             '`jax.sharding.auto_axes(fun, out_shardings=...)`')
+    if getattr(rule, 'out_shapes', False):  # (a rule that needs the results' shapes)
+        params = {**params, '_out_shapes': [a.shape for a in out_avals]}
     try:
         out = rule(*in_avals, **params)
     except DuplicateSpecError as err:
@@ -256,12 +259,13 @@ def _axis_size(mesh, entry) -> int:
     return math.prod(mesh.shape[a] for a in (entry if isinstance(entry, tuple) else (entry,)))
 
 
-def varying_shape_rule(name, out_shape):
-    """Ops whose result may be smaller or larger than the operand (slice, pad): sharded as
-    the operand, which JAX allows only where a changed dimension stays divisible by the
-    mesh axes it is split over (``out_shape(operand, **params)`` is the result's shape)."""
-    def rule(operand, *rest, **params):
-        mesh, shape = operand.sharding.mesh, out_shape(operand, **params)
+def varying_shape_rule(name, operand_index=0):
+    """Ops whose result may be smaller or larger than the operand (slice, pad, windowed
+    reductions): sharded as the operand, which JAX allows only where a changed dimension
+    stays divisible by the mesh axes it is split over."""
+    def rule(*avals, _out_shapes, **params):
+        operand = avals[operand_index]
+        mesh, shape = operand.sharding.mesh, _out_shapes[0]
         for size, out, entry in zip(operand.shape, shape, spec_of(operand)):
             if size != out and entry is not None and out % _axis_size(mesh, entry):
                 raise ShardingTypeError(
@@ -270,6 +274,7 @@ def varying_shape_rule(name, out_shape):
                     f'implemented. Got input type={operand.str_short(True)} and output '
                     f'shape={tuple(shape)}')
         return operand.sharding
+    rule.out_shapes = True
     return rule
 
 
@@ -338,9 +343,8 @@ def reshape_rule(operand, *, new_sizes, sharding=None, **params):
     except ReshapeError:
         raise ShardingTypeError(
             'This reshape is not supported. Please specify the sharding of the output via '
-            'the `out_sharding` argument of jax.lax.reshape. Got operand shape: '
-            f'{operand.str_short(short_dtypes=True)}, new sizes: {tuple(new_sizes)} and '
-            f'operand spec: {operand.sharding.spec}') from None
+            'the `out_sharding` argument of jax.lax.reshape. Got operand type: '
+            f'{operand}, new sizes: {tuple(new_sizes)}') from None
 
 
 def _entry_names(entry) -> tuple:
@@ -400,6 +404,14 @@ def register(rule, *primitives):
 SAME_AS_OPERAND = operand_rule(0)
 
 
+def variadic_reduce_rule(*avals, dimensions, **params):
+    """``reduce`` of n operands (and n initial values): each result sharded as its operand
+    without the reduced dimensions."""
+    mesh = mesh_or_current(*avals)
+    return [sharded(mesh, [e for i, e in enumerate(spec_of(a)) if i not in set(dimensions)], a)
+            for a in avals[:len(avals) // 2]]
+
+
 def prefix_rule(*avals, **params):
     """Key arrays (``random_bits``, ``random_split``, ``random_wrap``...): the result's
     leading dimensions are sharded as the key operand's, the dimensions it adds are not."""
@@ -450,3 +462,31 @@ def broadcast_shardings(*avals) -> NamedSharding | None:
               for a in avals]
     sharding = broadcasting_rule('broadcast_shardings')(*ranked)
     return None if sharding.mesh.empty else sharding
+
+
+def assert_sharding_is(aval, sharding: NamedSharding) -> None:
+    """``with_sharding_constraint`` under ``Explicit`` axes: an assertion that the value's
+    type is sharded as ``sharding`` says (JAX's AssertionError otherwise)."""
+    spec = spec_of(aval)
+    wanted = sharding.spec._normalized_spec_for_aval(len(aval.shape)).partitions
+    if any(w != s for s, w in zip(spec, wanted) if w is not UNCONSTRAINED_ENTRY):
+        raise AssertionError(
+            '`with_sharding_constraint` acts as an assert when all axes of mesh are of type '
+            f'`Explicit`. The array sharding: {P(*spec)} did not match the sharding provided: '
+            f'{P(*wanted)}. Please use `jax.sharding.reshard` to shard your input to the '
+            'sharding you want.')
+
+
+def check_auto_only(sharding) -> None:
+    """A constraint on a mesh with ``Explicit`` axes may name only its ``Auto`` axes."""
+    if not isinstance(sharding, NamedSharding):
+        return
+    mesh = sharding.mesh.abstract_mesh
+    kinds = mesh._name_to_type
+    if any(kinds[a] is not AxisType.Auto for entry in sharding.spec.partitions
+           if entry is not None and entry is not UNCONSTRAINED_ENTRY
+           for a in (entry if isinstance(entry, tuple) else (entry,))):
+        raise ValueError(
+            'The spec of NamedSharding passed to with_sharding_constraint can only refer to '
+            f'Auto axes of the mesh. Got spec={sharding.spec} and mesh={mesh}. You probably '
+            'meant to use `reshard` API?')
