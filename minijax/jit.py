@@ -27,6 +27,7 @@ from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import module_text
+from minijax.sharding.mesh import get_concrete_mesh
 from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
                               xla_call_p)
 
@@ -204,7 +205,8 @@ class Jitted:
             placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
             outs = spmd_call.flat_shardings(f'{what} out_shardings', self.out_shardings,
                                             placeholder)
-        if not ins and not outs and not any(map(spmd_call.is_sharded, flat_args)):
+        if not ins and not outs and not any(map(spmd_call.is_sharded, flat_args)) and \
+                get_concrete_mesh().empty:  # (under set_mesh, a program runs over its mesh)
             return None
         return spmd_call.placement(what, flat_args, ins, outs)
 

@@ -453,7 +453,8 @@ def with_type_sharding(ctx, value: ir.Value, aval) -> ir.Value:
     sharding = sharding_rules.constraint_of(aval)
     if sharding is None:
         return value
-    return sharding_constraint(ctx, value, sharding, aval.ndim, open_auto_dims=True)
+    ndim = core.physical_aval(aval).ndim  # (a key array's words: one more dimension)
+    return sharding_constraint(ctx, value, sharding, ndim, open_auto_dims=True)
 
 
 def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
