@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from minijax import core
 from minijax.core import ShardingTypeError
-from minijax.sharding.mesh import AxisType, get_abstract_mesh
+from minijax.sharding.mesh import EMPTY_ABSTRACT_MESH, AxisType, get_abstract_mesh
 from minijax.sharding.named_sharding import DuplicateSpecError, NamedSharding
 from minijax.sharding.partition_spec import PartitionSpec as P
 from minijax.sharding.partition_spec import UNCONSTRAINED as UNCONSTRAINED_ENTRY
@@ -58,10 +58,13 @@ def operands_mesh(avals):
 
 def shard_results(primitive, in_avals, out_avals, params) -> list:
     """``out_avals`` (a list) with the shardings ``primitive``'s rule gives them."""
+    current = get_abstract_mesh()
+    if current is EMPTY_ABSTRACT_MESH and all(a._sharding is None for a in in_avals
+                                              if a is not core.abstract_token):
+        return out_avals  # (no mesh anywhere: unsharded, as the abstract eval made them)
     rule = sharding_rules.get(primitive)
     if rule is AS_TRACED or rule is AS_EVALUATED:
         return out_avals
-    current = get_abstract_mesh()
     mesh = operands_mesh(in_avals)
     if _auto_or_empty(current) and (mesh is None or _auto_or_empty(mesh)):
         mesh = current if mesh is None or mesh.empty else mesh
