@@ -26,6 +26,7 @@ from minijax.runtime import (default_backend, device_count, devices, local_devic
 from minijax.sharding.mesh import make_mesh, set_mesh  # noqa: E402
 from minijax.lax.reshard import reshard  # noqa: E402
 from minijax.sharding.partition_spec import P  # noqa: E402
+from minijax.sharding.named_sharding import NamedSharding  # noqa: E402
 from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
@@ -33,7 +34,8 @@ __all__ = [
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
-    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'make_mesh', 'P',
+    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'make_mesh',
+    'NamedSharding', 'P',
     'process_count',
     'process_index', 'reshard', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',

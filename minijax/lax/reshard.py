@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from minijax import core, tree_util
-from minijax.array import device_put
+from minijax.array import Array, device_put
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
@@ -57,9 +57,13 @@ def _abstract_eval(aval, *, dst_sharding, concrete_mesh):
 
 
 def _impl(x, *, dst_sharding, concrete_mesh):
-    """A concrete value placed over the concrete mesh (the one given, else in context)."""
+    """A concrete value placed over the concrete mesh (the one given, else in context),
+    typed as the abstract eval says (over the abstract mesh in context: its axis types)."""
     mesh = get_concrete_mesh() if concrete_mesh is None else concrete_mesh
-    return device_put(x, NamedSharding(mesh, dst_sharding.spec))
+    placed = device_put(x, NamedSharding(mesh, dst_sharding.spec))
+    aval = core.shaped_aval(x)
+    return Array(placed._buffer, core.ShapedArray(aval.shape, aval.dtype, aval.weak_type,
+                                                  dst_sharding), sharding=placed._sharding)
 
 
 def _transpose(ct, x, *, dst_sharding, concrete_mesh):

@@ -259,7 +259,7 @@ def _sharding_attr(sharding, aval) -> dict:
     (none for None, whose layout XLA chooses, or a single-device sharding)."""
     if sharding is None or not hasattr(sharding, 'mesh'):
         return {}
-    return {'sdy.sharding': sdy_sharding(sharding, aval.ndim)}
+    return {'sdy.sharding': sdy_sharding(sharding, core.physical_aval(aval).ndim)}
 
 
 def _result_names(n: int) -> list[str]:
