@@ -11,10 +11,10 @@ from minijax.sharding.named_sharding import (NamedSharding, Sharding, SingleDevi
                                              make_single_device_sharding)
 from minijax.sharding.partition_spec import PartitionSpec
 
-__all__ = ['auto_axes', 'explicit_axes', 'reshard', 'AbstractDevice', 'AbstractMesh', 'AxisType', 'ManualAxisType', 'Mesh',
+__all__ = ['AbstractDevice', 'AbstractMesh', 'AxisType', 'ManualAxisType', 'Mesh',
            'NamedSharding', 'PartitionSpec', 'Sharding', 'SingleDeviceSharding',
            'get_abstract_mesh', 'get_mesh', 'make_single_device_sharding',
-           'set_mesh', 'use_abstract_mesh']
+           'set_mesh', 'use_abstract_mesh', 'auto_axes', 'explicit_axes', 'reshard']
 
 
 def __getattr__(name):

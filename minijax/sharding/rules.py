@@ -20,7 +20,7 @@ from minijax.sharding.mesh import EMPTY_ABSTRACT_MESH, AxisType, get_abstract_me
 from minijax.sharding.named_sharding import DuplicateSpecError, NamedSharding
 from minijax.sharding.partition_spec import PartitionSpec as P
 from minijax.sharding.partition_spec import UNCONSTRAINED as UNCONSTRAINED_ENTRY
-from minijax.sharding.types import type_text
+from minijax.sharding.types import type_sharding, type_text
 
 #: primitive -> ``rule(*in_avals, **params)`` giving the result's ``NamedSharding`` (a list
 #: of them for a primitive with several results), or ``AS_TRACED``.
@@ -49,7 +49,7 @@ def operands_mesh(avals):
             continue
         if mesh is not None and mesh != a._sharding.mesh:
             if _auto_or_empty(mesh) and _auto_or_empty(a._sharding.mesh):
-                return get_abstract_mesh().update(axis_sizes=(), axis_names=(), axis_types=())
+                return EMPTY_ABSTRACT_MESH
             raise ValueError(f'Mesh for all inputs should be equal. Got one mesh: {mesh} and '
                              f'another mesh: {a._sharding.mesh}')
         mesh = a._sharding.mesh
@@ -72,8 +72,8 @@ def shard_results(primitive, in_avals, out_avals, params) -> list:
         return [_typed(a, sharding) for a in out_avals]
     if rule is None:
         raise ShardingTypeError(
-            f'sharding rule for {primitive.name} is not implemented. Please file an issue '
-            'at https://github.com/jax-ml/jax/issues. You can work around this error by '
+            f'sharding rule for {primitive.name} is not implemented (minijax has none for '
+            'it: see minijax/lax/sharding_rules.py). You can work around this error by '
             'dropping that operation into full auto sharding mode via: '
             '`jax.sharding.auto_axes(fun, out_shardings=...)`')
     if getattr(rule, 'out_shapes', False):  # (a rule that needs the results' shapes)
@@ -97,7 +97,7 @@ def _typed(aval, sharding):
     """``aval`` with ``sharding`` (None: unsharded), itself when it has it already."""
     if aval is core.abstract_token:
         return aval
-    typed = None if sharding is None else core._type_sharding(sharding, aval.shape)
+    typed = None if sharding is None else type_sharding(sharding, aval.shape)
     if typed == aval._sharding:
         return aval
     return core.ShapedArray(aval.shape, aval.dtype, aval.weak_type, typed)
@@ -314,8 +314,8 @@ def _specs_match(a, b, message):
             raise ShardingTypeError(message)
 
 
-class ReshapeError(Exception):
-    pass
+class _ReshapeError(Exception):
+    """A reshape the rule cannot shard (JAX's error, raised by reshape_rule)."""
 
 
 def reshape_rule(operand, *, new_sizes, sharding=None, **params):
@@ -340,10 +340,10 @@ def reshape_rule(operand, *, new_sizes, sharding=None, **params):
                 while named and named[-1] is None:
                     named.pop()
                 if None in named:
-                    raise ReshapeError
+                    raise _ReshapeError
             out += _split_axes(mesh, axes, [new_sizes[j] for j in out_dims])
         return sharded(mesh, out, operand)
-    except ReshapeError:
+    except _ReshapeError:
         raise ShardingTypeError(
             'This reshape is not supported. Please specify the sharding of the output via '
             'the `out_sharding` argument of jax.lax.reshape. Got operand type: '
@@ -371,7 +371,7 @@ def _reshape_groups(shape, new_sizes):
                 outs.append(j)
                 b *= new_sizes[j]
         if len(ins) > 1 and len(outs) > 1:
-            raise ReshapeError
+            raise _ReshapeError
         groups.append((ins, outs))
         i, j = i + 1, j + 1
     return groups
@@ -386,11 +386,11 @@ def _split_axes(mesh, axes, sizes) -> list:
         while size > 1 and axes:
             size, remainder = divmod(size, mesh.shape[axes[0]])
             if remainder:
-                raise ReshapeError
+                raise _ReshapeError
             taken.append(axes.pop(0))
         out.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
     if axes:
-        raise ReshapeError
+        raise _ReshapeError
     return out
 
 
