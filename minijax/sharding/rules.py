@@ -123,6 +123,34 @@ def constraint_of(aval) -> NamedSharding | None:
     return sharding
 
 
+def row_type(aval):
+    """The type of one row of ``aval`` (a scan's ``xs``): its leading dimension gone, with
+    that dimension's entry of the spec."""
+    sharding = aval._sharding
+    if sharding is not None:
+        sharding = sharding.update(spec=sharding.spec.partitions[1:])
+    return core.ShapedArray(aval.shape[1:], aval.dtype, False, sharding)
+
+
+def stacked_type(aval, length: int):
+    """The type of ``length`` values of type ``aval`` stacked (a scan's ``ys``): a new
+    leading dimension, unsharded."""
+    sharding = aval._sharding
+    if sharding is not None:
+        sharding = sharding.update(spec=(None, *sharding.spec.partitions))
+    return core.ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type, sharding)
+
+
+def carry_sharding(aval):
+    """What a loop carry's sharding must keep from one iteration to the next: none for an
+    unsharded value, whichever mesh its type is over."""
+    sharding = getattr(aval, '_sharding', None)
+    if sharding is None or (all(e is None for e in sharding.spec.partitions)
+                            and not sharding.spec.unreduced):
+        return None
+    return sharding
+
+
 # ----------------------------------------------------------------------------- rule kinds
 
 def mesh_or_current(*avals):
