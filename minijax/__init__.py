@@ -6,7 +6,7 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
 from minijax import (checkpoint_policies, debug, errors, lax, nn, numpy, ops,  # noqa: E402
                      random, scipy, sharding, test_util, tree, tree_util)
-from minijax.array import Array, block_until_ready, device_get, device_put  # noqa: E402
+from minijax.array import Array, Shard, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
                               linearize, value_and_grad, vjp)
@@ -30,7 +30,8 @@ from minijax.sharding.named_sharding import NamedSharding  # noqa: E402
 from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
-    'Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
+    'Array', 'ConcreteArray', 'NamedSharding', 'Primitive', 'Shard', 'ShapeDtypeStruct',
+    'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
@@ -41,6 +42,6 @@ __all__ = [
     'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
-    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'sharding', 'switch', 'test_util', 'tree',
-    'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
+    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'sharding', 'switch',
+    'test_util', 'tree', 'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
 ]

@@ -232,8 +232,12 @@ class ShapeDtypeStruct:
 
     @property
     def sharding(self):
-        if hasattr(self._sharding, 'partitions'):  # a spec: over the mesh in context
-            return _types.NamedSharding(_mesh.get_abstract_mesh(), self._sharding)
+        """How an argument of this type lies on a mesh (for ``jit.lower``); a spec is over
+        the mesh in context (the concrete one, if set)."""
+        if hasattr(self._sharding, 'partitions'):
+            mesh = _mesh.get_concrete_mesh()
+            return _types.NamedSharding(mesh if not mesh.empty else _mesh.get_abstract_mesh(),
+                                        self._sharding)
         return self._sharding
 
     def __repr__(self):

@@ -205,8 +205,8 @@ class Jitted:
             placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
             outs = spmd_call.flat_shardings(f'{what} out_shardings', self.out_shardings,
                                             placeholder)
-        if not ins and not outs and not any(map(spmd_call.is_sharded, flat_args)) and \
-                get_concrete_mesh().empty:  # (under set_mesh, a program runs over its mesh)
+        if not ins and not outs and all(spmd_call.own_sharding(x) is None for x in flat_args) \
+                and get_concrete_mesh().empty:  # (under set_mesh, a program runs over its mesh)
             return None
         return spmd_call.placement(what, flat_args, ins, outs)
 

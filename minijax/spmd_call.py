@@ -36,6 +36,14 @@ def is_sharded(x) -> bool:
     return type(x) is Array and x._sharding is not None
 
 
+def own_sharding(x):
+    """The sharding an argument brings: a sharded Array's, or a ``ShapeDtypeStruct``'s
+    (``jit(f).lower(ShapeDtypeStruct(..., sharding=...))``); else None."""
+    if is_sharded(x):
+        return x._sharding
+    return x.sharding if type(x) is core.ShapeDtypeStruct else None
+
+
 def as_sharding(what: str, s):
     """A sharding given to ``jit``: a ``Sharding``, a ``PartitionSpec`` over the mesh
     ``set_mesh`` installed, or None (XLA chooses)."""
@@ -67,8 +75,8 @@ def placement(what: str, args, in_shardings=(), out_shardings=()) -> Placement |
     is placed: the program runs on the default device, as every ordinary program does."""
     ins = list(in_shardings) or [None] * len(args)
     for i, x in enumerate(args):
-        if ins[i] is None and is_sharded(x):
-            ins[i] = x._sharding
+        if ins[i] is None:
+            ins[i] = own_sharding(x)
     placed = [s for s in (*ins, *out_shardings) if s is not None]
     if not placed:  # over the mesh in context (set_mesh), if any, as JAX
         mesh = get_concrete_mesh()
@@ -82,8 +90,9 @@ def placement(what: str, args, in_shardings=(), out_shardings=()) -> Placement |
                              f'computation: {_ids(placed[0])} and {_ids(s)}; every sharded '
                              'argument and sharding must be on the same devices')
     if len(meshes) > 1:
-        raise ValueError(f'{what}: the shardings use different meshes ({", ".join(map(str, meshes))}): '
-                         'minijax lowers a program over one mesh')
+        shown = ', '.join(map(str, meshes))
+        raise ValueError(f'{what}: the shardings use different meshes ({shown}): minijax '
+                         'lowers a program over one mesh')
     mesh = next(s.mesh for s in placed if isinstance(s, NamedSharding)) if meshes else None
     return Placement(devices, mesh, tuple(ins), tuple(out_shardings))
 

@@ -22,7 +22,7 @@ from minijax.ir.printer import jax_name
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
-from minijax.lowering.shardings import lift_meshes, sdy_sharding, sharding_constraint
+from minijax.lowering.shardings import constrain_to_type, lift_meshes, sdy_sharding
 from minijax.sharding import rules as sharding_rules
 from minijax.lowering.types import dense_elements, tensor_type
 
@@ -434,7 +434,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
             with _location(module_ctx, eqn, _op_name(module_ctx, eqn)):
                 outs = rule(rule_ctx, *operands, **eqn.params)
                 if core.sharding_in_types() and sharding_rules.constrains(eqn.primitive):
-                    outs = [with_type_sharding(rule_ctx, x, aval) for x, aval in
+                    outs = [constrain_to_type(rule_ctx, x, aval) for x, aval in
                             zip([outs] if isinstance(outs, ir.Value) else outs,
                                 rule_ctx.avals_out)]
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
@@ -444,17 +444,6 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
             if last_use[x] == i:
                 env.pop(x, None)
     return [read(x) for x in jaxpr.outs]
-
-
-def with_type_sharding(ctx, value: ir.Value, aval) -> ir.Value:
-    """``value`` constrained to the sharding its type carries over a mesh with ``Explicit``
-    axes, as JAX follows each op of a sharded type (its lower_with_sharding_in_types);
-    ``value`` itself otherwise."""
-    sharding = sharding_rules.constraint_of(aval)
-    if sharding is None:
-        return value
-    ndim = core.physical_aval(aval).ndim  # (a key array's words: one more dimension)
-    return sharding_constraint(ctx, value, sharding, ndim, open_auto_dims=True)
 
 
 def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:

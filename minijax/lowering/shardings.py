@@ -12,6 +12,7 @@ from __future__ import annotations
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import sdy
 
+from minijax import core
 from minijax.sharding.mesh import AxisType
 from minijax.sharding.partition_spec import UNCONSTRAINED
 
@@ -58,3 +59,16 @@ def lift_meshes(module: ir.Module) -> None:
     """Replace the meshes written inline in the annotations by one ``sdy.mesh @mesh``."""
     passmanager.PassManager.parse('builtin.module(sdy-lift-inlined-meshes)').run(
         module.operation)
+
+
+def constrain_to_type(ctx, value: ir.Value, aval) -> ir.Value:
+    """``value`` constrained to the sharding its type carries, as JAX lowers an op whose
+    result type is sharded over ``Explicit`` axes (``mlir.lower_with_sharding_in_types``):
+    unchanged when the type names no mesh or one of only ``Auto`` or only ``Manual``
+    axes. (The hook for sharding in types: an aval without a ``sharding`` is unchanged.)"""
+    sharding = getattr(aval, 'sharding', None)
+    mesh = getattr(sharding, 'mesh', None)
+    if mesh is None or mesh.empty or mesh.are_all_axes_auto or mesh.are_all_axes_manual:
+        return value
+    ndim = core.physical_aval(aval).ndim  # (a key array's words: one more dimension)
+    return sharding_constraint(ctx, value, sharding, ndim, open_auto_dims=True)

@@ -115,10 +115,12 @@ def constrains(primitive) -> bool:
 
 
 def constraint_of(aval) -> NamedSharding | None:
-    """The sharding a value of type ``aval`` is constrained to after the op making it: its
-    type's, unless it has no mesh, or one with no ``Explicit`` axis."""
+    """The sharding a value of type ``aval`` lies by, as JAX lays out a program's arguments
+    and results and constrains an op's (lower_with_sharding_in_types): its type's, unless it
+    has no mesh, or one whose axes are all ``Auto`` or all ``Manual``."""
     sharding = aval._sharding
-    if sharding is None or _auto_or_empty(sharding.mesh):
+    if sharding is None or sharding.mesh.are_all_axes_auto or \
+            sharding.mesh.are_all_axes_manual:
         return None
     return sharding
 
