@@ -336,7 +336,8 @@ def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=Fal
         _check_scalar_output(out, holomorphic)
         out_aval = core.get_aval(out)
         seed = scalar(1, out_aval.dtype, out_aval.weak_type)
-        if out_aval._sharding is not None:  # (over a mesh: typed as the output, as JAX)
+        if out_aval._sharding is not None and isinstance(out, core.Tracer):
+            # (traced over a mesh: the seed typed as the output, as JAX's)
             seed = reshard(seed, out_aval._sharding)
         grads = f_vjp(seed)
         value = (out, aux[0]) if has_aux else out

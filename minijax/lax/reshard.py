@@ -60,6 +60,11 @@ def _impl(x, *, dst_sharding, concrete_mesh):
     """A concrete value placed over the concrete mesh (the one given, else in context),
     typed as the abstract eval says (over the abstract mesh in context: its axis types)."""
     mesh = get_concrete_mesh() if concrete_mesh is None else concrete_mesh
+    if mesh.empty and isinstance(getattr(x, 'sharding', None), NamedSharding):
+        mesh = x.sharding.mesh  # (no mesh in context: the one the value is on)
+    if mesh.empty:
+        raise ValueError('reshard of a value on no mesh needs a mesh in context: set one '
+                         'with jax.set_mesh, or pass a NamedSharding over a concrete Mesh')
     placed = device_put(x, NamedSharding(mesh, dst_sharding.spec))
     aval = core.shaped_aval(x)
     return Array(placed._buffer, core.ShapedArray(aval.shape, aval.dtype, aval.weak_type,
