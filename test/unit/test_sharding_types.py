@@ -163,3 +163,22 @@ def _grads(ns, name):
 @pytest.mark.parametrize('name', sorted(GRADS))
 def test_grad_cotangents_sharded_as_primals(name):
     assert _grads(MJ, name) == _grads(JX, name)
+
+
+def _type_texts(ns, core):
+    """Types printed: entries, tuples of axes, unreduced sets, Auto axes left out."""
+    mesh = ns.s.AbstractMesh((2, 2), ('X', 'Y'), (ns.s.AxisType.Explicit,) * 2)
+    mixed = ns.s.AbstractMesh((2, 2), ('X', 'Y'), (ns.s.AxisType.Explicit, ns.s.AxisType.Auto))
+    out = []
+    for m, spec in [(mesh, ns.P('X', 'Y')), (mesh, ns.P(('X', 'Y'), None)),
+                    (mesh, ns.P(None, 'Y', unreduced={'X'})), (mesh, ns.P(unreduced={'X', 'Y'})),
+                    (mixed, ns.P('X', 'Y')), (mesh, ns.P())]:
+        aval = core.ShapedArray((4, 8, 2), np.float32, sharding=ns.s.NamedSharding(m, spec))
+        out += [str(aval), repr(aval), aval.str_short(short_dtypes=True),
+                str(aval.sharding.spec)]
+    return out
+
+
+def test_types_print_as_jax_prints_them():
+    import jax._src.core as jax_core
+    assert _type_texts(MJ, minijax.core) == _type_texts(JX, jax_core)
