@@ -40,6 +40,11 @@ TABLE = {
     rules.same_sharding_rule('concatenate'): 'concatenate',
     rules.dot_general_rule: 'dot_general',
     varying_shape_rule('slicing'): 'slice',
+    varying_shape_rule('dynamic_slice'): 'dynamic_slice',
+    varying_shape_rule('split', multiple_results=True): 'split',
+    rules.stack_rule: 'stack',
+    rules.unstack_rule: 'unstack',
+    rules.dynamic_update_slice_rule: 'dynamic_update_slice',
     varying_shape_rule('padding'): 'pad',
     varying_shape_rule('reduce_window'): 'reduce_window_sum reduce_window_max '
                                          'reduce_window_min',
@@ -50,9 +55,10 @@ TABLE = {
 for _rule, _names in TABLE.items():
     rules.register(_rule, *(getattr(lax, f'{n}_p') for n in _names.split()))
 rules.register(rules.SAME_AS_OPERAND, stop_gradient_p, sharding_constraint_p)
-# JAX lowers these without the constraint of their result's type.
+# JAX lowers these without the constraint of their result's type (split and unstack
+# constrain each piece as they make it: pieces.py).
 rules.not_constrained.update(getattr(lax, f'{n}_p') for n in (
-    'copy exp2 round sign square eq ne lt le gt ge eq_to le_to lt_to').split())
+    'copy exp2 round sign square eq ne lt le gt ge eq_to le_to lt_to split unstack').split())
 rules.not_constrained.add(sharding_constraint_p)
 for _name in ('complex add_any regularized_incomplete_beta and or xor shift_left '
               'shift_right_logical shift_right_arithmetic').split():

@@ -292,23 +292,52 @@ def _axis_size(mesh, entry) -> int:
     return math.prod(mesh.shape[a] for a in (entry if isinstance(entry, tuple) else (entry,)))
 
 
-def varying_shape_rule(name, operand_index=0):
-    """Ops whose result may be smaller or larger than the operand (slice, pad, windowed
-    reductions): sharded as the operand, which JAX allows only where a changed dimension
-    stays divisible by the mesh axes it is split over."""
-    def rule(*avals, _out_shapes, **params):
-        operand = avals[operand_index]
-        mesh, shape = operand.sharding.mesh, _out_shapes[0]
-        for size, out, entry in zip(operand.shape, shape, spec_of(operand)):
-            if size != out and entry is not None and out % _axis_size(mesh, entry):
-                raise ShardingTypeError(
-                    f'{name} on sharded dims where out dim ({out}) is not divisible by mesh '
-                    f'axes ({_axis_size(mesh, entry)}) with spec ({entry}) is not '
-                    f'implemented. Got input type={operand.str_short(True)} and output '
-                    f'shape={tuple(shape)}')
-        return operand.sharding
+def varying_shape_rule(name, multiple_results=False):
+    """Ops whose results may be smaller or larger than the operand (slice, pad, windowed
+    reductions, split): sharded as the operand, which JAX allows only where a changed
+    dimension stays divisible by the mesh axes it is split over."""
+    def rule(operand, *rest, _out_shapes, **params):
+        mesh = operand.sharding.mesh
+        for shape in _out_shapes:
+            for size, out, entry in zip(operand.shape, shape, spec_of(operand)):
+                if size != out and entry is not None and out % _axis_size(mesh, entry):
+                    raise ShardingTypeError(
+                        f'{name} on sharded dims where out dim ({out}) is not divisible by '
+                        f'mesh axes ({_axis_size(mesh, entry)}) with spec ({entry}) is not '
+                        f'implemented. Got input type={operand.str_short(True)} and output '
+                        f'shape={tuple(shape)}')
+        return [operand.sharding] * len(_out_shapes) if multiple_results else \
+            operand.sharding
     rule.out_shapes = True
     return rule
+
+
+def stack_rule(*operands, axis):
+    """``stack``: the operands sharded alike, the new dimension unsharded."""
+    found = same_sharding_rule('stack')(*operands)
+    entries = list(found.spec.partitions)
+    entries.insert(axis, None)
+    return found.update(spec=found.spec.update(partitions=entries))
+
+
+def unstack_rule(operand, *, axis):
+    """``unstack``: each piece sharded as the operand without the unstacked dimension,
+    which must be unsharded."""
+    if spec_of(operand)[axis] is not None:
+        raise ShardingTypeError(f'unstack operand cannot be sharded on the unstacking axis '
+                                f'{axis}. Got operand type={operand.str_short(True)}')
+    return [sharded(operand.sharding.mesh,
+                    [e for i, e in enumerate(spec_of(operand)) if i != axis], operand)
+            ] * operand.shape[axis]
+
+
+def dynamic_update_slice_rule(operand, update, *indices):
+    if operand.sharding != update.sharding:
+        raise ShardingTypeError(
+            'dynamic_update_slice operand sharding must be equal to update sharding, got '
+            f'operand sharding {operand.str_short()} and update sharding '
+            f'{update.str_short()}.')
+    return operand.sharding
 
 
 def dot_general_rule(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):

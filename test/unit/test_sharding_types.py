@@ -53,6 +53,11 @@ CASES = {
     'slice': ([((4, 4), ('X', 'Y'))], lambda ns, x: x[:2]),
     'slice_indivisible': ([((4, 4), ('X', 'Y'))], lambda ns, x: x[:3]),
     'rev': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.lax.rev(x, (0,))),
+    'dynamic_slice': ([((4, 4), ('X', 'Y'))],
+                      lambda ns, x: ns.lax.dynamic_slice(x, (np.int64(0), np.int64(2)), (4, 2))),
+    'dynamic_update_slice': ([((4, 4), ('X', 'Y')), ((4, 4), ('X', 'Y'))], lambda ns, x, y:
+                             ns.lax.dynamic_update_slice(x, y[:2] * 2, (np.int64(2), np.int64(0)))),
+    'split': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.lax.split(x, (2, 2), axis=0)[1]),
     'cumsum_free_axis': ([((4, 4), ('X', None))], lambda ns, x: ns.lax.cumsum(x, 1)),
     'cumsum_sharded_axis': ([((4, 4), ('X', None))], lambda ns, x: ns.lax.cumsum(x, 0)),
     'sort_sharded_axis': ([((4, 4), ('X', None))], lambda ns, x: ns.lax.sort(x, 0)),
