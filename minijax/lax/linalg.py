@@ -93,7 +93,7 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         return reduce_sum(select_n(where, full(shape, 0, dtypes.int32), perm), last)
 
     def swap(i, perm):
-        zeros = (0,) * last
+        zeros = (np.int32(0),) * last  # the loop index is int32: one dtype for all starts
         at_i = at(dynamic_slice(positions, (*zeros, i), (*shape[:-1], 1)))
         at_j = at(dynamic_slice(pivots, (*zeros, i), (*shape[:-1], 1)))
         p_i, p_j = (broadcast_in_dim(entry(perm, w), shape, tuple(range(last)))

@@ -12,7 +12,7 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax
-from minijax.core import Primitive, ShapedArray, Tracer
+from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
@@ -104,49 +104,37 @@ dynamic_slice_p = Primitive('dynamic_slice')
 
 
 def _index_operands(name, shape, start_indices, allow_negative_indices=True):
-    """Start indices as int32 scalars (StableHLO wants one integer type for all of them).
-
-    A negative index counts from the end, once, as in Python and ``jax.lax``, unless
-    ``allow_negative_indices`` (one bool, or one per index) says not to (the primitive then
-    clamps the window into range, as StableHLO does). A float index is the user's mistake,
-    not something to truncate.
-    """
-    out = []
+    """Start indices as JAX normalizes them: each keeps its own integer dtype (a Python int
+    is int64), and a negative one counts from the end once, the axis size being added in
+    that dtype (an int8 index on an axis longer than 127 wraps around, as in JAX), unless
+    ``allow_negative_indices`` (one bool, or one per index) says not to: the primitive then
+    clamps the window into range, as StableHLO does. An unsigned index is never negative.
+    A float index is the user's mistake, not something to truncate."""
+    if len(start_indices) != len(shape):
+        raise ValueError(f'{name}: {len(start_indices)} start indices for an operand of '
+                         f'{len(shape)} axes {tuple(shape)}')
     if isinstance(allow_negative_indices, (bool, np.bool_)):
         allow_negative_indices = [allow_negative_indices] * len(start_indices)
-    for k, (i, wrap) in enumerate(zip(start_indices, allow_negative_indices, strict=True)):
-        aval = core.get_aval(i)
-        dtype = aval.dtype
-        if aval.ndim or not np.issubdtype(dtype, np.integer):
-            what = f'shape {aval.shape}' if aval.ndim else f'dtype {dtype.name}'
-            raise TypeError(f'{name}: start index {k} has {what}; start indices must be '
-                            'integer scalars')
-        if k < len(shape):
-            i = _within(i, dtype, shape[k])
-        if isinstance(i, Tracer):
-            i = i if dtype == dtypes.int32 else lax.convert_element_type(i, dtypes.int32)
-        else:
-            i = np.asarray(i, dtypes.int32)
-        out.append(_wrap_negative(i, shape[k]) if wrap and k < len(shape) else i)
-    return out
+    return [_normalized_start(name, k, i, size, wrap) for k, (i, size, wrap) in
+            enumerate(zip(start_indices, shape, allow_negative_indices, strict=True))]
 
 
-def _within(index, dtype, size):
-    """``index`` clamped to [-size, size] in its own dtype, which changes no window: an int64
-    or unsigned index that int32 cannot hold must not wrap around on the way to int32
-    (uint32 4294967295 is past the end, not -1)."""
-    if dtype == dtypes.int32:
+def _normalized_start(name, k, index, size, wrap):
+    aval = core.get_aval(index)
+    dtype = aval.dtype
+    if aval.ndim or not np.issubdtype(dtype, np.integer):
+        what = f'shape {aval.shape}' if aval.ndim else f'dtype {dtype.name}'
+        raise TypeError(f'{name}: start index {k} has {what}; start indices must be '
+                        'integer scalars')
+    if isinstance(index, (int, np.integer)):  # static: normalized now, in its dtype
+        if index < 0 and not wrap:
+            raise ValueError(f'Index {index} is out of bounds for dimension {size} if '
+                             'allow_negative_indices=False')
+        return np.asarray(index + size if index < 0 else index, dtype)
+    if not wrap or np.issubdtype(dtype, np.unsignedinteger):
         return index
-    lowest = 0 if np.issubdtype(dtype, np.unsignedinteger) else -size
-    if not isinstance(index, Tracer):
-        return np.clip(np.asarray(index, dtype), lowest, size)
-    return lax.clamp(np.asarray(lowest, dtype), index, np.asarray(size, dtype))
-
-
-def _wrap_negative(index, size):
-    if not isinstance(index, Tracer):
-        return index + np.int32(size) if index < 0 else index
-    return lax.select_n(lax.less(index, np.int32(0)), index, lax.add(index, np.int32(size)))
+    size = np.asarray(size).astype(dtype)  # wraps as JAX's conversion does
+    return lax.select_n(lax.lt(index, np.zeros((), dtype)), index, lax.add(index, size))
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
@@ -160,10 +148,12 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
 
 
 def _one_axis_starts(x, index, axis, name):
-    """Start indices that put ``index`` on ``axis`` and 0 on every other axis."""
+    """Start indices that put ``index`` on ``axis`` and 0 (in the index's dtype) on every
+    other axis."""
     ndim = len(core.get_aval(x).shape)
     axis = core.canonicalize_axis(axis, ndim, f'{name}: axis')
-    return axis, [index if a == axis else 0 for a in range(ndim)]
+    zero = np.zeros((), core.get_aval(index).dtype)
+    return axis, [index if a == axis else zero for a in range(ndim)]
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
@@ -206,12 +196,15 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_
 
 
 def _check_indices(name, x, indices):
-    """One int32 scalar per axis: JAX's ValueError for a wrong count, TypeError for a wrong
-    type."""
-    if len(indices) != x.ndim or any(i.shape or i.dtype != dtypes.int32 for i in indices):
-        error = ValueError if len(indices) != x.ndim else TypeError
-        raise error(f'{name}: needs {x.ndim} int32 scalar start indices for '
-                    f'{x.str_short()}, got ({", ".join(i.str_short() for i in indices)})')
+    """One integer scalar per axis, all of one dtype (StableHLO's rule): JAX's ValueError
+    for a wrong count, TypeError for a wrong type."""
+    if len(indices) != x.ndim:
+        raise ValueError(f'{name}: needs {x.ndim} start indices for {x.str_short()}, got '
+                         f'({", ".join(i.str_short() for i in indices)})')
+    if any(i.shape or not np.issubdtype(i.dtype, np.integer) for i in indices) or \
+            len({i.dtype for i in indices}) > 1:
+        raise TypeError(f'index arguments to {name} must be integers of the same type, got: '
+                        f'{", ".join(i.str_short() for i in indices)}')
 
 
 def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):
@@ -257,9 +250,14 @@ def _dynamic_slice_batching(vals, dims, *, slice_sizes):
         return _map_examples(
             lambda *args: dynamic_slice_p.bind(*args, slice_sizes=slice_sizes), vals, dims)
     size = core.get_aval(x).shape[x_dim]
-    indices.insert(x_dim, np.zeros((), dtypes.int32))
+    indices.insert(x_dim, _zero_index(indices))
     sizes = (*slice_sizes[:x_dim], size, *slice_sizes[x_dim:])
     return dynamic_slice_p.bind(x, *indices, slice_sizes=sizes), x_dim
+
+
+def _zero_index(indices):
+    """The start of a batch axis: 0 in the dtype of the other start indices."""
+    return np.zeros((), core.get_aval(indices[0]).dtype if indices else dtypes.int32)
 
 
 dynamic_slice_p.def_impl(_dynamic_slice_impl)
@@ -327,7 +325,7 @@ def _dynamic_update_slice_batching(vals, dims):
     size = axis_size_of(vals, dims)
     x = move_batch_axis(size, x_dim, 0, x)
     update = move_batch_axis(size, update_dim, 0, update)
-    return dynamic_update_slice_p.bind(x, update, np.zeros((), dtypes.int32), *indices), 0
+    return dynamic_update_slice_p.bind(x, update, _zero_index(indices), *indices), 0
 
 
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)

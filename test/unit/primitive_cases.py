@@ -199,23 +199,28 @@ def _slice(start, limit, strides):
                    lambda x: jax.lax.slice(x, start, limit, strides), _args((5, 6)))
 
 
-def _index(value):
+def _index(value, dtype=I32):
     """A start index operand: a fixed one, or drawn at random (``value=None``)."""
-    return Arg((), 'idx', I32, value)
+    return Arg((), 'idx', dtype, value)
 
 
-def _dynamic_slice(i, j):
-    return _static('dynamic_slice', 'random' if i is None else f'{i}-{j}',
+def _index_name(i, j, dtype):
+    name = 'random' if i is None else f'{i}-{j}'
+    return name if dtype == I32 else f'{name}-{np.dtype(dtype).name}'
+
+
+def _dynamic_slice(i, j, dtype=I32):
+    return _static('dynamic_slice', _index_name(i, j, dtype),
                    lambda x, i, j: mlax.dynamic_slice(x, (i, j), (2, 3)),
                    lambda x, i, j: jax.lax.dynamic_slice(x, (i, j), (2, 3)),
-                   (Arg((5, 6)), _index(i), _index(j)))
+                   (Arg((5, 6)), _index(i, dtype), _index(j, dtype)))
 
 
-def _dynamic_update_slice(i, j):
-    return _static('dynamic_update_slice', 'random' if i is None else f'{i}-{j}',
+def _dynamic_update_slice(i, j, dtype=I32):
+    return _static('dynamic_update_slice', _index_name(i, j, dtype),
                    lambda x, u, i, j: mlax.dynamic_update_slice(x, u, (i, j)),
                    lambda x, u, i, j: jax.lax.dynamic_update_slice(x, u, (i, j)),
-                   (Arg((5, 6)), Arg((2, 3)), _index(i), _index(j)))
+                   (Arg((5, 6)), Arg((2, 3)), _index(i, dtype), _index(j, dtype)))
 
 
 def _dot(lhs, rhs, dims, dtypes=(F32, F64, I32)):
@@ -584,6 +589,8 @@ PRIMITIVE_CASES = [
     # slicing
     _slice((0, 1), (3, 4), (2, 1)), _slice((1, 0), (4, 6), None), _slice((1, 0), (5, 6), (2, 4)),
     _dynamic_slice(None, None), _dynamic_slice(1, 2), _dynamic_slice(4, 5), _dynamic_slice(0, 9),
+    _dynamic_slice(-2, 1, I8), _dynamic_slice(-2, -1, I64), _dynamic_slice(250, 3, U8),
+    _dynamic_update_slice(-2, 1, I8), _dynamic_update_slice(-3, 2, I64),
     _dynamic_update_slice(None, None), _dynamic_update_slice(1, 2), _dynamic_update_slice(4, 5),
     # gather and scatter (the clamped windows: JAX's default mode leaves their gradient
     # undefined; minijax's is CLIP's)

@@ -452,8 +452,14 @@ ROWS = [
      r'bitcast_convert_type does not support bool or complex values .*complex64\[2,3\]'),
     ('lax.square_bool', lambda jax: jax.lax.square(X > 0), r'square needs a number .*bool\[2,3\]'),
     ('lax.dynamic_slice_index_count', lambda jax: jax.lax.dynamic_slice(X, (0,), (1,)),
-     r'dynamic_slice: needs 2 int32 scalar start indices for float32\[2,3\], got '
-     r'\(int32\[\]\)'),
+     r'dynamic_slice: 1 start indices for an operand of 2 axes \(2, 3\)'),
+    ('lax.dynamic_slice_mixed_index_dtypes', lambda jax: jax.lax.dynamic_slice_p.bind(
+        X, np.int8(0), np.int32(0), slice_sizes=(1, 1)),
+     r'index arguments to dynamic_slice must be integers of the same type, got: int8\[\], '
+     r'int32\[\]'),
+    ('lax.dynamic_slice_static_negative_not_allowed', lambda jax: jax.lax.dynamic_slice(
+        X, (-1, 0), (1, 1), allow_negative_indices=False),
+     r'Index -1 is out of bounds for dimension 2 if allow_negative_indices=False'),
     ('lax.dynamic_slice_vector_index', lambda jax: jax.lax.dynamic_slice(
         X, (np.zeros(2, np.int32), 0), (1, 1)),
      r'dynamic_slice: start index 0 has shape \(2,\); start indices must be integer scalars'),

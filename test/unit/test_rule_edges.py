@@ -177,6 +177,9 @@ def _count_up(api, init, bound):
 IMPL_CASES = {  # eager evaluation (each primitive's impl)
     'while-false_at_start': lambda api: _count_up(api, (5, np.float64(1.)), 3),
     'while-one_trip': lambda api: _count_up(api, (2, np.float64(1.)), 3),
+    # a negative int8 start on an axis longer than int8 holds: the axis size is added in int8
+    'dynamic_slice-int8_start_on_a_long_axis': lambda api: api.jit(
+        lambda x, i: api.lax.dynamic_slice(x, (i,), (3,)))(np.arange(300.), np.int8(-2)),
 }
 
 
@@ -192,6 +195,9 @@ VMAP_CASES = {
         lambda bound: _count_up(api, (0, np.float64(1.)), bound))(np.array([0, 3, 1, 2])),
     'cond-batched_predicate': lambda api: api.vmap(lambda x: api.cond(
         x > 0, lambda x: x * 2., lambda x: x - 1., x))(np.array([-1., 2., 0.5])),
+    'dynamic_slice-int8_starts_on_a_long_axis': lambda api: api.vmap(
+        lambda i: api.lax.dynamic_slice(np.arange(300.), (i,), (3,)))(
+            np.array([-2, 5, -100], np.int8)),
     'scan-batched_xs': lambda api: api.vmap(lambda xs: api.scan(
         lambda c, x: (c + x, c * x), np.float64(0.), xs))(np.arange(6.).reshape(2, 3)),
 }
