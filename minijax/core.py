@@ -307,9 +307,10 @@ def shaped_aval(x) -> ShapedArray:
         raise invalid_type_error(x)
     if type(x) is Token:
         return abstract_token
-    typed = getattr(x, 'aval', None)  # (an Array's type holds its sharding)
-    if type(typed) is ShapedArray and typed._sharding is not None:
-        return typed
+    if _types.seen:  # (a sharded Array's type holds its sharding)
+        typed = getattr(x, 'aval', None)
+        if type(typed) is ShapedArray and typed._sharding is not None:
+            return typed
     if type(x) is ShapeDtypeStruct:
         return aval_handlers[ShapeDtypeStruct](x)
     if dtypes.is_key(x.dtype):
