@@ -16,7 +16,7 @@ import numpy as np
 from minijax import core, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
 from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
-from minijax.sharding.mesh import get_concrete_mesh
+from minijax.sharding.mesh import AxisType, get_concrete_mesh
 
 
 class Array:
@@ -417,6 +417,10 @@ def _put(v, placement):
     if isinstance(placement, SingleDeviceSharding):
         placement, = placement.device_set
     if isinstance(v, core.Tracer):
+        if isinstance(placement, NamedSharding) and \
+                AxisType.Explicit in placement.mesh.axis_types:
+            from minijax.lax.reshard import reshard  # (a layer above: the type changes)
+            return reshard(v, placement)
         if isinstance(placement, NamedSharding):
             from minijax.lax.sharding import with_sharding_constraint  # (a layer above)
             return with_sharding_constraint(v, placement)
