@@ -95,6 +95,7 @@ reshard_p.def_transpose(_transpose)
 reshard_p.def_batching(_batching)
 register_lowering(reshard_p, lambda ctx, x, **params: x)  # (+ its type's constraint)
 rules.register(rules.AS_EVALUATED, reshard_p)
+rules.keeps_partial_sums.add(reshard_p)
 
 
 # ----------------------------------------------------------------------------- axis types

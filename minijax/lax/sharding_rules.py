@@ -60,6 +60,9 @@ rules.register(rules.SAME_AS_OPERAND, stop_gradient_p, sharding_constraint_p)
 rules.not_constrained.update(getattr(lax, f'{n}_p') for n in (
     'copy exp2 round sign square eq ne lt le gt ge eq_to le_to lt_to split unstack').split())
 rules.not_constrained.add(sharding_constraint_p)
+rules.keeps_partial_sums.update(getattr(lax, f'{n}_p') for n in (
+    'transpose squeeze reshape convert_element_type pad reduce_precision copy').split())
+rules.keeps_partial_sums.add(sharding_constraint_p)
 for _name in ('complex add_any regularized_incomplete_beta and or xor shift_left '
               'shift_right_logical shift_right_arithmetic').split():
     rules.register(broadcasting_rule(_name), getattr(lax, f'{_name}_p'))

@@ -76,6 +76,12 @@ def shard_results(primitive, in_avals, out_avals, params) -> list:
             'it: see minijax/lax/sharding_rules.py). You can work around this error by '
             'dropping that operation into full auto sharding mode via: '
             '`jax.sharding.auto_axes(fun, out_shardings=...)`')
+    if primitive not in keeps_partial_sums and any(map(_partial_sums, in_avals)):
+        sets = 'unreduced' if any(a._sharding.spec.unreduced for a in in_avals
+                                  if _partial_sums(a)) else 'unreduced/reduced'
+        raise NotImplementedError(  # (JAX's, for the ops without an unreduced rule)
+            f'{sets} rule for {primitive.name} is not implemented. Please file an issue at '
+            'https://github.com/jax-ml/jax/issues')
     if getattr(rule, 'out_shapes', False):  # (a rule that needs the results' shapes)
         params = {**params, '_out_shapes': [a.shape for a in out_avals]}
     try:
@@ -101,6 +107,17 @@ def _typed(aval, sharding):
     if typed == aval._sharding:
         return aval
     return core.ShapedArray(aval.shape, aval.dtype, aval.weak_type, typed)
+
+
+#: Primitives whose operands may be unreduced or reduced over mesh axes (``{U:X}``): the
+#: result keeps the operand's sets (JAX's unreduced rules of the ops that move data only).
+#: Any other op on such an operand is JAX's NotImplementedError.
+keeps_partial_sums: set = set()
+
+
+def _partial_sums(aval) -> bool:
+    s = None if aval is core.abstract_token else aval._sharding
+    return s is not None and bool(s.spec.unreduced or s.spec.reduced)
 
 
 #: Primitives with a rule whose lowering JAX does not follow with the constraint of their
