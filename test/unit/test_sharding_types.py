@@ -187,3 +187,34 @@ def _type_texts(ns, core):
 def test_types_print_as_jax_prints_them():
     import jax._src.core as jax_core
     assert _type_texts(MJ, minijax.core) == _type_texts(JX, jax_core)
+
+
+#: Programs whose results are unreduced over a mesh axis (``{U:X}``, a partial sum left for
+#: later): their jaxprs and modules, or the error of an op that cannot take one. (minijax's
+#: arrays hold no partial sums, so these are traced and lowered, not run.)
+UNREDUCED = {
+    'dot_unreduced': lambda ns, x, y: ns.jnp.dot(x, y, out_sharding=ns.P('Y', None,
+                                                                           unreduced={'X'})),
+    'transpose_keeps': lambda ns, x, y: ns.jnp.dot(
+        x, y, out_sharding=ns.P('Y', None, unreduced={'X'})).T,
+    'reshard_reduces': lambda ns, x, y: ns.jax.reshard(ns.jnp.dot(
+        x, y, out_sharding=ns.P('Y', None, unreduced={'X'})), ns.P('Y', None)),
+    'sin_refuses': lambda ns, x, y: ns.jnp.sin(ns.jnp.dot(
+        x, y, out_sharding=ns.P(None, None, unreduced={'X'}))),
+}
+
+
+def _unreduced(ns, name):
+    mesh = ns.jax.make_mesh((2, 2), ('X', 'Y'))
+    with ns.jax.set_mesh(mesh):
+        x, y = _operands(ns, mesh, [((4, 4), (None, 'X')), ((4, 4), ('X', None))], seed=0)
+        fun = lambda x, y: UNREDUCED[name](ns, x, y)  # noqa: E731
+        try:
+            return str(ns.jax.make_jaxpr(fun)(x, y)), ns.jax.jit(fun).lower(x, y).as_text()
+        except Exception as err:  # noqa: BLE001 (the error is what is compared)
+            return type(err).__name__, str(err)
+
+
+@pytest.mark.parametrize('name', sorted(UNREDUCED))
+def test_unreduced_types(name):
+    assert _unreduced(MJ, name) == _unreduced(JX, name)
