@@ -191,12 +191,24 @@ def _unit_strides_as_none(strides):
     return None if all(s == 1 for s in strides) else strides
 
 
+class _Unspecified:
+    """A sharding ``jit`` was not given, as JAX prints it."""
+
+    def __repr__(self):
+        return 'UnspecifiedValue'
+
+
+def _unspecified_as_jax(shardings):
+    return tuple(_Unspecified() if s is None else s for s in shardings)
+
+
 _NAME_FIRST = dict(first=('name',))
 _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis,)})
 
 #: minijax primitive name -> how JAX prints it. Primitives not listed print as they are.
 JAX_NAMES: dict[str, PrintedAs] = {
-    'xla_call': PrintedAs('jit', **_NAME_FIRST),
+    'xla_call': PrintedAs('jit', shown={'in_shardings': _unspecified_as_jax,
+                                        'out_shardings': _unspecified_as_jax}, **_NAME_FIRST),
     'scatter_add': PrintedAs('scatter-add'),
     'scatter_sub': PrintedAs('scatter-sub'),
     'scatter_mul': PrintedAs('scatter-mul'),

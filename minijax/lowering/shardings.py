@@ -20,9 +20,13 @@ from minijax.sharding.partition_spec import UNCONSTRAINED
 def sdy_sharding(sharding, ndim: int, open_auto_dims: bool = False) -> ir.Attribute:
     """``#sdy.sharding<mesh<...>, [{"x"}, {}]>``: for each dimension the axes it is split
     over (closed: the partitioner may not split it further), ``{?}`` for an unconstrained
-    one. ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that
+    one; a ``SingleDeviceSharding`` has the empty mesh (``@empty_mesh`` once lifted). ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that
     sharding in types adds): on a mesh with an ``Auto`` axis every dimension is open, and
     the ``Explicit`` axes the spec does not use are listed as replicated."""
+    if not hasattr(sharding, 'mesh'):  # one device (a committed SingleDeviceSharding)
+        return sdy.TensorShardingAttr.get(
+            sdy.MeshAttr.get([], []), [sdy.DimensionShardingAttr.get([], is_closed=True)] * ndim,
+            replicated_axes=[], unreduced_axes=[])
     mesh, spec = sharding.mesh, sharding.spec
     dims = []
     for d in range(ndim):
@@ -53,6 +57,18 @@ def sharding_constraint(ctx, value: ir.Value, sharding, ndim: int,
     an op whose result type carries a sharding, with ``open_auto_dims``)."""
     ctx.module_context.uses_shardy = True
     return sdy.ShardingConstraintOp(value, sdy_sharding(sharding, ndim, open_auto_dims)).result
+
+
+def constrain_all(module_ctx, values, shardings, avals) -> list:
+    """Each value constrained to its ``NamedSharding`` (left as it is for None or a
+    single-device sharding): a nested ``jit``'s arguments and results."""
+    out = []
+    for value, sharding, aval in zip(values, shardings, avals, strict=True):
+        if hasattr(sharding, 'mesh'):
+            module_ctx.uses_shardy = True
+            value = sdy.ShardingConstraintOp(value, sdy_sharding(sharding, aval.ndim)).result
+        out.append(value)
+    return out
 
 
 def lift_meshes(module: ir.Module) -> None:
