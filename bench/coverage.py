@@ -63,8 +63,8 @@ NOT_YET: dict[str, str] = {
         'make_array_from_process_local_data make_array_from_single_device_arrays '
         'make_user_context memory named_call named_scope new_ref no_execution no_tracing '
         'numpy_dtype_promotion print_environment_info process_indices '
-        'remove_size_one_mesh_axis_from_type reshard shard_map smap softmax_custom_jvp '
-        'thread_guard threefry_partitionable transfer_guard transfer_guard_device_to_device '
+        'remove_size_one_mesh_axis_from_type shard_map smap softmax_custom_jvp thread_guard '
+        'threefry_partitionable transfer_guard transfer_guard_device_to_device '
         'transfer_guard_device_to_host transfer_guard_host_to_device '),
     'jax.numpy': (
         'ComplexWarning append apply_along_axis apply_over_axes array_equiv array_repr '
@@ -155,8 +155,6 @@ NOT_YET: dict[str, str] = {
         'unsafe_am_i_under_a_vmap_DO_NOT_USE unsafe_get_axis_names_DO_NOT_USE valid_jaxtype '),
     'jax.experimental': (
         'EArray cur_qdd io_callback primal_tangent_dtype '),
-    'jax.sharding': (
-        'auto_axes explicit_axes reshard '),
     'jax.distributed': (
         'initialize is_initialized shutdown '),
 }

@@ -26,8 +26,9 @@ from minijax.pmap import pmap  # noqa: E402
 from minijax.runtime import (Device, default_backend, device_count, devices,  # noqa: E402
                               local_device_count, local_devices, process_count, process_index)
 from minijax.sharding.mesh import make_mesh, set_mesh  # noqa: E402
-from minijax.sharding.named_sharding import NamedSharding  # noqa: E402
+from minijax.lax.reshard import reshard  # noqa: E402
 from minijax.sharding.partition_spec import P  # noqa: E402
+from minijax.sharding.named_sharding import NamedSharding  # noqa: E402
 from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
@@ -38,9 +39,11 @@ __all__ = [
     'default_matmul_precision', 'enable_x64', 'explain_cache_misses', 'log_compiles',
     'numpy_rank_promotion',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
-    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'make_mesh', 'P',
+    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'make_mesh',
+    'NamedSharding', 'P',
     'process_count',
-    'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
+    'process_index', 'reshard', 'typeof', 'fori_loop', 'grad', 'hessian',
+    'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
     'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'sharding', 'switch',

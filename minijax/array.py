@@ -16,7 +16,7 @@ import numpy as np
 from minijax import core, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
 from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
-from minijax.sharding.mesh import get_concrete_mesh
+from minijax.sharding.mesh import AxisType, get_concrete_mesh
 
 
 class Array:
@@ -32,7 +32,10 @@ class Array:
         multi-device client, lies on them (a ``NamedSharding``, or a ``SingleDeviceSharding``
         committing it to one device): a sharded Array, whose shape is the global shape."""
         self._buffer = buffer
-        self._aval = aval
+        # (over a mesh, its type says how it is sharded, unless a program typed it already:
+        # jax.typeof(x).sharding)
+        self._aval = aval if aval._sharding is not None or \
+            not isinstance(sharding, NamedSharding) else aval.update(sharding=sharding)
         self._npy = value
         self._sharding = sharding
 
@@ -313,7 +316,8 @@ def _numpy_values(tree):
 
 def _array_aval(x):
     """A key array's type has no value: keys are never Python control flow's concern."""
-    return x.aval if dtypes.is_key(x.dtype) else ConcreteArray(x, x.weak_type)
+    return x.aval if dtypes.is_key(x.dtype) else \
+        ConcreteArray(x, x.weak_type, x._aval._sharding)
 
 
 core.aval_handlers[Array] = _array_aval
@@ -413,6 +417,10 @@ def _put(v, placement):
     if isinstance(placement, SingleDeviceSharding):
         placement, = placement.device_set
     if isinstance(v, core.Tracer):
+        if isinstance(placement, NamedSharding) and \
+                AxisType.Explicit in placement.mesh.axis_types:
+            from minijax.lax.reshard import reshard  # (a layer above: the type changes)
+            return reshard(v, placement)
         if isinstance(placement, NamedSharding):
             from minijax.lax.sharding import with_sharding_constraint  # (a layer above)
             return with_sharding_constraint(v, placement)

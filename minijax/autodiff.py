@@ -25,6 +25,7 @@ from minijax.interpreters.jvp import (has_tangent, instantiate, jvp_flat, tangen
 from minijax.interpreters.partial_eval import PartialEvalTracer, PartialVal, partial_eval_flat
 from minijax.interpreters.transpose import UndefinedPrimal, backward_pass, instantiate_cts
 from minijax.ir.jaxpr import eval_jaxpr
+from minijax.lax.reshard import reshard
 
 __all__ = ['grad', 'hessian', 'jacfwd', 'jacobian', 'jacrev', 'jvp', 'linearize',
            'value_and_grad', 'vjp']
@@ -334,7 +335,11 @@ def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=Fal
         out, f_vjp, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
         _check_scalar_output(out, holomorphic)
         out_aval = core.get_aval(out)
-        grads = f_vjp(scalar(1, out_aval.dtype, out_aval.weak_type))
+        seed = scalar(1, out_aval.dtype, out_aval.weak_type)
+        if out_aval._sharding is not None and isinstance(out, core.Tracer):
+            # (traced over a mesh: the seed typed as the output, as JAX's)
+            seed = reshard(seed, out_aval._sharding)
+        grads = f_vjp(seed)
         value = (out, aux[0]) if has_aux else out
         return value, (grads[0] if isinstance(argnums, int) else grads)
 

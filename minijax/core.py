@@ -19,6 +19,7 @@ import numpy as np
 from jaxlib.xla_client import Traceback
 
 from minijax import dtypes
+from minijax.sharding import mesh as _mesh, types as _types
 from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,  # noqa: F401
                             TracerBoolConversionError, TracerIntegerConversionError,
                             UnexpectedTracerError)
@@ -27,33 +28,54 @@ from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,
 # ----------------------------------------------------------------------------- abstract values
 
 class ShapedArray:
-    """The type of an array: shape and dtype (and whether it is a weakly typed scalar)."""
-    array_abstraction_level = 1
-    __slots__ = ('shape', 'dtype', 'weak_type')
+    """The type of an array: shape and dtype (and whether it is a weakly typed scalar), and
+    under a mesh its sharding (JAX's sharding in types: ``f32[8@X,4]``).
 
-    def __init__(self, shape, dtype, weak_type=False):
+    An unsharded type stores no sharding (``_sharding`` is None) and reads as the empty
+    mesh's; only a type with a mesh pays for one (see ``minijax.sharding.types``)."""
+    array_abstraction_level = 1
+    __slots__ = ('shape', 'dtype', 'weak_type', '_sharding')
+
+    def __init__(self, shape, dtype, weak_type=False, sharding=None):
         self.shape = tuple(map(int, shape))
         self.dtype = dtype if isinstance(dtype, np.dtype) or dtypes.is_key(dtype) else \
             np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self._sharding = None if sharding is None else _type_sharding(sharding, self.shape)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-    def str_short(self):
-        return f'{self.dtype.name}[{",".join(str(d) for d in self.shape)}]'
+    @property
+    def sharding(self):
+        """A ``NamedSharding`` over an ``AbstractMesh`` (the empty mesh's when unsharded)."""
+        s = self._sharding
+        return _types.unsharded(len(self.shape)) if s is None else s
 
-    def update(self, shape=None, dtype=None, weak_type=None):
+    def str_short(self, short_dtypes=False):
+        """``float32[8@X,4]{U:Y}``: the dtype, each dimension with the mesh axes it is
+        sharded over, and the axes it is unreduced over (``short_dtypes``: ``f32``)."""
+        name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        if self._sharding is None:
+            return f'{name}[{",".join(str(d) for d in self.shape)}]'
+        return name + _types.type_text(self.shape, self._sharding.spec, self._sharding.mesh)
+
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=None):
+        """A type like this one; the sharding is kept where the rank is (a type of another
+        rank, say a reduction's scalar, is unsharded unless ``sharding`` says)."""
+        if sharding is None and (shape is None or len(shape) == len(self.shape)):
+            sharding = self._sharding
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+                           self.weak_type if weak_type is None else weak_type, sharding)
 
     def __hash__(self):  # (a ConcreteArray's value is left out: equal ones still hash equal)
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
     def __eq__(self, other):
         return (type(self) is type(other) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self._sharding == other._sharding)
 
     def __repr__(self):
         weak = ', weak_type=True' if self.weak_type else ''
@@ -76,6 +98,33 @@ class ShapedArray:
         raise ConcretizationTypeError(tracer, conversion)
 
 
+def short_dtype_name(dtype) -> str:
+    """``f32``, ``i8``, ``u32``, ``c64``, ``bool``: a dtype as JAX prints it in a jaxpr."""
+    return (dtype.name.replace('float', 'f').replace('uint', 'u').replace('int', 'i')
+            .replace('complex', 'c'))
+
+
+_type_sharding = _types.type_sharding
+
+
+class ShardingTypeError(Exception):
+    """An operation whose result's sharding the operands' types do not decide, or decide
+    illegally (``jax._src.core.ShardingTypeError``): say it with ``out_sharding=``,
+    ``reshard`` or ``auto_axes``."""
+
+
+def sharding_in_types() -> bool:
+    """Whether results need shardings: some type has had one, or a mesh is in context.
+    Until then (every ordinary program) the sharding rules are not even looked up."""
+    return _types.seen or _mesh._context.abstract_mesh is not _mesh.EMPTY_ABSTRACT_MESH
+
+
+def shard_results(primitive, in_avals, out_avals, params) -> list:
+    """``out_avals`` (a list) with their shardings (``minijax.sharding.rules``)."""
+    from minijax.sharding.rules import shard_results
+    return shard_results(primitive, in_avals, out_avals, params)
+
+
 def shared_aval(shape, dtype, weak_type, *operands) -> ShapedArray:
     """The type (``shape``, ``dtype``, ``weak_type``): the first of the ``operands``' types
     that is exactly it, else a new one. Types are never mutated, so an elementwise equation
@@ -83,7 +132,7 @@ def shared_aval(shape, dtype, weak_type, *operands) -> ShapedArray:
     per equation (fewer objects to allocate, and for the garbage collector to walk)."""
     for aval in operands:
         if (type(aval) is ShapedArray and aval.shape == shape and aval.dtype == dtype
-                and aval.weak_type == weak_type):
+                and aval.weak_type == weak_type and aval._sharding is None):
             return aval
     return ShapedArray(shape, dtype, weak_type)
 
@@ -93,8 +142,8 @@ class ConcreteArray(ShapedArray):
     array_abstraction_level = 0
     __slots__ = ('val',)
 
-    def __init__(self, val, weak_type=False):
-        super().__init__(np.shape(val), val.dtype, weak_type)
+    def __init__(self, val, weak_type=False, sharding=None):
+        super().__init__(np.shape(val), val.dtype, weak_type, sharding)
         self.val = val
 
     def __eq__(self, other):
@@ -156,26 +205,43 @@ def physical_aval(aval) -> ShapedArray:
 def raise_to_shaped(aval):
     if type(aval) is ShapedArray or aval is abstract_token:  # (avals are never mutated)
         return aval
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, aval._sharding)
 
 
 def typeof(x) -> ShapedArray:
-    """The type of ``x``: its shape, dtype and weak type (``jax.typeof``)."""
+    """The type of ``x``: its shape, dtype and weak type, and its sharding over the
+    explicit axes of its mesh (``jax.typeof``)."""
     return shaped_aval(x)
 
 
 class ShapeDtypeStruct:
-    """A stand-in argument that has only a shape and a dtype (for make_jaxpr and lower)."""
+    """A stand-in argument that has only a shape and a dtype, and maybe a sharding (a
+    ``NamedSharding``, or a ``PartitionSpec`` over the mesh in context), for make_jaxpr and
+    lower."""
 
     def __init__(self, shape, dtype, *, sharding=None):
-        """``sharding``: how an argument of this type lies on a mesh, for ``jit.lower``."""
         self.shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
         self.dtype = dtype if dtypes.is_key(dtype) else \
             dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
-        self.sharding = sharding
+        if sharding is not None and not hasattr(sharding, 'spec') and \
+                not hasattr(sharding, 'partitions'):
+            raise TypeError('sharding should be an instance of `jax.sharding.Sharding` or '
+                            f'`jax.sharding.PartitionSpec`. Got {sharding} of type '
+                            f'{type(sharding)}.')
+        self._sharding = sharding
+
+    @property
+    def sharding(self):
+        """How an argument of this type lies on a mesh (for ``jit.lower``); a spec is over
+        the mesh in context (the concrete one, if set)."""
+        if hasattr(self._sharding, 'partitions'):
+            mesh = _mesh.get_concrete_mesh()
+            return _types.NamedSharding(mesh if not mesh.empty else _mesh.get_abstract_mesh(),
+                                        self._sharding)
+        return self._sharding
 
     def __repr__(self):
-        sharding = '' if self.sharding is None else f', sharding={self.sharding}'
+        sharding = '' if self._sharding is None else f', sharding={self.sharding}'
         return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding})'
 
 
@@ -198,7 +264,7 @@ for _t in dtypes.PYTHON_SCALARS:
 aval_handlers[np.ndarray] = _ndarray_aval
 for _t in dtypes.SUPPORTED:  # NumPy scalars: np.float32(1.), np.uint8(3), ...
     aval_handlers[_t.type] = _ndarray_aval
-aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype)
+aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, False, s.sharding)
 aval_handlers[Token] = lambda t: abstract_token
 
 
@@ -241,6 +307,12 @@ def shaped_aval(x) -> ShapedArray:
         raise invalid_type_error(x)
     if type(x) is Token:
         return abstract_token
+    if _types.seen:  # (a sharded Array's type holds its sharding)
+        typed = getattr(x, 'aval', None)
+        if type(typed) is ShapedArray and typed._sharding is not None:
+            return typed
+    if type(x) is ShapeDtypeStruct:
+        return aval_handlers[ShapeDtypeStruct](x)
     if dtypes.is_key(x.dtype):
         return ShapedArray(x.shape, x.dtype)
     dtype = dtypes.check_supported(x.dtype, f'array of shape {x.shape}')
@@ -532,6 +604,10 @@ class EvalTrace(Trace):
         in_avals = [get_aval(t) for t in tracers]
         check = abstract_eval_rules.get(primitive)
         avals = None if check is None else check(*in_avals, **params)
+        if avals is not None and sharding_in_types():
+            avals = shard_results(primitive, in_avals, avals if primitive.multiple_results
+                                  else [avals], params)
+            avals = avals if primitive.multiple_results else avals[0]
         if apply_on_mesh is not None:
             out = apply_on_mesh(primitive, tracers, params, avals)
             if out is not None:

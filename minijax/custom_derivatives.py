@@ -35,10 +35,13 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters.transpose import instantiate_cts
 from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
 from minijax.lowering import lower_closed_jaxpr, register_lowering
+from minijax.sharding import rules as sharding_rules
 
 custom_jvp_call_p = Primitive('custom_jvp_call', multiple_results=True)
 custom_vjp_call_p = Primitive('custom_vjp_call', multiple_results=True)
 custom_lin_p = Primitive('custom_lin', multiple_results=True)
+sharding_rules.register(sharding_rules.AS_TRACED,  # their results: their jaxprs' types
+                        custom_jvp_call_p, custom_vjp_call_p, custom_lin_p)
 
 
 class NamedRule:

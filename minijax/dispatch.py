@@ -14,9 +14,10 @@ import functools
 import os
 
 from minijax import core, runtime, spmd_call
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 from minijax.lax.sharding import sharding_constraint_p
 from minijax.lowering import lower_jaxpr_to_module
+from minijax.sharding import rules as sharding_rules
 from minijax.xla_call import run, spmd_executable, xla_call_p
 
 
@@ -50,8 +51,7 @@ def _one_equation(primitive, params, in_avals) -> ClosedJaxpr:
     """The jaxpr applying ``primitive`` once (what runs it over a mesh)."""
     in_vars = [Var(a) for a in in_avals]
     params = dict(params)
-    out_avals = core.abstract_eval_rules[primitive](*in_avals, **params)
-    out_vars = [Var(a) for a in (out_avals if primitive.multiple_results else [out_avals])]
+    out_vars = [Var(a) for a in abstract_eval_eqn(primitive, in_avals, params)]  # (typed)
     return ClosedJaxpr(Jaxpr([], in_vars, [JaxprEqn(primitive, in_vars, params, out_vars)],
                              out_vars), [])
 
@@ -61,8 +61,11 @@ def apply_on_mesh(primitive, args, params, out_avals):
     a program over their mesh, whose results XLA lays out (``jnp.sin`` of an array split
     over ``x`` is split over ``x``). None when no operand is sharded. Primitives that place
     values themselves (``jit``'s call, a sharding constraint) keep their own rule."""
-    if not any(map(spmd_call.is_sharded, args)) or primitive in PLACING:
-        return None
+    if primitive in PLACING or not any(map(spmd_call.is_sharded, args)) and not (
+            core.sharding_in_types() and any(map(
+                sharding_rules.constraint_of, out_avals if primitive.multiple_results
+                else [out_avals] if out_avals is not None else []))):
+        return None  # (a result typed over a mesh, jnp.zeros(..., out_sharding=), runs there)
     avals = tuple(core.raise_to_shaped(core.get_aval(a)) for a in args)
     closed = _one_equation(primitive, tuple(sorted(params.items())), avals)
     place = spmd_call.placement(primitive.name, args)

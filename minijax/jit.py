@@ -28,6 +28,7 @@ from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import module_text
+from minijax.sharding.mesh import get_concrete_mesh
 from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
                               xla_call_p)
 
@@ -203,8 +204,8 @@ class Jitted:
         of its constraints, in ``closed``), or None for the default device."""
         ins, outs = self._given_shardings(args, kwargs, out_tree)
         if not ins and not outs and all(spmd_call.own_sharding(x) is None for x in flat_args) \
-                and not spmd_call.jaxpr_meshes(closed):
-            return None
+                and not spmd_call.jaxpr_meshes(closed) and get_concrete_mesh().empty:
+            return None  # (under set_mesh, a program runs over its mesh, as JAX's)
         return spmd_call.placement(f'jit({self.name})', flat_args, ins, outs, closed)
 
     def _given_shardings(self, args, kwargs, out_tree) -> tuple[list, list]:

@@ -40,6 +40,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, lax
 from minijax.array import key_array, physical_value
 from minijax.core import Primitive, ShapedArray
+from minijax.sharding import rules as sharding_rules
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, move_batch_axis, vmap
 from minijax.ir.tracing import trace_to_jaxpr
@@ -190,6 +191,7 @@ def _key_primitive(name, physical, abstract_eval):
     primitive.def_batching(partial(_key_batching, primitive))
     ad.defjvp_zero(primitive)
     register_lowering(primitive, partial(_key_lowering, physical))
+    sharding_rules.register(sharding_rules.prefix_rule, primitive)
     return primitive
 
 
@@ -241,6 +243,7 @@ def random_bits(keys, bit_width, shape):
 
 random_wrap_p = Primitive('random_wrap')
 random_unwrap_p = Primitive('random_unwrap')
+sharding_rules.register(sharding_rules.prefix_rule, random_wrap_p, random_unwrap_p)
 
 
 def random_wrap(words, *, impl=dtypes.key_fry.impl):

@@ -43,7 +43,9 @@ from minijax.control_flow import while_loop
 from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.lax.bitcast import bitcast_convert_type
+from minijax.lax.reshard import auto_axes
 from minijax.scipy.special import gammaln
+from minijax.sharding import rules as sharding_rules
 
 __all__ = ['PRNGKey', 'bernoulli', 'beta', 'bits', 'categorical', 'cauchy', 'choice',
            'dirichlet', 'exponential', 'fold_in', 'gamma', 'gumbel', 'key', 'key_data',
@@ -202,17 +204,31 @@ def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
     return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
 
 
-def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
-    """Uniform random floats in [minval, maxval) (float64 by default, as JAX with x64)."""
+def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
+    """Uniform random floats in [minval, maxval) (float64 by default, as JAX with x64);
+    ``out_sharding``: drawn with the mesh's axes ``Auto``, then resharded to it (JAX's)."""
     key = _check_key('uniform', key)
     shape = core.canonicalize_shape(shape, 'uniform: shape')
-    return _uniform(key, shape, _float_dtype('uniform', dtype), minval, maxval)
+    dtype = _float_dtype('uniform', dtype)
+    return _with_out_sharding(lambda k: _uniform(k, shape, dtype, minval, maxval),
+                              out_sharding, 'uniform')(key)
 
 
-def normal(key, shape=(), dtype=None):
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal floats: sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
-    return _normal(_check_key('normal', key), core.canonicalize_shape(shape, 'normal: shape'),
-                   _float_dtype('normal', dtype))
+    key = _check_key('normal', key)
+    shape = core.canonicalize_shape(shape, 'normal: shape')
+    dtype = _float_dtype('normal', dtype)
+    return _with_out_sharding(lambda k: _normal(k, shape, dtype), out_sharding, 'normal')(key)
+
+
+def _with_out_sharding(draw, out_sharding, name):
+    """``draw`` as it is, or under ``auto_axes`` to ``out_sharding`` (JAX's maybe_auto_axes):
+    the bits are the same however the result is laid out."""
+    if out_sharding is None:
+        return draw
+    return auto_axes(draw, out_sharding=sharding_rules.canonicalize_sharding(out_sharding,
+                                                                             name))
 
 
 @partial(jit, static_argnums=(1, 2))

@@ -119,8 +119,10 @@ def placement(what: str, args, in_shardings=(), out_shardings=(), closed=None
     placed = [s for s in (*ins, *out_shardings) if s is not None]
     inner = jaxpr_meshes(closed) if closed is not None else ()
     placed += [NamedSharding(m, PartitionSpec()) for m in inner]  # (stand for their meshes)
-    if not placed:
-        return None
+    if not placed:  # over the mesh in context (set_mesh), if any, as JAX
+        mesh = get_concrete_mesh()
+        return None if mesh.empty else \
+            Placement(tuple(mesh.devices.flat), mesh, tuple(ins), tuple(out_shardings))
     devices = placed[0]._device_assignment
     meshes = {s.mesh.abstract_mesh for s in placed if isinstance(s, NamedSharding)}
     for s in placed:

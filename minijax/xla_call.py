@@ -22,9 +22,10 @@ from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, 
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
 from minijax.lowering import lower_jaxpr_to_module, register_lowering, tensor_type
-from minijax.sharding import NamedSharding
+from minijax.sharding import NamedSharding, rules as sharding_rules
 
 xla_call_p = Primitive('xla_call', multiple_results=True)
+sharding_rules.register(sharding_rules.AS_TRACED, xla_call_p)  # its results: its jaxpr's types
 
 
 def xla_call(*args, jaxpr: ClosedJaxpr, name: str, in_shardings=None, out_shardings=None):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from minijax import core, dtypes, lax, tree_util
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_closed_jaxpr, same_type
 from minijax.ir.tracing import trace_to_jaxpr
+from minijax.sharding.rules import carry_sharding
 
 
 def trace_function(fun, in_tree, in_avals):
@@ -69,7 +70,10 @@ def check_branch_types(what, names, avals_lists):
 
 
 def check_same_types(what, expected, given):
-    if len(expected) != len(given) or not all(map(same_type, expected, given)):
+    """The types agree, their shardings too (under a mesh: ``f64[4@X]`` is not ``f64[4]``)."""
+    if len(expected) != len(given) or not all(
+            same_type(a, b) and carry_sharding(a) == carry_sharding(b)
+            for a, b in zip(expected, given)):
         raise TypeError(f'{what}: expected types ({", ".join(a.str_short() for a in expected)})'
                         f' but got ({", ".join(a.str_short() for a in given)})')
 

@@ -26,8 +26,10 @@ from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import element_type, register_lowering
 from minijax.lowering.module import emit_function
 from minijax.lowering.types import dense_elements
+from minijax.sharding import rules as sharding_rules
 
 composite_p = Primitive('composite', multiple_results=True)
+sharding_rules.register(sharding_rules.AS_TRACED, composite_p)  # its results: its jaxpr's types
 
 
 class HashableArray:

@@ -28,8 +28,10 @@ from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, 
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.sharding import rules as sharding_rules
 
 cond_p = Primitive('cond', multiple_results=True, eager_on_xla=True)
+sharding_rules.register(sharding_rules.AS_TRACED, cond_p)  # its results: its jaxpr's types
 
 
 # ----------------------------------------------------------------------------- the API

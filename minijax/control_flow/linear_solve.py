@@ -30,8 +30,10 @@ from minijax.interpreters.transpose import (UndefinedPrimal, backward_pass, inst
                                             is_undefined_primal)
 from minijax.ir.jaxpr import eval_closed_jaxpr
 from minijax.lowering import lower_closed_jaxpr, register_lowering
+from minijax.sharding import rules as sharding_rules
 
 linear_solve_p = Primitive('custom_linear_solve', multiple_results=True)
+sharding_rules.register(sharding_rules.AS_TRACED, linear_solve_p)  # its results: its jaxpr's types
 
 
 class _LinearSolveTuple(NamedTuple):

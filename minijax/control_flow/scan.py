@@ -26,8 +26,10 @@ from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim, compare
 from minijax.lowering.types import element_type
+from minijax.sharding import rules as sharding_rules
 
 scan_p = Primitive('scan', multiple_results=True, eager_on_xla=True)
+sharding_rules.register(sharding_rules.AS_TRACED, scan_p)  # its results: its jaxpr's types
 
 
 # ----------------------------------------------------------------------------- the API
@@ -49,7 +51,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     init_flat, init_tree = tree_util.tree_flatten(init)
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     length = _scan_length(xs_flat, length)
-    x_avals = [ShapedArray(core.get_aval(x).shape[1:], core.get_aval(x).dtype) for x in xs_flat]
+    x_avals = [sharding_rules.row_type(core.get_aval(x)) for x in xs_flat]
     args_tree = tree_util.tuple_treedef(init_tree, xs_tree)
     ys_tree = []
 
@@ -116,13 +118,13 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
 
 def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse):
     consts, carry, xs = _split_operands(avals, num_consts, num_carry)
-    expected = [*consts, *carry, *(ShapedArray(x.shape[1:], x.dtype) for x in xs)]
+    expected = [*consts, *carry, *map(sharding_rules.row_type, xs)]
     for i, (given, want) in enumerate(zip(expected, jaxpr.in_avals, strict=True)):
         if given.shape != want.shape or given.dtype != want.dtype:
             raise TypeError(f'scan: operand {i} has type {given.str_short()} but the body '
                             f'expects {want.str_short()}')
     carry_out, ys = core.split_list(jaxpr.out_avals, num_carry)  # weak types as the body's
-    return [*carry_out, *(ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in ys)]
+    return [*carry_out, *(sharding_rules.stacked_type(y, length) for y in ys)]
 
 
 scan_p.def_impl(_scan_impl)
@@ -395,7 +397,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
         ct_consts, ct_carry_in, ct_xs = _split_sizes(cts_in, [len(acc), num_carry])
         return [*map(lax.add, acc, ct_consts), *ct_carry_in, *ct_xs]
 
-    x_aval = lambda x: ShapedArray(core.get_aval(x).shape[1:], core.get_aval(x).dtype)  # noqa
+    x_aval = lambda x: sharding_rules.row_type(core.get_aval(x))  # noqa: E731
     in_avals = [*(core.shaped_aval(c) for c in res_consts),
                 *lin_const_avals, *(_aval(c) for c in carry),
                 *map(x_aval, res_xs), *map(x_aval, ct_ys)]

@@ -20,8 +20,10 @@ from minijax.interpreters import partial_eval as pe
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.sharding import rules as sharding_rules
 
 while_p = Primitive('while', multiple_results=True, eager_on_xla=True)
+sharding_rules.register(sharding_rules.AS_TRACED, while_p)  # its results: its jaxpr's types
 
 
 # ----------------------------------------------------------------------------- the API

@@ -177,6 +177,11 @@ def _constant(value):
     return lambda eqn: value
 
 
+def _param_or_none(name):
+    """A parameter JAX always has and minijax only when set (a sharding): None if unset."""
+    return lambda eqn: eqn.params.get(name)
+
+
 def _as_lists(dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     return (list(lc), list(rc)), (list(lb), list(rb))
@@ -209,20 +214,24 @@ JAX_NAMES: dict[str, PrintedAs] = {
     'scatter_mul': PrintedAs('scatter-mul'),
     'scatter_min': PrintedAs('scatter-min'),
     'scatter_max': PrintedAs('scatter-max'),
-    'reduce_sum': PrintedAs(added={'out_sharding': _constant(None)}),
+    'reduce_sum': PrintedAs(added={'out_sharding': _param_or_none('out_sharding')}),
     'argmax': PrintedAs(**_AXIS_AS_AXES),
     'argmin': PrintedAs(**_AXIS_AS_AXES),
     'slice': PrintedAs(shown={'strides': _unit_strides_as_none}),
     'conv_general_dilated': PrintedAs(added={'out_sharding': _constant(None),
                                              'preferred_element_type': _constant(None)}),
     'transpose': PrintedAs(renamed={'perm': 'permutation'}),
-    'broadcast_in_dim': PrintedAs(hidden={'shape': _always, 'broadcast_dimensions': _empty}),
-    'dot_general': PrintedAs(hidden={'precision': _is_none, 'preferred_element_type': _is_none},
+    'broadcast_in_dim': PrintedAs(hidden={'shape': _always, 'broadcast_dimensions': _empty,
+                                          'sharding': _always}),
+    'dot_general': PrintedAs(hidden={'precision': _is_none, 'preferred_element_type': _is_none,
+                                     'out_sharding': _always},
                              shown={'dimension_numbers': _as_lists}),
     'ragged_dot_general': PrintedAs(added={'group_offset': _constant(None),
                                            'out_sharding': _constant(None)}),
-    'reshape': PrintedAs(added={'dimensions': _constant(None), 'sharding': _constant(None)}),
-    'iota': PrintedAs(added={'sharding': _constant(None)}),
+    'reshape': PrintedAs(added={'dimensions': _constant(None),
+                                'sharding': _param_or_none('sharding')}),
+    'iota': PrintedAs(added={'sharding': _param_or_none('sharding')}),
+    'reshard': PrintedAs(hidden={'dst_sharding': _always, 'concrete_mesh': _always}),
     'conj': PrintedAs(added={'input_dtype': lambda eqn: eqn.inputs[0].aval.dtype}),
     'scan': PrintedAs(added={'unroll': _constant(1)}),
     'custom_jvp_call': PrintedAs(added={'symbolic_zeros': _constant(False)},
@@ -261,9 +270,7 @@ def short_type(aval) -> str:
     """``f64[3]``: the type as JAX prints it in a jaxpr (a token's is ``Tok``)."""
     if aval is core.abstract_token:
         return 'Tok'
-    name = (aval.dtype.name.replace('float', 'f').replace('uint', 'u')
-            .replace('int', 'i').replace('complex', 'c'))
-    return f'{name}[{",".join(map(str, aval.shape))}]'
+    return aval.str_short(short_dtypes=True)
 
 
 def _alphabetic(n: int) -> str:

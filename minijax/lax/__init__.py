@@ -122,6 +122,8 @@ from minijax.lax.parallel import (  # noqa: E402
 from minijax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: E402
 # jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).
 from minijax.lax import linalg  # noqa: E402
+# Every lax primitive's sharding rule (sharding in types), once they all exist.
+from minijax.lax import sharding_rules as _sharding_rules  # noqa: E402, F401
 
 _CONTROL_FLOW = ('cond', 'switch', 'while_loop', 'fori_loop', 'scan', 'cond_p', 'while_p',
                  'scan_p', 'custom_linear_solve', 'custom_root', 'linear_solve_p',

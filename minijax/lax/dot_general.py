@@ -26,10 +26,10 @@ from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import convert_element_type
 from minijax.lax.precision import ON_CPU, algorithm_types, canonicalize_precision
-from minijax.lax.static import default_options_only
 from minijax.lax.structural import transpose
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering.ops import dot_algorithm, precision_config
+from minijax.sharding import rules as sharding_rules
 
 dot_general_p = Primitive('dot_general', eager_on_xla=True)
 
@@ -44,12 +44,12 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     ``preferred_element_type`` is the result's dtype (an int8 product may be float32, a
     float64 one float32); ``precision`` a ``lax.Precision`` (or a pair of them, or a name),
     which only the accelerators heed."""
-    default_options_only('dot_general', out_sharding=out_sharding)
     return dot_general_p.bind(
         lhs, rhs, dimension_numbers=_dimension_numbers(dimension_numbers),
         precision=canonicalize_precision(precision),
         preferred_element_type=None if preferred_element_type is None
-        else dtypes.check_supported(preferred_element_type))
+        else dtypes.check_supported(preferred_element_type),
+        **sharding_rules.sharding_param('out_sharding', out_sharding, 'dot_general'))
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
@@ -131,7 +131,7 @@ def _result_dtype(lhs_dtype, rhs_dtype, preferred_element_type):
 
 
 def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
-                               preferred_element_type):
+                               preferred_element_type, out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
 
     def axes_ok(axes, ndim):
@@ -149,7 +149,8 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 
-def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                      out_sharding=None):
     """Operands of two dtypes are converted to the result's first (as the lowering does);
     one dtype is contracted in the wider of it and the result's, then rounded. A dot
     algorithm converts the operands to its types and rounds the sum to its own first."""
@@ -215,11 +216,15 @@ def _operand_cotangent(ct, other, x_aval, x_axes, other_axes, x_is_lhs, params):
     # Axes of ct: batch, lhs free, rhs free.
     start = n_batch + len(x_free) if x_is_lhs else n_batch
     other_free_in_ct = range(start, start + len(other_free))
+    # Axes of out: batch, x's free axes, then other's contracting axes in increasing order.
+    out_to_x = [*x_b, *x_free, *(x_c[other_c.index(a)] for a in sorted(other_c))]
+    params = {k: v for k, v in params.items() if k != 'out_sharding'}
+    if x_aval._sharding is not None:  # (as JAX: the cotangent is sharded as x is)
+        spec = x_aval._sharding.spec.partitions
+        params['out_sharding'] = x_aval._sharding.update(spec=[spec[a] for a in out_to_x])
     out = dot_general_p.bind(ct, other, dimension_numbers=(
         (tuple(other_free_in_ct), tuple(other_free)), (tuple(range(n_batch)), other_b)),
         **params)
-    # Axes of out: batch, x's free axes, then other's contracting axes in increasing order.
-    out_to_x = [*x_b, *x_free, *(x_c[other_c.index(a)] for a in sorted(other_c))]
     out = transpose(out, np.argsort(out_to_x))
     if core.get_aval(out).dtype != x_aval.dtype:
         out = convert_element_type(out, x_aval.dtype)
@@ -238,6 +243,7 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, **params):
 def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
     """Both batched: a new leading batch axis pair. One batched: its batch axis becomes a free
     axis of that operand, which sits first among its free axes in the result."""
+    params.pop('out_sharding', None)  # (the batched result's sharding is the rule's)
     (lhs, rhs), (lhs_dim, rhs_dim) = vals, dims
     (lc, rc), (lb, rb) = dimension_numbers
 
@@ -258,7 +264,7 @@ def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
 
 
 def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
-                          preferred_element_type):
+                          preferred_element_type, out_sharding=None):
     """Operands of two dtypes are converted to the result's, as JAX lowers for CPUs; a dot
     algorithm converts them to the types it takes and sums in its accumulation type."""
     (lc, rc), (lb, rb) = dimension_numbers

@@ -26,6 +26,7 @@ from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 from minijax.lowering.ops import broadcast_operands, choose, compare, full_like_aval
+from minijax.sharding import rules as sharding_rules
 
 # ----------------------------------------------------------------------------- unary
 
@@ -74,6 +75,7 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     prim.def_batching(lambda vals, dims, **params: (prim.bind(*vals, **params), dims[0]))
     if hlo_op is not None:
         register_lowering(prim, lambda ctx, x, **params: op_with_accuracy(hlo_op, x, **params))
+    sharding_rules.register(sharding_rules.SAME_AS_OPERAND, prim)
     return prim
 
 
@@ -333,6 +335,7 @@ def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on
     prim.def_impl(impl)
     batching.broadcasting_batcher(prim)
     register_lowering(prim, lowering if lowering_broadcasts else on_broadcast_operands(lowering))
+    sharding_rules.register(sharding_rules.broadcasting_rule(name), prim)
     return prim
 
 
@@ -340,8 +343,9 @@ def on_broadcast_operands(lowering):
     """``lowering`` of an elementwise op given operands broadcast to the result's shape, and
     a context whose operand types say so (a ``lower_fun`` rule traces at them)."""
     def rule(ctx, *operands):
-        shape = ctx.avals_out[0].shape
-        if any(a.shape != shape for a in ctx.avals_in):
+        shape, sharding = ctx.avals_out[0].shape, ctx.avals_out[0]._sharding
+        if any(a.shape != shape for a in ctx.avals_in) or (
+                sharding is not None and any(a._sharding != sharding for a in ctx.avals_in)):
             operands = broadcast_operands(ctx, operands)
             ctx = dataclasses.replace(ctx, avals_in=[a.update(shape=shape) for a in ctx.avals_in])
         return lowering(ctx, *operands)

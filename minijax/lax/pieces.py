@@ -22,6 +22,7 @@ from minijax.lax.structural import concatenate, reshape
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering import ops as hlo_ops
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
+from minijax.lowering.shardings import constrain_to_type
 
 
 def _axis(axis, ndim, fn):
@@ -63,8 +64,10 @@ def _split_abstract_eval(x, *, sizes, axis):
 
 
 def _split_lowering(ctx, x, *, sizes, axis):
+    """Each piece sliced, then constrained to its type's sharding (JAX's order)."""
     ends = np.cumsum(sizes)
-    return [_slice(x, ctx.avals_in[0], axis, end - size, end) for size, end in zip(sizes, ends)]
+    return [constrain_to_type(ctx, _slice(x, ctx.avals_in[0], axis, end - size, end), out)
+            for size, end, out in zip(sizes, ends, ctx.avals_out)]
 
 
 def _split_transpose(cts, x, *, sizes, axis):
@@ -100,7 +103,8 @@ def _unstack_abstract_eval(x, *, axis):
 
 def _unstack_lowering(ctx, x, *, axis):
     (aval,), outs = ctx.avals_in, ctx.avals_out
-    return [hlo.ReshapeOp(tensor_type(out), _slice(x, aval, axis, i, i + 1)).result
+    return [constrain_to_type(ctx, hlo.ReshapeOp(tensor_type(out),
+                                                 _slice(x, aval, axis, i, i + 1)).result, out)
             for i, out in enumerate(outs)]
 
 

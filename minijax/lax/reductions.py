@@ -318,12 +318,14 @@ def computation_jaxpr(computation, flat_avals, tree):
 
 # reduce_sum is linear: its transpose broadcasts the cotangent back over the summed axes.
 ad.defjvp_linear(reduce_sum_p)
-reduce_sum_p.def_transpose(lambda ct, x, *, axes: [_unreduce(ct, x.aval.shape, axes)])
+reduce_sum_p.def_transpose(lambda ct, x, *, axes: [
+    _unreduce(ct, x.aval.shape, axes, x.aval._sharding)])  # (sharded as x, as JAX)
 
 
-def _unreduce(x, shape, axes):
+def _unreduce(x, shape, axes, sharding=None):
     """``x``, a reduction over ``axes`` of an array of ``shape``, broadcast back to it."""
-    return broadcast_in_dim(x, shape, [d for d in range(len(shape)) if d not in axes])
+    return broadcast_in_dim(x, shape, [d for d in range(len(shape)) if d not in axes],
+                            out_sharding=sharding)
 
 
 def _reduce_chooser_jvp(prim):
@@ -532,7 +534,8 @@ def _arg_chooser_primitive(name, np_impl, direction):
         """JAX's: a reduce of the values and their positions along ``axis``."""
         aval = core.get_aval(x)
         identity = (dtypes.lowest if direction == 'GT' else dtypes.highest)(aval.dtype)
-        positions = broadcasted_iota(index_dtype, aval.shape, axis)
+        positions = broadcasted_iota(index_dtype, aval.shape, axis,
+                                     out_sharding=aval._sharding)  # (sharded as x)
         return reduce((x, positions), (np.asarray(identity, aval.dtype),
                                        np.zeros((), index_dtype)), pick, (axis,))[1]
 

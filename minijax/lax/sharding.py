@@ -16,7 +16,8 @@ from minijax.interpreters import jvp as ad
 from minijax.lowering import register_lowering
 from minijax.lowering.shardings import sharding_constraint
 from minijax.sharding import NamedSharding, PartitionSpec
-from minijax.sharding.mesh import get_concrete_mesh
+from minijax.sharding import rules
+from minijax.sharding.mesh import get_abstract_mesh, get_concrete_mesh
 from minijax.sharding.partition_spec import UNCONSTRAINED
 
 sharding_constraint_p = Primitive('sharding_constraint')
@@ -65,6 +66,11 @@ def _constrained(x, sharding):
     except ValueError as err:
         raise ValueError(f'One of with_sharding_constraint arguments is incompatible with its '
                          f'sharding annotation {sharding}: {err}') from None
+    if get_abstract_mesh().are_all_axes_explicit:  # (sharding in types: an assertion)
+        rules.assert_sharding_is(core.shaped_aval(x), sharding)
+        return x
+    if not get_abstract_mesh().empty:
+        rules.check_auto_only(sharding)
     unconstrained = Dims(i for i, p in enumerate(sharding.spec.partitions)
                          if p is UNCONSTRAINED)
     return sharding_constraint_p.bind(x, context_mesh=get_concrete_mesh(), layout=None,

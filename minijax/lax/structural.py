@@ -19,6 +19,7 @@ from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering import ops as hlo_ops
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
+from minijax.sharding import rules as sharding_rules
 
 
 def _shape_str(shape):
@@ -34,31 +35,31 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     """``operand`` replicated to ``shape``: operand axis i becomes result axis
     ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new.
     A traced operand of that shape already is the result, no equation (as in JAX)."""
-    default_options_only('broadcast_in_dim', out_sharding=out_sharding)
+    sharding = sharding_rules.sharding_param('sharding', out_sharding, 'broadcast_in_dim')
     shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
     broadcast_dimensions = static_ints(broadcast_dimensions, 'broadcast_in_dim',
                                        'broadcast_dimensions')
     if (isinstance(operand, core.Tracer) and np.shape(operand) == shape
-            and broadcast_dimensions == tuple(range(len(shape)))):
+            and broadcast_dimensions == tuple(range(len(shape)))
+            and sharding.get('sharding', operand.aval._sharding) == operand.aval._sharding):
         return operand
-    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=broadcast_dimensions)
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=broadcast_dimensions,
+                                   **sharding)
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
     """``operand`` replicated along new leading axes of ``sizes`` (JAX's ``lax.broadcast``;
     Autodidax's ``broadcast(x, shape, axes)`` is ``broadcast_in_dim`` with the other axes)."""
-    default_options_only('broadcast', out_sharding=out_sharding)
     sizes = core.canonicalize_shape(sizes, 'broadcast')
     ndim = np.ndim(operand)
     return broadcast_in_dim(operand, sizes + np.shape(operand),
-                            range(len(sizes), len(sizes) + ndim))
+                            range(len(sizes), len(sizes) + ndim), out_sharding=out_sharding)
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None, weak_type=False):
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar, not a big constant
     (weakly typed with ``weak_type``, a minijax option, as a Python scalar is). Without
     ``dtype``, the fill value's dtype and weak type."""
-    default_options_only('full', sharding=sharding)
     fill_aval = core.get_aval(fill_value)
     if fill_aval.shape:
         raise TypeError(f'full must be called with scalar fill_value, got fill_value.shape '
@@ -67,10 +68,11 @@ def full(shape, fill_value, dtype=None, *, sharding=None, weak_type=False):
         dtype, weak_type = fill_aval.dtype, fill_aval.weak_type
     fill = scalar(fill_value, dtypes.check_supported(dtype, 'full'), weak_type)
     staged = core.staged_constant(fill) if shape == () else None  # no broadcast to (), as JAX
-    return broadcast_in_dim(fill, shape, ()) if staged is None else staged
+    return broadcast_in_dim(fill, shape, (), out_sharding=sharding) if staged is None else \
+        staged
 
 
-def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding=None):
     dims = broadcast_dimensions
     ok = (len(dims) == x.ndim and list(dims) == sorted(set(dims))
           and all(0 <= d < len(shape) for d in dims)
@@ -81,14 +83,14 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding=None):
     expanded = [1] * len(shape)
     for n, d in zip(np.shape(x), broadcast_dimensions):
         expanded[d] = n
     return np.broadcast_to(np.reshape(x, expanded), shape)
 
 
-def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
     """Sum over the new axes and over the axes that grew from size 1."""
     dims = broadcast_dimensions
     grown = [d for n, d in zip(x.aval.shape, dims) if n == 1 and shape[d] != 1]
@@ -97,11 +99,14 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
     return [reshape(summed, x.aval.shape) if grown else summed]
 
 
-def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions, sharding=None):
     (x,), (bdim,) = vals, dims
     x = moveaxis(x, bdim, 0)
     size = core.get_aval(x).shape[0]
-    return broadcast_in_dim(x, (size, *shape), (0, *(d + 1 for d in broadcast_dimensions))), 0
+    if sharding is not None:  # the batch axis unsharded
+        sharding = sharding.update(spec=(None, *sharding.spec.partitions))
+    return broadcast_in_dim(x, (size, *shape), (0, *(d + 1 for d in broadcast_dimensions)),
+                            out_sharding=sharding), 0
 
 
 broadcast_in_dim_p.def_impl(_broadcast_in_dim_impl)
@@ -109,7 +114,7 @@ broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_abstract_eval)
 ad.defjvp_linear(broadcast_in_dim_p)
 broadcast_in_dim_p.def_transpose(_broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batching(_broadcast_in_dim_batching)
-register_lowering(broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensions:
+register_lowering(broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensions, **_:
                   hlo_broadcast_in_dim(x, ctx.avals_out[0], broadcast_dimensions))
 
 # ----------------------------------------------------------------------------- transpose
@@ -155,10 +160,10 @@ reshape_p = Primitive('reshape')
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """The elements of ``operand`` in row-major order, laid out as ``new_sizes``; with
     ``dimensions``, in the order of ``transpose(operand, dimensions)``, as in JAX."""
-    default_options_only('reshape', out_sharding=out_sharding)
     if dimensions is not None:
         operand = transpose(operand, dimensions)
-    return reshape_p.bind(operand, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'))
+    return reshape_p.bind(operand, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'),
+                          **sharding_rules.sharding_param('sharding', out_sharding, 'reshape'))
 
 
 squeeze_p = Primitive('squeeze')
@@ -206,25 +211,26 @@ def expand_dims(array, dimensions):
     return broadcast_in_dim(array, shape, kept)
 
 
-def _reshape_abstract_eval(x, *, new_sizes):
+def _reshape_abstract_eval(x, *, new_sizes, sharding=None):
     if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(f'reshape: cannot reshape {x.str_short()} ({x.size} elements) to '
                         f'shape {_shape_str(new_sizes)}')
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-def _reshape_batching(vals, dims, *, new_sizes):
+def _reshape_batching(vals, dims, *, new_sizes, sharding=None):
     (x,), (bdim,) = vals, dims
     x = moveaxis(x, bdim, 0)
     return reshape(x, (core.get_aval(x).shape[0], *new_sizes)), 0
 
 
-reshape_p.def_impl(lambda x, *, new_sizes: np.reshape(x, new_sizes))
+reshape_p.def_impl(lambda x, *, new_sizes, sharding=None: np.reshape(x, new_sizes))
 reshape_p.def_abstract_eval(_reshape_abstract_eval)
 ad.defjvp_linear(reshape_p)
-reshape_p.def_transpose(lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)])
+reshape_p.def_transpose(lambda ct, x, *, new_sizes, sharding=None: [
+    reshape(ct, x.aval.shape, out_sharding=x.aval._sharding)])
 reshape_p.def_batching(_reshape_batching)
-register_lowering(reshape_p, lambda ctx, x, *, new_sizes:
+register_lowering(reshape_p, lambda ctx, x, *, new_sizes, sharding=None:
                   hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), x).result)
 
 # ----------------------------------------------------------------------------- concatenate
@@ -382,20 +388,20 @@ def iota(dtype, size):
 
 def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
     """An array of ``shape`` counting 0, 1, 2, ... along axis ``dimension``."""
-    default_options_only('broadcasted_iota', out_sharding=out_sharding)
     shape = core.canonicalize_shape(shape, 'iota')
     return iota_p.bind(dtype=dtypes.check_supported(dtype, 'iota'), shape=shape,
-                       dimension=core.canonicalize_axis(dimension, len(shape), 'iota: dimension'))
+                       dimension=core.canonicalize_axis(dimension, len(shape), 'iota: dimension'),
+                       **sharding_rules.sharding_param('sharding', out_sharding, 'iota'))
 
 
-def _iota_abstract_eval(*, dtype, shape, dimension):
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape) or dtype == dtypes.bool_:
         raise TypeError(f'iota: cannot count along axis {dimension} of a {dtype.name} array '
                         f'of shape {_shape_str(shape)}')
     return ShapedArray(shape, dtype)
 
 
-def _iota_impl(*, dtype, shape, dimension):
+def _iota_impl(*, dtype, shape, dimension, sharding=None):
     counts = np.arange(shape[dimension], dtype=dtype)
     return np.array(_broadcast_in_dim_impl(counts, shape=shape,
                                            broadcast_dimensions=(dimension,)))
@@ -405,7 +411,7 @@ iota_p.def_impl(_iota_impl)
 iota_p.def_abstract_eval(_iota_abstract_eval)
 # iota has no operands: no transformation ever sees it with a tracer, so it needs no jvp,
 # transpose or batching rule.
-register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension:
+register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding=None:
                   hlo.IotaOp(tensor_type(ctx.avals_out[0]), dimension).result)
 
 # ----------------------------------------------------------------------------- empty

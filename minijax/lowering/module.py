@@ -22,7 +22,9 @@ from minijax.ir.printer import jax_name
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
-from minijax.lowering.shardings import constrain_all, lift_meshes, sdy_sharding
+from minijax.lowering.shardings import (constrain_all, constrain_to_type, lift_meshes,
+                                        sdy_sharding)
+from minijax.sharding import rules as sharding_rules
 from minijax.lowering.types import dense_elements, tensor_type
 
 
@@ -195,6 +197,12 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
     A program for a mesh (``jit`` with shardings) has ``num_partitions`` (the mesh's size)
     and, per argument and result, a ``NamedSharding`` or None (XLA chooses): each becomes an
     ``sdy.sharding`` attribute, their meshes one ``sdy.mesh @mesh`` (``lowering.shardings``)."""
+    if core.sharding_in_types():  # (sharded types: laid out as their types say, as JAX)
+        arg_shardings, result_shardings = (
+            [s if s is not None else sharding_rules.constraint_of(a)
+             for s, a in zip(list(given) or [None] * len(avals), avals)]
+            for given, avals in ((arg_shardings, closed.in_avals),
+                                 (result_shardings, closed.out_avals)))
     big = _constant_bytes(closed) > OWN_CONTEXT_BYTES
     with core.gc_paused(), new_context() if big else mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
@@ -437,6 +445,10 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         else:
             with _location(module_ctx, eqn, _op_name(module_ctx, eqn)):
                 outs = rule(rule_ctx, *operands, **eqn.params)
+                if core.sharding_in_types() and sharding_rules.constrains(eqn.primitive):
+                    outs = [constrain_to_type(rule_ctx, x, aval) for x, aval in
+                            zip([outs] if isinstance(outs, ir.Value) else outs,
+                                rule_ctx.avals_out)]
         outs = _check_lowered(module_ctx, eqn, rule_ctx.avals_out, outs)
         for v, val in zip(eqn.out_binders, outs):
             env[v] = val

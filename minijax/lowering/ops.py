@@ -7,6 +7,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.lowering.module import append_block, constant
+from minijax.lowering.shardings import constrain_to_type
 from minijax.lowering.types import element_type, tensor_type
 
 
@@ -25,12 +26,16 @@ def full_like_aval(value, aval) -> ir.Value:
 def broadcast_operands(ctx, operands) -> list[ir.Value]:
     """Broadcast the operands of an elementwise op to the shape of its result, as JAX does:
     a scalar (``x * 2.``, on every use of a literal: the tensor type comes from the module's
-    cache) or an operand with axes of size 1, which grow."""
-    out_shape = ctx.avals_out[0].shape
+    cache) or an operand with axes of size 1, which grow. Under sharding in types, each
+    broadcast operand, and each operand typed otherwise than the result, is constrained to
+    the result's sharding (JAX's multi_broadcast_in_dim)."""
+    out = ctx.avals_out[0]
     module = ctx.module_context
-    return [hlo.BroadcastInDimOp(module.tensor_type(aval.update(shape=out_shape)), x,
-                                 ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))).result
-            if aval.shape != out_shape else x
+    return [constrain_to_type(ctx, hlo.BroadcastInDimOp(
+                module.tensor_type(aval.update(shape=out.shape)), x,
+                ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))).result, out)
+            if aval.shape != out.shape else
+            constrain_to_type(ctx, x, out) if aval._sharding != out._sharding else x
             for x, aval in zip(operands, ctx.avals_in)]
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.array import Array, device_array, scalar
 from minijax.core import Tracer
+from minijax.sharding import rules as sharding_rules
 from minijax.unsupported import missing_name
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 
@@ -155,17 +156,17 @@ def _broadcast_shape(shapes, primitive):
         raise
 
 
-def broadcast_to(x, shape):
+def broadcast_to(x, shape, *, out_sharding=None):
     """``x`` broadcast to ``shape`` by NumPy's rules (new axes on the left, size 1 grows)."""
     shape = core.canonicalize_shape(shape, 'broadcast_to')
     x_shape = np.shape(x)
     if len(x_shape) > len(shape) or broadcast_shapes(x_shape, shape) != shape:
         raise ValueError(f'cannot broadcast an array of shape {_shape_str(x_shape)} to shape '
                          f'{_shape_str(shape)}')
-    if x_shape == shape:
+    if x_shape == shape and out_sharding is None:
         return x
     lead = len(shape) - len(x_shape)
-    return lax.broadcast_in_dim(x, shape, range(lead, len(shape)))
+    return lax.broadcast_in_dim(x, shape, range(lead, len(shape)), out_sharding=out_sharding)
 
 
 def broadcast_arrays(*args):
@@ -180,8 +181,11 @@ def _broadcast(*args, scalars_too=False, primitive=None):
     operands stay scalars (lax ops take them) unless ``scalars_too``."""
     shapes = [a.shape if isinstance(a, _HAS_SHAPE) else np.shape(a) for a in args]
     shape = _broadcast_shape(shapes, primitive)
-    return [a if s == shape or (s == () and not scalars_too) else broadcast_to(a, shape)
-            for a, s in zip(args, shapes)]
+    sharding = None  # (under sharding in types, the broadcast operands' result's, as JAX)
+    if core.sharding_in_types() and builtins.any(s != shape for s in shapes):
+        sharding = sharding_rules.broadcast_shardings(*map(core.shaped_aval, args))
+    return [a if s == shape or (s == () and not scalars_too) else
+            broadcast_to(a, shape, out_sharding=sharding) for a, s in zip(args, shapes)]
 
 
 def _promote_shapes(*args, primitive=None):
@@ -1000,42 +1004,44 @@ def can_cast(from_, to, casting='safe'):
 
 # ----------------------------------------------------------------------------- creation
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, out_sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar, possibly traced); weakly
     typed where ``fill_value`` is and ``dtype`` is not given, as in JAX."""
     shape = core.canonicalize_shape(shape, 'full')
     fill_aval = core.get_aval(fill_value)
     weak_type = dtype is None and fill_aval.weak_type
     dtype = dtypes.check_supported(dtype if dtype is not None else fill_aval.dtype, 'full')
-    return _full(shape, fill_value, dtype, weak_type)
+    return _full(shape, fill_value, dtype, weak_type, out_sharding)
 
 
-def _full(shape, fill_value, dtype, weak_type):
+def _full(shape, fill_value, dtype, weak_type, out_sharding=None):
     """A traced or non-scalar ``fill_value`` is broadcast to ``shape`` (a ValueError if it
     cannot be, as in JAX); a concrete scalar is ``lax.full``'s broadcast constant."""
     if isinstance(fill_value, Tracer) or np.ndim(fill_value):
-        return broadcast_to(_cast(fill_value, dtype, weak_type), shape)
-    return lax.full(shape, fill_value, dtype, weak_type=weak_type)
+        return broadcast_to(_cast(fill_value, dtype, weak_type), shape, out_sharding=out_sharding)
+    return lax.full(shape, fill_value, dtype, weak_type=weak_type, sharding=out_sharding)
 
 
-def zeros(shape, dtype=None):
-    return full(shape, 0, dtype or float64)
+def zeros(shape, dtype=None, *, out_sharding=None):
+    return full(shape, 0, dtype or float64, out_sharding=out_sharding)
 
 
-def ones(shape, dtype=None):
-    return full(shape, 1, dtype or float64)
+def ones(shape, dtype=None, *, out_sharding=None):
+    return full(shape, 1, dtype or float64, out_sharding=out_sharding)
 
 
 empty = zeros
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
-    """``full`` with ``a``'s shape and dtype, weakly typed where ``a`` is (JAX's rule)."""
+    """``full`` with ``a``'s shape and dtype, weakly typed where ``a`` is (JAX's rule), and
+    its sharding when the shape is its own."""
     aval = core.get_aval(a)
+    sharding = aval._sharding if shape is None else None
     shape = aval.shape if shape is None else core.canonicalize_shape(shape, 'full_like')
     if dtype is not None:
-        return full(shape, fill_value, dtype)
-    return _full(shape, fill_value, aval.dtype, aval.weak_type)
+        return full(shape, fill_value, dtype, out_sharding=sharding)
+    return _full(shape, fill_value, aval.dtype, aval.weak_type, sharding)
 
 
 def zeros_like(a, dtype=None, shape=None):
@@ -1049,7 +1055,7 @@ def ones_like(a, dtype=None, shape=None):
 empty_like = zeros_like
 
 
-def arange(start, stop=None, step=1, dtype=None):
+def arange(start, stop=None, step=1, dtype=None, *, out_sharding=None):
     """``start, start + step, ...`` below ``stop`` (static bounds), built on ``iota``."""
     if stop is None:
         start, stop = 0, start
@@ -1062,7 +1068,7 @@ def arange(start, stop=None, step=1, dtype=None):
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')  # JAX's (and NumPy's) class
     n = builtins.max(0, int(np.ceil((stop - start) / step)))
-    out = lax.iota(dtype, n)
+    out = lax.broadcasted_iota(dtype, (n,), 0, out_sharding=out_sharding)
     if step != 1:
         out = lax.mul(out, np.asarray(step, dtype))
     if start != 0:

@@ -18,6 +18,7 @@ from minijax.numpy import (_axes, _no_out, _promote, _shape_str, _to_float, abs,
                            stack, subtract, sum, unstack, where, zeros_like)
 from minijax.numpy._reductions import _squared_modulus
 from minijax.numpy._shapes import _axis_list
+from minijax.sharding import rules as sharding_rules
 
 __all__ = ['convolve', 'correlate', 'cross', 'diag', 'diagonal', 'dot', 'einsum', 'eye',
            'identity', 'inner', 'kron', 'matmul', 'outer', 'tensordot', 'trace', 'tri', 'tril',
@@ -30,14 +31,15 @@ def _not_aligned(a_sizes, b_sizes):
                      f'got {_shape_str(a_sizes)} and {_shape_str(b_sizes)}.')
 
 
-def _product(a, b, dimension_numbers):
+def _product(a, b, dimension_numbers, out_sharding=None):
     """``lax.dot_general`` asked for the operands' dtype, as jnp's products ask (its
     ``preferred_element_type`` shows in the jaxpr)."""
     return lax.dot_general(a, b, dimension_numbers,
-                           preferred_element_type=core.get_aval(a).dtype)
+                           preferred_element_type=core.get_aval(a).dtype,
+                           out_sharding=out_sharding)
 
 
-def matmul(a, b, /):
+def matmul(a, b, /, *, out_sharding=None):
     """NumPy's ``a @ b``: 1-D operands gain (and lose) a unit axis; leading axes broadcast and
     become batch axes of ``dot_general``."""
     a, b = _promote(a, b)
@@ -53,12 +55,13 @@ def matmul(a, b, /):
     a2 = broadcast_to(a2, batch + np.shape(a2)[-2:])
     b2 = broadcast_to(b2, batch + np.shape(b2)[-2:])
     n = len(batch)
-    out = _product(a2, b2, (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n)))))
+    out = _product(a2, b2, (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n)))),
+                   out_sharding)
     drop = [ax for ax, one_d in [(-2, len(a_shape) == 1), (-1, len(b_shape) == 1)] if one_d]
     return lax.squeeze(out, drop) if drop else out
 
 
-def dot(a, b):
+def dot(a, b, *, out_sharding=None):
     """NumPy's ``dot``: a product with a scalar, an inner product of vectors, or a contraction
     of the last axis of ``a`` with the second to last of ``b`` (the last if ``b`` is 1-D)."""
     a, b = _promote(a, b)
@@ -68,7 +71,7 @@ def dot(a, b):
     b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
     if a_shape[-1] != b_shape[b_axis]:
         raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
-    return _product(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())))
+    return _product(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())), out_sharding)
 
 
 def tensordot(a, b, axes=2):
@@ -269,9 +272,10 @@ def _einsum_reduce(x, letters, keep):
     return x, letters
 
 
-def _einsum_pair(x, xl, y, yl, keep):
+def _einsum_pair(x, xl, y, yl, keep, out_sharding=None):
     """Contract ``x`` and ``y`` with one dot_general: shared letters in ``keep`` are batch
-    axes, other shared letters are summed."""
+    axes, other shared letters are summed. ``out_sharding``: the einsum's (the last pair's
+    result is laid out as the output, its letters in ``keep``)."""
     shared = [c for c in xl if c in yl]
     for c in shared:
         if np.shape(x)[xl.index(c)] != np.shape(y)[yl.index(c)]:
@@ -281,12 +285,16 @@ def _einsum_pair(x, xl, y, yl, keep):
     contract = [c for c in shared if c not in keep]
     numbers = ((tuple(xl.index(c) for c in contract), tuple(yl.index(c) for c in contract)),
                (tuple(xl.index(c) for c in batch), tuple(yl.index(c) for c in batch)))
-    out = _product(x, y, numbers)
-    return out, ''.join(batch) + ''.join(c for c in xl if c not in shared) + ''.join(
+    labels = ''.join(batch) + ''.join(c for c in xl if c not in shared) + ''.join(
         c for c in yl if c not in shared)
+    if out_sharding is not None:
+        out_sharding = sharding_rules.canonicalize_sharding(out_sharding, 'einsum')
+        spec = out_sharding.spec._normalized_spec_for_aval(len(keep)).partitions
+        out_sharding = out_sharding.update(spec=[spec[keep.index(c)] for c in labels])
+    return _product(x, y, numbers, out_sharding), labels
 
 
-def einsum(subscripts, *operands):
+def einsum(subscripts, *operands, out_sharding=None):
     """Einstein summation, contracting the operands left to right with ``dot_general``
     (repeated letters within one operand take diagonals; ``...`` is supported, without
     broadcasting of size-1 axes). The subscripts are a string, or NumPy's interleaved
@@ -301,7 +309,8 @@ def einsum(subscripts, *operands):
         later = output + ''.join(inputs[k + 1:])
         x, xl = _einsum_reduce(x, xl, later + inputs[k])
         y, yl = _einsum_reduce(operands[k], inputs[k], later + xl)
-        x, xl = _einsum_pair(x, xl, y, yl, later)
+        x, xl = _einsum_pair(x, xl, y, yl, later,
+                             out_sharding if k == len(operands) - 1 else None)
     x, xl = _einsum_reduce(x, xl, output)
     return lax.transpose(x, [xl.index(c) for c in output])
 

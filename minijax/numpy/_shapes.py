@@ -21,7 +21,7 @@ __all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 
            'split', 'squeeze', 'stack', 'swapaxes', 'tile', 'transpose', 'unstack', 'vstack']
 
 
-def reshape(a, shape=None, order='C', **kwargs):
+def reshape(a, shape=None, order='C', *, out_sharding=None, **kwargs):
     """``a`` with a new shape; one entry may be -1 (inferred). (JAX's old ``newshape=``
     keyword is accepted.)"""
     shape = kwargs.pop('newshape', shape)
@@ -39,7 +39,9 @@ def reshape(a, shape=None, order='C', **kwargs):
         error = ValueError if isinstance(a, (np.ndarray, np.generic)) else TypeError
         raise error(f'cannot reshape an array of shape {_shape_str(np.shape(a))} into '
                          f'shape {_shape_str(shape)}')
-    return a if shape == np.shape(a) else lax.reshape(a, shape)
+    if shape == np.shape(a) and out_sharding is None:
+        return a
+    return lax.reshape(a, shape, out_sharding=out_sharding)
 
 
 def ravel(a):

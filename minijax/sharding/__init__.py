@@ -14,4 +14,13 @@ from minijax.sharding.partition_spec import PartitionSpec
 __all__ = ['AbstractDevice', 'AbstractMesh', 'AxisType', 'ManualAxisType', 'Mesh',
            'NamedSharding', 'PartitionSpec', 'Sharding', 'SingleDeviceSharding',
            'get_abstract_mesh', 'get_mesh', 'make_single_device_sharding',
-           'set_mesh', 'use_abstract_mesh']
+           'set_mesh', 'use_abstract_mesh', 'auto_axes', 'explicit_axes', 'reshard']
+
+
+def __getattr__(name):
+    """``reshard``, ``auto_axes`` and ``explicit_axes`` (``minijax.lax.reshard``, a layer
+    above: they bind a primitive), on first use."""
+    if name in ('reshard', 'auto_axes', 'explicit_axes'):
+        from minijax.lax import reshard
+        return getattr(reshard, name)
+    raise AttributeError(f"module 'minijax.sharding' has no attribute '{name}'")
