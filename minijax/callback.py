@@ -28,6 +28,7 @@ import numpy as np
 from minijax import core, lax, tree_util
 from minijax.array import device_put
 from minijax.control_flow import scan
+from minijax.errors import JaxRuntimeError
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
 from minijax.lowering import register_lowering
@@ -189,19 +190,20 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
 
 
 def _pure_callback_impl(*args, callback, result_avals, vmap_method):
-    """The callback's results, checked against ``result_avals`` (JAX's errors)."""
+    """The callback's results, checked against ``result_avals`` (JAX's errors: XLA's
+    runtime error, which JAX raises eagerly too)."""
     outs = callback(*device_put(args))
     if len(outs) != len(result_avals):
-        raise RuntimeError(f'Mismatched number of outputs from callback. Expected: '
-                           f'{len(result_avals)}, Actual: {len(outs)}')
+        raise JaxRuntimeError(f'Mismatched number of outputs from callback. Expected: '
+                              f'{len(result_avals)}, Actual: {len(outs)}')
     outs = [np.asarray(x) for x in outs]
     for i, (out, aval) in enumerate(zip(outs, result_avals)):
         if out.shape != aval.shape:
-            raise RuntimeError(f'Incorrect output shape for return value #{i}: Expected: '
-                               f'{aval.shape}, Actual: {out.shape}')
+            raise JaxRuntimeError(f'Incorrect output shape for return value #{i}: '
+                                  f'Expected: {aval.shape}, Actual: {out.shape}')
         if out.dtype != aval.dtype:
-            raise RuntimeError(f'Incorrect output dtype for return value #{i}: Expected: '
-                               f'{aval.dtype}, Actual: {out.dtype}')
+            raise JaxRuntimeError(f'Incorrect output dtype for return value #{i}: '
+                                  f'Expected: {aval.dtype}, Actual: {out.dtype}')
     return outs
 
 

@@ -49,6 +49,7 @@ WITHOUT_ROWS = {
     'custom_derivatives': 'custom_jvp, custom_vjp, checkpoint: covered as the top level',
     'dtypes': "minijax's dtype tables; jax.dtypes is JAX's",
     'tools': "the command line's helpers: covered by CLI_ROWS and test_cli.py",
+    'typing': 'type annotations only: nothing to call',
 }
 
 
