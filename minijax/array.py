@@ -14,6 +14,7 @@ import numpy as np
 
 from minijax import core, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
+from minijax.sharding import SingleDeviceSharding
 
 
 class Array:
@@ -248,31 +249,6 @@ class Array:
 _DLPACK_CPU = 1
 
 
-class SingleDeviceSharding(NamedTuple):
-    """How an Array lies on the devices (``x.sharding``): whole on one device, JAX's
-    ``SingleDeviceSharding``, with its queries. minijax has no other sharding."""
-    device: object
-    memory_kind: str = 'device'
-
-    device_set = property(lambda self: {self.device})
-    addressable_devices = device_set
-    num_devices = 1
-    is_fully_addressable = True
-    is_fully_replicated = True
-
-    def devices_indices_map(self, shape) -> dict:
-        """Which part of an array of ``shape`` each device holds: all of it."""
-        return {self.device: (slice(None),) * len(shape)}
-
-    addressable_devices_indices_map = devices_indices_map
-
-    def shard_shape(self, shape) -> tuple:
-        return tuple(shape)
-
-    def __repr__(self):
-        return f'SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})'
-
-
 class Shard(NamedTuple):
     """One piece of an Array on one device (``x.addressable_shards``): ``data`` is the part
     ``index`` selects, ``replica_id`` numbers the copies of that part."""
@@ -364,7 +340,7 @@ def device_put(x, device=None):
     they are); minijax computes on one device, so ``device`` (or a sharding) may only name
     it."""
     if isinstance(device, SingleDeviceSharding):
-        device = device.device
+        device, = device.device_set
     if not runtime.is_default_device(device):
         raise ValueError(f'device_put: minijax runs on one device, {runtime.device()}; '
                          f'got {device}')
