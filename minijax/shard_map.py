@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import math
 
-import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
@@ -31,7 +30,7 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
-from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
+from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, same_type
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.control_flow.common import hoist_consts
 from minijax.lax import parallel
@@ -198,13 +197,13 @@ def _promoted_residuals(known: ClosedJaxpr, unknown: ClosedJaxpr, num_res: int, 
     n_outs = len(known.out_avals) - len(computed)
 
     def known_fn(*args):
-        outs = core.eval_jaxpr(known.jaxpr, known.consts, args)
+        outs = eval_jaxpr(known.jaxpr, known.consts, args)
         return [broadcast_in_dim(x, (1,), ()) if k >= n_outs and
                 computed[k - n_outs] in scalars else x for k, x in enumerate(outs)]
 
     def unknown_fn(*args):
         args = [squeeze(x, (0,)) if i in scalars else x for i, x in enumerate(args)]
-        return core.eval_jaxpr(unknown.jaxpr, unknown.consts, args)
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, args)
 
     unknown_avals = [a.update(shape=(1,)) if i in scalars else a
                      for i, a in enumerate(unknown.in_avals)]
@@ -306,23 +305,24 @@ def _shard_map_transpose(cts, *args, **params):
            for ct, spec, nz in zip(cts, params['out_specs'], nonzero)]
     in_specs = params['in_specs']
 
-    def transposed(*res_and_cts):
-        res, out_cts = core.split_list(res_and_cts, len(residuals))
+    def transposed(*cts_and_res):
+        out_cts, res = core.split_list(cts_and_res, nonzero.count(True))
         with _in_scope(params):
             body = transposed_jaxpr(params['jaxpr'], undefined, nonzero)
-        in_cts = core.eval_jaxpr(body.jaxpr, body.consts, [*res, *out_cts])
+        in_cts = eval_jaxpr(body.jaxpr, body.consts, [*res, *out_cts])
         lin_specs = [s for s, u in zip(in_specs, undefined) if u]
         return [parallel.psum(ct, axes) if (axes := _unmentioned(params, s)) else ct
                 for ct, s in zip(in_cts, lin_specs)]
 
     ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
-    avals = [shard_aval(mesh, s, core.get_aval(x)) for s, x in
-             zip(res_specs + ct_specs, [*residuals, *drop_zero_cts(cts)])]
+    operands = [*drop_zero_cts(cts), *residuals]
+    avals = [shard_aval(mesh, s, core.get_aval(x)) for s, x in zip(ct_specs + res_specs,
+                                                                    operands)]
     with _in_scope(params):
         body, _ = trace_to_jaxpr(transposed, avals)
     out_specs = tuple(s for s, u in zip(in_specs, undefined) if u)
-    cts_in = iter(shard_map_p.bind(*residuals, *drop_zero_cts(cts), **dict(
-        params, jaxpr=body, in_specs=res_specs + ct_specs, out_specs=out_specs)))
+    cts_in = iter(shard_map_p.bind(*operands, **dict(
+        params, jaxpr=body, in_specs=ct_specs + res_specs, out_specs=out_specs)))
     return [next(cts_in) if u else None for u in undefined]
 
 
@@ -330,6 +330,27 @@ shard_map_p.def_transpose(_shard_map_transpose)
 
 
 # ----------------------------------------------------------------------------- lowering
+
+def mesh_symbol(module_ctx, mesh) -> str:
+    """The symbol of ``mesh``'s ``sdy.mesh`` in the module, added (first in the module, as
+    JAX places it, with its ``stablehlo.mesh`` twin) on first use; the module is then
+    compiled for the mesh's devices (``mhlo.num_partitions``)."""
+    meshes = module_ctx.__dict__.setdefault('sdy_meshes', {})
+    key = (tuple(mesh.axis_names), tuple(mesh.axis_sizes))
+    if key not in meshes:
+        module = module_ctx.module
+        meshes[key] = symbol = module_ctx.unique_symbol('mesh')
+        axes = [sdy.MeshAxisAttr.get(n, s) for n, s in zip(*key)]
+        with ir.InsertionPoint.at_block_begin(module.body), ir.Location.unknown():
+            op = sdy.MeshOp(symbol, sdy.MeshAttr.get(axes))
+        op.operation.attributes['stablehlo.mesh'] = ir.Attribute.parse(
+            '{axes = [' + ', '.join(f'{{name = "{n}", size = {s} : i64}}' for n, s in zip(*key))
+            + ']}')
+        i32 = ir.IntegerType.get_signless(32)
+        module.operation.attributes['mhlo.num_partitions'] = ir.IntegerAttr.get(
+            i32, math.prod(mesh.axis_sizes))
+    return meshes[key]
+
 
 def _dimension_shardings(spec: PartitionSpec, ndim: int, open_dims: bool) -> list:
     names = spec_names(spec)
@@ -354,7 +375,7 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     if _split_size(mesh, manual) == 1:
         with parallel.lowering_manual_computation(inner):
             return lower_closed_jaxpr(module_ctx, jaxpr, args)
-    symbol = mesh_lib.sdy_mesh_symbol(module_ctx, mesh)
+    symbol = mesh_symbol(module_ctx, mesh)
     open_dims = len(manual) < len(mesh.axis_names)  # partly manual: the rest is Shardy's
     in_shardings = sdy.TensorShardingPerValueAttr.get(
         [_tensor_sharding(symbol, s, a, open_dims) for s, a in zip(in_specs, ctx.avals_in)])

@@ -35,7 +35,7 @@ from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
 __all__ = ['all_gather', 'all_gather_p', 'all_to_all', 'all_to_all_p', 'axis_index',
-           'axis_index_p', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p', 'ppermute',
+           'axis_index_p', 'axis_size', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p', 'ppermute',
            'ppermute_p', 'psum', 'psum_p', 'psum_scatter', 'psum_scatter_p']
 
 
@@ -46,10 +46,14 @@ def axis_names_of(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def axis_size(axis_name, what='axis_size') -> int:
+def _axis_size(axis_name, what='axis_size') -> int:
+    return math.prod(batching.axis_frame(n, what)[0] for n in axis_names_of(axis_name))
+
+
+def axis_size(axis_name) -> int:
     """The size of the named axis in scope, or the product of the sizes of a tuple of them
     (``NameError`` if none binds one)."""
-    return math.prod(batching.axis_frame(n, what)[0] for n in axis_names_of(axis_name))
+    return _axis_size(axis_name)
 
 
 def _bind(prim, *operands, **params):
@@ -82,7 +86,7 @@ def _collective(name, abstract_eval, collective_vmap):
     prim.def_impl(_evaluated_outside_its_axis)
 
     def checked_abstract_eval(*avals, axis_name, **params):
-        axis_size(axis_name, name)
+        _axis_size(axis_name, name)
         return abstract_eval(*avals, **params)
 
     prim.def_abstract_eval(checked_abstract_eval)
@@ -256,7 +260,7 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 def pmean(x, axis_name, *, axis_index_groups=None):
     """``psum(x) / n`` over the ``n`` members of the axis, as JAX defines it."""
-    n = axis_size(axis_name, 'pmean')
+    n = _axis_size(axis_name, 'pmean')
     return tree_util.tree_map(lambda s: s / n, psum(x, axis_name,
                                                    axis_index_groups=axis_index_groups))
 
@@ -335,7 +339,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
         raise NotImplementedError(f"all_gather: to={to!r} is not supported: minijax has no "
                                   "shard_map, and its results vary along the axis")
     return _bind(all_gather_p, x, axis_name=axis_name, all_gather_dimension=axis,
-                 axis_size=axis_size(axis_name, 'all_gather'), tiled=tiled)
+                 axis_size=_axis_size(axis_name, 'all_gather'), tiled=tiled)
 
 
 def _all_gather_lowering(ctx, x, *, axis_name, all_gather_dimension, axis_size, tiled):
@@ -392,7 +396,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     """``psum(x)`` split along ``scatter_dimension``: member ``i`` keeps block ``i``."""
     default_options_only('psum_scatter', axis_index_groups=axis_index_groups)
     return _bind(psum_scatter_p, x, axis_name=axis_name, scatter_dimension=scatter_dimension,
-                 axis_size=axis_size(axis_name, 'psum_scatter'), tiled=tiled)
+                 axis_size=_axis_size(axis_name, 'psum_scatter'), tiled=tiled)
 
 
 def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
@@ -444,7 +448,7 @@ def ppermute(x, axis_name, perm):
     """Send member ``src``'s ``x`` to member ``dst`` for each ``(src, dst)`` of ``perm``; a
     member no pair sends to receives zeros."""
     perm = tuple(static_ints(pair, 'ppermute', 'perm') for pair in perm)
-    size = axis_size(axis_name, 'ppermute')
+    size = _axis_size(axis_name, 'ppermute')
     sources, targets = [s for s, _ in perm], [d for _, d in perm]
     if len(set(sources)) < len(perm) or len(set(targets)) < len(perm) or \
             not all(0 <= i < size for i in sources + targets):
@@ -517,7 +521,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     and the blocks are stacked along a new axis ``concat_axis`` (the primitive is the tiled
     exchange with a size-1 axis added before and removed after, as JAX writes it)."""
     default_options_only('all_to_all', axis_index_groups=axis_index_groups)
-    size = axis_size(axis_name, 'all_to_all')
+    size = _axis_size(axis_name, 'all_to_all')
 
     def bind(leaf):
         aval = core.get_aval(leaf)
@@ -542,11 +546,13 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
 
 
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
-    groups, extra = _replica_groups('all_to_all', axis_name)
+    groups, spmd = _device_groups('all_to_all', axis_name)
     if axis_size == 1:
         return x
-    op = hlo.AllToAllOp([x], split_axis, concat_axis, axis_size, groups,
-                        results=[tensor_type(ctx.avals_out[0])], **extra)
+    op = hlo.AllToAllOp([x], split_axis, concat_axis, axis_size,
+                        ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups)),
+                        results=[tensor_type(ctx.avals_out[0])],
+                        **_spmd_attributes(spmd, global_ids=False))
     return op.results[0]
 
 
