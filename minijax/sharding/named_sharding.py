@@ -210,6 +210,19 @@ class NamedSharding(Sharding):
                              f'{len(self.spec)}, but was applied to a value of rank '
                              f'{len(shape)}.{extra}')
 
+    def check_divisible(self, shape) -> None:
+        """The rank and each split dimension's size fit the spec: JAX's check of a value
+        given this sharding (``device_put``, a sharded type), with its message."""
+        self.check_compatible_aval(shape)
+        for dim, (size, parts) in enumerate(zip(shape, self.tiling(len(shape)))):
+            if size % parts:
+                spec = NamedSharding(self.mesh.abstract_mesh, self.spec)
+                entry = _entry_axes(self.spec.partitions[dim])
+                raise ValueError(f'Sharding spec {entry!r} implies that array '
+                                 f'axis {dim} is partitioned {parts} times, but does not evenly '
+                                 f'divide the dimension size {size}. Got shape: {tuple(shape)} '
+                                 f'and sharding {spec}')
+
     def tiling(self, ndim: int) -> list[int]:
         """How many blocks each of ``ndim`` dimensions is cut into."""
         entries = list(self.spec.partitions) + [None] * (ndim - len(self.spec))
