@@ -36,7 +36,8 @@ from minijax.control_flow.common import hoist_consts
 from minijax.lax import parallel
 from minijax.lax.structural import broadcast_in_dim, squeeze
 from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
-from minijax.sharding import AxisType, Mesh, AbstractMesh, PartitionSpec
+from minijax.lowering.shardings import sdy_sharding
+from minijax.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from minijax.sharding import mesh as mesh_lib
 
 __all__ = ['Infer', 'shard_map', 'shard_map_p']
@@ -331,39 +332,6 @@ shard_map_p.def_transpose(_shard_map_transpose)
 
 # ----------------------------------------------------------------------------- lowering
 
-def mesh_symbol(module_ctx, mesh) -> str:
-    """The symbol of ``mesh``'s ``sdy.mesh`` in the module, added (first in the module, as
-    JAX places it, with its ``stablehlo.mesh`` twin) on first use; the module is then
-    compiled for the mesh's devices (``mhlo.num_partitions``)."""
-    meshes = module_ctx.__dict__.setdefault('sdy_meshes', {})
-    key = (tuple(mesh.axis_names), tuple(mesh.axis_sizes))
-    if key not in meshes:
-        module = module_ctx.module
-        meshes[key] = symbol = module_ctx.unique_symbol('mesh')
-        axes = [sdy.MeshAxisAttr.get(n, s) for n, s in zip(*key)]
-        with ir.InsertionPoint.at_block_begin(module.body), ir.Location.unknown():
-            op = sdy.MeshOp(symbol, sdy.MeshAttr.get(axes))
-        op.operation.attributes['stablehlo.mesh'] = ir.Attribute.parse(
-            '{axes = [' + ', '.join(f'{{name = "{n}", size = {s} : i64}}' for n, s in zip(*key))
-            + ']}')
-        i32 = ir.IntegerType.get_signless(32)
-        module.operation.attributes['mhlo.num_partitions'] = ir.IntegerAttr.get(
-            i32, math.prod(mesh.axis_sizes))
-    return meshes[key]
-
-
-def _dimension_shardings(spec: PartitionSpec, ndim: int, open_dims: bool) -> list:
-    names = spec_names(spec)
-    return [sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(n) for n in names.get(d, ())],
-                                          is_closed=not open_dims)
-            for d in range(ndim)]
-
-
-def _tensor_sharding(mesh_symbol: str, spec, aval, open_dims: bool):
-    return sdy.TensorShardingAttr.get(mesh_symbol,
-                                      _dimension_shardings(spec, aval.ndim, open_dims))
-
-
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
                         newly_manual_axes):
     """``sdy.manual_computation`` over the module's mesh: the operands split as ``in_specs``
@@ -375,12 +343,16 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     if _split_size(mesh, manual) == 1:
         with parallel.lowering_manual_computation(inner):
             return lower_closed_jaxpr(module_ctx, jaxpr, args)
-    symbol = mesh_symbol(module_ctx, mesh)
     open_dims = len(manual) < len(mesh.axis_names)  # partly manual: the rest is Shardy's
-    in_shardings = sdy.TensorShardingPerValueAttr.get(
-        [_tensor_sharding(symbol, s, a, open_dims) for s, a in zip(in_specs, ctx.avals_in)])
-    out_shardings = sdy.TensorShardingPerValueAttr.get(
-        [_tensor_sharding(symbol, s, a, open_dims) for s, a in zip(out_specs, ctx.avals_out)])
+    module_ctx.uses_shardy = True  # (the module's sdy.mesh is made of the inline meshes)
+
+    def shardings(specs, avals):
+        return sdy.TensorShardingPerValueAttr.get(
+            [sdy_sharding(NamedSharding(mesh, s), a.ndim, open_dims)
+             for s, a in zip(specs, avals)])
+
+    in_shardings = shardings(in_specs, ctx.avals_in)
+    out_shardings = shardings(out_specs, ctx.avals_out)
     op = sdy.ManualComputationOp([tensor_type(a) for a in ctx.avals_out], list(args),
                                  in_shardings, out_shardings,
                                  sdy.ManualAxesAttr.get([ir.StringAttr.get(n) for n in manual]))
