@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
@@ -324,10 +325,22 @@ def _shard_map_transpose(cts, *args, **params):
     in_specs = params['in_specs']
 
     def transposed(*cts_and_res):
+        """The body's work on the residuals alone (a promoted residual's squeeze) runs
+        forward; its linear part is transposed."""
         out_cts, res = core.split_list(cts_and_res, nonzero.count(True))
         with _in_scope(params):
-            body = transposed_jaxpr(params['jaxpr'], undefined, nonzero)
-        in_cts = eval_jaxpr(body.jaxpr, body.consts, [*res, *out_cts])
+            known, linear, out_linear, num_res = pe.partial_eval_jaxpr(params['jaxpr'],
+                                                                       undefined)
+            body = transposed_jaxpr(
+                linear, (False,) * num_res + (True,) * undefined.count(True),
+                tuple(nz for nz, lin in zip(nonzero, out_linear) if lin))
+        computed = eval_jaxpr(known.jaxpr, known.consts, res)[out_linear.count(False):]
+        cts_iter, lin_cts = iter(out_cts), []
+        for nz, lin in zip(nonzero, out_linear):
+            ct = next(cts_iter) if nz else None
+            if nz and lin:
+                lin_cts.append(ct)
+        in_cts = eval_jaxpr(body.jaxpr, body.consts, [*computed, *lin_cts])
         lin_specs = [s for s, u in zip(in_specs, undefined) if u]
         return [parallel.psum(ct, axes) if not checked and (axes := _unmentioned(params, s))
                 else ct for ct, s in zip(in_cts, lin_specs)]
@@ -507,19 +520,50 @@ def _check_specs(prefix, specs, manual) -> None:
 
 
 def _flat_in_specs(f, in_specs, args, leaves, mesh, manual) -> list:
-    """A spec per argument leaf (None: a static leaf, passed to the body as it is)."""
+    """A spec per argument leaf (None: a static leaf, passed to the body as it is). On a
+    mesh whose axes are all manual and ``Explicit``, an argument's own sharding must be
+    what its spec says (JAX's ValueError)."""
     if in_specs is Infer:
         return [_manual_spec(_sharding_spec(x), manual) for x in leaves]
     try:
-        return tree_util.broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
+        specs = tree_util.broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
     except ValueError as err:
         raise ValueError(f'shard_map in_specs: {err}') from None
+    if manual == frozenset(mesh.axis_names) and \
+            all(t is AxisType.Explicit for t in mesh.axis_types):
+        for x, spec in zip(leaves, specs):
+            if spec is None or isinstance(x, core.Tracer) and not _has_sharding(x):
+                continue  # (a traced value's type has no sharding in minijax)
+            ndim = np.ndim(x)
+            want, have = (s._normalized_spec_for_aval(ndim) for s in (spec, _sharding_spec(x)))
+            if want != have:
+                raise ValueError(
+                    f'in_specs passed to shard_map: {want} does not match the specs of the '
+                    f'input: {have} for arg: {core.shaped_aval(x).str_short()}. `in_specs` is '
+                    'an optional argument so you can omit specifying it and shard_map will '
+                    'infer the in_specs from the arguments. If you want to reshard your '
+                    'inputs, you can use `jax.reshard` on the arguments and then pass those '
+                    'args to shard_map.')
+    return specs
+
+
+def _has_sharding(x) -> bool:
+    return isinstance(getattr(core.get_aval(x), 'sharding', None), NamedSharding)
 
 
 def _sharding_spec(x) -> PartitionSpec:
-    sharding = getattr(x, 'sharding', None)
-    spec = getattr(sharding, 'spec', None)
-    return spec if isinstance(spec, PartitionSpec) else P()
+    """The spec ``x`` is laid out by: a sharded Array's, or (where types carry shardings)
+    its type's; an unsharded value is replicated. A traced value whose type has none is
+    refused: minijax's types do not carry shardings yet, so ``in_specs`` must be given."""
+    sharding = getattr(x, 'sharding', None) if not isinstance(x, core.Tracer) else \
+        getattr(core.get_aval(x), 'sharding', None)
+    if isinstance(sharding, NamedSharding):
+        return sharding.spec
+    if isinstance(x, core.Tracer):
+        raise NotImplementedError(
+            'shard_map: in_specs inferred from a traced argument (under jit, grad...) needs '
+            "its sharding in its type, which minijax's types do not carry yet: pass in_specs")
+    return P()
 
 
 def _manual_spec(spec: PartitionSpec, manual) -> PartitionSpec:
