@@ -41,31 +41,14 @@ def _sub_jaxpr(eqn, n_inputs):
 
 def varying_axes(jaxpr: Jaxpr, in_axes) -> list[frozenset]:
     """Along which manual axes each output of ``jaxpr`` may vary, given its inputs'."""
-    env = dict(zip(jaxpr.invars, in_axes))
-    read = lambda x: env.get(x, frozenset()) if isinstance(x, Var) else frozenset()  # noqa: E731
-    for eqn in jaxpr.eqns:
-        ins = [read(x) for x in eqn.inputs]
-        union = frozenset().union(*ins)
-        p = eqn.primitive
-        if p in _REDUCTIONS or p is parallel.psum_invariant_p:
-            outs = [union - _axes(eqn)]
-        elif p in _VARYING or p is parallel.pvary_p:
-            outs = [union | _axes(eqn)]
-        elif p is parallel.axis_index_p:
-            outs = [_axes(eqn)]
-        elif (body := _sub_jaxpr(eqn, len(ins))) is not None:
-            outs = varying_axes(body.jaxpr, ins)
-        else:
-            outs = [union] * len(eqn.out_binders)
-        env.update(zip(eqn.out_binders, outs))
-    return [read(x) for x in jaxpr.outs]
+    return _Rewriter(None).run(jaxpr, in_axes)
 
 
 class _Rewriter:
     """``with_pvary``'s walk over one jaxpr: the new equations and each value's axes."""
 
     def __init__(self, order):
-        self.order = order  # the mesh's axis names, which orders a cast's axes
+        self.order = order  # the mesh's axis names, ordering a cast's (None: infer only)
         self.eqns: list[JaxprEqn] = []
         self.env: dict = {}
 
@@ -75,7 +58,7 @@ class _Rewriter:
     def cast(self, x, axes, source_info):
         """``x`` cast to vary along ``axes`` too (JAX's ``pvary``, for the missing ones)."""
         missing = frozenset(axes) - self.axes(x)
-        if not missing:
+        if not missing or self.order is None:
             return x
         out = Var(core.raise_to_shaped(x.aval))
         self.eqns.append(JaxprEqn(parallel.pvary_p, [x],
@@ -105,8 +88,8 @@ class _Rewriter:
             self.env[eqn.out_binders[0]] = self.axes(x) - names
         elif p in _REDUCTIONS or p in _VARYING:
             x = self.cast(ins[0], _axes(eqn), info)
-            reduced = _axes(eqn) if p in _REDUCTIONS else frozenset()
-            self.emit(eqn, [x], [self.axes(x) - reduced])
+            axes = self.axes(x) | _axes(eqn)
+            self.emit(eqn, [x], [axes - _axes(eqn) if p in _REDUCTIONS else axes])
         elif p is parallel.axis_index_p:
             self.emit(eqn, ins, [_axes(eqn)])
         elif p in (parallel.pvary_p, parallel.psum_invariant_p):
@@ -139,7 +122,7 @@ class _Rewriter:
         self.emit(eqn, eqn.inputs, outs, branches=branches)
 
 
-def _loop(consts_of, carry_slice, body_key):
+def _loop(carry_slice, body_key):
     """The rule of a loop: the body is rewritten with its carry's axes, which must be what
     the body returns; a carry that varies more at the end than at the start is JAX's
     error (cast the initial value with ``lax.pcast`` first), one that varies less is cast."""
@@ -147,7 +130,7 @@ def _loop(consts_of, carry_slice, body_key):
         ins = [self.axes(x) for x in eqn.inputs]
         start, stop = carry_slice(eqn.params)
         body = eqn.params[body_key]
-        new_body, outs = with_pvary(body, ins[len(ins) - len(body.in_avals):], self.order)
+        new_body, outs = with_pvary(body, ins, self.order)
         carry_in, carry_out = ins[start:stop], outs[:stop - start]
         grown = [(i, o) for i, o in zip(carry_in, carry_out) if not o <= i]
         if grown:
@@ -182,7 +165,7 @@ def _while_rule(self: _Rewriter, eqn):
 
 
 _LOOPS = {
-    'scan': _loop(None, lambda p: (p['num_consts'], p['num_consts'] + p['num_carry']), 'jaxpr'),
+    'scan': _loop(lambda p: (p['num_consts'], p['num_consts'] + p['num_carry']), 'jaxpr'),
     'while': _while_rule,
 }
 
