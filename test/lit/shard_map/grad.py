@@ -26,14 +26,14 @@ print(minijax.jit(minijax.grad(loss)).lower(np.ones((3, 2), np.float32),
 # CHECK-NEXT:     c:f32[] = shard_map[
 # CHECK-NEXT:       check_vma=True
 # CHECK-NEXT:       in_specs=(P(), P('batch',))
-# CHECK-NEXT:       jaxpr={ lambda ; d:f32[3,2] e:f32[2,3]. let
-# CHECK-NEXT:           f:f32[3,2] = pvary[axes=('batch',)] d
-# CHECK-NEXT:           g:f32[2,2] = dot_general[
+# CHECK-NEXT:       jaxpr={ lambda ; d:f32[3,2] e:f32[2,3]{V:batch}. let
+# CHECK-NEXT:           f:f32[3,2]{V:batch} = pvary[axes=('batch',)] d
+# CHECK-NEXT:           g:f32[2,2]{V:batch} = dot_general[
 # CHECK-NEXT:             dimension_numbers=(([1], [0]), ([], []))
 # CHECK-NEXT:             preferred_element_type=float32
 # CHECK-NEXT:           ] e f
-# CHECK-NEXT:           h:f32[2,2] = tanh g
-# CHECK-NEXT:           i:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] h
+# CHECK-NEXT:           h:f32[2,2]{V:batch} = tanh g
+# CHECK-NEXT:           i:f32[]{V:batch} = reduce_sum[axes=(0, 1) out_sharding=None] h
 # CHECK-NEXT:           j:f32[] = psum_invariant[axes=('batch',)] i
 # CHECK-NEXT:           k:f32[] = div j 4.0:f32[]
 # CHECK-NEXT:         in (k,) }
