@@ -125,6 +125,15 @@ def test_module_text_is_jaxs(name):
     assert minijax.jit(mine).lower(*args).as_text() == jax.jit(theirs).lower(*args).as_text()
 
 
+@pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
+def test_module_text_with_debug_info_is_jaxs(name):
+    """(Both lowered from the same line: the call's frame is in the locations.)"""
+    theirs, mine, args = _both(name)
+    ours, expected = [lib.jit(f).lower(*args).as_text(debug_info=True)
+                      for lib, f in ((minijax, mine), (jax, theirs))]
+    assert ours == expected
+
+
 @pytest.mark.parametrize('name', list(PROGRAMS))
 def test_values_are_jaxs(name):
     theirs, mine, args = _both(name)
