@@ -249,9 +249,9 @@ def host_callbacks(module: ir.Module) -> list:
 
 
 def _sharding_attr(sharding, aval) -> dict:
-    """``{sdy.sharding = ...}`` of an argument or result laid out by a ``NamedSharding``
-    (none for None, whose layout XLA chooses, or a single-device sharding)."""
-    if sharding is None or not hasattr(sharding, 'mesh'):
+    """``{sdy.sharding = ...}`` of an argument or result laid out by a sharding (none for
+    None, whose layout XLA chooses)."""
+    if sharding is None:
         return {}
     return {'sdy.sharding': sdy_sharding(sharding, aval.ndim)}
 
