@@ -395,6 +395,8 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
 
 
 register_lowering(shard_map_p, _shard_map_lowering)
+for _cast in (parallel.pvary_p, parallel.psum_invariant_p):  # (flops lives above lax)
+    flops_rules[_cast] = lambda eqn, known: 0  # no arithmetic: a cast, an all-reduce
 flops_rules[shard_map_p] = lambda eqn, known: (
     _split_size(eqn.params['mesh'], eqn.params['newly_manual_axes']) *
     closed_jaxpr_flops(eqn.params['jaxpr']))

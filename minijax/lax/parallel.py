@@ -270,7 +270,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
                                                    axis_index_groups=axis_index_groups))
 
 
-# ----------------------------------------------------------------------------- pvary, psum_invariant
+# ------------------------------------------------------------------------ pvary, psum_invariant
 
 #: Whether the shard_map bodies being traced track their values' varying manual axes
 #: (``check_vma``), innermost last: ``pcast`` casts only where they do, as in JAX.

@@ -222,7 +222,8 @@ def matmul_allgather_overlapped_bidi(lhs_block, rhs_block):
     shift_dn = partial(jax.lax.ppermute, axis_name='i',
                        perm=[(i, (i - 1) % size) for i in range(size)])
     B = lhs_block.shape[1] // size // 2
-    lhs_blocks = lambda i, hi: lax.dynamic_slice_in_dim(lhs_block, (2 * i + hi) * B, B, 1)  # noqa: E731,E501
+    lhs_blocks = lambda i, hi: lax.dynamic_slice_in_dim(  # noqa: E731
+        lhs_block, (2 * i + hi) * B, B, 1)
     rhs_block_lo, rhs_block_hi = jnp.split(rhs_block, 2, axis=0)
     out_block = lhs_blocks(idx, 0) @ rhs_block_lo
     out_block += lhs_blocks(idx, 1) @ rhs_block_hi
@@ -275,7 +276,8 @@ def matmul_psumscatter_overlapped_bidi(lhs_block, rhs_block):
     shift_dn = partial(jax.lax.ppermute, axis_name='i',
                        perm=[(i, (i - 1) % size) for i in range(size)])
     B = lhs_block.shape[0] // size // 2
-    lhs_blocks = lambda i, hi: lax.dynamic_slice_in_dim(lhs_block, (2 * i + hi) * B, B, 0)  # noqa: E731,E501
+    lhs_blocks = lambda i, hi: lax.dynamic_slice_in_dim(  # noqa: E731
+        lhs_block, (2 * i + hi) * B, B, 0)
     out_summand_lo = lhs_blocks((idx - 1) % size, 0) @ rhs_block
     out_summand_hi = lhs_blocks((idx + 1) % size, 1) @ rhs_block
     for i in range(1, size):
@@ -484,7 +486,8 @@ def spmd_pipeline(fn, stage_params, inputs):
 
 
 def shift(i, state, inputs, outputs):
-    sh = lambda x, d: jax.lax.ppermute(x, 'stages', [(i, (i + d) % S) for i in range(S)])  # noqa: E731,E501
+    sh = lambda x, d: jax.lax.ppermute(  # noqa: E731
+        x, 'stages', [(i, (i + d) % S) for i in range(S)])
     state = jnp.roll(state, +1, axis=0).at[0].set(sh(state[-1], +1))
     if (i % K) == (-1 % K):
         inputs = sh(inputs, +1)
