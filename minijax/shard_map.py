@@ -117,6 +117,21 @@ def _in_scope(params):
                                 params['check_vma'])
 
 
+def _typed(params, body: ClosedJaxpr, in_specs, out_specs) -> ClosedJaxpr:
+    """With ``check_vma``, a body a transformation made (the JVP, a batched body, the known
+    and unknown parts, the transpose) staged as JAX stages it: its new equations cast where
+    their operands vary along different axes, and its types showing the axes."""
+    if not params['check_vma']:
+        return body
+    order = params['mesh'].axis_names
+    in_axes = [spec_axes(s) for s in in_specs]
+    with _in_scope(params):
+        body, _ = vma.with_pvary(body, in_axes, order, strict=False)
+        body = vma.cast_outputs(body, in_axes, [spec_axes(s) for s in out_specs], order)
+    vma.annotate(body.jaxpr, in_axes, order)
+    return body
+
+
 def _axes_spec(mesh, axes) -> PartitionSpec:
     """The spec of a value each device holds its own of (a residual) that varies along
     ``axes``: the devices' values concatenated along the leading axis, over those axes."""
@@ -166,6 +181,7 @@ def _shard_map_jvp(primals, tangents, **params):
     in_specs = params['in_specs'] + tuple(s for s, nz in zip(params['in_specs'], nonzeros) if nz)
     out_specs = params['out_specs'] + tuple(s for s, nz in zip(params['out_specs'], out_nonzeros)
                                             if nz)
+    new_body = _typed(params, new_body, in_specs, out_specs)
     outs = shard_map_p.bind(*primals, *ad.drop_zeros(tangents), **dict(
         params, jaxpr=new_body, in_specs=in_specs, out_specs=out_specs))
     primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
@@ -192,10 +208,10 @@ def _shard_map_batching(vals, dims, **params):
     with _in_scope(params):
         body, out_batched = batching.batched_jaxpr(params['jaxpr'], size, tuple(dims), False)
     out_dims = [0 if b else batching.not_mapped for b in out_batched]
-    outs = shard_map_p.bind(*vals, **dict(
-        params, jaxpr=body,
-        in_specs=tuple(map(_batched_spec, params['in_specs'], dims)),
-        out_specs=tuple(map(_batched_spec, params['out_specs'], out_dims))))
+    in_specs = tuple(map(_batched_spec, params['in_specs'], dims))
+    out_specs = tuple(map(_batched_spec, params['out_specs'], out_dims))
+    outs = shard_map_p.bind(*vals, **dict(params, jaxpr=_typed(params, body, in_specs, out_specs),
+                                          in_specs=in_specs, out_specs=out_specs))
     return outs, out_dims
 
 
@@ -242,11 +258,14 @@ def _split(params, in_unknowns):
     known_out, unknown_out = pe.partition_list(out_unknowns, params['out_specs'])
     computed = iter(_residual_specs(params, known, known_in, forwarded.count(None)))
     res_specs = tuple(next(computed) if f is None else known_in[f] for f in forwarded)
-    known_params = dict(params, jaxpr=known, in_specs=tuple(known_in),
-                        out_specs=tuple(known_out) + tuple(s for s, f in zip(res_specs, forwarded)
-                                                           if f is None))
-    unknown_params = dict(params, jaxpr=unknown, in_specs=res_specs + tuple(unknown_in),
-                          out_specs=tuple(unknown_out))
+    known_out_specs = tuple(known_out) + tuple(s for s, f in zip(res_specs, forwarded)
+                                               if f is None)
+    known_params = dict(params, in_specs=tuple(known_in), out_specs=known_out_specs,
+                        jaxpr=_typed(params, known, known_in, known_out_specs))
+    unknown_params = dict(params, in_specs=res_specs + tuple(unknown_in),
+                          out_specs=tuple(unknown_out),
+                          jaxpr=_typed(params, unknown, res_specs + tuple(unknown_in),
+                                       unknown_out))
     return known_params, unknown_params, out_unknowns, forwarded
 
 
@@ -353,6 +372,7 @@ def _shard_map_transpose(cts, *args, **params):
     with _in_scope(params):
         body, _ = trace_to_jaxpr(transposed, avals)
     out_specs = tuple(s for s, u in zip(in_specs, undefined) if u)
+    body = _typed(params, body, ct_specs + res_specs, out_specs)
     cts_in = iter(shard_map_p.bind(*operands, **dict(
         params, jaxpr=body, in_specs=ct_specs + res_specs, out_specs=out_specs)))
     return [next(cts_in) if u else None for u in undefined]

@@ -15,6 +15,7 @@ residual its spec).
 from __future__ import annotations
 
 from minijax import core
+from minijax.caching import cache_on_first_arg
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.lax import parallel
 
@@ -39,7 +40,7 @@ class ManualArray(core.ShapedArray):
 def annotate(jaxpr: Jaxpr, in_axes, order) -> None:
     """Give the variables of a freshly staged body (not its sub-jaxprs, which may be shared)
     the types JAX prints, with the axes each varies along."""
-    rewriter = _Rewriter(None)
+    rewriter = _Rewriter(None, strict=False)
     rewriter.run(jaxpr, in_axes)
     for eqn in jaxpr.eqns:
         for v in eqn.out_binders:
@@ -76,14 +77,15 @@ def _sub_jaxpr(eqn, n_inputs):
 
 def varying_axes(jaxpr: Jaxpr, in_axes) -> list[frozenset]:
     """Along which manual axes each output of ``jaxpr`` may vary, given its inputs'."""
-    return _Rewriter(None).run(jaxpr, in_axes)
+    return _Rewriter(None, strict=False).run(jaxpr, in_axes)
 
 
 class _Rewriter:
     """``with_pvary``'s walk over one jaxpr: the new equations and each value's axes."""
 
-    def __init__(self, order):
+    def __init__(self, order, strict=True):
         self.order = order  # the mesh's axis names, ordering a cast's (None: infer only)
+        self.strict = strict  # the user's body: a loop carry that grows is an error
         self.eqns: list[JaxprEqn] = []
         self.env: dict = {}
 
@@ -134,7 +136,8 @@ class _Rewriter:
         elif p.name in _LOOPS:
             _LOOPS[p.name](self, eqn)
         elif (body := _sub_jaxpr(eqn, len(ins))) is not None:
-            new_body, outs = with_pvary(body, [self.axes(x) for x in ins], self.order)
+            new_body, outs = with_pvary(body, [self.axes(x) for x in ins], self.order,
+                                        self.strict)
             self.emit(eqn, ins, outs, jaxpr=new_body)
         elif p.name == 'cond':
             self.cond(eqn)
@@ -150,59 +153,70 @@ class _Rewriter:
         branch's (or the index) does, each branch cast to that at its end."""
         index, *ops = eqn.inputs
         ins = [self.axes(x) for x in ops]
-        rewritten = [with_pvary(b, ins, self.order) for b in eqn.params['branches']]
+        rewritten = [with_pvary(b, ins, self.order, self.strict)
+                     for b in eqn.params['branches']]
         outs = [frozenset().union(self.axes(index), *col) for col in
                 zip(*(o for _, o in rewritten))] if rewritten[0][1] else []
         branches = tuple(_cast_outputs(b, o, outs, self.order) for b, o in rewritten)
         self.emit(eqn, eqn.inputs, outs, branches=branches)
 
 
-def _loop(carry_slice, body_key):
-    """The rule of a loop: the body is rewritten with its carry's axes, which must be what
-    the body returns; a carry that varies more at the end than at the start is JAX's
-    error (cast the initial value with ``lax.pcast`` first), one that varies less is cast."""
-    def rule(self: _Rewriter, eqn):
-        ins = [self.axes(x) for x in eqn.inputs]
-        start, stop = carry_slice(eqn.params)
-        body = eqn.params[body_key]
-        new_body, outs = with_pvary(body, ins, self.order)
-        carry_in, carry_out = ins[start:stop], outs[:stop - start]
-        grown = [(i, o) for i, o in zip(carry_in, carry_out) if not o <= i]
-        if grown:
+def _carry_fixpoint(self: '_Rewriter', eqn, rewrite, carry):
+    """The axes of a loop's carry, which the body must return as it takes them: a carry
+    the body makes vary along more axes is JAX's error when the user's body is staged
+    (``strict``: cast the initial value with ``lax.pcast``), and is cast on the way in when
+    a transformation made the loop (the casts follow the values, as JAX's do)."""
+    while True:
+        body, outs = rewrite(carry)
+        grown = [(i, o) for i, o in zip(carry, outs) if not o <= i]
+        if not grown:
+            return carry, body, outs
+        if self.strict:
             raise TypeError(
                 f'{eqn.primitive.name} body function carry input and carry output must have '
                 'equal types, but they differ in their varying manual axes: the carry input '
                 f'varies along {[sorted(i) for i, _ in grown]} and the output along '
                 f'{[sorted(o) for _, o in grown]}. Apply `lax.pcast(..., to="varying")` '
                 'to the initial carry.')
-        new_body = _cast_outputs(new_body, outs, carry_in + outs[stop - start:], self.order)
-        out_axes = carry_in + outs[stop - start:]
-        self.emit(eqn, eqn.inputs, out_axes[:len(eqn.out_binders)], **{body_key: new_body})
-    return rule
+        carry = [i | o for i, o in zip(carry, outs)]
 
 
-def _while_rule(self: _Rewriter, eqn):
+def _scan_rule(self: '_Rewriter', eqn):
+    start = eqn.params['num_consts']
+    stop = start + eqn.params['num_carry']
+    ins = [self.axes(x) for x in eqn.inputs]
+    body = eqn.params['jaxpr']
+
+    def rewrite(carry):
+        return with_pvary(body, ins[:start] + carry + ins[stop:], self.order, self.strict)
+    carry, new_body, outs = _carry_fixpoint(self, eqn, rewrite, ins[start:stop])
+    new_body = _cast_outputs(new_body, outs, carry + outs[stop - start:], self.order)
+    inputs = list(eqn.inputs)
+    inputs[start:stop] = [self.cast(x, c, eqn.source_info) for x, c in
+                          zip(inputs[start:stop], carry)]
+    self.emit(eqn, inputs, carry + outs[stop - start:], jaxpr=new_body)
+
+
+def _while_rule(self: '_Rewriter', eqn):
     """A while loop: the body rewritten with the carry's axes (as a scan's), the condition
     with its operands'."""
     params = eqn.params
     nc, nb = params['cond_nconsts'], params['body_nconsts']
     ins = [self.axes(x) for x in eqn.inputs]
-    cond_consts, body_consts, carry = ins[:nc], ins[nc:nc + nb], ins[nc + nb:]
-    body, outs = with_pvary(params['body_jaxpr'], body_consts + carry, self.order)
-    grown = [(i, o) for i, o in zip(carry, outs) if not o <= i]
-    if grown:
-        raise TypeError('while_loop body function carry input and carry output must have equal '
-                        'types, but they differ in their varying manual axes. Apply '
-                        '`lax.pcast(..., to="varying")` to the initial carry.')
+    cond_consts, body_consts = ins[:nc], ins[nc:nc + nb]
+
+    def rewrite(carry):
+        return with_pvary(params['body_jaxpr'], body_consts + carry, self.order, self.strict)
+    carry, body, outs = _carry_fixpoint(self, eqn, rewrite, ins[nc + nb:])
     body = _cast_outputs(body, outs, carry, self.order)
-    cond, _ = with_pvary(params['cond_jaxpr'], cond_consts + carry, self.order)
-    self.emit(eqn, eqn.inputs, carry, body_jaxpr=body, cond_jaxpr=cond)
+    cond, _ = with_pvary(params['cond_jaxpr'], cond_consts + carry, self.order, self.strict)
+    inputs = list(eqn.inputs)
+    inputs[nc + nb:] = [self.cast(x, c, eqn.source_info) for x, c in
+                        zip(inputs[nc + nb:], carry)]
+    self.emit(eqn, inputs, carry, body_jaxpr=body, cond_jaxpr=cond)
 
 
-_LOOPS = {
-    'scan': _loop(lambda p: (p['num_consts'], p['num_consts'] + p['num_carry']), 'jaxpr'),
-    'while': _while_rule,
-}
+_LOOPS = {'scan': _scan_rule, 'while': _while_rule}
 
 
 def _cast_outputs(closed: ClosedJaxpr, have, want, order) -> ClosedJaxpr:
@@ -220,10 +234,18 @@ def _cast_outputs(closed: ClosedJaxpr, have, want, order) -> ClosedJaxpr:
     return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, rewriter.eqns, outs), closed.consts)
 
 
-def with_pvary(closed: ClosedJaxpr, in_axes, order) -> tuple[ClosedJaxpr, list[frozenset]]:
+def with_pvary(closed: ClosedJaxpr, in_axes, order, strict=True
+               ) -> tuple[ClosedJaxpr, list[frozenset]]:
     """``closed`` rewritten as JAX would have traced it with the varying axes in its types
-    (``pvary`` casts, ``psum_invariant``), and the axes of its outputs."""
-    rewriter = _Rewriter(order)
+    (``pvary`` casts, ``psum_invariant``), and the axes of its outputs. ``strict``: the
+    user's body, where a loop carry that grows more varying is JAX's error (a body a
+    transformation made casts it instead). Cached per jaxpr, as the transformations are."""
+    return _with_pvary(closed, tuple(in_axes), None if order is None else tuple(order), strict)
+
+
+@cache_on_first_arg
+def _with_pvary(closed: ClosedJaxpr, in_axes, order, strict):
+    rewriter = _Rewriter(order, strict)
     jaxpr = closed.jaxpr
     outs = rewriter.run(jaxpr, in_axes)
     new = Jaxpr(jaxpr.constvars, jaxpr.invars, rewriter.eqns, jaxpr.outs)
@@ -233,5 +255,10 @@ def with_pvary(closed: ClosedJaxpr, in_axes, order) -> tuple[ClosedJaxpr, list[f
 def cast_outputs(closed: ClosedJaxpr, in_axes, want, order) -> ClosedJaxpr:
     """``shard_map``'s body with each output cast to vary along the axes its out_spec
     splits over (JAX casts an output that varies along fewer, as ``out_specs`` says)."""
+    return _cast_to_specs(closed, tuple(in_axes), tuple(want), tuple(order))
+
+
+@cache_on_first_arg
+def _cast_to_specs(closed, in_axes, want, order):
     have = varying_axes(closed.jaxpr, in_axes)
     return _cast_outputs(closed, have, [h | w for h, w in zip(have, want)], order)

@@ -228,8 +228,7 @@ JAX_NAMES: dict[str, PrintedAs] = {
     'all_gather': PrintedAs(shown={'axis_name': _names}, added=_NO_GROUPS),
     'psum_scatter': PrintedAs('reduce_scatter', shown={'axis_name': _names}, added=_NO_GROUPS),
     'ppermute': PrintedAs(shown={'axis_name': _names}),
-    'all_to_all': PrintedAs(shown={'axis_name': _names}, added=_NO_GROUPS,
-                            hidden={'axis_size': _always}),
+    'all_to_all': PrintedAs(added=_NO_GROUPS, hidden={'axis_size': _always}),
 }
 
 
@@ -424,6 +423,8 @@ def _value_doc(value, names: _Names):
         return _bracketed('(', ')', [_value_doc(v, names) for v in value])
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         return _jaxpr_doc(getattr(value, 'jaxpr', value), names)
+    if isinstance(value, frozenset):  # (sorted, as JAX prints a set: shard_map's axes)
+        return Text(f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})")
     return Text(re.sub(r' at 0x([0-9a-fA-F]+)', lambda m: ' at 0x' + 'X' * len(m[1]),
                        str(value)))
 

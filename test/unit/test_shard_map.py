@@ -126,6 +126,14 @@ def test_module_text_is_jaxs(name):
 
 
 @pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
+def test_jaxpr_is_jaxs(name):
+    """The staged body with its casts (pvary, psum_invariant) and its varying axes ({V:x}),
+    the collectives' parameters, the specs and the mesh, as JAX prints them."""
+    theirs, mine, args = _both(name)
+    assert str(minijax.make_jaxpr(mine)(*args)) == str(jax.make_jaxpr(theirs)(*args))
+
+
+@pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
 def test_module_text_with_debug_info_is_jaxs(name):
     """(Both lowered from the same line: the call's frame is in the locations.)"""
     theirs, mine, args = _both(name)
