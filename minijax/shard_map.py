@@ -24,6 +24,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from minijax import core, tree_util, vma
+from minijax.caching import cache_on_first_arg
 from minijax.core import Primitive
 from minijax.flops import closed_jaxpr_flops, flops_rules
 from minijax.interpreters import batching
@@ -150,10 +151,17 @@ def _residual_specs(params, known: ClosedJaxpr, known_in_specs, n_computed) -> l
 
 # ----------------------------------------------------------------------------- evaluation
 
-def _shard_map_impl(*args, **params):
-    """Eagerly, as JAX runs an eager ``shard_map``'s primitives: compiled for the mesh."""
-    from minijax.jit import jit  # (the api layer: jit lives beside this module)
-    return jit(lambda *xs: shard_map_p.bind(*xs, **params))(*args)
+def _shard_map_impl(*args, jaxpr, **params):
+    """Eagerly: the one equation compiled for the mesh (JAX runs each primitive of the body
+    on the devices in turn; the values are the same)."""
+    return _eager(jaxpr, tuple(sorted(params.items())))(*args)
+
+
+@cache_on_first_arg
+def _eager(jaxpr: ClosedJaxpr, params: tuple):
+    """A jitted function binding the equation: traced and compiled once per body."""
+    from minijax.jit import jit  # (jit imports the lax layer this module's rules live in)
+    return jit(lambda *xs: shard_map_p.bind(*xs, jaxpr=jaxpr, **dict(params)))
 
 
 def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_vma,
@@ -444,6 +452,8 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         raise TypeError('shard_map requires a callable for its first argument, but got '
                         f'{f} of type {type(f)}.')
 
+    traces = {}  # (argument types and static leaves, mesh) -> the staged body and its specs
+
     def wrapped(*args):
         the_mesh, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
         leaves, in_tree = tree_util.tree_flatten(args)
@@ -454,25 +464,15 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         _check_specs_vs_args(f, the_mesh, in_tree, dynamic, dyn_specs, dyn_leaves)
         avals = [shard_aval(the_mesh, s, core.shaped_aval(x))
                  for s, x in zip(dyn_specs, dyn_leaves)]
-        trees = []
-
-        def body(*dyn):
-            dyn = iter(dyn)
-            all_leaves = [next(dyn) if d else x for x, d in zip(leaves, dynamic)]
-            outs = f(*tree_util.tree_unflatten(in_tree, all_leaves))
-            out_leaves, out_tree = tree_util.tree_flatten(outs)
-            trees.append(out_tree)
-            return out_leaves
-
-        with manual_axes_in_scope(the_mesh, manual, check_vma):
-            closed, closed_over = trace_to_jaxpr(body, avals)
-        out_tree = trees[0]
-        flat_out_specs = _flat_out_specs(f, out_specs, out_tree, closed.out_avals)
-        consts = list(closed.consts)
-        all_specs = (P(),) * (len(consts) + len(closed_over)) + dyn_specs
-        body_jaxpr = hoist_consts(closed)
-        if check_vma:
-            body_jaxpr = _typed_body(f, the_mesh, manual, body_jaxpr, all_specs, flat_out_specs)
+        static = tuple(x for x, d in zip(leaves, dynamic) if not d)
+        key = _trace_key(in_tree, tuple(avals), dyn_specs, static, the_mesh)
+        staged = traces.get(key) if key is not None else None
+        if staged is None:
+            staged = _stage(f, the_mesh, manual, check_vma, out_specs, leaves, in_tree, dynamic,
+                            dyn_specs, avals)
+            if key is not None and not staged[1]:  # (a traced value closed over: not kept)
+                traces[key] = staged
+        body_jaxpr, closed_over, consts, all_specs, flat_out_specs, out_tree = staged
         outs = shard_map_p.bind(
             *consts, *closed_over, *dyn_leaves, jaxpr=body_jaxpr, mesh=the_mesh,
             in_specs=all_specs, out_specs=flat_out_specs, check_vma=check_vma,
@@ -482,6 +482,40 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
     wrapped.__name__ = getattr(f, '__name__', 'shard_map')
     wrapped.__wrapped__ = f
     return wrapped
+
+
+def _trace_key(in_tree, avals, specs, static, mesh):
+    """What the staged body depends on (None when a static argument is not hashable)."""
+    key = (in_tree, avals, specs, static, mesh)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _stage(f, mesh, manual, check_vma, out_specs, leaves, in_tree, dynamic, dyn_specs, avals):
+    """Trace ``f`` on one device's shards: (the body, the traced values it closes over, its
+    constants, the specs of all its inputs, its outputs' specs, the output tree)."""
+    trees = []
+
+    def body(*dyn):
+        dyn = iter(dyn)
+        all_leaves = [next(dyn) if d else x for x, d in zip(leaves, dynamic)]
+        outs = f(*tree_util.tree_unflatten(in_tree, all_leaves))
+        out_leaves, out_tree = tree_util.tree_flatten(outs)
+        trees.append(out_tree)
+        return out_leaves
+
+    with manual_axes_in_scope(mesh, manual, check_vma):
+        closed, closed_over = trace_to_jaxpr(body, avals)
+    flat_out_specs = _flat_out_specs(f, out_specs, trees[0], closed.out_avals)
+    consts = list(closed.consts)
+    all_specs = (P(),) * (len(consts) + len(closed_over)) + dyn_specs
+    body_jaxpr = hoist_consts(closed)
+    if check_vma:
+        body_jaxpr = _typed_body(f, mesh, manual, body_jaxpr, all_specs, flat_out_specs)
+    return body_jaxpr, closed_over, consts, all_specs, flat_out_specs, trees[0]
 
 
 def _checked_mesh(mesh, axis_names, in_specs, out_specs):
