@@ -69,10 +69,9 @@ def apply_on_mesh(primitive, args, params, out_avals):
         return None
     avals = tuple(core.raise_to_shaped(core.get_aval(a)) for a in args)
     closed = _one_equation(primitive, tuple(sorted(params.items())), avals)
-    mesh = spmd_call.jaxpr_mesh(closed)  # (a loop whose body holds a shard_map)
-    if not sharded and mesh is None:
+    if not sharded and not spmd_call.jaxpr_meshes(closed):  # (a shard_map in a loop body)
         return None
-    place = spmd_call.placement(primitive.name, args, mesh=mesh)
+    place = spmd_call.placement(primitive.name, args, closed=closed)
     exe = spmd_executable(closed, primitive.name, (), (), place)
     outs = spmd_call.run(exe, place, args, closed.out_avals)
     return outs if primitive.multiple_results else outs[0]

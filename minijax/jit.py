@@ -164,8 +164,13 @@ class Jitted:
                 any(isinstance(x, core.Tracer) for x in flat_args):
             # the call takes the constants as operands (JAX's and seeds/004's ``xla_call``):
             # traced, they become constvars of the outer jaxpr
+            given_ins, given_outs = self._given_shardings(args, kwargs, out_tree)
+            if given_ins or given_outs:  # (constants, closed-over values: XLA lays them out)
+                given_ins = (None,) * (len(closed.consts) + len(closed_over)) + \
+                    tuple(given_ins or (None,) * len(flat_args))
             outs = xla_call(*closed.consts, *closed_over, *flat_args, jaxpr=hoisted,
-                            name=self.name)
+                            name=self.name, in_shardings=given_ins or None,
+                            out_shardings=given_outs or None)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
         _check_values(f'jit({self.name})', names[0], flat_args)
@@ -192,24 +197,26 @@ class Jitted:
 
     def _placement(self, args, kwargs, flat_args, out_tree, closed):
         """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
-        of a ``shard_map`` inside), or None for the default device. ``in_shardings`` is a prefix of the positional
-        arguments (without the static ones), ``out_shardings`` of the output."""
-        what = f'jit({self.name})'
+        of its constraints, in ``closed``), or None for the default device."""
+        ins, outs = self._given_shardings(args, kwargs, out_tree)
+        if not ins and not outs and all(spmd_call.own_sharding(x) is None for x in flat_args) \
+                and not spmd_call.jaxpr_meshes(closed):
+            return None
+        return spmd_call.placement(f'jit({self.name})', flat_args, ins, outs, closed)
+
+    def _given_shardings(self, args, kwargs, out_tree) -> tuple[list, list]:
+        """The shardings ``jit`` was given, one per traced leaf and one per output leaf
+        (empty when not given): ``in_shardings`` is a prefix of the positional arguments
+        (without the static ones), ``out_shardings`` of the output."""
         ins = outs = ()
         if self.in_shardings is not None:
             _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
-            ins = spmd_call.flat_shardings(f'{what} in_shardings', self.in_shardings,
-                                           tuple(dyn_args))
+            ins = spmd_call.flat_shardings('in_shardings', self.in_shardings, tuple(dyn_args))
             ins += [None] * len(tree_util.tree_leaves(dyn_kwargs))
         if self.out_shardings is not None:
             placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
-            outs = spmd_call.flat_shardings(f'{what} out_shardings', self.out_shardings,
-                                            placeholder)
-        mesh = spmd_call.jaxpr_mesh(closed)
-        if not ins and not outs and mesh is None and \
-                all(spmd_call.own_sharding(x) is None for x in flat_args):
-            return None
-        return spmd_call.placement(what, flat_args, ins, outs, mesh)
+            outs = spmd_call.flat_shardings('out_shardings', self.out_shardings, placeholder)
+        return ins, outs
 
     def _argument_names(self, args, kwargs) -> tuple[str, ...]:
         """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python
@@ -451,9 +458,9 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     ones) and the output (a prefix of it) lie on a mesh's devices, each a ``Sharding``, a
     ``PartitionSpec`` over the mesh ``set_mesh`` installed, or None (XLA chooses, as does a
     sharded argument's own sharding). A call with shardings runs on the mesh's devices
-    (``minijax.spmd_call``). They apply where the jitted function is called at the top
-    level, lowered or compiled: under a transformation, the call is traced without them
-    (JAX keeps them; the values are the same).
+    (``minijax.spmd_call``); traced, they are parameters of its ``jit`` equation, which
+    every transformation carries as JAX's does (a tangent or cotangent lies as its
+    value), and a nested call constrains its function's arguments and results to them.
 
     ``donate_argnums``/``donate_argnames`` are checked as JAX checks them and have no
     effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect

@@ -525,7 +525,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
         if context.empty:
             raise ValueError('The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to '
                              'enter into a mesh context')
-        mesh = context  # (run on the concrete mesh set_mesh installed: spmd_call.jaxpr_mesh)
+        mesh = context  # (runs on the mesh set_mesh installed: spmd_call.jaxpr_meshes)
     elif not isinstance(mesh, (Mesh, AbstractMesh)):
         raise TypeError('shard_map requires a `jax.sharding.Mesh` or a '
                         '`jax.sharding.AbstractMesh` instance for its second argument, but '

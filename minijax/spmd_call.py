@@ -5,19 +5,21 @@ results of such a program), or that was given ``in_shardings``/``out_shardings``
 devices of their mesh: its module carries the shardings (``sdy.sharding``), XLA's partitioner
 makes one program per device, and each device gets its block of every argument. What is not
 given (an unsharded argument, a result without ``out_shardings``) XLA lays out as it sees fit,
-and the executable tells how. A program whose shardings name no mesh, only one device
-(an Array ``device_put`` on a device other than the first), runs there unpartitioned.
+and the executable tells how. A program constraining a value to a mesh
+(``with_sharding_constraint``) runs over that mesh too. A program whose shardings name no mesh,
+only one device (an Array ``device_put`` on a device other than the first), runs there
+unpartitioned.
 """
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 from minijax import core, runtime, tree_util
 from minijax.array import Array, physical_value
-from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
-from minijax.caching import cache_on_first_arg
-from minijax.ir.jaxpr import ClosedJaxpr
-from minijax.sharding.mesh import AbstractMesh, Mesh, get_concrete_mesh
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr
+from minijax.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from minijax.sharding.mesh import AbstractMesh, get_concrete_mesh
 
 
 class Placement(NamedTuple):
@@ -47,17 +49,22 @@ def own_sharding(x):
 
 
 def as_sharding(what: str, s):
-    """A sharding given to ``jit``: a ``Sharding``, a ``PartitionSpec`` over the mesh
-    ``set_mesh`` installed, or None (XLA chooses)."""
+    """A sharding given to ``jit`` (``what``: in_shardings or out_shardings): a
+    ``Sharding``, a ``PartitionSpec`` over the mesh ``set_mesh`` installed, or None (XLA
+    chooses); JAX's errors else."""
     if s is None or isinstance(s, Sharding):
         return s
     if isinstance(s, PartitionSpec):
         mesh = get_concrete_mesh()
         if mesh.empty:
-            raise RuntimeError(f'{what}: a PartitionSpec {s} was passed without a mesh: pass '
-                               'a NamedSharding, or set a mesh with `jax.set_mesh`')
+            raise RuntimeError(
+                f'jit requires a non-empty mesh in context if you are passing '
+                f'`PartitionSpec`s to {what}. You can define a context mesh via '
+                f'`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to {what} and then '
+                'the mesh context manager is not required.')
         return NamedSharding(mesh, s)
-    raise TypeError(f'{what} must be a Sharding, a PartitionSpec or None, got {s!r}')
+    raise TypeError(f'{what} leaf specifications are expected to be PartitionSpec instances '
+                    f'or None, but got {s}')
 
 
 def flat_shardings(what: str, prefix, tree) -> list:
@@ -71,20 +78,49 @@ def flat_shardings(what: str, prefix, tree) -> list:
     return [as_sharding(what, s) for s in leaves]
 
 
-def placement(what: str, args, in_shardings=(), out_shardings=(), mesh=None
+_meshes_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def jaxpr_meshes(closed) -> tuple:
+    """The concrete meshes the equations of ``closed`` name in their parameters (a
+    ``with_sharding_constraint``'s sharding, in nested jaxprs too), once per jaxpr: a
+    program constraining a value to a mesh runs over that mesh, as in JAX."""
+    found = _meshes_of.get(closed)
+    if found is None:
+        meshes: dict = {}
+        _collect_meshes(closed.jaxpr, meshes)
+        found = _meshes_of[closed] = tuple(meshes)
+    return found
+
+
+def _collect_meshes(jaxpr, meshes: dict) -> None:
+    for eqn in jaxpr.eqns:
+        for value in eqn.params.values():
+            for v in value if isinstance(value, (tuple, list)) else (value,):
+                mesh = v.mesh if isinstance(v, NamedSharding) else v
+                if isinstance(mesh, AbstractMesh) and not mesh.empty:  # (shard_map's, when
+                    mesh = get_concrete_mesh()                # set_mesh gave it: that one)
+                if isinstance(mesh, Mesh) and not mesh.empty:  # (not a context_mesh unset)
+                    meshes.setdefault(mesh)
+                elif isinstance(v, ClosedJaxpr):
+                    _collect_meshes(v.jaxpr, meshes)
+                elif isinstance(v, Jaxpr):
+                    _collect_meshes(v, meshes)
+
+
+def placement(what: str, args, in_shardings=(), out_shardings=(), closed=None
               ) -> Placement | None:
     """The placement of a call of ``args`` (flat), with the shardings given (flat, or empty
-    for none): a sharded argument's own sharding where none is given. None when nothing
-    is placed: the program runs on the default device, as every ordinary program does.
-    ``mesh``: the mesh the program itself names (``jaxpr_mesh``), placing it when nothing
-    else does."""
+    for none): a sharded argument's own sharding where none is given, and the mesh the
+    program's constraints name (``closed``, its jaxpr). None when nothing is placed: the
+    program runs on the default device, as every ordinary program does."""
     ins = list(in_shardings) or [None] * len(args)
     for i, x in enumerate(args):
         if ins[i] is None:
             ins[i] = own_sharding(x)
     placed = [s for s in (*ins, *out_shardings) if s is not None]
-    if not placed and mesh is not None:
-        return Placement(tuple(mesh.devices.flat), mesh, tuple(ins), tuple(out_shardings))
+    inner = jaxpr_meshes(closed) if closed is not None else ()
+    placed += [NamedSharding(m, PartitionSpec()) for m in inner]  # (stand for their meshes)
     if not placed:
         return None
     devices = placed[0]._device_assignment
@@ -100,29 +136,6 @@ def placement(what: str, args, in_shardings=(), out_shardings=(), mesh=None
                          'lowers a program over one mesh')
     mesh = next(s.mesh for s in placed if isinstance(s, NamedSharding)) if meshes else None
     return Placement(devices, mesh, tuple(ins), tuple(out_shardings))
-
-
-def jaxpr_mesh(closed):
-    """The concrete mesh an equation of ``closed`` (or of a jaxpr inside one) runs on: a
-    ``shard_map``'s (the mesh ``set_mesh`` installed when it names an abstract one), or
-    None."""
-    mesh = _mesh_parameter(closed)
-    if isinstance(mesh, AbstractMesh):
-        concrete = get_concrete_mesh()
-        return None if concrete.empty else concrete
-    return mesh
-
-
-@cache_on_first_arg
-def _mesh_parameter(closed):
-    for eqn in closed.jaxpr.eqns:
-        for param in eqn.params.values():
-            if isinstance(param, Mesh) or isinstance(param, AbstractMesh) and not param.empty:
-                return param
-            for sub in param if isinstance(param, (tuple, list)) else (param,):
-                if isinstance(sub, ClosedJaxpr) and (mesh := _mesh_parameter(sub)) is not None:
-                    return mesh
-    return None
 
 
 def _ids(sharding) -> list:

@@ -22,12 +22,31 @@ from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, 
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
 from minijax.lowering import lower_jaxpr_to_module, register_lowering, tensor_type
+from minijax.sharding import NamedSharding
 
 xla_call_p = Primitive('xla_call', multiple_results=True)
 
 
-def xla_call(*args, jaxpr: ClosedJaxpr, name: str):
-    return xla_call_p.bind(*args, jaxpr=jaxpr, name=name)
+def xla_call(*args, jaxpr: ClosedJaxpr, name: str, in_shardings=None, out_shardings=None):
+    """Bind ``xla_call``. ``in_shardings``/``out_shardings``: per argument and result, a
+    sharding or None (XLA chooses), as ``jit`` was given them; parameters of the equation
+    only where one is given (JAX prints them then), so a call without any keeps JAX's
+    ``jit[name=... jaxpr=...]``."""
+    return xla_call_p.bind(*args, **_params(jaxpr, name, in_shardings, out_shardings))
+
+
+def _params(jaxpr, name, in_shardings, out_shardings) -> dict:
+    if not any(s is not None for s in (*(in_shardings or ()), *(out_shardings or ()))):
+        return dict(jaxpr=jaxpr, name=name)
+    return dict(jaxpr=jaxpr, name=name,
+                in_shardings=tuple(in_shardings or (None,) * len(jaxpr.in_avals)),
+                out_shardings=tuple(out_shardings or (None,) * len(jaxpr.out_avals)))
+
+
+def _kept(shardings, flags, keep=True) -> tuple | None:
+    """The shardings whose flag is ``keep`` (None where there are none)."""
+    return None if shardings is None else tuple(s for s, f in zip(shardings, flags)
+                                                if f == keep)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -75,18 +94,21 @@ def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
     return [from_device(b, a) for b, a in zip(exe([to_device(x) for x in args]), out_avals)]
 
 
-def _xla_call_impl(*args, jaxpr, name):
-    """Run the call; with sharded arguments, over their mesh (``spmd_call``)."""
-    mesh = spmd_call.jaxpr_mesh(jaxpr)
-    place = spmd_call.placement(f'jit({name})', args, mesh=mesh) \
-        if mesh is not None or any(map(spmd_call.is_sharded, args)) else None
+def _xla_call_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None):
+    """Run the call; with shardings (given, the arguments', its constraints'), over their
+    mesh (``spmd_call``)."""
+    place = None
+    if in_shardings is not None or any(map(spmd_call.is_sharded, args)) or \
+            spmd_call.jaxpr_meshes(jaxpr):
+        place = spmd_call.placement(f'jit({name})', args, in_shardings or (),
+                                    out_shardings or (), closed=jaxpr)
     if place is not None:
         return spmd_call.run(spmd_executable(jaxpr, name, (), (), place), place, args,
                              jaxpr.out_avals)
     return run(executable(jaxpr, name), args, jaxpr.out_avals)
 
 
-def _xla_call_abstract_eval(*in_avals, jaxpr, name):
+def _xla_call_abstract_eval(*in_avals, jaxpr, name, **shardings):
     for i, (given, expected) in enumerate(zip(in_avals, jaxpr.in_avals, strict=True)):
         if not same_type(given, expected):
             raise TypeError(f'xla_call {name}: argument {i} has type {given.str_short()} but the '
@@ -100,10 +122,16 @@ xla_call_p.def_abstract_eval(_xla_call_abstract_eval)
 
 # ----------------------------------------------------------------------------- jvp
 
-def _xla_call_jvp(primals, tangents, *, jaxpr, name):
-    new_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, ad.nonzero_flags(tangents),
-                                           (False,) * len(jaxpr.out_avals))
-    outs = xla_call(*primals, *ad.drop_zeros(tangents), jaxpr=new_jaxpr, name=name)
+def _xla_call_jvp(primals, tangents, *, jaxpr, name, in_shardings=None, out_shardings=None):
+    """A tangent lies as its primal does."""
+    nonzeros = ad.nonzero_flags(tangents)
+    new_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, (False,) * len(jaxpr.out_avals))
+    ins = outs = None
+    if in_shardings is not None:
+        ins = in_shardings + _kept(in_shardings, nonzeros)
+        outs = out_shardings + _kept(out_shardings, out_nonzeros)
+    outs = xla_call(*primals, *ad.drop_zeros(tangents), jaxpr=new_jaxpr, name=name,
+                    in_shardings=ins, out_shardings=outs)
     primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
     return primals_out, ad.fill_zeros(tangents_out, out_nonzeros, primals_out)
 
@@ -113,11 +141,28 @@ xla_call_p.def_jvp(_xla_call_jvp, symbolic_zeros=True)
 
 # ----------------------------------------------------------------------------- vmap
 
-def _xla_call_batching(vals, dims, *, jaxpr, name):
+def _xla_call_batching(vals, dims, *, jaxpr, name, in_shardings=None, out_shardings=None):
+    """A batched value's batch dimension is not split (JAX's rule without
+    ``spmd_axis_name``)."""
     axis_size = batching.axis_size_of(vals, dims)
     new_jaxpr, out_batched = batching.batched_jaxpr(jaxpr, axis_size, tuple(dims), False)
-    outs = xla_call(*vals, jaxpr=new_jaxpr, name=name)
-    return outs, [0 if b else batching.not_mapped for b in out_batched]
+    out_dims = [0 if b else batching.not_mapped for b in out_batched]
+    ins = outs = None
+    if in_shardings is not None:
+        ins = tuple(map(_batched, in_shardings, dims, jaxpr.in_avals))
+        outs = tuple(map(_batched, out_shardings, out_dims, jaxpr.out_avals))
+    outs = xla_call(*vals, jaxpr=new_jaxpr, name=name, in_shardings=ins, out_shardings=outs)
+    return outs, out_dims
+
+
+def _batched(sharding, dim, aval):
+    """``sharding`` of a value of type ``aval`` given a batch dimension at ``dim``."""
+    if dim is batching.not_mapped or not isinstance(sharding, NamedSharding):
+        return sharding
+    entries = list(sharding.spec.partitions)
+    entries += [None] * (aval.ndim - len(entries))
+    entries.insert(dim, None)
+    return sharding.update(spec=sharding.spec.update(partitions=entries))
 
 
 xla_call_p.def_batching(_xla_call_batching)
@@ -125,20 +170,24 @@ xla_call_p.def_batching(_xla_call_batching)
 
 # ----------------------------------------------------------------------------- partial eval
 
-def _xla_call_partial_eval(trace, tracers, *, jaxpr, name):
+def _xla_call_partial_eval(trace, tracers, *, jaxpr, name, in_shardings=None,
+                           out_shardings=None):
     """Trace time: run the known part of the call now, stage a call of the unknown part.
-    A residual that is one of the known inputs is passed on as it is, not returned."""
+    A residual that is one of the known inputs is passed on as it is, not returned (XLA
+    lays the residuals out)."""
     in_unknowns = [not t.pval.is_known for t in tracers]
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, in_unknowns)
     known, forwarded = pe.forwarded_residuals(known, num_res)
     known_tracers, unknown_tracers = pe.partition_list(in_unknowns, tracers)
     known_vals = [t.pval.const for t in known_tracers]
-    outs_and_res = xla_call(*known_vals, jaxpr=known, name=name)
+    known_params, unknown_params = _split_shardings(
+        known, unknown, in_unknowns, out_unknowns, num_res, in_shardings, out_shardings)
+    outs_and_res = xla_call(*known_vals, name=name, **known_params)
     known_outs, computed = core.split_list(outs_and_res, out_unknowns.count(False))
     residuals = _with_forwarded(forwarded, known_vals, computed)
     res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
     unknown_outs = trace.stage(xla_call_p, res_tracers + unknown_tracers,
-                               dict(jaxpr=unknown, name=name), unknown.out_avals)
+                               _params(name=name, **unknown_params), unknown.out_avals)
     return pe.merge_lists(out_unknowns, known_outs, unknown_outs)
 
 
@@ -147,15 +196,35 @@ def _xla_call_partial_eval_jaxpr(unknowns_in, eqn):
     jaxpr, name = eqn.params['jaxpr'], eqn.params['name']
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns_in)
     known, forwarded = pe.forwarded_residuals(known, num_res)
+    known_params, unknown_params = _split_shardings(
+        known, unknown, unknowns_in, out_unknowns, num_res, eqn.params.get('in_shardings'),
+        eqn.params.get('out_shardings'))
     known_ins, unknown_ins = pe.partition_list(unknowns_in, eqn.inputs)
     known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
     computed = [Var(a) for a, f in zip(unknown.in_avals[:num_res], forwarded) if f is None]
     residuals = _with_forwarded(forwarded, known_ins, computed)
-    known_eqn = JaxprEqn(xla_call_p, known_ins, dict(jaxpr=known, name=name),
+    known_eqn = JaxprEqn(xla_call_p, known_ins, _params(name=name, **known_params),
                          known_outs + computed, eqn.source_info)
-    unknown_eqn = JaxprEqn(xla_call_p, residuals + unknown_ins, dict(jaxpr=unknown, name=name),
-                           unknown_outs, eqn.source_info)
+    unknown_eqn = JaxprEqn(xla_call_p, residuals + unknown_ins,
+                           _params(name=name, **unknown_params), unknown_outs, eqn.source_info)
     return known_eqn, unknown_eqn, out_unknowns, [r for r in residuals if isinstance(r, Var)]
+
+
+def _split_shardings(known, unknown, in_unknowns, out_unknowns, num_res, in_shardings,
+                     out_shardings):
+    """The parameters (jaxpr and shardings) of the known and the unknown call: each keeps
+    its inputs' and outputs' shardings; the residuals have none (XLA lays them out)."""
+    if in_shardings is None:
+        return (dict(jaxpr=known, in_shardings=None, out_shardings=None),
+                dict(jaxpr=unknown, in_shardings=None, out_shardings=None))
+    computed = len(known.out_avals) - out_unknowns.count(False)
+    known_params = dict(jaxpr=known, in_shardings=_kept(in_shardings, in_unknowns, False),
+                        out_shardings=_kept(out_shardings, out_unknowns, False)
+                        + (None,) * computed)
+    unknown_params = dict(jaxpr=unknown,
+                          in_shardings=(None,) * num_res + _kept(in_shardings, in_unknowns),
+                          out_shardings=_kept(out_shardings, out_unknowns))
+    return known_params, unknown_params
 
 
 def _with_forwarded(forwarded, known_ins, computed) -> list:
@@ -171,7 +240,11 @@ pe.partial_eval_jaxpr_rules[xla_call_p] = _xla_call_partial_eval_jaxpr
 def _xla_call_dce(used_outputs, eqn):
     """A nested jit keeps the used outputs and the inputs they read."""
     body, used_inputs = pe.dce_closed_jaxpr(eqn.params['jaxpr'], used_outputs)
-    return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_outputs, jaxpr=body)
+    shardings = {}
+    if 'in_shardings' in eqn.params:
+        shardings = dict(in_shardings=_kept(eqn.params['in_shardings'], used_inputs),
+                         out_shardings=_kept(eqn.params['out_shardings'], used_outputs))
+    return used_inputs, pe.pruned_eqn(eqn, used_inputs, used_outputs, jaxpr=body, **shardings)
 
 
 pe.dce_rules[xla_call_p] = _xla_call_dce
@@ -179,11 +252,18 @@ pe.dce_rules[xla_call_p] = _xla_call_dce
 
 # ----------------------------------------------------------------------------- transpose
 
-def _xla_call_transpose(cts, *args, jaxpr, name):
+def _xla_call_transpose(cts, *args, jaxpr, name, in_shardings=None, out_shardings=None):
+    """The cotangent of an input lies as the input does, a result's cotangent as the
+    result."""
     undefined = tuple(is_undefined_primal(x) for x in args)
     residuals = [x for x in args if not is_undefined_primal(x)]
     transposed = transposed_jaxpr(jaxpr, undefined, nonzero_cts(cts))
-    cts_in = xla_call(*residuals, *drop_zero_cts(cts), jaxpr=transposed, name=name)
+    ins = outs = None
+    if in_shardings is not None:
+        ins = _kept(in_shardings, undefined, False) + _kept(out_shardings, nonzero_cts(cts))
+        outs = _kept(in_shardings, undefined)
+    cts_in = xla_call(*residuals, *drop_zero_cts(cts), jaxpr=transposed, name=name,
+                      in_shardings=ins, out_shardings=outs)
     cts_it = iter(cts_in)
     return [next(cts_it) if u else None for u in undefined]
 
@@ -193,8 +273,11 @@ xla_call_p.def_transpose(_xla_call_transpose)
 
 # ----------------------------------------------------------------------------- lowering
 
-def _xla_call_lowering(ctx, *args, jaxpr, name):
-    symbol = ctx.module_context.private_function(name, jaxpr)
+def _xla_call_lowering(ctx, *args, jaxpr, name, in_shardings=None, out_shardings=None):
+    """A ``func.call`` of the private function; with shardings, the function constrains
+    its arguments and results to them, as JAX lowers a nested ``jit`` given shardings."""
+    shardings = None if in_shardings is None else (in_shardings, out_shardings)
+    symbol = ctx.module_context.private_function(name, jaxpr, shardings)
     result_types = [tensor_type(a) for a in ctx.avals_out]
     call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(symbol), list(args))
     return list(call.results)

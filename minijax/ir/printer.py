@@ -190,6 +190,17 @@ def _names(axis_name):
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
+class _Unspecified:
+    """A sharding ``jit`` was not given, as JAX prints it."""
+
+    def __repr__(self):
+        return 'UnspecifiedValue'
+
+
+def _unspecified_as_jax(shardings):
+    return tuple(_Unspecified() if s is None else s for s in shardings)
+
+
 _NAME_FIRST = dict(first=('name',))
 _NO_GROUPS = {'axis_index_groups': _constant(None)}
 _REDUCTION = PrintedAs(renamed={'axis_name': 'axes'}, shown={'axis_name': _names})
@@ -197,7 +208,8 @@ _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis
 
 #: minijax primitive name -> how JAX prints it. Primitives not listed print as they are.
 JAX_NAMES: dict[str, PrintedAs] = {
-    'xla_call': PrintedAs('jit', **_NAME_FIRST),
+    'xla_call': PrintedAs('jit', shown={'in_shardings': _unspecified_as_jax,
+                                        'out_shardings': _unspecified_as_jax}, **_NAME_FIRST),
     'scatter_add': PrintedAs('scatter-add'),
     'scatter_sub': PrintedAs('scatter-sub'),
     'scatter_mul': PrintedAs('scatter-mul'),

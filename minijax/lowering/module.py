@@ -23,7 +23,7 @@ from minijax.ir.printer import jax_name
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
-from minijax.lowering.shardings import lift_meshes, sdy_sharding
+from minijax.lowering.shardings import constrain_all, lift_meshes, sdy_sharding
 from minijax.lowering.types import dense_elements, tensor_type
 
 
@@ -104,14 +104,16 @@ class ModuleContext:
         self.symbols.add(name)
         return name
 
-    def private_function(self, name: str, closed: ClosedJaxpr) -> func.FuncOp:
-        """The private function for ``closed``, emitted on first use: one per jaxpr and types."""
-        key = (id(closed), tuple(closed.in_avals))
+    def private_function(self, name: str, closed: ClosedJaxpr, shardings=None) -> func.FuncOp:
+        """The private function for ``closed``, emitted on first use: one per jaxpr, types
+        and ``shardings`` (None, or the shardings its arguments and results are constrained
+        to: a nested ``jit`` given them)."""
+        key = (id(closed), tuple(closed.in_avals), shardings)
         if key not in self.functions:
             symbol = self.unique_symbol(name)
             self.functions[key] = symbol
             with ir.InsertionPoint(self.module.body), _jit_location(self):
-                emit_function(self, symbol, closed, public=False)
+                emit_function(self, symbol, closed, public=False, shardings=shardings)
         return self.functions[key]
 
 
@@ -292,14 +294,17 @@ def verify_module(module: ir.Module) -> None:
 
 
 def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
-                  arg_names: Sequence[str] = (), cut: tuple | None = None) -> func.FuncOp:
+                  arg_names: Sequence[str] = (), cut: tuple | None = None,
+                  shardings=None) -> func.FuncOp:
     """``func.func @<name>``, at the current location. ``@main``'s arguments without a
     name, its constants and its return are located where it is; a private function's
     are not located, and its ops are named without the caller's name stack and located at
     their frames inside the trace of the function, as JAX lowers a function out of line
     (it may have several callers; each ``func.call`` carries its own). ``cut``: the frames
     its ops' frames are cut at, instead of the call's (a function traced by a rule, at the
-    frames of the equation the rule lowers, keeps those inside the outer trace)."""
+    frames of the equation the rule lowers, keeps those inside the outer trace).
+    ``shardings``: (per argument, per result) a sharding or None: the arguments are
+    constrained to theirs on entry and the results before the return."""
     in_types = [tensor_type(a) for a in closed.in_avals]
     out_types = [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
@@ -310,7 +315,13 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
                                          for n in names])
     with ir.InsertionPoint(block), location, \
             contextlib.nullcontext() if public else detached(module_ctx, cut):
-        func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
+        args = list(block.arguments)
+        if shardings is not None:
+            args = constrain_all(module_ctx, args, shardings[0], closed.in_avals)
+        outs = lower_closed_jaxpr(module_ctx, closed, args)
+        if shardings is not None:
+            outs = constrain_all(module_ctx, outs, shardings[1], closed.out_avals)
+        func.ReturnOp(outs)
     return fn
 
 

@@ -58,6 +58,18 @@ def sharding_constraint(ctx, value: ir.Value, sharding, ndim: int,
     return sdy.ShardingConstraintOp(value, sdy_sharding(sharding, ndim, open_auto_dims)).result
 
 
+def constrain_all(module_ctx, values, shardings, avals) -> list:
+    """Each value constrained to its ``NamedSharding`` (left as it is for None or a
+    single-device sharding): a nested ``jit``'s arguments and results."""
+    out = []
+    for value, sharding, aval in zip(values, shardings, avals, strict=True):
+        if hasattr(sharding, 'mesh'):
+            module_ctx.uses_shardy = True
+            value = sdy.ShardingConstraintOp(value, sdy_sharding(sharding, aval.ndim)).result
+        out.append(value)
+    return out
+
+
 def lift_meshes(module: ir.Module) -> None:
     """Replace the meshes written inline in the annotations by one ``sdy.mesh @mesh``."""
     passmanager.PassManager.parse('builtin.module(sdy-lift-inlined-meshes)').run(

@@ -1,8 +1,8 @@
 """``minijax.sharding``: meshes, partition specs and shardings (``jax.sharding``).
 
-The classes live in the modules of this package, below the tracing core (which gives every
-value's type its sharding); ``reshard``, ``auto_axes`` and ``explicit_axes`` bind primitives,
-a layer above, and are imported on first use.
+The classes live in the modules of this package, below the tracing core. Of
+``jax.sharding``'s names, ``reshard``, ``auto_axes`` and ``explicit_axes`` are missing: they
+change the sharding a value's type carries on ``Explicit`` axes (sharding in types).
 """
 from minijax.sharding.mesh import (AbstractDevice, AbstractMesh, AxisType, ManualAxisType, Mesh,
                                    get_abstract_mesh, get_mesh, set_mesh,

@@ -594,6 +594,13 @@ ROWS = [
         jax.make_mesh((2,), ('x',)), jax.P('x'))), r'does not evenly divide the dimension size 3'),
     ('device_put_spec_without_a_mesh', lambda jax: jax.device_put(V, jax.P('x')),
      r'Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put'),
+    ('jit_in_shardings_spec_without_a_mesh', lambda jax: jax.jit(
+        lambda a: a, in_shardings=jax.P('x'))(V),
+     r'jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to '
+     r'in_shardings'),
+    ('jit_out_shardings_not_a_sharding', lambda jax: jax.jit(lambda a: a, out_shardings=3)(V),
+     r'out_shardings leaf specifications are expected to be PartitionSpec instances or None, '
+     r'but got 3'),
     ('sharding.named_sharding_unknown_axis', lambda jax: jax.sharding.NamedSharding(
         jax.make_mesh((2,), ('x',)), jax.P('z')), r"Resource axis: z of P\('z',\) is not found"),
     ('sharding.named_sharding_axis_twice', lambda jax: jax.sharding.NamedSharding(

@@ -124,6 +124,8 @@ PROGRAMS = {
         ns.jax.device_put(x, named(ns, 'x')), x),
     'constraint': lambda ns, x: ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(
         ns.jnp.cos(a), named(ns, None, 'y')) * 3)(ns.jax.device_put(x, named(ns, 'x', 'y'))),
+    'a constraint on host arguments': lambda ns, x: ns.jax.jit(
+        lambda a: ns.lax.with_sharding_constraint(a * 2, named(ns, 'y', 'x')) + 1)(x),
     'a pytree out': lambda ns, x: ns.jax.jit(
         lambda a: {'s': a.sum(1), 't': a.T}, out_shardings={'s': named(ns, 'x'),
                                                              't': named(ns, 'y', 'x')})(x),
@@ -149,6 +151,10 @@ def test_values_and_shardings_against_jax(name, request):
 
 
 GRADS = {
+    'grad of a function constraining host arguments': lambda ns, x: ns.jax.jit(ns.jax.grad(
+        lambda a: (ns.lax.with_sharding_constraint(ns.jnp.sin(a), named(ns, 'x')) ** 2).sum()))(x),
+    'eager grad through a jit with a constraint': lambda ns, x: ns.jax.grad(ns.jax.jit(
+        lambda a: (ns.lax.with_sharding_constraint(a * a, named(ns, None, 'x')) ** 3).sum()))(x),
     'grad of a jitted function of a sharded array': lambda ns, x: ns.jax.grad(
         ns.jax.jit(lambda a: (ns.jnp.sin(a) ** 2).sum()))(
         ns.jax.device_put(x, named(ns, 'x', 'y'))),
@@ -183,7 +189,8 @@ def _texts(ns, x, debug_info):
             line.lower(on_a_device, x).as_text(debug_info=debug_info),
             pinned.lower(x, x.T).as_text(debug_info=debug_info),
             constrained.lower(sharded).as_text(debug_info=debug_info),
-            pinned.lower(x, x.T).as_text(dialect='hlo')]
+            pinned.lower(x, x.T).as_text(dialect='hlo'),
+            ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(a, named(ns, 'x'))).lower(x).as_text(debug_info=debug_info)]  # noqa: E501
 
 
 @pytest.mark.parametrize('debug_info', [False, True])
@@ -387,3 +394,58 @@ def _lowered_for_a_type(ns):
 
 def test_lower_for_a_sharded_shape_dtype_struct():
     assert _lowered_for_a_type(MJ) == _lowered_for_a_type(JX)
+
+
+# ----------------------------------------------------------------------------- shardings under transformations
+
+def _pinned(ns, f=lambda ns, a: ns.jnp.sin(a) * a):
+    s = named(ns, 'x', shape=(4,), names=('x',))
+    return ns.jax.jit(lambda a: f(ns, a), in_shardings=s, out_shardings=s)
+
+
+def _linear(ns, a):
+    """(whose derivative's jaxpr is JAX's: minijax orders some JVP products' operands
+    otherwise)"""
+    return a * 3.0
+
+
+TRANSFORMED = {
+    'jaxpr': lambda ns, x: str(ns.jax.make_jaxpr(_pinned(ns))(x)),
+    'jaxpr of grad': lambda ns, x: str(ns.jax.make_jaxpr(
+        ns.jax.grad(lambda a: _pinned(ns, _linear)(a).sum()))(x)),
+    'shardings of a split call (residuals unspecified)': lambda ns, x: [
+        line.strip() for line in str(ns.jax.make_jaxpr(lambda a: ns.jax.linearize(
+            _pinned(ns, lambda ns, b: ns.jnp.sin(b)), a)[1](a))(x)).splitlines()
+        if 'shardings=' in line],
+    'jaxpr of vmap (the batch dimension not split)': lambda ns, x: str(ns.jax.make_jaxpr(
+        ns.jax.vmap(_pinned(ns)))(np.stack([x, x]))),
+    'jaxpr of jvp': lambda ns, x: str(ns.jax.make_jaxpr(
+        lambda a: ns.jax.jvp(_pinned(ns, _linear), (a,), (a,)))(x)),
+}
+
+
+@pytest.mark.parametrize('name', TRANSFORMED)
+def test_given_shardings_under_transformations_are_jax(name, request):
+    x = data(request, 8)
+    assert TRANSFORMED[name](MJ, x) == TRANSFORMED[name](JX, x)
+
+
+def _nested_values(ns, x):
+    inner = _pinned(ns)
+    return [ns.jax.grad(lambda a: inner(a).sum())(x), ns.jax.vmap(inner)(np.stack([x, x])),
+            ns.jax.jit(lambda a: inner(a) + 1)(x),
+            ns.jax.jit(ns.jax.grad(lambda a: (inner(a) ** 2).sum()))(x)]
+
+
+def test_given_shardings_under_transformations_values(request):
+    both(_nested_values, data(request, 8, dtype=np.float64))
+
+
+def test_nested_jit_with_shardings_constrains_its_function(request):
+    """JAX's module but for the private function's name (minijax writes @_lambda_ where
+    JAX quotes @"<lambda>")."""
+    x = data(request, 8)
+
+    def program(ns):
+        return ns.jax.jit(lambda a: _pinned(ns)(a) * 2).lower(x).as_text()
+    assert program(MJ).replace('@_lambda_', '@"<lambda>"') == program(JX)
