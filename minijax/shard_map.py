@@ -561,7 +561,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
 
 def _check_specs(prefix, specs, manual) -> None:
     """Each leaf a ``PartitionSpec`` (TypeError) naming only manual axes (ValueError)."""
-    paths = tree_util.tree_flatten_with_path(specs, is_leaf=lambda x: x is None)[0]
+    paths = tree_util.tree_flatten_with_path(specs)[0]  # (None: no leaf, a static argument)
     wrong = [f'  {prefix}_specs{tree_util.keystr(k)} is {x} of type {type(x).__name__}, '
              for k, x in paths if not isinstance(x, PartitionSpec)]
     if wrong:

@@ -81,6 +81,12 @@ PROGRAMS = {
         out_specs={'s': L.P(('x', 'y')), 't': L.P()}), [{'a': (8,), 'b': (4, 2)}]),
     'decorator_mesh_from_context': (lambda L: L.shard_map(
         out_specs=L.P('x'), in_specs=L.P('x'))(lambda a: L.jnp.sin(a) * 2), [(4, 2)]),
+    'partly_manual': (lambda L: L.shard_map(
+        lambda a: L.lax.psum(L.jnp.sin(a), 'x') * 2, mesh=L.mesh2,
+        in_specs=L.P('x'), out_specs=L.P(), axis_names={'x'}), [(4, 3)]),
+    'static_argument': (lambda L: lambda a: L.shard_map(
+        lambda n, b: b * n, mesh=L.mesh1, in_specs=(None, L.P('i')), out_specs=L.P('i'))(
+        3, a), [(8,)]),
     'grad_check_vma': (lambda L: L.jax.grad(_loss(L, True)), [(3, 2), (8, 3)]),
     'grad_no_check_vma': (lambda L: L.jax.grad(_loss(L, False)), [(3, 2), (8, 3)]),
     'vmap': (lambda L: L.jax.vmap(L.shard_map(
@@ -97,6 +103,9 @@ TEXT_DEPARTS = {
     'grad_check_vma': 'a literal divisor stays a literal in partial evaluation',
     'grad_no_check_vma': 'a literal divisor stays a literal in partial evaluation',
     'decorator_mesh_from_context': 'run under set_mesh: checked for values only',
+    # JAX constrains each value of a partly manual body over the automatic axes (sharding
+    # in types); minijax does not
+    'partly_manual': 'no sharding constraints on the automatic axes inside the body',
 }
 
 
