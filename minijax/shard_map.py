@@ -253,15 +253,23 @@ def _promoted_residuals(known: ClosedJaxpr, unknown: ClosedJaxpr, num_res: int, 
         trace_to_jaxpr(unknown_fn, unknown_avals)[0]
 
 
+@cache_on_first_arg
+def _split_body(body: ClosedJaxpr, in_unknowns: tuple):
+    """(known part, unknown part, which outputs are unknown, where each residual comes
+    from), once per body: the same parts, and so the same compiled programs, each time."""
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(body, in_unknowns)
+    known, forwarded = pe.forwarded_residuals(known, num_res)
+    known, unknown = _promoted_residuals(known, unknown, num_res, forwarded)
+    return known, unknown, out_unknowns, forwarded
+
+
 def _split(params, in_unknowns):
     """The body split into a known and an unknown part, each part's parameters, and where
     each residual comes from (the index of a known input it is, or None: the known part
     computes it, and each device's is stacked along the leading axis)."""
     with _in_scope(params):
-        known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(params['jaxpr'],
-                                                                      in_unknowns)
-        known, forwarded = pe.forwarded_residuals(known, num_res)
-        known, unknown = _promoted_residuals(known, unknown, num_res, forwarded)
+        known, unknown, out_unknowns, forwarded = _split_body(params['jaxpr'],
+                                                              tuple(in_unknowns))
     known_in, unknown_in = pe.partition_list(in_unknowns, params['in_specs'])
     known_out, unknown_out = pe.partition_list(out_unknowns, params['out_specs'])
     computed = iter(_residual_specs(params, known, known_in, forwarded.count(None)))
@@ -342,48 +350,56 @@ def _shard_map_transpose(cts, *args, **params):
     without, an output replicated along a manual axis came from every device along it, so
     its cotangent is shared out among them, and an input replicated along one gets the sum
     of those devices' cotangents (JAX's two transposes)."""
-    mesh, checked = params['mesh'], params['check_vma']
+    mesh = params['mesh']
     undefined = tuple(is_undefined_primal(x) for x in args)
     residuals = [x for x, u in zip(args, undefined) if not u]
     res_specs = tuple(s for s, u in zip(params['in_specs'], undefined) if not u)
     nonzero = nonzero_cts(cts)
-    cts = [ct / _split_size(mesh, _unmentioned(params, spec)) if nz and not checked and
-           _unmentioned(params, spec) else ct
+    cts = [ct / _split_size(mesh, _unmentioned(params, spec)) if nz and
+           not params['check_vma'] and _unmentioned(params, spec) else ct
            for ct, spec, nz in zip(cts, params['out_specs'], nonzero)]
+    ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
+    operands = [*drop_zero_cts(cts), *residuals]
+    avals = tuple(shard_aval(mesh, s, core.raise_to_shaped(core.get_aval(x)))
+                  for s, x in zip(ct_specs + res_specs, operands))
+    others = tuple((k, v) for k, v in sorted(params.items()) if k != 'jaxpr')
+    body = _transposed_body(params['jaxpr'], others, undefined, nonzero, avals)
+    out_specs = tuple(s for s, u in zip(params['in_specs'], undefined) if u)
+    cts_in = iter(shard_map_p.bind(*operands, **dict(
+        params, jaxpr=body, in_specs=ct_specs + res_specs, out_specs=out_specs)))
+    return [next(cts_in) if u else None for u in undefined]
+
+
+@cache_on_first_arg
+def _transposed_body(body: ClosedJaxpr, others: tuple, undefined, nonzero, avals):
+    """The transposed body for these linear inputs and nonzero cotangents (taking the
+    cotangents, then the residuals), once per body: the same program each time. The body's
+    work on the residuals alone (a promoted residual's squeeze) runs forward; its linear
+    part is transposed."""
+    params = dict(others, jaxpr=body)
     in_specs = params['in_specs']
+    lin_specs = [s for s, u in zip(in_specs, undefined) if u]
 
     def transposed(*cts_and_res):
-        """The body's work on the residuals alone (a promoted residual's squeeze) runs
-        forward; its linear part is transposed."""
         out_cts, res = core.split_list(cts_and_res, nonzero.count(True))
-        with _in_scope(params):
-            known, linear, out_linear, num_res = pe.partial_eval_jaxpr(params['jaxpr'],
-                                                                       undefined)
-            body = transposed_jaxpr(
-                linear, (False,) * num_res + (True,) * undefined.count(True),
-                tuple(nz for nz, lin in zip(nonzero, out_linear) if lin))
+        known, linear, out_linear, num_res = pe.partial_eval_jaxpr(body, undefined)
+        backward = transposed_jaxpr(linear, (False,) * num_res + (True,) * len(lin_specs),
+                                    tuple(nz for nz, lin in zip(nonzero, out_linear) if lin))
         computed = eval_jaxpr(known.jaxpr, known.consts, res)[out_linear.count(False):]
         cts_iter, lin_cts = iter(out_cts), []
         for nz, lin in zip(nonzero, out_linear):
             ct = next(cts_iter) if nz else None
             if nz and lin:
                 lin_cts.append(ct)
-        in_cts = eval_jaxpr(body.jaxpr, body.consts, [*computed, *lin_cts])
-        lin_specs = [s for s, u in zip(in_specs, undefined) if u]
-        return [parallel.psum(ct, axes) if not checked and (axes := _unmentioned(params, s))
-                else ct for ct, s in zip(in_cts, lin_specs)]
+        in_cts = eval_jaxpr(backward.jaxpr, backward.consts, [*computed, *lin_cts])
+        return [parallel.psum(ct, axes) if not params['check_vma'] and
+                (axes := _unmentioned(params, s)) else ct for ct, s in zip(in_cts, lin_specs)]
 
-    ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
-    operands = [*drop_zero_cts(cts), *residuals]
-    avals = [shard_aval(mesh, s, core.get_aval(x)) for s, x in zip(ct_specs + res_specs,
-                                                                    operands)]
     with _in_scope(params):
-        body, _ = trace_to_jaxpr(transposed, avals)
-    out_specs = tuple(s for s, u in zip(in_specs, undefined) if u)
-    body = _typed(params, body, ct_specs + res_specs, out_specs)
-    cts_in = iter(shard_map_p.bind(*operands, **dict(
-        params, jaxpr=body, in_specs=ct_specs + res_specs, out_specs=out_specs)))
-    return [next(cts_in) if u else None for u in undefined]
+        traced, _ = trace_to_jaxpr(transposed, list(avals))
+    ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
+    res_specs = tuple(s for s, u in zip(in_specs, undefined) if not u)
+    return _typed(params, traced, ct_specs + res_specs, tuple(lin_specs))
 
 
 shard_map_p.def_transpose(_shard_map_transpose)
