@@ -1,15 +1,20 @@
-"""Collectives: operations across the members of a named axis (``pmap``'s devices, or the
-examples of a ``vmap(..., axis_name=...)``).
+"""Collectives: operations across the members of a named axis (``pmap``'s devices, the
+devices along a ``shard_map`` mesh axis, or the examples of a ``vmap(..., axis_name=...)``).
 
 Under ``pmap`` a collective lowers to a StableHLO collective over the replicas of the axis
 (``stablehlo.all_reduce`` with ``replica_groups``, ``all_gather``, ``reduce_scatter``,
 ``collective_permute``, ``all_to_all``, ``replica_id``): XLA runs one replica per device and
-moves the data. Under ``vmap`` the members are the examples of one array, so each collective
-has a batching rule over its own axis (``batching.collective_vmap_rules``) that computes the
-same thing with ordinary ops: ``psum`` becomes a ``reduce_sum`` over the batch axis.
+moves the data. Inside a ``shard_map`` body (a manual computation) it names its device groups
+by their positions in the mesh, with a channel and ``use_global_device_ids`` (partitions, not
+replicas), over one mesh axis or a tuple of them; ``axis_index`` comes from
+``partition_id``. Under ``vmap`` the members are the examples of one array, so each
+collective has a batching rule over its own axis (``batching.collective_vmap_rules``) that
+computes the same thing with ordinary ops: ``psum`` becomes a ``reduce_sum`` over the batch
+axis. ``pvary`` and ``psum_invariant`` are the casts of ``shard_map``'s varying axes
+(``minijax/vma.py``).
 
-A collective names its axis (``axis_name``); one no enclosing ``pmap``/``vmap`` binds is a
-``NameError``, as in JAX. ``axis_index_groups`` (collectives over subgroups) is not supported.
+A collective names its axis (``axis_name``); one nothing binds is a ``NameError``, as in
+JAX. ``axis_index_groups`` (collectives over subgroups) is not supported.
 """
 from __future__ import annotations
 
@@ -398,8 +403,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     ``to`` is JAX's type of the result under ``shard_map``: minijax's is 'varying'."""
     default_options_only('all_gather', axis_index_groups=axis_index_groups)
     if to != 'varying':
-        raise NotImplementedError(f"all_gather: to={to!r} is not supported: minijax has no "
-                                  "shard_map, and its results vary along the axis")
+        raise NotImplementedError(f"all_gather: to={to!r} is not supported by minijax: its "
+                                  "result varies along the axis (to='varying')")
     return _bind(all_gather_p, x, axis_name=axis_name, all_gather_dimension=axis,
                  axis_size=_axis_size(axis_name, 'all_gather'), tiled=tiled)
 
