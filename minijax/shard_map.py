@@ -23,7 +23,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from minijax import core, tree_util, vma
+from minijax import core, dispatch, tree_util, vma
 from minijax.caching import cache_on_first_arg
 from minijax.core import Primitive
 from minijax.flops import closed_jaxpr_flops, flops_rules
@@ -153,15 +153,23 @@ def _residual_specs(params, known: ClosedJaxpr, known_in_specs, n_computed) -> l
 
 def _shard_map_impl(*args, jaxpr, **params):
     """Eagerly: the one equation compiled for the mesh (JAX runs each primitive of the body
-    on the devices in turn; the values are the same)."""
-    return _eager(jaxpr, tuple(sorted(params.items())))(*args)
+    on the devices in turn; the values are the same), each result laid out as its out_spec
+    says over the mesh it ran on, as JAX lays it out."""
+    mesh = params['mesh']
+    if isinstance(mesh, AbstractMesh):
+        mesh = mesh_lib.get_concrete_mesh()
+    return list(_eager(jaxpr, tuple(sorted(params.items())), mesh)(*args))
 
 
 @cache_on_first_arg
-def _eager(jaxpr: ClosedJaxpr, params: tuple):
+def _eager(jaxpr: ClosedJaxpr, params: tuple, mesh):
     """A jitted function binding the equation: traced and compiled once per body."""
     from minijax.jit import jit  # (jit imports the lax layer this module's rules live in)
-    return jit(lambda *xs: shard_map_p.bind(*xs, jaxpr=jaxpr, **dict(params)))
+    params = dict(params)
+    out_shardings = None if mesh.empty else \
+        tuple(NamedSharding(mesh, s) for s in params['out_specs'])
+    return jit(lambda *xs: tuple(shard_map_p.bind(*xs, jaxpr=jaxpr, **params)),
+               out_shardings=out_shardings)
 
 
 def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_vma,
@@ -176,6 +184,7 @@ def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_
 
 shard_map_p.def_impl(_shard_map_impl)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
+dispatch.PLACING.add(shard_map_p)  # (its impl places its results: not the eager-op path)
 
 
 # ----------------------------------------------------------------------------- jvp
