@@ -244,6 +244,21 @@ def test_a_carry_that_becomes_varying_is_jaxs_error_and_pcast_fixes_it():
         mesh=library(jax).mesh1, in_specs=(jax.P('i'), jax.P()), out_specs=jax.P('i'))(x, y))
 
 
+def test_an_eager_result_is_laid_out_by_its_out_spec_as_jaxs():
+    """On an Explicit mesh from set_mesh, in_specs inferred from the arguments' shardings."""
+    def run(lib, np_):
+        P = lib.sharding.PartitionSpec
+        mesh = lib.make_mesh((2, 2), ('x', 'y'))
+        with lib.set_mesh(mesh):
+            a = lib.device_put(np_.arange(16.).reshape(4, 4), P('x', 'y'))
+            f = lib.shard_map(lambda b: lib.lax.psum(b, 'y'), out_specs=P('x', None))
+            out = f(a)
+            return np.asarray(out), out.sharding
+    (mine, mine_sharding), (theirs, theirs_sharding) = run(minijax, mnp), run(jax, jnp)
+    np.testing.assert_array_equal(mine, theirs)
+    assert repr(mine_sharding) == repr(theirs_sharding)
+
+
 # ----------------------------------------------------------------------------- errors
 
 def _error(lib, case):
