@@ -19,6 +19,7 @@ from minijax.caching import cache_on_first_arg
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.lax import parallel
 
+
 class ManualArray(core.ShapedArray):
     """The type of a value in a ``shard_map`` body with the manual axes it varies along, as
     JAX prints it: ``f32[2,4]{V:(x,y)}``. Equal to the ``ShapedArray`` without them: the
