@@ -22,15 +22,15 @@ from minijax.ir.tracing import eval_shape, make_jaxpr  # noqa: E402
 from minijax.jit import clear_caches, jit  # noqa: E402
 from minijax.pmap import pmap  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402
-from minijax.runtime import (default_backend, device_count, devices, local_device_count,  # noqa: E402,E501
-                              local_devices, process_count, process_index)
+from minijax.runtime import (Device, default_backend, device_count, devices,  # noqa: E402
+                              local_device_count, local_devices, process_count, process_index)
 from minijax.sharding.mesh import make_mesh, set_mesh  # noqa: E402
 from minijax.sharding.named_sharding import NamedSharding  # noqa: E402
 from minijax.sharding.partition_spec import P  # noqa: E402
 from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
-    'Array', 'ConcreteArray', 'NamedSharding', 'Primitive', 'Shard', 'ShapeDtypeStruct',
+    'Array', 'ConcreteArray', 'Device', 'NamedSharding', 'Primitive', 'Shard', 'ShapeDtypeStruct',
     'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug',

@@ -22,6 +22,7 @@ from jaxlib.mlir import ir
 
 from minijax import core, dtypes, runtime, spmd_call, tree_util
 from minijax.array import Array, from_device
+from minijax.sharding import SingleDeviceSharding
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
@@ -192,8 +193,10 @@ class Jitted:
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
+        _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         return Lowered(closed, self.name, out_tree, names,
-                       self._placement(args, kwargs, flat_args, out_tree, closed))
+                       self._placement(args, kwargs, flat_args, out_tree, closed),
+                       tree_util.tree_structure((dyn_args, dyn_kwargs)))
 
     def _placement(self, args, kwargs, flat_args, out_tree, closed):
         """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
@@ -482,14 +485,17 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
 class Lowered:
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None):
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
+                 in_tree=None):
         """``names``: of the module's arguments and results (``jit``'s trace gives them);
-        ``place``: the mesh and shardings of a program over a mesh (``spmd_call``)."""
+        ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
+        ``in_tree``: of the (positional, keyword) arguments traced."""
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
         self._names = names
         self._place = place
+        self._in_tree = in_tree
         self._module = lowered_module(closed, name, *names, place)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
@@ -512,9 +518,9 @@ class Lowered:
         if self._place is not None:
             return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
                                                         self._place),
-                            self.out_tree, self._place)
+                            self.out_tree, self._place, self._in_tree)
         return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
-                        self.out_tree)
+                        self.out_tree, in_tree=self._in_tree)
 
 
 def _result_names(out_tree) -> tuple[str, ...]:
@@ -528,11 +534,13 @@ def _result_names(out_tree) -> tuple[str, ...]:
 class Compiled:
     """A compiled jitted function: call it with arguments of the lowered types."""
 
-    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None):
+    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
+                 in_tree=None):
         self._jaxpr = closed
         self._executable = exe
         self._out_tree = out_tree
         self._place = place
+        self._in_tree = in_tree
 
     def __call__(self, *args):
         avals, _, leaves = abstractify_args('compiled function', args)
@@ -547,6 +555,27 @@ class Compiled:
         else:
             outs = run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self._out_tree, outs)
+
+    @property
+    def input_shardings(self):
+        """How each argument is laid out, ``(positional, keyword)`` as the call's pytrees:
+        given, brought, or XLA's choice (an ordinary program's: its one device)."""
+        ins, _ = self._shardings()
+        return tree_util.tree_unflatten(self._in_tree, ins)
+
+    @property
+    def output_shardings(self):
+        """How each result is laid out, as the output's pytree."""
+        _, outs = self._shardings()
+        return tree_util.tree_unflatten(self._out_tree, outs)
+
+    def _shardings(self):
+        if self._place is None:
+            device = SingleDeviceSharding(runtime.device())
+            return ([device] * len(self._jaxpr.in_avals),
+                    [device] * len(self._jaxpr.out_avals))
+        return spmd_call.shardings(self._executable, self._place, self._jaxpr.in_avals,
+                                   self._jaxpr.out_avals)
 
     def as_text(self) -> str:
         """XLA's optimized HLO."""

@@ -32,6 +32,9 @@ from minijax.lowering.types import numpy_dtype
 counters: collections.Counter = collections.Counter()
 
 
+#: The class of devices (``jax.Device``): jaxlib's.
+Device = xc.Device
+
 #: The environment variable that sets how many CPU devices the client has (1 by default).
 NUM_CPU_DEVICES_VARIABLE = 'MINIJAX_NUM_CPU_DEVICES'
 
@@ -667,6 +670,7 @@ def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None) -> Spmd
     return SpmdExecutable(loaded, len(arguments), _main_result_types(module), on, callbacks)
 
 
+@functools.lru_cache(maxsize=1024)  # (a call of a program reads its results' layouts again)
 def named_sharding_from_hlo(hlo, mesh, ndim: int):
     """The ``NamedSharding`` over ``mesh`` whose ``HloSharding`` is ``hlo``: how a layout
     XLA chose (a propagated argument or result) is read back as JAX reads it. Each axis of

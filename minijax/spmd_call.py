@@ -142,24 +142,29 @@ def _ids(sharding) -> list:
     return [d.id for d in sharding._device_assignment]
 
 
+def shardings(exe: runtime.SpmdExecutable, place: Placement, in_avals, out_avals) -> tuple:
+    """(per argument, per result) the sharding: the one given, or the one XLA chose."""
+    outs = place.out_shardings or (None,) * len(out_avals)
+    return ([s if s is not None else _chosen(hlo, place, a) for s, hlo, a in
+             zip(place.in_shardings, exe.in_shardings, in_avals)],
+            [s if s is not None else _chosen(hlo, place, a)
+             for s, hlo, a in zip(outs, exe.out_shardings, out_avals)])
+
+
 def run(exe: runtime.SpmdExecutable, place: Placement, args, out_avals) -> list[Array]:
     """Run ``exe`` on ``args``: each argument goes to the devices as the executable lays it
     out (a sharded Array already laid out so hands its buffer over), each result becomes a
     sharded Array with the sharding given or the one XLA chose."""
-    ins = [s if s is not None else _chosen(hlo, place, a) for s, hlo, a in
-           zip(place.in_shardings, exe.in_shardings, map(core.get_aval, args))]
+    ins, outs = shardings(exe, place, map(core.get_aval, args), out_avals)
     buffers = [_argument(x, s) for x, s in zip(args, ins)]
-    outs = place.out_shardings or (None,) * len(out_avals)
-    shardings = [s if s is not None else _chosen(hlo, place, a)
-                 for s, hlo, a in zip(outs, exe.out_shardings, out_avals)]
-    return [Array(b, a, sharding=s) for b, a, s in zip(exe(buffers), out_avals, shardings)]
+    return [Array(b, a, sharding=s) for b, a, s in zip(exe(buffers), out_avals, outs)]
 
 
 def _chosen(hlo, place: Placement, aval):
     """The sharding XLA chose, as JAX reports it: over the program's mesh."""
     if place.mesh is None:
         return SingleDeviceSharding(place.devices[0])
-    return runtime.named_sharding_from_hlo(hlo, place.mesh, aval.ndim)
+    return runtime.named_sharding_from_hlo(hlo, place.mesh, core.physical_aval(aval).ndim)
 
 
 def _argument(x, sharding):

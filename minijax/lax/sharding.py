@@ -103,7 +103,7 @@ def _batching(vals, dims, *, sharding, unconstrained_dims, **params):
 
 
 def _lowering(ctx, x, *, sharding, **_):
-    return sharding_constraint(ctx, x, sharding, ctx.avals_in[0].ndim)
+    return sharding_constraint(ctx, x, sharding, core.physical_aval(ctx.avals_in[0]).ndim)
 
 
 sharding_constraint_p.def_impl(_impl)

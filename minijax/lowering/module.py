@@ -255,7 +255,7 @@ def _sharding_attr(sharding, aval) -> dict:
     None, whose layout XLA chooses)."""
     if sharding is None:
         return {}
-    return {'sdy.sharding': sdy_sharding(sharding, aval.ndim)}
+    return {'sdy.sharding': sdy_sharding(sharding, core.physical_aval(aval).ndim)}
 
 
 def _result_names(n: int) -> list[str]:

@@ -19,9 +19,10 @@ from minijax.sharding.partition_spec import UNCONSTRAINED
 def sdy_sharding(sharding, ndim: int, open_auto_dims: bool = False) -> ir.Attribute:
     """``#sdy.sharding<mesh<...>, [{"x"}, {}]>``: for each dimension the axes it is split
     over (closed: the partitioner may not split it further), ``{?}`` for an unconstrained
-    one; a ``SingleDeviceSharding`` has the empty mesh (``@empty_mesh`` once lifted). ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that
-    sharding in types adds): on a mesh with an ``Auto`` axis every dimension is open, and
-    the ``Explicit`` axes the spec does not use are listed as replicated."""
+    one; a ``SingleDeviceSharding`` has the empty mesh (``@empty_mesh`` once lifted).
+    ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that sharding
+    in types adds): on a mesh with an ``Auto`` axis every dimension is open, and the
+    ``Explicit`` axes the spec does not use are listed as replicated."""
     if not hasattr(sharding, 'mesh'):  # one device (a committed SingleDeviceSharding)
         return sdy.TensorShardingAttr.get(
             sdy.MeshAttr.get([], []), [sdy.DimensionShardingAttr.get([], is_closed=True)] * ndim,
@@ -65,7 +66,8 @@ def constrain_all(module_ctx, values, shardings, avals) -> list:
     for value, sharding, aval in zip(values, shardings, avals, strict=True):
         if hasattr(sharding, 'mesh'):
             module_ctx.uses_shardy = True
-            value = sdy.ShardingConstraintOp(value, sdy_sharding(sharding, aval.ndim)).result
+            ndim = ir.RankedTensorType(value.type).rank  # (a key array's words: one more)
+            value = sdy.ShardingConstraintOp(value, sdy_sharding(sharding, ndim)).result
         out.append(value)
     return out
 
@@ -85,4 +87,5 @@ def constrain_to_type(ctx, value: ir.Value, aval) -> ir.Value:
     mesh = getattr(sharding, 'mesh', None)
     if mesh is None or mesh.empty or mesh.are_all_axes_auto or mesh.are_all_axes_manual:
         return value
-    return sharding_constraint(ctx, value, sharding, aval.ndim, open_auto_dims=True)
+    return sharding_constraint(ctx, value, sharding, ir.RankedTensorType(value.type).rank,
+                               open_auto_dims=True)

@@ -96,7 +96,7 @@ def _byteswap(self):
 
 
 def _to_device(self, device, *, stream=None):
-    """``x`` on ``device`` (``jax.device_put``): minijax has one device."""
+    """``x`` placed on ``device``, a device or a sharding (``jax.device_put``)."""
     if stream is not None:
         raise NotImplementedError('stream argument of array.to_device()')
     return device_put(self, device)

@@ -396,7 +396,7 @@ def test_lower_for_a_sharded_shape_dtype_struct():
     assert _lowered_for_a_type(MJ) == _lowered_for_a_type(JX)
 
 
-# ----------------------------------------------------------------------------- shardings under transformations
+# ----------------------------------------------------------------------------- under transformations
 
 def _pinned(ns, f=lambda ns, a: ns.jnp.sin(a) * a):
     s = named(ns, 'x', shape=(4,), names=('x',))
@@ -449,3 +449,37 @@ def test_nested_jit_with_shardings_constrains_its_function(request):
     def program(ns):
         return ns.jax.jit(lambda a: _pinned(ns)(a) * 2).lower(x).as_text()
     assert program(MJ).replace('@_lambda_', '@"<lambda>"') == program(JX)
+
+
+def _compiled_shardings(ns, x):
+    sharded = ns.jax.device_put(x, named(ns, 'x', 'y'))
+    chosen = ns.jax.jit(lambda a, b: (a * b, b.sum(0))).lower(sharded, x).compile()
+    given = ns.jax.jit(lambda a: {'t': a.T}, in_shardings=named(ns, 'y'),
+                       out_shardings={'t': named(ns, None, 'x')}).lower(x).compile()
+    plain = ns.jax.jit(lambda a: a + 1).lower(x).compile()
+    return [repr(c.input_shardings) + repr(c.output_shardings)
+            for c in (chosen, given, plain)]
+
+
+def test_compiled_input_and_output_shardings(request):
+    x = data(request, 4, 4)
+    mine, theirs = _compiled_shardings(MJ, x), _compiled_shardings(JX, x)
+    assert mine == theirs
+
+
+def _sharded_keys(ns):
+    keys = ns.jax.device_put(ns.jax.random.split(ns.jax.random.key(0), 8),
+                             named(ns, ('x', 'y')))
+    draw = ns.jax.jit(ns.jax.vmap(lambda k: ns.jax.random.uniform(k, (3,))))
+    return (keys.sharding, ns.jax.random.key_data(keys), draw(keys),
+            draw.lower(keys).as_text().split('\n')[2])  # (@main's line: the key's sharding)
+
+
+def test_sharded_key_arrays():
+    """A key array splits over the mesh like its keys; its module's argument is the words,
+    one dimension more, not split (JAX's)."""
+    mine, theirs = _sharded_keys(MJ), _sharded_keys(JX)
+    assert repr(mine[0]) == repr(theirs[0]) and mine[3] == theirs[3]
+    for m, t in zip(mine[1:3], theirs[1:3]):
+        assert_close(np.asarray(m), np.asarray(t))
+    assert repr(mine[2].sharding) == repr(theirs[2].sharding)
