@@ -63,7 +63,7 @@ NOT_YET: dict[str, str] = {
         'make_array_from_process_local_data make_array_from_single_device_arrays '
         'make_user_context memory named_call named_scope new_ref no_execution no_tracing '
         'numpy_dtype_promotion print_environment_info process_indices '
-        'remove_size_one_mesh_axis_from_type shard_map smap softmax_custom_jvp thread_guard '
+        'remove_size_one_mesh_axis_from_type smap softmax_custom_jvp thread_guard '
         'threefry_partitionable transfer_guard transfer_guard_device_to_device '
         'transfer_guard_device_to_host transfer_guard_host_to_device '),
     'jax.numpy': (
@@ -82,7 +82,7 @@ NOT_YET: dict[str, str] = {
         'cross diagonal eig eigvals matmul matrix_norm matrix_transpose outer tensordot trace '
         'vecdot vector_norm '),
     'jax.lax': (
-        'axis_size device_put_p pbroadcast pcast precv psend pshuffle pswapaxes ragged_all_to_all '
+        'device_put_p pbroadcast precv psend pshuffle pswapaxes ragged_all_to_all '
         'ragged_all_to_all_p '),
     'jax.lax.linalg': (
         'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p eig '

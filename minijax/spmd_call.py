@@ -19,7 +19,7 @@ from minijax import core, runtime, tree_util
 from minijax.array import Array, physical_value
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr
 from minijax.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
-from minijax.sharding.mesh import get_concrete_mesh
+from minijax.sharding.mesh import AbstractMesh, get_concrete_mesh
 
 
 class Placement(NamedTuple):
@@ -98,6 +98,8 @@ def _collect_meshes(jaxpr, meshes: dict) -> None:
         for value in eqn.params.values():
             for v in value if isinstance(value, (tuple, list)) else (value,):
                 mesh = v.mesh if isinstance(v, NamedSharding) else v
+                if isinstance(mesh, AbstractMesh) and not mesh.empty:  # (shard_map's, when
+                    mesh = get_concrete_mesh()                # set_mesh gave it: that one)
                 if isinstance(mesh, Mesh) and not mesh.empty:  # (not a context_mesh unset)
                     meshes.setdefault(mesh)
                 elif isinstance(v, ClosedJaxpr):

@@ -191,6 +191,10 @@ def _unit_strides_as_none(strides):
     return None if all(s == 1 for s in strides) else strides
 
 
+def _names(axis_name):
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
 class _Unspecified:
     """A sharding ``jit`` was not given, as JAX prints it."""
 
@@ -203,6 +207,8 @@ def _unspecified_as_jax(shardings):
 
 
 _NAME_FIRST = dict(first=('name',))
+_NO_GROUPS = {'axis_index_groups': _constant(None)}
+_REDUCTION = PrintedAs(renamed={'axis_name': 'axes'}, shown={'axis_name': _names})
 _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis,)})
 
 #: minijax primitive name -> how JAX prints it. Primitives not listed print as they are.
@@ -238,6 +244,12 @@ JAX_NAMES: dict[str, PrintedAs] = {
                                  hidden={'num_consts': _empty}, **_NAME_FIRST),
     'custom_vjp_call': PrintedAs(added={'symbolic_zeros': _constant(False)},
                                  hidden={'num_consts': _empty}, **_NAME_FIRST),
+    # collectives (lax/parallel.py): JAX names their axes with a tuple
+    'psum': _REDUCTION, 'pmax': _REDUCTION, 'pmin': _REDUCTION,
+    'all_gather': PrintedAs(shown={'axis_name': _names}, added=_NO_GROUPS),
+    'psum_scatter': PrintedAs('reduce_scatter', shown={'axis_name': _names}, added=_NO_GROUPS),
+    'ppermute': PrintedAs(shown={'axis_name': _names}),
+    'all_to_all': PrintedAs(added=_NO_GROUPS, hidden={'axis_size': _always}),
 }
 
 
@@ -270,7 +282,16 @@ def short_type(aval) -> str:
     """``f64[3]``: the type as JAX prints it in a jaxpr (a token's is ``Tok``)."""
     if aval is core.abstract_token:
         return 'Tok'
-    return aval.str_short(short_dtypes=True)
+    return aval.str_short(short_dtypes=True) + _varying(aval)
+
+
+def _varying(aval) -> str:
+    """``{V:x}``, ``{V:(x,y)}``: the manual axes a value inside ``shard_map`` varies along
+    (``minijax.vma.ManualArray``), as JAX prints them."""
+    axes = getattr(aval, 'vma', ())
+    if not axes:
+        return ''
+    return f'{{V:{axes[0]}}}' if len(axes) == 1 else f'{{V:({",".join(map(str, axes))})}}'
 
 
 def _alphabetic(n: int) -> str:
@@ -421,6 +442,8 @@ def _value_doc(value, names: _Names):
         return _bracketed('(', ')', [_value_doc(v, names) for v in value])
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         return _jaxpr_doc(getattr(value, 'jaxpr', value), names)
+    if isinstance(value, frozenset):  # (sorted, as JAX prints a set: shard_map's axes)
+        return Text(f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})")
     return Text(re.sub(r' at 0x([0-9a-fA-F]+)', lambda m: ' at 0x' + 'X' * len(m[1]),
                        str(value)))
 

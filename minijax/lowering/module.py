@@ -8,6 +8,7 @@ types) and called with ``func.call``. Every module is verified before it is retu
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import weakref
 from typing import NamedTuple, Sequence
@@ -320,24 +321,32 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
     location = module_ctx.function_location if public else ir.Location.unknown()
     block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else location
                                          for n in names])
+    with ir.InsertionPoint(block), location, \
+            contextlib.nullcontext() if public else detached(module_ctx, cut):
+        args = list(block.arguments)
+        if shardings is not None:
+            args = constrain_all(module_ctx, args, shardings[0], closed.in_avals)
+        outs = lower_closed_jaxpr(module_ctx, closed, args)
+        if shardings is not None:
+            outs = constrain_all(module_ctx, outs, shardings[1], closed.out_avals)
+        func.ReturnOp(outs)
+    return fn
+
+
+@contextlib.contextmanager
+def detached(module_ctx, cut: tuple | None = None):
+    """Lower what follows as JAX lowers a function of its own (a private function, a
+    ``shard_map`` body): its ops named without the caller's name stack and located at their
+    frames inside the trace of the function, cut at the call's frames (or ``cut``)."""
     saved = module_ctx.name_stack, module_ctx.where
-    if not public:
-        call = module_ctx.where.call
-        module_ctx.name_stack = ''
-        frames = _codes(call[1] if call else None)
-        module_ctx.where = Where(cut=frames if cut is None else cut, trace_frames=frames)
+    call = module_ctx.where.call
+    module_ctx.name_stack = ''
+    frames = _codes(call[1] if call else None)
+    module_ctx.where = Where(cut=frames if cut is None else cut, trace_frames=frames)
     try:
-        with ir.InsertionPoint(block), location:
-            args = list(block.arguments)
-            if shardings is not None:
-                args = constrain_all(module_ctx, args, shardings[0], closed.in_avals)
-            outs = lower_closed_jaxpr(module_ctx, closed, args)
-            if shardings is not None:
-                outs = constrain_all(module_ctx, outs, shardings[1], closed.out_avals)
-            func.ReturnOp(outs)
+        yield
     finally:
         module_ctx.name_stack, module_ctx.where = saved
-    return fn
 
 
 def _jit_location(module_ctx) -> ir.Location:

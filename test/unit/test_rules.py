@@ -33,6 +33,7 @@ from minijax.control_flow.while_loop import while_p
 from minijax.ir.jaxpr import Jaxpr, eval_jaxpr
 from minijax.jit import xla_call_p
 from minijax.pmap import xla_pmap_p
+from minijax.shard_map import shard_map_p
 from minijax.testing import NOT_NEEDED, NOT_PER_EXAMPLE, RULE_CHECKS, check_rule, check_rules
 
 LAX_PRIMITIVES = [v for v in vars(mlax).values() if isinstance(v, core.Primitive)]
@@ -683,7 +684,7 @@ def test_every_lax_primitive_has_a_case():
                           'add rows (the call and its JAX oracle) to test/unit/primitive_cases.py')
 
 
-HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p, xla_pmap_p]
+HIGHER_ORDER = [cond_p, while_p, scan_p, xla_call_p, xla_pmap_p, shard_map_p]
 #: The other primitives of control flow: whole jaxprs are their operands' functions, so they
 #: have no row in the case table (test_solvers.py checks them against JAX). Partial evaluation
 #: stages each whole, as JAX does.
@@ -693,7 +694,7 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'broadcast_in_dim', 'transpose', 'reshape', 'squeeze', 'concatenate', 'pad', 'slice',
           'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
-          'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'psum', 'all_gather',
+          'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'shard_map', 'psum', 'all_gather',
           'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft',
           'split', 'unstack', 'stack', 'tile', 'optimization_barrier', 'reduce_precision',
           'copy', 'stage', 'dce_sink', 'scatter_sub', 'custom_linear_solve',
@@ -702,7 +703,8 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
 #: The lit test of each higher-order primitive (and of one that needs a mesh), under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
-             'xla_pmap': 'pmap/pmap.py', 'sharding_constraint': 'sharding/jit-over-a-mesh.py'}
+             'xla_pmap': 'pmap/pmap.py', 'shard_map': 'shard_map/collectives.py',
+             'sharding_constraint': 'sharding/jit-over-a-mesh.py'}
 LIT = pathlib.Path(__file__).parents[1] / 'lit'
 #: Where a built-in's rule of each kind goes, beyond the ``def_*`` call the table names.
 WHERE_RULES_GO = {'flops': 'minijax/flops.py: add it to the list of its cost class '
