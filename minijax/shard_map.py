@@ -42,6 +42,8 @@ from minijax.lowering.module import detached, rule_location
 from minijax.lowering.shardings import sdy_sharding
 from minijax.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from minijax.sharding import mesh as mesh_lib
+from minijax.sharding import rules as sharding_rules
+from minijax.sharding.types import type_sharding
 
 __all__ = ['Infer', 'shard_map', 'shard_map_p']
 
@@ -77,18 +79,31 @@ def _split_size(mesh, names) -> int:
     return math.prod(mesh.shape[n] for n in names)
 
 
-def shard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray) -> core.ShapedArray:
-    """The type of one device's shard of a value of type ``aval`` split as ``spec`` says."""
+def shard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray,
+               manual=None) -> core.ShapedArray:
+    """The type of one device's shard of a value of type ``aval`` split as ``spec`` says:
+    typed, where ``aval`` is, over the body's mesh (the ``manual`` axes, all of the mesh's
+    if None, made ``Manual``), so only its other Explicit axes stay in the type."""
     names = spec_names(spec)
-    return aval.update(shape=tuple(n // _split_size(mesh, names.get(d, ()))
-                                   for d, n in enumerate(aval.shape)))
+    shape = tuple(n // _split_size(mesh, names.get(d, ())) for d, n in enumerate(aval.shape))
+    sharding = aval._sharding
+    if sharding is not None:
+        manual = mesh.axis_names if manual is None else manual
+        body_mesh = mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in manual})
+        sharding = type_sharding(NamedSharding(body_mesh, sharding.spec), shape)
+    return core.ShapedArray(shape, aval.dtype, aval.weak_type, sharding)
 
 
 def unshard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray) -> core.ShapedArray:
-    """The type of the value the devices' shards of type ``aval`` make up, as ``spec`` says."""
+    """The type of the value the devices' shards of type ``aval`` make up, as ``spec`` says:
+    split over the mesh's Explicit axes as ``spec`` splits it, where types carry
+    shardings."""
     names = spec_names(spec)
-    return aval.update(shape=tuple(n * _split_size(mesh, names.get(d, ()))
-                                   for d, n in enumerate(aval.shape)))
+    shape = tuple(n * _split_size(mesh, names.get(d, ())) for d, n in enumerate(aval.shape))
+    sharding = None
+    if core.sharding_in_types() and not mesh.empty:
+        sharding = type_sharding(NamedSharding(mesh.abstract_mesh, spec), shape)
+    return core.ShapedArray(shape, aval.dtype, aval.weak_type, sharding)
 
 
 def ordered(mesh, axes) -> tuple:
@@ -184,6 +199,7 @@ def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_
 
 shard_map_p.def_impl(_shard_map_impl)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
+sharding_rules.register(sharding_rules.AS_EVALUATED, shard_map_p)  # typed by its out_specs
 dispatch.PLACING.add(shard_map_p)  # (its impl places its results: not the eager-op path)
 
 
@@ -487,7 +503,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         dyn_leaves = [x for x, d in zip(leaves, dynamic) if d]
         dyn_specs = tuple(s for s in specs if s is not None)
         _check_specs_vs_args(f, the_mesh, in_tree, dynamic, dyn_specs, dyn_leaves)
-        avals = [shard_aval(the_mesh, s, core.shaped_aval(x))
+        avals = [shard_aval(the_mesh, s, core.shaped_aval(x), manual)
                  for s, x in zip(dyn_specs, dyn_leaves)]
         static = tuple(x for x, d in zip(leaves, dynamic) if not d)
         key = _trace_key(in_tree, tuple(avals), dyn_specs, static, the_mesh)
@@ -634,18 +650,11 @@ def _has_sharding(x) -> bool:
 
 
 def _sharding_spec(x) -> PartitionSpec:
-    """The spec ``x`` is laid out by: a sharded Array's, or (where types carry shardings)
-    its type's; an unsharded value is replicated. A traced value whose type has none is
-    refused: minijax's types do not carry shardings yet, so ``in_specs`` must be given."""
-    sharding = getattr(x, 'sharding', None) if not isinstance(x, core.Tracer) else \
-        getattr(core.get_aval(x), 'sharding', None)
-    if isinstance(sharding, NamedSharding):
-        return sharding.spec
-    if isinstance(x, core.Tracer):
-        raise NotImplementedError(
-            'shard_map: in_specs inferred from a traced argument (under jit, grad...) needs '
-            "its sharding in its type, which minijax's types do not carry yet: pass in_specs")
-    return P()
+    """The spec ``x`` is laid out by: a sharded Array's, or a traced value's type's; an
+    unsharded value is replicated."""
+    sharding = core.get_aval(x).sharding if isinstance(x, core.Tracer) else \
+        getattr(x, 'sharding', None)
+    return sharding.spec if isinstance(sharding, NamedSharding) else P()
 
 
 def _manual_spec(spec: PartitionSpec, manual) -> PartitionSpec:

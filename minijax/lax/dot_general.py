@@ -219,9 +219,12 @@ def _operand_cotangent(ct, other, x_aval, x_axes, other_axes, x_is_lhs, params):
     # Axes of out: batch, x's free axes, then other's contracting axes in increasing order.
     out_to_x = [*x_b, *x_free, *(x_c[other_c.index(a)] for a in sorted(other_c))]
     params = {k: v for k, v in params.items() if k != 'out_sharding'}
-    if x_aval._sharding is not None:  # (as JAX: the cotangent is sharded as x is)
-        spec = x_aval._sharding.spec.partitions
-        params['out_sharding'] = x_aval._sharding.update(spec=[spec[a] for a in out_to_x])
+    if core.sharding_in_types():  # (as JAX: the cotangent is sharded as x is, replicated
+        spec = sharding_rules.spec_of(x_aval)  # if x is unsharded over the mesh in context)
+        mesh = sharding_rules.mesh_or_current(x_aval)
+        if not mesh.empty:
+            params['out_sharding'] = sharding_rules.sharded(mesh, [spec[a] for a in out_to_x],
+                                                            x_aval)
     out = dot_general_p.bind(ct, other, dimension_numbers=(
         (tuple(other_free_in_ct), tuple(other_free)), (tuple(range(n_batch)), other_b)),
         **params)

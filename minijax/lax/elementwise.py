@@ -683,11 +683,14 @@ pow_p.def_jvp(_pow_jvp, symbolic_zeros=True)
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """A constant with the shape, dtype and weak type of ``x`` (a broadcast scalar), or the
-    ``dtype`` (then strongly typed) and ``shape`` given."""
-    default_options_only('full_like', sharding=sharding)
+    ``dtype`` (then strongly typed) and ``shape`` given; sharded as ``x``'s type is when
+    its shape is kept, as JAX does (a cotangent's zeros are laid out as the cotangent)."""
     aval = core.get_aval(x)
+    if sharding is None and shape is None:
+        sharding = getattr(aval, '_sharding', None)
     return full(aval.shape if shape is None else shape, fill_value,
-                aval.dtype if dtype is None else dtype, weak_type=aval.weak_type and dtype is None)
+                aval.dtype if dtype is None else dtype, sharding=sharding,
+                weak_type=aval.weak_type and dtype is None)
 
 
 # ----------------------------------------------------------------------------- integer_pow

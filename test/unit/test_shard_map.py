@@ -325,11 +325,6 @@ def test_the_spec_errors_name_the_problem():
 
 # ----------------------------------------------------------------------------- the tutorial
 
-#: The tutorial's programs that infer in_specs from a traced argument's sharding: minijax's
-#: types do not carry shardings yet (sharding in types, issue 31), so they are refused.
-NEEDS_SHARDING_IN_TYPES = {'loss_dp', 'grad_dp', 'loss_fsdp', 'grad_fsdp'}
-
-
 def _run_tutorial(lib, out):
     env = dict(os.environ, PYTHONPATH=str(HERE.parent.parent), JAX_PLATFORMS='cpu')
     env.pop('XLA_FLAGS', None)
@@ -351,9 +346,6 @@ def test_the_tutorial_programs_give_jaxs_values(tmp_path):
     assert set(theirs) == set(mine)
     for name, expected in theirs.items():
         got = mine[name]
-        if name in NEEDS_SHARDING_IN_TYPES:
-            assert got[0] == 'NotImplementedError', name
-            continue
         if isinstance(expected, tuple):
             assert isinstance(got, tuple) and got[0] == expected[0], (name, got, expected)
             continue
