@@ -4,8 +4,8 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import (checkpoint_policies, debug, errors, lax, nn, numpy, ops,  # noqa: E402
-                     random, scipy, test_util, tree, tree_util)
+from minijax import (checkpoint_policies, debug, distributed, errors, lax, nn,  # noqa: E402
+                     numpy, ops, random, scipy, test_util, tree, tree_util)
 from minijax.array import Array, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
@@ -28,7 +28,7 @@ from minijax.tree_util import register_pytree_node  # noqa: E402
 __all__ = [
     'Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
-    'custom_jvp', 'custom_vjp', 'debug',
+    'custom_jvp', 'custom_vjp', 'debug', 'distributed',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
     'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'process_count',
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',

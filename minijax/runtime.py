@@ -1,7 +1,8 @@
 """The PJRT CPU runtime: client, transfers, compilation and execution.
 
 Every private jaxlib API minijax uses (besides the MLIR bindings) is here, so that a jaxlib
-upgrade touches one file. minijax never imports ``jax``.
+upgrade touches one file, but for the multi-process runtime's (``minijax.distributed``).
+minijax never imports ``jax``.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from jaxlib.mlir.ir import WalkResult
 
-from minijax import compilation_cache
+from minijax import compilation_cache, distributed
 from minijax.config import config
 from minijax.lowering.module import host_callbacks, main_function
 from minijax.lowering.ops import PYTHON_CALLBACK_TARGET
@@ -64,11 +65,20 @@ def replica_client():
     """The client replicated (``pmap``) programs run on, made on first use with
     ``requested_device_count()`` devices (the single-device client when that is 1): several
     CPU devices in one process run replicated programs with XLA's own collectives. Its
-    results reach ordinary programs through the host."""
+    results reach ordinary programs through the host. After ``distributed.initialize`` it
+    is the multi-process client: ``requested_device_count()`` devices in each process."""
+    if distributed.is_initialized():
+        counters['cpu_client'] += 1
+        return distributed.cpu_client(requested_device_count())
     if requested_device_count() == 1:
         return client()
     counters['cpu_client'] += 1
     return xc.make_cpu_client(num_devices=requested_device_count())
+
+
+def backends_are_initialized() -> bool:
+    """Whether a CPU client was made (``distributed.initialize`` must come before)."""
+    return bool(client.cache_info().currsize or replica_client.cache_info().currsize)
 
 
 @functools.cache
@@ -78,21 +88,33 @@ def device():
 
 
 def devices(backend=None) -> list:
-    """The devices replicated programs run on (``jax.devices()``); the first stands for
-    ``device()``, where single-device programs run."""
+    """The devices replicated programs run on (``jax.devices()``): every process's (see
+    ``minijax.distributed``). This process's first stands for ``device()``, where
+    single-device programs run."""
     _check_backend(backend)
-    made = replica_client().devices()
-    if len(made) != requested_device_count():
+    made = replica_client()
+    if made.local_device_count() != requested_device_count():
         raise RuntimeError(f'minijax_num_cpu_devices is {requested_device_count()} but the CPU '
-                           f'client was made with {len(made)} devices: set it before the first '
-                           'pmap or devices()')
-    return list(made)
+                           f'client was made with {made.local_device_count()} devices: set it '
+                           'before the first pmap or devices()')
+    return list(made.devices())
+
+
+def local_devices(process_index: int | None = None, backend=None, host_id=None) -> list:
+    """The devices of process ``process_index`` (this one by default)."""
+    if host_id is not None:
+        process_index = host_id
+    if process_index is None:
+        process_index = distributed.global_state.process_id
+    if not 0 <= process_index < process_count(backend):
+        raise ValueError(f'Unknown process_index {process_index}')
+    return [d for d in devices(backend) if d.process_index == process_index]
 
 
 def is_default_device(d) -> bool:
     """Whether ``d`` names the device ordinary programs run on: ``device()`` or
-    ``devices()[0]``, its stand-in among the replicated programs' devices."""
-    return d is None or d == device() or d == devices()[0]
+    ``local_devices()[0]``, its stand-in among the replicated programs' devices."""
+    return d is None or d == device() or d == local_devices()[0]
 
 
 def _check_backend(backend):
@@ -104,21 +126,23 @@ def device_count(backend=None) -> int:
     return len(devices(backend))
 
 
+def local_device_count(backend=None) -> int:
+    return len(local_devices(backend=backend))
+
+
 def default_backend() -> str:
     return 'cpu'
 
 
-local_devices = devices
-local_device_count = device_count
+def process_index(backend=None) -> int:
+    """This process's number: 0 unless ``minijax.distributed.initialize`` said otherwise."""
+    _check_backend(backend)
+    return distributed.global_state.process_id
 
 
-def process_index() -> int:
-    """minijax runs in one process, number 0 (``jax.process_index``)."""
-    return 0
-
-
-def process_count() -> int:
-    return 1
+def process_count(backend=None) -> int:
+    _check_backend(backend)
+    return distributed.global_state.num_processes
 
 
 @functools.cache

@@ -1,0 +1,179 @@
+"""Several processes: ``minijax.distributed`` on localhost, two processes with two CPU devices
+each, every process's result checked against JAX's single-process answer on four devices
+(this process's; conftest.py gives it four).
+
+The processes run ``distributed_programs.py``; ``run`` starts them on a free port, each with
+a deadline, kills them all when one fails or the deadline passes, and returns what each
+saved, or its exit status and output.
+"""
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+PROGRAMS = pathlib.Path(__file__).with_name('distributed_programs.py')
+ROOT = PROGRAMS.parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('localhost', 0))
+        return s.getsockname()[1]
+
+
+class Finished:
+    """A process of a run: its exit status, its output and what it saved."""
+
+    def __init__(self, process_id, returncode, output, saved):
+        self.process_id, self.returncode, self.output = process_id, returncode, output
+        self.saved = saved
+
+    def __repr__(self):
+        return f'process {self.process_id} (exit {self.returncode}):\n{self.output}'
+
+
+def run(program, tmp_path, num_processes=2, devices=2, deadline=60, processes=None,
+        expect_failure=False, **initialize):
+    """Run ``program`` in ``num_processes`` processes (or only those of ``processes``); a
+    list of ``Finished``, process 0 first. Unless ``expect_failure``, every process must exit
+    0 before the deadline, and a failure kills the others at once."""
+    port = free_port()
+    env = {**os.environ, 'MINIJAX_NUM_CPU_DEVICES': str(devices), 'PYTHONUNBUFFERED': '1'}
+    env.pop('XLA_FLAGS', None)
+    options = json.dumps({'initialize': initialize})
+    logs, running = {}, {}
+    for pid in processes if processes is not None else range(num_processes):
+        logs[pid] = open(tmp_path / f'{pid}.log', 'w+')
+        running[pid] = subprocess.Popen(
+            [sys.executable, str(PROGRAMS), program, str(port), str(pid), str(num_processes),
+             str(tmp_path), options], stdout=logs[pid], stderr=subprocess.STDOUT, env=env,
+            cwd=ROOT, start_new_session=True)
+    end = time.monotonic() + deadline
+    try:
+        while any(p.poll() is None for p in running.values()):
+            failed = any(p.returncode not in (None, 0) for p in running.values())
+            if time.monotonic() > end or (failed and not expect_failure):
+                break
+            time.sleep(0.05)
+    finally:
+        for p in running.values():
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    finished = []
+    for pid, p in running.items():
+        logs[pid].seek(0)
+        saved = tmp_path / f'{pid}.npz'
+        finished.append(Finished(pid, p.returncode, logs[pid].read(),
+                                 dict(np.load(saved)) if saved.exists() else None))
+        logs[pid].close()
+    if not expect_failure:
+        for f in finished:
+            assert f.returncode == 0, f
+    return finished
+
+
+def test_two_processes_see_four_devices_and_run_their_own_jit(tmp_path):
+    """Each process numbers itself, sees the four global devices (its two first among its
+    own) and runs a plain ``jit`` on its own data, as JAX's processes do."""
+    import jax
+    for f in run('topology', tmp_path):
+        pid, r = f.process_id, f.saved
+        assert r['process_index'] == pid and r['process_count'] == 2
+        assert r['device_count'] == 4 and r['local_device_count'] == 2
+        assert list(r['device_processes']) == [0, 0, 1, 1]
+        assert list(r['local_device_processes']) == [pid, pid]
+        ids = list(r['device_ids'])
+        assert list(r['local_device_ids']) == ids[2 * pid:2 * pid + 2]
+        assert list(r['other_local_ids']) == ids[2 * (1 - pid):2 * (1 - pid) + 2]
+        assert r['is_initialized']
+        np.testing.assert_array_equal(
+            r['jit'], jax.jit(lambda x: jax.numpy.sin(x) * (pid + 1))(np.arange(4.)))
+
+
+def test_a_process_that_dies_ends_the_others_within_the_heartbeat_timeout(tmp_path):
+    """Process 1 exits without leaving the run; process 0, needing it, is ended by the
+    coordination service's error (naming the task) within the heartbeat timeout: no hang."""
+    start = time.monotonic()
+    survivor, dead = run('dies', tmp_path, expect_failure=True, deadline=30,
+                         heartbeat_timeout_seconds=2, initialization_timeout=10,
+                         shutdown_timeout_seconds=2)
+    assert dead.returncode == 17, dead
+    assert survivor.returncode not in (None, 0), survivor
+    assert 'stopped sending heartbeats' in survivor.output, survivor
+    assert time.monotonic() - start < 20
+
+
+def test_a_coordinator_that_cannot_be_reached_is_an_error_within_the_timeout(tmp_path):
+    """Process 1 of 2 with no process 0: a RuntimeError naming the address, after
+    ``initialization_timeout`` seconds."""
+    start = time.monotonic()
+    lone, = run('topology', tmp_path, processes=[1], expect_failure=True, deadline=30,
+                initialization_timeout=1)
+    assert lone.returncode == 1, lone
+    assert 'RuntimeError: minijax.distributed.initialize: process 1 found no coordinator at ' \
+           'localhost:' in lone.output, lone
+    assert 'within initialization_timeout=1 s' in lone.output
+    assert time.monotonic() - start < 15
+
+
+ATTEMPTS = '''
+import json, socket, sys
+lib = __import__(sys.argv[1])
+initialize = lib.distributed.initialize
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('localhost', 0))
+        return s.getsockname()[1]
+
+def attempt(*args, **kwargs):
+    try:
+        initialize(*args, cluster_detection_method='deactivate', **kwargs)
+        return 'initialized'
+    except Exception as err:
+        return [type(err).__name__, str(err)]
+
+seen = [attempt(), attempt('localhost:1'), attempt('localhost:1', 2),
+        attempt('localhost:1', 2, '0'), attempt('localhost:1', 2.0, 0),
+        attempt('localhost:1', 2, 2), attempt('localhost:1', 2, -1),
+        lib.distributed.is_initialized()]
+seen += [attempt(f'localhost:{free_port()}', 1, 0), lib.distributed.is_initialized(),
+         attempt(f'localhost:{free_port()}', 1, 0)]
+lib.distributed.shutdown()
+seen += [lib.distributed.is_initialized()]
+lib.devices()
+seen += [attempt(f'localhost:{free_port()}', 1, 0)]
+print(json.dumps(seen))
+'''
+
+
+def attempts(library):
+    """What ``library.distributed.initialize`` says to bad arguments, to a second call, and
+    to a call after the first computation, in a fresh process."""
+    env = {**os.environ, 'JAX_PLATFORMS': 'cpu'}
+    done = subprocess.run([sys.executable, '-c', ATTEMPTS, library], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def as_minijax(seen):
+    """JAX's answer with its library named minijax."""
+    if not isinstance(seen, list):
+        return seen
+    kind, message = seen
+    return [kind, message.replace('jax.', 'minijax.').replace('JAX', 'minijax')]
+
+
+def test_initialize_errors_are_jaxs():
+    """The same error types and messages as JAX (named minijax), and ``is_initialized``."""
+    mine, theirs = attempts('minijax'), attempts('jax')
+    assert mine == [as_minijax(t) for t in theirs]
+    assert mine[7:10] == [False, 'initialized', True] and mine[11] is False
