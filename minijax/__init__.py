@@ -5,7 +5,7 @@ import os
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
 from minijax import (checkpoint_policies, debug, distributed, errors, lax, nn,  # noqa: E402
-                     numpy, ops, random, scipy, test_util, tree, tree_util)
+                     numpy, ops, random, scipy, sharding, test_util, tree, tree_util)
 from minijax.array import Array, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
@@ -23,6 +23,8 @@ from minijax.jit import clear_caches, jit  # noqa: E402
 from minijax.pmap import pmap  # noqa: E402
 from minijax.runtime import (default_backend, device_count, devices, local_device_count,  # noqa: E402,E501
                               local_devices, process_count, process_index)
+from minijax.sharding.mesh import make_mesh, set_mesh  # noqa: E402
+from minijax.sharding.partition_spec import P  # noqa: E402
 from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
@@ -30,10 +32,11 @@ __all__ = [
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug', 'distributed',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
-    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'process_count',
+    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'make_mesh', 'P',
+    'process_count',
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
-    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'switch', 'test_util', 'tree',
+    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'sharding', 'switch', 'test_util', 'tree',
     'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
 ]

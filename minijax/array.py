@@ -8,25 +8,33 @@ program first needs it, so eager code pays no transfer per operation.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
 from minijax import core, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
+from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from minijax.sharding.mesh import get_concrete_mesh
 
 
 class Array:
     __array_priority__ = 100
-    __slots__ = ('_buffer', '_aval', '_npy', '__weakref__')
+    __slots__ = ('_buffer', '_aval', '_npy', '_sharding', '__weakref__')
 
-    def __init__(self, buffer, aval: ShapedArray, value: np.ndarray | None = None):
+    def __init__(self, buffer, aval: ShapedArray, value: np.ndarray | None = None,
+                 sharding=None):
         """``buffer``: a jaxlib device array, or None while the value lives only on the host
         as ``value`` (a read-only NumPy array); ``aval``: its type (jaxlib alone, without
-        ``jax``, does not tell a buffer's shape and dtype)."""
+        ``jax``, does not tell a buffer's shape and dtype). ``sharding``: None for a value on
+        the default device; else how the buffer, a jaxlib array over the devices of the
+        multi-device client, lies on them (a ``NamedSharding``, or a ``SingleDeviceSharding``
+        committing it to one device): a sharded Array, whose shape is the global shape."""
         self._buffer = buffer
         self._aval = aval
         self._npy = value
+        self._sharding = sharding
 
     @property
     def buffer(self):
@@ -46,19 +54,26 @@ class Array:
     def devices(self) -> set:
         """The devices holding the value: the default device until it is placed elsewhere."""
         self._check_if_deleted()
+        if self._sharding is not None:
+            return set(self._sharding.device_set)
         return runtime.buffer_devices(self._buffer) if self._buffer is not None else \
             {runtime.device()}
 
     def new_reference(self) -> 'Array':
         """Another Array object with this (immutable, so shared) value: ``Array.clone``."""
         self._check_if_deleted()
-        return Array(self._buffer, self._aval, self._npy)
+        return Array(self._buffer, self._aval, self._npy, self._sharding)
 
     clone = new_reference
 
     def _value(self) -> np.ndarray:
         if self._npy is None:
             self._check_if_deleted()
+            if self._sharding is not None:  # gathered from its shards
+                physical = core.physical_aval(self._aval)
+                self._npy = runtime.gather(self._buffer, self._sharding, physical.shape,
+                                           physical.dtype)
+                return self._npy
             self._npy = runtime.to_host(self._buffer)
             self._npy.flags.writeable = False
         return self._npy
@@ -166,19 +181,28 @@ class Array:
         """Start reading the value to the host (here: read it, the copy is quick)."""
         self._value()
 
-    # -- JAX's device-array surface, for minijax's one CPU device. An array lives whole on it:
-    # -- it is one shard, fully replicated and addressable; nothing is committed to a device.
+    # -- JAX's device-array surface. An ordinary array lives whole on the default device: it
+    # -- is one shard, fully replicated, not committed. A sharded one (``device_put`` with a
+    # -- sharding, a result of a program over a mesh) is committed to its sharding's devices.
 
     @property
     def device(self):
-        """The device holding the value."""
-        device, = self.devices()
+        """The device holding the value; of a value on several devices, its sharding (as
+        JAX answers)."""
+        devices = self.devices()
+        if len(devices) > 1:
+            return self._sharding
+        device, = devices
         return device
 
-    sharding = property(lambda self: SingleDeviceSharding(self.device))
-    committed = property(lambda self: False)  # (jax.device_put(x, device) would commit)
+    @property
+    def sharding(self):
+        return self._sharding if self._sharding is not None else \
+            SingleDeviceSharding(self.device)
+
+    committed = property(lambda self: self._sharding is not None)
     is_fully_addressable = property(lambda self: True)
-    is_fully_replicated = property(lambda self: True)
+    is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
 
     def platform(self) -> str:
         return runtime.default_backend()
@@ -189,20 +213,35 @@ class Array:
 
     @property
     def addressable_shards(self) -> list:
-        """The shards of the value: one, the whole array on its device."""
-        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+        """The shards of the value, one per device: the block ``index`` selects, as an
+        Array on that device (of an ordinary array, the whole array)."""
+        self._check_if_deleted()
+        if self._sharding is None:
+            return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+        indices = self._sharding.devices_indices_map(self.shape)
+        replicas = self._sharding.replica_ids(self.shape) \
+            if hasattr(self._sharding, 'replica_ids') else {}
+        blocks = runtime.shards(self._buffer)
+        return [Shard(device, index, replicas.get(device, 0),
+                      Array(block, ShapedArray(self._sharding.shard_shape(self.shape),
+                                               self.dtype, self.weak_type),
+                            sharding=SingleDeviceSharding(device)))
+                for (device, index), block in zip(indices.items(), blocks)]
 
     global_shards = addressable_shards
 
     def addressable_data(self, index):
-        """Shard ``index``'s data: the whole array (JAX too ignores the index of a fully
-        replicated array)."""
+        """Shard ``index``'s data (of an ordinary array, the whole array: JAX too ignores
+        the index of a fully replicated array)."""
         self._check_if_deleted()
-        return self
+        return self if self._sharding is None else self.addressable_shards[index].data
 
     def on_device_size_in_bytes(self) -> int:
         self._check_if_deleted()
         physical = core.physical_aval(self._aval)
+        if self._sharding is not None:  # every device's block
+            shape = self._sharding.shard_shape(physical.shape)
+            return math.prod(shape) * physical.dtype.itemsize * self._sharding.num_devices
         return physical.size * physical.dtype.itemsize
 
     def unsafe_buffer_pointer(self) -> int:
@@ -226,7 +265,7 @@ class Array:
     def delete(self):
         """Drop the value (the buffer is freed once no other Array shares it); using the
         array afterwards raises JAX's error."""
-        self._buffer = self._npy = None
+        self._buffer = self._npy = self._sharding = None
 
     def is_deleted(self) -> bool:
         return self._buffer is None and self._npy is None
@@ -246,31 +285,6 @@ class Array:
 
 #: DLPack's code of the CPU as a device type (``kDLCPU``)
 _DLPACK_CPU = 1
-
-
-class SingleDeviceSharding(NamedTuple):
-    """How an Array lies on the devices (``x.sharding``): whole on one device, JAX's
-    ``SingleDeviceSharding``, with its queries. minijax has no other sharding."""
-    device: object
-    memory_kind: str = 'device'
-
-    device_set = property(lambda self: {self.device})
-    addressable_devices = device_set
-    num_devices = 1
-    is_fully_addressable = True
-    is_fully_replicated = True
-
-    def devices_indices_map(self, shape) -> dict:
-        """Which part of an array of ``shape`` each device holds: all of it."""
-        return {self.device: (slice(None),) * len(shape)}
-
-    addressable_devices_indices_map = devices_indices_map
-
-    def shard_shape(self, shape) -> tuple:
-        return tuple(shape)
-
-    def __repr__(self):
-        return f'SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})'
 
 
 class Shard(NamedTuple):
@@ -359,17 +373,57 @@ def device_array(x, weak_type=False) -> Array:
     return host_array(np.array(x, copy=True), weak_type)
 
 
-def device_put(x, device=None):
-    """``x`` (a pytree) with its arrays as Arrays (``jax.device_put``; traced values stay as
-    they are); minijax computes on one device, so ``device`` (or a sharding) may only name
-    it."""
-    if isinstance(device, SingleDeviceSharding):
-        device = device.device
-    if not runtime.is_default_device(device):
-        raise ValueError(f'device_put: minijax runs on one device, {runtime.device()}; '
-                         f'got {device}')
-    return tree_util.tree_map(lambda v: v if isinstance(v, (Array, core.Tracer)) else
-                              device_array(v, core.get_aval(v).weak_type), x)
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """``x`` (a pytree) with its arrays as Arrays placed as ``device`` says
+    (``jax.device_put``): None or the default device, an ordinary Array; another device, an
+    Array committed to it; a ``NamedSharding`` (or a ``PartitionSpec`` over the mesh
+    ``set_mesh`` installed), an Array split over the mesh's devices. ``device`` may be a
+    pytree prefix of ``x``, one placement per subtree. Traced values stay as they are
+    (with a sharding, they are constrained to it). ``src``, ``donate`` and ``may_alias``
+    change nothing here: minijax never aliases or donates."""
+    if device is None or isinstance(device, (Sharding, PartitionSpec)) or _is_device(device):
+        return tree_util.tree_map(lambda v: _put(v, device), x)
+    placements = tree_util.broadcast_prefix(device, x, is_leaf=_is_placement,
+                                            name='device_put device')
+    leaves, treedef = tree_util.tree_flatten(x)
+    return treedef.unflatten(_put(v, d) for v, d in zip(leaves, placements))
+
+
+def _is_device(x) -> bool:
+    return hasattr(x, 'platform') and hasattr(x, 'id')
+
+
+def _is_placement(x) -> bool:
+    return x is None or isinstance(x, (Sharding, PartitionSpec)) or _is_device(x)
+
+
+def _put(v, placement):
+    """One leaf placed: see ``device_put``."""
+    if isinstance(placement, PartitionSpec):
+        mesh = get_concrete_mesh()
+        if mesh.empty:
+            raise ValueError('Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed '
+                             'to device_put')
+        placement = NamedSharding(mesh, placement)
+    if isinstance(placement, SingleDeviceSharding):
+        placement, = placement.device_set
+    if isinstance(v, core.Tracer):
+        if isinstance(placement, NamedSharding):
+            from minijax.lax.sharding import with_sharding_constraint  # (a layer above)
+            return with_sharding_constraint(v, placement)
+        return v
+    if placement is None or runtime.is_default_device(placement):
+        return v if isinstance(v, Array) else device_array(v, core.get_aval(v).weak_type)
+    if isinstance(v, Array) and v._sharding == placement:
+        return v
+    aval = core.get_aval(v)
+    value = physical_value(v)
+    if not isinstance(placement, NamedSharding):  # a device
+        placement = SingleDeviceSharding(placement)
+    else:
+        placement.check_divisible(value.shape)
+    return Array(runtime.shard(value, placement),
+                 ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding=placement)
 
 
 def device_get(x):

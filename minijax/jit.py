@@ -20,14 +20,15 @@ from collections.abc import Callable
 import numpy as np
 from jaxlib.mlir import ir
 
-from minijax import core, dtypes, runtime, tree_util
+from minijax import core, dtypes, runtime, spmd_call, tree_util
 from minijax.array import Array, from_device
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import module_text
-from minijax.xla_call import executable, lowered_module, run, xla_call, xla_call_p
+from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
+                              xla_call_p)
 
 __all__ = ['Compiled', 'Jitted', 'Lowered', 'jit', 'xla_call_p']
 
@@ -39,8 +40,10 @@ class Jitted:
     the first argument (so ``static_argnums=0`` makes ``self`` static, as in JAX).
     """
 
-    def __init__(self, fun, static_argnums=None, static_argnames=None):
+    def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
+                 out_shardings=None):
         self.fun = fun
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
         self.__doc__ = getattr(fun, '__doc__', None)
@@ -165,6 +168,11 @@ class Jitted:
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
         _check_values(f'jit({self.name})', names[0], flat_args)
+        place = self._placement(args, kwargs, flat_args, out_tree)
+        if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
+            exe = spmd_executable(closed, self.name, *names, place)
+            return tree_util.tree_unflatten(
+                out_tree, spmd_call.run(exe, place, flat_args, closed.out_avals))
         exe = executable(closed, self.name, *names)
         key, signature, leaves = self._fast_key(args, kwargs)
         if key is not None and _same_objects(leaves, flat_args):
@@ -174,11 +182,31 @@ class Jitted:
     def lower(self, *args, **kwargs) -> 'Lowered':
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
         static arguments' values)."""
-        closed, _, closed_over, out_tree, names, _ = self._trace(args, kwargs)
+        closed, _, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
         if closed_over:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
-        return Lowered(closed, self.name, out_tree, names)
+        return Lowered(closed, self.name, out_tree, names,
+                       self._placement(args, kwargs, flat_args, out_tree))
+
+    def _placement(self, args, kwargs, flat_args, out_tree):
+        """Where the call runs (``spmd_call.placement``): over the mesh of its shardings, or
+        None for the default device. ``in_shardings`` is a prefix of the positional
+        arguments (without the static ones), ``out_shardings`` of the output."""
+        what = f'jit({self.name})'
+        ins = outs = ()
+        if self.in_shardings is not None:
+            _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+            ins = spmd_call.flat_shardings(f'{what} in_shardings', self.in_shardings,
+                                           tuple(dyn_args))
+            ins += [None] * len(tree_util.tree_leaves(dyn_kwargs))
+        if self.out_shardings is not None:
+            placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+            outs = spmd_call.flat_shardings(f'{what} out_shardings', self.out_shardings,
+                                            placeholder)
+        if not ins and not outs and not any(map(spmd_call.is_sharded, flat_args)):
+            return None
+        return spmd_call.placement(what, flat_args, ins, outs)
 
     def _argument_names(self, args, kwargs) -> tuple[str, ...]:
         """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python
@@ -215,6 +243,8 @@ def _signature(args) -> tuple | None:
         if kind is np.ndarray:
             signature.append((x.shape, x.dtype))
         elif kind is Array:
+            if x._sharding is not None:  # over a mesh: the full path
+                return None
             aval = x._aval  # not the property: a Python call
             signature.append((aval.shape, aval.dtype, aval.weak_type))
         elif kind is float or kind is bool or isinstance(x, np.generic):
@@ -405,8 +435,8 @@ def _hashed(name, where, value):
     return value
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, keep_unused=False):
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
+        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False):
     """Compile ``fun`` with XLA: traced once per argument types, then run from the cache.
 
     ``static_argnums``/``static_argnames``: arguments passed to ``fun`` as Python values,
@@ -414,17 +444,26 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     keyword arguments included, are pytrees of arrays. ``jit(static_argnums=...)`` without
     ``fun`` is a decorator, as is ``functools.partial(jit, ...)``.
 
+    ``in_shardings``/``out_shardings``: how the arguments (a pytree prefix of the positional
+    ones) and the output (a prefix of it) lie on a mesh's devices, each a ``Sharding``, a
+    ``PartitionSpec`` over the mesh ``set_mesh`` installed, or None (XLA chooses, as does a
+    sharded argument's own sharding). A call with shardings runs on the mesh's devices
+    (``minijax.spmd_call``). They apply where the jitted function is called at the top
+    level, lowered or compiled: under a transformation, the call is traced without them
+    (JAX keeps them; the values are the same).
+
     ``donate_argnums``/``donate_argnames`` are checked as JAX checks them and have no
     effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
     either: minijax always passes every argument to the executable (JAX's
     ``keep_unused=True``).
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, keep_unused=keep_unused)
     core.check_callable('jit', fun=fun)
-    jitted = Jitted(fun, static_argnums, static_argnames)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
     _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
                    donate_argnums, donate_argnames)
     return jitted
@@ -433,13 +472,15 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 class Lowered:
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ())):
-        """``names``: of the module's arguments and results (``jit``'s trace gives them)."""
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None):
+        """``names``: of the module's arguments and results (``jit``'s trace gives them);
+        ``place``: the mesh and shardings of a program over a mesh (``spmd_call``)."""
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
         self._names = names
-        self._module = lowered_module(closed, name, *names)
+        self._place = place
+        self._module = lowered_module(closed, name, *names, place)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
         """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
@@ -458,6 +499,10 @@ class Lowered:
         return self._module
 
     def compile(self) -> 'Compiled':
+        if self._place is not None:
+            return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
+                                                        self._place),
+                            self.out_tree, self._place)
         return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
                         self.out_tree)
 
@@ -473,10 +518,11 @@ def _result_names(out_tree) -> tuple[str, ...]:
 class Compiled:
     """A compiled jitted function: call it with arguments of the lowered types."""
 
-    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree):
+    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None):
         self._jaxpr = closed
         self._executable = exe
         self._out_tree = out_tree
+        self._place = place
 
     def __call__(self, *args):
         avals, _, leaves = abstractify_args('compiled function', args)
@@ -486,7 +532,10 @@ class Compiled:
                             f'({", ".join(a.str_short() for a in avals)}) but compiled for '
                             f'({", ".join(a.str_short() for a in expected)})')
         _check_values('compiled function', map(str, range(len(leaves))), leaves)
-        outs = run(self._executable, leaves, self._jaxpr.out_avals)
+        if self._place is not None:
+            outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
+        else:
+            outs = run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self._out_tree, outs)
 
     def as_text(self) -> str:

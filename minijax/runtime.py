@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import functools
 import io
+import itertools
 import math
 import operator
 import os
@@ -561,3 +562,151 @@ def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
 def buffer_pointer(buffer) -> int:
     """The address of a device buffer's memory (``Array.unsafe_buffer_pointer``)."""
     return buffer.unsafe_buffer_pointer()
+
+
+# ----------------------------------------------------------------------------- SPMD programs
+
+def hlo_sharding(sharding, ndim: int):
+    """The ``xc.HloSharding`` of a ``NamedSharding`` for an array of rank ``ndim``, as JAX
+    builds it: a tile per device, the mesh's device order (an iota) transposed so that the
+    axes each dimension is split over come first, major to minor, and the unused axes last
+    as a replicated subgroup. Size-one axes split nothing and are left out."""
+    mesh = sharding.mesh
+    names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
+    if not names:
+        return _REPLICATED
+    sizes = [mesh.shape[n] for n in names]
+    tiles, order = [1] * ndim, []
+    for d, entry in enumerate(sharding.spec.partitions):
+        for axis in (() if entry is None or not isinstance(entry, (str, tuple)) else
+                     entry if isinstance(entry, tuple) else (entry,)):
+            if mesh.shape[axis] != 1:
+                tiles[d] *= mesh.shape[axis]
+                order.append(names.index(axis))
+    replicated = [i for i in range(len(names)) if i not in order]
+    if not order:
+        return _REPLICATED
+    subgroups = []
+    if replicated:
+        tiles.append(math.prod(sizes[i] for i in replicated))
+        subgroups = [xc.OpSharding.Type.REPLICATED]
+    return xc.HloSharding.iota_tile(tiles, sizes, order + replicated, subgroups)
+
+
+def device_sharding(sharding, ndim: int):
+    """jaxlib's own sharding object for a ``NamedSharding`` or a ``SingleDeviceSharding``:
+    what its arrays and executables read (the devices, in the mesh's order, and the
+    ``HloSharding``)."""
+    hlo = hlo_sharding(sharding, ndim) if hasattr(sharding, 'mesh') else _REPLICATED
+    return xc.GSPMDSharding(xc.DeviceList(sharding._device_assignment), hlo)
+
+
+def shard(value: np.ndarray, sharding) -> 'xc.ArrayImpl':
+    """A host value split on the devices as ``sharding`` (a ``NamedSharding``) says: one
+    jaxlib array over all of them, each holding its block."""
+    value = np.asarray(value)
+    blocks = [device_put(value[index], on)
+              for on, index in sharding.devices_indices_map(value.shape).items()]
+    return xc.ArrayImpl(_TransferAval(value.shape, value.dtype),
+                        device_sharding(sharding, value.ndim), blocks, committed=True,
+                        _skip_checks=True)
+
+
+def shards(buffer) -> list:
+    """The single-device buffers of a jaxlib array over several devices, in its sharding's
+    device order."""
+    with _jax_hidden():
+        return list(buffer._arrays)
+
+
+def gather(buffer, sharding, shape, dtype) -> np.ndarray:
+    """The whole value of a sharded buffer, copied to the host block by block."""
+    out = np.empty(shape, dtype)
+    for block, index in zip(shards(buffer), sharding.devices_indices_map(shape).values()):
+        out[index] = to_host(block)
+    out.flags.writeable = False
+    return out
+
+
+class SpmdExecutable:
+    """A module compiled for a mesh (``num_partitions`` = its devices): XLA's partitioner
+    made one program per device from the module's Shardy annotations. Called with one
+    jaxlib array over the mesh's devices per argument, laid out as ``in_shardings`` (the
+    executable's parameter ``HloSharding``s) say; returns one per result, laid out as
+    ``out_shardings`` say (XLA chose those it was free to)."""
+
+    def __init__(self, loaded, result_types, on: tuple, callbacks=()):
+        self._loaded = loaded
+        self._host_callbacks = callbacks
+        self.devices = on
+        self.in_shardings = [_as_hlo_sharding(s) for s in loaded.get_parameter_shardings()]
+        self.out_shardings = [_as_hlo_sharding(s) for s in loaded.get_output_shardings()]
+        device_list = xc.DeviceList(on)
+        self._handlers = [xc._xla.array_result_handler(
+            _TransferAval(shape, dtype), xc.GSPMDSharding(device_list, hlo), committed=True,
+            _skip_checks=True) for (shape, dtype), hlo in zip(result_types, self.out_shardings)]
+
+    def __call__(self, arrays: list) -> list:
+        return self._loaded.execute_sharded(arrays).consume_with_handlers(self._handlers)
+
+    def hlo_text(self, metadata: bool = True) -> str:
+        options = _hlo.HloPrintOptions()
+        options.print_metadata = metadata
+        return '\n\n'.join(m.to_string(options) for m in self._loaded.hlo_modules())
+
+    def cost_analysis(self) -> dict:
+        return dict(self._loaded.cost_analysis())
+
+
+def _as_hlo_sharding(sharding):
+    """An ``OpSharding`` (what older executables return) as an ``HloSharding``."""
+    return sharding if isinstance(sharding, xc.HloSharding) else \
+        xc.HloSharding.from_proto(sharding)
+
+
+def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None) -> SpmdExecutable:
+    """Compile ``module`` (annotated with ``sdy.mesh`` and ``sdy.sharding``) for the devices
+    ``on``, in the mesh's order, as JAX compiles for a mesh on CPU: one replica,
+    ``len(on)`` partitions, SPMD partitioning by Shardy. ``free_inputs``/``free_outputs``:
+    per argument/result, whether XLA may choose its sharding (JAX's unspecified ones)."""
+    options = xc.CompileOptions()
+    options.num_replicas = 1
+    options.num_partitions = len(on)
+    options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in on]]))
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = True
+    if free_inputs is not None:
+        build.allow_spmd_sharding_propagation_to_parameters = list(free_inputs)
+    if free_outputs is not None:
+        build.allow_spmd_sharding_propagation_to_output = list(free_outputs)
+    callbacks = _checked_host_callbacks(module)
+    loaded = _compile(replica_client(), module, on, options, callbacks)
+    return SpmdExecutable(loaded, _main_result_types(module), on, callbacks)
+
+
+def named_sharding_from_hlo(hlo, mesh, ndim: int):
+    """The ``NamedSharding`` over ``mesh`` whose ``HloSharding`` is ``hlo``: how a layout
+    XLA chose (a propagated argument or result) is read back as JAX reads it. Each axis of
+    the mesh goes to one dimension or none; the first match is JAX's spec."""
+    from minijax.sharding import NamedSharding, PartitionSpec
+    if hlo.is_replicated():
+        return NamedSharding(mesh, PartitionSpec())
+    names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
+    for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+        per_dim = [[n for n, d in zip(names, choice) if d == dim] for dim in range(ndim)]
+        for orders in itertools.product(*map(itertools.permutations, per_dim)):
+            spec = PartitionSpec(*[None if not o else o[0] if len(o) == 1 else o
+                                   for o in orders])
+            if hlo_sharding(NamedSharding(mesh, spec), ndim) == hlo:
+                return NamedSharding(mesh, _trimmed(spec))
+    raise NotImplementedError(f'XLA laid a value out as {hlo}, which no PartitionSpec over '
+                              f'{mesh} describes: give the jit explicit out_shardings')
+
+
+def _trimmed(spec):
+    """The spec without its trailing Nones, as JAX writes a propagated one (``P('y',)``)."""
+    entries = list(spec.partitions)
+    while entries and entries[-1] is None:
+        entries.pop()
+    return type(spec)(*entries)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
-from minijax import core, runtime
+from minijax import core, runtime, spmd_call
 from minijax.array import Array, from_device, to_device
 from minijax.caching import cache_on_first_arg
 from minijax.core import Primitive
@@ -34,13 +34,19 @@ def xla_call(*args, jaxpr: ClosedJaxpr, name: str):
 
 @cache_on_first_arg
 def lowered_module(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = (),
-                   result_names: tuple[str, ...] = ()) -> ir.Module:
+                   result_names: tuple[str, ...] = (),
+                   place: spmd_call.Placement | None = None) -> ir.Module:
     """The module of ``jit(<name>)``, without the equations no output needs (as JAX lowers
     it: a gradient's unused forward values are not computed); ``arg_names`` locate
-    ``@main``'s arguments and ``result_names`` name its results."""
+    ``@main``'s arguments and ``result_names`` name its results. A program over a mesh
+    (``place``) has its partition count and its arguments' and results' shardings."""
     runtime.counters['lower'] += 1
     live, _ = pe.dce_closed_jaxpr(closed, [True] * len(closed.out_avals), instantiate=True)
-    return lower_jaxpr_to_module(live, f'jit_{name}', f'jit({name})', arg_names, result_names)
+    if place is None:
+        return lower_jaxpr_to_module(live, f'jit_{name}', f'jit({name})', arg_names,
+                                     result_names)
+    return lower_jaxpr_to_module(live, f'jit_{name}', f'jit({name})', arg_names, result_names,
+                                 place.num_partitions, place.in_shardings, place.out_shardings)
 
 
 @cache_on_first_arg
@@ -51,6 +57,18 @@ def executable(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = (),
     return runtime.compile_module(module)
 
 
+@cache_on_first_arg
+def spmd_executable(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...],
+                    result_names: tuple[str, ...], place: spmd_call.Placement
+                    ) -> runtime.SpmdExecutable:
+    """``jit(<name>)`` compiled for ``place``'s devices; XLA chooses the layouts not given."""
+    module = lowered_module(closed, name, arg_names, result_names, place)
+    dump_module(module)
+    outs = place.out_shardings or (None,) * len(closed.out_avals)
+    return runtime.compile_spmd(module, place.devices, [s is None for s in place.in_shardings],
+                                [s is None for s in outs])
+
+
 def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
     """Buffers in, Arrays (and Tokens) out: an Array argument passes its device buffer as
     it is."""
@@ -58,6 +76,12 @@ def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
 
 
 def _xla_call_impl(*args, jaxpr, name):
+    """Run the call; with sharded arguments, over their mesh (``spmd_call``)."""
+    place = spmd_call.placement(f'jit({name})', args) \
+        if any(map(spmd_call.is_sharded, args)) else None
+    if place is not None:
+        return spmd_call.run(spmd_executable(jaxpr, name, (), (), place), place, args,
+                             jaxpr.out_avals)
     return run(executable(jaxpr, name), args, jaxpr.out_avals)
 
 

@@ -22,6 +22,7 @@ from minijax.ir.printer import jax_name
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
+from minijax.lowering.shardings import lift_meshes, sdy_sharding
 from minijax.lowering.types import dense_elements, tensor_type
 
 
@@ -70,6 +71,7 @@ class ModuleContext:
         self.locations: dict = {}  # (op name, SourceInfo, inlined into, ...) -> ir.Location
         self.where = Where()  # how the ops being emitted are located
         self.host_callbacks: list = []  # the Python functions the module calls, by index
+        self.uses_shardy = False  # whether an op carries a sharding (sdy.sharding_constraint)
 
     def tensor_type(self, aval) -> ir.RankedTensorType:
         """``tensor_type(aval)``, built once per module: every equation's results are
@@ -172,8 +174,9 @@ OWN_CONTEXT_BYTES = 1 << 20
 
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str = '',
-                          arg_names: Sequence[str] = (), result_names: Sequence[str] = ()
-                          ) -> ir.Module:
+                          arg_names: Sequence[str] = (), result_names: Sequence[str] = (),
+                          num_partitions: int = 1, arg_shardings: Sequence = (),
+                          result_shardings: Sequence = ()) -> ir.Module:
     """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified.
     The module's objects belong to ``module.context``: work on them inside it.
 
@@ -185,7 +188,11 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
 
     Locations (printed with debug info) name each op as JAX does: ``name_stack`` (``jit(f)``),
     the transformations it was traced under and its primitive, at the user's frames; the
-    arguments of ``@main`` are located at ``arg_names`` (its Python parameters)."""
+    arguments of ``@main`` are located at ``arg_names`` (its Python parameters).
+
+    A program for a mesh (``jit`` with shardings) has ``num_partitions`` (the mesh's size)
+    and, per argument and result, a ``NamedSharding`` or None (XLA chooses): each becomes an
+    ``sdy.sharding`` attribute, their meshes one ``sdy.mesh @mesh`` (``lowering.shardings``)."""
     big = _constant_bytes(closed) > OWN_CONTEXT_BYTES
     with core.gc_paused(), new_context() if big else mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
@@ -193,7 +200,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         attributes['sym_name'] = ir.StringAttr.get(re.sub(r'[^\w.-]', '_', module_name)
                                                    .rstrip('_'))
         i32 = ir.IntegerType.get_signless(32)
-        attributes['mhlo.num_partitions'] = ir.IntegerAttr.get(i32, 1)
+        attributes['mhlo.num_partitions'] = ir.IntegerAttr.get(i32, num_partitions)
         attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
         module_ctx.name_stack = name_stack
@@ -202,10 +209,20 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         module_ctx.function_location = _new_location(name_stack, here)
         with ir.InsertionPoint(module.body):
             main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
+            names = result_names or _result_names(len(closed.out_avals))
+            result_shardings = list(result_shardings) or [None] * len(names)
             main.result_attrs = ir.ArrayAttr.get([
-                ir.DictAttr.get({'jax.result_info': ir.StringAttr.get(name)})
-                for name in result_names or _result_names(len(closed.out_avals))])
+                ir.DictAttr.get({'jax.result_info': ir.StringAttr.get(name),
+                                 **_sharding_attr(sharding, aval)})
+                for name, sharding, aval in zip(names, result_shardings, closed.out_avals)])
+            if any(s is not None for s in arg_shardings):
+                main.arg_attrs = ir.ArrayAttr.get([
+                    ir.DictAttr.get(_sharding_attr(s, a))
+                    for s, a in zip(arg_shardings, closed.in_avals, strict=True)])
         verify_module(module)
+        if module_ctx.uses_shardy or any(s is not None for s in
+                                         (*arg_shardings, *result_shardings)):
+            lift_meshes(module)
     if module_ctx.host_callbacks:
         _remember_host_callbacks(module, module_ctx.host_callbacks)
     return module
@@ -228,6 +245,14 @@ def host_callbacks(module: ir.Module) -> list:
     """The Python functions ``module``'s host callbacks call, by index (empty for a module
     with none, or one not lowered here: parsed from text)."""
     return _host_callbacks.get(id(module), [])
+
+
+def _sharding_attr(sharding, aval) -> dict:
+    """``{sdy.sharding = ...}`` of an argument or result laid out by a ``NamedSharding``
+    (none for None, whose layout XLA chooses, or a single-device sharding)."""
+    if sharding is None or not hasattr(sharding, 'mesh'):
+        return {}
+    return {'sdy.sharding': sdy_sharding(sharding, aval.ndim)}
 
 
 def _result_names(n: int) -> list[str]:

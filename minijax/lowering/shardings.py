@@ -1,0 +1,60 @@
+"""Shardy annotations: a ``NamedSharding`` as ``#sdy.sharding<...>``, the constraint op, and
+the pass that gathers the meshes into one ``sdy.mesh @mesh``.
+
+As JAX does, each annotation names its mesh inline (``#sdy.sharding<mesh<["x"=4]>, ...>``)
+while the module is built; ``lift_meshes`` then replaces the inline meshes with one
+``sdy.mesh @mesh`` symbol (Shardy's ``sdy-lift-inlined-meshes`` pass, which also writes the
+``stablehlo.mesh`` attribute JAX's modules show). XLA's partitioner reads these annotations
+to split the program over the mesh's devices.
+"""
+from __future__ import annotations
+
+from jaxlib.mlir import ir, passmanager
+from jaxlib.mlir.dialects import sdy
+
+from minijax.sharding.mesh import AxisType
+from minijax.sharding.partition_spec import UNCONSTRAINED
+
+
+def sdy_sharding(sharding, ndim: int, open_auto_dims: bool = False) -> ir.Attribute:
+    """``#sdy.sharding<mesh<...>, [{"x"}, {}]>``: for each dimension the axes it is split
+    over (closed: the partitioner may not split it further), ``{?}`` for an unconstrained
+    one. ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that
+    sharding in types adds): on a mesh with an ``Auto`` axis every dimension is open, and
+    the ``Explicit`` axes the spec does not use are listed as replicated."""
+    mesh, spec = sharding.mesh, sharding.spec
+    dims = []
+    for d in range(ndim):
+        entry = spec.partitions[d] if d < len(spec.partitions) else None
+        is_open = entry is UNCONSTRAINED
+        axes = () if entry is None or is_open else \
+            entry if isinstance(entry, tuple) else (entry,)
+        dims.append((axes, is_open))
+    replicated = []
+    if open_auto_dims and AxisType.Auto in mesh.axis_types:
+        dims = [(axes, True) for axes, _ in dims]
+        replicated = [n for n in mesh.axis_names if n in sharding.replicated_axes
+                      and mesh._name_to_type[n] is AxisType.Explicit]
+    mesh_attr = sdy.MeshAttr.get([sdy.MeshAxisAttr.get(n, s) for n, s in mesh.shape_tuple], [])
+    return sdy.TensorShardingAttr.get(
+        mesh_attr,
+        [sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(a) for a in axes],
+                                       is_closed=not is_open) for axes, is_open in dims],
+        replicated_axes=[sdy.AxisRefAttr.get(a) for a in replicated],
+        unreduced_axes=[sdy.AxisRefAttr.get(a) for a in mesh.axis_names
+                        if a in sharding.spec.unreduced])
+
+
+def sharding_constraint(ctx, value: ir.Value, sharding, ndim: int,
+                        open_auto_dims: bool = False) -> ir.Value:
+    """``sdy.sharding_constraint`` of ``value``: from here on, it is laid out as
+    ``sharding`` says (``with_sharding_constraint``; the hook sharding in types uses after
+    an op whose result type carries a sharding, with ``open_auto_dims``)."""
+    ctx.module_context.uses_shardy = True
+    return sdy.ShardingConstraintOp(value, sdy_sharding(sharding, ndim, open_auto_dims)).result
+
+
+def lift_meshes(module: ir.Module) -> None:
+    """Replace the meshes written inline in the annotations by one ``sdy.mesh @mesh``."""
+    passmanager.PassManager.parse('builtin.module(sdy-lift-inlined-meshes)').run(
+        module.operation)

@@ -1,0 +1,122 @@
+"""Running a program over a mesh: where a jitted call's arguments and results lie.
+
+A ``jit`` whose arguments are sharded Arrays (``device_put`` with a ``NamedSharding``, or the
+results of such a program), or that was given ``in_shardings``/``out_shardings``, runs on the
+devices of their mesh: its module carries the shardings (``sdy.sharding``), XLA's partitioner
+makes one program per device, and each device gets its block of every argument. What is not
+given (an unsharded argument, a result without ``out_shardings``) XLA lays out as it sees fit,
+and the executable tells how. A program whose shardings name no mesh, only one device
+(an Array ``device_put`` on a device other than the first), runs there unpartitioned.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from minijax import core, runtime, tree_util
+from minijax.array import Array, physical_value
+from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from minijax.sharding.mesh import get_concrete_mesh
+
+
+class Placement(NamedTuple):
+    """Where a program runs and how its arguments and results lie: the hashable part of a
+    compiled program's cache key."""
+    devices: tuple        # the devices it runs on (the mesh's, in its order)
+    mesh: object          # the Mesh, or None: one device, nothing partitioned
+    in_shardings: tuple   # per flat argument: a Sharding, or None (XLA chooses)
+    out_shardings: tuple  # per result: a Sharding, or None (XLA chooses)
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self.devices)
+
+
+def is_sharded(x) -> bool:
+    """Whether ``x`` is an Array placed by a sharding (not an ordinary one)."""
+    return type(x) is Array and x._sharding is not None
+
+
+def as_sharding(what: str, s):
+    """A sharding given to ``jit``: a ``Sharding``, a ``PartitionSpec`` over the mesh
+    ``set_mesh`` installed, or None (XLA chooses)."""
+    if s is None or isinstance(s, Sharding):
+        return s
+    if isinstance(s, PartitionSpec):
+        mesh = get_concrete_mesh()
+        if mesh.empty:
+            raise RuntimeError(f'{what}: a PartitionSpec {s} was passed without a mesh: pass '
+                               'a NamedSharding, or set a mesh with `jax.set_mesh`')
+        return NamedSharding(mesh, s)
+    raise TypeError(f'{what} must be a Sharding, a PartitionSpec or None, got {s!r}')
+
+
+def flat_shardings(what: str, prefix, tree) -> list:
+    """One sharding (or None) per leaf of ``tree``, from ``prefix`` (one sharding for
+    everything, or a pytree prefix of ``tree``)."""
+    if prefix is None or isinstance(prefix, (Sharding, PartitionSpec)):
+        return [as_sharding(what, prefix)] * len(tree_util.tree_leaves(tree))
+    leaves = tree_util.broadcast_prefix(
+        prefix, tree, is_leaf=lambda s: s is None or isinstance(s, (Sharding, PartitionSpec)),
+        name=what)
+    return [as_sharding(what, s) for s in leaves]
+
+
+def placement(what: str, args, in_shardings=(), out_shardings=()) -> Placement | None:
+    """The placement of a call of ``args`` (flat), with the shardings given (flat, or empty
+    for none): a sharded argument's own sharding where none is given. None when nothing
+    is placed: the program runs on the default device, as every ordinary program does."""
+    ins = list(in_shardings) or [None] * len(args)
+    for i, x in enumerate(args):
+        if ins[i] is None and is_sharded(x):
+            ins[i] = x._sharding
+    placed = [s for s in (*ins, *out_shardings) if s is not None]
+    if not placed:
+        return None
+    devices = placed[0]._device_assignment
+    meshes = {s.mesh.abstract_mesh for s in placed if isinstance(s, NamedSharding)}
+    for s in placed:
+        if s._device_assignment != devices:
+            raise ValueError(f'{what}: received incompatible devices for the jitted '
+                             f'computation: {_ids(placed[0])} and {_ids(s)}; every sharded '
+                             'argument and sharding must be on the same devices')
+    if len(meshes) > 1:
+        raise ValueError(f'{what}: the shardings use different meshes ({", ".join(map(str, meshes))}): '
+                         'minijax lowers a program over one mesh')
+    mesh = next(s.mesh for s in placed if isinstance(s, NamedSharding)) if meshes else None
+    return Placement(devices, mesh, tuple(ins), tuple(out_shardings))
+
+
+def _ids(sharding) -> list:
+    return [d.id for d in sharding._device_assignment]
+
+
+def run(exe: runtime.SpmdExecutable, place: Placement, args, out_avals) -> list[Array]:
+    """Run ``exe`` on ``args``: each argument goes to the devices as the executable lays it
+    out (a sharded Array already laid out so hands its buffer over), each result becomes a
+    sharded Array with the sharding given or the one XLA chose."""
+    ins = [s or _chosen(hlo, place, a) for s, hlo, a in
+           zip(place.in_shardings, exe.in_shardings, map(core.get_aval, args))]
+    buffers = [_argument(x, s) for x, s in zip(args, ins)]
+    outs = place.out_shardings or (None,) * len(out_avals)
+    shardings = [s or _chosen(hlo, place, a)
+                 for s, hlo, a in zip(outs, exe.out_shardings, out_avals)]
+    return [Array(b, a, sharding=s) for b, a, s in zip(exe(buffers), out_avals, shardings)]
+
+
+def _chosen(hlo, place: Placement, aval):
+    """The sharding XLA chose, as JAX reports it: over the program's mesh."""
+    if place.mesh is None:
+        return SingleDeviceSharding(place.devices[0])
+    return runtime.named_sharding_from_hlo(hlo, place.mesh, aval.ndim)
+
+
+def _argument(x, sharding):
+    """The jaxlib array over the program's devices holding argument ``x`` laid out as
+    ``sharding``: a sharded Array's own buffer when it already lies so, else its value
+    split anew (an ordinary value, or an Array laid out otherwise)."""
+    if is_sharded(x) and x._sharding == sharding:
+        return x._buffer
+    value = physical_value(x)
+    if isinstance(sharding, NamedSharding):
+        sharding.check_divisible(value.shape)
+    return runtime.shard(value, sharding)
