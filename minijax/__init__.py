@@ -16,6 +16,9 @@ from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct
 from minijax import dispatch  # noqa: E402,F401  (eager primitives run on XLA)
 from minijax.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
 from minijax.flops import flops  # noqa: E402
+from minijax.global_arrays import (make_array_from_callback,  # noqa: E402
+                                   make_array_from_process_local_data,
+                                   make_array_from_single_device_arrays)
 from minijax.interpreters.batching import vmap  # noqa: E402
 from minijax.interpreters.transpose import is_undefined_primal  # noqa: E402
 from minijax.ir.tracing import eval_shape, make_jaxpr  # noqa: E402
@@ -32,7 +35,9 @@ __all__ = [
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug', 'distributed',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
-    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'make_mesh', 'P',
+    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices',
+    'make_array_from_callback', 'make_array_from_process_local_data',
+    'make_array_from_single_device_arrays', 'make_mesh', 'P',
     'process_count',
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',

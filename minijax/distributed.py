@@ -147,6 +147,11 @@ def shutdown():
         state.service = None
 
 
+def is_local(device) -> bool:
+    """Whether ``device`` is one of this process's (every device is, in a run of one)."""
+    return device.process_index == global_state.process_id
+
+
 def cpu_client(num_devices: int):
     """The CPU client of a process of the run, with ``num_devices`` devices of its own: its
     ``devices()`` are every process's, and its collectives cross processes over gloo TCP."""

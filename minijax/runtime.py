@@ -603,12 +603,19 @@ def device_sharding(sharding, ndim: int):
 
 def shard(value: np.ndarray, sharding) -> 'xc.ArrayImpl':
     """A host value split on the devices as ``sharding`` (a ``NamedSharding``) says: one
-    jaxlib array over all of them, each holding its block."""
+    jaxlib array over all of them, each holding its block (this process's devices only,
+    when several processes run the program)."""
     value = np.asarray(value)
     blocks = [device_put(value[index], on)
-              for on, index in sharding.devices_indices_map(value.shape).items()]
-    return xc.ArrayImpl(_TransferAval(value.shape, value.dtype),
-                        device_sharding(sharding, value.ndim), blocks, committed=True,
+              for on, index in sharding.addressable_devices_indices_map(value.shape).items()]
+    return assemble(value.shape, value.dtype, sharding, blocks)
+
+
+def assemble(shape, dtype, sharding, blocks: list) -> 'xc.ArrayImpl':
+    """One jaxlib array of ``shape`` over ``sharding``'s devices from this process's blocks
+    (single-device buffers, in the order of ``addressable_devices_indices_map``)."""
+    return xc.ArrayImpl(_TransferAval(tuple(shape), np.dtype(dtype)),
+                        device_sharding(sharding, len(shape)), blocks, committed=True,
                         _skip_checks=True)
 
 
@@ -620,9 +627,11 @@ def shards(buffer) -> list:
 
 
 def gather(buffer, sharding, shape, dtype) -> np.ndarray:
-    """The whole value of a sharded buffer, copied to the host block by block."""
+    """The whole value of a sharded buffer, copied to the host block by block (from this
+    process's devices, which must hold every block: ``holds_whole_value``)."""
     out = np.empty(shape, dtype)
-    for block, index in zip(shards(buffer), sharding.devices_indices_map(shape).values()):
+    for block, index in zip(shards(buffer),
+                            sharding.addressable_devices_indices_map(shape).values()):
         out[index] = to_host(block)
     out.flags.writeable = False
     return out

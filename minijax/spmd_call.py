@@ -116,6 +116,16 @@ def _argument(x, sharding):
     split anew (an ordinary value, or an Array laid out otherwise)."""
     if is_sharded(x) and x._sharding == sharding:
         return x._buffer
+    if not isinstance(x, Array) and not sharding.is_fully_replicated and \
+            runtime.process_count() > 1:
+        raise ValueError(
+            'Passing non-trivial shardings for numpy inputs is not allowed. To fix this error, '
+            'either specify a replicated sharding explicitly or use '
+            '`jax.make_array_from_process_local_data(...)` to convert your host local numpy '
+            'inputs to a jax.Array which you can pass to jit. If the numpy input is the same '
+            'on each process, then you can use `jax.make_array_from_callback(...) to create '
+            'a `jax.Array` which you can pass to jit. Got arg type: '
+            f'{core.get_aval(x).str_short()}')
     value = physical_value(x)
     if isinstance(sharding, NamedSharding):
         sharding.check_divisible(value.shape)

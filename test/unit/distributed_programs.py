@@ -46,6 +46,42 @@ def topology(options):
         jit=minijax.jit(lambda x: jnp.sin(x) * (pid + 1))(np.arange(4.)))
 
 
+def inputs():
+    """The global inputs every process (and JAX, the oracle) starts from."""
+    rng = np.random.default_rng(31)
+    return rng.normal(size=(8, 4)), rng.normal(size=(4, 3))
+
+
+def layer(jnp, x, w):
+    """The program of the sharded ``jit``, for minijax and for JAX."""
+    return jnp.tanh(x @ w)
+
+
+def shards(name, a) -> dict:
+    """This process's blocks of ``a``: where each starts, and its value."""
+    here = a.addressable_shards
+    return {f'{name}_starts': [[s.start or 0 for s in shard.index] for shard in here],
+            f'{name}_devices': [shard.device.id for shard in here],
+            f'{name}_blocks': [np.asarray(shard.data) for shard in here]}
+
+
+@program
+def sharded_jit(options):
+    """A ``jit`` over the four devices of both processes: the rows of ``x`` split over them
+    (each process gives its four rows), ``w`` replicated (made from a callback)."""
+    from minijax.sharding import NamedSharding, PartitionSpec as P
+    pid = minijax.process_index()
+    x, w = inputs()
+    mesh = minijax.make_mesh((4,), ('x',))
+    rows = NamedSharding(mesh, P('x'))
+    xs = minijax.make_array_from_process_local_data(rows, x[4 * pid:4 * pid + 4])
+    ws = minijax.make_array_from_callback(w.shape, NamedSharding(mesh, P()), lambda i: w[i])
+    y = minijax.jit(lambda x, w: layer(jnp, x, w), out_shardings=rows)(xs, ws)
+    total = minijax.jit(lambda y: y.sum(), out_shardings=NamedSharding(mesh, P()))(y)
+    return dict(**shards('x', xs), **shards('y', y), total=np.asarray(total),
+                y_repr=repr(y), local_device_ids=[d.id for d in minijax.local_devices()])
+
+
 @program
 def dies(options):
     """Process 1 dies without a word; process 0 then needs it (to build the devices'

@@ -15,9 +15,11 @@ import subprocess
 import sys
 import time
 
+import distributed_programs
 import numpy as np
+from testlib import assert_close
 
-PROGRAMS = pathlib.Path(__file__).with_name('distributed_programs.py')
+PROGRAMS = pathlib.Path(distributed_programs.__file__)
 ROOT = PROGRAMS.parents[2]
 
 
@@ -95,6 +97,37 @@ def test_two_processes_see_four_devices_and_run_their_own_jit(tmp_path):
         assert r['is_initialized']
         np.testing.assert_array_equal(
             r['jit'], jax.jit(lambda x: jax.numpy.sin(x) * (pid + 1))(np.arange(4.)))
+
+
+def assert_shards_are_jaxs(saved, name, theirs, process_id):
+    """The blocks a process saved of ``name`` are JAX's blocks on the same devices (JAX's
+    four devices in one process stand for the two processes' two each, in order)."""
+    expected = theirs.addressable_shards[2 * process_id:2 * process_id + 2]
+    assert [list(s) for s in saved[f'{name}_starts']] == \
+        [[i.start or 0 for i in shard.index] for shard in expected]
+    for block, shard in zip(saved[f'{name}_blocks'], expected):
+        assert_close(block, shard.data)
+
+
+def test_a_sharded_jit_over_both_processes_is_jaxs(tmp_path):
+    """Each process gives its rows (``make_array_from_process_local_data``) and the
+    replicated weights (``make_array_from_callback``); the ``jit`` runs over the four devices
+    of both, and each process's blocks and the replicated sum are JAX's."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    x, w = distributed_programs.inputs()
+    mesh = jax.make_mesh((4,), ('x',))
+    rows = NamedSharding(mesh, P('x'))
+    xs = jax.device_put(x, rows)
+    y = jax.jit(lambda x, w: distributed_programs.layer(jax.numpy, x, w),
+                out_shardings=rows)(xs, jax.device_put(w, NamedSharding(mesh, P())))
+    total = jax.jit(lambda y: y.sum(), out_shardings=NamedSharding(mesh, P()))(y)
+    for f in run('sharded_jit', tmp_path):
+        assert_shards_are_jaxs(f.saved, 'x', xs, f.process_id)
+        assert_shards_are_jaxs(f.saved, 'y', y, f.process_id)
+        assert list(f.saved['y_devices']) == list(f.saved['local_device_ids'])
+        assert_close(f.saved['total'], total)
+        assert str(f.saved['y_repr']) == 'Array(shape=(8, 3), dtype=float64)'
 
 
 def test_a_process_that_dies_ends_the_others_within_the_heartbeat_timeout(tmp_path):
