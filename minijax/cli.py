@@ -32,7 +32,7 @@ from minijax.course import cli as course
 from minijax.jit import Jitted
 from minijax.lowering import mlir_context, tensor_type
 from minijax.lowering.module import module_text
-from minijax.tools import inputs, modules, output, targets, update_checks
+from minijax.tools import inputs, meshes, modules, output, targets, update_checks
 from minijax.tools.errors import CommandError, Failure, UsageError
 from minijax.tools.specs import SPEC_DTYPES, format_value, parse_spec, parse_value
 
@@ -47,8 +47,29 @@ def lower_command(args) -> None:
     if args.debug_info:  # the form lowering.module_text takes
         args.debug_info = 'inline' if args.inline_locations else 'alias'
     specs = [parse_spec(s) for s in args.arg]
+    shardings = _argument_shardings(args, len(specs))
     fn = _load_function(args.target, specs)
-    output.write_output(args.output, _emit(fn, specs, args))
+    output.write_output(args.output, _emit(fn, specs, args, shardings))
+
+
+def _argument_shardings(args, count: int):
+    """The ``NamedSharding`` of each argument (``--mesh`` and ``--sharding``), or None
+    without a mesh. The CPU client is made with the mesh's devices (at least)."""
+    if args.mesh is None:
+        if args.sharding:
+            raise UsageError('--sharding needs a --mesh to name the axes of')
+        return None
+    axes = meshes.parse_mesh(args.mesh)
+    if len(args.sharding) not in (0, count):
+        raise UsageError(f'--sharding: give one per --arg ({count}), got {len(args.sharding)}')
+    size = int(np.prod([n for _, n in axes]))
+    if runtime.requested_device_count() < size:
+        minijax.config.update('minijax_num_cpu_devices', size)
+    mesh = minijax.make_mesh([n for _, n in axes], [a for a, _ in axes],
+                             (minijax.sharding.AxisType.Auto,) * len(axes))
+    texts = args.sharding or [''] * count
+    return tuple(minijax.sharding.NamedSharding(
+        mesh, minijax.P(*meshes.parse_sharding(t, mesh.axis_names))) for t in texts)
 
 
 def _check_lower_flags(args) -> None:
@@ -74,11 +95,11 @@ def _check_lower_flags(args) -> None:
         modules.pass_manager(args.passes)
 
 
-def _emit(fn, specs, args) -> str | bytes:
+def _emit(fn, specs, args, shardings=None) -> str | bytes:
     if args.emit == 'jaxpr':
         closed = minijax.make_jaxpr(fn)(*specs)
         return f'{closed.pretty_print(source_info=bool(args.debug_info))}\n'
-    module = minijax.jit(fn).lower(*specs).compiler_ir()
+    module = minijax.jit(fn, in_shardings=shardings).lower(*specs).compiler_ir()
     if args.passes is not None:
         module = modules.copy_of(module)  # (jit caches the module it lowered)
         modules.run_passes(module, args.passes)
@@ -87,8 +108,10 @@ def _emit(fn, specs, args) -> str | bytes:
             return module_text(module, args.debug_info)
     if args.emit == 'hlo':
         return runtime.hlo_text(module, metadata=bool(args.debug_info))
-    if args.emit == 'hlo-optimized':
-        return runtime.compile_module(module).hlo_text(metadata=bool(args.debug_info))
+    if args.emit == 'hlo-optimized':  # over a mesh: the program of one device
+        exe = runtime.compile_module(module) if shardings is None else \
+            runtime.compile_spmd(module, shardings[0]._device_assignment)
+        return exe.hlo_text(metadata=bool(args.debug_info))
     if runtime.calls_back(module):
         raise Failure('the function calls back into Python (debug.print, debug.callback, '
                       'pure_callback): a portable artifact cannot carry the Python function, '
@@ -253,6 +276,15 @@ def build_parser() -> argparse.ArgumentParser:
                             "'u8[5]', 'bf16[2]', 'bool[]' (dtypes: "
                             f"{', '.join(SPEC_DTYPES)}; or float32[...]); a tuple argument "
                             "is '(f32[3], f32[3])'. Quote it: the shell globs brackets")
+    lower.add_argument('--mesh', metavar='AXES',
+                       help="lower for a mesh of devices: its axes and sizes, in order, "
+                            "'x=4,y=2' (Auto axes, over that many CPU devices); each argument "
+                            'then gets a --sharding (replicated by default) and the module '
+                            'carries sdy.mesh and sdy.sharding as JAX writes them')
+    lower.add_argument('--sharding', metavar='SPEC', action='append', default=[],
+                       help="with --mesh, the PartitionSpec of the next argument, in order: "
+                            "one entry per dimension, 'x,_' (split over x, then not split), "
+                            "'x+y' (over x and y), '' (replicated)")
     lower.add_argument('-o', dest='output', metavar='OUT', type=_output_path,
                        help='write to OUT instead of stdout (-o - is stdout). A regular file '
                             'is written atomically: on an error or Ctrl-C it is neither '

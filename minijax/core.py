@@ -529,6 +529,10 @@ class EvalTrace(Trace):
         in_avals = [get_aval(t) for t in tracers]
         check = abstract_eval_rules.get(primitive)
         avals = None if check is None else check(*in_avals, **params)
+        if apply_on_mesh is not None:
+            out = apply_on_mesh(primitive, tracers, params, avals)
+            if out is not None:
+                return out
         on_xla = primitive.eager_on_xla
         if on_xla and apply_on_xla is not None and (on_xla is True or on_xla(*in_avals)):
             return apply_on_xla(primitive, tracers, params, avals)
@@ -550,6 +554,10 @@ eager_result = _value_as_is
 
 #: How a primitive runs eagerly on XLA (``minijax.dispatch``), or None for the impl rules.
 apply_on_xla = None
+
+#: How a primitive runs eagerly when an operand is sharded over a mesh (``minijax.dispatch``):
+#: it returns the results, or None when no operand is (then the rules above apply).
+apply_on_mesh = None
 
 
 trace_stack.append(MainTrace(0, EvalTrace, None))

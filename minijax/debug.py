@@ -1,9 +1,11 @@
 """``minijax.debug``: printing values from inside a program (``jax.debug``).
 
+``visualize_array_sharding`` draws how a sharded array's blocks lie on its devices.
 ``print`` and ``callback`` are host callbacks (``minijax.callback``): they run eagerly, under
 transformations and inside ``jit``-compiled programs, where XLA calls back into Python.
 """
 from minijax.callback import debug_callback as callback
 from minijax.callback import debug_print as print  # noqa: A001 (jax.debug.print)
+from minijax.sharding_view import visualize_array_sharding, visualize_sharding
 
-__all__ = ['callback', 'print']
+__all__ = ['callback', 'print', 'visualize_array_sharding', 'visualize_sharding']

@@ -13,10 +13,11 @@ from __future__ import annotations
 import functools
 import os
 
-from minijax import core, runtime
+from minijax import core, runtime, spmd_call
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from minijax.lax.sharding import sharding_constraint_p
 from minijax.lowering import lower_jaxpr_to_module
-from minijax.xla_call import run
+from minijax.xla_call import run, spmd_executable, xla_call_p
 
 
 @functools.lru_cache(maxsize=4096)
@@ -44,5 +45,36 @@ def apply_primitive(primitive, args, params, out_avals):
     return run(exe, args, out_avals)
 
 
+@functools.lru_cache(maxsize=1024)
+def _one_equation(primitive, params, in_avals) -> ClosedJaxpr:
+    """The jaxpr applying ``primitive`` once (what runs it over a mesh)."""
+    in_vars = [Var(a) for a in in_avals]
+    params = dict(params)
+    out_avals = core.abstract_eval_rules[primitive](*in_avals, **params)
+    out_vars = [Var(a) for a in (out_avals if primitive.multiple_results else [out_avals])]
+    return ClosedJaxpr(Jaxpr([], in_vars, [JaxprEqn(primitive, in_vars, params, out_vars)],
+                             out_vars), [])
+
+
+def apply_on_mesh(primitive, args, params, out_avals):
+    """``primitive`` applied to concrete ``args`` of which one is sharded: as JAX runs it,
+    a program over their mesh, whose results XLA lays out (``jnp.sin`` of an array split
+    over ``x`` is split over ``x``). None when no operand is sharded. Primitives that place
+    values themselves (``jit``'s call, a sharding constraint) keep their own rule."""
+    if not any(map(spmd_call.is_sharded, args)) or primitive in PLACING:
+        return None
+    avals = tuple(core.raise_to_shaped(core.get_aval(a)) for a in args)
+    closed = _one_equation(primitive, tuple(sorted(params.items())), avals)
+    place = spmd_call.placement(primitive.name, args)
+    exe = spmd_executable(closed, primitive.name, (), (), place)
+    outs = spmd_call.run(exe, place, args, closed.out_avals)
+    return outs if primitive.multiple_results else outs[0]
+
+
+#: The primitives whose impl places its results itself.
+PLACING = {xla_call_p, sharding_constraint_p}
+
+
 if os.environ.get('MINIJAX_EAGER', 'xla') != 'numpy':
     core.apply_on_xla = apply_primitive
+core.apply_on_mesh = apply_on_mesh

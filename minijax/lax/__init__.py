@@ -118,6 +118,8 @@ from minijax.lax.rng import (
 from minijax.lax.parallel import (  # noqa: E402
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, pmax, pmax_p,
     pmean, pmin, pmin_p, ppermute, ppermute_p, psum, psum_p, psum_scatter, psum_scatter_p)
+# Shardings of values inside a program over a mesh: see minijax/lax/sharding.py.
+from minijax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: E402
 # jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).
 from minijax.lax import linalg  # noqa: E402
 
