@@ -24,6 +24,7 @@ from minijax.interpreters.transpose import is_undefined_primal  # noqa: E402
 from minijax.ir.tracing import eval_shape, make_jaxpr  # noqa: E402
 from minijax.jit import clear_caches, jit  # noqa: E402
 from minijax.pmap import pmap  # noqa: E402
+from minijax.shard_map import shard_map  # noqa: E402
 from minijax.runtime import (default_backend, device_count, devices, local_device_count,  # noqa: E402,E501
                               local_devices, process_count, process_index)
 from minijax.sharding.mesh import make_mesh, set_mesh  # noqa: E402
@@ -42,6 +43,6 @@ __all__ = [
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
-    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'sharding', 'switch', 'test_util', 'tree',
+    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'shard_map', 'sharding', 'switch', 'test_util', 'tree',
     'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
 ]

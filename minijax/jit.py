@@ -168,7 +168,7 @@ class Jitted:
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
         _check_values(f'jit({self.name})', names[0], flat_args)
-        place = self._placement(args, kwargs, flat_args, out_tree)
+        place = self._placement(args, kwargs, flat_args, out_tree, closed)
         if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
             exe = spmd_executable(closed, self.name, *names, place)
             return tree_util.tree_unflatten(
@@ -187,11 +187,11 @@ class Jitted:
             raise core.UnexpectedTracerError(
                 f'jit({self.name}).lower: the function closes over a traced value')
         return Lowered(closed, self.name, out_tree, names,
-                       self._placement(args, kwargs, flat_args, out_tree))
+                       self._placement(args, kwargs, flat_args, out_tree, closed))
 
-    def _placement(self, args, kwargs, flat_args, out_tree):
-        """Where the call runs (``spmd_call.placement``): over the mesh of its shardings, or
-        None for the default device. ``in_shardings`` is a prefix of the positional
+    def _placement(self, args, kwargs, flat_args, out_tree, closed):
+        """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
+        of a ``shard_map`` inside), or None for the default device. ``in_shardings`` is a prefix of the positional
         arguments (without the static ones), ``out_shardings`` of the output."""
         what = f'jit({self.name})'
         ins = outs = ()
@@ -204,9 +204,11 @@ class Jitted:
             placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
             outs = spmd_call.flat_shardings(f'{what} out_shardings', self.out_shardings,
                                             placeholder)
-        if not ins and not outs and not any(map(spmd_call.is_sharded, flat_args)):
+        mesh = spmd_call.jaxpr_mesh(closed)
+        if not ins and not outs and mesh is None and \
+                not any(map(spmd_call.is_sharded, flat_args)):
             return None
-        return spmd_call.placement(what, flat_args, ins, outs)
+        return spmd_call.placement(what, flat_args, ins, outs, mesh)
 
     def _argument_names(self, args, kwargs) -> tuple[str, ...]:
         """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python

@@ -15,7 +15,9 @@ from typing import NamedTuple
 from minijax import core, runtime, tree_util
 from minijax.array import Array, physical_value
 from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
-from minijax.sharding.mesh import get_concrete_mesh
+from minijax.caching import cache_on_first_arg
+from minijax.ir.jaxpr import ClosedJaxpr
+from minijax.sharding.mesh import AbstractMesh, Mesh, get_concrete_mesh
 
 
 class Placement(NamedTuple):
@@ -61,15 +63,20 @@ def flat_shardings(what: str, prefix, tree) -> list:
     return [as_sharding(what, s) for s in leaves]
 
 
-def placement(what: str, args, in_shardings=(), out_shardings=()) -> Placement | None:
+def placement(what: str, args, in_shardings=(), out_shardings=(), mesh=None
+              ) -> Placement | None:
     """The placement of a call of ``args`` (flat), with the shardings given (flat, or empty
     for none): a sharded argument's own sharding where none is given. None when nothing
-    is placed: the program runs on the default device, as every ordinary program does."""
+    is placed: the program runs on the default device, as every ordinary program does.
+    ``mesh``: the mesh the program itself names (``jaxpr_mesh``), placing it when nothing
+    else does."""
     ins = list(in_shardings) or [None] * len(args)
     for i, x in enumerate(args):
         if ins[i] is None and is_sharded(x):
             ins[i] = x._sharding
     placed = [s for s in (*ins, *out_shardings) if s is not None]
+    if not placed and mesh is not None:
+        return Placement(tuple(mesh.devices.flat), mesh, tuple(ins), tuple(out_shardings))
     if not placed:
         return None
     devices = placed[0]._device_assignment
@@ -84,6 +91,29 @@ def placement(what: str, args, in_shardings=(), out_shardings=()) -> Placement |
                          'minijax lowers a program over one mesh')
     mesh = next(s.mesh for s in placed if isinstance(s, NamedSharding)) if meshes else None
     return Placement(devices, mesh, tuple(ins), tuple(out_shardings))
+
+
+def jaxpr_mesh(closed):
+    """The concrete mesh an equation of ``closed`` (or of a jaxpr inside one) runs on: a
+    ``shard_map``'s (the mesh ``set_mesh`` installed when it names an abstract one), or
+    None."""
+    mesh = _mesh_parameter(closed)
+    if isinstance(mesh, AbstractMesh):
+        concrete = get_concrete_mesh()
+        return None if concrete.empty else concrete
+    return mesh
+
+
+@cache_on_first_arg
+def _mesh_parameter(closed):
+    for eqn in closed.jaxpr.eqns:
+        for param in eqn.params.values():
+            if isinstance(param, Mesh) or isinstance(param, AbstractMesh) and not param.empty:
+                return param
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                if isinstance(sub, ClosedJaxpr) and (mesh := _mesh_parameter(sub)) is not None:
+                    return mesh
+    return None
 
 
 def _ids(sharding) -> list:

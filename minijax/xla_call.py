@@ -77,8 +77,9 @@ def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
 
 def _xla_call_impl(*args, jaxpr, name):
     """Run the call; with sharded arguments, over their mesh (``spmd_call``)."""
-    place = spmd_call.placement(f'jit({name})', args) \
-        if any(map(spmd_call.is_sharded, args)) else None
+    mesh = spmd_call.jaxpr_mesh(jaxpr)
+    place = spmd_call.placement(f'jit({name})', args, mesh=mesh) \
+        if mesh is not None or any(map(spmd_call.is_sharded, args)) else None
     if place is not None:
         return spmd_call.run(spmd_executable(jaxpr, name, (), (), place), place, args,
                              jaxpr.out_avals)

@@ -114,10 +114,12 @@ from minijax.lax.identities import copy_p, stage, stage_p
 from minijax.lax.tokens import after_all, after_all_p, create_token, create_token_p
 from minijax.lax.rng import (
     RandomAlgorithm, rng_bit_generator, rng_bit_generator_p, rng_uniform, rng_uniform_p)
-# Collectives over a named axis (pmap, vmap(axis_name=...)): see minijax/lax/parallel.py.
+# Collectives over a named axis (pmap, shard_map, vmap(axis_name=...)): see
+# minijax/lax/parallel.py.
 from minijax.lax.parallel import (  # noqa: E402
-    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, pmax, pmax_p,
-    pmean, pmin, pmin_p, ppermute, ppermute_p, psum, psum_p, psum_scatter, psum_scatter_p)
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
+    pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, psum, psum_p, psum_scatter,
+    psum_scatter_p)
 # Shardings of values inside a program over a mesh: see minijax/lax/sharding.py.
 from minijax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: E402
 # jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).

@@ -13,6 +13,10 @@ A collective names its axis (``axis_name``); one no enclosing ``pmap``/``vmap`` 
 """
 from __future__ import annotations
 
+import contextlib
+import math
+from typing import NamedTuple
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -23,28 +27,44 @@ from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.batching import move_batch_axis, moveaxis, not_mapped
 from minijax.lax.elementwise import mul
 from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
-from minijax.lax.structural import concatenate, full, iota, reshape, transpose
+from minijax.lax.structural import (concatenate, expand_dims, full, iota, reshape,
+                                    squeeze, transpose)
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import default_options_only, static_ints
-from minijax.lowering import register_lowering, tensor_type
+from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
 __all__ = ['all_gather', 'all_gather_p', 'all_to_all', 'all_to_all_p', 'axis_index',
-           'axis_index_p', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p', 'ppermute',
+           'axis_index_p', 'axis_size', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p', 'ppermute',
            'ppermute_p', 'psum', 'psum_p', 'psum_scatter', 'psum_scatter_p']
 
 
 # ----------------------------------------------------------------------------- shared parts
 
-def axis_size(axis_name, what='axis_size') -> int:
-    """The size of the named axis in scope (``NameError`` if none binds it)."""
-    return batching.axis_frame(axis_name, what)[0]
+def axis_names_of(axis_name) -> tuple:
+    """A collective's axes: one name, or a tuple of them (mesh axes, under ``shard_map``)."""
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _axis_size(axis_name, what='axis_size') -> int:
+    return math.prod(batching.axis_frame(n, what)[0] for n in axis_names_of(axis_name))
+
+
+def axis_size(axis_name) -> int:
+    """The size of the named axis in scope, or the product of the sizes of a tuple of them
+    (``NameError`` if none binds one)."""
+    return _axis_size(axis_name)
 
 
 def _bind(prim, *operands, **params):
     """Bind a collective; under ``vmap(..., axis_name=...)`` go straight to that vmap's trace,
     so that an operand it does not batch (a constant) still meets the named axis."""
-    _, main = batching.axis_frame(params['axis_name'], prim.name)
+    names = axis_names_of(params['axis_name'])
+    mains = [batching.axis_frame(n, prim.name)[1] for n in names]
+    if len(names) > 1 and any(main is not None for main in mains):
+        raise NotImplementedError(f'{prim.name}: a tuple of axis names that includes a vmapped '
+                                  'axis is not supported by minijax')
+    main = mains[0]
     if main is None or any(isinstance(x, core.Tracer) and x._trace.main.level > main.level
                            for x in operands):
         return prim.bind(*operands, **params)
@@ -55,7 +75,7 @@ def _bind(prim, *operands, **params):
 
 def _evaluated_outside_its_axis(*args, axis_name, **params):
     raise NameError(f'unbound axis name: {axis_name}: a collective runs only inside the '
-                    'pmap or vmap(..., axis_name=...) that binds its axis')
+                    'pmap, shard_map or vmap(..., axis_name=...) that binds its axis')
 
 
 def _collective(name, abstract_eval, collective_vmap):
@@ -66,7 +86,7 @@ def _collective(name, abstract_eval, collective_vmap):
     prim.def_impl(_evaluated_outside_its_axis)
 
     def checked_abstract_eval(*avals, axis_name, **params):
-        axis_size(axis_name, name)
+        _axis_size(axis_name, name)
         return abstract_eval(*avals, **params)
 
     prim.def_abstract_eval(checked_abstract_eval)
@@ -74,16 +94,75 @@ def _collective(name, abstract_eval, collective_vmap):
     return prim
 
 
-def _replica_groups(ctx_name, axis_name) -> ir.DenseIntElementsAttr:
-    """All replicas of the axis in one group: ``dense<[[0, 1, ..., n-1]]>``. Only ``pmap``
-    binds an axis at lowering time; a vmapped one has been batched away by then."""
-    size, main = batching.axis_frame(axis_name, ctx_name)
-    if main is not None:
+# ----------------------------------------------------------------------------- device groups
+
+class ManualMesh(NamedTuple):
+    """The mesh of the manual computation (``shard_map`` body) being lowered: its axes' names
+    and sizes in mesh order. Its devices are numbered in row-major mesh order, and a
+    collective over some of its axes names them by those numbers (``use_global_device_ids``)."""
+    axis_names: tuple
+    axis_sizes: tuple
+
+
+#: The manual computations being lowered, innermost last (``shard_map``'s lowering pushes).
+manual_meshes: list[ManualMesh] = []
+
+
+@contextlib.contextmanager
+def lowering_manual_computation(mesh: ManualMesh):
+    manual_meshes.append(mesh)
+    try:
+        yield
+    finally:
+        manual_meshes.pop()
+
+
+def mesh_axis_groups(axis_sizes, axes) -> np.ndarray:
+    """The device groups of a collective over the mesh axes at positions ``axes``: a row per
+    group, each the devices that differ only along those axes, as JAX numbers them."""
+    iota = np.arange(math.prod(axis_sizes)).reshape(axis_sizes)
+    moved = np.moveaxis(iota, axes, np.arange(len(axes)))
+    return moved.reshape(math.prod(np.take(axis_sizes, axes)), -1).T
+
+
+def _device_groups(ctx_name, axis_name) -> tuple[np.ndarray, bool]:
+    """``(groups, spmd)``: the device groups of a collective and whether they are the
+    partitions of a manual computation (else the replicas of a ``pmap``). Only ``pmap`` and
+    ``shard_map`` bind an axis at lowering time; a vmapped one has been batched away."""
+    names = axis_names_of(axis_name)
+    if manual_meshes and all(n in manual_meshes[-1].axis_names for n in names):
+        mesh = manual_meshes[-1]
+        return mesh_axis_groups(mesh.axis_sizes, [mesh.axis_names.index(n) for n in names]), \
+            True
+    size, main = batching.axis_frame(names[0], ctx_name)
+    if main is not None or len(names) > 1:
         raise NotImplementedError(
             f'{ctx_name} over the vmapped axis {axis_name!r} inside a jit, cond or loop nested '
             'in that vmap: minijax batches collectives only where vmap sees them directly')
-    groups = np.arange(size, dtype=np.int64).reshape(1, size)
-    return ir.DenseIntElementsAttr.get(groups)
+    return np.arange(size, dtype=np.int64).reshape(1, size), False
+
+
+def _replica_groups(ctx_name, axis_name) -> tuple[ir.DenseIntElementsAttr, dict]:
+    """The ``replica_groups`` attribute of a collective and the attributes a manual
+    computation adds (as JAX writes them): ``channel_handle`` and ``use_global_device_ids``,
+    which make XLA read the groups as partitions, not replicas."""
+    groups, spmd = _device_groups(ctx_name, axis_name)
+    return ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups, dtype=np.int64)), \
+        _spmd_attributes(spmd)
+
+
+def _spmd_attributes(spmd: bool, global_ids: bool = True) -> dict:
+    if not spmd:
+        return {}
+    extra = {'channel_handle': hlo.ChannelHandle.get(COLLECTIVE_CHANNEL_ID,
+                                                     DEVICE_TO_DEVICE_TYPE)}
+    if global_ids:
+        extra['use_global_device_ids'] = ir.BoolAttr.get(True)
+    return extra
+
+
+#: JAX's channel of every collective in a manual computation, and its type
+COLLECTIVE_CHANNEL_ID, DEVICE_TO_DEVICE_TYPE = 1, 1
 
 
 def _scalar_region(op, dtype, body_op):
@@ -132,7 +211,8 @@ def _all_reduce_primitive(name):
     prim.def_batching(_same_dim(prim))
 
     def lowering(ctx, x, *, axis_name, axis_index_groups):
-        op = hlo.AllReduceOp([x.type], [x], _replica_groups(name, axis_name))
+        groups, extra = _replica_groups(name, axis_name)
+        op = hlo.AllReduceOp([x.type], [x], groups, **extra)
         _scalar_region(op, ctx.avals_in[0].dtype, body_op)
         return op.results[0]
 
@@ -180,7 +260,7 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 def pmean(x, axis_name, *, axis_index_groups=None):
     """``psum(x) / n`` over the ``n`` members of the axis, as JAX defines it."""
-    n = axis_size(axis_name, 'pmean')
+    n = _axis_size(axis_name, 'pmean')
     return tree_util.tree_map(lambda s: s / n, psum(x, axis_name,
                                                    axis_index_groups=axis_index_groups))
 
@@ -202,9 +282,17 @@ def axis_index(axis_name):
 
 
 def _axis_index_lowering(ctx, *, axis_name):
-    _replica_groups('axis_index', axis_name)  # checks the axis is pmap's
-    replica = hlo.ReplicaIdOp().result
-    return hlo.ConvertOp(tensor_type(ctx.avals_out[0]), replica).result
+    """Under ``pmap`` the replica's number; in a manual computation the partition's
+    coordinate along the axis, ``partition_id / (the sizes of the later axes) % size``."""
+    groups, spmd = _device_groups('axis_index', axis_name)
+    if not spmd:
+        return hlo.ConvertOp(tensor_type(ctx.avals_out[0]), hlo.ReplicaIdOp().result).result
+    mesh = manual_meshes[-1]
+    at = mesh.axis_names.index(axis_name)
+    div, mod = (constant(np.array(n, np.uint32)) for n in
+                (math.prod(mesh.axis_sizes[at + 1:]), mesh.axis_sizes[at]))
+    index = hlo.RemOp(hlo.DivOp(hlo.PartitionIdOp().result, div).result, mod).result
+    return hlo.ConvertOp(tensor_type(ctx.avals_out[0]), index).result
 
 
 register_lowering(axis_index_p, _axis_index_lowering)
@@ -251,16 +339,20 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
         raise NotImplementedError(f"all_gather: to={to!r} is not supported: minijax has no "
                                   "shard_map, and its results vary along the axis")
     return _bind(all_gather_p, x, axis_name=axis_name, all_gather_dimension=axis,
-                 axis_size=axis_size(axis_name, 'all_gather'), tiled=tiled)
+                 axis_size=_axis_size(axis_name, 'all_gather'), tiled=tiled)
 
 
 def _all_gather_lowering(ctx, x, *, axis_name, all_gather_dimension, axis_size, tiled):
     aval = ctx.avals_in[0]
-    if not tiled:
-        x = hlo.ReshapeOp(tensor_type(aval.update(shape=_gathered_shape(
-            aval.shape, all_gather_dimension, 1, False))), x).result
+    groups, extra = _replica_groups('all_gather', axis_name)
+    if not tiled:  # a size-1 axis to gather along (JAX: a broadcast, in a manual computation)
+        expanded = tensor_type(aval.update(shape=_gathered_shape(
+            aval.shape, all_gather_dimension, 1, False)))
+        x = hlo.BroadcastInDimOp(expanded, x, [d for d in range(aval.ndim + 1)
+                                               if d != all_gather_dimension]).result \
+            if extra else hlo.ReshapeOp(expanded, x).result
     return hlo.AllGatherOp([tensor_type(ctx.avals_out[0])], [x], all_gather_dimension,
-                           _replica_groups('all_gather', axis_name)).results[0]
+                           groups, **extra).results[0]
 
 
 register_lowering(all_gather_p, _all_gather_lowering)
@@ -304,14 +396,14 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     """``psum(x)`` split along ``scatter_dimension``: member ``i`` keeps block ``i``."""
     default_options_only('psum_scatter', axis_index_groups=axis_index_groups)
     return _bind(psum_scatter_p, x, axis_name=axis_name, scatter_dimension=scatter_dimension,
-                 axis_size=axis_size(axis_name, 'psum_scatter'), tiled=tiled)
+                 axis_size=_axis_size(axis_name, 'psum_scatter'), tiled=tiled)
 
 
 def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
     aval = ctx.avals_in[0]
     block = aval.update(shape=_scattered_shape(aval.shape, scatter_dimension, axis_size, True))
-    op = hlo.ReduceScatterOp(tensor_type(block), x, scatter_dimension,
-                             _replica_groups('psum_scatter', axis_name))
+    groups, extra = _replica_groups('psum_scatter', axis_name)
+    op = hlo.ReduceScatterOp(tensor_type(block), x, scatter_dimension, groups, **extra)
     _scalar_region(op, aval.dtype, hlo.AddOp)
     out = op.result
     return out if tiled else hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), out).result
@@ -356,7 +448,7 @@ def ppermute(x, axis_name, perm):
     """Send member ``src``'s ``x`` to member ``dst`` for each ``(src, dst)`` of ``perm``; a
     member no pair sends to receives zeros."""
     perm = tuple(static_ints(pair, 'ppermute', 'perm') for pair in perm)
-    size = axis_size(axis_name, 'ppermute')
+    size = _axis_size(axis_name, 'ppermute')
     sources, targets = [s for s, _ in perm], [d for _, d in perm]
     if len(set(sources)) < len(perm) or len(set(targets)) < len(perm) or \
             not all(0 <= i < size for i in sources + targets):
@@ -366,9 +458,13 @@ def ppermute(x, axis_name, perm):
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    _replica_groups('ppermute', axis_name)  # checks the axis is pmap's
-    pairs = ir.DenseIntElementsAttr.get(np.array(perm, dtype=np.int64).reshape(-1, 2))
-    return hlo.CollectivePermuteOp(x, pairs, results=[x.type]).result
+    """Each device group (one under ``pmap``) permuted alike: pair ``(src, dst)`` becomes the
+    devices at those positions of every group."""
+    groups, spmd = _device_groups('ppermute', axis_name)
+    pairs = np.array([[group[src], group[dst]] for group in np.sort(groups, axis=1)
+                      for src, dst in perm], dtype=np.int64).reshape(-1, 2)
+    return hlo.CollectivePermuteOp(x, ir.DenseIntElementsAttr.get(pairs), results=[x.type],
+                                   **_spmd_attributes(spmd, global_ids=False)).result
 
 
 register_lowering(ppermute_p, _ppermute_lowering)
@@ -377,62 +473,87 @@ register_lowering(ppermute_p, _ppermute_lowering)
 # ----------------------------------------------------------------------------- all_to_all
 
 def _exchanged_shape(shape, split_axis, concat_axis, size):
-    rest = (*shape[:split_axis], *shape[split_axis + 1:])
-    return (*rest[:concat_axis], size, *rest[concat_axis:])
+    out = list(shape)
+    out[split_axis] //= size
+    out[concat_axis] *= size
+    return tuple(out)
 
 
-def _all_to_all_abstract_eval(x, *, split_axis, concat_axis, axis_size):
-    if not 0 <= split_axis < x.ndim or x.shape[split_axis] != axis_size or \
-            not 0 <= concat_axis < x.ndim:
-        raise ValueError(f'all_to_all: split_axis {split_axis} of {x.str_short()} must have '
-                         f'the axis size {axis_size}, and concat_axis {concat_axis} must be '
-                         f'below {x.ndim}')
+def _all_to_all_abstract_eval(x, *, split_axis, concat_axis, axis_size, tiled):
+    if not (0 <= split_axis < x.ndim and 0 <= concat_axis < x.ndim) or \
+            x.shape[split_axis] % axis_size:
+        raise ValueError(f'all_to_all: split_axis {split_axis} of {x.str_short()} must be '
+                         f'divisible by the axis size {axis_size}, and concat_axis '
+                         f'{concat_axis} must be below {x.ndim}')
     return x.update(shape=_exchanged_shape(x.shape, split_axis, concat_axis, axis_size))
 
 
 def _all_to_all_collective_vmap(size, vals, dims, *, axis_name, split_axis, concat_axis,
-                                axis_size):
-    """Member ``i`` gets, at position ``j`` of ``concat_axis``, block ``i`` of member ``j``:
-    with the members stacked, a transpose of the batch and split axes."""
+                                axis_size, tiled):
+    """Member ``i`` gets block ``i`` (along ``split_axis``) of every member ``j``,
+    concatenated along ``concat_axis`` in ``j``'s order: with the members stacked, the split
+    axis is cut into (member, block), the member goes to the front and the stacking axis
+    joins the concatenation axis."""
     (x,), (d,) = vals, dims
-    x = move_batch_axis(size, d, 0, x)  # (j, ...per example, split axis at split_axis + 1)
-    others = [a for a in range(1, core.get_aval(x).ndim) if a != split_axis + 1]
-    per_example = others[:concat_axis] + [0] + others[concat_axis:]
-    return transpose(x, (split_axis + 1, *per_example)), 0
+    x = move_batch_axis(size, d, 0, x)
+    shape = core.get_aval(x).shape[1:]
+    s, c = split_axis, concat_axis
+    x = reshape(x, (size, *shape[:s], size, shape[s] // size, *shape[s + 1:]))
+    labels = ['j', *(('d', k) for k in range(s)), 'i', *(('d', k) for k in range(s, len(shape)))]
+    target = ['i']
+    for k in range(len(shape)):
+        target += ['j', ('d', k)] if k == c else [('d', k)]
+    x = transpose(x, tuple(labels.index(label) for label in target))
+    return reshape(x, (size, *_exchanged_shape(shape, s, c, size))), 0
 
 
 all_to_all_p = _collective('all_to_all', _all_to_all_abstract_eval,
                            _all_to_all_collective_vmap)
 all_to_all_p.def_batching(_other_axis_moving_front(all_to_all_p, {'split_axis', 'concat_axis'}))
 ad.defjvp_linear(all_to_all_p)
-all_to_all_p.def_transpose(lambda ct, x, *, axis_name, split_axis, concat_axis, axis_size: [
-    all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis, concat_axis=split_axis,
-                      axis_size=axis_size)])
+all_to_all_p.def_transpose(lambda ct, x, *, split_axis, concat_axis, **params: [
+    all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)])
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
-    """Member ``i`` receives block ``i`` (along ``split_axis``, whose size is the axis size)
-    of every member ``j``, placed at position ``j`` of a new ``concat_axis``."""
+    """Member ``i`` receives block ``i`` (along ``split_axis``) of every member ``j``. Tiled,
+    the blocks are concatenated along ``concat_axis``; else ``split_axis`` has the axis size
+    and the blocks are stacked along a new axis ``concat_axis`` (the primitive is the tiled
+    exchange with a size-1 axis added before and removed after, as JAX writes it)."""
     default_options_only('all_to_all', axis_index_groups=axis_index_groups)
-    if tiled:
-        raise NotImplementedError('all_to_all: tiled=True is not supported by minijax')
-    return _bind(all_to_all_p, x, axis_name=axis_name, split_axis=split_axis,
-                 concat_axis=concat_axis, axis_size=axis_size(axis_name, 'all_to_all'))
+    size = _axis_size(axis_name, 'all_to_all')
+
+    def bind(leaf):
+        aval = core.get_aval(leaf)
+        split, concat = (core.canonicalize_axis(a, aval.ndim, f'all_to_all: {what}')
+                         for a, what in ((split_axis, 'split_axis'),
+                                         (concat_axis, 'concat_axis')))
+        if tiled and aval.shape[split] % size:
+            raise ValueError(f'The size of all_to_all split_axis ({aval.shape[split]}) has to '
+                             f'be divisible by the size of the named axis {axis_name} ({size})')
+        if not tiled and aval.shape[split] != size:
+            raise ValueError('all_to_all requires the size of the mapped axis axis_name to '
+                             'equal x.shape[split_axis], but they are '
+                             f'{size} and {aval.shape[split]} respectively.')
+        if not tiled and split != concat:
+            concat += split < concat  # (concat_axis counts the axes without split_axis)
+            leaf = expand_dims(leaf, (concat,))
+            split += concat <= split
+        out = _bind(all_to_all_p, leaf, axis_name=axis_name, split_axis=split,
+                    concat_axis=concat, axis_size=size, tiled=tiled)
+        return squeeze(out, (split,)) if not tiled and split != concat else out
+    return tree_util.tree_map(bind, x)
 
 
-def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size):
-    """A size-1 axis is inserted where the exchanged blocks are concatenated and the split
-    axis (now of size 1) dropped after: StableHLO's all_to_all keeps the rank."""
-    aval = ctx.avals_in[0]
-    where = concat_axis if concat_axis <= split_axis else concat_axis + 1
-    split = split_axis + (where <= split_axis)
-    expanded = (*aval.shape[:where], 1, *aval.shape[where:])
-    x = hlo.ReshapeOp(tensor_type(aval.update(shape=expanded)), x).result
-    exchanged = list(expanded)
-    exchanged[split], exchanged[where] = 1, axis_size
-    op = hlo.AllToAllOp([x], split, where, axis_size, _replica_groups('all_to_all', axis_name),
-                        results=[tensor_type(aval.update(shape=tuple(exchanged)))])
-    return hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), op.results[0]).result
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+    groups, spmd = _device_groups('all_to_all', axis_name)
+    if axis_size == 1:
+        return x
+    op = hlo.AllToAllOp([x], split_axis, concat_axis, axis_size,
+                        ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups)),
+                        results=[tensor_type(ctx.avals_out[0])],
+                        **_spmd_attributes(spmd, global_ids=False))
+    return op.results[0]
 
 
 register_lowering(all_to_all_p, _all_to_all_lowering)

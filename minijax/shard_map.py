@@ -1,0 +1,623 @@
+"""``shard_map``: a function mapped over the shards of its arguments, one per device of a mesh.
+
+``shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(a)`` traces ``f`` once on one
+shard (the per-device program: a dimension split over mesh axes has its size divided by
+theirs) and binds the ``shard_map`` primitive with that jaxpr. The body is *manual* over the
+mesh axes: collectives such as ``lax.psum(x, 'x')`` name them and move data between devices.
+The outputs are the devices' results concatenated as ``out_specs`` says; a mesh axis an
+out_spec does not mention promises the results are equal along it.
+
+It lowers, as JAX 0.10.2 lowers it, to ``sdy.manual_computation`` (Shardy): the operands'
+and results' shardings over the module's ``sdy.mesh``, the manual axes, and a body on the
+per-device types, where each collective names its device groups in the mesh
+(``replica_groups`` with ``use_global_device_ids``). XLA's partitioner compiles the module
+for ``mesh.size`` partitions. The primitive has every rule, so ``jit``, ``grad``, ``vmap``
+and ``scan`` compose with it (see docs/shard_map.md, which also lists what departs from JAX).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import sdy
+
+from minijax import core, tree_util
+from minijax.core import Primitive
+from minijax.flops import closed_jaxpr_flops, flops_rules
+from minijax.interpreters import batching
+from minijax.interpreters import jvp as ad
+from minijax.interpreters import partial_eval as pe
+from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
+                                            transposed_jaxpr)
+from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, same_type
+from minijax.ir.tracing import trace_to_jaxpr
+from minijax.control_flow.common import hoist_consts
+from minijax.lax import parallel
+from minijax.lax.structural import broadcast_in_dim, squeeze
+from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering.shardings import sdy_sharding
+from minijax.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
+from minijax.sharding import mesh as mesh_lib
+
+__all__ = ['Infer', 'shard_map', 'shard_map_p']
+
+P = PartitionSpec
+shard_map_p = Primitive('shard_map', multiple_results=True)
+
+
+class InferFromArgs:
+    """``in_specs=Infer`` (the default): the specs are read off the arguments' shardings,
+    which needs every manual mesh axis ``Explicit``."""
+
+    def __repr__(self):
+        return 'jax.sharding.Infer'
+
+
+Infer = InferFromArgs()
+
+
+# ----------------------------------------------------------------------------- specs and types
+
+def spec_names(spec: PartitionSpec) -> dict[int, tuple]:
+    """``{dimension: the mesh axes it is split over}`` for the split dimensions."""
+    return {d: entry if isinstance(entry, tuple) else (entry,)
+            for d, entry in enumerate(spec.partitions)
+            if entry is not None and entry is not PartitionSpec.UNCONSTRAINED}
+
+
+def spec_axes(spec: PartitionSpec) -> frozenset:
+    return frozenset(n for names in spec_names(spec).values() for n in names)
+
+
+def _split_size(mesh, names) -> int:
+    return math.prod(mesh.shape[n] for n in names)
+
+
+def shard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray) -> core.ShapedArray:
+    """The type of one device's shard of a value of type ``aval`` split as ``spec`` says."""
+    names = spec_names(spec)
+    return aval.update(shape=tuple(n // _split_size(mesh, names.get(d, ()))
+                                   for d, n in enumerate(aval.shape)))
+
+
+def unshard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray) -> core.ShapedArray:
+    """The type of the value the devices' shards of type ``aval`` make up, as ``spec`` says."""
+    names = spec_names(spec)
+    return aval.update(shape=tuple(n * _split_size(mesh, names.get(d, ()))
+                                   for d, n in enumerate(aval.shape)))
+
+
+def ordered(mesh, axes) -> tuple:
+    """``axes`` in the mesh's order."""
+    return tuple(n for n in mesh.axis_names if n in axes)
+
+
+@contextlib.contextmanager
+def manual_axes_in_scope(mesh, axes):
+    """The manual axes bound while the body is traced or transformed (its collectives name
+    them), and the abstract mesh the body sees: those axes ``Manual``."""
+    with contextlib.ExitStack() as stack:
+        for name in ordered(mesh, axes):
+            stack.enter_context(batching.extend_axis_env(name, mesh.shape[name]))
+        stack.enter_context(mesh_lib.use_abstract_mesh(mesh.abstract_mesh.update_axis_types(
+            {n: AxisType.Manual for n in axes})))
+        yield
+
+
+def _in_scope(params):
+    return manual_axes_in_scope(params['mesh'], params['newly_manual_axes'])
+
+
+def _stacked_spec(params) -> PartitionSpec:
+    """The spec of a value each device holds its own of (a residual): the devices' values
+    concatenated along the leading axis, over every manual axis."""
+    axes = ordered(params['mesh'], params['newly_manual_axes'])
+    return P(axes if len(axes) > 1 else axes[0])
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def _shard_map_impl(*args, **params):
+    """Eagerly, as JAX runs an eager ``shard_map``'s primitives: compiled for the mesh."""
+    from minijax.jit import jit  # (the api layer: jit lives beside this module)
+    return jit(lambda *xs: shard_map_p.bind(*xs, **params))(*args)
+
+
+def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_vma,
+                             newly_manual_axes):
+    for i, (given, spec, expected) in enumerate(zip(in_avals, in_specs, jaxpr.in_avals,
+                                                    strict=True)):
+        if not same_type(shard_aval(mesh, spec, given), expected):
+            raise TypeError(f'shard_map: argument {i} of type {given.str_short()} split as '
+                            f'{spec} is not the body\'s {expected.str_short()}')
+    return [unshard_aval(mesh, spec, a) for spec, a in zip(out_specs, jaxpr.out_avals)]
+
+
+shard_map_p.def_impl(_shard_map_impl)
+shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
+
+
+# ----------------------------------------------------------------------------- jvp
+
+def _shard_map_jvp(primals, tangents, **params):
+    """The body's JVP; a tangent is split as its primal is."""
+    nonzeros = ad.nonzero_flags(tangents)
+    body = params['jaxpr']
+    with _in_scope(params):
+        new_body, out_nonzeros = ad.jvp_jaxpr(body, nonzeros, (False,) * len(body.out_avals))
+    in_specs = params['in_specs'] + tuple(s for s, nz in zip(params['in_specs'], nonzeros) if nz)
+    out_specs = params['out_specs'] + tuple(s for s, nz in zip(params['out_specs'], out_nonzeros)
+                                            if nz)
+    outs = shard_map_p.bind(*primals, *ad.drop_zeros(tangents), **dict(
+        params, jaxpr=new_body, in_specs=in_specs, out_specs=out_specs))
+    primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
+    return primals_out, ad.fill_zeros(tangents_out, out_nonzeros, primals_out)
+
+
+shard_map_p.def_jvp(_shard_map_jvp, symbolic_zeros=True)
+
+
+# ----------------------------------------------------------------------------- vmap
+
+def _batched_spec(spec: PartitionSpec, dim) -> PartitionSpec:
+    """A batch axis inserted at ``dim`` is not split: every device sees the whole batch."""
+    if dim is batching.not_mapped:
+        return spec
+    entries = list(spec.partitions) + [None] * max(0, dim - len(spec.partitions))
+    entries.insert(dim, None)
+    return spec.update(partitions=entries)
+
+
+def _shard_map_batching(vals, dims, **params):
+    """The body batched where the operands are: a shard keeps its operand's batch axis."""
+    size = batching.axis_size_of(vals, dims)
+    with _in_scope(params):
+        body, out_batched = batching.batched_jaxpr(params['jaxpr'], size, tuple(dims), False)
+    out_dims = [0 if b else batching.not_mapped for b in out_batched]
+    outs = shard_map_p.bind(*vals, **dict(
+        params, jaxpr=body,
+        in_specs=tuple(map(_batched_spec, params['in_specs'], dims)),
+        out_specs=tuple(map(_batched_spec, params['out_specs'], out_dims))))
+    return outs, out_dims
+
+
+shard_map_p.def_batching(_shard_map_batching)
+
+
+# ----------------------------------------------------------------------------- partial eval
+
+def _promoted_residuals(known: ClosedJaxpr, unknown: ClosedJaxpr, num_res: int, forwarded):
+    """The split body with each computed residual given a leading axis to concatenate the
+    devices' values along (a scalar gets one of size 1, as JAX does): the known part
+    returns them so, the unknown part takes them so."""
+    computed = [i for i, f in enumerate(forwarded) if f is None]
+    scalars = [i for i in computed if not unknown.in_avals[i].shape]
+    if not scalars:
+        return known, unknown
+    n_outs = len(known.out_avals) - len(computed)
+
+    def known_fn(*args):
+        outs = eval_jaxpr(known.jaxpr, known.consts, args)
+        return [broadcast_in_dim(x, (1,), ()) if k >= n_outs and
+                computed[k - n_outs] in scalars else x for k, x in enumerate(outs)]
+
+    def unknown_fn(*args):
+        args = [squeeze(x, (0,)) if i in scalars else x for i, x in enumerate(args)]
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, args)
+
+    unknown_avals = [a.update(shape=(1,)) if i in scalars else a
+                     for i, a in enumerate(unknown.in_avals)]
+    return trace_to_jaxpr(known_fn, known.in_avals)[0], \
+        trace_to_jaxpr(unknown_fn, unknown_avals)[0]
+
+
+def _split(params, in_unknowns):
+    """The body split into a known and an unknown part, each part's parameters, and where
+    each residual comes from (the index of a known input it is, or None: the known part
+    computes it, and each device's is stacked along the leading axis)."""
+    with _in_scope(params):
+        known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(params['jaxpr'],
+                                                                      in_unknowns)
+        known, forwarded = pe.forwarded_residuals(known, num_res)
+        known, unknown = _promoted_residuals(known, unknown, num_res, forwarded)
+    known_in, unknown_in = pe.partition_list(in_unknowns, params['in_specs'])
+    known_out, unknown_out = pe.partition_list(out_unknowns, params['out_specs'])
+    stacked = _stacked_spec(params)
+    res_specs = tuple(stacked if f is None else known_in[f] for f in forwarded)
+    known_params = dict(params, jaxpr=known, in_specs=tuple(known_in),
+                        out_specs=tuple(known_out) + (stacked,) * forwarded.count(None))
+    unknown_params = dict(params, jaxpr=unknown, in_specs=res_specs + tuple(unknown_in),
+                          out_specs=tuple(unknown_out))
+    return known_params, unknown_params, out_unknowns, forwarded
+
+
+def _residuals(forwarded, known_ins, computed) -> list:
+    computed = iter(computed)
+    return [next(computed) if f is None else known_ins[f] for f in forwarded]
+
+
+def _shard_map_partial_eval(trace, tracers, **params):
+    """Trace time: run the known part on the mesh now, stage the unknown part."""
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    known_params, unknown_params, out_unknowns, forwarded = _split(params, in_unknowns)
+    known_tracers, unknown_tracers = pe.partition_list(in_unknowns, tracers)
+    known_vals = [t.pval.const for t in known_tracers]
+    outs_and_res = shard_map_p.bind(*known_vals, **known_params)
+    known_outs, computed = core.split_list(outs_and_res, out_unknowns.count(False))
+    residuals = _residuals(forwarded, known_vals, computed)
+    res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
+    ins = res_tracers + unknown_tracers
+    out_avals = _shard_map_abstract_eval(*(t.aval for t in ins), **unknown_params)
+    unknown_outs = trace.stage(shard_map_p, ins, unknown_params, out_avals)
+    return pe.merge_lists(out_unknowns, known_outs, unknown_outs)
+
+
+def _shard_map_partial_eval_jaxpr(unknowns_in, eqn):
+    """Jaxpr level: split one shard_map equation into a known and an unknown one."""
+    known_params, unknown_params, out_unknowns, forwarded = _split(eqn.params, unknowns_in)
+    known_ins, unknown_ins = pe.partition_list(unknowns_in, eqn.inputs)
+    known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
+    n_known_outs = len(known_outs)
+    res_avals = _shard_map_abstract_eval(*(x.aval for x in known_ins), **known_params)
+    computed = [Var(a) for a in res_avals[n_known_outs:]]
+    residuals = _residuals(forwarded, known_ins, computed)
+    known_eqn = JaxprEqn(shard_map_p, known_ins, known_params, known_outs + computed,
+                         eqn.source_info)
+    unknown_eqn = JaxprEqn(shard_map_p, residuals + unknown_ins, unknown_params, unknown_outs,
+                           eqn.source_info)
+    return known_eqn, unknown_eqn, out_unknowns, [r for r in residuals if isinstance(r, Var)]
+
+
+def _shard_map_dce(used_outputs, eqn):
+    body, used_inputs = pe.dce_closed_jaxpr(eqn.params['jaxpr'], used_outputs)
+    keep = lambda xs, used: tuple(x for x, u in zip(xs, used) if u)  # noqa: E731
+    return used_inputs, pe.pruned_eqn(
+        eqn, used_inputs, used_outputs, jaxpr=body,
+        in_specs=keep(eqn.params['in_specs'], used_inputs),
+        out_specs=keep(eqn.params['out_specs'], used_outputs))
+
+
+pe.partial_eval_rules[shard_map_p] = _shard_map_partial_eval
+pe.partial_eval_jaxpr_rules[shard_map_p] = _shard_map_partial_eval_jaxpr
+pe.dce_rules[shard_map_p] = _shard_map_dce
+
+
+# ----------------------------------------------------------------------------- transpose
+
+def _unmentioned(params, spec) -> tuple:
+    """The manual axes ``spec`` does not split over: a value is replicated along them."""
+    return tuple(n for n in ordered(params['mesh'], params['newly_manual_axes'])
+                 if n not in spec_axes(spec))
+
+
+def _shard_map_transpose(cts, *args, **params):
+    """The transposed body runs on the mesh too. An output replicated along a manual axis
+    came from every device along it, so its cotangent is shared out among them; an input
+    replicated along one gets the sum of those devices' cotangents (JAX's transpose without
+    the varying-axes types: ``check_vma=False``'s)."""
+    mesh = params['mesh']
+    undefined = tuple(is_undefined_primal(x) for x in args)
+    residuals = [x for x, u in zip(args, undefined) if not u]
+    res_specs = tuple(s for s, u in zip(params['in_specs'], undefined) if not u)
+    nonzero = nonzero_cts(cts)
+    cts = [ct / _split_size(mesh, _unmentioned(params, spec)) if nz and
+           _unmentioned(params, spec) else ct
+           for ct, spec, nz in zip(cts, params['out_specs'], nonzero)]
+    in_specs = params['in_specs']
+
+    def transposed(*cts_and_res):
+        out_cts, res = core.split_list(cts_and_res, nonzero.count(True))
+        with _in_scope(params):
+            body = transposed_jaxpr(params['jaxpr'], undefined, nonzero)
+        in_cts = eval_jaxpr(body.jaxpr, body.consts, [*res, *out_cts])
+        lin_specs = [s for s, u in zip(in_specs, undefined) if u]
+        return [parallel.psum(ct, axes) if (axes := _unmentioned(params, s)) else ct
+                for ct, s in zip(in_cts, lin_specs)]
+
+    ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
+    operands = [*drop_zero_cts(cts), *residuals]
+    avals = [shard_aval(mesh, s, core.get_aval(x)) for s, x in zip(ct_specs + res_specs,
+                                                                    operands)]
+    with _in_scope(params):
+        body, _ = trace_to_jaxpr(transposed, avals)
+    out_specs = tuple(s for s, u in zip(in_specs, undefined) if u)
+    cts_in = iter(shard_map_p.bind(*operands, **dict(
+        params, jaxpr=body, in_specs=ct_specs + res_specs, out_specs=out_specs)))
+    return [next(cts_in) if u else None for u in undefined]
+
+
+shard_map_p.def_transpose(_shard_map_transpose)
+
+
+# ----------------------------------------------------------------------------- lowering
+
+def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
+                        newly_manual_axes):
+    """``sdy.manual_computation`` over the module's mesh: the operands split as ``in_specs``
+    say, the results assembled as ``out_specs`` say, the body on per-device types. When
+    the manual axes all have size 1 there is nothing to split: the body is inlined."""
+    module_ctx = ctx.module_context
+    manual = ordered(mesh, newly_manual_axes)
+    inner = parallel.ManualMesh(tuple(mesh.axis_names), tuple(mesh.axis_sizes))
+    if _split_size(mesh, manual) == 1:
+        with parallel.lowering_manual_computation(inner):
+            return lower_closed_jaxpr(module_ctx, jaxpr, args)
+    open_dims = len(manual) < len(mesh.axis_names)  # partly manual: the rest is Shardy's
+    module_ctx.uses_shardy = True  # (the module's sdy.mesh is made of the inline meshes)
+
+    def shardings(specs, avals):
+        return sdy.TensorShardingPerValueAttr.get(
+            [sdy_sharding(NamedSharding(mesh, s), a.ndim, open_dims)
+             for s, a in zip(specs, avals)])
+
+    in_shardings = shardings(in_specs, ctx.avals_in)
+    out_shardings = shardings(out_specs, ctx.avals_out)
+    op = sdy.ManualComputationOp([tensor_type(a) for a in ctx.avals_out], list(args),
+                                 in_shardings, out_shardings,
+                                 sdy.ManualAxesAttr.get([ir.StringAttr.get(n) for n in manual]))
+    block = op.body.blocks.append(*(tensor_type(a) for a in jaxpr.in_avals))
+    with ir.InsertionPoint(block), parallel.lowering_manual_computation(inner):
+        sdy.ReturnOp(lower_closed_jaxpr(module_ctx, jaxpr, list(block.arguments)))
+    return list(op.results)
+
+
+register_lowering(shard_map_p, _shard_map_lowering)
+flops_rules[shard_map_p] = lambda eqn, known: (
+    _split_size(eqn.params['mesh'], eqn.params['newly_manual_axes']) *
+    closed_jaxpr_flops(eqn.params['jaxpr']))
+
+
+# ----------------------------------------------------------------------------- varying axes
+
+def varying_axes(jaxpr, in_axes) -> list[frozenset]:
+    """Along which manual axes each output of the body may differ between devices, from
+    which ones each input does: a collective reduction (``psum``...) makes its result equal
+    along its axes, ``axis_index`` and the other collectives make theirs vary, and any other
+    equation's results vary wherever one of its operands does. (JAX tracks this in its
+    types, ``f32[3]{V:i}``; minijax infers it from the jaxpr to check ``out_specs``.)"""
+    env = dict(zip(jaxpr.invars, in_axes))
+    read = lambda x: env.get(x, frozenset()) if isinstance(x, Var) else frozenset()  # noqa: E731
+    for eqn in jaxpr.eqns:
+        ins = [read(x) for x in eqn.inputs]
+        union = frozenset().union(*ins)
+        names = frozenset(parallel.axis_names_of(eqn.params.get('axis_name', ())))
+        if eqn.primitive in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p):
+            outs = [union - names]
+        elif eqn.primitive in _VARYING_COLLECTIVES:
+            outs = [union | names] * len(eqn.out_binders)
+        elif 'jaxpr' in eqn.params and isinstance(eqn.params['jaxpr'], ClosedJaxpr) and \
+                len(eqn.params['jaxpr'].jaxpr.invars) == len(ins) and \
+                eqn.primitive is not shard_map_p:
+            outs = varying_axes(eqn.params['jaxpr'].jaxpr, ins)
+        else:
+            outs = [union] * len(eqn.out_binders)
+        env.update(zip(eqn.out_binders, outs))
+    return [read(x) for x in jaxpr.outs]
+
+
+_VARYING_COLLECTIVES = (parallel.axis_index_p, parallel.all_gather_p, parallel.psum_scatter_p,
+                        parallel.ppermute_p, parallel.all_to_all_p)
+
+
+# ----------------------------------------------------------------------------- the API
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
+              check_vma=True):
+    """Map ``f`` over shards of its arguments, one application per device of ``mesh`` (the
+    mesh ``set_mesh`` installed when None). ``in_specs`` (a pytree prefix of the arguments)
+    says how each argument is split over the mesh axes, ``out_specs`` how each output's
+    per-device results are put together; ``axis_names`` the mesh axes the body is manual
+    over (all when empty). With ``check_vma``, an ``out_specs`` entry that leaves out a
+    mesh axis the output may vary along is an error. Used as a decorator without ``f``."""
+    kwargs = dict(out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
+                  check_vma=check_vma)
+    if f is None:
+        return lambda g: _shard_map(g, **kwargs)
+    return _shard_map(f, **kwargs)
+
+
+def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
+    if not callable(f):
+        raise TypeError('shard_map requires a callable for its first argument, but got '
+                        f'{f} of type {type(f)}.')
+
+    def wrapped(*args):
+        the_mesh, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
+        leaves, in_tree = tree_util.tree_flatten(args)
+        specs = _flat_in_specs(f, in_specs, args, leaves, the_mesh, manual)
+        dynamic = [s is not None for s in specs]
+        dyn_leaves = [x for x, d in zip(leaves, dynamic) if d]
+        dyn_specs = tuple(s for s in specs if s is not None)
+        _check_specs_vs_args(f, the_mesh, in_tree, dynamic, dyn_specs, dyn_leaves)
+        avals = [shard_aval(the_mesh, s, core.shaped_aval(x))
+                 for s, x in zip(dyn_specs, dyn_leaves)]
+        trees = []
+
+        def body(*dyn):
+            dyn = iter(dyn)
+            all_leaves = [next(dyn) if d else x for x, d in zip(leaves, dynamic)]
+            outs = f(*tree_util.tree_unflatten(in_tree, all_leaves))
+            out_leaves, out_tree = tree_util.tree_flatten(outs)
+            trees.append(out_tree)
+            return out_leaves
+
+        with manual_axes_in_scope(the_mesh, manual):
+            closed, closed_over = trace_to_jaxpr(body, avals)
+        out_tree = trees[0]
+        flat_out_specs = _flat_out_specs(f, out_specs, out_tree, closed.out_avals)
+        if check_vma:
+            _check_replication(f, the_mesh, manual, out_tree, flat_out_specs, closed,
+                               (P(),) * len(closed_over) + dyn_specs, len(closed.consts))
+        consts = list(closed.consts)
+        body_jaxpr = hoist_consts(closed)
+        outs = shard_map_p.bind(
+            *consts, *closed_over, *dyn_leaves, jaxpr=body_jaxpr, mesh=the_mesh,
+            in_specs=(P(),) * (len(consts) + len(closed_over)) + dyn_specs,
+            out_specs=flat_out_specs, check_vma=check_vma, newly_manual_axes=manual)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    wrapped.__name__ = getattr(f, '__name__', 'shard_map')
+    wrapped.__wrapped__ = f
+    return wrapped
+
+
+def _checked_mesh(mesh, axis_names, in_specs, out_specs):
+    """The mesh (the context's when None) and the manual axes, checked as JAX checks them."""
+    context = mesh_lib.get_abstract_mesh()
+    if mesh is None:
+        if context.empty:
+            raise ValueError('The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to '
+                             'enter into a mesh context')
+        concrete = mesh_lib.get_concrete_mesh()
+        mesh = concrete if not concrete.empty else context
+    elif not isinstance(mesh, (Mesh, AbstractMesh)):
+        raise TypeError('shard_map requires a `jax.sharding.Mesh` or a '
+                        '`jax.sharding.AbstractMesh` instance for its second argument, but '
+                        f'got {mesh} of type {type(mesh)}.')
+    elif not context.empty and mesh.abstract_mesh != context:
+        raise ValueError(f'The context mesh {context} should match the mesh passed to '
+                         f'shard_map {mesh}')
+    if mesh.empty:
+        raise ValueError(f'shard_map requires a non-empty mesh. Got {mesh}')
+    if not isinstance(axis_names, (frozenset, set)):
+        raise TypeError('`axis_names` argument of shard_map should be of type `frozenset` or '
+                        f'`set`. Got type: {type(axis_names)}')
+    manual = frozenset(axis_names) or frozenset(mesh.axis_names)
+    if not manual <= frozenset(mesh.axis_names):
+        raise ValueError(f'jax.shard_map requires axis_names={manual} to be a subset of '
+                         f'mesh.axis_names={mesh.axis_names}')
+    types = mesh._name_to_type
+    if in_specs is Infer and not all(types[a] is AxisType.Explicit for a in manual):
+        raise TypeError(
+            'shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` '
+            f'instances, but it was `None` when axis_names={manual} are of type '
+            + ', '.join(str(types[a]) for a in ordered(mesh, manual)))
+    if in_specs is None:
+        raise TypeError('shard_map in_specs argument must be a pytree of '
+                        '`jax.sharding.PartitionSpec` instances, but it was None.\nInstead '
+                        'of `in_specs=None`, did you mean `in_specs=P()`, where '
+                        '`P = jax.sharding.PartitionSpec`?')
+    if in_specs is not Infer:
+        _check_specs('in', in_specs, manual)
+    _check_specs('out', out_specs, manual)
+    return mesh, manual
+
+
+def _check_specs(prefix, specs, manual) -> None:
+    """Each leaf a ``PartitionSpec`` (TypeError) naming only manual axes (ValueError)."""
+    paths = tree_util.tree_flatten_with_path(specs, is_leaf=lambda x: x is None)[0]
+    wrong = [f'  {prefix}_specs{tree_util.keystr(k)} is {x} of type {type(x).__name__}, '
+             for k, x in paths if not isinstance(x, PartitionSpec)]
+    if wrong:
+        raise TypeError(f'shard_map {prefix}_specs argument must be a pytree of '
+                        '`jax.sharding.PartitionSpec` instances, but:\n\n' + '\n\n'.join(wrong)
+                        + f'\n\nCheck the {prefix}_specs values passed to shard_map.')
+    unknown = [f'  {prefix}_specs{tree_util.keystr(k)} refers to {n!r}'
+               for k, spec in paths for n in spec_axes(spec) if n not in manual]
+    if unknown:
+        raise ValueError(f'shard_map {prefix}_specs argument must refer to an axis marked as '
+                         f'manual ({manual}), but:\n\n' + '\n\n'.join(unknown) +
+                         f'\n\nCheck the {prefix}_specs values passed to shard_map.')
+
+
+def _flat_in_specs(f, in_specs, args, leaves, mesh, manual) -> list:
+    """A spec per argument leaf (None: a static leaf, passed to the body as it is)."""
+    if in_specs is Infer:
+        return [_manual_spec(_sharding_spec(x), manual) for x in leaves]
+    try:
+        return tree_util.broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
+    except ValueError as err:
+        raise ValueError(f'shard_map in_specs: {err}') from None
+
+
+def _sharding_spec(x) -> PartitionSpec:
+    sharding = getattr(x, 'sharding', None)
+    spec = getattr(sharding, 'spec', None)
+    return spec if isinstance(spec, PartitionSpec) else P()
+
+
+def _manual_spec(spec: PartitionSpec, manual) -> PartitionSpec:
+    """``spec`` with the axes that are not manual left out."""
+    entries = []
+    for names in spec.partitions:
+        kept = tuple(n for n in (names if isinstance(names, tuple) else (names,))
+                     if n is not None and n in manual)
+        entries.append(None if not kept else kept[0] if len(kept) == 1 else kept)
+    return P(*entries)
+
+
+def _flat_out_specs(f, out_specs, out_tree, out_avals) -> tuple:
+    placeholders = tree_util.tree_unflatten(out_tree, [object()] * out_tree.num_leaves)
+    try:
+        flat = tree_util.broadcast_prefix(out_specs, placeholders, is_leaf=lambda x: x is None)
+    except ValueError as err:
+        raise ValueError(f'shard_map out_specs: {err}') from None
+    too_long = [(s, a) for s, a in zip(flat, out_avals) if len(s) > a.ndim]
+    if too_long:
+        raise ValueError(_rank_error('out', f, too_long))
+    return tuple(flat)
+
+
+def _rank_error(prefix, f, fails) -> str:
+    name = getattr(f, '__name__', str(f))
+    lines = '\n\n'.join(f'* {prefix}_specs entry {s} has length {len(s)}, but the '
+                        f'{prefix}put has shape {a.str_short()}, which has rank {a.ndim} '
+                        f'(and {a.ndim} < {len(s)})' for s, a in fails)
+    msg = (f"shard_map applied to the function '{name}' was given an {prefix}_specs entry "
+           f'which is too long to be compatible with the corresponding {prefix}put value '
+           f'from the function:\n\n{lines}\n\nEntries in {prefix}_specs must be of length no '
+           f'greater than the number of axes in the corresponding {prefix}put value.')
+    if any(not a.ndim for _, a in fails):
+        msg += (f'\n\nFor scalar values (rank 0), consider using an {prefix}_specs entry of '
+                '`P()`, where `P = jax.sharding.PartitionSpec`.')
+    return msg
+
+
+def _check_specs_vs_args(f, mesh, in_tree, dynamic, specs, leaves) -> None:
+    """Each argument has at least as many axes as its spec, and each split axis a size the
+    mesh axes' divides (ValueErrors, as JAX's)."""
+    avals = [core.shaped_aval(x) for x in leaves]
+    too_long = [(s, a) for s, a in zip(specs, avals) if len(s) > a.ndim]
+    if too_long:
+        raise ValueError(_rank_error('in', f, too_long))
+    name = getattr(f, '__name__', str(f))
+    bad = []
+    for spec, aval in zip(specs, avals):
+        for d, names in spec_names(spec).items():
+            size = _split_size(mesh, names)
+            if aval.shape[d] % size:
+                axes = f'axes {names}' if len(names) > 1 else f"axis '{names[0]}'"
+                bad.append(f'* the argument of shape {aval.str_short()} corresponds to '
+                           f'in_specs entry {spec}, which maps array axis {d} (of size '
+                           f'{aval.shape[d]}) to mesh {axes} (of size {size}), but {size} '
+                           f'does not evenly divide {aval.shape[d]}')
+    if bad:
+        raise ValueError(
+            f"shard_map applied to the function '{name}' was given argument arrays with axis "
+            'sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n'
+            f'The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis '
+            f'names {mesh.axis_names}.\n\n' + '\n\n'.join(bad))
+
+
+def _check_replication(f, mesh, manual, out_tree, out_specs, closed, in_specs, n_consts):
+    """``check_vma``: an output whose spec leaves out a manual axis must be equal along it."""
+    in_axes = [frozenset()] * n_consts + [spec_axes(s) for s in in_specs]
+    jaxpr = hoist_consts(closed).jaxpr
+    varying = varying_axes(jaxpr, in_axes)
+    name = getattr(f, '__name__', str(f))
+    bad = []
+    for spec, vary in zip(out_specs, varying):
+        missing = [n for n in ordered(mesh, manual) if n in vary and n not in spec_axes(spec)]
+        if missing:
+            bad.append(f'* out_specs entry {spec} says the output is equal along mesh axes '
+                       f'{missing}, but it may vary along {list(ordered(mesh, vary))}')
+    if bad:
+        raise ValueError(
+            f"shard_map applied to the function '{name}' was given out_specs which require "
+            'replication which can\'t be statically inferred given the mesh:\n\n'
+            f'The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names '
+            f'{mesh.axis_names}.\n\n' + '\n\n'.join(bad) + '\n\nCheck if these output values '
+            'are meant to be replicated over those mesh axes. If not, consider revising the '
+            'corresponding out_specs entries. If so, consider disabling the check by passing '
+            'the check_vma=False argument to `jax.shard_map`.')
