@@ -82,6 +82,36 @@ def sharded_jit(options):
                 y_repr=repr(y), local_device_ids=[d.id for d in minijax.local_devices()])
 
 
+def column_sums(jax, x, w):
+    """The program of the ``shard_map``, for minijax and for JAX: each device's rows through
+    the layer, summed over the device's rows and then (``psum``) over every device; and the
+    rows scaled by the device's index on the mesh."""
+    def body(xb, w):
+        total = jax.lax.psum(jax.numpy.sum(layer(jax.numpy, xb, w), axis=0), 'x')
+        return total, xb * jax.lax.axis_index('x')
+    from_mesh = jax.sharding.PartitionSpec
+    return jax.shard_map(body, in_specs=(from_mesh('x'), from_mesh()),
+                         out_specs=(from_mesh(), from_mesh('x')))
+
+
+@program
+def shard_map_psum(options):
+    """A jitted ``shard_map`` over the four devices of both processes, its ``psum`` crossing
+    processes (gloo)."""
+    from minijax.sharding import NamedSharding, PartitionSpec as P
+    pid = minijax.process_index()
+    x, w = inputs()
+    mesh = minijax.make_mesh((4,), ('x',))
+    xs = minijax.make_array_from_process_local_data(NamedSharding(mesh, P('x')),
+                                                    x[4 * pid:4 * pid + 4])
+    here = NamedSharding(mesh, P()).addressable_devices_indices_map(w.shape)
+    ws = minijax.make_array_from_single_device_arrays(
+        w.shape, NamedSharding(mesh, P()), [minijax.device_put(w, d) for d in here])
+    with minijax.set_mesh(mesh):
+        total, scaled = minijax.jit(column_sums(minijax, x, w))(xs, ws)
+    return dict(total=np.asarray(total), **shards('scaled', scaled))
+
+
 @program
 def dies(options):
     """Process 1 dies without a word; process 0 then needs it (to build the devices'

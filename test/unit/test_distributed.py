@@ -130,6 +130,22 @@ def test_a_sharded_jit_over_both_processes_is_jaxs(tmp_path):
         assert str(f.saved['y_repr']) == 'Array(shape=(8, 3), dtype=float64)'
 
 
+def test_a_shard_map_with_psum_over_both_processes_is_jaxs(tmp_path):
+    """A jitted ``shard_map`` over the four devices of two processes: its ``psum`` sums
+    across processes, and each process's result (the replicated sum, its blocks of the
+    sharded output) is JAX's. The weights come from ``make_array_from_single_device_arrays``."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    x, w = distributed_programs.inputs()
+    mesh = jax.make_mesh((4,), ('x',))
+    with jax.set_mesh(mesh):
+        total, scaled = jax.jit(distributed_programs.column_sums(jax, x, w))(
+            jax.device_put(x, NamedSharding(mesh, P('x'))), w)
+    for f in run('shard_map_psum', tmp_path):
+        assert_close(f.saved['total'], total)
+        assert_shards_are_jaxs(f.saved, 'scaled', scaled, f.process_id)
+
+
 def test_a_process_that_dies_ends_the_others_within_the_heartbeat_timeout(tmp_path):
     """Process 1 exits without leaving the run; process 0, needing it, is ended by the
     coordination service's error (naming the task) within the heartbeat timeout: no hang."""
