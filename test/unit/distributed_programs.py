@@ -112,6 +112,54 @@ def shard_map_psum(options):
     return dict(total=np.asarray(total), **shards('scaled', scaled))
 
 
+def error(f) -> str:
+    """``f()``'s exception, as 'Type: message'."""
+    try:
+        f()
+    except Exception as err:
+        return f'{type(err).__name__}: {err}'
+    raise AssertionError('no error')
+
+
+#: (mesh shape, spec): the layouts ``process_local_data`` builds arrays with.
+LAYOUTS = {'rows': ((4,), ('x',)), 'grid': ((2, 2), ('a', 'b')), 'swapped': ((2, 2), ('b', 'a')),
+           'replicated': ((4,), ())}
+
+
+@program
+def process_local_data(options):
+    """Global arrays from each process's part of ``x`` under several layouts: the part is
+    the rows (columns) its devices hold, found from the JAX-computed blocks the test passes
+    in; plus the whole ``x`` with ``global_shape`` equal to its shape, and the errors."""
+    from minijax.sharding import NamedSharding, PartitionSpec as P
+    x, _ = inputs()
+    out = {}
+    for name, (shape, spec) in LAYOUTS.items():
+        mesh = minijax.make_mesh(shape, ('a', 'b') if len(shape) == 2 else ('x',))
+        sharding = NamedSharding(mesh, P(*spec))
+        rows, cols = options['parts'][str(minijax.process_index())][name]
+        a = minijax.make_array_from_process_local_data(sharding, x[rows[0]:rows[1],
+                                                                    cols[0]:cols[1]])
+        out.update(shards(name, a))
+        out[f'{name}_shape'] = a.shape
+    mesh = minijax.make_mesh((4,), ('x',))
+    rows = NamedSharding(mesh, P('x'))
+    whole = minijax.make_array_from_process_local_data(rows, x, x.shape)
+    out.update(shards('whole', whole))
+    put = minijax.device_put(x, rows)
+    out.update(shards('put', put))
+    out['errors'] = [
+        error(lambda: minijax.make_array_from_process_local_data(rows, x[:3], x.shape)),
+        error(lambda: minijax.make_array_from_process_local_data(rows, x[:3])),
+        error(lambda: minijax.jit(lambda v: v * 2, in_shardings=rows)(x)),
+        error(lambda: np.asarray(put)),
+        error(lambda: minijax.make_array_from_process_local_data(rows, x[:4], (None, 4))),
+    ]
+    out['replicated_value'] = np.asarray(minijax.make_array_from_process_local_data(
+        NamedSharding(mesh, P()), x))
+    return out
+
+
 @program
 def dies(options):
     """Process 1 dies without a word; process 0 then needs it (to build the devices'

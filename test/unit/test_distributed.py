@@ -41,14 +41,15 @@ class Finished:
 
 
 def run(program, tmp_path, num_processes=2, devices=2, deadline=60, processes=None,
-        expect_failure=False, **initialize):
-    """Run ``program`` in ``num_processes`` processes (or only those of ``processes``); a
-    list of ``Finished``, process 0 first. Unless ``expect_failure``, every process must exit
-    0 before the deadline, and a failure kills the others at once."""
+        expect_failure=False, options=None, **initialize):
+    """Run ``program`` in ``num_processes`` processes (or only those of ``processes``), with
+    ``options`` and ``initialize``'s keyword arguments; a list of ``Finished``, process 0
+    first. Unless ``expect_failure``, every process must exit 0 before the deadline, and a
+    failure kills the others at once."""
     port = free_port()
     env = {**os.environ, 'MINIJAX_NUM_CPU_DEVICES': str(devices), 'PYTHONUNBUFFERED': '1'}
     env.pop('XLA_FLAGS', None)
-    options = json.dumps({'initialize': initialize})
+    options = json.dumps({'initialize': initialize, **(options or {})})
     logs, running = {}, {}
     for pid in processes if processes is not None else range(num_processes):
         logs[pid] = open(tmp_path / f'{pid}.log', 'w+')
@@ -144,6 +145,57 @@ def test_a_shard_map_with_psum_over_both_processes_is_jaxs(tmp_path):
     for f in run('shard_map_psum', tmp_path):
         assert_close(f.saved['total'], total)
         assert_shards_are_jaxs(f.saved, 'scaled', scaled, f.process_id)
+
+
+def process_part(sharding, shape, process_id):
+    """The (rows, columns) of a 2-d global array that process ``process_id``'s devices (JAX's
+    devices 2p and 2p+1 in one process) hold."""
+    indices = list(sharding.devices_indices_map(shape).values())[2 * process_id:2 * process_id + 2]
+    return [[min(i[d].start or 0 for i in indices), max(i[d].stop or shape[d] for i in indices)]
+            for d in range(2)]
+
+
+def test_global_arrays_from_each_process_part_are_jaxs(tmp_path):
+    """``make_array_from_process_local_data`` under four layouts (rows, a 2x2 grid, the grid
+    with its axes swapped, replicated: each process passes the part its devices hold), with
+    ``global_shape`` equal to the data's, ``device_put`` of a host value, and JAX's errors for
+    a wrong part, a NumPy argument of a sharded ``jit`` and reading a value other processes
+    hold part of."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    x, _ = distributed_programs.inputs()
+    expected, parts = {}, {'0': {}, '1': {}}
+    for name, (shape, spec) in distributed_programs.LAYOUTS.items():
+        mesh = jax.make_mesh(shape, ('a', 'b') if len(shape) == 2 else ('x',))
+        sharding = NamedSharding(mesh, P(*spec))
+        expected[name] = jax.device_put(x, sharding)
+        for pid in parts:
+            parts[pid][name] = process_part(sharding, x.shape, int(pid))
+    rows = expected['rows']
+    for f in run('process_local_data', tmp_path, options={'parts': parts}):
+        for name in [*expected, 'whole', 'put']:
+            assert_shards_are_jaxs(f.saved, name, expected.get(name, rows), f.process_id)
+        for name in expected:
+            assert tuple(f.saved[f'{name}_shape']) == x.shape
+        assert_close(f.saved['replicated_value'], x)
+        assert list(f.saved['errors']) == [
+            'ValueError: Invalid host data, each dimension should match either global or '
+            'process shape. In dimension 0, the process data has 3 elements. Process addresses '
+            '4 elements and global_shape=(8, 4).',
+            "IndivisibleError: Sharding NamedSharding(mesh=Mesh('x': 4, axis_types=(Explicit,)), "
+            "spec=P('x',), memory_kind=device) implies that array axis 0 is partitioned 4 times, "
+            'but the dimension size is 6 (full shape: (6, 4), per-dimension tiling factors: '
+            '[4, 1] should evenly divide the shape)',
+            'ValueError: Passing non-trivial shardings for numpy inputs is not allowed. To fix '
+            'this error, either specify a replicated sharding explicitly or use '
+            '`jax.make_array_from_process_local_data(...)` to convert your host local numpy '
+            'inputs to a jax.Array which you can pass to jit. If the numpy input is the same on '
+            'each process, then you can use `jax.make_array_from_callback(...) to create a '
+            '`jax.Array` which you can pass to jit. Got arg type: float64[8,4]',
+            'RuntimeError: Fetching value for `jax.Array` that spans non-addressable (non '
+            'process local) devices is not possible. Use `.addressable_shards` to inspect the '
+            'addressable (process local) shards.',
+            'ValueError: global_shape=(None, 4) has Nones. This is not supported.']
 
 
 def test_a_process_that_dies_ends_the_others_within_the_heartbeat_timeout(tmp_path):
