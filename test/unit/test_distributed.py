@@ -17,6 +17,7 @@ import time
 
 import distributed_programs
 import numpy as np
+import pytest
 from testlib import assert_close
 
 PROGRAMS = pathlib.Path(distributed_programs.__file__)
@@ -278,3 +279,72 @@ def test_initialize_errors_are_jaxs():
     mine, theirs = attempts('minijax'), attempts('jax')
     assert mine == [as_minijax(t) for t in theirs]
     assert mine[7:10] == [False, 'initialized', True] and mine[11] is False
+
+
+# ----------------------------------------------------------------------------- in one process
+
+def global_arrays(jax):
+    """The three functions in one process (four devices): every block is this process's."""
+    from_spec, sharded = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    data = np.arange(64.).reshape(8, 8)
+    grid = sharded(jax.make_mesh((2, 2), ('x', 'y')), from_spec('x', 'y'))
+    rows = sharded(jax.make_mesh((4,), ('x',)), from_spec('x'))
+    from_callback = jax.make_array_from_callback(data.shape, grid, lambda i: data[i])
+    scalar = jax.make_array_from_callback((), sharded(rows.mesh, from_spec()), lambda i: 3.)
+    blocks = [jax.device_put(data[i], d)
+              for d, i in rows.addressable_devices_indices_map(data.shape).items()]
+    from_blocks = jax.make_array_from_single_device_arrays(data.shape, rows, blocks[::-1])
+    local = jax.make_array_from_process_local_data({'a': grid}, {'a': data})['a']
+    return [(a, a.sharding, [s.index for s in a.addressable_shards],
+             [s.device.id for s in a.addressable_shards], a.addressable_data(0).shape)
+            for a in (from_callback, scalar, from_blocks, local)]
+
+
+def global_array_errors(jax):
+    """Bad arguments (on an Auto mesh, whose arrays' types carry no sharding)."""
+    from_spec, sharded = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    x = np.arange(8.)
+    mesh = jax.make_mesh((4,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
+    rows = sharded(mesh, from_spec('x'))
+    blocks = [jax.device_put(x[i], d)
+              for d, i in rows.addressable_devices_indices_map(x.shape).items()]
+    make = jax.make_array_from_single_device_arrays
+    calls = [
+        lambda: jax.make_array_from_callback((8,), rows, lambda i: x[i][:1]),
+        lambda: jax.make_array_from_callback((8,), rows, lambda i: x[i], dtype=np.float32),
+        lambda: make((8,), rows, blocks[:3]),
+        lambda: make((8,), rows, blocks[:1] * 4),
+        lambda: make((8,), rows, [jax.device_put(x[:3], d) for d in jax.devices()]),
+        lambda: make((8,), rows, []),
+        lambda: make((8,), rows, blocks, dtype=np.float32),
+        lambda: make((8,), rows, (x[:2],) * 4),
+        lambda: make((8,), rows, (b for b in blocks)),
+        lambda: jax.make_array_from_process_local_data(rows, x, (16,)),
+        lambda: jax.make_array_from_process_local_data(from_spec('x'), x),
+    ]
+    seen = []
+    for call in calls:
+        try:
+            call()
+            seen.append('no error')
+        except Exception as err:
+            seen.append(f'{type(err).__name__}: {err}')
+    return seen
+
+
+def test_global_arrays_in_one_process_are_jaxs():
+    import jax
+    import minijax
+    for mine, theirs in zip(global_arrays(minijax), global_arrays(jax), strict=True):
+        assert_close(mine[0], theirs[0])
+        assert repr(mine[1]) == repr(theirs[1])
+        assert mine[2:] == theirs[2:]
+
+
+def test_global_array_errors_are_jaxs():
+    import jax
+    import minijax
+    assert global_array_errors(minijax) == global_array_errors(jax)
+    with pytest.raises(TypeError, match=r"sharding should be an instance of `jax.sharding`. "
+                                        r"Got P\('x',\) of type"):
+        minijax.make_array_from_callback((8,), minijax.P('x'), lambda i: None)
