@@ -28,6 +28,15 @@ def program(f):
     return f
 
 
+def error(f) -> str:
+    """``f()``'s exception, as 'Type: message'."""
+    try:
+        f()
+    except Exception as err:
+        return f'{type(err).__name__}: {err}'
+    raise AssertionError('no error')
+
+
 @program
 def topology(options):
     """Who is where: this process's number, the global and local devices, and a plain
@@ -43,7 +52,8 @@ def topology(options):
         device_count=minijax.device_count(), local_device_count=minijax.local_device_count(),
         other_local_ids=[d.id for d in minijax.local_devices(process_index=1 - pid)],
         is_initialized=minijax.distributed.is_initialized(),
-        jit=minijax.jit(lambda x: jnp.sin(x) * (pid + 1))(np.arange(4.)))
+        jit=minijax.jit(lambda x: jnp.sin(x) * (pid + 1))(np.arange(4.)),
+        pmap=error(lambda: minijax.pmap(jnp.sin)(np.ones(2))))
 
 
 def inputs():
@@ -110,15 +120,6 @@ def shard_map_psum(options):
     with minijax.set_mesh(mesh):
         total, scaled = minijax.jit(column_sums(minijax, x, w))(xs, ws)
     return dict(total=np.asarray(total), **shards('scaled', scaled))
-
-
-def error(f) -> str:
-    """``f()``'s exception, as 'Type: message'."""
-    try:
-        f()
-    except Exception as err:
-        return f'{type(err).__name__}: {err}'
-    raise AssertionError('no error')
 
 
 #: (mesh shape, spec): the layouts ``process_local_data`` builds arrays with.

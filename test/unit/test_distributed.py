@@ -84,8 +84,9 @@ def run(program, tmp_path, num_processes=2, devices=2, deadline=60, processes=No
 
 
 def test_two_processes_see_four_devices_and_run_their_own_jit(tmp_path):
-    """Each process numbers itself, sees the four global devices (its two first among its
-    own) and runs a plain ``jit`` on its own data, as JAX's processes do."""
+    """Each process numbers itself, sees the four global devices (its two among them) and
+    runs a plain ``jit`` on its own data, as JAX's processes do; ``pmap``, which minijax runs
+    in one process only, says so."""
     import jax
     for f in run('topology', tmp_path):
         pid, r = f.process_id, f.saved
@@ -99,6 +100,10 @@ def test_two_processes_see_four_devices_and_run_their_own_jit(tmp_path):
         assert r['is_initialized']
         np.testing.assert_array_equal(
             r['jit'], jax.jit(lambda x: jax.numpy.sin(x) * (pid + 1))(np.arange(4.)))
+        assert str(r['pmap']) == 'NotImplementedError: pmap sin: minijax runs pmap in one ' \
+            'process, and this one is one of 2 (minijax.distributed): use jit over a mesh or ' \
+            'shard_map'
+
 
 
 def assert_shards_are_jaxs(saved, name, theirs, process_id):
