@@ -1,11 +1,12 @@
 """The programs test_distributed.py runs in several processes, one per process:
 
-    python distributed_programs.py PROGRAM PORT PROCESS_ID NUM_PROCESSES OUT [OPTIONS]
+    python distributed_programs.py PROGRAMS PORT PROCESS_ID NUM_PROCESSES OUT [OPTIONS]
 
 Each joins the run (``minijax.distributed.initialize`` at localhost:PORT, with the timeouts
-in the JSON OPTIONS), runs ``PROGRAM`` and saves what it returns (a dict of arrays) to
-``OUT/PROCESS_ID.npz``, which the test compares with JAX's answer. Only minijax and NumPy are
-imported here: JAX is the test's oracle, in the test's own process.
+in the JSON OPTIONS), runs each of the comma-separated PROGRAMS and saves what it returns (a
+dict of arrays) to ``OUT/PROGRAM-PROCESS_ID.npz``, which the test compares with JAX's
+answer. Only minijax and NumPy are imported here: JAX is the test's oracle, in the test's
+own process.
 """
 import json
 import os
@@ -171,12 +172,12 @@ def dies(options):
     return dict(device_ids=[d.id for d in minijax.devices()])
 
 
-def main(name, port, process_id, num_processes, out, options='{}'):
+def main(names, port, process_id, num_processes, out, options='{}'):
     options = json.loads(options)
     minijax.distributed.initialize(f'localhost:{port}', int(num_processes), int(process_id),
                                    **options.get('initialize', {}))
-    result = PROGRAMS[name](options)
-    np.savez(pathlib.Path(out) / f'{process_id}.npz', **result)
+    for name in names.split(','):
+        np.savez(pathlib.Path(out) / f'{name}-{process_id}.npz', **PROGRAMS[name](options))
     minijax.distributed.shutdown()
 
 

@@ -31,7 +31,7 @@ def free_port() -> int:
 
 
 class Finished:
-    """A process of a run: its exit status, its output and what it saved."""
+    """A process of a run: its exit status, its output and what each program saved."""
 
     def __init__(self, process_id, returncode, output, saved):
         self.process_id, self.returncode, self.output = process_id, returncode, output
@@ -41,12 +41,12 @@ class Finished:
         return f'process {self.process_id} (exit {self.returncode}):\n{self.output}'
 
 
-def run(program, tmp_path, num_processes=2, devices=2, deadline=60, processes=None,
+def run(programs, tmp_path, num_processes=2, devices=2, deadline=60, processes=None,
         expect_failure=False, options=None, **initialize):
-    """Run ``program`` in ``num_processes`` processes (or only those of ``processes``), with
-    ``options`` and ``initialize``'s keyword arguments; a list of ``Finished``, process 0
-    first. Unless ``expect_failure``, every process must exit 0 before the deadline, and a
-    failure kills the others at once."""
+    """Run ``programs`` (comma-separated names), one after the other, in ``num_processes``
+    processes (or only those of ``processes``), with ``options`` and ``initialize``'s keyword
+    arguments; a list of ``Finished``, process 0 first. Unless ``expect_failure``, every
+    process must exit 0 before the deadline, and a failure kills the others at once."""
     port = free_port()
     env = {**os.environ, 'MINIJAX_NUM_CPU_DEVICES': str(devices), 'PYTHONUNBUFFERED': '1'}
     env.pop('XLA_FLAGS', None)
@@ -55,7 +55,7 @@ def run(program, tmp_path, num_processes=2, devices=2, deadline=60, processes=No
     for pid in processes if processes is not None else range(num_processes):
         logs[pid] = open(tmp_path / f'{pid}.log', 'w+')
         running[pid] = subprocess.Popen(
-            [sys.executable, str(PROGRAMS), program, str(port), str(pid), str(num_processes),
+            [sys.executable, str(PROGRAMS), programs, str(port), str(pid), str(num_processes),
              str(tmp_path), options], stdout=logs[pid], stderr=subprocess.STDOUT, env=env,
             cwd=ROOT, start_new_session=True)
     end = time.monotonic() + deadline
@@ -73,9 +73,9 @@ def run(program, tmp_path, num_processes=2, devices=2, deadline=60, processes=No
     finished = []
     for pid, p in running.items():
         logs[pid].seek(0)
-        saved = tmp_path / f'{pid}.npz'
-        finished.append(Finished(pid, p.returncode, logs[pid].read(),
-                                 dict(np.load(saved)) if saved.exists() else None))
+        saved = {path.stem.rsplit('-', 1)[0]: dict(np.load(path))
+                 for path in tmp_path.glob(f'*-{pid}.npz')}
+        finished.append(Finished(pid, p.returncode, logs[pid].read(), saved))
         logs[pid].close()
     if not expect_failure:
         for f in finished:
@@ -83,13 +83,37 @@ def run(program, tmp_path, num_processes=2, devices=2, deadline=60, processes=No
     return finished
 
 
-def test_two_processes_see_four_devices_and_run_their_own_jit(tmp_path):
+def layouts():
+    """JAX's arrays of ``x`` under each layout of ``distributed_programs.LAYOUTS``, and
+    the part each process's devices hold: {process id: {layout: (rows, columns)}}."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    x, _ = distributed_programs.inputs()
+    expected, parts = {}, {'0': {}, '1': {}}
+    for name, (shape, spec) in distributed_programs.LAYOUTS.items():
+        mesh = jax.make_mesh(shape, ('a', 'b') if len(shape) == 2 else ('x',))
+        sharding = NamedSharding(mesh, P(*spec))
+        expected[name] = jax.device_put(x, sharding)
+        for pid in parts:
+            parts[pid][name] = process_part(sharding, x.shape, int(pid))
+    return expected, parts
+
+
+@pytest.fixture(scope='module')
+def two_processes(tmp_path_factory):
+    """One run of two processes with two CPU devices each, running the programs the tests
+    below check (one start-up for all)."""
+    return run('topology,sharded_jit,shard_map_psum,process_local_data',
+               tmp_path_factory.mktemp('two_processes'), options={'parts': layouts()[1]})
+
+
+def test_two_processes_see_four_devices_and_run_their_own_jit(two_processes):
     """Each process numbers itself, sees the four global devices (its two among them) and
     runs a plain ``jit`` on its own data, as JAX's processes do; ``pmap``, which minijax runs
     in one process only, says so."""
     import jax
-    for f in run('topology', tmp_path):
-        pid, r = f.process_id, f.saved
+    for f in two_processes:
+        pid, r = f.process_id, f.saved['topology']
         assert r['process_index'] == pid and r['process_count'] == 2
         assert r['device_count'] == 4 and r['local_device_count'] == 2
         assert list(r['device_processes']) == [0, 0, 1, 1]
@@ -116,7 +140,7 @@ def assert_shards_are_jaxs(saved, name, theirs, process_id):
         assert_close(block, shard.data)
 
 
-def test_a_sharded_jit_over_both_processes_is_jaxs(tmp_path):
+def test_a_sharded_jit_over_both_processes_is_jaxs(two_processes):
     """Each process gives its rows (``make_array_from_process_local_data``) and the
     replicated weights (``make_array_from_callback``); the ``jit`` runs over the four devices
     of both, and each process's blocks and the replicated sum are JAX's."""
@@ -129,15 +153,16 @@ def test_a_sharded_jit_over_both_processes_is_jaxs(tmp_path):
     y = jax.jit(lambda x, w: distributed_programs.layer(jax.numpy, x, w),
                 out_shardings=rows)(xs, jax.device_put(w, NamedSharding(mesh, P())))
     total = jax.jit(lambda y: y.sum(), out_shardings=NamedSharding(mesh, P()))(y)
-    for f in run('sharded_jit', tmp_path):
-        assert_shards_are_jaxs(f.saved, 'x', xs, f.process_id)
-        assert_shards_are_jaxs(f.saved, 'y', y, f.process_id)
-        assert list(f.saved['y_devices']) == list(f.saved['local_device_ids'])
-        assert_close(f.saved['total'], total)
-        assert str(f.saved['y_repr']) == 'Array(shape=(8, 3), dtype=float64)'
+    for f in two_processes:
+        saved = f.saved['sharded_jit']
+        assert_shards_are_jaxs(saved, 'x', xs, f.process_id)
+        assert_shards_are_jaxs(saved, 'y', y, f.process_id)
+        assert list(saved['y_devices']) == list(saved['local_device_ids'])
+        assert_close(saved['total'], total)
+        assert str(saved['y_repr']) == 'Array(shape=(8, 3), dtype=float64)'
 
 
-def test_a_shard_map_with_psum_over_both_processes_is_jaxs(tmp_path):
+def test_a_shard_map_with_psum_over_both_processes_is_jaxs(two_processes):
     """A jitted ``shard_map`` over the four devices of two processes: its ``psum`` sums
     across processes, and each process's result (the replicated sum, its blocks of the
     sharded output) is JAX's. The weights come from ``make_array_from_single_device_arrays``."""
@@ -148,9 +173,9 @@ def test_a_shard_map_with_psum_over_both_processes_is_jaxs(tmp_path):
     with jax.set_mesh(mesh):
         total, scaled = jax.jit(distributed_programs.column_sums(jax, x, w))(
             jax.device_put(x, NamedSharding(mesh, P('x'))), w)
-    for f in run('shard_map_psum', tmp_path):
-        assert_close(f.saved['total'], total)
-        assert_shards_are_jaxs(f.saved, 'scaled', scaled, f.process_id)
+    for f in two_processes:
+        assert_close(f.saved['shard_map_psum']['total'], total)
+        assert_shards_are_jaxs(f.saved['shard_map_psum'], 'scaled', scaled, f.process_id)
 
 
 def process_part(sharding, shape, process_id):
@@ -161,30 +186,23 @@ def process_part(sharding, shape, process_id):
             for d in range(2)]
 
 
-def test_global_arrays_from_each_process_part_are_jaxs(tmp_path):
+def test_global_arrays_from_each_process_part_are_jaxs(two_processes):
     """``make_array_from_process_local_data`` under four layouts (rows, a 2x2 grid, the grid
     with its axes swapped, replicated: each process passes the part its devices hold), with
     ``global_shape`` equal to the data's, ``device_put`` of a host value, and JAX's errors for
     a wrong part, a NumPy argument of a sharded ``jit`` and reading a value other processes
     hold part of."""
-    import jax
-    from jax.sharding import NamedSharding, PartitionSpec as P
     x, _ = distributed_programs.inputs()
-    expected, parts = {}, {'0': {}, '1': {}}
-    for name, (shape, spec) in distributed_programs.LAYOUTS.items():
-        mesh = jax.make_mesh(shape, ('a', 'b') if len(shape) == 2 else ('x',))
-        sharding = NamedSharding(mesh, P(*spec))
-        expected[name] = jax.device_put(x, sharding)
-        for pid in parts:
-            parts[pid][name] = process_part(sharding, x.shape, int(pid))
+    expected, _ = layouts()
     rows = expected['rows']
-    for f in run('process_local_data', tmp_path, options={'parts': parts}):
+    for f in two_processes:
+        saved = f.saved['process_local_data']
         for name in [*expected, 'whole', 'put']:
-            assert_shards_are_jaxs(f.saved, name, expected.get(name, rows), f.process_id)
+            assert_shards_are_jaxs(saved, name, expected.get(name, rows), f.process_id)
         for name in expected:
-            assert tuple(f.saved[f'{name}_shape']) == x.shape
-        assert_close(f.saved['replicated_value'], x)
-        assert list(f.saved['errors']) == [
+            assert tuple(saved[f'{name}_shape']) == x.shape
+        assert_close(saved['replicated_value'], x)
+        assert list(saved['errors']) == [
             'ValueError: Invalid host data, each dimension should match either global or '
             'process shape. In dimension 0, the process data has 3 elements. Process addresses '
             '4 elements and global_shape=(8, 4).',
