@@ -148,8 +148,9 @@ def shutdown():
 
 
 def is_local(device) -> bool:
-    """Whether ``device`` is one of this process's (every device is, in a run of one)."""
-    return device.process_index == global_state.process_id
+    """Whether ``device`` is one of this process's (every device is, in a run of one; the
+    single-device client's is, in any run)."""
+    return device.process_index == device.client.process_index()
 
 
 def cpu_client(num_devices: int):

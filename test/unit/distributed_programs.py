@@ -54,7 +54,8 @@ def topology(options):
         other_local_ids=[d.id for d in minijax.local_devices(process_index=1 - pid)],
         is_initialized=minijax.distributed.is_initialized(),
         jit=minijax.jit(lambda x: jnp.sin(x) * (pid + 1))(np.arange(4.)),
-        pmap=error(lambda: minijax.pmap(jnp.sin)(np.ones(2))))
+        pmap=error(lambda: minijax.pmap(jnp.sin)(np.ones(2))),
+        ordinary_is_addressable=jnp.ones(3).is_fully_addressable)
 
 
 def inputs():
