@@ -153,14 +153,22 @@ def is_local(device) -> bool:
     return device.process_index == device.client.process_index()
 
 
+#: How long (minutes) a client waits for its own devices' description, and for every
+#: process's, when it is made (JAX's defaults, ``jax_cpu_get_*_topology_timeout_minutes``):
+#: a process that joined the run but never makes its client ends the others' wait.
+LOCAL_TOPOLOGY_TIMEOUT_MINUTES, GLOBAL_TOPOLOGY_TIMEOUT_MINUTES = 2, 5
+
+
 def cpu_client(num_devices: int):
     """The CPU client of a process of the run, with ``num_devices`` devices of its own: its
     ``devices()`` are every process's, and its collectives cross processes over gloo TCP."""
     state = global_state
     collectives = _jax.make_gloo_tcp_collectives(distributed_client=state.client)
-    return xc.make_cpu_client(distributed_client=state.client, node_id=state.process_id,
-                              num_nodes=state.num_processes, collectives=collectives,
-                              num_devices=num_devices)
+    return xc.make_cpu_client(
+        distributed_client=state.client, node_id=state.process_id,
+        num_nodes=state.num_processes, collectives=collectives, num_devices=num_devices,
+        get_local_topology_timeout_minutes=LOCAL_TOPOLOGY_TIMEOUT_MINUTES,
+        get_global_topology_timeout_minutes=GLOBAL_TOPOLOGY_TIMEOUT_MINUTES)
 
 
 def _device_ids(ids) -> list[int] | None:
