@@ -213,7 +213,8 @@ class Array:
 
     def _readable(self) -> bool:
         """Whether printing shows the values (JAX's test: other processes may hold parts)."""
-        return self.is_fully_addressable or self.is_fully_replicated
+        return self._sharding is None or self._sharding.is_fully_addressable or \
+            self._sharding.is_fully_replicated
 
     def _holds_whole_value(self) -> bool:
         """Whether this process's shards make up the whole value: always, unless several

@@ -55,7 +55,8 @@ def topology(options):
         is_initialized=minijax.distributed.is_initialized(),
         jit=minijax.jit(lambda x: jnp.sin(x) * (pid + 1))(np.arange(4.)),
         pmap=error(lambda: minijax.pmap(jnp.sin)(np.ones(2))),
-        ordinary_is_addressable=jnp.ones(3).is_fully_addressable)
+        ordinary_is_addressable=jnp.ones(3).is_fully_addressable,
+        unknown_process=error(lambda: minijax.local_devices(process_index=2)))
 
 
 def inputs():

@@ -122,6 +122,7 @@ def test_two_processes_see_four_devices_and_run_their_own_jit(two_processes):
         assert list(r['local_device_ids']) == ids[2 * pid:2 * pid + 2]
         assert list(r['other_local_ids']) == ids[2 * (1 - pid):2 * (1 - pid) + 2]
         assert r['is_initialized'] and r['ordinary_is_addressable']
+        assert str(r['unknown_process']) == 'ValueError: Unknown process_index 2'
         np.testing.assert_array_equal(
             r['jit'], jax.jit(lambda x: jax.numpy.sin(x) * (pid + 1))(np.arange(4.)))
         assert str(r['pmap']) == 'NotImplementedError: pmap sin: minijax runs pmap in one ' \
@@ -371,3 +372,23 @@ def test_global_array_errors_are_jaxs():
     with pytest.raises(TypeError, match=r"sharding should be an instance of `jax.sharding`. "
                                         r"Got P\('x',\) of type"):
         minijax.make_array_from_callback((8,), minijax.P('x'), lambda i: None)
+
+
+def test_signatures_are_jaxs():
+    """Parameter names, kinds and defaults of the distributed API, as JAX 0.10.2's."""
+    import inspect
+
+    import jax
+    import minijax
+
+    def parameters(f):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+    for name in ['distributed.initialize', 'distributed.shutdown', 'distributed.is_initialized',
+                 'make_array_from_callback', 'make_array_from_process_local_data',
+                 'make_array_from_single_device_arrays', 'process_index', 'process_count',
+                 'devices', 'local_devices', 'device_count', 'local_device_count']:
+        mine, theirs = minijax, jax
+        for part in name.split('.'):
+            mine, theirs = getattr(mine, part), getattr(theirs, part)
+        assert parameters(mine) == parameters(theirs), name
+    assert minijax.distributed.__all__ == ['initialize', 'is_initialized', 'shutdown']
