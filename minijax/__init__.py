@@ -43,6 +43,7 @@ __all__ = [
     'process_index', 'typeof', 'fori_loop', 'grad', 'hessian', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
-    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'shard_map', 'sharding', 'switch', 'test_util', 'tree',
-    'tree_util', 'value_and_grad', 'vjp', 'vmap', 'while_loop',
+    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'shard_map',
+    'sharding', 'switch', 'test_util', 'tree', 'tree_util', 'value_and_grad', 'vjp', 'vmap',
+    'while_loop',
 ]

@@ -408,10 +408,15 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     pytree prefix of ``x``, one placement per subtree. Traced values stay as they are
     (with a sharding, they are constrained to it). ``src``, ``donate`` and ``may_alias``
     change nothing here: minijax never aliases or donates."""
-    if device is None or isinstance(device, (Sharding, PartitionSpec)) or _is_device(device):
+    if _is_placement(device):
         return tree_util.tree_map(lambda v: _put(v, device), x)
     placements = tree_util.broadcast_prefix(device, x, is_leaf=_is_placement,
                                             name='device_put device')
+    for placement in placements:
+        if not _is_placement(placement):
+            raise ValueError('`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, '
+                             '`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these '
+                             f'values. Received invalid value: {placement}')
     leaves, treedef = tree_util.tree_flatten(x)
     return treedef.unflatten(_put(v, d) for v, d in zip(leaves, placements))
 

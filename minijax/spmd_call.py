@@ -87,8 +87,9 @@ def placement(what: str, args, in_shardings=(), out_shardings=(), mesh=None
                              f'computation: {_ids(placed[0])} and {_ids(s)}; every sharded '
                              'argument and sharding must be on the same devices')
     if len(meshes) > 1:
-        raise ValueError(f'{what}: the shardings use different meshes ({", ".join(map(str, meshes))}): '
-                         'minijax lowers a program over one mesh')
+        shown = ', '.join(map(str, meshes))
+        raise ValueError(f'{what}: the shardings use different meshes ({shown}): minijax '
+                         'lowers a program over one mesh')
     mesh = next(s.mesh for s in placed if isinstance(s, NamedSharding)) if meshes else None
     return Placement(devices, mesh, tuple(ins), tuple(out_shardings))
 

@@ -217,8 +217,12 @@ class NamedSharding(Sharding):
 
     def check_divisible(self, shape) -> None:
         """The rank and each split dimension's size fit the spec: JAX's check of a value
-        given this sharding (``device_put``, a sharded type), with its message."""
+        given this sharding (``device_put``), with its message: the type's on a mesh with
+        ``Explicit`` axes (where the sharding is part of the type), ``shard_shape``'s else."""
         self.check_compatible_aval(shape)
+        if not self.mesh.explicit_axes:  # not in the value's type: the sharding's own check
+            self.shard_shape(shape)
+            return
         for dim, (size, parts) in enumerate(zip(shape, self.tiling(len(shape)))):
             if size % parts:
                 spec = NamedSharding(self.mesh.abstract_mesh, self.spec)

@@ -581,15 +581,36 @@ ROWS = [
      r'No VJP defined for custom_vjp function <lambda> using defvjp'),
     # --- device_put, typeof, ShapeDtypeStruct
     ('device_put_under_jit_not_a_device', lambda jax: jax.jit(lambda a: jax.device_put(a, 3))(1.),
-     r'device_put: minijax runs on one device, cpu:0; got 3'),
+     r'`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, .* Received invalid value: 3'),
     ('typeof_list', lambda jax: jax.typeof([1.]), r'value of type list is not a valid'),
     ('device_put_string', lambda jax: jax.device_put('x'), r'value of type str is not a valid'),
     ('device_put_object', lambda jax: jax.device_put(object()),
      r'value of type object is not a valid'),
     ('device_put_not_a_device', lambda jax: jax.device_put(V, 3),
-     r'device_put: minijax runs on one device, cpu:0; got 3'),
+     r'`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, .* Received invalid value: 3'),
     ('device_put_device_name', lambda jax: jax.device_put(V, 'cpu'),
-     r'device_put: minijax runs on one device, cpu:0; got cpu'),
+     r'`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, .* Received invalid value: cpu'),
+    ('device_put_indivisible', lambda jax: jax.device_put(V, jax.sharding.NamedSharding(
+        jax.make_mesh((2,), ('x',)), jax.P('x'))), r'does not evenly divide the dimension size 3'),
+    ('device_put_spec_without_a_mesh', lambda jax: jax.device_put(V, jax.P('x')),
+     r'Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put'),
+    ('sharding.named_sharding_unknown_axis', lambda jax: jax.sharding.NamedSharding(
+        jax.make_mesh((2,), ('x',)), jax.P('z')), r"Resource axis: z of P\('z',\) is not found"),
+    ('sharding.named_sharding_axis_twice', lambda jax: jax.sharding.NamedSharding(
+        jax.make_mesh((2,), ('x',)), jax.P('x', 'x')), r'has duplicate entries for `x`'),
+    ('sharding.mesh_names_and_devices', lambda jax: jax.sharding.Mesh(jax.devices()[:2],
+                                                                     ('x', 'y')),
+     r'Mesh requires the ndim of its first argument'),
+    ('sharding.make_mesh_too_large', lambda jax: jax.make_mesh((64,), ('x',)),
+     r'Number of devices \d+ must be >= the product of mesh_shape \(64,\)'),
+    ('sharding.set_mesh_of_an_abstract_mesh', lambda jax: jax.set_mesh(
+        jax.make_mesh((2,), ('x',)).abstract_mesh), r'Expected mesh of type `jax.sharding.Mesh`'),
+    ('lax.with_sharding_constraint_rank', lambda jax: jax.lax.with_sharding_constraint(
+        V, jax.sharding.NamedSharding(jax.make_mesh((2, 2), ('x', 'y')), jax.P('x', 'y'))),
+     r'only valid for values of rank at least 2, but was applied to a value of rank 1'),
+    ('lax.with_sharding_constraint_without_a_mesh', lambda jax: jax.jit(
+        lambda a: jax.lax.with_sharding_constraint(a, jax.P('x')))(V),
+     r'with_sharding_constraint requires a non-empty mesh in context'),
     ('devices_of_another_backend', lambda jax: jax.devices('gpu'),
      r"backend 'gpu' is not available: minijax runs on the CPU"),
     ('local_devices_of_another_backend', lambda jax: jax.local_devices(backend='tpu'),

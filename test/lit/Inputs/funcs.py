@@ -22,3 +22,8 @@ def fails(x):
 
 def mismatched(x, y):
     return lax.add(x, y)
+
+
+def sharded_sum(x):
+    """Lowered over a mesh by test/lit/sharding/cli-mesh.test."""
+    return lax.reduce_sum(lax.sin(x), axes=(0,))

@@ -1,0 +1,336 @@
+"""Programs over a mesh against JAX 0.10.2 on 4 CPU devices (conftest sets the count): sharded
+Arrays (``device_put``, their shards), ``jit`` with sharded arguments and
+``in_shardings``/``out_shardings``, ``with_sharding_constraint``, eager ops on sharded arrays,
+gradients through sharded programs, and the module text (with and without debug info), each
+program written once as ``program(ns)`` and run with ``ns`` bound to minijax and to JAX.
+
+The meshes have ``Auto`` axes: with JAX 0.10.2's default ``Explicit`` axes, sharding in types
+adds constraints after ops (issue 31's sharding-in-types work)."""
+import types
+import zlib
+
+import jax
+import jax.numpy as jnp
+import jax.sharding as jsharding
+import numpy as np
+import pytest
+from testlib import assert_close
+
+import minijax
+import minijax.numpy as mnp
+import minijax.sharding as msharding
+
+MJ = types.SimpleNamespace(jax=minijax, jnp=mnp, lax=minijax.lax, s=msharding, P=minijax.P)
+JX = types.SimpleNamespace(jax=jax, jnp=jnp, lax=jax.lax, s=jsharding,
+                           P=jsharding.PartitionSpec)
+
+
+def mesh(ns, shape=(2, 2), names=('x', 'y')):
+    return ns.jax.make_mesh(shape, names, axis_types=(ns.s.AxisType.Auto,) * len(shape))
+
+
+def named(ns, *spec, shape=(2, 2), names=('x', 'y')):
+    return ns.s.NamedSharding(mesh(ns, shape, names), ns.P(*spec))
+
+
+def data(request, *shape, dtype=np.float32):
+    rng = np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+    return rng.normal(size=shape).astype(dtype)
+
+
+def _specs(out):
+    """The output's leaves' shardings, comparable across the libraries (reprs)."""
+    return [repr(leaf.sharding) for leaf in jax.tree.leaves(out)]
+
+
+def both(program, *args):
+    """Run ``program(ns, *args)`` both ways; compare values and output shardings."""
+    mine, theirs = program(MJ, *args), program(JX, *args)
+    for m, t in zip(jax.tree.leaves(mine), jax.tree.leaves(theirs), strict=True):
+        assert_close(np.asarray(m), np.asarray(t))
+    assert _specs(mine) == _specs(theirs)
+    return mine, theirs
+
+
+# ----------------------------------------------------------------------------- sharded arrays
+
+def _shards(ns, x):
+    arr = ns.jax.device_put(x, named(ns, 'x', 'y'))
+    return ([(s.device.id, s.index, s.replica_id, np.asarray(s.data).tolist())
+             for s in arr.addressable_shards],
+            sorted(d.id for d in arr.devices()), arr.committed, arr.is_fully_replicated,
+            repr(arr.sharding), str(arr), repr(arr), arr.on_device_size_in_bytes(),
+            repr(arr.addressable_shards[1].data.sharding))
+
+
+def test_sharded_array_surface(request):
+    x = data(request, 4, 6)
+    assert _shards(MJ, x) == _shards(JX, x)
+
+
+def _replicated_shards(ns, x):
+    arr = ns.jax.device_put(x, named(ns, None, 'y'))
+    return [(s.device.id, s.index, s.replica_id) for s in arr.addressable_shards]
+
+
+def test_replicas_are_numbered(request):
+    x = data(request, 4, 6)
+    assert _replicated_shards(MJ, x) == _replicated_shards(JX, x)
+
+
+def test_device_put_forms(request):
+    x, y = data(request, 8), data(request, 4, 2)
+
+    def program(ns):
+        on_device = ns.jax.device_put(x, ns.jax.devices()[3])
+        pair = ns.jax.device_put((x, y), (named(ns, ('x', 'y')), named(ns, None, 'x')))
+        with ns.jax.set_mesh(mesh(ns)):
+            by_spec = ns.jax.device_put(y, ns.P('y'))
+        return [on_device, *pair, by_spec]
+    mine, _ = both(program)
+    assert mine[0].committed and mine[0].devices() == {minijax.devices()[3]}
+
+
+def _error(ns, make):
+    try:
+        make(ns)
+    except Exception as err:  # noqa: BLE001 (the error is what is compared)
+        return type(err).__name__, str(err)
+    return None
+
+
+@pytest.mark.parametrize('name', ['indivisible', 'no mesh for a spec', 'rank'])
+def test_device_put_errors_are_jax(name):
+    make = {'indivisible': lambda ns: ns.jax.device_put(np.ones((4, 3)), named(ns, None, 'y')),
+            'no mesh for a spec': lambda ns: ns.jax.device_put(np.ones(4), ns.P('x')),
+            'rank': lambda ns: ns.jax.lax.with_sharding_constraint(np.ones(3),
+                                                                   named(ns, 'x', 'y'))}[name]
+    assert _error(MJ, make) == _error(JX, make) is not None
+
+
+# ----------------------------------------------------------------------------- jit over a mesh
+
+PROGRAMS = {
+    'elementwise': lambda ns, x: ns.jax.jit(lambda a: ns.jnp.sin(a) * 2 + 1)(
+        ns.jax.device_put(x, named(ns, 'x', 'y'))),
+    'sum over a sharded axis': lambda ns, x: ns.jax.jit(lambda a: a.sum(0))(
+        ns.jax.device_put(x, named(ns, 'x', 'y'))),
+    'full sum, 1-d mesh': lambda ns, x: ns.jax.jit(lambda a: (a * a).sum())(
+        ns.jax.device_put(x, named(ns, 'i', shape=(4,), names=('i',)))),
+    'in and out shardings': lambda ns, x: ns.jax.jit(
+        lambda a, b: a @ b, in_shardings=(named(ns, 'x', None), named(ns)),
+        out_shardings=named(ns, None, 'y'))(x, x.T),
+    'sharded and host arguments': lambda ns, x: ns.jax.jit(lambda a, b: a * b - b)(
+        ns.jax.device_put(x, named(ns, 'x')), x),
+    'constraint': lambda ns, x: ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(
+        ns.jnp.cos(a), named(ns, None, 'y')) * 3)(ns.jax.device_put(x, named(ns, 'x', 'y'))),
+    'a pytree out': lambda ns, x: ns.jax.jit(
+        lambda a: {'s': a.sum(1), 't': a.T}, out_shardings={'s': named(ns, 'x'),
+                                                             't': named(ns, 'y', 'x')})(x),
+    'eager ops keep the sharding': lambda ns, x: [
+        f(ns.jax.device_put(x, named(ns, 'x', 'y')))
+        for f in (ns.jnp.sin, lambda a: a * 2, lambda a: a + a, lambda a: ns.jnp.exp(a).T)],
+    'spec with a set mesh': lambda ns, x: _with_mesh(ns, lambda: ns.jax.jit(
+        lambda a: a * 2, in_shardings=ns.P('x'), out_shardings=ns.P(None, 'y'))(x)),
+}
+
+
+def _with_mesh(ns, run):
+    with ns.jax.set_mesh(mesh(ns)):
+        return run()
+
+
+@pytest.mark.parametrize('name', PROGRAMS)
+def test_values_and_shardings_against_jax(name, request):
+    both(PROGRAMS[name], data(request, 4, 4))
+
+
+GRADS = {
+    'grad of a jitted function of a sharded array': lambda ns, x: ns.jax.grad(
+        ns.jax.jit(lambda a: (ns.jnp.sin(a) ** 2).sum()))(
+        ns.jax.device_put(x, named(ns, 'x', 'y'))),
+    'jit of grad': lambda ns, x: ns.jax.jit(ns.jax.grad(
+        lambda a: (ns.jnp.tanh(a) @ a.T).sum()))(ns.jax.device_put(x, named(ns, 'x'))),
+    'grad through a constraint': lambda ns, x: ns.jax.jit(ns.jax.grad(
+        lambda a: (ns.lax.with_sharding_constraint(a * a, named(ns, None, 'y')) ** 3).sum()))(
+        ns.jax.device_put(x, named(ns, 'x', 'y'))),
+    'vmap of a constraint': lambda ns, x: ns.jax.jit(ns.jax.vmap(
+        lambda r: ns.lax.with_sharding_constraint(r * 2, named(ns, 'y'))))(
+        ns.jax.device_put(x, named(ns, 'x'))),
+    'value_and_grad with in_shardings': lambda ns, x: ns.jax.jit(
+        ns.jax.value_and_grad(lambda a: ns.jnp.log1p(a * a).sum()),
+        in_shardings=named(ns, 'x', 'y'))(x),
+}
+
+
+@pytest.mark.parametrize('name', GRADS)
+def test_grads_against_jax(name, request):
+    both(GRADS[name], data(request, 4, 4, dtype=np.float64))
+
+
+# ----------------------------------------------------------------------------- module text
+
+def _texts(ns, x, debug_info):
+    sharded = ns.jax.device_put(x, named(ns, 'x', 'y'))
+    line = ns.jax.jit(lambda a, b: ns.jnp.sin(a).sum(0) + b[0])
+    pinned = ns.jax.jit(lambda a, b: a @ b, in_shardings=(named(ns, 'x', None), named(ns)), out_shardings=named(ns, 'x'))  # noqa: E501 (one line: both sides' locations)
+    constrained = ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(a * 2, named(ns, ns.P.UNCONSTRAINED, 'y')) + 1)  # noqa: E501
+    return [line.lower(sharded, x).as_text(debug_info=debug_info),
+            pinned.lower(x, x.T).as_text(debug_info=debug_info),
+            constrained.lower(sharded).as_text(debug_info=debug_info),
+            pinned.lower(x, x.T).as_text(dialect='hlo')]
+
+
+@pytest.mark.parametrize('debug_info', [False, True])
+def test_module_text_is_jax(debug_info, request):
+    x = data(request, 4, 4)
+    mine, theirs = [_texts(ns, x, debug_info) for ns in (MJ, JX)]  # (one line: one location)
+    for m, t in zip(mine, theirs):
+        assert m == t
+
+
+def test_jaxpr_of_a_constraint_is_jax(request):
+    x = data(request, 4, 4)
+
+    def program(ns):
+        return str(ns.jax.make_jaxpr(lambda a: ns.lax.with_sharding_constraint(
+            a, named(ns, ns.P.UNCONSTRAINED, 'y')))(x))
+    assert program(MJ) == program(JX)
+
+
+def test_partitioned_program_has_the_all_reduce(request):
+    x = minijax.device_put(data(request, 8, 4), named(MJ, 'x', 'y'))
+    text = minijax.jit(lambda a: a.sum(0)).lower(x).compile().as_text()
+    assert 'all-reduce' in text and 'f32[4,2]' in text  # each device's block of [8,4]
+
+
+def test_incompatible_devices_are_an_error():
+    a = minijax.device_put(np.ones(4), minijax.devices()[1])
+    b = minijax.device_put(np.ones(4), named(MJ, ('x', 'y')))
+    with pytest.raises(ValueError, match='incompatible devices'):
+        minijax.jit(lambda u, v: u + v)(a, b)
+
+
+def test_an_ordinary_jit_stays_on_the_default_device(request):
+    x = data(request, 4)
+    out = minijax.jit(lambda a: a * 2)(x)
+    assert not out.committed and out.devices() == {minijax.runtime.device()}
+
+
+# ----------------------------------------------------------------------------- visualization
+
+class _Device:
+    """A device of a mesh larger than this machine's, as JAX's drawing tests make them."""
+
+    def __init__(self, i):
+        self.id, self.platform = i, 'cpu'
+
+
+def _dummy_mesh(shape, names):
+    devices = np.empty(int(np.prod(shape)), dtype=object)
+    devices[:] = [_Device(i) for i in range(devices.size)]
+    return msharding.Mesh(devices.reshape(shape), names)
+
+
+#: JAX's own tests' drawings (tests/debugging_primitives_test.py, jax-v0.10.2):
+#: (mesh shape, spec, array shape, scale) -> what visualize_sharding prints.
+DRAWINGS = {
+    ((1,), ('x',), (5,), 1.): """\
+┌───────┐
+│ CPU 0 │
+└───────┘
+""",
+    ((1,), ('x',), (5,), 8.): """\
+┌──────────────────────────────────────┐
+│                CPU 0                 │
+└──────────────────────────────────────┘
+""",
+    ((8, 4), ('x', 'y'), (8, 8), 1.): """\
+┌───────┬───────┬───────┬───────┐
+│ CPU 0 │ CPU 1 │ CPU 2 │ CPU 3 │
+├───────┼───────┼───────┼───────┤
+│ CPU 4 │ CPU 5 │ CPU 6 │ CPU 7 │
+├───────┼───────┼───────┼───────┤
+│ CPU 8 │ CPU 9 │CPU 10 │CPU 11 │
+├───────┼───────┼───────┼───────┤
+│CPU 12 │CPU 13 │CPU 14 │CPU 15 │
+├───────┼───────┼───────┼───────┤
+│CPU 16 │CPU 17 │CPU 18 │CPU 19 │
+├───────┼───────┼───────┼───────┤
+│CPU 20 │CPU 21 │CPU 22 │CPU 23 │
+├───────┼───────┼───────┼───────┤
+│CPU 24 │CPU 25 │CPU 26 │CPU 27 │
+├───────┼───────┼───────┼───────┤
+│CPU 28 │CPU 29 │CPU 30 │CPU 31 │
+└───────┴───────┴───────┴───────┘
+""",
+    ((8, 4), ('x', None), (8, 8), 1.): """\
+┌───────────────────────┐
+│      CPU 0,1,2,3      │
+├───────────────────────┤
+│      CPU 4,5,6,7      │
+├───────────────────────┤
+│     CPU 8,9,10,11     │
+├───────────────────────┤
+│    CPU 12,13,14,15    │
+├───────────────────────┤
+│    CPU 16,17,18,19    │
+├───────────────────────┤
+│    CPU 20,21,22,23    │
+├───────────────────────┤
+│    CPU 24,25,26,27    │
+├───────────────────────┤
+│    CPU 28,29,30,31    │
+└───────────────────────┘
+""",
+    ((4, 2), (None, 'y'), (8, 8), 1.): """\
+┌───────────┬───────────┐
+│           │           │
+│           │           │
+│           │           │
+│           │           │
+│CPU 0,2,4,6│CPU 1,3,5,7│
+│           │           │
+│           │           │
+│           │           │
+│           │           │
+└───────────┴───────────┘
+""",
+    ((8, 4), ('x', None), (128, 10000), 1.): """\
+┌──────────────────────────────────────────────────────────────────────────────┐
+│                                 CPU 0,1,2,3                                  │
+├──────────────────────────────────────────────────────────────────────────────┤
+│                                 CPU 4,5,6,7                                  │
+├──────────────────────────────────────────────────────────────────────────────┤
+│                                CPU 8,9,10,11                                 │
+├──────────────────────────────────────────────────────────────────────────────┤
+│                               CPU 12,13,14,15                                │
+├──────────────────────────────────────────────────────────────────────────────┤
+│                               CPU 16,17,18,19                                │
+├──────────────────────────────────────────────────────────────────────────────┤
+│                               CPU 20,21,22,23                                │
+├──────────────────────────────────────────────────────────────────────────────┤
+│                               CPU 24,25,26,27                                │
+├──────────────────────────────────────────────────────────────────────────────┤
+│                               CPU 28,29,30,31                                │
+└──────────────────────────────────────────────────────────────────────────────┘
+""",
+}
+
+
+@pytest.mark.parametrize('case', DRAWINGS)
+def test_visualize_sharding_draws_as_jax(case, capsys):
+    mesh_shape, spec, shape, scale = case
+    names = ('x', 'y')[:len(mesh_shape)]
+    sharding = msharding.NamedSharding(_dummy_mesh(mesh_shape, names), minijax.P(*spec))
+    minijax.debug.visualize_sharding(shape, sharding, scale=scale)
+    assert capsys.readouterr().out == DRAWINGS[case]
+
+
+def test_visualize_array_sharding_of_an_array(capsys):
+    x = minijax.device_put(np.zeros((8, 8)), named(MJ, None, 'y'))
+    minijax.debug.visualize_array_sharding(x)
+    minijax.debug.visualize_sharding(x.shape, x.sharding)
+    drawn = capsys.readouterr().out
+    assert drawn[:len(drawn) // 2] == drawn[len(drawn) // 2:]
+    assert 'CPU 0,2' in drawn and 'CPU 1,3' in drawn
