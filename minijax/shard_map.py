@@ -19,10 +19,11 @@ from __future__ import annotations
 import contextlib
 import math
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from minijax import core, tree_util
+from minijax import core, tree_util, vma
 from minijax.core import Primitive
 from minijax.flops import closed_jaxpr_flops, flops_rules
 from minijax.interpreters import batching
@@ -94,26 +95,41 @@ def ordered(mesh, axes) -> tuple:
 
 
 @contextlib.contextmanager
-def manual_axes_in_scope(mesh, axes):
+def manual_axes_in_scope(mesh, axes, check_vma):
     """The manual axes bound while the body is traced or transformed (its collectives name
-    them), and the abstract mesh the body sees: those axes ``Manual``."""
+    them), the abstract mesh the body sees (those axes ``Manual``) and whether it tracks
+    its values' varying axes."""
     with contextlib.ExitStack() as stack:
         for name in ordered(mesh, axes):
             stack.enter_context(batching.extend_axis_env(name, mesh.shape[name]))
         stack.enter_context(mesh_lib.use_abstract_mesh(mesh.abstract_mesh.update_axis_types(
             {n: AxisType.Manual for n in axes})))
-        yield
+        parallel.vma_checked.append(check_vma)
+        try:
+            yield
+        finally:
+            parallel.vma_checked.pop()
 
 
 def _in_scope(params):
-    return manual_axes_in_scope(params['mesh'], params['newly_manual_axes'])
+    return manual_axes_in_scope(params['mesh'], params['newly_manual_axes'],
+                                params['check_vma'])
 
 
-def _stacked_spec(params) -> PartitionSpec:
-    """The spec of a value each device holds its own of (a residual): the devices' values
-    concatenated along the leading axis, over every manual axis."""
-    axes = ordered(params['mesh'], params['newly_manual_axes'])
-    return P(axes if len(axes) > 1 else axes[0])
+def _axes_spec(mesh, axes) -> PartitionSpec:
+    """The spec of a value each device holds its own of (a residual) that varies along
+    ``axes``: the devices' values concatenated along the leading axis, over those axes."""
+    axes = ordered(mesh, axes)
+    return P(axes if len(axes) > 1 else axes[0]) if axes else P()
+
+
+def _residual_specs(params, known: ClosedJaxpr, known_in_specs, n_computed) -> list:
+    """The specs of the residuals the known part computes: with ``check_vma``, over the
+    axes each varies along (as JAX's), else over every manual axis."""
+    if not params['check_vma']:
+        return [_axes_spec(params['mesh'], params['newly_manual_axes'])] * n_computed
+    outs = vma.varying_axes(known.jaxpr, [spec_axes(s) for s in known_in_specs])
+    return [_axes_spec(params['mesh'], a) for a in outs[len(outs) - n_computed:]]
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -223,10 +239,11 @@ def _split(params, in_unknowns):
         known, unknown = _promoted_residuals(known, unknown, num_res, forwarded)
     known_in, unknown_in = pe.partition_list(in_unknowns, params['in_specs'])
     known_out, unknown_out = pe.partition_list(out_unknowns, params['out_specs'])
-    stacked = _stacked_spec(params)
-    res_specs = tuple(stacked if f is None else known_in[f] for f in forwarded)
+    computed = iter(_residual_specs(params, known, known_in, forwarded.count(None)))
+    res_specs = tuple(next(computed) if f is None else known_in[f] for f in forwarded)
     known_params = dict(params, jaxpr=known, in_specs=tuple(known_in),
-                        out_specs=tuple(known_out) + (stacked,) * forwarded.count(None))
+                        out_specs=tuple(known_out) + tuple(s for s, f in zip(res_specs, forwarded)
+                                                           if f is None))
     unknown_params = dict(params, jaxpr=unknown, in_specs=res_specs + tuple(unknown_in),
                           out_specs=tuple(unknown_out))
     return known_params, unknown_params, out_unknowns, forwarded
@@ -292,28 +309,41 @@ def _unmentioned(params, spec) -> tuple:
 
 
 def _shard_map_transpose(cts, *args, **params):
-    """The transposed body runs on the mesh too. An output replicated along a manual axis
-    came from every device along it, so its cotangent is shared out among them; an input
-    replicated along one gets the sum of those devices' cotangents (JAX's transpose without
-    the varying-axes types: ``check_vma=False``'s)."""
-    mesh = params['mesh']
+    """The transposed body runs on the mesh too. With ``check_vma`` the body's casts
+    (``pvary``, whose transpose sums over the devices) already say where cotangents meet;
+    without, an output replicated along a manual axis came from every device along it, so
+    its cotangent is shared out among them, and an input replicated along one gets the sum
+    of those devices' cotangents (JAX's two transposes)."""
+    mesh, checked = params['mesh'], params['check_vma']
     undefined = tuple(is_undefined_primal(x) for x in args)
     residuals = [x for x, u in zip(args, undefined) if not u]
     res_specs = tuple(s for s, u in zip(params['in_specs'], undefined) if not u)
     nonzero = nonzero_cts(cts)
-    cts = [ct / _split_size(mesh, _unmentioned(params, spec)) if nz and
+    cts = [ct / _split_size(mesh, _unmentioned(params, spec)) if nz and not checked and
            _unmentioned(params, spec) else ct
            for ct, spec, nz in zip(cts, params['out_specs'], nonzero)]
     in_specs = params['in_specs']
 
     def transposed(*cts_and_res):
+        """The body's work on the residuals alone (a promoted residual's squeeze) runs
+        forward; its linear part is transposed."""
         out_cts, res = core.split_list(cts_and_res, nonzero.count(True))
         with _in_scope(params):
-            body = transposed_jaxpr(params['jaxpr'], undefined, nonzero)
-        in_cts = eval_jaxpr(body.jaxpr, body.consts, [*res, *out_cts])
+            known, linear, out_linear, num_res = pe.partial_eval_jaxpr(params['jaxpr'],
+                                                                       undefined)
+            body = transposed_jaxpr(
+                linear, (False,) * num_res + (True,) * undefined.count(True),
+                tuple(nz for nz, lin in zip(nonzero, out_linear) if lin))
+        computed = eval_jaxpr(known.jaxpr, known.consts, res)[out_linear.count(False):]
+        cts_iter, lin_cts = iter(out_cts), []
+        for nz, lin in zip(nonzero, out_linear):
+            ct = next(cts_iter) if nz else None
+            if nz and lin:
+                lin_cts.append(ct)
+        in_cts = eval_jaxpr(body.jaxpr, body.consts, [*computed, *lin_cts])
         lin_specs = [s for s, u in zip(in_specs, undefined) if u]
-        return [parallel.psum(ct, axes) if (axes := _unmentioned(params, s)) else ct
-                for ct, s in zip(in_cts, lin_specs)]
+        return [parallel.psum(ct, axes) if not checked and (axes := _unmentioned(params, s))
+                else ct for ct, s in zip(in_cts, lin_specs)]
 
     ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
     operands = [*drop_zero_cts(cts), *residuals]
@@ -368,38 +398,6 @@ flops_rules[shard_map_p] = lambda eqn, known: (
     closed_jaxpr_flops(eqn.params['jaxpr']))
 
 
-# ----------------------------------------------------------------------------- varying axes
-
-def varying_axes(jaxpr, in_axes) -> list[frozenset]:
-    """Along which manual axes each output of the body may differ between devices, from
-    which ones each input does: a collective reduction (``psum``...) makes its result equal
-    along its axes, ``axis_index`` and the other collectives make theirs vary, and any other
-    equation's results vary wherever one of its operands does. (JAX tracks this in its
-    types, ``f32[3]{V:i}``; minijax infers it from the jaxpr to check ``out_specs``.)"""
-    env = dict(zip(jaxpr.invars, in_axes))
-    read = lambda x: env.get(x, frozenset()) if isinstance(x, Var) else frozenset()  # noqa: E731
-    for eqn in jaxpr.eqns:
-        ins = [read(x) for x in eqn.inputs]
-        union = frozenset().union(*ins)
-        names = frozenset(parallel.axis_names_of(eqn.params.get('axis_name', ())))
-        if eqn.primitive in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p):
-            outs = [union - names]
-        elif eqn.primitive in _VARYING_COLLECTIVES:
-            outs = [union | names] * len(eqn.out_binders)
-        elif 'jaxpr' in eqn.params and isinstance(eqn.params['jaxpr'], ClosedJaxpr) and \
-                len(eqn.params['jaxpr'].jaxpr.invars) == len(ins) and \
-                eqn.primitive is not shard_map_p:
-            outs = varying_axes(eqn.params['jaxpr'].jaxpr, ins)
-        else:
-            outs = [union] * len(eqn.out_binders)
-        env.update(zip(eqn.out_binders, outs))
-    return [read(x) for x in jaxpr.outs]
-
-
-_VARYING_COLLECTIVES = (parallel.axis_index_p, parallel.all_gather_p, parallel.psum_scatter_p,
-                        parallel.ppermute_p, parallel.all_to_all_p)
-
-
 # ----------------------------------------------------------------------------- the API
 
 def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
@@ -442,19 +440,19 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
             trees.append(out_tree)
             return out_leaves
 
-        with manual_axes_in_scope(the_mesh, manual):
+        with manual_axes_in_scope(the_mesh, manual, check_vma):
             closed, closed_over = trace_to_jaxpr(body, avals)
         out_tree = trees[0]
         flat_out_specs = _flat_out_specs(f, out_specs, out_tree, closed.out_avals)
-        if check_vma:
-            _check_replication(f, the_mesh, manual, out_tree, flat_out_specs, closed,
-                               (P(),) * len(closed_over) + dyn_specs, len(closed.consts))
         consts = list(closed.consts)
+        all_specs = (P(),) * (len(consts) + len(closed_over)) + dyn_specs
         body_jaxpr = hoist_consts(closed)
+        if check_vma:
+            body_jaxpr = _typed_body(f, the_mesh, manual, body_jaxpr, all_specs, flat_out_specs)
         outs = shard_map_p.bind(
             *consts, *closed_over, *dyn_leaves, jaxpr=body_jaxpr, mesh=the_mesh,
-            in_specs=(P(),) * (len(consts) + len(closed_over)) + dyn_specs,
-            out_specs=flat_out_specs, check_vma=check_vma, newly_manual_axes=manual)
+            in_specs=all_specs, out_specs=flat_out_specs, check_vma=check_vma,
+            newly_manual_axes=manual)
         return tree_util.tree_unflatten(out_tree, outs)
 
     wrapped.__name__ = getattr(f, '__name__', 'shard_map')
@@ -522,19 +520,50 @@ def _check_specs(prefix, specs, manual) -> None:
 
 
 def _flat_in_specs(f, in_specs, args, leaves, mesh, manual) -> list:
-    """A spec per argument leaf (None: a static leaf, passed to the body as it is)."""
+    """A spec per argument leaf (None: a static leaf, passed to the body as it is). On a
+    mesh whose axes are all manual and ``Explicit``, an argument's own sharding must be
+    what its spec says (JAX's ValueError)."""
     if in_specs is Infer:
         return [_manual_spec(_sharding_spec(x), manual) for x in leaves]
     try:
-        return tree_util.broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
+        specs = tree_util.broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
     except ValueError as err:
         raise ValueError(f'shard_map in_specs: {err}') from None
+    if manual == frozenset(mesh.axis_names) and \
+            all(t is AxisType.Explicit for t in mesh.axis_types):
+        for x, spec in zip(leaves, specs):
+            if spec is None or isinstance(x, core.Tracer) and not _has_sharding(x):
+                continue  # (a traced value's type has no sharding in minijax)
+            ndim = np.ndim(x)
+            want, have = (s._normalized_spec_for_aval(ndim) for s in (spec, _sharding_spec(x)))
+            if want != have:
+                raise ValueError(
+                    f'in_specs passed to shard_map: {want} does not match the specs of the '
+                    f'input: {have} for arg: {core.shaped_aval(x).str_short()}. `in_specs` is '
+                    'an optional argument so you can omit specifying it and shard_map will '
+                    'infer the in_specs from the arguments. If you want to reshard your '
+                    'inputs, you can use `jax.reshard` on the arguments and then pass those '
+                    'args to shard_map.')
+    return specs
+
+
+def _has_sharding(x) -> bool:
+    return isinstance(getattr(core.get_aval(x), 'sharding', None), NamedSharding)
 
 
 def _sharding_spec(x) -> PartitionSpec:
-    sharding = getattr(x, 'sharding', None)
-    spec = getattr(sharding, 'spec', None)
-    return spec if isinstance(spec, PartitionSpec) else P()
+    """The spec ``x`` is laid out by: a sharded Array's, or (where types carry shardings)
+    its type's; an unsharded value is replicated. A traced value whose type has none is
+    refused: minijax's types do not carry shardings yet, so ``in_specs`` must be given."""
+    sharding = getattr(x, 'sharding', None) if not isinstance(x, core.Tracer) else \
+        getattr(core.get_aval(x), 'sharding', None)
+    if isinstance(sharding, NamedSharding):
+        return sharding.spec
+    if isinstance(x, core.Tracer):
+        raise NotImplementedError(
+            'shard_map: in_specs inferred from a traced argument (under jit, grad...) needs '
+            "its sharding in its type, which minijax's types do not carry yet: pass in_specs")
+    return P()
 
 
 def _manual_spec(spec: PartitionSpec, manual) -> PartitionSpec:
@@ -600,11 +629,16 @@ def _check_specs_vs_args(f, mesh, in_tree, dynamic, specs, leaves) -> None:
             f'names {mesh.axis_names}.\n\n' + '\n\n'.join(bad))
 
 
-def _check_replication(f, mesh, manual, out_tree, out_specs, closed, in_specs, n_consts):
-    """``check_vma``: an output whose spec leaves out a manual axis must be equal along it."""
-    in_axes = [frozenset()] * n_consts + [spec_axes(s) for s in in_specs]
-    jaxpr = hoist_consts(closed).jaxpr
-    varying = varying_axes(jaxpr, in_axes)
+def _typed_body(f, mesh, manual, body: ClosedJaxpr, in_specs, out_specs) -> ClosedJaxpr:
+    """``check_vma``: the body as JAX stages it (``vma.with_pvary``), each output cast to
+    vary along the axes its spec splits over; an output that may vary along a manual axis
+    its spec leaves out is JAX's error."""
+    in_axes = [spec_axes(s) for s in in_specs]
+    with manual_axes_in_scope(mesh, manual, True):
+        body, _ = vma.with_pvary(body, in_axes, mesh.axis_names)
+        body = vma.cast_outputs(body, in_axes, [spec_axes(s) for s in out_specs],
+                                mesh.axis_names)
+    varying = vma.varying_axes(body.jaxpr, in_axes)
     name = getattr(f, '__name__', str(f))
     bad = []
     for spec, vary in zip(out_specs, varying):
@@ -621,3 +655,4 @@ def _check_replication(f, mesh, manual, out_tree, out_specs, closed, in_specs, n
             'are meant to be replicated over those mesh axes. If not, consider revising the '
             'corresponding out_specs entries. If so, consider disabling the check by passing '
             'the check_vma=False argument to `jax.shard_map`.')
+    return body

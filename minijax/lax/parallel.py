@@ -35,8 +35,9 @@ from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
 __all__ = ['all_gather', 'all_gather_p', 'all_to_all', 'all_to_all_p', 'axis_index',
-           'axis_index_p', 'axis_size', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p', 'ppermute',
-           'ppermute_p', 'psum', 'psum_p', 'psum_scatter', 'psum_scatter_p']
+           'axis_index_p', 'axis_size', 'pcast', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p',
+           'ppermute', 'ppermute_p', 'psum', 'psum_invariant_p', 'psum_p', 'psum_scatter',
+           'psum_scatter_p', 'pvary_p']
 
 
 # ----------------------------------------------------------------------------- shared parts
@@ -263,6 +264,63 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     n = _axis_size(axis_name, 'pmean')
     return tree_util.tree_map(lambda s: s / n, psum(x, axis_name,
                                                    axis_index_groups=axis_index_groups))
+
+
+# ----------------------------------------------------------------------------- pvary, psum_invariant
+
+#: Whether the shard_map bodies being traced track their values' varying manual axes
+#: (``check_vma``), innermost last: ``pcast`` casts only where they do, as in JAX.
+vma_checked: list[bool] = []
+
+
+def _manual_axes_abstract_eval(x, *, axes):
+    for name in axes:
+        batching.axis_frame(name, 'pvary')
+    return x
+
+
+def _manual_axes_primitive(name):
+    """A primitive on the varying axes of a value inside ``shard_map`` (``axes``, mesh axis
+    names): the value is unchanged (``pvary``) or summed over those axes
+    (``psum_invariant``)."""
+    prim = Primitive(name)
+    prim.def_impl(lambda x, *, axes: _evaluated_outside_its_axis(x, axis_name=axes))
+    prim.def_abstract_eval(_manual_axes_abstract_eval)
+    prim.def_batching(_same_dim(prim))
+    ad.defjvp_linear(prim)
+    return prim
+
+
+pvary_p = _manual_axes_primitive('pvary')
+psum_invariant_p = _manual_axes_primitive('psum_invariant')
+pvary_p.def_transpose(lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
+psum_invariant_p.def_transpose(lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
+register_lowering(pvary_p, lambda ctx, x, *, axes: x)
+
+
+def _psum_invariant_lowering(ctx, x, *, axes):
+    groups, extra = _replica_groups('psum', axes)
+    op = hlo.AllReduceOp([x.type], [x], groups, **extra)
+    _scalar_region(op, ctx.avals_in[0].dtype, hlo.AddOp)
+    return op.results[0]
+
+
+register_lowering(psum_invariant_p, _psum_invariant_lowering)
+
+
+def pcast(x, axis_name, *, to):
+    """Cast ``x`` (a pytree) to vary along the mesh axes ``axis_name`` inside ``shard_map``
+    (``to='varying'``): the value is unchanged; in reverse mode its cotangent is summed over
+    those axes. A no-op where the varying axes are not tracked (``check_vma=False``)."""
+    if to != 'varying':
+        raise NotImplementedError(f"pcast: to={to!r} is not supported by minijax (only "
+                                  "'varying')")
+    axes = axis_names_of(axis_name)
+    for name in axes:
+        batching.axis_frame(name, 'pcast')
+    if not vma_checked or not vma_checked[-1]:
+        return x
+    return tree_util.tree_map(lambda v: pvary_p.bind(v, axes=axes), x)
 
 
 # ----------------------------------------------------------------------------- axis_index
