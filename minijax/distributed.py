@@ -89,22 +89,7 @@ def initialize(coordinator_address: str | None = None,
         partition_index = slice_index
     coordinator_address = coordinator_address or os.environ.get(ADDRESS_VARIABLE)
     local_device_ids = _device_ids(local_device_ids)
-    if coordinator_address is None:
-        raise ValueError('coordinator_address should be defined.')
-    if num_processes is None:
-        raise ValueError('Number of processes must be defined.')
-    if process_id is None:
-        raise ValueError('The process id of the current process must be defined.')
-    if not isinstance(process_id, int):
-        raise TypeError('process_id must be a nonnegative int. '
-                        f'Got process_id={process_id} of type {type(process_id)}.')
-    if not isinstance(num_processes, int):
-        raise TypeError('num_processes must be a positive int. '
-                        f'Got num_processes={num_processes} of type {type(num_processes)}.')
-    if not 0 <= process_id < num_processes:
-        raise ValueError('process_id and num_processes must be nonnegative, with process_id < '
-                         f'num_processes. Got process_id={process_id}, '
-                         f'num_processes={num_processes}.')
+    _check_arguments(coordinator_address, num_processes, process_id)
     if global_state.client is not None or global_state.service is not None:
         raise RuntimeError('distributed.initialize should only be called once.')
     host, port = _split_address(coordinator_address)
@@ -169,6 +154,26 @@ def cpu_client(num_devices: int):
         num_nodes=state.num_processes, collectives=collectives, num_devices=num_devices,
         get_local_topology_timeout_minutes=LOCAL_TOPOLOGY_TIMEOUT_MINUTES,
         get_global_topology_timeout_minutes=GLOBAL_TOPOLOGY_TIMEOUT_MINUTES)
+
+
+def _check_arguments(coordinator_address, num_processes, process_id) -> None:
+    """JAX's checks of the three arguments that say who is where, with its errors."""
+    if coordinator_address is None:
+        raise ValueError('coordinator_address should be defined.')
+    if num_processes is None:
+        raise ValueError('Number of processes must be defined.')
+    if process_id is None:
+        raise ValueError('The process id of the current process must be defined.')
+    if not isinstance(process_id, int):
+        raise TypeError('process_id must be a nonnegative int. '
+                        f'Got process_id={process_id} of type {type(process_id)}.')
+    if not isinstance(num_processes, int):
+        raise TypeError('num_processes must be a positive int. '
+                        f'Got num_processes={num_processes} of type {type(num_processes)}.')
+    if not 0 <= process_id < num_processes:
+        raise ValueError('process_id and num_processes must be nonnegative, with process_id < '
+                         f'num_processes. Got process_id={process_id}, '
+                         f'num_processes={num_processes}.')
 
 
 def _device_ids(ids) -> list[int] | None:
