@@ -158,6 +158,7 @@ def process_local_data(options):
         error(lambda: minijax.jit(lambda v: v * 2, in_shardings=rows)(x)),
         error(lambda: np.asarray(put)),
         error(lambda: minijax.make_array_from_process_local_data(rows, x[:4], (None, 4))),
+        error(lambda: minijax.jit(lambda v: v, in_shardings=NamedSharding(mesh, P()))(put)),
     ]
     out['replicated_value'] = np.asarray(minijax.make_array_from_process_local_data(
         NamedSharding(mesh, P()), x))

@@ -192,7 +192,7 @@ def test_global_arrays_from_each_process_part_are_jaxs(two_processes):
     with its axes swapped, replicated: each process passes the part its devices hold), with
     ``global_shape`` equal to the data's, ``device_put`` of a host value, and JAX's errors for
     a wrong part, a NumPy argument of a sharded ``jit`` and reading a value other processes
-    hold part of."""
+    hold part of (and minijax's for laying such a value out anew)."""
     x, _ = distributed_programs.inputs()
     expected, _ = layouts()
     rows = expected['rows']
@@ -220,7 +220,14 @@ def test_global_arrays_from_each_process_part_are_jaxs(two_processes):
             'RuntimeError: Fetching value for `jax.Array` that spans non-addressable (non '
             'process local) devices is not possible. Use `.addressable_shards` to inspect the '
             'addressable (process local) shards.',
-            'ValueError: global_shape=(None, 4) has Nones. This is not supported.']
+            'ValueError: global_shape=(None, 4) has Nones. This is not supported.',
+            "ValueError: an argument laid out as NamedSharding(mesh=Mesh('x': 4, "
+            "axis_types=(Explicit,)), spec=P('x',), memory_kind=device) is wanted as "
+            "NamedSharding(mesh=Mesh('x': 4, axis_types=(Explicit,)), spec=P(), "
+            'memory_kind=device): minijax lays an argument out anew through the host, and this '
+            'process holds only part of it (other processes hold the rest). Pass it as it '
+            'lies, or change its layout inside the jitted function '
+            '(lax.with_sharding_constraint)']
 
 
 def test_a_process_that_dies_ends_the_others_within_the_heartbeat_timeout(tmp_path):
