@@ -70,6 +70,11 @@ def layer(jnp, x, w):
     return jnp.tanh(x @ w)
 
 
+def loss(jnp, x, w):
+    """A loss of the layer's output, whose gradient in ``w`` sums over every device's rows."""
+    return jnp.sum(layer(jnp, x, w) ** 2)
+
+
 def shards(name, a) -> dict:
     """This process's blocks of ``a``: where each starts, and its value."""
     here = a.addressable_shards
@@ -81,7 +86,8 @@ def shards(name, a) -> dict:
 @program
 def sharded_jit(options):
     """A ``jit`` over the four devices of both processes: the rows of ``x`` split over them
-    (each process gives its four rows), ``w`` replicated (made from a callback)."""
+    (each process gives its four rows), ``w`` replicated (made from a callback); the
+    gradient in ``w`` of a loss over every row, and an eager computation on ``x``."""
     from minijax.sharding import NamedSharding, PartitionSpec as P
     pid = minijax.process_index()
     x, w = inputs()
@@ -91,7 +97,9 @@ def sharded_jit(options):
     ws = minijax.make_array_from_callback(w.shape, NamedSharding(mesh, P()), lambda i: w[i])
     y = minijax.jit(lambda x, w: layer(jnp, x, w), out_shardings=rows)(xs, ws)
     total = minijax.jit(lambda y: y.sum(), out_shardings=NamedSharding(mesh, P()))(y)
+    grad = minijax.jit(minijax.grad(lambda w, x: loss(jnp, x, w)))(ws, xs)
     return dict(**shards('x', xs), **shards('y', y), total=np.asarray(total),
+                grad=np.asarray(grad), eager=np.asarray((2 * xs + 1).sum()),
                 y_repr=repr(y), local_device_ids=[d.id for d in minijax.local_devices()])
 
 

@@ -144,7 +144,8 @@ def assert_shards_are_jaxs(saved, name, theirs, process_id):
 def test_a_sharded_jit_over_both_processes_is_jaxs(two_processes):
     """Each process gives its rows (``make_array_from_process_local_data``) and the
     replicated weights (``make_array_from_callback``); the ``jit`` runs over the four devices
-    of both, and each process's blocks and the replicated sum are JAX's."""
+    of both, and each process's blocks, the replicated sum, the gradient in the weights and
+    an eager computation on the rows are JAX's."""
     import jax
     from jax.sharding import NamedSharding, PartitionSpec as P
     x, w = distributed_programs.inputs()
@@ -154,8 +155,12 @@ def test_a_sharded_jit_over_both_processes_is_jaxs(two_processes):
     y = jax.jit(lambda x, w: distributed_programs.layer(jax.numpy, x, w),
                 out_shardings=rows)(xs, jax.device_put(w, NamedSharding(mesh, P())))
     total = jax.jit(lambda y: y.sum(), out_shardings=NamedSharding(mesh, P()))(y)
+    grad = jax.jit(jax.grad(lambda w, x: distributed_programs.loss(jax.numpy, x, w)))(
+        jax.device_put(w, NamedSharding(mesh, P())), xs)
     for f in two_processes:
         saved = f.saved['sharded_jit']
+        assert_close(saved['grad'], grad)
+        assert_close(saved['eager'], (2 * xs + 1).sum())
         assert_shards_are_jaxs(saved, 'x', xs, f.process_id)
         assert_shards_are_jaxs(saved, 'y', y, f.process_id)
         assert list(saved['y_devices']) == list(saved['local_device_ids'])
