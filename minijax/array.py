@@ -56,6 +56,8 @@ class Array:
         self._check_if_deleted()
         if self._sharding is not None:
             return set(self._sharding.device_set)
+        if runtime.process_count() > 1:  # device() stands for this process's first device
+            return {runtime.local_devices()[0]}
         return runtime.buffer_devices(self._buffer) if self._buffer is not None else \
             {runtime.device()}
 

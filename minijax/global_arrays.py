@@ -188,9 +188,7 @@ def _as_sharding(s):
 
 
 def _device_of(a: Array):
-    """The device an Array lies on (an ordinary one: this process's first device)."""
-    if a._sharding is None:
-        return runtime.local_devices()[0]
+    """The device an Array lies on (an ordinary one: this process's first)."""
     device, = a.devices()
     return device
 

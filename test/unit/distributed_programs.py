@@ -56,6 +56,7 @@ def topology(options):
         jit=minijax.jit(lambda x: jnp.sin(x) * (pid + 1))(np.arange(4.)),
         pmap=error(lambda: minijax.pmap(jnp.sin)(np.ones(2))),
         ordinary_is_addressable=jnp.ones(3).is_fully_addressable,
+        ordinary_device=jnp.ones(3).device.id,
         unknown_process=error(lambda: minijax.local_devices(process_index=2)))
 
 

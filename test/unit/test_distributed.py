@@ -123,6 +123,7 @@ def test_two_processes_see_four_devices_and_run_their_own_jit(two_processes):
         assert list(r['other_local_ids']) == ids[2 * (1 - pid):2 * (1 - pid) + 2]
         assert r['is_initialized'] and r['ordinary_is_addressable']
         assert str(r['unknown_process']) == 'ValueError: Unknown process_index 2'
+        assert r['ordinary_device'] == ids[2 * pid]  # JAX's default device: the first local
         np.testing.assert_array_equal(
             r['jit'], jax.jit(lambda x: jax.numpy.sin(x) * (pid + 1))(np.arange(4.)))
         assert str(r['pmap']) == 'NotImplementedError: pmap sin: minijax runs pmap in one ' \
