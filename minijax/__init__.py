@@ -6,7 +6,7 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
 from minijax import (checkpoint_policies, debug, distributed, errors, lax, nn,  # noqa: E402
                      numpy, ops, random, scipy, sharding, test_util, tree, tree_util)
-from minijax.array import Array, block_until_ready, device_get, device_put  # noqa: E402
+from minijax.array import Array, Shard, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
                               linearize, value_and_grad, vjp)
@@ -28,11 +28,13 @@ from minijax.shard_map import shard_map  # noqa: E402
 from minijax.runtime import (default_backend, device_count, devices, local_device_count,  # noqa: E402,E501
                               local_devices, process_count, process_index)
 from minijax.sharding.mesh import make_mesh, set_mesh  # noqa: E402
+from minijax.sharding.named_sharding import NamedSharding  # noqa: E402
 from minijax.sharding.partition_spec import P  # noqa: E402
 from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
-    'Array', 'ConcreteArray', 'Primitive', 'ShapeDtypeStruct', 'ShapedArray',
+    'Array', 'ConcreteArray', 'NamedSharding', 'Primitive', 'Shard', 'ShapeDtypeStruct',
+    'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug', 'distributed',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',

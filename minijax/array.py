@@ -456,6 +456,11 @@ def _put(v, placement):
         placement = SingleDeviceSharding(placement)
     else:
         placement.check_divisible(value.shape)
+        if placement.spec.unreduced or placement.spec.reduced:
+            raise NotImplementedError(
+                f'device_put: {placement.spec} has unreduced or reduced axes: minijax has no '
+                'arrays holding partial sums (JAX 0.10.2 makes them, but cannot index their '
+                'shards either)')
     return Array(runtime.shard(value, placement),
                  ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding=placement)
 

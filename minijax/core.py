@@ -167,13 +167,16 @@ def typeof(x) -> ShapedArray:
 class ShapeDtypeStruct:
     """A stand-in argument that has only a shape and a dtype (for make_jaxpr and lower)."""
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, *, sharding=None):
+        """``sharding``: how an argument of this type lies on a mesh, for ``jit.lower``."""
         self.shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
         self.dtype = dtype if dtypes.is_key(dtype) else \
             dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
+        self.sharding = sharding
 
     def __repr__(self):
-        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})'
+        sharding = '' if self.sharding is None else f', sharding={self.sharding}'
+        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding})'
 
 
 #: Python type -> function giving its aval; other modules (Array) register themselves here.

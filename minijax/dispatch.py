@@ -57,18 +57,30 @@ def _one_equation(primitive, params, in_avals) -> ClosedJaxpr:
 
 
 def apply_on_mesh(primitive, args, params, out_avals):
-    """``primitive`` applied to concrete ``args`` of which one is sharded: as JAX runs it,
-    a program over their mesh, whose results XLA lays out (``jnp.sin`` of an array split
-    over ``x`` is split over ``x``). None when no operand is sharded. Primitives that place
+    """``primitive`` applied to concrete ``args`` of which one is sharded, or holding a
+    jaxpr that runs on a mesh (a ``shard_map`` in a loop body): as JAX runs it, a program
+    over their mesh, whose results XLA lays out (``jnp.sin`` of an array split over ``x`` is
+    split over ``x``). None when neither. Primitives that place
     values themselves (``jit``'s call, a sharding constraint) keep their own rule."""
-    if not any(map(spmd_call.is_sharded, args)) or primitive in PLACING:
+    if primitive in PLACING:
+        return None
+    sharded = any(map(spmd_call.is_sharded, args))
+    if not sharded and not any(map(_holds_jaxpr, params.values())):
         return None
     avals = tuple(core.raise_to_shaped(core.get_aval(a)) for a in args)
     closed = _one_equation(primitive, tuple(sorted(params.items())), avals)
-    place = spmd_call.placement(primitive.name, args)
+    mesh = spmd_call.jaxpr_mesh(closed)  # (a loop whose body holds a shard_map)
+    if not sharded and mesh is None:
+        return None
+    place = spmd_call.placement(primitive.name, args, mesh=mesh)
     exe = spmd_executable(closed, primitive.name, (), (), place)
     outs = spmd_call.run(exe, place, args, closed.out_avals)
     return outs if primitive.multiple_results else outs[0]
+
+
+def _holds_jaxpr(param) -> bool:
+    return isinstance(param, ClosedJaxpr) or \
+        isinstance(param, tuple) and any(isinstance(p, ClosedJaxpr) for p in param)
 
 
 #: The primitives whose impl places its results itself.

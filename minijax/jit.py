@@ -66,7 +66,8 @@ class Jitted:
         module."""
         static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
-        key = (in_tree, tuple(avals), static)
+        # (a sharded argument's sharding is in the key as JAX has it: it traces again)
+        key = (in_tree, tuple(avals), static, tuple(map(spmd_call.own_sharding, leaves)))
         cached = self._traces.get(key)
         if cached is None:
             runtime.counters['trace'] += 1
@@ -206,7 +207,7 @@ class Jitted:
                                             placeholder)
         mesh = spmd_call.jaxpr_mesh(closed)
         if not ins and not outs and mesh is None and \
-                not any(map(spmd_call.is_sharded, flat_args)):
+                all(spmd_call.own_sharding(x) is None for x in flat_args):
             return None
         return spmd_call.placement(what, flat_args, ins, outs, mesh)
 

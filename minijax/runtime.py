@@ -644,12 +644,12 @@ class SpmdExecutable:
     executable's parameter ``HloSharding``s) say; returns one per result, laid out as
     ``out_shardings`` say (XLA chose those it was free to)."""
 
-    def __init__(self, loaded, result_types, on: tuple, callbacks=()):
+    def __init__(self, loaded, argument_count: int, result_types, on: tuple, callbacks=()):
         self._loaded = loaded
         self._host_callbacks = callbacks
         self.devices = on
-        self.in_shardings = [_as_hlo_sharding(s) for s in loaded.get_parameter_shardings()]
-        self.out_shardings = [_as_hlo_sharding(s) for s in loaded.get_output_shardings()]
+        self.in_shardings = _hlo_shardings(loaded.get_parameter_shardings(), argument_count)
+        self.out_shardings = _hlo_shardings(loaded.get_output_shardings(), len(result_types))
         device_list = xc.DeviceList(on)
         self._handlers = [xc._xla.array_result_handler(
             _TransferAval(shape, dtype), xc.GSPMDSharding(device_list, hlo), committed=True,
@@ -667,10 +667,13 @@ class SpmdExecutable:
         return dict(self._loaded.cost_analysis())
 
 
-def _as_hlo_sharding(sharding):
-    """An ``OpSharding`` (what older executables return) as an ``HloSharding``."""
-    return sharding if isinstance(sharding, xc.HloSharding) else \
-        xc.HloSharding.from_proto(sharding)
+def _hlo_shardings(shardings, count: int) -> list:
+    """An executable's parameter or output shardings as ``HloSharding``s (an ``OpSharding``
+    is converted); a program of one partition has none: each value is whole (replicated)."""
+    if shardings is None:
+        return [_REPLICATED] * count
+    return [s if isinstance(s, xc.HloSharding) else xc.HloSharding.from_proto(s)
+            for s in shardings]
 
 
 def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None) -> SpmdExecutable:
@@ -691,7 +694,10 @@ def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None) -> Spmd
         build.allow_spmd_sharding_propagation_to_output = list(free_outputs)
     callbacks = _checked_host_callbacks(module)
     loaded = _compile(replica_client(), module, on, options, callbacks)
-    return SpmdExecutable(loaded, _main_result_types(module), on, callbacks)
+    with module.context:
+        arguments = ir.FunctionType(ir.TypeAttr(
+            main_function(module).attributes['function_type']).value).inputs
+    return SpmdExecutable(loaded, len(arguments), _main_result_types(module), on, callbacks)
 
 
 def named_sharding_from_hlo(hlo, mesh, ndim: int):

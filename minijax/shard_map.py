@@ -36,7 +36,8 @@ from minijax.ir.tracing import trace_to_jaxpr
 from minijax.control_flow.common import hoist_consts
 from minijax.lax import parallel
 from minijax.lax.structural import broadcast_in_dim, squeeze
-from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering import append_block, lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering.module import detached, rule_location
 from minijax.lowering.shardings import sdy_sharding
 from minijax.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from minijax.sharding import mesh as mesh_lib
@@ -386,8 +387,9 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     op = sdy.ManualComputationOp([tensor_type(a) for a in ctx.avals_out], list(args),
                                  in_shardings, out_shardings,
                                  sdy.ManualAxesAttr.get([ir.StringAttr.get(n) for n in manual]))
-    block = op.body.blocks.append(*(tensor_type(a) for a in jaxpr.in_avals))
-    with ir.InsertionPoint(block), parallel.lowering_manual_computation(inner):
+    block = append_block(ctx, op.body, *(tensor_type(a) for a in jaxpr.in_avals))
+    with ir.InsertionPoint(block), rule_location(ctx), detached(module_ctx), \
+            parallel.lowering_manual_computation(inner):
         sdy.ReturnOp(lower_closed_jaxpr(module_ctx, jaxpr, list(block.arguments)))
     return list(op.results)
 
@@ -467,8 +469,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
         if context.empty:
             raise ValueError('The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to '
                              'enter into a mesh context')
-        concrete = mesh_lib.get_concrete_mesh()
-        mesh = concrete if not concrete.empty else context
+        mesh = context  # (run on the concrete mesh set_mesh installed: spmd_call.jaxpr_mesh)
     elif not isinstance(mesh, (Mesh, AbstractMesh)):
         raise TypeError('shard_map requires a `jax.sharding.Mesh` or a '
                         '`jax.sharding.AbstractMesh` instance for its second argument, but '
@@ -481,7 +482,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     if not isinstance(axis_names, (frozenset, set)):
         raise TypeError('`axis_names` argument of shard_map should be of type `frozenset` or '
                         f'`set`. Got type: {type(axis_names)}')
-    manual = frozenset(axis_names) or frozenset(mesh.axis_names)
+    manual = frozenset(axis_names) or frozenset(mesh.axis_names) - frozenset()
     if not manual <= frozenset(mesh.axis_names):
         raise ValueError(f'jax.shard_map requires axis_names={manual} to be a subset of '
                          f'mesh.axis_names={mesh.axis_names}')
@@ -499,7 +500,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     if in_specs is not Infer:
         _check_specs('in', in_specs, manual)
     _check_specs('out', out_specs, manual)
-    return mesh, manual
+    return mesh, manual - set(mesh.manual_axes)
 
 
 def _check_specs(prefix, specs, manual) -> None:
@@ -639,6 +640,7 @@ def _typed_body(f, mesh, manual, body: ClosedJaxpr, in_specs, out_specs) -> Clos
         body = vma.cast_outputs(body, in_axes, [spec_axes(s) for s in out_specs],
                                 mesh.axis_names)
     varying = vma.varying_axes(body.jaxpr, in_axes)
+    vma.annotate(body.jaxpr, in_axes, mesh.axis_names)
     name = getattr(f, '__name__', str(f))
     bad = []
     for spec, vary in zip(out_specs, varying):

@@ -38,6 +38,14 @@ def is_sharded(x) -> bool:
     return type(x) is Array and x._sharding is not None
 
 
+def own_sharding(x):
+    """The sharding an argument brings: a sharded Array's, or a ``ShapeDtypeStruct``'s
+    (``jit(f).lower(ShapeDtypeStruct(..., sharding=...))``); else None."""
+    if is_sharded(x):
+        return x._sharding
+    return x.sharding if type(x) is core.ShapeDtypeStruct else None
+
+
 def as_sharding(what: str, s):
     """A sharding given to ``jit``: a ``Sharding``, a ``PartitionSpec`` over the mesh
     ``set_mesh`` installed, or None (XLA chooses)."""
@@ -72,8 +80,8 @@ def placement(what: str, args, in_shardings=(), out_shardings=(), mesh=None
     else does."""
     ins = list(in_shardings) or [None] * len(args)
     for i, x in enumerate(args):
-        if ins[i] is None and is_sharded(x):
-            ins[i] = x._sharding
+        if ins[i] is None:
+            ins[i] = own_sharding(x)
     placed = [s for s in (*ins, *out_shardings) if s is not None]
     if not placed and mesh is not None:
         return Placement(tuple(mesh.devices.flat), mesh, tuple(ins), tuple(out_shardings))
@@ -125,11 +133,11 @@ def run(exe: runtime.SpmdExecutable, place: Placement, args, out_avals) -> list[
     """Run ``exe`` on ``args``: each argument goes to the devices as the executable lays it
     out (a sharded Array already laid out so hands its buffer over), each result becomes a
     sharded Array with the sharding given or the one XLA chose."""
-    ins = [s or _chosen(hlo, place, a) for s, hlo, a in
+    ins = [s if s is not None else _chosen(hlo, place, a) for s, hlo, a in
            zip(place.in_shardings, exe.in_shardings, map(core.get_aval, args))]
     buffers = [_argument(x, s) for x, s in zip(args, ins)]
     outs = place.out_shardings or (None,) * len(out_avals)
-    shardings = [s or _chosen(hlo, place, a)
+    shardings = [s if s is not None else _chosen(hlo, place, a)
                  for s, hlo, a in zip(outs, exe.out_shardings, out_avals)]
     return [Array(b, a, sharding=s) for b, a, s in zip(exe(buffers), out_avals, shardings)]
 

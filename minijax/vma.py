@@ -18,6 +18,41 @@ from minijax import core
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.lax import parallel
 
+class ManualArray(core.ShapedArray):
+    """The type of a value in a ``shard_map`` body with the manual axes it varies along, as
+    JAX prints it: ``f32[2,4]{V:(x,y)}``. Equal to the ``ShapedArray`` without them: the
+    axes are for reading, every rule sees an ordinary type."""
+    __slots__ = ('vma',)
+
+    def __init__(self, aval: core.ShapedArray, vma: tuple):
+        super().__init__(aval.shape, aval.dtype, aval.weak_type)
+        self.vma = vma
+
+    def __eq__(self, other):
+        return isinstance(other, core.ShapedArray) and \
+            type(other) in (core.ShapedArray, ManualArray) and self.shape == other.shape \
+            and self.dtype == other.dtype and self.weak_type == other.weak_type
+
+    __hash__ = core.ShapedArray.__hash__
+
+
+def annotate(jaxpr: Jaxpr, in_axes, order) -> None:
+    """Give the variables of a freshly staged body (not its sub-jaxprs, which may be shared)
+    the types JAX prints, with the axes each varies along."""
+    rewriter = _Rewriter(None)
+    rewriter.run(jaxpr, in_axes)
+    for eqn in jaxpr.eqns:
+        for v in eqn.out_binders:
+            _annotated(v, rewriter.axes(v), order)
+    for v, axes in zip(jaxpr.invars, in_axes):
+        _annotated(v, axes, order)
+
+
+def _annotated(v, axes, order):
+    if axes and type(v.aval) is core.ShapedArray:
+        v.aval = ManualArray(v.aval, tuple(n for n in order if n in axes))
+
+
 _REDUCTIONS = (parallel.psum_p, parallel.pmax_p, parallel.pmin_p)
 #: collectives whose operand is cast to vary along their axes, and whose result does too
 _VARYING = (parallel.all_gather_p, parallel.psum_scatter_p, parallel.ppermute_p,

@@ -186,7 +186,13 @@ def _unit_strides_as_none(strides):
     return None if all(s == 1 for s in strides) else strides
 
 
+def _names(axis_name):
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
 _NAME_FIRST = dict(first=('name',))
+_NO_GROUPS = {'axis_index_groups': _constant(None)}
+_REDUCTION = PrintedAs(renamed={'axis_name': 'axes'}, shown={'axis_name': _names})
 _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis,)})
 
 #: minijax primitive name -> how JAX prints it. Primitives not listed print as they are.
@@ -217,6 +223,13 @@ JAX_NAMES: dict[str, PrintedAs] = {
                                  hidden={'num_consts': _empty}, **_NAME_FIRST),
     'custom_vjp_call': PrintedAs(added={'symbolic_zeros': _constant(False)},
                                  hidden={'num_consts': _empty}, **_NAME_FIRST),
+    # collectives (lax/parallel.py): JAX names their axes with a tuple
+    'psum': _REDUCTION, 'pmax': _REDUCTION, 'pmin': _REDUCTION,
+    'all_gather': PrintedAs(shown={'axis_name': _names}, added=_NO_GROUPS),
+    'psum_scatter': PrintedAs('reduce_scatter', shown={'axis_name': _names}, added=_NO_GROUPS),
+    'ppermute': PrintedAs(shown={'axis_name': _names}),
+    'all_to_all': PrintedAs(shown={'axis_name': _names}, added=_NO_GROUPS,
+                            hidden={'axis_size': _always}),
 }
 
 
@@ -251,7 +264,16 @@ def short_type(aval) -> str:
         return 'Tok'
     name = (aval.dtype.name.replace('float', 'f').replace('uint', 'u')
             .replace('int', 'i').replace('complex', 'c'))
-    return f'{name}[{",".join(map(str, aval.shape))}]'
+    return f'{name}[{",".join(map(str, aval.shape))}]{_varying(aval)}'
+
+
+def _varying(aval) -> str:
+    """``{V:x}``, ``{V:(x,y)}``: the manual axes a value inside ``shard_map`` varies along
+    (``minijax.vma.ManualArray``), as JAX prints them."""
+    axes = getattr(aval, 'vma', ())
+    if not axes:
+        return ''
+    return f'{{V:{axes[0]}}}' if len(axes) == 1 else f'{{V:({",".join(map(str, axes))})}}'
 
 
 def _alphabetic(n: int) -> str:

@@ -25,14 +25,15 @@ from minijax import core, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.batching import move_batch_axis, moveaxis, not_mapped
-from minijax.lax.elementwise import mul
+from minijax.lax import elementwise
+from minijax.lax.elementwise import add, mul
 from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
 from minijax.lax.structural import (concatenate, expand_dims, full, iota, reshape,
                                     squeeze, transpose)
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import default_options_only, static_ints
-from minijax.lowering import constant, register_lowering, tensor_type
-from minijax.lowering.types import element_type
+from minijax.lowering import (LoweringRuleContext, append_block, constant, lower_fun,
+                              register_lowering, tensor_type)
 
 __all__ = ['all_gather', 'all_gather_p', 'all_to_all', 'all_to_all_p', 'axis_index',
            'axis_index_p', 'axis_size', 'pcast', 'pmax', 'pmax_p', 'pmean', 'pmin', 'pmin_p',
@@ -166,12 +167,15 @@ def _spmd_attributes(spmd: bool, global_ids: bool = True) -> dict:
 COLLECTIVE_CHANNEL_ID, DEVICE_TO_DEVICE_TYPE = 1, 1
 
 
-def _scalar_region(op, dtype, body_op):
-    """Fill ``op``'s reduction region: ``(a, b) -> body_op(a, b)`` on scalars."""
-    scalar = ir.RankedTensorType.get([], element_type(dtype))
-    block = op.regions[0].blocks.append(scalar, scalar)
+def _scalar_region(ctx, op, combine):
+    """Fill ``op``'s reduction region: ``(a, b) -> combine(a, b)`` on scalars, lowered as
+    JAX lowers the reducer (a traced function of the lax op), located as JAX locates it."""
+    aval = ShapedArray((), ctx.avals_in[0].dtype)
+    scalar = tensor_type(aval)
+    block = append_block(ctx, op.regions[0], scalar, scalar)
+    rule_ctx = LoweringRuleContext(ctx.module_context, [aval, aval], [aval], ctx.primitive)
     with ir.InsertionPoint(block):
-        hlo.ReturnOp([body_op(*block.arguments).result])
+        hlo.ReturnOp([lower_fun(combine)(rule_ctx, *block.arguments)])
 
 
 def _other_axis_moving_front(prim, shifted_params):
@@ -195,9 +199,9 @@ def _same_dim(prim):
 #: name -> (reduction over a vmapped batch axis, value of an unbatched operand, StableHLO op)
 _REDUCERS = {
     'psum': (reduce_sum, lambda x, n: mul(x, full(np.shape(x), n, core.get_aval(x).dtype)),
-             hlo.AddOp),
-    'pmax': (reduce_max, lambda x, n: x, hlo.MaxOp),
-    'pmin': (reduce_min, lambda x, n: x, hlo.MinOp),
+             add),
+    'pmax': (reduce_max, lambda x, n: x, elementwise.max),
+    'pmin': (reduce_min, lambda x, n: x, elementwise.min),
 }
 
 
@@ -214,7 +218,7 @@ def _all_reduce_primitive(name):
     def lowering(ctx, x, *, axis_name, axis_index_groups):
         groups, extra = _replica_groups(name, axis_name)
         op = hlo.AllReduceOp([x.type], [x], groups, **extra)
-        _scalar_region(op, ctx.avals_in[0].dtype, body_op)
+        _scalar_region(ctx, op, body_op)
         return op.results[0]
 
     register_lowering(prim, lowering)
@@ -301,7 +305,7 @@ register_lowering(pvary_p, lambda ctx, x, *, axes: x)
 def _psum_invariant_lowering(ctx, x, *, axes):
     groups, extra = _replica_groups('psum', axes)
     op = hlo.AllReduceOp([x.type], [x], groups, **extra)
-    _scalar_region(op, ctx.avals_in[0].dtype, hlo.AddOp)
+    _scalar_region(ctx, op, add)
     return op.results[0]
 
 
@@ -462,7 +466,7 @@ def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, t
     block = aval.update(shape=_scattered_shape(aval.shape, scatter_dimension, axis_size, True))
     groups, extra = _replica_groups('psum_scatter', axis_name)
     op = hlo.ReduceScatterOp(tensor_type(block), x, scatter_dimension, groups, **extra)
-    _scalar_region(op, aval.dtype, hlo.AddOp)
+    _scalar_region(ctx, op, add)
     out = op.result
     return out if tiled else hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), out).result
 

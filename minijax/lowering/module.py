@@ -8,6 +8,7 @@ types) and called with ``func.call``. Every module is verified before it is retu
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import weakref
 from typing import NamedTuple, Sequence
@@ -248,9 +249,9 @@ def host_callbacks(module: ir.Module) -> list:
 
 
 def _sharding_attr(sharding, aval) -> dict:
-    """``{sdy.sharding = ...}`` of an argument or result laid out by a ``NamedSharding``
-    (none for None, whose layout XLA chooses, or a single-device sharding)."""
-    if sharding is None or not hasattr(sharding, 'mesh'):
+    """``{sdy.sharding = ...}`` of an argument or result laid out by a sharding (none for
+    None, whose layout XLA chooses)."""
+    if sharding is None:
         return {}
     return {'sdy.sharding': sdy_sharding(sharding, aval.ndim)}
 
@@ -307,18 +308,26 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
     location = module_ctx.function_location if public else ir.Location.unknown()
     block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else location
                                          for n in names])
+    with ir.InsertionPoint(block), location, \
+            contextlib.nullcontext() if public else detached(module_ctx, cut):
+        func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
+    return fn
+
+
+@contextlib.contextmanager
+def detached(module_ctx, cut: tuple | None = None):
+    """Lower what follows as JAX lowers a function of its own (a private function, a
+    ``shard_map`` body): its ops named without the caller's name stack and located at their
+    frames inside the trace of the function, cut at the call's frames (or ``cut``)."""
     saved = module_ctx.name_stack, module_ctx.where
-    if not public:
-        call = module_ctx.where.call
-        module_ctx.name_stack = ''
-        frames = _codes(call[1] if call else None)
-        module_ctx.where = Where(cut=frames if cut is None else cut, trace_frames=frames)
+    call = module_ctx.where.call
+    module_ctx.name_stack = ''
+    frames = _codes(call[1] if call else None)
+    module_ctx.where = Where(cut=frames if cut is None else cut, trace_frames=frames)
     try:
-        with ir.InsertionPoint(block), location:
-            func.ReturnOp(lower_closed_jaxpr(module_ctx, closed, list(block.arguments)))
+        yield
     finally:
         module_ctx.name_stack, module_ctx.where = saved
-    return fn
 
 
 def _jit_location(module_ctx) -> ir.Location:

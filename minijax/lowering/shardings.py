@@ -19,9 +19,13 @@ from minijax.sharding.partition_spec import UNCONSTRAINED
 def sdy_sharding(sharding, ndim: int, open_auto_dims: bool = False) -> ir.Attribute:
     """``#sdy.sharding<mesh<...>, [{"x"}, {}]>``: for each dimension the axes it is split
     over (closed: the partitioner may not split it further), ``{?}`` for an unconstrained
-    one. ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that
+    one; a ``SingleDeviceSharding`` has the empty mesh (``@empty_mesh`` once lifted). ``open_auto_dims`` (JAX's ``modify_wrt_axis_types``, for the constraints that
     sharding in types adds): on a mesh with an ``Auto`` axis every dimension is open, and
     the ``Explicit`` axes the spec does not use are listed as replicated."""
+    if not hasattr(sharding, 'mesh'):  # one device (a committed SingleDeviceSharding)
+        return sdy.TensorShardingAttr.get(
+            sdy.MeshAttr.get([], []), [sdy.DimensionShardingAttr.get([], is_closed=True)] * ndim,
+            replicated_axes=[], unreduced_axes=[])
     mesh, spec = sharding.mesh, sharding.spec
     dims = []
     for d in range(ndim):
@@ -58,3 +62,15 @@ def lift_meshes(module: ir.Module) -> None:
     """Replace the meshes written inline in the annotations by one ``sdy.mesh @mesh``."""
     passmanager.PassManager.parse('builtin.module(sdy-lift-inlined-meshes)').run(
         module.operation)
+
+
+def constrain_to_type(ctx, value: ir.Value, aval) -> ir.Value:
+    """``value`` constrained to the sharding its type carries, as JAX lowers an op whose
+    result type is sharded over ``Explicit`` axes (``mlir.lower_with_sharding_in_types``):
+    unchanged when the type names no mesh or one of only ``Auto`` or only ``Manual``
+    axes. (The hook for sharding in types: an aval without a ``sharding`` is unchanged.)"""
+    sharding = getattr(aval, 'sharding', None)
+    mesh = getattr(sharding, 'mesh', None)
+    if mesh is None or mesh.empty or mesh.are_all_axes_auto or mesh.are_all_axes_manual:
+        return value
+    return sharding_constraint(ctx, value, sharding, aval.ndim, open_auto_dims=True)

@@ -35,7 +35,7 @@ def load(name):
 def load_on_jax(name):
     """The example with its minijax imports changed to JAX's: the same program on JAX."""
     path = EXAMPLES / f'{name}.py'
-    source = path.read_text()
+    source = path.read_text().replace('  # noqa: E402\n', '\n')  # (imports after os.environ)
     for mine, theirs in JAX_IMPORTS.items():
         assert mine in source
         source = source.replace(mine, theirs)
@@ -101,6 +101,16 @@ def test_cnn_loss_falls_and_the_same_program_on_jax_gives_the_same_losses():
     assert all(later < earlier for earlier, later in zip(losses, losses[1:]))
     np.testing.assert_allclose(losses, load_on_jax('cnn').main(steps=30, verbose=False),
                                rtol=1e-5)
+
+
+def test_shard_map_mlp_trains_and_the_same_program_on_jax_gives_the_same_losses():
+    """Data- and tensor-parallel training on a 2x2 mesh (4 devices, as conftest.py asks):
+    the loss falls, and JAX running the same program computes the same losses."""
+    losses = load('shard_map_mlp').main(steps=30, verbose=False)
+    assert losses[-1] < 0.1 * losses[0]
+    np.testing.assert_allclose(losses, load_on_jax('shard_map_mlp').main(steps=30,
+                                                                         verbose=False),
+                               rtol=1e-9)
 
 
 CNN_DOC = (REPO / 'docs' / 'cnn.md').read_text()

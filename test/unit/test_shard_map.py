@@ -125,6 +125,15 @@ def test_module_text_is_jaxs(name):
     assert minijax.jit(mine).lower(*args).as_text() == jax.jit(theirs).lower(*args).as_text()
 
 
+@pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
+def test_module_text_with_debug_info_is_jaxs(name):
+    """(Both lowered from the same line: the call's frame is in the locations.)"""
+    theirs, mine, args = _both(name)
+    ours, expected = [lib.jit(f).lower(*args).as_text(debug_info=True)
+                      for lib, f in ((minijax, mine), (jax, theirs))]
+    assert ours == expected
+
+
 @pytest.mark.parametrize('name', list(PROGRAMS))
 def test_values_are_jaxs(name):
     theirs, mine, args = _both(name)
@@ -175,6 +184,26 @@ def test_scan_inside_shard_map():
     _close(minijax.jit(program(library(minijax)))(*args), expected)
     grad = lambda L: L.jax.grad(lambda c, xs: program(L)(c, xs)[1].sum(), argnums=(0, 1))  # noqa: E731,E501
     _close(minijax.jit(grad(library(minijax)))(*args), jax.jit(grad(library(jax)))(*args))
+
+
+def _scanned_steps(L):
+    step = L.shard_map(lambda c, w: L.lax.psum(c * w, 'i') / 4 + c, mesh=L.mesh1,
+                       in_specs=(L.P('i'), L.P('i')), out_specs=L.P('i'))
+    return lambda c, ws: L.lax.scan(lambda c, w: (step(c, w), c.sum()), c, ws)
+
+
+@pytest.mark.parametrize('transform', ['jit', 'grad', 'vmap'])
+def test_shard_map_inside_scan(transform):
+    """Under jit, grad, and vmap run eagerly (the scan then runs on the mesh)."""
+    c, ws = _arguments('scan_outer', [(8,), (3, 8)])
+    args = (np.stack([c, c + 1]), np.stack([ws, 2 * ws])) if transform == 'vmap' else (c, ws)
+
+    def transformed(L):
+        f = _scanned_steps(L)
+        if transform == 'grad':
+            return L.jax.jit(L.jax.grad(lambda c, ws: f(c, ws)[1].sum(), argnums=(0, 1)))
+        return L.jax.jit(f) if transform == 'jit' else L.jax.vmap(f)
+    _close(transformed(library(minijax))(*args), transformed(library(jax))(*args))
 
 
 def test_a_carry_that_becomes_varying_is_jaxs_error_and_pcast_fixes_it():

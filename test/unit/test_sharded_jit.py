@@ -130,6 +130,9 @@ PROGRAMS = {
     'eager ops keep the sharding': lambda ns, x: [
         f(ns.jax.device_put(x, named(ns, 'x', 'y')))
         for f in (ns.jnp.sin, lambda a: a * 2, lambda a: a + a, lambda a: ns.jnp.exp(a).T)],
+    'committed to another device': lambda ns, x: [
+        f(ns.jax.device_put(x, ns.jax.devices()[2]))
+        for f in (ns.jnp.sin, ns.jax.jit(lambda a: a @ x.T), ns.jax.grad(lambda a: (a * a).sum()))],
     'spec with a set mesh': lambda ns, x: _with_mesh(ns, lambda: ns.jax.jit(
         lambda a: a * 2, in_shardings=ns.P('x'), out_shardings=ns.P(None, 'y'))(x)),
 }
@@ -175,7 +178,9 @@ def _texts(ns, x, debug_info):
     line = ns.jax.jit(lambda a, b: ns.jnp.sin(a).sum(0) + b[0])
     pinned = ns.jax.jit(lambda a, b: a @ b, in_shardings=(named(ns, 'x', None), named(ns)), out_shardings=named(ns, 'x'))  # noqa: E501 (one line: both sides' locations)
     constrained = ns.jax.jit(lambda a: ns.lax.with_sharding_constraint(a * 2, named(ns, ns.P.UNCONSTRAINED, 'y')) + 1)  # noqa: E501
+    on_a_device = ns.jax.device_put(x, ns.jax.devices()[2])
     return [line.lower(sharded, x).as_text(debug_info=debug_info),
+            line.lower(on_a_device, x).as_text(debug_info=debug_info),
             pinned.lower(x, x.T).as_text(debug_info=debug_info),
             constrained.lower(sharded).as_text(debug_info=debug_info),
             pinned.lower(x, x.T).as_text(dialect='hlo')]
@@ -334,3 +339,51 @@ def test_visualize_array_sharding_of_an_array(capsys):
     drawn = capsys.readouterr().out
     assert drawn[:len(drawn) // 2] == drawn[len(drawn) // 2:]
     assert 'CPU 0,2' in drawn and 'CPU 1,3' in drawn
+
+
+# ----------------------------------------------------------------------------- JAX's tutorial
+
+def _tutorial(ns):
+    """The array part of JAX's "Distributed arrays and automatic parallelization" (its
+    docs/parallel.md) on a 2x2 mesh of JAX 0.10.2's default Explicit axes: what it prints."""
+    jax, jnp = ns.jax, ns.jnp
+    shown = []
+    with jax.set_mesh(jax.make_mesh((2, 2), ('X', 'Y'))):
+        x = jax.device_put(jnp.arange(8 * 4.).reshape(8, 4), jax.P('X', 'Y'))
+        shown.append(x.sharding)
+        shown += [(s.device, s.data) for s in x.addressable_shards]
+        for spec in (jax.P('Y', 'X'), jax.P('X', None), jax.P(('X', 'Y'))):
+            y = jax.device_put(x, spec)
+            shown += [y.sharding, *[(s.device, s.data) for s in y.addressable_shards]]
+        z = jax.device_put(x, jax.NamedSharding(jax.make_mesh((4,), ('A',)), jax.P('A', None)))
+        shown.append(z.sharding)
+        shown.append('all-reduce(' in jax.jit(lambda a: a.sum(0)).lower(x).compile().as_text())
+        shown += [jnp.sin(x).T.sharding, jax.jit(lambda a: jnp.sin(a).T)(x).sharding]
+    return str(shown)
+
+
+def test_jax_tutorial_arrays():
+    assert _tutorial(MJ) == _tutorial(JX)
+
+
+@pytest.mark.parametrize('spec', [(), ('x',), ('y',), (None, 'x'), ('y', 'x'), (('x', 'y'),),
+                                  (('y', 'x'),), (None, ('y', 'x')), ('z',), (('z', 'y'), 'x')])
+def test_hlo_sharding_is_jax(spec):
+    """The HloSharding the runtime gives XLA for a NamedSharding (size-one axes dropped), and
+    the spec read back from it, as JAX's (its _to_xla_hlo_sharding: the oracle's internals)."""
+    names = ('x', 'y', 'z')
+    theirs = jsharding.NamedSharding(jax.make_mesh((2, 2, 1), names), jax.P(*spec))
+    mesh = minijax.make_mesh((2, 2, 1), names)
+    hlo = minijax.runtime.hlo_sharding(msharding.NamedSharding(mesh, minijax.P(*spec)), 2)
+    assert str(hlo) == str(theirs._to_xla_hlo_sharding(2))
+    back = minijax.runtime.named_sharding_from_hlo(hlo, mesh, 2)
+    assert minijax.runtime.hlo_sharding(back, 2) == hlo
+
+
+def _lowered_for_a_type(ns):
+    struct = ns.jax.ShapeDtypeStruct((8, 4), np.float32, sharding=named(ns, 'x'))
+    return repr(struct), ns.jax.jit(lambda a: a * 2).lower(struct).as_text()
+
+
+def test_lower_for_a_sharded_shape_dtype_struct():
+    assert _lowered_for_a_type(MJ) == _lowered_for_a_type(JX)
