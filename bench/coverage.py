@@ -59,11 +59,9 @@ NOT_YET: dict[str, str] = {
         'checking_leaks closure_convert copy_to_host_async custom_gradient debug_key_reuse '
         'default_prng_impl ds effects_barrier empty_ref enable_checks enable_custom_prng '
         'ensure_compile_time_eval float0 free_ref freeze fwd_and_bwd host_count host_id host_ids '
-        'legacy_prng_key linear_transpose live_arrays make_array_from_callback '
-        'make_array_from_process_local_data make_array_from_single_device_arrays '
-        'make_user_context memory named_call named_scope new_ref no_execution no_tracing '
-        'numpy_dtype_promotion print_environment_info process_indices '
-        'remove_size_one_mesh_axis_from_type smap softmax_custom_jvp thread_guard '
+        'legacy_prng_key linear_transpose live_arrays make_user_context memory named_call '
+        'named_scope new_ref no_execution no_tracing numpy_dtype_promotion print_environment_info '
+        'process_indices remove_size_one_mesh_axis_from_type smap softmax_custom_jvp thread_guard '
         'threefry_partitionable transfer_guard transfer_guard_device_to_device '
         'transfer_guard_device_to_host transfer_guard_host_to_device '),
     'jax.numpy': (
@@ -155,8 +153,6 @@ NOT_YET: dict[str, str] = {
         'unsafe_am_i_under_a_vmap_DO_NOT_USE unsafe_get_axis_names_DO_NOT_USE valid_jaxtype '),
     'jax.experimental': (
         'EArray cur_qdd io_callback primal_tangent_dtype '),
-    'jax.distributed': (
-        'initialize is_initialized shutdown '),
 }
 
 

@@ -4,8 +4,8 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import (checkpoint_policies, debug, errors, lax, nn, numpy, ops,  # noqa: E402
-                     random, scipy, sharding, test_util, tree, tree_util, typing)
+from minijax import (checkpoint_policies, debug, distributed, errors, lax, nn,  # noqa: E402
+                     numpy, ops, random, scipy, sharding, test_util, tree, tree_util, typing)
 from minijax.array import Array, Shard, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
 from minijax.autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
@@ -18,6 +18,9 @@ from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct
 from minijax import dispatch  # noqa: E402,F401  (eager primitives run on XLA)
 from minijax.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
 from minijax.flops import flops  # noqa: E402
+from minijax.global_arrays import (make_array_from_callback,  # noqa: E402
+                                   make_array_from_process_local_data,
+                                   make_array_from_single_device_arrays)
 from minijax.interpreters.batching import vmap  # noqa: E402
 from minijax.interpreters.transpose import is_undefined_primal  # noqa: E402
 from minijax.ir.tracing import eval_shape, make_jaxpr  # noqa: E402
@@ -37,10 +40,13 @@ __all__ = [
     'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug', 'debug_infs', 'debug_nans', 'default_device',
+    'distributed',
     'default_matmul_precision', 'enable_x64', 'explain_cache_misses', 'log_compiles',
     'numpy_rank_promotion',
     'default_backend', 'device_count', 'device_get', 'device_put', 'devices', 'disable_jit',
-    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices', 'make_mesh',
+    'errors', 'eval_shape', 'flops', 'local_device_count', 'local_devices',
+    'make_array_from_callback', 'make_array_from_process_local_data',
+    'make_array_from_single_device_arrays', 'make_mesh',
     'NamedSharding', 'P',
     'process_count',
     'process_index', 'reshard', 'typeof', 'fori_loop', 'grad', 'hessian',

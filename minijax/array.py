@@ -59,6 +59,8 @@ class Array:
         self._check_if_deleted()
         if self._sharding is not None:
             return set(self._sharding.device_set)
+        if runtime.process_count() > 1:  # device() stands for this process's first device
+            return {runtime.local_devices()[0]}
         return runtime.buffer_devices(self._buffer) if self._buffer is not None else \
             {runtime.device()}
 
@@ -73,6 +75,11 @@ class Array:
         if self._npy is None:
             self._check_if_deleted()
             if self._sharding is not None:  # gathered from its shards
+                if not self._holds_whole_value():
+                    raise RuntimeError(
+                        'Fetching value for `jax.Array` that spans non-addressable (non process '
+                        'local) devices is not possible. Use `.addressable_shards` to inspect '
+                        'the addressable (process local) shards.')
                 physical = core.physical_aval(self._aval)
                 self._npy = runtime.gather(self._buffer, self._sharding, physical.shape,
                                            physical.dtype)
@@ -111,6 +118,8 @@ class Array:
             return f'Array({self.shape}, dtype={self.dtype}) overlaying:\n{self._value()}'
         prefix = 'Array('
         dtype = f'dtype={self.dtype.name}' + (', weak_type=True' if self.weak_type else '')
+        if not self._readable():
+            return f'{prefix}shape={self.shape}, {dtype})'
         width = np.get_printoptions()['linewidth']
         if self.size == 0:
             body = f'[], shape={self.shape}'
@@ -123,10 +132,11 @@ class Array:
 
     def __str__(self):
         """The values; a key array shows its words, as its ``repr`` (JAX's ``str``)."""
-        return repr(self) if dtypes.is_key(self.dtype) else str(self._value())
+        return repr(self) if dtypes.is_key(self.dtype) or not self._readable() else \
+            str(self._value())
 
     def __format__(self, format_spec):
-        if dtypes.is_key(self.dtype):
+        if dtypes.is_key(self.dtype) or not self._readable():
             return format(str(self), format_spec)
         return format(self._value(), format_spec)
 
@@ -204,7 +214,21 @@ class Array:
             SingleDeviceSharding(self.device)
 
     committed = property(lambda self: self._sharding is not None)
-    is_fully_addressable = property(lambda self: True)
+    is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
+
+    def _readable(self) -> bool:
+        """Whether printing shows the values (JAX's test: other processes may hold parts)."""
+        return self._sharding is None or self._sharding.is_fully_addressable or \
+            self._sharding.is_fully_replicated
+
+    def _holds_whole_value(self) -> bool:
+        """Whether this process's shards make up the whole value: always, unless several
+        processes run the program and some blocks lie only on the others' devices."""
+        if self._sharding is None or self._sharding.is_fully_addressable:
+            return True
+        blocks = self._sharding.devices_indices_map(self.shape).values()
+        here = self._sharding.addressable_devices_indices_map(self.shape).values()
+        return {_block(i) for i in blocks} == {_block(i) for i in here}
     is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
 
     def platform(self) -> str:
@@ -216,12 +240,12 @@ class Array:
 
     @property
     def addressable_shards(self) -> list:
-        """The shards of the value, one per device: the block ``index`` selects, as an
-        Array on that device (of an ordinary array, the whole array)."""
+        """The shards of the value, one per device of this process: the block ``index``
+        selects, as an Array on that device (of an ordinary array, the whole array)."""
         self._check_if_deleted()
         if self._sharding is None:
             return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
-        indices = self._sharding.devices_indices_map(self.shape)
+        indices = self._sharding.addressable_devices_indices_map(self.shape)
         replicas = self._sharding.replica_ids(self.shape) \
             if hasattr(self._sharding, 'replica_ids') else {}
         blocks = runtime.shards(self._buffer)
@@ -288,6 +312,11 @@ class Array:
 
 #: DLPack's code of the CPU as a device type (``kDLCPU``)
 _DLPACK_CPU = 1
+
+
+def _block(index) -> tuple:
+    """A block's slices as a hashable key."""
+    return tuple((s.start, s.stop) for s in index)
 
 
 class Shard(NamedTuple):

@@ -79,6 +79,10 @@ def replicated_executable(closed, axis_name, axis_size, name, devices):
 
 def _devices(name, axis_size, devices) -> tuple:
     """The devices to run ``axis_size`` replicas on: ``devices``, or the first ones."""
+    if runtime.process_count() > 1:
+        raise NotImplementedError(
+            f'pmap {name}: minijax runs pmap in one process, and this one is one of '
+            f'{runtime.process_count()} (minijax.distributed): use jit over a mesh or shard_map')
     available = runtime.devices()
     on = tuple(devices) if devices is not None else tuple(available[:axis_size])
     if len(on) != axis_size:

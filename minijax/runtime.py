@@ -1,7 +1,8 @@
 """The PJRT CPU runtime: client, transfers, compilation and execution.
 
 Every private jaxlib API minijax uses (besides the MLIR bindings) is here, so that a jaxlib
-upgrade touches one file. minijax never imports ``jax``.
+upgrade touches one file, but for the multi-process runtime's (``minijax.distributed``).
+minijax never imports ``jax``.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from jaxlib.mlir.ir import WalkResult
 
-from minijax import compilation_cache
+from minijax import compilation_cache, distributed
 from minijax.config import config
 from minijax.lowering.module import host_callbacks, main_function
 from minijax.lowering.ops import PYTHON_CALLBACK_TARGET
@@ -68,11 +69,20 @@ def replica_client():
     """The client replicated (``pmap``) programs run on, made on first use with
     ``requested_device_count()`` devices (the single-device client when that is 1): several
     CPU devices in one process run replicated programs with XLA's own collectives. Its
-    results reach ordinary programs through the host."""
+    results reach ordinary programs through the host. After ``distributed.initialize`` it
+    is the multi-process client: ``requested_device_count()`` devices in each process."""
+    if distributed.is_initialized():
+        counters['cpu_client'] += 1
+        return distributed.cpu_client(requested_device_count())
     if requested_device_count() == 1:
         return client()
     counters['cpu_client'] += 1
     return xc.make_cpu_client(num_devices=requested_device_count())
+
+
+def backends_are_initialized() -> bool:
+    """Whether a CPU client was made (``distributed.initialize`` must come before)."""
+    return bool(client.cache_info().currsize or replica_client.cache_info().currsize)
 
 
 @functools.cache
@@ -82,21 +92,33 @@ def device():
 
 
 def devices(backend=None) -> list:
-    """The devices replicated programs run on (``jax.devices()``); the first stands for
-    ``device()``, where single-device programs run."""
+    """The devices replicated programs run on (``jax.devices()``): every process's (see
+    ``minijax.distributed``). This process's first stands for ``device()``, where
+    single-device programs run."""
     _check_backend(backend)
-    made = replica_client().devices()
-    if len(made) != requested_device_count():
+    made = replica_client()
+    if made.local_device_count() != requested_device_count():
         raise RuntimeError(f'minijax_num_cpu_devices is {requested_device_count()} but the CPU '
-                           f'client was made with {len(made)} devices: set it before the first '
-                           'pmap or devices()')
-    return list(made)
+                           f'client was made with {made.local_device_count()} devices: set it '
+                           'before the first pmap or devices()')
+    return list(made.devices())
+
+
+def local_devices(process_index: int | None = None, backend=None, host_id=None) -> list:
+    """The devices of process ``process_index`` (this one by default)."""
+    if host_id is not None:
+        process_index = host_id
+    if process_index is None:
+        process_index = distributed.global_state.process_id
+    if not 0 <= process_index < process_count(backend):
+        raise ValueError(f'Unknown process_index {process_index}')
+    return [d for d in devices(backend) if d.process_index == process_index]
 
 
 def is_default_device(d) -> bool:
     """Whether ``d`` names the device ordinary programs run on: ``device()`` or
-    ``devices()[0]``, its stand-in among the replicated programs' devices."""
-    return d is None or d == device() or d == devices()[0]
+    ``local_devices()[0]``, its stand-in among the replicated programs' devices."""
+    return d is None or d == device() or d == local_devices()[0]
 
 
 def _check_backend(backend):
@@ -108,21 +130,23 @@ def device_count(backend=None) -> int:
     return len(devices(backend))
 
 
+def local_device_count(backend=None) -> int:
+    return len(local_devices(backend=backend))
+
+
 def default_backend() -> str:
     return 'cpu'
 
 
-local_devices = devices
-local_device_count = device_count
+def process_index(backend=None) -> int:
+    """This process's number: 0 unless ``minijax.distributed.initialize`` said otherwise."""
+    _check_backend(backend)
+    return distributed.global_state.process_id
 
 
-def process_index() -> int:
-    """minijax runs in one process, number 0 (``jax.process_index``)."""
-    return 0
-
-
-def process_count() -> int:
-    return 1
+def process_count(backend=None) -> int:
+    _check_backend(backend)
+    return distributed.global_state.num_processes
 
 
 @functools.cache
@@ -582,12 +606,19 @@ def device_sharding(sharding, ndim: int):
 
 def shard(value: np.ndarray, sharding) -> 'xc.ArrayImpl':
     """A host value split on the devices as ``sharding`` (a ``NamedSharding``) says: one
-    jaxlib array over all of them, each holding its block."""
+    jaxlib array over all of them, each holding its block (this process's devices only,
+    when several processes run the program)."""
     value = np.asarray(value)
     blocks = [device_put(value[index], on)
-              for on, index in sharding.devices_indices_map(value.shape).items()]
-    return xc.ArrayImpl(_TransferAval(value.shape, value.dtype),
-                        device_sharding(sharding, value.ndim), blocks, committed=True,
+              for on, index in sharding.addressable_devices_indices_map(value.shape).items()]
+    return assemble(value.shape, value.dtype, sharding, blocks)
+
+
+def assemble(shape, dtype, sharding, blocks: list) -> 'xc.ArrayImpl':
+    """One jaxlib array of ``shape`` over ``sharding``'s devices from this process's blocks
+    (single-device buffers, in the order of ``addressable_devices_indices_map``)."""
+    return xc.ArrayImpl(_TransferAval(tuple(shape), np.dtype(dtype)),
+                        device_sharding(sharding, len(shape)), blocks, committed=True,
                         _skip_checks=True)
 
 
@@ -599,9 +630,11 @@ def shards(buffer) -> list:
 
 
 def gather(buffer, sharding, shape, dtype) -> np.ndarray:
-    """The whole value of a sharded buffer, copied to the host block by block."""
+    """The whole value of a sharded buffer, copied to the host block by block (from this
+    process's devices, which must hold every block: ``holds_whole_value``)."""
     out = np.empty(shape, dtype)
-    for block, index in zip(shards(buffer), sharding.devices_indices_map(shape).values()):
+    for block, index in zip(shards(buffer),
+                            sharding.addressable_devices_indices_map(shape).values()):
         out[index] = to_host(block)
     out.flags.writeable = False
     return out

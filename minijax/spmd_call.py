@@ -175,7 +175,30 @@ def _argument(x, sharding):
     split anew (an ordinary value, or an Array laid out otherwise)."""
     if is_sharded(x) and x._sharding == sharding:
         return x._buffer
+    if runtime.process_count() > 1:
+        _check_splittable_here(x, sharding)
     value = physical_value(x)
     if isinstance(sharding, NamedSharding):
         sharding.check_divisible(value.shape)
     return runtime.shard(value, sharding)
+
+
+def _check_splittable_here(x, sharding):
+    """When several processes run the program (``minijax.distributed``), each splits an
+    argument's value itself: a NumPy value that may differ between processes (JAX's error),
+    or a sharded Array whose other blocks lie in other processes, cannot be."""
+    if not isinstance(x, Array) and not sharding.is_fully_replicated:
+        raise ValueError(
+            'Passing non-trivial shardings for numpy inputs is not allowed. To fix this error, '
+            'either specify a replicated sharding explicitly or use '
+            '`jax.make_array_from_process_local_data(...)` to convert your host local numpy '
+            'inputs to a jax.Array which you can pass to jit. If the numpy input is the same '
+            'on each process, then you can use `jax.make_array_from_callback(...) to create '
+            'a `jax.Array` which you can pass to jit. Got arg type: '
+            f'{core.get_aval(x).str_short()}')
+    if is_sharded(x) and not x._holds_whole_value():
+        raise ValueError(
+            f'an argument laid out as {x._sharding} is wanted as {sharding}: minijax lays an '
+            'argument out anew through the host, and this process holds only part of it '
+            '(other processes hold the rest). Pass it as it lies, or change its layout '
+            'inside the jitted function (lax.with_sharding_constraint)')

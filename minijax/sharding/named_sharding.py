@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from minijax import distributed
 from minijax.sharding.mesh import AbstractMesh, AxisType, Mesh
 from minijax.sharding.partition_spec import UNCONSTRAINED, PartitionSpec, spec_axes
 
@@ -50,14 +51,18 @@ class Sharding:
 
     @property
     def is_fully_addressable(self) -> bool:
-        """Whether this process holds every shard: yes (minijax runs in one process)."""
-        return True
+        """Whether this process holds every shard (always, unless several processes run the
+        program: ``minijax.distributed``)."""
+        return all(map(distributed.is_local, self.device_set))
 
-    addressable_devices = property(lambda self: self.device_set)
+    addressable_devices = property(
+        lambda self: set(filter(distributed.is_local, self.device_set)))
     has_addressable_devices = property(lambda self: bool(self.addressable_devices))
 
     def addressable_devices_indices_map(self, global_shape) -> dict:
-        return self.devices_indices_map(global_shape)
+        """``devices_indices_map`` for this process's devices."""
+        return {d: index for d, index in self.devices_indices_map(global_shape).items()
+                if distributed.is_local(d)}
 
     def shard_shape(self, global_shape) -> tuple:
         """The shape of the part each device holds."""

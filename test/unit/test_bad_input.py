@@ -629,6 +629,23 @@ ROWS = [
      r"backend 'gpu' is not available: minijax runs on the CPU"),
     ('local_devices_of_another_backend', lambda jax: jax.local_devices(backend='tpu'),
      r"backend 'tpu' is not available"),
+    ('distributed.initialize_after_a_computation', lambda jax: (
+        jax.devices(), jax.distributed.initialize('localhost:1', 2, 1)),
+     r'distributed.initialize\(\) must be called before any minijax calls that might '
+     r'initialise the XLA backend'),
+    ('make_array_from_callback_block_shape', lambda jax: jax.make_array_from_callback(
+        (4,), jax.sharding.NamedSharding(jax.make_mesh((2,), ('x',)), jax.P('x')),
+        lambda index: np.ones(3)),
+     r"Expected shard shape \(2,\) doesn't match the single device array shape \(3,\)"),
+    ('make_array_from_single_device_arrays_count', lambda jax:
+        jax.make_array_from_single_device_arrays((4,), jax.sharding.NamedSharding(
+            jax.make_mesh((2,), ('x',)), jax.P('x')), [jax.device_put(np.ones(2))]),
+     r'Expected 2 per-device arrays \(this is how many devices are addressable by the '
+     r'sharding\), but got 1'),
+    ('make_array_from_process_local_data_global_shape', lambda jax:
+        jax.make_array_from_process_local_data(jax.sharding.NamedSharding(
+            jax.make_mesh((2,), ('x',)), jax.P('x')), np.ones(4), (8,)),
+     r'global_shape should be None or equal to local_data.shape.Got global_shape=\(8,\)'),
     ('typeof_object', lambda jax: jax.typeof(object()), r'value of type object is not a valid'),
     ('typeof_string', lambda jax: jax.typeof('x'), r'value of type str is not a valid'),
     ('shape_dtype_struct_bad_dtype', lambda jax: jax.ShapeDtypeStruct((2,), 'bogus'),
