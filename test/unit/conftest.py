@@ -8,8 +8,11 @@ import os
 
 # test_pmap compares minijax's pmap with JAX's on 4 CPU devices: both read the count before
 # their CPU client starts, so it is set here, first (single-device programs run on device 0).
-os.environ['XLA_FLAGS'] = ' '.join(
-    [os.environ.get('XLA_FLAGS', ''), '--xla_force_host_platform_device_count=4']).strip()
+# A pytest run inside this one (a course grade's) inherits the flag: it is not added twice, so
+# that the compilation caches' keys, which hash the flags, stay the same.
+_DEVICES_FLAG = '--xla_force_host_platform_device_count=4'
+if _DEVICES_FLAG not in os.environ.get('XLA_FLAGS', '').split():
+    os.environ['XLA_FLAGS'] = ' '.join([os.environ.get('XLA_FLAGS', ''), _DEVICES_FLAG]).strip()
 os.environ['MINIJAX_NUM_CPU_DEVICES'] = '4'
 
 import shutil  # noqa: E402
@@ -21,16 +24,19 @@ import pytest  # noqa: E402
 
 
 _JAX_CACHE = 'MINIJAX_TESTS_JAX_CACHE'
+_MADE_CACHE = pytest.StashKey[bool]()
 
 
 def pytest_configure(config):
     """JAX, the oracle, compiles every primitive it runs eagerly; with a compilation cache
     shared by the pytest-xdist workers, what one worker compiled the other loads instead (the
-    same executable, so the same answers), and the suite runs a fifth faster. The main
-    process makes the directory before it starts the workers, which inherit its environment;
-    minijax's own compiles are not cached."""
-    if not hasattr(config, 'workerinput'):
+    same executable, so the same answers), and the suite runs a fifth faster. minijax's
+    compiles are cached beside JAX's. The main process makes the directory before it starts
+    the workers, which inherit its environment, as do the pytest runs of a course grade inside
+    a test (test_course.py): they share it, and the outermost run removes it."""
+    if not hasattr(config, 'workerinput') and _JAX_CACHE not in os.environ:
         os.environ[_JAX_CACHE] = tempfile.mkdtemp(prefix='minijax-tests-jax-cache-')
+        config.stash[_MADE_CACHE] = True
     os.environ.setdefault('JAX_PLATFORMS', 'cpu')  # as testlib, which may come later
     import jax
     jax.config.update('jax_enable_x64', True)  # minijax's float64 default: every module, alone too
@@ -136,7 +142,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_unconfigure(config):
-    if not hasattr(config, 'workerinput'):  # the main process, once every worker has ended
+    if config.stash.get(_MADE_CACHE, False):  # the main process, once every worker has ended
         shutil.rmtree(os.environ.pop(_JAX_CACHE), ignore_errors=True)
 
 
