@@ -285,7 +285,21 @@ def flatten_containers(tree):
         return None
 
 
-class Executable:
+class _Compiled:
+    """What every compiled module shows about itself: its optimized HLO and XLA's cost
+    estimate (``self._loaded``: jaxlib's loaded executable)."""
+
+    def hlo_text(self, metadata: bool = True) -> str:
+        """The optimized HLO; ``metadata`` keeps each instruction's name stack and line."""
+        options = _hlo.HloPrintOptions()
+        options.print_metadata = metadata
+        return '\n\n'.join(m.to_string(options) for m in self._loaded.hlo_modules())
+
+    def cost_analysis(self) -> dict:
+        return dict(self._loaded.cost_analysis())
+
+
+class Executable(_Compiled):
     """A compiled module: call it with device buffers, get device buffers back.
 
     Each result becomes a device array through a result handler made once per output type:
@@ -327,14 +341,6 @@ class Executable:
         return lambda values: finish(execute([*map(operator.call, transfers, values)])
                                      .consume_with_handlers(handlers))  # each transfer(value)
 
-    def hlo_text(self, metadata: bool = True) -> str:
-        """The optimized HLO; ``metadata`` keeps each instruction's name stack and line."""
-        options = _hlo.HloPrintOptions()
-        options.print_metadata = metadata
-        return '\n\n'.join(m.to_string(options) for m in self._loaded.hlo_modules())
-
-    def cost_analysis(self) -> dict:
-        return dict(self._loaded.cost_analysis())
 
 
 #: The longest chain of dependent ops minijax hands to XLA. XLA:CPU's fusion emitter recurses
@@ -493,7 +499,7 @@ class _ReplicaSharding(xc.Sharding):
         return _REPLICATED
 
 
-class ReplicatedExecutable:
+class ReplicatedExecutable(_Compiled):
     """A module compiled with ``num_replicas = len(devices)``: one copy runs on each device.
 
     Called with, per argument, one NumPy value per device; returns, per result, the devices'
@@ -520,9 +526,6 @@ class ReplicatedExecutable:
         shape = (len(shards), *np.shape(values[0]))
         return xc.ArrayImpl(_TransferAval(shape, np.asarray(values[0]).dtype), self._sharding,
                             shards, committed=True, _skip_checks=True)
-
-    def hlo_text(self) -> str:
-        return '\n\n'.join(m.to_string() for m in self._loaded.hlo_modules())
 
 
 class _HideJax:
@@ -640,7 +643,7 @@ def gather(buffer, sharding, shape, dtype) -> np.ndarray:
     return out
 
 
-class SpmdExecutable:
+class SpmdExecutable(_Compiled):
     """A module compiled for a mesh (``num_partitions`` = its devices): XLA's partitioner
     made one program per device from the module's Shardy annotations. Called with one
     jaxlib array over the mesh's devices per argument, laid out as ``in_shardings`` (the
@@ -660,14 +663,6 @@ class SpmdExecutable:
 
     def __call__(self, arrays: list) -> list:
         return self._loaded.execute_sharded(arrays).consume_with_handlers(self._handlers)
-
-    def hlo_text(self, metadata: bool = True) -> str:
-        options = _hlo.HloPrintOptions()
-        options.print_metadata = metadata
-        return '\n\n'.join(m.to_string(options) for m in self._loaded.hlo_modules())
-
-    def cost_analysis(self) -> dict:
-        return dict(self._loaded.cost_analysis())
 
 
 def _hlo_shardings(shardings, count: int) -> list:
