@@ -64,27 +64,12 @@ NOT_YET: dict[str, str] = {
         'process_indices remove_size_one_mesh_axis_from_type smap softmax_custom_jvp thread_guard '
         'threefry_partitionable transfer_guard transfer_guard_device_to_device '
         'transfer_guard_device_to_host transfer_guard_host_to_device '),
-    'jax.numpy': (
-        'ComplexWarning append apply_along_axis apply_over_axes array_equiv array_repr '
-        'array_split array_str atleast_3d bartlett bitwise_left_shift bitwise_right_shift '
-        'blackman block bool c_ cdouble character csingle delete diag_indices_from diagflat '
-        'double dsplit dstack einsum_path fill_diagonal flexible frexp from_dlpack frombuffer '
-        'fromfile fromfunction fromiter frompyfunc fromstring gcd get_printoptions hamming '
-        'hanning histogram2d histogramdd hsplit i0 index_exp insert intersect1d isdtype isrealobj '
-        'iterable ix_ kaiser lcm load mask_indices matvec mgrid modf nextafter object_ ogrid '
-        'packbits place polydiv printoptions put put_along_axis r_ resize rollaxis roots s_ save '
-        'savez set_printoptions setdiff1d setxor1d single sort_complex spacing tril_indices_from '
-        'trim_zeros triu_indices_from ufunc uint union1d unique_all unique_counts unique_inverse '
-        'unique_values unpackbits unwrap vecmat vectorize vsplit '),
-    'jax.numpy.linalg': (
-        'cross diagonal eig eigvals matmul matrix_norm matrix_transpose outer tensordot trace '
-        'vecdot vector_norm '),
     'jax.lax': (
         'device_put_p pbroadcast precv psend pshuffle pswapaxes ragged_all_to_all '
         'ragged_all_to_all_p '),
     'jax.lax.linalg': (
-        'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p eig '
-        'eig_p hessenberg hessenberg_p householder_product householder_product_p '
+        'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p '
+        'hessenberg hessenberg_p householder_product householder_product_p '
         'lu_pivots_to_permutation_p ormqr ormqr_p qdwh schur schur_p symmetric_product '
         'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
     'jax.random': (

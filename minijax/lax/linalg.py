@@ -24,6 +24,7 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
 from minijax.interpreters.jvp import Zero
 from minijax.interpreters.transpose import is_undefined_primal
+from minijax.lax.complex_numbers import conj
 from minijax.lax.dot_general import dot_general
 from minijax.lax.elementwise import (
     add, convert_element_type, div, eq, ge, integer_pow, mul, neg, select_n, sub)
@@ -35,9 +36,9 @@ from minijax.lax.structural import (
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
-__all__ = ['cholesky', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd',
-           'triangular_solve', 'symmetrize', 'cholesky_p', 'eigh_p', 'lu_p', 'qr_p', 'svd_p',
-           'triangular_solve_p']
+__all__ = ['cholesky', 'eig', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd',
+           'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
+           'svd_p', 'triangular_solve_p']
 
 # ----------------------------------------------------------------------------- user functions
 
@@ -330,9 +331,11 @@ def _full(aval, value):
 
 
 def _nan_unless(ok, x, aval, ok_aval):
-    """``x`` where the kernel succeeded (``ok``, one per matrix), else NaNs."""
+    """``x`` where the kernel succeeded (``ok``, one per matrix), else NaNs (in both parts
+    of a complex number, as JAX fills)."""
     ok = hlo_broadcast(ok, aval.update(dtype=dtypes.bool_), range(ok_aval.ndim))
-    return hlo.SelectOp(ok, x, _full(aval, np.nan)).result
+    nan = complex(np.nan, np.nan) if dtypes.is_complex(aval.dtype) else np.nan
+    return hlo.SelectOp(ok, x, _full(aval, nan)).result
 
 
 def _succeeded(info, info_aval, direction='EQ'):
@@ -713,6 +716,80 @@ eigh_p.def_abstract_eval(_eigh_abstract_eval)
 eigh_p.def_jvp(_eigh_jvp)
 _batch_at_front(eigh_p)
 register_lowering(eigh_p, _eigh_lowering)
+
+# ----------------------------------------------------------------------------- eig
+
+
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+        enable_eigvec_derivs=False, implementation=None, use_magma=None):
+    """``[w, vl, vr]`` (as asked for) of the square real matrices ``x``: the complex
+    eigenvalues, and the left and right eigenvectors as unit columns, from LAPACK's
+    ``geev`` as JAX calls it on CPU. Only the eigenvalues have derivatives."""
+    if implementation not in (None, 'lapack') or use_magma:
+        raise NotImplementedError('lax.linalg.eig: only the LAPACK implementation runs on CPU')
+    return eig_p.bind(x, compute_left_eigenvectors=compute_left_eigenvectors,
+                      compute_right_eigenvectors=compute_right_eigenvectors,
+                      enable_eigvec_derivs=enable_eigvec_derivs)
+
+
+def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                       enable_eigvec_derivs):
+    _check_matrix('eig', x)
+    dtype = dtypes.COMPLEX_OF[x.dtype]
+    count = compute_left_eigenvectors + compute_right_eigenvectors
+    return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
+
+
+def _eig_one(a, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs):
+    import scipy.linalg  # (LAPACK's geev on the host: the reference interpreter's)
+    w, vl, vr = scipy.linalg.eig(a, left=True, right=True)
+    return (w, *[vl] * compute_left_eigenvectors, *[vr] * compute_right_eigenvectors)
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs):
+    """The eigenvalues' tangents, ``w_i' = (u_i^H a' v_i) / (u_i^H v_i)`` with ``u``,
+    ``v`` the left and right eigenvectors (JAX's ``diag(v^-1 a' v)``, without a complex
+    solve); JAX refuses the eigenvectors' unless asked to assume what it cannot check."""
+    if compute_left_eigenvectors or compute_right_eigenvectors:
+        raise NotImplementedError(
+            'Derivatives of non-symmetric eigenvectors are only valid under assumptions on '
+            'the input that JAX cannot check (see the enable_eigvec_derivs argument to '
+            'jax.lax.linalg.eig). minijax implements the eigenvalues\' derivatives only.')
+    (a,), (a_dot,) = primals, tangents
+    w, vl, vr = eig_p.bind(a, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+                           enable_eigvec_derivs=False)
+    rows = core.get_aval(vr).ndim - 2
+    ul = conj(vl)
+    a_dot = convert_element_type(a_dot, core.get_aval(vr).dtype)
+    scale = reduce_sum(mul(ul, vr), rows)
+    return [w], [div(reduce_sum(mul(ul, _matmul(a_dot, vr)), rows), scale)]
+
+
+def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                  enable_eigvec_derivs):
+    x_aval, = ctx.avals_in
+    w_aval = ctx.avals_out[0]
+    v_aval = ShapedArray(x_aval.shape, w_aval.dtype)
+    info_aval = _info_aval(x_aval)
+    part_aval = ShapedArray(x_aval.shape[:-1], x_aval.dtype)
+    wr, wi, vl, vr, info = _lapack_call(
+        'geev', [x], [x_aval], [part_aval, part_aval, v_aval, v_aval, info_aval], {},
+        compute_left='V' if compute_left_eigenvectors else 'N',
+        compute_right='V' if compute_right_eigenvectors else 'N')
+    ok = _succeeded(info, info_aval)
+    out = [(hlo.ComplexOp(wr, wi).result, w_aval)]
+    out += [(vl, v_aval)] * compute_left_eigenvectors + [(vr, v_aval)] * compute_right_eigenvectors
+    return [_nan_unless(ok, value, aval, info_aval) for value, aval in out]
+
+
+eig_p = Primitive('eig', multiple_results=True, eager_on_xla=True)
+eig_p.def_impl(_per_matrix_impl(_eig_one))
+eig_p.def_abstract_eval(_eig_abstract_eval)
+eig_p.def_jvp(_eig_jvp)
+_batch_at_front(eig_p)
+register_lowering(eig_p, _eig_lowering)
 
 # ----------------------------------------------------------------------------- svd
 

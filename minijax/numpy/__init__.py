@@ -52,6 +52,17 @@ class _ScalarType:
     np.float16, dtypes.bfloat16.type, np.float32, np.float64, np.int8, np.int16, np.int32,
     np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128))
 float_, int_, complex_ = float64, int64, complex128  # x64, as minijax always is
+# NumPy's other names of these types (``bool`` shadows the builtin here: code below that
+# means Python's writes ``builtins.bool``)
+bool, double, single, cdouble, csingle, uint = (  # noqa: A001
+    bool_, float64, float32, complex128, complex64, uint64)
+character, flexible, object_ = np.character, np.flexible, np.object_
+ComplexWarning = np.exceptions.ComplexWarning
+# NumPy's own functions, as JAX exports them: printing (JAX's arrays print through NumPy),
+# saving, and the index expressions
+array_repr, array_str, get_printoptions, printoptions, set_printoptions = (
+    np.array_repr, np.array_str, np.get_printoptions, np.printoptions, np.set_printoptions)
+save, savez, iterable, index_exp, s_ = np.save, np.savez, np.iterable, np.index_exp, np.s_
 dtype, finfo, iinfo, issubdtype = np.dtype, dtypes.finfo, np.iinfo, dtypes.issubdtype
 generic, number, inexact, floating, complexfloating, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.inexact, np.floating, np.complexfloating, np.integer,
@@ -707,6 +718,18 @@ def _static_int(value, what):
         raise TypeError(f'{what} must be an integer, got {value!r}') from None
 
 
+def _concrete_or_error(fn, x, what):
+    """``fn(x)`` (``x`` itself if ``fn`` is None) for a value known while tracing (a
+    constant, or a concrete tracer under ``grad``); a traced ``x`` is JAX's
+    ConcretizationTypeError naming ``what``."""
+    if isinstance(x, Tracer):
+        aval = core.get_aval(x)
+        if not isinstance(aval, core.ConcreteArray):
+            raise core.ConcretizationTypeError(x, what)
+        x = aval.val
+    return x if fn is None else fn(x)
+
+
 def _no_out(name, out):
     if out is not None:
         raise TypeError(f'{name}: out= is not supported (minijax arrays are immutable)')
@@ -969,7 +992,7 @@ def isscalar(element):
     """Whether ``element`` is a scalar: a Python or NumPy scalar, or a 0-d array."""
     if isinstance(element, (Array, Tracer, np.ndarray)):
         return np.ndim(element) == 0
-    return bool(np.isscalar(element))
+    return builtins.bool(np.isscalar(element))
 
 
 def iscomplexobj(x):
@@ -989,7 +1012,8 @@ def isreal(x):
 
 def _as_dtype(t):
     """A dtype from a dtype-like; Python's ``int`` and ``float`` are 64-bit (x64)."""
-    return dtypes.check_supported({int: np.int64, float: np.float64, bool: np.bool_}.get(t, t))
+    return dtypes.check_supported({int: np.int64, float: np.float64,
+                                   builtins.bool: np.bool_}.get(t, t))
 
 
 def promote_types(a, b):
@@ -999,7 +1023,7 @@ def promote_types(a, b):
 
 def can_cast(from_, to, casting='safe'):
     """Whether a cast between the dtypes is allowed under ``casting`` (NumPy's rules)."""
-    return bool(np.can_cast(_as_dtype(from_), _as_dtype(to), casting))
+    return builtins.bool(np.can_cast(_as_dtype(from_), _as_dtype(to), casting))
 
 
 # ----------------------------------------------------------------------------- creation
@@ -1156,16 +1180,16 @@ from minijax.numpy._indexing import (getitem, index_update_helper, take, take_al
 from minijax.numpy import _linear_algebra  # noqa: E402
 _install_api_boundary(_linear_algebra, _linear_algebra.__name__)
 from minijax.numpy._linear_algebra import (_norm, convolve, correlate, cross, diag, diagonal, dot,
-                                           einsum, eye, identity, inner, kron, matmul, outer,
-                                           tensordot, trace, tri, tril, triu, vdot,
+                                           einsum, einsum_path, eye, identity, inner, kron,
+                                           matmul, outer, tensordot, trace, tri, tril, triu, vdot,
                                            vecdot)  # noqa: E402
 from minijax.numpy import _statistics  # noqa: E402
 _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
                                        diff, digitize, ediff1d, gradient, histogram,
-                                       histogram_bin_edges, median, nanargmax, nanargmin,
-                                       nancumprod, nancumsum, nanmax,
-                                       nanmean, nanmedian, nanmin, nanpercentile, nanprod,
+                                       histogram2d, histogram_bin_edges, histogramdd,
+                                       median, nanargmax, nanargmin, nancumprod, nancumsum,
+                                       nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod,
                                        nanquantile, nanstd, nansum, nanvar, percentile, ptp,
                                        quantile)  # noqa: E402
 from minijax.numpy import _data_dependent  # noqa: E402  (it uses diff, from _statistics)
@@ -1180,11 +1204,42 @@ for _name in fft.__all__:
     setattr(fft, _name, _returns_arrays(getattr(fft, _name)))
 from minijax.numpy import _polynomial  # noqa: E402  (it uses linalg.lstsq)
 _install_api_boundary(_polynomial, _polynomial.__name__)
-from minijax.numpy._polynomial import (poly, polyadd, polyder, polyfit, polyint, polymul,
-                                       polysub, polyval, vander)  # noqa: E402
+from minijax.numpy._polynomial import (poly, polyadd, polyder, polydiv, polyfit, polyint,
+                                       polymul, polysub, polyval, roots, vander)  # noqa: E402
+from minijax.numpy import _ufuncs  # noqa: E402
+_install_api_boundary(_ufuncs, _ufuncs.__name__)
+from minijax.numpy._ufuncs import frompyfunc, ufunc, vectorize  # noqa: E402
+from minijax.numpy import _elementwise  # noqa: E402  (it uses vectorize)
+_install_api_boundary(_elementwise, _elementwise.__name__)
+from minijax.numpy._elementwise import (array_equiv, bitwise_left_shift,  # noqa: E402
+                                        bitwise_right_shift, frexp, gcd, i0, isdtype,
+                                        isrealobj, lcm, matvec, modf, nextafter, packbits,
+                                        sort_complex, spacing, unpackbits, unwrap, vecmat)
+from minijax.numpy import _creation  # noqa: E402  (it uses i0)
+_install_api_boundary(_creation, _creation.__name__)
+from minijax.numpy._creation import (bartlett, blackman, c_, diag_indices_from,  # noqa: E402
+                                     diagflat, fill_diagonal, from_dlpack, frombuffer,
+                                     fromfile, fromfunction, fromiter, fromstring, hamming,
+                                     hanning, ix_, kaiser, load, mask_indices, mgrid, ogrid, r_,
+                                     tril_indices_from, triu_indices_from)
+from minijax.numpy import _editing  # noqa: E402
+_install_api_boundary(_editing, _editing.__name__)
+from minijax.numpy._editing import (append, apply_along_axis, apply_over_axes,  # noqa: E402
+                                    array_split, atleast_3d, block, delete, dsplit, dstack,
+                                    hsplit, insert, place, put, put_along_axis, resize,
+                                    rollaxis, trim_zeros, vsplit)
+from minijax.numpy import _sets  # noqa: E402
+_install_api_boundary(_sets, _sets.__name__)
+from minijax.numpy._sets import (intersect1d, setdiff1d, setxor1d, union1d,  # noqa: E402
+                                 unique_all, unique_counts, unique_inverse, unique_values)
 from minijax.numpy import _methods  # noqa: E402  (Arrays' and tracers' operators and methods)
 _methods.install(Tracer)
 _methods.install(Array)
+# JAX's binary functions (and negative) are ufunc objects (``jnp.add.outer``,
+# ``jnp.add.reduce``...): each replaces its function here, last, the operators and the other
+# modules having taken the function itself.
+for _name, _ufunc in _ufuncs.jnp_ufuncs(sys.modules[__name__]).items():
+    globals()[_name] = _ufunc
 
 
 __getattr__ = missing_name('jax.numpy')

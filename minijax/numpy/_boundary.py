@@ -42,7 +42,7 @@ _ARRAY_PARAMETERS = {'x', 'y', 'x1', 'x2', 'a', 'b', 'm', 'arr', 'ary', 'ar', 'v
                      'weights', 'fill_value', 'repeats', 'bins', 'a1', 'a2', 'w', 'f',
                      'seq_of_zeros'}
 _TAKES_SEQUENCES = {'asarray', 'shape', 'ndim', 'size', 'isscalar', 'iscomplexobj',
-                    'promote_types', 'array_equal'}
+                    'promote_types', 'array_equal', 'histogram2d', 'histogramdd'}
 
 
 def _array_parameters(fn):
@@ -107,6 +107,12 @@ _STAGED_AS_JIT = {
     'gradient': ('axis', 'edge_order'), **dict.fromkeys(['poly', 'polyadd', 'polysub'], ()),
     'polyval': ('unroll',), 'polyder': ('m',), 'polyint': ('m',), 'vander': ('N', 'increasing'),
     'polyfit': ('deg', 'rcond', 'full', 'cov'),
+    **dict.fromkeys(['gcd', 'lcm', 'frexp', 'modf', 'i0', 'sort_complex', 'matvec', 'vecmat'],
+                    ()),
+    'unwrap': ('axis',), 'packbits': ('axis', 'bitorder'),
+    'unpackbits': ('axis', 'count', 'bitorder'), 'append': ('axis',),
+    'put_along_axis': ('axis', 'inplace', 'mode'), 'resize': ('new_shape',),
+    'rollaxis': ('axis', 'start'),
     'nanmax': ('axis', 'keepdims'), 'nanmin': ('axis', 'keepdims'),
     'nanmean': ('axis', 'dtype', 'keepdims'), 'nanvar': ('axis', 'dtype', 'keepdims'),
     'nanstd': ('axis', 'dtype', 'keepdims'),
@@ -135,7 +141,7 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 #: Functions that ``jax.numpy`` wraps in ``jit(inline=True)`` and whose compiled program XLA
 #: rounds differently from their ops one by one (``logaddexp2``'s ``max + log1p(...) / ln 2``
 #: becomes a fused multiply-add): called eagerly they are compiled, traced they are inlined.
-_INLINED_JIT = frozenset({'logaddexp', 'logaddexp2'})
+_INLINED_JIT = frozenset({'logaddexp', 'logaddexp2', 'nextafter', 'spacing'})
 
 
 def _inlined_jit(fn):

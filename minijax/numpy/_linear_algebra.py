@@ -20,7 +20,8 @@ from minijax.numpy._reductions import _squared_modulus
 from minijax.numpy._shapes import _axis_list
 from minijax.sharding import rules as sharding_rules
 
-__all__ = ['convolve', 'correlate', 'cross', 'diag', 'diagonal', 'dot', 'einsum', 'eye',
+__all__ = ['convolve', 'correlate', 'cross', 'diag', 'diagonal', 'dot', 'einsum', 'einsum_path',
+           'eye',
            'identity', 'inner', 'kron', 'matmul', 'outer', 'tensordot', 'trace', 'tri', 'tril',
            'triu', 'vdot', 'vecdot']
 
@@ -292,6 +293,21 @@ def _einsum_pair(x, xl, y, yl, keep, out_sharding=None):
         spec = out_sharding.spec._normalized_spec_for_aval(len(keep)).partitions
         out_sharding = out_sharding.update(spec=[spec[keep.index(c)] for c in labels])
     return _product(x, y, numbers, out_sharding), labels
+
+
+def einsum_path(subscripts, /, *operands, optimize='auto'):
+    """The order in which to contract ``operands`` pairwise (a list of position pairs) and
+    a report of its cost: NumPy's search, as ``'auto'`` is opt_einsum's in JAX (the optimal
+    order for up to 4 operands, greedy beyond); ``False``: left to right. (minijax's
+    ``einsum`` itself contracts left to right.)"""
+    if optimize is False:
+        return [(0, 1)] * (len(operands) - 1), 'unoptimized: left to right'
+    if optimize in (True, 'auto'):
+        optimize = 'optimal' if len(operands) <= 4 else 'greedy'
+    elif not isinstance(optimize, str):
+        optimize = ['einsum_path', *optimize]
+    path, report = np.einsum_path(subscripts, *map(np.asarray, operands), optimize=optimize)
+    return path[1:], report
 
 
 def einsum(subscripts, *operands, out_sharding=None):

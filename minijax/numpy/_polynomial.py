@@ -10,14 +10,14 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_promote, _promote_inexact, add, arange, array, asarray, atleast_1d,
-                           concatenate, convolve, dot, expand_dims, full, linalg, maximum,
-                           multiply, ones, outer, power, prod, sqrt, subtract, sum, true_divide,
-                           unstack, zeros, zeros_like)
+from minijax.numpy import (_promote, _promote_inexact, add, all, arange, argmin, array, asarray,
+                           atleast_1d, concatenate, convolve, diag, dot, expand_dims, full,
+                           linalg, maximum, multiply, ones, outer, power, prod, roll, sqrt,
+                           subtract, sum, true_divide, unstack, where, zeros, zeros_like)
 from minijax.numpy._data_dependent import _concrete_value
 
-__all__ = ['poly', 'polyadd', 'polyder', 'polyfit', 'polyint', 'polymul', 'polysub', 'polyval',
-           'vander']
+__all__ = ['poly', 'polyadd', 'polyder', 'polydiv', 'polyfit', 'polyint', 'polymul', 'polysub',
+           'polyval', 'roots', 'vander']
 
 
 def polyval(p, x, *, unroll=16):
@@ -113,15 +113,14 @@ def vander(x, N=None, increasing=False):  # noqa: N803 (NumPy's name)
 
 
 def poly(seq_of_zeros):
-    """The monic polynomial with the given roots, a float array: the product of the
-    ``x - root``, one convolution each."""
+    """The monic polynomial with the given roots (a square matrix's eigenvalues), a float
+    array: the product of the ``x - root``, one convolution each."""
     roots, = _promote_inexact(seq_of_zeros)
     roots = atleast_1d(roots)
     shape = np.shape(roots)
-    if len(shape) == 2 and shape[0] == shape[1] != 0:
-        raise NotImplementedError('jnp.poly of a square matrix (the characteristic polynomial) '
-                                  'needs its eigenvalues (jnp.linalg.eigvals), a nonsymmetric '
-                                  'eigendecomposition minijax does not have')
+    if len(shape) == 2 and shape[0] == shape[1] != 0:  # the characteristic polynomial
+        roots = linalg.eigvals(roots)
+        shape = np.shape(roots)
     if len(shape) != 1:
         raise ValueError('input must be 1d or non-empty square 2d array.')
     dtype = core.get_aval(roots).dtype
@@ -156,6 +155,65 @@ def _weighted(lhs, rhs, w):
         raise TypeError('expected w and y to have the same length')
     w_column = expand_dims(w, 1)
     return multiply(lhs, w_column), multiply(rhs, w_column if np.ndim(rhs) == 2 else w)
+
+
+def roots(p, *, strip_zeros=True):
+    """The roots of the polynomial ``p``: the eigenvalues of its companion matrix (complex).
+    Leading zeros are stripped (which reads values), or with ``strip_zeros=False`` the
+    roots they would add are NaN (JAX's way under jit)."""
+    p, = _promote_inexact(p)
+    p = atleast_1d(p)
+    if np.ndim(p) != 1:
+        raise ValueError('Input must be a rank-1 array.')
+    complex_dtype = dtypes.COMPLEX_OF.get(core.get_aval(p).dtype, core.get_aval(p).dtype)
+    if np.shape(p)[0] < 2:
+        return array([], dtype=complex_dtype)
+    leading = where(all(p == 0), np.shape(p)[0], argmin(p == 0))
+    if strip_zeros:
+        leading = int(_concrete_value(leading, 'jnp.roots', (
+            'The error occurred in the jnp.roots() function. To use this within a '
+            'JIT-compiled context, pass strip_zeros=False, but be aware that leading zeros '
+            'will result in some returned roots being set to NaN.')))
+        return _roots_no_zeros(p[leading:])
+    return _roots_with_zeros(p, leading)
+
+
+def _roots_no_zeros(p):
+    """The eigenvalues of the companion matrix of ``p`` (no leading zero)."""
+    n = np.shape(p)[0]
+    if n < 2:
+        return array([], dtype=dtypes.COMPLEX_OF.get(core.get_aval(p).dtype))
+    companion = diag(ones((n - 2,), core.get_aval(p).dtype), -1)
+    return linalg.eigvals(companion.at[0, :].set(-p[1:] / p[0]))
+
+
+def _roots_with_zeros(p, leading):
+    """The roots of ``p`` rolled past its ``leading`` zeros (traced), those past the degree
+    NaN, as JAX computes them under jit."""
+    n = np.shape(p)[0]
+    p = where(n == leading, 1.0, p)
+    found = _roots_no_zeros(roll(p, -leading))
+    found = lax.sort((found == 0, found), num_keys=1)[1]
+    return where(arange(n - 1) < n - 1 - leading, found, complex(np.nan, np.nan))
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """``(quotient, remainder)`` of the polynomials ``u / v``: long division, one step per
+    quotient coefficient. The remainder keeps ``u``'s length unless ``trim_leading_zeros``
+    (which reads values: the leading ones below ``sqrt(eps)`` in size go)."""
+    u, v = _promote_inexact(u, v)
+    m, n = np.shape(u)[0] - 1, np.shape(v)[0] - 1
+    scale = 1.0 / v[0]
+    q = zeros(max(m - n + 1, 1), core.get_aval(u).dtype)
+    for k in range(0, m - n + 1):
+        d = scale * u[k]
+        q = q.at[k].set(d)
+        u = u.at[k:k + n + 1].add(-d * v)
+    if trim_leading_zeros:
+        small = np.abs(_concrete_value(u, 'jnp.polydiv', 'Pass trim_leading_zeros=False.')) < \
+            np.sqrt(dtypes.finfo(core.get_aval(u).dtype).eps)
+        u = u[int(np.argmin(small)):] if not small.all() else zeros(0, core.get_aval(u).dtype)
+    return q, u
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):  # noqa: A002

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -14,13 +15,15 @@ from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote,
                            atleast_2d, broadcast_to, ceil, clip, concatenate, conj, cumprod, cumsum,
                            diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
                            isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
-                           moveaxis, multiply, not_equal, ones_like, prod, ravel, reshape,
+                           moveaxis, multiply, not_equal, ones_like, prod, ravel,
+                           ravel_multi_index, reshape,
                            searchsorted, size, sort, sqrt, squeeze, subtract, sum,
                            take_along_axis, transpose, true_divide, where, zeros, zeros_like)
 from minijax.numpy._reductions import _accumulator, _squared_modulus, _var_dtypes
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
-           'ediff1d', 'gradient', 'histogram', 'histogram_bin_edges', 'median', 'nanargmax',
+           'ediff1d', 'gradient', 'histogram', 'histogram2d', 'histogram_bin_edges',
+           'histogramdd', 'median', 'nanargmax',
            'nanargmin', 'nancumprod', 'nancumsum', 'nanmax', 'nanmean', 'nanmedian', 'nanmin',
            'nanpercentile', 'nanprod', 'nanquantile', 'nanstd', 'nansum', 'nanvar', 'percentile',
            'ptp', 'quantile']
@@ -416,6 +419,62 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     if density:
         counts = true_divide(true_divide(counts, diff(edges)), sum(counts))
     return counts, edges
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The counts (sums of ``weights``) of the ``N`` points ``sample[N, D]`` in the bins of
+    a ``D``-dimensional grid, and each dimension's edges: one scatter-add over the flat
+    bin indices, as JAX counts them."""
+    if weights is None:
+        sample, = _promote_inexact(sample)
+    else:
+        if np.shape(weights) != np.shape(sample)[:1]:
+            raise ValueError('should have one weight for each sample.')
+        sample, weights = _promote_inexact(sample, weights)
+    n, d = np.shape(sample)
+    if range is not None and (len(range) != d or builtins.any(
+            r is not None and np.shape(r)[0] != 2 for r in range)):
+        raise ValueError(f'For sample.shape={(n, d)}, range must be a sequence of {d} pairs or '
+                         f'Nones; got range={range!r}')
+    try:
+        bins_per_dimension = list(bins)
+    except TypeError:
+        bins_per_dimension = d * [bins]
+    else:
+        if len(bins_per_dimension) != d:
+            raise ValueError('should be a bin for each dimension.')
+    indices, edges = [], []
+    for i in builtins.range(d):
+        edge = histogram_bin_edges(sample[:, i], bins_per_dimension[i],
+                                   None if range is None else range[i], weights)
+        index = searchsorted(edge, sample[:, i], side='right')
+        indices.append(where(sample[:, i] == edge[-1], index - 1, index))
+        edges.append(edge)
+    nbins = tuple(np.shape(e)[0] + 1 for e in edges)
+    flat = ravel_multi_index(tuple(indices), nbins, mode='clip')
+    counts = zeros(math.prod(nbins), dtypes.int64 if weights is None
+                   else core.get_aval(weights).dtype)
+    hist = reshape(counts.at[flat].add(1 if weights is None else weights), nbins)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        hist = hist.astype(core.get_aval(sample).dtype)
+        hist = hist / hist.sum()
+        for i, edge in enumerate(edges):
+            hist = hist / reshape(diff(edge), tuple(-1 if k == i else 1 for k in builtins.range(d)))
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """``histogramdd`` of the points ``(x, y)``: the counts and the edges of each axis."""
+    x, y = asarray(x), asarray(y)
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):
+        bins = [asarray(bins)] * 2
+    hist, edges = histogramdd(transpose(asarray([x, y])), bins, range, weights, density)
+    return hist, edges[0], edges[1]
 
 
 def digitize(x, bins, right=False, *, method=None):

@@ -24,9 +24,16 @@ from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy import _norm as norm  # (in minijax.numpy, where jnp's other norms use it)
 
-__all__ = ['cholesky', 'cond', 'det', 'eigh', 'eigvalsh', 'inv', 'lstsq', 'matrix_power',
-           'matrix_rank', 'multi_dot', 'norm', 'pinv', 'qr', 'slogdet', 'solve', 'svd',
-           'svdvals', 'tensorinv', 'tensorsolve']
+__all__ = ['cholesky', 'cond', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigvals', 'eigvalsh',
+           'inv', 'lstsq', 'matmul', 'matrix_norm', 'matrix_power', 'matrix_rank',
+           'matrix_transpose', 'multi_dot', 'norm', 'outer', 'pinv', 'qr', 'slogdet', 'solve',
+           'svd', 'svdvals', 'tensordot', 'tensorinv', 'tensorsolve', 'trace', 'vecdot',
+           'vector_norm']
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -76,6 +83,23 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     a = _float_matrix('cholesky', a, error=TypeError)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return _mT(L) if upper else L
+
+
+def eig(a):
+    """The (complex) eigenvalues and right eigenvectors (unit columns) of the square real
+    matrices ``a``: LAPACK's ``geev``, as JAX calls it on CPU. Only the eigenvalues have
+    derivatives (as in JAX)."""
+    a = _float_matrix('eig', a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@jit
+def eigvals(a):
+    """The (complex) eigenvalues of the square real matrices ``a``."""
+    a = _float_matrix('eigvals', a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
 
 
 @functools.partial(jit, static_argnames=('UPLO', 'symmetrize_input'))
@@ -477,3 +501,98 @@ def tensorsolve(a, b, axes=None):
                          f'fit b {core.get_aval(b).str_short()}')
     a = jnp.reshape(a, (math.prod(b_shape), math.prod(x_shape)))
     return jnp.reshape(solve(a, jnp.ravel(b)), x_shape)
+
+
+# ---------------------------------------------------------------------- the array API's names
+
+def _preferred(x1, x2, preferred_element_type):
+    """The operands as the dtype asked for (XLA's dot accumulates in it, which on CPU is
+    the same as computing in it)."""
+    if preferred_element_type is None:
+        return x1, x2
+    return (jnp.asarray(x, preferred_element_type) for x in (x1, x2))
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along ``axis``."""
+    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    if jnp.shape(x1)[axis] != 3 or jnp.shape(x2)[axis] != 3:
+        raise ValueError('Both input arrays must be (arrays of) 3-dimensional vectors, but they '
+                         f'have x1.shape[axis]={jnp.shape(x1)[axis]!r} and '
+                         f'x2.shape[axis]={jnp.shape(x2)[axis]!r}')
+    return jnp.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset=0):
+    """The diagonals of the matrices ``x[..., m, n]``."""
+    return jnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """``x1 @ x2`` (``precision`` is for TPUs: on CPU every dot is exact to its dtype)."""
+    return jnp.matmul(*_preferred(x1, x2, preferred_element_type))
+
+
+def matrix_norm(x, /, *, keepdims=False, ord='fro'):  # noqa: A002
+    """The norm ``ord`` of each matrix ``x[..., m, n]``."""
+    return norm(x, ord=ord, keepdims=keepdims, axis=(-2, -1))
+
+
+def matrix_transpose(x, /):
+    """Each matrix ``x[..., m, n]`` transposed."""
+    x = jnp.asarray(x)
+    ndim = jnp.ndim(x)
+    if ndim < 2:
+        raise ValueError(f'matrix_transpose requires at least 2 dimensions; got ndim={ndim}')
+    return lax.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors."""
+    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    if jnp.ndim(x1) != 1 or jnp.ndim(x2) != 1:
+        raise ValueError(f'Input arrays must be one-dimensional, but they are '
+                         f'x1.ndim={jnp.ndim(x1)} x2.ndim={jnp.ndim(x2)}')
+    return x1[:, None] * x2[None, :]
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None,
+              out_sharding=None):
+    """``jnp.tensordot`` with the array API's keyword ``axes`` (one device: no sharding)."""
+    if out_sharding is not None:
+        raise NotImplementedError('tensordot: out_sharding needs a mesh (SPMD is issue 31)')
+    return jnp.tensordot(*_preferred(x1, x2, preferred_element_type), axes=axes)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The traces of the matrices ``x[..., m, n]``."""
+    return jnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """The dot products of vectors along ``axis``, ``x1`` conjugated."""
+    return jnp.vecdot(*_preferred(x1, x2, preferred_element_type), axis=axis)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    """The vector norm ``ord`` over ``axis`` (an axis, a tuple of them, or all of ``x``),
+    JAX's formulas."""
+    x = jnp.asarray(x)
+    if ord is None or ord == 2:
+        return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x)), axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return jnp.min(jnp.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return jnp.sum(x != 0, dtype=dtypes.finfo(core.get_aval(x).dtype).dtype, axis=axis,
+                       keepdims=keepdims)
+    if ord == 1:
+        return jnp.sum(jnp.abs(x), axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        hint = {'inf': "Use 'jax.numpy.inf' instead.", '-inf': "Use '-jax.numpy.inf' instead."}
+        raise ValueError(f"Invalid order '{ord}' for vector norm.{hint.get(ord, '')}")
+    abs_x = jnp.abs(x)
+    dtype = core.get_aval(abs_x).dtype
+    out = jnp.sum(abs_x ** np.asarray(ord, dtype), axis=axis, keepdims=keepdims)
+    return jnp.power(out, np.asarray(1.0 / np.asarray(ord, dtype), dtype))

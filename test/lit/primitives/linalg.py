@@ -4,7 +4,8 @@
 # as ui8 characters in mhlo.backend_config, the result reusing the operand's buffer. A
 # failure (info != 0) becomes NaNs. cholesky also zeroes the upper triangle; lu's pivots
 # count from 1 in LAPACK, from 0 in JAX; triangular_solve, qr, eigh and svd call trsm,
-# geqrf + orgqr, syevd and gesdd.
+# geqrf + orgqr, syevd and gesdd; eig calls geev, whose real and imaginary parts of the
+# eigenvalues make one complex array.
 import numpy as np
 from minijax import ShapeDtypeStruct, jit, lax
 
@@ -39,3 +40,15 @@ print(jit(the_others).lower(x, ShapeDtypeStruct((3, 2), np.float64)).as_text())
 # CHECK: stablehlo.custom_call @lapack_dorgqr_ffi
 # CHECK: stablehlo.custom_call @lapack_dsyevd_ffi({{.*}}) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}
 # CHECK: stablehlo.custom_call @lapack_dgesdd_ffi(%arg0) {backend_config = "", mhlo.backend_config = {mode = 65 : ui8}
+
+
+def eigen(a):
+    return L.eig(a), L.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)
+
+
+print(jit(eigen).lower(x).as_text())
+# CHECK-LABEL: module @jit_eigen
+# CHECK: %[[E:.*]]:5 = stablehlo.custom_call @lapack_dgeev_ffi(%arg0) {backend_config = "", mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>]{{.*}} : (tensor<3x3xf64>) -> (tensor<3xf64>, tensor<3xf64>, tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<i32>)
+# CHECK: stablehlo.complex %[[E]]#0, %[[E]]#1 : tensor<3xcomplex<f64>>
+# CHECK: stablehlo.constant dense<(0x7FF8000000000000,0x7FF8000000000000)> : tensor<complex<f64>>
+# CHECK: stablehlo.custom_call @lapack_dgeev_ffi(%arg0) {backend_config = "", mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 78 : ui8}
