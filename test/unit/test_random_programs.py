@@ -81,7 +81,10 @@ NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatt
                  'select_and_gather_add', 'select_and_scatter_add',
                  # the nonsymmetric eigendecomposition: its eigenvectors have no derivative
                  # (the fuzzer differentiates every program); test_numpy_more.py checks it
-                 'eig'}
+                 'eig',
+                 # a sharding constraint names a mesh of several devices, which a random
+                 # single-device program has none of: test_sharded_jit.py checks it
+                 'sharding_constraint'}
 
 #: Where the primitives the fuzzer must reach are defined.
 PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)
