@@ -65,8 +65,7 @@ NOT_YET: dict[str, str] = {
         'threefry_partitionable transfer_guard transfer_guard_device_to_device '
         'transfer_guard_device_to_host transfer_guard_host_to_device '),
     'jax.lax': (
-        'device_put_p pbroadcast precv psend pshuffle pswapaxes ragged_all_to_all '
-        'ragged_all_to_all_p '),
+        'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
     'jax.lax.linalg': (
         'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p '
         'hessenberg hessenberg_p householder_product householder_product_p '

@@ -118,8 +118,8 @@ from minijax.lax.rng import (
 # minijax/lax/parallel.py.
 from minijax.lax.parallel import (  # noqa: E402
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
-    pcast, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, psum, psum_p, psum_scatter,
-    psum_scatter_p)
+    pcast, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
+    psum_scatter, psum_scatter_p, pswapaxes)
 # Shardings of values inside a program over a mesh: see minijax/lax/sharding.py.
 from minijax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: E402
 # jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).

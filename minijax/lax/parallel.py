@@ -537,7 +537,21 @@ def _ppermute_lowering(ctx, x, *, axis_name, perm):
 register_lowering(ppermute_p, _ppermute_lowering)
 
 
+def pshuffle(x, axis_name, perm):
+    """``ppermute`` with the permutation as a list: member ``i`` receives member
+    ``perm[i]``'s ``x``."""
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f'`perm` does not represent a permutation: {perm}')
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
 # ----------------------------------------------------------------------------- all_to_all
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swap the mapped axis ``axis_name`` with ``axis`` of ``x`` (whose size is the mapped
+    axis's): an ``all_to_all`` splitting and stacking along ``axis``."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
 
 def _exchanged_shape(shape, split_axis, concat_axis, size):
     out = list(shape)

@@ -25,7 +25,8 @@ def collectives(lax):
                 lax.axis_index('i'), lax.all_gather(x, 'i', axis=1),
                 lax.all_gather(x, 'i', tiled=True), lax.psum_scatter(x, 'i'),
                 lax.psum_scatter(x, 'i', scatter_dimension=0, tiled=True),
-                lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 3)]), lax.all_to_all(x, 'i', 0, 1))
+                lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 3)]), lax.all_to_all(x, 'i', 0, 1),
+                lax.pshuffle(x, 'i', [2, 0, 3, 1]), lax.pswapaxes(x, 'i', 0))
     return f
 
 
