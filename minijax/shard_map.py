@@ -630,8 +630,8 @@ def _flat_in_specs(f, in_specs, args, leaves, mesh, manual) -> list:
     if manual == frozenset(mesh.axis_names) and \
             all(t is AxisType.Explicit for t in mesh.axis_types):
         for x, spec in zip(leaves, specs):
-            if spec is None or isinstance(x, core.Tracer) and not _has_sharding(x):
-                continue  # (a traced value's type has no sharding in minijax)
+            if spec is None:
+                continue
             ndim = np.ndim(x)
             want, have = (s._normalized_spec_for_aval(ndim) for s in (spec, _sharding_spec(x)))
             if want != have:
@@ -643,10 +643,6 @@ def _flat_in_specs(f, in_specs, args, leaves, mesh, manual) -> list:
                     'inputs, you can use `jax.reshard` on the arguments and then pass those '
                     'args to shard_map.')
     return specs
-
-
-def _has_sharding(x) -> bool:
-    return isinstance(getattr(core.get_aval(x), 'sharding', None), NamedSharding)
 
 
 def _sharding_spec(x) -> PartitionSpec:
