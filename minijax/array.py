@@ -478,6 +478,16 @@ def device_get(x):
     return tree_util.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
 
 
+def copy_to_host_async(x):
+    """``x``, having started the host copy of every Array in it (``jax.copy_to_host_async``):
+    a leaf without the method is left alone."""
+    for leaf in tree_util.tree_leaves(x):
+        copy = getattr(leaf, 'copy_to_host_async', None)
+        if copy is not None:
+            copy()
+    return x
+
+
 def block_until_ready(x):
     """``x`` once every Array in it is computed (``jax.block_until_ready``): at once, as
     PJRT's CPU execution is synchronous."""

@@ -25,10 +25,11 @@ from minijax.interpreters.jvp import (has_tangent, instantiate, jvp_flat, tangen
 from minijax.interpreters.partial_eval import PartialEvalTracer, PartialVal, partial_eval_flat
 from minijax.interpreters.transpose import UndefinedPrimal, backward_pass, instantiate_cts
 from minijax.ir.jaxpr import eval_jaxpr
+from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lax.reshard import reshard
 
-__all__ = ['grad', 'hessian', 'jacfwd', 'jacobian', 'jacrev', 'jvp', 'linearize',
-           'value_and_grad', 'vjp']
+__all__ = ['fwd_and_bwd', 'grad', 'hessian', 'jacfwd', 'jacobian', 'jacrev', 'jvp',
+           'linear_transpose', 'linearize', 'value_and_grad', 'vjp']
 
 
 def _linearize_flat(f, primals):
@@ -152,29 +153,102 @@ def linearize(f, *primals, has_aux=False):
 def vjp(f, *primals, has_aux=False):
     """``(f(*primals), f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to a tuple
     of input cotangents (and ``aux`` third with ``has_aux``). An integer, bool or key input's
-    cotangent is zeros (``zero_tangent``); an integer output's cotangent is not looked at."""
+    cotangent is zeros (``zero_tangent``); an integer output's cotangent is not looked at.
+
+    ``f_vjp`` is a ``Partial`` whose children are the residuals, as JAX's, so it crosses a
+    ``jit`` boundary (``fwd_and_bwd``)."""
     core.check_callable('vjp', f=f)
     f_main, aux = _with_aux('vjp', f, has_aux)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('vjp', f_main, primals)
     primals_out, jaxpr, consts, avals_in = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
     out_avals = [core.shaped_aval(x) for x in primals_out]
+    def pullback(residuals, cotangent):  # (a closure: Partial would merge a partial's args)
+        return _pullback(jaxpr, in_tree, out_tree, avals_in, out_avals, residuals, cotangent)
+
+    return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out),
+                             tree_util.Partial(pullback, list(consts))), aux)
+
+
+def _pullback(jaxpr, in_tree, out_tree, avals_in, out_avals, consts, cotangent):
+    """The cotangents of ``vjp``'s inputs for its output's ``cotangent``: the linear
+    ``jaxpr`` (with its residuals ``consts``) transposed."""
+    cts_flat, ct_tree = tree_util.tree_flatten(cotangent)
+    if ct_tree != out_tree:
+        raise ValueError(f'vjp function expects a cotangent shaped like {out_tree}, '
+                         f'got {ct_tree}')
+    staged = [(ct, a) for ct, a in zip(cts_flat, out_avals) if has_tangent(a)]
+    _check_types('vjp function: cotangent', *map(list, zip(*staged)) if staged else ([], []))
     staged_in = [a for a in avals_in if has_tangent(a)]
+    cts_in = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in staged_in],
+                           [ct for ct, _ in staged])
+    cts_in = iter(instantiate_cts(cts_in, staged_in))
+    return tree_util.tree_unflatten(in_tree, [next(cts_in) if has_tangent(a) else
+                                              zero_tangent(a) for a in avals_in])
 
-    def f_vjp(cotangent):
-        cts_flat, ct_tree = tree_util.tree_flatten(cotangent)
-        if ct_tree != out_tree:
-            raise ValueError(f'vjp function expects a cotangent shaped like {out_tree}, '
-                             f'got {ct_tree}')
-        staged = [(ct, a) for ct, a in zip(cts_flat, out_avals) if has_tangent(a)]
-        _check_types('vjp function: cotangent', *map(list, zip(*staged)) if staged else ([], []))
-        cts_in = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in staged_in],
-                               [ct for ct, _ in staged])
-        cts_in = iter(instantiate_cts(cts_in, staged_in))
-        return tree_util.tree_unflatten(in_tree, [next(cts_in) if has_tangent(a) else
-                                                  zero_tangent(a) for a in avals_in])
 
-    return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_vjp), aux)
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """``(fwd, bwd)``: ``fwd(*args)`` is ``vjp`` of ``fun`` in the arguments ``argnums``
+    picks, ``(output, f_vjp)`` (and ``aux``), and ``bwd(f_vjp, cotangent)`` applies the
+    pullback (one cotangent for an int ``argnums``). Jitted (the default), each compiles
+    once for its types, where ``jit(f_vjp)`` would trace again for every new ``f_vjp``."""
+    core.check_callable('fwd_and_bwd', fun=fun)
+    from minijax.jit import jit
+
+    def fwd(*args):
+        nums = _argnums('fwd_and_bwd', argnums, len(args))
+        f_partial, diff_args = _partial_over(fun, nums, args, {})
+        return vjp(f_partial, *diff_args, has_aux=has_aux)
+
+    def bwd(f_vjp, outgrad):
+        cts = f_vjp(outgrad)
+        return cts[0] if isinstance(argnums, int) else cts
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of ``fun``, promised linear, at the types of ``primals`` (arrays,
+    scalars or ``ShapeDtypeStruct``, in pytrees): a function from a cotangent of ``fun``'s
+    output to a tuple of ``primals``' cotangents, computed without ``fun``'s forward pass.
+    Inputs and outputs are all inexact, or all integers (JAX's TypeError otherwise)."""
+    core.check_callable('linear_transpose', fun=fun)
+    if reduce_axes:
+        raise NotImplementedError('reduce_axes argument to transpose is deprecated')
+    avals, in_tree, _ = abstractify_args('linear_transpose', primals)
+    flat_fun, out_tree = tree_util.flatten_fun(fun, in_tree)
+    closed, closed_over = trace_to_jaxpr(lambda *xs: flat_fun(*xs), avals)
+    if closed_over:
+        raise core.UnexpectedTracerError('linear_transpose: the function closes over a '
+                                         'traced value; pass it as an argument')
+    in_dtypes = [a.dtype for a in avals]
+    out_dtypes = [a.dtype for a in closed.out_avals]
+    if not (all(dtypes.is_inexact(d) for d in in_dtypes + out_dtypes) or
+            all(np.issubdtype(d, np.integer) for d in in_dtypes + out_dtypes)):
+        raise TypeError('linear_transpose only supports [float or complex] -> [float or '
+                        'complex], and integer -> integer functions, but got '
+                        f'{in_dtypes} -> {out_dtypes}.')
+    out_tree = out_tree()
+
+    def transposed(consts, out_cotangent):
+        return _transposed(closed.jaxpr, in_tree, out_tree, avals, closed.out_avals, consts,
+                           out_cotangent)
+
+    return tree_util.Partial(transposed, list(closed.consts))
+
+
+def _transposed(jaxpr, in_tree, out_tree, in_avals, out_avals, consts, out_cotangent):
+    cts, ct_tree = tree_util.tree_flatten(out_cotangent)
+    if ct_tree != out_tree:
+        raise TypeError('cotangent tree does not match function output, expected '
+                        f'{out_tree} but got {ct_tree}')
+    if not all((core.shaped_aval(ct).shape, core.shaped_aval(ct).dtype) == (a.shape, a.dtype)
+               for ct, a in zip(cts, out_avals)):
+        raise TypeError('cotangent type does not match function output, expected '
+                        f'{[a.str_short() for a in out_avals]} but got '
+                        f'{[core.shaped_aval(ct).str_short() for ct in cts]}')
+    cts_in = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in in_avals], cts)
+    return tree_util.tree_unflatten(in_tree, instantiate_cts(cts_in, in_avals))
 
 
 def _check_types(what, values, avals):

@@ -793,6 +793,29 @@ def current_name_stack() -> tuple:
     return _name_stack
 
 
+def named_scope(name: str):
+    """``jax.named_scope``: a context manager (or decorator) putting ``name`` on the name
+    stack of the equations traced inside, which locations, HLO metadata and profiles show
+    (``layer/dot_general``)."""
+    if not isinstance(name, str):
+        raise TypeError('named_scope name argument must be a string.')
+    return name_scope(name)
+
+
+def named_call(fun, *, name: str | None = None):
+    """``fun`` with its equations traced under the name ``name`` (default: its own)."""
+    return named_scope(fun.__name__ if name is None else name)(fun)
+
+
+@contextmanager
+def ensure_compile_time_eval():
+    """Within the block, operations on values that are not tracers run at once, even while
+    ``jit``/``make_jaxpr`` trace (omnistaging is off): their results are concrete values a
+    Python ``if`` can read. Operations on tracers are still traced."""
+    with new_dynamic(None):
+        yield
+
+
 def format_name_stack(stack: tuple) -> str:
     """A name stack as JAX writes it: each transformation wraps the names inside it,
     ``('vmap()', 'transpose()', 'jvp()')`` is ``vmap(transpose(jvp()))``."""

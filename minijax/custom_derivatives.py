@@ -175,6 +175,85 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 remat = checkpoint
 
 
+def custom_gradient(fun):
+    """A function with its VJP written inline (``jax.custom_gradient``): ``fun`` returns
+    ``(output, rule)`` and ``rule(output_cotangent)`` the tuple of input cotangents (a single
+    one alone). It is a ``custom_vjp`` whose ``fwd`` traces ``rule`` to a jaxpr: the values
+    ``rule`` closes over become the residuals, as in JAX."""
+    core.check_callable('custom_gradient', fun=fun)
+
+    @custom_vjp
+    def wrapped_fun(*args, **kwargs):
+        ans, _ = fun(*args, **kwargs)
+        return ans
+
+    def fwd(*args, **kwargs):
+        ans, rule = fun(*args, **kwargs)
+        ans_flat, out_tree = tree_util.tree_flatten((ans,))
+        avals = [core.raise_to_shaped(core.get_aval(x)) for x in ans_flat]
+        jaxpr, consts, rule_out_tree = trace_function(rule, out_tree, avals)
+        return ans, tree_util.Partial(_RuleJaxpr(jaxpr, out_tree, rule_out_tree), consts)
+
+    def bwd(residuals, cts):
+        return residuals(cts)
+
+    wrapped_fun.defvjp(fwd, bwd)
+    return wrapped_fun
+
+
+class _RuleJaxpr:
+    """A ``custom_gradient`` rule traced: called with its residuals and the output's
+    cotangent, the input cotangents (a tuple)."""
+
+    def __init__(self, jaxpr, out_tree, rule_out_tree):
+        self.jaxpr, self.out_tree, self.rule_out_tree = jaxpr, out_tree, rule_out_tree
+
+    def __call__(self, consts, cts):
+        cts_flat, cts_tree = tree_util.tree_flatten((cts,))
+        if cts_tree != self.out_tree:
+            raise TypeError(f'{self.out_tree}\n!=\n{cts_tree}')
+        out = tree_util.tree_unflatten(self.rule_out_tree,
+                                       eval_closed_jaxpr(self.jaxpr, [*consts, *cts_flat]))
+        return (out,) if tree_util.treedef_is_leaf(self.rule_out_tree) else out
+
+
+def closure_convert(fun, *example_args):
+    """``(converted, hoisted)``: ``fun`` traced at the types of ``example_args``, as a
+    function taking ``fun``'s arguments and then ``hoisted``, the values it closes over that
+    a derivative could reach (tracers of a transformation with a tangent), so that a
+    ``custom_vjp`` sees them as arguments. Other closed-over values stay inside."""
+    core.check_callable('closure_convert', fun=fun)
+    flat_args, in_tree = tree_util.tree_flatten(example_args)
+    avals = [core.get_aval(x) for x in flat_args]
+    jaxpr, consts, out_tree = trace_function(fun, in_tree, avals)
+    perturbed = [_maybe_perturbed(c) for c in consts]
+    hoisted = [c for c, p in zip(consts, perturbed) if p]
+    kept = [c for c, p in zip(consts, perturbed) if not p]
+
+    def converted_fun(*args_hoisted):
+        args, given = args_hoisted[:len(args_hoisted) - len(hoisted)], \
+            args_hoisted[len(args_hoisted) - len(hoisted):]
+        all_args, in_tree2 = tree_util.tree_flatten(tuple(args))
+        if in_tree != in_tree2:
+            raise TypeError('The inputs to the closure produced by closure_convert must have '
+                            'the same Pytree structure as the example arguments passed when '
+                            f'closure_convert was called. Expected {in_tree}, but got '
+                            f'{in_tree2}')
+        given, kept_it = iter(given), iter(kept)
+        merged = [next(given) if p else next(kept_it) for p in perturbed]
+        return tree_util.tree_unflatten(out_tree, eval_closed_jaxpr(jaxpr, [*merged, *all_args]))
+
+    return converted_fun, hoisted
+
+
+def _maybe_perturbed(x) -> bool:
+    """Whether ``x`` may carry a nonzero tangent: a tracer of a differentiable type that is
+    not a JVP tracer with a symbolic zero tangent (its primal is asked instead)."""
+    while isinstance(x, ad.JVPTracer) and isinstance(x.tangent, ad.Zero):
+        x = x.primal
+    return isinstance(x, core.Tracer) and ad.has_tangent(x.aval)
+
+
 # ----------------------------------------------------------------------------- one call
 
 class _Call:
@@ -438,3 +517,76 @@ custom_lin_p.def_impl(_custom_lin_impl)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.def_transpose(_custom_lin_transpose)
 register_lowering(custom_lin_p, _custom_lin_lowering)
+
+
+# ----------------------------------------------------------------------------- linear_call
+
+linear_call_p = Primitive('linear_call', multiple_results=True)
+sharding_rules.register(sharding_rules.AS_TRACED, linear_call_p)
+
+
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+    """``fun(residual_args, linear_args)``, a function linear in ``linear_args``, whose
+    transpose is ``fun_transpose(residual_args, cotangent)`` (``jax.custom_derivatives.
+    linear_call``). The transpose of the call is a call of ``fun_transpose`` whose own
+    transpose is ``fun``; its JVP calls ``fun`` on the tangents."""
+    core.check_callable('linear_call', fun=fun, fun_transpose=fun_transpose)
+    operands_res, res_tree = tree_util.tree_flatten(residual_args)
+    operands_lin, lin_tree = tree_util.tree_flatten(linear_args)
+    res_avals = [core.raise_to_shaped(core.get_aval(x)) for x in operands_res]
+    lin_avals = [core.raise_to_shaped(core.get_aval(x)) for x in operands_lin]
+    callee, f_consts, out_tree = trace_function(
+        fun, tree_util.treedef_tuple((res_tree, lin_tree)), [*res_avals, *lin_avals])
+
+    def transpose_thunk():
+        transpose, t_consts, t_out_tree = trace_function(
+            fun_transpose, tree_util.treedef_tuple((res_tree, out_tree)),
+            [*res_avals, *callee.out_avals])
+        if t_out_tree != lin_tree:
+            raise TypeError('transpose output pytree structure must match that of linear '
+                            f'inputs, got output structure {t_out_tree} and input structure '
+                            f'{lin_tree}.')
+        return transpose, t_consts
+
+    out = linear_call_p.bind(*f_consts, *operands_res, *operands_lin, callee=callee,
+                             transpose_thunk=NamedRule('transpose_thunk', transpose_thunk),
+                             num_callee_consts=len(f_consts), num_res=len(operands_res))
+    return tree_util.tree_unflatten(out_tree, out)
+
+
+def _linear_call_impl(*args, callee, **_):
+    return eval_closed_jaxpr(callee, args)
+
+
+def _linear_call_jvp(primals, tangents, *, num_callee_consts, num_res, **params):
+    """``fun`` on the primals, and on the tangents (it is linear in them)."""
+    fixed = num_callee_consts + num_res
+    if any(not isinstance(t, ad.Zero) for t in tangents[:fixed]):
+        raise TypeError('linear_call: a residual argument has a nonzero tangent: the '
+                        'function is linear in its linear arguments only')
+    params.update(num_callee_consts=num_callee_consts, num_res=num_res)
+    outs = linear_call_p.bind(*primals, **params)
+    tangents_out = linear_call_p.bind(*primals[:fixed],
+                                      *(ad.instantiate(t) for t in tangents[fixed:]), **params)
+    return outs, tangents_out
+
+
+def _linear_call_transpose(cts, *args, callee, transpose_thunk, num_callee_consts, num_res):
+    """A call of ``fun_transpose`` on the cotangents, with ``fun`` as its transpose."""
+    transpose, t_consts = transpose_thunk()
+    f_consts, operands_res = args[:num_callee_consts], args[num_callee_consts:][:num_res]
+    cts = instantiate_cts(cts, callee.out_avals)
+    cts_out = linear_call_p.bind(
+        *t_consts, *operands_res, *cts, callee=transpose,
+        transpose_thunk=NamedRule('transpose_thunk', lambda: (callee, list(f_consts))),
+        num_callee_consts=len(t_consts), num_res=len(operands_res))
+    return [None] * (num_callee_consts + num_res) + list(cts_out)
+
+
+linear_call_p.def_impl(_linear_call_impl)
+linear_call_p.def_abstract_eval(lambda *avals, callee, **_: list(callee.out_avals))
+linear_call_p.def_jvp(_linear_call_jvp, symbolic_zeros=True)
+linear_call_p.def_transpose(_linear_call_transpose)
+register_lowering(linear_call_p, lambda ctx, *args, callee, **_: lower_closed_jaxpr(
+    ctx.module_context, callee, args))
+flops_rules[linear_call_p] = lambda eqn, known: closed_jaxpr_flops(eqn.params['callee'])

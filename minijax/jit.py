@@ -1,8 +1,9 @@
 """``jit``: compile a function with XLA, traced once per argument types.
 
 ``jit(f)(*args, **kwargs)`` traces ``f`` to a closed jaxpr and binds ``xla_call`` with it
-(``minijax.xla_call``); ``jit(f).lower(...)`` gives the StableHLO module (``Lowered``) and
-``.compile()`` the executable (``Compiled``), as in JAX's ahead-of-time API.
+(``minijax.xla_call``); ``jit(f).trace(...)`` gives the jaxpr (``Traced``), ``.lower(...)``
+the StableHLO module (``Lowered``) and ``.compile()`` the executable (``Compiled``), as in
+JAX's ahead-of-time API (the stages are in ``minijax.stages``).
 
 Arguments named in ``static_argnums``/``static_argnames`` are not traced: their values are
 part of the trace cache key (so they must be hashable) and reach ``f`` as they are, which is
@@ -18,21 +19,17 @@ import weakref
 from collections.abc import Callable
 
 import numpy as np
-from jaxlib.mlir import ir
-
 from minijax import core, dtypes, runtime, spmd_call, tree_util
 from minijax.array import Array, from_device
-from minijax.sharding import SingleDeviceSharding
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
-from minijax.ir.jaxpr import ClosedJaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
-from minijax.lowering import module_text
 from minijax.sharding.mesh import get_concrete_mesh
+from minijax.stages import Compiled, Lowered, Traced, check_values
 from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
                               xla_call_p)
 
-__all__ = ['Compiled', 'Jitted', 'Lowered', 'jit', 'xla_call_p']
+__all__ = ['Compiled', 'Jitted', 'Lowered', 'Traced', 'jit', 'xla_call_p']
 
 
 class Jitted:
@@ -175,7 +172,7 @@ class Jitted:
                             out_shardings=given_outs or None)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
-        _check_values(f'jit({self.name})', names[0], flat_args)
+        check_values(f'jit({self.name})', names[0], flat_args)
         place = self._placement(args, kwargs, flat_args, out_tree, closed)
         if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
             exe = spmd_executable(closed, self.name, *names, place)
@@ -187,7 +184,18 @@ class Jitted:
             self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
         return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
 
-    def lower(self, *args, **kwargs) -> 'Lowered':
+    def trace(self, *args, **kwargs) -> Traced:
+        """Trace for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the static
+        arguments' values): the jaxpr, ready to ``lower``."""
+        closed, _, closed_over, out_tree, _, _ = self._trace(args, kwargs)
+        if closed_over:
+            raise core.UnexpectedTracerError(
+                f'jit({self.name}).trace: the function closes over a traced value')
+        _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+        return Traced(closed, self.name, tree_util.tree_structure((dyn_args, dyn_kwargs)),
+                      out_tree, lambda: self.lower(*args, **kwargs))
+
+    def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
         static arguments' values)."""
         closed, _, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
@@ -237,14 +245,6 @@ class Jitted:
 
 
 # ----------------------------------------------------------------------------- the fast path
-
-def _check_values(what, arg_names, leaves) -> None:
-    """A TypeError naming an argument that has a type but no value (a ``ShapeDtypeStruct``):
-    it can be lowered, not run."""
-    for name, leaf in zip(arg_names, leaves):
-        if not core.is_valid_value(leaf):
-            raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
-
 
 def _signature(args) -> tuple | None:
     """What decides the trace of a call whose arguments are all single arrays or scalars,
@@ -483,104 +483,9 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     return jitted
 
 
-class Lowered:
-    """A jitted function lowered to a StableHLO module for particular argument types."""
-
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
-                 in_tree=None):
-        """``names``: of the module's arguments and results (``jit``'s trace gives them);
-        ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
-        ``in_tree``: of the (positional, keyword) arguments traced."""
-        self.jaxpr = closed
-        self.name = name
-        self.out_tree = out_tree
-        self._names = names
-        self._place = place
-        self._in_tree = in_tree
-        self._module = lowered_module(closed, name, *names, place)
-
-    def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
-        """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
-        'hlo' (what XLA starts from). ``debug_info`` adds each op's name stack and source
-        lines: StableHLO's ``loc(...)`` (``'inline'``, a minijax option, writes each out on
-        its op instead of as an alias), HLO's ``metadata``."""
-        if dialect == 'hlo':
-            return runtime.hlo_text(self._module, metadata=bool(debug_info))
-        if dialect not in (None, 'stablehlo'):
-            raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}: minijax prints "
-                             f"'stablehlo' and 'hlo'")
-        with self._module.context:
-            return module_text(self._module, debug_info)
-
-    def compiler_ir(self) -> ir.Module:
-        return self._module
-
-    def compile(self) -> 'Compiled':
-        if self._place is not None:
-            return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
-                                                        self._place),
-                            self.out_tree, self._place, self._in_tree)
-        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
-                        self.out_tree, in_tree=self._in_tree)
-
-
 def _result_names(out_tree) -> tuple[str, ...]:
     """``result`` followed by each output leaf's path (``result[0]``, ``result['loss']``),
     as JAX names a module's results."""
     placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
     return tuple('result' + tree_util.keystr(path)
                  for path, _ in tree_util.tree_flatten_with_path(placeholder)[0])
-
-
-class Compiled:
-    """A compiled jitted function: call it with arguments of the lowered types."""
-
-    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
-                 in_tree=None):
-        self._jaxpr = closed
-        self._executable = exe
-        self._out_tree = out_tree
-        self._place = place
-        self._in_tree = in_tree
-
-    def __call__(self, *args):
-        avals, _, leaves = abstractify_args('compiled function', args)
-        expected = self._jaxpr.in_avals
-        if len(avals) != len(expected) or not all(map(same_type, avals, expected)):
-            raise TypeError('compiled function called with types '
-                            f'({", ".join(a.str_short() for a in avals)}) but compiled for '
-                            f'({", ".join(a.str_short() for a in expected)})')
-        _check_values('compiled function', map(str, range(len(leaves))), leaves)
-        if self._place is not None:
-            outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
-        else:
-            outs = run(self._executable, leaves, self._jaxpr.out_avals)
-        return tree_util.tree_unflatten(self._out_tree, outs)
-
-    @property
-    def input_shardings(self):
-        """How each argument is laid out, ``(positional, keyword)`` as the call's pytrees:
-        given, brought, or XLA's choice (an ordinary program's: its one device)."""
-        ins, _ = self._shardings()
-        return tree_util.tree_unflatten(self._in_tree, ins)
-
-    @property
-    def output_shardings(self):
-        """How each result is laid out, as the output's pytree."""
-        _, outs = self._shardings()
-        return tree_util.tree_unflatten(self._out_tree, outs)
-
-    def _shardings(self):
-        if self._place is None:
-            device = SingleDeviceSharding(runtime.device())
-            return ([device] * len(self._jaxpr.in_avals),
-                    [device] * len(self._jaxpr.out_avals))
-        return spmd_call.shardings(self._executable, self._place, self._jaxpr.in_avals,
-                                   self._jaxpr.out_avals)
-
-    def as_text(self) -> str:
-        """XLA's optimized HLO."""
-        return self._executable.hlo_text()
-
-    def cost_analysis(self) -> dict:
-        return self._executable.cost_analysis()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import gc
 import io
 import itertools
 import math
@@ -15,6 +16,7 @@ import operator
 import os
 import sys
 import time
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -147,6 +149,28 @@ def process_index(backend=None) -> int:
 def process_count(backend=None) -> int:
     _check_backend(backend)
     return distributed.global_state.num_processes
+
+
+def process_indices(backend=None) -> list[int]:
+    """Every process's number, in order."""
+    return list(range(process_count(backend)))
+
+
+def _renamed(old, new):
+    """JAX's older name ``old`` of ``new``: it works, with a warning naming ``new``."""
+    @functools.wraps(new)
+    def renamed(backend=None):
+        warnings.warn(f'jax.{old} has been renamed to jax.{new.__name__}. This alias will '
+                      'eventually be removed; please update your code.', UserWarning,
+                      stacklevel=2)
+        return new(backend)
+    renamed.__name__ = old
+    return renamed
+
+
+host_id, host_count, host_ids = (_renamed('host_id', process_index),
+                                 _renamed('host_count', process_count),
+                                 _renamed('host_ids', process_indices))
 
 
 @functools.cache
@@ -299,6 +323,45 @@ class _Compiled:
         return dict(self._loaded.cost_analysis())
 
 
+#: The token of the last execution of a program with host callbacks (the CPU device runs
+#: executions in order, so the last one done means all are, as JAX's runtime tokens).
+_effect_tokens: list = [None]
+
+
+def effects_barrier() -> None:
+    """Wait until every program run so far has made its side effects (``jax.effects_barrier``):
+    its host callbacks have returned."""
+    token, _effect_tokens[0] = _effect_tokens[0], None
+    if token is not None:
+        token.block_until_ready()
+
+
+def live_arrays(platform=None) -> list:
+    """The Arrays alive now and not deleted (``jax.live_arrays``), found among the objects
+    Python's garbage collector tracks: a debugging aid, its cost grows with the heap."""
+    _check_backend(platform)
+    from minijax.array import Array  # (the array module is built on this one)
+    return [x for x in gc.get_objects() if type(x) is Array and not x.is_deleted()]
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """The versions and devices minijax runs with, and the ``JAX_``/``XLA_``/``MINIJAX_``
+    environment variables (``jax.print_environment_info``): printed, or returned."""
+    import platform
+    from jaxlib import version
+    info = '\n'.join([
+        'minijax (the API of jax 0.10.2)', f'jaxlib: {version.__version__}',
+        f'numpy:  {np.__version__}', f'python: {sys.version}'.replace('\n', ' '),
+        f'device info: {device().device_kind}-{device_count()}, {local_device_count()} local '
+        'devices', f'process_count: {process_count()}', f'platform: {platform.uname()}',
+        *(f'{k}={v}' for k, v in os.environ.items()
+          if k.startswith(('JAX_', 'XLA_', 'MINIJAX_')))])
+    if return_string:
+        return info
+    print(info)
+    return None
+
+
 class Executable(_Compiled):
     """A compiled module: call it with device buffers, get device buffers back.
 
@@ -315,8 +378,13 @@ class Executable(_Compiled):
                           for shape, dtype in result_types]
 
     def __call__(self, buffers: list):
-        """Run on device buffers."""
-        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        """Run on device buffers. A program that calls back into Python leaves its
+        execution's token for ``effects_barrier``."""
+        if not self._host_callbacks:
+            return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        results = self._loaded.execute_sharded(buffers, with_tokens=True)
+        _effect_tokens[0] = results.consume_token()
+        return results.consume_with_handlers(self._handlers)
 
     def runner(self, transfers, finish):
         """A function of values running the executable: each value moves to the device by
@@ -328,6 +396,8 @@ class Executable(_Compiled):
         switch is process-wide, and the stacks that tracing records for locations, minijax's
         and JAX's, come from the same jaxlib ``Traceback``.)"""
         execute, handlers = self._loaded.execute_sharded, self._handlers
+        if self._host_callbacks:  # (its token is kept: the path of __call__)
+            return lambda values: finish(self([*map(operator.call, transfers, values)]))
         if len(transfers) == 1:  # the commonest call; the map costs a twentieth of it
             transfer, = transfers
             if type(transfer) is HostTransfer:  # the call's tuple of values goes to jaxlib as is
@@ -376,14 +446,24 @@ def hlo_text(module: ir.Module, metadata: bool = False) -> str:
     """The HLO that XLA starts from, before it optimizes (JAX's ``as_text(dialect='hlo')``):
     with ``metadata``, each instruction's name stack and source line, which XLA reads from
     the module's locations (``debug_info``)."""
+    options = _hlo.HloPrintOptions.short_parsable()  # (JAX's)
+    options.print_metadata = metadata
+    return _hlo_module(module).to_string(options)
+
+
+def _hlo_module(module: ir.Module):
+    """The module converted to XLA's HLO, unoptimized."""
     bytecode = io.BytesIO()
     with module.context:
         module.operation.write_bytecode(bytecode)
-    computation = _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(),
-                                                          use_tuple_args=False)
-    options = _hlo.HloPrintOptions.short_parsable()  # (JAX's)
-    options.print_metadata = metadata
-    return computation.as_hlo_module().to_string(options)
+    return _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(),
+                                                   use_tuple_args=False).as_hlo_module()
+
+
+def lowered_cost_analysis(module: ir.Module) -> dict:
+    """XLA's cost estimate of the module as it is, before optimization (JAX's
+    ``Lowered.cost_analysis``)."""
+    return dict(_jax.hlo_module_cost_analysis(client(), _hlo_module(module)))
 
 
 def compile_module(module) -> Executable:

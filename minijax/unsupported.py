@@ -7,6 +7,10 @@ alternative, not at a bare "has no attribute". The coverage table (``bench/cover
 """
 from __future__ import annotations
 
+_REFS = ("mutable array references (JAX's Ref, new_ref, freeze and their helpers) are not "
+         'supported: minijax values are immutable; update functionally (x.at[i].set(v)) and '
+         'carry state through loops and function results')
+
 _NARROW_FLOATS = ('minijax has no float8, float6, float4 or sub-byte integer dtypes; '
                   'use bfloat16 or float16, or int8/uint8')
 
@@ -16,6 +20,10 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
         'jax2tf_associative_scan_reductions': 'a jax2tf flag: minijax has no TensorFlow '
                                               'export; its portable artifact is StableHLO '
                                               '(minijax lower --emit bytecode)',
+        **dict.fromkeys(['Ref', 'new_ref', 'empty_ref', 'free_ref', 'freeze', 'ds', 'ad'],
+                        _REFS),
+        'memory': 'memory spaces: minijax keeps every array in the CPU device\'s one memory '
+                  '(device_put moves nothing between memories)',
     },
     'jax.errors': {
         'InconclusiveDimensionOperation': "the error of a comparison of symbolic dimensions: "
