@@ -160,24 +160,39 @@ def _minijax_module(namespace):
         return None
 
 
-def _parameters(fn) -> list[str] | None:
+def _signature(fn) -> inspect.Signature | None:
     try:
-        return [p.name for p in inspect.signature(fn).parameters.values()
-                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        return inspect.signature(fn)
     except (TypeError, ValueError):
         return None
 
 
 def _lacks(theirs, mine) -> tuple:
     """JAX's parameters that minijax's ``mine`` does not take (none when it takes
-    ``**kwargs`` or either has no signature)."""
+    ``**kwargs`` or either has no signature). A positional-only parameter, which no caller
+    names, counts as taken when ``mine`` takes an argument at its position."""
     if not callable(theirs) or inspect.isclass(theirs):
         return ()
-    jax_params, my_params = _parameters(theirs), _parameters(mine)
-    if jax_params is None or my_params is None or any(
-            p.kind == p.VAR_KEYWORD for p in inspect.signature(mine).parameters.values()):
+    jax_sig, my_sig = _signature(theirs), _signature(mine)
+    if jax_sig is None or my_sig is None:
         return ()
-    return tuple(p for p in jax_params if p not in my_params)
+    mine_params = list(my_sig.parameters.values())
+    if any(p.kind == p.VAR_KEYWORD for p in mine_params):
+        return ()
+    positional = [p for p in mine_params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+    takes_rest = any(p.kind == p.VAR_POSITIONAL for p in mine_params)
+    names = {p.name for p in mine_params}
+    lacking = []
+    for i, p in enumerate(jax_sig.parameters.values()):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.kind == p.POSITIONAL_ONLY:
+            if i >= len(positional) and not takes_rest:
+                lacking.append(p.name)
+        elif p.name not in names:
+            lacking.append(p.name)
+    return tuple(lacking)
 
 
 def classify(namespace: str) -> list[Name]:

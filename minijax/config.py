@@ -64,11 +64,14 @@ class Config:
 config = Config()
 
 
+_NO_VALUE = object()
+
+
 class State:
     """A flag as JAX's top-level name for it (``jax.enable_x64``, ``jax.debug_nans``):
     ``.value`` reads it, and ``State(value)`` sets it within a ``with`` block or a decorated
     function, as ``config.update`` would (refused the same way where minijax has one
-    value)."""
+    value). A boolean flag called without a value turns on, as JAX's do."""
 
     def __init__(self, name):
         self.name = name
@@ -77,8 +80,14 @@ class State:
     def value(self):
         return config.read(self.name)
 
-    def __call__(self, new_value):
-        return _Setting(self.name, new_value)
+    def __call__(self, new_val=_NO_VALUE):
+        if new_val is _NO_VALUE:
+            if not isinstance(self.value, bool):
+                raise TypeError(f'Context manager for {self.name[len("jax_"):]} config option '
+                                'requires an argument representing the new value for the '
+                                'config option.')
+            new_val = True
+        return _Setting(self.name, new_val)
 
     def __repr__(self):
         return f'State({self.name!r}, value={self.value!r})'

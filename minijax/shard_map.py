@@ -118,7 +118,7 @@ def manual_axes_in_scope(mesh, axes, check_vma):
     its values' varying axes."""
     with contextlib.ExitStack() as stack:
         for name in ordered(mesh, axes):
-            stack.enter_context(batching.extend_axis_env(name, mesh.shape[name]))
+            stack.enter_context(core.extend_axis_env(name, mesh.shape[name]))
         stack.enter_context(mesh_lib.use_abstract_mesh(mesh.abstract_mesh.update_axis_types(
             {n: AxisType.Manual for n in axes})))
         parallel.vma_checked.append(check_vma)
