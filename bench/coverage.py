@@ -54,8 +54,6 @@ NAMESPACES = (
 #: Names minijax does not have yet: the work of issue 31 (SPMD) and issue 32 (the rest).
 #: A name leaves this table when it is implemented (the test says so).
 NOT_YET: dict[str, str] = {
-    'jax': (
-        'Ref ad ds empty_ref free_ref freeze make_user_context memory new_ref smap '),
     'jax.lax': (
         'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
     'jax.lax.linalg': (
@@ -93,13 +91,9 @@ NOT_YET: dict[str, str] = {
     'jax.scipy.fft': (
         'dct dctn idct idctn '),
     'jax.debug': (
-        'DebugEffect OrderedDebugEffect breakpoint '),
-    'jax.errors': (
-        'InconclusiveDimensionOperation '),
+        'breakpoint '),
     'jax.image': (
         'ResizeMethod resize scale_and_translate '),
-    'jax.custom_derivatives': (
-        'CustomVJPPrimal SymbolicZero custom_vjp_primal_tree_values remat_opt_p zero_from_primal '),
     'jax.example_libraries.stax': (
         'AvgPool BatchNorm Conv Conv1DTranspose ConvTranspose Dense Dropout Elu Exp FanInConcat '
         'FanInSum FanOut Flatten Gelu GeneralConv GeneralConvTranspose Identity LeakyRelu '
@@ -112,16 +106,6 @@ NOT_YET: dict[str, str] = {
         'exponential_decay inverse_time_decay l2_norm make_schedule map momentum namedtuple '
         'nesterov optimizer pack_optimizer_state partial piecewise_constant polynomial_decay '
         'rmsprop rmsprop_momentum safe_map safe_zip sgd sm3 unpack_optimizer_state unzip2 zip '),
-    'jax.extend.core': (
-        'AbstractToken CallPrimitive ClosedJaxpr DebugInfo DropVar Effect Effects '
-        'InconclusiveDimensionOperation Jaxpr JaxprEqn JaxprTypeError Literal Primitive Token '
-        'TraceTag Var array_types call_impl check_jaxpr concrete_or_error find_top_trace gensym '
-        'get_opaque_trace_state jaxpr_as_fun jaxprs_in_params mapped_aval new_jaxpr_eqn '
-        'no_effects nonempty_axis_env_DO_NOT_USE primal_dtype_to_tangent_dtype set_current_trace '
-        'subjaxprs take_current_trace unmapped_aval unsafe_am_i_under_a_jit_DO_NOT_USE '
-        'unsafe_am_i_under_a_vmap_DO_NOT_USE unsafe_get_axis_names_DO_NOT_USE valid_jaxtype '),
-    'jax.experimental': (
-        'EArray cur_qdd primal_tangent_dtype '),
 }
 
 
@@ -145,24 +129,39 @@ def _minijax_module(namespace):
         return None
 
 
-def _parameters(fn) -> list[str] | None:
+def _signature(fn) -> inspect.Signature | None:
     try:
-        return [p.name for p in inspect.signature(fn).parameters.values()
-                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        return inspect.signature(fn)
     except (TypeError, ValueError):
         return None
 
 
 def _lacks(theirs, mine) -> tuple:
     """JAX's parameters that minijax's ``mine`` does not take (none when it takes
-    ``**kwargs`` or either has no signature)."""
+    ``**kwargs`` or either has no signature). A positional-only parameter, which no caller
+    names, counts as taken when ``mine`` takes an argument at its position."""
     if not callable(theirs) or inspect.isclass(theirs):
         return ()
-    jax_params, my_params = _parameters(theirs), _parameters(mine)
-    if jax_params is None or my_params is None or any(
-            p.kind == p.VAR_KEYWORD for p in inspect.signature(mine).parameters.values()):
+    jax_sig, my_sig = _signature(theirs), _signature(mine)
+    if jax_sig is None or my_sig is None:
         return ()
-    return tuple(p for p in jax_params if p not in my_params)
+    mine_params = list(my_sig.parameters.values())
+    if any(p.kind == p.VAR_KEYWORD for p in mine_params):
+        return ()
+    positional = [p for p in mine_params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+    takes_rest = any(p.kind == p.VAR_POSITIONAL for p in mine_params)
+    names = {p.name for p in mine_params}
+    lacking = []
+    for i, p in enumerate(jax_sig.parameters.values()):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.kind == p.POSITIONAL_ONLY:
+            if i >= len(positional) and not takes_rest:
+                lacking.append(p.name)
+        elif p.name not in names:
+            lacking.append(p.name)
+    return tuple(lacking)
 
 
 def classify(namespace: str) -> list[Name]:
@@ -229,8 +228,10 @@ def markdown(rows: list[Name]) -> str:
 
 
 def _not_yet_source(rows) -> str:
-    """This file's text with NOT_YET listing only the names still not implemented."""
-    implemented = {(r.namespace, r.name) for r in rows if r.status == 'implemented'}
+    """This file's text with NOT_YET listing only the names neither implemented nor
+    documented as not supported."""
+    implemented = {(r.namespace, r.name) for r in rows
+                   if r.status in ('implemented', 'unsupported')}
     entries = []
     for namespace, names in NOT_YET.items():
         left = [n for n in names.split() if (namespace, n) not in implemented]

@@ -5,7 +5,7 @@ import os
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
 from minijax import (ad_checkpoint, checkpoint_policies, debug, distributed,  # noqa: E402
-                     errors, experimental, lax, nn, numpy, ops, random, scipy, sharding,
+                     errors, experimental, extend, lax, nn, numpy, ops, random, scipy, sharding,
                      stages, test_util, tree, tree_util, typing)
 from minijax.array import (Array, Shard, block_until_ready, copy_to_host_async,  # noqa: E402
                            device_get, device_put)
@@ -19,8 +19,9 @@ from minijax.config import (config, debug_infs, debug_nans, default_device,  # n
 from minijax.config import (allow_f16_reductions, array_garbage_collection_guard,  # noqa: E402
                             auto_pcast, check_tracer_leaks, checking_leaks, debug_key_reuse,
                             default_prng_impl, enable_checks, enable_custom_prng,
-                            legacy_prng_key, no_execution, no_tracing, numpy_dtype_promotion,
-                            remove_size_one_mesh_axis_from_type, softmax_custom_jvp,
+                            legacy_prng_key, make_user_context, no_execution, no_tracing,
+                            numpy_dtype_promotion, remove_size_one_mesh_axis_from_type,
+                            softmax_custom_jvp,
                             thread_guard, threefry_partitionable, transfer_guard,
                             transfer_guard_device_to_device, transfer_guard_device_to_host,
                             transfer_guard_host_to_device)
@@ -39,7 +40,7 @@ from minijax.interpreters.transpose import is_undefined_primal  # noqa: E402
 from minijax.ir.tracing import eval_shape, make_jaxpr  # noqa: E402
 from minijax.jit import clear_caches, jit  # noqa: E402
 from minijax.pmap import pmap  # noqa: E402
-from minijax.shard_map import shard_map  # noqa: E402
+from minijax.shard_map import shard_map, smap  # noqa: E402
 from minijax.runtime import (Device, default_backend, device_count, devices,  # noqa: E402
                               effects_barrier, host_count, host_id, host_ids, live_arrays,
                               local_device_count, local_devices, print_environment_info,
@@ -55,12 +56,13 @@ __all__ = [
     'check_tracer_leaks', 'checking_leaks', 'closure_convert', 'copy_to_host_async',
     'custom_gradient', 'debug_key_reuse', 'default_prng_impl', 'effects_barrier',
     'enable_checks', 'enable_custom_prng', 'ensure_compile_time_eval', 'experimental',
-    'float0', 'fwd_and_bwd', 'host_count', 'host_id', 'host_ids', 'legacy_prng_key',
-    'linear_transpose', 'live_arrays', 'named_call', 'named_scope', 'no_execution',
-    'no_tracing', 'numpy_dtype_promotion', 'print_environment_info', 'process_indices',
-    'remove_size_one_mesh_axis_from_type', 'softmax_custom_jvp', 'stages', 'thread_guard',
-    'threefry_partitionable', 'transfer_guard', 'transfer_guard_device_to_device',
-    'transfer_guard_device_to_host', 'transfer_guard_host_to_device',
+    'extend', 'float0', 'fwd_and_bwd', 'host_count', 'host_id', 'host_ids', 'legacy_prng_key',
+    'linear_transpose', 'live_arrays', 'make_user_context', 'named_call', 'named_scope',
+    'no_execution', 'no_tracing', 'numpy_dtype_promotion', 'print_environment_info',
+    'process_indices', 'remove_size_one_mesh_axis_from_type', 'smap', 'softmax_custom_jvp',
+    'stages', 'thread_guard', 'threefry_partitionable', 'transfer_guard',
+    'transfer_guard_device_to_device', 'transfer_guard_device_to_host',
+    'transfer_guard_host_to_device',
     'Array', 'ConcreteArray', 'Device', 'NamedSharding', 'Primitive', 'Shard', 'ShapeDtypeStruct',
     'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',

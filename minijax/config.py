@@ -96,25 +96,23 @@ class State:
     """A flag as JAX's top-level name for it (``jax.enable_x64``, ``jax.debug_nans``):
     ``.value`` reads it, and ``State(value)`` sets it within a ``with`` block or a decorated
     function, as ``config.update`` would (refused the same way where minijax has one
-    value)."""
+    value). A boolean flag called without a value turns on, as JAX's do."""
 
     def __init__(self, name):
         self.name = name
-
-    def _context_value(self):
-        """What ``State()`` sets: a boolean flag's True (others need the value)."""
-        if isinstance(Config().read(self.name), bool):
-            return True
-        raise TypeError(f'the context manager for {self.name.removeprefix("jax_")} needs '
-                        'the new value as its argument')
 
     @property
     def value(self):
         return config.read(self.name)
 
     def __call__(self, new_val=_NO_VALUE):
-        return _Setting({self.name: self._context_value() if new_val is _NO_VALUE
-                         else new_val})
+        if new_val is _NO_VALUE:
+            if not isinstance(self.value, bool):
+                raise TypeError(f'Context manager for {self.name[len("jax_"):]} config option '
+                                'requires an argument representing the new value for the '
+                                'config option.')
+            new_val = True
+        return _Setting({self.name: new_val})
 
     def __repr__(self):
         return f'State({self.name!r}, value={self.value!r})'
@@ -170,3 +168,58 @@ def disable_jit(disable: bool = True):
         yield
     finally:
         config.update('jax_disable_jit', before)
+
+
+# ----------------------------------------------------------------------------- user contexts
+
+_user_contexts: list = []
+#: Called with no arguments whenever a user context's value changes (``jit`` drops the
+#: fast paths it recorded under the old values).
+user_context_hooks: list = []
+
+
+class UserContext:
+    """A value ``jit`` traces under (``jax.make_user_context``): a jitted function is traced
+    and compiled again when it changes. ``.value`` reads it; ``ctx(v)`` sets it within a
+    ``with`` block; ``set_global(v)`` sets it outside any block."""
+
+    def __init__(self, default_value):
+        self._value = default_value
+        _user_contexts.append(self)
+
+    @property
+    def value(self):
+        return self._value
+
+    def get_global(self):
+        return self._value
+
+    def set_global(self, new_value):
+        self._value = new_value
+        for hook in user_context_hooks:
+            hook()
+
+    def __call__(self, new_value):
+        return _UserSetting(self, new_value)
+
+
+class _UserSetting(contextlib.ContextDecorator):
+    def __init__(self, context, value):
+        self._context, self._value = context, value
+
+    def __enter__(self):
+        self._before = self._context.value
+        self._context.set_global(self._value)
+
+    def __exit__(self, *exc):
+        self._context.set_global(self._before)
+
+
+def make_user_context(default_value=None) -> UserContext:
+    """A new context value that ``jit``'s caches key on (``jax.make_user_context``)."""
+    return UserContext(default_value)
+
+
+def user_context_values() -> tuple:
+    """The value of every user context, for ``jit``'s trace cache key."""
+    return tuple(c.value for c in _user_contexts)

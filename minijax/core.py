@@ -731,6 +731,34 @@ def check_callable(what, **funs):
                             f'{type(fun).__name__}')
 
 
+# ----------------------------------------------------------------------------- named axes
+
+#: The named axes in scope, innermost last: ``(name, size, main)`` for each enclosing
+#: ``vmap(..., axis_name=name)`` (``main`` its trace), ``pmap``, ``shard_map`` mesh axis and
+#: ``make_jaxpr(..., axis_env=)`` entry (``main`` None). Collectives look their axes up here.
+axis_env: list = []
+
+
+@contextmanager
+def extend_axis_env(name, size, main=None):
+    axis_env.append((name, size, main))
+    try:
+        yield
+    finally:
+        axis_env.pop()
+
+
+def axis_frame(name, primitive_name):
+    """``(size, main)`` of the innermost axis named ``name``; a ``NameError`` (as JAX raises)
+    for a collective over a name no enclosing ``pmap``/``vmap`` binds."""
+    for bound, size, main in reversed(axis_env):
+        if bound == name:
+            return size, main
+    raise NameError(f'{primitive_name}: unbound axis name: {name}. The axis names in scope '
+                    f'(bound by pmap or vmap(..., axis_name=...)) are '
+                    f'{[n for n, _, _ in axis_env]}')
+
+
 # ----------------------------------------------------------------------------- small helpers
 
 class SourceInfo(NamedTuple):

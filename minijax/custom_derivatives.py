@@ -23,10 +23,14 @@ unbatched operand.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+from typing import Any
 
-from minijax import core, lax, tree_util
+import numpy as np
+
+from minijax import core, dtypes, lax, tree_util
 from minijax.control_flow.common import trace_function
 from minijax.core import Primitive
 from minijax.flops import closed_jaxpr_flops, flops_rules
@@ -36,6 +40,7 @@ from minijax.interpreters.transpose import instantiate_cts
 from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
 from minijax.lowering import lower_closed_jaxpr, register_lowering
 from minijax.sharding import rules as sharding_rules
+from minijax.unsupported import missing_name
 
 custom_jvp_call_p = Primitive('custom_jvp_call', multiple_results=True)
 custom_vjp_call_p = Primitive('custom_vjp_call', multiple_results=True)
@@ -51,14 +56,76 @@ class NamedRule:
     def __init__(self, name, fun):
         self.name, self.fun = name, fun
 
-    def __call__(self, *args):
-        return self.fun(*args)
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
 
     def __repr__(self):
         return self.name
 
 
 # ----------------------------------------------------------------------------- the API
+
+class SymbolicZero:
+    """A tangent or cotangent known to be zero, as a rule with ``symbolic_zeros`` sees it:
+    only its type (``aval``; ``shape``, ``dtype``... are read from it)."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return 'SymbolicZero'
+
+    def __getattr__(self, name):
+        if name == 'aval':  # (not set yet: unpickling, copying)
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(val):
+        aval = core.raise_to_shaped(core.get_aval(val))
+        return SymbolicZero(aval.update(dtype=dtypes.tangent_dtype(aval.dtype), weak_type=False))
+
+
+@dataclasses.dataclass
+class CustomVJPPrimal:
+    """An argument leaf of a ``custom_vjp``'s ``fwd`` with ``symbolic_zeros``: the value, and
+    whether a derivative reaches it."""
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree):
+    """``tree`` with each ``CustomVJPPrimal`` leaf replaced by its value."""
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f'unexpected leaf type {type(leaf)}')
+        return leaf.value
+    return tree_util.tree_map(value, tree)
+
+
+def zero_from_primal(val, symbolic_zeros=False):
+    """The zero tangent of each leaf of ``val``: a ``SymbolicZero`` with ``symbolic_zeros``,
+    else zeros of the tangent dtype (``float0`` for an integer or bool leaf)."""
+    def zero(x):
+        if symbolic_zeros:
+            return SymbolicZero.from_primal_value(x)
+        aval = core.raise_to_shaped(core.get_aval(x))
+        if not ad.has_tangent(aval):
+            return np.zeros(aval.shape, dtypes.float0)
+        return ad.instantiate(ad.Zero(aval))
+    return tree_util.tree_map(zero, val)
+
+
+def _given_zero(tangent, symbolic_zeros):
+    """A tangent as a rule gets it: a ``Zero`` as a ``SymbolicZero``, or as zeros."""
+    if not isinstance(tangent, ad.Zero):
+        return tangent
+    return SymbolicZero(tangent.aval) if symbolic_zeros else ad.instantiate(tangent)
+
+
+def _instantiate_symbolic(tangent):
+    return ad.instantiate(ad.Zero(tangent.aval)) if isinstance(tangent, SymbolicZero) else tangent
+
 
 class custom_jvp:  # noqa: N801 (JAX's name)
     """A function with a custom JVP rule: ``f = custom_jvp(fun)``, then ``@f.defjvp``.
@@ -73,14 +140,13 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
+        self.jvp, self.symbolic_zeros = None, False
 
     def defjvp(self, jvp, symbolic_zeros=False):
+        """``symbolic_zeros``: the rule gets a ``SymbolicZero`` for each tangent known to be
+        zero (and may return them), instead of zeros."""
         core.check_callable('custom_jvp.defjvp', jvp=jvp)
-        if symbolic_zeros:
-            raise NotImplementedError('custom_jvp.defjvp: minijax passes zero tangents as '
-                                      'arrays; symbolic_zeros=True is not supported')
-        self.jvp = jvp
+        self.jvp, self.symbolic_zeros = jvp, symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps):
@@ -125,13 +191,17 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """``symbolic_zeros``: ``fwd`` gets each argument leaf as a ``CustomVJPPrimal``
+        (its value, and whether it is perturbed: has a nonzero tangent), and ``bwd`` a
+        ``SymbolicZero`` for each output cotangent known to be zero."""
         core.check_callable('custom_vjp.defvjp', fwd=fwd, bwd=bwd)
-        if symbolic_zeros or optimize_remat:
-            raise NotImplementedError('custom_vjp.defvjp: symbolic_zeros and optimize_remat '
-                                      'are not supported by minijax')
-        self.fwd, self.bwd = fwd, bwd
+        if optimize_remat:
+            raise NotImplementedError('custom_vjp.defvjp: optimize_remat is not supported by '
+                                      'minijax (checkpoint recomputes nothing)')
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
@@ -146,17 +216,27 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         return tree_util.tree_unflatten(call.out_tree, outs)
 
 
-def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+_NOT_GIVEN = object()  # (checkpoint's deprecated ``concrete``)
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=(),
+               static_argnames=(), concrete=_NOT_GIVEN):
     """``fun`` itself (its ``static_argnums`` checked at each call): JAX's rematerialization
-    decorator, accepted so programs run unchanged.
+    decorator, accepted so programs run unchanged (``static_argnames`` too; ``concrete``,
+    removed from JAX, is JAX's error).
 
     minijax recomputes nothing: reverse mode keeps the residuals that linearization saves, so
     values and derivatives are JAX's, but memory is not traded for recomputation. Usable as
     ``@checkpoint``, ``checkpoint(f, policy=...)`` and ``partial(checkpoint, ...)``.
     """
+    if concrete is not _NOT_GIVEN:
+        raise NotImplementedError('The `concrete` option to `jax.checkpoint` was deprecated in '
+                                  'JAX v0.8.2, and removed in JAX v0.10.0. In its place please '
+                                  'use `static_argnums`.')
     if fun is None:
         return lambda f: checkpoint(f, prevent_cse=prevent_cse, policy=policy,
-                                    static_argnums=static_argnums)
+                                    static_argnums=static_argnums,
+                                    static_argnames=static_argnames)
     core.check_callable('checkpoint', fun=fun)
     if not static_argnums:
         return fun
@@ -279,17 +359,26 @@ class _Call:
                 for i in range(len(self.args))]
 
     def flat_jvp(self, primals_flat, tangents_flat):
+        """The rule on the arguments; a ``Zero`` tangent reaches it as a ``SymbolicZero``
+        with ``symbolic_zeros``, else as zeros; a ``SymbolicZero`` it returns is zeros."""
         primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
-        tangents = tree_util.tree_unflatten(self.in_tree, tangents_flat)
+        tangents = tree_util.tree_unflatten(self.in_tree, [
+            _given_zero(t, self.custom.symbolic_zeros) for t in tangents_flat])
         pair = self.custom.jvp(*self.nondiff, primals, tangents)
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise TypeError(f'custom_jvp {self.name}: the rule {_name(self.custom.jvp)} must '
                             f'return a pair (primal_out, tangent_out), got {_shown(pair)}')
         out, tangent_out = pair
         outs = self.flatten_output('primal output', out)
+        tangent_out = tree_util.tree_map(_instantiate_symbolic, tangent_out)
         return outs, self.flatten_output('tangent output', tangent_out, like=outs)
 
-    def flat_fwd(self, *primals_flat):
+    def flat_fwd(self, *primals_flat, perturbed=None):
+        """``fwd`` on the arguments; with ``symbolic_zeros`` each leaf is a
+        ``CustomVJPPrimal`` saying whether it is ``perturbed`` (all are, if not given)."""
+        if self.custom.symbolic_zeros:
+            perturbed = [True] * len(primals_flat) if perturbed is None else perturbed
+            primals_flat = [CustomVJPPrimal(x, p) for x, p in zip(primals_flat, perturbed)]
         primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
         pair = self.custom.fwd(*self.full_args(primals))
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
@@ -298,7 +387,13 @@ class _Call:
         residuals, residual_tree = tree_util.tree_flatten(pair[1])
         return self.flatten_output('fwd output', pair[0]), residuals, residual_tree
 
-    def flat_bwd(self, residual_tree, residuals, cts_flat):
+    def flat_bwd(self, residual_tree, residuals, cts_flat, zeros=None):
+        """``bwd`` on the residuals and cotangents; with ``symbolic_zeros`` those ``zeros``
+        says are zero reach it as ``SymbolicZero``s. A None or ``SymbolicZero`` it returns
+        is zeros."""
+        if self.custom.symbolic_zeros and zeros is not None:
+            cts_flat = [SymbolicZero(core.raise_to_shaped(core.get_aval(ct))) if zero else ct
+                        for ct, zero in zip(cts_flat, zeros)]
         cts_out = tree_util.tree_unflatten(self.out_tree, cts_flat)
         cts_in = self.custom.bwd(*self.nondiff,
                                  tree_util.tree_unflatten(residual_tree, residuals), cts_out)
@@ -314,7 +409,8 @@ class _Call:
                                  f'{core.get_aval(ct).str_short()} for differentiable '
                                  f'argument leaf {i}, of type {core.get_aval(x).str_short()}: '
                                  'a cotangent has its argument\'s shape')
-        return [_zeros_like(x) if ct is None else ct for x, ct in pairs]
+        return [_zeros_like(x) if ct is None or isinstance(ct, SymbolicZero) else ct
+                for x, ct in pairs]
 
     def flatten_output(self, what, out, like=None):
         """``out`` flat, checked against the primal function's output types."""
@@ -426,7 +522,7 @@ def _all_batched_at_0(vals, dims):
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
     _check_no_closed_over_tangents(name, tangents, num_consts)
-    return jvp(primals[num_consts:], [ad.instantiate(t) for t in tangents[num_consts:]])
+    return jvp(primals[num_consts:], tangents[num_consts:])
 
 
 def _custom_jvp_call_batching(vals, dims, *, call_jaxpr, jvp, num_consts, name):
@@ -434,7 +530,7 @@ def _custom_jvp_call_batching(vals, dims, *, call_jaxpr, jvp, num_consts, name):
     num_outs = len(call_jaxpr.out_avals)
 
     def jvp_of_batch(primals, tangents):
-        n = len(primals)
+        n, tangents = len(primals), [ad.instantiate(t) for t in tangents]
         outs = _vmapped(lambda *xs: [x for part in jvp(xs[:n], xs[n:]) for x in part],
                         size)(*primals, *tangents)
         return core.split_list(outs, num_outs)
@@ -453,7 +549,9 @@ custom_jvp_call_p.def_batching(_custom_jvp_call_batching)
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
     _check_no_closed_over_tangents(name, tangents, num_consts)
-    outs, residuals, residual_tree = fwd(*primals[num_consts:])
+    outs, residuals, residual_tree = fwd(
+        *primals[num_consts:],
+        perturbed=[not isinstance(t, ad.Zero) for t in tangents[num_consts:]])
     tangents_out = custom_lin_p.bind(
         *residuals, *(ad.instantiate(t) for t in tangents[num_consts:]),
         num_res=len(residuals), bwd=NamedRule(str(bwd), functools.partial(bwd, residual_tree)),
@@ -465,20 +563,21 @@ def _custom_vjp_call_batching(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, n
     size, vals = _all_batched_at_0(vals, dims)
     num_outs = len(call_jaxpr.out_avals)
 
-    def fwd_of_batch(*primals):
+    def fwd_of_batch(*primals, perturbed=None):
         residual_trees = []  # the residuals' tree, seen while fwd is traced
 
         def flat(*xs):
-            outs, residuals, residual_tree = fwd(*xs)
+            outs, residuals, residual_tree = fwd(*xs, perturbed=perturbed)
             residual_trees.append(residual_tree)
             return [*outs, *residuals]
 
         outs, residuals = core.split_list(_vmapped(flat, size)(*primals), num_outs)
         return outs, residuals, residual_trees[0]
 
-    def bwd_of_batch(residual_tree, residuals, cts):
+    def bwd_of_batch(residual_tree, residuals, cts, zeros=None):
         n = len(residuals)
-        return _vmapped(lambda *xs: bwd(residual_tree, xs[:n], xs[n:]), size)(*residuals, *cts)
+        return _vmapped(lambda *xs: bwd(residual_tree, xs[:n], xs[n:], zeros=zeros),
+                        size)(*residuals, *cts)
 
     outs = custom_vjp_call_p.bind(
         *vals, call_jaxpr=batching.batched_jaxpr(call_jaxpr, size, (0,) * len(vals))[0],
@@ -509,7 +608,8 @@ def _custom_lin_lowering(ctx, *args, name, **_):
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
     """The backward pass of a custom_vjp function: ``bwd`` on the saved residuals."""
     residuals = list(args[:num_res])
-    cts_in = bwd(residuals, instantiate_cts(cts, out_avals))
+    cts_in = bwd(residuals, instantiate_cts(cts, out_avals),
+                 zeros=[ct is None or isinstance(ct, ad.Zero) for ct in cts])
     return [None] * num_res + list(cts_in)
 
 
@@ -590,3 +690,5 @@ linear_call_p.def_transpose(_linear_call_transpose)
 register_lowering(linear_call_p, lambda ctx, *args, callee, **_: lower_closed_jaxpr(
     ctx.module_context, callee, args))
 flops_rules[linear_call_p] = lambda eqn, known: closed_jaxpr_flops(eqn.params['callee'])
+
+__getattr__ = missing_name('jax.custom_derivatives')

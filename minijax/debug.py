@@ -11,6 +11,9 @@ from minijax.callback import debug_log as log
 from minijax.callback import debug_print as print  # noqa: A001 (jax.debug.print)
 from minijax.sharding_view import (inspect_array_sharding, visualize_array_sharding,
                                    visualize_sharding)
+from minijax.unsupported import missing_name
 
 __all__ = ['callback', 'inspect_array_sharding', 'log', 'print', 'visualize_array_sharding',
            'visualize_sharding']
+
+__getattr__ = missing_name('jax.debug')

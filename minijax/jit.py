@@ -15,13 +15,14 @@ import functools
 import inspect
 import operator
 import types
+import warnings
 import weakref
 from collections.abc import Callable
 
 import numpy as np
 from minijax import core, dtypes, runtime, spmd_call, tree_util
 from minijax.array import Array, from_device
-from minijax.config import config
+from minijax.config import config, user_context_hooks, user_context_values
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.sharding.mesh import get_concrete_mesh
@@ -42,6 +43,7 @@ class Jitted:
     def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
                  out_shardings=None):
         self.fun = fun
+        self.inline = False  # (jit(inline=True): traced into the enclosing jaxpr)
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
@@ -51,6 +53,7 @@ class Jitted:
             self.name, fun, static_argnums, static_argnames)
         self._traces = _traces_of(fun)
         self._fast_calls: dict[tuple, Callable] = {}
+        _all_jitted.add(self)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -66,7 +69,8 @@ class Jitted:
         static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
         # (a sharded argument's sharding is in the key as JAX has it: it traces again)
-        key = (in_tree, tuple(avals), static, tuple(map(spmd_call.own_sharding, leaves)))
+        key = (in_tree, tuple(avals), static, tuple(map(spmd_call.own_sharding, leaves)),
+               user_context_values())
         cached = self._traces.get(key)
         if cached is None:
             runtime.counters['trace'] += 1
@@ -158,6 +162,9 @@ class Jitted:
         transformation or run the executable, recording a fast path for these types."""
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
+        if self.inline and (core.dynamic_trace is not None or any(
+                isinstance(x, core.Tracer) for x in tree_util.tree_leaves((args, kwargs)))):
+            return self.fun(*args, **kwargs)  # (traced into the enclosing jaxpr)
         closed, hoisted, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
@@ -327,6 +334,17 @@ def _not_numeric(x):
 
 
 _trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Every jitted function alive: a user context's change drops their fast paths, which were
+#: recorded for the programs traced under the old values.
+_all_jitted: weakref.WeakSet = weakref.WeakSet()
+
+
+def _drop_fast_paths() -> None:
+    for jitted in list(_all_jitted):
+        jitted._fast_calls.clear()
+
+
+user_context_hooks.append(_drop_fast_paths)
 
 
 def _traces_of(fun) -> dict:
@@ -450,7 +468,8 @@ def _hashed(name, where, value):
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
-        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False):
+        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
+        device=None, backend=None, inline=False, compiler_options=None):
     """Compile ``fun`` with XLA: traced once per argument types, then run from the cache.
 
     ``static_argnums``/``static_argnames``: arguments passed to ``fun`` as Python values,
@@ -469,18 +488,49 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     ``donate_argnums``/``donate_argnames`` are checked as JAX checks them and have no
     effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
     either: minijax always passes every argument to the executable (JAX's
-    ``keep_unused=True``).
+    ``keep_unused=True``). ``inline=True`` traces ``fun`` into an enclosing jaxpr instead of
+    a ``jit`` equation. The deprecated ``device``/``backend`` take the default device and
+    'cpu' only; ``compiler_options`` none.
     """
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
-                                 donate_argnames=donate_argnames, keep_unused=keep_unused)
+                                 donate_argnames=donate_argnames, keep_unused=keep_unused,
+                                 device=device, backend=backend, inline=inline,
+                                 compiler_options=compiler_options)
     core.check_callable('jit', fun=fun)
+    _check_placement(device, backend, in_shardings, out_shardings)
+    if compiler_options:
+        raise NotImplementedError('jit: compiler_options are not supported by minijax (it '
+                                  "compiles with XLA's defaults)")
     jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
+    jitted.inline = inline
     _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
                    donate_argnums, donate_argnames)
     return jitted
+
+
+def _check_placement(device, backend, in_shardings, out_shardings) -> None:
+    """JAX's checks of the deprecated ``device``/``backend`` of ``jit``; minijax's one
+    device (the default) and backend ('cpu') are the only ones it takes."""
+    if device is None and backend is None:
+        return
+    warnings.warn('backend and device argument on jit is deprecated. You can use '
+                  '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to '
+                  'the jitted function to get the same behavior.', DeprecationWarning,
+                  stacklevel=3)
+    if device is not None and backend is not None:
+        raise ValueError("can't specify both a device and a backend for jit, got "
+                         f'{device=} and {backend=}')
+    for name, given in (('in_shardings', in_shardings), ('out_shardings', out_shardings)):
+        if given is not None:
+            raise ValueError(f'If backend or device is specified on jit, then {name} should '
+                             'not be specified.')
+    if device is not None and not runtime.is_default_device(device):
+        raise NotImplementedError(f'jit(device={device}): minijax runs a jitted function on '
+                                  'the default device; use device_put on its arguments')
+    runtime.devices(backend)  # (an unknown backend is RuntimeError, as in JAX)
 
 
 def _result_names(out_tree) -> tuple[str, ...]:

@@ -804,3 +804,10 @@ def _trimmed(spec):
     while entries and entries[-1] is None:
         entries.pop()
     return type(spec)(*entries)
+
+
+def serialize_portable_artifact_with_sdy(module: ir.Module, target_version: str) -> bytes:
+    """``module`` as a versioned StableHLO artifact that keeps Shardy's ``sdy.mesh`` and
+    ``sdy.sharding``, which VHLO has no ops or attributes for: jaxlib's mixed serialization,
+    as JAX's export writes a module over a mesh. Rewrites ``module`` in place."""
+    return _jax.mlir.serialize_portable_artifact(module, target_version, True)

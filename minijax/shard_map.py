@@ -45,7 +45,7 @@ from minijax.sharding import mesh as mesh_lib
 from minijax.sharding import rules as sharding_rules
 from minijax.sharding.types import type_sharding
 
-__all__ = ['Infer', 'shard_map', 'shard_map_p']
+__all__ = ['Infer', 'shard_map', 'shard_map_p', 'smap']
 
 P = PartitionSpec
 shard_map_p = Primitive('shard_map', multiple_results=True)
@@ -118,7 +118,7 @@ def manual_axes_in_scope(mesh, axes, check_vma):
     its values' varying axes."""
     with contextlib.ExitStack() as stack:
         for name in ordered(mesh, axes):
-            stack.enter_context(batching.extend_axis_env(name, mesh.shape[name]))
+            stack.enter_context(core.extend_axis_env(name, mesh.shape[name]))
         stack.enter_context(mesh_lib.use_abstract_mesh(mesh.abstract_mesh.update_axis_types(
             {n: AxisType.Manual for n in axes})))
         parallel.vma_checked.append(check_vma)
@@ -486,6 +486,38 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     if f is None:
         return lambda g: _shard_map(g, **kwargs)
     return _shard_map(f, **kwargs)
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """``shard_map`` over the one mesh axis ``axis_name`` of the mesh ``set_mesh`` installed,
+    with ``vmap``'s way of saying where it splits: ``in_axes`` (an int, None, or a tuple
+    with one entry per positional argument) and ``out_axes`` give the dimension of each
+    argument and output the axis splits (None: not split)."""
+    if isinstance(axis_name, (list, tuple)):
+        raise TypeError(f'smap axis_name should be a `str` or a `Hashable`, but got '
+                        f'{axis_name}')
+    if in_axes is not None and in_axes is not Infer and not isinstance(in_axes, (int, tuple)):
+        raise TypeError('smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of '
+                        'entries corresponding to the positional arguments passed to the '
+                        f'function, but got {in_axes}.')
+    if in_axes is not Infer and not all(isinstance(a, int)
+                                        for a in tree_util.tree_leaves(in_axes)):
+        raise TypeError('smap in_axes must be an int, None, jax.sharding.Infer, or (nested) '
+                        f'container with those types as leaves, but got {in_axes}.')
+    if not all(isinstance(a, int) for a in tree_util.tree_leaves(out_axes)):
+        raise TypeError('smap out_axes must be an int, None, or (nested) container with '
+                        f'those types as leaves, but got {out_axes}.')
+
+    def specs(axes):
+        return tree_util.tree_map(
+            lambda axis: P() if axis is None else P(*[None] * axis, axis_name), axes,
+            is_leaf=lambda x: x is None)
+
+    kwargs = dict(in_specs=in_axes if in_axes is Infer else specs(in_axes),
+                  out_specs=specs(out_axes), axis_names=frozenset({axis_name}))
+    if f is None:
+        return lambda g: shard_map(g, **kwargs)
+    return shard_map(f, **kwargs)
 
 
 def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):

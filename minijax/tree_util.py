@@ -18,8 +18,8 @@ import textwrap
 from typing import Any, Callable, Hashable, NamedTuple, TypeVar
 
 __all__ = ['DictKey', 'FlattenedIndexKey', 'GetAttrKey', 'KeyEntry', 'KeyPath', 'Partial',
-           'PyTreeDef', 'PyTreeRegistry', 'SequenceKey', 'all_leaves', 'default_registry', 'flatten_one_level',
-           'flatten_one_level_with_keys', 'is_tree_node', 'keystr', 'register_dataclass',
+           'PyTreeDef', 'PyTreeRegistry', 'SequenceKey', 'all_leaves', 'default_registry',
+           'flatten_one_level', 'flatten_one_level_with_keys', 'is_tree_node', 'keystr', 'register_dataclass',
            'register_pytree_node', 'register_pytree_node_class', 'register_pytree_with_keys',
            'register_pytree_with_keys_class', 'register_static', 'tree_all', 'tree_broadcast',
            'tree_flatten', 'tree_flatten_with_path', 'tree_leaves', 'tree_leaves_with_path',

@@ -6,6 +6,7 @@ constants only, becomes an equation.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -221,20 +222,23 @@ def eval_shape(f, *args, **kwargs):
                                                  for a in closed.out_avals])
 
 
-def make_jaxpr(f, *avals, static_argnums=()):
-    """The jaxpr of ``f``, in either of two calling conventions:
+def make_jaxpr(fun, *avals, static_argnums=(), axis_env=None, return_shape=False):
+    """The jaxpr of ``fun``, in either of two calling conventions:
 
     - JAX's ``make_jaxpr(f, static_argnums=())(*args)``: a ``ClosedJaxpr`` that prints as JAX
       prints it. Arguments may be arrays, Python scalars, ``ShapeDtypeStruct`` or
-      ``ShapedArray``; pytrees are flattened; those at ``static_argnums`` are passed to ``f``
+      ``ShapedArray``; pytrees are flattened; those at ``static_argnums`` are passed to ``fun``
       as they are, not traced.
     - Autodidax's ``make_jaxpr(f, *avals)`` (seeds/003), the types given directly:
       ``(jaxpr, consts, out_tree)``, the jaxpr printing in the seed's syntax.
+
+    ``axis_env`` lists ``(name, size)`` pairs of axis names the collectives in ``fun`` may
+    use; with ``return_shape``, JAX's call also returns the outputs' ``ShapeDtypeStruct``.
     """
-    core.check_callable('make_jaxpr', f=f)
-    name = getattr(f, '__name__', 'function')
+    core.check_callable('make_jaxpr', fun=fun)
+    name = getattr(fun, '__name__', 'function')
     if avals and all(isinstance(a, ShapedArray) for a in tree_util.tree_leaves(avals)):
-        closed, out_tree = _trace_make_jaxpr(f, name, avals)
+        closed, out_tree = _trace_make_jaxpr(fun, name, avals)
         j = closed.jaxpr
         return AutodidaxJaxpr(j.constvars, j.invars, j.eqns, j.outs), closed.consts, out_tree
     if avals:  # JAX's second positional parameter is static_argnums
@@ -250,10 +254,17 @@ def make_jaxpr(f, *avals, static_argnums=()):
 
         def with_static(*traced_args):
             it = iter(traced_args)
-            return f(*(a if i in static else next(it) for i, a in enumerate(args)))
+            return fun(*(a if i in static else next(it) for i, a in enumerate(args)))
 
-        closed, out_tree = _trace_make_jaxpr(with_static, name, traced)
-        return MakeJaxprResult(closed, out_tree)
+        with contextlib.ExitStack() as stack:
+            for axis_name, size in axis_env or ():
+                stack.enter_context(core.extend_axis_env(axis_name, size))
+            closed, out_tree = _trace_make_jaxpr(with_static, name, traced)
+        jaxpr = MakeJaxprResult(closed, out_tree)
+        if not return_shape:
+            return jaxpr
+        return jaxpr, tree_util.tree_unflatten(out_tree, [
+            core.ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals])
 
     return make_jaxpr_f
 

@@ -54,7 +54,7 @@ def axis_names_of(axis_name) -> tuple:
 
 
 def _axis_size(axis_name, what='axis_size') -> int:
-    return math.prod(batching.axis_frame(n, what)[0] for n in axis_names_of(axis_name))
+    return math.prod(core.axis_frame(n, what)[0] for n in axis_names_of(axis_name))
 
 
 def axis_size(axis_name) -> int:
@@ -67,7 +67,7 @@ def _bind(prim, *operands, **params):
     """Bind a collective; under ``vmap(..., axis_name=...)`` go straight to that vmap's trace,
     so that an operand it does not batch (a constant) still meets the named axis."""
     names = axis_names_of(params['axis_name'])
-    mains = [batching.axis_frame(n, prim.name)[1] for n in names]
+    mains = [core.axis_frame(n, prim.name)[1] for n in names]
     if len(names) > 1 and any(main is not None for main in mains):
         raise NotImplementedError(f'{prim.name}: a tuple of axis names that includes a vmapped '
                                   'axis is not supported by minijax')
@@ -141,7 +141,7 @@ def _device_groups(ctx_name, axis_name) -> tuple[np.ndarray, bool]:
         mesh = manual_meshes[-1]
         return mesh_axis_groups(mesh.axis_sizes, [mesh.axis_names.index(n) for n in names]), \
             True
-    size, main = batching.axis_frame(names[0], ctx_name)
+    size, main = core.axis_frame(names[0], ctx_name)
     if main is not None or len(names) > 1:
         raise NotImplementedError(
             f'{ctx_name} over the vmapped axis {axis_name!r} inside a jit, cond or loop nested '
@@ -284,7 +284,7 @@ vma_checked: list[bool] = []
 
 def _manual_axes_abstract_eval(x, *, axes):
     for name in axes:
-        batching.axis_frame(name, 'pvary')
+        core.axis_frame(name, 'pvary')
     return x
 
 
@@ -326,7 +326,7 @@ def pcast(x, axis_name, *, to):
                                   "'varying')")
     axes = axis_names_of(axis_name)
     for name in axes:
-        batching.axis_frame(name, 'pcast')
+        core.axis_frame(name, 'pcast')
     if not vma_checked or not vma_checked[-1]:
         return x
     return tree_util.tree_map(lambda v: pvary_p.bind(v, axes=axes), x)

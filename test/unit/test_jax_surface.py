@@ -269,6 +269,59 @@ def test_linear_call(rng):
         thunk.sub('', str(jax.make_jaxpr(jdiv_add)(x, d)))
 
 
+def test_symbolic_zeros(rng):
+    """With symbolic_zeros, a custom_jvp rule sees SymbolicZero for the tangents known to be
+    zero, and a custom_vjp's fwd sees which arguments are perturbed, as JAX's do."""
+    x, y = random_array(rng, (3,), F64), random_array(rng, (3,), F64)
+
+    def make(mod, seen):
+        cd = mod.custom_derivatives
+
+        @mod.custom_jvp
+        def f(x, y):
+            return x * mod.numpy.sin(y)
+
+        def f_jvp(primals, tangents):
+            (x, y), (tx, ty) = primals, tangents
+            seen.append([isinstance(t, cd.SymbolicZero) for t in tangents])
+            t = cd.SymbolicZero.from_primal_value(x)
+            if not isinstance(tx, cd.SymbolicZero):
+                t = tx * mod.numpy.sin(y)
+            if not isinstance(ty, cd.SymbolicZero):
+                t = x * mod.numpy.cos(y) * ty + (0 if isinstance(t, cd.SymbolicZero) else t)
+            return f(x, y), t
+        f.defjvp(f_jvp, symbolic_zeros=True)
+
+        @mod.custom_vjp
+        def g(x, y):
+            return x * y
+
+        def g_fwd(x, y):
+            seen.append((x.perturbed, y.perturbed))
+            x, y = cd.custom_vjp_primal_tree_values((x, y))
+            return x * y, (x, y)
+
+        def g_bwd(res, ct):
+            return ct * res[1] * 2, None
+        g.defvjp(g_fwd, g_bwd, symbolic_zeros=True)
+        return lambda x, y: (f(x, y) + g(x, y)).sum()
+
+    mine_seen, their_seen = [], []
+    h, jh = make(minijax, mine_seen), make(jax, their_seen)
+    for argnums in (0, 1, (0, 1)):
+        assert_trees_close(minijax.grad(h, argnums)(x, y), jax.grad(jh, argnums)(x, y))
+    assert_trees_close(minijax.vmap(minijax.grad(h))(x[:, None], y[:, None]),
+                       jax.vmap(jax.grad(jh))(x[:, None], y[:, None]))
+    assert mine_seen[:6] == their_seen[:6]
+    for module in (minijax, jax):
+        cd = module.custom_derivatives
+        zeros = cd.zero_from_primal({'a': 1., 'b': np.ones(2), 'i': np.int32(3)})
+        assert [np.asarray(z).dtype for z in jax.tree.leaves(zeros)] == \
+            [np.dtype(np.float64), np.dtype(np.float64), jax.dtypes.float0]
+        assert repr(cd.zero_from_primal(x, symbolic_zeros=True)) == 'SymbolicZero'
+        assert repr(cd.CustomVJPPrimal(1., True)) == 'CustomVJPPrimal(value=1.0, perturbed=True)'
+
+
 # ---------------------------------------------------------------------------- names, eval
 
 def _locations(text):
@@ -490,7 +543,7 @@ def test_tree_util_default_registry():
     mine, theirs = minijax.tree_util.default_registry, jax.tree_util.default_registry
     for tree in [*trees, Pair(1, [2, 3])]:
         (leaves, treedef), (jleaves, jtreedef) = mine.flatten(tree), theirs.flatten(tree)
-        assert leaves == jleaves
+        assert leaves == jleaves and treedef.num_leaves == jtreedef.num_leaves
         assert str(mine.flatten_with_path(tree)[0]) == str(theirs.flatten_with_path(tree)[0])
     for tree in trees[:2]:  # (children in a sequence of the node's choosing)
         (children, aux), (jchildren, jaux) = (mine.flatten_one_level(tree),
@@ -502,3 +555,147 @@ def test_tree_util_default_registry():
     assert [mine.is_node(t) for t in (list, dict, int, Pair)] == \
         [theirs.is_node(t) for t in (list, dict, int, Pair)]
     assert mine.flatten([1, 2], leaf_predicate=lambda x: isinstance(x, list))[0] == [[1, 2]]
+
+
+# ---------------------------------------------------------------------------- jax.extend.core
+
+def _notebook_eval_jaxpr(core, jaxpr, consts, *args):
+    """The interpreter of JAX's "Writing custom jaxpr interpreters" notebook."""
+    env = {}
+
+    def read(var):
+        return var.val if type(var) is core.Literal else env[var]
+
+    def write(var, val):
+        env[var] = val
+
+    list(map(write, jaxpr.invars, args))
+    list(map(write, jaxpr.constvars, consts))
+    for eqn in jaxpr.eqns:
+        outvals = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outvals = [outvals]
+        list(map(write, eqn.outvars, outvals))
+    return list(map(read, jaxpr.outvars))
+
+
+def test_extend_core_custom_interpreter(rng):
+    import jax.extend
+    x = random_array(rng, (5,), F64)
+
+    def f(mod):
+        return lambda x: mod.numpy.exp(mod.numpy.tanh(x)) * 2.0 + mod.numpy.sum(x)
+
+    results = []
+    for module in (minijax, jax):
+        core = module.extend.core
+        closed = module.make_jaxpr(f(module))(x)
+
+        def run(x):
+            return _notebook_eval_jaxpr(core, closed.jaxpr, closed.consts, x)[0]
+        results.append([run(x), module.jit(run)(x), module.grad(lambda x: run(x).sum())(x),
+                        core.jaxpr_as_fun(closed)(x)[0], core.jaxpr_as_fun(closed, x)()[0]])
+        assert isinstance(closed.jaxpr, core.Jaxpr) and isinstance(closed, core.ClosedJaxpr)
+        assert all(isinstance(e, core.JaxprEqn) for e in closed.jaxpr.eqns)
+    for mine, theirs in zip(*results):
+        assert_close(mine, theirs)
+
+
+def test_extend_core_builds_and_checks_jaxprs():
+    import jax.extend
+    texts, errors = [], []
+    for module in (minijax, jax):
+        core = module.extend.core
+        aval = core.ShapedArray((3,), np.float32) if hasattr(core, 'ShapedArray') else \
+            module.core.ShapedArray((3,), np.float32)
+        a, b, dropped = core.gensym()(aval), core.Var(aval), core.DropVar(aval)
+        eqns = [core.new_jaxpr_eqn([a], [b], module.lax.sin_p, {}, core.no_effects),
+                core.new_jaxpr_eqn([b], [dropped], module.lax.cos_p, {}, core.no_effects)]
+        jaxpr = core.Jaxpr([], [a], [b], eqns, core.no_effects)
+        core.check_jaxpr(jaxpr)
+        texts.append(str(jaxpr))
+        bad = core.Jaxpr([], [a], [b], eqns[1:], core.no_effects)  # b read, never bound
+        with pytest.raises(core.JaxprTypeError) as raised:
+            core.check_jaxpr(bad)
+        errors.append(type(raised.value).__mro__[1])
+        closed = module.make_jaxpr(lambda x: module.jit(module.numpy.sin)(x) + 1)(1.)
+        assert len(list(core.subjaxprs(closed.jaxpr))) == 1
+        assert [core.mapped_aval(3, 1, module.core.ShapedArray((4, 3), np.float32)).shape,
+                core.unmapped_aval(3, 0, module.core.ShapedArray((4,), np.float32)).shape] == \
+            [(4,), (3, 4)]
+        assert core.primal_dtype_to_tangent_dtype(np.int32) == jax.dtypes.float0
+        assert (core.valid_jaxtype(1.), core.valid_jaxtype('a')) == (True, False)
+        assert np.ndarray in core.array_types
+        flags = []
+        module.vmap(lambda x: flags.append(
+            (core.unsafe_am_i_under_a_vmap_DO_NOT_USE(), core.unsafe_get_axis_names_DO_NOT_USE(),
+             core.nonempty_axis_env_DO_NOT_USE())) or x, axis_name='i')(np.ones(2))
+        module.jit(lambda x: flags.append(core.unsafe_am_i_under_a_jit_DO_NOT_USE()) or x)(1.)
+        assert flags == [(True, ['i'], True), True]
+        assert core.concrete_or_error(float, 2) == 2.0
+        with pytest.raises(module.errors.ConcretizationTypeError):
+            module.jit(lambda x: core.concrete_or_error(float, x, 'context'))(1.)
+    assert texts[0] == texts[1]
+    assert errors[0] is TypeError and errors[1].__name__ in ('TypeError', 'JAXTypeError')
+
+
+def test_smap(rng):
+    """A single-axis shard_map with vmap's in_axes/out_axes, over the mesh set_mesh set."""
+    x, y = random_array(rng, (4, 2), F64), random_array(rng, (3,), F64)
+    outs = []
+    for module in (minijax, jax):
+        mesh = module.make_mesh((1,), ('x',), axis_types=(module.sharding.AxisType.Auto,))
+        with module.set_mesh(mesh):
+            f = module.smap(lambda a, b: a * 2 + b.sum(), in_axes=(0, None), out_axes=0,
+                            axis_name='x')
+            g = module.smap(lambda a: module.lax.psum(a, 'x'), in_axes=1, out_axes=None,
+                            axis_name='x')
+            outs.append([module.jit(f)(x, y), g(x)])
+            with pytest.raises(TypeError, match='smap in_axes must be'):
+                module.smap(lambda a: a, in_axes=[0], out_axes=0, axis_name='x')
+            with pytest.raises(TypeError, match='smap axis_name should be'):
+                module.smap(lambda a: a, in_axes=0, out_axes=0, axis_name=('x',))
+    for mine, theirs in zip(*outs):
+        assert_close(mine, theirs)
+
+
+def test_make_user_context():
+    """A jitted function is traced again when a user context's value changes, and finds its
+    earlier trace when the value comes back."""
+    results = []
+    for module in (minijax, jax):
+        ctx = module.make_user_context(default_value=1.0)
+        f = module.jit(lambda x: x * ctx.value)
+        before = runtime.counters['trace']
+        values = [f(2.)]
+        with ctx(3.0):
+            values += [f(2.), f(2.)]
+        values.append(f(2.))
+        ctx.set_global(5.0)
+        values += [f(2.), ctx.value, ctx.get_global()]
+        results.append([float(v) for v in values])
+        if module is minijax:
+            assert runtime.counters['trace'] - before == 3
+    assert results[0] == results[1]
+
+
+def test_jit_and_checkpoint_parameters(rng):
+    x = random_array(rng, (3,), F64)
+
+    def make(mod):
+        inner = mod.jit(lambda x: mod.numpy.sin(x) * 2, inline=True)
+        return lambda x: inner(x) + 1
+    assert str(minijax.make_jaxpr(make(minijax))(x)) == str(jax.make_jaxpr(make(jax))(x))
+    assert_close(minijax.jit(make(minijax))(x), jax.jit(make(jax))(x))
+    for module in (jax, minijax):
+        with pytest.warns(DeprecationWarning, match='backend and device argument'):
+            f = module.jit(lambda x: x * 2, backend='cpu')
+        assert_close(f(x), x * 2)
+        with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match='both'):
+            module.jit(lambda x: x, backend='cpu', device=module.devices()[0])
+        with pytest.raises(NotImplementedError, match='concrete'):
+            module.checkpoint(lambda x: x, concrete=True)
+        g = module.checkpoint(lambda x, n: x * n, static_argnames=('n',))
+        assert_close(g(x, n=3), x * 3)
+    with pytest.raises(NotImplementedError, match='compiler_options'):
+        minijax.jit(lambda x: x, compiler_options={'xla_cpu_enable_fast_math': True})

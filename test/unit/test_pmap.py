@@ -168,3 +168,15 @@ def test_data_parallel_mlp_step_is_the_single_device_step():
 def test_bad_pmaps_are_named(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_axis_size_must_be_the_mapped_size_as_in_jax():
+    double = lambda x: x * 2  # noqa: E731
+    x = X[:2, 0]
+    np.testing.assert_array_equal(mj.pmap(double, axis_size=2)(x),
+                                  jax.pmap(double, axis_size=2)(x))
+    with pytest.raises(ValueError) as theirs:
+        jax.pmap(double, axis_size=3)(x)
+    with pytest.raises(ValueError) as mine:
+        mj.pmap(double, axis_size=3)(x)
+    assert str(mine.value) == str(theirs.value)
