@@ -90,8 +90,6 @@ NOT_YET: dict[str, str] = {
         'map_coordinates '),
     'jax.scipy.fft': (
         'dct dctn idct idctn '),
-    'jax.debug': (
-        'breakpoint '),
     'jax.image': (
         'ResizeMethod resize scale_and_translate '),
     'jax.example_libraries.stax': (

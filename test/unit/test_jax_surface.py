@@ -699,3 +699,31 @@ def test_jit_and_checkpoint_parameters(rng):
         assert_close(g(x, n=3), x * 3)
     with pytest.raises(NotImplementedError, match='compiler_options'):
         minijax.jit(lambda x: x, compiler_options={'xla_cpu_enable_fast_math': True})
+
+
+def test_debug_breakpoint(rng):
+    """The (jdb) session JAX's cli debugger gives, for a breakpoint reached eagerly and inside
+    a compiled program (its traced locals arrive as arrays)."""
+    import io
+    x = random_array(rng, (3,), F64)
+    commands = 'p y\npp z + 1\ny * 2\np nope\nl\nu\nd\nw\nc\n'
+    transcripts = []
+    for module in (minijax, jax):
+        out = io.StringIO()
+
+        def f(x):
+            y = module.numpy.sin(x)
+            z = 3
+            module.debug.breakpoint(stdin=io.StringIO(commands), stdout=out, num_frames=2)
+            return y * 2
+
+        def g(x):
+            return f(x) + 1
+        for run in (g, module.jit(g)):
+            assert_close(run(x), np.sin(x) * 2 + 1)
+        passed = module.jit(lambda x: module.debug.breakpoint(
+            token=x, stdin=io.StringIO('c\n'), stdout=io.StringIO()) * 2)(x)
+        assert_close(passed, x * 2)
+        transcripts.append(out.getvalue())
+    assert transcripts[0] == transcripts[1]
+    assert transcripts[0].count('Entering jdb:') == 2
