@@ -15,8 +15,7 @@ import functools
 import numpy as np
 
 from minijax import core, dtypes
-from minijax.core import (AbstractToken, ConcreteArray, Primitive, ShapedArray, Token,
-                          Tracer, find_top_trace)
+from minijax.core import AbstractToken, ConcreteArray, Primitive, ShapedArray, Token, Tracer
 from minijax.errors import ConcretizationTypeError, JaxprTypeError
 from minijax.ir import jaxpr as ir
 from minijax.ir.jaxpr import ClosedJaxpr, Var
@@ -77,6 +76,14 @@ def new_jaxpr_eqn(invars, outvars, primitive, params, effects, source_info=None,
     """An equation, located where it is made when ``source_info`` is not given."""
     return JaxprEqn(invars, outvars, primitive, params, effects,
                     source_info or core.user_source_info(), ctx)
+
+
+def find_top_trace(_):
+    """The innermost transformation's trace now (JAX's ignores its argument too)."""
+    main = core.trace_stack[-1]
+    if core.dynamic_trace is not None and core.dynamic_trace.level > main.level:
+        main = core.dynamic_trace
+    return main.trace
 
 
 def gensym():

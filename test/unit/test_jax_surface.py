@@ -629,9 +629,11 @@ def test_extend_core_builds_and_checks_jaxprs():
         flags = []
         module.vmap(lambda x: flags.append(
             (core.unsafe_am_i_under_a_vmap_DO_NOT_USE(), core.unsafe_get_axis_names_DO_NOT_USE(),
-             core.nonempty_axis_env_DO_NOT_USE())) or x, axis_name='i')(np.ones(2))
+             core.nonempty_axis_env_DO_NOT_USE(),
+             type(core.find_top_trace(None)).__name__)) or x, axis_name='i')(np.ones(2))
         module.jit(lambda x: flags.append(core.unsafe_am_i_under_a_jit_DO_NOT_USE()) or x)(1.)
-        assert flags == [(True, ['i'], True), True]
+        assert flags == [(True, ['i'], True, 'BatchTrace'), True]
+        assert type(core.find_top_trace(None)).__name__ == 'EvalTrace'
         assert core.concrete_or_error(float, 2) == 2.0
         with pytest.raises(module.errors.ConcretizationTypeError):
             module.jit(lambda x: core.concrete_or_error(float, x, 'context'))(1.)
