@@ -14,6 +14,7 @@ import functools
 import inspect
 import operator
 import types
+import warnings
 import weakref
 from collections.abc import Callable
 
@@ -25,7 +26,7 @@ from minijax.array import Array, from_device
 from minijax.sharding import SingleDeviceSharding
 from minijax.config import config
 from minijax.control_flow.common import hoist_consts
-from minijax.ir.jaxpr import ClosedJaxpr, same_type
+from minijax.ir.jaxpr import ClosedJaxpr, eval_jaxpr, same_type
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lowering import module_text
 from minijax.sharding.mesh import get_concrete_mesh
@@ -43,8 +44,9 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
-                 out_shardings=None):
+                 out_shardings=None, inline=False):
         self.fun = fun
+        self.inline = inline
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
@@ -166,6 +168,9 @@ class Jitted:
                 any(isinstance(x, core.Tracer) for x in flat_args):
             # the call takes the constants as operands (JAX's and seeds/004's ``xla_call``):
             # traced, they become constvars of the outer jaxpr
+            if self.inline and not (self.in_shardings or self.out_shardings):
+                outs = eval_jaxpr(hoisted.jaxpr, [], [*closed.consts, *closed_over, *flat_args])
+                return tree_util.tree_unflatten(out_tree, outs)
             given_ins, given_outs = self._given_shardings(args, kwargs, out_tree)
             if given_ins or given_outs:  # (constants, closed-over values: XLA lays them out)
                 given_ins = (None,) * (len(closed.consts) + len(closed_over)) + \
@@ -450,7 +455,8 @@ def _hashed(name, where, value):
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
-        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False):
+        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
+        device=None, backend=None, inline=False):
     """Compile ``fun`` with XLA: traced once per argument types, then run from the cache.
 
     ``static_argnums``/``static_argnames``: arguments passed to ``fun`` as Python values,
@@ -470,17 +476,42 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
     either: minijax always passes every argument to the executable (JAX's
     ``keep_unused=True``).
+
+    ``device`` and ``backend`` are deprecated in JAX and warn as there: ``device`` runs the
+    function on that device (its arguments and results placed there), ``backend`` must be
+    ``'cpu'``. With ``inline``, a call traced inside another function adds the body's
+    equations to the caller's jaxpr instead of a nested ``jit``.
     """
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
-                                 donate_argnames=donate_argnames, keep_unused=keep_unused)
+                                 donate_argnames=donate_argnames, keep_unused=keep_unused,
+                                 device=device, backend=backend, inline=inline)
     core.check_callable('jit', fun=fun)
-    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
+    if device is not None or backend is not None:
+        in_shardings = out_shardings = _on_device(device, backend, in_shardings, out_shardings)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, inline)
     _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
                    donate_argnums, donate_argnames)
     return jitted
+
+
+def _on_device(device, backend, in_shardings, out_shardings):
+    """The sharding that JAX's deprecated ``device``/``backend`` arguments of ``jit`` ask
+    for (None: the default device), after JAX's warning and checks."""
+    warnings.warn('jit: the device and backend arguments are deprecated (as in JAX): put '
+                  "the function's inputs on the device with device_put instead",
+                  DeprecationWarning, stacklevel=3)
+    if device is not None and backend is not None:
+        raise ValueError(f"can't specify both a device and a backend for jit, got "
+                         f'device={device!r} and backend={backend!r}')
+    for name, given in (('in_shardings', in_shardings), ('out_shardings', out_shardings)):
+        if given is not None:
+            raise ValueError(f'If backend or device is specified on jit, then {name} should '
+                             'not be specified.')
+    runtime._check_backend(backend)
+    return None if device is None else SingleDeviceSharding(device)
 
 
 class Lowered:

@@ -595,3 +595,29 @@ def test_a_config_state_without_a_value_is_jaxs(name):
             assert getattr(minijax, name).value == expected
     except NotImplementedError as err:  # (minijax has one value of it: the error says so)
         assert 'minijax' in str(err)
+
+
+def test_jit_device_backend_and_inline_as_jaxs():
+    """JAX's deprecated device/backend (a warning, the result on that device, the same
+    module text) and inline (the body's equations in the caller's jaxpr)."""
+    x = np.linspace(0.0, 1.0, 3)
+    double = lambda v: v * 2  # noqa: E731
+    for lib in (jax, minijax):
+        with pytest.warns(DeprecationWarning):
+            y = lib.jit(double, device=lib.devices()[1])(x)
+        assert [d.id for d in y.devices()] == [1]
+        with pytest.warns(DeprecationWarning):
+            assert_close(lib.jit(double, backend='cpu')(x), x * 2)
+    with pytest.warns(DeprecationWarning):
+        texts = [lib.jit(double, device=lib.devices()[1]).lower(x).as_text()
+                 for lib in (jax, minijax)]
+    assert texts[0] == texts[1]
+    inline = [str(lib.make_jaxpr(lambda v: lib.jit(lambda w: w * 2 + 1, inline=True)(v) * 3)(x))
+              for lib in (jax, minijax)]
+    assert inline[0] == inline[1]
+    for kwargs in (dict(device=minijax.devices()[0], backend='cpu'),
+                   dict(device=minijax.devices()[0], in_shardings=None,
+                        out_shardings=minijax.sharding.SingleDeviceSharding(
+                            minijax.devices()[0]))):
+        with pytest.warns(DeprecationWarning), pytest.raises(ValueError):
+            minijax.jit(double, **kwargs)
