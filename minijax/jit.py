@@ -44,9 +44,10 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
-                 out_shardings=None, inline=False):
+                 out_shardings=None, inline=False, compiler_options=None):
         self.fun = fun
         self.inline = inline
+        self.compiler_options = _option_pairs(compiler_options)
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
@@ -183,10 +184,10 @@ class Jitted:
         _check_values(f'jit({self.name})', names[0], flat_args)
         place = self._placement(args, kwargs, flat_args, out_tree, closed)
         if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
-            exe = spmd_executable(closed, self.name, *names, place)
+            exe = spmd_executable(closed, self.name, *names, place, self.compiler_options)
             return tree_util.tree_unflatten(
                 out_tree, spmd_call.run(exe, place, flat_args, closed.out_avals))
-        exe = executable(closed, self.name, *names)
+        exe = executable(closed, self.name, *names, self.compiler_options)
         key, signature, leaves = self._fast_key(args, kwargs)
         if key is not None and _same_objects(leaves, flat_args):
             self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
@@ -202,7 +203,7 @@ class Jitted:
         _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         return Lowered(closed, self.name, out_tree, names,
                        self._placement(args, kwargs, flat_args, out_tree, closed),
-                       tree_util.tree_structure((dyn_args, dyn_kwargs)))
+                       tree_util.tree_structure((dyn_args, dyn_kwargs)), self.compiler_options)
 
     def _placement(self, args, kwargs, flat_args, out_tree, closed):
         """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
@@ -364,6 +365,16 @@ def _static_arguments(name, fun, static_argnums, static_argnames):
     return _argument_selection(name, fun, 'static', static_argnums, static_argnames)
 
 
+def _option_pairs(compiler_options) -> tuple:
+    """XLA's options as sorted (name, value) pairs: hashable, so they key the caches."""
+    if compiler_options is None:
+        return ()
+    if not isinstance(compiler_options, dict):
+        raise TypeError(f'jit: compiler_options must be a dict of XLA option names to values, '
+                        f'got {type(compiler_options).__name__}')
+    return tuple(sorted(compiler_options.items()))
+
+
 def _check_donated(name, fun, static, donate_argnums, donate_argnames):
     """Donation has no effect in minijax, but its arguments are checked as JAX checks them:
     each names a parameter of ``fun``, and none is also ``static`` (an argument that is not
@@ -456,7 +467,7 @@ def _hashed(name, where, value):
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
         static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
-        device=None, backend=None, inline=False):
+        device=None, backend=None, inline=False, compiler_options=None):
     """Compile ``fun`` with XLA: traced once per argument types, then run from the cache.
 
     ``static_argnums``/``static_argnames``: arguments passed to ``fun`` as Python values,
@@ -480,18 +491,21 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     ``device`` and ``backend`` are deprecated in JAX and warn as there: ``device`` runs the
     function on that device (its arguments and results placed there), ``backend`` must be
     ``'cpu'``. With ``inline``, a call traced inside another function adds the body's
-    equations to the caller's jaxpr instead of a nested ``jit``.
+    equations to the caller's jaxpr instead of a nested ``jit``. ``compiler_options``: a
+    dict of XLA's options for its compilations (``Lowered.compile`` takes one too).
     """
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, keep_unused=keep_unused,
-                                 device=device, backend=backend, inline=inline)
+                                 device=device, backend=backend, inline=inline,
+                                 compiler_options=compiler_options)
     core.check_callable('jit', fun=fun)
     if device is not None or backend is not None:
         in_shardings = out_shardings = _on_device(device, backend, in_shardings, out_shardings)
-    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, inline)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, inline,
+                    compiler_options)
     _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
                    donate_argnums, donate_argnames)
     return jitted
@@ -518,16 +532,18 @@ class Lowered:
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
     def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
-                 in_tree=None):
+                 in_tree=None, compiler_options=()):
         """``names``: of the module's arguments and results (``jit``'s trace gives them);
         ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
-        ``in_tree``: of the (positional, keyword) arguments traced."""
+        ``in_tree``: of the (positional, keyword) arguments traced; ``compiler_options``:
+        ``jit``'s, as (name, value) pairs."""
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
         self._names = names
         self._place = place
         self._in_tree = in_tree
+        self._compiler_options = compiler_options
         self._module = lowered_module(closed, name, *names, place)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
@@ -546,12 +562,15 @@ class Lowered:
     def compiler_ir(self) -> ir.Module:
         return self._module
 
-    def compile(self) -> 'Compiled':
+    def compile(self, compiler_options=None) -> 'Compiled':
+        """The executable; ``compiler_options`` (XLA's options) add to and override
+        ``jit``'s."""
+        options = _option_pairs({**dict(self._compiler_options), **(compiler_options or {})})
         if self._place is not None:
             return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
-                                                        self._place),
+                                                        self._place, options),
                             self.out_tree, self._place, self._in_tree)
-        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
+        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names, options),
                         self.out_tree, in_tree=self._in_tree)
 
 

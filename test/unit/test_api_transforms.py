@@ -621,3 +621,22 @@ def test_jit_device_backend_and_inline_as_jaxs():
                             minijax.devices()[0]))):
         with pytest.warns(DeprecationWarning), pytest.raises(ValueError):
             minijax.jit(double, **kwargs)
+
+
+def test_jit_compiler_options_reach_xla_as_jaxs():
+    """XLA's options change what it compiles (no fusion with every HLO pass off), in jit and
+    in Lowered.compile; a bad name or value is XLA's error, JAX's type."""
+    x = np.linspace(0.0, 1.0, 3)
+    off = {'xla_disable_all_hlo_passes': True}
+    for lib, np_ in ((jax, jnp), (minijax, mnp)):
+        f = lambda v, np_=np_: np_.sin(v) * 2 + 1  # noqa: E731
+        assert 'fusion' in lib.jit(f).lower(x).compile().as_text()
+        assert 'fusion' not in lib.jit(f, compiler_options=off).lower(x).compile().as_text()
+        assert 'fusion' not in lib.jit(f).lower(x).compile(compiler_options=off).as_text()
+        assert_close(lib.jit(f, compiler_options=off)(x), np.sin(x) * 2 + 1)
+    for bad in ({'no_such_option': 1}, {'xla_cpu_enable_fast_math': 'maybe'}):
+        with pytest.raises(jax.errors.JaxRuntimeError) as theirs:
+            jax.jit(lambda v: v * 2, compiler_options=bad)(x)
+        with pytest.raises(minijax.errors.JaxRuntimeError) as mine:
+            minijax.jit(lambda v: v * 2, compiler_options=bad)(x)
+        assert str(mine.value) == str(theirs.value)
