@@ -24,9 +24,11 @@ from minijax import core, dtypes, runtime, spmd_call, tree_util
 from minijax.array import Array, from_device
 from minijax.config import config, user_context_hooks, user_context_values
 from minijax.control_flow.common import hoist_consts
+from minijax.ir.jaxpr import eval_jaxpr
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
+from minijax.sharding import SingleDeviceSharding
 from minijax.sharding.mesh import get_concrete_mesh
-from minijax.stages import Compiled, Lowered, Traced, check_values
+from minijax.stages import Compiled, Lowered, Traced, check_values, option_pairs
 from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
                               xla_call_p)
 
@@ -41,9 +43,10 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
-                 out_shardings=None):
+                 out_shardings=None, inline=False, compiler_options=None):
         self.fun = fun
-        self.inline = False  # (jit(inline=True): traced into the enclosing jaxpr)
+        self.inline = inline
+        self.compiler_options = option_pairs(compiler_options)
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
@@ -162,14 +165,14 @@ class Jitted:
         transformation or run the executable, recording a fast path for these types."""
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
-        if self.inline and (core.dynamic_trace is not None or any(
-                isinstance(x, core.Tracer) for x in tree_util.tree_leaves((args, kwargs)))):
-            return self.fun(*args, **kwargs)  # (traced into the enclosing jaxpr)
         closed, hoisted, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
         if closed_over or core.dynamic_trace is not None or \
                 any(isinstance(x, core.Tracer) for x in flat_args):
             # the call takes the constants as operands (JAX's and seeds/004's ``xla_call``):
             # traced, they become constvars of the outer jaxpr
+            if self.inline and not (self.in_shardings or self.out_shardings):
+                outs = eval_jaxpr(hoisted.jaxpr, [], [*closed.consts, *closed_over, *flat_args])
+                return tree_util.tree_unflatten(out_tree, outs)
             given_ins, given_outs = self._given_shardings(args, kwargs, out_tree)
             if given_ins or given_outs:  # (constants, closed-over values: XLA lays them out)
                 given_ins = (None,) * (len(closed.consts) + len(closed_over)) + \
@@ -182,10 +185,10 @@ class Jitted:
         check_values(f'jit({self.name})', names[0], flat_args)
         place = self._placement(args, kwargs, flat_args, out_tree, closed)
         if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
-            exe = spmd_executable(closed, self.name, *names, place)
+            exe = spmd_executable(closed, self.name, *names, place, self.compiler_options)
             return tree_util.tree_unflatten(
                 out_tree, spmd_call.run(exe, place, flat_args, closed.out_avals))
-        exe = executable(closed, self.name, *names)
+        exe = executable(closed, self.name, *names, self.compiler_options)
         key, signature, leaves = self._fast_key(args, kwargs)
         if key is not None and _same_objects(leaves, flat_args):
             self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
@@ -212,7 +215,7 @@ class Jitted:
         _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         return Lowered(closed, self.name, out_tree, names,
                        self._placement(args, kwargs, flat_args, out_tree, closed),
-                       tree_util.tree_structure((dyn_args, dyn_kwargs)))
+                       tree_util.tree_structure((dyn_args, dyn_kwargs)), self.compiler_options)
 
     def _placement(self, args, kwargs, flat_args, out_tree, closed):
         """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
@@ -488,9 +491,13 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     ``donate_argnums``/``donate_argnames`` are checked as JAX checks them and have no
     effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
     either: minijax always passes every argument to the executable (JAX's
-    ``keep_unused=True``). ``inline=True`` traces ``fun`` into an enclosing jaxpr instead of
-    a ``jit`` equation. The deprecated ``device``/``backend`` take the default device and
-    'cpu' only; ``compiler_options`` none.
+    ``keep_unused=True``).
+
+    ``device`` and ``backend`` are deprecated in JAX and warn as there: ``device`` runs the
+    function on that device (its arguments and results placed there), ``backend`` must be
+    ``'cpu'``. With ``inline``, a call traced inside another function adds the body's
+    equations to the caller's jaxpr instead of a nested ``jit``. ``compiler_options``: a
+    dict of XLA's options for its compilations (``Lowered.compile`` takes one too).
     """
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
@@ -500,37 +507,30 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                                  device=device, backend=backend, inline=inline,
                                  compiler_options=compiler_options)
     core.check_callable('jit', fun=fun)
-    _check_placement(device, backend, in_shardings, out_shardings)
-    if compiler_options:
-        raise NotImplementedError('jit: compiler_options are not supported by minijax (it '
-                                  "compiles with XLA's defaults)")
-    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
-    jitted.inline = inline
+    if device is not None or backend is not None:
+        in_shardings = out_shardings = _on_device(device, backend, in_shardings, out_shardings)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, inline,
+                    compiler_options)
     _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
                    donate_argnums, donate_argnames)
     return jitted
 
 
-def _check_placement(device, backend, in_shardings, out_shardings) -> None:
-    """JAX's checks of the deprecated ``device``/``backend`` of ``jit``; minijax's one
-    device (the default) and backend ('cpu') are the only ones it takes."""
-    if device is None and backend is None:
-        return
-    warnings.warn('backend and device argument on jit is deprecated. You can use '
-                  '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to '
-                  'the jitted function to get the same behavior.', DeprecationWarning,
-                  stacklevel=3)
+def _on_device(device, backend, in_shardings, out_shardings):
+    """The sharding that JAX's deprecated ``device``/``backend`` arguments of ``jit`` ask
+    for (None: the default device), after JAX's warning and checks."""
+    warnings.warn('jit: the device and backend arguments are deprecated (as in JAX): put '
+                  "the function's inputs on the device with device_put instead",
+                  DeprecationWarning, stacklevel=3)
     if device is not None and backend is not None:
-        raise ValueError("can't specify both a device and a backend for jit, got "
-                         f'{device=} and {backend=}')
+        raise ValueError(f"can't specify both a device and a backend for jit, got "
+                         f'device={device!r} and backend={backend!r}')
     for name, given in (('in_shardings', in_shardings), ('out_shardings', out_shardings)):
         if given is not None:
             raise ValueError(f'If backend or device is specified on jit, then {name} should '
                              'not be specified.')
-    if device is not None and not runtime.is_default_device(device):
-        raise NotImplementedError(f'jit(device={device}): minijax runs a jitted function on '
-                                  'the default device; use device_put on its arguments')
-    runtime.devices(backend)  # (an unknown backend is RuntimeError, as in JAX)
+    runtime._check_backend(backend)
+    return None if device is None else SingleDeviceSharding(device)
 
 
 def _result_names(out_tree) -> tuple[str, ...]:

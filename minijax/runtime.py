@@ -466,16 +466,36 @@ def lowered_cost_analysis(module: ir.Module) -> dict:
     return dict(_jax.hlo_module_cost_analysis(client(), _hlo_module(module)))
 
 
-def compile_module(module) -> Executable:
-    """Compile an ``ir.Module`` for the CPU device."""
+def compile_module(module, compiler_options=()) -> Executable:
+    """Compile an ``ir.Module`` for the CPU device; ``compiler_options``: (name, value)
+    pairs of XLA options (``jit(..., compiler_options=)``)."""
     chain = longest_chain(module)
     if chain > MAX_CHAIN_LENGTH:
         raise CompileError(f'the module has a chain of {chain} dependent ops; XLA crashes '
                            f'compiling chains much longer than {MAX_CHAIN_LENGTH}: express the '
                            'repetition as a loop (fori_loop, scan) or split the computation')
     callbacks = _checked_host_callbacks(module)
-    loaded = _compile(client(), module, (device(),), xc.CompileOptions(), callbacks)
+    loaded = _compile(client(), module, (device(),), _options(compiler_options), callbacks)
     return Executable(loaded, _main_result_types(module), callbacks)
+
+
+#: The options JAX sets on the build options rather than as XLA's environment options.
+_BUILD_OPTIONS = ('exec_time_optimization_effort', 'memory_fitting_effort',
+                  'optimization_level', 'memory_fitting_level')
+
+
+def _options(compiler_options=()) -> 'xc.CompileOptions':
+    """Compile options with the user's XLA options, as JAX passes them: XLA checks each
+    name and value when it compiles (an unknown one is its INVALID_ARGUMENT error)."""
+    options = xc.CompileOptions()
+    overrides = []
+    for name, value in compiler_options:
+        if name in _BUILD_OPTIONS:
+            setattr(options.executable_build_options, name, value)
+        else:
+            overrides.append((name, value))
+    options.env_option_overrides = overrides
+    return options
 
 
 def _compile(on_client, module, on: tuple, options, callbacks):
@@ -754,12 +774,13 @@ def _hlo_shardings(shardings, count: int) -> list:
             for s in shardings]
 
 
-def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None) -> SpmdExecutable:
+def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None,
+                 compiler_options=()) -> SpmdExecutable:
     """Compile ``module`` (annotated with ``sdy.mesh`` and ``sdy.sharding``) for the devices
     ``on``, in the mesh's order, as JAX compiles for a mesh on CPU: one replica,
     ``len(on)`` partitions, SPMD partitioning by Shardy. ``free_inputs``/``free_outputs``:
     per argument/result, whether XLA may choose its sharding (JAX's unspecified ones)."""
-    options = xc.CompileOptions()
+    options = _options(compiler_options)
     options.num_replicas = 1
     options.num_partitions = len(on)
     options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in on]]))

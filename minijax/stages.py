@@ -109,16 +109,18 @@ class Lowered(_Stage):
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
     def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
-                 in_tree=None):
+                 in_tree=None, compiler_options=()):
         """``names``: of the module's arguments and results (``jit``'s trace gives them);
         ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
-        ``in_tree``: of the (positional, keyword) arguments traced."""
+        ``in_tree``: of the (positional, keyword) arguments traced; ``compiler_options``:
+        ``jit``'s, as (name, value) pairs."""
         self.jaxpr = self._jaxpr = closed
         self.name = name
         self.out_tree = out_tree
         self._names = names
         self._place = place
         self._in_tree = in_tree
+        self._compiler_options = compiler_options
         self._module = lowered_module(closed, name, *names, place)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
@@ -147,16 +149,17 @@ class Lowered(_Stage):
 
     def compile(self, compiler_options: CompilerOptions | None = None, *,
                 device_assignment=None) -> Compiled:
-        if compiler_options or device_assignment is not None:
-            raise NotImplementedError('Lowered.compile: compiler_options and '
-                                      'device_assignment are not supported by minijax (it '
-                                      "compiles with XLA's defaults, on the devices of the "
-                                      'call)')
+        """The executable; ``compiler_options`` (XLA's options) add to and override
+        ``jit``'s."""
+        if device_assignment is not None:
+            raise NotImplementedError('Lowered.compile: device_assignment is not supported by '
+                                      'minijax (it compiles for the devices of the call)')
+        options = option_pairs({**dict(self._compiler_options), **(compiler_options or {})})
         if self._place is not None:
             return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
-                                                        self._place),
+                                                        self._place, options),
                             self.out_tree, self._place, self._in_tree)
-        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
+        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names, options),
                         self.out_tree, in_tree=self._in_tree)
 
 
@@ -220,3 +223,13 @@ def check_values(what, arg_names, leaves) -> None:
     for name, leaf in zip(arg_names, leaves):
         if not core.is_valid_value(leaf):
             raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
+
+
+def option_pairs(compiler_options) -> tuple:
+    """XLA's options as sorted (name, value) pairs: hashable, so they key the caches."""
+    if compiler_options is None:
+        return ()
+    if not isinstance(compiler_options, dict):
+        raise TypeError(f'jit: compiler_options must be a dict of XLA option names to values, '
+                        f'got {type(compiler_options).__name__}')
+    return tuple(sorted(compiler_options.items()))

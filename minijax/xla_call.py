@@ -71,22 +71,24 @@ def lowered_module(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = 
 
 @cache_on_first_arg
 def executable(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...] = (),
-               result_names: tuple[str, ...] = ()) -> runtime.Executable:
+               result_names: tuple[str, ...] = (), compiler_options: tuple = ()
+               ) -> runtime.Executable:
+    """``jit(<name>)`` compiled, with XLA's ``compiler_options`` ((name, value) pairs)."""
     module = lowered_module(closed, name, arg_names, result_names)
     dump_module(module)
-    return runtime.compile_module(module)
+    return runtime.compile_module(module, compiler_options)
 
 
 @cache_on_first_arg
 def spmd_executable(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...],
-                    result_names: tuple[str, ...], place: spmd_call.Placement
-                    ) -> runtime.SpmdExecutable:
+                    result_names: tuple[str, ...], place: spmd_call.Placement,
+                    compiler_options: tuple = ()) -> runtime.SpmdExecutable:
     """``jit(<name>)`` compiled for ``place``'s devices; XLA chooses the layouts not given."""
     module = lowered_module(closed, name, arg_names, result_names, place)
     dump_module(module)
     outs = place.out_shardings or (None,) * len(closed.out_avals)
     return runtime.compile_spmd(module, place.devices, [s is None for s in place.in_shardings],
-                                [s is None for s in outs])
+                                [s is None for s in outs], compiler_options)
 
 
 def run(exe: runtime.Executable, args, out_avals) -> list[Array]:

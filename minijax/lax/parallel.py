@@ -14,11 +14,14 @@ axis. ``pvary`` and ``psum_invariant`` are the casts of ``shard_map``'s varying 
 (``minijax/vma.py``).
 
 A collective names its axis (``axis_name``); one nothing binds is a ``NameError``, as in
-JAX. ``axis_index_groups`` (collectives over subgroups) is not supported.
+JAX. ``axis_index_groups`` splits one axis into groups, each reducing on its own
+(``psum``, ``pmax``, ``pmin``, ``pmean``), under ``pmap`` and ``shard_map`` as in JAX
+(``vmap`` refuses them, as JAX's does).
 """
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 from typing import NamedTuple
 
@@ -149,11 +152,16 @@ def _device_groups(ctx_name, axis_name) -> tuple[np.ndarray, bool]:
     return np.arange(size, dtype=np.int64).reshape(1, size), False
 
 
-def _replica_groups(ctx_name, axis_name) -> tuple[ir.DenseIntElementsAttr, dict]:
+def _replica_groups(ctx_name, axis_name, axis_index_groups=None
+                    ) -> tuple[ir.DenseIntElementsAttr, dict]:
     """The ``replica_groups`` attribute of a collective and the attributes a manual
     computation adds (as JAX writes them): ``channel_handle`` and ``use_global_device_ids``,
-    which make XLA read the groups as partitions, not replicas."""
+    which make XLA read the groups as partitions, not replicas. ``axis_index_groups`` splits
+    each group by the members' indices along the axis."""
     groups, spmd = _device_groups(ctx_name, axis_name)
+    if axis_index_groups is not None:  # (groups of unequal sizes padded with -1, as JAX's)
+        split = [[row[i] for i in group] for row in groups for group in axis_index_groups]
+        groups = np.array(list(itertools.zip_longest(*split, fillvalue=-1))).T
     return ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups, dtype=np.int64)), \
         _spmd_attributes(spmd)
 
@@ -221,7 +229,7 @@ def _all_reduce_primitive(name):
     prim.def_batching(_same_dim(prim))
 
     def lowering(ctx, x, *, axis_name, axis_index_groups):
-        groups, extra = _replica_groups(name, axis_name)
+        groups, extra = _replica_groups(name, axis_name, axis_index_groups)
         op = hlo.AllReduceOp([x.type], [x], groups, **extra)
         _scalar_region(ctx, op, body_op)
         return op.results[0]
@@ -249,10 +257,30 @@ _not_differentiable(pmin_p)
 
 
 def _reducing(prim, x, axis_name, axis_index_groups):
-    if axis_index_groups is not None:
-        raise NotImplementedError(f'{prim.name}: axis_index_groups is not supported by minijax')
+    groups = _index_groups(prim.name, axis_name, axis_index_groups)
     return tree_util.tree_map(
-        lambda v: _bind(prim, v, axis_name=axis_name, axis_index_groups=None), x)
+        lambda v: _bind(prim, v, axis_name=axis_name, axis_index_groups=groups), x)
+
+
+def _index_groups(what, axis_name, axis_index_groups) -> tuple | None:
+    """``axis_index_groups`` as a tuple of tuples (a parameter prints and hashes so),
+    checked: groups that cover the axis's indices once each (where JAX leaves a missing one
+    to XLA's verifier), over one axis that ``pmap`` or ``shard_map`` binds (``vmap`` does not
+    take them, as in JAX)."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in group) for group in axis_index_groups)
+    names = axis_names_of(axis_name)
+    size, main = core.axis_frame(names[0], what)
+    if main is not None:
+        raise NotImplementedError('axis_index_groups not supported in vmap collectives. '
+                                  'Please open a feature request!')
+    if len(names) != 1:
+        raise NotImplementedError(f'{what}: axis_index_groups over a tuple of axes '
+                                  f'{axis_name!r}: one axis takes them (as in JAX)')
+    if sorted(i for g in groups for i in g) != list(range(size)):
+        raise ValueError('axis_index_groups must cover all indices exactly once')
+    return groups
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
@@ -269,8 +297,10 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """``psum(x) / n`` over the ``n`` members of the axis, as JAX defines it."""
-    n = _axis_size(axis_name, 'pmean')
+    """``psum(x) / n`` over the ``n`` members of the axis (of each group), as JAX defines
+    it."""
+    n = _axis_size(axis_name, 'pmean') if axis_index_groups is None else \
+        len(axis_index_groups[0])
     return tree_util.tree_map(lambda s: s / n, psum(x, axis_name,
                                                    axis_index_groups=axis_index_groups))
 

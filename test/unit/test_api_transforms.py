@@ -595,3 +595,48 @@ def test_a_config_state_without_a_value_is_jaxs(name):
             assert getattr(minijax, name).value == expected
     except NotImplementedError as err:  # (minijax has one value of it: the error says so)
         assert 'minijax' in str(err)
+
+
+def test_jit_device_backend_and_inline_as_jaxs():
+    """JAX's deprecated device/backend (a warning, the result on that device, the same
+    module text) and inline (the body's equations in the caller's jaxpr)."""
+    x = np.linspace(0.0, 1.0, 3)
+    double = lambda v: v * 2  # noqa: E731
+    for lib in (jax, minijax):
+        with pytest.warns(DeprecationWarning):
+            y = lib.jit(double, device=lib.devices()[1])(x)
+        assert [d.id for d in y.devices()] == [1]
+        with pytest.warns(DeprecationWarning):
+            assert_close(lib.jit(double, backend='cpu')(x), x * 2)
+    with pytest.warns(DeprecationWarning):
+        texts = [lib.jit(double, device=lib.devices()[1]).lower(x).as_text()
+                 for lib in (jax, minijax)]
+    assert texts[0] == texts[1]
+    inline = [str(lib.make_jaxpr(lambda v: lib.jit(lambda w: w * 2 + 1, inline=True)(v) * 3)(x))
+              for lib in (jax, minijax)]
+    assert inline[0] == inline[1]
+    for kwargs in (dict(device=minijax.devices()[0], backend='cpu'),
+                   dict(device=minijax.devices()[0], in_shardings=None,
+                        out_shardings=minijax.sharding.SingleDeviceSharding(
+                            minijax.devices()[0]))):
+        with pytest.warns(DeprecationWarning), pytest.raises(ValueError):
+            minijax.jit(double, **kwargs)
+
+
+def test_jit_compiler_options_reach_xla_as_jaxs():
+    """XLA's options change what it compiles (no fusion with every HLO pass off), in jit and
+    in Lowered.compile; a bad name or value is XLA's error, JAX's type."""
+    x = np.linspace(0.0, 1.0, 3)
+    off = {'xla_disable_all_hlo_passes': True}
+    for lib, np_ in ((jax, jnp), (minijax, mnp)):
+        f = lambda v, np_=np_: np_.sin(v) * 2 + 1  # noqa: E731
+        assert 'fusion' in lib.jit(f).lower(x).compile().as_text()
+        assert 'fusion' not in lib.jit(f, compiler_options=off).lower(x).compile().as_text()
+        assert 'fusion' not in lib.jit(f).lower(x).compile(compiler_options=off).as_text()
+        assert_close(lib.jit(f, compiler_options=off)(x), np.sin(x) * 2 + 1)
+    for bad in ({'no_such_option': 1}, {'xla_cpu_enable_fast_math': 'maybe'}):
+        with pytest.raises(jax.errors.JaxRuntimeError) as theirs:
+            jax.jit(lambda v: v * 2, compiler_options=bad)(x)
+        with pytest.raises(minijax.errors.JaxRuntimeError) as mine:
+            minijax.jit(lambda v: v * 2, compiler_options=bad)(x)
+        assert str(mine.value) == str(theirs.value)
