@@ -1244,7 +1244,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if num < 0:
         raise ValueError(f'linspace: number of samples, {num}, must be non-negative')
     out, computation = _linspace_values(start, stop, num, endpoint, dtype)
-    out = moveaxis(out, 0, core.canonicalize_axis(axis, np.ndim(out), 'linspace: axis'))
+    axis = core.canonicalize_axis(axis, np.ndim(out), 'linspace: axis')
+    out = moveaxis(out, 0, axis) if axis else out
     out = _placed(out, device)
     if not retstep:
         return out

@@ -10,8 +10,8 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _cast, _computed_as, _is_bool, _is_float, _no_out, _promote, _promote_inexact,
-                           _static_int, _to_float, add, all, any, argmax, argmin, asarray,
+from minijax.numpy import (_axes, _cast, _computed_as, _is_bool, _is_float, _no_out, _promote,
+                           _promote_inexact, _static_int, _to_float, add, all, any, argmax, argmin, asarray,
                            atleast_2d, broadcast_to, ceil, clip, concatenate, conj, cumprod, cumsum,
                            diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
                            isnan, less_equal, linspace, logical_not, matmul, max, mean, min,

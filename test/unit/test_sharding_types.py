@@ -91,8 +91,8 @@ CASES = {
     'explicit_axes': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.s.explicit_axes(
         lambda a: a * 2, in_sharding=ns.P('Y', 'X'))(x)),
     # out_sharding= of jnp and friends
-    'full_like_out': ([((4, 4), ('X', 'Y'))],
-                      lambda ns, x: ns.jnp.full_like(x, 2., out_sharding=ns.P('Y', None))),
+    'full_like_out': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.jnp.full_like(
+        x, 2., out_sharding=ns.P('Y', None)) * x.sum()),
     'asarray_out': ([((4, 4), ('X', 'Y'))],
                     lambda ns, x: ns.jnp.asarray(x, out_sharding=ns.P('X', None))),
     'ravel_out': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.jnp.ravel(x, out_sharding=ns.P('X'))),
