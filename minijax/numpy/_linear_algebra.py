@@ -374,7 +374,10 @@ def einsum(subscripts, /, *operands, out=None, optimize='auto', precision=None,
     (x, xl), = terms
     x, xl = _einsum_reduce(x, xl, output)
     out = lax.transpose(x, [xl.index(c) for c in output])
-    return out if preferred_element_type is None or not path else _strong(out)
+    if preferred_element_type is None:
+        return out
+    return lax.convert_element_type(out, dtypes.check_supported(preferred_element_type),
+                                    weak_type=False)
 
 
 _EINSUM_LETTERS = string.ascii_lowercase + string.ascii_uppercase

@@ -135,6 +135,8 @@ VALUES = {
     'einsum_path': lambda ns: ns.jnp.einsum('ij,jk,kl->il', X, X.T, X, optimize=[(1, 2), (0, 1)]),
     'einsum_preferred': lambda ns: ns.jnp.einsum('ij,kj->ik', I8, I8, optimize='greedy',
                                                  preferred_element_type=np.int32),
+    'einsum_one_operand_preferred': lambda ns: ns.jnp.einsum('ij->i', I8,
+                                                             preferred_element_type=np.int32),
     'einsum_dot_general': lambda ns: ns.jnp.einsum('ij,kj->ik', X, X,
                                                    _dot_general=ns.lax.dot_general),
     # weights of the quantiles
