@@ -1224,14 +1224,23 @@ def _arange(start, stop, step, dtype, out_sharding):
 
 
 def _linspace(start, stop, num, endpoint):
-    """JAX's formula, ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``."""
+    """JAX's formula, ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``;
+    bounds of one shape (each element a sequence along a new first axis)."""
     div = num - 1 if endpoint else num
+    shape = np.shape(start)
     if div <= 0:
-        return reshape(start, (1,))[:num]
+        return reshape(start, (1, *shape))[:num]
     dtype = core.get_aval(start).dtype
     step = lax.div(lax.iota(dtype, div), np.asarray(div, dtype))
-    out = lax.add(lax.mul(start, lax.sub(np.ones((), dtype), step)), lax.mul(stop, step))
-    return concatenate([out, reshape(stop, (1,))]) if endpoint else out
+    if shape:  # the samples along axis 0, each bound along the others
+        along = (div, *shape)
+        step = lax.broadcast_in_dim(step, along, (0,))
+        start, stop_ = (lax.broadcast_in_dim(v, along, tuple(range(1, len(along))))
+                        for v in (start, stop))
+    else:
+        stop_ = stop
+    out = lax.add(lax.mul(start, lax.sub(np.ones((), dtype), step)), lax.mul(stop_, step))
+    return concatenate([out, reshape(stop, (1, *shape))]) if endpoint else out
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
@@ -1264,10 +1273,9 @@ def _linspace_values(start, stop, num, endpoint, dtype):
     computation = bounds if dtypes.is_inexact(bounds) else dtypes.FLOAT_OF[bounds]
     out_dtype = dtypes.check_supported(dtype or computation, 'linspace')
     computation = out_dtype if dtypes.is_inexact(out_dtype) else computation
-    if np.ndim(start) or np.ndim(stop):  # bounds per element: NumPy's values
-        out = np.linspace(start, stop, num, endpoint=endpoint)
-        return out.astype(out_dtype), computation
     start, stop = (lax.convert_element_type(asarray(v), computation) for v in (start, stop))
+    if np.ndim(start) or np.ndim(stop):  # bounds per element
+        start, stop = broadcast_arrays(start, stop)
     out = jit(_linspace, static_argnums=(2, 3))(start, stop, num, endpoint)
     if dtypes.is_integer(out_dtype):
         out = _floor(out)
