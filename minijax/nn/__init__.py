@@ -100,23 +100,31 @@ def tanh(x):
     return mnp.tanh(x)
 
 
-def _shifted(x, axis):
-    """``x`` minus its maximum along ``axis`` (kept), the maximum held constant."""
+def _shifted(x, axis, where):
+    """``x`` minus its maximum along ``axis`` (kept), the maximum held constant; with
+    ``where``, of the elements it keeps, the others -inf."""
     x = _float(x)
-    return mnp.subtract(x, lax.stop_gradient(mnp.max(x, axis, keepdims=True)))
+    if where is None:
+        return mnp.subtract(x, lax.stop_gradient(mnp.max(x, axis, keepdims=True)))
+    x_max = mnp.max(x, axis, keepdims=True, where=where, initial=-np.inf)
+    return mnp.subtract(mnp.where(where, x, -np.inf), lax.stop_gradient(x_max))
 
 
-def softmax(x, axis=-1):
+def softmax(x, axis=-1, where=None):
     """``exp(x) / sum(exp(x))`` along ``axis`` (an int or a tuple): non-negative, summing
-    to 1."""
-    unnormalized = mnp.exp(_shifted(x, axis))
-    return mnp.divide(unnormalized, mnp.sum(unnormalized, axis, keepdims=True))
+    to 1 (over the elements ``where`` keeps; the others are 0)."""
+    unnormalized = mnp.exp(_shifted(x, axis, where))
+    out = mnp.divide(unnormalized, mnp.sum(unnormalized, axis, keepdims=True, where=where))
+    return out if where is None else mnp.where(where, out, 0)
 
 
-def log_softmax(x, axis=-1):
-    """``x - logsumexp(x)`` along ``axis``: the log of ``softmax``, without its underflow."""
-    shifted = _shifted(x, axis)
-    return mnp.subtract(shifted, mnp.log(mnp.sum(mnp.exp(shifted), axis, keepdims=True)))
+def log_softmax(x, axis=-1, where=None):
+    """``x - logsumexp(x)`` along ``axis``: the log of ``softmax``, without its underflow
+    (over the elements ``where`` keeps; the others are -inf)."""
+    shifted = _shifted(x, axis, where)
+    out = mnp.subtract(shifted, mnp.log(mnp.sum(mnp.exp(shifted), axis, keepdims=True,
+                                                where=where)))
+    return out if where is None else mnp.where(where, out, -np.inf)
 
 
 def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):

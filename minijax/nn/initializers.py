@@ -18,14 +18,14 @@ def _float_dtype(dtype):
     return dtypes.float64 if dtype is None else dtype
 
 
-def zeros(key, shape, dtype=None):
-    """All zeros (the key is unused)."""
-    return jnp.zeros(shape, _float_dtype(dtype))
+def zeros(key, shape, dtype=None, out_sharding=None):
+    """All zeros (the key is unused), sharded as ``out_sharding`` says."""
+    return jnp.zeros(shape, _float_dtype(dtype), out_sharding=out_sharding)
 
 
-def ones(key, shape, dtype=None):
-    """All ones (the key is unused)."""
-    return jnp.ones(shape, _float_dtype(dtype))
+def ones(key, shape, dtype=None, out_sharding=None):
+    """All ones (the key is unused), sharded as ``out_sharding`` says."""
+    return jnp.ones(shape, _float_dtype(dtype), out_sharding=out_sharding)
 
 
 def constant(value, dtype=None):

@@ -90,6 +90,24 @@ CASES = {
                   ns.s.auto_axes(lambda a, b: a + b, out_sharding=ns.P('X', None))(x, y)),
     'explicit_axes': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.s.explicit_axes(
         lambda a: a * 2, in_sharding=ns.P('Y', 'X'))(x)),
+    # out_sharding= of jnp and friends
+    'full_like_out': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.jnp.full_like(
+        x, 2., out_sharding=ns.P('Y', None)) * x.sum()),
+    'asarray_out': ([((4, 4), ('X', 'Y'))],
+                    lambda ns, x: ns.jnp.asarray(x, out_sharding=ns.P('X', None))),
+    'ravel_out': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.jnp.ravel(x, out_sharding=ns.P('X'))),
+    'repeat_out': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.jnp.repeat(
+        x, 2, axis=1, out_sharding=ns.P('X', 'Y'))),
+    'tensordot_out': ([((4, 4), (None, 'X')), ((4, 4), ('X', None))], lambda ns, x, y:
+                      ns.jnp.tensordot(x, y, 1, out_sharding=ns.P('X', None))),
+    'bincount_out': ([((4,), None)], lambda ns, x: ns.jnp.bincount(
+        x.astype(int) % 3, length=4, out_sharding=ns.P())),
+    'percentile_out': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.jnp.percentile(
+        x, 50., axis=0, out_sharding=ns.P('X'))),
+    'segment_sum_out': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.jax.ops.segment_sum(
+        x, np.array([0, 1, 1, 0]), 2, out_sharding=ns.P(None, 'Y'))),
+    'zeros_init_out': ([], lambda ns: ns.jax.nn.initializers.zeros(
+        None, (4, 4), out_sharding=ns.P('X', 'Y'))),
 }
 
 
@@ -128,8 +146,11 @@ def _jaxpr(text):
 
 
 #: Cases whose jaxpr and module differ from JAX's for reasons of their own, not sharding:
-#: minijax's random.normal is not written as JAX's (its nested jits and broadcasts).
-TYPES_AND_VALUES_ONLY = {'normal'}
+#: minijax's random.normal is not written as JAX's (its nested jits and broadcasts);
+#: asarray places its operand with device_put (JAX converts it with a sharding); the scatter
+#: of bincount and segment_sum, and percentile, are minijax's own programs.
+TYPES_AND_VALUES_ONLY = {'normal', 'asarray_out', 'bincount_out', 'percentile_out',
+                         'segment_sum_out'}
 
 
 @pytest.mark.parametrize('name', sorted(CASES))
