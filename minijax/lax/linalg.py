@@ -11,20 +11,24 @@ up to rounding. The StableHLO reference interpreter cannot run a custom call.
 
 Each primitive works on the last two axes; its vmap rule moves the batch axis to the front.
 The JVP rules are JAX's formulas, written for one matrix and vmapped over the batch axes.
-Matrices are float32 or float64 (LAPACK's ``s`` and ``d`` kernels) and not empty.
+Matrices are float32, float64, complex64 or complex128 (LAPACK's ``s``, ``d``, ``c`` and ``z``
+kernels) and not empty. For complex matrices the formulas conjugate where JAX's do: a
+transpose becomes the conjugate transpose (``_H``); on real ones ``_H`` is ``_T``, untouched.
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
+from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
 from minijax.interpreters.jvp import Zero
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.complex_numbers import conj
+from minijax.lax.complex_numbers import conj, real
 from minijax.lax.dot_general import dot_general
 from minijax.lax.elementwise import (
     add, convert_element_type, div, eq, ge, integer_pow, mul, neg, select_n, sub)
@@ -36,16 +40,40 @@ from minijax.lax.structural import (
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
-__all__ = ['cholesky', 'eig', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd',
-           'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
+__all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
+           'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd', 'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
            'svd_p', 'triangular_solve_p']
 
 # ----------------------------------------------------------------------------- user functions
 
 
+class EigImplementation(enum.Enum):
+    """Which kernel ``eig`` calls: on CPU, LAPACK's (the only one, as in JAX)."""
+    CUSOLVER = 'cusolver'
+    MAGMA = 'magma'
+    LAPACK = 'lapack'
+
+
+class EighImplementation(enum.Enum):
+    """Which algorithm ``eigh`` runs: on CPU, QR (LAPACK's ``syevd``/``heevd``), as in JAX."""
+    QR = 'qr'
+    JACOBI = 'jacobi'
+    QDWH = 'qdwh'
+
+
+class SvdAlgorithm(enum.Enum):
+    """Which algorithm ``svd`` runs: on CPU, divide and conquer (LAPACK's ``gesdd``, the
+    default) or QR (``gesvd``), as in JAX."""
+    DEFAULT = 'default'
+    QR = 'QR'
+    JACOBI = 'Jacobi'
+    POLAR = 'polar'
+    DIVIDE_AND_CONQUER = 'divide_and_conquer'
+
+
 def symmetrize(x):
-    """``(x + x^T) / 2``: the symmetric matrix ``cholesky`` and ``eigh`` decompose."""
-    return div(add(x, _T(x)), 2.)
+    """``(x + x^H) / 2``: the Hermitian matrix ``cholesky`` and ``eigh`` decompose."""
+    return div(add(x, _H(x)), 2.)
 
 
 def cholesky(x, *, symmetrize_input=True):
@@ -62,9 +90,10 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
     """``x`` with ``op(a) x = b`` (``left_side``) or ``x op(a) = b``, where ``op(a)`` is the
     lower or upper triangle of ``a``, transposed if ``transpose_a``, with ones on its
     diagonal if ``unit_diagonal``. The other triangle of ``a`` is not read."""
+    complex_a = dtypes.is_complex(core.get_aval(a).dtype)  # (JAX drops it for a real a)
     return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
                                    transpose_a=bool(transpose_a),
-                                   conjugate_a=bool(conjugate_a),
+                                   conjugate_a=bool(conjugate_a) and complex_a,
                                    unit_diagonal=bool(unit_diagonal))
 
 
@@ -126,19 +155,26 @@ def lu_solve(lu, permutation, b):
     return _per_matrix(solve_one, lu, permutation, b)
 
 
-def qr(x, *, pivoting=False, full_matrices=True):
-    """``(q, r)`` with ``x = q r``, ``q`` orthonormal columns and ``r`` upper triangular:
-    ``q`` is ``[m, m]`` with ``full_matrices``, else ``[m, min(m, n)]``."""
+def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
+    """``(q, r)`` with ``x = q r``, ``q`` orthonormal (unitary) columns and ``r`` upper
+    triangular: ``q`` is ``[m, m]`` with ``full_matrices``, else ``[m, min(m, n)]``.
+    ``use_magma`` picks a GPU kernel for ``pivoting``: on CPU JAX ignores it, as minijax does."""
+    del use_magma
     if pivoting:
         raise NotImplementedError('lax.linalg.qr: minijax does not support pivoting=True')
     return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None):
-    """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
-    symmetric matrix. Without ``symmetrize_input`` only the ``lower`` (or upper) triangle
-    of ``x`` is read."""
+         subset_by_index=None, implementation=None):
+    """``(v, w)``: eigenvectors (columns of ``v``) and ascending real eigenvalues ``w`` of a
+    Hermitian (real symmetric) matrix. Without ``symmetrize_input`` only the ``lower`` (or
+    upper) triangle of ``x`` is read. ``implementation``: QR only on CPU (JAX's errors for
+    the others)."""
+    if implementation == EighImplementation.QDWH:
+        raise NotImplementedError('QDWH implementation is only supported on TPU')
+    if implementation == EighImplementation.JACOBI:
+        raise NotImplementedError('Jacobi implementation is not supported on CPU')
     _check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
     _whole_spectrum('eigh', x, subset_by_index)
     v, w = eigh_p.bind(symmetrize(x) if symmetrize_input else x, lower=bool(lower),
@@ -146,11 +182,17 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
     return v, w
 
 
-def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
-    """``(u, s, vt)`` with ``x = u diag(s) vt`` and ``s`` descending; only ``s`` without
-    ``compute_uv``."""
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
+    """``(u, s, vt)`` with ``x = u diag(s) vt`` and real ``s`` descending; only ``s`` without
+    ``compute_uv``. ``algorithm``: divide and conquer (LAPACK's ``gesdd``, the default) or
+    ``SvdAlgorithm.QR`` (``gesvd``); Jacobi and polar do not run on CPU (JAX's error)."""
+    if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.QR,
+                         SvdAlgorithm.DIVIDE_AND_CONQUER):
+        raise NotImplementedError('The SVD Jacobi and Polar algorithms are not implemented on '
+                                  'CPU.')
     _whole_spectrum('svd', x, subset_by_index)
-    out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                     algorithm=algorithm)
     if not compute_uv:
         return out[0]
     s, u, vt = out
@@ -170,6 +212,12 @@ def _T(x):
     """The matrix transpose: the last two axes swapped."""
     n = core.get_aval(x).ndim
     return transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+def _H(x):
+    """The conjugate transpose; the transpose of a real matrix (no conj: JAX's ``conj`` of a
+    real array is the array)."""
+    return conj(_T(x)) if dtypes.is_complex(core.get_aval(x).dtype) else _T(x)
 
 
 def _matmul(a, b):
@@ -198,11 +246,12 @@ def _triu(x, k=0):
 
 
 def _symmetric_from_triangle(x, lower):
-    """The symmetric matrix whose lower (or upper) triangle is ``x``'s: what a LAPACK
-    kernel that reads one triangle sees. A symmetric ``x`` comes back bit for bit."""
+    """The Hermitian matrix whose lower (or upper) triangle is ``x``'s: what a LAPACK
+    kernel that reads one triangle sees. A Hermitian ``x`` comes back bit for bit (but for
+    the imaginary parts of its diagonal, which a kernel ignores)."""
     triangle = _tril(x) if lower else _triu(x)
     other = _tril(x, -1) if lower else _triu(x, 1)
-    return add(triangle, _T(other))
+    return add(triangle, _H(other))
 
 
 def _eye(dtype, n):
@@ -215,6 +264,16 @@ def _diagonal(x):
     """The diagonal of a square matrix: exact, since all but one term of each sum is 0."""
     aval = core.get_aval(x)
     return reduce_sum(mul(x, _eye(aval.dtype, aval.shape[-1])), aval.ndim - 1)
+
+
+def _astype(x, dtype):
+    """``x`` as ``dtype``: no op when it is already (JAX's ``astype``)."""
+    return x if core.get_aval(x).dtype == dtype else convert_element_type(x, dtype)
+
+
+def _real_part(x):
+    """``x.real`` as JAX takes it: the real part of a complex ``x``, a real ``x`` itself."""
+    return real(x) if dtypes.is_complex(core.get_aval(x).dtype) else x
 
 
 def _per_matrix(fn, *matrices):
@@ -236,13 +295,13 @@ def _take_rows(x, rows):
 
 
 def _check_matrix(name, x, square=True, what='operand', symmetrized=False):
-    """``x`` must be a non-empty float32/float64 matrix (or a batch of them). JAX's errors:
+    """``x`` must be a non-empty matrix LAPACK takes (or a batch of them). JAX's errors:
     TypeError for another dtype or a rank below 2; ValueError for a matrix that is not
     square, but TypeError if it is ``symmetrized`` (added to its transpose, whose shape
     differs)."""
     if x.dtype not in _LAPACK_PREFIX:
-        raise TypeError(f'{name}: LAPACK decomposes float32 or float64 matrices, got the '
-                        f'{what} {x.str_short()}')
+        raise TypeError(f'{name}: LAPACK decomposes float32, float64, complex64 or complex128 '
+                        f'matrices, got the {what} {x.str_short()}')
     if x.ndim < 2:
         raise TypeError(f'{name}: the {what} must have rank at least 2 (a matrix [..., m, n]),'
                         f' got {x.str_short()}')
@@ -281,7 +340,8 @@ def _per_matrix_impl(decompose):
 
 # ----------------------------------------------------------------------------- LAPACK calls
 
-_LAPACK_PREFIX = {dtypes.float32: 's', dtypes.float64: 'd'}
+_LAPACK_PREFIX = {dtypes.float32: 's', dtypes.float64: 'd', dtypes.complex64: 'c',
+                  dtypes.complex128: 'z'}
 
 
 def _char(c):
@@ -304,7 +364,7 @@ def _layouts(avals, matrix_rank):
 
 
 def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
-    """``stablehlo.custom_call @lapack_<s|d><kernel>_ffi`` as JAX emits it: ``aliases`` maps
+    """``stablehlo.custom_call @lapack_<s|d|c|z><kernel>_ffi`` as JAX emits it: ``aliases`` maps
     an operand to the result that reuses its buffer; ``options`` are the kernel's
     character attributes, in ``mhlo.backend_config``."""
     rank = max(a.ndim for a in avals_in)
@@ -366,7 +426,7 @@ def _cholesky_one(a):
 
 
 def _cholesky_jvp(primals, tangents):
-    """``L' = L phi(L^-1 x' L^-T)``, ``phi`` taking the lower triangle with its diagonal
+    """``L' = L phi(L^-1 x' L^-H)``, ``phi`` taking the lower triangle with its diagonal
     halved (Murray 2016, arXiv:1602.07527), as JAX writes it. LAPACK reads only the lower
     triangle of ``x``, so ``x'`` counts through that triangle (a symmetric ``x'``, the
     usual case, is unchanged: the tangent is JAX's bit for bit)."""
@@ -376,7 +436,8 @@ def _cholesky_jvp(primals, tangents):
 
     def tangent(L, x_dot):
         n = core.get_aval(L).shape[-1]
-        tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, lower=True)
+        tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True,
+                               lower=True)
         inner = triangular_solve(L, tmp, left_side=True, lower=True)
         phi = div(_tril(inner), add(1., _eye(core.get_aval(L).dtype, n)))
         return _matmul(L, phi)
@@ -423,6 +484,7 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
     if unit_diagonal:
         t = t - t * np.eye(a.shape[-1], dtype=a.dtype) + np.eye(a.shape[-1], dtype=a.dtype)
     t = np.swapaxes(t, -1, -2) if transpose_a else t
+    t = np.conj(t) if conjugate_a else t
     if left_side:
         return np.linalg.solve(t, b).astype(b.dtype)
     return np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2)),
@@ -449,10 +511,12 @@ def _solve_a_tangent(a, a_dot, x, *, left_side, lower, transpose_a, conjugate_a,
     k = 1 if unit_diagonal else 0
     g = neg(_tril(a_dot, -k) if lower else _triu(a_dot, k))
     g = _T(g) if transpose_a else g
+    g = conj(g) if conjugate_a else g
 
     def a_inverse(rhs):
         return triangular_solve(a, rhs, left_side=left_side, lower=lower,
-                                transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+                                transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                unit_diagonal=unit_diagonal)
     if left_side:
         return a_inverse(_matmul(g, x)) if m > n else _matmul(a_inverse(g), x)
     return a_inverse(_matmul(x, g)) if m < n else _matmul(x, a_inverse(g))
@@ -487,9 +551,13 @@ def _triangular_solve_batching(vals, dims, *, left_side, **params):
 
 def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
                                unit_diagonal):
+    """``trsm`` conjugates only while it transposes (``'C'``): ``conj(a)`` alone is taken
+    first, with CHLO's ``conj`` as JAX takes it."""
+    if conjugate_a and not transpose_a:
+        a = chlo.ConjOp(a).result
     return _lapack_call('trsm', [a, b], ctx.avals_in, ctx.avals_out, {1: 0},
                         side='L' if left_side else 'R', uplo='L' if lower else 'U',
-                        trans_x='T' if transpose_a else 'N',
+                        trans_x='N' if not transpose_a else 'C' if conjugate_a else 'T',
                         diag='U' if unit_diagonal else 'N')
 
 
@@ -589,23 +657,28 @@ def _qr_jvp(primals, tangents, *, full_matrices):
 
 def _qr_tangent(q, r, x, x_dot):
     """The thin-QR tangent of the square part (Townsend's derivation); for a wide ``x`` the
-    rest of ``r`` is ``q^T x2``, whose tangent follows by the product rule."""
+    rest of ``r`` is ``q^H x2``, whose tangent follows by the product rule."""
     m, n = core.get_aval(x).shape
     if m > n and core.get_aval(q).shape[1] == m:
         return _full_tall_qr_tangent(q, r, x_dot)
     if m >= n:
         return _thin_qr_tangent(q, r, x_dot)
     dq, dr1 = _thin_qr_tangent(q, slice_(r, (0, 0), (m, m)), slice_(x_dot, (0, 0), (m, m)))
-    dr2 = add(_matmul(_T(dq), slice_(x, (0, m), (m, n))),
-              _matmul(_T(q), slice_(x_dot, (0, m), (m, n))))
+    dr2 = add(_matmul(_H(dq), slice_(x, (0, m), (m, n))),
+              _matmul(_H(q), slice_(x_dot, (0, m), (m, n))))
     return dq, concatenate([dr1, dr2], 1)
 
 
 def _thin_qr_tangent(q, r, dx):
+    """For a complex ``x`` the diagonal of ``q^H dx r^-1`` keeps its imaginary part in
+    ``do`` (the phases LAPACK's real diagonal of ``r`` fixes), as JAX corrects it."""
     dx_rinv = triangular_solve(r, dx)
-    qt_dx_rinv = _matmul(_T(q), dx_rinv)
+    qt_dx_rinv = _matmul(_H(q), dx_rinv)
     lower = _tril(qt_dx_rinv, -1)
-    do = sub(lower, _T(lower))
+    do = sub(lower, _H(lower))
+    aval = core.get_aval(qt_dx_rinv)
+    if dtypes.is_complex(aval.dtype):
+        do = add(do, mul(_eye(aval.dtype, aval.shape[-1]), sub(qt_dx_rinv, _astype(_real_part(qt_dx_rinv), aval.dtype))))
     dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(sub(qt_dx_rinv, do), r)
     return dq, dr
@@ -616,19 +689,19 @@ def _full_tall_qr_tangent(q, r, dx):
     eqs. 32-33, as JAX): the first ``n`` columns of ``q`` and the square top of ``r`` move as
     the thin QR does; the other ``m - n`` columns, which ``x`` does not determine, move so
     that ``q`` stays orthogonal (through ``z = q[n:, :n] (q[:n, :n] - I)^-1``), and the zero
-    rows of ``r`` stay zero."""
+    rows of ``r`` stay zero. Complex: each transpose conjugated."""
     m, n = core.get_aval(dx).shape
     dtype = core.get_aval(dx).dtype
     q_thin, q_rest = slice_(q, (0, 0), (m, n)), slice_(q, (0, n), (m, m))
     dq_thin, dr_top = _thin_qr_tangent(q_thin, slice_(r, (0, 0), (n, n)), dx)
     q_top, q_bottom = slice_(q_thin, (0, 0), (n, n)), slice_(q_thin, (n, 0), (m, n))
     dq_top, dq_bottom = slice_(dq_thin, (0, 0), (n, n)), slice_(dq_thin, (n, 0), (m, n))
-    lu_, _, permutation = lu(_T(sub(q_top, _eye(dtype, n))))
-    z_t = lu_solve(lu_, permutation, _T(q_bottom))
-    z = _T(z_t)
-    dq_rest = sub(_matmul(dq_thin, z_t),
+    lu_, _, permutation = lu(_H(sub(q_top, _eye(dtype, n))))
+    z_h = lu_solve(lu_, permutation, _H(q_bottom))
+    z = _H(z_h)
+    dq_rest = sub(_matmul(dq_thin, z_h),
                   _matmul(add(q_thin, _matmul(q_rest, z)),
-                          _T(sub(dq_bottom, _matmul(z, dq_top)))))
+                          _H(sub(dq_bottom, _matmul(z, dq_top)))))
     return (concatenate([dq_thin, dq_rest], 1),
             concatenate([dr_top, full((m - n, n), 0, dtype)], 0))
 
@@ -648,7 +721,8 @@ def _qr_lowering(ctx, x, *, full_matrices):
         reflectors = hlo.PadOp(r, constant(np.zeros((), x_aval.dtype)), [0] * (len(batch) + 2),
                                [0] * (len(batch) + 1) + [m - n],
                                [0] * (len(batch) + 2)).result
-    q, = _lapack_call('orgqr', [reflectors, taus], [reflectors_aval, taus_aval], [q_aval],
+    orgqr = 'ungqr' if dtypes.is_complex(x_aval.dtype) else 'orgqr'  # (unitary: LAPACK's name)
+    q, = _lapack_call(orgqr, [reflectors, taus], [reflectors_aval, taus_aval], [q_aval],
                       {0: 0})
     if r_aval.shape != x_aval.shape:
         r = _matrix_slice(r, x_aval, *r_aval.shape[-2:])
@@ -673,7 +747,8 @@ register_lowering(qr_p, _qr_lowering)
 
 def _eigh_abstract_eval(x, *, lower, sort_eigenvalues):
     _check_matrix('eigh', x)
-    return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1], x.dtype)]
+    return [ShapedArray(x.shape, x.dtype),
+            ShapedArray(x.shape[:-1], dtypes.real_part_dtype(x.dtype))]
 
 
 def _eigh_one(a, *, lower, sort_eigenvalues):
@@ -682,8 +757,8 @@ def _eigh_one(a, *, lower, sort_eigenvalues):
 
 
 def _eigh_jvp(primals, tangents, **params):
-    """Nondegenerate perturbation theory, as JAX: ``w' = diag(v^T a' v)``,
-    ``v' = v (F * v^T a' v)`` with ``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal;
+    """Nondegenerate perturbation theory, as JAX: ``w' = re diag(v^H a' v)``,
+    ``v' = v (F * v^H a' v)`` with ``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal;
     ``a'`` counts through the triangle LAPACK reads, as for ``cholesky``."""
     (a,), (a_dot,) = primals, tangents
     v, w = eigh_p.bind(a, **params)
@@ -693,18 +768,21 @@ def _eigh_jvp(primals, tangents, **params):
 
 def _eigh_tangent(v, w, a_dot):
     n = core.get_aval(w).shape[0]
-    eye = _eye(core.get_aval(w).dtype, n)
+    dtype = core.get_aval(v).dtype
+    w = _astype(w, dtype)
+    eye = _eye(dtype, n)
     differences = sub(add(eye, broadcast_in_dim(w, (n, n), (1,))),
                       broadcast_in_dim(w, (n, n), (0,)))
     f = sub(integer_pow(differences, -1), eye)
-    vt_adot_v = _matmul(_matmul(_T(v), a_dot), v)
-    return _matmul(v, mul(f, vt_adot_v)), _diagonal(vt_adot_v)
+    vh_adot_v = _matmul(_matmul(_H(v), a_dot), v)
+    return _matmul(v, mul(f, vh_adot_v)), _diagonal(_real_part(vh_adot_v))
 
 
 def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues):
     v_aval, w_aval = ctx.avals_out
     info_aval = _info_aval(v_aval)
-    v, w, info = _lapack_call('syevd', [x], ctx.avals_in, [v_aval, w_aval, info_aval], {0: 0},
+    kernel = 'heevd' if dtypes.is_complex(v_aval.dtype) else 'syevd'
+    v, w, info = _lapack_call(kernel, [x], ctx.avals_in, [v_aval, w_aval, info_aval], {0: 0},
                               mode='V', uplo='L' if lower else 'U')
     ok = _succeeded(info, info_aval)
     return [_nan_unless(ok, v, v_aval, info_aval), _nan_unless(ok, w, w_aval, info_aval)]
@@ -722,11 +800,11 @@ register_lowering(eigh_p, _eigh_lowering)
 
 def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
         enable_eigvec_derivs=False, implementation=None, use_magma=None):
-    """``[w, vl, vr]`` (as asked for) of the square real matrices ``x``: the complex
+    """``[w, vl, vr]`` (as asked for) of the square matrices ``x``: the complex
     eigenvalues, and the left and right eigenvectors as unit columns, from LAPACK's
     ``geev`` as JAX calls it on CPU. Only the eigenvalues have derivatives."""
-    if implementation not in (None, 'lapack') or use_magma:
-        raise NotImplementedError('lax.linalg.eig: only the LAPACK implementation runs on CPU')
+    if implementation not in (None, 'lapack', EigImplementation.LAPACK) or use_magma:
+        raise ValueError('Only the lapack implementation is supported on CPU.')  # (JAX's)
     return eig_p.bind(x, compute_left_eigenvectors=compute_left_eigenvectors,
                       compute_right_eigenvectors=compute_right_eigenvectors,
                       enable_eigvec_derivs=enable_eigvec_derivs)
@@ -735,7 +813,7 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
 def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                        enable_eigvec_derivs):
     _check_matrix('eig', x)
-    dtype = dtypes.COMPLEX_OF[x.dtype]
+    dtype = x.dtype if dtypes.is_complex(x.dtype) else dtypes.COMPLEX_OF[x.dtype]
     count = compute_left_eigenvectors + compute_right_eigenvectors
     return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
 
@@ -774,12 +852,13 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
     v_aval = ShapedArray(x_aval.shape, w_aval.dtype)
     info_aval = _info_aval(x_aval)
     part_aval = ShapedArray(x_aval.shape[:-1], x_aval.dtype)
-    wr, wi, vl, vr, info = _lapack_call(
-        'geev', [x], [x_aval], [part_aval, part_aval, v_aval, v_aval, info_aval], {},
+    real = not dtypes.is_complex(x_aval.dtype)  # (real geev: w in two parts)
+    *w, vl, vr, info = _lapack_call(
+        'geev', [x], [x_aval], [part_aval] * (1 + real) + [v_aval, v_aval, info_aval], {},
         compute_left='V' if compute_left_eigenvectors else 'N',
         compute_right='V' if compute_right_eigenvectors else 'N')
     ok = _succeeded(info, info_aval)
-    out = [(hlo.ComplexOp(wr, wi).result, w_aval)]
+    out = [(hlo.ComplexOp(*w).result if real else w[0], w_aval)]
     out += [(vl, v_aval)] * compute_left_eigenvectors + [(vr, v_aval)] * compute_right_eigenvectors
     return [_nan_unless(ok, value, aval, info_aval) for value, aval in out]
 
@@ -802,26 +881,27 @@ def _svd_shapes(shape, full_matrices):
             (*batch, n if full_matrices else k, n))
 
 
-def _svd_abstract_eval(x, *, full_matrices, compute_uv):
+def _svd_abstract_eval(x, *, full_matrices, compute_uv, algorithm):
     _check_matrix('svd', x, square=False)
-    shapes = _svd_shapes(x.shape, full_matrices)
-    return [ShapedArray(s, x.dtype) for s in shapes[:3 if compute_uv else 1]]
+    s, *uv = _svd_shapes(x.shape, full_matrices)
+    return [ShapedArray(s, dtypes.real_part_dtype(x.dtype))] + [
+        ShapedArray(shape, x.dtype) for shape in uv[:2 if compute_uv else 0]]
 
 
-def _svd_one(a, *, full_matrices, compute_uv):
+def _svd_one(a, *, full_matrices, compute_uv, algorithm):
     if not compute_uv:
         return (np.linalg.svd(a, compute_uv=False),)
     u, s, vt = np.linalg.svd(a, full_matrices=full_matrices)
     return s, u, vt
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, algorithm):
     (a,), (a_dot,) = primals, tangents
     m, n = core.get_aval(a).shape[-2:]
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError('svd: the derivative of full_matrices=True for a '
                                   'non-square matrix is not implemented (by JAX either)')
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, algorithm=algorithm)
     ds, du, dvt = _per_matrix(_svd_tangent, s, u, vt, a, a_dot)
     if not compute_uv:
         return [s], [ds]
@@ -829,40 +909,44 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
 
 
 def _svd_tangent(s, u, vt, a, a_dot):
-    """JAX's formula (after Townsend's and Giles'), for one real matrix."""
+    """JAX's formula (after Townsend's and Giles'), for one matrix; the real ``s`` and
+    ``F`` are cast to a complex ``a``'s dtype where they meet its tangents."""
     m, n = core.get_aval(a).shape
     k = core.get_aval(s).shape[0]
-    ut, v = _T(u), _T(vt)
+    dtype, real_dtype = core.get_aval(a).dtype, core.get_aval(s).dtype
+    ut, v = _H(u), _H(vt)
     s_j, s_i = (broadcast_in_dim(s, (k, k), (axis,)) for axis in (1, 0))  # s[j], s[i]
     ds_matrix = _matmul(_matmul(ut, a_dot), v)
-    ds = _diagonal(ds_matrix)
-    eye = _eye(core.get_aval(s).dtype, k)
-    f = sub(div(1., add(mul(add(s_j, s_i), sub(s_j, s_i)), eye)), eye)
-    dss, sds = mul(s_j, ds_matrix), mul(s_i, ds_matrix)
-    s_zeros = convert_element_type(eq(s, 0.), core.get_aval(s).dtype)
+    ds = _diagonal(_real_part(ds_matrix))
+    eye = _eye(real_dtype, k)
+    f = _astype(sub(div(1., add(mul(add(s_j, s_i), sub(s_j, s_i)), eye)), eye), dtype)
+    dss, sds = mul(_astype(s_j, dtype), ds_matrix), mul(_astype(s_i, dtype), ds_matrix)
+    s_zeros = convert_element_type(eq(s, 0.), real_dtype)
     s_inv = sub(div(1., add(s, s_zeros)), s_zeros)
-    du_dv_diag = mul(mul(.5, sub(ds_matrix, _T(ds_matrix))),
-                     mul(eye, broadcast_in_dim(s_inv, (k, k), (1,))))
-    du = _matmul(u, add(mul(f, add(dss, _T(dss))), du_dv_diag))
-    dv = _matmul(v, mul(f, add(sds, _T(sds))))
+    du_dv_diag = mul(mul(.5, sub(ds_matrix, _H(ds_matrix))),
+                     _astype(mul(eye, broadcast_in_dim(s_inv, (k, k), (1,))), dtype))
+    du = _matmul(u, add(mul(f, add(dss, _H(dss))), du_dv_diag))
+    dv = _matmul(v, mul(f, add(sds, _H(sds))))
     if m > n:
         dav = _matmul(a_dot, v)
         du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))),
-                         broadcast_in_dim(s, (m, k), (1,))))
+                         _astype(broadcast_in_dim(s, (m, k), (1,)), dtype)))
     if n > m:
-        dahu = _matmul(_T(a_dot), u)
+        dahu = _matmul(_H(a_dot), u)
         dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))),
-                         broadcast_in_dim(s, (n, k), (1,))))
-    return ds, du, _T(dv)
+                         _astype(broadcast_in_dim(s, (n, k), (1,)), dtype)))
+    return ds, du, _H(dv)
 
 
-def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     x_aval, = ctx.avals_in
-    s_aval, u_aval, vt_aval = (x_aval.update(shape=s)
-                               for s in _svd_shapes(x_aval.shape, full_matrices))
+    s_shape, u_shape, vt_shape = _svd_shapes(x_aval.shape, full_matrices)
+    s_aval = ShapedArray(s_shape, dtypes.real_part_dtype(x_aval.dtype))
+    u_aval, vt_aval = x_aval.update(shape=u_shape), x_aval.update(shape=vt_shape)
     info_aval = _info_aval(x_aval)
     mode = 'N' if not compute_uv else 'A' if full_matrices else 'S'
-    _, s, u, vt, info = _lapack_call('gesdd', [x], [x_aval],
+    kernel = 'gesvd' if algorithm == SvdAlgorithm.QR else 'gesdd'
+    _, s, u, vt, info = _lapack_call(kernel, [x], [x_aval],
                                      [x_aval, s_aval, u_aval, vt_aval, info_aval], {0: 0},
                                      mode=mode)
     ok = _succeeded(info, info_aval)

@@ -191,7 +191,7 @@ def test_check_rules(primitive, kind):
     params = {'triangular_solve': dict(left_side=False, lower=False, transpose_a=True,
                                        conjugate_a=False, unit_diagonal=True),
               'qr': dict(full_matrices=False), 'eigh': dict(lower=True, sort_eigenvalues=True),
-              'svd': dict(full_matrices=False, compute_uv=True),
+              'svd': dict(full_matrices=False, compute_uv=True, algorithm=None),
               'eig': dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False,
                           enable_eigvec_derivs=False)}.get(primitive.name, {})
     args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
