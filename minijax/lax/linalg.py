@@ -35,6 +35,7 @@ from minijax.lax.elementwise import (
 from minijax.lax.gather import GatherDimensionNumbers, gather
 from minijax.lax.reductions import reduce_sum
 from minijax.lax.slicing import dynamic_slice, slice as slice_
+from minijax.lax.sorting import sort_key_val
 from minijax.lax.structural import (
     broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, pad, transpose)
 from minijax.lowering import constant, register_lowering, tensor_type
@@ -144,14 +145,27 @@ def _check_pivots(aval, permutation_size):
                          f'{aval.str_short()})')
 
 
-def lu_solve(lu, permutation, b):
-    """``x`` with ``a x = b`` from ``a``'s LU factors: ``b``'s rows permuted, then one solve
-    with ``L`` (unit diagonal) and one with ``U``, as JAX solves. ``b`` is ``[..., m, k]``
-    with ``lu``'s batch axes."""
+def lu_solve(lu, permutation, b, trans=0):
+    """``x`` with ``a x = b`` (``trans`` 1: ``a^T x = b``; 2: ``a^H x = b``) from ``a``'s LU
+    factors: ``b``'s rows permuted, then one solve with ``L`` (unit diagonal) and one with
+    ``U``; transposed, the two solves come first and the rows are put back after, as JAX
+    solves. ``b`` is ``[..., m, k]`` with ``lu``'s batch axes."""
+    if trans not in (0, 1, 2):
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+
     def solve_one(lu, permutation, b):
-        x = _take_rows(b, permutation)
-        x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-        return triangular_solve(lu, x, left_side=True, lower=False)
+        if trans == 0:
+            x = _take_rows(b, permutation)
+            x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+            return triangular_solve(lu, x, left_side=True, lower=False)
+        conjugate = trans == 2
+        x = triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True,
+                             conjugate_a=conjugate)
+        x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
+                             transpose_a=True, conjugate_a=conjugate)
+        rows = core.get_aval(permutation).shape[0]
+        _, inverse = sort_key_val(permutation, broadcasted_iota(dtypes.int32, (rows,), 0))
+        return _take_rows(x, inverse)
     return _per_matrix(solve_one, lu, permutation, b)
 
 

@@ -73,6 +73,11 @@ def _float_matrix(name, a, square=True, error=ValueError):
 def _mT(x):
     return jnp.swapaxes(x, -1, -2)
 
+
+def _H(x):
+    """The conjugate transpose (of a real matrix, its transpose)."""
+    return jnp.conj(_mT(x))
+
 # ----------------------------------------------------------------------------- decompositions
 
 
@@ -243,7 +248,7 @@ def _pinv_with_rtol(a, rtol):
     if rtol is None:
         rtol = 10. * max(core.get_aval(a).shape[-2:]) * jnp.array(dtypes.finfo(dtype).eps)
     rtol = jnp.asarray(rtol)
-    u, s, vh = svd(a, full_matrices=False)
+    u, s, vh = svd(jnp.conj(a), full_matrices=False)  # (as JAX: no conj transposes after)
     cutoff = jnp.expand_dims(rtol, -1) * s[..., 0:1]
     s = jnp.where(s > cutoff, s, np.inf).astype(dtype)
     return jnp.matmul(_mT(vh), _mT(u) / jnp.expand_dims(s, -1))
@@ -259,13 +264,13 @@ def _pinv_jvp(rtol, primals, tangents):
     p = _pinv(a, rtol)
     m, n = core.get_aval(a).shape[-2:]
     if m >= n:
-        s = jnp.matmul(jnp.matmul(p, _mT(p)), _mT(a_dot))
-        t = jnp.matmul(jnp.matmul(_mT(a_dot), _mT(p)), p)
+        s = jnp.matmul(jnp.matmul(p, _H(p)), _H(a_dot))
+        t = jnp.matmul(jnp.matmul(_H(a_dot), _H(p)), p)
         p_dot = (-jnp.matmul(jnp.matmul(p, a_dot), p) + s - jnp.matmul(jnp.matmul(s, a), p)
                  + t - jnp.matmul(jnp.matmul(p, a), t))
     else:
-        s = jnp.matmul(p, jnp.matmul(_mT(p), _mT(a_dot)))
-        t = jnp.matmul(_mT(a_dot), jnp.matmul(_mT(p), p))
+        s = jnp.matmul(p, jnp.matmul(_H(p), _H(a_dot)))
+        t = jnp.matmul(_H(a_dot), jnp.matmul(_H(p), p))
         p_dot = (-jnp.matmul(p, jnp.matmul(a_dot, p)) + s - jnp.matmul(s, jnp.matmul(a, p))
                  + t - jnp.matmul(p, jnp.matmul(a, t)))
     return p, p_dot
@@ -322,7 +327,7 @@ _SMALL_DETERMINANTS = {2: _det_2x2, 3: _det_3x3}
 @custom_jvp
 def _det(a):
     sign, logdet = slogdet(a)
-    return sign * jnp.exp(logdet)
+    return sign * jnp.exp(logdet).astype(core.get_aval(sign).dtype)
 
 
 @_det.defjvp
@@ -362,7 +367,7 @@ def _slogdet_qr(a):
 @custom_jvp
 def _slogdet_small(a):
     d = a[..., 0, 0] if core.get_aval(a).shape[-1] == 1 else _det_2x2(a)
-    return jnp.sign(d), jnp.log(jnp.abs(d))
+    return jnp.sign(d), jnp.real(jnp.log(jnp.abs(d)))
 
 
 @_slogdet_small.defjvp
@@ -375,7 +380,16 @@ def _slogdet_small_jvp(primals, tangents):
         logdet_dot = ((g[..., 0, 0] * x[..., 1, 1] - g[..., 0, 1] * x[..., 1, 0]
                        - g[..., 1, 0] * x[..., 0, 1] + g[..., 1, 1] * x[..., 0, 0])
                       / _det_2x2(x))
-    return (sign, logdet), (jnp.zeros_like(sign), logdet_dot)
+    return (sign, logdet), _slogdet_tangents(sign, logdet_dot)
+
+
+def _slogdet_tangents(sign, logdet_dot):
+    """``(sign', log|det|')`` from ``trace(a^-1 a')``: a real sign has no derivative; a
+    complex one turns with the imaginary part (as JAX's rule)."""
+    if not dtypes.is_complex(core.get_aval(sign).dtype):
+        return jnp.zeros_like(sign), logdet_dot
+    return (logdet_dot - jnp.real(logdet_dot).astype(core.get_aval(logdet_dot).dtype)) * sign, \
+        jnp.real(logdet_dot)
 
 
 @custom_jvp
@@ -386,12 +400,17 @@ def _slogdet_lu(a):
     is_zero = jnp.any(diag == jnp.array(0, dtype=dtype), axis=-1)
     swapped = pivots != lax.broadcasted_iota(np.int32, core.get_aval(pivots).shape,
                                  len(core.get_aval(pivots).shape) - 1)
-    parity = jnp.count_nonzero(swapped, axis=-1) + jnp.count_nonzero(diag < 0, axis=-1)
+    parity = jnp.count_nonzero(swapped, axis=-1)
+    if dtypes.is_complex(dtype):  # the phases of the diagonal's entries
+        sign = jnp.prod(diag / jnp.abs(diag).astype(dtype), axis=-1)
+    else:
+        sign = jnp.array(1, dtype=dtype)
+        parity = parity + jnp.count_nonzero(diag < 0, axis=-1)
     sign = jnp.where(is_zero, jnp.array(0, dtype=dtype),
-                     jnp.array(-2 * (parity % 2) + 1, dtype=dtype))
+                     sign * jnp.array(-2 * (parity % 2) + 1, dtype=dtype))
     logdet = jnp.where(is_zero, jnp.array(-np.inf, dtype=dtype),
-                       jnp.sum(jnp.log(jnp.abs(diag)), axis=-1))
-    return sign, logdet
+                       jnp.sum(jnp.log(jnp.abs(diag)).astype(dtype), axis=-1))
+    return sign, jnp.real(logdet)
 
 
 @_slogdet_lu.defjvp
@@ -399,7 +418,8 @@ def _slogdet_lu_jvp(primals, tangents):
     """``log|det a|' = trace(a^-1 a')``; the sign has no derivative."""
     (x,), (g,) = primals, tangents
     sign, logdet = _slogdet_lu(x)
-    return (sign, logdet), (jnp.zeros_like(sign), jnp.trace(_lu_solve(x, g), axis1=-1, axis2=-2))
+    return (sign, logdet), _slogdet_tangents(sign, jnp.trace(_lu_solve(x, g), axis1=-1,
+                                                             axis2=-2))
 
 
 # ----------------------------------------------------------------------------- from the above
@@ -426,9 +446,9 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     else:
         rcond = jnp.where(jnp.asarray(rcond) < 0, dtypes.finfo(dtype).eps, rcond)
     u, s, vt = svd(a, full_matrices=False)
-    kept = (s > 0) & (s >= jnp.asarray(rcond, dtype) * s[0])
-    s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1.), 0.)[:, None]
-    x = jnp.matmul(_mT(vt), s_inv * jnp.matmul(_mT(u), b))
+    kept = (s > 0) & (s >= jnp.asarray(rcond, core.get_aval(s).dtype) * s[0])
+    s_inv = jnp.where(kept, 1 / jnp.where(kept, s, 1.).astype(dtype), 0.)[:, None]
+    x = jnp.matmul(_H(vt), s_inv * jnp.matmul(_H(u), b))
     residuals = jnp.linalg.norm(b - jnp.matmul(a, x), axis=0) ** 2
     return (x.ravel() if vector else x), residuals, jnp.sum(kept), s
 

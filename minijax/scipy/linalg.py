@@ -21,7 +21,7 @@ from minijax.custom_derivatives import custom_jvp
 from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
-from minijax.numpy.linalg import _float_matrix, _mT, solve_operands
+from minijax.numpy.linalg import _H, _float_matrix, solve_operands
 
 __all__ = ['cho_factor', 'cho_solve', 'cholesky', 'det', 'eigh', 'expm', 'inv', 'lu', 'lu_factor',
            'lu_solve', 'qr', 'solve', 'solve_triangular', 'svd']
@@ -36,30 +36,32 @@ def _solved(name, a, b, solve_matrices):
 # ----------------------------------------------------------------------------- triangular
 
 
-#: SciPy's ``trans`` -> whether ``a`` is transposed
-_TRANSPOSED = {0: False, 'N': False, 1: True, 'T': True, 2: True, 'C': True}
+#: SciPy's ``trans`` -> whether ``a`` is transposed, and conjugated
+_TRANSPOSED = {0: (False, False), 'N': (False, False), 1: (True, False), 'T': (True, False),
+               2: (True, True), 'C': (True, True)}
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      debug=None, check_finite=True):
     """``x`` with ``op(a) x = b``, ``op(a)`` the lower (or upper) triangle of ``a``,
-    transposed for ``trans`` 1 or 'T' (real matrices: 2 or 'C' alike)."""
+    transposed for ``trans`` 1 or 'T', conjugate transposed for 2 or 'C'."""
     if trans not in _TRANSPOSED:
         raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got "
                          f'{trans!r}')
+    transpose_a, conjugate_a = _TRANSPOSED[trans]
     return _solved('solve_triangular', a, b, lambda a, b: lax_linalg.triangular_solve(
-        a, b, left_side=True, lower=lower, transpose_a=_TRANSPOSED[trans],
+        a, b, left_side=True, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
         unit_diagonal=unit_diagonal))
 
 # ----------------------------------------------------------------------------- Cholesky
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    """The Cholesky factor of ``a``: upper ``U`` with ``a = U^T U``, or lower ``L`` with
-    ``a = L L^T``. Only that triangle of ``a`` is read."""
+    """The Cholesky factor of ``a``: upper ``U`` with ``a = U^H U``, or lower ``L`` with
+    ``a = L L^H``. Only that triangle of ``a`` is read."""
     a = _float_matrix('cholesky', a)
-    factor = lax_linalg.cholesky(a if lower else _mT(a), symmetrize_input=False)
-    return factor if lower else _mT(factor)
+    factor = lax_linalg.cholesky(a if lower else _H(a), symmetrize_input=False)
+    return factor if lower else _H(factor)
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -74,8 +76,10 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 
 def _cho_solve_matrices(c, b, lower):
-    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    return lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower,
+                                    conjugate_a=not lower)
+    return lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower,
+                                       conjugate_a=lower)
 
 # ----------------------------------------------------------------------------- LU
 
@@ -88,14 +92,13 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-    """``x`` with ``a x = b`` from ``lu_factor(a)``."""
-    if trans != 0:
-        raise NotImplementedError('lu_solve: minijax supports trans=0 only')
+    """``x`` with ``a x = b`` from ``lu_factor(a)`` (``trans`` 1: ``a^T x = b``, 2:
+    ``a^H x = b``)."""
     lu_, pivots = lu_and_piv
     m = core.get_aval(lu_).shape[-2]
     permutation = lax_linalg.lu_pivots_to_permutation(pivots, m)
     return _solved('lu_solve', lu_, b,
-                   lambda lu_, b: lax_linalg.lu_solve(lu_, permutation, b))
+                   lambda lu_, b: lax_linalg.lu_solve(lu_, permutation, b, trans))
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
@@ -109,7 +112,8 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     m, n = jnp.shape(a)
     k = min(m, n)
     dtype = core.get_aval(a).dtype
-    p = (permutation[None, :] == jnp.arange(m, dtype=permutation.dtype)[:, None]).astype(dtype)
+    p = (permutation[None, :] == jnp.arange(m, dtype=permutation.dtype)[:, None]).astype(
+        dtypes.real_part_dtype(dtype))  # (JAX's: real, for a complex a too)
     l = jnp.tril(lu_, -1)[:, :k] + jnp.eye(m, k, dtype=dtype)  # noqa: E741 (SciPy's name)
     u = jnp.triu(lu_)[:k, :]
     return (jnp.matmul(p, l), u) if permute_l else (p, l, u)
@@ -212,6 +216,7 @@ _PADE_BOUNDS = {
                                    2.097847961257068), 5.371920351148152),
     'float32': ((3, 5, 7), (0.4258730016922831, 1.880152677804762), 3.92572478313866),
 }
+_PADE_BOUNDS.update(complex128=_PADE_BOUNDS['float64'], complex64=_PADE_BOUNDS['float32'])
 
 
 def _even_powers(a, highest):
