@@ -1,0 +1,214 @@
+"""Every linear-algebra function over the four dtypes LAPACK takes (float32, float64,
+complex64, complex128) against JAX: the values bit for bit (the same kernels), the gradient
+of a real-valued loss (JAX's convention for complex inputs: ``df/dx - i df/dy``), a single
+matrix and a batch where JAX batches; one compile per case (values and gradient in one
+``jit``). The kernels each case calls are JAX's, named in the module."""
+import re
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as mnp
+import minijax.scipy.linalg as msl
+from minijax import lax as mlax
+
+jax.config.update('jax_enable_x64', True)
+DTYPES = ['float32', 'float64', 'complex64', 'complex128']
+
+
+def _general(rng, shape, dtype):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == 'c':
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def _hermitian(rng, shape, dtype):
+    """Positive definite: ``x x^H + n I``."""
+    x = _general(rng, shape, dtype)
+    return (x @ np.conj(np.swapaxes(x, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+def _rhs(rng, shape, dtype):
+    """A right-hand side ``[..., n, 2]`` for square matrices of ``shape``."""
+    return _general(rng, (*shape[:-1], 2), dtype)
+
+
+#: name -> (function of (lax.linalg, numpy, scipy.linalg) namespaces, shapes, makers of its
+#: arguments, the arguments differentiated). Each a kernel or a path of a rule of its own.
+CASES = {
+    'cholesky': (lambda L, n, s: L.cholesky, [(3, 3), (2, 4, 4)], [_hermitian], (0,)),
+    'triangular_solve-left-H': (lambda L, n, s: lambda a, b: L.triangular_solve(
+        a, b, left_side=True, lower=True, transpose_a=True, conjugate_a=True),
+        [(3, 3), (2, 3, 3)], [_hermitian, _rhs], (0, 1)),
+    'triangular_solve-right-conj': (lambda L, n, s: lambda a, b: L.triangular_solve(
+        a, b, conjugate_a=True), [(3, 3)],
+        [_hermitian, lambda rng, shape, dtype: _general(rng, (2, shape[-1]), dtype)], (0, 1)),
+    'lu': (lambda L, n, s: lambda x: L.lu(x)[0], [(3, 4), (2, 4, 3)], [_general], (0,)),
+    'qr-reduced': (lambda L, n, s: lambda x: L.qr(x, full_matrices=False),
+                   [(4, 3), (2, 3, 4)], [_general], (0,)),
+    'qr-complete': (lambda L, n, s: L.qr, [(4, 2), (2, 3, 3)], [_general], (0,)),
+    'eigh': (lambda L, n, s: L.eigh, [(3, 3), (2, 4, 4)], [_hermitian], (0,)),
+    'eigh-upper-unsymmetrized': (lambda L, n, s: lambda x: L.eigh(
+        x, lower=False, symmetrize_input=False), [(3, 3)], [_hermitian], ()),  # (grad: see
+    # docs/semantics.md: minijax's reads the tangent's upper triangle, JAX's assumes it whole)
+    'eig': (lambda L, n, s: L.eig, [(3, 3), (2, 4, 4)], [_general], ()),
+    'eigvals': (lambda L, n, s: lambda x: L.eig(x, compute_left_eigenvectors=False,
+                                                compute_right_eigenvectors=False),
+                [(3, 3), (2, 4, 4)], [_general], (0,)),
+    'svd': (lambda L, n, s: lambda x: L.svd(x, full_matrices=False),
+            [(3, 4), (2, 4, 3)], [_general], (0,)),
+    'svd-complete-values': (lambda L, n, s: lambda x: (L.svd(x), L.svd(x, compute_uv=False)),
+                            [(2, 3, 4)], [_general], ()),
+    'svd-qr-gesvd': (lambda L, n, s: lambda x: L.svd(x, full_matrices=False,
+                                                     algorithm=L.SvdAlgorithm.QR),
+                     [(3, 4), (2, 4, 3)], [_general], (0,)),
+    'inv': (lambda L, n, s: n.linalg.inv, [(3, 3), (2, 4, 4)], [_general], (0,)),
+    'solve': (lambda L, n, s: n.linalg.solve, [(3, 3), (2, 3, 3)], [_general, _rhs], (0, 1)),
+    'det': (lambda L, n, s: n.linalg.det, [(2, 2), (3, 3), (2, 4, 4)], [_general], (0,)),
+    'slogdet': (lambda L, n, s: n.linalg.slogdet, [(2, 2), (2, 4, 4)], [_general], (0,)),
+    'pinv': (lambda L, n, s: n.linalg.pinv, [(3, 4), (2, 4, 3)], [_general], (0,)),
+    'lstsq': (lambda L, n, s: lambda a, b: n.linalg.lstsq(a, b)[:2],
+              [(4, 3)], [_general, lambda rng, shape, dtype: _general(rng, (4, 2), dtype)],
+              (0, 1)),
+    'matrix_power': (lambda L, n, s: lambda x: (n.linalg.matrix_power(x, 3),
+                                                n.linalg.matrix_power(x, -2)),
+                     [(3, 3)], [_general], (0,)),
+    'matrix_rank-cond-norm': (lambda L, n, s: lambda x: (
+        n.linalg.matrix_rank(x), n.linalg.cond(x), n.linalg.norm(x, 2),
+        n.linalg.norm(x, 'nuc'), n.linalg.svd(x, hermitian=True)), [(3, 3)], [_hermitian], ()),
+    'scipy-cholesky-cho_solve': (lambda L, n, s: lambda a, b: (
+        s.cholesky(a), s.cho_solve(s.cho_factor(a, lower=True), b)),
+        [(3, 3)], [_hermitian, _rhs], (1,)),
+    'scipy-lu_solve': (lambda L, n, s: lambda a, b: [
+        s.lu_solve(s.lu_factor(a), b, trans=t) for t in (0, 1, 2)],
+        [(3, 3)], [_general, _rhs], (0, 1)),
+    'scipy-solve_triangular': (lambda L, n, s: lambda a, b: [
+        s.solve_triangular(a, b, trans=t, lower=True) for t in ('N', 'T', 'C')],
+        [(3, 3)], [_general, _rhs], (0, 1)),
+    'scipy-lu-expm': (lambda L, n, s: lambda x: (s.lu(x), s.expm(x)), [(3, 3)], [_general],
+                      (0,)),
+}
+
+
+def _loss(np_, fn):
+    """A real-valued function of every inexact output: fixed weights on the real and the
+    imaginary parts, so every part of every output gets a cotangent."""
+    def loss(*args):
+        total = 0.
+        for i, out in enumerate(jax.tree.leaves(fn(*args))):
+            if np_.issubdtype(out.dtype, np_.inexact):
+                weights = np_.cos(np_.arange(out.size) + i).reshape(out.shape)
+                total = total + np_.sum(np_.real(out) * weights) + np_.sum(
+                    np_.imag(out) * np_.sin(np_.arange(out.size) + i).reshape(out.shape))
+        return total
+    return loss
+
+
+def _values_and_grad(jit, grad, L, np_, s, name):
+    make, _, _, argnums = CASES[name]
+    fn = make(L, np_, s)
+    if not argnums:
+        return jit(fn)
+    return jit(lambda *args: (fn(*args), grad(_loss(np_, fn), argnums)(*args)))
+
+
+def _assert_matches(got, expected, dtype):
+    got, expected = jax.tree.leaves(got), jax.tree.leaves(expected)
+    assert len(got) == len(expected)
+    tol = 1e-4 if dtype in ('float32', 'complex64') else 1e-10
+    for g, e in zip(got, expected):
+        g, e = np.asarray(g), np.asarray(e)
+        assert (g.shape, g.dtype) == (e.shape, e.dtype)
+        np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('name', CASES)
+def test_values_and_grads_match_jax(name, dtype, rng):
+    """The values bit for bit; the gradients to rounding (JAX's and minijax's programs for
+    them differ in the order of some products)."""
+    _, shapes, makers, argnums = CASES[name]
+    mine = _values_and_grad(minijax.jit, minijax.grad, mlax.linalg, mnp, msl, name)
+    theirs = _values_and_grad(jax.jit, jax.grad, jax.lax.linalg, jnp, jsl, name)
+    for shape in shapes:
+        args = [make(rng, shape, dtype) for make in makers]
+        got, expected = mine(*args), theirs(*args)
+        values = (lambda t: t[0]) if argnums else (lambda t: t)
+        for g, e in zip(jax.tree.leaves(values(got)), jax.tree.leaves(values(expected))):
+            g, e = np.asarray(g), np.asarray(e)
+            assert (g.shape, g.dtype) == (e.shape, e.dtype)
+            np.testing.assert_array_equal(g, e)
+        if argnums:
+            _assert_matches(got[1], expected[1], dtype)
+
+
+def _kernels(text):
+    return re.findall(r'custom_call @(lapack_\w+)\(.*mhlo\.backend_config = (\{[^}]*\})', text)
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_the_kernels_and_their_options_are_jaxs(dtype, rng):
+    """The LAPACK kernels each decomposition calls, with their option attributes, in JAX's
+    order: one module over every decomposition."""
+    def fn(L):
+        return lambda x, h: (L.cholesky(h), L.triangular_solve(h, x, conjugate_a=True),
+                             L.triangular_solve(h, x, transpose_a=True, conjugate_a=True),
+                             L.lu(x)[:2], L.qr(x), L.eigh(h), L.eig(x), L.svd(x),
+                             L.svd(x, algorithm=L.SvdAlgorithm.QR))
+    args = _general(rng, (3, 3), dtype), _hermitian(rng, (3, 3), dtype)
+    expected = _kernels(jax.jit(fn(jax.lax.linalg)).lower(*args).as_text())
+    assert _kernels(minijax.jit(fn(mlax.linalg)).lower(*args).as_text()) == expected
+    assert len(expected) == 10
+
+
+@pytest.mark.parametrize('dtype', ['complex64', 'complex128'])
+def test_positive_definite_solve_grad_is_the_true_transpose(dtype, rng):
+    """scipy's ``solve(assume_a='pos')``: JAX transposes its solve as if ``a^T = a``
+    (``custom_linear_solve(symmetric=True)``), which a complex Hermitian ``a`` is not, so
+    its gradient is wrong; minijax's agrees with JAX's forward derivative (``jvp``)."""
+    a, b, db = _hermitian(rng, (3, 3), dtype), _rhs(rng, (3, 3), dtype), _rhs(rng, (3, 3), dtype)
+    loss = _loss(mnp, lambda b: msl.solve(a, b, assume_a='pos'))
+    jax_loss = _loss(jnp, lambda b: jsl.solve(a, b, assume_a='pos'))
+    _, directional = jax.jvp(jax_loss, (b,), (db,))
+    got = np.real(np.sum(np.asarray(minijax.jit(minijax.grad(loss))(b)) * db))
+    np.testing.assert_allclose(got, directional, rtol=1e-4 if dtype == 'complex64' else 1e-10)
+
+
+@pytest.mark.parametrize('thunk,error,message', [
+    (lambda L: L.svd(np.eye(2), algorithm=L.SvdAlgorithm.JACOBI), NotImplementedError,
+     'Jacobi and Polar'),
+    (lambda L: L.eigh(np.eye(2), implementation=L.EighImplementation.JACOBI),
+     NotImplementedError, 'Jacobi implementation'),
+    (lambda L: L.eigh(np.eye(2), implementation=L.EighImplementation.QDWH),
+     NotImplementedError, 'QDWH'),
+    (lambda L: L.eig(np.eye(2), implementation=L.EigImplementation.MAGMA), ValueError,
+     'lapack implementation'),
+])
+def test_implementation_choices_and_errors_are_jaxs(thunk, error, message):
+    for L, jit in ((mlax.linalg, minijax.jit), (jax.lax.linalg, jax.jit)):
+        with pytest.raises(error, match=message):
+            jax.block_until_ready(jit(lambda: thunk(L))())
+
+
+def test_lu_solve_refuses_a_bad_trans_as_jax_does():
+    for s in (msl, jsl):
+        with pytest.raises(ValueError, match="'trans' value must be 0, 1, or 2, got 3"):
+            s.lu_solve(s.lu_factor(np.eye(2)), np.ones(2), trans=3)
+
+
+def test_enums_are_jaxs():
+    for name in ('EigImplementation', 'EighImplementation', 'SvdAlgorithm'):
+        mine, theirs = getattr(mlax.linalg, name), getattr(jax.lax.linalg, name)
+        assert [(m.name, m.value) for m in mine] == [(t.name, t.value) for t in theirs]
+    x = np.eye(3) + 1j * np.tril(np.ones((3, 3)), -1)
+    assert np.array_equal(mlax.linalg.qr(x, use_magma=True)[1],
+                          jax.lax.linalg.qr(x, use_magma=True)[1])
+    assert np.array_equal(
+        mlax.linalg.eigh(x + x.conj().T, implementation=mlax.linalg.EighImplementation.QR)[1],
+        jax.lax.linalg.eigh(x + x.conj().T,
+                            implementation=jax.lax.linalg.EighImplementation.QR)[1])
