@@ -409,15 +409,16 @@ def _compile(on_client, module, on: tuple, options, callbacks):
     if compilation_cache.directory() is not None and not callbacks:
         name = compilation_cache.key(
             module.operation.get_asm(binary=True, enable_debug_info=True),
-            options.SerializeAsString(), on_client.platform_version, [d.id for d in on])
-        serialized = compilation_cache.load(name)
-        if serialized is not None:
-            try:
+            options.SerializeAsString(), on_client.platform_version, [d.id for d in on],
+            len(on_client.devices()))
+        try:
+            serialized = compilation_cache.load(name)
+            if serialized is not None:
                 loaded = on_client.deserialize_executable(serialized, devices, options)
                 counters['compilation_cache_hit'] += 1
                 return loaded
-            except Exception:  # cut short or corrupt: compiled again, and replaced
-                counters['compilation_cache_corrupt'] += 1
+        except Exception:  # cut short or corrupt: compiled again, and replaced
+            counters['compilation_cache_corrupt'] += 1
     counters['compile'] += 1
     start = time.perf_counter()
     loaded = on_client.compile_and_load(module, devices, options, host_callbacks=callbacks)
