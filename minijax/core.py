@@ -313,9 +313,11 @@ def shaped_aval(x) -> ShapedArray:
             return typed
     if type(x) is ShapeDtypeStruct:
         return aval_handlers[ShapeDtypeStruct](x)
-    if dtypes.is_key(x.dtype):
-        return ShapedArray(x.shape, x.dtype)
-    dtype = dtypes.check_supported(x.dtype, f'array of shape {x.shape}')
+    dtype = x.dtype
+    if dtype not in dtypes.SHORT_NAMES:  # (a key, or a dtype minijax does not support)
+        if dtypes.is_key(dtype):
+            return ShapedArray(x.shape, dtype)
+        dtype = dtypes.check_supported(dtype, f'array of shape {x.shape}')
     weak_type = getattr(x, 'weak_type', False)
     return _scalar_aval(dtype, weak_type) if x.shape == () else \
         ShapedArray(x.shape, dtype, weak_type)

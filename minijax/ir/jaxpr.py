@@ -197,14 +197,17 @@ def _typecheck_atom(env, x):
 
 def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
     """Output avals of ``primitive`` on ``in_avals``, always as a list."""
-    rule = core.abstract_eval_rules[primitive]
-    out = core.rule_results(primitive, 'abstract eval', rule(*in_avals, **params))
+    out = core.abstract_eval_rules[primitive](*in_avals, **params)
+    if type(out) is ShapedArray and not primitive.multiple_results:  # (the commonest case)
+        out = [out]
+    else:
+        out = core.rule_results(primitive, 'abstract eval', out)
+        for aval in out:
+            if not isinstance(aval, ShapedArray) and aval is not core.abstract_token:
+                raise TypeError(f"primitive '{primitive.name}': the abstract eval rule "
+                                f'returned a {type(aval).__name__}, expected a ShapedArray')
     if core.sharding_in_types():
         out = core.shard_results(primitive, in_avals, out, params)
-    for aval in out:
-        if not isinstance(aval, ShapedArray) and aval is not core.abstract_token:
-            raise TypeError(f"primitive '{primitive.name}': the abstract eval rule returned a "
-                            f'{type(aval).__name__}, expected a ShapedArray')
     return out
 
 

@@ -53,15 +53,15 @@ class JaxprTrace(core.Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
-        in_avals = [t.aval for t in tracers]
-        out_avals = abstract_eval_eqn(primitive, in_avals, params)
-        fold = const_fold_rules.get(primitive)
-        if fold is not None:
-            scalars = self.builder.literal_values(tracers)
+        out_avals = abstract_eval_eqn(primitive, [t.aval for t in tracers], params)
+        builder = self.main.global_data
+        if primitive in const_fold_rules:
+            scalars = builder.literal_values(tracers)
             if scalars is not None:
-                return self.builder.get_const(self, fold(*scalars, **params), out_avals[0])
+                fold = const_fold_rules[primitive]
+                return builder.get_const(self, fold(*scalars, **params), out_avals[0])
         out_tracers = [JaxprTracer(self, a) for a in out_avals]
-        self.builder.add_eqn(primitive, tracers, params, out_tracers)
+        builder.add_eqn(primitive, tracers, params, out_tracers)
         return out_tracers if primitive.multiple_results else out_tracers[0]
 
 
@@ -147,7 +147,9 @@ class JaxprBuilder:
 
 def _is_literal(val):
     """A constant written inline: a Python or NumPy scalar (an Array stays a constvar)."""
-    return isinstance(val, (np.ndarray, np.generic, bool, int, float, complex)) and np.shape(val) == ()
+    if isinstance(val, np.ndarray):
+        return val.shape == ()
+    return isinstance(val, (np.generic, bool, int, float, complex))
 
 
 def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:

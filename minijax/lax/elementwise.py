@@ -286,6 +286,8 @@ def broadcast_shape(name, *shapes) -> tuple[int, ...]:
     shapes = [s for s in shapes if s]
     if not shapes:
         return ()
+    if all(s == shapes[0] for s in shapes):  # (the commonest case, at least cost)
+        return shapes[0]
     if len({len(s) for s in shapes}) != 1:  # (JAX's texts)
         raise TypeError(f'{name}: arrays must have the same number of dimensions, got '
                         f'{ {len(s) for s in shapes} }')
