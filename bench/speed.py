@@ -208,9 +208,54 @@ def child_constants_memory(name, first=40, steady=(80, 160)):
     return marks[first] - start, marks[steady[1]] - marks[steady[0]]
 
 
+def child_training_memory(name, steps=20000, warm=2000):
+    """RSS growth of a training loop (a jitted SGD step of a small MLP, its parameters fed
+    back as device arrays) from step ``warm`` to step ``steps``: zero if no step keeps
+    anything."""
+    (_, jax, jnp, _), = [fw for fw in frameworks() if fw[0] == name]
+    rng = np.random.default_rng(0)
+    params = [jnp.asarray(rng.normal(size=s) / 8) for s in [(32, 64), (64,), (64, 1), (1,)]]
+    x, y = jnp.asarray(rng.normal(size=(16, 32))), jnp.asarray(rng.normal(size=(16, 1)))
+
+    def loss(params, x, y):
+        w1, b1, w2, b2 = params
+        return jnp.mean((jnp.tanh(x @ w1 + b1) @ w2 + b2 - y) ** 2)
+
+    @jax.jit
+    def step(params, x, y):
+        grads = jax.grad(loss)(params, x, y)
+        return [p - 0.01 * g for p, g in zip(params, grads)]
+    for i in range(steps):
+        params = step(params, x, y)
+        if i + 1 == warm:
+            np.asarray(params[0])
+            gc.collect()
+            start = rss_bytes()
+    np.asarray(params[0])
+    gc.collect()
+    return rss_bytes() - start, 0
+
+
+def child_functions_memory(name, count=300, warm=100):
+    """RSS growth from the ``warm``-th to the ``count``-th distinct jitted function, each
+    traced, compiled, called once and dropped: zero if nothing keeps them."""
+    (_, jax, jnp, _), = [fw for fw in frameworks() if fw[0] == name]
+    x = np.ones(64)
+    for i in range(count):
+        f = jax.jit(lambda v, i=i: jnp.sin(v) * i + jnp.cos(v) ** (i % 7))
+        np.asarray(f(x))
+        del f
+        if i + 1 == warm:
+            gc.collect()
+            start = rss_bytes()
+    gc.collect()
+    return rss_bytes() - start, 0
+
+
 CHILDREN = {'first_call': child_first_call, 'without_jax': child_dispatch_without_jax,
             'constants_memory': child_constants_memory,
-            'first_grad_from_cache': child_first_grad_from_cache}
+            'first_grad_from_cache': child_first_grad_from_cache,
+            'training_memory': child_training_memory, 'functions_memory': child_functions_memory}
 
 #: Environment for a child: the memory child fixes glibc's mmap threshold, so that every 4 MB
 #: block is mapped on allocation and unmapped on release. Otherwise glibc raises the threshold
@@ -307,6 +352,12 @@ def main():
         mem[1][0], 'MB', 1e-6, 'flat')
     rows.append(f'| the 80th to the 160th such function: RSS growth | {mem[0][1] * 1e-6:.1f} MB | '
                 f'{mem[1][1] * 1e-6:.1f} MB | | flat |')
+    for figure, what in [('training_memory', 'a training loop (jitted SGD steps of an MLP): RSS '
+                                             'growth from step 2,000 to 20,000'),
+                         ('functions_memory', '300 distinct jitted functions, each called once '
+                                              'and dropped: RSS growth from the 100th')]:
+        grown = [in_child(figure, n)[0] for n in ('minijax', 'jax')]
+        rows.append(f'| {what} | {grown[0] * 1e-6:.1f} MB | {grown[1] * 1e-6:.1f} MB | | flat |')
     matmul = both(eager_matmul)
     row('eager matmul 1024 x 1024 (float64)', *matmul, 'ms', 1e3, "NumPy's speed")
     rows.append(f"| NumPy's `@` on the same | {numpy_matmul() * 1e3:.1f} ms | | | |")
