@@ -324,16 +324,20 @@ def main():
     row('import + first jitted call, fresh process' +
         (' (minijax imported jax!)' if mj_imports_jax else ' (no `jax` import)'),
         first_mj, first_jax, 'ms', 1e3, 'no jax import')
-    cold, warm = {}, {}
-    for name in ('minijax', 'jax'):
-        with tempfile.TemporaryDirectory() as cache:
-            cold[name] = in_child('first_grad_from_cache', name, BENCH_CACHE_DIR=cache)[0]
-            warm[name], hit = min(in_child('first_grad_from_cache', name, BENCH_CACHE_DIR=cache)
-                                  for _ in range(3))
+    cold, warm = {'minijax': [], 'jax': []}, {'minijax': [], 'jax': []}
+    for _ in range(2):  # rounds alternating minijax and JAX, each with a cache of its own
+        for name in ('minijax', 'jax'):
+            with tempfile.TemporaryDirectory() as cache:
+                cold[name].append(in_child('first_grad_from_cache', name,
+                                           BENCH_CACHE_DIR=cache)[0])
+                warm[name] += [in_child('first_grad_from_cache', name, BENCH_CACHE_DIR=cache)
+                               for _ in range(2)]
+    hit = all(loaded for _, loaded in warm['minijax'])  # (minijax's counter says)
     row('first call of jit(grad(mlp)), fresh process, empty compilation cache',
-        cold['minijax'], cold['jax'], 'ms', 1e3, '<= 0.8')
+        min(cold['minijax']), min(cold['jax']), 'ms', 1e3, '<= 0.8')
     row('the same, the cache written by the first process' + ('' if hit else ' (no hit!)'),
-        warm['minijax'], warm['jax'], 'ms', 1e3, 'well under the cold call')
+        min(t for t, _ in warm['minijax']), min(t for t, _ in warm['jax']), 'ms', 1e3,
+        'well under the cold call')
     lowers = {}
     for n in (3000, 30000):
         lowers[n] = both(trace_and_lower(n), rounds=7 if n == 3000 else 5)
