@@ -82,13 +82,17 @@ def _split_size(mesh, names) -> int:
 def shard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray,
                manual=None) -> core.ShapedArray:
     """The type of one device's shard of a value of type ``aval`` split as ``spec`` says:
-    typed, where ``aval`` is, over the body's mesh (the ``manual`` axes, all of the mesh's
-    if None, made ``Manual``), so only its other Explicit axes stay in the type."""
+    typed over the body's mesh (the ``manual`` axes, all of the mesh's if None, made
+    ``Manual``), so only its other Explicit axes stay in the type. An untyped ``aval`` stays
+    so, but in a partly manual body, where JAX's types name the mesh (and an op's result is
+    constrained over its automatic axes)."""
     names = spec_names(spec)
     shape = tuple(n // _split_size(mesh, names.get(d, ())) for d, n in enumerate(aval.shape))
     sharding = aval._sharding
+    manual = mesh.axis_names if manual is None else manual
+    if sharding is None and set(manual) != set(mesh.axis_names):
+        sharding = NamedSharding(mesh.abstract_mesh, P())
     if sharding is not None:
-        manual = mesh.axis_names if manual is None else manual
         body_mesh = mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in manual})
         sharding = type_sharding(NamedSharding(body_mesh, sharding.spec), shape)
     return core.ShapedArray(shape, aval.dtype, aval.weak_type, sharding)
@@ -191,7 +195,7 @@ def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_
                              newly_manual_axes):
     for i, (given, spec, expected) in enumerate(zip(in_avals, in_specs, jaxpr.in_avals,
                                                     strict=True)):
-        if not same_type(shard_aval(mesh, spec, given), expected):
+        if not same_type(shard_aval(mesh, spec, given, newly_manual_axes), expected):
             raise TypeError(f'shard_map: argument {i} of type {given.str_short()} split as '
                             f'{spec} is not the body\'s {expected.str_short()}')
     return [unshard_aval(mesh, spec, a) for spec, a in zip(out_specs, jaxpr.out_avals)]
@@ -385,7 +389,8 @@ def _shard_map_transpose(cts, *args, **params):
            for ct, spec, nz in zip(cts, params['out_specs'], nonzero)]
     ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
     operands = [*drop_zero_cts(cts), *residuals]
-    avals = tuple(shard_aval(mesh, s, core.raise_to_shaped(core.get_aval(x)))
+    avals = tuple(shard_aval(mesh, s, core.raise_to_shaped(core.get_aval(x)),
+                             params['newly_manual_axes'])
                   for s, x in zip(ct_specs + res_specs, operands))
     others = tuple((k, v) for k, v in sorted(params.items()) if k != 'jaxpr')
     body = _transposed_body(params['jaxpr'], others, undefined, nonzero, avals)

@@ -2,6 +2,7 @@
 count conftest.py sets for both): module text byte for byte, values, gradients, errors.
 The tutorial's programs need 8 devices: they run in a subprocess per library
 (shard_map_tutorial.py)."""
+import contextlib
 import os
 import pathlib
 import pickle
@@ -102,11 +103,9 @@ TEXT_DEPARTS = {
     # divisor as a residual); minijax keeps the literal
     'grad_check_vma': 'a literal divisor stays a literal in partial evaluation',
     'grad_no_check_vma': 'a literal divisor stays a literal in partial evaluation',
-    'decorator_mesh_from_context': 'run under set_mesh: checked for values only',
-    # JAX constrains each value of a partly manual body over the automatic axes (sharding
-    # in types); minijax does not
-    'partly_manual': 'no sharding constraints on the automatic axes inside the body',
 }
+#: Programs that take their mesh from the context: run under set_mesh (mesh2)
+IN_CONTEXT = {'decorator_mesh_from_context'}
 
 
 def _arguments(name, shapes):
@@ -120,6 +119,16 @@ def _both(name):
     return program(library(jax)), program(library(minijax)), args
 
 
+@contextlib.contextmanager
+def _context(name):
+    """Both libraries' mesh in context, for the programs that read it (IN_CONTEXT)."""
+    with contextlib.ExitStack() as stack:
+        if name in IN_CONTEXT:
+            for lib in (jax, minijax):
+                stack.enter_context(lib.set_mesh(library(lib).mesh2))
+        yield
+
+
 def _close(mine, theirs):
     mine, theirs = minijax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)
     assert len(mine) == len(theirs)
@@ -130,40 +139,38 @@ def _close(mine, theirs):
 
 @pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
 def test_module_text_is_jaxs(name):
-    theirs, mine, args = _both(name)
-    assert minijax.jit(mine).lower(*args).as_text() == jax.jit(theirs).lower(*args).as_text()
+    with _context(name):
+        theirs, mine, args = _both(name)
+        assert minijax.jit(mine).lower(*args).as_text() == \
+            jax.jit(theirs).lower(*args).as_text()
 
 
 @pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
 def test_jaxpr_is_jaxs(name):
     """The staged body with its casts (pvary, psum_invariant) and its varying axes ({V:x}),
     the collectives' parameters, the specs and the mesh, as JAX prints them."""
-    theirs, mine, args = _both(name)
-    assert str(minijax.make_jaxpr(mine)(*args)) == str(jax.make_jaxpr(theirs)(*args))
+    with _context(name):
+        theirs, mine, args = _both(name)
+        assert str(minijax.make_jaxpr(mine)(*args)) == str(jax.make_jaxpr(theirs)(*args))
 
 
 @pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
 def test_module_text_with_debug_info_is_jaxs(name):
     """(Both lowered from the same line: the call's frame is in the locations.)"""
-    theirs, mine, args = _both(name)
-    ours, expected = [lib.jit(f).lower(*args).as_text(debug_info=True)
-                      for lib, f in ((minijax, mine), (jax, theirs))]
+    with _context(name):
+        theirs, mine, args = _both(name)
+        ours, expected = [lib.jit(f).lower(*args).as_text(debug_info=True)
+                          for lib, f in ((minijax, mine), (jax, theirs))]
     assert ours == expected
 
 
 @pytest.mark.parametrize('name', list(PROGRAMS))
 def test_values_are_jaxs(name):
-    theirs, mine, args = _both(name)
-    if name == 'decorator_mesh_from_context':
-        with jax.set_mesh(library(jax).mesh2), minijax.set_mesh(library(minijax).mesh2):
-            theirs, mine = _both(name)[:2]
-            expected = jax.jit(theirs)(*args)
-            _close(minijax.jit(mine)(*args), expected)
-            _close(mine(*args), expected)
-        return
-    expected = jax.jit(theirs)(*args)
-    _close(minijax.jit(mine)(*args), expected)
-    _close(mine(*args), expected)  # eagerly: compiled for the mesh, as JAX runs it
+    with _context(name):
+        theirs, mine, args = _both(name)
+        expected = jax.jit(theirs)(*args)
+        _close(minijax.jit(mine)(*args), expected)
+        _close(mine(*args), expected)  # eagerly: compiled for the mesh, as JAX runs it
 
 
 def test_grad_check_vma_text_is_jaxs_but_for_the_divisor():
