@@ -348,8 +348,11 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     fits = _window_fits(core.get_aval(operand).shape, start_indices, dnums.start_index_map,
                         slice_sizes)
     batch_axes = [d for d in range(out_aval.ndim) if d not in dnums.offset_dims]
-    fill = lax.full(out_aval.shape, _fill_value(out_aval.dtype, fill_value), out_aval.dtype)
-    return lax.select_n(lax.broadcast_in_dim(fits, out_aval.shape, batch_axes), fill, out)
+    sharding = out_aval._sharding  # (the fill and the mask lie as the gathered values)
+    fill = lax.full(out_aval.shape, _fill_value(out_aval.dtype, fill_value), out_aval.dtype,
+                    sharding=sharding)
+    return lax.select_n(lax.broadcast_in_dim(fits, out_aval.shape, batch_axes,
+                                             out_sharding=sharding), fill, out)
 
 
 def index_take(src, idxs, axes):

@@ -250,6 +250,65 @@ def unsharded_along_rule(param, message):
     return rule
 
 
+def gather_rule(operand, indices, *, dimension_numbers, slice_sizes, **params):
+    """JAX's: the output's dimensions from the operand's unsliced ones (their shardings)
+    and from the indices' (theirs); a sliced dimension of the operand must be unsharded,
+    and so must the indices' other dimensions, or it is JAX's error asking for
+    ``out_sharding``. Batching dimensions take whichever of the two is sharded."""
+    meshes = {a.sharding.mesh for a in (operand, indices) if a._sharding is not None}
+    if len(meshes) > 1:
+        raise ShardingTypeError(f'Conflicting meshes received. Got: unique_meshes={meshes}')
+    mesh = meshes.pop() if meshes else mesh_or_current(operand, indices)
+    spec = _gather_spec(operand, indices, dimension_numbers, slice_sizes)
+    if spec is None:
+        raise ShardingTypeError(
+            'Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather '
+            'indexing as out sharding could not be resolved unambiguously (or would require '
+            f'collectives on inputs). Got operand={operand!r}, indices={indices!r}')
+    return NamedSharding(mesh, spec)
+
+
+def _gather_spec(operand, indices, dnums, slice_sizes):
+    ops, idx = spec_of(operand), list(spec_of(indices))
+    if all(e is None for e in ops) and all(e is None for e in idx):
+        return P()
+    batching = list(zip(dnums.operand_batching_dims, dnums.start_indices_batching_dims))
+    if not all(slice_sizes[i] == operand.shape[i] or ops[i] is None
+               for i in dnums.start_index_map):
+        return None
+    if not all(idx[j] == ops[i] or ops[i] is None or idx[j] is None for i, j in batching):
+        return None
+    if any(e is not None for j, e in enumerate(idx)
+           if j not in dnums.start_indices_batching_dims):
+        return None
+    for i, j in batching:
+        idx[j] = idx[j] or ops[i]
+    offsets = iter(i for i in range(operand.ndim) if i not in dnums.collapsed_slice_dims
+                   and i not in dnums.operand_batching_dims)
+    from_indices = iter(idx)
+    return P(*[ops[next(offsets)] if d in dnums.offset_dims else next(from_indices)
+               for d in range(len(dnums.offset_dims) + indices.ndim - 1)])
+
+
+def top_k_rule(operand, *, k, axis):
+    """Both results sharded as the operand, which JAX refuses sharded along ``axis``."""
+    if spec_of(operand)[axis] is not None:
+        raise ShardingTypeError('The input should be unsharded over the axis along which to '
+                                f'compute the top_k values. Got input type={operand} and '
+                                f'axis={axis}')
+    return [operand.sharding] * 2
+
+
+def tile_rule(operand, *, reps):
+    """Sharded as the operand, which JAX refuses sharded along a dimension it repeats."""
+    for i, (r, entry) in enumerate(zip(reps, spec_of(operand))):
+        if r != 1 and entry is not None:
+            raise ShardingTypeError(f'Operand cannot be sharded on dimension {i} when the '
+                                    f'tiling is non-trivial. Got input type: {operand} with '
+                                    f'reps: {reps}')
+    return operand.sharding
+
+
 def transpose_rule(operand, *, perm):
     entries = spec_of(operand)
     return sharded(operand.sharding.mesh, [entries[i] for i in perm], operand)
