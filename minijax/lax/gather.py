@@ -421,7 +421,8 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
                       indices_are_sorted, unique_indices):
     """A gather reads clamped windows: its adjoint adds the cotangent into the clamped
     windows (``scatter_add`` in CLIP mode)."""
-    zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype)
+    zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype,
+                     sharding=operand.aval._sharding)  # (lying as the operand, as JAX's)
     return [scatter_add(zeros, indices, ct, as_scatter_dimension_numbers(dimension_numbers),
                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                         mode=GatherScatterMode.CLIP), None]

@@ -33,6 +33,7 @@ TABLE = {
     rules.transpose_rule: 'transpose',
     rules.top_k_rule: 'top_k',
     rules.gather_rule: 'gather',
+    rules.scatter_rule: 'scatter scatter_add scatter_sub scatter_mul scatter_min scatter_max',
     rules.tile_rule: 'tile',
     rules.broadcast_in_dim_rule: 'broadcast_in_dim',
     rules.reshape_rule: 'reshape',

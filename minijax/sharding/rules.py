@@ -290,6 +290,58 @@ def _gather_spec(operand, indices, dnums, slice_sizes):
                for d in range(len(dnums.offset_dims) + indices.ndim - 1)])
 
 
+def scatter_rule(operand, indices, updates, *, dimension_numbers, **params):
+    """JAX's, the gather's in reverse: sharded as the operand, with what the updates' and
+    indices' shardings add to it; where they disagree, or the windows overlap across
+    shards, JAX's error asking for ``out_sharding``."""
+    meshes = {a.sharding.mesh for a in (operand, indices, updates) if a._sharding is not None}
+    if len(meshes) > 1:
+        raise ShardingTypeError(f'Conflicting meshes received. Got: unique_meshes={meshes}')
+    mesh = meshes.pop() if meshes else mesh_or_current(operand, indices, updates)
+    spec = _scatter_spec(operand, indices, updates, dimension_numbers)
+    if spec is None:
+        raise ShardingTypeError(
+            'Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec '
+            'for the scatter update as out sharding could not be resolved unambiguously (or '
+            f'would require collectives on inputs). Got operand={operand!r}, '
+            f'indices={indices!r}, updates={updates!r}')
+    return NamedSharding(mesh, spec)
+
+
+def _scatter_spec(operand, indices, updates, dnums):
+    ops, idx, upd = spec_of(operand), spec_of(indices), spec_of(updates)
+    if all(e is None for e in (*ops, *idx, *upd)):
+        return P()
+    vector_dim = indices.ndim - 1
+    query_dims = list(range(vector_dim))  # (the updates' dims that are not window dims)
+    for d in dnums.update_window_dims:
+        query_dims.insert(d, None)
+    upd_batching = [query_dims.index(i) for i in dnums.scatter_indices_batching_dims]
+    batching = list(zip(dnums.operand_batching_dims, dnums.scatter_indices_batching_dims,
+                        upd_batching))
+    windows = list(zip(dnums.update_window_dims,
+                       [i for i in range(operand.ndim) if i not in dnums.inserted_window_dims
+                        and i not in dnums.operand_batching_dims]))
+    resolvable = (
+        all(len({ops[o], idx[i], upd[u]} - {None}) <= 1 for o, i, u in batching)
+        and all(updates.shape[u] == operand.shape[o] and upd[u] == ops[o] or
+                upd[u] is None and ops[o] is None for u, o in windows)
+        and all(ops[i] is None for i in dnums.inserted_window_dims)
+        and all(e is None for u, e in enumerate(upd)
+                if u not in upd_batching and u not in dnums.update_window_dims)
+        and all(e is None for i, e in enumerate(idx[:vector_dim])
+                if i not in dnums.scatter_indices_batching_dims)
+        and idx[vector_dim] is None)
+    if not resolvable:
+        return None
+    out = list(ops)
+    for o, i, u in batching:
+        out[o] = out[o] or idx[i] or upd[u]
+    for u, o in windows:
+        out[o] = out[o] or upd[u]
+    return P(*out)
+
+
 def top_k_rule(operand, *, k, axis):
     """Both results sharded as the operand, which JAX refuses sharded along ``axis``."""
     if spec_of(operand)[axis] is not None:

@@ -67,6 +67,10 @@ CASES = {
     'gather_sharded_dim': ([((4, 4), ('X', None))], lambda ns, x: x[np.array([0, 2])]),
     'take_along_free_axis': ([((4, 4), ('X', None))],
                              lambda ns, x: ns.jnp.take(x, np.array([1, 3]), axis=1)),
+    'scatter_free_dim': ([((4, 4), (None, 'Y')), ((2, 4), (None, 'Y'))],
+                         lambda ns, x, u: x.at[np.array([0, 2])].add(u)),
+    'scatter_sharded_dim': ([((4, 4), ('X', None)), ((2, 4), None)],
+                            lambda ns, x, u: x.at[np.array([0, 2])].set(u)),
     'tile_free_dim': ([((4, 4), ('X', None))], lambda ns, x: ns.lax.tile(x, (1, 3))),
     'tile_sharded_dim': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.lax.tile(x, (1, 2))),
     'clamp': ([((4, 4), ('X', 'Y'))], lambda ns, x: ns.lax.clamp(2., x, 5.)),
@@ -133,7 +137,8 @@ def _normalized(text):
 #: Cases whose jaxpr and module differ from JAX's for reasons of their own, not sharding:
 #: minijax's random.normal is not written as JAX's (its nested jits and broadcasts), nor is
 #: its indexing (JAX normalizes constant indices while tracing; minijax stages the ops).
-TYPES_AND_VALUES_ONLY = {'normal', 'gather_free_dim', 'take_along_free_axis'}
+TYPES_AND_VALUES_ONLY = {'normal', 'gather_free_dim', 'take_along_free_axis',
+                         'scatter_free_dim'}
 
 
 @pytest.mark.parametrize('name', sorted(CASES))
@@ -157,6 +162,7 @@ GRADS = {
     'reshard': ([((4, 4), ('X', 'Y'))],
                 lambda ns, x: (ns.jax.reshard(x, ns.P('Y', None)) ** 3).sum()),
     'tile': ([((4, 4), ('X', None))], lambda ns, x: (ns.lax.tile(x, (1, 3)) ** 2).sum()),
+    'gather': ([((4, 4), (None, 'Y'))], lambda ns, x: (x[np.array([0, 2, 3])] ** 2).sum()),
 }
 
 
