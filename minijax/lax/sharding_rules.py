@@ -35,6 +35,7 @@ TABLE = {
     rules.gather_rule: 'gather',
     rules.scatter_rule: 'scatter scatter_add scatter_sub scatter_mul scatter_min scatter_max',
     rules.tile_rule: 'tile',
+    rules.conv_rule: 'conv_general_dilated',
     rules.broadcast_in_dim_rule: 'broadcast_in_dim',
     rules.reshape_rule: 'reshape',
     rules.squeeze_rule: 'squeeze',

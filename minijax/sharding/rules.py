@@ -440,6 +440,23 @@ def varying_shape_rule(name, multiple_results=False):
     return rule
 
 
+_CONV_SHAPES = varying_shape_rule('conv_general_dilated')
+
+
+def conv_rule(lhs, rhs, *, _out_shapes, dimension_numbers, **params):
+    """JAX's: with the kernel unsharded and the input's feature dimension too, the result
+    is sharded as the input (a changed spatial dimension staying divisible); else JAX's
+    error asking for ``out_sharding`` (which minijax's convolution does not take)."""
+    if any(e is not None for e in spec_of(rhs)) or \
+            spec_of(lhs)[dimension_numbers.lhs_spec[1]] is not None:
+        raise ShardingTypeError('Please specify the output sharding via `out_sharding` '
+                                'parameter of `conv_general_dilated`')
+    return _CONV_SHAPES(lhs, _out_shapes=_out_shapes)
+
+
+conv_rule.out_shapes = True
+
+
 def stack_rule(*operands, axis):
     """``stack``: the operands sharded alike, the new dimension unsharded."""
     found = same_sharding_rule('stack')(*operands)
