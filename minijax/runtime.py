@@ -676,7 +676,8 @@ def hlo_sharding(sharding, ndim: int):
     """The ``xc.HloSharding`` of a ``NamedSharding`` for an array of rank ``ndim``, as JAX
     builds it: a tile per device, the mesh's device order (an iota) transposed so that the
     axes each dimension is split over come first, major to minor, and the unused axes last
-    as a replicated subgroup. Size-one axes split nothing and are left out."""
+    as a replicated subgroup, then the axes it is unreduced over as an unreduced one.
+    Size-one axes split nothing and are left out."""
     mesh = sharding.mesh
     names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
     if not names:
@@ -689,14 +690,18 @@ def hlo_sharding(sharding, ndim: int):
             if mesh.shape[axis] != 1:
                 tiles[d] *= mesh.shape[axis]
                 order.append(names.index(axis))
-    replicated = [i for i in range(len(names)) if i not in order]
-    if not order:
+    unreduced = [i for i, n in enumerate(names) if n in sharding.spec.unreduced]
+    replicated = [i for i in range(len(names)) if i not in order and i not in unreduced]
+    if not order and not unreduced:
         return _REPLICATED
     subgroups = []
-    if replicated:
-        tiles.append(math.prod(sizes[i] for i in replicated))
-        subgroups = [xc.OpSharding.Type.REPLICATED]
-    return xc.HloSharding.iota_tile(tiles, sizes, order + replicated, subgroups)
+    for kind, axes in ((xc.OpSharding.Type.REPLICATED, replicated),
+                       (xc.OpSharding.Type.UNREDUCED, unreduced)):
+        if axes:
+            tiles.append(math.prod(sizes[i] for i in axes))
+            subgroups.append(kind)
+            order += axes
+    return xc.HloSharding.iota_tile(tiles, sizes, order, subgroups)
 
 
 def device_sharding(sharding, ndim: int):
@@ -804,15 +809,18 @@ def named_sharding_from_hlo(hlo, mesh, ndim: int):
     """The ``NamedSharding`` over ``mesh`` whose ``HloSharding`` is ``hlo``: how a layout
     XLA chose (a propagated argument or result) is read back as JAX reads it. Each axis of
     the mesh goes to one dimension or none; the first match is JAX's spec."""
-    from minijax.sharding import NamedSharding, PartitionSpec
+    from minijax.sharding import AxisType, NamedSharding, PartitionSpec
     if hlo.is_replicated():
         return NamedSharding(mesh, PartitionSpec())
     names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
-    for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+    choices = [range(-2 if mesh._name_to_type[n] is AxisType.Explicit else -1, ndim)
+               for n in names]  # (-1: replicated, -2: unreduced, on an Explicit axis only)
+    for choice in itertools.product(*choices):
         per_dim = [[n for n, d in zip(names, choice) if d == dim] for dim in range(ndim)]
+        unreduced = {n for n, d in zip(names, choice) if d == -2}
         for orders in itertools.product(*map(itertools.permutations, per_dim)):
             spec = PartitionSpec(*[None if not o else o[0] if len(o) == 1 else o
-                                   for o in orders])
+                                   for o in orders], unreduced=unreduced)
             if hlo_sharding(NamedSharding(mesh, spec), ndim) == hlo:
                 return NamedSharding(mesh, _trimmed(spec))
     raise NotImplementedError(f'XLA laid a value out as {hlo}, which no PartitionSpec over '
@@ -824,7 +832,7 @@ def _trimmed(spec):
     entries = list(spec.partitions)
     while entries and entries[-1] is None:
         entries.pop()
-    return type(spec)(*entries)
+    return type(spec)(*entries, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 def serialize_portable_artifact_with_sdy(module: ir.Module, target_version: str) -> bytes:
