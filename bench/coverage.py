@@ -115,18 +115,6 @@ NOT_YET: dict[str, str] = {
         'Offloadable Recompute Saveable checkpoint_name checkpoint_policies print_saved_residuals '),
     'jax.stages': (
         'ArgInfo Compiled CompilerOptions Lowered Traced Wrapped '),
-    'jax.example_libraries.stax': (
-        'AvgPool BatchNorm Conv Conv1DTranspose ConvTranspose Dense Dropout Elu Exp FanInConcat '
-        'FanInSum FanOut Flatten Gelu GeneralConv GeneralConvTranspose Identity LeakyRelu '
-        'LogSoftmax MaxPool Relu Selu Sigmoid Softmax Softplus SumPool Tanh elementwise elu gelu '
-        'glorot glorot_normal leaky_relu log_softmax logsoftmax normal ones parallel randn relu '
-        'selu serial shape_dependent sigmoid softmax softplus standardize zeros '),
-    'jax.example_libraries.optimizers': (
-        'Any Array Callable InitFn JoinPoint NamedTuple Optimizer OptimizerState Params ParamsFn '
-        'Schedule State Step UpdateFn Updates adagrad adam adamax annotations clip_grads constant '
-        'exponential_decay inverse_time_decay l2_norm make_schedule map momentum namedtuple '
-        'nesterov optimizer pack_optimizer_state partial piecewise_constant polynomial_decay '
-        'rmsprop rmsprop_momentum safe_map safe_zip sgd sm3 unpack_optimizer_state unzip2 zip '),
     'jax.extend.core': (
         'AbstractToken CallPrimitive ClosedJaxpr DebugInfo DropVar Effect Effects '
         'InconclusiveDimensionOperation Jaxpr JaxprEqn JaxprTypeError Literal Primitive Token '
