@@ -72,9 +72,7 @@ NOT_YET: dict[str, str] = {
         'lu_pivots_to_permutation_p ormqr ormqr_p qdwh schur schur_p symmetric_product '
         'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
     'jax.random': (
-        'ball binomial chisquare clone double_sided_maxwell f generalized_normal geometric '
-        'key_dtype lognormal maxwell multinomial orthogonal pareto rademacher random_gamma_p '
-        'rayleigh triangular wald weibull_min '),
+        'random_gamma_p '),
     'jax.nn': (
         'dot_product_attention get_scaled_dot_general_config scaled_dot_general scaled_matmul '
         'sparse_plus sparse_sigmoid '),

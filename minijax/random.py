@@ -47,10 +47,14 @@ from minijax.lax.reshard import auto_axes
 from minijax.scipy.special import gammaln
 from minijax.sharding import rules as sharding_rules
 
-__all__ = ['PRNGKey', 'bernoulli', 'beta', 'bits', 'categorical', 'cauchy', 'choice',
-           'dirichlet', 'exponential', 'fold_in', 'gamma', 'gumbel', 'key', 'key_data',
-           'key_impl', 'laplace', 'loggamma', 'logistic', 'multivariate_normal', 'normal', 'permutation',
-           'poisson', 'randint', 'split', 't', 'truncated_normal', 'uniform', 'wrap_key_data']
+__all__ = ['PRNGKey', 'ball', 'bernoulli', 'beta', 'binomial', 'bits', 'categorical', 'cauchy',
+           'chisquare', 'choice', 'clone', 'dirichlet', 'double_sided_maxwell', 'exponential',
+           'f', 'fold_in', 'gamma', 'generalized_normal', 'geometric', 'gumbel', 'key',
+           'key_data', 'key_dtype', 'key_impl', 'laplace', 'loggamma', 'logistic', 'lognormal',
+           'maxwell', 'multinomial', 'multivariate_normal', 'normal', 'orthogonal', 'pareto',
+           'permutation', 'poisson', 'rademacher', 'randint', 'rayleigh', 'split', 't',
+           'triangular', 'truncated_normal', 'uniform', 'wald', 'weibull_min',
+           'wrap_key_data']
 
 uint32 = dtypes.uint32
 UINT_DTYPES = prng.UINT_DTYPES
@@ -122,6 +126,18 @@ def key_impl(keys):
     """The name of the keys' implementation: always ``'threefry2x32'`` in minijax."""
     key_data(keys)  # raw words are checked as JAX checks them
     return 'threefry2x32'
+
+
+def key_dtype(impl_spec=None):
+    """The dtype of typed keys, ``key<fry>`` (minijax has only threefry2x32)."""
+    _check_impl('key_dtype', impl_spec)
+    return dtypes.key_fry
+
+
+def clone(key):
+    """``key`` itself, marked (``random_clone``) as reused on purpose, as JAX marks it for
+    its key-reuse checker (which minijax does not have)."""
+    return prng.random_clone_p.bind(key)
 
 
 def split(key, num=2):
@@ -794,3 +810,10 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace):
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)
     g = lax.add(_gumbel_low(key, (n_inputs,), p.dtype, 'choice'), lax.log(p))
     return lax.top_k(g, n_draws)[1].astype(dtypes.int64)
+
+
+# The samplers built from those above, in a module of their own (they import this one).
+from minijax.random_derived import (  # noqa: E402
+    ball, binomial, chisquare, double_sided_maxwell, f, generalized_normal, geometric,
+    lognormal, maxwell, multinomial, orthogonal, pareto, rademacher, rayleigh, triangular, wald,
+    weibull_min)
