@@ -74,10 +74,7 @@ NOT_YET: dict[str, str] = {
     'jax.random': (
         'random_gamma_p '),
     'jax.nn': (
-        'dot_product_attention get_scaled_dot_general_config scaled_dot_general scaled_matmul '
-        'sparse_plus sparse_sigmoid '),
-    'jax.nn.initializers': (
-        'Initializer delta_orthogonal orthogonal '),
+        'get_scaled_dot_general_config scaled_dot_general scaled_matmul '),
     'jax.scipy.special': (
         'bernoulli bessel_jn beta boxcox boxcox1p comb dawsn erfcx exp1 expi expn factorial '
         'fresnel gamma gammasgn hyp1f1 hyp2f1 kl_div loggamma owens_t poch polygamma rel_entr '
