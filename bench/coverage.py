@@ -101,8 +101,6 @@ NOT_YET: dict[str, str] = {
         'DebugEffect OrderedDebugEffect breakpoint inspect_array_sharding log '),
     'jax.errors': (
         'InconclusiveDimensionOperation '),
-    'jax.image': (
-        'ResizeMethod resize scale_and_translate '),
     'jax.custom_derivatives': (
         'CustomVJPPrimal SymbolicZero closure_convert custom_gradient '
         'custom_vjp_primal_tree_values linear_call remat_opt_p zero_from_primal '),

@@ -4,7 +4,7 @@ import os
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
-from minijax import (checkpoint_policies, debug, distributed, errors, lax, nn,  # noqa: E402
+from minijax import (checkpoint_policies, debug, distributed, errors, image, lax, nn,  # noqa: E402
                      numpy, ops, random, scipy, sharding, test_util, tree, tree_util, typing)
 from minijax.array import Array, Shard, block_until_ready, device_get, device_put  # noqa: E402
 from minijax.callback import pure_callback  # noqa: E402
@@ -50,7 +50,7 @@ __all__ = [
     'NamedSharding', 'P',
     'process_count',
     'process_index', 'reshard', 'typeof', 'fori_loop', 'grad', 'hessian',
-    'is_undefined_primal', 'jacfwd',
+    'image', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
     'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'shard_map',
