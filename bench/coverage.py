@@ -71,8 +71,6 @@ NOT_YET: dict[str, str] = {
         'hessenberg hessenberg_p householder_product householder_product_p '
         'lu_pivots_to_permutation_p ormqr ormqr_p qdwh schur schur_p symmetric_product '
         'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
-    'jax.random': (
-        'random_gamma_p '),
     'jax.nn': (
         'get_scaled_dot_general_config scaled_dot_general scaled_matmul '),
     'jax.scipy.special': (

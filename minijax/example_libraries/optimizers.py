@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from minijax import numpy as jnp
-from minijax import tree
+from minijax import tree as pytree
 from minijax.tree_util import register_pytree_node
 
 __all__ = [
@@ -38,10 +38,10 @@ def safe_zip(*args):
     return list(builtins.zip(*args, strict=True))
 
 
-def unzip2(pairs):
+def unzip2(xys):
     """``[(a, b), ...] -> ((a, ...), (b, ...))``."""
     firsts, seconds = [], []
-    for a, b in pairs:
+    for a, b in xys:
         firsts.append(a)
         seconds.append(b)
     return tuple(firsts), tuple(seconds)
@@ -87,24 +87,24 @@ def optimizer(opt_maker: Callable[..., tuple[Callable, Callable, Callable]]
         init, update, get_params = opt_maker(*args, **kwargs)
 
         def flat_states(states):
-            return unzip2(map(tree.flatten, states))
+            return unzip2(map(pytree.flatten, states))
 
         @functools.wraps(init)
         def tree_init(x0_tree):
-            leaves, treedef = tree.flatten(x0_tree)
+            leaves, treedef = pytree.flatten(x0_tree)
             states_flat, subtrees = flat_states([init(x0) for x0 in leaves])
             return OptimizerState(states_flat, treedef, subtrees)
 
         @functools.wraps(update)
         def tree_update(i, grad_tree, opt_state):
             states_flat, treedef, subtrees = opt_state
-            grads, grad_treedef = tree.flatten(grad_tree)
+            grads, grad_treedef = pytree.flatten(grad_tree)
             if grad_treedef != treedef:
                 raise TypeError(
                     'optimizer update function was passed a gradient tree that did not '
                     'match the parameter tree structure with which it was initialized: '
                     f'parameter tree {treedef} and grad tree {grad_treedef}.')
-            states = map(tree.unflatten, subtrees, states_flat)
+            states = map(pytree.unflatten, subtrees, states_flat)
             new_flat, new_subtrees = flat_states(map(partial(update, i), grads, states))
             for before, after in zip(subtrees, new_subtrees):
                 if before != after:
@@ -116,8 +116,8 @@ def optimizer(opt_maker: Callable[..., tuple[Callable, Callable, Callable]]
         @functools.wraps(get_params)
         def tree_get_params(opt_state):
             states_flat, treedef, subtrees = opt_state
-            states = map(tree.unflatten, subtrees, states_flat)
-            return tree.unflatten(treedef, map(get_params, states))
+            states = map(pytree.unflatten, subtrees, states_flat)
+            return pytree.unflatten(treedef, map(get_params, states))
 
         return Optimizer(tree_init, tree_update, tree_get_params)
     return tree_opt_maker
@@ -338,15 +338,15 @@ def make_schedule(scalar_or_schedule: float | Schedule) -> Schedule:
 
 # Utilities.
 
-def l2_norm(tree_):
+def l2_norm(tree):
     """The l2 norm of a pytree of arrays (its leaves as one vector)."""
-    return jnp.sqrt(sum(jnp.vdot(x, x) for x in tree.leaves(tree_)))
+    return jnp.sqrt(sum(jnp.vdot(x, x) for x in pytree.leaves(tree)))
 
 
 def clip_grads(grad_tree, max_norm):
     """The gradients scaled down to l2 norm ``max_norm`` if their norm is larger."""
     norm = l2_norm(grad_tree)
-    return tree.map(lambda g: jnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)
+    return pytree.map(lambda g: jnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)
 
 
 class JoinPoint:
@@ -364,15 +364,15 @@ def unpack_optimizer_state(opt_state):
     """An ``OptimizerState`` as the parameter tree with ``JoinPoint`` leaves holding each
     leaf's state (for serializing)."""
     states_flat, tree_def, subtree_defs = opt_state
-    subtrees = map(tree.unflatten, subtree_defs, states_flat)
-    return tree.unflatten(tree_def, [JoinPoint(s) for s in subtrees])
+    subtrees = map(pytree.unflatten, subtree_defs, states_flat)
+    return pytree.unflatten(tree_def, [JoinPoint(s) for s in subtrees])
 
 
 def pack_optimizer_state(marked_pytree):
     """The inverse of ``unpack_optimizer_state``."""
-    sentinels, tree_def = tree.flatten(marked_pytree)
+    sentinels, tree_def = pytree.flatten(marked_pytree)
     if not all(isinstance(s, JoinPoint) for s in sentinels):
         raise TypeError('pack_optimizer_state takes a pytree whose leaves are JoinPoints '
                         '(as unpack_optimizer_state returns)')
-    states_flat, subtree_defs = unzip2(map(tree.flatten, [s.subtree for s in sentinels]))
+    states_flat, subtree_defs = unzip2(map(pytree.flatten, [s.subtree for s in sentinels]))
     return OptimizerState(states_flat, tree_def, subtree_defs)

@@ -205,6 +205,27 @@ def test_derived_sampler_bad_input_raises_jaxs_exception(name):
     assert isinstance(mine.value, builtin)
 
 
+def _gamma_family(lib, r, a):
+    """JAX's implicit gradients of gamma and loggamma (beta, dirichlet and t draw these),
+    and vmap over keys and over ``a``."""
+    def loss(a):
+        return r.gamma(r.PRNGKey(2), a).sum() + r.loggamma(r.PRNGKey(3), a).sum()
+    keys = r.split(r.PRNGKey(5), 4)
+    return lib.jit(lambda a: (lib.grad(loss)(a), lib.vmap(lambda k: r.gamma(k, a))(keys),
+                              lib.vmap(lambda x: r.gamma(r.PRNGKey(6), x, (2,)))(a)))(a)
+
+
+def test_random_gamma_is_jaxs_primitive_with_jaxs_gradient():
+    a = np.array([.3, 2.5, 7.])
+    mine, theirs = _gamma_family(minijax, mr, a), _gamma_family(jax, jr, a)
+    np.testing.assert_allclose(mine[0], theirs[0], rtol=1e-10)
+    for m, t in zip(mine[1:], theirs[1:]):
+        assert_same(m, t)
+    assert str(minijax.make_jaxpr(lambda k: mr.gamma(k, 2.0, (2,)))(mr.key(0))) == \
+        str(jax.make_jaxpr(lambda k: jr.gamma(k, 2.0, (2,)))(jr.key(0)))
+    assert mr.random_gamma_p.name == jr.random_gamma_p.name == 'random_gamma'
+
+
 def test_key_data_is_jaxs_and_shuffle_is_gone_as_in_jax():
     assert_same(mr.key_data(mr.wrap_key_data(mr.PRNGKey(5))), jr.key_data(jr.key(5)))
     assert not hasattr(mr, 'shuffle') and not hasattr(jr, 'shuffle')
