@@ -61,15 +61,6 @@ NOT_YET: dict[str, str] = {
         'hessenberg hessenberg_p householder_product householder_product_p '
         'lu_pivots_to_permutation_p ormqr ormqr_p qdwh schur schur_p symmetric_product '
         'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
-    'jax.random': (
-        'ball binomial chisquare clone double_sided_maxwell f generalized_normal geometric '
-        'key_dtype lognormal maxwell multinomial orthogonal pareto rademacher random_gamma_p '
-        'rayleigh triangular wald weibull_min '),
-    'jax.nn': (
-        'dot_product_attention get_scaled_dot_general_config scaled_dot_general scaled_matmul '
-        'sparse_plus sparse_sigmoid '),
-    'jax.nn.initializers': (
-        'Initializer delta_orthogonal orthogonal '),
     'jax.scipy.special': (
         'bernoulli bessel_jn beta boxcox boxcox1p comb dawsn erfcx exp1 expi expn factorial '
         'fresnel gamma gammasgn hyp1f1 hyp2f1 kl_div loggamma owens_t poch polygamma rel_entr '
@@ -90,20 +81,6 @@ NOT_YET: dict[str, str] = {
         'map_coordinates '),
     'jax.scipy.fft': (
         'dct dctn idct idctn '),
-    'jax.image': (
-        'ResizeMethod resize scale_and_translate '),
-    'jax.example_libraries.stax': (
-        'AvgPool BatchNorm Conv Conv1DTranspose ConvTranspose Dense Dropout Elu Exp FanInConcat '
-        'FanInSum FanOut Flatten Gelu GeneralConv GeneralConvTranspose Identity LeakyRelu '
-        'LogSoftmax MaxPool Relu Selu Sigmoid Softmax Softplus SumPool Tanh elementwise elu gelu '
-        'glorot glorot_normal leaky_relu log_softmax logsoftmax normal ones parallel randn relu '
-        'selu serial shape_dependent sigmoid softmax softplus standardize zeros '),
-    'jax.example_libraries.optimizers': (
-        'Any Array Callable InitFn JoinPoint NamedTuple Optimizer OptimizerState Params ParamsFn '
-        'Schedule State Step UpdateFn Updates adagrad adam adamax annotations clip_grads constant '
-        'exponential_decay inverse_time_decay l2_norm make_schedule map momentum namedtuple '
-        'nesterov optimizer pack_optimizer_state partial piecewise_constant polynomial_decay '
-        'rmsprop rmsprop_momentum safe_map safe_zip sgd sm3 unpack_optimizer_state unzip2 zip '),
 }
 
 
