@@ -25,10 +25,11 @@ from minijax.interpreters.jvp import (has_tangent, instantiate, jvp_flat, tangen
 from minijax.interpreters.partial_eval import PartialEvalTracer, PartialVal, partial_eval_flat
 from minijax.interpreters.transpose import UndefinedPrimal, backward_pass, instantiate_cts
 from minijax.ir.jaxpr import eval_jaxpr
+from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.lax.reshard import reshard
 
-__all__ = ['grad', 'hessian', 'jacfwd', 'jacobian', 'jacrev', 'jvp', 'linearize',
-           'value_and_grad', 'vjp']
+__all__ = ['fwd_and_bwd', 'grad', 'hessian', 'jacfwd', 'jacobian', 'jacrev', 'jvp',
+           'linear_transpose', 'linearize', 'value_and_grad', 'vjp']
 
 
 def _linearize_flat(f, primals):
@@ -117,19 +118,19 @@ def _with_aux_result(results, aux):
 
 # ----------------------------------------------------------------------------- jvp, linearize, vjp
 
-def jvp(f, primals, tangents, has_aux=False):
+def jvp(fun, primals, tangents, has_aux=False):
     """Forward-mode derivative: ``(f(*primals), df(primals) . tangents)`` as pytrees; with
-    ``has_aux``, ``f`` returns ``(output, aux)`` and ``aux`` comes third."""
-    core.check_callable('jvp', f=f)
-    f_main, aux = _with_aux('jvp', f, has_aux)
+    ``has_aux``, ``fun`` returns ``(output, aux)`` and ``aux`` comes third."""
+    core.check_callable('jvp', fun=fun)
+    f_main, aux = _with_aux('jvp', fun, has_aux)
     return _with_aux_result(ad.jvp(f_main, primals, tangents), aux)
 
 
-def linearize(f, *primals, has_aux=False):
+def linearize(fun, *primals, has_aux=False):
     """``(f(*primals), f_lin)`` where ``f_lin(*tangents)`` is the JVP at ``primals`` (and
     ``aux`` third with ``has_aux``)."""
-    core.check_callable('linearize', f=f)
-    f_main, aux = _with_aux('linearize', f, has_aux)
+    core.check_callable('linearize', fun=fun)
+    f_main, aux = _with_aux('linearize', fun, has_aux)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('linearize', f_main, primals)
     primals_out, jaxpr, consts, avals_in = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
@@ -149,32 +150,105 @@ def linearize(f, *primals, has_aux=False):
     return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_lin), aux)
 
 
-def vjp(f, *primals, has_aux=False):
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     """``(f(*primals), f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to a tuple
     of input cotangents (and ``aux`` third with ``has_aux``). An integer, bool or key input's
-    cotangent is zeros (``zero_tangent``); an integer output's cotangent is not looked at."""
-    core.check_callable('vjp', f=f)
-    f_main, aux = _with_aux('vjp', f, has_aux)
+    cotangent is zeros (``zero_tangent``); an integer output's cotangent is not looked at.
+
+    ``f_vjp`` is a ``Partial`` whose children are the residuals, as JAX's, so it crosses a
+    ``jit`` boundary (``fwd_and_bwd``)."""
+    core.check_callable('vjp', fun=fun)
+    _no_reduce_axes('vjp', reduce_axes)
+    f_main, aux = _with_aux('vjp', fun, has_aux)
     primals_flat, in_tree, f_flat, out_tree = _flatten_args('vjp', f_main, primals)
     primals_out, jaxpr, consts, avals_in = _linearize_flat(f_flat, primals_flat)
     out_tree = out_tree()
     out_avals = [core.shaped_aval(x) for x in primals_out]
+    def pullback(residuals, cotangent):  # (a closure: Partial would merge a partial's args)
+        return _pullback(jaxpr, in_tree, out_tree, avals_in, out_avals, residuals, cotangent)
+
+    return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out),
+                             tree_util.Partial(pullback, list(consts))), aux)
+
+
+def _pullback(jaxpr, in_tree, out_tree, avals_in, out_avals, consts, cotangent):
+    """The cotangents of ``vjp``'s inputs for its output's ``cotangent``: the linear
+    ``jaxpr`` (with its residuals ``consts``) transposed."""
+    cts_flat, ct_tree = tree_util.tree_flatten(cotangent)
+    if ct_tree != out_tree:
+        raise ValueError(f'vjp function expects a cotangent shaped like {out_tree}, '
+                         f'got {ct_tree}')
+    staged = [(ct, a) for ct, a in zip(cts_flat, out_avals) if has_tangent(a)]
+    _check_types('vjp function: cotangent', *map(list, zip(*staged)) if staged else ([], []))
     staged_in = [a for a in avals_in if has_tangent(a)]
+    cts_in = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in staged_in],
+                           [ct for ct, _ in staged])
+    cts_in = iter(instantiate_cts(cts_in, staged_in))
+    return tree_util.tree_unflatten(in_tree, [next(cts_in) if has_tangent(a) else
+                                              zero_tangent(a) for a in avals_in])
 
-    def f_vjp(cotangent):
-        cts_flat, ct_tree = tree_util.tree_flatten(cotangent)
-        if ct_tree != out_tree:
-            raise ValueError(f'vjp function expects a cotangent shaped like {out_tree}, '
-                             f'got {ct_tree}')
-        staged = [(ct, a) for ct, a in zip(cts_flat, out_avals) if has_tangent(a)]
-        _check_types('vjp function: cotangent', *map(list, zip(*staged)) if staged else ([], []))
-        cts_in = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in staged_in],
-                               [ct for ct, _ in staged])
-        cts_in = iter(instantiate_cts(cts_in, staged_in))
-        return tree_util.tree_unflatten(in_tree, [next(cts_in) if has_tangent(a) else
-                                                  zero_tangent(a) for a in avals_in])
 
-    return _with_aux_result((tree_util.tree_unflatten(out_tree, primals_out), f_vjp), aux)
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """``(fwd, bwd)``: ``fwd(*args)`` is ``vjp`` of ``fun`` in the arguments ``argnums``
+    picks, ``(output, f_vjp)`` (and ``aux``), and ``bwd(f_vjp, cotangent)`` applies the
+    pullback (one cotangent for an int ``argnums``). Jitted (the default), each compiles
+    once for its types, where ``jit(f_vjp)`` would trace again for every new ``f_vjp``."""
+    core.check_callable('fwd_and_bwd', fun=fun)
+    from minijax.jit import jit
+
+    def fwd(*args):
+        nums = _argnums('fwd_and_bwd', argnums, len(args))
+        f_partial, diff_args = _partial_over(fun, nums, args, {})
+        return vjp(f_partial, *diff_args, has_aux=has_aux)
+
+    def bwd(f_vjp, outgrad):
+        cts = f_vjp(outgrad)
+        return cts[0] if isinstance(argnums, int) else cts
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of ``fun``, promised linear, at the types of ``primals`` (arrays,
+    scalars or ``ShapeDtypeStruct``, in pytrees): a function from a cotangent of ``fun``'s
+    output to a tuple of ``primals``' cotangents, computed without ``fun``'s forward pass.
+    Inputs and outputs are all inexact, or all integers (JAX's TypeError otherwise)."""
+    core.check_callable('linear_transpose', fun=fun)
+    _no_reduce_axes('transpose', reduce_axes)
+    avals, in_tree, _ = abstractify_args('linear_transpose', primals)
+    flat_fun, out_tree = tree_util.flatten_fun(fun, in_tree)
+    closed, closed_over = trace_to_jaxpr(lambda *xs: flat_fun(*xs), avals)
+    if closed_over:
+        raise core.UnexpectedTracerError('linear_transpose: the function closes over a '
+                                         'traced value; pass it as an argument')
+    in_dtypes = [a.dtype for a in avals]
+    out_dtypes = [a.dtype for a in closed.out_avals]
+    if not (all(dtypes.is_inexact(d) for d in in_dtypes + out_dtypes) or
+            all(np.issubdtype(d, np.integer) for d in in_dtypes + out_dtypes)):
+        raise TypeError('linear_transpose only supports [float or complex] -> [float or '
+                        'complex], and integer -> integer functions, but got '
+                        f'{in_dtypes} -> {out_dtypes}.')
+    out_tree = out_tree()
+
+    def transposed(consts, out_cotangent):
+        return _transposed(closed.jaxpr, in_tree, out_tree, avals, closed.out_avals, consts,
+                           out_cotangent)
+
+    return tree_util.Partial(transposed, list(closed.consts))
+
+
+def _transposed(jaxpr, in_tree, out_tree, in_avals, out_avals, consts, out_cotangent):
+    cts, ct_tree = tree_util.tree_flatten(out_cotangent)
+    if ct_tree != out_tree:
+        raise TypeError('cotangent tree does not match function output, expected '
+                        f'{out_tree} but got {ct_tree}')
+    if not all((core.shaped_aval(ct).shape, core.shaped_aval(ct).dtype) == (a.shape, a.dtype)
+               for ct, a in zip(cts, out_avals)):
+        raise TypeError('cotangent type does not match function output, expected '
+                        f'{[a.str_short() for a in out_avals]} but got '
+                        f'{[core.shaped_aval(ct).str_short() for ct in cts]}')
+    cts_in = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in in_avals], cts)
+    return tree_util.tree_unflatten(in_tree, instantiate_cts(cts_in, in_avals))
 
 
 def _check_types(what, values, avals):
@@ -314,23 +388,25 @@ def _check_output_dtype(transformation, dtype, holomorphic):
 
 # ----------------------------------------------------------------------------- grad
 
-def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
     """A function returning ``(f(*args), gradient of f at args[argnums])``.
 
-    ``f`` must return a scalar float; ``argnums`` is an int or a tuple of ints (then the
-    gradient is a tuple). With ``has_aux``, ``f`` returns ``(value, aux)`` and the result is
+    ``fun`` must return a scalar float; ``argnums`` is an int or a tuple of ints (then the
+    gradient is a tuple). With ``has_aux``, ``fun`` returns ``(value, aux)`` and the result is
     ``((value, aux), gradient)``. Keyword arguments are passed through, not differentiated.
-    The gradient is the VJP with cotangent 1, as in JAX: for a real ``f`` of complex ``z``
-    that is ``df/dx - i df/dy``; with ``holomorphic``, ``f`` maps complex to complex and the
+    The gradient is the VJP with cotangent 1, as in JAX: for a real ``fun`` of complex ``z``
+    that is ``df/dx - i df/dy``; with ``holomorphic``, ``fun`` maps complex to complex and the
     gradient is its complex derivative ``f'(z)``. ``allow_int`` lets integer, bool and key
     inputs through: their gradient is zeros (``zero_tangent``; JAX's ``float0``).
     """
-    core.check_callable('value_and_grad', f=f)
-    what = f'grad({_name(f)})'
+    core.check_callable('value_and_grad', fun=fun)
+    _no_reduce_axes('grad', reduce_axes)
+    what = f'grad({_name(fun)})'
     allowed = _inputs('grad', holomorphic, real_kinds='fc')
 
     def value_and_grad_f(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, allowed,
+        f_partial, diff_args = _differentiated(what, fun, argnums, args, kwargs, allowed,
                                                allow_int)
         out, f_vjp, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
         _check_scalar_output(out, holomorphic)
@@ -343,38 +419,45 @@ def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=Fal
         value = (out, aux[0]) if has_aux else out
         return value, (grads[0] if isinstance(argnums, int) else grads)
 
-    return core.named_after(f, value_and_grad_f)
+    return core.named_after(fun, value_and_grad_f)
 
 
-def grad(f, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """The gradient of scalar-valued ``f`` with respect to argument(s) ``argnums``; with
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``; with
     ``has_aux``, ``(gradient, aux)``; ``holomorphic``: see ``value_and_grad``."""
-    core.check_callable('grad', f=f)
-    value_and_grad_f = value_and_grad(f, argnums, has_aux, holomorphic, allow_int)
+    core.check_callable('grad', fun=fun)
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int,
+                                      reduce_axes)
 
     def grad_f(*args, **kwargs):
         value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
-    return core.named_after(f, grad_f)
+    return core.named_after(fun, grad_f)
+
+
+def _no_reduce_axes(what, reduce_axes):
+    """JAX keeps ``reduce_axes`` in the signatures of grad and vjp only to reject it."""
+    if reduce_axes:
+        raise NotImplementedError(f'reduce_axes argument to {what} is deprecated')
 
 
 # ----------------------------------------------------------------------------- Jacobians
 
-def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian of ``f`` by forward mode: ``vmap`` of ``jvp`` over a basis of the inputs.
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by forward mode: ``vmap`` of ``jvp`` over a basis of the inputs.
 
     Its structure is the output's, each leaf holding the input's structure (a tuple of them
     when ``argnums`` is a tuple); the leaf for output ``y`` and input ``x`` has shape
     ``y.shape + x.shape``. Columns cost one JVP each: best when inputs are few. With
     ``holomorphic``, inputs and outputs are complex and the Jacobian is complex.
     """
-    core.check_callable('jacfwd', f=f)
-    what = f'jacfwd({_name(f)})'
+    core.check_callable('jacfwd', fun=fun)
+    what = f'jacfwd({_name(fun)})'
     allowed = _inputs('jacfwd', holomorphic)
 
     def jacfun(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, allowed)
+        f_partial, diff_args = _differentiated(what, fun, argnums, args, kwargs, allowed)
 
         def push_forward(tangents):  # the output tangents (and aux); the output is not needed
             return jvp(f_partial, diff_args, tangents, has_aux=has_aux)[1:]
@@ -388,36 +471,37 @@ def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
         jac = tree_util.tree_map(functools.partial(_split_columns, inputs), columns)
         return (jac, aux[0]) if has_aux else jac
 
-    return core.named_after(f, jacfun)
+    return core.named_after(fun, jacfun)
 
 
-def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian of ``f`` by reverse mode: ``vmap`` of a ``vjp`` over a basis of the
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of ``fun`` by reverse mode: ``vmap`` of a ``vjp`` over a basis of the
     outputs. The same structure as ``jacfwd``; rows cost one VJP each: best when outputs are
     few."""
-    core.check_callable('jacrev', f=f)
-    what = f'jacrev({_name(f)})'
+    core.check_callable('jacrev', fun=fun)
+    what = f'jacrev({_name(fun)})'
     allowed = _inputs('jacrev', holomorphic, real_kinds='fc')
 
     def jacfun(*args, **kwargs):
-        f_partial, diff_args = _differentiated(what, f, argnums, args, kwargs, allowed)
+        f_partial, diff_args = _differentiated(what, fun, argnums, args, kwargs, allowed,
+                                               allow_int)
         y, pullback, *aux = vjp(f_partial, *diff_args, has_aux=has_aux)
         _check_float_outputs(y, holomorphic)
         rows = _selected(argnums, vmap(pullback)(_std_basis(y)))
         jac = _split_rows(y, rows)
         return (jac, aux[0]) if has_aux else jac
 
-    return core.named_after(f, jacfun)
+    return core.named_after(fun, jacfun)
 
 
 jacobian = jacrev
 
 
-def hessian(f, argnums=0, has_aux=False, holomorphic=False):
-    """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))``, forward over reverse, the cheap
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Hessian of scalar ``fun``: ``jacfwd(jacrev(f))``, forward over reverse, the cheap
     order for a scalar output (one reverse pass per forward basis vector)."""
-    core.check_callable('hessian', f=f)
-    return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+    core.check_callable('hessian', fun=fun)
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
 def _selected(argnums, diff_values):

@@ -19,6 +19,8 @@ XLA calls the function when the program reaches the op. Either way the function 
 """
 from __future__ import annotations
 
+import copy
+import logging
 import string
 import sys
 from typing import Any
@@ -147,18 +149,44 @@ def debug_print(fmt: str, *args, ordered=False, partitioned=False, skip_format_c
     """Print ``fmt.format(*args, **kwargs)`` when the program runs (``jax.debug.print``),
     with NumPy's print options as they are now; a ``fmt`` without placeholders is followed
     by the arguments, space-separated."""
+    _debug_format(lambda text: sys.stdout.write(text + '\n'), fmt, args, kwargs, ordered,
+                  partitioned, skip_format_check)
+
+
+#: The logger ``debug_log`` writes to (JAX's is ``jax._src.debugging``).
+logger = logging.getLogger('minijax.debug')
+
+
+def debug_log(fmt: str, *args, ordered=False, partitioned=False, skip_format_check=False,
+              **kwargs) -> None:
+    """``debug_print``'s message, logged when the program runs (``jax.debug.log``): an INFO
+    record of the ``minijax.debug`` logger, located at the line that called ``log``."""
+    frames = core.user_frames(core.user_source_info())
+    where = ('(unknown file)', 0) if not frames else (
+        frames[0][0].co_filename, core.frame_position(*frames[0])[0] or 0)
+    record = logger.makeRecord(logger.name, logging.INFO, *where, '', (), None)
+
+    def log_record(text):
+        logged = copy.copy(record)
+        logged.msg = text
+        logger.handle(logged)
+
+    _debug_format(log_record, fmt, args, kwargs, ordered, partitioned, skip_format_check)
+
+
+def _debug_format(emit, fmt, args, kwargs, ordered, partitioned, skip_format_check):
+    """A debug callback passing ``fmt`` formatted with the values to ``emit``."""
     if not skip_format_check:
         _FormatChecker().format(fmt, *args, **kwargs)
     has_placeholders = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
     options = np.get_printoptions()
 
-    def print_formatted(*args, **kwargs):
+    def emit_formatted(*args, **kwargs):
         with np.printoptions(**options):
-            text = fmt.format(*args, **kwargs) if has_placeholders else \
-                ' '.join((fmt, *map(str, args)))
-        sys.stdout.write(text + '\n')
+            emit(fmt.format(*args, **kwargs) if has_placeholders else
+                 ' '.join((fmt, *map(str, args))))
 
-    debug_callback(print_formatted, *args, ordered=ordered, partitioned=partitioned, **kwargs)
+    debug_callback(emit_formatted, *args, ordered=ordered, partitioned=partitioned, **kwargs)
 
 
 # ----------------------------------------------------------------------------- pure_callback
@@ -248,13 +276,19 @@ def _with_leading_axis(x, size):
 
 def _sequential(args, dims, callback, result_avals, vmap_method):
     """One call per batch element, in a ``scan`` over the batched arguments."""
+    return _scanned(pure_callback_p, args, dims, callback=callback, result_avals=result_avals,
+                    vmap_method=vmap_method)
+
+
+def _scanned(primitive, args, dims, **params):
+    """``primitive`` bound once per batch element (arguments batched at axis 0, or not), in
+    a ``scan``: its results stacked at axis 0."""
     batched = [d is not batching.not_mapped for d in dims]
 
     def step(carry, elements):
         elements = iter(elements)
         call_args = [next(elements) if b else x for x, b in zip(args, batched)]
-        return carry, pure_callback_p.bind(*call_args, callback=callback,
-                                           result_avals=result_avals, vmap_method=vmap_method)
+        return carry, primitive.bind(*call_args, **params)
 
     return scan(step, (), [x for x, b in zip(args, batched) if b])[1]
 
@@ -270,3 +304,61 @@ pure_callback_p.def_jvp(_pure_callback_jvp)
 pure_callback_p.def_transpose(_pure_callback_transpose)
 pure_callback_p.def_batching(_pure_callback_batching)
 register_lowering(pure_callback_p, _pure_callback_lowering)
+
+
+# ----------------------------------------------------------------------------- io_callback
+
+io_callback_p = Primitive('io_callback', multiple_results=True)
+io_callback_p.effectful = True  # (kept when nothing reads its results)
+
+
+def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):
+    """``callback(*args, **kwargs)``, a function with side effects returning arrays of
+    ``result_shape_dtypes``, called when the program runs (``jax.experimental.io_callback``):
+    never dropped, even when nothing reads its results; under ``vmap``, once per batch
+    element. It cannot be differentiated (as in JAX)."""
+    core.check_callable('io_callback', callback=callback)
+    if ordered:
+        raise NotImplementedError('io_callback: minijax runs callbacks unordered '
+                                  '(ordered=True is not supported)')
+    if sharding is not None:
+        raise NotImplementedError('io_callback: minijax runs on one device (sharding=None)')
+    result_avals, out_tree = tree_util.tree_flatten(tree_util.tree_map(
+        lambda s: ShapedArray(s.shape, s.dtype), result_shape_dtypes))
+    flat, arrays = flatten_callback(
+        lambda *a, **k: tree_util.tree_leaves(callback(*a, **k)), args, kwargs)
+    outs = io_callback_p.bind(*arrays, callback=flat, result_avals=tuple(result_avals))
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _io_callback_impl(*args, callback, result_avals):
+    return _pure_callback_impl(*args, callback=callback, result_avals=result_avals,
+                               vmap_method=None)
+
+
+def _io_callback_jvp(primals, tangents, **params):
+    raise ValueError('IO callbacks do not support JVP.')
+
+
+def _io_callback_transpose(cts, *args, **params):
+    raise ValueError('IO callbacks do not support transpose.')
+
+
+def _io_callback_batching(args, dims, **params):
+    args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
+            for x, d in zip(args, dims)]
+    outs = _scanned(io_callback_p, args, dims, **params)
+    return outs, [0] * len(outs)
+
+
+def _io_callback_lowering(ctx, *args, **params):
+    return python_callback(ctx, _on_host(_io_callback_impl, **params), args,
+                           has_side_effect=True)
+
+
+io_callback_p.def_impl(_io_callback_impl)
+io_callback_p.def_abstract_eval(lambda *avals, result_avals, **params: list(result_avals))
+io_callback_p.def_jvp(_io_callback_jvp)
+io_callback_p.def_transpose(_io_callback_transpose)
+io_callback_p.def_batching(_io_callback_batching)
+register_lowering(io_callback_p, _io_callback_lowering)

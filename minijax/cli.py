@@ -88,10 +88,6 @@ def _check_lower_flags(args) -> None:
         if args.emit != 'bytecode':
             raise UsageError(f'--target-version applies to --emit bytecode, not {args.emit}')
         modules.check_target_version(args.target_version)
-    if args.mesh is not None and args.emit == 'bytecode':
-        raise UsageError('--emit bytecode over a --mesh: a portable artifact cannot carry '
-                         "Shardy's sdy.mesh/sdy.sharding (VHLO has no such ops or attributes); "
-                         'emit stablehlo instead')
     if args.passes is not None:
         if args.emit == 'jaxpr':
             raise UsageError('--passes runs on the StableHLO module: it does not apply to '

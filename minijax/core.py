@@ -733,6 +733,34 @@ def check_callable(what, **funs):
                             f'{type(fun).__name__}')
 
 
+# ----------------------------------------------------------------------------- named axes
+
+#: The named axes in scope, innermost last: ``(name, size, main)`` for each enclosing
+#: ``vmap(..., axis_name=name)`` (``main`` its trace), ``pmap``, ``shard_map`` mesh axis and
+#: ``make_jaxpr(..., axis_env=)`` entry (``main`` None). Collectives look their axes up here.
+axis_env: list = []
+
+
+@contextmanager
+def extend_axis_env(name, size, main=None):
+    axis_env.append((name, size, main))
+    try:
+        yield
+    finally:
+        axis_env.pop()
+
+
+def axis_frame(name, primitive_name):
+    """``(size, main)`` of the innermost axis named ``name``; a ``NameError`` (as JAX raises)
+    for a collective over a name no enclosing ``pmap``/``vmap`` binds."""
+    for bound, size, main in reversed(axis_env):
+        if bound == name:
+            return size, main
+    raise NameError(f'{primitive_name}: unbound axis name: {name}. The axis names in scope '
+                    f'(bound by pmap or vmap(..., axis_name=...)) are '
+                    f'{[n for n, _, _ in axis_env]}')
+
+
 # ----------------------------------------------------------------------------- small helpers
 
 class SourceInfo(NamedTuple):
@@ -793,6 +821,29 @@ def traced_as(info: 'SourceInfo | None', name_stack: tuple):
 
 def current_name_stack() -> tuple:
     return _name_stack
+
+
+def named_scope(name: str):
+    """``jax.named_scope``: a context manager (or decorator) putting ``name`` on the name
+    stack of the equations traced inside, which locations, HLO metadata and profiles show
+    (``layer/dot_general``)."""
+    if not isinstance(name, str):
+        raise TypeError('named_scope name argument must be a string.')
+    return name_scope(name)
+
+
+def named_call(fun, *, name: str | None = None):
+    """``fun`` with its equations traced under the name ``name`` (default: its own)."""
+    return named_scope(fun.__name__ if name is None else name)(fun)
+
+
+@contextmanager
+def ensure_compile_time_eval():
+    """Within the block, operations on values that are not tracers run at once, even while
+    ``jit``/``make_jaxpr`` trace (omnistaging is off): their results are concrete values a
+    Python ``if`` can read. Operations on tracers are still traced."""
+    with new_dynamic(None):
+        yield
 
 
 def format_name_stack(stack: tuple) -> str:

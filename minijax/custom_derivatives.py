@@ -23,10 +23,14 @@ unbatched operand.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+from typing import Any
 
-from minijax import core, lax, tree_util
+import numpy as np
+
+from minijax import core, dtypes, lax, tree_util
 from minijax.control_flow.common import trace_function
 from minijax.core import Primitive
 from minijax.flops import closed_jaxpr_flops, flops_rules
@@ -36,6 +40,7 @@ from minijax.interpreters.transpose import instantiate_cts
 from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
 from minijax.lowering import lower_closed_jaxpr, register_lowering
 from minijax.sharding import rules as sharding_rules
+from minijax.unsupported import missing_name
 
 custom_jvp_call_p = Primitive('custom_jvp_call', multiple_results=True)
 custom_vjp_call_p = Primitive('custom_vjp_call', multiple_results=True)
@@ -51,14 +56,76 @@ class NamedRule:
     def __init__(self, name, fun):
         self.name, self.fun = name, fun
 
-    def __call__(self, *args):
-        return self.fun(*args)
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
 
     def __repr__(self):
         return self.name
 
 
 # ----------------------------------------------------------------------------- the API
+
+class SymbolicZero:
+    """A tangent or cotangent known to be zero, as a rule with ``symbolic_zeros`` sees it:
+    only its type (``aval``; ``shape``, ``dtype``... are read from it)."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return 'SymbolicZero'
+
+    def __getattr__(self, name):
+        if name == 'aval':  # (not set yet: unpickling, copying)
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(val):
+        aval = core.raise_to_shaped(core.get_aval(val))
+        return SymbolicZero(aval.update(dtype=dtypes.tangent_dtype(aval.dtype), weak_type=False))
+
+
+@dataclasses.dataclass
+class CustomVJPPrimal:
+    """An argument leaf of a ``custom_vjp``'s ``fwd`` with ``symbolic_zeros``: the value, and
+    whether a derivative reaches it."""
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree):
+    """``tree`` with each ``CustomVJPPrimal`` leaf replaced by its value."""
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f'unexpected leaf type {type(leaf)}')
+        return leaf.value
+    return tree_util.tree_map(value, tree)
+
+
+def zero_from_primal(val, symbolic_zeros=False):
+    """The zero tangent of each leaf of ``val``: a ``SymbolicZero`` with ``symbolic_zeros``,
+    else zeros of the tangent dtype (``float0`` for an integer or bool leaf)."""
+    def zero(x):
+        if symbolic_zeros:
+            return SymbolicZero.from_primal_value(x)
+        aval = core.raise_to_shaped(core.get_aval(x))
+        if not ad.has_tangent(aval):
+            return np.zeros(aval.shape, dtypes.float0)
+        return ad.instantiate(ad.Zero(aval))
+    return tree_util.tree_map(zero, val)
+
+
+def _given_zero(tangent, symbolic_zeros):
+    """A tangent as a rule gets it: a ``Zero`` as a ``SymbolicZero``, or as zeros."""
+    if not isinstance(tangent, ad.Zero):
+        return tangent
+    return SymbolicZero(tangent.aval) if symbolic_zeros else ad.instantiate(tangent)
+
+
+def _instantiate_symbolic(tangent):
+    return ad.instantiate(ad.Zero(tangent.aval)) if isinstance(tangent, SymbolicZero) else tangent
+
 
 class custom_jvp:  # noqa: N801 (JAX's name)
     """A function with a custom JVP rule: ``f = custom_jvp(fun)``, then ``@f.defjvp``.
@@ -73,14 +140,13 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
+        self.jvp, self.symbolic_zeros = None, False
 
     def defjvp(self, jvp, symbolic_zeros=False):
+        """``symbolic_zeros``: the rule gets a ``SymbolicZero`` for each tangent known to be
+        zero (and may return them), instead of zeros."""
         core.check_callable('custom_jvp.defjvp', jvp=jvp)
-        if symbolic_zeros:
-            raise NotImplementedError('custom_jvp.defjvp: minijax passes zero tangents as '
-                                      'arrays; symbolic_zeros=True is not supported')
-        self.jvp = jvp
+        self.jvp, self.symbolic_zeros = jvp, symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps):
@@ -125,13 +191,17 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """``symbolic_zeros``: ``fwd`` gets each argument leaf as a ``CustomVJPPrimal``
+        (its value, and whether it is perturbed: has a nonzero tangent), and ``bwd`` a
+        ``SymbolicZero`` for each output cotangent known to be zero."""
         core.check_callable('custom_vjp.defvjp', fwd=fwd, bwd=bwd)
-        if symbolic_zeros or optimize_remat:
-            raise NotImplementedError('custom_vjp.defvjp: symbolic_zeros and optimize_remat '
-                                      'are not supported by minijax')
-        self.fwd, self.bwd = fwd, bwd
+        if optimize_remat:
+            raise NotImplementedError('custom_vjp.defvjp: optimize_remat is not supported by '
+                                      'minijax (checkpoint recomputes nothing)')
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
@@ -146,17 +216,27 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         return tree_util.tree_unflatten(call.out_tree, outs)
 
 
-def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+_NOT_GIVEN = object()  # (checkpoint's deprecated ``concrete``)
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=(),
+               static_argnames=(), concrete=_NOT_GIVEN):
     """``fun`` itself (its ``static_argnums`` checked at each call): JAX's rematerialization
-    decorator, accepted so programs run unchanged.
+    decorator, accepted so programs run unchanged (``static_argnames`` too; ``concrete``,
+    removed from JAX, is JAX's error).
 
     minijax recomputes nothing: reverse mode keeps the residuals that linearization saves, so
     values and derivatives are JAX's, but memory is not traded for recomputation. Usable as
     ``@checkpoint``, ``checkpoint(f, policy=...)`` and ``partial(checkpoint, ...)``.
     """
+    if concrete is not _NOT_GIVEN:
+        raise NotImplementedError('The `concrete` option to `jax.checkpoint` was deprecated in '
+                                  'JAX v0.8.2, and removed in JAX v0.10.0. In its place please '
+                                  'use `static_argnums`.')
     if fun is None:
         return lambda f: checkpoint(f, prevent_cse=prevent_cse, policy=policy,
-                                    static_argnums=static_argnums)
+                                    static_argnums=static_argnums,
+                                    static_argnames=static_argnames)
     core.check_callable('checkpoint', fun=fun)
     if not static_argnums:
         return fun
@@ -173,6 +253,85 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 
 
 remat = checkpoint
+
+
+def custom_gradient(fun):
+    """A function with its VJP written inline (``jax.custom_gradient``): ``fun`` returns
+    ``(output, rule)`` and ``rule(output_cotangent)`` the tuple of input cotangents (a single
+    one alone). It is a ``custom_vjp`` whose ``fwd`` traces ``rule`` to a jaxpr: the values
+    ``rule`` closes over become the residuals, as in JAX."""
+    core.check_callable('custom_gradient', fun=fun)
+
+    @custom_vjp
+    def wrapped_fun(*args, **kwargs):
+        ans, _ = fun(*args, **kwargs)
+        return ans
+
+    def fwd(*args, **kwargs):
+        ans, rule = fun(*args, **kwargs)
+        ans_flat, out_tree = tree_util.tree_flatten((ans,))
+        avals = [core.raise_to_shaped(core.get_aval(x)) for x in ans_flat]
+        jaxpr, consts, rule_out_tree = trace_function(rule, out_tree, avals)
+        return ans, tree_util.Partial(_RuleJaxpr(jaxpr, out_tree, rule_out_tree), consts)
+
+    def bwd(residuals, cts):
+        return residuals(cts)
+
+    wrapped_fun.defvjp(fwd, bwd)
+    return wrapped_fun
+
+
+class _RuleJaxpr:
+    """A ``custom_gradient`` rule traced: called with its residuals and the output's
+    cotangent, the input cotangents (a tuple)."""
+
+    def __init__(self, jaxpr, out_tree, rule_out_tree):
+        self.jaxpr, self.out_tree, self.rule_out_tree = jaxpr, out_tree, rule_out_tree
+
+    def __call__(self, consts, cts):
+        cts_flat, cts_tree = tree_util.tree_flatten((cts,))
+        if cts_tree != self.out_tree:
+            raise TypeError(f'{self.out_tree}\n!=\n{cts_tree}')
+        out = tree_util.tree_unflatten(self.rule_out_tree,
+                                       eval_closed_jaxpr(self.jaxpr, [*consts, *cts_flat]))
+        return (out,) if tree_util.treedef_is_leaf(self.rule_out_tree) else out
+
+
+def closure_convert(fun, *example_args):
+    """``(converted, hoisted)``: ``fun`` traced at the types of ``example_args``, as a
+    function taking ``fun``'s arguments and then ``hoisted``, the values it closes over that
+    a derivative could reach (tracers of a transformation with a tangent), so that a
+    ``custom_vjp`` sees them as arguments. Other closed-over values stay inside."""
+    core.check_callable('closure_convert', fun=fun)
+    flat_args, in_tree = tree_util.tree_flatten(example_args)
+    avals = [core.get_aval(x) for x in flat_args]
+    jaxpr, consts, out_tree = trace_function(fun, in_tree, avals)
+    perturbed = [_maybe_perturbed(c) for c in consts]
+    hoisted = [c for c, p in zip(consts, perturbed) if p]
+    kept = [c for c, p in zip(consts, perturbed) if not p]
+
+    def converted_fun(*args_hoisted):
+        args, given = args_hoisted[:len(args_hoisted) - len(hoisted)], \
+            args_hoisted[len(args_hoisted) - len(hoisted):]
+        all_args, in_tree2 = tree_util.tree_flatten(tuple(args))
+        if in_tree != in_tree2:
+            raise TypeError('The inputs to the closure produced by closure_convert must have '
+                            'the same Pytree structure as the example arguments passed when '
+                            f'closure_convert was called. Expected {in_tree}, but got '
+                            f'{in_tree2}')
+        given, kept_it = iter(given), iter(kept)
+        merged = [next(given) if p else next(kept_it) for p in perturbed]
+        return tree_util.tree_unflatten(out_tree, eval_closed_jaxpr(jaxpr, [*merged, *all_args]))
+
+    return converted_fun, hoisted
+
+
+def _maybe_perturbed(x) -> bool:
+    """Whether ``x`` may carry a nonzero tangent: a tracer of a differentiable type that is
+    not a JVP tracer with a symbolic zero tangent (its primal is asked instead)."""
+    while isinstance(x, ad.JVPTracer) and isinstance(x.tangent, ad.Zero):
+        x = x.primal
+    return isinstance(x, core.Tracer) and ad.has_tangent(x.aval)
 
 
 # ----------------------------------------------------------------------------- one call
@@ -200,17 +359,26 @@ class _Call:
                 for i in range(len(self.args))]
 
     def flat_jvp(self, primals_flat, tangents_flat):
+        """The rule on the arguments; a ``Zero`` tangent reaches it as a ``SymbolicZero``
+        with ``symbolic_zeros``, else as zeros; a ``SymbolicZero`` it returns is zeros."""
         primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
-        tangents = tree_util.tree_unflatten(self.in_tree, tangents_flat)
+        tangents = tree_util.tree_unflatten(self.in_tree, [
+            _given_zero(t, self.custom.symbolic_zeros) for t in tangents_flat])
         pair = self.custom.jvp(*self.nondiff, primals, tangents)
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise TypeError(f'custom_jvp {self.name}: the rule {_name(self.custom.jvp)} must '
                             f'return a pair (primal_out, tangent_out), got {_shown(pair)}')
         out, tangent_out = pair
         outs = self.flatten_output('primal output', out)
+        tangent_out = tree_util.tree_map(_instantiate_symbolic, tangent_out)
         return outs, self.flatten_output('tangent output', tangent_out, like=outs)
 
-    def flat_fwd(self, *primals_flat):
+    def flat_fwd(self, *primals_flat, perturbed=None):
+        """``fwd`` on the arguments; with ``symbolic_zeros`` each leaf is a
+        ``CustomVJPPrimal`` saying whether it is ``perturbed`` (all are, if not given)."""
+        if self.custom.symbolic_zeros:
+            perturbed = [True] * len(primals_flat) if perturbed is None else perturbed
+            primals_flat = [CustomVJPPrimal(x, p) for x, p in zip(primals_flat, perturbed)]
         primals = tree_util.tree_unflatten(self.in_tree, primals_flat)
         pair = self.custom.fwd(*self.full_args(primals))
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
@@ -219,7 +387,13 @@ class _Call:
         residuals, residual_tree = tree_util.tree_flatten(pair[1])
         return self.flatten_output('fwd output', pair[0]), residuals, residual_tree
 
-    def flat_bwd(self, residual_tree, residuals, cts_flat):
+    def flat_bwd(self, residual_tree, residuals, cts_flat, zeros=None):
+        """``bwd`` on the residuals and cotangents; with ``symbolic_zeros`` those ``zeros``
+        says are zero reach it as ``SymbolicZero``s. A None or ``SymbolicZero`` it returns
+        is zeros."""
+        if self.custom.symbolic_zeros and zeros is not None:
+            cts_flat = [SymbolicZero(core.raise_to_shaped(core.get_aval(ct))) if zero else ct
+                        for ct, zero in zip(cts_flat, zeros)]
         cts_out = tree_util.tree_unflatten(self.out_tree, cts_flat)
         cts_in = self.custom.bwd(*self.nondiff,
                                  tree_util.tree_unflatten(residual_tree, residuals), cts_out)
@@ -235,7 +409,8 @@ class _Call:
                                  f'{core.get_aval(ct).str_short()} for differentiable '
                                  f'argument leaf {i}, of type {core.get_aval(x).str_short()}: '
                                  'a cotangent has its argument\'s shape')
-        return [_zeros_like(x) if ct is None else ct for x, ct in pairs]
+        return [_zeros_like(x) if ct is None or isinstance(ct, SymbolicZero) else ct
+                for x, ct in pairs]
 
     def flatten_output(self, what, out, like=None):
         """``out`` flat, checked against the primal function's output types."""
@@ -347,7 +522,7 @@ def _all_batched_at_0(vals, dims):
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
     _check_no_closed_over_tangents(name, tangents, num_consts)
-    return jvp(primals[num_consts:], [ad.instantiate(t) for t in tangents[num_consts:]])
+    return jvp(primals[num_consts:], tangents[num_consts:])
 
 
 def _custom_jvp_call_batching(vals, dims, *, call_jaxpr, jvp, num_consts, name):
@@ -355,7 +530,7 @@ def _custom_jvp_call_batching(vals, dims, *, call_jaxpr, jvp, num_consts, name):
     num_outs = len(call_jaxpr.out_avals)
 
     def jvp_of_batch(primals, tangents):
-        n = len(primals)
+        n, tangents = len(primals), [ad.instantiate(t) for t in tangents]
         outs = _vmapped(lambda *xs: [x for part in jvp(xs[:n], xs[n:]) for x in part],
                         size)(*primals, *tangents)
         return core.split_list(outs, num_outs)
@@ -374,7 +549,9 @@ custom_jvp_call_p.def_batching(_custom_jvp_call_batching)
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
     _check_no_closed_over_tangents(name, tangents, num_consts)
-    outs, residuals, residual_tree = fwd(*primals[num_consts:])
+    outs, residuals, residual_tree = fwd(
+        *primals[num_consts:],
+        perturbed=[not isinstance(t, ad.Zero) for t in tangents[num_consts:]])
     tangents_out = custom_lin_p.bind(
         *residuals, *(ad.instantiate(t) for t in tangents[num_consts:]),
         num_res=len(residuals), bwd=NamedRule(str(bwd), functools.partial(bwd, residual_tree)),
@@ -386,20 +563,21 @@ def _custom_vjp_call_batching(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, n
     size, vals = _all_batched_at_0(vals, dims)
     num_outs = len(call_jaxpr.out_avals)
 
-    def fwd_of_batch(*primals):
+    def fwd_of_batch(*primals, perturbed=None):
         residual_trees = []  # the residuals' tree, seen while fwd is traced
 
         def flat(*xs):
-            outs, residuals, residual_tree = fwd(*xs)
+            outs, residuals, residual_tree = fwd(*xs, perturbed=perturbed)
             residual_trees.append(residual_tree)
             return [*outs, *residuals]
 
         outs, residuals = core.split_list(_vmapped(flat, size)(*primals), num_outs)
         return outs, residuals, residual_trees[0]
 
-    def bwd_of_batch(residual_tree, residuals, cts):
+    def bwd_of_batch(residual_tree, residuals, cts, zeros=None):
         n = len(residuals)
-        return _vmapped(lambda *xs: bwd(residual_tree, xs[:n], xs[n:]), size)(*residuals, *cts)
+        return _vmapped(lambda *xs: bwd(residual_tree, xs[:n], xs[n:], zeros=zeros),
+                        size)(*residuals, *cts)
 
     outs = custom_vjp_call_p.bind(
         *vals, call_jaxpr=batching.batched_jaxpr(call_jaxpr, size, (0,) * len(vals))[0],
@@ -430,7 +608,8 @@ def _custom_lin_lowering(ctx, *args, name, **_):
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
     """The backward pass of a custom_vjp function: ``bwd`` on the saved residuals."""
     residuals = list(args[:num_res])
-    cts_in = bwd(residuals, instantiate_cts(cts, out_avals))
+    cts_in = bwd(residuals, instantiate_cts(cts, out_avals),
+                 zeros=[ct is None or isinstance(ct, ad.Zero) for ct in cts])
     return [None] * num_res + list(cts_in)
 
 
@@ -438,3 +617,78 @@ custom_lin_p.def_impl(_custom_lin_impl)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.def_transpose(_custom_lin_transpose)
 register_lowering(custom_lin_p, _custom_lin_lowering)
+
+
+# ----------------------------------------------------------------------------- linear_call
+
+linear_call_p = Primitive('linear_call', multiple_results=True)
+sharding_rules.register(sharding_rules.AS_TRACED, linear_call_p)
+
+
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+    """``fun(residual_args, linear_args)``, a function linear in ``linear_args``, whose
+    transpose is ``fun_transpose(residual_args, cotangent)`` (``jax.custom_derivatives.
+    linear_call``). The transpose of the call is a call of ``fun_transpose`` whose own
+    transpose is ``fun``; its JVP calls ``fun`` on the tangents."""
+    core.check_callable('linear_call', fun=fun, fun_transpose=fun_transpose)
+    operands_res, res_tree = tree_util.tree_flatten(residual_args)
+    operands_lin, lin_tree = tree_util.tree_flatten(linear_args)
+    res_avals = [core.raise_to_shaped(core.get_aval(x)) for x in operands_res]
+    lin_avals = [core.raise_to_shaped(core.get_aval(x)) for x in operands_lin]
+    callee, f_consts, out_tree = trace_function(
+        fun, tree_util.treedef_tuple((res_tree, lin_tree)), [*res_avals, *lin_avals])
+
+    def transpose_thunk():
+        transpose, t_consts, t_out_tree = trace_function(
+            fun_transpose, tree_util.treedef_tuple((res_tree, out_tree)),
+            [*res_avals, *callee.out_avals])
+        if t_out_tree != lin_tree:
+            raise TypeError('transpose output pytree structure must match that of linear '
+                            f'inputs, got output structure {t_out_tree} and input structure '
+                            f'{lin_tree}.')
+        return transpose, t_consts
+
+    out = linear_call_p.bind(*f_consts, *operands_res, *operands_lin, callee=callee,
+                             transpose_thunk=NamedRule('transpose_thunk', transpose_thunk),
+                             num_callee_consts=len(f_consts), num_res=len(operands_res))
+    return tree_util.tree_unflatten(out_tree, out)
+
+
+def _linear_call_impl(*args, callee, **_):
+    return eval_closed_jaxpr(callee, args)
+
+
+def _linear_call_jvp(primals, tangents, *, num_callee_consts, num_res, **params):
+    """``fun`` on the primals, and on the tangents (it is linear in them)."""
+    fixed = num_callee_consts + num_res
+    if any(not isinstance(t, ad.Zero) for t in tangents[:fixed]):
+        raise TypeError('linear_call: a residual argument has a nonzero tangent: the '
+                        'function is linear in its linear arguments only')
+    params.update(num_callee_consts=num_callee_consts, num_res=num_res)
+    outs = linear_call_p.bind(*primals, **params)
+    tangents_out = linear_call_p.bind(*primals[:fixed],
+                                      *(ad.instantiate(t) for t in tangents[fixed:]), **params)
+    return outs, tangents_out
+
+
+def _linear_call_transpose(cts, *args, callee, transpose_thunk, num_callee_consts, num_res):
+    """A call of ``fun_transpose`` on the cotangents, with ``fun`` as its transpose."""
+    transpose, t_consts = transpose_thunk()
+    f_consts, operands_res = args[:num_callee_consts], args[num_callee_consts:][:num_res]
+    cts = instantiate_cts(cts, callee.out_avals)
+    cts_out = linear_call_p.bind(
+        *t_consts, *operands_res, *cts, callee=transpose,
+        transpose_thunk=NamedRule('transpose_thunk', lambda: (callee, list(f_consts))),
+        num_callee_consts=len(t_consts), num_res=len(operands_res))
+    return [None] * (num_callee_consts + num_res) + list(cts_out)
+
+
+linear_call_p.def_impl(_linear_call_impl)
+linear_call_p.def_abstract_eval(lambda *avals, callee, **_: list(callee.out_avals))
+linear_call_p.def_jvp(_linear_call_jvp, symbolic_zeros=True)
+linear_call_p.def_transpose(_linear_call_transpose)
+register_lowering(linear_call_p, lambda ctx, *args, callee, **_: lower_closed_jaxpr(
+    ctx.module_context, callee, args))
+flops_rules[linear_call_p] = lambda eqn, known: closed_jaxpr_flops(eqn.params['callee'])
+
+__getattr__ = missing_name('jax.custom_derivatives')

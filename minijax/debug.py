@@ -1,11 +1,21 @@
 """``minijax.debug``: printing values from inside a program (``jax.debug``).
 
-``visualize_array_sharding`` draws how a sharded array's blocks lie on its devices.
-``print`` and ``callback`` are host callbacks (``minijax.callback``): they run eagerly, under
-transformations and inside ``jit``-compiled programs, where XLA calls back into Python.
+``visualize_array_sharding`` draws how a sharded array's blocks lie on its devices, and
+``inspect_array_sharding`` hands the sharding to a callback (inside ``jit`` too).
+``breakpoint`` stops in an interactive debugger (``minijax.debugger``).
+``print``, ``log`` and ``callback`` are host callbacks (``minijax.callback``): they run
+eagerly, under transformations and inside ``jit``-compiled programs, where XLA calls back
+into Python.
 """
 from minijax.callback import debug_callback as callback
+from minijax.callback import debug_log as log
 from minijax.callback import debug_print as print  # noqa: A001 (jax.debug.print)
-from minijax.sharding_view import visualize_array_sharding, visualize_sharding
+from minijax.debugger import breakpoint  # noqa: A004 (jax.debug.breakpoint)
+from minijax.sharding_view import (inspect_array_sharding, visualize_array_sharding,
+                                   visualize_sharding)
+from minijax.unsupported import missing_name
 
-__all__ = ['callback', 'print', 'visualize_array_sharding', 'visualize_sharding']
+__all__ = ['breakpoint', 'callback', 'inspect_array_sharding', 'log', 'print', 'visualize_array_sharding',
+           'visualize_sharding']
+
+__getattr__ = missing_name('jax.debug')

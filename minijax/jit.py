@@ -1,8 +1,9 @@
 """``jit``: compile a function with XLA, traced once per argument types.
 
 ``jit(f)(*args, **kwargs)`` traces ``f`` to a closed jaxpr and binds ``xla_call`` with it
-(``minijax.xla_call``); ``jit(f).lower(...)`` gives the StableHLO module (``Lowered``) and
-``.compile()`` the executable (``Compiled``), as in JAX's ahead-of-time API.
+(``minijax.xla_call``); ``jit(f).trace(...)`` gives the jaxpr (``Traced``), ``.lower(...)``
+the StableHLO module (``Lowered``) and ``.compile()`` the executable (``Compiled``), as in
+JAX's ahead-of-time API (the stages are in ``minijax.stages``).
 
 Arguments named in ``static_argnums``/``static_argnames`` are not traced: their values are
 part of the trace cache key (so they must be hashable) and reach ``f`` as they are, which is
@@ -14,25 +15,24 @@ import functools
 import inspect
 import operator
 import types
+import warnings
 import weakref
 from collections.abc import Callable
 
 import numpy as np
-from jaxlib.mlir import ir
-
 from minijax import core, dtypes, runtime, spmd_call, tree_util
 from minijax.array import Array, from_device
-from minijax.sharding import SingleDeviceSharding
-from minijax.config import config
+from minijax.config import config, user_context_hooks, user_context_values
 from minijax.control_flow.common import hoist_consts
-from minijax.ir.jaxpr import ClosedJaxpr, same_type
+from minijax.ir.jaxpr import eval_jaxpr
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
-from minijax.lowering import module_text
+from minijax.sharding import SingleDeviceSharding
 from minijax.sharding.mesh import get_concrete_mesh
+from minijax.stages import Compiled, Lowered, Traced, check_values, option_pairs
 from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
                               xla_call_p)
 
-__all__ = ['Compiled', 'Jitted', 'Lowered', 'jit', 'xla_call_p']
+__all__ = ['Compiled', 'Jitted', 'Lowered', 'Traced', 'jit', 'xla_call_p']
 
 
 class Jitted:
@@ -43,8 +43,10 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
-                 out_shardings=None):
+                 out_shardings=None, inline=False, compiler_options=None):
         self.fun = fun
+        self.inline = inline
+        self.compiler_options = option_pairs(compiler_options)
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
@@ -54,6 +56,7 @@ class Jitted:
             self.name, fun, static_argnums, static_argnames)
         self._traces = _traces_of(fun)
         self._fast_calls: dict[tuple, Callable] = {}
+        _all_jitted.add(self)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -69,7 +72,8 @@ class Jitted:
         static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
         # (a sharded argument's sharding is in the key as JAX has it: it traces again)
-        key = (in_tree, tuple(avals), static, tuple(map(spmd_call.own_sharding, leaves)))
+        key = (in_tree, tuple(avals), static, tuple(map(spmd_call.own_sharding, leaves)),
+               user_context_values())
         cached = self._traces.get(key)
         if cached is None:
             runtime.counters['trace'] += 1
@@ -166,6 +170,9 @@ class Jitted:
                 any(isinstance(x, core.Tracer) for x in flat_args):
             # the call takes the constants as operands (JAX's and seeds/004's ``xla_call``):
             # traced, they become constvars of the outer jaxpr
+            if self.inline and not (self.in_shardings or self.out_shardings):
+                outs = eval_jaxpr(hoisted.jaxpr, [], [*closed.consts, *closed_over, *flat_args])
+                return tree_util.tree_unflatten(out_tree, outs)
             given_ins, given_outs = self._given_shardings(args, kwargs, out_tree)
             if given_ins or given_outs:  # (constants, closed-over values: XLA lays them out)
                 given_ins = (None,) * (len(closed.consts) + len(closed_over)) + \
@@ -175,19 +182,30 @@ class Jitted:
                             out_shardings=given_outs or None)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
-        _check_values(f'jit({self.name})', names[0], flat_args)
+        check_values(f'jit({self.name})', names[0], flat_args)
         place = self._placement(args, kwargs, flat_args, out_tree, closed)
         if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
-            exe = spmd_executable(closed, self.name, *names, place)
+            exe = spmd_executable(closed, self.name, *names, place, self.compiler_options)
             return tree_util.tree_unflatten(
                 out_tree, spmd_call.run(exe, place, flat_args, closed.out_avals))
-        exe = executable(closed, self.name, *names)
+        exe = executable(closed, self.name, *names, self.compiler_options)
         key, signature, leaves = self._fast_key(args, kwargs)
         if key is not None and _same_objects(leaves, flat_args):
             self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
         return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
 
-    def lower(self, *args, **kwargs) -> 'Lowered':
+    def trace(self, *args, **kwargs) -> Traced:
+        """Trace for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the static
+        arguments' values): the jaxpr, ready to ``lower``."""
+        closed, _, closed_over, out_tree, _, _ = self._trace(args, kwargs)
+        if closed_over:
+            raise core.UnexpectedTracerError(
+                f'jit({self.name}).trace: the function closes over a traced value')
+        _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+        return Traced(closed, self.name, tree_util.tree_structure((dyn_args, dyn_kwargs)),
+                      out_tree, lambda: self.lower(*args, **kwargs))
+
+    def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
         static arguments' values)."""
         closed, _, closed_over, out_tree, names, flat_args = self._trace(args, kwargs)
@@ -197,7 +215,7 @@ class Jitted:
         _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         return Lowered(closed, self.name, out_tree, names,
                        self._placement(args, kwargs, flat_args, out_tree, closed),
-                       tree_util.tree_structure((dyn_args, dyn_kwargs)))
+                       tree_util.tree_structure((dyn_args, dyn_kwargs)), self.compiler_options)
 
     def _placement(self, args, kwargs, flat_args, out_tree, closed):
         """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
@@ -237,14 +255,6 @@ class Jitted:
 
 
 # ----------------------------------------------------------------------------- the fast path
-
-def _check_values(what, arg_names, leaves) -> None:
-    """A TypeError naming an argument that has a type but no value (a ``ShapeDtypeStruct``):
-    it can be lowered, not run."""
-    for name, leaf in zip(arg_names, leaves):
-        if not core.is_valid_value(leaf):
-            raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
-
 
 def _signature(args) -> tuple | None:
     """What decides the trace of a call whose arguments are all single arrays or scalars,
@@ -327,6 +337,17 @@ def _not_numeric(x):
 
 
 _trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Every jitted function alive: a user context's change drops their fast paths, which were
+#: recorded for the programs traced under the old values.
+_all_jitted: weakref.WeakSet = weakref.WeakSet()
+
+
+def _drop_fast_paths() -> None:
+    for jitted in list(_all_jitted):
+        jitted._fast_calls.clear()
+
+
+user_context_hooks.append(_drop_fast_paths)
 
 
 def _traces_of(fun) -> dict:
@@ -450,7 +471,8 @@ def _hashed(name, where, value):
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
-        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False):
+        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
+        device=None, backend=None, inline=False, compiler_options=None):
     """Compile ``fun`` with XLA: traced once per argument types, then run from the cache.
 
     ``static_argnums``/``static_argnames``: arguments passed to ``fun`` as Python values,
@@ -470,58 +492,45 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
     either: minijax always passes every argument to the executable (JAX's
     ``keep_unused=True``).
+
+    ``device`` and ``backend`` are deprecated in JAX and warn as there: ``device`` runs the
+    function on that device (its arguments and results placed there), ``backend`` must be
+    ``'cpu'``. With ``inline``, a call traced inside another function adds the body's
+    equations to the caller's jaxpr instead of a nested ``jit``. ``compiler_options``: a
+    dict of XLA's options for its compilations (``Lowered.compile`` takes one too).
     """
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
-                                 donate_argnames=donate_argnames, keep_unused=keep_unused)
+                                 donate_argnames=donate_argnames, keep_unused=keep_unused,
+                                 device=device, backend=backend, inline=inline,
+                                 compiler_options=compiler_options)
     core.check_callable('jit', fun=fun)
-    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings)
+    if device is not None or backend is not None:
+        in_shardings = out_shardings = _on_device(device, backend, in_shardings, out_shardings)
+    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, inline,
+                    compiler_options)
     _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
                    donate_argnums, donate_argnames)
     return jitted
 
 
-class Lowered:
-    """A jitted function lowered to a StableHLO module for particular argument types."""
-
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
-                 in_tree=None):
-        """``names``: of the module's arguments and results (``jit``'s trace gives them);
-        ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
-        ``in_tree``: of the (positional, keyword) arguments traced."""
-        self.jaxpr = closed
-        self.name = name
-        self.out_tree = out_tree
-        self._names = names
-        self._place = place
-        self._in_tree = in_tree
-        self._module = lowered_module(closed, name, *names, place)
-
-    def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
-        """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
-        'hlo' (what XLA starts from). ``debug_info`` adds each op's name stack and source
-        lines: StableHLO's ``loc(...)`` (``'inline'``, a minijax option, writes each out on
-        its op instead of as an alias), HLO's ``metadata``."""
-        if dialect == 'hlo':
-            return runtime.hlo_text(self._module, metadata=bool(debug_info))
-        if dialect not in (None, 'stablehlo'):
-            raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}: minijax prints "
-                             f"'stablehlo' and 'hlo'")
-        with self._module.context:
-            return module_text(self._module, debug_info)
-
-    def compiler_ir(self) -> ir.Module:
-        return self._module
-
-    def compile(self) -> 'Compiled':
-        if self._place is not None:
-            return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
-                                                        self._place),
-                            self.out_tree, self._place, self._in_tree)
-        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names),
-                        self.out_tree, in_tree=self._in_tree)
+def _on_device(device, backend, in_shardings, out_shardings):
+    """The sharding that JAX's deprecated ``device``/``backend`` arguments of ``jit`` ask
+    for (None: the default device), after JAX's warning and checks."""
+    warnings.warn('jit: the device and backend arguments are deprecated (as in JAX): put '
+                  "the function's inputs on the device with device_put instead",
+                  DeprecationWarning, stacklevel=3)
+    if device is not None and backend is not None:
+        raise ValueError(f"can't specify both a device and a backend for jit, got "
+                         f'device={device!r} and backend={backend!r}')
+    for name, given in (('in_shardings', in_shardings), ('out_shardings', out_shardings)):
+        if given is not None:
+            raise ValueError(f'If backend or device is specified on jit, then {name} should '
+                             'not be specified.')
+    runtime._check_backend(backend)
+    return None if device is None else SingleDeviceSharding(device)
 
 
 def _result_names(out_tree) -> tuple[str, ...]:
@@ -530,57 +539,3 @@ def _result_names(out_tree) -> tuple[str, ...]:
     placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
     return tuple('result' + tree_util.keystr(path)
                  for path, _ in tree_util.tree_flatten_with_path(placeholder)[0])
-
-
-class Compiled:
-    """A compiled jitted function: call it with arguments of the lowered types."""
-
-    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
-                 in_tree=None):
-        self._jaxpr = closed
-        self._executable = exe
-        self._out_tree = out_tree
-        self._place = place
-        self._in_tree = in_tree
-
-    def __call__(self, *args):
-        avals, _, leaves = abstractify_args('compiled function', args)
-        expected = self._jaxpr.in_avals
-        if len(avals) != len(expected) or not all(map(same_type, avals, expected)):
-            raise TypeError('compiled function called with types '
-                            f'({", ".join(a.str_short() for a in avals)}) but compiled for '
-                            f'({", ".join(a.str_short() for a in expected)})')
-        _check_values('compiled function', map(str, range(len(leaves))), leaves)
-        if self._place is not None:
-            outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
-        else:
-            outs = run(self._executable, leaves, self._jaxpr.out_avals)
-        return tree_util.tree_unflatten(self._out_tree, outs)
-
-    @property
-    def input_shardings(self):
-        """How each argument is laid out, ``(positional, keyword)`` as the call's pytrees:
-        given, brought, or XLA's choice (an ordinary program's: its one device)."""
-        ins, _ = self._shardings()
-        return tree_util.tree_unflatten(self._in_tree, ins)
-
-    @property
-    def output_shardings(self):
-        """How each result is laid out, as the output's pytree."""
-        _, outs = self._shardings()
-        return tree_util.tree_unflatten(self._out_tree, outs)
-
-    def _shardings(self):
-        if self._place is None:
-            device = SingleDeviceSharding(runtime.device())
-            return ([device] * len(self._jaxpr.in_avals),
-                    [device] * len(self._jaxpr.out_avals))
-        return spmd_call.shardings(self._executable, self._place, self._jaxpr.in_avals,
-                                   self._jaxpr.out_avals)
-
-    def as_text(self) -> str:
-        """XLA's optimized HLO."""
-        return self._executable.hlo_text()
-
-    def cost_analysis(self) -> dict:
-        return self._executable.cost_analysis()

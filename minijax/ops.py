@@ -31,18 +31,20 @@ def _num_segments(name, segment_ids, num_segments):
 def _segment_reduce(name, data, segment_ids, num_segments, mode):
     update, identity = _SEGMENT_UPDATES[name]
     data, segment_ids = jnp.asarray(data), jnp.asarray(segment_ids)
-    num_segments = _num_segments(name, segment_ids, num_segments)
     out = jnp.full((num_segments, *data.shape[1:]), identity(data.dtype), data.dtype)
     return getattr(out.at[segment_ids], update)(data, mode=mode or 'drop')
 
 
 def _segment_function(name):
     def reduce_segments(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                        unique_indices=False, bucket_size=None, mode=None):
-        return _segment_reduce(name, data, segment_ids, num_segments, mode)
+                        unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
+        num_segments = _num_segments(name, jnp.asarray(segment_ids), num_segments)
+        return jnp._computed_as(out_sharding, name, lambda d, i: _segment_reduce(
+            name, d, i, num_segments, mode), data, segment_ids)
     reduce_segments.__name__ = reduce_segments.__qualname__ = name
     reduce_segments.__doc__ = (f'``{name}``: ``data`` reduced per segment, over its leading '
-                               f'axis, into ``num_segments`` rows.')
+                               f'axis, into ``num_segments`` rows (sharded as '
+                               f'``out_sharding`` says).')
     return reduce_segments
 
 

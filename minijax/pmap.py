@@ -48,7 +48,7 @@ def xla_pmap(*args, **params):
 
 def _in_axis(params):
     """The named axis in scope while a rule retraces the body (its collectives need it)."""
-    return batching.extend_axis_env(params['axis_name'], params['axis_size'])
+    return core.extend_axis_env(params['axis_name'], params['axis_size'])
 
 
 def _stacked(aval, size):
@@ -61,7 +61,7 @@ def _stacked(aval, size):
 def replicated_module(closed: ClosedJaxpr, axis_name, axis_size: int, name: str) -> ir.Module:
     """The per-device program as ``module @pmap_<name>`` for ``axis_size`` replicas."""
     runtime.counters['lower'] += 1
-    with batching.extend_axis_env(axis_name, axis_size):
+    with core.extend_axis_env(axis_name, axis_size):
         module = lower_jaxpr_to_module(closed, f'pmap_{name}')
     with mlir_context():
         i32 = ir.IntegerType.get_signless(32)
@@ -263,8 +263,10 @@ for _collective in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p, parallel.
 class Pmapped:
     """A function mapped over devices (see ``pmap``): traced once per argument types."""
 
-    def __init__(self, fun, axis_name, in_axes, out_axes, devices, static_broadcasted_argnums):
+    def __init__(self, fun, axis_name, in_axes, out_axes, devices, static_broadcasted_argnums,
+                 axis_size=None):
         self.fun = fun
+        self.axis_size = axis_size
         self.__name__ = self.name = getattr(fun, '__name__', 'function')
         self.__wrapped__ = fun
         self.axis_name = axis_name if axis_name is not None else object()
@@ -301,7 +303,7 @@ class Pmapped:
     def _prepare(self, args):
         """(body, closed-over values, flat arguments with the mapped axis first, which are
         mapped, the axis size, the output tree)."""
-        if any(main is None for _, _, main in batching.axis_env):
+        if any(main is None for _, _, main in core.axis_env):
             raise NotImplementedError(f'pmap {self.name}: pmap nested in pmap is not '
                                       'supported by minijax')
         static = self._static_arguments(args)
@@ -358,6 +360,9 @@ class Pmapped:
                 f'the mapped axes have different sizes {sorted(sizes)}' if sizes else
                 'needs at least one mapped argument (in_axes is all None)'))
         size = sizes.pop()
+        if self.axis_size is not None and self.axis_size != size:
+            raise ValueError(f"Specified axis_size {self.axis_size} doesn't match received "
+                             f'axis_size {size}.')
         _devices(self.name, size, self.devices)  # too many for the devices: say so now
         return size
 
@@ -374,7 +379,7 @@ class Pmapped:
                 return out_leaves
 
             trees = []
-            with batching.extend_axis_env(self.axis_name, size):
+            with core.extend_axis_env(self.axis_name, size):
                 closed, closed_over = trace_to_jaxpr(per_device, list(avals))
             if closed_over:  # tracers of an outer transformation must not outlive it
                 return closed, closed_over, trees[0]
@@ -397,7 +402,7 @@ class LoweredPmap:
 
 
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
-         devices=None, backend=None, donate_argnums=()):
+         devices=None, backend=None, axis_size=None, donate_argnums=()):
     """Run ``fun`` on ``n`` devices at once, device ``i`` on slice ``i`` of the mapped axes
     (``in_axes``, as ``vmap``'s); ``axis_name`` names the axis for collectives
     (``lax.psum(x, axis_name)``). Results are stacked along ``out_axes``.
@@ -405,8 +410,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     ``n`` may not exceed the number of devices (``minijax.device_count()``, 1 unless
     ``MINIJAX_NUM_CPU_DEVICES`` asks for more); ``devices`` picks them.
     ``static_broadcasted_argnums``: arguments passed to every device as Python values.
-    ``donate_argnums`` has no effect: minijax never reuses an input buffer for an output.
+    ``axis_size``, if given, must be the mapped axes' size (at least one axis is mapped, as
+    in JAX). ``donate_argnums`` has no effect: minijax never reuses an input buffer for an output.
     """
     core.check_callable('pmap', fun=fun)
     runtime._check_backend(backend)
-    return Pmapped(fun, axis_name, in_axes, out_axes, devices, static_broadcasted_argnums)
+    return Pmapped(fun, axis_name, in_axes, out_axes, devices, static_broadcasted_argnums,
+                   axis_size)

@@ -23,7 +23,8 @@ Everything rests on one hash, threefry2x32 (``minijax.prng``):
 - floats: random bits under the exponent of 1.0 read as a float (``bitcast_convert_type``)
   lie uniformly in [1, 2); subtract 1 and scale;
 - the distributions: JAX's transformations of those floats, in JAX's order (``gamma`` runs
-  Marsaglia and Tsang's rejection loop per element, ``poisson`` Knuth's and Hoermann's).
+  Marsaglia and Tsang's rejection loop per element, inside JAX's ``random_gamma`` primitive,
+  ``poisson`` Knuth's and Hoermann's).
 
 The hash is ``jit``-compiled, so it is lowered to one private StableHLO function that every
 call reuses: read it with ``minijax.jit(minijax.random.split).lower(key).as_text()``.
@@ -40,17 +41,24 @@ from minijax import core, dtypes, lax, prng
 from minijax import numpy as mnp
 from minijax.numpy import linalg as numpy_linalg
 from minijax.control_flow import while_loop
-from minijax.interpreters.batching import vmap
+from minijax.interpreters.batching import axis_size_of, move_batch_axis, vmap
+from minijax.ir.tracing import trace_to_jaxpr
 from minijax.jit import jit
 from minijax.lax.bitcast import bitcast_convert_type
 from minijax.lax.reshard import auto_axes
+from minijax.lowering import lower_closed_jaxpr, register_lowering
 from minijax.scipy.special import gammaln
 from minijax.sharding import rules as sharding_rules
 
-__all__ = ['PRNGKey', 'bernoulli', 'beta', 'bits', 'categorical', 'cauchy', 'choice',
-           'dirichlet', 'exponential', 'fold_in', 'gamma', 'gumbel', 'key', 'key_data',
-           'key_impl', 'laplace', 'loggamma', 'logistic', 'multivariate_normal', 'normal', 'permutation',
-           'poisson', 'randint', 'split', 't', 'truncated_normal', 'uniform', 'wrap_key_data']
+__all__ = ['PRNGKey', 'ball', 'bernoulli', 'beta', 'binomial', 'bits', 'categorical', 'cauchy',
+           'chisquare', 'choice', 'clone', 'dirichlet', 'double_sided_maxwell', 'exponential',
+           'f', 'fold_in', 'gamma', 'generalized_normal', 'geometric', 'gumbel', 'key',
+           'key_data', 'key_dtype', 'key_impl', 'laplace', 'loggamma', 'logistic', 'lognormal',
+           'maxwell', 'multinomial', 'multivariate_normal', 'normal', 'orthogonal', 'pareto',
+           'permutation', 'poisson', 'rademacher', 'randint', 'random_gamma_p', 'rayleigh',
+           'split', 't',
+           'triangular', 'truncated_normal', 'uniform', 'wald', 'weibull_min',
+           'wrap_key_data']
 
 uint32 = dtypes.uint32
 UINT_DTYPES = prng.UINT_DTYPES
@@ -122,6 +130,18 @@ def key_impl(keys):
     """The name of the keys' implementation: always ``'threefry2x32'`` in minijax."""
     key_data(keys)  # raw words are checked as JAX checks them
     return 'threefry2x32'
+
+
+def key_dtype(impl_spec=None):
+    """The dtype of typed keys, ``key<fry>`` (minijax has only threefry2x32)."""
+    _check_impl('key_dtype', impl_spec)
+    return dtypes.key_fry
+
+
+def clone(key):
+    """``key`` itself, marked (``random_clone``) as reused on purpose, as JAX marks it for
+    its key-reuse checker (which minijax does not have)."""
+    return prng.random_clone_p.bind(key)
 
 
 def split(key, num=2):
@@ -413,17 +433,69 @@ def _standard_gamma_one(key, alpha, log_space):
     return lax.mul(lax.mul(d, v), boost)
 
 
+def _gamma_samples(keys, a, *, log_space):
+    """``random_gamma``'s computation: a's elements split among the keys (one key per
+    leading element of ``a`` when vmapped), one key each (``split``), one Marsaglia-Tsang
+    loop each, vectorized with ``vmap`` as JAX's lowering does."""
+    shape = core.get_aval(a).shape
+    key_ndim = core.get_aval(keys).ndim
+    count = math.prod(shape[key_ndim:])
+    if math.prod(shape) == 0:
+        return a
+    keys = prng.random_split(mnp.ravel(keys), (count,))
+    samples = vmap(partial(_standard_gamma_one, log_space=log_space))(
+        mnp.ravel(keys), mnp.ravel(a))
+    return mnp.reshape(samples, shape)
+
+
+def _gamma_grad(sample, a, *, log_space):
+    """d sample / d a by implicit differentiation of the CDF (``lax.random_gamma_grad``);
+    through ``exp`` in log space, with a sample that rounds to 0 taken as ``tiny``."""
+    if log_space:
+        samples = lax.exp(sample)
+        tiny = lax.full_like(samples, dtypes.finfo(samples.dtype).tiny)
+        samples = lax.select(lax.eq(samples, lax.full_like(samples, 0)), tiny, samples)
+        return lax.div(lax.random_gamma_grad(a, samples), samples)
+    return lax.random_gamma_grad(a, sample)
+
+
+def _gamma_jvp(primals, tangents, *, log_space):
+    from minijax.interpreters.jvp import Zero, instantiate
+    out = random_gamma_p.bind(*primals, log_space=log_space)
+    if isinstance(tangents[1], Zero):
+        return out, Zero(core.get_aval(out))
+    return out, lax.mul(instantiate(tangents[1]), _gamma_grad(out, primals[1],
+                                                             log_space=log_space))
+
+
+def _gamma_batching(vals, dims, *, log_space):
+    size = axis_size_of(vals, dims)
+    keys, a = (move_batch_axis(size, d, 0, v) for v, d in zip(vals, dims))
+    return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+def _gamma_lowering(ctx, keys, a, *, log_space):
+    closed, _ = trace_to_jaxpr(lambda k, x: [_gamma_samples(k, x, log_space=log_space)],
+                               ctx.avals_in)
+    return lower_closed_jaxpr(ctx.module_context, closed, [keys, a])
+
+
+#: JAX's ``random_gamma``: Gamma(a) samples (their logs if ``log_space``) from one key (or
+#: a batch of keys over ``a``'s leading axes); its JVP is the implicit gradient.
+random_gamma_p = core.Primitive('random_gamma')
+random_gamma_p.def_impl(jit(_gamma_samples, static_argnames='log_space'))
+random_gamma_p.def_abstract_eval(lambda keys, a, *, log_space: core.ShapedArray(
+    a.shape, a.dtype, sharding=a.sharding))
+random_gamma_p.def_jvp(_gamma_jvp, symbolic_zeros=True)
+random_gamma_p.def_batching(_gamma_batching)
+register_lowering(random_gamma_p, _gamma_lowering)
+sharding_rules.register(sharding_rules.operand_rule(1), random_gamma_p)
+
+
 @partial(jit, static_argnums=(2, 3, 4))
 def _gamma(key, a, shape, dtype, log_space):
-    """One key per element (``split(key, size)``), one Marsaglia-Tsang loop per element,
-    vectorized with ``vmap`` as JAX's lowering does."""
     a = mnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    size = math.prod(shape)
-    if size == 0:
-        return a
-    keys = split(key, size)
-    samples = vmap(partial(_standard_gamma_one, log_space=log_space))(keys, mnp.ravel(a))
-    return mnp.reshape(samples, shape)
+    return random_gamma_p.bind(key, a, log_space=log_space)
 
 
 def _gamma_sampler(name, log_space, doc):
@@ -436,9 +508,8 @@ def _gamma_sampler(name, log_space, doc):
     return sample
 
 
-gamma = _gamma_sampler('gamma', False, """Gamma(a) floats (scale 1). Not differentiable in
-minijax (JAX's derivative uses the implicit-reparameterization primitive
-``random_gamma_grad``).""")
+gamma = _gamma_sampler('gamma', False, """Gamma(a) floats (scale 1), differentiable in ``a``
+by implicit reparameterization (``lax.random_gamma_grad``), as in JAX.""")
 loggamma = _gamma_sampler('loggamma', True, """The log of Gamma(a) floats, computed in log
 space: accurate for small ``a``, where the samples themselves underflow.""")
 
@@ -794,3 +865,10 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace):
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)
     g = lax.add(_gumbel_low(key, (n_inputs,), p.dtype, 'choice'), lax.log(p))
     return lax.top_k(g, n_draws)[1].astype(dtypes.int64)
+
+
+# The samplers built from those above, in a module of their own (they import this one).
+from minijax.random_derived import (  # noqa: E402
+    ball, binomial, chisquare, double_sided_maxwell, f, generalized_normal, geometric,
+    lognormal, maxwell, multinomial, orthogonal, pareto, rademacher, rayleigh, triangular, wald,
+    weibull_min)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import gc
 import io
 import itertools
 import math
@@ -15,6 +16,7 @@ import operator
 import os
 import sys
 import time
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -147,6 +149,28 @@ def process_index(backend=None) -> int:
 def process_count(backend=None) -> int:
     _check_backend(backend)
     return distributed.global_state.num_processes
+
+
+def process_indices(backend=None) -> list[int]:
+    """Every process's number, in order."""
+    return list(range(process_count(backend)))
+
+
+def _renamed(old, new):
+    """JAX's older name ``old`` of ``new``: it works, with a warning naming ``new``."""
+    @functools.wraps(new)
+    def renamed(backend=None):
+        warnings.warn(f'jax.{old} has been renamed to jax.{new.__name__}. This alias will '
+                      'eventually be removed; please update your code.', UserWarning,
+                      stacklevel=2)
+        return new(backend)
+    renamed.__name__ = old
+    return renamed
+
+
+host_id, host_count, host_ids = (_renamed('host_id', process_index),
+                                 _renamed('host_count', process_count),
+                                 _renamed('host_ids', process_indices))
 
 
 @functools.cache
@@ -299,6 +323,45 @@ class _Compiled:
         return dict(self._loaded.cost_analysis())
 
 
+#: The token of the last execution of a program with host callbacks (the CPU device runs
+#: executions in order, so the last one done means all are, as JAX's runtime tokens).
+_effect_tokens: list = [None]
+
+
+def effects_barrier() -> None:
+    """Wait until every program run so far has made its side effects (``jax.effects_barrier``):
+    its host callbacks have returned."""
+    token, _effect_tokens[0] = _effect_tokens[0], None
+    if token is not None:
+        token.block_until_ready()
+
+
+def live_arrays(platform=None) -> list:
+    """The Arrays alive now and not deleted (``jax.live_arrays``), found among the objects
+    Python's garbage collector tracks: a debugging aid, its cost grows with the heap."""
+    _check_backend(platform)
+    from minijax.array import Array  # (the array module is built on this one)
+    return [x for x in gc.get_objects() if type(x) is Array and not x.is_deleted()]
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """The versions and devices minijax runs with, and the ``JAX_``/``XLA_``/``MINIJAX_``
+    environment variables (``jax.print_environment_info``): printed, or returned."""
+    import platform
+    from jaxlib import version
+    info = '\n'.join([
+        'minijax (the API of jax 0.10.2)', f'jaxlib: {version.__version__}',
+        f'numpy:  {np.__version__}', f'python: {sys.version}'.replace('\n', ' '),
+        f'device info: {device().device_kind}-{device_count()}, {local_device_count()} local '
+        'devices', f'process_count: {process_count()}', f'platform: {platform.uname()}',
+        *(f'{k}={v}' for k, v in os.environ.items()
+          if k.startswith(('JAX_', 'XLA_', 'MINIJAX_')))])
+    if return_string:
+        return info
+    print(info)
+    return None
+
+
 class Executable(_Compiled):
     """A compiled module: call it with device buffers, get device buffers back.
 
@@ -315,8 +378,13 @@ class Executable(_Compiled):
                           for shape, dtype in result_types]
 
     def __call__(self, buffers: list):
-        """Run on device buffers."""
-        return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        """Run on device buffers. A program that calls back into Python leaves its
+        execution's token for ``effects_barrier``."""
+        if not self._host_callbacks:
+            return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        results = self._loaded.execute_sharded(buffers, with_tokens=True)
+        _effect_tokens[0] = results.consume_token()
+        return results.consume_with_handlers(self._handlers)
 
     def runner(self, transfers, finish):
         """A function of values running the executable: each value moves to the device by
@@ -328,6 +396,8 @@ class Executable(_Compiled):
         switch is process-wide, and the stacks that tracing records for locations, minijax's
         and JAX's, come from the same jaxlib ``Traceback``.)"""
         execute, handlers = self._loaded.execute_sharded, self._handlers
+        if self._host_callbacks:  # (its token is kept: the path of __call__)
+            return lambda values: finish(self([*map(operator.call, transfers, values)]))
         if len(transfers) == 1:  # the commonest call; the map costs a twentieth of it
             transfer, = transfers
             if type(transfer) is HostTransfer:  # the call's tuple of values goes to jaxlib as is
@@ -376,26 +446,56 @@ def hlo_text(module: ir.Module, metadata: bool = False) -> str:
     """The HLO that XLA starts from, before it optimizes (JAX's ``as_text(dialect='hlo')``):
     with ``metadata``, each instruction's name stack and source line, which XLA reads from
     the module's locations (``debug_info``)."""
+    options = _hlo.HloPrintOptions.short_parsable()  # (JAX's)
+    options.print_metadata = metadata
+    return _hlo_module(module).to_string(options)
+
+
+def _hlo_module(module: ir.Module):
+    """The module converted to XLA's HLO, unoptimized."""
     bytecode = io.BytesIO()
     with module.context:
         module.operation.write_bytecode(bytecode)
-    computation = _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(),
-                                                          use_tuple_args=False)
-    options = _hlo.HloPrintOptions.short_parsable()  # (JAX's)
-    options.print_metadata = metadata
-    return computation.as_hlo_module().to_string(options)
+    return _jax.mlir.mlir_module_to_xla_computation(bytecode.getvalue(),
+                                                   use_tuple_args=False).as_hlo_module()
 
 
-def compile_module(module) -> Executable:
-    """Compile an ``ir.Module`` for the CPU device."""
+def lowered_cost_analysis(module: ir.Module) -> dict:
+    """XLA's cost estimate of the module as it is, before optimization (JAX's
+    ``Lowered.cost_analysis``)."""
+    return dict(_jax.hlo_module_cost_analysis(client(), _hlo_module(module)))
+
+
+def compile_module(module, compiler_options=()) -> Executable:
+    """Compile an ``ir.Module`` for the CPU device; ``compiler_options``: (name, value)
+    pairs of XLA options (``jit(..., compiler_options=)``)."""
     chain = longest_chain(module)
     if chain > MAX_CHAIN_LENGTH:
         raise CompileError(f'the module has a chain of {chain} dependent ops; XLA crashes '
                            f'compiling chains much longer than {MAX_CHAIN_LENGTH}: express the '
                            'repetition as a loop (fori_loop, scan) or split the computation')
     callbacks = _checked_host_callbacks(module)
-    loaded = _compile(client(), module, (device(),), xc.CompileOptions(), callbacks)
+    loaded = _compile(client(), module, (device(),), _options(compiler_options), callbacks)
     return Executable(loaded, _main_result_types(module), callbacks)
+
+
+#: The options JAX sets on the build options rather than as XLA's environment options.
+_BUILD_OPTIONS = ('exec_time_optimization_effort', 'memory_fitting_effort',
+                  'optimization_level', 'memory_fitting_level')
+
+
+def _options(compiler_options=()) -> 'xc.CompileOptions':
+    """Compile options with the user's XLA options, as JAX passes them: XLA checks each
+    name and value when it compiles (an unknown one is its INVALID_ARGUMENT error)."""
+    options = xc.CompileOptions()
+    overrides = []
+    for name, value in compiler_options:
+        if name in _BUILD_OPTIONS:
+            setattr(options.executable_build_options, name, value)
+        else:
+            overrides.append((name, value))
+    options.env_option_overrides = overrides
+    return options
 
 
 def _compile(on_client, module, on: tuple, options, callbacks):
@@ -577,7 +677,8 @@ def hlo_sharding(sharding, ndim: int):
     """The ``xc.HloSharding`` of a ``NamedSharding`` for an array of rank ``ndim``, as JAX
     builds it: a tile per device, the mesh's device order (an iota) transposed so that the
     axes each dimension is split over come first, major to minor, and the unused axes last
-    as a replicated subgroup. Size-one axes split nothing and are left out."""
+    as a replicated subgroup, then the axes it is unreduced over as an unreduced one.
+    Size-one axes split nothing and are left out."""
     mesh = sharding.mesh
     names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
     if not names:
@@ -590,14 +691,18 @@ def hlo_sharding(sharding, ndim: int):
             if mesh.shape[axis] != 1:
                 tiles[d] *= mesh.shape[axis]
                 order.append(names.index(axis))
-    replicated = [i for i in range(len(names)) if i not in order]
-    if not order:
+    unreduced = [i for i, n in enumerate(names) if n in sharding.spec.unreduced]
+    replicated = [i for i in range(len(names)) if i not in order and i not in unreduced]
+    if not order and not unreduced:
         return _REPLICATED
     subgroups = []
-    if replicated:
-        tiles.append(math.prod(sizes[i] for i in replicated))
-        subgroups = [xc.OpSharding.Type.REPLICATED]
-    return xc.HloSharding.iota_tile(tiles, sizes, order + replicated, subgroups)
+    for kind, axes in ((xc.OpSharding.Type.REPLICATED, replicated),
+                       (xc.OpSharding.Type.UNREDUCED, unreduced)):
+        if axes:
+            tiles.append(math.prod(sizes[i] for i in axes))
+            subgroups.append(kind)
+            order += axes
+    return xc.HloSharding.iota_tile(tiles, sizes, order, subgroups)
 
 
 def device_sharding(sharding, ndim: int):
@@ -675,12 +780,13 @@ def _hlo_shardings(shardings, count: int) -> list:
             for s in shardings]
 
 
-def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None) -> SpmdExecutable:
+def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None,
+                 compiler_options=()) -> SpmdExecutable:
     """Compile ``module`` (annotated with ``sdy.mesh`` and ``sdy.sharding``) for the devices
     ``on``, in the mesh's order, as JAX compiles for a mesh on CPU: one replica,
     ``len(on)`` partitions, SPMD partitioning by Shardy. ``free_inputs``/``free_outputs``:
     per argument/result, whether XLA may choose its sharding (JAX's unspecified ones)."""
-    options = xc.CompileOptions()
+    options = _options(compiler_options)
     options.num_replicas = 1
     options.num_partitions = len(on)
     options.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in on]]))
@@ -704,15 +810,18 @@ def named_sharding_from_hlo(hlo, mesh, ndim: int):
     """The ``NamedSharding`` over ``mesh`` whose ``HloSharding`` is ``hlo``: how a layout
     XLA chose (a propagated argument or result) is read back as JAX reads it. Each axis of
     the mesh goes to one dimension or none; the first match is JAX's spec."""
-    from minijax.sharding import NamedSharding, PartitionSpec
+    from minijax.sharding import AxisType, NamedSharding, PartitionSpec
     if hlo.is_replicated():
         return NamedSharding(mesh, PartitionSpec())
     names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
-    for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+    choices = [range(-2 if mesh._name_to_type[n] is AxisType.Explicit else -1, ndim)
+               for n in names]  # (-1: replicated, -2: unreduced, on an Explicit axis only)
+    for choice in itertools.product(*choices):
         per_dim = [[n for n, d in zip(names, choice) if d == dim] for dim in range(ndim)]
+        unreduced = {n for n, d in zip(names, choice) if d == -2}
         for orders in itertools.product(*map(itertools.permutations, per_dim)):
             spec = PartitionSpec(*[None if not o else o[0] if len(o) == 1 else o
-                                   for o in orders])
+                                   for o in orders], unreduced=unreduced)
             if hlo_sharding(NamedSharding(mesh, spec), ndim) == hlo:
                 return NamedSharding(mesh, _trimmed(spec))
     raise NotImplementedError(f'XLA laid a value out as {hlo}, which no PartitionSpec over '
@@ -724,4 +833,11 @@ def _trimmed(spec):
     entries = list(spec.partitions)
     while entries and entries[-1] is None:
         entries.pop()
-    return type(spec)(*entries)
+    return type(spec)(*entries, unreduced=spec.unreduced, reduced=spec.reduced)
+
+
+def serialize_portable_artifact_with_sdy(module: ir.Module, target_version: str) -> bytes:
+    """``module`` as a versioned StableHLO artifact that keeps Shardy's ``sdy.mesh`` and
+    ``sdy.sharding``, which VHLO has no ops or attributes for: jaxlib's mixed serialization,
+    as JAX's export writes a module over a mesh. Rewrites ``module`` in place."""
+    return _jax.mlir.serialize_portable_artifact(module, target_version, True)

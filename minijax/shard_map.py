@@ -32,7 +32,9 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
-from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, same_type
+from minijax.ir.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Lit, PrimalLit, Var, eval_jaxpr,
+                              same_type)
+from minijax.ir import tracing
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.control_flow.common import hoist_consts
 from minijax.lax import parallel
@@ -45,7 +47,7 @@ from minijax.sharding import mesh as mesh_lib
 from minijax.sharding import rules as sharding_rules
 from minijax.sharding.types import type_sharding
 
-__all__ = ['Infer', 'shard_map', 'shard_map_p']
+__all__ = ['Infer', 'shard_map', 'shard_map_p', 'smap']
 
 P = PartitionSpec
 shard_map_p = Primitive('shard_map', multiple_results=True)
@@ -82,13 +84,17 @@ def _split_size(mesh, names) -> int:
 def shard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray,
                manual=None) -> core.ShapedArray:
     """The type of one device's shard of a value of type ``aval`` split as ``spec`` says:
-    typed, where ``aval`` is, over the body's mesh (the ``manual`` axes, all of the mesh's
-    if None, made ``Manual``), so only its other Explicit axes stay in the type."""
+    typed over the body's mesh (the ``manual`` axes, all of the mesh's if None, made
+    ``Manual``), so only its other Explicit axes stay in the type. An untyped ``aval`` stays
+    so, but in a partly manual body, where JAX's types name the mesh (and an op's result is
+    constrained over its automatic axes)."""
     names = spec_names(spec)
     shape = tuple(n // _split_size(mesh, names.get(d, ())) for d, n in enumerate(aval.shape))
     sharding = aval._sharding
+    manual = mesh.axis_names if manual is None else manual
+    if sharding is None and set(manual) != set(mesh.axis_names):
+        sharding = NamedSharding(mesh.abstract_mesh, P())
     if sharding is not None:
-        manual = mesh.axis_names if manual is None else manual
         body_mesh = mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in manual})
         sharding = type_sharding(NamedSharding(body_mesh, sharding.spec), shape)
     return core.ShapedArray(shape, aval.dtype, aval.weak_type, sharding)
@@ -118,7 +124,7 @@ def manual_axes_in_scope(mesh, axes, check_vma):
     its values' varying axes."""
     with contextlib.ExitStack() as stack:
         for name in ordered(mesh, axes):
-            stack.enter_context(batching.extend_axis_env(name, mesh.shape[name]))
+            stack.enter_context(core.extend_axis_env(name, mesh.shape[name]))
         stack.enter_context(mesh_lib.use_abstract_mesh(mesh.abstract_mesh.update_axis_types(
             {n: AxisType.Manual for n in axes})))
         parallel.vma_checked.append(check_vma)
@@ -161,7 +167,7 @@ def _residual_specs(params, known: ClosedJaxpr, known_in_specs, n_computed) -> l
     if not params['check_vma']:
         return [_axes_spec(params['mesh'], params['newly_manual_axes'])] * n_computed
     outs = vma.varying_axes(known.jaxpr, [spec_axes(s) for s in known_in_specs])
-    return [_axes_spec(params['mesh'], a) for a in outs[len(outs) - n_computed:]]
+    return [_axes_spec(params['mesh'], a) for a in outs[:n_computed]]
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -191,7 +197,7 @@ def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_
                              newly_manual_axes):
     for i, (given, spec, expected) in enumerate(zip(in_avals, in_specs, jaxpr.in_avals,
                                                     strict=True)):
-        if not same_type(shard_aval(mesh, spec, given), expected):
+        if not same_type(shard_aval(mesh, spec, given, newly_manual_axes), expected):
             raise TypeError(f'shard_map: argument {i} of type {given.str_short()} split as '
                             f'{spec} is not the body\'s {expected.str_short()}')
     return [unshard_aval(mesh, spec, a) for spec, a in zip(out_specs, jaxpr.out_avals)]
@@ -206,10 +212,12 @@ dispatch.PLACING.add(shard_map_p)  # (its impl places its results: not the eager
 # ----------------------------------------------------------------------------- jvp
 
 def _shard_map_jvp(primals, tangents, **params):
-    """The body's JVP; a tangent is split as its primal is."""
+    """The body's JVP; a tangent is split as its primal is. The body's literals are primal
+    values (``PrimalLit``): where the tangent computation reads one, linearizing makes it
+    a residual, as JAX's linearization of ``shard_map`` does."""
     nonzeros = ad.nonzero_flags(tangents)
-    body = params['jaxpr']
-    with _in_scope(params):
+    body, values = _with_primal_literals(params['jaxpr'])
+    with _in_scope(params), tracing.primal_literals(values):
         new_body, out_nonzeros = ad.jvp_jaxpr(body, nonzeros, (False,) * len(body.out_avals))
     in_specs = params['in_specs'] + tuple(s for s, nz in zip(params['in_specs'], nonzeros) if nz)
     out_specs = params['out_specs'] + tuple(s for s, nz in zip(params['out_specs'], out_nonzeros)
@@ -222,6 +230,21 @@ def _shard_map_jvp(primals, tangents, **params):
 
 
 shard_map_p.def_jvp(_shard_map_jvp, symbolic_zeros=True)
+
+
+@cache_on_first_arg
+def _with_primal_literals(body: ClosedJaxpr) -> tuple[ClosedJaxpr, tuple]:
+    """``body`` with its equations' literals ``PrimalLit``s, and their operands."""
+    jaxpr = body.jaxpr
+    marked = {}
+
+    def mark(x):
+        if isinstance(x, Lit):
+            x = marked.setdefault(id(x), PrimalLit(x.val, x.aval))
+        return x
+    eqns = [e._replace(inputs=[mark(x) for x in e.inputs]) for e in jaxpr.eqns]
+    new = Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [mark(x) for x in jaxpr.outs])
+    return ClosedJaxpr(new, body.consts), tuple(x.operand() for x in marked.values())
 
 
 # ----------------------------------------------------------------------------- vmap
@@ -281,10 +304,16 @@ def _promoted_residuals(known: ClosedJaxpr, unknown: ClosedJaxpr, num_res: int, 
 @cache_on_first_arg
 def _split_body(body: ClosedJaxpr, in_unknowns: tuple):
     """(known part, unknown part, which outputs are unknown, where each residual comes
-    from), once per body: the same parts, and so the same compiled programs, each time."""
+    from), once per body: the same parts, and so the same compiled programs, each time.
+    The known part returns the residuals it computes first, then its outputs (JAX's
+    order)."""
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(body, in_unknowns)
     known, forwarded = pe.forwarded_residuals(known, num_res)
     known, unknown = _promoted_residuals(known, unknown, num_res, forwarded)
+    n_outs = len(known.out_avals) - forwarded.count(None)
+    outs = known.jaxpr.outs
+    known = ClosedJaxpr(Jaxpr(known.jaxpr.constvars, known.jaxpr.invars, known.jaxpr.eqns,
+                              outs[n_outs:] + outs[:n_outs]), known.consts)
     return known, unknown, out_unknowns, forwarded
 
 
@@ -299,8 +328,8 @@ def _split(params, in_unknowns):
     known_out, unknown_out = pe.partition_list(out_unknowns, params['out_specs'])
     computed = iter(_residual_specs(params, known, known_in, forwarded.count(None)))
     res_specs = tuple(next(computed) if f is None else known_in[f] for f in forwarded)
-    known_out_specs = tuple(known_out) + tuple(s for s, f in zip(res_specs, forwarded)
-                                               if f is None)
+    known_out_specs = tuple(s for s, f in zip(res_specs, forwarded) if f is None) + \
+        tuple(known_out)
     known_params = dict(params, in_specs=tuple(known_in), out_specs=known_out_specs,
                         jaxpr=_typed(params, known, known_in, known_out_specs))
     unknown_params = dict(params, in_specs=res_specs + tuple(unknown_in),
@@ -321,8 +350,8 @@ def _shard_map_partial_eval(trace, tracers, **params):
     known_params, unknown_params, out_unknowns, forwarded = _split(params, in_unknowns)
     known_tracers, unknown_tracers = pe.partition_list(in_unknowns, tracers)
     known_vals = [t.pval.const for t in known_tracers]
-    outs_and_res = shard_map_p.bind(*known_vals, **known_params)
-    known_outs, computed = core.split_list(outs_and_res, out_unknowns.count(False))
+    res_and_outs = shard_map_p.bind(*known_vals, **known_params)
+    computed, known_outs = core.split_list(res_and_outs, forwarded.count(None))
     residuals = _residuals(forwarded, known_vals, computed)
     res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
     ins = res_tracers + unknown_tracers
@@ -336,11 +365,10 @@ def _shard_map_partial_eval_jaxpr(unknowns_in, eqn):
     known_params, unknown_params, out_unknowns, forwarded = _split(eqn.params, unknowns_in)
     known_ins, unknown_ins = pe.partition_list(unknowns_in, eqn.inputs)
     known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
-    n_known_outs = len(known_outs)
     res_avals = _shard_map_abstract_eval(*(x.aval for x in known_ins), **known_params)
-    computed = [Var(a) for a in res_avals[n_known_outs:]]
+    computed = [Var(a) for a in res_avals[:forwarded.count(None)]]
     residuals = _residuals(forwarded, known_ins, computed)
-    known_eqn = JaxprEqn(shard_map_p, known_ins, known_params, known_outs + computed,
+    known_eqn = JaxprEqn(shard_map_p, known_ins, known_params, computed + known_outs,
                          eqn.source_info)
     unknown_eqn = JaxprEqn(shard_map_p, residuals + unknown_ins, unknown_params, unknown_outs,
                            eqn.source_info)
@@ -385,7 +413,8 @@ def _shard_map_transpose(cts, *args, **params):
            for ct, spec, nz in zip(cts, params['out_specs'], nonzero)]
     ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
     operands = [*drop_zero_cts(cts), *residuals]
-    avals = tuple(shard_aval(mesh, s, core.raise_to_shaped(core.get_aval(x)))
+    avals = tuple(shard_aval(mesh, s, core.raise_to_shaped(core.get_aval(x)),
+                             params['newly_manual_axes'])
                   for s, x in zip(ct_specs + res_specs, operands))
     others = tuple((k, v) for k, v in sorted(params.items()) if k != 'jaxpr')
     body = _transposed_body(params['jaxpr'], others, undefined, nonzero, avals)
@@ -486,6 +515,38 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     if f is None:
         return lambda g: _shard_map(g, **kwargs)
     return _shard_map(f, **kwargs)
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """``shard_map`` over the one mesh axis ``axis_name`` of the mesh ``set_mesh`` installed,
+    with ``vmap``'s way of saying where it splits: ``in_axes`` (an int, None, or a tuple
+    with one entry per positional argument) and ``out_axes`` give the dimension of each
+    argument and output the axis splits (None: not split)."""
+    if isinstance(axis_name, (list, tuple)):
+        raise TypeError(f'smap axis_name should be a `str` or a `Hashable`, but got '
+                        f'{axis_name}')
+    if in_axes is not None and in_axes is not Infer and not isinstance(in_axes, (int, tuple)):
+        raise TypeError('smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of '
+                        'entries corresponding to the positional arguments passed to the '
+                        f'function, but got {in_axes}.')
+    if in_axes is not Infer and not all(isinstance(a, int)
+                                        for a in tree_util.tree_leaves(in_axes)):
+        raise TypeError('smap in_axes must be an int, None, jax.sharding.Infer, or (nested) '
+                        f'container with those types as leaves, but got {in_axes}.')
+    if not all(isinstance(a, int) for a in tree_util.tree_leaves(out_axes)):
+        raise TypeError('smap out_axes must be an int, None, or (nested) container with '
+                        f'those types as leaves, but got {out_axes}.')
+
+    def specs(axes):
+        return tree_util.tree_map(
+            lambda axis: P() if axis is None else P(*[None] * axis, axis_name), axes,
+            is_leaf=lambda x: x is None)
+
+    kwargs = dict(in_specs=in_axes if in_axes is Infer else specs(in_axes),
+                  out_specs=specs(out_axes), axis_names=frozenset({axis_name}))
+    if f is None:
+        return lambda g: shard_map(g, **kwargs)
+    return shard_map(f, **kwargs)
 
 
 def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):

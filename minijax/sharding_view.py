@@ -1,7 +1,15 @@
 """``minijax.debug.visualize_array_sharding``: a table of which devices hold which block of a
 1-D or 2-D array, drawn as JAX draws it with ``rich`` when the output has no colors (a box
-per block, its devices named ``CPU 0,1``, sized after the block), without ``rich``."""
+per block, its devices named ``CPU 0,1``, sized after the block), without ``rich``; and
+``inspect_array_sharding``, which hands a value's sharding to a callback, inside ``jit`` too.
+"""
 from __future__ import annotations
+
+from minijax import core, runtime, tree_util
+from minijax.core import Primitive
+from minijax.flops import flops_rules
+from minijax.lowering import register_lowering
+from minijax.sharding import SingleDeviceSharding
 
 _BOX = {'top': '┌─┬┐', 'row': '├─┼┤', 'bottom': '└─┴┘', 'side': '│'}
 
@@ -85,3 +93,47 @@ def _cell_lines(cell, width: int) -> list[str]:
 def _rule(kind: str, widths: list[int]) -> str:
     left, line, cross, right = _BOX[kind]
     return left + cross.join(line * w for w in widths) + right
+
+
+# ----------------------------------------------------------------------------- inspecting
+
+inspect_sharding_p = Primitive('inspect_sharding', multiple_results=True)
+inspect_sharding_p.effectful = True  # (kept by dead-code elimination: it calls back)
+
+
+def inspect_array_sharding(value, *, callback):
+    """Call ``callback`` with the sharding of each array of ``value`` (a pytree) as early as
+    it is known (``jax.debug.inspect_array_sharding``): at once for an Array, when the
+    program is lowered for a value traced by ``jit`` (once per compilation). Traced, the
+    sharding is the value's type's: a ``NamedSharding`` over a mesh, or the default device's
+    ``SingleDeviceSharding`` (where JAX reports the replicated sharding XLA chose)."""
+    core.check_callable('inspect_array_sharding', callback=callback)
+    tree_util.tree_map(lambda x: inspect_sharding_p.bind(x, callback=callback), value)
+
+
+def _sharding_of_type(aval):
+    if aval.sharding.mesh.empty:
+        return SingleDeviceSharding(runtime.device())
+    return aval.sharding
+
+
+def _inspect_sharding_impl(x, *, callback):
+    sharding = getattr(x, 'sharding', None)
+    callback(_sharding_of_type(core.get_aval(x)) if sharding is None else sharding)
+    return []
+
+
+def _inspect_sharding_lowering(ctx, x, *, callback):
+    callback(_sharding_of_type(ctx.avals_in[0]))
+    return []
+
+
+inspect_sharding_p.def_impl(_inspect_sharding_impl)
+inspect_sharding_p.def_abstract_eval(lambda aval, *, callback: [])
+inspect_sharding_p.def_jvp(lambda primals, tangents, *, callback: (
+    inspect_sharding_p.bind(*primals, callback=callback), []))
+inspect_sharding_p.def_batching(lambda vals, dims, *, callback: (
+    inspect_sharding_p.bind(*vals, callback=callback), []))
+inspect_sharding_p.def_transpose(lambda cts, x, *, callback: [None])
+register_lowering(inspect_sharding_p, _inspect_sharding_lowering)
+flops_rules[inspect_sharding_p] = lambda eqn, known: 0

@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from minijax import autodiff, tree_util
+from minijax import autodiff, core, tree_util
 
 __all__ = ['check_grads', 'check_jvp', 'check_vjp']
 
@@ -29,6 +29,7 @@ def check_grads(f, args, order, modes=('fwd', 'rev'), atol=None, rtol=None, eps=
     ``rtol`` are numbers or dicts from dtype to number; ``eps`` is the finite-difference
     step. Raises AssertionError naming the check (e.g. 'JVP of VJP tangent') that failed.
     """
+    core.check_callable('check_grads', f=f)  # (JAX's error names f, as its jvp did)
     args = tuple(args)
     check_jvp_ = functools.partial(check_jvp, atol=atol, rtol=rtol, eps=eps or EPS)
     check_vjp_ = functools.partial(check_vjp, atol=atol, rtol=rtol, eps=eps or EPS)

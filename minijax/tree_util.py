@@ -18,8 +18,8 @@ import textwrap
 from typing import Any, Callable, Hashable, NamedTuple, TypeVar
 
 __all__ = ['DictKey', 'FlattenedIndexKey', 'GetAttrKey', 'KeyEntry', 'KeyPath', 'Partial',
-           'PyTreeDef', 'SequenceKey', 'all_leaves', 'flatten_one_level',
-           'flatten_one_level_with_keys', 'is_tree_node', 'keystr', 'register_dataclass',
+           'PyTreeDef', 'PyTreeRegistry', 'SequenceKey', 'all_leaves', 'default_registry',
+           'flatten_one_level', 'flatten_one_level_with_keys', 'is_tree_node', 'keystr', 'register_dataclass',
            'register_pytree_node', 'register_pytree_node_class', 'register_pytree_with_keys',
            'register_pytree_with_keys_class', 'register_static', 'tree_all', 'tree_broadcast',
            'tree_flatten', 'tree_flatten_with_path', 'tree_leaves', 'tree_leaves_with_path',
@@ -543,6 +543,38 @@ def _node_of(tree) -> NodeType:
 
 def tree_structure(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[1]
+
+
+class PyTreeRegistry:
+    """JAX's registry object (``jax.tree_util.default_registry``): the methods a library
+    calls on it, over minijax's one registry of node types."""
+
+    def flatten(self, tree, leaf_predicate=None):
+        return tree_flatten(tree, leaf_predicate)
+
+    def flatten_with_path(self, tree, leaf_predicate=None):
+        return tree_flatten_with_path(tree, leaf_predicate)
+
+    def flatten_one_level(self, tree):
+        """``(children, aux)`` of a node, None for a leaf."""
+        node_type = node_type_of(tree)
+        return None if node_type is None else node_type.flatten(tree)
+
+    def flatten_one_level_with_keys(self, tree):
+        return None if node_type_of(tree) is None else flatten_one_level_with_keys(tree)
+
+    def is_node(self, typ) -> bool:
+        return is_tree_node(typ)
+
+    def register_node(self, type, to_iterable, from_iterable,  # noqa: A002 (JAX's name)
+                      to_iterable_with_keys=None):
+        register_pytree_node(type, to_iterable, from_iterable, to_iterable_with_keys)
+
+    def register_dataclass_node(self, type, data_fields, meta_fields, /):  # noqa: A002
+        register_dataclass(type, data_fields, meta_fields)
+
+
+default_registry = PyTreeRegistry()
 
 
 # ----------------------------------------------------------------------------- prefixes

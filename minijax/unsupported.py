@@ -7,6 +7,17 @@ alternative, not at a bare "has no attribute". The coverage table (``bench/cover
 """
 from __future__ import annotations
 
+_REFS = ("mutable array references (JAX's Ref, new_ref, freeze and their helpers) are not "
+         'supported: minijax values are immutable; update functionally (x.at[i].set(v)) and '
+         'carry state through loops and function results')
+
+_EFFECTS = ("effect types: minijax's jaxprs record none; a primitive is effectful or not "
+            '(Primitive.effectful), which dead-code elimination reads')
+_TRACE_STATE = ("JAX's trace-state internals: minijax's transformations are a stack of "
+                'MainTrace objects (minijax.core.trace_stack, new_main, new_dynamic)')
+_EXTENDED = ("JAX's extended dtypes and high-level types: minijax's one extended dtype is the "
+             'PRNG key (random.key)')
+
 _NARROW_FLOATS = ('minijax has no float8, float6, float4 or sub-byte integer dtypes; '
                   'use bfloat16 or float16, or int8/uint8')
 
@@ -16,12 +27,39 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
         'jax2tf_associative_scan_reductions': 'a jax2tf flag: minijax has no TensorFlow '
                                               'export; its portable artifact is StableHLO '
                                               '(minijax lower --emit bytecode)',
+        **dict.fromkeys(['Ref', 'new_ref', 'empty_ref', 'free_ref', 'freeze', 'ds', 'ad'],
+                        _REFS),
+        'memory': 'memory spaces: minijax keeps every array in the CPU device\'s one memory '
+                  '(device_put moves nothing between memories)',
     },
     'jax.errors': {
         'InconclusiveDimensionOperation': "the error of a comparison of symbolic dimensions: "
                                           "minijax has no shape polymorphism, every dimension "
                                           "is an int, so it is never raised",
     },
+    'jax.debug': dict.fromkeys(['DebugEffect', 'OrderedDebugEffect'], _EFFECTS),
+    'jax.custom_derivatives': {
+        'remat_opt_p': "the primitive of custom_vjp's optimize_remat, which minijax does not "
+                       'support: checkpoint recomputes nothing',
+    },
+    'jax.experimental': dict.fromkeys(['EArray', 'cur_qdd', 'primal_tangent_dtype'], _EXTENDED),
+    'jax.extend.core': {
+        **dict.fromkeys(['Effect', 'Effects'], _EFFECTS),
+        **dict.fromkeys(['TraceTag', 'get_opaque_trace_state', 'set_current_trace',
+                         'take_current_trace'], _TRACE_STATE),
+        **dict.fromkeys(['CallPrimitive', 'call_impl'],
+                        "JAX's call primitives bind a Python function; minijax's "
+                        'higher-order primitives hold a ClosedJaxpr parameter (see xla_call_p, '
+                        'custom_jvp_call_p)'),
+        'DebugInfo': "minijax's jaxprs carry no debug info (argument and result names live "
+                     "in jit's lowering)",
+        'InconclusiveDimensionOperation': "the error of a comparison of symbolic dimensions: "
+                                          "minijax has no shape polymorphism",
+    },
+    'jax.nn': dict.fromkeys(
+        ['get_scaled_dot_general_config', 'scaled_dot_general', 'scaled_matmul'],
+        "block-scaled matmuls (mxfp8, nvfp4) are cuDNN kernels on float8/float4 data, and "
+        + _NARROW_FLOATS + '; use lax.dot_general (with preferred_element_type)'),
     'jax.numpy': dict.fromkeys(
         ['float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn', 'float8_e3m4', 'float8_e4m3',
          'float8_e4m3b11fnuz', 'float8_e4m3fn', 'float8_e4m3fnuz', 'float8_e5m2',

@@ -27,7 +27,7 @@ class ManualArray(core.ShapedArray):
     __slots__ = ('vma',)
 
     def __init__(self, aval: core.ShapedArray, vma: tuple):
-        super().__init__(aval.shape, aval.dtype, aval.weak_type)
+        super().__init__(aval.shape, aval.dtype, aval.weak_type, aval._sharding)
         self.vma = vma
 
     def __eq__(self, other):
@@ -118,6 +118,9 @@ class _Rewriter:
     def equation(self, eqn):
         p, ins, info = eqn.primitive, list(eqn.inputs), eqn.source_info
         if p is parallel.psum_p:
+            if eqn.params['axis_index_groups'] is not None:
+                raise NotImplementedError('psum with axis_index_groups in a shard_map with '
+                                          'check_vma=True (nor in JAX): pass check_vma=False')
             names = _axes(eqn)
             x = self.cast(ins[0], names, info)
             self.eqns.append(JaxprEqn(parallel.psum_invariant_p, [x],

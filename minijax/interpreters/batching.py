@@ -23,31 +23,6 @@ vmap_rules = core.RuleTable('vmap', '{p}_p.def_batching(...)')
 #: over the axis this ``vmap(..., axis_name=...)`` maps: there it reduces over the batch axis.
 collective_vmap_rules: dict = {}
 
-#: The named axes in scope, innermost last: ``(name, size, main)`` for each enclosing
-#: ``vmap(..., axis_name=name)`` (``main`` its trace) and ``pmap`` (``main`` None).
-axis_env: list = []
-
-
-@contextlib.contextmanager
-def extend_axis_env(name, size, main=None):
-    axis_env.append((name, size, main))
-    try:
-        yield
-    finally:
-        axis_env.pop()
-
-
-def axis_frame(name, primitive_name):
-    """``(size, main)`` of the innermost axis named ``name``; a ``NameError`` (as JAX raises)
-    for a collective over a name no enclosing ``pmap``/``vmap`` binds."""
-    for bound, size, main in reversed(axis_env):
-        if bound == name:
-            return size, main
-    raise NameError(f'{primitive_name}: unbound axis name: {name}. The axis names in scope '
-                    f'(bound by pmap or vmap(..., axis_name=...)) are '
-                    f'{[n for n, _, _ in axis_env]}')
-
-
 class BatchTracer(Tracer):
     __slots__ = ('val', 'batch_dim')
 
@@ -142,7 +117,7 @@ def vmap_flat(f, in_axes, *args, axis_size=None, axis_name=None, name='vmap()'):
     if axis_size is None:
         axis_size = axis_size_of(args, in_axes)
     with core.new_main(BatchTrace, (axis_size, axis_name)) as main, \
-            (extend_axis_env(axis_name, axis_size, main) if axis_name is not None
+            (core.extend_axis_env(axis_name, axis_size, main) if axis_name is not None
              else contextlib.nullcontext()), core.name_scope(name):
         trace = main.trace
         tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
@@ -166,38 +141,68 @@ def in_axes_per_leaf(transform, in_axes, args, what=None,
                                       tuple(args), name=f'{transform} in_axes')
 
 
-def vmap(f, in_axes=0, out_axes=0, axis_name=None):
-    """Vectorize ``f`` over the axes ``in_axes`` of its arguments.
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None,
+         sum_match=False):
+    """Vectorize ``fun`` over the axes ``in_axes`` of its arguments.
 
     ``in_axes`` is an int, ``None`` (not mapped), or a tuple with one entry per positional
     argument, each itself an int, ``None`` or a pytree prefix of that argument. ``out_axes``
     likewise describes the outputs. ``axis_name`` names the mapped axis, so that collectives
-    (``lax.psum(x, axis_name)``...) in ``f`` reduce over it, as under ``pmap``.
+    (``lax.psum(x, axis_name)``...) in ``fun`` reduce over it, as under ``pmap``.
+    ``axis_size`` gives the mapped size, needed when no argument is mapped. With
+    ``sum_match``, an output batched where ``out_axes`` says ``None`` is summed over the
+    batch instead of being an error. ``spmd_axis_name`` (JAX's sharding of the batch axis
+    over mesh axes) is not taken: its error says so.
     """
-    core.check_callable('vmap', f=f)
+    core.check_callable('vmap', fun=fun)
+    if spmd_axis_name is not None:
+        raise NotImplementedError(
+            'vmap: spmd_axis_name is not supported by minijax; shard the batched arguments '
+            'with device_put or jax.sharding.reshard instead')
+
     def batched_f(*args):
         args_flat, in_tree = tree_util.tree_flatten(args)
         axes_flat = [_normalize_axis(a, x, 'in_axes') for a, x in
                      zip(in_axes_per_leaf('vmap', in_axes, args), args_flat)]
-        if all(a is not_mapped for a in axes_flat):
-            raise ValueError('vmap needs at least one mapped argument (in_axes is all None)')
-        f_flat, out_tree = tree_util.flatten_fun(f, in_tree)
-        outs, axis_size = vmap_flat(f_flat, axes_flat, *args_flat, axis_name=axis_name)
+        size = _mapped_size(args_flat, axes_flat, axis_size)
+        f_flat, out_tree = tree_util.flatten_fun(fun, in_tree)
+        outs, size = vmap_flat(f_flat, axes_flat, *args_flat, axis_size=size,
+                               axis_name=axis_name)
         out_axes_flat = tree_util.broadcast_prefix(out_axes, tree_util.tree_unflatten(
             out_tree(), [object()] * len(outs)), name='vmap out_axes')
         results = []
         for (val, bdim), dst in zip(outs, out_axes_flat):
             if dst is None:
-                if bdim is not not_mapped:
+                if bdim is not not_mapped and not sum_match:
                     raise ValueError('vmap: out_axes=None for an output that is batched')
-                results.append(val)
+                results.append(val if bdim is not_mapped else _sum_over(val, bdim))
             else:
                 ndim = core.get_aval(val).ndim + (bdim is not_mapped)  # with the batch axis
                 dst = core.canonicalize_axis(dst, ndim, 'vmap: out_axes')
-                results.append(move_batch_axis(axis_size, bdim, dst, val))
+                results.append(move_batch_axis(size, bdim, dst, val))
         return tree_util.tree_unflatten(out_tree(), results)
 
-    return core.named_after(f, batched_f)
+    return core.named_after(fun, batched_f)
+
+
+def _mapped_size(args, axes, axis_size):
+    """The batch size: ``axis_size`` if given (the mapped axes must have it), else the
+    mapped axes' one size."""
+    if axis_size is None:
+        if all(a is not_mapped for a in axes):
+            raise ValueError('vmap needs at least one mapped argument (in_axes is all None) '
+                             'or axis_size')
+        return axis_size_of(args, axes)
+    sizes = {core.get_aval(x).shape[d] for x, d in zip(args, axes) if d is not not_mapped}
+    if sizes - {axis_size}:
+        raise ValueError(f'vmap got inconsistent sizes for the mapped axis: axis_size is '
+                         f'{axis_size} but mapped axes have sizes {sorted(sizes)}')
+    return axis_size
+
+
+def _sum_over(x, axis):
+    from minijax import lax  # lax's rules build on this module
+    return lax.reduce_sum(x, (axis,))
 
 
 def _normalize_axis(axis, x, what):

@@ -52,6 +52,23 @@ class Lit:
         return self.val
 
 
+class PrimalLit(Lit):
+    """A literal of the primal computation of a linearized ``shard_map`` body
+    (``tracing.primal_literals``): an equation of its tangent computation reading one makes
+    it a residual, which the known part returns, as JAX's linearization (where the
+    constant is a value of the primal trace) does. ``source`` identifies the primal value
+    the literals standing for it share; ``operand`` is one object, always the same."""
+    __slots__ = ('source', '_operand')
+
+    def __init__(self, val, aval: ShapedArray | None = None, source: int | None = None):
+        super().__init__(val, aval)
+        self._operand = super().operand()
+        self.source = id(self._operand) if source is None else source
+
+    def operand(self):
+        return self._operand
+
+
 Atom = Var | Lit
 
 

@@ -6,13 +6,15 @@ constants only, becomes an equation.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
 
 from minijax import core, tree_util
 from minijax.core import ShapedArray, Tracer
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
+from minijax.ir.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Lit, PrimalLit, Var,
+                              abstract_eval_eqn)
 from minijax.ir.printer import pp_jaxpr
 
 
@@ -20,6 +22,33 @@ from minijax.ir.printer import pp_jaxpr
 #: scalars, which become literals) instead of staging an equation: JAX folds
 #: ``convert_element_type`` of a literal this way, so ``jnp.sin(2)`` stages ``sin 2.0``.
 const_fold_rules: dict[core.Primitive, Any] = {}
+
+
+#: While a ``shard_map`` body is linearized (``primal_literals``): the id of each value of
+#: its primal computation that is a constant (a literal's operand, or one folded from them)
+#: -> the value, kept alive so that its id stays its own. None otherwise.
+_primal_values: dict[int, Any] | None = None
+
+
+@contextlib.contextmanager
+def primal_literals(values):
+    """Trace with ``values`` (the operands of a body's ``PrimalLit``s) as primal constants:
+    a literal made of one, or folded from one, is a ``PrimalLit`` too. (Not a Python int
+    or bool: those small objects are shared, so their identity says nothing; they are no
+    tangent's operand anyway, but for an index.)"""
+    global _primal_values
+    saved = _primal_values
+    _primal_values = {id(v): v for v in values if type(v) not in (int, bool)}
+    try:
+        yield
+    finally:
+        _primal_values = saved
+
+
+def _literal(val, aval) -> Lit:
+    if _primal_values is not None and id(val) in _primal_values:
+        return PrimalLit(val, aval, source=id(val))
+    return Lit(val, aval)
 
 
 class JaxprTracer(Tracer):
@@ -58,8 +87,11 @@ class JaxprTrace(core.Trace):
         if primitive in const_fold_rules:
             scalars = builder.literal_values(tracers)
             if scalars is not None:
-                fold = const_fold_rules[primitive]
-                return builder.get_const(self, fold(*scalars, **params), out_avals[0])
+                folded = const_fold_rules[primitive](*scalars, **params)
+                if _primal_values is not None and \
+                        any(isinstance(t._var, PrimalLit) for t in tracers):
+                    _primal_values[id(folded)] = folded  # (of a primal value: one too)
+                return builder.get_const(self, folded, out_avals[0])
         out_tracers = [JaxprTracer(self, a) for a in out_avals]
         builder.add_eqn(primitive, tracers, params, out_tracers)
         return out_tracers if primitive.multiple_results else out_tracers[0]
@@ -93,7 +125,7 @@ class JaxprBuilder:
         outer transformation, an input the jaxpr closes over)."""
         if _is_literal(val):
             tracer = JaxprTracer(trace, aval or core.shaped_aval(val))
-            tracer._var = Lit(val, tracer.aval)
+            tracer._var = _literal(val, tracer.aval)
             return tracer
         known = self.const_tracers.get(id(val))
         if known is not None:
@@ -108,7 +140,7 @@ class JaxprBuilder:
         values = []
         for tracer in tracers:
             var = tracer._var
-            if type(var) is not Lit:
+            if not isinstance(var, Lit):
                 return None
             values.append(var.val)
         return values
@@ -223,20 +255,23 @@ def eval_shape(f, *args, **kwargs):
                                                  for a in closed.out_avals])
 
 
-def make_jaxpr(f, *avals, static_argnums=()):
-    """The jaxpr of ``f``, in either of two calling conventions:
+def make_jaxpr(fun, *avals, static_argnums=(), axis_env=None, return_shape=False):
+    """The jaxpr of ``fun``, in either of two calling conventions:
 
     - JAX's ``make_jaxpr(f, static_argnums=())(*args)``: a ``ClosedJaxpr`` that prints as JAX
       prints it. Arguments may be arrays, Python scalars, ``ShapeDtypeStruct`` or
-      ``ShapedArray``; pytrees are flattened; those at ``static_argnums`` are passed to ``f``
+      ``ShapedArray``; pytrees are flattened; those at ``static_argnums`` are passed to ``fun``
       as they are, not traced.
     - Autodidax's ``make_jaxpr(f, *avals)`` (seeds/003), the types given directly:
       ``(jaxpr, consts, out_tree)``, the jaxpr printing in the seed's syntax.
+
+    ``axis_env`` lists ``(name, size)`` pairs of axis names the collectives in ``fun`` may
+    use; with ``return_shape``, JAX's call also returns the outputs' ``ShapeDtypeStruct``.
     """
-    core.check_callable('make_jaxpr', f=f)
-    name = getattr(f, '__name__', 'function')
+    core.check_callable('make_jaxpr', fun=fun)
+    name = getattr(fun, '__name__', 'function')
     if avals and all(isinstance(a, ShapedArray) for a in tree_util.tree_leaves(avals)):
-        closed, out_tree = _trace_make_jaxpr(f, name, avals)
+        closed, out_tree = _trace_make_jaxpr(fun, name, avals)
         j = closed.jaxpr
         return AutodidaxJaxpr(j.constvars, j.invars, j.eqns, j.outs), closed.consts, out_tree
     if avals:  # JAX's second positional parameter is static_argnums
@@ -252,10 +287,17 @@ def make_jaxpr(f, *avals, static_argnums=()):
 
         def with_static(*traced_args):
             it = iter(traced_args)
-            return f(*(a if i in static else next(it) for i, a in enumerate(args)))
+            return fun(*(a if i in static else next(it) for i, a in enumerate(args)))
 
-        closed, out_tree = _trace_make_jaxpr(with_static, name, traced)
-        return MakeJaxprResult(closed, out_tree)
+        with contextlib.ExitStack() as stack:
+            for axis_name, size in axis_env or ():
+                stack.enter_context(core.extend_axis_env(axis_name, size))
+            closed, out_tree = _trace_make_jaxpr(with_static, name, traced)
+        jaxpr = MakeJaxprResult(closed, out_tree)
+        if not return_shape:
+            return jaxpr
+        return jaxpr, tree_util.tree_unflatten(out_tree, [
+            core.ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals])
 
     return make_jaxpr_f
 

@@ -14,11 +14,14 @@ axis. ``pvary`` and ``psum_invariant`` are the casts of ``shard_map``'s varying 
 (``minijax/vma.py``).
 
 A collective names its axis (``axis_name``); one nothing binds is a ``NameError``, as in
-JAX. ``axis_index_groups`` (collectives over subgroups) is not supported.
+JAX. ``axis_index_groups`` splits one axis into groups, each reducing on its own
+(``psum``, ``pmax``, ``pmin``, ``pmean``), under ``pmap`` and ``shard_map`` as in JAX
+(``vmap`` refuses them, as JAX's does).
 """
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 from typing import NamedTuple
 
@@ -37,6 +40,7 @@ from minijax.lax.structural import (concatenate, expand_dims, full, iota, reshap
                                     squeeze, transpose)
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import default_options_only, static_ints
+from minijax.sharding import NamedSharding, PartitionSpec
 from minijax.lowering import (LoweringRuleContext, append_block, constant, lower_fun,
                               register_lowering, tensor_type)
 
@@ -54,7 +58,7 @@ def axis_names_of(axis_name) -> tuple:
 
 
 def _axis_size(axis_name, what='axis_size') -> int:
-    return math.prod(batching.axis_frame(n, what)[0] for n in axis_names_of(axis_name))
+    return math.prod(core.axis_frame(n, what)[0] for n in axis_names_of(axis_name))
 
 
 def axis_size(axis_name) -> int:
@@ -67,7 +71,7 @@ def _bind(prim, *operands, **params):
     """Bind a collective; under ``vmap(..., axis_name=...)`` go straight to that vmap's trace,
     so that an operand it does not batch (a constant) still meets the named axis."""
     names = axis_names_of(params['axis_name'])
-    mains = [batching.axis_frame(n, prim.name)[1] for n in names]
+    mains = [core.axis_frame(n, prim.name)[1] for n in names]
     if len(names) > 1 and any(main is not None for main in mains):
         raise NotImplementedError(f'{prim.name}: a tuple of axis names that includes a vmapped '
                                   'axis is not supported by minijax')
@@ -141,7 +145,7 @@ def _device_groups(ctx_name, axis_name) -> tuple[np.ndarray, bool]:
         mesh = manual_meshes[-1]
         return mesh_axis_groups(mesh.axis_sizes, [mesh.axis_names.index(n) for n in names]), \
             True
-    size, main = batching.axis_frame(names[0], ctx_name)
+    size, main = core.axis_frame(names[0], ctx_name)
     if main is not None or len(names) > 1:
         raise NotImplementedError(
             f'{ctx_name} over the vmapped axis {axis_name!r} inside a jit, cond or loop nested '
@@ -149,11 +153,16 @@ def _device_groups(ctx_name, axis_name) -> tuple[np.ndarray, bool]:
     return np.arange(size, dtype=np.int64).reshape(1, size), False
 
 
-def _replica_groups(ctx_name, axis_name) -> tuple[ir.DenseIntElementsAttr, dict]:
+def _replica_groups(ctx_name, axis_name, axis_index_groups=None
+                    ) -> tuple[ir.DenseIntElementsAttr, dict]:
     """The ``replica_groups`` attribute of a collective and the attributes a manual
     computation adds (as JAX writes them): ``channel_handle`` and ``use_global_device_ids``,
-    which make XLA read the groups as partitions, not replicas."""
+    which make XLA read the groups as partitions, not replicas. ``axis_index_groups`` splits
+    each group by the members' indices along the axis."""
     groups, spmd = _device_groups(ctx_name, axis_name)
+    if axis_index_groups is not None:  # (groups of unequal sizes padded with -1, as JAX's)
+        split = [[row[i] for i in group] for row in groups for group in axis_index_groups]
+        groups = np.array(list(itertools.zip_longest(*split, fillvalue=-1))).T
     return ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups, dtype=np.int64)), \
         _spmd_attributes(spmd)
 
@@ -174,8 +183,12 @@ COLLECTIVE_CHANNEL_ID, DEVICE_TO_DEVICE_TYPE = 1, 1
 
 def _scalar_region(ctx, op, combine):
     """Fill ``op``'s reduction region: ``(a, b) -> combine(a, b)`` on scalars, lowered as
-    JAX lowers the reducer (a traced function of the lax op), located as JAX locates it."""
-    aval = ShapedArray((), ctx.avals_in[0].dtype)
+    JAX lowers the reducer (a traced function of the lax op), located as JAX locates it:
+    over the operand's mesh, if its type names one (constrained where that mesh is partly
+    manual)."""
+    operand = ctx.avals_in[0]
+    aval = ShapedArray((), operand.dtype, sharding=None if operand._sharding is None else
+                       NamedSharding(operand._sharding.mesh, PartitionSpec()))
     scalar = tensor_type(aval)
     block = append_block(ctx, op.regions[0], scalar, scalar)
     rule_ctx = LoweringRuleContext(ctx.module_context, [aval, aval], [aval], ctx.primitive)
@@ -221,7 +234,7 @@ def _all_reduce_primitive(name):
     prim.def_batching(_same_dim(prim))
 
     def lowering(ctx, x, *, axis_name, axis_index_groups):
-        groups, extra = _replica_groups(name, axis_name)
+        groups, extra = _replica_groups(name, axis_name, axis_index_groups)
         op = hlo.AllReduceOp([x.type], [x], groups, **extra)
         _scalar_region(ctx, op, body_op)
         return op.results[0]
@@ -249,10 +262,30 @@ _not_differentiable(pmin_p)
 
 
 def _reducing(prim, x, axis_name, axis_index_groups):
-    if axis_index_groups is not None:
-        raise NotImplementedError(f'{prim.name}: axis_index_groups is not supported by minijax')
+    groups = _index_groups(prim.name, axis_name, axis_index_groups)
     return tree_util.tree_map(
-        lambda v: _bind(prim, v, axis_name=axis_name, axis_index_groups=None), x)
+        lambda v: _bind(prim, v, axis_name=axis_name, axis_index_groups=groups), x)
+
+
+def _index_groups(what, axis_name, axis_index_groups) -> tuple | None:
+    """``axis_index_groups`` as a tuple of tuples (a parameter prints and hashes so),
+    checked: groups that cover the axis's indices once each (where JAX leaves a missing one
+    to XLA's verifier), over one axis that ``pmap`` or ``shard_map`` binds (``vmap`` does not
+    take them, as in JAX)."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in group) for group in axis_index_groups)
+    names = axis_names_of(axis_name)
+    size, main = core.axis_frame(names[0], what)
+    if main is not None:
+        raise NotImplementedError('axis_index_groups not supported in vmap collectives. '
+                                  'Please open a feature request!')
+    if len(names) != 1:
+        raise NotImplementedError(f'{what}: axis_index_groups over a tuple of axes '
+                                  f'{axis_name!r}: one axis takes them (as in JAX)')
+    if sorted(i for g in groups for i in g) != list(range(size)):
+        raise ValueError('axis_index_groups must cover all indices exactly once')
+    return groups
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
@@ -269,8 +302,10 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """``psum(x) / n`` over the ``n`` members of the axis, as JAX defines it."""
-    n = _axis_size(axis_name, 'pmean')
+    """``psum(x) / n`` over the ``n`` members of the axis (of each group), as JAX defines
+    it."""
+    n = _axis_size(axis_name, 'pmean') if axis_index_groups is None else \
+        len(axis_index_groups[0])
     return tree_util.tree_map(lambda s: s / n, psum(x, axis_name,
                                                    axis_index_groups=axis_index_groups))
 
@@ -284,7 +319,7 @@ vma_checked: list[bool] = []
 
 def _manual_axes_abstract_eval(x, *, axes):
     for name in axes:
-        batching.axis_frame(name, 'pvary')
+        core.axis_frame(name, 'pvary')
     return x
 
 
@@ -326,7 +361,7 @@ def pcast(x, axis_name, *, to):
                                   "'varying')")
     axes = axis_names_of(axis_name)
     for name in axes:
-        batching.axis_frame(name, 'pcast')
+        core.axis_frame(name, 'pcast')
     if not vma_checked or not vma_checked[-1]:
         return x
     return tree_util.tree_map(lambda v: pvary_p.bind(v, axes=axes), x)

@@ -18,15 +18,17 @@ import builtins
 import math
 import operator
 import sys
+import warnings
 
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array, device_array, scalar
+from minijax.array import Array, device_array, device_put, scalar
 from minijax.core import Tracer
 from minijax.sharding import rules as sharding_rules
 from minijax.unsupported import missing_name
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
+from minijax.lax.reshard import auto_axes
 
 # ----------------------------------------------------------------------------- dtypes, constants
 
@@ -167,8 +169,10 @@ def _broadcast_shape(shapes, primitive):
         raise
 
 
-def broadcast_to(x, shape, *, out_sharding=None):
-    """``x`` broadcast to ``shape`` by NumPy's rules (new axes on the left, size 1 grows)."""
+def broadcast_to(array, shape, *, out_sharding=None):
+    """``array`` broadcast to ``shape`` by NumPy's rules (new axes on the left, size 1
+    grows)."""
+    x = array
     shape = core.canonicalize_shape(shape, 'broadcast_to')
     x_shape = np.shape(x)
     if len(x_shape) > len(shape) or broadcast_shapes(x_shape, shape) != shape:
@@ -476,9 +480,17 @@ def _imag(x):
     return lax.imag(x) if _is_complex(x) else lax.full_like(x, 0)
 
 
-def _angle(x):
-    """The argument of complex ``x``, ``atan2(imag, real)`` (0 or pi for a real ``x``)."""
-    return lax.atan2(_imag(x), _real(x))
+def angle(z, deg=False):
+    """The argument of complex ``z``, ``atan2(imag, real)`` (0 or pi for a real ``z``), in
+    degrees with ``deg``; computed in the default float for integers and real scalars, as
+    JAX computes it."""
+    z = asarray(z)
+    re, im = _real(z), _imag(z)
+    dtype = core.get_aval(re).dtype
+    if not dtypes.is_inexact(dtype) or (dtypes.is_float(dtype) and not np.ndim(z)):
+        re, im = (lax.convert_element_type(v, float64) for v in (re, im))
+    out = lax.atan2(im, re)
+    return rad2deg(out) if deg else out
 
 
 def _unary(name, fn, to_float=True, real_only=False):
@@ -534,7 +546,6 @@ isfinite = _unary('isfinite', _isfinite, to_float=False)
 conj = conjugate = _unary('conjugate', _conjugate, to_float=False)
 real = _unary('real', _real, to_float=False)
 imag = _unary('imag', _imag, to_float=False)
-angle = _unary('angle', _angle)
 arcsin = asin = _unary('arcsin', lax.asin)
 arccos = acos = _unary('arccos', lax.acos)
 arctan = atan = _unary('arctan', lax.atan)
@@ -546,8 +557,18 @@ fabs = _unary('fabs', lax.abs)
 reciprocal = _unary('reciprocal', lax.reciprocal)
 sinc = _unary('sinc', _sinc)
 signbit = _unary('signbit', _signbit, to_float=False)
-isposinf = _unary('isposinf', lambda x: _is_infinity(x, np.inf), to_float=False)
-isneginf = _unary('isneginf', lambda x: _is_infinity(x, -np.inf), to_float=False)
+
+
+def isposinf(x, /, out=None):
+    """Whether each element of ``x`` is +inf."""
+    _no_out('isposinf', out)
+    return _is_infinity(asarray(x), np.inf)
+
+
+def isneginf(x, /, out=None):
+    """Whether each element of ``x`` is -inf."""
+    _no_out('isneginf', out)
+    return _is_infinity(asarray(x), -np.inf)
 
 
 def round(a, decimals=0, out=None):  # noqa: A001
@@ -642,9 +663,18 @@ def _leaves(x):
     return [x]
 
 
-def asarray(a, dtype=None):
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """``a`` as a minijax value of ``dtype``: a traced value stays traced; a (nested) list
-    holding traced values is stacked into one; anything else becomes an Array."""
+    holding traced values is stacked into one; anything else becomes an Array. ``copy``:
+    True copies as ``array`` does; False and None copy only where needed (on the CPU no
+    conversion needs one). ``order``, ``device`` and ``out_sharding`` as in ``array``."""
+    if copy or order not in (None, 'K') or device is not None or out_sharding is not None:
+        return array(a, dtype, copy=builtins.bool(copy), order=order, device=device,
+                     out_sharding=out_sharding)
+    return _asarray(a, dtype)
+
+
+def _asarray(a, dtype=None):
     if dtype is not None:
         dtype = dtypes.check_supported(dtype, 'asarray: dtype')
     if isinstance(a, (Tracer, Array)):
@@ -669,26 +699,88 @@ def _stack_nested(a, dtype):
     return _cast(a, dtype)
 
 
-def array(object, dtype=None, copy=True, ndmin=0):  # noqa: A002 (NumPy's name)
+def array(object, dtype=None, *args, copy=True, order='K', ndmin=0, device=None,  # noqa: A002
+          out_sharding=None):
     """``asarray``, with at least ``ndmin`` axes; with ``copy``, a traced value or an Array
     is copied (``copy_p``, as JAX binds it: a jaxpr shows where a program asked for a
-    copy)."""
+    copy). ``copy``, ``order`` and ``ndmin`` may still be given by position (deprecated,
+    as in JAX); ``order`` can only be ``'K'`` (or None); the result is placed on
+    ``device`` or as ``out_sharding`` says (one of them)."""
+    copy, order, ndmin = _array_positional_args(args, copy, order, ndmin)
+    if order is not None and order != 'K':
+        raise NotImplementedError("Only implemented for order='K'")
+    placement = _device_or_out_sharding(device, out_sharding)
     if isinstance(object, (Tracer, Array)):
         out = lax.copy_p.bind(object) if copy else object
         if dtype is not None:
             out = _cast(out, dtypes.check_supported(dtype, 'array: dtype'))
     else:
-        out = asarray(object, dtype)
-    return reshape(out, (1,) * (ndmin - np.ndim(out)) + np.shape(out)) if ndmin else out
+        out = _asarray(object, dtype)
+    out = reshape(out, (1,) * (ndmin - np.ndim(out)) + np.shape(out)) if ndmin else out
+    return _placed(out, placement)
 
 
-def astype(x, dtype):
-    return lax.convert_element_type(x, dtype)
+_ARRAY_POSITIONAL = ('copy', 'order', 'ndmin')
 
 
-def copy(a):
+def _array_positional_args(args, copy, order, ndmin):
+    """``array``'s ``copy, order, ndmin`` given by position after ``dtype`` (JAX still takes
+    them so, with a DeprecationWarning), merged with those given by keyword."""
+    if not args:
+        return copy, order, ndmin
+    if len(args) > 3:
+        raise TypeError(f'array() takes at most 5 positional arguments but {len(args) + 2} '
+                        'were given')
+    given, defaults = (copy, order, ndmin), (True, 'K', 0)
+    for name, value, default, _ in zip(_ARRAY_POSITIONAL, given, defaults, args):
+        if value != default:
+            raise TypeError(f"array() got multiple values for argument '{name}'")
+    warnings.warn('Passing the copy, order, and ndmin arguments to jnp.array positionally is '
+                  'deprecated. Use keyword arguments instead.', DeprecationWarning, stacklevel=3)
+    return (*args, *given[len(args):])
+
+
+def _device_or_out_sharding(device, out_sharding):
+    """Where a creation function places its result: ``device`` (a Device or a Sharding) or
+    ``out_sharding`` (a NamedSharding or a PartitionSpec), never both (JAX's ValueError)."""
+    if device is not None and out_sharding is not None:
+        raise ValueError(f'Only one of `device` or `out_sharding` can be set. Got '
+                         f'device={device} and out_sharding={out_sharding}')
+    return device if device is not None else out_sharding
+
+
+def _computed_as(out_sharding, name, fn, *args):
+    """``fn(*args)``, its result sharded as ``out_sharding`` says (if given), as JAX does it
+    where no sharding rule decides the result's: ``fn`` runs with the mesh's explicit axes
+    ``Auto`` (``auto_axes``), the compiler choosing how values are sharded inside."""
+    if out_sharding is None:
+        return fn(*args)
+    sharding = sharding_rules.canonicalize_sharding(out_sharding, name)
+    return auto_axes(fn, out_sharding=sharding, axes=sharding.mesh.explicit_axes)(*args)
+
+
+def _placed(out, placement):
+    """``out`` placed as ``placement`` (see ``_device_or_out_sharding``) says, by
+    ``device_put``: eagerly committed to the device or split over the mesh; traced,
+    constrained to the sharding (a device changes nothing in a jaxpr)."""
+    return out if placement is None else device_put(out, placement)
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+    """``x`` converted to ``dtype`` (the default float if None); a complex ``x`` becomes a
+    boolean as ``x != 0``; with ``copy``, the result is a copy even when no conversion was
+    needed."""
+    x = asarray(x)
+    dtype = float64 if dtype is None else dtypes.check_supported(dtype, 'astype')
+    if _is_complex(x) and np.dtype(dtype) == np.bool_:
+        x = not_equal(x, 0)
+    out = lax.convert_element_type(x, dtype)
+    return _placed(lax.copy_p.bind(out) if copy else out, device)
+
+
+def copy(a, order=None):
     """A copy of ``a`` (``copy_p`` for a traced value or an Array, as in JAX)."""
-    return array(a, copy=True)
+    return array(a, copy=True, order=order)
 
 
 def shape(a):
@@ -699,8 +791,13 @@ def ndim(a):
     return np.ndim(a)
 
 
-def size(a):
-    return int(np.prod(np.shape(a), dtype=np.int64))
+def size(a, axis=None):
+    """The number of elements of ``a``, or of its axes ``axis`` (an int or a sequence)."""
+    shape_ = np.shape(a)
+    if axis is None:
+        return int(np.prod(shape_, dtype=np.int64))
+    axes = core.canonicalize_axes(axis, len(shape_), 'size: axis')
+    return math.prod(shape_[i] for i in axes)
 
 
 # ----------------------------------------------------------------------------- shared helpers
@@ -731,8 +828,9 @@ def _concrete_or_error(fn, x, what):
 
 
 def _no_out(name, out):
+    """JAX's refusal of NumPy's ``out=`` (arrays are immutable): any value but None."""
     if out is not None:
-        raise TypeError(f'{name}: out= is not supported (minijax arrays are immutable)')
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
 
 
 def _divide_by_constant(x, c):
@@ -1028,14 +1126,24 @@ def can_cast(from_, to, casting='safe'):
 
 # ----------------------------------------------------------------------------- creation
 
-def full(shape, fill_value, dtype=None, *, out_sharding=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar, possibly traced); weakly
-    typed where ``fill_value`` is and ``dtype`` is not given, as in JAX."""
+    typed where ``fill_value`` is and ``dtype`` is not given, as in JAX. On ``device``, or
+    sharded as ``out_sharding`` says."""
+    _device_or_out_sharding(device, out_sharding)
     shape = core.canonicalize_shape(shape, 'full')
     fill_aval = core.get_aval(fill_value)
     weak_type = dtype is None and fill_aval.weak_type
     dtype = dtypes.check_supported(dtype if dtype is not None else fill_aval.dtype, 'full')
-    return _full(shape, fill_value, dtype, weak_type, out_sharding)
+    return _filled_on(_full(shape, fill_value, dtype, weak_type, out_sharding), device)
+
+
+def _filled_on(out, device):
+    """A filled array ``out`` on ``device``: eagerly, strongly typed, as JAX builds it for a
+    device (from its shards)."""
+    if device is not None and not isinstance(out, Tracer):
+        out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=False)
+    return _placed(out, device)
 
 
 def _full(shape, fill_value, dtype, weak_type, out_sharding=None):
@@ -1046,41 +1154,56 @@ def _full(shape, fill_value, dtype, weak_type, out_sharding=None):
     return lax.full(shape, fill_value, dtype, weak_type=weak_type, sharding=out_sharding)
 
 
-def zeros(shape, dtype=None, *, out_sharding=None):
-    return full(shape, 0, dtype or float64, out_sharding=out_sharding)
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    return full(shape, 0, dtype or float64, device=device, out_sharding=out_sharding)
 
 
-def ones(shape, dtype=None, *, out_sharding=None):
-    return full(shape, 1, dtype or float64, out_sharding=out_sharding)
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    return full(shape, 1, dtype or float64, device=device, out_sharding=out_sharding)
 
 
-empty = zeros
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+    """``zeros``: XLA has no uninitialized arrays (nor has JAX)."""
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``full`` with ``a``'s shape and dtype, weakly typed where ``a`` is (JAX's rule), and
-    its sharding when the shape is its own."""
+    its sharding when the shape is its own (unless ``out_sharding`` or ``device`` says
+    where)."""
+    _device_or_out_sharding(device, out_sharding)
     aval = core.get_aval(a)
-    sharding = aval._sharding if shape is None else None
+    sharding = aval._sharding if shape is None and device is None else None
+    sharding = sharding if out_sharding is None else out_sharding
     shape = aval.shape if shape is None else core.canonicalize_shape(shape, 'full_like')
     if dtype is not None:
-        return full(shape, fill_value, dtype, out_sharding=sharding)
-    return _full(shape, fill_value, aval.dtype, aval.weak_type, sharding)
+        out = full(shape, fill_value, dtype, out_sharding=sharding)
+    else:
+        out = _full(shape, fill_value, aval.dtype, aval.weak_type, sharding)
+    return _filled_on(out, device)
 
 
-def zeros_like(a, dtype=None, shape=None):
-    return full_like(a, 0, dtype, shape)
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return full_like(a, 0, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-def ones_like(a, dtype=None, shape=None):
-    return full_like(a, 1, dtype, shape)
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return full_like(a, 1, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-empty_like = zeros_like
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """``zeros_like``: XLA has no uninitialized arrays (nor has JAX)."""
+    return zeros_like(prototype, dtype, shape, device=device)
 
 
-def arange(start, stop=None, step=1, dtype=None, *, out_sharding=None):
-    """``start, start + step, ...`` below ``stop`` (static bounds), built on ``iota``."""
+def arange(start, stop=None, step=1, dtype=None, *, device=None, out_sharding=None):
+    """``start, start + step, ...`` below ``stop`` (static bounds), built on ``iota``; on
+    ``device``, or sharded as ``out_sharding`` says."""
+    _device_or_out_sharding(device, out_sharding)
+    return _placed(_arange(start, stop, step, dtype, out_sharding), device)
+
+
+def _arange(start, stop, step, dtype, out_sharding):
     if stop is None:
         start, stop = 0, start
     if builtins.any(np.iscomplexobj(v) for v in (start, stop, step)):
@@ -1101,35 +1224,62 @@ def arange(start, stop=None, step=1, dtype=None, *, out_sharding=None):
 
 
 def _linspace(start, stop, num, endpoint):
-    """JAX's formula, ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``."""
+    """JAX's formula, ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``;
+    bounds of one shape (each element a sequence along a new first axis)."""
     div = num - 1 if endpoint else num
+    shape = np.shape(start)
     if div <= 0:
-        return reshape(start, (1,))[:num]
+        return reshape(start, (1, *shape))[:num]
     dtype = core.get_aval(start).dtype
     step = lax.div(lax.iota(dtype, div), np.asarray(div, dtype))
-    out = lax.add(lax.mul(start, lax.sub(np.ones((), dtype), step)), lax.mul(stop, step))
-    return concatenate([out, reshape(stop, (1,))]) if endpoint else out
+    if shape:  # the samples along axis 0, each bound along the others
+        along = (div, *shape)
+        step = lax.broadcast_in_dim(step, along, (0,))
+        start, stop_ = (lax.broadcast_in_dim(v, along, tuple(range(1, len(along))))
+                        for v in (start, stop))
+    else:
+        stop_ = stop
+    out = lax.add(lax.mul(start, lax.sub(np.ones((), dtype), step)), lax.mul(stop_, step))
+    return concatenate([out, reshape(stop, (1, *shape))]) if endpoint else out
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    """``num`` evenly spaced values from ``start`` to ``stop``, by JAX's formula compiled
-    as JAX compiles it (XLA fuses the products into the sum: the last bits are JAX's)."""
-    from minijax.jit import jit  # the api layer, above this module
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` along ``axis``, by JAX's
+    formula compiled as JAX compiles it (XLA fuses the products into the sum: the last bits
+    are JAX's); with ``retstep``, also the step between them; on ``device``."""
     num = operator.index(num)
+    axis = _static_int(axis, 'linspace: axis')
     if num < 0:
         raise ValueError(f'linspace: number of samples, {num}, must be non-negative')
-    if np.ndim(start) or np.ndim(stop):  # bounds per element: NumPy's values
-        out = np.linspace(start, stop, num, endpoint=endpoint)
-        return out.astype(dtypes.check_supported(dtype or out.dtype, 'linspace'))
+    out, computation = _linspace_values(start, stop, num, endpoint, dtype)
+    axis = core.canonicalize_axis(axis, np.ndim(out), 'linspace: axis')
+    out = moveaxis(out, 0, axis) if axis else out
+    out = _placed(out, device)
+    if not retstep:
+        return out
+    start, stop = (_asarray(v, computation) for v in (start, stop))
+    if num > 1:
+        return out, _divide_by_constant(subtract(stop, start), num - 1 if endpoint else num)
+    if num == 1 and not endpoint:
+        return out, subtract(stop, start)
+    return out, full((), np.nan, computation)
+
+
+def _linspace_values(start, stop, num, endpoint, dtype):
+    """``linspace``'s values along a first axis, and the float dtype they are computed in."""
+    from minijax.jit import jit  # the api layer, above this module
     bounds = result_type(start, stop)
-    computation = bounds if dtypes.is_float(bounds) else dtypes.FLOAT_OF[bounds]
+    computation = bounds if dtypes.is_inexact(bounds) else dtypes.FLOAT_OF[bounds]
     out_dtype = dtypes.check_supported(dtype or computation, 'linspace')
-    computation = out_dtype if dtypes.is_float(out_dtype) else computation
+    computation = out_dtype if dtypes.is_inexact(out_dtype) else computation
     start, stop = (lax.convert_element_type(asarray(v), computation) for v in (start, stop))
+    if np.ndim(start) or np.ndim(stop):  # bounds per element
+        start, stop = broadcast_arrays(start, stop)
     out = jit(_linspace, static_argnums=(2, 3))(start, stop, num, endpoint)
     if dtypes.is_integer(out_dtype):
         out = _floor(out)
-    return lax.convert_element_type(out, out_dtype)
+    return lax.convert_element_type(out, out_dtype), computation
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):

@@ -118,8 +118,9 @@ _STAGED_AS_JIT = {
     'nanstd': ('axis', 'dtype', 'keepdims'),
     'median': ('axis', 'overwrite_input', 'keepdims'),
     'nanmedian': ('axis', 'overwrite_input', 'keepdims'),
-    **dict.fromkeys(['quantile', 'nanquantile', 'percentile', 'nanpercentile'],
+    **dict.fromkeys(['quantile', 'nanquantile', 'nanpercentile'],
                     ('axis', 'overwrite_input', 'keepdims', 'method')),
+    'percentile': ('axis', 'overwrite_input', 'keepdims', 'method', 'out_sharding'),
 }
 
 

@@ -12,10 +12,12 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_as_bool, _is_bool, _is_float, _no_out, any, arange, argsort, asarray,
-                           atleast_1d, clip, concatenate, cumsum, diff, expand_dims, floor_divide,
-                           greater_equal, isnan, less, logical_and, logical_not, moveaxis,
-                           not_equal, ones, ravel, remainder, reshape, stack, sum, where, zeros)
+from minijax.numpy import (_as_bool, _computed_as, _is_bool, _is_float, _no_out, any, arange,
+                           argsort, asarray, atleast_1d, clip, concatenate, cumsum, diff,
+                           expand_dims, floor_divide, greater_equal, isnan, less, logical_and,
+                           logical_not, moveaxis, not_equal, ones, ravel, remainder, reshape,
+                           stack, sum, where, zeros)
+from minijax.sharding import rules as sharding_rules
 
 __all__ = ['argwhere', 'bincount', 'compress', 'extract', 'flatnonzero', 'lexsort', 'nonzero',
            'unique']
@@ -46,10 +48,11 @@ def _size_or_count(function, mask, size):
     return int(np.count_nonzero(_concrete_value(mask, function, advice)))
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     """How often each value ``0..length-1`` occurs in the integers ``x`` (the sum of their
     ``weights``): a scatter-add, negative values counting as 0 and larger ones dropped.
-    ``length`` defaults to ``max(minlength, max(x) + 1)`` of a concrete ``x``."""
+    ``length`` defaults to ``max(minlength, max(x) + 1)`` of a concrete ``x``. The result is
+    sharded as ``out_sharding`` says (replicated, or unreduced: JAX's rule)."""
     x = asarray(x)
     if _is_bool(x):
         x = lax.convert_element_type(x, dtypes.int32)
@@ -62,7 +65,13 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         length = builtins.max(minlength, int(value.max(initial=-1)) + 1)
     weights = np.array(1, dtypes.int64) if weights is None else asarray(weights)
     counts = zeros(operator.index(length), core.get_aval(asarray(weights)).dtype)
-    return counts.at[clip(x, 0)].add(weights, mode='drop')
+    if out_sharding is not None and builtins.any(
+            p is not None for p in sharding_rules.canonicalize_sharding(
+                out_sharding, 'jnp.bincount').spec):
+        raise core.ShardingTypeError('out_sharding passed to `jnp.bincount` can only be fully '
+                                     'replicated or fully unreduced along all mesh axes')
+    return _computed_as(out_sharding, 'jnp.bincount',
+                        lambda c, i, w: c.at[i].add(w, mode='drop'), counts, clip(x, 0), weights)
 
 
 def nonzero(a, *, size=None, fill_value=None):

@@ -13,7 +13,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax.core import Tracer
 from minijax.numpy import (add, arange, asarray, clip, floor_divide, less, multiply, remainder,
-                           stack, where, zeros, zeros_like)
+                           result_type, stack, where, zeros, zeros_like)
 
 __all__ = ['diag_indices', 'indices', 'ravel_multi_index', 'tril_indices', 'triu_indices',
            'unravel_index']
@@ -55,8 +55,9 @@ def unravel_index(indices, shape):
     return tuple(remainder(floor_divide(flat, int(s)), int(n)) for s, n in zip(strides, shape))
 
 
-def ravel_multi_index(multi_index, dims, mode='raise', order='C'):
-    """The flat indices of the coordinates ``multi_index`` in an array of shape ``dims``;
+def ravel_multi_index(multi_index, dims, mode='raise', order='C', *, dtype=None):
+    """The flat indices of the coordinates ``multi_index`` in an array of shape ``dims``, of
+    ``dtype`` (an integer type; by default the coordinates' promoted with int);
     out-of-bounds coordinates ``'clip'`` or ``'wrap'``; ``'raise'`` checks concrete ones."""
     if order not in ('C', 'F'):
         raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}")
@@ -64,6 +65,7 @@ def ravel_multi_index(multi_index, dims, mode='raise', order='C'):
         raise ValueError(f'ravel_multi_index: {len(multi_index)} coordinates for '
                          f'{len(dims)} dimensions')
     coords = [asarray(i) for i in multi_index]
+    dtype = _index_dtype(dtype, coords, dims)
     if mode == 'raise':
         if builtins.any(isinstance(c, Tracer) for c in coords):
             raise ValueError("ravel_multi_index: mode='raise' needs concrete indices; use "
@@ -80,7 +82,22 @@ def ravel_multi_index(multi_index, dims, mode='raise', order='C'):
                          f'{mode!r}')
     sizes = list(dims) if order == 'C' else list(dims)[::-1]
     coords = coords if order == 'C' else coords[::-1]
-    flat = zeros_like(coords[0]) if coords else asarray(0)
+    flat = zeros_like(coords[0], dtype) if coords else asarray(0, dtype)
     for c, n in zip(coords, sizes):
-        flat = add(multiply(flat, n), c)
+        flat = add(multiply(flat, n), c.astype(dtype))
     return flat
+
+
+def _index_dtype(dtype, coords, dims):
+    """``ravel_multi_index``'s result dtype: an integer type that holds every flat index."""
+    if dtype is None:
+        return result_type(int, *coords)
+    dtype = dtypes.check_supported(dtype, 'ravel_multi_index: dtype')
+    if not dtypes.is_integer(dtype):
+        raise ValueError(f'dtype={np.dtype(dtype)!r} is not an integer type.')
+    if math.prod(dims) - 1 > np.iinfo(dtype).max:
+        raise ValueError(f'jnp.ravel_multi_index: dtype={np.dtype(dtype)!r} not large enough '
+                         f'to hold flattened index for dims={tuple(dims)}. Use the dtype '
+                         'argument to pass a suitable dtype (e.g. '
+                         'dtype=np.min_scalar_type(prod(dims))).')
+    return dtype

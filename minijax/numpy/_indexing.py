@@ -21,9 +21,9 @@ from minijax import core, dtypes, lax
 from minijax.array import Array
 from minijax.core import Tracer
 from minijax.errors import NonConcreteBooleanIndexError
-from minijax.numpy import (_shape_str, add, asarray, broadcast_to, concatenate, divide, maximum,
-                           minimum, multiply, negative, ones_like, power, ravel, remainder,
-                           reshape, where)
+from minijax.numpy import (_no_out, _shape_str, add, asarray, broadcast_to, concatenate, divide,
+                           maximum, minimum, multiply, negative, ones_like, power, ravel,
+                           remainder, reshape, where)
 
 __all__ = ['getitem', 'index_update_helper', 'take', 'take_along_axis']
 
@@ -334,11 +334,12 @@ def getitem(x, idx):
     return _getitem(x, idx)
 
 
-def take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sorted=False,
-         fill_value=None):
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
     """The elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
     ``mode`` (JAX's): 'fill' (the default: out of bounds gives ``fill_value``, NaN for
     floats), 'clip' (negative indices clamp to 0 too) or 'wrap'."""
+    _no_out('take', out)
     if axis is None:
         a, axis = ravel(a), 0
     axis = core.canonicalize_axis(axis, np.ndim(a), 'take: axis')
@@ -359,10 +360,12 @@ def take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sor
                          indices_are_sorted=indices_are_sorted)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
     """``arr`` indexed along ``axis`` by ``indices`` of the same rank, the other axes walked
     together (broadcast): one gather with batching dims. ``mode`` as in ``take``, default
-    'fill'; negative indices count from the end unless 'promise_in_bounds'."""
+    'fill'; negative indices count from the end if ``wrap_negative_indices`` (by default,
+    unless 'promise_in_bounds')."""
     if axis is None:
         if np.ndim(indices) != 1:
             raise ValueError(f'take_along_axis: with axis=None, indices must be 1-D, got '
@@ -377,7 +380,9 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     shape_ = np.broadcast_shapes(np.shape(indices), np.shape(arr)[:axis] + (1,)
                                  + np.shape(arr)[axis + 1:])
     arr = broadcast_to(arr, shape_[:axis] + (n,) + shape_[axis + 1:])
-    indices = _normalized_index(_index_entry(indices), n, mode != 'promise_in_bounds')
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != 'promise_in_bounds'
+    indices = _normalized_index(_index_entry(indices), n, wrap_negative_indices)
     others = tuple(d for d in range(len(shape_)) if d != axis)
     dnums = lax.GatherDimensionNumbers((), (axis,), (axis,), others, others)
     return lax.gather(arr, reshape(broadcast_to(indices, shape_), (*shape_, 1)), dnums,

@@ -12,10 +12,11 @@ import string
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _no_out, _promote, _shape_str, _to_float, abs,  # noqa: A004
-                           asarray, broadcast_shapes, broadcast_to, conj, expand_dims, float64,
-                           max, min, moveaxis, multiply, not_equal, power, ravel, reshape, sqrt,
-                           stack, subtract, sum, unstack, where, zeros_like)
+from minijax.numpy import (_axes, _no_out, _placed, _promote, _shape_str,  # noqa: A004
+                           _to_float, abs, asarray, broadcast_shapes, broadcast_to, conj,
+                           expand_dims, float64, max, min, moveaxis, multiply, not_equal, power,
+                           ravel, reshape, sqrt, stack, subtract, sum, unstack, where,
+                           zeros_like)
 from minijax.numpy._reductions import _squared_modulus
 from minijax.numpy._shapes import _axis_list
 from minijax.sharding import rules as sharding_rules
@@ -32,21 +33,43 @@ def _not_aligned(a_sizes, b_sizes):
                      f'got {_shape_str(a_sizes)} and {_shape_str(b_sizes)}.')
 
 
-def _product(a, b, dimension_numbers, out_sharding=None):
-    """``lax.dot_general`` asked for the operands' dtype, as jnp's products ask (its
-    ``preferred_element_type`` shows in the jaxpr)."""
-    return lax.dot_general(a, b, dimension_numbers,
+def _product(a, b, dimension_numbers, out_sharding=None, precision=None,
+             preferred_element_type=None, dot_general=lax.dot_general):
+    """``lax.dot_general`` (or the given ``dot_general``) asked for ``preferred_element_type``
+    or the operands' dtype, as jnp's products ask (it shows in the jaxpr); a requested dtype
+    gives a strongly typed result, as in JAX."""
+    if preferred_element_type is None:
+        return dot_general(a, b, dimension_numbers, precision=precision,
                            preferred_element_type=core.get_aval(a).dtype,
                            out_sharding=out_sharding)
+    dtype = dtypes.check_supported(preferred_element_type, 'preferred_element_type')
+    out = dot_general(a, b, dimension_numbers, precision=precision,
+                      preferred_element_type=dtype, out_sharding=out_sharding)
+    return _strong(out)
 
 
-def matmul(a, b, /, *, out_sharding=None):
+def _strong(x):
+    """``x``, strongly typed (a requested dtype is never weak)."""
+    return lax.convert_element_type(x, core.get_aval(x).dtype, weak_type=False) \
+        if core.get_aval(x).weak_type else x
+
+
+def _scalar_product(a, b, preferred_element_type):
+    """``a * b``, one of them a scalar: in ``preferred_element_type`` if given."""
+    if preferred_element_type is None:
+        return multiply(a, b)
+    dtype = dtypes.check_supported(preferred_element_type, 'preferred_element_type')
+    return _strong(multiply(asarray(a).astype(dtype), asarray(b).astype(dtype)))
+
+
+def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``a @ b``, staged as JAX stages it: one ``dot_general`` contracting the last
     axis of ``a`` with the last but one of ``b`` (its last, if 1-D), a 1-D operand taking
     part as it is (no unit axis added and removed: a gradient through ``h @ w`` saves ``h``,
     not ``h[None]``). Leading axes broadcast: equal ones are batch axes; a size-1 axis is
     squeezed away and the other operand's axis becomes a free one; the result's axes are
-    then put in NumPy's order (a ``transpose`` where they are not)."""
+    then put in NumPy's order (a ``transpose`` where they are not). The ``dot_general`` is of
+    ``precision``, in ``preferred_element_type``."""
     a, b = _promote(a, b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if not a_shape or not b_shape:
@@ -88,7 +111,8 @@ def matmul(a, b, /, *, out_sharding=None):
     a = lax.squeeze(a, a_squeeze) if a_squeeze else a
     b = lax.squeeze(b, b_squeeze) if b_squeeze else b
     out = _product(a, b, (((np.ndim(a) - 1,), (np.ndim(b) - 1 - b_is_mat,)),
-                          (tuple(a_batch_at), tuple(b_batch_at))), out_sharding)
+                          (tuple(a_batch_at), tuple(b_batch_at))), out_sharding, precision,
+                   preferred_element_type)
     order = tuple(int(k) for k in np.argsort(batch + a_free + b_free))
     if order != tuple(range(len(order))):
         out = lax.transpose(out, order)
@@ -107,20 +131,22 @@ def _padded(axes: list, n: int) -> list:
     return [(None, None)] * (n - len(axes)) + axes
 
 
-def dot(a, b, *, out_sharding=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: a product with a scalar, an inner product of vectors, or a contraction
     of the last axis of ``a`` with the second to last of ``b`` (the last if ``b`` is 1-D)."""
     a, b = _promote(a, b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if not a_shape or not b_shape:
-        return multiply(a, b)
+        return _scalar_product(a, b, preferred_element_type)
     b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
     if a_shape[-1] != b_shape[b_axis]:
         raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
-    return _product(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())), out_sharding)
+    return _product(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())), out_sharding,
+                    precision, preferred_element_type)
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
+              out_sharding=None):
     """The contraction of ``axes`` of ``a`` with those of ``b`` (an int N: the last N of
     ``a`` with the first N of ``b``); the free axes of ``a`` come first, then ``b``'s."""
     a, b = _promote(a, b)
@@ -136,22 +162,25 @@ def tensordot(a, b, axes=2):
     b_axes = [core.canonicalize_axis(x, len(b_shape), 'tensordot: axis of b') for x in b_axes]
     if [a_shape[x] for x in a_axes] != [b_shape[x] for x in b_axes]:
         raise _not_aligned([a_shape[x] for x in a_axes], [b_shape[x] for x in b_axes])
-    return _product(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())))
+    return _product(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())), out_sharding, precision,
+                    preferred_element_type)
 
 
-def inner(a, b, /):
+def inner(a, b, /, *, precision=None, preferred_element_type=None):
     """The sum over the last axes of ``a`` and ``b`` (a product with a scalar)."""
     if not np.ndim(a) or not np.ndim(b):
-        return multiply(a, b)
-    return tensordot(a, b, ((-1,), (-1,)))
+        return _scalar_product(a, b, preferred_element_type)
+    return tensordot(a, b, ((-1,), (-1,)), precision=precision,
+                     preferred_element_type=preferred_element_type)
 
 
-def vdot(a, b, /):
+def vdot(a, b, /, *, precision=None, preferred_element_type=None):
     """The dot product of ``a`` and ``b`` flattened, ``a`` conjugated (as in NumPy and JAX)."""
-    return dot(conj(ravel(a)), ravel(b))
+    return dot(conj(ravel(a)), ravel(b), precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """The dot products of the vectors along ``axis`` of ``x1`` and ``x2``, their other axes
     broadcast: ``sum(conj(x1) * x2, axis)``, one ``dot_general`` batched over those axes."""
     x1, x2 = (moveaxis(x, axis, -1) for x in _promote(x1, x2))
@@ -162,11 +191,13 @@ def vecdot(x1, x2, /, *, axis=-1):
     batch = broadcast_shapes(np.shape(x1)[:-1], np.shape(x2)[:-1])
     x1, x2 = (broadcast_to(x, batch + (n,)) for x in (x1, x2))
     k = len(batch)
-    return _product(conj(x1), x2, (((k,), (k,)), (tuple(range(k)), tuple(range(k)))))
+    return _product(conj(x1), x2, (((k,), (k,)), (tuple(range(k)), tuple(range(k)))),
+                    precision=precision, preferred_element_type=preferred_element_type)
 
 
-def outer(a, b):
+def outer(a, b, out=None):
     """``a[i] * b[j]`` of ``a`` and ``b`` flattened."""
+    _no_out('outer', out)
     return multiply(expand_dims(ravel(a), 1), expand_dims(ravel(b), 0))
 
 
@@ -318,10 +349,11 @@ def _einsum_reduce(x, letters, keep):
     return x, letters
 
 
-def _einsum_pair(x, xl, y, yl, keep, out_sharding=None):
+def _einsum_pair(x, xl, y, yl, keep, out_sharding=None, **product):
     """Contract ``x`` and ``y`` with one dot_general: shared letters in ``keep`` are batch
     axes, other shared letters are summed. ``out_sharding``: the einsum's (the last pair's
-    result is laid out as the output, its letters in ``keep``)."""
+    result is laid out as the output, its letters in ``keep``); ``product``: the einsum's
+    ``precision``, ``preferred_element_type`` and ``dot_general``."""
     shared = [c for c in xl if c in yl]
     for c in shared:
         if np.shape(x)[xl.index(c)] != np.shape(y)[yl.index(c)]:
@@ -337,7 +369,7 @@ def _einsum_pair(x, xl, y, yl, keep, out_sharding=None):
         out_sharding = sharding_rules.canonicalize_sharding(out_sharding, 'einsum')
         spec = out_sharding.spec._normalized_spec_for_aval(len(keep)).partitions
         out_sharding = out_sharding.update(spec=[spec[keep.index(c)] for c in labels])
-    return _product(x, y, numbers, out_sharding), labels
+    return _product(x, y, numbers, out_sharding, **product), labels
 
 
 def einsum_path(subscripts, /, *operands, optimize='auto'):
@@ -351,29 +383,47 @@ def einsum_path(subscripts, /, *operands, optimize='auto'):
         optimize = 'optimal' if len(operands) <= 4 else 'greedy'
     elif not isinstance(optimize, str):
         optimize = ['einsum_path', *optimize]
-    path, report = np.einsum_path(subscripts, *map(np.asarray, operands), optimize=optimize)
+    shapes_only = (np.broadcast_to(np.zeros(()), np.shape(x)) for x in operands)  # (traced too)
+    path, report = np.einsum_path(subscripts, *shapes_only, optimize=optimize)
     return path[1:], report
 
 
-def einsum(subscripts, *operands, out_sharding=None):
-    """Einstein summation, contracting the operands left to right with ``dot_general``
-    (repeated letters within one operand take diagonals; ``...`` is supported, without
-    broadcasting of size-1 axes). The subscripts are a string, or NumPy's interleaved
-    sublists: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+def einsum(subscripts, /, *operands, out=None, optimize='auto', precision=None,
+           preferred_element_type=None, _dot_general=lax.dot_general, out_sharding=None):
+    """Einstein summation, contracting the operands pairwise with ``dot_general`` (or
+    ``_dot_general``) in the order ``einsum_path(..., optimize=optimize)`` gives (each
+    pair's result goes last, as in NumPy's and opt_einsum's paths); repeated letters within
+    one operand take diagonals; ``...`` is supported, without broadcasting of size-1 axes.
+    The subscripts are a string, or NumPy's interleaved sublists: ``einsum(a, [0, 1], b,
+    [1, 2], [0, 2])``."""
+    _no_out('einsum', out)
     if not isinstance(subscripts, str):
         subscripts, operands = _sublists_as_subscripts((subscripts, *operands))
     operands = _promote(*operands)
     inputs, output = _einsum_parse(subscripts, [np.ndim(x) for x in operands])
     _einsum_check(subscripts, inputs, output, [np.shape(x) for x in operands])
-    x, xl = operands[0], inputs[0]
-    for k in range(1, len(operands)):
-        later = output + ''.join(inputs[k + 1:])
-        x, xl = _einsum_reduce(x, xl, later + inputs[k])
-        y, yl = _einsum_reduce(operands[k], inputs[k], later + xl)
-        x, xl = _einsum_pair(x, xl, y, yl, later,
-                             out_sharding if k == len(operands) - 1 else None)
+    product = dict(precision=precision, preferred_element_type=preferred_element_type,
+                   dot_general=_dot_general)
+    path = [(0, 1)] * (len(operands) - 1)
+    if len(operands) > 2 and optimize is not False:
+        path, _ = einsum_path(subscripts, *operands, optimize=optimize)
+    terms = list(zip(operands, inputs))
+    for step, pair in enumerate(path):
+        (x, xl), (y, yl) = (terms[i] for i in pair)
+        terms = [t for i, t in enumerate(terms) if i not in pair]
+        later = output + ''.join(letters for _, letters in terms)
+        x, xl = _einsum_reduce(x, xl, later + yl)
+        y, yl = _einsum_reduce(y, yl, later + xl)
+        last = step == len(path) - 1
+        terms.append(_einsum_pair(x, xl, y, yl, later, out_sharding if last else None,
+                                  **product))
+    (x, xl), = terms
     x, xl = _einsum_reduce(x, xl, output)
-    return lax.transpose(x, [xl.index(c) for c in output])
+    out = lax.transpose(x, [xl.index(c) for c in output])
+    if preferred_element_type is None:
+        return out
+    return lax.convert_element_type(out, dtypes.check_supported(preferred_element_type),
+                                    weak_type=False)
 
 
 _EINSUM_LETTERS = string.ascii_lowercase + string.ascii_uppercase
@@ -452,15 +502,16 @@ def triu(m, k=0):
     return _triangle('triu', m, k, lower=False)
 
 
-def eye(N, M=None, k=0, dtype=None):
-    """The (N, M) matrix with ones on the ``k``-th diagonal."""
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """The (N, M) matrix with ones on the ``k``-th diagonal (on ``device``)."""
     if not isinstance(k, (int, np.integer)):
         raise ValueError(f'eye: k must be a scalar integer, got {k!r}')  # JAX's class
     if N < 0 or (M or 0) < 0:
         raise ValueError(f'eye: negative dimensions are not allowed, got N={N}, M={M}')
     mask = lax.eq(lax.sub(lax.broadcasted_iota(dtypes.int64, (N, M or N), 1),
                           lax.broadcasted_iota(dtypes.int64, (N, M or N), 0)), k)
-    return lax.convert_element_type(mask, dtypes.check_supported(dtype or float64))
+    return _placed(lax.convert_element_type(mask, dtypes.check_supported(dtype or float64)),
+                   device)
 
 
 def identity(n, dtype=None):

@@ -102,6 +102,11 @@ def _to_device(self, device, *, stream=None):
     return device_put(self, device)
 
 
+def _astype(self, dtype, copy=False, device=None):
+    """``x.astype``: ``jnp.astype``, whose arguments a method may also name."""
+    return jnp.astype(self, dtype, copy=copy, device=device)
+
+
 def _no_flat(self):
     raise NotImplementedError('JAX Arrays do not implement the arr.flat property: consider '
                               'arr.flatten() instead.')
@@ -111,7 +116,7 @@ def _no_flat(self):
 _METHODS = {
     'sum': 'sum', 'prod': 'prod', 'max': 'max', 'min': 'min', 'mean': 'mean', 'var': 'var',
     'std': 'std', 'any': 'any', 'all': 'all', 'argmax': 'argmax', 'argmin': 'argmin',
-    'cumsum': 'cumsum', 'cumprod': 'cumprod', 'astype': 'astype', 'ravel': 'ravel',
+    'cumsum': 'cumsum', 'cumprod': 'cumprod', 'ravel': 'ravel',
     'flatten': 'ravel', 'clip': 'clip', 'round': 'round', 'squeeze': 'squeeze',
     'swapaxes': 'swapaxes', 'dot': 'dot', 'conj': 'conj', 'conjugate': 'conj',
     'copy': 'copy', 'diagonal': 'diagonal', 'trace': 'trace', 'take': 'take',
@@ -121,7 +126,7 @@ _METHODS = {
 }
 #: method name -> its function here, where ``jnp`` has none of the same meaning
 _OWN_METHODS = {'view': _view, 'byteswap': _byteswap, 'to_device': _to_device,
-                '__contains__': _contains, '__round__': _round_method,
+                'astype': _astype, '__contains__': _contains, '__round__': _round_method,
                 '__setitem__': _immutable}
 #: operator -> (the ``jnp`` function, whether it also has a reflected form)
 _OPERATORS = {

@@ -50,10 +50,14 @@ def _accumulator(dtype):
     return _ACCUMULATOR.get(np.dtype(dtype), np.dtype(dtype))
 
 
-def _sum_dtype(x, dtype):
-    """The operand of a sum or product: cast to ``dtype``, or to its accumulator."""
+def _sum_dtype(x, dtype, promote_integers=True):
+    """The operand of a sum or product: cast to ``dtype``, or to its accumulator (booleans
+    and narrow integers widen to 64 bits; without ``promote_integers``, integers keep their
+    dtype and booleans count as int32, as in JAX)."""
     if dtype is not None:
         return _cast(x, dtypes.check_supported(dtype))
+    if not promote_integers:
+        return _cast(x, dtypes.int32) if _is_bool(x) else x
     return _cast(x, _accumulator(core.get_aval(x).dtype))
 
 
@@ -143,23 +147,25 @@ def _fold(name, monoid, a, axes, initial, mask):
 
 def _reduction(name, monoid, prepare=None, doc=''):
     """A NumPy reduction ``name(a, axis=None, [dtype=None,] out=None, keepdims=False,
-    initial=None, where=None)``; ``prepare(a, dtype)``, when given, casts the operand and adds
-    the dtype argument (a float16 operand is then reduced in float32)."""
-    def reduce(a, axis, dtype, out, keepdims, initial, where):
+    initial=None, where=None[, promote_integers=True])``; ``prepare(a, dtype,
+    promote_integers)``, when given, casts the operand and adds the dtype and
+    promote_integers arguments (a float16 operand is then reduced in float32)."""
+    def reduce(a, axis, dtype, out, keepdims, initial, where, promote_integers=True):
         _no_out(name, out)
         axes = _axes(name, a, axis)
         mask = _reduction_mask(name, a, where)
         if prepare is None:
             return _keep(_fold(name, monoid, a, axes, initial, mask), axes, keepdims)
-        a = prepare(a, dtype)
+        a = prepare(asarray(a), dtype, promote_integers)
         fold = functools.partial(_fold, name, monoid)
         out = (_in_float32_if_narrow(fold, a, axes, initial, mask) if dtype is None
                else fold(a, axes, initial, mask))
         return _keep(out, axes, keepdims)
 
     if prepare is not None:
-        def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-            return reduce(a, axis, dtype, out, keepdims, initial, where)
+        def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+               promote_integers=True):
+            return reduce(a, axis, dtype, out, keepdims, initial, where, promote_integers)
     elif monoid.combine is not None:
         def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
             return reduce(a, axis, None, out, keepdims, initial, where)
@@ -237,34 +243,53 @@ def _var_dtypes(name, a, dtype):
     return dtype, dtype
 
 
-def _var(a, axes, ddof, mask=None):
-    centered = subtract(a, _keep(_mean(a, axes, mask), axes, keepdims=True))
+def _var(a, axes, ddof, mask=None, a_mean=None):
+    """The variance of ``a`` over ``axes``, about ``a_mean`` if given (else its mean)."""
+    if a_mean is None:
+        a_mean = _keep(_mean(a, axes, mask), axes, keepdims=True)
+    centered = subtract(a, _cast(a_mean, core.get_aval(a).dtype))
     squares = lax.reduce_sum(_masked(_squared_modulus(centered), mask, 0), axes)
     return _divide_by_count(squares, a, axes, mask, ddof)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+def _ddof(ddof, correction):
+    """The ``ddof`` of ``var`` and ``std``, or ``correction``, the array API's name for it
+    (JAX's ValueError if both are given)."""
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
     """The variance over ``axis`` (of the elements ``where`` keeps): the mean squared
-    deviation from the mean, divided by ``n - ddof`` instead of ``n``. An integer ``dtype``
-    gives an integer variance that JAX then returns as a weak float64 (its ``where`` with the
-    NaN for ``n - ddof <= 0`` promotes it)."""
+    deviation from the mean (or from ``mean``, given with the reduced axes kept), divided by
+    ``n - ddof`` (``correction``) instead of ``n``. An integer ``dtype`` gives an integer
+    variance that JAX then returns as a weak float64 (its ``where`` with the NaN for ``n -
+    ddof <= 0`` promotes it)."""
+    ddof = _ddof(ddof, correction)
     _no_out('var', out)
     axes = _axes('var', a, axis)
     mask = _reduction_mask('var', a, where)
     computation, result = _var_dtypes('var', a, dtype)
-    out = _in_float32_if_narrow(_var, _cast(a, computation), axes, ddof, mask)
+    a_mean = None if mean is None else asarray(mean)
+    out = _in_float32_if_narrow(_var, _cast(a, computation), axes, ddof, mask, a_mean)
     out = _cast(_keep(out, axes, keepdims), result)
     if dtypes.is_inexact(result):
         return out
     return lax.convert_element_type(out, dtypes.float64, weak_type=True)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
     """The standard deviation over ``axis``: ``sqrt(var(...))``; ``dtype`` must be a float
     or complex one, as in JAX."""
+    ddof = _ddof(ddof, correction)
     if dtype is not None and not dtypes.is_inexact(dtypes.check_supported(dtype)):
         raise ValueError(f'dtype argument to jnp.std must be inexact; got {np.dtype(dtype)}')
-    return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where))
+    return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
 def count_nonzero(a, axis=None, keepdims=False):
@@ -338,11 +363,13 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return flip(result, axis) if descending else result
 
 
-def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
-    """The indices that sort ``a`` along ``axis``. A stable descending sort sorts the
-    reversed array and reverses the result, so that equal elements keep their order."""
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
+    """The indices (of ``dtype``, int64 by default) that sort ``a`` along ``axis``. A stable
+    descending sort sorts the reversed array and reverses the result, so that equal elements
+    keep their order."""
     a, axis = _sort_axis('argsort', a, axis, kind, order)
-    indices = lax.broadcasted_iota(dtypes.int64, np.shape(a), axis)
+    dtype = dtypes.int64 if dtype is None else dtypes.check_supported(dtype, 'argsort: dtype')
+    indices = lax.broadcasted_iota(dtype, np.shape(a), axis)
     if descending and stable:
         a, indices = flip(a, axis), flip(indices, axis)
     _, indices = lax.sort_key_val(a, indices, axis, is_stable=stable)

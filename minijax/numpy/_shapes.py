@@ -12,8 +12,10 @@ import builtins
 
 import numpy as np
 
-from minijax import core, lax
-from minijax.numpy import _axes, _cast, _promote, _shape_str, _static_int, asarray, size
+import minijax.numpy as jnp  # (for take and cumsum, of topics loaded after this one)
+from minijax import core, dtypes, lax
+from minijax.numpy import (_axes, _cast, _computed_as, _concrete_or_error, _no_out, _promote,
+                           _shape_str, _static_int, asarray, broadcast_to, full, size, zeros)
 
 __all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims',
            'flip', 'fliplr', 'flipud', 'hstack', 'matrix_transpose', 'meshgrid', 'moveaxis',
@@ -22,11 +24,21 @@ __all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 
 
 
 def reshape(a, shape=None, order='C', *, out_sharding=None, **kwargs):
-    """``a`` with a new shape; one entry may be -1 (inferred). (JAX's old ``newshape=``
-    keyword is accepted.)"""
+    """``a`` with a new shape; one entry may be -1 (inferred); ``order='F'`` reads and writes
+    the elements with the first axis fastest. (JAX's old ``newshape=`` keyword is
+    accepted.)"""
     shape = kwargs.pop('newshape', shape)
-    if kwargs or order != 'C':
-        raise TypeError(f'reshape: unsupported arguments {sorted(kwargs) or ["order"]}')
+    if kwargs:
+        raise TypeError(f'reshape: unsupported arguments {sorted(kwargs)}')
+    if order == 'F':
+        if out_sharding is not None:
+            raise NotImplementedError("reshape: minijax takes out_sharding with order='C' only")
+        shape = shape if np.iterable(shape) else (shape,)
+        return transpose(reshape(transpose(a), tuple(shape)[::-1]))
+    if order == 'A':
+        raise NotImplementedError('np.reshape order=A is not implemented.')
+    if order != 'C':
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
     dims = shape if np.iterable(shape) else (shape,)
     shape = tuple(_static_int(d, f'reshape: each entry of shape {shape!r}') for d in dims)
     size_ = size(a)
@@ -44,8 +56,11 @@ def reshape(a, shape=None, order='C', *, out_sharding=None, **kwargs):
     return lax.reshape(a, shape, out_sharding=out_sharding)
 
 
-def ravel(a):
-    return reshape(a, (-1,))
+def ravel(a, order='C', *, out_sharding=None):
+    """``a`` flattened, in ``order`` (``'C'`` or ``'F'``), sharded as ``out_sharding``."""
+    if order == 'K':
+        raise NotImplementedError("Ravel not implemented for order='K'.")
+    return reshape(a, (size(a),), order, out_sharding=out_sharding)
 
 
 def transpose(a, axes=None):
@@ -130,12 +145,13 @@ def atleast_2d(*arys):
     return _at_least(2, arys)
 
 
-def concatenate(arrays, axis=0):
-    """``arrays`` (promoted to one dtype) joined along ``axis`` (flattened first if None)."""
+def concatenate(arrays, axis=0, dtype=None):
+    """``arrays`` (promoted to one dtype, or converted to ``dtype``) joined along ``axis``
+    (flattened first if None)."""
     arrays = _nonempty('concatenate', arrays)
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
-    arrays = _promote(*(asarray(a) for a in arrays))
+    arrays = _promote_or_convert(arrays, dtype, 'concatenate')
     ndim_ = np.ndim(arrays[0])
     axis = core.canonicalize_axis(axis, ndim_, 'concatenate: axis')
     shapes = [np.shape(a) for a in arrays]
@@ -153,9 +169,20 @@ def concat(arrays, /, *, axis=0):
     return concatenate(arrays, axis)
 
 
-def stack(arrays, axis=0):
-    """``arrays`` (of one shape) joined along a new axis ``axis``."""
+def _promote_or_convert(arrays, dtype, name):
+    """``arrays`` promoted to their common dtype, or each converted to ``dtype``."""
+    if dtype is None:
+        return _promote(*(asarray(a) for a in arrays))
+    dtype = dtypes.check_supported(dtype, f'{name}: dtype')
+    return [asarray(a, dtype) for a in arrays]
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """``arrays`` (of one shape; promoted, or converted to ``dtype``) joined along a new
+    axis ``axis``."""
     arrays = _nonempty('stack', arrays)
+    _no_out('stack', out)
+    arrays = _promote_or_convert(arrays, dtype, 'stack')
     shapes = {np.shape(a) for a in arrays}
     if len(shapes) != 1:
         raise ValueError('stack needs arrays of one shape, got shapes '
@@ -164,18 +191,18 @@ def stack(arrays, axis=0):
     return concatenate([expand_dims(a, axis) for a in arrays], axis)
 
 
-def vstack(tup):
+def vstack(tup, dtype=None):
     """Arrays joined along the first axis (1-D ones as rows)."""
-    return concatenate([atleast_2d(a) for a in _nonempty('vstack', tup)], 0)
+    return concatenate([atleast_2d(a) for a in _nonempty('vstack', tup)], 0, dtype)
 
 
 row_stack = vstack
 
 
-def hstack(tup):
+def hstack(tup, dtype=None):
     """Arrays joined along the second axis (the first for 1-D ones)."""
     arrays = [atleast_1d(a) for a in _nonempty('hstack', tup)]
-    return concatenate(arrays, 0 if np.ndim(arrays[0]) == 1 else 1)
+    return concatenate(arrays, 0 if np.ndim(arrays[0]) == 1 else 1, dtype)
 
 
 def column_stack(tup):
@@ -227,21 +254,52 @@ def tile(A, reps):
     return lax.reshape(out, [r * n for r, n in zip(reps, sizes)])
 
 
-def repeat(a, repeats, axis=None):
-    """Each element of ``a`` repeated ``repeats`` (a static int) times along ``axis``: a
-    new axis after ``axis`` is broadcast to ``repeats`` and merged into it."""
-    if not isinstance(repeats, (int, np.integer)):
-        raise TypeError('repeat: minijax supports a static integer number of repeats only, '
-                        f'got {type(repeats).__name__}')
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """Each element of ``a`` repeated ``repeats`` times along ``axis`` (flattened if None):
+    ``repeats`` is an int or one per element, static unless ``total_repeat_length`` gives the
+    result's length (too long, the last element repeats; too short, the end is cut). The
+    result is sharded as ``out_sharding`` (computed with the mesh's axes ``Auto``)."""
     if axis is None:
         a, axis = ravel(a), 0
-    axis = core.canonicalize_axis(axis, np.ndim(a), 'repeat: axis')
-    sizes = list(np.shape(a))
-    out = lax.broadcast_in_dim(a, sizes[:axis + 1] + [repeats] + sizes[axis + 1:],
-                               [i for i in range(len(sizes) + 1) if i != axis + 1])
-    return lax.reshape(out, sizes[:axis] + [sizes[axis] * repeats] + sizes[axis + 1:])
+    if total_repeat_length is None:  # repeats are static
+        return _computed_as(out_sharding, 'repeat', lambda x: _repeat(x, repeats, axis, None), a)
+    return _computed_as(out_sharding, 'repeat',
+                        lambda x, r: _repeat(x, r, axis, total_repeat_length), a, repeats)
 
 
+def _repeat(a, repeats, axis, total_repeat_length):
+    a = asarray(a)
+    axis = core.canonicalize_axis(axis, builtins.max(np.ndim(a), 1), 'repeat: axis')
+    if total_repeat_length is None:
+        repeats = _concrete_or_error(
+            np.asarray, repeats, 'When jit-compiling jnp.repeat, the total number of repeats '
+            'must be static. To fix this, either specify a static value for `repeats`, or pass '
+            'a static value to `total_repeat_length`.')
+        if not np.ndim(repeats) and np.ndim(a):  # a new axis broadcast, merged into axis
+            sizes = list(np.shape(a))
+            out = lax.broadcast_in_dim(a, sizes[:axis + 1] + [int(repeats)] + sizes[axis + 1:],
+                                       [i for i in range(len(sizes) + 1) if i != axis + 1])
+            return lax.reshape(out, sizes[:axis] + [sizes[axis] * int(repeats)]
+                               + sizes[axis + 1:])
+        repeats = np.ravel(repeats)
+        if np.ndim(a):
+            repeats = np.broadcast_to(repeats, (np.shape(a)[axis],))
+        total_repeat_length = int(np.sum(repeats))
+    else:
+        repeats = ravel(repeats)
+        if np.ndim(a):
+            repeats = broadcast_to(repeats, (np.shape(a)[axis],))
+    if not np.ndim(a):
+        if np.shape(repeats) != (1,):
+            raise ValueError('`repeat` with a scalar parameter `a` is only implemented for '
+                             'scalar values of the parameter `repeats`.')
+        return full((total_repeat_length,), a)
+    if total_repeat_length == 0 or np.shape(a)[axis] == 0:
+        return lax.slice_in_dim(a, 0, 0, axis=axis) if total_repeat_length == 0 else a
+    # the index of each output element's source: 1 where a block starts, summed
+    starts = jnp.cumsum(concatenate([zeros(1, np.int64), asarray(repeats)[:-1]]))
+    marks = zeros(total_repeat_length, np.int32).at[starts].add(1)
+    return jnp.take(a, jnp.cumsum(marks) - 1, axis=axis)
 def flip(m, axis=None):
     """``m`` with the order of the elements along ``axis`` (all axes if None) reversed."""
     return _flip(m, tuple(axis) if isinstance(axis, list) else axis)

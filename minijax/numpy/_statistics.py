@@ -10,8 +10,8 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _cast, _is_bool, _is_float, _no_out, _promote, _promote_inexact,
-                           _static_int, _to_float, add, all, any, argmax, argmin, asarray,
+from minijax.numpy import (_axes, _cast, _computed_as, _is_bool, _is_float, _no_out, _promote,
+                           _promote_inexact, _static_int, _to_float, add, all, any, argmax, argmin, asarray,
                            atleast_2d, broadcast_to, ceil, clip, concatenate, conj, cumprod, cumsum,
                            diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
                            isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
@@ -85,13 +85,17 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
                    _count_numbers(a, axis, keepdims, where, dtype))
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
     """The variance of the elements that are not NaN (of those ``where`` keeps; NaN where
-    ``n - ddof <= 0``), of ``var``'s dtype."""
+    ``n - ddof <= 0``) about their mean (or ``mean``, given with the reduced axes kept), of
+    ``var``'s dtype."""
     _no_out('nanvar', out)
     computation, result = _var_dtypes('nanvar', a, dtype)
     a = _cast(a, computation)
-    centered = _without_nan(a, 0., subtract(a, nanmean(a, axis, keepdims=True, where=where)))
+    mean = nanmean(a, axis, keepdims=True, where=where) if mean is None else \
+        _cast(asarray(mean), computation)
+    centered = _without_nan(a, 0., subtract(a, mean))
     squares = sum(_squared_modulus(centered), axis, keepdims=keepdims, where=where)
     return _cast(_divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims,
                                                                          where), ddof)), result)
@@ -103,9 +107,10 @@ def _divide_unless_too_few(total, divisor):
     return where(too_few, np.nan, divide(total, where(too_few, 1, divisor)))
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
     """``sqrt(nanvar(...))`` (``lax.sqrt``, which refuses an integer ``dtype``, as JAX's)."""
-    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 def _cumulative_with_initial(name, fn, identity, widens):
@@ -253,7 +258,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return subtract(max(a, axis, out, keepdims), min(a, axis, out, keepdims))
 
 
-_QUANTILE_METHODS = ('linear', 'lower', 'higher', 'nearest', 'midpoint')
+_QUANTILE_METHODS = ('linear', 'lower', 'higher', 'nearest', 'midpoint', 'inverted_cdf')
 
 
 def _interpolate(method, low, high, fraction):
@@ -270,34 +275,87 @@ def _interpolate(method, low, high, fraction):
     return multiply(add(low, high), .5)
 
 
-def _quantile(name, a, q, axis, method, keepdims, skip_nans):
-    """Quantiles by sorting: the data of ``axis`` (axes) moved last and sorted (NaNs last),
-    the two neighbours of position ``q (n - 1)`` read with ``take_along_axis``; ``n`` counts
-    the numbers only when ``skip_nans``, else a NaN makes the result NaN."""
+def _quantile_weights(name, a, weights, axes, method):
+    """``weights`` of the data of ``a``: of ``a``'s shape, or of the reduced axes' shape
+    (then broadcast); only ``'inverted_cdf'`` reads them (JAX's errors otherwise)."""
+    weights = asarray(weights)
+    if dtypes.is_complex(core.get_aval(weights).dtype):
+        raise ValueError('Weights cannot be complex types.')
+    if method != 'inverted_cdf':
+        raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                  "'inverted_cdf' supports weights.")
+    if np.shape(weights) == np.shape(a):
+        return weights
+    if axes is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    reduced = tuple(np.shape(a)[d] for d in axes)
+    if np.shape(weights) != reduced:
+        raise ValueError(f'Weights shape {np.shape(weights)} must match reduction axes '
+                         f'{reduced}')
+    return lax.broadcast_in_dim(weights, np.shape(a), tuple(axes))
+
+
+def _inverted_cdf(data, weights, q_row, count, skip_nans):
+    """The quantiles of each row of sorted ``data`` (NaNs last) by the inverted weighted
+    CDF: the first element whose cumulative weight reaches ``q`` times the total. NaN data
+    weighs 0; a negative or NaN weight, or NaN data (all of it, with ``skip_nans``), makes
+    the row's quantiles NaN."""
+    bad_weights = (weights < 0) | isnan(weights)
+    nan_data = isnan(data)
+    cumulative = cumsum(where(bad_weights | nan_data, 0, weights), -1)
+    target = q_row * cumulative[..., -1:]
+    below = cumulative[..., None, :] < target[..., None]
+    index = sum(below.astype(dtypes.int64), -1)
+    index = clip(index, 0, subtract(count, 1).astype(dtypes.int64))
+    out = take_along_axis(data, index, -1)
+    nan_rows = ~any(~nan_data, -1, keepdims=True) if skip_nans else any(nan_data, -1,
+                                                                         keepdims=True)
+    return where(any(bad_weights, -1, keepdims=True) | nan_rows, np.nan, out)
+
+
+def _quantile(name, a, q, axis, method, keepdims, skip_nans, weights=None):
+    """Quantiles by sorting: the data of ``axis`` (axes) moved last and sorted (NaNs last,
+    ``weights`` moved with them), the two neighbours of position ``q (n - 1)`` read with
+    ``take_along_axis``, or by the inverted CDF; ``n`` counts the numbers only when
+    ``skip_nans``, else a NaN makes the result NaN."""
     if method not in _QUANTILE_METHODS:
-        error = NotImplementedError if method == 'inverted_cdf' else ValueError  # as JAX's
-        raise error(f'{name}: method {method!r} is not supported (minijax has '
-                    f'{", ".join(_QUANTILE_METHODS)})')
+        raise ValueError(f'{name}: method {method!r} is not supported (minijax has '
+                         f'{", ".join(_QUANTILE_METHODS)})')
     a, q = _to_float(asarray(a)), asarray(q)
     if dtypes.is_complex(core.get_aval(a).dtype):
         raise ValueError(f'{name}: complex input ({core.get_aval(a).str_short()}) has no '
                          'order, so no quantiles (JAX refuses it too)')
+    if weights is not None:
+        weights = _quantile_weights(name, a, weights,
+                                    None if axis is None else _axes(name, a, axis), method)
+        a, weights = _promote_inexact(a, weights)
     q = _cast(q, core.get_aval(a).dtype) if _is_float(q) else _to_float(q)
     axes = _axes(name, a, axis)
     kept = [d for d in range(np.ndim(a)) if d not in axes]
     kept_shape = [np.shape(a)[d] for d in kept]
-    data = reshape(transpose(a, kept + list(axes)), kept_shape + [-1])
-    data = sort(where(isnan(data), np.nan, data), axis=-1)
+
+    def rows(x):
+        return reshape(transpose(x, kept + list(axes)), kept_shape + [-1])
+    data = where(isnan(rows(a)), np.nan, rows(a))
+    if method == 'inverted_cdf':
+        weights = ones_like(data) if weights is None else rows(weights)
+        data, weights = lax.sort_key_val(data, weights, np.ndim(data) - 1)
+    else:
+        data = sort(data, axis=-1)
     n = np.shape(data)[-1]
     count = sum(logical_not(isnan(data)), -1, keepdims=True) if skip_nans else n
-    positions = multiply(reshape(q, (1,) * len(kept) + (-1,)), subtract(count, 1))
-    low, high = floor(positions), ceil(positions)
-    index_shape = tuple(kept_shape) + (np.size(q),)
-    read = [take_along_axis(data, broadcast_to(_cast(clip(i, 0, n - 1), dtypes.int64),
-                                               index_shape), -1) for i in (low, high)]
-    out = _interpolate(method, *read, subtract(positions, low))
-    if not skip_nans:
-        out = where(any(isnan(data), -1, keepdims=True), np.nan, out)
+    q_row = reshape(q, (1,) * len(kept) + (-1,))
+    if method == 'inverted_cdf':
+        out = _inverted_cdf(data, weights, q_row, count, skip_nans)
+    else:
+        positions = multiply(q_row, subtract(count, 1))
+        low, high = floor(positions), ceil(positions)
+        index_shape = tuple(kept_shape) + (np.size(q),)
+        read = [take_along_axis(data, broadcast_to(_cast(clip(i, 0, n - 1), dtypes.int64),
+                                                   index_shape), -1) for i in (low, high)]
+        out = _interpolate(method, *read, subtract(positions, low))
+        if not skip_nans:
+            out = where(any(isnan(data), -1, keepdims=True), np.nan, out)
     out = moveaxis(out, -1, 0)
     out = reshape(out, np.shape(q) + tuple(kept_shape))
     if keepdims:
@@ -306,29 +364,34 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nans):
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
-             keepdims=False):
-    """The ``q``-th quantiles (``q`` in [0, 1]) of ``a`` along ``axis``."""
+             keepdims=False, *, weights=None):
+    """The ``q``-th quantiles (``q`` in [0, 1]) of ``a`` along ``axis`` (``weights``, one per
+    element of ``a`` or of the reduced axes, with ``method='inverted_cdf'``)."""
     _no_out('quantile', out)
-    return _quantile('quantile', a, q, axis, method, keepdims, skip_nans=False)
+    return _quantile('quantile', a, q, axis, method, keepdims, False, weights)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
-                keepdims=False):
+                keepdims=False, *, weights=None):
     """``quantile`` of the elements that are not NaN."""
     _no_out('nanquantile', out)
-    return _quantile('nanquantile', a, q, axis, method, keepdims, skip_nans=True)
+    return _quantile('nanquantile', a, q, axis, method, keepdims, True, weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
-               keepdims=False):
-    """The ``q``-th percentiles (``q`` in [0, 100]): ``quantile(a, q / 100)``."""
-    return quantile(a, true_divide(asarray(q), 100), axis, out, overwrite_input, method, keepdims)
+               keepdims=False, *, weights=None, out_sharding=None):
+    """The ``q``-th percentiles (``q`` in [0, 100]): ``quantile(a, q / 100)``, sharded as
+    ``out_sharding`` says (computed with the mesh's axes ``Auto``)."""
+    def percentiles(a, q, weights):
+        return quantile(a, true_divide(asarray(q), 100), axis, out, overwrite_input, method,
+                        keepdims, weights=weights)
+    return _computed_as(out_sharding, 'jnp.percentile', percentiles, a, q, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
     return nanquantile(a, true_divide(asarray(q), 100), axis, out, overwrite_input, method,
-                       keepdims)
+                       keepdims, weights=weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -340,10 +403,19 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return nanquantile(a, .5, axis, out, overwrite_input, keepdims=keepdims)
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+def _inexact_dtype(name, dtype):
+    """``cov``'s and ``corrcoef``'s ``dtype``: None, or a float or complex type."""
+    if dtype is not None and not dtypes.is_inexact(dtypes.check_supported(dtype)):
+        raise ValueError(f'{name}: dtype must be a subclass of float or complex; got '
+                         f'dtype={np.dtype(dtype)!r}')
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
     """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
     (and ``y``), NumPy's estimate with frequency and analytic weights (Hermitian: the
-    deviations times their conjugates)."""
+    deviations times their conjugates), computed in ``dtype`` if given."""
+    _inexact_dtype('cov', dtype)
     X = atleast_2d(_to_float(asarray(m)))
     if not rowvar and np.shape(X)[0] != 1:
         X = transpose(X)
@@ -355,6 +427,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     for extra in (fweights, aweights):
         if extra is not None:
             w = asarray(extra) if w is None else multiply(w, extra)
+    if dtype is not None:
+        X, w = X.astype(dtype), None if w is None else w.astype(dtype)
     mean_, w_sum = average(X, 1, w, returned=True)
     if w is None:
         fact = np.shape(X)[1] - ddof
@@ -369,10 +443,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return squeeze(true_divide(matmul(X_weighted, conj(transpose(X))), fact))
 
 
-def corrcoef(x, y=None, rowvar=True):
+def corrcoef(x, y=None, rowvar=True, dtype=None):
     """Pearson correlation coefficients: the covariance over the product of the standard
     deviations, clipped to [-1, 1] (the real and imaginary parts, for complex numbers)."""
-    c = cov(x, y, rowvar)
+    _inexact_dtype('corrcoef', dtype)
+    c = cov(x, y, rowvar, dtype=dtype)
     if np.ndim(c) == 0:
         return true_divide(c, c)
     stddev = sqrt(diagonal(c))

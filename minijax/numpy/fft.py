@@ -209,19 +209,19 @@ def _per_span(k, n, d, dtype):
     return jnp.asarray(k, dtype) / jnp.asarray(d * n, dtype)
 
 
-def fftfreq(n, d=1.0, *, dtype=None):
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """The frequencies of ``fft``'s outputs for ``n`` samples ``d`` apart: ``0, 1, ..., -2,
-    -1`` cycles per ``n * d``."""
+    -1`` cycles per ``n * d`` (on ``device``)."""
     n = _sample_count('fftfreq', n, d)
     k = jnp.concatenate([jnp.arange(0, (n - 1) // 2 + 1), jnp.arange(-(n // 2), 0)])
-    return _per_span(k, n, d, dtype)
+    return jnp._placed(_per_span(k, n, d, dtype), device)
 
 
-def rfftfreq(n, d=1.0, *, dtype=None):
+def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """The frequencies of ``rfft``'s outputs for ``n`` samples ``d`` apart: ``0, 1, ...,
-    n // 2`` cycles per ``n * d``."""
+    n // 2`` cycles per ``n * d`` (on ``device``)."""
     n = _sample_count('rfftfreq', n, d)
-    return _per_span(jnp.arange(0, n // 2 + 1), n, d, dtype)
+    return jnp._placed(_per_span(jnp.arange(0, n // 2 + 1), n, d, dtype), device)
 
 
 def _shift(x, axes, sign):

@@ -133,15 +133,35 @@ def qr(a, mode='reduced'):
     return r if mode == 'r' else QRResult(q, r)
 
 
-@functools.partial(jit, static_argnames=('full_matrices', 'compute_uv', 'hermitian'))
-def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``, or ``S`` alone."""
-    if hermitian:
-        raise NotImplementedError('jnp.linalg.svd: minijax does not support hermitian=True')
+@functools.partial(jit, static_argnames=('full_matrices', 'compute_uv', 'hermitian',
+                                         'subset_by_index'))
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
+    """``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``, or ``S`` alone; of a ``hermitian``
+    ``a``, from its eigendecomposition. ``subset_by_index`` may only name the whole
+    spectrum, as on JAX's CPU."""
     a = _float_matrix('svd', a, square=False, error=TypeError)
+    if hermitian:
+        return _hermitian_svd(a, compute_uv, subset_by_index)
     if not compute_uv:
-        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False)
-    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
+        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
+                              subset_by_index=subset_by_index)
+    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices,
+                                     subset_by_index=subset_by_index))
+
+
+def _hermitian_svd(a, compute_uv, subset_by_index):
+    """The SVD of a Hermitian ``a`` = V diag(w) V^H: the singular values are ``|w|``
+    (descending), U the eigenvectors in their order, Vh = (U sign(w))^H."""
+    vectors, values = lax_linalg.eigh(a, subset_by_index=subset_by_index)
+    s = jnp.abs(values)
+    if not compute_uv:
+        return jnp.flip(jnp.sort(s, axis=-1), -1)
+    order = lax.broadcasted_iota(np.int64, jnp.shape(s), jnp.ndim(s) - 1)
+    s, order, sign = lax.sort((s, order, jnp.sign(values)), jnp.ndim(s) - 1, num_keys=1)
+    s, order, sign = (jnp.flip(x, -1) for x in (s, order, sign))
+    u = jnp.take_along_axis(vectors, order[..., None, :], axis=-1)
+    vh = jnp.conj(jnp.swapaxes(u * sign[..., None, :].astype(u.dtype), -1, -2))
+    return SVDResult(u, s, vh)
 
 def svdvals(x):
     """The singular values, descending."""
@@ -251,10 +271,10 @@ def _pinv_jvp(rtol, primals, tangents):
     return p, p_dot
 
 
-@jit
-def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 (NumPy's name)
-    """How many singular values exceed ``rtol`` times the largest (default: its size times
-    the dtype's epsilon)."""
+@functools.partial(jit, static_argnames=('hermitian',))
+def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):  # noqa: N803 (NumPy's name)
+    """How many singular values (of a ``hermitian`` ``M``: its eigenvalues' moduli) exceed
+    ``rtol`` times the largest (default: its size times the dtype's epsilon)."""
     if tol is not None:
         if rtol is not None:
             raise ValueError('jnp.linalg.matrix_rank: give rtol or tol, not both')
@@ -262,7 +282,7 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 (NumPy's name)
     M = jnp._to_float(jnp.asarray(M))
     if jnp.ndim(M) < 2:
         return jnp.any(M != 0).astype(np.int32)
-    s = svd(M, full_matrices=False, compute_uv=False)
+    s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
     if rtol is None:
         dtype = core.get_aval(s).dtype
         rtol = (jnp.max(s, axis=-1) * np.asarray(max(jnp.shape(M)[-2:]), dtype)
@@ -314,13 +334,29 @@ def _det_jvp(primals, tangents):
     return y, y * jnp.trace(_lu_solve(a, a_dot), axis1=-1, axis2=-2)
 
 
-@jit
-def slogdet(a):
-    """``SlogdetResult(sign, logabsdet)`` of ``det(a)``: for matrices larger than 2x2, from
-    the diagonal of ``lu`` and the parity of its row swaps."""
+@functools.partial(jit, static_argnames=('method',))
+def slogdet(a, *, method=None):
+    """``SlogdetResult(sign, logabsdet)`` of ``det(a)``: by ``method`` ``'lu'`` (None), for
+    matrices larger than 2x2, from the diagonal of ``lu`` and the parity of its row swaps;
+    by ``'qr'``, from the diagonal of ``R`` and the sign of ``det(Q)`` (real ``a`` only)."""
     a = _float_matrix('slogdet', a)
     n = core.get_aval(a).shape[-1]
-    return SlogdetResult(*(_slogdet_small(a) if n <= 2 else _slogdet_lu(a)))
+    if method is None or method == 'lu':
+        return SlogdetResult(*(_slogdet_small(a) if n <= 2 else _slogdet_lu(a)))
+    if method == 'qr':
+        return SlogdetResult(*_slogdet_qr(a))
+    raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' "
+                     "(`None`), and 'qr'.")
+
+
+def _slogdet_qr(a):
+    if dtypes.is_complex(core.get_aval(a).dtype):
+        raise NotImplementedError("slogdet method='qr' not implemented for complex inputs")
+    q, r = lax_linalg.qr(a, full_matrices=False)
+    diag = jnp.diagonal(r, axis1=-2, axis2=-1)
+    q_sign, _ = _slogdet_lu(q)  # +1 or -1, an orthogonal matrix's determinant
+    return (jnp.prod(jnp.sign(diag), axis=-1) * q_sign,
+            jnp.sum(jnp.log(jnp.abs(diag)), axis=-1))
 
 
 @custom_jvp

@@ -55,8 +55,9 @@ def ndtr(x):
     return lax.mul(.5, mnp.where(mnp.less(w, math.sqrt(.5)), lax.add(1., lax.erf(z)), tails))
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """``log(sum(b * exp(a)))`` over ``axis``, without overflow.
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """``log(sum(b * exp(a)))`` over ``axis`` (of the elements ``where`` keeps), without
+    overflow.
 
     The maximum is subtracted first (and held constant to differentiation: it cancels, so
     the gradient is ``softmax``); an all ``-inf`` or infinite slice shifts by 0 instead.
@@ -64,17 +65,20 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     ``return_sign``, which returns ``(log|sum|, sign(sum))``.
     """
     a = _to_float(mnp.asarray(a))
+    if where is not None:
+        a = mnp.where(where, a, 0)
     if b is not None:
         b = _to_float(mnp.asarray(b))
         shape = mnp.broadcast_shapes(np.shape(a), np.shape(b))
         a, b = mnp.broadcast_to(a, shape), mnp.broadcast_to(b, shape)
         a = mnp.where(mnp.not_equal(b, 0), a, -np.inf)
-    shift = mnp.max(a, axis, keepdims=True)
+    shift = mnp.max(a, axis, keepdims=True, where=where, initial=-np.inf) \
+        if where is not None else mnp.max(a, axis, keepdims=True)
     shift = lax.stop_gradient(mnp.where(mnp.less(mnp.abs(shift), np.inf), shift, 0.))
     terms = mnp.exp(mnp.subtract(a, shift))
     if b is not None:
         terms = mnp.multiply(terms, b)
-    total = mnp.sum(terms, axis, keepdims=True)
+    total = mnp.sum(terms, axis, keepdims=True, where=where)
     sign = lax.sign(total)
     out = mnp.add(mnp.log(mnp.abs(total)), shift)
     if not keepdims:

@@ -15,7 +15,7 @@ from jaxlib.mlir.dialects import func, stablehlo
 
 from minijax.lowering import mlir_context
 from minijax.lowering.context import new_context
-from minijax import isolation
+from minijax import isolation, runtime
 from minijax.tools import inputs
 from minijax.tools.errors import Failure, UsageError
 
@@ -226,6 +226,7 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def portable_artifact(module: ir.Module, debug_info: bool, target_version: str) -> bytes:
     """The module as a versioned StableHLO artifact, with locations only if ``debug_info``.
+    A module over a mesh keeps its Shardy ops and attributes, as JAX's export keeps them.
 
     Serializing rewrites a module into VHLO in place, so a copy is serialized.
     """
@@ -233,4 +234,10 @@ def portable_artifact(module: ir.Module, debug_info: bool, target_version: str) 
     with mlir_context():
         if not debug_info:
             passmanager.PassManager.parse('builtin.module(strip-debuginfo)').run(copy.operation)
+        if _has_mesh(copy):
+            return runtime.serialize_portable_artifact_with_sdy(copy, target_version)
         return stablehlo.serialize_portable_artifact(copy, target_version)
+
+
+def _has_mesh(module: ir.Module) -> bool:
+    return any(op.operation.name == 'sdy.mesh' for op in module.body.operations)

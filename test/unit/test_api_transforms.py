@@ -506,3 +506,137 @@ def test_check_grads_tolerances_and_step():
     x = (np.linspace(0.1, 1., 3),)
     jax.test_util.check_grads(f_j, x, 1, modes=('fwd',), atol=10., rtol=10., eps=1e-3)
     minijax.test_util.check_grads(f_m, x, 1, modes=('fwd',), atol=10., rtol=10., eps=1e-3)
+
+
+# ---------------------------------------------------------------------------- JAX's other parameters
+
+def test_transformations_take_their_function_as_fun_by_keyword():
+    x = np.linspace(0.1, 1.0, 3)
+    for name in ('grad', 'value_and_grad', 'jacfwd', 'jacrev', 'jacobian', 'hessian', 'vmap'):
+        scalar = name in ('grad', 'value_and_grad', 'hessian')
+        mine, theirs = [getattr(lib, name)(fun=lambda v, np_=np_: (
+            np_.sin(v) * v).sum() if scalar else np_.sin(v) * v)(x)
+            for lib, np_ in ((minijax, mnp), (jax, jnp))]
+        assert_trees_close(mine, theirs)
+    assert_trees_close(minijax.jvp(fun=mnp.sin, primals=(x,), tangents=(x,)),
+                       jax.jvp(fun=jnp.sin, primals=(x,), tangents=(x,)))
+
+
+@pytest.mark.parametrize('call', [
+    lambda L: L.grad(sum, reduce_axes=('i',))(np.ones(2)),
+    lambda L: L.value_and_grad(sum, reduce_axes=('i',))(np.ones(2)),
+    lambda L: L.vjp(sum, np.ones(2), reduce_axes=('i',)),
+], ids=['grad', 'value_and_grad', 'vjp'])
+def test_reduce_axes_is_jaxs_deprecation_error(call):
+    with pytest.raises(NotImplementedError) as theirs:
+        call(jax)
+    with pytest.raises(NotImplementedError, match='reduce_axes') as mine:
+        call(minijax)
+    assert str(mine.value) == str(theirs.value)
+
+
+def test_jacrev_allow_int_gives_the_float_inputs_jacobian():
+    f = lambda x, n: (x ** 2).sum() * n  # noqa: E731
+    x = np.linspace(0.5, 1.5, 3)
+    mine = minijax.jacrev(f, argnums=(0, 1), allow_int=True)(x, 3)
+    theirs = jax.jacrev(f, argnums=(0, 1), allow_int=True)(x, 3)
+    assert_close(mine[0], theirs[0])
+    assert np.asarray(mine[1]) == np.asarray(theirs[1]) == 0
+    with pytest.raises(TypeError):
+        minijax.jacrev(f, argnums=(0, 1))(x, 3)
+
+
+def test_vmap_axis_size_and_sum_match_as_jaxs(rng):
+    x = random_array(rng, (3, 2), F64)
+    double = lambda v: v * 2  # noqa: E731
+    for kwargs, arg in [(dict(in_axes=None, axis_size=4), x[0]),
+                        (dict(axis_size=3), x),
+                        (dict(out_axes=None, sum_match=True), x)]:
+        assert_close(minijax.vmap(double, **kwargs)(arg), jax.vmap(double, **kwargs)(arg))
+    for kwargs, arg in [(dict(in_axes=None), x), (dict(axis_size=4), x),
+                        (dict(out_axes=None), x)]:
+        with pytest.raises(ValueError):
+            jax.vmap(double, **kwargs)(arg)
+        with pytest.raises(ValueError, match='vmap'):
+            minijax.vmap(double, **kwargs)(arg)
+
+
+def test_vmap_spmd_axis_name_says_minijax_lacks_it():
+    with pytest.raises(NotImplementedError, match='spmd_axis_name is not supported by minijax'):
+        minijax.vmap(lambda v: v, spmd_axis_name='x')
+
+
+def test_make_jaxpr_axis_env_and_return_shape_as_jaxs(rng):
+    x = random_array(rng, (3,), F64)
+    mine, mine_shape = minijax.make_jaxpr(lambda v: lax.psum(v, 'i') * 2, axis_env=[('i', 4)],
+                                          return_shape=True)(x)
+    theirs, their_shape = jax.make_jaxpr(lambda v: jax.lax.psum(v, 'i') * 2,
+                                         axis_env=[('i', 4)], return_shape=True)(x)
+    assert str(mine) == str(theirs)
+    assert (mine_shape.shape, mine_shape.dtype) == (their_shape.shape, their_shape.dtype)
+
+
+@pytest.mark.parametrize('name', ['debug_infs', 'debug_nans', 'enable_x64',
+                                  'explain_cache_misses', 'log_compiles', 'default_device',
+                                  'default_matmul_precision', 'numpy_rank_promotion'])
+def test_a_config_state_without_a_value_is_jaxs(name):
+    """A boolean state called bare turns on (where minijax can), the others raise JAX's
+    TypeError."""
+    try:
+        with getattr(jax, name)():
+            expected = getattr(jax, name).value
+    except TypeError as err:
+        with pytest.raises(TypeError) as mine:
+            getattr(minijax, name)()
+        assert str(mine.value) == str(err)
+        return
+    try:
+        with getattr(minijax, name)():
+            assert getattr(minijax, name).value == expected
+    except NotImplementedError as err:  # (minijax has one value of it: the error says so)
+        assert 'minijax' in str(err)
+
+
+def test_jit_device_backend_and_inline_as_jaxs():
+    """JAX's deprecated device/backend (a warning, the result on that device, the same
+    module text) and inline (the body's equations in the caller's jaxpr)."""
+    x = np.linspace(0.0, 1.0, 3)
+    double = lambda v: v * 2  # noqa: E731
+    for lib in (jax, minijax):
+        with pytest.warns(DeprecationWarning):
+            y = lib.jit(double, device=lib.devices()[1])(x)
+        assert [d.id for d in y.devices()] == [1]
+        with pytest.warns(DeprecationWarning):
+            assert_close(lib.jit(double, backend='cpu')(x), x * 2)
+    with pytest.warns(DeprecationWarning):
+        texts = [lib.jit(double, device=lib.devices()[1]).lower(x).as_text()
+                 for lib in (jax, minijax)]
+    assert texts[0] == texts[1]
+    inline = [str(lib.make_jaxpr(lambda v: lib.jit(lambda w: w * 2 + 1, inline=True)(v) * 3)(x))
+              for lib in (jax, minijax)]
+    assert inline[0] == inline[1]
+    for kwargs in (dict(device=minijax.devices()[0], backend='cpu'),
+                   dict(device=minijax.devices()[0], in_shardings=None,
+                        out_shardings=minijax.sharding.SingleDeviceSharding(
+                            minijax.devices()[0]))):
+        with pytest.warns(DeprecationWarning), pytest.raises(ValueError):
+            minijax.jit(double, **kwargs)
+
+
+def test_jit_compiler_options_reach_xla_as_jaxs():
+    """XLA's options change what it compiles (no fusion with every HLO pass off), in jit and
+    in Lowered.compile; a bad name or value is XLA's error, JAX's type."""
+    x = np.linspace(0.0, 1.0, 3)
+    off = {'xla_disable_all_hlo_passes': True}
+    for lib, np_ in ((jax, jnp), (minijax, mnp)):
+        f = lambda v, np_=np_: np_.sin(v) * 2 + 1  # noqa: E731
+        assert 'fusion' in lib.jit(f).lower(x).compile().as_text()
+        assert 'fusion' not in lib.jit(f, compiler_options=off).lower(x).compile().as_text()
+        assert 'fusion' not in lib.jit(f).lower(x).compile(compiler_options=off).as_text()
+        assert_close(lib.jit(f, compiler_options=off)(x), np.sin(x) * 2 + 1)
+    for bad in ({'no_such_option': 1}, {'xla_cpu_enable_fast_math': 'maybe'}):
+        with pytest.raises(jax.errors.JaxRuntimeError) as theirs:
+            jax.jit(lambda v: v * 2, compiler_options=bad)(x)
+        with pytest.raises(minijax.errors.JaxRuntimeError) as mine:
+            minijax.jit(lambda v: v * 2, compiler_options=bad)(x)
+        assert str(mine.value) == str(theirs.value)

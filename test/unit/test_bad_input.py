@@ -1389,6 +1389,21 @@ ROWS = [
      lambda jax: jax.flatten_util.ravel_pytree([V, V])[1](np.ones(5)),
      r'unravel function given an array of shape \(5,\), but expected shape \(6,\)'),
 
+    # ------------------------------------------------ ad_checkpoint, stages, experimental, extend
+    ('ad_checkpoint.checkpoint_name_of_a_string',
+     lambda jax: jax.ad_checkpoint.checkpoint_name('a', 'n'), r'value of type str'),
+    ('stages.compiled_called_with_other_types',
+     lambda jax: jax.jit(lambda a: a).lower(1.).compile()(np.ones(2)),
+     r'called with types \(float64\[2\]\) but compiled for \(float64\[\]\)'),
+    ('experimental.io_callback_result_of_another_shape',
+     lambda jax: jax.experimental.io_callback(lambda: np.ones(3),
+                                              jax.ShapeDtypeStruct((2,), np.float64)),
+     r'Incorrect output shape for return value #0: Expected: \(2,\), Actual: \(3,\)'),
+    ('extend.core.check_jaxpr_unbound_variable',
+     lambda jax: jax.extend.core.check_jaxpr(jax.extend.core.Jaxpr(
+         [], [], [jax.extend.core.Var(jax.core.ShapedArray((), np.float32))], [],
+         jax.extend.core.no_effects)), r'unbound variable'),
+
     # ------------------------------------------------------------- debug, ops, test_util
     ('debug.print_missing_name', lambda jax: jax.debug.print('{x}', 1.), r"'x'"),
     ('debug.print_missing_name_under_jit',

@@ -606,8 +606,9 @@ def test_data_dependent_shapes_need_size_under_jit(fn, error, message):
     (lambda: mnp.linalg.norm(np.ones((2, 2)), 3), ValueError, "ord=3 is not a matrix norm"),
     (lambda: mnp.ones((2, 3))[mnp.ones(3) > 0], IndexError, r'index 0 has shape \(3,\)'),
     (lambda: mnp.ones(3)[1.], TypeError, 'int, slice'),
-    (lambda: mnp.repeat(mnp.ones(3), np.array([1, 2, 3])), TypeError, 'static integer'),
-    (lambda: mnp.sum(mnp.ones(3), out=mnp.ones(())), TypeError, 'immutable'),
+    (lambda: minijax.jit(lambda r: mnp.repeat(mnp.ones(3), r))(np.array([1, 2, 3])),
+     minijax.errors.ConcretizationTypeError, 'total_repeat_length'),
+    (lambda: mnp.sum(mnp.ones(3), out=mnp.ones(())), NotImplementedError, 'not supported'),
 ])
 def test_errors_name_the_problem(thunk, error, message):
     with pytest.raises(error, match=message):

@@ -168,3 +168,68 @@ def test_data_parallel_mlp_step_is_the_single_device_step():
 def test_bad_pmaps_are_named(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_axis_size_must_be_the_mapped_size_as_in_jax():
+    double = lambda x: x * 2  # noqa: E731
+    x = X[:2, 0]
+    np.testing.assert_array_equal(mj.pmap(double, axis_size=2)(x),
+                                  jax.pmap(double, axis_size=2)(x))
+    with pytest.raises(ValueError) as theirs:
+        jax.pmap(double, axis_size=3)(x)
+    with pytest.raises(ValueError) as mine:
+        mj.pmap(double, axis_size=3)(x)
+    assert str(mine.value) == str(theirs.value)
+
+
+GROUPS = [[0, 2], [1, 3]]
+
+
+def grouped(lax, groups=GROUPS):
+    """Every reduction over the groups of the axis ``i``."""
+    return lambda x: (lax.psum(x, 'i', axis_index_groups=groups),
+                      lax.pmax(x, 'i', axis_index_groups=groups),
+                      lax.pmin(x, 'i', axis_index_groups=groups),
+                      lax.pmean(x, 'i', axis_index_groups=groups))
+
+
+def test_axis_index_groups_under_pmap_are_jaxs():
+    x = X[:, 0]
+    for mine, theirs in zip(mj.pmap(grouped(mlax), 'i')(x), jax.pmap(grouped(jax.lax), 'i')(x)):
+        np.testing.assert_array_equal(mine, theirs)
+    uneven = [[0], [1, 2, 3]]  # (groups of unequal sizes: XLA takes them, JAX passes them)
+    np.testing.assert_array_equal(
+        mj.pmap(lambda v: mlax.psum(v, 'i', axis_index_groups=uneven), 'i')(x),
+        jax.pmap(lambda v: jax.lax.psum(v, 'i', axis_index_groups=uneven), 'i')(x))
+
+    def loss(lib, lax):
+        return lambda v: (lib.pmap(lambda w: lax.psum(w, 'i', axis_index_groups=GROUPS) * w,
+                                   'i')(v) ** 2).sum()
+    np.testing.assert_allclose(mj.grad(loss(mj, mlax))(x), jax.grad(loss(jax, jax.lax))(x))
+
+
+@pytest.mark.parametrize('groups', [GROUPS, [[0], [1, 2, 3]]], ids=['even', 'uneven'])
+def test_axis_index_groups_in_shard_map_lower_as_jaxs(groups):
+    x = X[:, 0]
+    programs = [lib.jit(lib.shard_map(grouped(lib.lax, groups), mesh=lib.make_mesh(
+        (N,), ('i',), axis_types=(lib.sharding.AxisType.Auto,)), in_specs=lib.P('i'),
+        out_specs=lib.P('i'), check_vma=False)) for lib in (mj, jax)]
+    assert programs[0].lower(x).as_text() == programs[1].lower(x).as_text()
+    assert str(mj.make_jaxpr(programs[0])(x)) == str(jax.make_jaxpr(programs[1])(x))
+    for mine, theirs in zip(programs[0](x), programs[1](x)):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_axis_index_groups_errors_are_jaxs():
+    x = X[:, 0]
+    for lib in (jax, mj):  # (vmap does not take them, in JAX either)
+        with pytest.raises(NotImplementedError, match='not supported in vmap'):
+            lib.vmap(grouped(lib.lax), axis_name='i')(x)
+        with pytest.raises(ValueError, match='cover all indices exactly once'):
+            lib.pmap(grouped(lib.lax, [[0, 1], [1, 2]]), 'i')(x)
+        with pytest.raises(NotImplementedError):  # (check_vma's psum_invariant has none)
+            lib.shard_map(grouped(lib.lax), mesh=lib.make_mesh(
+                (N,), ('i',), axis_types=(lib.sharding.AxisType.Auto,)),
+                in_specs=lib.P('i'), out_specs=lib.P('i'))(x)
+    with pytest.raises(ValueError, match='cover all indices exactly once'):  # (JAX: XLA's
+        mj.pmap(grouped(mlax, [[0, 1, 2]]), 'i')(x)  # verifier fails, an internal error)

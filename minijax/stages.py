@@ -1,0 +1,235 @@
+"""``jax.stages``: the ahead-of-time stages of a jitted function, each a step further from
+Python: ``jit(f)`` is ``Wrapped``, ``.trace(*args)`` gives ``Traced`` (the jaxpr),
+``.lower()`` gives ``Lowered`` (the StableHLO module) and ``.compile()`` gives ``Compiled``
+(the executable). Every stage describes the call's arguments (``args_info``, a pytree of
+``ArgInfo`` shaped as ``(args, kwargs)``) and results (``out_info``).
+
+minijax never reuses an argument's buffer, so every ``ArgInfo.donated`` is False.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, Union, runtime_checkable
+
+from jaxlib.mlir import ir
+
+from minijax import core, runtime, spmd_call, tree_util
+from minijax.ir.jaxpr import ClosedJaxpr, eval_closed_jaxpr, same_type
+from minijax.ir.tracing import abstractify_args
+from minijax.lowering import module_text
+from minijax.sharding import SingleDeviceSharding
+from minijax.xla_call import executable, lowered_module, run, spmd_executable
+
+__all__ = ['ArgInfo', 'Compiled', 'CompilerOptions', 'Lowered', 'Traced', 'Wrapped']
+
+#: Options for XLA's compiler, by name (``Lowered.compile(compiler_options=...)``).
+CompilerOptions = dict[str, Union[str, bool]]
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    """One argument leaf of a staged call: its type, and whether its buffer is donated."""
+    _aval: Any
+    donated: bool
+
+    @property
+    def shape(self):
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+
+@runtime_checkable
+class Wrapped(Protocol):
+    """A function ``jit`` wrapped: callable, and traced or lowered ahead of time."""
+
+    def __call__(self, *args, **kwargs): ...
+
+    def trace(self, *args, **kwargs) -> Traced: ...
+
+    def lower(self, *args, **kwargs) -> Lowered: ...
+
+
+class _Stage:
+    """What every stage says about its call: ``args_info`` and, from it, the arguments'
+    tree and types; ``out_info``, the results' types."""
+    _in_tree: Any
+    out_tree: Any
+    _jaxpr: ClosedJaxpr
+
+    @property
+    def args_info(self):
+        return tree_util.tree_unflatten(self._in_tree,
+                                        [ArgInfo(a, False) for a in self._jaxpr.in_avals])
+
+    @property
+    def in_tree(self):
+        """The tree of ``(positional arguments, keyword arguments)``."""
+        return self._in_tree
+
+    @property
+    def in_avals(self):
+        return tree_util.tree_unflatten(self._in_tree, self._jaxpr.in_avals)
+
+    @property
+    def out_info(self):
+        return tree_util.tree_unflatten(self.out_tree, [
+            core.ShapeDtypeStruct(a.shape, a.dtype) for a in self._jaxpr.out_avals])
+
+
+class Traced(_Stage):
+    """A jitted function traced for particular argument types: its jaxpr, ready to lower."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, in_tree, out_tree, lower):
+        self._jaxpr, self._name, self._in_tree, self.out_tree = closed, name, in_tree, out_tree
+        self._lower = lower
+
+    jaxpr = property(lambda self: self._jaxpr)
+    fun_name = property(lambda self: self._name)
+
+    @property
+    def out_avals(self):
+        return tree_util.tree_unflatten(self.out_tree, self._jaxpr.out_avals)
+
+    def __call__(self, *args, **kwargs):
+        """Evaluate the jaxpr on arguments shaped as the traced ones."""
+        leaves = tree_util.flatten_up_to(self._in_tree, (args, kwargs))
+        return tree_util.tree_unflatten(self.out_tree, eval_closed_jaxpr(self._jaxpr, leaves))
+
+    def lower(self, *, lowering_platforms: tuple[str, ...] | None = None) -> Lowered:
+        if lowering_platforms not in (None, ('cpu',)):
+            raise ValueError(f'Traced.lower: lowering_platforms={lowering_platforms!r}: '
+                             "minijax lowers for 'cpu' only")
+        return self._lower()
+
+
+class Lowered(_Stage):
+    """A jitted function lowered to a StableHLO module for particular argument types."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
+                 in_tree=None, compiler_options=()):
+        """``names``: of the module's arguments and results (``jit``'s trace gives them);
+        ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
+        ``in_tree``: of the (positional, keyword) arguments traced; ``compiler_options``:
+        ``jit``'s, as (name, value) pairs."""
+        self.jaxpr = self._jaxpr = closed
+        self.name = name
+        self.out_tree = out_tree
+        self._names = names
+        self._place = place
+        self._in_tree = in_tree
+        self._compiler_options = compiler_options
+        self._module = lowered_module(closed, name, *names, place)
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
+        """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
+        'hlo' (what XLA starts from). ``debug_info`` adds each op's name stack and source
+        lines: StableHLO's ``loc(...)`` (``'inline'``, a minijax option, writes each out on
+        its op instead of as an alias), HLO's ``metadata``."""
+        if dialect == 'hlo':
+            return runtime.hlo_text(self._module, metadata=bool(debug_info))
+        if dialect not in (None, 'stablehlo'):
+            raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}: minijax prints "
+                             f"'stablehlo' and 'hlo'")
+        with self._module.context:
+            return module_text(self._module, debug_info)
+
+    def compiler_ir(self, dialect: str | None = None) -> ir.Module:
+        if dialect not in (None, 'stablehlo'):
+            raise ValueError(f"Lowered.compiler_ir: dialect {dialect!r}: minijax's is "
+                             "'stablehlo'")
+        return self._module
+
+    def cost_analysis(self) -> dict:
+        """XLA's estimate of the module's cost before optimization (flops, transcendentals,
+        bytes accessed); ``Compiled.cost_analysis`` estimates the optimized program."""
+        return runtime.lowered_cost_analysis(self._module)
+
+    def compile(self, compiler_options: CompilerOptions | None = None, *,
+                device_assignment=None) -> Compiled:
+        """The executable; ``compiler_options`` (XLA's options) add to and override
+        ``jit``'s."""
+        if device_assignment is not None:
+            raise NotImplementedError('Lowered.compile: device_assignment is not supported by '
+                                      'minijax (it compiles for the devices of the call)')
+        options = option_pairs({**dict(self._compiler_options), **(compiler_options or {})})
+        if self._place is not None:
+            return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
+                                                        self._place, options),
+                            self.out_tree, self._place, self._in_tree)
+        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names, options),
+                        self.out_tree, in_tree=self._in_tree)
+
+
+class Compiled(_Stage):
+    """A compiled jitted function: call it with arguments of the lowered types."""
+
+    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
+                 in_tree=None):
+        self._jaxpr = closed
+        self._executable = exe
+        self.out_tree = out_tree
+        self._place = place
+        self._in_tree = in_tree
+
+    def __call__(self, *args, **kwargs):
+        avals, _, leaves = abstractify_args('compiled function', (args, kwargs))
+        expected = self._jaxpr.in_avals
+        if len(avals) != len(expected) or not all(map(same_type, avals, expected)):
+            raise TypeError('compiled function called with types '
+                            f'({", ".join(a.str_short() for a in avals)}) but compiled for '
+                            f'({", ".join(a.str_short() for a in expected)})')
+        check_values('compiled function', map(str, range(len(leaves))), leaves)
+        if self._place is not None:
+            outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
+        else:
+            outs = run(self._executable, leaves, self._jaxpr.out_avals)
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+    @property
+    def input_shardings(self):
+        """How each argument is laid out, ``(positional, keyword)`` as the call's pytrees:
+        given, brought, or XLA's choice (an ordinary program's: its one device)."""
+        ins, _ = self._shardings()
+        return tree_util.tree_unflatten(self._in_tree, ins)
+
+    @property
+    def output_shardings(self):
+        """How each result is laid out, as the output's pytree."""
+        _, outs = self._shardings()
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+    def _shardings(self):
+        if self._place is None:
+            device = SingleDeviceSharding(runtime.device())
+            return ([device] * len(self._jaxpr.in_avals),
+                    [device] * len(self._jaxpr.out_avals))
+        return spmd_call.shardings(self._executable, self._place, self._jaxpr.in_avals,
+                                   self._jaxpr.out_avals)
+
+    def as_text(self) -> str:
+        """XLA's optimized HLO."""
+        return self._executable.hlo_text()
+
+    def cost_analysis(self) -> dict:
+        return self._executable.cost_analysis()
+
+
+def check_values(what, arg_names, leaves) -> None:
+    """A TypeError naming an argument that has a type but no value (a ``ShapeDtypeStruct``):
+    it can be lowered, not run."""
+    for name, leaf in zip(arg_names, leaves):
+        if not core.is_valid_value(leaf):
+            raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
+
+
+def option_pairs(compiler_options) -> tuple:
+    """XLA's options as sorted (name, value) pairs: hashable, so they key the caches."""
+    if compiler_options is None:
+        return ()
+    if not isinstance(compiler_options, dict):
+        raise TypeError(f'jit: compiler_options must be a dict of XLA option names to values, '
+                        f'got {type(compiler_options).__name__}')
+    return tuple(sorted(compiler_options.items()))
