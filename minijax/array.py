@@ -350,6 +350,8 @@ def _array_aval(x):
 
 
 core.aval_handlers[Array] = _array_aval
+# (an Array's type is a sharded one only where types have shardings: what shaped_aval keeps)
+core.typed_values[Array] = lambda x: core.raise_to_shaped(x._aval)
 
 
 def eager_result(value, aval, args):
@@ -366,6 +368,18 @@ def eager_result(value, aval, args):
 
 
 core.eager_result = eager_result
+
+
+def typed_host_result(value, aval: ShapedArray):
+    """``eager_result`` of a primitive none of whose operands is a writable ndarray (so
+    ``value`` aliases none), typed ``aval`` where ``value`` has its shape and dtype: the
+    eager fast path's, which makes no type of its own."""
+    if type(value) is not np.ndarray or not value.flags.c_contiguous:
+        return eager_result(value, aval, ())
+    value.flags.writeable = False
+    if value.shape != aval.shape or value.dtype != aval.dtype:
+        aval = ShapedArray(value.shape, value.dtype, aval.weak_type)
+    return Array(None, aval, value)
 
 
 def host_array(value: np.ndarray, weak_type=False) -> Array:
