@@ -350,8 +350,16 @@ def _array_aval(x):
 
 
 core.aval_handlers[Array] = _array_aval
-# (an Array's type is a sharded one only where types have shardings: what shaped_aval keeps)
-core.typed_values[Array] = lambda x: core.raise_to_shaped(x._aval)
+
+
+def _array_type(x: Array) -> ShapedArray:
+    """An Array's type, as ``core.shaped_aval`` gives it (a sharded one only where types
+    have shardings, which is what shaped_aval keeps)."""
+    aval = x._aval
+    return aval if type(aval) is ShapedArray else core.raise_to_shaped(aval)
+
+
+core.typed_values[Array] = _array_type
 
 
 def eager_result(value, aval, args):

@@ -143,11 +143,19 @@ def _int_key(x):
     return int if -2 ** 63 <= x < 2 ** 63 else None
 
 
+def _array_key(x):
+    """An Array's type as a tuple (which hashes in C, an aval in Python), and whether its
+    value is on the device only (see ``Primitive.follows_device_operands``)."""
+    if x._sharding is not None:
+        return None
+    aval = x._aval
+    return aval.shape, aval.dtype, aval.weak_type, x._npy is None
+
+
 #: Operand type -> the part of the key its operands make: what decides their type (the
 #: general path computes the type of each). A sharded Array, and a tracer, have none.
 _OPERAND_KEYS = {
-    Array: lambda x: None if x._sharding is not None else x._aval if x._npy is not None
-    else (x._aval,),  # (on the device only: see Primitive.follows_device_operands)
+    Array: _array_key,
     float: type, complex: type, bool: type, int: _int_key,
     np.ndarray: lambda x: (x.shape, x.dtype),
     **{d.type: type for d in dtypes.SUPPORTED},  # NumPy scalars

@@ -230,9 +230,28 @@ def _refuse_keys(name, avals):
         raise TypeError(f'{name} does not accept dtypes {", ".join(map(str, key_dtypes))}.')
 
 
+def _as_they_are(x, y, x_aval, y_aval, to_float) -> bool:
+    """Whether ``x`` and ``y`` (typed ``x_aval``, ``y_aval``) go to a lax binary op as
+    they are: one dtype (a float one, ``to_float``), which promotion keeps, weak or strong
+    as promotion makes the result or a Python scalar (which stays a literal), and one rank
+    or a scalar. Most eager ops (an array and a scalar, two arrays of one type) are such;
+    this answers in a few comparisons what the general path computes step by step."""
+    dtype = x_aval.dtype
+    if dtype != y_aval.dtype or isinstance(dtype, dtypes.KeyDType) or (
+            to_float and not dtypes.is_inexact(dtype)):
+        return False
+    weak = x_aval.weak_type and y_aval.weak_type and dtype != dtypes.bool_
+    return ((x_aval.weak_type == weak or type(x) in dtypes.PYTHON_SCALARS)
+            and (y_aval.weak_type == weak or type(y) in dtypes.PYTHON_SCALARS)
+            and (not x_aval.shape or not y_aval.shape
+                 or len(x_aval.shape) == len(y_aval.shape)))
+
+
 def _binary(lax_fn, name, doc, to_float=False):
     def fn(x, y, /):
         avals = [core.shaped_aval(x), core.shaped_aval(y)]  # (read once, for every step)
+        if _as_they_are(x, y, *avals, to_float):
+            return lax_fn(x, y)
         _refuse_keys(name, avals)
         x, y = _promote_shapes(*_promote(x, y, avals=avals), primitive=lax_fn.__name__,
                                shapes=[a.shape for a in avals])
