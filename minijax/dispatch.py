@@ -116,14 +116,17 @@ def eager_apply(primitive, args, params):
         key.append(operand)
     key = tuple(key)
     try:
-        entry = _entries[key]
-    except KeyError:
+        entry = _entries.get(key, _NEW)
+    except TypeError:  # an unhashable parameter (an ndarray)
+        return core.NOT_CACHED
+    if entry is _NEW:  # (made outside the ``try``: a bad call's error shows no KeyError)
         if len(_entries) >= MAX_ENTRIES:  # (a long run over ever new shapes)
             _entries.clear()
         entry = _entries[key] = _entry(primitive, args, params)
-    except TypeError:  # an unhashable parameter (an ndarray)
-        return core.NOT_CACHED
     return core.NOT_CACHED if entry is None else entry(args, params)
+
+
+_NEW = object()
 
 
 #: The entries kept at the most; more, and they are all dropped (then made again as needed).
