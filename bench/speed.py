@@ -62,6 +62,24 @@ def dispatch_array(jax, jnp, lax):
     return best_of(lambda: g(y), 10000, repeat=7, clock=time.process_time)
 
 
+# ----------------------------------------------------------------------------- eager op by op
+
+def eager_ops(jax, jnp, lax, rounds=300):
+    """The time per op of ``tanh``, ``*``, ``sin``, ``+`` on a 100-vector, ``rounds`` times
+    over, each op dispatched on its own (no jit), then the result read back."""
+    def ops(x):
+        for _ in range(rounds):
+            x = jnp.tanh(x)
+            x = x * 1.0001
+            x = jnp.sin(x)
+            x = x + 0.5
+        return x
+    x = jnp.asarray(np.linspace(0., 1., 100))
+    np.asarray(ops(x))  # compiles each op's program
+    return best_of(lambda: np.asarray(ops(x)), 1, repeat=3, clock=time.process_time) / \
+        (4 * rounds)
+
+
 # ----------------------------------------------------------------------------- trace + lower
 
 def chain(jnp, n):
@@ -308,6 +326,8 @@ def main():
                 best[i] = min(best[i], measure(jax, jnp, lax))
         return best
 
+    row('eager op by op (`tanh`, `*`, `sin`, `+`, 100-vector float64; CPU)',
+        *both(eager_ops, rounds=5), 'us', 1e6, '<= 1.5')
     numpy_in = both(dispatch_numpy, rounds=5)
     row('jitted call, NumPy in', *numpy_in, 'us', 1e6, '<= 1.5')
     row('jitted call, Array in', *both(dispatch_array, rounds=5), 'us', 1e6, '<= 1.3')

@@ -371,6 +371,16 @@ def _array_aval(x):
 core.aval_handlers[Array] = _array_aval
 
 
+def _array_type(x: Array) -> ShapedArray:
+    """An Array's type, as ``core.shaped_aval`` gives it (a sharded one only where types
+    have shardings, which is what shaped_aval keeps)."""
+    aval = x._aval
+    return aval if type(aval) is ShapedArray else core.raise_to_shaped(aval)
+
+
+core.typed_values[Array] = _array_type
+
+
 def eager_result(value, aval, args):
     """An eager NumPy result (of a primitive, or of an API function) as an Array: a copy
     where it may alias a caller's writable NumPy operand, which the caller could still
@@ -385,6 +395,18 @@ def eager_result(value, aval, args):
 
 
 core.eager_result = eager_result
+
+
+def typed_host_result(value, aval: ShapedArray):
+    """``eager_result`` of a primitive none of whose operands is a writable ndarray (so
+    ``value`` aliases none), typed ``aval`` where ``value`` has its shape and dtype: the
+    eager fast path's, which makes no type of its own."""
+    if type(value) is not np.ndarray or not value.flags.c_contiguous:
+        return eager_result(value, aval, ())
+    value.flags.writeable = False
+    if value.shape != aval.shape or value.dtype != aval.dtype:
+        aval = ShapedArray(value.shape, value.dtype, aval.weak_type)
+    return Array(None, aval, value)
 
 
 def host_array(value: np.ndarray, weak_type=False) -> Array:

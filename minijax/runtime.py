@@ -223,8 +223,10 @@ def device_put(x, on=None) -> 'xc.ArrayImpl':
     """Copy a host value to a CPU device (``on``, by default device 0). jaxlib reads an
     ndarray of any strides itself: no contiguous copy first."""
     x = np.asarray(x)
+    if on is None:  # (an eager op's operand: the transfer made once per type)
+        return _kept_transfer(x.shape, x.dtype)(x)
     return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(on),
-                                 [x], [on or device()], enable_x64=True)
+                                 [x], [on], enable_x64=True)
 
 
 #: Host values up to this size are copied while they are transferred; larger ones are lent to
@@ -259,6 +261,13 @@ def host_to_device(shape, dtype) -> HostTransfer:
     semantics = (_HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
                  if nbytes <= COPY_TRANSFERS_UP_TO_BYTES else _HostBufferSemantics.ZERO_COPY)
     return HostTransfer(_TransferAval(shape, dtype), _argument_sharding(), [device()], semantics)
+
+
+@functools.cache
+def _kept_transfer(shape, dtype) -> HostTransfer:
+    """``host_to_device``'s transfer for a buffer that outlives the call (an Array keeps
+    it): with the ``_DeviceSharding`` that ``jax`` reads of an Array's buffer."""
+    return host_to_device(shape, dtype)._replace(sharding=_sharding())
 
 
 @functools.cache

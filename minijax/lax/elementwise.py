@@ -55,6 +55,7 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     rule of its own (one that needs the operand's type).
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
+    prim.follows_device_operands = True
     prim.def_impl(lambda x, **params: impl(np.asarray(x)))
 
     def abstract_eval(x, **params):
@@ -341,6 +342,7 @@ def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on
     differentiation rules differ per primitive and are given beside each definition.
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
+    prim.follows_device_operands = True
     prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype, accepts))
 
     prim.def_impl(impl)
@@ -817,6 +819,7 @@ greater, less = gt, lt  # minijax's first names for them, which its own modules 
 # ----------------------------------------------------------------------------- select_n
 
 select_n_p = Primitive('select_n')
+select_n_p.follows_device_operands = True
 
 
 def select_n(which, *cases):
@@ -916,6 +919,7 @@ register_lowering(select_n_p, _select_n_lowering)
 # ----------------------------------------------------------------------------- conversion
 
 convert_element_type_p = Primitive('convert_element_type')
+convert_element_type_p.follows_device_operands = True
 
 
 def convert_element_type(operand, new_dtype, *, weak_type=False):
