@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+import functools
+import inspect
 from functools import partial
 
 import numpy as np
@@ -170,6 +172,31 @@ def fold_in(key, data):
 
 # ----------------------------------------------------------------------------- bits
 
+def _with_out_sharding(draw, out_sharding, name):
+    """``draw`` as it is, or under ``auto_axes`` to ``out_sharding`` (JAX's maybe_auto_axes):
+    the bits are the same however the result is laid out."""
+    if out_sharding is None:
+        return draw
+    return auto_axes(draw, out_sharding=sharding_rules.canonicalize_sharding(out_sharding,
+                                                                             name))
+
+
+def _takes_out_sharding(sampler):
+    """``sampler`` with JAX's keyword ``out_sharding=`` (see ``_with_out_sharding``), shown
+    in its signature as JAX's samplers show it."""
+    @functools.wraps(sampler)
+    def laid_out(key, *args, out_sharding=None, **kwargs):
+        return _with_out_sharding(lambda k: sampler(k, *args, **kwargs), out_sharding,
+                                  sampler.__name__)(key)
+
+    signature = inspect.signature(sampler)
+    laid_out.__signature__ = signature.replace(parameters=[
+        *signature.parameters.values(),
+        inspect.Parameter('out_sharding', inspect.Parameter.KEYWORD_ONLY, default=None)])
+    return laid_out
+
+
+@_takes_out_sharding
 def bits(key, shape=(), dtype=None):
     """Uniform random unsigned integers of ``dtype`` (uint64 by default, as JAX with x64)."""
     key = _check_key('bits', key)
@@ -242,15 +269,6 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     return _with_out_sharding(lambda k: _normal(k, shape, dtype), out_sharding, 'normal')(key)
 
 
-def _with_out_sharding(draw, out_sharding, name):
-    """``draw`` as it is, or under ``auto_axes`` to ``out_sharding`` (JAX's maybe_auto_axes):
-    the bits are the same however the result is laid out."""
-    if out_sharding is None:
-        return draw
-    return auto_axes(draw, out_sharding=sharding_rules.canonicalize_sharding(out_sharding,
-                                                                             name))
-
-
 @partial(jit, static_argnums=(1, 2))
 def _normal(key, shape, dtype):
     """Compiled even when called eagerly, as in JAX: XLA's ``log1p`` and NumPy's differ in
@@ -273,6 +291,7 @@ def _next_float(x, direction):
     return lax.select_n(lax.eq(x, 0.), stepped, lax.full_like(x, smallest))
 
 
+@_takes_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal floats conditioned on (lower, upper): erfinv of uniforms between erf(lower/sqrt2)
     and erf(upper/sqrt2), clamped into the open interval. Equal to JAX's where ``lax.erf``
@@ -311,7 +330,7 @@ def _sampler(name, transform):
                         _float_dtype(name, dtype))
     sample.__name__ = sample.__qualname__ = name
     sample.__doc__ = transform.__doc__
-    return sample
+    return _takes_out_sharding(sample)
 
 
 def _exponential(key, shape, dtype):
@@ -356,6 +375,7 @@ def _gumbel_high(key, shape, dtype):
     return -mnp.log(-mnp.log1p(-x))
 
 
+@_takes_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel floats, ``-log(-log(u))``: from one uniform (``mode='low'``, the
     default) or two (``'high'``, more bits near 0). ``'highest'`` is ``'high'`` except in
@@ -505,7 +525,7 @@ def _gamma_sampler(name, log_space, doc):
         return _gamma(key, a, shape, dtype, log_space)
     sample.__name__ = sample.__qualname__ = name
     sample.__doc__ = doc
-    return sample
+    return _takes_out_sharding(sample)
 
 
 gamma = _gamma_sampler('gamma', False, """Gamma(a) floats (scale 1), differentiable in ``a``
@@ -514,6 +534,7 @@ loggamma = _gamma_sampler('loggamma', True, """The log of Gamma(a) floats, compu
 space: accurate for small ``a``, where the samples themselves underflow.""")
 
 
+@_takes_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(a, b) floats: ``Ga / (Ga + Gb)`` for Gamma samples, formed from their logs
     (scaled by the larger) so that small ``a`` and ``b`` do not underflow."""
@@ -533,6 +554,7 @@ def _beta(key, a, b, shape, dtype):
     return gamma_a / (gamma_a + gamma_b)
 
 
+@_takes_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) vectors along the last axis: the softmax of log-Gamma samples."""
     key = _check_key('dirichlet', key)
@@ -553,6 +575,7 @@ def _dirichlet(key, alpha, shape, dtype):
     return unnormalized / mnp.sum(unnormalized, -1, keepdims=True)
 
 
+@_takes_out_sharding
 def t(key, df, shape=None, dtype=None):
     """Student's t floats with ``df`` degrees of freedom: ``n sqrt(df / 2 / g)`` for n
     normal and g Gamma(df / 2)."""
@@ -571,6 +594,7 @@ def _t(key, df, shape, dtype):
     return n * mnp.sqrt(half_df / g)
 
 
+@_takes_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method='cholesky'):
     """Normal vectors with mean ``mean`` (..., n) and covariance ``cov`` (..., n, n):
     ``mean + factor @ z`` for z standard normal and ``factor @ factor.T = cov`` (Cholesky,
@@ -611,15 +635,25 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
 
 # ----------------------------------------------------------------------------- discrete
 
-def bernoulli(key, p=0.5, shape=None):
-    """Booleans that are True with probability ``p`` (uniform < p)."""
+@_takes_out_sharding
+def bernoulli(key, p=0.5, shape=None, mode='low'):
+    """Booleans that are True with probability ``p`` (uniform < p); ``mode='high'`` draws
+    two uniforms, the second refining the first, for probabilities below float32's 1e-7."""
+    if mode not in ('high', 'low'):
+        raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     key = _check_key('bernoulli', key)
     dtype = core.get_aval(p).dtype
     if not dtypes.is_float(dtype):
         raise TypeError(f'bernoulli probability `p` must have a floating dtype, got {dtype}.')
     shape = np.shape(p) if shape is None else core.canonicalize_shape(shape, 'bernoulli: shape')
-    u = _uniform(key, shape, dtype, 0., 1., 'bernoulli')
-    return lax.less(u, _broadcast_param('bernoulli', p, shape, dtype))
+    p = _broadcast_param('bernoulli', p, shape, dtype)
+    if mode == 'low':
+        return lax.less(_uniform(key, shape, dtype, 0., 1., 'bernoulli'), p)
+    both = _uniform(key, (2, *shape), dtype, 0., 1., 'bernoulli')
+    coarse, fine = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
+                    for i in range(2))
+    fine = lax.mul(fine, np.array(2. ** -dtypes.finfo(dtype).nmant, dtype))
+    return lax.less(fine, lax.sub(p, coarse))
 
 
 def _clip_to(x, dtype):
@@ -636,6 +670,7 @@ def _as_int_array(name, value):
     return value if np.issubdtype(value.dtype, np.integer) else value.astype(dtypes.int64)
 
 
+@_takes_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
     """Uniform random integers in [minval, maxval).
 
@@ -690,9 +725,12 @@ def _gumbel_low(key, shape, dtype, name='gumbel'):
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
-def categorical(key, logits, axis=-1, shape=None):
+@_takes_out_sharding
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """Indices drawn with probabilities softmax(logits) along ``axis`` (the Gumbel-max
-    trick: the argmax of logits plus Gumbel noise)."""
+    trick: the argmax of logits plus Gumbel noise). Without ``replace``, the draws along
+    the leading axes of ``shape`` are distinct: the top k of one noisy copy of the logits
+    (the Gumbel top-k trick). ``mode``: the Gumbel noise's (see ``gumbel``)."""
     key = _check_key('categorical', key)
     logits = mnp.asarray(logits)
     if not dtypes.is_float(logits.dtype):
@@ -706,11 +744,32 @@ def categorical(key, logits, axis=-1, shape=None):
     if np.broadcast_shapes(shape, batch_shape) != tuple(shape):
         raise ValueError(f'categorical: shape {shape} is not broadcast-compatible with the '
                          f'batch shape {batch_shape} of the logits')
+    if not replace:
+        return _categorical_distinct(key, logits, axis, shape, prefix, mode)
     full = (*prefix, *shape[len(prefix):len(prefix) + axis], logits.shape[axis],
             *shape[len(prefix) + axis:])
-    noise = _gumbel_low(key, full, logits.dtype, 'categorical')
+    noise = _gumbel_noise(key, full, logits.dtype, mode, 'categorical')
     logits = mnp.broadcast_to(logits, full)
     return lax.argmax(lax.add(noise, logits), len(prefix) + axis, dtypes.int64)
+
+
+def _categorical_distinct(key, logits, axis, shape, prefix, mode):
+    """``categorical`` without replacement: the indices of the ``k`` largest noisy logits
+    (``k`` the draws per batch element), moved from the last axis to the front."""
+    noisy = lax.add(logits, _gumbel_noise(key, logits.shape, logits.dtype, mode, 'categorical'))
+    k = math.prod(prefix)
+    if k > logits.shape[axis]:
+        raise ValueError(f'Number of samples without replacement ({k}) cannot exceed number '
+                         f'of categories ({logits.shape[axis]}).')
+    indices = lax.top_k(mnp.moveaxis(noisy, axis, -1), k)[1]
+    return lax.reshape(indices, tuple(shape), (indices.ndim - 1, *range(indices.ndim - 1)))
+
+
+def _gumbel_noise(key, shape, dtype, mode, name):
+    """Gumbel noise for a sampler built on it: ``gumbel``'s, drawn as ``mode`` says."""
+    if mode in (None, 'low'):
+        return _gumbel_low(key, shape, dtype, name)
+    return gumbel(key, shape, dtype, mode)
 
 
 def _poisson_knuth(key, lam, shape, dtype, max_iters):
@@ -776,6 +835,7 @@ def _poisson(key, lam, shape, dtype):
     return lax.select_n(lam == 0, result, mnp.zeros_like(result))
 
 
+@_takes_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) integers (int64 by default); ``lam`` is taken in float32, as in JAX."""
     key = _check_key('poisson', key)
@@ -802,6 +862,7 @@ def _shuffle(key, x, axis):
     return x
 
 
+@_takes_out_sharding
 def permutation(key, x, axis=0, independent=False):
     """A random permutation of ``range(x)`` (an int), or of ``x``'s slices along ``axis``
     (each 1-D slice independently when ``independent``)."""
@@ -818,10 +879,11 @@ def permutation(key, x, axis=0, independent=False):
     return mnp.take(x, order, axis)
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0):
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Draws from ``a`` (an array, along ``axis``, or ``range(a)`` for an int): uniformly
     (``randint``), weighted by ``p`` (inverting the cumulative sum), or without replacement
-    (the first draws of a permutation; the Gumbel top-k trick with ``p``)."""
+    (the first draws of a permutation; the Gumbel top-k trick with ``p``, its noise drawn as
+    ``mode`` says)."""
     key = _check_key('choice', key)
     if not isinstance(shape, Sequence):
         raise TypeError(f'shape argument of minijax.random.choice must be a sequence, got '
@@ -843,14 +905,14 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     elif p is None:
         index = permutation(key, n_inputs)[:n_draws]
     else:
-        index = _weighted_choice(key, p, n_inputs, shape, n_draws, replace)
+        index = _weighted_choice(key, p, n_inputs, shape, n_draws, replace, mode)
     result = index if arr.ndim == 0 else mnp.take(arr, mnp.ravel(index), axis)
     out_shape = tuple(shape) if arr.ndim == 0 else (*arr.shape[:axis], *shape,
                                                     *arr.shape[axis + 1:])
     return mnp.reshape(result, out_shape)
 
 
-def _weighted_choice(key, p, n_inputs, shape, n_draws, replace):
+def _weighted_choice(key, p, n_inputs, shape, n_draws, replace, mode):
     p = mnp.asarray(p)
     p = p if dtypes.is_float(p.dtype) else p.astype(dtypes.float64)
     if p.shape != (n_inputs,):
@@ -863,7 +925,7 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace):
         # The first index whose cumulative weight reaches r: how many fall short of it.
         falls_short = mnp.expand_dims(cumulative, tuple(range(r.ndim))) < mnp.expand_dims(r, -1)
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)
-    g = lax.add(_gumbel_low(key, (n_inputs,), p.dtype, 'choice'), lax.log(p))
+    g = lax.add(_gumbel_noise(key, (n_inputs,), p.dtype, mode, 'choice'), lax.log(p))
     return lax.top_k(g, n_draws)[1].astype(dtypes.int64)
 
 

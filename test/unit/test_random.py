@@ -369,3 +369,69 @@ def test_threefry_is_one_private_function_in_the_module():
 def test_bad_input_names_the_argument(thunk, error, message):
     with pytest.raises(error, match=message):
         thunk()
+
+
+#: Every sampler that takes JAX's out_sharding=, drawn (4, 2) or from (4, 2) parameters.
+LAID_OUT = {
+    'bits': lambda r, k, **o: r.bits(k, (4, 2), **o),
+    'uniform': lambda r, k, **o: r.uniform(k, (4, 2), **o),
+    'truncated_normal': lambda r, k, **o: r.truncated_normal(k, -1., 1., (4, 2), **o),
+    'gumbel': lambda r, k, **o: r.gumbel(k, (4, 2), **o),
+    'exponential': lambda r, k, **o: r.exponential(k, (4, 2), **o),
+    'laplace': lambda r, k, **o: r.laplace(k, (4, 2), **o),
+    'logistic': lambda r, k, **o: r.logistic(k, (4, 2), **o),
+    'cauchy': lambda r, k, **o: r.cauchy(k, (4, 2), **o),
+    'gamma': lambda r, k, **o: r.gamma(k, 2., (4, 2), **o),
+    'loggamma': lambda r, k, **o: r.loggamma(k, 2., (4, 2), **o),
+    'beta': lambda r, k, **o: r.beta(k, 2., 3., (4, 2), **o),
+    'dirichlet': lambda r, k, **o: r.dirichlet(k, np.ones(2), (4,), **o),
+    't': lambda r, k, **o: r.t(k, 3., (4, 2), **o),
+    'multivariate_normal': lambda r, k, **o: r.multivariate_normal(
+        k, np.zeros(2), np.eye(2), (4,), **o),
+    'bernoulli': lambda r, k, **o: r.bernoulli(k, .3, (4, 2), **o),
+    'randint': lambda r, k, **o: r.randint(k, (4, 2), 0, 9, **o),
+    'categorical': lambda r, k, **o: r.categorical(k, np.zeros((4, 3)), **o),
+    'poisson': lambda r, k, **o: r.poisson(k, 3., (4, 2), **o),
+    'permutation': lambda r, k, **o: r.permutation(k, np.arange(8.).reshape(4, 2), **o),
+}
+
+
+def test_samplers_lay_out_as_out_sharding_says():
+    """JAX's bits, laid out over an explicit mesh as JAX lays them out."""
+    meshes = {lib: lib.make_mesh((2,), ('x',), axis_types=(lib.sharding.AxisType.Explicit,))
+              for lib in (minijax, jax)}
+    results = {}
+    for lib, r in [(minijax, mr), (jax, jr)]:
+        with lib.set_mesh(meshes[lib]):
+            spec = lib.sharding.PartitionSpec('x')
+            results[lib] = [draw(r, r.key(i), out_sharding=spec)
+                            for i, draw in enumerate(LAID_OUT.values())]
+    for name, mine, theirs in zip(LAID_OUT, results[minijax], results[jax]):
+        assert_same(mine, theirs), name
+        assert mine.sharding.shard_shape(mine.shape) == \
+            theirs.sharding.shard_shape(theirs.shape), name
+
+
+@pytest.mark.parametrize('name', ['bernoulli_high', 'categorical_high', 'without_replacement',
+                                  'without_replacement_axis0', 'choice_high'])
+def test_mode_and_replace_are_jaxs(name):
+    logits = np.log(np.array([[.1, .2, .3, .4], [.25, .25, .25, .25], [.7, .1, .1, .1]]))
+    draw = {
+        'bernoulli_high': lambda r: r.bernoulli(r.key(1), np.float32(1e-8), (6,), mode='high'),
+        'categorical_high': lambda r: r.categorical(r.key(2), logits, mode='high'),
+        'without_replacement': lambda r: r.categorical(r.key(3), logits, shape=(4, 3),
+                                                       replace=False, mode='high'),
+        'without_replacement_axis0': lambda r: r.categorical(r.key(3), logits, axis=0,
+                                                             shape=(3, 4), replace=False),
+        'choice_high': lambda r: r.choice(r.key(4), 5, (3,), replace=False,
+                                          p=np.array([.1, .2, .3, .2, .2]), mode='high'),
+    }[name]
+    assert_same(draw(mr), draw(jr))
+
+
+def test_mode_and_replace_errors_are_jaxs():
+    for r in (mr, jr):
+        with pytest.raises(ValueError, match="expected 'high' or 'low'"):
+            r.bernoulli(r.key(0), .5, (2,), mode='mid')
+        with pytest.raises(ValueError, match='cannot exceed number of categories'):
+            r.categorical(r.key(0), np.zeros((2, 3)), shape=(4, 2), replace=False)
