@@ -1,7 +1,9 @@
 """minijax.scipy: the parts of ``jax.scipy`` that programs use most, on minijax.numpy.
 
-``linalg``: SciPy's decompositions and solvers on the LAPACK kernels of ``lax.linalg``.
-``special``: gammaln, digamma, betaln, erfinv, ndtri, log_ndtr, xlogy... (JAX's expansions).
+``linalg``: SciPy's decompositions and solvers on the LAPACK kernels of ``lax.linalg``, and its
+special matrices (``_matrices``).
+``special``: gammaln, digamma, betaln, erfinv, ndtri, log_ndtr, xlogy, gamma, zeta, erfcx,
+expi, expn, sici... (JAX's expansions; the rational approximations' tables in ``_cephes``).
 ``stats``: norm, multivariate_normal, uniform, expon, laplace, logistic, cauchy, t, gamma,
 beta, bernoulli, poisson (densities; cdfs where they need no incomplete gamma or beta).
 ``signal``: convolve and correlate, direct.

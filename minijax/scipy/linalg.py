@@ -22,9 +22,15 @@ from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy.linalg import _float_matrix, _mT, solve_operands
+from minijax.scipy._matrices import (  # noqa: F401 (re-exported)
+    block_diag, circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion,
+    hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 
-__all__ = ['cho_factor', 'cho_solve', 'cholesky', 'det', 'eigh', 'expm', 'inv', 'lu', 'lu_factor',
-           'lu_solve', 'qr', 'solve', 'solve_triangular', 'svd']
+__all__ = ['block_diag', 'cho_factor', 'cho_solve', 'cholesky', 'circulant', 'companion',
+           'convolution_matrix', 'det', 'dft', 'eigh', 'expm', 'fiedler', 'fiedler_companion',
+           'hadamard', 'hankel', 'helmert', 'hilbert', 'inv', 'invhilbert', 'invpascal',
+           'leslie', 'lu', 'lu_factor', 'lu_solve', 'pascal', 'qr', 'solve', 'solve_triangular',
+           'svd', 'toeplitz']
 
 
 def _solved(name, a, b, solve_matrices):
