@@ -85,18 +85,8 @@ NOT_YET: dict[str, str] = {
     'jax.scipy.linalg': (
         'eigh_tridiagonal expm_frechet funm hessenberg polar qr_multiply rsf2csf schur '
         'solve_sylvester sqrtm '),
-    'jax.scipy.signal': (
-        'csd detrend fftconvolve istft stft welch '),
-    'jax.scipy.stats': (
-        'gaussian_kde mode rankdata sem '),
     'jax.scipy.optimize': (
         'OptimizeResults minimize '),
-    'jax.scipy.integrate': (
-        'trapezoid '),
-    'jax.scipy.ndimage': (
-        'map_coordinates '),
-    'jax.scipy.fft': (
-        'dct dctn idct idctn '),
     'jax.tree_util': (
         'default_registry '),
     'jax.debug': (
