@@ -85,8 +85,6 @@ NOT_YET: dict[str, str] = {
     'jax.scipy.linalg': (
         'eigh_tridiagonal expm_frechet funm hessenberg polar qr_multiply rsf2csf schur '
         'solve_sylvester sqrtm '),
-    'jax.scipy.optimize': (
-        'OptimizeResults minimize '),
     'jax.tree_util': (
         'default_registry '),
     'jax.debug': (

@@ -9,8 +9,8 @@ beta, bernoulli, poisson (densities; cdfs where they need no incomplete gamma or
 summaries mode, rankdata, sem, and gaussian_kde.
 ``signal``: convolve and correlate (direct or by FFT), detrend, stft/istft, csd, welch.
 ``fft``: the type-2 DCT and its inverse. ``integrate``: trapezoid. ``ndimage``:
-map_coordinates (orders 0 and 1).
+map_coordinates (orders 0 and 1). ``optimize``: minimize by BFGS.
 """
-from minijax.scipy import fft, integrate, linalg, ndimage, signal, special, stats
+from minijax.scipy import fft, integrate, linalg, ndimage, optimize, signal, special, stats
 
-__all__ = ['fft', 'integrate', 'linalg', 'ndimage', 'signal', 'special', 'stats']
+__all__ = ['fft', 'integrate', 'linalg', 'ndimage', 'optimize', 'signal', 'special', 'stats']

@@ -14,6 +14,7 @@ import minijax
 import minijax.numpy as mnp
 import minijax.scipy as msp
 import jax.scipy as jsp  # noqa: I001 (the oracle)
+import jax.scipy.optimize  # noqa: F401,E402 (a submodule jax.scipy does not import)
 
 
 def _both(program, *args, jit=True):
@@ -143,6 +144,37 @@ def test_map_coordinates(rng):
             sp.ndimage.map_coordinates(image, coordinates, 3)
         with pytest.raises(ValueError):
             sp.ndimage.map_coordinates(image, coordinates[:1], 1)
+
+# ----------------------------------------------------------------------------- optimize
+
+
+def _rosenbrock(np_):
+    return lambda x, a: np_.sum(a * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+@pytest.mark.parametrize('options', [{}, {'maxiter': 5}, {'gtol': 1e-8, 'norm': 2}],
+                         ids=['default', 'maxiter', 'gtol-norm'])
+def test_minimize_bfgs(options, rng):
+    """Every field of the result, iterates and counts included, as JAX's."""
+    x0 = np.array([-1.2, 1., 0.5, 2.]) + 0.1 * rng.normal(size=4)
+    mine = minijax.jit(lambda x: msp.optimize.minimize(_rosenbrock(mnp), x, (100.,),
+                                                       method='BFGS', options=options))(x0)
+    theirs = jax.jit(lambda x: jsp.optimize.minimize(_rosenbrock(jnp), x, (100.,),
+                                                     method='BFGS', options=options))(x0)
+    assert type(mine).__name__ == 'OptimizeResults' and mine._fields == theirs._fields
+    for m, t in zip(mine, theirs):
+        assert_close(m, t)
+
+
+def test_minimize_bad_input():
+    for sp in (jsp, msp):
+        with pytest.raises(TypeError):
+            sp.optimize.minimize(_rosenbrock(np), np.ones(3), 1., method='BFGS')
+        with pytest.raises(ValueError):
+            sp.optimize.minimize(_rosenbrock(np), np.ones(3), (1.,), method='nelder-mead')
+    with pytest.raises(NotImplementedError, match="'BFGS' only"):
+        msp.optimize.minimize(_rosenbrock(np), np.ones(3), (1.,),
+                              method='l-bfgs-experimental-do-not-rely-on-this')
 
 # ----------------------------------------------------------------------------- signal
 
