@@ -36,7 +36,8 @@ from minijax.lax.structural import (
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
-__all__ = ['cholesky', 'eig', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd',
+__all__ = ['cholesky', 'eig', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr',
+           'svd',
            'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
            'svd_p', 'triangular_solve_p']
 
@@ -102,6 +103,15 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         return select_n(at_i, select_n(at_j, perm, p_i), p_j)
 
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
+
+
+def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
+    """``(u, h, num_iters, is_converged)``: the polar decomposition ``x = u h`` by the
+    QR-based dynamically weighted Halley iteration, as JAX runs it. Written with
+    ``minijax.numpy`` (``minijax/scipy/_qdwh.py``), so imported when called."""
+    from minijax.scipy._qdwh import qdwh as qdwh_
+    return qdwh_(x, is_hermitian=is_hermitian, max_iterations=max_iterations, eps=eps,
+                 dynamic_shape=dynamic_shape)
 
 
 def _check_pivots(aval, permutation_size):

@@ -1,6 +1,8 @@
 """SciPy's special matrices (``minijax.scipy.linalg.toeplitz``, ``pascal``, ...) against
 ``jax.scipy.linalg`` (x64): values, dtypes and shapes, batched where JAX batches, under jit
-(one program per constructor), a gradient through the vector-valued ones, and JAX's errors."""
+(one program per constructor), a gradient through the vector-valued ones, and JAX's errors;
+then the functions of matrices written on the decompositions (``polar`` and
+``lax.linalg.qdwh``, ``expm_frechet``)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -92,3 +94,39 @@ def test_bad_input_raises_jax_exception_type(case):
         call(JL)
     with pytest.raises(error):
         call(ml)
+
+
+def test_polar_qdwh_and_expm_frechet(rng):
+    """JAX's iterations, so JAX's bits: QDWH (padded by ``dynamic_shape`` too) and the SVD
+    route, both sides, batched; ``expm_frechet`` is ``expm``'s JVP."""
+    tall, wide = rng.normal(size=(5, 3)), rng.normal(size=(2, 3, 4))
+    square = rng.normal(size=(4, 4))
+    direction = rng.normal(size=(4, 4))
+
+    def program(L, lax_linalg, tall, wide, square, direction):
+        return (L.polar(tall), L.polar(wide, 'left'), L.polar(tall, method='svd'),
+                L.polar(wide, 'right', method='svd'), lax_linalg.qdwh(square),
+                lax_linalg.qdwh(tall, max_iterations=3),
+                lax_linalg.qdwh(tall, dynamic_shape=(4, 2)),
+                L.expm_frechet(square, direction),
+                L.expm_frechet(square / 10, direction, compute_expm=False))
+    mine = minijax.jit(lambda *a: program(ml, minijax.lax.linalg, *a))(
+        tall, wide, square, direction)
+    theirs = jax.jit(lambda *a: program(JL, jax.lax.linalg, *a))(tall, wide, square, direction)
+    for m, t in zip(jax.tree.leaves(mine), jax.tree.leaves(theirs)):
+        assert_close(m, t)
+
+
+@pytest.mark.parametrize('call', [
+    lambda L: L.polar(np.ones(3)), lambda L: L.polar(np.ones((3, 2)), 'x'),
+    lambda L: L.polar(np.ones((3, 2)), method='x'),
+    lambda L: L.expm_frechet(np.ones((2, 2)), np.ones((3, 3))),
+    lambda L: L.expm_frechet(np.ones(2), np.ones(2))], ids=[
+    'polar-vector', 'polar-side', 'polar-method', 'expm_frechet-shapes', 'expm_frechet-vector'])
+def test_polar_and_expm_frechet_bad_input(call):
+    for L in (JL, ml):
+        with pytest.raises(ValueError):
+            call(L)
+    for qdwh in (jax.lax.linalg.qdwh, minijax.lax.linalg.qdwh):
+        with pytest.raises(ValueError):
+            qdwh(np.ones((2, 3)))

@@ -6,5 +6,6 @@ from minijax.scipy.stats import (bernoulli, beta, cauchy, expon, gamma, laplace,
 from minijax.scipy.stats._core import mode, rankdata, sem
 from minijax.scipy.stats._kde import gaussian_kde
 
-__all__ = ['gaussian_kde', 'mode', 'rankdata', 'sem', 'bernoulli', 'beta', 'cauchy', 'expon', 'gamma', 'laplace', 'logistic',
-           'multivariate_normal', 'norm', 'poisson', 't', 'uniform']
+__all__ = ['gaussian_kde', 'mode', 'rankdata', 'sem', 'bernoulli', 'beta', 'cauchy', 'expon',
+           'gamma', 'laplace', 'logistic', 'multivariate_normal', 'norm', 'poisson', 't',
+           'uniform']
