@@ -67,10 +67,10 @@ NOT_YET: dict[str, str] = {
     'jax.lax': (
         'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
     'jax.lax.linalg': (
-        'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p '
-        'hessenberg hessenberg_p householder_product householder_product_p '
-        'lu_pivots_to_permutation_p ormqr ormqr_p schur schur_p symmetric_product '
-        'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
+        'cholesky_update cholesky_update_p hessenberg hessenberg_p householder_product '
+        'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p schur schur_p '
+        'symmetric_product symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve '
+        'tridiagonal_solve_p '),
     'jax.random': (
         'ball binomial chisquare clone double_sided_maxwell f generalized_normal geometric '
         'key_dtype lognormal maxwell multinomial orthogonal pareto rademacher random_gamma_p '

@@ -15,6 +15,8 @@ Matrices are float32 or float64 (LAPACK's ``s`` and ``d`` kernels) and not empty
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -36,12 +38,35 @@ from minijax.lax.structural import (
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
-__all__ = ['cholesky', 'eig', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr',
-           'svd',
+__all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
+           'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr', 'svd',
            'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
            'svd_p', 'triangular_solve_p']
 
 # ----------------------------------------------------------------------------- user functions
+
+
+class EigImplementation(enum.Enum):
+    """Which kernel ``eig`` calls: on CPU, LAPACK's (the only one, as in JAX)."""
+    CUSOLVER = 'cusolver'
+    MAGMA = 'magma'
+    LAPACK = 'lapack'
+
+
+class EighImplementation(enum.Enum):
+    """Which algorithm ``eigh`` runs: on CPU, QR (LAPACK's ``syevd``), as in JAX."""
+    QR = 'qr'
+    JACOBI = 'jacobi'
+    QDWH = 'qdwh'
+
+
+class SvdAlgorithm(enum.Enum):
+    """Which algorithm ``svd`` runs: on CPU, divide and conquer (LAPACK's ``gesdd``)."""
+    DEFAULT = 'default'
+    QR = 'QR'
+    JACOBI = 'Jacobi'
+    POLAR = 'polar'
+    DIVIDE_AND_CONQUER = 'divide_and_conquer'
 
 
 def symmetrize(x):
@@ -145,10 +170,14 @@ def qr(x, *, pivoting=False, full_matrices=True):
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None):
+         subset_by_index=None, implementation=None):
     """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
     symmetric matrix. Without ``symmetrize_input`` only the ``lower`` (or upper) triangle
-    of ``x`` is read."""
+    of ``x`` is read. ``implementation``: QR only on CPU (JAX's errors for the others)."""
+    if implementation == EighImplementation.QDWH:
+        raise NotImplementedError('QDWH implementation is only supported on TPU')
+    if implementation == EighImplementation.JACOBI:
+        raise NotImplementedError('Jacobi implementation is not supported on CPU')
     _check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
     _whole_spectrum('eigh', x, subset_by_index)
     v, w = eigh_p.bind(symmetrize(x) if symmetrize_input else x, lower=bool(lower),
@@ -156,9 +185,16 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
     return v, w
 
 
-def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """``(u, s, vt)`` with ``x = u diag(s) vt`` and ``s`` descending; only ``s`` without
-    ``compute_uv``."""
+    ``compute_uv``. ``algorithm``: divide and conquer (the default); JAX's QR variant
+    (LAPACK's ``gesvd``) is not in minijax, and Jacobi and polar do not run on CPU."""
+    if algorithm == SvdAlgorithm.QR:
+        raise NotImplementedError('lax.linalg.svd: minijax calls LAPACK gesdd only; '
+                                  'SvdAlgorithm.QR (gesvd) is not supported, use the default')
+    if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER):
+        raise NotImplementedError('The SVD Jacobi and Polar algorithms are not implemented on '
+                                  'CPU.')
     _whole_spectrum('svd', x, subset_by_index)
     out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:
@@ -735,8 +771,8 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
     """``[w, vl, vr]`` (as asked for) of the square real matrices ``x``: the complex
     eigenvalues, and the left and right eigenvectors as unit columns, from LAPACK's
     ``geev`` as JAX calls it on CPU. Only the eigenvalues have derivatives."""
-    if implementation not in (None, 'lapack') or use_magma:
-        raise NotImplementedError('lax.linalg.eig: only the LAPACK implementation runs on CPU')
+    if implementation not in (None, 'lapack', EigImplementation.LAPACK) or use_magma:
+        raise ValueError('Only the lapack implementation is supported on CPU.')  # (JAX's)
     return eig_p.bind(x, compute_left_eigenvectors=compute_left_eigenvectors,
                       compute_right_eigenvectors=compute_right_eigenvectors,
                       enable_eigvec_derivs=enable_eigvec_derivs)
