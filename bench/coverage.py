@@ -68,9 +68,8 @@ NOT_YET: dict[str, str] = {
         'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
     'jax.lax.linalg': (
         'cholesky_update cholesky_update_p hessenberg hessenberg_p householder_product '
-        'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p schur schur_p '
-        'symmetric_product symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve '
-        'tridiagonal_solve_p '),
+        'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p symmetric_product '
+        'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
     'jax.random': (
         'ball binomial chisquare clone double_sided_maxwell f generalized_normal geometric '
         'key_dtype lognormal maxwell multinomial orthogonal pareto rademacher random_gamma_p '
@@ -83,7 +82,7 @@ NOT_YET: dict[str, str] = {
     'jax.scipy.special': (
         'bessel_jn fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
     'jax.scipy.linalg': (
-        'eigh_tridiagonal funm hessenberg qr_multiply rsf2csf schur solve_sylvester sqrtm '),
+        'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
     'jax.tree_util': (
         'default_registry '),
     'jax.debug': (

@@ -193,7 +193,9 @@ def test_check_rules(primitive, kind):
               'qr': dict(full_matrices=False), 'eigh': dict(lower=True, sort_eigenvalues=True),
               'svd': dict(full_matrices=False, compute_uv=True),
               'eig': dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False,
-                          enable_eigvec_derivs=False)}.get(primitive.name, {})
+                          enable_eigvec_derivs=False),
+              'schur': dict(compute_schur_vectors=True, sort_eig_vals=False,
+                            select_callable=None)}.get(primitive.name, {})
     args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
             'svd': [WIDE]}.get(primitive.name, [A3 @ A3.T + np.eye(3)])
     check_rule(kind, primitive, *args, **params)

@@ -130,3 +130,42 @@ def test_polar_and_expm_frechet_bad_input(call):
     for qdwh in (jax.lax.linalg.qdwh, minijax.lax.linalg.qdwh):
         with pytest.raises(ValueError):
             qdwh(np.ones((2, 3)))
+
+
+def test_schur_and_the_functions_built_on_it(rng):
+    """``lax.linalg.schur`` (LAPACK's gees: real, complex, batched, float32, without vectors)
+    and ``scipy.linalg.schur``, ``rsf2csf``, ``sqrtm``, ``funm`` (with complex ``eig`` under
+    ``rsf2csf``): JAX's kernels and loops, so JAX's bits, eagerly and under jit."""
+    a, batch = rng.normal(size=(4, 4)), rng.normal(size=(2, 3, 3))
+    c = a + 1j * rng.normal(size=(4, 4))
+    spd = a @ a.T + np.eye(4)
+
+    def program(L, lax_linalg, np_, a, batch, c, spd):
+        return (lax_linalg.schur(a), lax_linalg.schur(batch), lax_linalg.schur(c),
+                lax_linalg.schur(a.astype(np.float32)),
+                lax_linalg.schur(a, compute_schur_vectors=False),
+                lax_linalg.eig(c), L.schur(a), L.schur(a, 'complex'), L.rsf2csf(*L.schur(a)),
+                L.sqrtm(spd), L.sqrtm(a), L.funm(a, np_.exp),
+                L.funm(spd, np_.log, disp=False))
+    args = (a, batch, c, spd)
+    mine = minijax.jit(lambda *x: program(ml, minijax.lax.linalg, mnp, *x))(*args)
+    theirs = jax.jit(lambda *x: program(JL, jax.lax.linalg, jnp, *x))(*args)
+    for m, t in zip(jax.tree.leaves(mine), jax.tree.leaves(theirs)):
+        assert_close(m, t)
+    for m, t in zip(minijax.lax.linalg.schur(batch), jax.lax.linalg.schur(batch)):
+        assert_close(m, t)
+
+
+@pytest.mark.parametrize('call,error', [
+    (lambda L, lax_linalg: lax_linalg.schur(np.ones((2, 3))), ValueError),
+    (lambda L, lax_linalg: L.schur(np.eye(2), 'x'), ValueError),
+    (lambda L, lax_linalg: L.sqrtm(np.eye(2), blocksize=2), NotImplementedError),
+    (lambda L, lax_linalg: L.funm(np.ones((2, 3)), np.exp), ValueError),
+    (lambda L, lax_linalg: L.rsf2csf(np.eye(2), np.eye(3)), ValueError)],
+    ids=['schur-not-square', 'schur-output', 'sqrtm-blocksize', 'funm-not-square',
+         'rsf2csf-shapes'])
+def test_schur_family_bad_input(call, error):
+    with pytest.raises(error):
+        call(JL, jax.lax.linalg)
+    with pytest.raises(error):
+        call(ml, minijax.lax.linalg)
