@@ -14,14 +14,16 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax import numpy as mnp
+from minijax.control_flow import cond, scan
 from minijax.custom_derivatives import custom_jvp
+from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.numpy import _promote_shapes, _to_float  # jnp's promotions
 
 from minijax.scipy._special_integrals import (  # noqa: F401 (re-exported)
     dawsn, erfcx, exp1, expi, expn, sici, spence, wofz)
 
-__all__ = ['bernoulli', 'beta', 'betainc', 'betaln', 'boxcox', 'boxcox1p', 'comb', 'dawsn',
+__all__ = ['bernoulli', 'bessel_jn', 'beta', 'betainc', 'betaln', 'boxcox', 'boxcox1p', 'comb', 'dawsn',
            'digamma', 'entr', 'erf', 'erfc', 'erfcx', 'erfinv', 'exp1', 'expi', 'expit', 'expn',
            'factorial', 'gamma', 'gammainc', 'gammaincc', 'gammaln', 'gammasgn', 'i0', 'i0e',
            'i1', 'i1e', 'kl_div', 'log_ndtr', 'log_softmax', 'loggamma', 'logit', 'logsumexp',
@@ -564,3 +566,34 @@ def kl_div(p, q):
     """The Kullback-Leibler divergence term ``p log(p / q) - p + q``."""
     p, q = _real('kl_div', p, q)
     return rel_entr(p, q) - p + q
+
+
+# ----------------------------------------------------------------------------- Bessel J
+
+def _bessel_jn_step(carry, k):
+    """One step of Miller's backward recurrence ``J_k = 2(k+1)/z J_{k+1} - J_{k+2}``, with the
+    normalizing sum ``J_0 + 2 (J_2 + J_4 + ...)`` accumulated on the even orders."""
+    f0, f1, total, z = carry
+    f = 2.0 * (k + 1.0) * f1 / z - f0
+    total = cond(mnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (total, f))
+    return (f1, f, total, z), f
+
+
+def _bessel_jn_orders(z, *, v, n_iter):
+    (_, _, total, _), values = scan(
+        _bessel_jn_step, (_const(z, 0.0), _const(z, 1e-16), _const(z, 0.0), z),
+        lax.iota(core.get_aval(z).dtype, n_iter + 1), reverse=True)
+    return values[:v + 1] / (total - values[0])
+
+
+@partial(jit, static_argnames=['v', 'n_iter'])
+def bessel_jn(z, *, v, n_iter=50):
+    """The Bessel functions of the first kind ``J_0 .. J_v`` at ``z`` (stacked on a new first
+    axis), by ``n_iter`` steps of Miller's backward recurrence."""
+    z, = _promote_inexact(mnp.asarray(z))
+    if dtypes.is_complex(core.get_aval(z).dtype):
+        raise ValueError('complex input not supported.')
+    orders = partial(_bessel_jn_orders, v=operator.index(v), n_iter=int(n_iter))
+    for _ in range(z.ndim):
+        orders = vmap(orders)
+    return mnp.moveaxis(orders(z), -1, 0)

@@ -60,6 +60,8 @@ VALUE_CASES = {
                         np.array([.5, 2., 0., 1.5, .3, 2., 1., -1.])], {}),
     'sici': (lambda r: [_wide(r)], {}),
     'spence': (lambda r: [_positive(r)], {}),
+    'bessel_jn': (lambda r: [r.uniform(0.1, 20, (3, 4))], {'v': 3}),
+    'bessel_jn-n_iter': (lambda r: [r.uniform(0.1, 20, 5)], {'v': 0, 'n_iter': 30}),
 }
 
 
@@ -114,7 +116,8 @@ def test_grads_against_jax(name, rng):
 
 
 #: the functions of several outputs or a static argument, as losses of x
-LOSSES = [lambda s, x: s.sici(x)[0], lambda s, x: s.sici(x)[1], lambda s, x: s.expn(3, x)]
+LOSSES = [lambda s, x: s.sici(x)[0], lambda s, x: s.sici(x)[1], lambda s, x: s.expn(3, x),
+          lambda s, x: s.bessel_jn(x, v=2)]
 
 
 def test_grads_of_sici_expn_and_wofz(rng):
@@ -144,6 +147,7 @@ BAD_INPUTS = {
     'factorial-exact': (lambda s: s.factorial(3, exact=True), NotImplementedError),
     'spence-int': (lambda s: s.spence(np.arange(3)), TypeError),
     'bernoulli-negative': (lambda s: s.bernoulli(-1), ValueError),
+    'bessel_jn-complex': (lambda s: s.bessel_jn(np.ones(2) * 1j, v=1), ValueError),
 }
 
 
