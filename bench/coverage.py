@@ -43,8 +43,18 @@ SOURCE = pathlib.Path(__file__).resolve()
 NAMESPACES = (
     'jax', 'jax.numpy', 'jax.numpy.linalg', 'jax.numpy.fft', 'jax.lax', 'jax.lax.linalg',
     'jax.random', 'jax.nn', 'jax.nn.initializers', 'jax.scipy.special', 'jax.scipy.linalg',
-    'jax.scipy.signal', 'jax.scipy.stats', 'jax.scipy.stats.norm', 'jax.scipy.optimize',
-    'jax.scipy.integrate', 'jax.scipy.ndimage', 'jax.scipy.fft', 'jax.tree_util', 'jax.tree',
+    'jax.scipy.signal', 'jax.scipy.stats', 'jax.scipy.stats.bernoulli',
+    'jax.scipy.stats.beta', 'jax.scipy.stats.betabinom', 'jax.scipy.stats.binom',
+    'jax.scipy.stats.cauchy', 'jax.scipy.stats.chi2', 'jax.scipy.stats.dirichlet',
+    'jax.scipy.stats.expon', 'jax.scipy.stats.gamma', 'jax.scipy.stats.gennorm',
+    'jax.scipy.stats.geom', 'jax.scipy.stats.gumbel_l', 'jax.scipy.stats.gumbel_r',
+    'jax.scipy.stats.laplace', 'jax.scipy.stats.logistic', 'jax.scipy.stats.multinomial',
+    'jax.scipy.stats.multivariate_normal', 'jax.scipy.stats.nbinom', 'jax.scipy.stats.norm',
+    'jax.scipy.stats.pareto', 'jax.scipy.stats.poisson', 'jax.scipy.stats.t',
+    'jax.scipy.stats.truncnorm', 'jax.scipy.stats.uniform', 'jax.scipy.stats.vonmises',
+    'jax.scipy.stats.wrapcauchy', 'jax.scipy.optimize', 'jax.scipy.integrate',
+    'jax.scipy.ndimage', 'jax.scipy.fft', 'jax.scipy.sparse.linalg', 'jax.scipy.cluster.vq',
+    'jax.scipy.interpolate', 'jax.scipy.spatial.transform', 'jax.tree_util', 'jax.tree',
     'jax.flatten_util', 'jax.debug', 'jax.dtypes', 'jax.errors', 'jax.image', 'jax.ops',
     'jax.custom_derivatives', 'jax.ad_checkpoint', 'jax.stages', 'jax.typing',
     'jax.example_libraries.stax', 'jax.example_libraries.optimizers', 'jax.extend.core',
@@ -57,53 +67,55 @@ NOT_YET: dict[str, str] = {
     'jax.lax': (
         'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
     'jax.lax.linalg': (
-        'EigImplementation EighImplementation SvdAlgorithm cholesky_update cholesky_update_p '
-        'hessenberg hessenberg_p householder_product householder_product_p '
-        'lu_pivots_to_permutation_p ormqr ormqr_p qdwh schur schur_p symmetric_product '
+        'cholesky_update cholesky_update_p hessenberg hessenberg_p householder_product '
+        'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p symmetric_product '
         'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
-    'jax.random': (
-        'ball binomial chisquare clone double_sided_maxwell f generalized_normal geometric '
-        'key_dtype lognormal maxwell multinomial orthogonal pareto rademacher random_gamma_p '
-        'rayleigh triangular wald weibull_min '),
-    'jax.nn': (
-        'dot_product_attention get_scaled_dot_general_config scaled_dot_general scaled_matmul '
-        'sparse_plus sparse_sigmoid '),
-    'jax.nn.initializers': (
-        'Initializer delta_orthogonal orthogonal '),
     'jax.scipy.special': (
-        'bernoulli bessel_jn beta boxcox boxcox1p comb dawsn erfcx exp1 expi expn factorial '
-        'fresnel gamma gammasgn hyp1f1 hyp2f1 kl_div loggamma owens_t poch polygamma rel_entr '
-        'sici spence sph_harm_y wofz zeta '),
+        'fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
     'jax.scipy.linalg': (
-        'block_diag circulant companion convolution_matrix dft eigh_tridiagonal expm_frechet '
-        'fiedler fiedler_companion funm hadamard hankel helmert hessenberg hilbert invhilbert '
-        'invpascal leslie pascal polar qr_multiply rsf2csf schur solve_sylvester sqrtm toeplitz '),
-    'jax.scipy.signal': (
-        'csd detrend fftconvolve istft stft welch '),
-    'jax.scipy.stats': (
-        'gaussian_kde mode rankdata sem '),
-    'jax.scipy.optimize': (
-        'OptimizeResults minimize '),
-    'jax.scipy.integrate': (
-        'trapezoid '),
-    'jax.scipy.ndimage': (
-        'map_coordinates '),
-    'jax.scipy.fft': (
-        'dct dctn idct idctn '),
-    'jax.image': (
-        'ResizeMethod resize scale_and_translate '),
-    'jax.example_libraries.stax': (
-        'AvgPool BatchNorm Conv Conv1DTranspose ConvTranspose Dense Dropout Elu Exp FanInConcat '
-        'FanInSum FanOut Flatten Gelu GeneralConv GeneralConvTranspose Identity LeakyRelu '
-        'LogSoftmax MaxPool Relu Selu Sigmoid Softmax Softplus SumPool Tanh elementwise elu gelu '
-        'glorot glorot_normal leaky_relu log_softmax logsoftmax normal ones parallel randn relu '
-        'selu serial shape_dependent sigmoid softmax softplus standardize zeros '),
-    'jax.example_libraries.optimizers': (
-        'Any Array Callable InitFn JoinPoint NamedTuple Optimizer OptimizerState Params ParamsFn '
-        'Schedule State Step UpdateFn Updates adagrad adam adamax annotations clip_grads constant '
-        'exponential_decay inverse_time_decay l2_norm make_schedule map momentum namedtuple '
-        'nesterov optimizer pack_optimizer_state partial piecewise_constant polynomial_decay '
-        'rmsprop rmsprop_momentum safe_map safe_zip sgd sm3 unpack_optimizer_state unzip2 zip '),
+        'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
+    'jax.scipy.stats.beta': (
+        'cdf logcdf logsf sf '),
+    'jax.scipy.stats.betabinom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.binom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.chi2': (
+        'cdf logcdf logpdf logsf pdf sf '),
+    'jax.scipy.stats.dirichlet': (
+        'logpdf pdf '),
+    'jax.scipy.stats.gamma': (
+        'cdf logcdf logsf sf '),
+    'jax.scipy.stats.gennorm': (
+        'cdf logpdf pdf '),
+    'jax.scipy.stats.geom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.gumbel_l': (
+        'cdf logcdf logpdf logsf pdf ppf sf '),
+    'jax.scipy.stats.gumbel_r': (
+        'cdf logcdf logpdf logsf pdf ppf sf '),
+    'jax.scipy.stats.multinomial': (
+        'logpmf pmf '),
+    'jax.scipy.stats.nbinom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.pareto': (
+        'cdf logcdf logpdf logsf pdf ppf sf '),
+    'jax.scipy.stats.poisson': (
+        'cdf entropy '),
+    'jax.scipy.stats.truncnorm': (
+        'cdf logcdf logpdf logsf pdf sf '),
+    'jax.scipy.stats.vonmises': (
+        'logpdf pdf '),
+    'jax.scipy.stats.wrapcauchy': (
+        'logpdf pdf '),
+    'jax.scipy.sparse.linalg': (
+        'bicgstab cg gmres '),
+    'jax.scipy.cluster.vq': (
+        'vq '),
+    'jax.scipy.interpolate': (
+        'RegularGridInterpolator '),
+    'jax.scipy.spatial.transform': (
+        'Rotation Slerp '),
 }
 
 

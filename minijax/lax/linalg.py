@@ -42,7 +42,8 @@ from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
 __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
-           'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd', 'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
+           'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr', 'schur', 'svd', 'schur_p',
+           'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
            'svd_p', 'triangular_solve_p']
 
 # ----------------------------------------------------------------------------- user functions
@@ -132,6 +133,24 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         return select_n(at_i, select_n(at_j, perm, p_i), p_j)
 
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
+
+
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """``(t, q)`` with ``x = q t q^H``: ``t`` quasi-upper triangular (real ``x``: 2x2 blocks
+    for complex pairs) or upper triangular (complex ``x``), ``q`` unitary; ``(t,)`` without
+    ``compute_schur_vectors``. LAPACK's ``gees``; no derivative, as in JAX."""
+    return tuple(schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors),
+                              sort_eig_vals=bool(sort_eig_vals),
+                              select_callable=select_callable))
+
+
+def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
+    """``(u, h, num_iters, is_converged)``: the polar decomposition ``x = u h`` by the
+    QR-based dynamically weighted Halley iteration, as JAX runs it. Written with
+    ``minijax.numpy`` (``minijax/scipy/_qdwh.py``), so imported when called."""
+    from minijax.scipy._qdwh import qdwh as qdwh_
+    return qdwh_(x, is_hermitian=is_hermitian, max_iterations=max_iterations, eps=eps,
+                 dynamic_shape=dynamic_shape)
 
 
 def _check_pivots(aval, permutation_size):
@@ -974,3 +993,45 @@ svd_p.def_abstract_eval(_svd_abstract_eval)
 svd_p.def_jvp(_svd_jvp)
 _batch_at_front(svd_p)
 register_lowering(svd_p, _svd_lowering)
+
+# ----------------------------------------------------------------------------- Schur
+
+
+def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if x.dtype not in _LAPACK_PREFIX:
+        raise TypeError(f'schur: LAPACK decomposes float32, float64, complex64 or complex128 '
+                        f'matrices, got the operand {x.str_short()}')
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f'The input to schur must be a square matrix. Got shape '
+                         f'{x.shape[-2:]}.')
+    return [ShapedArray(x.shape, x.dtype)] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_one(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    import scipy.linalg  # (LAPACK's gees on the host: the reference interpreter's)
+    t, q = scipy.linalg.schur(a, output='complex' if np.iscomplexobj(a) else 'real')
+    return (t, q) if compute_schur_vectors else (t,)
+
+
+def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    """gees as JAX calls it: the Schur form and vectors in place, the eigenvalues (real and
+    imaginary parts for a real matrix), and two infos (the second, sorting's, unused)."""
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    x_aval, = ctx.avals_in
+    info_aval = _info_aval(x_aval)
+    eigenvalues = ShapedArray(x_aval.shape[:-1], x_aval.dtype)
+    parts = [eigenvalues] * (1 if dtypes.is_complex(x_aval.dtype) else 2)
+    t, q, *_, info = _lapack_call('gees', [x], [x_aval],
+                                  [x_aval, x_aval, *parts, info_aval, info_aval], {0: 0},
+                                  mode='V' if compute_schur_vectors else 'N', sort='N')
+    ok = _succeeded(info, info_aval)
+    return [_nan_unless(ok, v, x_aval, info_aval) for v in [t, q][:len(ctx.avals_out)]]
+
+
+schur_p = Primitive('schur', multiple_results=True, eager_on_xla=True)
+schur_p.def_impl(_per_matrix_impl(_schur_one))
+schur_p.def_abstract_eval(_schur_abstract_eval)
+_batch_at_front(schur_p)
+register_lowering(schur_p, _schur_lowering)

@@ -87,7 +87,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     definite."""
     a = _float_matrix('cholesky', a, error=TypeError)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
-    return _mT(L) if upper else L
+    return _H(L) if upper else L
 
 
 def eig(a):
