@@ -91,7 +91,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
 
 
 def eig(a):
-    """The (complex) eigenvalues and right eigenvectors (unit columns) of the square real
+    """The (complex) eigenvalues and right eigenvectors (unit columns) of the square
     matrices ``a``: LAPACK's ``geev``, as JAX calls it on CPU. Only the eigenvalues have
     derivatives (as in JAX)."""
     a = _float_matrix('eig', a)
@@ -101,7 +101,7 @@ def eig(a):
 
 @jit
 def eigvals(a):
-    """The (complex) eigenvalues of the square real matrices ``a``."""
+    """The (complex) eigenvalues of the square matrices ``a``."""
     a = _float_matrix('eigvals', a)
     return lax_linalg.eig(a, compute_left_eigenvectors=False,
                           compute_right_eigenvectors=False)[0]
