@@ -262,10 +262,13 @@ def _matmul(a, b):
 
 def _triangle_mask(shape, k):
     """``True`` on and below diagonal ``k`` of matrices of ``shape`` (``k < 0``: below),
-    counted in int64 as JAX counts (its offset is a 64-bit integer)."""
+    counted in int64 as JAX counts (its offset is a 64-bit integer): one matrix's mask,
+    broadcast over the batch axes."""
+    matrix = shape[-2:]
+    rows = broadcasted_iota(dtypes.int64, matrix, 0)
+    mask = ge(add(rows, np.int64(k)), broadcasted_iota(dtypes.int64, matrix, 1))
     n = len(shape)
-    rows = broadcasted_iota(dtypes.int64, shape, n - 2)
-    return ge(add(rows, np.int64(k)), broadcasted_iota(dtypes.int64, shape, n - 1))
+    return mask if n == 2 else broadcast_in_dim(mask, shape, (n - 2, n - 1))
 
 
 def _tril(x, k=0):
@@ -412,7 +415,35 @@ def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
             for operand, out in aliases.items()]))
     op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(
         {k: _char(v) for k, v in options.items()})
+    batch = rank - 2
+    op.operation.attributes['mhlo.frontend_attributes'] = ir.DictAttr.get(
+        {'num_batch_dims': ir.StringAttr.get(str(batch))})
+    op.operation.attributes['sdy.sharding_rule'] = _sharding_rule(avals_in, avals_out, batch)
     return list(op.results)
+
+
+def _sharding_rule(avals_in, avals_out, batch):
+    """Shardy's rule for a kernel, as JAX writes it: the ``batch`` leading axes of every
+    operand and result share factors (the kernel runs matrix by matrix), every other axis
+    has a factor of its own."""
+    sizes = list(avals_in[0].shape[:batch])
+
+    def factors(aval):
+        own = aval.shape[batch:] if aval.ndim >= batch else aval.shape
+        names = list(range(batch)) if aval.ndim >= batch else []
+        for size in own:
+            names.append(len(sizes))
+            sizes.append(size)
+        return '[' + ', '.join(_factor_name(n) for n in names) + ']'
+    lhs = ', '.join(factors(a) for a in avals_in)
+    rhs = ', '.join(factors(a) for a in avals_out)
+    sized = ', '.join(f'{_factor_name(n)}={size}' for n, size in enumerate(sizes))
+    return ir.Attribute.parse(f'#sdy.op_sharding_rule<({lhs})->({rhs}) {{{sized}}}, custom>')
+
+
+def _factor_name(n):
+    """Shardy's names of factors: ``i`` to ``z``, then ``z_1``, ``z_2``, ..."""
+    return chr(ord('i') + n) if n < 18 else f'z_{n - 17}'
 
 
 def _info_aval(aval):
@@ -425,23 +456,33 @@ def _full(aval, value):
 
 def _nan_unless(ok, x, aval, ok_aval):
     """``x`` where the kernel succeeded (``ok``, one per matrix), else NaNs (in both parts
-    of a complex number, as JAX fills)."""
-    ok = hlo_broadcast(ok, aval.update(dtype=dtypes.bool_), range(ok_aval.ndim))
+    of a complex number, as JAX fills). As JAX builds it: ``ok`` with unit matrix axes,
+    the NaNs, then ``ok`` broadcast to the matrices."""
+    mask_aval = aval.update(shape=(*ok_aval.shape, *[1] * (aval.ndim - ok_aval.ndim)),
+                            dtype=dtypes.bool_)
+    ok = hlo_broadcast(ok, mask_aval, range(ok_aval.ndim))
     nan = complex(np.nan, np.nan) if dtypes.is_complex(aval.dtype) else np.nan
-    return hlo.SelectOp(ok, x, _full(aval, nan)).result
+    nans = _full(aval, nan)
+    if mask_aval.shape != aval.shape:
+        ok = hlo_broadcast(ok, aval.update(dtype=dtypes.bool_), range(aval.ndim))
+    return hlo.SelectOp(ok, x, nans).result
 
 
 def _succeeded(info, info_aval, direction='EQ'):
     return compare(info, _full(info_aval, 0), direction, dtypes.int32)
 
 
-def _lowered_triangle(x, aval, keep_lower):
-    """``x`` with zeros outside its lower (or upper) triangle, diagonal included."""
-    int_aval = aval.update(dtype=dtypes.int32)
-    rows = hlo.IotaOp(tensor_type(int_aval), aval.ndim - 2).result
-    cols = hlo.IotaOp(tensor_type(int_aval), aval.ndim - 1).result
-    inside = compare(rows, cols, 'GE' if keep_lower else 'LE', dtypes.int32)
-    return hlo.SelectOp(inside, x, _full(aval, 0)).result
+def _lowered_triu(x, aval):
+    """``x`` with zeros below its diagonal, by the ops of JAX's ``_triu`` (64-bit row
+    numbers offset by -1 against the column numbers)."""
+    int_aval = aval.update(shape=aval.shape[-2:], dtype=dtypes.int64)
+    rows = hlo.AddOp(hlo.IotaOp(tensor_type(int_aval), 0).result, _full(int_aval, -1)).result
+    cols = hlo.IotaOp(tensor_type(int_aval), 1).result
+    below = compare(rows, cols, 'GE', dtypes.int64)
+    if aval.ndim > 2:
+        below = hlo_broadcast(below, aval.update(dtype=dtypes.bool_),
+                              (aval.ndim - 2, aval.ndim - 1))
+    return hlo.SelectOp(below, _full(aval, 0), x).result
 
 # ----------------------------------------------------------------------------- cholesky
 
@@ -452,19 +493,24 @@ def _cholesky_abstract_eval(x):
 
 
 def _cholesky_one(a):
+    """As LAPACK's potrf leaves it: ``L`` below and on the diagonal, ``a`` above (which
+    ``cholesky`` zeroes, as JAX's)."""
     try:
-        return (np.linalg.cholesky(a),)
+        return (np.tril(np.linalg.cholesky(a)) + np.triu(a, 1),)
     except np.linalg.LinAlgError:  # not positive definite: NaNs, as the lowering gives
-        return (np.tril(np.full_like(a, np.nan)),)
+        return (np.full_like(a, np.nan),)
 
 
 def _cholesky_jvp(primals, tangents):
     """``L' = L phi(L^-1 x' L^-H)``, ``phi`` taking the lower triangle with its diagonal
     halved (Murray 2016, arXiv:1602.07527), as JAX writes it. LAPACK reads only the lower
     triangle of ``x``, so ``x'`` counts through that triangle (a symmetric ``x'``, the
-    usual case, is unchanged: the tangent is JAX's bit for bit)."""
+    usual case, is unchanged: the tangent is JAX's bit for bit). Above the diagonal the
+    primitive gives ``x``'s upper triangle, as LAPACK leaves it (``cholesky`` zeroes it)."""
     (x,), (x_dot,) = primals, tangents
-    L = cholesky_p.bind(x)
+    factor = cholesky_p.bind(x)
+    L = _tril(factor)
+    upper_dot = _triu(x_dot, 1)
     x_dot = _symmetric_from_triangle(x_dot, lower=True)
 
     def tangent(L, x_dot):
@@ -474,7 +520,7 @@ def _cholesky_jvp(primals, tangents):
         inner = triangular_solve(L, tmp, left_side=True, lower=True)
         phi = div(_tril(inner), add(1., _eye(core.get_aval(L).dtype, n)))
         return _matmul(L, phi)
-    return L, _per_matrix(tangent, L, x_dot)
+    return factor, add(_per_matrix(tangent, L, x_dot), upper_dot)
 
 
 def _cholesky_lowering(ctx, x):
@@ -482,8 +528,7 @@ def _cholesky_lowering(ctx, x):
     info_aval = _info_aval(aval)
     factor, info = _lapack_call('potrf', [x], ctx.avals_in, [aval, info_aval], {0: 0},
                                 uplo='L')
-    factor = _nan_unless(_succeeded(info, info_aval), factor, aval, info_aval)
-    return [_lowered_triangle(factor, aval, keep_lower=True)]
+    return [_nan_unless(_succeeded(info, info_aval), factor, aval, info_aval)]
 
 
 cholesky_p = Primitive('cholesky', eager_on_xla=True)
@@ -749,7 +794,7 @@ def _qr_lowering(ctx, x, *, full_matrices):
     if m < n:
         reflectors_aval = x_aval.update(shape=(*batch, m, m))
         reflectors = _matrix_slice(r, x_aval, m, m)
-    elif full_matrices and m > n:
+    elif full_matrices:  # (padded with no columns too when square, as JAX's lowering pads)
         reflectors_aval = q_aval
         reflectors = hlo.PadOp(r, constant(np.zeros((), x_aval.dtype)), [0] * (len(batch) + 2),
                                [0] * (len(batch) + 1) + [m - n],
@@ -759,7 +804,7 @@ def _qr_lowering(ctx, x, *, full_matrices):
                       {0: 0})
     if r_aval.shape != x_aval.shape:
         r = _matrix_slice(r, x_aval, *r_aval.shape[-2:])
-    return [q, _lowered_triangle(r, r_aval, keep_lower=False)]
+    return [q, _lowered_triu(r, r_aval)]
 
 
 def _matrix_slice(x, aval, rows, cols):
@@ -890,8 +935,9 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
         'geev', [x], [x_aval], [part_aval] * (1 + real) + [v_aval, v_aval, info_aval], {},
         compute_left='V' if compute_left_eigenvectors else 'N',
         compute_right='V' if compute_right_eigenvectors else 'N')
+    w = hlo.ComplexOp(*w).result if real else w[0]
     ok = _succeeded(info, info_aval)
-    out = [(hlo.ComplexOp(*w).result if real else w[0], w_aval)]
+    out = [(w, w_aval)]
     out += [(vl, v_aval)] * compute_left_eigenvectors + [(vr, v_aval)] * compute_right_eigenvectors
     return [_nan_unless(ok, value, aval, info_aval) for value, aval in out]
 

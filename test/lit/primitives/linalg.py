@@ -19,7 +19,7 @@ def factor(x):
 
 print(jit(factor).lower(x).as_text())
 # CHECK-LABEL: module @jit_factor
-# CHECK: %[[F:.*]]:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<i32>)
+# CHECK: %[[F:.*]]:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {uplo = 76 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = {{.*}}} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<i32>)
 # CHECK: %[[OK:.*]] = stablehlo.compare EQ, %[[F]]#1, %{{.*}}, SIGNED
 # CHECK: %[[NAN:.*]] = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
 # CHECK: %[[G:.*]] = stablehlo.select %{{.*}}, %[[F]]#0, %{{.*}}
@@ -48,7 +48,7 @@ def eigen(a):
 
 print(jit(eigen).lower(x).as_text())
 # CHECK-LABEL: module @jit_eigen
-# CHECK: %[[E:.*]]:5 = stablehlo.custom_call @lapack_dgeev_ffi(%arg0) {backend_config = "", mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>]{{.*}} : (tensor<3x3xf64>) -> (tensor<3xf64>, tensor<3xf64>, tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<i32>)
+# CHECK: %[[E:.*]]:5 = stablehlo.custom_call @lapack_dgeev_ffi(%arg0) {backend_config = "", mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>]{{.*}} : (tensor<3x3xf64>) -> (tensor<3xf64>, tensor<3xf64>, tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<i32>)
 # CHECK: stablehlo.complex %[[E]]#0, %[[E]]#1 : tensor<3xcomplex<f64>>
 # CHECK: stablehlo.constant dense<(0x7FF8000000000000,0x7FF8000000000000)> : tensor<complex<f64>>
 # CHECK: stablehlo.custom_call @lapack_dgeev_ffi(%arg0) {backend_config = "", mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 78 : ui8}
@@ -60,6 +60,6 @@ def schur_forms(a, c):
 
 print(jit(schur_forms).lower(x, ShapeDtypeStruct((3, 3), np.complex128)).as_text())
 # CHECK-LABEL: module @jit_schur_forms
-# CHECK: %[[S:.*]]:6 = stablehlo.custom_call @lapack_dgees_ffi(%arg0) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>]{{.*}} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<i32>, tensor<i32>)
+# CHECK: %[[S:.*]]:6 = stablehlo.custom_call @lapack_dgees_ffi(%arg0) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>]{{.*}} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<i32>, tensor<i32>)
 # CHECK: stablehlo.compare EQ, %[[S]]#5, %{{.*}}, SIGNED
 # CHECK: %[[C:.*]]:5 = stablehlo.custom_call @lapack_zgees_ffi(%arg1) {backend_config = "", mhlo.backend_config = {mode = 78 : ui8, sort = 78 : ui8}{{.*}} : (tensor<3x3xcomplex<f64>>) -> (tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<3xcomplex<f64>>, tensor<i32>, tensor<i32>)

@@ -25,73 +25,86 @@ print(jit(complex_ones).lower(ShapeDtypeStruct((3, 3), np.complex64),
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3x3xcomplex<f32>>, %[[ARG1:.*]]: tensor<3x2xcomplex<f32>>) -> (tensor<3x2xcomplex<f32>> {jax.result_info = "result[0]"}, tensor<3x2xcomplex<f32>> {jax.result_info = "result[1]"}, tensor<3x3xcomplex<f32>> {jax.result_info = "result[2][0]"}, tensor<3x3xcomplex<f32>> {jax.result_info = "result[2][1]"}, tensor<3x3xcomplex<f32>> {jax.result_info = "result[3][0]"}, tensor<3xf32> {jax.result_info = "result[3][1]"}, tensor<3xf32> {jax.result_info = "result[4]"}, tensor<3x3xcomplex<f32>> {jax.result_info = "result[5][0]"}, tensor<3xf32> {jax.result_info = "result[5][1]"}, tensor<3x3xcomplex<f32>> {jax.result_info = "result[5][2]"}, tensor<3xcomplex<f32>> {jax.result_info = "result[6][0]"}, tensor<3x3xcomplex<f32>> {jax.result_info = "result[6][1]"}) {
 # CHECK-NEXT:     %[[V0:.*]] = chlo.conj %[[ARG0]] : tensor<3x3xcomplex<f32>> -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V1:.*]] = stablehlo.custom_call @lapack_ctrsm_ffi(%[[V0]], %[[ARG1]]) {backend_config = "", mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 85 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]} : (tensor<3x3xcomplex<f32>>, tensor<3x2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>
-# CHECK-NEXT:     %[[V2:.*]] = stablehlo.custom_call @lapack_ctrsm_ffi(%[[ARG0]], %[[ARG1]]) {backend_config = "", mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 67 : ui8, uplo = 85 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]} : (tensor<3x3xcomplex<f32>>, tensor<3x2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>
-# CHECK-NEXT:     %[[V3:.*]]:2 = stablehlo.custom_call @lapack_cgeqrf_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>]} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>)
-# CHECK-NEXT:     %[[V4:.*]] = stablehlo.custom_call @lapack_cungqr_ffi(%[[V3]]#0, %[[V3]]#1) {backend_config = "", mhlo.backend_config = {}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]} : (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V5:.*]] = stablehlo.iota dim = 0 : tensor<3x3xi32>
-# CHECK-NEXT:     %[[V6:.*]] = stablehlo.iota dim = 1 : tensor<3x3xi32>
-# CHECK-NEXT:     %[[V7:.*]] = stablehlo.compare LE, %[[V5]], %[[V6]], SIGNED : (tensor<3x3xi32>, tensor<3x3xi32>) -> tensor<3x3xi1>
+# CHECK-NEXT:     %[[V1:.*]] = stablehlo.custom_call @lapack_ctrsm_ffi(%[[V0]], %[[ARG1]]) {backend_config = "", mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 85 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k, l])->([m, n]) {i=3, j=3, k=3, l=2, m=3, n=2}, custom>} : (tensor<3x3xcomplex<f32>>, tensor<3x2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>
+# CHECK-NEXT:     %[[V2:.*]] = stablehlo.custom_call @lapack_ctrsm_ffi(%[[ARG0]], %[[ARG1]]) {backend_config = "", mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 67 : ui8, uplo = 85 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k, l])->([m, n]) {i=3, j=3, k=3, l=2, m=3, n=2}, custom>} : (tensor<3x3xcomplex<f32>>, tensor<3x2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>
+# CHECK-NEXT:     %[[V3:.*]]:2 = stablehlo.custom_call @lapack_cgeqrf_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m]) {i=3, j=3, k=3, l=3, m=3}, custom>} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>)
 # CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f32>>
-# CHECK-NEXT:     %[[V8:.*]] = stablehlo.broadcast_in_dim %[[CST]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V9:.*]] = stablehlo.select %[[V7]], %[[V3]]#0, %[[V8]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V10:.*]] = stablehlo.transpose %[[ARG0]], dims = [1, 0] : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V11:.*]] = stablehlo.real %[[V10]] : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xf32>
-# CHECK-NEXT:     %[[V12:.*]] = stablehlo.imag %[[V10]] : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xf32>
-# CHECK-NEXT:     %[[V13:.*]] = stablehlo.negate %[[V12]] : tensor<3x3xf32>
-# CHECK-NEXT:     %[[V14:.*]] = stablehlo.complex %[[V11]], %[[V13]] : tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V15:.*]] = stablehlo.add %[[ARG0]], %[[V14]] : tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[CST_0:.*]] = stablehlo.constant dense<(2.000000e+00,0.000000e+00)> : tensor<complex<f32>>
-# CHECK-NEXT:     %[[V16:.*]] = stablehlo.broadcast_in_dim %[[CST_0]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V17:.*]] = stablehlo.divide %[[V15]], %[[V16]] : tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V18:.*]]:3 = stablehlo.custom_call @lapack_cheevd_ffi(%[[V17]]) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<i32>)
-# CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<0> : tensor<i32>
-# CHECK-NEXT:     %[[V19:.*]] = stablehlo.broadcast_in_dim %[[C]], dims = [] : (tensor<i32>) -> tensor<i32>
-# CHECK-NEXT:     %[[V20:.*]] = stablehlo.compare EQ, %[[V18]]#2, %[[V19]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-# CHECK-NEXT:     %[[V21:.*]] = stablehlo.broadcast_in_dim %[[V20]], dims = [] : (tensor<i1>) -> tensor<3x3xi1>
-# CHECK-NEXT:     %[[CST_1:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
-# CHECK-NEXT:     %[[V22:.*]] = stablehlo.broadcast_in_dim %[[CST_1]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V23:.*]] = stablehlo.select %[[V21]], %[[V18]]#0, %[[V22]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V24:.*]] = stablehlo.broadcast_in_dim %[[V20]], dims = [] : (tensor<i1>) -> tensor<3xi1>
-# CHECK-NEXT:     %[[CST_2:.*]] = stablehlo.constant dense<0x7FC00000> : tensor<f32>
-# CHECK-NEXT:     %[[V25:.*]] = stablehlo.broadcast_in_dim %[[CST_2]], dims = [] : (tensor<f32>) -> tensor<3xf32>
-# CHECK-NEXT:     %[[V26:.*]] = stablehlo.select %[[V24]], %[[V18]]#1, %[[V25]] : tensor<3xi1>, tensor<3xf32>
-# CHECK-NEXT:     %[[V27:.*]]:5 = stablehlo.custom_call @lapack_cgesdd_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {mode = 78 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
-# CHECK-NEXT:     %[[C_3:.*]] = stablehlo.constant dense<0> : tensor<i32>
-# CHECK-NEXT:     %[[V28:.*]] = stablehlo.broadcast_in_dim %[[C_3]], dims = [] : (tensor<i32>) -> tensor<i32>
-# CHECK-NEXT:     %[[V29:.*]] = stablehlo.compare EQ, %[[V27]]#4, %[[V28]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-# CHECK-NEXT:     %[[V30:.*]] = stablehlo.broadcast_in_dim %[[V29]], dims = [] : (tensor<i1>) -> tensor<3xi1>
+# CHECK-NEXT:     %[[V4:.*]] = stablehlo.pad %[[V3]]#0, %[[CST]], low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<3x3xcomplex<f32>>, tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V5:.*]] = stablehlo.custom_call @lapack_cungqr_ffi(%[[V4]], %[[V3]]#1) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k])->([l, m]) {i=3, j=3, k=3, l=3, m=3}, custom>} : (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V6:.*]] = stablehlo.iota dim = 0 : tensor<3x3xi64>
+# CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<-1> : tensor<i64>
+# CHECK-NEXT:     %[[V7:.*]] = stablehlo.broadcast_in_dim %[[C]], dims = [] : (tensor<i64>) -> tensor<3x3xi64>
+# CHECK-NEXT:     %[[V8:.*]] = stablehlo.add %[[V6]], %[[V7]] : tensor<3x3xi64>
+# CHECK-NEXT:     %[[V9:.*]] = stablehlo.iota dim = 1 : tensor<3x3xi64>
+# CHECK-NEXT:     %[[V10:.*]] = stablehlo.compare GE, %[[V8]], %[[V9]], SIGNED : (tensor<3x3xi64>, tensor<3x3xi64>) -> tensor<3x3xi1>
+# CHECK-NEXT:     %[[CST_0:.*]] = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f32>>
+# CHECK-NEXT:     %[[V11:.*]] = stablehlo.broadcast_in_dim %[[CST_0]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V12:.*]] = stablehlo.select %[[V10]], %[[V11]], %[[V3]]#0 : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V13:.*]] = stablehlo.transpose %[[ARG0]], dims = [1, 0] : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V14:.*]] = stablehlo.real %[[V13]] : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xf32>
+# CHECK-NEXT:     %[[V15:.*]] = stablehlo.imag %[[V13]] : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xf32>
+# CHECK-NEXT:     %[[V16:.*]] = stablehlo.negate %[[V15]] : tensor<3x3xf32>
+# CHECK-NEXT:     %[[V17:.*]] = stablehlo.complex %[[V14]], %[[V16]] : tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V18:.*]] = stablehlo.add %[[ARG0]], %[[V17]] : tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[CST_1:.*]] = stablehlo.constant dense<(2.000000e+00,0.000000e+00)> : tensor<complex<f32>>
+# CHECK-NEXT:     %[[V19:.*]] = stablehlo.broadcast_in_dim %[[CST_1]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V20:.*]] = stablehlo.divide %[[V18]], %[[V19]] : tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V21:.*]]:3 = stablehlo.custom_call @lapack_cheevd_ffi(%[[V20]]) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m], []) {i=3, j=3, k=3, l=3, m=3}, custom>} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<i32>)
+# CHECK-NEXT:     %[[C_2:.*]] = stablehlo.constant dense<0> : tensor<i32>
+# CHECK-NEXT:     %[[V22:.*]] = stablehlo.broadcast_in_dim %[[C_2]], dims = [] : (tensor<i32>) -> tensor<i32>
+# CHECK-NEXT:     %[[V23:.*]] = stablehlo.compare EQ, %[[V21]]#2, %[[V22]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:     %[[V24:.*]] = stablehlo.broadcast_in_dim %[[V23]], dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+# CHECK-NEXT:     %[[CST_3:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
+# CHECK-NEXT:     %[[V25:.*]] = stablehlo.broadcast_in_dim %[[CST_3]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V26:.*]] = stablehlo.broadcast_in_dim %[[V24]], dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x3xi1>
+# CHECK-NEXT:     %[[V27:.*]] = stablehlo.select %[[V26]], %[[V21]]#0, %[[V25]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V28:.*]] = stablehlo.broadcast_in_dim %[[V23]], dims = [] : (tensor<i1>) -> tensor<1xi1>
 # CHECK-NEXT:     %[[CST_4:.*]] = stablehlo.constant dense<0x7FC00000> : tensor<f32>
-# CHECK-NEXT:     %[[V31:.*]] = stablehlo.broadcast_in_dim %[[CST_4]], dims = [] : (tensor<f32>) -> tensor<3xf32>
-# CHECK-NEXT:     %[[V32:.*]] = stablehlo.select %[[V30]], %[[V27]]#1, %[[V31]] : tensor<3xi1>, tensor<3xf32>
-# CHECK-NEXT:     %[[V33:.*]]:5 = stablehlo.custom_call @lapack_cgesvd_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {mode = 83 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
+# CHECK-NEXT:     %[[V29:.*]] = stablehlo.broadcast_in_dim %[[CST_4]], dims = [] : (tensor<f32>) -> tensor<3xf32>
+# CHECK-NEXT:     %[[V30:.*]] = stablehlo.broadcast_in_dim %[[V28]], dims = [0] : (tensor<1xi1>) -> tensor<3xi1>
+# CHECK-NEXT:     %[[V31:.*]] = stablehlo.select %[[V30]], %[[V21]]#1, %[[V29]] : tensor<3xi1>, tensor<3xf32>
+# CHECK-NEXT:     %[[V32:.*]]:5 = stablehlo.custom_call @lapack_cgesdd_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {mode = 78 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m], [n, o], [p, q], []) {i=3, j=3, k=3, l=3, m=3, n=3, o=3, p=3, q=3}, custom>} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
 # CHECK-NEXT:     %[[C_5:.*]] = stablehlo.constant dense<0> : tensor<i32>
-# CHECK-NEXT:     %[[V34:.*]] = stablehlo.broadcast_in_dim %[[C_5]], dims = [] : (tensor<i32>) -> tensor<i32>
-# CHECK-NEXT:     %[[V35:.*]] = stablehlo.compare EQ, %[[V33]]#4, %[[V34]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-# CHECK-NEXT:     %[[V36:.*]] = stablehlo.broadcast_in_dim %[[V35]], dims = [] : (tensor<i1>) -> tensor<3xi1>
+# CHECK-NEXT:     %[[V33:.*]] = stablehlo.broadcast_in_dim %[[C_5]], dims = [] : (tensor<i32>) -> tensor<i32>
+# CHECK-NEXT:     %[[V34:.*]] = stablehlo.compare EQ, %[[V32]]#4, %[[V33]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:     %[[V35:.*]] = stablehlo.broadcast_in_dim %[[V34]], dims = [] : (tensor<i1>) -> tensor<1xi1>
 # CHECK-NEXT:     %[[CST_6:.*]] = stablehlo.constant dense<0x7FC00000> : tensor<f32>
-# CHECK-NEXT:     %[[V37:.*]] = stablehlo.broadcast_in_dim %[[CST_6]], dims = [] : (tensor<f32>) -> tensor<3xf32>
-# CHECK-NEXT:     %[[V38:.*]] = stablehlo.select %[[V36]], %[[V33]]#1, %[[V37]] : tensor<3xi1>, tensor<3xf32>
-# CHECK-NEXT:     %[[V39:.*]] = stablehlo.broadcast_in_dim %[[V35]], dims = [] : (tensor<i1>) -> tensor<3x3xi1>
-# CHECK-NEXT:     %[[CST_7:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
-# CHECK-NEXT:     %[[V40:.*]] = stablehlo.broadcast_in_dim %[[CST_7]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V41:.*]] = stablehlo.select %[[V39]], %[[V33]]#2, %[[V40]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V42:.*]] = stablehlo.broadcast_in_dim %[[V35]], dims = [] : (tensor<i1>) -> tensor<3x3xi1>
-# CHECK-NEXT:     %[[CST_8:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
-# CHECK-NEXT:     %[[V43:.*]] = stablehlo.broadcast_in_dim %[[CST_8]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V44:.*]] = stablehlo.select %[[V42]], %[[V33]]#3, %[[V43]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V45:.*]]:4 = stablehlo.custom_call @lapack_cgeev_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xcomplex<f32>>) -> (tensor<3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
-# CHECK-NEXT:     %[[C_9:.*]] = stablehlo.constant dense<0> : tensor<i32>
-# CHECK-NEXT:     %[[V46:.*]] = stablehlo.broadcast_in_dim %[[C_9]], dims = [] : (tensor<i32>) -> tensor<i32>
-# CHECK-NEXT:     %[[V47:.*]] = stablehlo.compare EQ, %[[V45]]#3, %[[V46]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-# CHECK-NEXT:     %[[V48:.*]] = stablehlo.broadcast_in_dim %[[V47]], dims = [] : (tensor<i1>) -> tensor<3xi1>
+# CHECK-NEXT:     %[[V36:.*]] = stablehlo.broadcast_in_dim %[[CST_6]], dims = [] : (tensor<f32>) -> tensor<3xf32>
+# CHECK-NEXT:     %[[V37:.*]] = stablehlo.broadcast_in_dim %[[V35]], dims = [0] : (tensor<1xi1>) -> tensor<3xi1>
+# CHECK-NEXT:     %[[V38:.*]] = stablehlo.select %[[V37]], %[[V32]]#1, %[[V36]] : tensor<3xi1>, tensor<3xf32>
+# CHECK-NEXT:     %[[V39:.*]]:5 = stablehlo.custom_call @lapack_cgesvd_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {mode = 83 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m], [n, o], [p, q], []) {i=3, j=3, k=3, l=3, m=3, n=3, o=3, p=3, q=3}, custom>} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
+# CHECK-NEXT:     %[[C_7:.*]] = stablehlo.constant dense<0> : tensor<i32>
+# CHECK-NEXT:     %[[V40:.*]] = stablehlo.broadcast_in_dim %[[C_7]], dims = [] : (tensor<i32>) -> tensor<i32>
+# CHECK-NEXT:     %[[V41:.*]] = stablehlo.compare EQ, %[[V39]]#4, %[[V40]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:     %[[V42:.*]] = stablehlo.broadcast_in_dim %[[V41]], dims = [] : (tensor<i1>) -> tensor<1xi1>
+# CHECK-NEXT:     %[[CST_8:.*]] = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+# CHECK-NEXT:     %[[V43:.*]] = stablehlo.broadcast_in_dim %[[CST_8]], dims = [] : (tensor<f32>) -> tensor<3xf32>
+# CHECK-NEXT:     %[[V44:.*]] = stablehlo.broadcast_in_dim %[[V42]], dims = [0] : (tensor<1xi1>) -> tensor<3xi1>
+# CHECK-NEXT:     %[[V45:.*]] = stablehlo.select %[[V44]], %[[V39]]#1, %[[V43]] : tensor<3xi1>, tensor<3xf32>
+# CHECK-NEXT:     %[[V46:.*]] = stablehlo.broadcast_in_dim %[[V41]], dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+# CHECK-NEXT:     %[[CST_9:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
+# CHECK-NEXT:     %[[V47:.*]] = stablehlo.broadcast_in_dim %[[CST_9]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V48:.*]] = stablehlo.broadcast_in_dim %[[V46]], dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x3xi1>
+# CHECK-NEXT:     %[[V49:.*]] = stablehlo.select %[[V48]], %[[V39]]#2, %[[V47]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V50:.*]] = stablehlo.broadcast_in_dim %[[V41]], dims = [] : (tensor<i1>) -> tensor<1x1xi1>
 # CHECK-NEXT:     %[[CST_10:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
-# CHECK-NEXT:     %[[V49:.*]] = stablehlo.broadcast_in_dim %[[CST_10]], dims = [] : (tensor<complex<f32>>) -> tensor<3xcomplex<f32>>
-# CHECK-NEXT:     %[[V50:.*]] = stablehlo.select %[[V48]], %[[V45]]#0, %[[V49]] : tensor<3xi1>, tensor<3xcomplex<f32>>
-# CHECK-NEXT:     %[[V51:.*]] = stablehlo.broadcast_in_dim %[[V47]], dims = [] : (tensor<i1>) -> tensor<3x3xi1>
-# CHECK-NEXT:     %[[CST_11:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
-# CHECK-NEXT:     %[[V52:.*]] = stablehlo.broadcast_in_dim %[[CST_11]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     %[[V53:.*]] = stablehlo.select %[[V51]], %[[V45]]#2, %[[V52]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
-# CHECK-NEXT:     return %[[V1]], %[[V2]], %[[V4]], %[[V9]], %[[V23]], %[[V26]], %[[V32]], %[[V41]], %[[V38]], %[[V44]], %[[V50]], %[[V53]] : tensor<3x2xcomplex<f32>>, tensor<3x2xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V51:.*]] = stablehlo.broadcast_in_dim %[[CST_10]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V52:.*]] = stablehlo.broadcast_in_dim %[[V50]], dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x3xi1>
+# CHECK-NEXT:     %[[V53:.*]] = stablehlo.select %[[V52]], %[[V39]]#3, %[[V51]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V54:.*]]:4 = stablehlo.custom_call @lapack_cgeev_ffi(%[[ARG0]]) {backend_config = "", mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k], [l, m], [n, o], []) {i=3, j=3, k=3, l=3, m=3, n=3, o=3}, custom>} : (tensor<3x3xcomplex<f32>>) -> (tensor<3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
+# CHECK-NEXT:     %[[C_11:.*]] = stablehlo.constant dense<0> : tensor<i32>
+# CHECK-NEXT:     %[[V55:.*]] = stablehlo.broadcast_in_dim %[[C_11]], dims = [] : (tensor<i32>) -> tensor<i32>
+# CHECK-NEXT:     %[[V56:.*]] = stablehlo.compare EQ, %[[V54]]#3, %[[V55]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:     %[[V57:.*]] = stablehlo.broadcast_in_dim %[[V56]], dims = [] : (tensor<i1>) -> tensor<1xi1>
+# CHECK-NEXT:     %[[CST_12:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
+# CHECK-NEXT:     %[[V58:.*]] = stablehlo.broadcast_in_dim %[[CST_12]], dims = [] : (tensor<complex<f32>>) -> tensor<3xcomplex<f32>>
+# CHECK-NEXT:     %[[V59:.*]] = stablehlo.broadcast_in_dim %[[V57]], dims = [0] : (tensor<1xi1>) -> tensor<3xi1>
+# CHECK-NEXT:     %[[V60:.*]] = stablehlo.select %[[V59]], %[[V54]]#0, %[[V58]] : tensor<3xi1>, tensor<3xcomplex<f32>>
+# CHECK-NEXT:     %[[V61:.*]] = stablehlo.broadcast_in_dim %[[V56]], dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+# CHECK-NEXT:     %[[CST_13:.*]] = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
+# CHECK-NEXT:     %[[V62:.*]] = stablehlo.broadcast_in_dim %[[CST_13]], dims = [] : (tensor<complex<f32>>) -> tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     %[[V63:.*]] = stablehlo.broadcast_in_dim %[[V61]], dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x3xi1>
+# CHECK-NEXT:     %[[V64:.*]] = stablehlo.select %[[V63]], %[[V54]]#2, %[[V62]] : tensor<3x3xi1>, tensor<3x3xcomplex<f32>>
+# CHECK-NEXT:     return %[[V1]], %[[V2]], %[[V5]], %[[V12]], %[[V27]], %[[V31]], %[[V38]], %[[V49]], %[[V45]], %[[V53]], %[[V60]], %[[V64]] : tensor<3x2xcomplex<f32>>, tensor<3x2xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<3x3xcomplex<f32>>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
