@@ -362,6 +362,9 @@ def _io_callback_transpose(cts, *args, **params):
 
 
 def _io_callback_batching(args, dims, **params):
+    """Once per batch element, in a ``scan``; not when ordered (JAX's ValueError)."""
+    if params['ordered']:
+        raise ValueError('Cannot `vmap` ordered IO callback.')
     args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
             for x, d in zip(args, dims)]
     outs = _scanned(io_callback_p, args, dims, **params)
