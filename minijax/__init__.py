@@ -5,8 +5,8 @@ import os
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 
 from minijax import (ad_checkpoint, checkpoint_policies, debug, distributed,  # noqa: E402
-                     errors, experimental, extend, lax, nn, numpy, ops, random, scipy, sharding,
-                     stages, test_util, tree, tree_util, typing)
+                     errors, experimental, extend, image, lax, nn, numpy, ops, random, scipy,
+                     sharding, stages, test_util, tree, tree_util, typing)
 from minijax.array import (Array, Shard, block_until_ready, copy_to_host_async,  # noqa: E402
                            device_get, device_put)
 from minijax.callback import pure_callback  # noqa: E402
@@ -77,7 +77,7 @@ __all__ = [
     'NamedSharding', 'P',
     'process_count',
     'process_index', 'reshard', 'typeof', 'fori_loop', 'grad', 'hessian',
-    'is_undefined_primal', 'jacfwd',
+    'image', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
     'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'shard_map',

@@ -9,14 +9,12 @@ program first needs it, so eager code pays no transfer per operation.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
-
 import numpy as np
 
-from minijax import core, dtypes, runtime, tree_util
+from minijax import core, distributed, dtypes, runtime, tree_util
 from minijax.core import ConcreteArray, ShapedArray
 from minijax.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
-from minijax.sharding.mesh import AxisType, get_concrete_mesh
+from minijax.sharding.mesh import get_concrete_mesh
 
 
 class Array:
@@ -118,6 +116,8 @@ class Array:
             return f'Array({self.shape}, dtype={self.dtype}) overlaying:\n{self._value()}'
         prefix = 'Array('
         dtype = f'dtype={self.dtype.name}' + (', weak_type=True' if self.weak_type else '')
+        if self._unreduced():  # (its devices hold parts of a sum: no one value to show)
+            return f'{prefix}shape={self.shape}, {dtype}, sharding={self._sharding})'
         if not self._readable():
             return f'{prefix}shape={self.shape}, {dtype})'
         width = np.get_printoptions()['linewidth']
@@ -217,9 +217,13 @@ class Array:
     is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
 
     def _readable(self) -> bool:
-        """Whether printing shows the values (JAX's test: other processes may hold parts)."""
-        return self._sharding is None or self._sharding.is_fully_addressable or \
-            self._sharding.is_fully_replicated
+        """Whether printing shows the values (JAX's test: other processes may hold parts;
+        an unreduced array's devices hold terms of a sum, which JAX does not add up)."""
+        return self._sharding is None or not self._unreduced() and (
+            self._sharding.is_fully_addressable or self._sharding.is_fully_replicated)
+
+    def _unreduced(self) -> bool:
+        return isinstance(self._sharding, NamedSharding) and bool(self._sharding.spec.unreduced)
 
     def _holds_whole_value(self) -> bool:
         """Whether this process's shards make up the whole value: always, unless several
@@ -244,16 +248,12 @@ class Array:
         selects, as an Array on that device (of an ordinary array, the whole array)."""
         self._check_if_deleted()
         if self._sharding is None:
-            return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
-        indices = self._sharding.addressable_devices_indices_map(self.shape)
-        replicas = self._sharding.replica_ids(self.shape) \
-            if hasattr(self._sharding, 'replica_ids') else {}
-        blocks = runtime.shards(self._buffer)
-        return [Shard(device, index, replicas.get(device, 0),
-                      Array(block, ShapedArray(self._sharding.shard_shape(self.shape),
-                                               self.dtype, self.weak_type),
-                            sharding=SingleDeviceSharding(device)))
-                for (device, index), block in zip(indices.items(), blocks)]
+            return [Shard(self.device, self.sharding, self.shape, self)]
+        devices = [d for d in self._sharding._device_assignment if distributed.is_local(d)]
+        block = ShapedArray(self._sharding.shard_shape(self.shape), self.dtype, self.weak_type)
+        return [Shard(device, self._sharding, self.shape,
+                      Array(data, block, sharding=SingleDeviceSharding(device)))
+                for device, data in zip(devices, runtime.shards(self._buffer))]
 
     global_shards = addressable_shards
 
@@ -319,13 +319,32 @@ def _block(index) -> tuple:
     return tuple((s.start, s.stop) for s in index)
 
 
-class Shard(NamedTuple):
+class Shard:
     """One piece of an Array on one device (``x.addressable_shards``): ``data`` is the part
-    ``index`` selects, ``replica_id`` numbers the copies of that part."""
-    device: object
-    index: tuple
-    replica_id: int
-    data: Array
+    ``index`` selects, ``replica_id`` numbers the copies of that part. Both are worked out
+    when asked, as JAX's are: an unreduced array's shards have data but no index (JAX's
+    ``NotImplementedError``)."""
+    __slots__ = ('device', 'data', '_sharding', '_global_shape')
+
+    def __init__(self, device, sharding, global_shape: tuple, data: Array):
+        self.device, self.data = device, data
+        self._sharding, self._global_shape = sharding, tuple(global_shape)
+
+    @property
+    def index(self) -> tuple:
+        if isinstance(self._sharding, SingleDeviceSharding):
+            return (slice(None),) * len(self._global_shape)
+        return self._sharding.devices_indices_map(self._global_shape)[self.device]
+
+    @property
+    def replica_id(self) -> int:
+        if not hasattr(self._sharding, 'replica_ids'):  # (one device)
+            return 0
+        return self._sharding.replica_ids(self._global_shape)[self.device]
+
+    def __repr__(self):
+        return (f'Shard(device={self.device!r}, index={self.index}, '
+                f'replica_id={self.replica_id}, data={self.data})')
 
 
 #: NumPy functions that read only an array's type: answered from the aval, so that a key
@@ -352,6 +371,16 @@ def _array_aval(x):
 core.aval_handlers[Array] = _array_aval
 
 
+def _array_type(x: Array) -> ShapedArray:
+    """An Array's type, as ``core.shaped_aval`` gives it (a sharded one only where types
+    have shardings, which is what shaped_aval keeps)."""
+    aval = x._aval
+    return aval if type(aval) is ShapedArray else core.raise_to_shaped(aval)
+
+
+core.typed_values[Array] = _array_type
+
+
 def eager_result(value, aval, args):
     """An eager NumPy result (of a primitive, or of an API function) as an Array: a copy
     where it may alias a caller's writable NumPy operand, which the caller could still
@@ -366,6 +395,18 @@ def eager_result(value, aval, args):
 
 
 core.eager_result = eager_result
+
+
+def typed_host_result(value, aval: ShapedArray):
+    """``eager_result`` of a primitive none of whose operands is a writable ndarray (so
+    ``value`` aliases none), typed ``aval`` where ``value`` has its shape and dtype: the
+    eager fast path's, which makes no type of its own."""
+    if type(value) is not np.ndarray or not value.flags.c_contiguous:
+        return eager_result(value, aval, ())
+    value.flags.writeable = False
+    if value.shape != aval.shape or value.dtype != aval.dtype:
+        aval = ShapedArray(value.shape, value.dtype, aval.weak_type)
+    return Array(None, aval, value)
 
 
 def host_array(value: np.ndarray, weak_type=False) -> Array:
@@ -414,16 +455,21 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     pytree prefix of ``x``, one placement per subtree. Traced values stay as they are
     (with a sharding, they are constrained to it). ``src``, ``donate`` and ``may_alias``
     change nothing here: minijax never aliases or donates."""
+    leaves, treedef = tree_util.tree_flatten(x)
     if _is_placement(device):
-        return tree_util.tree_map(lambda v: _put(v, device), x)
-    placements = tree_util.broadcast_prefix(device, x, is_leaf=_is_placement,
-                                            name='device_put device')
+        placements = [device] * len(leaves)
+    else:
+        placements = tree_util.broadcast_prefix(device, x, is_leaf=_is_placement,
+                                                name='device_put device')
     for placement in placements:
         if not _is_placement(placement):
             raise ValueError('`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, '
                              '`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these '
                              f'values. Received invalid value: {placement}')
-    leaves, treedef = tree_util.tree_flatten(x)
+    if any(isinstance(v, core.Tracer) for v in leaves):  # (one device_put equation)
+        from minijax.lax.device_put import device_put_traced  # (a layer above: a primitive)
+        return treedef.unflatten(device_put_traced(leaves, placements, src, donate,
+                                                   may_alias))
     return treedef.unflatten(_put(v, d) for v, d in zip(leaves, placements))
 
 
@@ -445,15 +491,6 @@ def _put(v, placement):
         placement = NamedSharding(mesh, placement)
     if isinstance(placement, SingleDeviceSharding):
         placement, = placement.device_set
-    if isinstance(v, core.Tracer):
-        if isinstance(placement, NamedSharding) and \
-                AxisType.Explicit in placement.mesh.axis_types:
-            from minijax.lax.reshard import reshard  # (a layer above: the type changes)
-            return reshard(v, placement)
-        if isinstance(placement, NamedSharding):
-            from minijax.lax.sharding import with_sharding_constraint  # (a layer above)
-            return with_sharding_constraint(v, placement)
-        return v
     if placement is None or runtime.is_default_device(placement):
         return v if isinstance(v, Array) else device_array(v, core.get_aval(v).weak_type)
     if isinstance(v, Array) and v._sharding == placement:
@@ -464,13 +501,27 @@ def _put(v, placement):
         placement = SingleDeviceSharding(placement)
     else:
         placement.check_divisible(value.shape)
-        if placement.spec.unreduced or placement.spec.reduced:
-            raise NotImplementedError(
-                f'device_put: {placement.spec} has unreduced or reduced axes: minijax has no '
-                'arrays holding partial sums (JAX 0.10.2 makes them, but cannot index their '
-                'shards either)')
+        if placement.spec.unreduced:
+            return _put_unreduced(v, placement)
     return Array(runtime.shard(value, placement),
                  ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding=placement)
+
+
+def _put_unreduced(v, placement: NamedSharding) -> Array:
+    """``v`` as the terms of a sum over the unreduced axes, as JAX makes it: a program
+    returning its argument with ``placement`` as its result's sharding, XLA's partitioner
+    choosing how to split the value into terms (each device a block, zeros elsewhere).
+    A value not laid out over the mesh goes in replicated, as JAX passes an argument whose
+    type names no sharding."""
+    from minijax.jit import jit  # (a layer above: a compiled program)
+    given = v._sharding if isinstance(v, Array) and isinstance(v._sharding, NamedSharding) \
+        else NamedSharding(placement.mesh, PartitionSpec())
+    out = jit(_same, in_shardings=given, out_shardings=placement)(v)
+    return Array(out._buffer, out.aval.update(sharding=placement), sharding=placement)
+
+
+def _same(x):
+    return x
 
 
 def device_get(x):

@@ -8,11 +8,13 @@ the executables that took at least ``jax_persistent_cache_min_compile_time_secs`
 (1 s by default) and are at least ``jax_persistent_cache_min_entry_size_bytes`` long.
 
 An entry is named by a hash of everything its executable depends on: the module (with its
-locations), the compile options, the devices it runs on, jaxlib's version and the XLA flags
-in the environment; so a different program, jaxlib, flag or device count never loads a wrong
-one. An entry is written whole (to a temporary file, then renamed), so two processes writing
-the same one at once leave one of their two equal files; an entry that does not load (cut
-short, or corrupt) is compiled again and replaced. A module that calls back into Python is
+locations), the compile options, the platform, the devices it runs on and how many the
+process has, jaxlib's version and the XLA flags in the environment; so a different program,
+jaxlib, flag or device count never loads a wrong one. An entry is written whole (to a
+temporary file, then renamed), so two processes writing the same one at once leave one of
+their two equal files. It starts with the SHA-256 digest of the executable after it: an entry
+cut short or with a byte changed on disk is compiled again and replaced, never handed to XLA
+(whose loader may take a changed byte for code). A module that calls back into Python is
 never cached: its callbacks are functions of the process that lowered it.
 """
 from __future__ import annotations
@@ -35,23 +37,40 @@ def directory() -> pathlib.Path | None:
     return pathlib.Path(path) if path else None
 
 
-def key(module_bytes: bytes, options_bytes: bytes, platform: str, device_ids) -> str:
-    """The entry name of a compilation: a hash of all it depends on."""
+def key(module_bytes: bytes, options_bytes: bytes, platform: str, device_ids,
+        device_count: int) -> str:
+    """The entry name of a compilation: a hash of all it depends on (``device_ids``: the
+    devices it runs on; ``device_count``: how many the process's client has)."""
     digest = hashlib.sha256()
     for part in (module_bytes, options_bytes, platform.encode(), repr(tuple(device_ids)).encode(),
-                 jaxlib.__version__.encode(), os.environ.get('XLA_FLAGS', '').encode()):
+                 str(device_count).encode(), jaxlib.__version__.encode(),
+                 os.environ.get('XLA_FLAGS', '').encode()):
         digest.update(len(part).to_bytes(8, 'little'))
         digest.update(part)
     return digest.hexdigest()
 
 
+class CorruptEntry(Exception):
+    """An entry whose bytes are not those written: cut short, or changed on disk."""
+
+
 def load(name: str) -> bytes | None:
-    """The serialized executable of entry ``name``, or None if there is none."""
+    """The serialized executable of entry ``name``, or None if there is none; a
+    ``CorruptEntry`` if its digest does not match."""
     folder = directory()
     try:
-        return (folder / name).read_bytes() if folder else None
+        entry = (folder / name).read_bytes() if folder else None
     except OSError:
         return None
+    if entry is None:
+        return None
+    digest, serialized = entry[:_DIGEST_BYTES], entry[_DIGEST_BYTES:]
+    if hashlib.sha256(serialized).digest() != digest:
+        raise CorruptEntry(f'compilation cache entry {name} is corrupt')
+    return serialized
+
+
+_DIGEST_BYTES = 32  # (SHA-256)
 
 
 def store(name: str, serialized: bytes, compile_seconds: float) -> None:
@@ -66,6 +85,7 @@ def store(name: str, serialized: bytes, compile_seconds: float) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=f'.{name}-', delete=False) as f:
             temporary = f.name
+            f.write(hashlib.sha256(serialized).digest())
             f.write(serialized)
         os.replace(temporary, folder / name)
     except OSError:

@@ -296,11 +296,19 @@ def invalid_type_error(x) -> TypeError:
                      '(use arrays, Python scalars or ShapeDtypeStruct)')
 
 
+#: Value type -> function giving its type where the value holds it (an Array does: asked of
+#: every operand of every eager op, it is read, not computed again).
+typed_values: dict[type, Callable[[Any], ShapedArray]] = {}
+
+
 def shaped_aval(x) -> ShapedArray:
     """The type of ``x`` without its value (``raise_to_shaped(get_aval(x))``, computed
     without building the value's ``ConcreteArray``): what ``jit`` keys its caches on."""
     if isinstance(x, Tracer):
         return raise_to_shaped(x.aval)
+    typed = typed_values.get(type(x))
+    if typed is not None:
+        return typed(x)
     if type(x) in dtypes.PYTHON_SCALARS:
         return _scalar_aval(*dtypes.python_scalar(x))
     if type(x) not in aval_handlers:
@@ -313,9 +321,11 @@ def shaped_aval(x) -> ShapedArray:
             return typed
     if type(x) is ShapeDtypeStruct:
         return aval_handlers[ShapeDtypeStruct](x)
-    if dtypes.is_key(x.dtype):
-        return ShapedArray(x.shape, x.dtype)
-    dtype = dtypes.check_supported(x.dtype, f'array of shape {x.shape}')
+    dtype = x.dtype
+    if dtype not in dtypes.SHORT_NAMES:  # (a key, or a dtype minijax does not support)
+        if dtypes.is_key(dtype):
+            return ShapedArray(x.shape, dtype)
+        dtype = dtypes.check_supported(dtype, f'array of shape {x.shape}')
     weak_type = getattr(x, 'weak_type', False)
     return _scalar_aval(dtype, weak_type) if x.shape == () else \
         ShapedArray(x.shape, dtype, weak_type)
@@ -386,6 +396,12 @@ class Primitive:
     effectful = False
     ordered = None
 
+    #: An eager op of this primitive (whose NumPy impl gives XLA's bits) runs on XLA all
+    #: the same when an operand's value is on the device only, as a previous op on XLA
+    #: left it: the impl would copy it to the host, and the next op on XLA back (the
+    #: elementwise primitives set it; ``minijax.dispatch`` reads it).
+    follows_device_operands = False
+
     def __init__(self, name, multiple_results=False, eager_on_xla=False):
         """``eager_on_xla``: the NumPy impl may round differently from XLA (a transcendental
         function, or a sum in an order XLA chooses), so eager evaluation runs the primitive
@@ -399,8 +415,7 @@ class Primitive:
     def __repr__(self):
         return self.name
 
-    def bind(self, *args, **params):
-        return bind(self, *args, **params)
+    # ``bind(*args, **params)``: the module's ``bind`` function itself (set below it)
 
     def _define(self, kind, rule):
         if kind not in rule_tables:
@@ -596,35 +611,52 @@ in_impl_rule = _InImplRule()
 
 
 class EvalTrace(Trace):
-    """Level 0: apply each primitive's implementation to concrete values.
-
-    The abstract-eval rule (when there is one) checks the operands first, so a bad eager
-    call fails with the message a traced one gives, naming shapes and dtypes, rather than
-    with whatever NumPy says.
-    """
+    """Level 0: apply each primitive to concrete values: over their mesh where one is
+    sharded, on XLA where XLA decides the rounding, else by its NumPy implementation.
+    (``bind`` first tries ``eager_apply``, the same done from a cache.)"""
     pure = lift = lambda self, x: x
 
     def process_primitive(self, primitive, tracers, params):
         in_avals = [get_aval(t) for t in tracers]
-        check = abstract_eval_rules.get(primitive)
-        avals = None if check is None else check(*in_avals, **params)
-        if avals is not None and sharding_in_types():
-            avals = shard_results(primitive, in_avals, avals if primitive.multiple_results
-                                  else [avals], params)
-            avals = avals if primitive.multiple_results else avals[0]
+        avals = eager_out_avals(primitive, in_avals, params)
         if apply_on_mesh is not None:
             out = apply_on_mesh(primitive, tracers, params, avals)
             if out is not None:
                 return out
-        on_xla = primitive.eager_on_xla
-        if on_xla and apply_on_xla is not None and (on_xla is True or on_xla(*in_avals)):
+        if runs_on_xla(primitive, in_avals):
             return apply_on_xla(primitive, tracers, params, avals)
-        impl = impl_rules[primitive]
-        with in_impl_rule, np.errstate(all='ignore'):  # 1/0 is inf, log(-1) NaN, as in XLA
-            out = impl(*tracers, **params)
-        if not primitive.multiple_results:
-            return eager_result(out, avals, tracers)
-        return [eager_result(o, a, tracers) for o, a in zip(out, avals or [None] * len(out))]
+        return apply_impl(primitive, tracers, params, avals)
+
+
+def eager_out_avals(primitive, in_avals, params):
+    """The result type(s) of an eager ``primitive``, or None where it has no abstract-eval
+    rule (a user's primitive): the rule checks the operands first, so a bad eager call fails
+    with the message a traced one gives."""
+    check = abstract_eval_rules.get(primitive)
+    avals = None if check is None else check(*in_avals, **params)
+    if avals is not None and sharding_in_types():
+        avals = shard_results(primitive, in_avals, avals if primitive.multiple_results
+                              else [avals], params)
+        avals = avals if primitive.multiple_results else avals[0]
+    return avals
+
+
+def runs_on_xla(primitive, in_avals) -> bool:
+    """Whether eager ``primitive`` of operands typed ``in_avals`` runs on XLA (``Primitive``'s
+    ``eager_on_xla``), not on its NumPy impl."""
+    on_xla = primitive.eager_on_xla
+    return bool(on_xla) and apply_on_xla is not None and (on_xla is True or on_xla(*in_avals))
+
+
+def apply_impl(primitive, args, params, avals):
+    """``primitive``'s NumPy impl applied to the concrete ``args``; its results as Arrays
+    typed as ``avals`` say (their weak types)."""
+    impl = impl_rules[primitive]
+    with in_impl_rule, np.errstate(all='ignore'):  # 1/0 is inf, log(-1) NaN, as in XLA
+        out = impl(*args, **params)
+    if not primitive.multiple_results:
+        return eager_result(out, avals, args)
+    return [eager_result(o, a, args) for o, a in zip(out, avals or [None] * len(out))]
 
 
 def _value_as_is(value, aval, args):
@@ -646,8 +678,26 @@ apply_on_mesh = None
 trace_stack.append(MainTrace(0, EvalTrace, None))
 
 
+#: What ``eager_apply`` returns where its cache cannot answer.
+NOT_CACHED = object()
+
+
+def _nothing_cached(primitive, args, params):
+    return NOT_CACHED
+
+
+#: The eager fast path (``minijax.dispatch.eager_apply``): ``primitive`` applied to ``args``,
+#: values of no transformation, as ``EvalTrace`` would apply it, from a cache of what it
+#: decided for the same primitive, parameters and operand types; or ``NOT_CACHED``.
+eager_apply = _nothing_cached
+
+
 def bind(primitive, *args, **params):
     """Apply ``primitive`` to ``args`` in whichever transformation owns them."""
+    if dynamic_trace is None:  # (an operand may still be a tracer: the cache says NOT_CACHED)
+        out = eager_apply(primitive, args, params)
+        if out is not NOT_CACHED:
+            return out
     top_trace = find_top_trace(args)
     try:
         tracers = [full_raise(top_trace, arg) for arg in args]
@@ -658,6 +708,11 @@ def bind(primitive, *args, **params):
     if primitive.multiple_results:
         return [full_lower(o) for o in out]
     return full_lower(out)
+
+
+# ``primitive.bind(...)`` is ``bind(primitive, ...)``: the function itself as the method,
+# one Python call per op rather than two (every eager op pays it).
+Primitive.bind = bind
 
 
 def _check_values(primitive, args) -> None:

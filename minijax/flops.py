@@ -431,6 +431,7 @@ flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scat
 # The decompositions run LAPACK kernels in custom calls, which XLA's cost analysis counts as 0.
 flops_rules.update(dict.fromkeys([lax.linalg.cholesky_p, lax.linalg.triangular_solve_p,
                                   lax.linalg.lu_p, lax.linalg.qr_p, lax.linalg.eigh_p,
-                                  lax.linalg.eig_p, lax.linalg.svd_p], _free))
+                                  lax.linalg.eig_p, lax.linalg.svd_p, lax.linalg.schur_p],
+                                 _free))
 flops_rules.update(dict.fromkeys([lax.cumsum_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p,
                                   lax.cumlogsumexp_p], _cumulative))

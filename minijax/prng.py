@@ -221,6 +221,8 @@ random_seed_p = _key_primitive('random_seed', lambda seed, impl: threefry_seed(s
 random_split_p = _key_primitive('random_split', threefry_split, _split_abstract_eval)
 random_fold_in_p = _key_primitive('random_fold_in', threefry_fold_in, _fold_in_abstract_eval)
 random_bits_p = _key_primitive('random_bits', threefry_random_bits, _bits_abstract_eval)
+# JAX's marker that a key is used twice on purpose (for its key-reuse checker): the identity.
+random_clone_p = _key_primitive('random_clone', lambda keys: keys, lambda keys: keys)
 
 
 def random_seed(seeds):

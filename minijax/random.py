@@ -23,7 +23,8 @@ Everything rests on one hash, threefry2x32 (``minijax.prng``):
 - floats: random bits under the exponent of 1.0 read as a float (``bitcast_convert_type``)
   lie uniformly in [1, 2); subtract 1 and scale;
 - the distributions: JAX's transformations of those floats, in JAX's order (``gamma`` runs
-  Marsaglia and Tsang's rejection loop per element, ``poisson`` Knuth's and Hoermann's).
+  Marsaglia and Tsang's rejection loop per element, inside JAX's ``random_gamma`` primitive,
+  ``poisson`` Knuth's and Hoermann's).
 
 The hash is ``jit``-compiled, so it is lowered to one private StableHLO function that every
 call reuses: read it with ``minijax.jit(minijax.random.split).lower(key).as_text()``.
@@ -32,6 +33,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+import functools
+import inspect
 from functools import partial
 
 import numpy as np
@@ -40,17 +43,24 @@ from minijax import core, dtypes, lax, prng
 from minijax import numpy as mnp
 from minijax.numpy import linalg as numpy_linalg
 from minijax.control_flow import while_loop
-from minijax.interpreters.batching import vmap
+from minijax.interpreters.batching import axis_size_of, move_batch_axis, vmap
+from minijax.ir.tracing import trace_to_jaxpr
 from minijax.jit import jit
 from minijax.lax.bitcast import bitcast_convert_type
 from minijax.lax.reshard import auto_axes
+from minijax.lowering import lower_closed_jaxpr, register_lowering
 from minijax.scipy.special import gammaln
 from minijax.sharding import rules as sharding_rules
 
-__all__ = ['PRNGKey', 'bernoulli', 'beta', 'bits', 'categorical', 'cauchy', 'choice',
-           'dirichlet', 'exponential', 'fold_in', 'gamma', 'gumbel', 'key', 'key_data',
-           'key_impl', 'laplace', 'loggamma', 'logistic', 'multivariate_normal', 'normal', 'permutation',
-           'poisson', 'randint', 'split', 't', 'truncated_normal', 'uniform', 'wrap_key_data']
+__all__ = ['PRNGKey', 'ball', 'bernoulli', 'beta', 'binomial', 'bits', 'categorical', 'cauchy',
+           'chisquare', 'choice', 'clone', 'dirichlet', 'double_sided_maxwell', 'exponential',
+           'f', 'fold_in', 'gamma', 'generalized_normal', 'geometric', 'gumbel', 'key',
+           'key_data', 'key_dtype', 'key_impl', 'laplace', 'loggamma', 'logistic', 'lognormal',
+           'maxwell', 'multinomial', 'multivariate_normal', 'normal', 'orthogonal', 'pareto',
+           'permutation', 'poisson', 'rademacher', 'randint', 'random_gamma_p', 'rayleigh',
+           'split', 't',
+           'triangular', 'truncated_normal', 'uniform', 'wald', 'weibull_min',
+           'wrap_key_data']
 
 uint32 = dtypes.uint32
 UINT_DTYPES = prng.UINT_DTYPES
@@ -124,6 +134,18 @@ def key_impl(keys):
     return 'threefry2x32'
 
 
+def key_dtype(impl_spec=None):
+    """The dtype of typed keys, ``key<fry>`` (minijax has only threefry2x32)."""
+    _check_impl('key_dtype', impl_spec)
+    return dtypes.key_fry
+
+
+def clone(key):
+    """``key`` itself, marked (``random_clone``) as reused on purpose, as JAX marks it for
+    its key-reuse checker (which minijax does not have)."""
+    return prng.random_clone_p.bind(key)
+
+
 def split(key, num=2):
     """``num`` new keys (an int or a shape), typed or raw as ``key`` is."""
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
@@ -150,6 +172,31 @@ def fold_in(key, data):
 
 # ----------------------------------------------------------------------------- bits
 
+def _with_out_sharding(draw, out_sharding, name):
+    """``draw`` as it is, or under ``auto_axes`` to ``out_sharding`` (JAX's maybe_auto_axes):
+    the bits are the same however the result is laid out."""
+    if out_sharding is None:
+        return draw
+    return auto_axes(draw, out_sharding=sharding_rules.canonicalize_sharding(out_sharding,
+                                                                             name))
+
+
+def _takes_out_sharding(sampler):
+    """``sampler`` with JAX's keyword ``out_sharding=`` (see ``_with_out_sharding``), shown
+    in its signature as JAX's samplers show it."""
+    @functools.wraps(sampler)
+    def laid_out(key, *args, out_sharding=None, **kwargs):
+        return _with_out_sharding(lambda k: sampler(k, *args, **kwargs), out_sharding,
+                                  sampler.__name__)(key)
+
+    signature = inspect.signature(sampler)
+    laid_out.__signature__ = signature.replace(parameters=[
+        *signature.parameters.values(),
+        inspect.Parameter('out_sharding', inspect.Parameter.KEYWORD_ONLY, default=None)])
+    return laid_out
+
+
+@_takes_out_sharding
 def bits(key, shape=(), dtype=None):
     """Uniform random unsigned integers of ``dtype`` (uint64 by default, as JAX with x64)."""
     key = _check_key('bits', key)
@@ -222,15 +269,6 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     return _with_out_sharding(lambda k: _normal(k, shape, dtype), out_sharding, 'normal')(key)
 
 
-def _with_out_sharding(draw, out_sharding, name):
-    """``draw`` as it is, or under ``auto_axes`` to ``out_sharding`` (JAX's maybe_auto_axes):
-    the bits are the same however the result is laid out."""
-    if out_sharding is None:
-        return draw
-    return auto_axes(draw, out_sharding=sharding_rules.canonicalize_sharding(out_sharding,
-                                                                             name))
-
-
 @partial(jit, static_argnums=(1, 2))
 def _normal(key, shape, dtype):
     """Compiled even when called eagerly, as in JAX: XLA's ``log1p`` and NumPy's differ in
@@ -253,6 +291,7 @@ def _next_float(x, direction):
     return lax.select_n(lax.eq(x, 0.), stepped, lax.full_like(x, smallest))
 
 
+@_takes_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal floats conditioned on (lower, upper): erfinv of uniforms between erf(lower/sqrt2)
     and erf(upper/sqrt2), clamped into the open interval. Equal to JAX's where ``lax.erf``
@@ -291,7 +330,7 @@ def _sampler(name, transform):
                         _float_dtype(name, dtype))
     sample.__name__ = sample.__qualname__ = name
     sample.__doc__ = transform.__doc__
-    return sample
+    return _takes_out_sharding(sample)
 
 
 def _exponential(key, shape, dtype):
@@ -336,6 +375,7 @@ def _gumbel_high(key, shape, dtype):
     return -mnp.log(-mnp.log1p(-x))
 
 
+@_takes_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel floats, ``-log(-log(u))``: from one uniform (``mode='low'``, the
     default) or two (``'high'``, more bits near 0). ``'highest'`` is ``'high'`` except in
@@ -413,17 +453,69 @@ def _standard_gamma_one(key, alpha, log_space):
     return lax.mul(lax.mul(d, v), boost)
 
 
+def _gamma_samples(keys, a, *, log_space):
+    """``random_gamma``'s computation: a's elements split among the keys (one key per
+    leading element of ``a`` when vmapped), one key each (``split``), one Marsaglia-Tsang
+    loop each, vectorized with ``vmap`` as JAX's lowering does."""
+    shape = core.get_aval(a).shape
+    key_ndim = core.get_aval(keys).ndim
+    count = math.prod(shape[key_ndim:])
+    if math.prod(shape) == 0:
+        return a
+    keys = prng.random_split(mnp.ravel(keys), (count,))
+    samples = vmap(partial(_standard_gamma_one, log_space=log_space))(
+        mnp.ravel(keys), mnp.ravel(a))
+    return mnp.reshape(samples, shape)
+
+
+def _gamma_grad(sample, a, *, log_space):
+    """d sample / d a by implicit differentiation of the CDF (``lax.random_gamma_grad``);
+    through ``exp`` in log space, with a sample that rounds to 0 taken as ``tiny``."""
+    if log_space:
+        samples = lax.exp(sample)
+        tiny = lax.full_like(samples, dtypes.finfo(samples.dtype).tiny)
+        samples = lax.select(lax.eq(samples, lax.full_like(samples, 0)), tiny, samples)
+        return lax.div(lax.random_gamma_grad(a, samples), samples)
+    return lax.random_gamma_grad(a, sample)
+
+
+def _gamma_jvp(primals, tangents, *, log_space):
+    from minijax.interpreters.jvp import Zero, instantiate
+    out = random_gamma_p.bind(*primals, log_space=log_space)
+    if isinstance(tangents[1], Zero):
+        return out, Zero(core.get_aval(out))
+    return out, lax.mul(instantiate(tangents[1]), _gamma_grad(out, primals[1],
+                                                             log_space=log_space))
+
+
+def _gamma_batching(vals, dims, *, log_space):
+    size = axis_size_of(vals, dims)
+    keys, a = (move_batch_axis(size, d, 0, v) for v, d in zip(vals, dims))
+    return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+def _gamma_lowering(ctx, keys, a, *, log_space):
+    closed, _ = trace_to_jaxpr(lambda k, x: [_gamma_samples(k, x, log_space=log_space)],
+                               ctx.avals_in)
+    return lower_closed_jaxpr(ctx.module_context, closed, [keys, a])
+
+
+#: JAX's ``random_gamma``: Gamma(a) samples (their logs if ``log_space``) from one key (or
+#: a batch of keys over ``a``'s leading axes); its JVP is the implicit gradient.
+random_gamma_p = core.Primitive('random_gamma')
+random_gamma_p.def_impl(jit(_gamma_samples, static_argnames='log_space'))
+random_gamma_p.def_abstract_eval(lambda keys, a, *, log_space: core.ShapedArray(
+    a.shape, a.dtype, sharding=a.sharding))
+random_gamma_p.def_jvp(_gamma_jvp, symbolic_zeros=True)
+random_gamma_p.def_batching(_gamma_batching)
+register_lowering(random_gamma_p, _gamma_lowering)
+sharding_rules.register(sharding_rules.operand_rule(1), random_gamma_p)
+
+
 @partial(jit, static_argnums=(2, 3, 4))
 def _gamma(key, a, shape, dtype, log_space):
-    """One key per element (``split(key, size)``), one Marsaglia-Tsang loop per element,
-    vectorized with ``vmap`` as JAX's lowering does."""
     a = mnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    size = math.prod(shape)
-    if size == 0:
-        return a
-    keys = split(key, size)
-    samples = vmap(partial(_standard_gamma_one, log_space=log_space))(keys, mnp.ravel(a))
-    return mnp.reshape(samples, shape)
+    return random_gamma_p.bind(key, a, log_space=log_space)
 
 
 def _gamma_sampler(name, log_space, doc):
@@ -433,16 +525,16 @@ def _gamma_sampler(name, log_space, doc):
         return _gamma(key, a, shape, dtype, log_space)
     sample.__name__ = sample.__qualname__ = name
     sample.__doc__ = doc
-    return sample
+    return _takes_out_sharding(sample)
 
 
-gamma = _gamma_sampler('gamma', False, """Gamma(a) floats (scale 1). Not differentiable in
-minijax (JAX's derivative uses the implicit-reparameterization primitive
-``random_gamma_grad``).""")
+gamma = _gamma_sampler('gamma', False, """Gamma(a) floats (scale 1), differentiable in ``a``
+by implicit reparameterization (``lax.random_gamma_grad``), as in JAX.""")
 loggamma = _gamma_sampler('loggamma', True, """The log of Gamma(a) floats, computed in log
 space: accurate for small ``a``, where the samples themselves underflow.""")
 
 
+@_takes_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(a, b) floats: ``Ga / (Ga + Gb)`` for Gamma samples, formed from their logs
     (scaled by the larger) so that small ``a`` and ``b`` do not underflow."""
@@ -462,6 +554,7 @@ def _beta(key, a, b, shape, dtype):
     return gamma_a / (gamma_a + gamma_b)
 
 
+@_takes_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) vectors along the last axis: the softmax of log-Gamma samples."""
     key = _check_key('dirichlet', key)
@@ -482,6 +575,7 @@ def _dirichlet(key, alpha, shape, dtype):
     return unnormalized / mnp.sum(unnormalized, -1, keepdims=True)
 
 
+@_takes_out_sharding
 def t(key, df, shape=None, dtype=None):
     """Student's t floats with ``df`` degrees of freedom: ``n sqrt(df / 2 / g)`` for n
     normal and g Gamma(df / 2)."""
@@ -500,6 +594,7 @@ def _t(key, df, shape, dtype):
     return n * mnp.sqrt(half_df / g)
 
 
+@_takes_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method='cholesky'):
     """Normal vectors with mean ``mean`` (..., n) and covariance ``cov`` (..., n, n):
     ``mean + factor @ z`` for z standard normal and ``factor @ factor.T = cov`` (Cholesky,
@@ -540,15 +635,25 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
 
 # ----------------------------------------------------------------------------- discrete
 
-def bernoulli(key, p=0.5, shape=None):
-    """Booleans that are True with probability ``p`` (uniform < p)."""
+@_takes_out_sharding
+def bernoulli(key, p=0.5, shape=None, mode='low'):
+    """Booleans that are True with probability ``p`` (uniform < p); ``mode='high'`` draws
+    two uniforms, the second refining the first, for probabilities below float32's 1e-7."""
+    if mode not in ('high', 'low'):
+        raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     key = _check_key('bernoulli', key)
     dtype = core.get_aval(p).dtype
     if not dtypes.is_float(dtype):
         raise TypeError(f'bernoulli probability `p` must have a floating dtype, got {dtype}.')
     shape = np.shape(p) if shape is None else core.canonicalize_shape(shape, 'bernoulli: shape')
-    u = _uniform(key, shape, dtype, 0., 1., 'bernoulli')
-    return lax.less(u, _broadcast_param('bernoulli', p, shape, dtype))
+    p = _broadcast_param('bernoulli', p, shape, dtype)
+    if mode == 'low':
+        return lax.less(_uniform(key, shape, dtype, 0., 1., 'bernoulli'), p)
+    both = _uniform(key, (2, *shape), dtype, 0., 1., 'bernoulli')
+    coarse, fine = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
+                    for i in range(2))
+    fine = lax.mul(fine, np.array(2. ** -dtypes.finfo(dtype).nmant, dtype))
+    return lax.less(fine, lax.sub(p, coarse))
 
 
 def _clip_to(x, dtype):
@@ -565,6 +670,7 @@ def _as_int_array(name, value):
     return value if np.issubdtype(value.dtype, np.integer) else value.astype(dtypes.int64)
 
 
+@_takes_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
     """Uniform random integers in [minval, maxval).
 
@@ -619,9 +725,12 @@ def _gumbel_low(key, shape, dtype, name='gumbel'):
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
-def categorical(key, logits, axis=-1, shape=None):
+@_takes_out_sharding
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """Indices drawn with probabilities softmax(logits) along ``axis`` (the Gumbel-max
-    trick: the argmax of logits plus Gumbel noise)."""
+    trick: the argmax of logits plus Gumbel noise). Without ``replace``, the draws along
+    the leading axes of ``shape`` are distinct: the top k of one noisy copy of the logits
+    (the Gumbel top-k trick). ``mode``: the Gumbel noise's (see ``gumbel``)."""
     key = _check_key('categorical', key)
     logits = mnp.asarray(logits)
     if not dtypes.is_float(logits.dtype):
@@ -635,11 +744,32 @@ def categorical(key, logits, axis=-1, shape=None):
     if np.broadcast_shapes(shape, batch_shape) != tuple(shape):
         raise ValueError(f'categorical: shape {shape} is not broadcast-compatible with the '
                          f'batch shape {batch_shape} of the logits')
+    if not replace:
+        return _categorical_distinct(key, logits, axis, shape, prefix, mode)
     full = (*prefix, *shape[len(prefix):len(prefix) + axis], logits.shape[axis],
             *shape[len(prefix) + axis:])
-    noise = _gumbel_low(key, full, logits.dtype, 'categorical')
+    noise = _gumbel_noise(key, full, logits.dtype, mode, 'categorical')
     logits = mnp.broadcast_to(logits, full)
     return lax.argmax(lax.add(noise, logits), len(prefix) + axis, dtypes.int64)
+
+
+def _categorical_distinct(key, logits, axis, shape, prefix, mode):
+    """``categorical`` without replacement: the indices of the ``k`` largest noisy logits
+    (``k`` the draws per batch element), moved from the last axis to the front."""
+    noisy = lax.add(logits, _gumbel_noise(key, logits.shape, logits.dtype, mode, 'categorical'))
+    k = math.prod(prefix)
+    if k > logits.shape[axis]:
+        raise ValueError(f'Number of samples without replacement ({k}) cannot exceed number '
+                         f'of categories ({logits.shape[axis]}).')
+    indices = lax.top_k(mnp.moveaxis(noisy, axis, -1), k)[1]
+    return lax.reshape(indices, tuple(shape), (indices.ndim - 1, *range(indices.ndim - 1)))
+
+
+def _gumbel_noise(key, shape, dtype, mode, name):
+    """Gumbel noise for a sampler built on it: ``gumbel``'s, drawn as ``mode`` says."""
+    if mode in (None, 'low'):
+        return _gumbel_low(key, shape, dtype, name)
+    return gumbel(key, shape, dtype, mode)
 
 
 def _poisson_knuth(key, lam, shape, dtype, max_iters):
@@ -705,6 +835,7 @@ def _poisson(key, lam, shape, dtype):
     return lax.select_n(lam == 0, result, mnp.zeros_like(result))
 
 
+@_takes_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) integers (int64 by default); ``lam`` is taken in float32, as in JAX."""
     key = _check_key('poisson', key)
@@ -731,6 +862,7 @@ def _shuffle(key, x, axis):
     return x
 
 
+@_takes_out_sharding
 def permutation(key, x, axis=0, independent=False):
     """A random permutation of ``range(x)`` (an int), or of ``x``'s slices along ``axis``
     (each 1-D slice independently when ``independent``)."""
@@ -747,10 +879,11 @@ def permutation(key, x, axis=0, independent=False):
     return mnp.take(x, order, axis)
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0):
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Draws from ``a`` (an array, along ``axis``, or ``range(a)`` for an int): uniformly
     (``randint``), weighted by ``p`` (inverting the cumulative sum), or without replacement
-    (the first draws of a permutation; the Gumbel top-k trick with ``p``)."""
+    (the first draws of a permutation; the Gumbel top-k trick with ``p``, its noise drawn as
+    ``mode`` says)."""
     key = _check_key('choice', key)
     if not isinstance(shape, Sequence):
         raise TypeError(f'shape argument of minijax.random.choice must be a sequence, got '
@@ -772,14 +905,14 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     elif p is None:
         index = permutation(key, n_inputs)[:n_draws]
     else:
-        index = _weighted_choice(key, p, n_inputs, shape, n_draws, replace)
+        index = _weighted_choice(key, p, n_inputs, shape, n_draws, replace, mode)
     result = index if arr.ndim == 0 else mnp.take(arr, mnp.ravel(index), axis)
     out_shape = tuple(shape) if arr.ndim == 0 else (*arr.shape[:axis], *shape,
                                                     *arr.shape[axis + 1:])
     return mnp.reshape(result, out_shape)
 
 
-def _weighted_choice(key, p, n_inputs, shape, n_draws, replace):
+def _weighted_choice(key, p, n_inputs, shape, n_draws, replace, mode):
     p = mnp.asarray(p)
     p = p if dtypes.is_float(p.dtype) else p.astype(dtypes.float64)
     if p.shape != (n_inputs,):
@@ -792,5 +925,12 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace):
         # The first index whose cumulative weight reaches r: how many fall short of it.
         falls_short = mnp.expand_dims(cumulative, tuple(range(r.ndim))) < mnp.expand_dims(r, -1)
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)
-    g = lax.add(_gumbel_low(key, (n_inputs,), p.dtype, 'choice'), lax.log(p))
+    g = lax.add(_gumbel_noise(key, (n_inputs,), p.dtype, mode, 'choice'), lax.log(p))
     return lax.top_k(g, n_draws)[1].astype(dtypes.int64)
+
+
+# The samplers built from those above, in a module of their own (they import this one).
+from minijax.random_derived import (  # noqa: E402
+    ball, binomial, chisquare, double_sided_maxwell, f, generalized_normal, geometric,
+    lognormal, maxwell, multinomial, orthogonal, pareto, rademacher, rayleigh, triangular, wald,
+    weibull_min)

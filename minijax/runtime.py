@@ -223,8 +223,10 @@ def device_put(x, on=None) -> 'xc.ArrayImpl':
     """Copy a host value to a CPU device (``on``, by default device 0). jaxlib reads an
     ndarray of any strides itself: no contiguous copy first."""
     x = np.asarray(x)
+    if on is None:  # (an eager op's operand: the transfer made once per type)
+        return _kept_transfer(x.shape, x.dtype)(x)
     return xc.batched_device_put(_TransferAval(x.shape, x.dtype), _sharding(on),
-                                 [x], [on or device()], enable_x64=True)
+                                 [x], [on], enable_x64=True)
 
 
 #: Host values up to this size are copied while they are transferred; larger ones are lent to
@@ -259,6 +261,13 @@ def host_to_device(shape, dtype) -> HostTransfer:
     semantics = (_HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
                  if nbytes <= COPY_TRANSFERS_UP_TO_BYTES else _HostBufferSemantics.ZERO_COPY)
     return HostTransfer(_TransferAval(shape, dtype), _argument_sharding(), [device()], semantics)
+
+
+@functools.cache
+def _kept_transfer(shape, dtype) -> HostTransfer:
+    """``host_to_device``'s transfer for a buffer that outlives the call (an Array keeps
+    it): with the ``_DeviceSharding`` that ``jax`` reads of an Array's buffer."""
+    return host_to_device(shape, dtype)._replace(sharding=_sharding())
 
 
 @functools.cache
@@ -526,15 +535,16 @@ def _compile(on_client, module, on: tuple, options, callbacks):
     if compilation_cache.directory() is not None and not callbacks:
         name = compilation_cache.key(
             module.operation.get_asm(binary=True, enable_debug_info=True),
-            options.SerializeAsString(), on_client.platform_version, [d.id for d in on])
-        serialized = compilation_cache.load(name)
-        if serialized is not None:
-            try:
+            options.SerializeAsString(), on_client.platform_version, [d.id for d in on],
+            len(on_client.devices()))
+        try:
+            serialized = compilation_cache.load(name)
+            if serialized is not None:
                 loaded = on_client.deserialize_executable(serialized, devices, options)
                 counters['compilation_cache_hit'] += 1
                 return loaded
-            except Exception:  # cut short or corrupt: compiled again, and replaced
-                counters['compilation_cache_corrupt'] += 1
+        except Exception:  # cut short or corrupt: compiled again, and replaced
+            counters['compilation_cache_corrupt'] += 1
     counters['compile'] += 1
     start = time.perf_counter()
     loaded = on_client.compile_and_load(module, devices, options, host_callbacks=callbacks)
@@ -708,7 +718,8 @@ def hlo_sharding(sharding, ndim: int):
     """The ``xc.HloSharding`` of a ``NamedSharding`` for an array of rank ``ndim``, as JAX
     builds it: a tile per device, the mesh's device order (an iota) transposed so that the
     axes each dimension is split over come first, major to minor, and the unused axes last
-    as a replicated subgroup. Size-one axes split nothing and are left out."""
+    as a replicated subgroup, then the axes it is unreduced over as an unreduced one.
+    Size-one axes split nothing and are left out."""
     mesh = sharding.mesh
     names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
     if not names:
@@ -721,14 +732,18 @@ def hlo_sharding(sharding, ndim: int):
             if mesh.shape[axis] != 1:
                 tiles[d] *= mesh.shape[axis]
                 order.append(names.index(axis))
-    replicated = [i for i in range(len(names)) if i not in order]
-    if not order:
+    unreduced = [i for i, n in enumerate(names) if n in sharding.spec.unreduced]
+    replicated = [i for i in range(len(names)) if i not in order and i not in unreduced]
+    if not order and not unreduced:
         return _REPLICATED
     subgroups = []
-    if replicated:
-        tiles.append(math.prod(sizes[i] for i in replicated))
-        subgroups = [xc.OpSharding.Type.REPLICATED]
-    return xc.HloSharding.iota_tile(tiles, sizes, order + replicated, subgroups)
+    for kind, axes in ((xc.OpSharding.Type.REPLICATED, replicated),
+                       (xc.OpSharding.Type.UNREDUCED, unreduced)):
+        if axes:
+            tiles.append(math.prod(sizes[i] for i in axes))
+            subgroups.append(kind)
+            order += axes
+    return xc.HloSharding.iota_tile(tiles, sizes, order, subgroups)
 
 
 def device_sharding(sharding, ndim: int):
@@ -836,15 +851,18 @@ def named_sharding_from_hlo(hlo, mesh, ndim: int):
     """The ``NamedSharding`` over ``mesh`` whose ``HloSharding`` is ``hlo``: how a layout
     XLA chose (a propagated argument or result) is read back as JAX reads it. Each axis of
     the mesh goes to one dimension or none; the first match is JAX's spec."""
-    from minijax.sharding import NamedSharding, PartitionSpec
+    from minijax.sharding import AxisType, NamedSharding, PartitionSpec
     if hlo.is_replicated():
         return NamedSharding(mesh, PartitionSpec())
     names = [n for n in mesh.axis_names if mesh.shape[n] != 1]
-    for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+    choices = [range(-2 if mesh._name_to_type[n] is AxisType.Explicit else -1, ndim)
+               for n in names]  # (-1: replicated, -2: unreduced, on an Explicit axis only)
+    for choice in itertools.product(*choices):
         per_dim = [[n for n, d in zip(names, choice) if d == dim] for dim in range(ndim)]
+        unreduced = {n for n, d in zip(names, choice) if d == -2}
         for orders in itertools.product(*map(itertools.permutations, per_dim)):
             spec = PartitionSpec(*[None if not o else o[0] if len(o) == 1 else o
-                                   for o in orders])
+                                   for o in orders], unreduced=unreduced)
             if hlo_sharding(NamedSharding(mesh, spec), ndim) == hlo:
                 return NamedSharding(mesh, _trimmed(spec))
     raise NotImplementedError(f'XLA laid a value out as {hlo}, which no PartitionSpec over '
@@ -856,7 +874,7 @@ def _trimmed(spec):
     entries = list(spec.partitions)
     while entries and entries[-1] is None:
         entries.pop()
-    return type(spec)(*entries)
+    return type(spec)(*entries, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 def serialize_portable_artifact_with_sdy(module: ir.Module, target_version: str) -> bytes:

@@ -32,7 +32,9 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
-from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, same_type
+from minijax.ir.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Lit, PrimalLit, Var, eval_jaxpr,
+                              same_type)
+from minijax.ir import tracing
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.control_flow.common import hoist_consts
 from minijax.lax import parallel
@@ -82,13 +84,17 @@ def _split_size(mesh, names) -> int:
 def shard_aval(mesh, spec: PartitionSpec, aval: core.ShapedArray,
                manual=None) -> core.ShapedArray:
     """The type of one device's shard of a value of type ``aval`` split as ``spec`` says:
-    typed, where ``aval`` is, over the body's mesh (the ``manual`` axes, all of the mesh's
-    if None, made ``Manual``), so only its other Explicit axes stay in the type."""
+    typed over the body's mesh (the ``manual`` axes, all of the mesh's if None, made
+    ``Manual``), so only its other Explicit axes stay in the type. An untyped ``aval`` stays
+    so, but in a partly manual body, where JAX's types name the mesh (and an op's result is
+    constrained over its automatic axes)."""
     names = spec_names(spec)
     shape = tuple(n // _split_size(mesh, names.get(d, ())) for d, n in enumerate(aval.shape))
     sharding = aval._sharding
+    manual = mesh.axis_names if manual is None else manual
+    if sharding is None and set(manual) != set(mesh.axis_names):
+        sharding = NamedSharding(mesh.abstract_mesh, P())
     if sharding is not None:
-        manual = mesh.axis_names if manual is None else manual
         body_mesh = mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in manual})
         sharding = type_sharding(NamedSharding(body_mesh, sharding.spec), shape)
     return core.ShapedArray(shape, aval.dtype, aval.weak_type, sharding)
@@ -161,7 +167,7 @@ def _residual_specs(params, known: ClosedJaxpr, known_in_specs, n_computed) -> l
     if not params['check_vma']:
         return [_axes_spec(params['mesh'], params['newly_manual_axes'])] * n_computed
     outs = vma.varying_axes(known.jaxpr, [spec_axes(s) for s in known_in_specs])
-    return [_axes_spec(params['mesh'], a) for a in outs[len(outs) - n_computed:]]
+    return [_axes_spec(params['mesh'], a) for a in outs[:n_computed]]
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -191,7 +197,7 @@ def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_
                              newly_manual_axes):
     for i, (given, spec, expected) in enumerate(zip(in_avals, in_specs, jaxpr.in_avals,
                                                     strict=True)):
-        if not same_type(shard_aval(mesh, spec, given), expected):
+        if not same_type(shard_aval(mesh, spec, given, newly_manual_axes), expected):
             raise TypeError(f'shard_map: argument {i} of type {given.str_short()} split as '
                             f'{spec} is not the body\'s {expected.str_short()}')
     return [unshard_aval(mesh, spec, a) for spec, a in zip(out_specs, jaxpr.out_avals)]
@@ -206,10 +212,12 @@ dispatch.PLACING.add(shard_map_p)  # (its impl places its results: not the eager
 # ----------------------------------------------------------------------------- jvp
 
 def _shard_map_jvp(primals, tangents, **params):
-    """The body's JVP; a tangent is split as its primal is."""
+    """The body's JVP; a tangent is split as its primal is. The body's literals are primal
+    values (``PrimalLit``): where the tangent computation reads one, linearizing makes it
+    a residual, as JAX's linearization of ``shard_map`` does."""
     nonzeros = ad.nonzero_flags(tangents)
-    body = params['jaxpr']
-    with _in_scope(params):
+    body, values = _with_primal_literals(params['jaxpr'])
+    with _in_scope(params), tracing.primal_literals(values):
         new_body, out_nonzeros = ad.jvp_jaxpr(body, nonzeros, (False,) * len(body.out_avals))
     in_specs = params['in_specs'] + tuple(s for s, nz in zip(params['in_specs'], nonzeros) if nz)
     out_specs = params['out_specs'] + tuple(s for s, nz in zip(params['out_specs'], out_nonzeros)
@@ -222,6 +230,21 @@ def _shard_map_jvp(primals, tangents, **params):
 
 
 shard_map_p.def_jvp(_shard_map_jvp, symbolic_zeros=True)
+
+
+@cache_on_first_arg
+def _with_primal_literals(body: ClosedJaxpr) -> tuple[ClosedJaxpr, tuple]:
+    """``body`` with its equations' literals ``PrimalLit``s, and their operands."""
+    jaxpr = body.jaxpr
+    marked = {}
+
+    def mark(x):
+        if isinstance(x, Lit):
+            x = marked.setdefault(id(x), PrimalLit(x.val, x.aval))
+        return x
+    eqns = [e._replace(inputs=[mark(x) for x in e.inputs]) for e in jaxpr.eqns]
+    new = Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [mark(x) for x in jaxpr.outs])
+    return ClosedJaxpr(new, body.consts), tuple(x.operand() for x in marked.values())
 
 
 # ----------------------------------------------------------------------------- vmap
@@ -281,10 +304,16 @@ def _promoted_residuals(known: ClosedJaxpr, unknown: ClosedJaxpr, num_res: int, 
 @cache_on_first_arg
 def _split_body(body: ClosedJaxpr, in_unknowns: tuple):
     """(known part, unknown part, which outputs are unknown, where each residual comes
-    from), once per body: the same parts, and so the same compiled programs, each time."""
+    from), once per body: the same parts, and so the same compiled programs, each time.
+    The known part returns the residuals it computes first, then its outputs (JAX's
+    order)."""
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(body, in_unknowns)
     known, forwarded = pe.forwarded_residuals(known, num_res)
     known, unknown = _promoted_residuals(known, unknown, num_res, forwarded)
+    n_outs = len(known.out_avals) - forwarded.count(None)
+    outs = known.jaxpr.outs
+    known = ClosedJaxpr(Jaxpr(known.jaxpr.constvars, known.jaxpr.invars, known.jaxpr.eqns,
+                              outs[n_outs:] + outs[:n_outs]), known.consts)
     return known, unknown, out_unknowns, forwarded
 
 
@@ -299,8 +328,8 @@ def _split(params, in_unknowns):
     known_out, unknown_out = pe.partition_list(out_unknowns, params['out_specs'])
     computed = iter(_residual_specs(params, known, known_in, forwarded.count(None)))
     res_specs = tuple(next(computed) if f is None else known_in[f] for f in forwarded)
-    known_out_specs = tuple(known_out) + tuple(s for s, f in zip(res_specs, forwarded)
-                                               if f is None)
+    known_out_specs = tuple(s for s, f in zip(res_specs, forwarded) if f is None) + \
+        tuple(known_out)
     known_params = dict(params, in_specs=tuple(known_in), out_specs=known_out_specs,
                         jaxpr=_typed(params, known, known_in, known_out_specs))
     unknown_params = dict(params, in_specs=res_specs + tuple(unknown_in),
@@ -321,8 +350,8 @@ def _shard_map_partial_eval(trace, tracers, **params):
     known_params, unknown_params, out_unknowns, forwarded = _split(params, in_unknowns)
     known_tracers, unknown_tracers = pe.partition_list(in_unknowns, tracers)
     known_vals = [t.pval.const for t in known_tracers]
-    outs_and_res = shard_map_p.bind(*known_vals, **known_params)
-    known_outs, computed = core.split_list(outs_and_res, out_unknowns.count(False))
+    res_and_outs = shard_map_p.bind(*known_vals, **known_params)
+    computed, known_outs = core.split_list(res_and_outs, forwarded.count(None))
     residuals = _residuals(forwarded, known_vals, computed)
     res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
     ins = res_tracers + unknown_tracers
@@ -336,11 +365,10 @@ def _shard_map_partial_eval_jaxpr(unknowns_in, eqn):
     known_params, unknown_params, out_unknowns, forwarded = _split(eqn.params, unknowns_in)
     known_ins, unknown_ins = pe.partition_list(unknowns_in, eqn.inputs)
     known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
-    n_known_outs = len(known_outs)
     res_avals = _shard_map_abstract_eval(*(x.aval for x in known_ins), **known_params)
-    computed = [Var(a) for a in res_avals[n_known_outs:]]
+    computed = [Var(a) for a in res_avals[:forwarded.count(None)]]
     residuals = _residuals(forwarded, known_ins, computed)
-    known_eqn = JaxprEqn(shard_map_p, known_ins, known_params, known_outs + computed,
+    known_eqn = JaxprEqn(shard_map_p, known_ins, known_params, computed + known_outs,
                          eqn.source_info)
     unknown_eqn = JaxprEqn(shard_map_p, residuals + unknown_ins, unknown_params, unknown_outs,
                            eqn.source_info)
@@ -385,7 +413,8 @@ def _shard_map_transpose(cts, *args, **params):
            for ct, spec, nz in zip(cts, params['out_specs'], nonzero)]
     ct_specs = tuple(s for s, nz in zip(params['out_specs'], nonzero) if nz)
     operands = [*drop_zero_cts(cts), *residuals]
-    avals = tuple(shard_aval(mesh, s, core.raise_to_shaped(core.get_aval(x)))
+    avals = tuple(shard_aval(mesh, s, core.raise_to_shaped(core.get_aval(x)),
+                             params['newly_manual_axes'])
                   for s, x in zip(ct_specs + res_specs, operands))
     others = tuple((k, v) for k, v in sorted(params.items()) if k != 'jaxpr')
     body = _transposed_body(params['jaxpr'], others, undefined, nonzero, avals)

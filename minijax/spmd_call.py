@@ -163,10 +163,19 @@ def run(exe: runtime.SpmdExecutable, place: Placement, args, out_avals) -> list[
 
 
 def _chosen(hlo, place: Placement, aval):
-    """The sharding XLA chose, as JAX reports it: over the program's mesh."""
+    """The sharding XLA chose, as JAX reports it: over the program's mesh, with the spec of
+    the value's type where the type says how it lies (an Explicit mesh: ``P('x', None)``,
+    not the ``P('x')`` read back from the layout)."""
     if place.mesh is None:
         return SingleDeviceSharding(place.devices[0])
-    return runtime.named_sharding_from_hlo(hlo, place.mesh, core.physical_aval(aval).ndim)
+    ndim = core.physical_aval(aval).ndim
+    typed = getattr(aval, '_sharding', None)
+    if typed is not None and typed.mesh.are_all_axes_explicit and \
+            typed.mesh == place.mesh.abstract_mesh:
+        sharding = NamedSharding(place.mesh, typed.spec)
+        if runtime.hlo_sharding(sharding, ndim) == hlo:
+            return sharding
+    return runtime.named_sharding_from_hlo(hlo, place.mesh, ndim)
 
 
 def _argument(x, sharding):

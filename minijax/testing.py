@@ -350,6 +350,7 @@ NOT_NEEDED = {
                      (lax.select_and_scatter_p, 'jvp'), (lax.rng_uniform_p, 'jvp'),
                      (lax.igamma_grad_a_p, 'jvp'), (lax.scaled_dot_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
+    (lax.linalg.schur_p, 'jvp'): 'JAX does not differentiate the Schur decomposition either',
     (lax.select_and_scatter_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, '
                                         'as there); select_and_scatter_add batches itself',
     (lax.rng_uniform_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, as there)',

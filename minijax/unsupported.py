@@ -57,6 +57,10 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
         'InconclusiveDimensionOperation': "the error of a comparison of symbolic dimensions: "
                                           "minijax has no shape polymorphism",
     },
+    'jax.nn': dict.fromkeys(
+        ['get_scaled_dot_general_config', 'scaled_dot_general', 'scaled_matmul'],
+        "block-scaled matmuls (mxfp8, nvfp4) are cuDNN kernels on float8/float4 data, and "
+        + _NARROW_FLOATS + '; use lax.dot_general (with preferred_element_type)'),
     'jax.numpy': dict.fromkeys(
         ['float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn', 'float8_e3m4', 'float8_e4m3',
          'float8_e4m3b11fnuz', 'float8_e4m3fn', 'float8_e4m3fnuz', 'float8_e5m2',

@@ -27,7 +27,7 @@ class ManualArray(core.ShapedArray):
     __slots__ = ('vma',)
 
     def __init__(self, aval: core.ShapedArray, vma: tuple):
-        super().__init__(aval.shape, aval.dtype, aval.weak_type)
+        super().__init__(aval.shape, aval.dtype, aval.weak_type, aval._sharding)
         self.vma = vma
 
     def __eq__(self, other):

@@ -22,26 +22,44 @@ from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, 
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
 from minijax.lowering import lower_jaxpr_to_module, register_lowering, tensor_type
-from minijax.sharding import NamedSharding, rules as sharding_rules
+from minijax.sharding import NamedSharding, mesh as mesh_lib, rules as sharding_rules
 
 xla_call_p = Primitive('xla_call', multiple_results=True)
 sharding_rules.register(sharding_rules.AS_TRACED, xla_call_p)  # its results: its jaxpr's types
 
 
-def xla_call(*args, jaxpr: ClosedJaxpr, name: str, in_shardings=None, out_shardings=None):
+def xla_call(*args, jaxpr: ClosedJaxpr, name: str, in_shardings=None, out_shardings=None,
+             ctx_mesh=None):
     """Bind ``xla_call``. ``in_shardings``/``out_shardings``: per argument and result, a
     sharding or None (XLA chooses), as ``jit`` was given them; parameters of the equation
     only where one is given (JAX prints them then), so a call without any keeps JAX's
-    ``jit[name=... jaxpr=...]``."""
-    return xla_call_p.bind(*args, **_params(jaxpr, name, in_shardings, out_shardings))
+    ``jit[name=... jaxpr=...]``. ``ctx_mesh``: the mesh in context when ``jit`` traced the
+    function (a transformation passes the call's on), a parameter only when there is one,
+    as JAX prints it."""
+    if ctx_mesh is None:
+        ctx_mesh = _context_mesh()
+    return xla_call_p.bind(*args, **_params(jaxpr, name, in_shardings, out_shardings,
+                                            ctx_mesh))
 
 
-def _params(jaxpr, name, in_shardings, out_shardings) -> dict:
-    if not any(s is not None for s in (*(in_shardings or ()), *(out_shardings or ()))):
-        return dict(jaxpr=jaxpr, name=name)
-    return dict(jaxpr=jaxpr, name=name,
-                in_shardings=tuple(in_shardings or (None,) * len(jaxpr.in_avals)),
-                out_shardings=tuple(out_shardings or (None,) * len(jaxpr.out_avals)))
+def _context_mesh():
+    """JAX's ``ctx_mesh`` of a ``jit``: the concrete mesh ``set_mesh`` installed, else an
+    abstract one with an Explicit axis (``use_abstract_mesh``), else None."""
+    concrete = mesh_lib.get_concrete_mesh()
+    if not concrete.empty:
+        return concrete
+    abstract = mesh_lib.get_abstract_mesh()
+    return abstract if not abstract.empty and abstract.explicit_axes else None
+
+
+def _params(jaxpr, name, in_shardings, out_shardings, ctx_mesh=None) -> dict:
+    params = dict(jaxpr=jaxpr, name=name)
+    if ctx_mesh is not None:
+        params['ctx_mesh'] = ctx_mesh
+    if any(s is not None for s in (*(in_shardings or ()), *(out_shardings or ()))):
+        params.update(in_shardings=tuple(in_shardings or (None,) * len(jaxpr.in_avals)),
+                      out_shardings=tuple(out_shardings or (None,) * len(jaxpr.out_avals)))
+    return params
 
 
 def _kept(shardings, flags, keep=True) -> tuple | None:
@@ -97,7 +115,7 @@ def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
     return [from_device(b, a) for b, a in zip(exe([to_device(x) for x in args]), out_avals)]
 
 
-def _xla_call_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None):
+def _xla_call_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, ctx_mesh=None):
     """Run the call; with shardings (given, the arguments', its constraints'), over their
     mesh (``spmd_call``)."""
     place = None
@@ -125,7 +143,8 @@ xla_call_p.def_abstract_eval(_xla_call_abstract_eval)
 
 # ----------------------------------------------------------------------------- jvp
 
-def _xla_call_jvp(primals, tangents, *, jaxpr, name, in_shardings=None, out_shardings=None):
+def _xla_call_jvp(primals, tangents, *, jaxpr, name, in_shardings=None, out_shardings=None,
+                  ctx_mesh=None):
     """A tangent lies as its primal does."""
     nonzeros = ad.nonzero_flags(tangents)
     new_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, (False,) * len(jaxpr.out_avals))
@@ -134,7 +153,7 @@ def _xla_call_jvp(primals, tangents, *, jaxpr, name, in_shardings=None, out_shar
         ins = in_shardings + _kept(in_shardings, nonzeros)
         outs = out_shardings + _kept(out_shardings, out_nonzeros)
     outs = xla_call(*primals, *ad.drop_zeros(tangents), jaxpr=new_jaxpr, name=name,
-                    in_shardings=ins, out_shardings=outs)
+                    in_shardings=ins, out_shardings=outs, ctx_mesh=ctx_mesh)
     primals_out, tangents_out = core.split_list(outs, len(out_nonzeros))
     return primals_out, ad.fill_zeros(tangents_out, out_nonzeros, primals_out)
 
@@ -144,7 +163,8 @@ xla_call_p.def_jvp(_xla_call_jvp, symbolic_zeros=True)
 
 # ----------------------------------------------------------------------------- vmap
 
-def _xla_call_batching(vals, dims, *, jaxpr, name, in_shardings=None, out_shardings=None):
+def _xla_call_batching(vals, dims, *, jaxpr, name, in_shardings=None, out_shardings=None,
+                       ctx_mesh=None):
     """A batched value's batch dimension is not split (JAX's rule without
     ``spmd_axis_name``)."""
     axis_size = batching.axis_size_of(vals, dims)
@@ -154,7 +174,8 @@ def _xla_call_batching(vals, dims, *, jaxpr, name, in_shardings=None, out_shardi
     if in_shardings is not None:
         ins = tuple(map(_batched, in_shardings, dims, jaxpr.in_avals))
         outs = tuple(map(_batched, out_shardings, out_dims, jaxpr.out_avals))
-    outs = xla_call(*vals, jaxpr=new_jaxpr, name=name, in_shardings=ins, out_shardings=outs)
+    outs = xla_call(*vals, jaxpr=new_jaxpr, name=name, in_shardings=ins, out_shardings=outs,
+                    ctx_mesh=ctx_mesh)
     return outs, out_dims
 
 
@@ -174,7 +195,7 @@ xla_call_p.def_batching(_xla_call_batching)
 # ----------------------------------------------------------------------------- partial eval
 
 def _xla_call_partial_eval(trace, tracers, *, jaxpr, name, in_shardings=None,
-                           out_shardings=None):
+                           out_shardings=None, ctx_mesh=None):
     """Trace time: run the known part of the call now, stage a call of the unknown part.
     A residual that is one of the known inputs is passed on as it is, not returned (XLA
     lays the residuals out)."""
@@ -185,18 +206,20 @@ def _xla_call_partial_eval(trace, tracers, *, jaxpr, name, in_shardings=None,
     known_vals = [t.pval.const for t in known_tracers]
     known_params, unknown_params = _split_shardings(
         known, unknown, in_unknowns, out_unknowns, num_res, in_shardings, out_shardings)
-    outs_and_res = xla_call(*known_vals, name=name, **known_params)
+    outs_and_res = xla_call(*known_vals, name=name, ctx_mesh=ctx_mesh, **known_params)
     known_outs, computed = core.split_list(outs_and_res, out_unknowns.count(False))
     residuals = _with_forwarded(forwarded, known_vals, computed)
     res_tracers = [trace.instantiate_const(core.full_raise(trace, r)) for r in residuals]
     unknown_outs = trace.stage(xla_call_p, res_tracers + unknown_tracers,
-                               _params(name=name, **unknown_params), unknown.out_avals)
+                               _params(name=name, ctx_mesh=ctx_mesh, **unknown_params),
+                               unknown.out_avals)
     return pe.merge_lists(out_unknowns, known_outs, unknown_outs)
 
 
 def _xla_call_partial_eval_jaxpr(unknowns_in, eqn):
     """Jaxpr level: split one xla_call equation into a known and an unknown call."""
     jaxpr, name = eqn.params['jaxpr'], eqn.params['name']
+    ctx_mesh = eqn.params.get('ctx_mesh')
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns_in)
     known, forwarded = pe.forwarded_residuals(known, num_res)
     known_params, unknown_params = _split_shardings(
@@ -206,10 +229,12 @@ def _xla_call_partial_eval_jaxpr(unknowns_in, eqn):
     known_outs, unknown_outs = pe.partition_list(out_unknowns, eqn.out_binders)
     computed = [Var(a) for a, f in zip(unknown.in_avals[:num_res], forwarded) if f is None]
     residuals = _with_forwarded(forwarded, known_ins, computed)
-    known_eqn = JaxprEqn(xla_call_p, known_ins, _params(name=name, **known_params),
+    known_eqn = JaxprEqn(xla_call_p, known_ins,
+                         _params(name=name, ctx_mesh=ctx_mesh, **known_params),
                          known_outs + computed, eqn.source_info)
     unknown_eqn = JaxprEqn(xla_call_p, residuals + unknown_ins,
-                           _params(name=name, **unknown_params), unknown_outs, eqn.source_info)
+                           _params(name=name, ctx_mesh=ctx_mesh, **unknown_params),
+                           unknown_outs, eqn.source_info)
     return known_eqn, unknown_eqn, out_unknowns, [r for r in residuals if isinstance(r, Var)]
 
 
@@ -255,7 +280,8 @@ pe.dce_rules[xla_call_p] = _xla_call_dce
 
 # ----------------------------------------------------------------------------- transpose
 
-def _xla_call_transpose(cts, *args, jaxpr, name, in_shardings=None, out_shardings=None):
+def _xla_call_transpose(cts, *args, jaxpr, name, in_shardings=None, out_shardings=None,
+                        ctx_mesh=None):
     """The cotangent of an input lies as the input does, a result's cotangent as the
     result."""
     undefined = tuple(is_undefined_primal(x) for x in args)
@@ -266,7 +292,7 @@ def _xla_call_transpose(cts, *args, jaxpr, name, in_shardings=None, out_sharding
         ins = _kept(in_shardings, undefined, False) + _kept(out_shardings, nonzero_cts(cts))
         outs = _kept(in_shardings, undefined)
     cts_in = xla_call(*residuals, *drop_zero_cts(cts), jaxpr=transposed, name=name,
-                      in_shardings=ins, out_shardings=outs)
+                      in_shardings=ins, out_shardings=outs, ctx_mesh=ctx_mesh)
     cts_it = iter(cts_in)
     return [next(cts_it) if u else None for u in undefined]
 
@@ -276,7 +302,8 @@ xla_call_p.def_transpose(_xla_call_transpose)
 
 # ----------------------------------------------------------------------------- lowering
 
-def _xla_call_lowering(ctx, *args, jaxpr, name, in_shardings=None, out_shardings=None):
+def _xla_call_lowering(ctx, *args, jaxpr, name, in_shardings=None, out_shardings=None,
+                       ctx_mesh=None):
     """A ``func.call`` of the private function; with shardings, the function constrains
     its arguments and results to them, as JAX lowers a nested ``jit`` given shardings. A
     function with ordered effects takes the caller's token and returns the next one."""

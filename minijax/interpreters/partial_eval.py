@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 from minijax import core
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
-from minijax.ir.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn,
-                              eqn_effectful)
+from minijax.ir.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, PrimalLit, Var,
+                              abstract_eval_eqn, eqn_effectful)
 
 
 #: Higher-order primitives (``xla_call``, ``cond``, loops) say how they split. At trace time:
@@ -237,8 +237,12 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     def is_unknown(x):
         return isinstance(x, Var) and x in unknown_vars
 
+    primal_lits: dict[int, PrimalLit] = {}  # source -> the literal standing for it
+
     def need_residual(x):
-        if isinstance(x, Var) and x not in unknown_vars:
+        if isinstance(x, PrimalLit):  # (a constant of a linearized shard_map body's primal)
+            residuals[primal_lits.setdefault(x.source, x)] = None
+        elif isinstance(x, Var) and x not in unknown_vars:
             residuals[x] = None
 
     eqns1, eqns2 = [], []
@@ -277,8 +281,12 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     # The unknown jaxpr binds fresh copies of the residuals (a var is bound once per jaxpr).
     res_binders = [Var(v.aval) for v in residual_vars]
     rename = dict(zip(residual_vars, res_binders))
+    if primal_lits:
+        rename.update({lit.source: rename[lit] for lit in primal_lits.values()})
     eqns2 = [_rename_inputs(e, rename) for e in eqns2]
-    unknown_outs = [rename.get(x, x) if isinstance(x, Var) else x for x in unknown_outs]
+    unknown_outs = [rename.get(x, x) if isinstance(x, Var) else
+                    rename.get(x.source, x) if isinstance(x, PrimalLit) else x
+                    for x in unknown_outs]
     unknown = Jaxpr([], res_binders + unknown_ins, eqns2, unknown_outs)
     return (ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []),
             out_unknowns, len(residual_vars))
@@ -303,7 +311,9 @@ def forwarded_residuals(known: ClosedJaxpr, num_res) -> tuple[ClosedJaxpr, tuple
 
 
 def _rename_inputs(eqn: JaxprEqn, rename) -> JaxprEqn:
-    return eqn._replace(inputs=[rename.get(x, x) if isinstance(x, Var) else x
+    """``eqn`` reading each renamed input's new variable (a ``PrimalLit``: its source's)."""
+    return eqn._replace(inputs=[rename.get(x, x) if isinstance(x, Var) else
+                                rename.get(x.source, x) if isinstance(x, PrimalLit) else x
                                 for x in eqn.inputs])
 
 

@@ -52,6 +52,23 @@ class Lit:
         return self.val
 
 
+class PrimalLit(Lit):
+    """A literal of the primal computation of a linearized ``shard_map`` body
+    (``tracing.primal_literals``): an equation of its tangent computation reading one makes
+    it a residual, which the known part returns, as JAX's linearization (where the
+    constant is a value of the primal trace) does. ``source`` identifies the primal value
+    the literals standing for it share; ``operand`` is one object, always the same."""
+    __slots__ = ('source', '_operand')
+
+    def __init__(self, val, aval: ShapedArray | None = None, source: int | None = None):
+        super().__init__(val, aval)
+        self._operand = super().operand()
+        self.source = id(self._operand) if source is None else source
+
+    def operand(self):
+        return self._operand
+
+
 Atom = Var | Lit
 
 
@@ -214,14 +231,17 @@ def _typecheck_atom(env, x):
 
 def abstract_eval_eqn(primitive, in_avals, params) -> list[ShapedArray]:
     """Output avals of ``primitive`` on ``in_avals``, always as a list."""
-    rule = core.abstract_eval_rules[primitive]
-    out = core.rule_results(primitive, 'abstract eval', rule(*in_avals, **params))
+    out = core.abstract_eval_rules[primitive](*in_avals, **params)
+    if type(out) is ShapedArray and not primitive.multiple_results:  # (the commonest case)
+        out = [out]
+    else:
+        out = core.rule_results(primitive, 'abstract eval', out)
+        for aval in out:
+            if not isinstance(aval, ShapedArray) and aval is not core.abstract_token:
+                raise TypeError(f"primitive '{primitive.name}': the abstract eval rule "
+                                f'returned a {type(aval).__name__}, expected a ShapedArray')
     if core.sharding_in_types():
         out = core.shard_results(primitive, in_avals, out, params)
-    for aval in out:
-        if not isinstance(aval, ShapedArray) and aval is not core.abstract_token:
-            raise TypeError(f"primitive '{primitive.name}': the abstract eval rule returned a "
-                            f'{type(aval).__name__}, expected a ShapedArray')
     return out
 
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from minijax import core, tree_util
 from minijax.core import ShapedArray, Tracer
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Lit, Var, abstract_eval_eqn
+from minijax.ir.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Lit, PrimalLit, Var,
+                              abstract_eval_eqn)
 from minijax.ir.printer import pp_jaxpr
 
 
@@ -21,6 +22,33 @@ from minijax.ir.printer import pp_jaxpr
 #: scalars, which become literals) instead of staging an equation: JAX folds
 #: ``convert_element_type`` of a literal this way, so ``jnp.sin(2)`` stages ``sin 2.0``.
 const_fold_rules: dict[core.Primitive, Any] = {}
+
+
+#: While a ``shard_map`` body is linearized (``primal_literals``): the id of each value of
+#: its primal computation that is a constant (a literal's operand, or one folded from them)
+#: -> the value, kept alive so that its id stays its own. None otherwise.
+_primal_values: dict[int, Any] | None = None
+
+
+@contextlib.contextmanager
+def primal_literals(values):
+    """Trace with ``values`` (the operands of a body's ``PrimalLit``s) as primal constants:
+    a literal made of one, or folded from one, is a ``PrimalLit`` too. (Not a Python int
+    or bool: those small objects are shared, so their identity says nothing; they are no
+    tangent's operand anyway, but for an index.)"""
+    global _primal_values
+    saved = _primal_values
+    _primal_values = {id(v): v for v in values if type(v) not in (int, bool)}
+    try:
+        yield
+    finally:
+        _primal_values = saved
+
+
+def _literal(val, aval) -> Lit:
+    if _primal_values is not None and id(val) in _primal_values:
+        return PrimalLit(val, aval, source=id(val))
+    return Lit(val, aval)
 
 
 class JaxprTracer(Tracer):
@@ -54,15 +82,18 @@ class JaxprTrace(core.Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
-        in_avals = [t.aval for t in tracers]
-        out_avals = abstract_eval_eqn(primitive, in_avals, params)
-        fold = const_fold_rules.get(primitive)
-        if fold is not None:
-            scalars = self.builder.literal_values(tracers)
+        out_avals = abstract_eval_eqn(primitive, [t.aval for t in tracers], params)
+        builder = self.main.global_data
+        if primitive in const_fold_rules:
+            scalars = builder.literal_values(tracers)
             if scalars is not None:
-                return self.builder.get_const(self, fold(*scalars, **params), out_avals[0])
+                folded = const_fold_rules[primitive](*scalars, **params)
+                if _primal_values is not None and \
+                        any(isinstance(t._var, PrimalLit) for t in tracers):
+                    _primal_values[id(folded)] = folded  # (of a primal value: one too)
+                return builder.get_const(self, folded, out_avals[0])
         out_tracers = [JaxprTracer(self, a) for a in out_avals]
-        self.builder.add_eqn(primitive, tracers, params, out_tracers)
+        builder.add_eqn(primitive, tracers, params, out_tracers)
         return out_tracers if primitive.multiple_results else out_tracers[0]
 
 
@@ -94,7 +125,7 @@ class JaxprBuilder:
         outer transformation, an input the jaxpr closes over)."""
         if _is_literal(val):
             tracer = JaxprTracer(trace, aval or core.shaped_aval(val))
-            tracer._var = Lit(val, tracer.aval)
+            tracer._var = _literal(val, tracer.aval)
             return tracer
         known = self.const_tracers.get(id(val))
         if known is not None:
@@ -109,7 +140,7 @@ class JaxprBuilder:
         values = []
         for tracer in tracers:
             var = tracer._var
-            if type(var) is not Lit:
+            if not isinstance(var, Lit):
                 return None
             values.append(var.val)
         return values
@@ -148,7 +179,9 @@ class JaxprBuilder:
 
 def _is_literal(val):
     """A constant written inline: a Python or NumPy scalar (an Array stays a constvar)."""
-    return isinstance(val, (np.ndarray, np.generic, bool, int, float, complex)) and np.shape(val) == ()
+    if isinstance(val, np.ndarray):
+        return val.shape == ()
+    return isinstance(val, (np.generic, bool, int, float, complex))
 
 
 def trace_to_jaxpr(flat_fun, in_avals) -> tuple[ClosedJaxpr, list[Tracer]]:

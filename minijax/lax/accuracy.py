@@ -12,6 +12,8 @@ import enum
 
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax.lowering import emit
+
 
 class Tolerance:
     """The tolerances a function's result must meet: at most two of them, ``atol`` and
@@ -53,11 +55,12 @@ def accuracy_attr(accuracy) -> hlo.ResultAccuracyAttr:
                                       ulps=accuracy.ulps, mode='TOLERANCE')
 
 
-def op_with_accuracy(hlo_op, x, accuracy=None):
-    """``hlo_op(x)``, carrying ``accuracy`` as its ``result_accuracy``. Given an accuracy,
-    JAX builds the op without it first and leaves that unused op in the module: minijax
-    does too, so that the text is JAX's."""
-    out = hlo_op(x).result
+def op_with_accuracy(ctx, hlo_op, x, accuracy=None):
+    """``hlo_op(x)`` of the equation's result type, carrying ``accuracy`` as its
+    ``result_accuracy``. Given an accuracy, JAX builds the op without it first and leaves
+    that unused op in the module: minijax does too, so that the text is JAX's."""
+    out = emit(hlo_op.OPERATION_NAME, ctx.result_type(), x)
     if accuracy is not None:
-        out = hlo_op(x, result_accuracy=accuracy_attr(accuracy)).result
+        out = emit(hlo_op.OPERATION_NAME, ctx.result_type(), x,
+                   result_accuracy=accuracy_attr(accuracy))
     return out

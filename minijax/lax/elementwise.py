@@ -7,7 +7,6 @@ equal, or one of which is a scalar (broadcast implicitly, as a Python scalar in 
 """
 from __future__ import annotations
 
-import dataclasses
 import operator
 
 import numpy as np
@@ -23,7 +22,8 @@ from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.accuracy import AccuracyMode, check_accuracy, op_with_accuracy
 from minijax.lax.static import default_options_only
 from minijax.lax.structural import broadcast_in_dim, full
-from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
+from minijax.lowering import (LoweringRuleContext, constant, emit, lower_fun, register_lowering,
+                              tensor_type)
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
 from minijax.lowering.ops import broadcast_operands, choose, compare, full_like_aval
 from minijax.sharding import rules as sharding_rules
@@ -55,6 +55,7 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
     rule of its own (one that needs the operand's type).
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
+    prim.follows_device_operands = True
     prim.def_impl(lambda x, **params: impl(np.asarray(x)))
 
     def abstract_eval(x, **params):
@@ -74,9 +75,18 @@ def unary_primitive(name, impl, hlo_op, tangent=None, accepts=INEXACT, eager_on_
         prim.def_jvp(jvp_rule)
     prim.def_batching(lambda vals, dims, **params: (prim.bind(*vals, **params), dims[0]))
     if hlo_op is not None:
-        register_lowering(prim, lambda ctx, x, **params: op_with_accuracy(hlo_op, x, **params))
+        register_lowering(prim, _unary_lowering(hlo_op))
     sharding_rules.register(sharding_rules.SAME_AS_OPERAND, prim)
     return prim
+
+
+def _unary_lowering(hlo_op):
+    """The lowering rule of ``hlo_op``: an op class, built at the result's type with the
+    equation's ``accuracy``, or a function building the op (``stablehlo.sign``, whose
+    unsigned form is a select)."""
+    if isinstance(hlo_op, type):
+        return lambda ctx, x, **params: op_with_accuracy(ctx, hlo_op, x, **params)
+    return lambda ctx, x: hlo_op(x).result
 
 
 def unary_function(prim, doc, accuracy=False):
@@ -144,7 +154,7 @@ def _with_complex_formula(hlo_op, complex_formula):
     def rule(ctx, x, accuracy=None):
         if dtypes.is_complex(ctx.avals_in[0].dtype):
             return formula(ctx, x)
-        return op_with_accuracy(hlo_op, x, accuracy)
+        return op_with_accuracy(ctx, hlo_op, x, accuracy)
     return rule
 
 
@@ -277,6 +287,8 @@ def broadcast_shape(name, *shapes) -> tuple[int, ...]:
     shapes = [s for s in shapes if s]
     if not shapes:
         return ()
+    if all(s == shapes[0] for s in shapes):  # (the commonest case, at least cost)
+        return shapes[0]
     if len({len(s) for s in shapes}) != 1:  # (JAX's texts)
         raise TypeError(f'{name}: arrays must have the same number of dimensions, got '
                         f'{ {len(s) for s in shapes} }')
@@ -330,6 +342,7 @@ def binary_primitive(name, impl, lowering, out_dtype=None, accepts=ANY, eager_on
     differentiation rules differ per primitive and are given beside each definition.
     """
     prim = Primitive(name, eager_on_xla=eager_on_xla)
+    prim.follows_device_operands = True
     prim.def_abstract_eval(_binary_abstract_eval(name, out_dtype, accepts))
 
     prim.def_impl(impl)
@@ -343,11 +356,12 @@ def on_broadcast_operands(lowering):
     """``lowering`` of an elementwise op given operands broadcast to the result's shape, and
     a context whose operand types say so (a ``lower_fun`` rule traces at them)."""
     def rule(ctx, *operands):
-        shape, sharding = ctx.avals_out[0].shape, ctx.avals_out[0]._sharding
-        if any(a.shape != shape for a in ctx.avals_in) or (
-                sharding is not None and any(a._sharding != sharding for a in ctx.avals_in)):
+        out = ctx.avals_out[0]
+        if any(a.shape != out.shape or a._sharding != out._sharding for a in ctx.avals_in):
             operands = broadcast_operands(ctx, operands)
-            ctx = dataclasses.replace(ctx, avals_in=[a.update(shape=shape) for a in ctx.avals_in])
+            ctx = LoweringRuleContext(ctx.module_context, [
+                a if a.shape == out.shape else a.update(shape=out.shape) for a in ctx.avals_in],
+                ctx.avals_out, ctx.primitive)
         return lowering(ctx, *operands)
     return rule
 
@@ -389,7 +403,7 @@ def _cast_weak(name, x, aval, strong_aval):
 
 
 def _hlo_binary(op):
-    return lambda ctx, x, y: op(x, y).result
+    return lambda ctx, x, y: emit(op.OPERATION_NAME, ctx.result_type(), x, y)
 
 
 def _integer_divide(x, y):
@@ -805,6 +819,7 @@ greater, less = gt, lt  # minijax's first names for them, which its own modules 
 # ----------------------------------------------------------------------------- select_n
 
 select_n_p = Primitive('select_n')
+select_n_p.follows_device_operands = True
 
 
 def select_n(which, *cases):
@@ -904,6 +919,7 @@ register_lowering(select_n_p, _select_n_lowering)
 # ----------------------------------------------------------------------------- conversion
 
 convert_element_type_p = Primitive('convert_element_type')
+convert_element_type_p.follows_device_operands = True
 
 
 def convert_element_type(operand, new_dtype, *, weak_type=False):

@@ -348,8 +348,11 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     fits = _window_fits(core.get_aval(operand).shape, start_indices, dnums.start_index_map,
                         slice_sizes)
     batch_axes = [d for d in range(out_aval.ndim) if d not in dnums.offset_dims]
-    fill = lax.full(out_aval.shape, _fill_value(out_aval.dtype, fill_value), out_aval.dtype)
-    return lax.select_n(lax.broadcast_in_dim(fits, out_aval.shape, batch_axes), fill, out)
+    sharding = out_aval._sharding  # (the fill and the mask lie as the gathered values)
+    fill = lax.full(out_aval.shape, _fill_value(out_aval.dtype, fill_value), out_aval.dtype,
+                    sharding=sharding)
+    return lax.select_n(lax.broadcast_in_dim(fits, out_aval.shape, batch_axes,
+                                             out_sharding=sharding), fill, out)
 
 
 def index_take(src, idxs, axes):
@@ -418,7 +421,8 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
                       indices_are_sorted, unique_indices):
     """A gather reads clamped windows: its adjoint adds the cotangent into the clamped
     windows (``scatter_add`` in CLIP mode)."""
-    zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype)
+    zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype,
+                     sharding=operand.aval._sharding)  # (lying as the operand, as JAX's)
     return [scatter_add(zeros, indices, ct, as_scatter_dimension_numbers(dimension_numbers),
                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                         mode=GatherScatterMode.CLIP), None]

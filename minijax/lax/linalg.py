@@ -15,6 +15,8 @@ Matrices are float32 or float64 (LAPACK's ``s`` and ``d`` kernels) and not empty
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -36,11 +38,35 @@ from minijax.lax.structural import (
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
-__all__ = ['cholesky', 'eig', 'eigh', 'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qr', 'svd',
+__all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
+           'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr', 'schur', 'svd', 'schur_p',
            'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
            'svd_p', 'triangular_solve_p']
 
 # ----------------------------------------------------------------------------- user functions
+
+
+class EigImplementation(enum.Enum):
+    """Which kernel ``eig`` calls: on CPU, LAPACK's (the only one, as in JAX)."""
+    CUSOLVER = 'cusolver'
+    MAGMA = 'magma'
+    LAPACK = 'lapack'
+
+
+class EighImplementation(enum.Enum):
+    """Which algorithm ``eigh`` runs: on CPU, QR (LAPACK's ``syevd``), as in JAX."""
+    QR = 'qr'
+    JACOBI = 'jacobi'
+    QDWH = 'qdwh'
+
+
+class SvdAlgorithm(enum.Enum):
+    """Which algorithm ``svd`` runs: on CPU, divide and conquer (LAPACK's ``gesdd``)."""
+    DEFAULT = 'default'
+    QR = 'QR'
+    JACOBI = 'Jacobi'
+    POLAR = 'polar'
+    DIVIDE_AND_CONQUER = 'divide_and_conquer'
 
 
 def symmetrize(x):
@@ -104,6 +130,24 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
 
 
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """``(t, q)`` with ``x = q t q^H``: ``t`` quasi-upper triangular (real ``x``: 2x2 blocks
+    for complex pairs) or upper triangular (complex ``x``), ``q`` unitary; ``(t,)`` without
+    ``compute_schur_vectors``. LAPACK's ``gees``; no derivative, as in JAX."""
+    return tuple(schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors),
+                              sort_eig_vals=bool(sort_eig_vals),
+                              select_callable=select_callable))
+
+
+def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
+    """``(u, h, num_iters, is_converged)``: the polar decomposition ``x = u h`` by the
+    QR-based dynamically weighted Halley iteration, as JAX runs it. Written with
+    ``minijax.numpy`` (``minijax/scipy/_qdwh.py``), so imported when called."""
+    from minijax.scipy._qdwh import qdwh as qdwh_
+    return qdwh_(x, is_hermitian=is_hermitian, max_iterations=max_iterations, eps=eps,
+                 dynamic_shape=dynamic_shape)
+
+
 def _check_pivots(aval, permutation_size):
     """JAX's errors: int32 pivots of rank 1 or more, no more of them than rows to swap."""
     if aval.dtype != dtypes.int32 or aval.ndim < 1:
@@ -135,10 +179,14 @@ def qr(x, *, pivoting=False, full_matrices=True):
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None):
+         subset_by_index=None, implementation=None):
     """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
     symmetric matrix. Without ``symmetrize_input`` only the ``lower`` (or upper) triangle
-    of ``x`` is read."""
+    of ``x`` is read. ``implementation``: QR only on CPU (JAX's errors for the others)."""
+    if implementation == EighImplementation.QDWH:
+        raise NotImplementedError('QDWH implementation is only supported on TPU')
+    if implementation == EighImplementation.JACOBI:
+        raise NotImplementedError('Jacobi implementation is not supported on CPU')
     _check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
     _whole_spectrum('eigh', x, subset_by_index)
     v, w = eigh_p.bind(symmetrize(x) if symmetrize_input else x, lower=bool(lower),
@@ -146,9 +194,16 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
     return v, w
 
 
-def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """``(u, s, vt)`` with ``x = u diag(s) vt`` and ``s`` descending; only ``s`` without
-    ``compute_uv``."""
+    ``compute_uv``. ``algorithm``: divide and conquer (the default); JAX's QR variant
+    (LAPACK's ``gesvd``) is not in minijax, and Jacobi and polar do not run on CPU."""
+    if algorithm == SvdAlgorithm.QR:
+        raise NotImplementedError('lax.linalg.svd: minijax calls LAPACK gesdd only; '
+                                  'SvdAlgorithm.QR (gesvd) is not supported, use the default')
+    if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER):
+        raise NotImplementedError('The SVD Jacobi and Polar algorithms are not implemented on '
+                                  'CPU.')
     _whole_spectrum('svd', x, subset_by_index)
     out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:
@@ -282,6 +337,8 @@ def _per_matrix_impl(decompose):
 # ----------------------------------------------------------------------------- LAPACK calls
 
 _LAPACK_PREFIX = {dtypes.float32: 's', dtypes.float64: 'd'}
+#: The kernels' prefixes for complex matrices (``schur`` takes them, as in JAX).
+_COMPLEX_LAPACK_PREFIX = {dtypes.complex64: 'c', dtypes.complex128: 'z'}
 
 
 def _char(c):
@@ -308,7 +365,8 @@ def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
     an operand to the result that reuses its buffer; ``options`` are the kernel's
     character attributes, in ``mhlo.backend_config``."""
     rank = max(a.ndim for a in avals_in)
-    target = f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi'
+    prefix = {**_LAPACK_PREFIX, **_COMPLEX_LAPACK_PREFIX}[avals_in[0].dtype]
+    target = f'lapack_{prefix}{kernel}_ffi'
     op = hlo.CustomCallOp(
         [tensor_type(a) for a in avals_out], list(operands), target,
         backend_config=ir.StringAttr.get(''),
@@ -725,8 +783,8 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
     """``[w, vl, vr]`` (as asked for) of the square real matrices ``x``: the complex
     eigenvalues, and the left and right eigenvectors as unit columns, from LAPACK's
     ``geev`` as JAX calls it on CPU. Only the eigenvalues have derivatives."""
-    if implementation not in (None, 'lapack') or use_magma:
-        raise NotImplementedError('lax.linalg.eig: only the LAPACK implementation runs on CPU')
+    if implementation not in (None, 'lapack', EigImplementation.LAPACK) or use_magma:
+        raise ValueError('Only the lapack implementation is supported on CPU.')  # (JAX's)
     return eig_p.bind(x, compute_left_eigenvectors=compute_left_eigenvectors,
                       compute_right_eigenvectors=compute_right_eigenvectors,
                       enable_eigvec_derivs=enable_eigvec_derivs)
@@ -734,8 +792,9 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
 
 def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                        enable_eigvec_derivs):
-    _check_matrix('eig', x)
-    dtype = dtypes.COMPLEX_OF[x.dtype]
+    if x.dtype not in _COMPLEX_LAPACK_PREFIX:  # (complex matrices: LAPACK's c/zgeev)
+        _check_matrix('eig', x)
+    dtype = x.dtype if dtypes.is_complex(x.dtype) else dtypes.COMPLEX_OF[x.dtype]
     count = compute_left_eigenvectors + compute_right_eigenvectors
     return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
 
@@ -774,12 +833,13 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
     v_aval = ShapedArray(x_aval.shape, w_aval.dtype)
     info_aval = _info_aval(x_aval)
     part_aval = ShapedArray(x_aval.shape[:-1], x_aval.dtype)
-    wr, wi, vl, vr, info = _lapack_call(
-        'geev', [x], [x_aval], [part_aval, part_aval, v_aval, v_aval, info_aval], {},
+    real = not dtypes.is_complex(x_aval.dtype)  # (a real geev returns w's two parts)
+    *w, vl, vr, info = _lapack_call(
+        'geev', [x], [x_aval], [part_aval] * (1 + real) + [v_aval, v_aval, info_aval], {},
         compute_left='V' if compute_left_eigenvectors else 'N',
         compute_right='V' if compute_right_eigenvectors else 'N')
     ok = _succeeded(info, info_aval)
-    out = [(hlo.ComplexOp(wr, wi).result, w_aval)]
+    out = [(hlo.ComplexOp(*w).result if real else w[0], w_aval)]
     out += [(vl, v_aval)] * compute_left_eigenvectors + [(vr, v_aval)] * compute_right_eigenvectors
     return [_nan_unless(ok, value, aval, info_aval) for value, aval in out]
 
@@ -876,3 +936,45 @@ svd_p.def_abstract_eval(_svd_abstract_eval)
 svd_p.def_jvp(_svd_jvp)
 _batch_at_front(svd_p)
 register_lowering(svd_p, _svd_lowering)
+
+# ----------------------------------------------------------------------------- Schur
+
+
+def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if x.dtype not in _LAPACK_PREFIX and x.dtype not in _COMPLEX_LAPACK_PREFIX:
+        raise TypeError(f'schur: LAPACK decomposes float32, float64, complex64 or complex128 '
+                        f'matrices, got the operand {x.str_short()}')
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f'The input to schur must be a square matrix. Got shape '
+                         f'{x.shape[-2:]}.')
+    return [ShapedArray(x.shape, x.dtype)] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_one(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    import scipy.linalg  # (LAPACK's gees on the host: the reference interpreter's)
+    t, q = scipy.linalg.schur(a, output='complex' if np.iscomplexobj(a) else 'real')
+    return (t, q) if compute_schur_vectors else (t,)
+
+
+def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    """gees as JAX calls it: the Schur form and vectors in place, the eigenvalues (real and
+    imaginary parts for a real matrix), and two infos (the second, sorting's, unused)."""
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    x_aval, = ctx.avals_in
+    info_aval = _info_aval(x_aval)
+    eigenvalues = ShapedArray(x_aval.shape[:-1], x_aval.dtype)
+    parts = [eigenvalues] * (1 if dtypes.is_complex(x_aval.dtype) else 2)
+    t, q, *_, info = _lapack_call('gees', [x], [x_aval],
+                                  [x_aval, x_aval, *parts, info_aval, info_aval], {0: 0},
+                                  mode='V' if compute_schur_vectors else 'N', sort='N')
+    ok = _succeeded(info, info_aval)
+    return [_nan_unless(ok, v, x_aval, info_aval) for v in [t, q][:len(ctx.avals_out)]]
+
+
+schur_p = Primitive('schur', multiple_results=True, eager_on_xla=True)
+schur_p.def_impl(_per_matrix_impl(_schur_one))
+schur_p.def_abstract_eval(_schur_abstract_eval)
+_batch_at_front(schur_p)
+register_lowering(schur_p, _schur_lowering)

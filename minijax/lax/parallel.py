@@ -40,6 +40,7 @@ from minijax.lax.structural import (concatenate, expand_dims, full, iota, reshap
                                     squeeze, transpose)
 from minijax.lax.slicing import slice_in_dim
 from minijax.lax.static import default_options_only, static_ints
+from minijax.sharding import NamedSharding, PartitionSpec
 from minijax.lowering import (LoweringRuleContext, append_block, constant, lower_fun,
                               register_lowering, tensor_type)
 
@@ -182,8 +183,12 @@ COLLECTIVE_CHANNEL_ID, DEVICE_TO_DEVICE_TYPE = 1, 1
 
 def _scalar_region(ctx, op, combine):
     """Fill ``op``'s reduction region: ``(a, b) -> combine(a, b)`` on scalars, lowered as
-    JAX lowers the reducer (a traced function of the lax op), located as JAX locates it."""
-    aval = ShapedArray((), ctx.avals_in[0].dtype)
+    JAX lowers the reducer (a traced function of the lax op), located as JAX locates it:
+    over the operand's mesh, if its type names one (constrained where that mesh is partly
+    manual)."""
+    operand = ctx.avals_in[0]
+    aval = ShapedArray((), operand.dtype, sharding=None if operand._sharding is None else
+                       NamedSharding(operand._sharding.mesh, PartitionSpec()))
     scalar = tensor_type(aval)
     block = append_block(ctx, op.regions[0], scalar, scalar)
     rule_ctx = LoweringRuleContext(ctx.module_context, [aval, aval], [aval], ctx.primitive)

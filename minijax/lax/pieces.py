@@ -204,18 +204,34 @@ def _interleaved(reps, shape):
 
 
 def _tile_lowering(ctx, x, *, reps):
+    """Each dimension spread to (1, n), broadcast to (r, n), merged: under sharding in
+    types, each step constrained to its type, the copies' axes unsharded (JAX's)."""
     (aval,), (out,) = ctx.avals_in, ctx.avals_out
-    spread = aval.update(shape=_interleaved((1,) * aval.ndim, aval.shape))
-    copies = aval.update(shape=_interleaved(reps, aval.shape))
-    x = hlo.ReshapeOp(tensor_type(spread), x).result
+    sharding = _spread_sharding(aval)
+    spread = ShapedArray(_interleaved((1,) * aval.ndim, aval.shape), aval.dtype,
+                         aval.weak_type, sharding)
+    copies = ShapedArray(_interleaved(reps, aval.shape), aval.dtype, aval.weak_type, sharding)
+    x = constrain_to_type(ctx, hlo.ReshapeOp(tensor_type(spread), x).result, spread)
     x = hlo_broadcast_in_dim(x, copies, list(range(copies.ndim)))
+    x = constrain_to_type(ctx, x, copies)
     return hlo.ReshapeOp(tensor_type(out), x).result
 
 
+def _spread_sharding(aval):
+    """``aval``'s sharding with an unsharded dimension before each of its dimensions."""
+    if aval._sharding is None:
+        return None
+    spec = aval._sharding.spec
+    entries = [e for entry in spec.partitions for e in (None, entry)]
+    return aval._sharding.update(spec=spec.update(partitions=entries))
+
+
 def _tile_transpose(ct, x, *, reps):
-    """The sum of the copies' cotangents."""
+    """The sum of the copies' cotangents (laid out as the operand's, the copies' axes
+    unsharded)."""
     shape = x.aval.shape
-    copies = reshape(ct, _interleaved(reps, shape))
+    sharding = _spread_sharding(x.aval)
+    copies = reshape(ct, _interleaved(reps, shape), out_sharding=sharding)
     return [reduce_sum(copies, tuple(range(0, 2 * len(shape), 2)))]
 
 

@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, stablehlo as hlo
 
 from minijax import core
-from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack
+from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack as name_stack_of
 from minijax.ir.printer import jax_name
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
@@ -79,13 +79,19 @@ class ModuleContext:
         self.token: ir.Value | None = None
         self.uses_shardy = False  # whether an op carries a sharding (sdy.sharding_constraint)
 
-    def tensor_type(self, aval) -> ir.RankedTensorType:
-        """``tensor_type(aval)``, built once per module: every equation's results are
-        checked against it. (Keyed by shape and dtype, which hash in C, not by the aval.)"""
-        key = (aval.shape, aval.dtype) if aval is not core.abstract_token else aval
+    def tensor_type(self, aval, shape: tuple | None = None) -> ir.RankedTensorType:
+        """``tensor_type(aval)`` (or of its dtype in ``shape``), built once per module:
+        every equation's results are checked against it. (Keyed by shape and dtype, which
+        hash in C, not by the aval.)"""
+        if aval is core.abstract_token:
+            key = aval
+        else:
+            shape = aval.shape if shape is None else shape
+            key = (shape, aval.dtype)
         ty = self._tensor_types.get(key)
         if ty is None:
-            ty = self._tensor_types[key] = tensor_type(aval)
+            ty = self._tensor_types[key] = tensor_type(
+                aval if shape is None or shape == aval.shape else aval.update(shape=shape))
         return ty
 
     def literal(self, lit: Lit) -> ir.Value:
@@ -95,7 +101,7 @@ class ModuleContext:
         attr = self._literal_attrs.get(key)
         if attr is None:
             attr = self._literal_attrs[key] = dense_elements(lit.val)
-        return hlo.ConstantOp(attr).result
+        return emit('stablehlo.constant', attr.type, value=attr)
 
     def unique_symbol(self, base: str, sanitize: bool = True) -> str:
         """``base`` made a valid symbol (unless the caller knows it is one), numbered ``_0``,
@@ -456,35 +462,36 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
 
     A value leaves ``env`` after its last use: each one the bindings hand out is a Python
     object keeping its op's wrapper alive, and holding all of them made lowering slower per
-    equation the longer the jaxpr (3% at 30,000 equations), as well as slower overall."""
+    equation the longer the jaxpr (3% at 30,000 equations), as well as slower overall.
+    Where an equation's ops go (``_EqnPlace``) is worked out once per primitive and place it
+    was traced at: a loop in the user's code traces the same lines again and again."""
     env: dict[Var, ir.Value] = {}
 
     def read(x):
-        return module_ctx.literal(x) if isinstance(x, Lit) else env[x]
+        return module_ctx.literal(x) if type(x) is Lit else env[x]
 
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         env[v] = val
     last_use = {x: i for i, eqn in enumerate(jaxpr.eqns) for x in eqn.inputs}
     last_use.update((x, -1) for x in jaxpr.outs)  # (returned: never dropped)
+    places: dict[tuple, _EqnPlace] = {}
+    constrains = core.sharding_in_types() and sharding_rules.constrains
     for i, eqn in enumerate(jaxpr.eqns):
-        rule = lowering_rules[eqn.primitive]
+        key = (eqn.primitive, eqn.source_info, eqn.params.get('name'))  # (a jit names its ops)
+        place = places.get(key)
+        if place is None:
+            place = places[key] = _eqn_place(module_ctx, eqn)
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
-        module_ctx.eqn_name_stack = _joined(module_ctx.name_stack,
-                                            core.format_name_stack(name_stack(eqn)))
+        module_ctx.eqn_name_stack, module_ctx.where = place.name_stack, place.where
         operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
-        outlined = eqn.primitive in outlined_primitives
-        module_ctx.where = module_ctx.where._replace(
-            call=(module_ctx.eqn_name_stack, eqn.source_info, not outlined))
-        if outlined:
-            with _location(module_ctx, eqn, module_ctx.eqn_name_stack):
-                outs = module_ctx.call_outlined(
-                    rule, rule_ctx, operands, eqn.params,
-                    _location(module_ctx, eqn, module_ctx.eqn_name_stack, inlined=False))
-        else:
-            with _location(module_ctx, eqn, _op_name(module_ctx, eqn)):
-                outs = rule(rule_ctx, *operands, **eqn.params)
-                if core.sharding_in_types() and sharding_rules.constrains(eqn.primitive):
+        with place.location:
+            if place.outlined is not None:
+                outs = module_ctx.call_outlined(lowering_rules[eqn.primitive], rule_ctx,
+                                                operands, eqn.params, place.outlined)
+            else:
+                outs = lowering_rules[eqn.primitive](rule_ctx, *operands, **eqn.params)
+                if constrains and constrains(eqn.primitive):
                     outs = [constrain_to_type(rule_ctx, x, aval) for x, aval in
                             zip([outs] if isinstance(outs, ir.Value) else outs,
                                 rule_ctx.avals_out)]
@@ -495,6 +502,27 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
             if last_use[x] == i:
                 env.pop(x, None)
     return [read(x) for x in jaxpr.outs]
+
+
+class _EqnPlace(NamedTuple):
+    """Where an equation's ops go: its name stack, ``Where`` (with the equation as its
+    ``call``), the location its ops are emitted at and, for a primitive whose ops go in a
+    private function, that function's location (else None)."""
+    name_stack: str
+    where: Where
+    location: ir.Location
+    outlined: ir.Location | None
+
+
+def _eqn_place(module_ctx, eqn) -> _EqnPlace:
+    name_stack = _joined(module_ctx.name_stack, core.format_name_stack(name_stack_of(eqn)))
+    outlined = eqn.primitive in outlined_primitives
+    where = module_ctx.where._replace(call=(name_stack, eqn.source_info, not outlined))
+    if outlined:
+        return _EqnPlace(name_stack, where, _location(module_ctx, eqn, name_stack),
+                         _location(module_ctx, eqn, name_stack, inlined=False))
+    return _EqnPlace(name_stack, where,
+                     _location(module_ctx, eqn, _op_name(module_ctx, eqn, name_stack)), None)
 
 
 def _check_lowered(module_ctx, eqn, avals_out, outs) -> list[ir.Value]:
@@ -595,14 +623,14 @@ def _named(name: str, where: ir.Location | None) -> ir.Location:
     return ir.Location.name(name, childLoc=where) if name else where
 
 
-def _op_name(module_ctx, eqn) -> str:
+def _op_name(module_ctx, eqn, eqn_name_stack: str) -> str:
     """The name stack and the primitive's name. A call of a jitted function is a scope,
     ``jit(<its name>)``, which the transformations wrap, as in JAX: ``jvp(jit(g))``."""
     if eqn.primitive.name == 'xla_call':
         scope = f"jit({eqn.params['name']})"
         return _joined(module_ctx.name_stack,
-                       core.format_name_stack((*name_stack(eqn), scope)))
-    return _joined(module_ctx.eqn_name_stack, jax_name(eqn.primitive.name))
+                       core.format_name_stack((*name_stack_of(eqn), scope)))
+    return _joined(eqn_name_stack, jax_name(eqn.primitive.name))
 
 
 def _frame_location(code, offset: int) -> ir.Location:
@@ -619,6 +647,16 @@ def _frame_location(code, offset: int) -> ir.Location:
 def constant(val: np.ndarray) -> ir.Value:
     """``stablehlo.constant dense<...>`` holding ``val``."""
     return hlo.ConstantOp(dense_elements(val)).result
+
+
+def emit(name: str, result_type: ir.Type, *operands: ir.Value, **attributes) -> ir.Value:
+    """The result of a new op ``name`` (``'stablehlo.sine'``) of one result, of
+    ``result_type``, at the current insertion point and location. The bindings' builders
+    (``hlo.SineOp(x)``) infer the result type and go through a generic path, at twice the
+    cost: the ops that most equations emit (elementwise ops, literals and their broadcasts)
+    are built this way."""
+    return ir.Operation.create(name, results=[result_type], operands=operands,
+                               attributes=attributes).result
 
 
 #: The forms of ``debug_info``: locations as JAX prints them, each op ending with an alias

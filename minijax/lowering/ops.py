@@ -6,7 +6,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes
-from minijax.lowering.module import append_block, constant
+from minijax.lowering.module import append_block, constant, emit
 from minijax.lowering.shardings import constrain_to_type
 from minijax.lowering.types import element_type, tensor_type
 
@@ -31,9 +31,9 @@ def broadcast_operands(ctx, operands) -> list[ir.Value]:
     the result's sharding (JAX's multi_broadcast_in_dim)."""
     out = ctx.avals_out[0]
     module = ctx.module_context
-    return [constrain_to_type(ctx, hlo.BroadcastInDimOp(
-                module.tensor_type(aval.update(shape=out.shape)), x,
-                ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))).result, out)
+    return [constrain_to_type(ctx, emit(
+                'stablehlo.broadcast_in_dim', module.tensor_type(aval, out.shape), x,
+                broadcast_dimensions=ir.DenseI64ArrayAttr.get(list(range(aval.ndim)))), out)
             if aval.shape != out.shape else
             constrain_to_type(ctx, x, out) if aval._sharding != out._sharding else x
             for x, aval in zip(operands, ctx.avals_in)]

@@ -39,3 +39,7 @@ class LoweringRuleContext:
     avals_in: list[ShapedArray]
     avals_out: list[ShapedArray]
     primitive: Primitive
+
+    def result_type(self, i: int = 0) -> ir.Type:
+        """The tensor type of result ``i`` (built once per module)."""
+        return self.module_context.tensor_type(self.avals_out[i])

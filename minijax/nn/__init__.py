@@ -17,11 +17,13 @@ from minijax import numpy as mnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
 from minijax.scipy.special import logsumexp
+from minijax.unsupported import missing_name
 
-__all__ = ['celu', 'elu', 'gelu', 'glu', 'hard_sigmoid', 'hard_silu', 'hard_swish', 'hard_tanh',
-           'identity', 'leaky_relu', 'log1mexp', 'log_sigmoid', 'log_softmax', 'logmeanexp',
-           'logsumexp', 'mish', 'one_hot', 'relu', 'relu6', 'selu', 'sigmoid', 'silu',
-           'soft_sign', 'softmax', 'softplus', 'squareplus', 'standardize', 'swish', 'tanh']
+__all__ = ['celu', 'dot_product_attention', 'elu', 'gelu', 'glu', 'hard_sigmoid', 'hard_silu',
+           'hard_swish', 'hard_tanh', 'identity', 'leaky_relu', 'log1mexp', 'log_sigmoid',
+           'log_softmax', 'logmeanexp', 'logsumexp', 'mish', 'one_hot', 'relu', 'relu6', 'selu',
+           'sigmoid', 'silu', 'soft_sign', 'softmax', 'softplus', 'sparse_plus',
+           'sparse_sigmoid', 'squareplus', 'standardize', 'swish', 'tanh']
 
 
 def _float(x):
@@ -249,7 +251,22 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
     return mnp.subtract(logsumexp(x, axis, keepdims=keepdims), math.log(count))
 
 
+def sparse_plus(x):
+    """0 below -1, ``x`` above 1, ``(x + 1)^2 / 4`` between: a softplus with compact
+    support (Martins et al., sparsemax's activation)."""
+    x = _float(x)
+    return mnp.where(x <= -1.0, 0.0, mnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+def sparse_sigmoid(x):
+    """``clip((x + 1) / 2, 0, 1)``: the derivative of ``sparse_plus``."""
+    return 0.5 * mnp.clip(_float(x) + 1.0, 0.0, 2.0)
+
+
 def identity(x):
     """``x`` itself."""
     return mnp.asarray(x)
 from minijax.nn import initializers  # noqa: E402  (jax.nn.initializers)
+from minijax.nn.attention import dot_product_attention  # noqa: E402
+
+__getattr__ = missing_name('jax.nn')

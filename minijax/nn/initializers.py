@@ -6,9 +6,21 @@ keep their scale through deep stacks. Draws use ``minijax.random`` as JAX's use
 ``jax.random``, so a key gives JAX's weights. Real float dtypes only.
 """
 import math
+import typing
+from typing import Protocol
+
+import numpy as np
 
 from minijax import core, dtypes, random
 from minijax import numpy as jnp
+
+
+@typing.runtime_checkable
+class Initializer(Protocol):
+    """What every initializer is: a function of a key, a shape and a dtype."""
+
+    def __call__(self, key, shape, dtype=None, out_sharding=None):
+        raise NotImplementedError
 
 #: Standard deviation of a standard normal truncated to (-2, 2).
 _TRUNCATED_NORMAL_STDDEV = .87962566103423978
@@ -132,3 +144,38 @@ lecun_normal = _variance_scaling_preset('lecun_normal', 1.0, 'fan_in', 'truncate
 he_uniform = kaiming_uniform = _variance_scaling_preset('he_uniform', 2.0, 'fan_in', 'uniform')
 he_normal = kaiming_normal = _variance_scaling_preset(
     'he_normal', 2.0, 'fan_in', 'truncated_normal')
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An init drawing a uniformly random matrix with orthonormal columns (or rows, if
+    there are more columns than rows), times ``scale``: the axes other than ``column_axis``
+    are the rows."""
+    def init(key, shape, dtype=dtype):
+        dtype = _float_dtype(dtype)
+        shape = core.canonicalize_shape(shape, 'orthogonal: shape')
+        if len(shape) < 2:
+            raise ValueError('orthogonal initializer requires at least a 2D shape')
+        if 0 in shape:
+            return jnp.zeros(shape, dtype)
+        n_cols = shape[column_axis]
+        q = random.orthogonal(key, math.prod(shape) // n_cols, (), dtype, n_cols)
+        q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        return jnp.array(scale, dtype) * jnp.moveaxis(q, -1, column_axis)
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An init for 1-3D convolution kernels ``(*spatial, in, out)``: zero but at the
+    spatial centre, which holds an orthogonal ``in x out`` matrix (Xiao et al. 2018: deep
+    plain CNNs keep their signal)."""
+    def init(key, shape, dtype=dtype):
+        dtype = _float_dtype(dtype)
+        shape = core.canonicalize_shape(shape, 'delta_orthogonal: shape')
+        if len(shape) not in (3, 4, 5):
+            raise ValueError('Delta orthogonal initializer requires a 3D, 4D or 5D shape.')
+        if shape[-1] < shape[-2]:
+            raise ValueError('`fan_in` must be less or equal than `fan_out`. ')
+        matrix = orthogonal(scale, column_axis, dtype)(key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return jnp.zeros(shape, dtype).at[centre].set(matrix)
+    return init

@@ -96,8 +96,10 @@ def _cast(x, dtype, weak_type=False, aval=None):
     return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
 
-def _promote(*args):
-    avals = [core.shaped_aval(x) for x in args]
+def _promote(*args, avals=None):
+    """``args`` cast to the type they promote to (``avals``: their types, if the caller has
+    them)."""
+    avals = avals or [core.shaped_aval(x) for x in args]
     dtype, weak_type = dtypes.promote(*((a.dtype, a.weak_type) for a in avals))
     return [_cast(x, dtype, weak_type, aval) for x, aval in zip(args, avals)]
 
@@ -105,7 +107,7 @@ def _promote(*args):
 def _to_float(x):
     """``x`` as JAX's float for its dtype, weakly typed if ``x`` is (``jnp.sin(2)`` is);
     a complex ``x`` stays complex."""
-    aval = core.get_aval(x)
+    aval = core.shaped_aval(x)
     if dtypes.is_inexact(aval.dtype):
         return x
     return lax.convert_element_type(x, dtypes.FLOAT_OF[aval.dtype], weak_type=aval.weak_type)
@@ -123,15 +125,15 @@ def _like(y, x):
 
 
 def _is_float(x):
-    return dtypes.is_float(core.get_aval(x).dtype)
+    return dtypes.is_float(core.shaped_aval(x).dtype)
 
 
 def _is_inexact(x):
-    return dtypes.is_inexact(core.get_aval(x).dtype)
+    return dtypes.is_inexact(core.shaped_aval(x).dtype)
 
 
 def _is_bool(x):
-    return core.get_aval(x).dtype == dtypes.bool_
+    return core.shaped_aval(x).dtype == dtypes.bool_
 
 
 # ----------------------------------------------------------------------------- broadcasting
@@ -191,10 +193,18 @@ def broadcast_arrays(*args):
 _HAS_SHAPE = (Tracer, Array, np.ndarray, np.generic)
 
 
+def _shape_of(x) -> tuple:
+    """``np.shape(x)``, read without NumPy's conversion where ``x`` has a shape or is a
+    Python scalar (asked of every operand of every op)."""
+    if isinstance(x, _HAS_SHAPE):
+        return x.shape
+    return () if type(x) in dtypes.PYTHON_SCALARS else np.shape(x)
+
+
 def _broadcast(*args, scalars_too=False, primitive=None):
     """Broadcast ``args`` (the operands of the lax ``primitive``) to one shape; rank-0
     operands stay scalars (lax ops take them) unless ``scalars_too``."""
-    shapes = [a.shape if isinstance(a, _HAS_SHAPE) else np.shape(a) for a in args]
+    shapes = list(map(_shape_of, args))
     shape = _broadcast_shape(shapes, primitive)
     sharding = None  # (under sharding in types, the broadcast operands' result's, as JAX)
     if core.sharding_in_types() and builtins.any(s != shape for s in shapes):
@@ -203,11 +213,12 @@ def _broadcast(*args, scalars_too=False, primitive=None):
             broadcast_to(a, shape, out_sharding=sharding) for a, s in zip(args, shapes)]
 
 
-def _promote_shapes(*args, primitive=None):
+def _promote_shapes(*args, primitive=None, shapes=None):
     """``args`` made ready for a lax elementwise op as JAX's ``promote_shapes`` makes them:
     operands of one rank (scalars aside) as they are, since lax broadcasts axes of size 1
-    and scalars itself; otherwise each gets leading axes of size 1 up to the common rank."""
-    shapes = [a.shape if isinstance(a, _HAS_SHAPE) else np.shape(a) for a in args]
+    and scalars itself; otherwise each gets leading axes of size 1 up to the common rank.
+    (``shapes``: theirs, if the caller has them.)"""
+    shapes = shapes or list(map(_shape_of, args))
     if len({len(s) for s in shapes if s}) < 2:
         return list(args)
     rank = len(_broadcast_shape(shapes, primitive))
@@ -216,17 +227,38 @@ def _promote_shapes(*args, primitive=None):
 
 # ----------------------------------------------------------------------------- elementwise
 
-def _refuse_keys(name, *args):
+def _refuse_keys(name, avals):
     """PRNG keys have no arithmetic (and no NumPy dtype to promote): JAX's TypeError."""
-    key_dtypes = [core.shaped_aval(x).dtype for x in args]
+    key_dtypes = [a.dtype for a in avals]
     if builtins.any(dtypes.is_key(d) for d in key_dtypes):
         raise TypeError(f'{name} does not accept dtypes {", ".join(map(str, key_dtypes))}.')
 
 
+def _as_they_are(x, y, x_aval, y_aval, to_float) -> bool:
+    """Whether ``x`` and ``y`` (typed ``x_aval``, ``y_aval``) go to a lax binary op as
+    they are: one dtype (a float one, ``to_float``), which promotion keeps, weak or strong
+    as promotion makes the result or a Python scalar (which stays a literal), and one rank
+    or a scalar. Most eager ops (an array and a scalar, two arrays of one type) are such;
+    this answers in a few comparisons what the general path computes step by step."""
+    dtype = x_aval.dtype
+    if dtype != y_aval.dtype or isinstance(dtype, dtypes.KeyDType) or (
+            to_float and not dtypes.is_inexact(dtype)):
+        return False
+    weak = x_aval.weak_type and y_aval.weak_type and dtype != dtypes.bool_
+    return ((x_aval.weak_type == weak or type(x) in dtypes.PYTHON_SCALARS)
+            and (y_aval.weak_type == weak or type(y) in dtypes.PYTHON_SCALARS)
+            and (not x_aval.shape or not y_aval.shape
+                 or len(x_aval.shape) == len(y_aval.shape)))
+
+
 def _binary(lax_fn, name, doc, to_float=False):
     def fn(x, y, /):
-        _refuse_keys(name, x, y)
-        x, y = _promote_shapes(*_promote(x, y), primitive=lax_fn.__name__)
+        avals = [core.shaped_aval(x), core.shaped_aval(y)]  # (read once, for every step)
+        if _as_they_are(x, y, *avals, to_float):
+            return lax_fn(x, y)
+        _refuse_keys(name, avals)
+        x, y = _promote_shapes(*_promote(x, y, avals=avals), primitive=lax_fn.__name__,
+                               shapes=[a.shape for a in avals])
         if to_float:
             x, y = _to_float(x), _to_float(y)
         return lax_fn(x, y)

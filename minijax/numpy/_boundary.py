@@ -54,12 +54,9 @@ def _array_parameters(fn):
                  if p.name in _ARRAY_PARAMETERS and p.kind is not p.KEYWORD_ONLY)
 
 
-def _check_arraylike(name, parameters, args, kwargs):
-    for position, (k, parameter) in enumerate(parameters):
-        value = args[k] if k < len(args) else kwargs.get(parameter)
-        if isinstance(value, (list, tuple)):
-            raise TypeError(f'{name} requires ndarray or scalar arguments, got '
-                            f'{type(value)} at position {position}.')
+def _not_arraylike(name, position, value) -> TypeError:
+    return TypeError(f'{name} requires ndarray or scalar arguments, got {type(value)} at '
+                     f'position {position}.')
 
 
 def returns_arrays(fn):
@@ -67,8 +64,10 @@ def returns_arrays(fn):
 
     @functools.wraps(fn)
     def api_function(*args, **kwargs):
-        if parameters:
-            _check_arraylike(fn.__name__, parameters, args, kwargs)
+        for position, (k, parameter) in enumerate(parameters):  # (inline: on every call)
+            value = args[k] if k < len(args) else kwargs.get(parameter)
+            if isinstance(value, (list, tuple)):
+                raise _not_arraylike(fn.__name__, position, value)
         out = fn(*args, **kwargs)
         return out if isinstance(out, _FINISHED) else _as_array_result(out, args)
     return api_function

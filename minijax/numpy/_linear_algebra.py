@@ -63,26 +63,72 @@ def _scalar_product(a, b, preferred_element_type):
 
 
 def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
-    """NumPy's ``a @ b``: 1-D operands gain (and lose) a unit axis; leading axes broadcast and
-    become batch axes of ``dot_general`` (of ``precision``, in
-    ``preferred_element_type``)."""
+    """NumPy's ``a @ b``, staged as JAX stages it: one ``dot_general`` contracting the last
+    axis of ``a`` with the last but one of ``b`` (its last, if 1-D), a 1-D operand taking
+    part as it is (no unit axis added and removed: a gradient through ``h @ w`` saves ``h``,
+    not ``h[None]``). Leading axes broadcast: equal ones are batch axes; a size-1 axis is
+    squeezed away and the other operand's axis becomes a free one; the result's axes are
+    then put in NumPy's order (a ``transpose`` where they are not). The ``dot_general`` is of
+    ``precision``, in ``preferred_element_type``."""
     a, b = _promote(a, b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if not a_shape or not b_shape:
         raise ValueError('matmul needs operands of rank 1 or more, got shapes '
-                        f'{_shape_str(a_shape)} and {_shape_str(b_shape)}')
-    a2 = expand_dims(a, 0) if len(a_shape) == 1 else a
-    b2 = expand_dims(b, 1) if len(b_shape) == 1 else b
-    if np.shape(a2)[-1] != np.shape(b2)[-2]:
-        raise _not_aligned(np.shape(a2)[-1:], np.shape(b2)[-2:-1])
-    batch = broadcast_shapes(np.shape(a2)[:-2], np.shape(b2)[:-2])
-    a2 = broadcast_to(a2, batch + np.shape(a2)[-2:])
-    b2 = broadcast_to(b2, batch + np.shape(b2)[-2:])
-    n = len(batch)
-    out = _product(a2, b2, (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n)))),
-                   out_sharding, precision, preferred_element_type)
-    drop = [ax for ax, one_d in [(-2, len(a_shape) == 1), (-1, len(b_shape) == 1)] if one_d]
-    return lax.squeeze(out, drop) if drop else out
+                         f'{_shape_str(a_shape)} and {_shape_str(b_shape)}')
+    a_is_mat, b_is_mat = len(a_shape) > 1, len(b_shape) > 1
+    b_axis = len(b_shape) - 1 - b_is_mat
+    if a_shape[-1] != b_shape[b_axis]:
+        raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
+    n = builtins.max(len(a_shape), len(b_shape)) - 2
+    a_batch, b_batch = (_padded(_batch_axes(x), n) for x in (a, b))
+    a_squeeze, b_squeeze, both_squeeze = [], [], []
+    a_batch_at, b_batch_at = [], []  # positions of the batch axes in the squeezed operands
+    batch, a_free, b_free = [], [], []  # result axes, in the order dot_general gives them
+    for i, ((na, sa), (nb, sb)) in enumerate(zip(a_batch, b_batch)):
+        if na is None:
+            b_free.append(i)
+        elif nb is None:
+            a_free.append(i)
+        elif na == nb == 1 and sa is None and sb is None:
+            a_squeeze.append(len(batch) + len(a_free) + len(a_squeeze))
+            b_squeeze.append(len(batch) + len(b_free) + len(b_squeeze))
+            both_squeeze.append(i)
+        elif na == 1 and sa is None:
+            b_free.append(i)
+            a_squeeze.append(len(batch) + len(a_free) + len(a_squeeze))
+        elif nb == 1 and sb is None:
+            a_free.append(i)
+            b_squeeze.append(len(batch) + len(b_free) + len(b_squeeze))
+        elif na == nb and sa == sb:
+            a_batch_at.append(len(batch) + len(a_free))
+            b_batch_at.append(len(batch) + len(b_free))
+            batch.append(i)
+        else:
+            raise ValueError(f'Incompatible types for matmul arguments: '
+                             f'{core.typeof(a)} and {core.typeof(b)}')
+    a_free += [n] if a_is_mat else []
+    b_free += [n + a_is_mat] if b_is_mat else []
+    a = lax.squeeze(a, a_squeeze) if a_squeeze else a
+    b = lax.squeeze(b, b_squeeze) if b_squeeze else b
+    out = _product(a, b, (((np.ndim(a) - 1,), (np.ndim(b) - 1 - b_is_mat,)),
+                          (tuple(a_batch_at), tuple(b_batch_at))), out_sharding, precision,
+                   preferred_element_type)
+    order = tuple(int(k) for k in np.argsort(batch + a_free + b_free))
+    if order != tuple(range(len(order))):
+        out = lax.transpose(out, order)
+    return expand_dims(out, tuple(both_squeeze)) if both_squeeze else out
+
+
+def _batch_axes(x) -> list[tuple]:
+    """(size, mesh axes) of each leading (batch) axis of ``x`` as ``matmul`` reads it: all
+    but the last two of a matrix, none of a vector."""
+    aval = core.typeof(x)
+    return list(zip(aval.shape, aval.sharding.spec))[:-2] if aval.ndim > 1 else []
+
+
+def _padded(axes: list, n: int) -> list:
+    """``axes`` with ``(None, None)`` in front, ``n`` in all (absent axes broadcast)."""
+    return [(None, None)] * (n - len(axes)) + axes
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):

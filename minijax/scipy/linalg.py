@@ -22,9 +22,16 @@ from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy.linalg import _float_matrix, _mT, solve_operands
+from minijax.scipy._schur_functions import funm, rsf2csf, schur, sqrtm  # noqa: F401
+from minijax.scipy._matrices import (  # noqa: F401 (re-exported)
+    block_diag, circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion,
+    hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 
-__all__ = ['cho_factor', 'cho_solve', 'cholesky', 'det', 'eigh', 'expm', 'inv', 'lu', 'lu_factor',
-           'lu_solve', 'qr', 'solve', 'solve_triangular', 'svd']
+__all__ = ['block_diag', 'cho_factor', 'cho_solve', 'cholesky', 'circulant', 'companion',
+           'convolution_matrix', 'det', 'dft', 'eigh', 'expm', 'expm_frechet', 'fiedler',
+           'fiedler_companion', 'funm', 'hadamard', 'hankel', 'helmert', 'hilbert', 'inv',
+           'invhilbert', 'invpascal', 'leslie', 'lu', 'lu_factor', 'lu_solve', 'pascal', 'polar',
+           'qr', 'rsf2csf', 'schur', 'solve', 'solve_triangular', 'sqrtm', 'svd', 'toeplitz']
 
 
 def _solved(name, a, b, solve_matrices):
@@ -175,6 +182,43 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
     return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
+def _polar_matrix(a, side, method, eps, max_iterations):
+    m, n = a.shape
+    if method == 'qdwh':
+        if m >= n and side == 'right':
+            unitary, posdef, _, _ = lax_linalg.qdwh(a, eps=eps)
+        elif m < n and side == 'left':
+            unitary, posdef, _, _ = lax_linalg.qdwh(a.T.conj(), eps=eps)
+            unitary, posdef = unitary.T.conj(), posdef.T.conj()
+        else:
+            raise NotImplementedError(f"method='qdwh' only supports mxn matrices where m < n "
+                                      f"where side='right' and m >= n side='left', got "
+                                      f"{a.shape} with side={side!r}")
+        return unitary, posdef
+    if method != 'svd':
+        raise ValueError(f'Unknown polar decomposition method {method}.')
+    u, s, vh = lax_linalg.svd(a, full_matrices=False)
+    s = s.astype(u.dtype)
+    if side == 'right':
+        return u @ vh, (vh.T.conj() * s[None, :]) @ vh
+    return u @ vh, (u * s[None, :]) @ u.T.conj()
+
+
+@partial(jit, static_argnames=('side', 'method'))
+def polar(a, side='right', *, method='qdwh', eps=None, max_iterations=None):
+    """``(u, p)``: ``a = u p`` (``side='right'``, ``p`` ``[n, n]``) or ``a = p u`` (left),
+    ``u`` with orthonormal columns or rows, ``p`` positive semidefinite; by QDWH
+    (``lax.linalg.qdwh``) or the SVD."""
+    a = jnp.asarray(a)
+    if a.ndim < 2:
+        raise ValueError('The input `a` must be at least a 2-D array.')
+    if side not in ('right', 'left'):
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+    signature = '(m,n)->(m,n),(n,n)' if side == 'right' else '(m,n)->(m,n),(m,m)'
+    return jnp.vectorize(partial(_polar_matrix, side=side, method=method, eps=eps,
+                                 max_iterations=max_iterations), signature=signature)(a)
+
+
 #: SciPy's qr ``mode`` -> whether ``q`` is square
 _QR_FULL = {'full': True, 'r': True, 'economic': False}
 
@@ -289,3 +333,19 @@ def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 (SciPy's
 
     return cond(n_squarings > max_squarings, lambda ops: jnp.full_like(ops[0], np.nan),
                 compute, (a, p, q))
+
+
+def expm_frechet(A, E, *, method=None, compute_expm=True):  # noqa: N803 (SciPy's names)
+    """The Frechet derivative of ``expm`` at ``A`` in the direction ``E`` (``expm``'s JVP, as
+    in JAX), with ``expm(A)`` first unless ``compute_expm=False``."""
+    from minijax.autodiff import jvp
+    a, e = jnp.asarray(A), jnp.asarray(E)
+    if a.ndim < 2 or a.shape[-2] != a.shape[-1]:
+        raise ValueError(f'expected A to be a (batched) square matrix, got A.shape={a.shape}')
+    if e.ndim < 2 or e.shape[-2] != e.shape[-1]:
+        raise ValueError(f'expected E to be a (batched) square matrix, got E.shape={e.shape}')
+    if a.shape != e.shape:
+        raise ValueError(f'expected A and E to be the same shape, got A.shape={a.shape} '
+                         f'E.shape={e.shape}')
+    expm_a, derivative = jvp(partial(expm, upper_triangular=False, max_squarings=16), (a,), (e,))
+    return (expm_a, derivative) if compute_expm else derivative

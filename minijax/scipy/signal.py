@@ -1,16 +1,67 @@
-"""``jax.scipy.signal``'s direct N-dimensional ``convolve`` and ``correlate`` and their 2-D
-forms, as one ``lax.conv_general_dilated`` with the smaller operand flipped (JAX's method, so
-JAX's bits).
+"""``jax.scipy.signal``'s N-dimensional ``convolve`` and ``correlate`` and their 2-D forms:
+direct, as one ``lax.conv_general_dilated`` with the smaller operand flipped, or by FFT
+(``fftconvolve``), JAX's methods, so JAX's bits; the spectral analysis (``stft``, ``welch``,
+...) is in ``_spectral``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from minijax import lax
+from minijax import core, lax
 from minijax import numpy as jnp
+from minijax.interpreters.batching import vmap
+from minijax.scipy._spectral import csd, detrend, istft, stft, welch  # noqa: F401
 from minijax.scipy.special import _promote_inexact
 
-__all__ = ['convolve', 'convolve2d', 'correlate', 'correlate2d']
+__all__ = ['convolve', 'convolve2d', 'correlate', 'correlate2d', 'csd', 'detrend',
+           'fftconvolve', 'istft', 'stft', 'welch']
+
+
+def _fftconvolve_one(in1, in2, mode):
+    """The convolution of two arrays of one rank by FFTs of the full output's size (real
+    FFTs for real operands), then the part ``mode`` keeps, centred."""
+    full_shape = tuple(s1 + s2 - 1 for s1, s2 in zip(in1.shape, in2.shape))
+    if mode == 'valid':
+        no_swap = all(s1 >= s2 for s1, s2 in zip(in1.shape, in2.shape))
+        swap = all(s1 <= s2 for s1, s2 in zip(in1.shape, in2.shape))
+        if not (no_swap or swap):
+            raise ValueError("For 'valid' mode, One input must be at least as large as the "
+                             "other in every dimension.")
+        if swap:
+            in1, in2 = in2, in1
+    if all(s1 == 1 or s2 == 1 for s1, s2 in zip(in1.shape, in2.shape)):
+        conv = in1 * in2
+    else:
+        complex_ = jnp.iscomplexobj(in1)
+        forward = jnp.fft.fftn if complex_ else jnp.fft.rfftn
+        inverse = jnp.fft.ifftn if complex_ else jnp.fft.irfftn
+        conv = inverse(forward(in1, full_shape) * forward(in2, full_shape), full_shape)
+    out_shape = {'full': full_shape, 'same': in1.shape,
+                 'valid': tuple(s1 - s2 + 1 for s1, s2 in zip(in1.shape, in2.shape))}[mode]
+    starts = tuple((f - o) // 2 for f, o in zip(full_shape, out_shape))
+    return lax.dynamic_slice(conv, starts, out_shape)
+
+
+def fftconvolve(in1, in2, mode='full', axes=None):
+    """The convolution of ``in1`` and ``in2`` by FFT, over ``axes`` (all by default; the
+    others are batch axes, of equal sizes)."""
+    in1, in2 = _promote_inexact(in1, in2)
+    if in1.ndim != in2.ndim:
+        raise ValueError('in1 and in2 should have the same dimensionality')
+    if mode not in ('same', 'full', 'valid'):
+        raise ValueError("mode must be one of ['same', 'full', 'valid']")
+    convolve_ = lambda a, b: _fftconvolve_one(a, b, mode)  # noqa: E731
+    if axes is None:
+        return convolve_(in1, in2)
+    axes = (axes,) if np.ndim(axes) == 0 else tuple(axes)
+    axes = tuple(core.canonicalize_axis(a, in1.ndim, 'fftconvolve: axes') for a in axes)
+    mapped = sorted(set(range(in1.ndim)) - set(axes))
+    if any(in1.shape[i] != in2.shape[i] for i in mapped):
+        raise ValueError(f'mapped axes must have same shape; got in1.shape={in1.shape} '
+                         f'in2.shape={in2.shape} axes={axes}')
+    for axis in mapped:
+        convolve_ = vmap(convolve_, in_axes=axis, out_axes=axis)
+    return convolve_(in1, in2)
 
 
 def _padding(mode, shape, shape_o):
@@ -29,8 +80,7 @@ def convolve(in1, in2, mode='full', method='auto', precision=None):
     """The N-dimensional convolution of ``in1`` and ``in2`` (``full``, ``same`` or
     ``valid``); one operand must be at least as large as the other along every axis."""
     if method == 'fft':
-        raise NotImplementedError("convolve: method='fft' needs an FFT, which minijax does "
-                                  "not have; use method='direct'")
+        return fftconvolve(in1, in2, mode=mode)
     if method not in ('auto', 'direct'):
         raise ValueError(f"Got method={method!r}; expected 'auto', 'fft', or 'direct'.")
     if mode not in ('full', 'same', 'valid'):
@@ -55,8 +105,9 @@ def convolve(in1, in2, mode='full', method='auto', precision=None):
 
 
 def correlate(in1, in2, mode='full', method='auto', precision=None):
-    """The cross-correlation: ``convolve`` with ``in2`` reversed."""
-    return convolve(in1, jnp.flip(jnp.asarray(in2)), mode, precision=precision, method=method)
+    """The cross-correlation: ``convolve`` with ``in2`` reversed and conjugated."""
+    return convolve(in1, jnp.flip(jnp.conj(jnp.asarray(in2))), mode, precision=precision,
+                    method=method)
 
 
 def _check_2d(name, in1, in2, boundary, fillvalue):

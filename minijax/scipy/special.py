@@ -7,20 +7,28 @@ them and on ``minijax.numpy``, in the numerically stable forms JAX uses.
 from __future__ import annotations
 
 import math
+import operator
 from functools import partial
 
 import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax import numpy as mnp
+from minijax.control_flow import cond, scan
 from minijax.custom_derivatives import custom_jvp
+from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 from minijax.numpy import _promote_shapes, _to_float  # jnp's promotions
 
-__all__ = ['betainc', 'betaln', 'digamma', 'entr', 'erf', 'erfc', 'erfinv', 'expit',
-           'gammainc', 'gammaincc', 'gammaln', 'i0', 'i0e', 'i1', 'i1e', 'log_ndtr',
-           'log_softmax', 'logit', 'logsumexp', 'multigammaln', 'ndtr', 'ndtri', 'softmax',
-           'xlog1py', 'xlogy']
+from minijax.scipy._special_integrals import (  # noqa: F401 (re-exported)
+    dawsn, erfcx, exp1, expi, expn, sici, spence, wofz)
+
+__all__ = ['bernoulli', 'bessel_jn', 'beta', 'betainc', 'betaln', 'boxcox', 'boxcox1p', 'comb', 'dawsn',
+           'digamma', 'entr', 'erf', 'erfc', 'erfcx', 'erfinv', 'exp1', 'expi', 'expit', 'expn',
+           'factorial', 'gamma', 'gammainc', 'gammaincc', 'gammaln', 'gammasgn', 'i0', 'i0e',
+           'i1', 'i1e', 'kl_div', 'log_ndtr', 'log_softmax', 'loggamma', 'logit', 'logsumexp',
+           'multigammaln', 'ndtr', 'ndtri', 'poch', 'polygamma', 'rel_entr', 'sici', 'softmax',
+           'spence', 'wofz', 'xlog1py', 'xlogy', 'zeta']
 
 
 def erf(x):
@@ -366,3 +374,230 @@ def log_ndtr(x, series_order=3):
     if core.get_aval(x).dtype not in _LOG_NDTR_SEGMENTS:
         raise TypeError(f'log_ndtr: x.dtype={core.get_aval(x).dtype} is not supported.')
     return _log_ndtr(x, series_order)
+
+
+# ----------------------------------------------------------------------------- gamma and beta
+
+def _real(name, *args):
+    """The operands promoted to one float dtype; complex ones refused (JAX's ValueError)."""
+    args = _promote_inexact(*args)
+    if dtypes.is_complex(core.get_aval(args[0]).dtype):
+        raise ValueError(f'{name} does not support complex-valued inputs.')
+    return args
+
+
+@jit
+def gammasgn(x):
+    """The sign of ``Gamma(x)``: NaN at the poles (negative integers), ``-inf`` and NaN;
+    -1 between the poles ``-2k-1 < x < -2k`` and at ``-0``."""
+    x, = _real('gammasgn', x)
+    floor = lax.floor(x)
+    negative = x < 0
+    return mnp.select([(negative & (x == floor)) | mnp.isnan(x),
+                       (negative & (floor % 2 != 0)) | ((x == 0) & mnp.signbit(x))],
+                      [_const(x, np.nan), _const(x, -1.)], _const(x, 1.))
+
+
+def _complex_unsupported(name, x):
+    if dtypes.is_complex(core.get_aval(x).dtype):
+        raise NotImplementedError(f'{name}: minijax does not support complex inputs yet '
+                                  f'(JAX evaluates them by a Lanczos approximation)')
+
+
+def gamma(x):
+    """The gamma function, ``gammasgn(x) * exp(gammaln(x))`` (real inputs)."""
+    x, = _promote_inexact(x)
+    _complex_unsupported('gamma', x)
+    return gammasgn(x) * lax.exp(lax.lgamma(x))
+
+
+def loggamma(x):
+    """The principal branch of ``log(Gamma(x))``: ``gammaln`` for ``x > 0``, NaN elsewhere
+    (real inputs)."""
+    x, = _promote_inexact(x)
+    _complex_unsupported('loggamma', x)
+    return mnp.where(x > 0, lax.lgamma(x), np.nan)
+
+
+def factorial(n, exact=False):
+    """``n!`` as ``Gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is not supported,
+    as in JAX."""
+    if exact:
+        raise NotImplementedError('factorial with exact=True')
+    n, = _promote_inexact(n)
+    return mnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition=False):  # noqa: N803 (SciPy's name)
+    """``N choose k`` through ``gammaln`` (0 unless ``0 <= k <= N``); with ``repetition``,
+    ``comb(N + k - 1, k)``."""
+    N, k = _promote_inexact(N, k)  # noqa: N806
+    if repetition:
+        return mnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    valid = (k <= N) & (N >= 0) & (k >= 0)
+    N, k = mnp.where(valid, N, 0.0), mnp.where(valid, k, 0.0)  # noqa: N806
+    return mnp.where(valid, lax.exp(gammaln(N + 1) - gammaln(k + 1) - gammaln(N + 1 - k)), 0.0)
+
+
+def beta(a, b):
+    """The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``, as its sign times
+    ``exp(betaln)``."""
+    a, b = _real('beta', a, b)
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * lax.exp(betaln(a, b))
+
+
+@custom_jvp
+def poch(z, m):
+    """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)`` (1 where ``m == 0``)."""
+    z, m = _promote_inexact(z, m)
+    _complex_unsupported('poch', z)
+    return mnp.where(m == 0., np.array(1, z.dtype), gamma(z + m) / gamma(z))
+
+
+poch.defjvps(lambda z_dot, out, z, m: (digamma(z + m) - digamma(z)) * poch(z, m) * z_dot,
+             lambda m_dot, out, z, m: digamma(z + m) * poch(z, m) * m_dot)
+
+
+def polygamma(n, x):
+    """The ``n``-th derivative of ``digamma`` (``n`` an integer array)."""
+    if not dtypes.is_integer(core.get_aval(mnp.asarray(n)).dtype):
+        raise ValueError(f'Argument `n` to polygamma must be of integer type. Got dtype '
+                         f'{core.get_aval(mnp.asarray(n)).dtype}.')
+    n, x = _real('polygamma', n, x)
+    return lax.polygamma(*_promote_shapes(n, x))
+
+
+#: ``(2k)! / B_2k`` for the Bernoulli numbers ``B_2, B_4, ...``: the Euler-Maclaurin
+#: remainder terms of the Hurwitz zeta series.
+_BERNOULLI_RATIOS = np.array([
+    12, -720, 30240, -1209600, 47900160, -1307674368000 / 691, 74724249600,
+    -10670622842880000 / 3617, 5109094217170944000 / 43867, -802857662698291200000 / 174611,
+    14101100039391805440000 / 77683, -1693824136731743669452800000 / 236364091,
+    186134520519971831808000000 / 657931, -37893265687455865519472640000000 / 3392780147,
+    759790291646040068357842010112000000 / 1723168255201,
+    -134196726836183700385281186201600000000 / 7709321041217])
+
+
+def _riemann_unsupported(q):
+    if q is None:
+        raise NotImplementedError('Riemann zeta function not implemented; pass q != None to '
+                                  'compute the Hurwitz Zeta function.')
+
+
+def _zeta_series(x, q):
+    """Hurwitz zeta by Euler-Maclaurin summation (Johansson 2015, formula 5): ``N`` terms
+    summed, the integral of the rest, and ``M`` Bernoulli corrections. Differentiable in
+    both arguments, so ``zeta``'s derivatives are this series'."""
+    s, a = _promote_inexact(x, q)
+    dtype = core.get_aval(a).dtype.type
+    terms = dtype(8) if core.get_aval(a).dtype == np.float32 else dtype(16)
+    s_, a_ = mnp.expand_dims(s, -1), mnp.expand_dims(a, -1)
+    k = mnp.expand_dims(np.arange(terms, dtype=dtype), tuple(range(a.ndim)))
+    head = mnp.sum((a_ + k) ** -s_, -1)
+    integral = lax.div((a + terms) ** (dtype(1) - s), s - dtype(1))
+    first = (a + terms) ** -s
+    m = mnp.expand_dims(np.arange(2 * terms, dtype=dtype), tuple(range(s.ndim)))
+    rising = mnp.cumprod((s_ + m) / (a_ + terms), -1)[..., ::2]
+    rising = mnp.clip(rising, max=np.finfo(dtype).max)
+    ratios = np.expand_dims(np.array(_BERNOULLI_RATIOS[:rising.shape[-1]], dtype=dtype),
+                            tuple(range(a.ndim)))
+    return head + integral + first * (dtype(0.5) + (rising / ratios).sum(-1))
+
+
+@custom_jvp
+def zeta(x, q=None):
+    """The Hurwitz zeta function ``sum_n (n + q)^-x`` (``lax.zeta``); the Riemann one
+    (``q=None``) is not implemented, as in JAX."""
+    _riemann_unsupported(q)
+    return lax.zeta(*_promote_args_inexact(x, q))
+
+
+@zeta.defjvp
+def _zeta_jvp(primals, tangents):
+    from minijax.autodiff import jvp
+    return jvp(_zeta_series, primals, tangents)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``), the even ones by the zeta
+    series of Chowla and Hartung."""
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError('n must be a non-negative integer.')
+    first = mnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return first[:n + 1]
+    bn = mnp.zeros(n + 1).at[:3].set(first)
+    m = mnp.arange(4, n + 1, 2, dtype=bn.dtype)
+    q1 = (1. / np.pi ** 2) * mnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+    k = mnp.arange(2, 50, dtype=bn.dtype)  # 2^-50 < 1e-15
+    q2 = mnp.sum(k[:, None] ** -m[None, :], axis=0)
+    return bn.at[4::2].set(q1 * (1 + q2))
+
+
+# ----------------------------------------------------------------------------- transforms
+
+def _boxcox(name, log):
+    def transform(x, lmbda):
+        x, lmbda = _promote_inexact(x, lmbda)
+        zero = lmbda == 0
+        log_x = log(x)
+        power = mnp.expm1(mnp.where(zero, mnp.ones_like(lmbda), lmbda) * log_x)
+        return mnp.where(zero, log_x, power / mnp.where(zero, mnp.ones_like(lmbda), lmbda))
+    transform.__name__ = transform.__qualname__ = name
+    transform.__doc__ = (f'The Box-Cox transformation of ``{"1 + " * (log is mnp.log1p)}x``: '
+                         f'``(y^lmbda - 1) / lmbda``, or ``log(y)`` where ``lmbda == 0``.')
+    return transform
+
+
+boxcox = _boxcox('boxcox', mnp.log)
+boxcox1p = _boxcox('boxcox1p', mnp.log1p)
+
+
+def rel_entr(p, q):
+    """The relative entropy term ``p log(p / q)``: 0 where ``p == 0 <= q``, inf where either
+    is negative (or ``q == 0 < p``)."""
+    p, q = _real('rel_entr', p, q)
+    zero = _const(p, 0.)
+    positive = lax.gt(p, zero) & lax.gt(q, zero)
+    p_zero = lax.eq(p, zero) & lax.ge(q, zero)
+    safe_p, safe_q = mnp.where(positive, p, 1), mnp.where(positive, q, 1)
+    value = lax.sub(_xlogx(safe_p), xlogy(safe_p, safe_q))
+    return mnp.where(positive, value, mnp.where(p_zero, zero, np.inf))
+
+
+def kl_div(p, q):
+    """The Kullback-Leibler divergence term ``p log(p / q) - p + q``."""
+    p, q = _real('kl_div', p, q)
+    return rel_entr(p, q) - p + q
+
+
+# ----------------------------------------------------------------------------- Bessel J
+
+def _bessel_jn_step(carry, k):
+    """One step of Miller's backward recurrence ``J_k = 2(k+1)/z J_{k+1} - J_{k+2}``, with the
+    normalizing sum ``J_0 + 2 (J_2 + J_4 + ...)`` accumulated on the even orders."""
+    f0, f1, total, z = carry
+    f = 2.0 * (k + 1.0) * f1 / z - f0
+    total = cond(mnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (total, f))
+    return (f1, f, total, z), f
+
+
+def _bessel_jn_orders(z, *, v, n_iter):
+    (_, _, total, _), values = scan(
+        _bessel_jn_step, (_const(z, 0.0), _const(z, 1e-16), _const(z, 0.0), z),
+        lax.iota(core.get_aval(z).dtype, n_iter + 1), reverse=True)
+    return values[:v + 1] / (total - values[0])
+
+
+@partial(jit, static_argnames=['v', 'n_iter'])
+def bessel_jn(z, *, v, n_iter=50):
+    """The Bessel functions of the first kind ``J_0 .. J_v`` at ``z`` (stacked on a new first
+    axis), by ``n_iter`` steps of Miller's backward recurrence."""
+    z, = _promote_inexact(mnp.asarray(z))
+    if dtypes.is_complex(core.get_aval(z).dtype):
+        raise ValueError('complex input not supported.')
+    orders = partial(_bessel_jn_orders, v=operator.index(v), n_iter=int(n_iter))
+    for _ in range(z.ndim):
+        orders = vmap(orders)
+    return mnp.moveaxis(orders(z), -1, 0)

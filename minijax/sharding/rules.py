@@ -250,6 +250,117 @@ def unsharded_along_rule(param, message):
     return rule
 
 
+def gather_rule(operand, indices, *, dimension_numbers, slice_sizes, **params):
+    """JAX's: the output's dimensions from the operand's unsliced ones (their shardings)
+    and from the indices' (theirs); a sliced dimension of the operand must be unsharded,
+    and so must the indices' other dimensions, or it is JAX's error asking for
+    ``out_sharding``. Batching dimensions take whichever of the two is sharded."""
+    meshes = {a.sharding.mesh for a in (operand, indices) if a._sharding is not None}
+    if len(meshes) > 1:
+        raise ShardingTypeError(f'Conflicting meshes received. Got: unique_meshes={meshes}')
+    mesh = meshes.pop() if meshes else mesh_or_current(operand, indices)
+    spec = _gather_spec(operand, indices, dimension_numbers, slice_sizes)
+    if spec is None:
+        raise ShardingTypeError(
+            'Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather '
+            'indexing as out sharding could not be resolved unambiguously (or would require '
+            f'collectives on inputs). Got operand={operand!r}, indices={indices!r}')
+    return NamedSharding(mesh, spec)
+
+
+def _gather_spec(operand, indices, dnums, slice_sizes):
+    ops, idx = spec_of(operand), list(spec_of(indices))
+    if all(e is None for e in ops) and all(e is None for e in idx):
+        return P()
+    batching = list(zip(dnums.operand_batching_dims, dnums.start_indices_batching_dims))
+    if not all(slice_sizes[i] == operand.shape[i] or ops[i] is None
+               for i in dnums.start_index_map):
+        return None
+    if not all(idx[j] == ops[i] or ops[i] is None or idx[j] is None for i, j in batching):
+        return None
+    if any(e is not None for j, e in enumerate(idx)
+           if j not in dnums.start_indices_batching_dims):
+        return None
+    for i, j in batching:
+        idx[j] = idx[j] or ops[i]
+    offsets = iter(i for i in range(operand.ndim) if i not in dnums.collapsed_slice_dims
+                   and i not in dnums.operand_batching_dims)
+    from_indices = iter(idx)
+    return P(*[ops[next(offsets)] if d in dnums.offset_dims else next(from_indices)
+               for d in range(len(dnums.offset_dims) + indices.ndim - 1)])
+
+
+def scatter_rule(operand, indices, updates, *, dimension_numbers, **params):
+    """JAX's, the gather's in reverse: sharded as the operand, with what the updates' and
+    indices' shardings add to it; where they disagree, or the windows overlap across
+    shards, JAX's error asking for ``out_sharding``."""
+    meshes = {a.sharding.mesh for a in (operand, indices, updates) if a._sharding is not None}
+    if len(meshes) > 1:
+        raise ShardingTypeError(f'Conflicting meshes received. Got: unique_meshes={meshes}')
+    mesh = meshes.pop() if meshes else mesh_or_current(operand, indices, updates)
+    spec = _scatter_spec(operand, indices, updates, dimension_numbers)
+    if spec is None:
+        raise ShardingTypeError(
+            'Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec '
+            'for the scatter update as out sharding could not be resolved unambiguously (or '
+            f'would require collectives on inputs). Got operand={operand!r}, '
+            f'indices={indices!r}, updates={updates!r}')
+    return NamedSharding(mesh, spec)
+
+
+def _scatter_spec(operand, indices, updates, dnums):
+    ops, idx, upd = spec_of(operand), spec_of(indices), spec_of(updates)
+    if all(e is None for e in (*ops, *idx, *upd)):
+        return P()
+    vector_dim = indices.ndim - 1
+    query_dims = list(range(vector_dim))  # (the updates' dims that are not window dims)
+    for d in dnums.update_window_dims:
+        query_dims.insert(d, None)
+    upd_batching = [query_dims.index(i) for i in dnums.scatter_indices_batching_dims]
+    batching = list(zip(dnums.operand_batching_dims, dnums.scatter_indices_batching_dims,
+                        upd_batching))
+    windows = list(zip(dnums.update_window_dims,
+                       [i for i in range(operand.ndim) if i not in dnums.inserted_window_dims
+                        and i not in dnums.operand_batching_dims]))
+    resolvable = (
+        all(len({ops[o], idx[i], upd[u]} - {None}) <= 1 for o, i, u in batching)
+        and all(updates.shape[u] == operand.shape[o] and upd[u] == ops[o] or
+                upd[u] is None and ops[o] is None for u, o in windows)
+        and all(ops[i] is None for i in dnums.inserted_window_dims)
+        and all(e is None for u, e in enumerate(upd)
+                if u not in upd_batching and u not in dnums.update_window_dims)
+        and all(e is None for i, e in enumerate(idx[:vector_dim])
+                if i not in dnums.scatter_indices_batching_dims)
+        and idx[vector_dim] is None)
+    if not resolvable:
+        return None
+    out = list(ops)
+    for o, i, u in batching:
+        out[o] = out[o] or idx[i] or upd[u]
+    for u, o in windows:
+        out[o] = out[o] or upd[u]
+    return P(*out)
+
+
+def top_k_rule(operand, *, k, axis):
+    """Both results sharded as the operand, which JAX refuses sharded along ``axis``."""
+    if spec_of(operand)[axis] is not None:
+        raise ShardingTypeError('The input should be unsharded over the axis along which to '
+                                f'compute the top_k values. Got input type={operand} and '
+                                f'axis={axis}')
+    return [operand.sharding] * 2
+
+
+def tile_rule(operand, *, reps):
+    """Sharded as the operand, which JAX refuses sharded along a dimension it repeats."""
+    for i, (r, entry) in enumerate(zip(reps, spec_of(operand))):
+        if r != 1 and entry is not None:
+            raise ShardingTypeError(f'Operand cannot be sharded on dimension {i} when the '
+                                    f'tiling is non-trivial. Got input type: {operand} with '
+                                    f'reps: {reps}')
+    return operand.sharding
+
+
 def transpose_rule(operand, *, perm):
     entries = spec_of(operand)
     return sharded(operand.sharding.mesh, [entries[i] for i in perm], operand)
@@ -327,6 +438,23 @@ def varying_shape_rule(name, multiple_results=False):
             operand.sharding
     rule.out_shapes = True
     return rule
+
+
+_CONV_SHAPES = varying_shape_rule('conv_general_dilated')
+
+
+def conv_rule(lhs, rhs, *, _out_shapes, dimension_numbers, **params):
+    """JAX's: with the kernel unsharded and the input's feature dimension too, the result
+    is sharded as the input (a changed spatial dimension staying divisible); else JAX's
+    error asking for ``out_sharding`` (which minijax's convolution does not take)."""
+    if any(e is not None for e in spec_of(rhs)) or \
+            spec_of(lhs)[dimension_numbers.lhs_spec[1]] is not None:
+        raise ShardingTypeError('Please specify the output sharding via `out_sharding` '
+                                'parameter of `conv_general_dilated`')
+    return _CONV_SHAPES(lhs, _out_shapes=_out_shapes)
+
+
+conv_rule.out_shapes = True
 
 
 def stack_rule(*operands, axis):

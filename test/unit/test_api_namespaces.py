@@ -660,7 +660,9 @@ def _initializers(ns, key_seed):
     """Every draw in one jit (one compile each side: eager draws would compile op by op)."""
     ini = ns.jax.nn.initializers
     inits = [ini.glorot_normal(), ini.he_uniform(), ini.constant(3.0),
-             ini.variance_scaling(0.5, 'fan_geo_avg', 'normal', in_axis=0, out_axis=(1, 2))]
+             ini.variance_scaling(0.5, 'fan_geo_avg', 'normal', in_axis=0, out_axis=(1, 2)),
+             ini.orthogonal(), ini.orthogonal(2.0, column_axis=0), ini.delta_orthogonal(0.5)]
+    assert all(isinstance(init, ini.Initializer) for init in inits)
     draw = ns.jax.jit(lambda key: [init(key, (3, 2, 4)) for init in inits]
                       + [ini.zeros(key, (2,), np.float32)])
     return draw(ns.jax.random.PRNGKey(key_seed))

@@ -274,6 +274,32 @@ def test_dense_layer_gradient_printed_as_jax():
         jax.make_jaxpr(jax.grad(loss(jnp), (0, 1)))(w, x))
 
 
+#: Operand shapes of ``a @ b``: vectors, matrices, batches that match, broadcast or are 1.
+MATMUL_SHAPES = {'vector-matrix': ((3,), (3, 4)), 'matrix-vector': ((2, 3), (3,)),
+                 'vector-vector': ((3,), (3,)), 'batch-matrix': ((5, 2, 3), (3, 4)),
+                 'vector-batch': ((3,), (5, 3, 4)), 'batch-batch': ((5, 2, 3), (5, 3, 4)),
+                 'unit-batches': ((1, 2, 3), (1, 3, 4)), 'unit-meets-batch': ((4, 1, 2, 3),
+                                                                            (5, 3, 4))}
+
+
+@pytest.mark.parametrize('name', MATMUL_SHAPES)
+def test_matmul_and_its_gradient_printed_as_jax(name):
+    """``a @ b`` stages JAX's equations: one ``dot_general`` of a vector as it is (not
+    widened to a matrix: a gradient then saves the vector), squeezes and a transpose where
+    batch axes broadcast; and so does its gradient."""
+    a, b = (np.ones(s) for s in MATMUL_SHAPES[name])
+
+    def loss(np_):
+        def f(a, b):
+            out = np_.tanh(a @ b) ** 2
+            return out if out.ndim == 0 else np_.sum(out)
+        return f
+    assert str(minijax.make_jaxpr(lambda a, b: a @ b)(a, b)) == str(
+        jax.make_jaxpr(lambda a, b: a @ b)(a, b))
+    assert str(minijax.make_jaxpr(minijax.grad(loss(mnp), (0, 1)))(a, b)) == str(
+        jax.make_jaxpr(jax.grad(loss(jnp), (0, 1)))(a, b))
+
+
 #: jnp functions that JAX stages as a nested ``jit`` of its own name (``jax``, ``jnp``: JAX's
 #: or minijax's), with values whose jaxprs and modules print as JAX's line for line.
 STAGED = {

@@ -127,7 +127,7 @@ def test_conveniences_are_jaxs_ops(name):
                                         ([[-1, 0], [2, 2]], (1, 2))], ids=str)
 def test_index_take_is_jaxs_gather(idxs, axes):
     """Its values, and the gather it ends in. (Its modulo is jnp's remainder, whose module
-    differs from JAX's: README's "Coming from JAX".)"""
+    differs from JAX's: docs/coming_from_jax.md.)"""
     def take(lax):
         return lambda x: lax.index_take(x, np.array(idxs), axes)
     np.testing.assert_array_equal(take(minijax.lax)(X), take(jax.lax)(X))

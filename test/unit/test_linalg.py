@@ -193,7 +193,9 @@ def test_check_rules(primitive, kind):
               'qr': dict(full_matrices=False), 'eigh': dict(lower=True, sort_eigenvalues=True),
               'svd': dict(full_matrices=False, compute_uv=True),
               'eig': dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False,
-                          enable_eigvec_derivs=False)}.get(primitive.name, {})
+                          enable_eigvec_derivs=False),
+              'schur': dict(compute_schur_vectors=True, sort_eig_vals=False,
+                            select_callable=None)}.get(primitive.name, {})
     args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
             'svd': [WIDE]}.get(primitive.name, [A3 @ A3.T + np.eye(3)])
     check_rule(kind, primitive, *args, **params)
@@ -267,3 +269,27 @@ def test_cholesky_drops_a_cotangent_above_the_diagonal_as_jax_does():
     def loss(lax):
         return lambda a: (lambda L: (L * L / (L * L)).sum())(lax.linalg.cholesky(a))
     np.testing.assert_array_equal(minijax.grad(loss(mlax))(a), jax.grad(loss(jax.lax))(a))
+
+
+def test_implementation_enums_and_their_parameters():
+    """JAX's enums (same members and values); the CPU choices give JAX's kernels' results,
+    the others JAX's errors (SvdAlgorithm.QR, LAPACK's gesvd, is minijax's departure)."""
+    for name in ('EigImplementation', 'EighImplementation', 'SvdAlgorithm'):
+        mine, theirs = getattr(mlax.linalg, name), getattr(jax.lax.linalg, name)
+        assert [(m.name, m.value) for m in mine] == [(t.name, t.value) for t in theirs]
+    L, J = mlax.linalg, jax.lax.linalg
+    _assert_same_bits(L.svd(WIDE, algorithm=L.SvdAlgorithm.DIVIDE_AND_CONQUER),
+                      J.svd(WIDE, algorithm=J.SvdAlgorithm.DIVIDE_AND_CONQUER))
+    _assert_same_bits(L.eigh(SPD, implementation=L.EighImplementation.QR),
+                      J.eigh(SPD, implementation=J.EighImplementation.QR))
+    _assert_same_bits(L.eig(A, implementation=L.EigImplementation.LAPACK),
+                      J.eig(A, implementation=J.EigImplementation.LAPACK))
+    for ns in (L, J):
+        with pytest.raises(NotImplementedError):
+            jax.block_until_ready(ns.svd(WIDE, algorithm=ns.SvdAlgorithm.JACOBI))
+        with pytest.raises(NotImplementedError):
+            jax.block_until_ready(ns.eigh(SPD, implementation=ns.EighImplementation.JACOBI))
+        with pytest.raises(ValueError):
+            jax.block_until_ready(ns.eig(A, implementation=ns.EigImplementation.MAGMA))
+    with pytest.raises(NotImplementedError, match='gesvd'):
+        L.svd(WIDE, algorithm=L.SvdAlgorithm.QR)

@@ -129,6 +129,119 @@ def test_distributions_are_jaxs_bit_for_bit():
         assert_same(mine[name], theirs[name])
 
 
+F32 = np.float32
+
+#: The samplers JAX builds from the basic ones (pareto ... multinomial): parameters as arrays
+#: and scalars, default and given shapes and dtypes, binomial over both of its methods and its
+#: invalid and infinite counts. ``f`` draws two chi-squares and ``ball`` a generalized normal
+#: (the Gamma loops compile slowly: few rows draw them).
+DERIVED = {
+    'pareto': lambda r, k: r.pareto(k, np.array([1., 3.]), (3, 2)),
+    'f': lambda r, k: r.f(k, 2., np.array([3., 7.])),
+    'rademacher': lambda r, k: r.rademacher(k, (6,)),
+    'rademacher-f32': lambda r, k: r.rademacher(k, (6,), F32),
+    'maxwell': lambda r, k: r.maxwell(k, (4,)),
+    'double_sided_maxwell': lambda r, k: r.double_sided_maxwell(k, np.array([0., 1.]), 2.,
+                                                                (3,)),
+    'weibull_min': lambda r, k: r.weibull_min(k, 2., np.array([.5, 1.5]), (2,)),
+    'ball-p3-f32': lambda r, k: r.ball(k, 2, 3., (3,), F32),
+    'rayleigh': lambda r, k: r.rayleigh(k, np.array([1., 2.]), (3, 2)),
+    'wald': lambda r, k: r.wald(k, np.array([.5, 3.])),
+    'triangular': lambda r, k: r.triangular(k, 0., np.array([.2, .9]), 1., (2, 2)),
+    'lognormal': lambda r, k: r.lognormal(k, shape=(4,)),
+    'lognormal-sigma-f32': lambda r, k: r.lognormal(k, F32(0.5), (3,), F32),
+    'orthogonal': lambda r, k: r.orthogonal(k, 3),
+    'orthogonal-wide': lambda r, k: r.orthogonal(k, 2, (2,), m=4),
+    'geometric': lambda r, k: r.geometric(k, np.array([.1, .9]), (3, 2)),
+    'geometric-i32': lambda r, k: r.geometric(k, .5, (4,), np.int32),
+    'binomial': lambda r, k: r.binomial(k, np.array([5., 100., 1e4, -1., np.inf]),
+                                        np.array([.3, .7, .5, .5, .2])),
+    'multinomial': lambda r, k: r.multinomial(k, np.array([5., 50.]), np.array([.6, .4]),
+                                                    shape=(3, 2, 2)),
+    'clone': lambda r, k: r.normal(r.clone(k), (2,)),
+}
+
+
+def test_derived_samplers_are_jaxs_bit_for_bit():
+    """Each row compiled alone each side (fewer compile seconds than one program of all),
+    and a few eagerly (each sampler is compiled, as in JAX)."""
+    for name, sample in DERIVED.items():
+        assert_same(minijax.jit(lambda k: sample(mr, k))(mr.PRNGKey(7)),
+                    jax.jit(lambda k: sample(jr, k))(jr.PRNGKey(7)))
+    for name in ['pareto', 'rademacher', 'lognormal', 'geometric-i32']:
+        assert_same(DERIVED[name](mr, mr.PRNGKey(3)), DERIVED[name](jr, jr.PRNGKey(3)))
+
+
+def test_derived_samplers_lay_out_as_out_sharding_says():
+    """The same bits, laid out over an explicit mesh as JAX lays them out."""
+    meshes = {lib: lib.make_mesh((2,), ('x',), axis_types=(lib.sharding.AxisType.Explicit,))
+              for lib in (minijax, jax)}
+    results = {}
+    for lib, r in [(minijax, mr), (jax, jr)]:
+        with lib.set_mesh(meshes[lib]):
+            spec = lib.sharding.PartitionSpec('x')
+            results[lib] = [r.pareto(r.key(1), 2., (4, 3), out_sharding=spec),
+                            r.maxwell(r.key(2), (4,), out_sharding=spec),
+                            r.geometric(r.key(3), .3, (4,), out_sharding=spec)]
+    for mine, theirs in zip(results[minijax], results[jax]):
+        assert_same(mine, theirs)
+        assert mine.sharding.shard_shape(mine.shape) == theirs.sharding.shard_shape(theirs.shape)
+
+
+def test_key_dtype_and_clone_are_jaxs():
+    assert str(mr.key_dtype()) == str(jr.key_dtype()) == 'key<fry>'
+    assert mr.key_dtype() == mr.key(0).dtype
+    assert str(minijax.make_jaxpr(mr.clone)(mr.key(0))) == str(jax.make_jaxpr(jr.clone)(
+        jr.key(0)))
+    assert_same(mr.clone(mr.key(4)), jr.clone(jr.key(4)))
+    assert_same(minijax.vmap(mr.clone)(mr.split(mr.key(1), 3)),
+                jax.vmap(jr.clone)(jr.split(jr.key(1), 3)))
+
+
+DERIVED_BAD_INPUT = {
+    'int-dtype': lambda r: r.pareto(r.PRNGKey(0), 2., (2,), np.int32),
+    'float-dtype': lambda r: r.geometric(r.PRNGKey(0), .5, (2,), np.float32),
+    'unsafe-cast': lambda r: r.rayleigh(r.PRNGKey(0), np.ones(2), dtype=np.float32),
+    'param-shape': lambda r: r.wald(r.PRNGKey(0), np.ones(3), (2,)),
+    'binomial-list': lambda r: r.binomial(r.PRNGKey(0), [3., 4.], .5),
+    'ball-d': lambda r: r.ball(r.PRNGKey(0), 2.5),
+    'orthogonal-m': lambda r: r.orthogonal(r.PRNGKey(0), 2, m=1.5),
+    'key-impl': lambda r: r.key_dtype('rbg-nope'),
+}
+
+
+@pytest.mark.parametrize('name', DERIVED_BAD_INPUT)
+def test_derived_sampler_bad_input_raises_jaxs_exception(name):
+    with pytest.raises(Exception) as theirs:
+        DERIVED_BAD_INPUT[name](jr)
+    with pytest.raises(Exception) as mine:   # JAX's class, or minijax's of JAX's name
+        DERIVED_BAD_INPUT[name](mr)
+    assert type(mine.value).__name__ == type(theirs.value).__name__
+    builtin = next(c for c in type(theirs.value).__mro__ if c.__module__ == 'builtins')
+    assert isinstance(mine.value, builtin)
+
+
+def _gamma_family(lib, r, a):
+    """JAX's implicit gradients of gamma and loggamma (beta, dirichlet and t draw these),
+    and vmap over keys and over ``a``."""
+    def loss(a):
+        return r.gamma(r.PRNGKey(2), a).sum() + r.loggamma(r.PRNGKey(3), a).sum()
+    keys = r.split(r.PRNGKey(5), 4)
+    return lib.jit(lambda a: (lib.grad(loss)(a), lib.vmap(lambda k: r.gamma(k, a))(keys),
+                              lib.vmap(lambda x: r.gamma(r.PRNGKey(6), x, (2,)))(a)))(a)
+
+
+def test_random_gamma_is_jaxs_primitive_with_jaxs_gradient():
+    a = np.array([.3, 2.5, 7.])
+    mine, theirs = _gamma_family(minijax, mr, a), _gamma_family(jax, jr, a)
+    np.testing.assert_allclose(mine[0], theirs[0], rtol=1e-10)
+    for m, t in zip(mine[1:], theirs[1:]):
+        assert_same(m, t)
+    assert str(minijax.make_jaxpr(lambda k: mr.gamma(k, 2.0, (2,)))(mr.key(0))) == \
+        str(jax.make_jaxpr(lambda k: jr.gamma(k, 2.0, (2,)))(jr.key(0)))
+    assert mr.random_gamma_p.name == jr.random_gamma_p.name == 'random_gamma'
+
+
 def test_key_data_is_jaxs_and_shuffle_is_gone_as_in_jax():
     assert_same(mr.key_data(mr.wrap_key_data(mr.PRNGKey(5))), jr.key_data(jr.key(5)))
     assert not hasattr(mr, 'shuffle') and not hasattr(jr, 'shuffle')
@@ -256,3 +369,69 @@ def test_threefry_is_one_private_function_in_the_module():
 def test_bad_input_names_the_argument(thunk, error, message):
     with pytest.raises(error, match=message):
         thunk()
+
+
+#: Every sampler that takes JAX's out_sharding=, drawn (4, 2) or from (4, 2) parameters.
+LAID_OUT = {
+    'bits': lambda r, k, **o: r.bits(k, (4, 2), **o),
+    'uniform': lambda r, k, **o: r.uniform(k, (4, 2), **o),
+    'truncated_normal': lambda r, k, **o: r.truncated_normal(k, -1., 1., (4, 2), **o),
+    'gumbel': lambda r, k, **o: r.gumbel(k, (4, 2), **o),
+    'exponential': lambda r, k, **o: r.exponential(k, (4, 2), **o),
+    'laplace': lambda r, k, **o: r.laplace(k, (4, 2), **o),
+    'logistic': lambda r, k, **o: r.logistic(k, (4, 2), **o),
+    'cauchy': lambda r, k, **o: r.cauchy(k, (4, 2), **o),
+    'gamma': lambda r, k, **o: r.gamma(k, 2., (4, 2), **o),
+    'loggamma': lambda r, k, **o: r.loggamma(k, 2., (4, 2), **o),
+    'beta': lambda r, k, **o: r.beta(k, 2., 3., (4, 2), **o),
+    'dirichlet': lambda r, k, **o: r.dirichlet(k, np.ones(2), (4,), **o),
+    't': lambda r, k, **o: r.t(k, 3., (4, 2), **o),
+    'multivariate_normal': lambda r, k, **o: r.multivariate_normal(
+        k, np.zeros(2), np.eye(2), (4,), **o),
+    'bernoulli': lambda r, k, **o: r.bernoulli(k, .3, (4, 2), **o),
+    'randint': lambda r, k, **o: r.randint(k, (4, 2), 0, 9, **o),
+    'categorical': lambda r, k, **o: r.categorical(k, np.zeros((4, 3)), **o),
+    'poisson': lambda r, k, **o: r.poisson(k, 3., (4, 2), **o),
+    'permutation': lambda r, k, **o: r.permutation(k, np.arange(8.).reshape(4, 2), **o),
+}
+
+
+def test_samplers_lay_out_as_out_sharding_says():
+    """JAX's bits, laid out over an explicit mesh as JAX lays them out."""
+    meshes = {lib: lib.make_mesh((2,), ('x',), axis_types=(lib.sharding.AxisType.Explicit,))
+              for lib in (minijax, jax)}
+    results = {}
+    for lib, r in [(minijax, mr), (jax, jr)]:
+        with lib.set_mesh(meshes[lib]):
+            spec = lib.sharding.PartitionSpec('x')
+            results[lib] = [draw(r, r.key(i), out_sharding=spec)
+                            for i, draw in enumerate(LAID_OUT.values())]
+    for name, mine, theirs in zip(LAID_OUT, results[minijax], results[jax]):
+        assert_same(mine, theirs), name
+        assert mine.sharding.shard_shape(mine.shape) == \
+            theirs.sharding.shard_shape(theirs.shape), name
+
+
+@pytest.mark.parametrize('name', ['bernoulli_high', 'categorical_high', 'without_replacement',
+                                  'without_replacement_axis0', 'choice_high'])
+def test_mode_and_replace_are_jaxs(name):
+    logits = np.log(np.array([[.1, .2, .3, .4], [.25, .25, .25, .25], [.7, .1, .1, .1]]))
+    draw = {
+        'bernoulli_high': lambda r: r.bernoulli(r.key(1), np.float32(1e-8), (6,), mode='high'),
+        'categorical_high': lambda r: r.categorical(r.key(2), logits, mode='high'),
+        'without_replacement': lambda r: r.categorical(r.key(3), logits, shape=(4, 3),
+                                                       replace=False, mode='high'),
+        'without_replacement_axis0': lambda r: r.categorical(r.key(3), logits, axis=0,
+                                                             shape=(3, 4), replace=False),
+        'choice_high': lambda r: r.choice(r.key(4), 5, (3,), replace=False,
+                                          p=np.array([.1, .2, .3, .2, .2]), mode='high'),
+    }[name]
+    assert_same(draw(mr), draw(jr))
+
+
+def test_mode_and_replace_errors_are_jaxs():
+    for r in (mr, jr):
+        with pytest.raises(ValueError, match="expected 'high' or 'low'"):
+            r.bernoulli(r.key(0), .5, (2,), mode='mid')
+        with pytest.raises(ValueError, match='cannot exceed number of categories'):
+            r.categorical(r.key(0), np.zeros((2, 3)), shape=(4, 2), replace=False)

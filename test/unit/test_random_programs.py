@@ -84,7 +84,10 @@ NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatt
                  'eig',
                  # a sharding constraint names a mesh of several devices, which a random
                  # single-device program has none of: test_sharded_jit.py checks it
-                 'sharding_constraint'}
+                 'sharding_constraint',
+                 # random.clone's primitive, the identity on keys (a marker for JAX's
+                 # key-reuse checker): test_random.py checks its jaxpr, values and vmap
+                 'random_clone'}
 
 #: Where the primitives the fuzzer must reach are defined.
 PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)

@@ -2,6 +2,7 @@
 count conftest.py sets for both): module text byte for byte, values, gradients, errors.
 The tutorial's programs need 8 devices: they run in a subprocess per library
 (shard_map_tutorial.py)."""
+import contextlib
 import os
 import pathlib
 import pickle
@@ -89,6 +90,10 @@ PROGRAMS = {
         3, a), [(8,)]),
     'grad_check_vma': (lambda L: L.jax.grad(_loss(L, True)), [(3, 2), (8, 3)]),
     'grad_no_check_vma': (lambda L: L.jax.grad(_loss(L, False)), [(3, 2), (8, 3)]),
+    # literals the tangent reads are residuals, varying (pvary 4.0) or not (the divisor)
+    'grad_literal_residuals': (lambda L: L.jax.grad(lambda a: L.shard_map(
+        lambda b: L.lax.psum(L.jnp.tanh(b) / 4 + b * 3., 'i') / 2, mesh=L.mesh1,
+        in_specs=L.P('i'), out_specs=L.P())(a).sum()), [(8,)]),
     'vmap': (lambda L: L.jax.vmap(L.shard_map(
         lambda a: L.lax.psum(a, 'x'), mesh=L.mesh2, in_specs=L.P('x'), out_specs=L.P())),
         [(3, 4, 2)]),
@@ -96,17 +101,8 @@ PROGRAMS = {
         lambda b: L.jnp.tanh(L.lax.psum(b, 'y')), mesh=L.mesh2, in_specs=L.P('x', 'y'),
         out_specs=L.P('x')), (a,), (t,)), [(4, 4), (4, 4)]),
 }
-#: Programs whose text departs from JAX's for reasons outside shard_map (docs/shard_map.md)
-TEXT_DEPARTS = {
-    # the grad's loss divides by a residual in JAX (partial evaluation keeps pmean's
-    # divisor as a residual); minijax keeps the literal
-    'grad_check_vma': 'a literal divisor stays a literal in partial evaluation',
-    'grad_no_check_vma': 'a literal divisor stays a literal in partial evaluation',
-    'decorator_mesh_from_context': 'run under set_mesh: checked for values only',
-    # JAX constrains each value of a partly manual body over the automatic axes (sharding
-    # in types); minijax does not
-    'partly_manual': 'no sharding constraints on the automatic axes inside the body',
-}
+#: Programs that take their mesh from the context: run under set_mesh (mesh2)
+IN_CONTEXT = {'decorator_mesh_from_context'}
 
 
 def _arguments(name, shapes):
@@ -120,6 +116,16 @@ def _both(name):
     return program(library(jax)), program(library(minijax)), args
 
 
+@contextlib.contextmanager
+def _context(name):
+    """Both libraries' mesh in context, for the programs that read it (IN_CONTEXT)."""
+    with contextlib.ExitStack() as stack:
+        if name in IN_CONTEXT:
+            for lib in (jax, minijax):
+                stack.enter_context(lib.set_mesh(library(lib).mesh2))
+        yield
+
+
 def _close(mine, theirs):
     mine, theirs = minijax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)
     assert len(mine) == len(theirs)
@@ -128,53 +134,40 @@ def _close(mine, theirs):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
+@pytest.mark.parametrize('name', list(PROGRAMS))
 def test_module_text_is_jaxs(name):
-    theirs, mine, args = _both(name)
-    assert minijax.jit(mine).lower(*args).as_text() == jax.jit(theirs).lower(*args).as_text()
+    with _context(name):
+        theirs, mine, args = _both(name)
+        assert minijax.jit(mine).lower(*args).as_text() == \
+            jax.jit(theirs).lower(*args).as_text()
 
 
-@pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
+@pytest.mark.parametrize('name', list(PROGRAMS))
 def test_jaxpr_is_jaxs(name):
     """The staged body with its casts (pvary, psum_invariant) and its varying axes ({V:x}),
     the collectives' parameters, the specs and the mesh, as JAX prints them."""
-    theirs, mine, args = _both(name)
-    assert str(minijax.make_jaxpr(mine)(*args)) == str(jax.make_jaxpr(theirs)(*args))
+    with _context(name):
+        theirs, mine, args = _both(name)
+        assert str(minijax.make_jaxpr(mine)(*args)) == str(jax.make_jaxpr(theirs)(*args))
 
 
-@pytest.mark.parametrize('name', [n for n in PROGRAMS if n not in TEXT_DEPARTS])
+@pytest.mark.parametrize('name', list(PROGRAMS))
 def test_module_text_with_debug_info_is_jaxs(name):
     """(Both lowered from the same line: the call's frame is in the locations.)"""
-    theirs, mine, args = _both(name)
-    ours, expected = [lib.jit(f).lower(*args).as_text(debug_info=True)
-                      for lib, f in ((minijax, mine), (jax, theirs))]
+    with _context(name):
+        theirs, mine, args = _both(name)
+        ours, expected = [lib.jit(f).lower(*args).as_text(debug_info=True)
+                          for lib, f in ((minijax, mine), (jax, theirs))]
     assert ours == expected
 
 
 @pytest.mark.parametrize('name', list(PROGRAMS))
 def test_values_are_jaxs(name):
-    theirs, mine, args = _both(name)
-    if name == 'decorator_mesh_from_context':
-        with jax.set_mesh(library(jax).mesh2), minijax.set_mesh(library(minijax).mesh2):
-            theirs, mine = _both(name)[:2]
-            expected = jax.jit(theirs)(*args)
-            _close(minijax.jit(mine)(*args), expected)
-            _close(mine(*args), expected)
-        return
-    expected = jax.jit(theirs)(*args)
-    _close(minijax.jit(mine)(*args), expected)
-    _close(mine(*args), expected)  # eagerly: compiled for the mesh, as JAX runs it
-
-
-def test_grad_check_vma_text_is_jaxs_but_for_the_divisor():
-    """The gradient of the data-parallel loss lowers as JAX's with check_vma: the weights'
-    cotangent summed over the devices where pvary was (one all_reduce), residuals split over
-    the axes they vary along; JAX alone passes pmean's divisor as a residual."""
-    theirs, mine, args = _both('grad_check_vma')
-    text = minijax.jit(mine).lower(*args).as_text()
-    expected = jax.jit(theirs).lower(*args).as_text()
-    assert text.count('all_reduce') == expected.count('all_reduce') == 1
-    assert 'out_shardings=[<@mesh, [{"x", "y"}, {}]>, <@mesh, [{"x", "y"}, {}]>' in text
+    with _context(name):
+        theirs, mine, args = _both(name)
+        expected = jax.jit(theirs)(*args)
+        _close(minijax.jit(mine)(*args), expected)
+        _close(mine(*args), expected)  # eagerly: compiled for the mesh, as JAX runs it
 
 
 def test_check_vma_stages_jaxs_casts():

@@ -91,6 +91,81 @@ def test_device_put_forms(request):
     assert mine[0].committed and mine[0].devices() == {minijax.devices()[3]}
 
 
+def _partial_sums(ns, x):
+    """Arrays unreduced over 'y' (each device holds a term of the sum over 'y': XLA's
+    split; a program's partial sums) and one reduced over it (replicated), on an Explicit
+    mesh: their shardings, types, printing, shards, and the errors of what needs one value
+    or an index."""
+    with ns.jax.set_mesh(ns.jax.make_mesh((2, 2), ('x', 'y'))):
+        whole = ns.jax.device_put(ns.jnp.asarray(x), ns.P('x', 'y'))
+        out = []
+        for y in (ns.jax.device_put(whole, ns.P('x', None, unreduced={'y'})),
+                  ns.jax.device_put(ns.jnp.asarray(x), ns.P(None, None, unreduced={'x', 'y'})),
+                  ns.jax.device_put(whole, ns.P('x', None, reduced={'y'})),
+                  ns.jax.jit(lambda a: ns.jnp.dot(a, a.T, out_sharding=ns.P(
+                      'x', None, unreduced={'y'})))(whole)):
+            out += [repr(y.sharding), str(ns.jax.typeof(y)), repr(y), str(y), f'{y}',
+                    y.is_fully_replicated, y.sharding.is_fully_replicated,
+                    [(s.device.id, np.asarray(s.data).tolist()) for s in y.addressable_shards],
+                    *[(_error(ns, f) or ('none',))[0] for f in (  # (the error's class)
+                        lambda ns: np.asarray(y), lambda ns: y.addressable_shards[0].index,
+                        lambda ns: y.addressable_shards[0].replica_id)],
+                    ns.jax.device_put(y, y.sharding) is y,
+                    str(ns.jax.typeof(ns.jax.jit(lambda a: a)(y))),
+                    np.asarray(ns.jax.reshard(y, ns.P('x', None))).tolist()]
+        return out
+
+
+def test_unreduced_and_reduced_arrays_are_jaxs(request):
+    x = data(request, 4, 6)
+    assert _partial_sums(MJ, x) == _partial_sums(JX, x)
+
+
+def _explicit_results(ns, x):
+    """A program's results on an Explicit mesh lie as their types say, and their shardings
+    have the types' specs (``P('x', None)``, not the layout's ``P('x')``)."""
+    with ns.jax.set_mesh(ns.jax.make_mesh((2, 2), ('x', 'y'))):
+        w = ns.jax.device_put(ns.jnp.asarray(x), ns.P('x', 'y'))
+        return [repr(f(w).sharding) for f in (
+            ns.jax.jit(lambda a: ns.jnp.dot(a, a.T, out_sharding=ns.P('x', None))),
+            ns.jax.jit(lambda a: a.sum(1)), ns.jax.jit(lambda a: ns.jax.reshard(a, ns.P())),
+            ns.jax.jit(lambda a: ns.jax.reshard(a, ns.P(None, 'x'))),
+            ns.jax.jit(lambda a: a, out_shardings=ns.P('x', None)))]
+
+
+def test_results_on_an_explicit_mesh_have_their_types_specs(request):
+    x = data(request, 4, 4)
+    assert _explicit_results(MJ, x) == _explicit_results(JX, x)
+
+
+def _traced_placements(ns, x):
+    """A nested jit's ``ctx_mesh`` and a traced ``device_put`` (its equation, its lowering:
+    none on CPU), under an Explicit and an Auto mesh; its gradient and batching."""
+    explicit = ns.jax.make_mesh((2, 2), ('x', 'y'))
+    auto = mesh(ns)
+    out = [str(ns.jax.make_jaxpr(lambda a: ns.jax.jit(ns.jnp.sin)(a))(x))]
+    with ns.jax.set_mesh(explicit):
+        w = ns.jax.device_put(x, ns.P('x', 'y'))
+        for f in (lambda a: ns.jax.jit(ns.jnp.sin)(a) * 2,
+                  lambda a: ns.jax.device_put(a, ns.P('x', None)),
+                  lambda a: ns.jax.device_put((a * 2, a), (ns.s.NamedSharding(
+                      explicit, ns.P(None, 'y')), None))):
+            out += [str(ns.jax.make_jaxpr(f)(w)), ns.jax.jit(f).lower(w).as_text()]
+        grad = ns.jax.grad(lambda a: ns.jax.device_put(a, ns.P('x', None)).sum())
+        out += [str(ns.jax.make_jaxpr(grad)(w)), np.asarray(ns.jax.jit(grad)(w)).tolist()]
+    with ns.jax.set_mesh(auto):
+        f = lambda a: ns.jax.device_put(ns.jnp.sin(a), ns.P('x', None))  # noqa: E731
+        out += [str(ns.jax.make_jaxpr(lambda a: ns.jax.jit(ns.jnp.sin)(a))(x)),
+                str(ns.jax.make_jaxpr(f)(x)), ns.jax.jit(f).lower(x).as_text(),
+                np.asarray(ns.jax.jit(ns.jax.vmap(f))(np.stack([x, x]))).tolist()]
+    return out
+
+
+def test_traced_device_put_and_ctx_mesh_are_jaxs(request):
+    x = data(request, 4, 4)
+    assert _traced_placements(MJ, x) == _traced_placements(JX, x)
+
+
 def _error(ns, make):
     try:
         make(ns)

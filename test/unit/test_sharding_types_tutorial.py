@@ -12,12 +12,6 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-#: Cells not compared here, with the reason: they show ``device_put`` with an ``unreduced``
-#: spec, which is the sharded arrays' part of issue 31, not sharding in types.
-NOT_HERE = {12: 'device_put(x, P(..., unreduced=...))', 13: 'its shards',
-            14: 'prints the unreduced sharding again'}
-
-
 def _output(framework) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ('XLA_FLAGS', 'MINIJAX_NUM_CPU_DEVICES')}
@@ -46,6 +40,4 @@ def test_every_cell_prints_what_jax_prints(outputs):
     mine, theirs = outputs
     assert mine.keys() == theirs.keys()
     for name in theirs:
-        if name.startswith('cell') and int(name.split()[1]) in NOT_HERE:
-            continue
         assert mine[name] == theirs[name], name

@@ -5,7 +5,7 @@
 # failure (info != 0) becomes NaNs. cholesky also zeroes the upper triangle; lu's pivots
 # count from 1 in LAPACK, from 0 in JAX; triangular_solve, qr, eigh and svd call trsm,
 # geqrf + orgqr, syevd and gesdd; eig calls geev, whose real and imaginary parts of the
-# eigenvalues make one complex array.
+# eigenvalues make one complex array; schur calls gees (zgees for a complex matrix).
 import numpy as np
 from minijax import ShapeDtypeStruct, jit, lax
 
@@ -52,3 +52,14 @@ print(jit(eigen).lower(x).as_text())
 # CHECK: stablehlo.complex %[[E]]#0, %[[E]]#1 : tensor<3xcomplex<f64>>
 # CHECK: stablehlo.constant dense<(0x7FF8000000000000,0x7FF8000000000000)> : tensor<complex<f64>>
 # CHECK: stablehlo.custom_call @lapack_dgeev_ffi(%arg0) {backend_config = "", mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 78 : ui8}
+
+
+def schur_forms(a, c):
+    return L.schur(a), L.schur(c, compute_schur_vectors=False)
+
+
+print(jit(schur_forms).lower(x, ShapeDtypeStruct((3, 3), np.complex128)).as_text())
+# CHECK-LABEL: module @jit_schur_forms
+# CHECK: %[[S:.*]]:6 = stablehlo.custom_call @lapack_dgees_ffi(%arg0) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>]{{.*}} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<i32>, tensor<i32>)
+# CHECK: stablehlo.compare EQ, %[[S]]#5, %{{.*}}, SIGNED
+# CHECK: %[[C:.*]]:5 = stablehlo.custom_call @lapack_zgees_ffi(%arg1) {backend_config = "", mhlo.backend_config = {mode = 78 : ui8, sort = 78 : ui8}{{.*}} : (tensor<3x3xcomplex<f64>>) -> (tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<3xcomplex<f64>>, tensor<i32>, tensor<i32>)

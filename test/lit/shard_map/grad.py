@@ -46,31 +46,33 @@ print(minijax.jit(minijax.grad(loss)).lower(np.ones((3, 2), np.float32),
 # CHECK-NEXT:   sdy.mesh @mesh = <["batch"=4]> {stablehlo.mesh = {axes = [{name = "batch", size = 4 : i64}]}}
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: tensor<3x2xf32>, %[[ARG1:.*]]: tensor<8x3xf32>) -> (tensor<3x2xf32> {jax.result_info = "result"}) {
-# CHECK-NEXT:     %[[V0:.*]]:2 = sdy.manual_computation(%[[ARG0]], %[[ARG1]]) in_shardings=[<@mesh, [{}, {}]>, <@mesh, [{"batch"}, {}]>] out_shardings=[<@mesh, [{"batch"}, {}]>, <@mesh, [{"batch"}, {}]>] manual_axes={"batch"} (%[[ARG2:.*]]: tensor<3x2xf32>, %[[ARG3:.*]]: tensor<2x3xf32>) {
+# CHECK-NEXT:     %[[V0:.*]]:3 = sdy.manual_computation(%[[ARG0]], %[[ARG1]]) in_shardings=[<@mesh, [{}, {}]>, <@mesh, [{"batch"}, {}]>] out_shardings=[<@mesh, [{"batch"}, {}]>, <@mesh, [{"batch"}, {}]>, <@mesh, [{}]>] manual_axes={"batch"} (%[[ARG2:.*]]: tensor<3x2xf32>, %[[ARG3:.*]]: tensor<2x3xf32>) {
 # CHECK-NEXT:       %[[V2:.*]] = stablehlo.dot_general %[[ARG3]], %[[ARG2]], contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
 # CHECK-NEXT:       %[[V3:.*]] = stablehlo.tanh %[[V2]] : tensor<2x2xf32>
 # CHECK-NEXT:       %[[CST_0:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<f32>
 # CHECK-NEXT:       %[[V4:.*]] = stablehlo.broadcast_in_dim %[[CST_0]], dims = [] : (tensor<f32>) -> tensor<2x2xf32>
 # CHECK-NEXT:       %[[V5:.*]] = stablehlo.subtract %[[V4]], %[[V3]] : tensor<2x2xf32>
-# CHECK-NEXT:       sdy.return %[[V3]], %[[V5]] : tensor<2x2xf32>, tensor<2x2xf32>
-# CHECK-NEXT:     } : (tensor<3x2xf32>, tensor<8x3xf32>) -> (tensor<8x2xf32>, tensor<8x2xf32>)
+# CHECK-NEXT:       %[[CST_1:.*]] = stablehlo.constant dense<4.000000e+00> : tensor<f32>
+# CHECK-NEXT:       %[[V6:.*]] = stablehlo.broadcast_in_dim %[[CST_1]], dims = [] : (tensor<f32>) -> tensor<1xf32>
+# CHECK-NEXT:       sdy.return %[[V3]], %[[V5]], %[[V6]] : tensor<2x2xf32>, tensor<2x2xf32>, tensor<1xf32>
+# CHECK-NEXT:     } : (tensor<3x2xf32>, tensor<8x3xf32>) -> (tensor<8x2xf32>, tensor<8x2xf32>, tensor<1xf32>)
 # CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-# CHECK-NEXT:     %[[V1:.*]] = sdy.manual_computation(%[[CST]], %[[ARG1]], %[[V0]]#0, %[[V0]]#1) in_shardings=[<@mesh, []>, <@mesh, [{"batch"}, {}]>, <@mesh, [{"batch"}, {}]>, <@mesh, [{"batch"}, {}]>] out_shardings=[<@mesh, [{}, {}]>] manual_axes={"batch"} (%[[ARG2]]: tensor<f32>, %[[ARG3]]: tensor<2x3xf32>, %[[ARG4:.*]]: tensor<2x2xf32>, %[[ARG5:.*]]: tensor<2x2xf32>) {
-# CHECK-NEXT:       %[[CST_0_1:.*]] = stablehlo.constant dense<4.000000e+00> : tensor<f32>
-# CHECK-NEXT:       %[[V2_1:.*]] = stablehlo.divide %[[ARG2]], %[[CST_0_1]] : tensor<f32>
-# CHECK-NEXT:       %[[V3_1:.*]] = stablehlo.broadcast_in_dim %[[V2_1]], dims = [] : (tensor<f32>) -> tensor<2x2xf32>
-# CHECK-NEXT:       %[[V4_1:.*]] = stablehlo.multiply %[[V3_1]], %[[ARG5]] : tensor<2x2xf32>
-# CHECK-NEXT:       %[[V5_1:.*]] = stablehlo.multiply %[[V4_1]], %[[ARG4]] : tensor<2x2xf32>
-# CHECK-NEXT:       %[[V6:.*]] = stablehlo.add %[[V4_1]], %[[V5_1]] : tensor<2x2xf32>
-# CHECK-NEXT:       %[[V7:.*]] = stablehlo.dot_general %[[V6]], %[[ARG3]], contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-# CHECK-NEXT:       %[[V8:.*]] = stablehlo.transpose %[[V7]], dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
-# CHECK-NEXT:       %[[V9:.*]] = "stablehlo.all_reduce"(%[[V8]]) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<{{\[\[}}0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
-# CHECK-NEXT:       ^bb0(%[[ARG6:.*]]: tensor<f32>, %[[ARG7:.*]]: tensor<f32>):
-# CHECK-NEXT:         %[[V10:.*]] = stablehlo.add %[[ARG6]], %[[ARG7]] : tensor<f32>
-# CHECK-NEXT:         stablehlo.return %[[V10]] : tensor<f32>
+# CHECK-NEXT:     %[[V1:.*]] = sdy.manual_computation(%[[CST]], %[[ARG1]], %[[V0]]#0, %[[V0]]#1, %[[V0]]#2) in_shardings=[<@mesh, []>, <@mesh, [{"batch"}, {}]>, <@mesh, [{"batch"}, {}]>, <@mesh, [{"batch"}, {}]>, <@mesh, [{}]>] out_shardings=[<@mesh, [{}, {}]>] manual_axes={"batch"} (%[[ARG2]]: tensor<f32>, %[[ARG3]]: tensor<2x3xf32>, %[[ARG4:.*]]: tensor<2x2xf32>, %[[ARG5:.*]]: tensor<2x2xf32>, %[[ARG6:.*]]: tensor<1xf32>) {
+# CHECK-NEXT:       %[[V2_1:.*]] = stablehlo.reshape %[[ARG6]] : (tensor<1xf32>) -> tensor<f32>
+# CHECK-NEXT:       %[[V3_1:.*]] = stablehlo.divide %[[ARG2]], %[[V2_1]] : tensor<f32>
+# CHECK-NEXT:       %[[V4_1:.*]] = stablehlo.broadcast_in_dim %[[V3_1]], dims = [] : (tensor<f32>) -> tensor<2x2xf32>
+# CHECK-NEXT:       %[[V5_1:.*]] = stablehlo.multiply %[[V4_1]], %[[ARG5]] : tensor<2x2xf32>
+# CHECK-NEXT:       %[[V6_1:.*]] = stablehlo.multiply %[[V5_1]], %[[ARG4]] : tensor<2x2xf32>
+# CHECK-NEXT:       %[[V7:.*]] = stablehlo.add %[[V5_1]], %[[V6_1]] : tensor<2x2xf32>
+# CHECK-NEXT:       %[[V8:.*]] = stablehlo.dot_general %[[V7]], %[[ARG3]], contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+# CHECK-NEXT:       %[[V9:.*]] = stablehlo.transpose %[[V8]], dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+# CHECK-NEXT:       %[[V10:.*]] = "stablehlo.all_reduce"(%[[V9]]) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<{{\[\[}}0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
+# CHECK-NEXT:       ^bb0(%[[ARG7:.*]]: tensor<f32>, %[[ARG8:.*]]: tensor<f32>):
+# CHECK-NEXT:         %[[V11:.*]] = stablehlo.add %[[ARG7]], %[[ARG8]] : tensor<f32>
+# CHECK-NEXT:         stablehlo.return %[[V11]] : tensor<f32>
 # CHECK-NEXT:       }) : (tensor<3x2xf32>) -> tensor<3x2xf32>
-# CHECK-NEXT:       sdy.return %[[V9]] : tensor<3x2xf32>
-# CHECK-NEXT:     } : (tensor<f32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+# CHECK-NEXT:       sdy.return %[[V10]] : tensor<3x2xf32>
+# CHECK-NEXT:     } : (tensor<f32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<1xf32>) -> tensor<3x2xf32>
 # CHECK-NEXT:     return %[[V1]] : tensor<3x2xf32>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }

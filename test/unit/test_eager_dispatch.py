@@ -1,0 +1,90 @@
+"""Eager op by op: the fast path (an op's program and result types kept per primitive,
+parameters and operand types) gives what JAX gives, bits, dtypes and weak types, on the
+first call and on every later one, wherever the operands live (host values, results of ops
+run on XLA, Python and NumPy scalars)."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as mnp
+from minijax import runtime
+
+jax.config.update('jax_enable_x64', True)
+
+
+def _chain(np_, x):
+    for _ in range(3):
+        x = np_.tanh(x)
+        x = x * 1.0001
+        x = np_.sin(x)
+        x = x + 0.5
+    return x
+
+
+#: name -> function of (the numpy module, its lax, an operand): each mixes ops that run on
+#: XLA (exp, tanh, sin: rounding XLA decides) with elementwise ones whose operands then
+#: live on the device only.
+CASES = {
+    'chain': lambda np_, lax, x: _chain(np_, x),
+    'signed zeros': lambda np_, lax, x: (np_.exp(x) * -0.0, np_.exp(x) * 0.0, -0.0 * np_.exp(x)),
+    'nan and inf': lambda np_, lax, x: (np_.exp(x) + np.nan, np_.exp(x) * np.inf),
+    'ints and bools as scalars': lambda np_, lax, x: (np_.exp(x) + 1, np_.exp(x) * True,
+                                                      np_.exp(x) - 2 ** 40),
+    'comparison and select': lambda np_, lax, x: np_.where(np_.exp(x) > 1.5, x, -np_.exp(x)),
+    'device and host operands': lambda np_, lax, x: (np_.exp(x) + x, x * np_.exp(x)),
+    'conversion': lambda np_, lax, x: (np_.exp(x).astype(np.float32) * 1.1,
+                                       np_.exp(x).astype(np.int32) + 3),
+    'lax': lambda np_, lax, x: (lax.add(lax.exp(x), 1.0), lax.mul(lax.exp(x), lax.exp(x)),
+                                lax.max(lax.exp(x), x), lax.neg(lax.exp(x))),
+    'float32': lambda np_, lax, x: np_.exp(np_.asarray(x, np.float32)) * 1.5 + 0.25,
+    'weak scalar': lambda np_, lax, x: np_.exp(np_.asarray(2.0)) * 3 + 1.5,
+    'ints on the device': lambda np_, lax, x: np_.cumsum(np_.asarray([1, 2, 3])) * 2 + 1,
+    'bools on the device': lambda np_, lax, x: (np_.exp(x) > 1.2) & (x < 0.5) | False,
+}
+
+
+def _leaves(out):
+    return out if isinstance(out, tuple) else (out,)
+
+
+@pytest.mark.parametrize('name', CASES)
+def test_eager_ops_give_jaxs_bits_and_types_on_every_call(name):
+    x = np.linspace(-1., 1., 7)
+    theirs = _leaves(CASES[name](jnp, jax.lax, jnp.asarray(x)))
+    for _ in range(3):  # the first call makes the entries, the others find them
+        for operand in (x, mnp.asarray(x)):
+            ours = _leaves(CASES[name](mnp, minijax.lax, operand))
+            for a, b in zip(ours, theirs, strict=True):
+                assert repr(a) == repr(b)
+                assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def test_a_chain_of_eager_ops_compiles_once():
+    x = mnp.asarray(np.linspace(0., 1., 5))
+    _chain(mnp, x)
+    before = runtime.counters['eager_compile']
+    for _ in range(3):
+        _chain(mnp, x)
+    assert runtime.counters['eager_compile'] == before
+
+
+def test_a_deleted_array_is_refused_on_every_call_as_in_jax():
+    for np_ in (mnp, jnp):
+        for _ in range(2):
+            x = np_.exp(np_.asarray(np.ones(3)))
+            x.delete()
+            with pytest.raises(RuntimeError, match='Array has been deleted'):
+                np_.exp(x)
+            with pytest.raises(RuntimeError, match='Array has been deleted'):
+                x + 1.0
+
+
+def test_clear_caches_drops_the_eager_entries():
+    x = mnp.exp(mnp.asarray(np.ones(2)))
+    x * 3.0
+    minijax.clear_caches()
+    before = runtime.counters['eager_compile']
+    assert repr(x * 3.0) == repr(jnp.exp(jnp.ones(2)) * 3.0)
+    assert runtime.counters['eager_compile'] == before + 1
