@@ -43,8 +43,18 @@ SOURCE = pathlib.Path(__file__).resolve()
 NAMESPACES = (
     'jax', 'jax.numpy', 'jax.numpy.linalg', 'jax.numpy.fft', 'jax.lax', 'jax.lax.linalg',
     'jax.random', 'jax.nn', 'jax.nn.initializers', 'jax.scipy.special', 'jax.scipy.linalg',
-    'jax.scipy.signal', 'jax.scipy.stats', 'jax.scipy.stats.norm', 'jax.scipy.optimize',
-    'jax.scipy.integrate', 'jax.scipy.ndimage', 'jax.scipy.fft', 'jax.tree_util', 'jax.tree',
+    'jax.scipy.signal', 'jax.scipy.stats', 'jax.scipy.stats.bernoulli',
+    'jax.scipy.stats.beta', 'jax.scipy.stats.betabinom', 'jax.scipy.stats.binom',
+    'jax.scipy.stats.cauchy', 'jax.scipy.stats.chi2', 'jax.scipy.stats.dirichlet',
+    'jax.scipy.stats.expon', 'jax.scipy.stats.gamma', 'jax.scipy.stats.gennorm',
+    'jax.scipy.stats.geom', 'jax.scipy.stats.gumbel_l', 'jax.scipy.stats.gumbel_r',
+    'jax.scipy.stats.laplace', 'jax.scipy.stats.logistic', 'jax.scipy.stats.multinomial',
+    'jax.scipy.stats.multivariate_normal', 'jax.scipy.stats.nbinom', 'jax.scipy.stats.norm',
+    'jax.scipy.stats.pareto', 'jax.scipy.stats.poisson', 'jax.scipy.stats.t',
+    'jax.scipy.stats.truncnorm', 'jax.scipy.stats.uniform', 'jax.scipy.stats.vonmises',
+    'jax.scipy.stats.wrapcauchy', 'jax.scipy.optimize', 'jax.scipy.integrate',
+    'jax.scipy.ndimage', 'jax.scipy.fft', 'jax.scipy.sparse.linalg', 'jax.scipy.cluster.vq',
+    'jax.scipy.interpolate', 'jax.scipy.spatial.transform', 'jax.tree_util', 'jax.tree',
     'jax.flatten_util', 'jax.debug', 'jax.dtypes', 'jax.errors', 'jax.image', 'jax.ops',
     'jax.custom_derivatives', 'jax.ad_checkpoint', 'jax.stages', 'jax.typing',
     'jax.example_libraries.stax', 'jax.example_libraries.optimizers', 'jax.extend.core',
@@ -64,6 +74,48 @@ NOT_YET: dict[str, str] = {
         'fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
     'jax.scipy.linalg': (
         'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
+    'jax.scipy.stats.beta': (
+        'cdf logcdf logsf sf '),
+    'jax.scipy.stats.betabinom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.binom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.chi2': (
+        'cdf logcdf logpdf logsf pdf sf '),
+    'jax.scipy.stats.dirichlet': (
+        'logpdf pdf '),
+    'jax.scipy.stats.gamma': (
+        'cdf logcdf logsf sf '),
+    'jax.scipy.stats.gennorm': (
+        'cdf logpdf pdf '),
+    'jax.scipy.stats.geom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.gumbel_l': (
+        'cdf logcdf logpdf logsf pdf ppf sf '),
+    'jax.scipy.stats.gumbel_r': (
+        'cdf logcdf logpdf logsf pdf ppf sf '),
+    'jax.scipy.stats.multinomial': (
+        'logpmf pmf '),
+    'jax.scipy.stats.nbinom': (
+        'logpmf pmf '),
+    'jax.scipy.stats.pareto': (
+        'cdf logcdf logpdf logsf pdf ppf sf '),
+    'jax.scipy.stats.poisson': (
+        'cdf entropy '),
+    'jax.scipy.stats.truncnorm': (
+        'cdf logcdf logpdf logsf pdf sf '),
+    'jax.scipy.stats.vonmises': (
+        'logpdf pdf '),
+    'jax.scipy.stats.wrapcauchy': (
+        'logpdf pdf '),
+    'jax.scipy.sparse.linalg': (
+        'bicgstab cg gmres '),
+    'jax.scipy.cluster.vq': (
+        'vq '),
+    'jax.scipy.interpolate': (
+        'RegularGridInterpolator '),
+    'jax.scipy.spatial.transform': (
+        'Rotation Slerp '),
 }
 
 
