@@ -1,7 +1,8 @@
 """The smaller ``jax.scipy`` namespaces against JAX (x64): ``stats``' summaries and
-``gaussian_kde``, ``fft``'s DCTs, ``integrate.trapezoid``, ``ndimage.map_coordinates`` and
-``signal``'s FFT convolution and spectral analysis. Each test runs one function's cases in
-one jitted program per side; gradients where JAX differentiates; JAX's errors."""
+``gaussian_kde``, ``fft``'s DCTs, ``integrate.trapezoid``, ``ndimage.map_coordinates``,
+``sparse.linalg``'s solvers, ``cluster.vq`` and ``signal``'s FFT convolution and spectral
+analysis. Each test runs one function's cases in one jitted program per side; gradients where
+JAX differentiates; JAX's errors."""
 import warnings
 
 import jax
@@ -15,6 +16,8 @@ import minijax.numpy as mnp
 import minijax.scipy as msp
 import jax.scipy as jsp  # noqa: I001 (the oracle)
 import jax.scipy.optimize  # noqa: F401,E402 (a submodule jax.scipy does not import)
+import jax.scipy.cluster.vq  # noqa: F401,E402
+import jax.scipy.sparse.linalg  # noqa: F401,E402
 
 
 def _both(program, *args, jit=True):
@@ -144,6 +147,41 @@ def test_map_coordinates(rng):
             sp.ndimage.map_coordinates(image, coordinates, 3)
         with pytest.raises(ValueError):
             sp.ndimage.map_coordinates(image, coordinates[:1], 1)
+
+# ----------------------------------------------------------------------------- sparse, cluster
+
+
+def test_krylov_solvers_and_their_gradient(rng):
+    a = rng.normal(size=(5, 5))
+    spd, general, b = a @ a.T + 5 * np.eye(5), a + 4 * np.eye(5), rng.normal(size=5)
+    parts = {'u': rng.normal(size=2), 'v': rng.normal(size=3)}
+
+    def program(sp, spd, general, b, parts):
+        linalg, np_ = sp.sparse.linalg, (mnp if sp is msp else jnp)
+        blocks = lambda t: {'u': 3 * t['u'], 'v': np_.dot(spd[:3, :3], t['v'])}  # noqa: E731
+        diagonal = lambda x: x / np_.diag(spd)  # noqa: E731
+        solves = [linalg.cg(spd, b), linalg.cg(lambda x: np_.dot(spd, x), b, x0=b, M=diagonal),
+                  linalg.cg(blocks, parts, tol=1e-8), linalg.bicgstab(general, b, maxiter=3),
+                  linalg.bicgstab(general, b, atol=1e-9, M=diagonal),
+                  linalg.bicgstab(blocks, parts)]
+        loss = lambda b: np_.sum(linalg.cg(spd, b)[0] ** 2)  # noqa: E731
+        return [x for x, _ in solves], (minijax.grad if sp is msp else jax.grad)(loss)(b)
+    _both(program, spd, general, b, parts)
+    for sp in (jsp, msp):
+        with pytest.raises(ValueError, match='square matrix'):
+            sp.sparse.linalg.cg(np.ones((2, 3)), np.ones(2))
+        with pytest.raises(ValueError, match='matching shapes'):
+            sp.sparse.linalg.cg(np.eye(2), np.ones(2), x0=np.ones(3))
+
+
+def test_vq(rng):
+    obs, book = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    _both(lambda sp, obs, book: [sp.cluster.vq.vq(obs, book), sp.cluster.vq.vq(obs[:, 0],
+                                                                                book[:, 0])],
+          obs, book)
+    for sp in (jsp, msp):
+        with pytest.raises(ValueError, match='same rank'):
+            sp.cluster.vq.vq(obs, book[0])
 
 # ----------------------------------------------------------------------------- optimize
 

@@ -42,9 +42,11 @@ DISTRIBUTIONS = {
     'gumbel_r-ppf': (('ppf',), lambda r: (_points(r, 0, 1), .5, 1.5)),
     'pareto': (CDFS, lambda r: (_points(r, .5, 6), r.uniform(.5, 3, 6), -.5, 1.5)),
     'pareto-ppf': (('ppf',), lambda r: (np.array([-.1, 0, .3, .7, 1, 1.1]), 2., 1., 2.)),
-    'truncnorm': (CDFS, lambda r: (_points(r, -3, 3), -1., r.uniform(.5, 4, 6), .2, 1.3)),
-    'truncnorm-tails': (CDFS, lambda r: (_points(r, -9, 9), np.array([-9., 5, 3, -8, 2, -.5]),
-                                         np.array([-7., 9, 4, -6, 9, .5]))),
+    # the middle, both tails and both sides of the switch to the survival side, in one call
+    'truncnorm': (CDFS, lambda r: (np.r_[_points(r, -3, 3), _points(r, -9, 9)],
+                                   np.r_[-1., -1, -1, -1, -9, 5, 3, -8, 2, -.5, -2, 1],
+                                   np.r_[r.uniform(.5, 4, 4), -7, 9, 4, -6, 9, .5, 3, 2],
+                                   .2, 1.3)),
     'vonmises': (('logpdf', 'pdf'), lambda r: (_points(r, -4, 4), r.uniform(-1, 30, 6))),
     'wrapcauchy': (('logpdf', 'pdf'), lambda r: (_points(r, -1, 7), r.uniform(-.2, 1, 6))),
     'dirichlet': (('logpdf', 'pdf'), lambda r: (r.dirichlet([1., 2, 3], 4).T, r.uniform(.5, 3, 3))),
@@ -70,7 +72,7 @@ def test_distribution_against_jax(row, rng):
 GRADIENTS = [('gamma', 'cdf', 0, (np.array([.5, 2., 6.]), 2.5)),
              ('beta', 'sf', 0, (np.array([.1, .5, .8]), 2., 3.)),
              ('chi2', 'logpdf', 1, (np.array([.5, 2., 6.]), np.array([1.5, 3., 4.]))),
-             ('truncnorm', 'logcdf', 0, (np.array([-.5, .2, 1.]), -1., 2.)),
+             ('truncnorm', 'logpdf', 0, (np.array([-.5, .2, 1.]), -1., 2.)),
              ('gumbel_l', 'logsf', 0, (np.array([-2., 0., 1.]), .3, 1.2)),
              ('pareto', 'logpdf', 1, (np.array([1.5, 2., 6.]), np.array([.5, 2., 3.]))),
              ('vonmises', 'logpdf', 1, (np.array([-1., .5, 2.]), np.array([.5, 2., 40.])))]
