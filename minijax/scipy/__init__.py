@@ -10,10 +10,11 @@ sem, and gaussian_kde.
 ``signal``: convolve and correlate (direct or by FFT), detrend, stft/istft, csd, welch.
 ``fft``: the type-2 DCT and its inverse. ``integrate``: trapezoid. ``ndimage``:
 map_coordinates (orders 0 and 1). ``optimize``: minimize by BFGS. ``sparse.linalg``: the
-Krylov solvers cg and bicgstab. ``cluster.vq``: vq.
+Krylov solvers cg and bicgstab. ``cluster.vq``: vq. ``interpolate``:
+RegularGridInterpolator.
 """
-from minijax.scipy import (cluster, fft, integrate, linalg, ndimage, optimize, signal, sparse,
-                           special, stats)
+from minijax.scipy import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize,
+                           signal, sparse, special, stats)
 
-__all__ = ['cluster', 'fft', 'integrate', 'linalg', 'ndimage', 'optimize', 'signal', 'sparse',
-           'special', 'stats']
+__all__ = ['cluster', 'fft', 'integrate', 'interpolate', 'linalg', 'ndimage', 'optimize',
+           'signal', 'sparse', 'special', 'stats']

@@ -1,8 +1,8 @@
 """The smaller ``jax.scipy`` namespaces against JAX (x64): ``stats``' summaries and
 ``gaussian_kde``, ``fft``'s DCTs, ``integrate.trapezoid``, ``ndimage.map_coordinates``,
-``sparse.linalg``'s solvers, ``cluster.vq`` and ``signal``'s FFT convolution and spectral
-analysis. Each test runs one function's cases in one jitted program per side; gradients where
-JAX differentiates; JAX's errors."""
+``sparse.linalg``'s solvers, ``cluster.vq``, ``interpolate`` and ``signal``'s FFT convolution
+and spectral analysis. Each test runs one function's cases in one jitted program per side;
+gradients where JAX differentiates; JAX's errors."""
 import warnings
 
 import jax
@@ -17,6 +17,7 @@ import minijax.scipy as msp
 import jax.scipy as jsp  # noqa: I001 (the oracle)
 import jax.scipy.optimize  # noqa: F401,E402 (a submodule jax.scipy does not import)
 import jax.scipy.cluster.vq  # noqa: F401,E402
+import jax.scipy.interpolate  # noqa: F401,E402
 import jax.scipy.sparse.linalg  # noqa: F401,E402
 
 
@@ -182,6 +183,42 @@ def test_vq(rng):
     for sp in (jsp, msp):
         with pytest.raises(ValueError, match='same rank'):
             sp.cluster.vq.vq(obs, book[0])
+
+# ----------------------------------------------------------------------------- interpolate
+
+
+def test_regular_grid_interpolator(rng):
+    grid = (np.sort(rng.uniform(0, 1, 5)), np.sort(rng.uniform(0, 2, 4)))
+    values, xi = rng.normal(size=(5, 4, 2)), rng.uniform(-.1, 2, (7, 2))
+
+    def program(sp, values, xi):
+        make = sp.interpolate.RegularGridInterpolator
+        calls = [make(grid, values, method, fill_value=fill)(xi)
+                 for method in ('linear', 'nearest') for fill in (np.nan, None, 0.)]
+        line = make(grid[:1], values[:, 0, 0])
+        calls += [line((xi[:, 0],)), line(xi[:, 0]), make(grid, values[..., 0])(xi, 'nearest'),
+                  make(grid, values[..., 0])((xi[:3, 0], xi[:3, 1]))]
+        return calls
+    _both(program, values, xi)
+
+    def through_jit(sp, jit, grad):
+        interpolator = sp.interpolate.RegularGridInterpolator(grid, values, fill_value=None)
+        return grad(jit(lambda f, x: (f(x) ** 2).sum()), argnums=(0, 1))(interpolator, xi)
+    mine, theirs = through_jit(msp, minijax.jit, minijax.grad), through_jit(jsp, jax.jit, jax.grad)
+    mine = minijax.tree_util.tree_leaves(mine)  # (JAX does not know minijax's pytree class)
+    assert len(mine) == len(jax.tree.leaves(theirs))
+    for m, t in zip(mine, jax.tree.leaves(theirs)):
+        assert_close(m, t)
+    for sp in (jsp, msp):
+        make = sp.interpolate.RegularGridInterpolator
+        with pytest.raises(ValueError, match='not defined'):
+            make(grid, values, 'cubic')
+        with pytest.raises(NotImplementedError):
+            make(grid, values, bounds_error=True)
+        with pytest.raises(ValueError, match='point arrays'):
+            make(grid * 2, values[..., 0])
+        with pytest.raises(ValueError, match='dimension'):
+            make(grid, values)(np.ones((2, 3)))
 
 # ----------------------------------------------------------------------------- optimize
 
