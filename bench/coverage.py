@@ -76,8 +76,6 @@ NOT_YET: dict[str, str] = {
         'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
     'jax.scipy.sparse.linalg': (
         'gmres '),
-    'jax.scipy.spatial.transform': (
-        'Rotation Slerp '),
 }
 
 

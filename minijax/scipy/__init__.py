@@ -11,10 +11,10 @@ sem, and gaussian_kde.
 ``fft``: the type-2 DCT and its inverse. ``integrate``: trapezoid. ``ndimage``:
 map_coordinates (orders 0 and 1). ``optimize``: minimize by BFGS. ``sparse.linalg``: the
 Krylov solvers cg and bicgstab. ``cluster.vq``: vq. ``interpolate``:
-RegularGridInterpolator.
+RegularGridInterpolator. ``spatial.transform``: Rotation and Slerp.
 """
 from minijax.scipy import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize,
-                           signal, sparse, special, stats)
+                           signal, sparse, spatial, special, stats)
 
 __all__ = ['cluster', 'fft', 'integrate', 'interpolate', 'linalg', 'ndimage', 'optimize',
-           'signal', 'sparse', 'special', 'stats']
+           'signal', 'sparse', 'spatial', 'special', 'stats']

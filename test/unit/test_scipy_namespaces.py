@@ -1,8 +1,8 @@
 """The smaller ``jax.scipy`` namespaces against JAX (x64): ``stats``' summaries and
 ``gaussian_kde``, ``fft``'s DCTs, ``integrate.trapezoid``, ``ndimage.map_coordinates``,
-``sparse.linalg``'s solvers, ``cluster.vq``, ``interpolate`` and ``signal``'s FFT convolution
-and spectral analysis. Each test runs one function's cases in one jitted program per side;
-gradients where JAX differentiates; JAX's errors."""
+``sparse.linalg``'s solvers, ``cluster.vq``, ``interpolate``, ``spatial.transform`` and
+``signal``'s FFT convolution and spectral analysis. Each test runs one function's cases in one
+jitted program per side; gradients where JAX differentiates; JAX's errors."""
 import warnings
 
 import jax
@@ -18,6 +18,7 @@ import jax.scipy as jsp  # noqa: I001 (the oracle)
 import jax.scipy.optimize  # noqa: F401,E402 (a submodule jax.scipy does not import)
 import jax.scipy.cluster.vq  # noqa: F401,E402
 import jax.scipy.interpolate  # noqa: F401,E402
+import jax.scipy.spatial.transform  # noqa: F401,E402
 import jax.scipy.sparse.linalg  # noqa: F401,E402
 
 
@@ -219,6 +220,46 @@ def test_regular_grid_interpolator(rng):
             make(grid * 2, values[..., 0])
         with pytest.raises(ValueError, match='dimension'):
             make(grid, values)(np.ones((2, 3)))
+
+# ----------------------------------------------------------------------------- spatial
+
+
+def test_rotation_and_slerp(rng):
+    quat, vectors = rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
+    angles = rng.uniform(-3, 3, (5, 3))
+
+    def program(sp, quat, vectors, angles):
+        R = sp.spatial.transform.Rotation
+        a, b = R.from_quat(quat), R.from_euler('xyz', angles)
+        c = R.from_euler('ZXZ', angles, degrees=True)
+        out = [a.as_matrix(), a.as_rotvec(), a.as_rotvec(True), a.as_mrp(),
+               a.as_quat(True, True), a.inv().quat, a.magnitude(), (a * b).quat, a.apply(vectors),
+               a.apply(vectors, inverse=True), a[0].apply(vectors), b.quat, c.quat,
+               R.from_euler('y', .3).quat, R.from_matrix(a.as_matrix()).quat,
+               R.from_matrix(np.diag([1., -1, -1])).quat, R.from_rotvec(vectors).quat,
+               R.from_rotvec(vectors * 1e-4, True).quat, R.from_mrp(vectors * .3).quat,
+               a.mean().quat, a.mean(np.arange(5.)).quat, R.concatenate([a, b]).quat,
+               R.identity().quat]
+        out += [r.as_euler(seq, degrees) for seq in ('xyz', 'zyx', 'XYZ', 'zxz', 'ZYZ', 'xyx')
+                for r, degrees in ((a, False), (c, True))]
+        slerp = sp.spatial.transform.Slerp.init(np.arange(5.), a)
+        return out + [slerp(np.array([0., .5, 2.3, 4.])).quat, slerp(1.7).quat]
+    _both(program, quat, vectors, angles)
+
+    def turned(sp, grad):
+        R = sp.spatial.transform.Rotation
+        return grad(lambda v: (R.from_rotvec(v).apply(vectors) ** 3).sum())(vectors)
+    assert_close(turned(msp, minijax.grad), turned(jsp, jax.grad))
+    for sp in (jsp, msp):
+        R, Slerp = sp.spatial.transform.Rotation, sp.spatial.transform.Slerp
+        for bad in (lambda: R.from_euler('xxy', angles), lambda: R.from_euler('xYz', angles),
+                    lambda: R.from_quat(quat).as_euler('xy'),
+                    lambda: Slerp.init(np.arange(1.), R.from_quat(quat[0])),
+                    lambda: Slerp.init(np.arange(4.), R.from_quat(quat))):
+            with pytest.raises(ValueError):
+                bad()
+        with pytest.raises(TypeError, match='not subscriptable'):
+            R.from_quat(quat[0])[0]
 
 # ----------------------------------------------------------------------------- optimize
 
