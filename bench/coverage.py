@@ -74,8 +74,6 @@ NOT_YET: dict[str, str] = {
         'fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
     'jax.scipy.linalg': (
         'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
-    'jax.scipy.sparse.linalg': (
-        'gmres '),
 }
 
 

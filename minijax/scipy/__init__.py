@@ -10,7 +10,7 @@ sem, and gaussian_kde.
 ``signal``: convolve and correlate (direct or by FFT), detrend, stft/istft, csd, welch.
 ``fft``: the type-2 DCT and its inverse. ``integrate``: trapezoid. ``ndimage``:
 map_coordinates (orders 0 and 1). ``optimize``: minimize by BFGS. ``sparse.linalg``: the
-Krylov solvers cg and bicgstab. ``cluster.vq``: vq. ``interpolate``:
+Krylov solvers cg, bicgstab and gmres. ``cluster.vq``: vq. ``interpolate``:
 RegularGridInterpolator. ``spatial.transform``: Rotation and Slerp.
 """
 from minijax.scipy import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize,

@@ -166,14 +166,21 @@ def test_krylov_solvers_and_their_gradient(rng):
                   linalg.cg(blocks, parts, tol=1e-8), linalg.bicgstab(general, b, maxiter=3),
                   linalg.bicgstab(general, b, atol=1e-9, M=diagonal),
                   linalg.bicgstab(blocks, parts)]
-        loss = lambda b: np_.sum(linalg.cg(spd, b)[0] ** 2)  # noqa: E731
-        return [x for x, _ in solves], (minijax.grad if sp is msp else jax.grad)(loss)(b)
+        solves += [linalg.gmres(general, b, solve_method=method, **kw)
+                   for method in ('batched', 'incremental')
+                   for kw in ({}, {'restart': 2, 'maxiter': 2}, {'M': diagonal, 'tol': 1e-8})]
+        solves.append(linalg.gmres(blocks, parts, restart=3))
+        loss = lambda b: np_.sum(linalg.cg(spd, b)[0] ** 2 + linalg.gmres(general, b)[0])  # noqa
+        return ([x for x, _ in solves], [info for _, info in solves[6:]],
+                (minijax.grad if sp is msp else jax.grad)(loss)(b))
     _both(program, spd, general, b, parts)
     for sp in (jsp, msp):
         with pytest.raises(ValueError, match='square matrix'):
             sp.sparse.linalg.cg(np.ones((2, 3)), np.ones(2))
         with pytest.raises(ValueError, match='matching shapes'):
             sp.sparse.linalg.cg(np.eye(2), np.ones(2), x0=np.ones(3))
+        with pytest.raises(ValueError, match='solve_method'):
+            sp.sparse.linalg.gmres(np.eye(2), np.ones(2), solve_method='qr')
 
 
 def test_vq(rng):

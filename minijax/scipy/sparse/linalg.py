@@ -1,5 +1,5 @@
 """``jax.scipy.sparse.linalg``'s Krylov solvers of ``A x = b``: conjugate gradients (``cg``,
-for positive definite ``A``) and ``bicgstab``, as JAX writes them. ``A`` and the
+for positive definite ``A``), ``bicgstab`` and restarted ``gmres``, as JAX writes them. ``A`` and the
 preconditioner ``M`` are matrices or linear functions of pytrees; each solve is a
 ``while_loop`` inside ``custom_linear_solve``, so ``grad`` differentiates the solution
 implicitly (another solve) rather than through the iterations. The second result (``info``)
@@ -11,12 +11,13 @@ from functools import partial
 
 import numpy as np
 
-from minijax import dtypes
+from minijax import dtypes, lax
 from minijax import numpy as mnp
-from minijax.control_flow import custom_linear_solve, while_loop
+from minijax.control_flow import custom_linear_solve, fori_loop, while_loop
+from minijax.scipy.linalg import solve, solve_triangular
 from minijax.tree_util import tree_leaves, tree_map, tree_structure
 
-__all__ = ['bicgstab', 'cg']
+__all__ = ['bicgstab', 'cg', 'gmres']
 
 
 def _vdot_real_part(x, y):
@@ -163,3 +164,150 @@ def bicgstab(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
     """``(x, None)``: ``A x = b`` solved by BiCGSTAB (any nonsingular ``A``), stopping as
     ``cg`` does."""
     return _isolve(_bicgstab_solve, A, b, x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
+
+
+# ----------------------------------------------------------------------------- gmres
+
+
+def _norm(tree):
+    return mnp.sqrt(sum(_vdot_real_part(x, x) for x in tree_leaves(tree)))
+
+
+def _safe_normalize(x, thresh=None):
+    """``(x / |x|, |x|)``, or zeros when ``|x|`` is at most ``thresh`` (machine epsilon)."""
+    norm = _norm(x)
+    dtype = dtypes.result_type(*tree_leaves(x))
+    thresh = mnp.finfo(norm.dtype).eps if thresh is None else thresh
+    use_norm = norm > mnp.asarray(thresh).astype(dtype).real
+    divisor = norm.astype(dtype)
+    return (tree_map(lambda y: mnp.where(use_norm, y / divisor, 0.), x),
+            mnp.where(use_norm, norm, 0.))
+
+
+def _columns_times(V, y):
+    return tree_map(lambda X: mnp.dot(X, y), V)
+
+
+def _arnoldi_step(k, A, M, V, H):
+    """Extends the Krylov basis ``V`` (columns on the last axis) by the ``k``-th column's
+    image, orthogonalized by a classical Gram-Schmidt pass; its coefficients are ``H``'s
+    row ``k``. A zero new vector is a breakdown: the space is invariant."""
+    dtype = dtypes.result_type(*tree_leaves(V))
+    v = M(A(tree_map(lambda X: X[..., k], V)))
+    _, norm_before = _safe_normalize(v)
+    h = sum(tree_leaves(tree_map(lambda X, y: mnp.einsum('...n,...->n', X.conj(), y), V, v)))
+    v = _sub(v, _columns_times(V, h))
+    unit, norm_after = _safe_normalize(v, thresh=mnp.finfo(dtype).eps * norm_before)
+    V = tree_map(lambda X, y: X.at[..., k + 1].set(y), V, unit)
+    H = H.at[k, :].set(h.at[k + 1].set(norm_after.astype(dtype)))
+    return V, H, norm_after == 0.
+
+
+def _rotate(H, i, cs, sn):
+    """Entries ``i`` and ``i + 1`` of ``H`` turned by the Givens rotation ``(cs, sn)``."""
+    x, y = H[i], H[i + 1]
+    return H.at[i].set(cs.conj() * x - sn.conj() * y).at[i + 1].set(sn * x + cs * y)
+
+
+def _givens(a, b):
+    """The rotation zeroing ``b`` against ``a``."""
+    a_lt_b = abs(a) < abs(b)
+    t = -mnp.where(a_lt_b, a, b) / mnp.where(a_lt_b, b, a)
+    r = lax.rsqrt(1 + abs(t) ** 2).astype(t.dtype)
+    b_zero = abs(b) == 0
+    return (mnp.where(b_zero, 1, mnp.where(a_lt_b, r * t, r)),
+            mnp.where(b_zero, 0, mnp.where(a_lt_b, r, r * t)))
+
+
+def _basis(unit_residual, restart):
+    return tree_map(lambda x: mnp.pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)),
+                    unit_residual)
+
+
+def _step_to(A, b, M, x0, V, y):
+    """The new iterate ``x0 + V y`` and its normalized preconditioned residual."""
+    x = _add(x0, _columns_times(tree_map(lambda X: X[..., :-1], V), y))
+    return (x, *_safe_normalize(M(_sub(b, A(x)))))
+
+
+def _gmres_incremental(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
+    """One restart cycle, the least-squares problem kept triangular by Givens rotations as
+    the basis grows, so it stops as soon as the residual estimate is under ``ptol``."""
+    dtype = dtypes.result_type(*tree_leaves(b))
+    beta = mnp.zeros(restart + 1, dtype).at[0].set(residual_norm.astype(dtype))
+
+    def step(carry):
+        k, _, V, R, beta, givens = carry
+        V, H, _ = _arnoldi_step(k, A, M, V, R)
+        row = fori_loop(0, k, lambda i, row: _rotate(row, i, *givens[i, :]), H[k, :])
+        givens = givens.at[k, :].set(_givens(row[k], row[k + 1]))
+        R = R.at[k, :].set(_rotate(row, k, *givens[k, :]))
+        beta = _rotate(beta, k, *givens[k, :])
+        return k + 1, abs(beta[k + 1]), V, R, beta, givens
+
+    carry = (0, residual_norm, _basis(unit_residual, restart),
+             mnp.eye(restart, restart + 1, dtype=dtype), beta,
+             mnp.zeros((restart, 2), dtype))
+    _, _, V, R, beta, _ = while_loop(lambda c: (c[0] < restart) & (c[1] > ptol), step, carry)
+    return _step_to(A, b, M, x0, V, solve_triangular(R[:, :-1].T, beta[:-1]))
+
+
+def _gmres_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
+    """One restart cycle: the whole basis (until a breakdown), then the least-squares
+    problem solved once, by its normal equations."""
+    del ptol
+    dtype = dtypes.result_type(*tree_leaves(b))
+
+    def step(carry):
+        V, H, _, k = carry
+        return (*_arnoldi_step(k, A, M, V, H), k + 1)
+
+    carry = (_basis(unit_residual, restart), mnp.eye(restart, restart + 1, dtype=dtype),
+             False, 0)
+    V, H, _, _ = while_loop(lambda c: (c[3] < restart) & ~c[2], step, carry)
+    beta = mnp.zeros(restart + 1, dtype).at[0].set(residual_norm.astype(dtype))
+    a = H.T
+    y = solve(mnp.dot(a.T.conj(), a), mnp.dot(a.T.conj(), beta), assume_a='pos')
+    return _step_to(A, b, M, x0, V, y)
+
+
+_GMRES_METHODS = {'incremental': _gmres_incremental, 'batched': _gmres_batched}
+
+
+def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None,
+          solve_method='batched'):
+    """``(x, info)``: ``A x = b`` solved by GMRES restarted every ``restart`` steps, at
+    most ``maxiter`` cycles, to ``|r| <= max(tol |b|, atol)``; ``info`` is -1 if ``x`` is
+    NaN, else 0. ``solve_method``: 'batched' (the least-squares problem once per cycle,
+    fastest on accelerators) or 'incremental' (Givens rotations, stopping early)."""
+    if x0 is None:
+        x0 = tree_map(mnp.zeros_like, b)
+    M = _identity if M is None else _as_function(M)
+    A = _as_function(A)
+    b, x0 = tree_map(mnp.asarray, (b, x0))
+    size = sum(leaf.size for leaf in tree_leaves(b))
+    maxiter = 10 * size if maxiter is None else maxiter
+    restart = min(restart, size)
+    if tree_structure(x0) != tree_structure(b):
+        raise ValueError('x0 and b must have matching tree structure: '
+                         f'{tree_structure(x0)} vs {tree_structure(b)}')
+    if solve_method not in _GMRES_METHODS:
+        raise ValueError(f"invalid solve_method {solve_method}, must be either 'incremental' "
+                         "or 'batched'")
+    cycle = _GMRES_METHODS[solve_method]
+    b_norm = _norm(b)
+    atol = mnp.maximum(tol * b_norm, atol)
+    ptol = _norm(M(b)) * mnp.minimum(1.0, atol / b_norm)
+
+    def gmres_solve(A, b):
+        def cycle_then_count(value):
+            x, k, unit_residual, residual_norm = value
+            x, unit_residual, residual_norm = cycle(A, b, x, unit_residual, residual_norm,
+                                                    ptol, restart, M)
+            return x, k + 1, unit_residual, residual_norm
+        unit_residual, residual_norm = _safe_normalize(M(_sub(b, A(x0))))
+        return while_loop(lambda v: (v[1] < maxiter) & (v[3] > atol), cycle_then_count,
+                          (x0, 0, unit_residual, residual_norm))[0]
+
+    x = custom_linear_solve(A, b, solve=gmres_solve, transpose_solve=gmres_solve)
+    return x, mnp.where(mnp.isnan(_norm(x)), -1, 0)
