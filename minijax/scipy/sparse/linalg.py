@@ -1,9 +1,9 @@
 """``jax.scipy.sparse.linalg``'s Krylov solvers of ``A x = b``: conjugate gradients (``cg``,
-for positive definite ``A``), ``bicgstab`` and restarted ``gmres``, as JAX writes them. ``A`` and the
-preconditioner ``M`` are matrices or linear functions of pytrees; each solve is a
-``while_loop`` inside ``custom_linear_solve``, so ``grad`` differentiates the solution
-implicitly (another solve) rather than through the iterations. The second result (``info``)
-is None, as in JAX."""
+for positive definite ``A``), ``bicgstab`` and restarted ``gmres``, as JAX writes them.
+``A`` and the preconditioner ``M`` are matrices or linear functions of pytrees; each solve
+is a ``while_loop`` inside ``custom_linear_solve``, so ``grad`` differentiates the solution
+implicitly (another solve) rather than through the iterations. The second result
+(``info``) is None for ``cg`` and ``bicgstab``, as in JAX."""
 from __future__ import annotations
 
 import operator
