@@ -74,48 +74,6 @@ NOT_YET: dict[str, str] = {
         'fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
     'jax.scipy.linalg': (
         'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
-    'jax.scipy.stats.beta': (
-        'cdf logcdf logsf sf '),
-    'jax.scipy.stats.betabinom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.binom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.chi2': (
-        'cdf logcdf logpdf logsf pdf sf '),
-    'jax.scipy.stats.dirichlet': (
-        'logpdf pdf '),
-    'jax.scipy.stats.gamma': (
-        'cdf logcdf logsf sf '),
-    'jax.scipy.stats.gennorm': (
-        'cdf logpdf pdf '),
-    'jax.scipy.stats.geom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.gumbel_l': (
-        'cdf logcdf logpdf logsf pdf ppf sf '),
-    'jax.scipy.stats.gumbel_r': (
-        'cdf logcdf logpdf logsf pdf ppf sf '),
-    'jax.scipy.stats.multinomial': (
-        'logpmf pmf '),
-    'jax.scipy.stats.nbinom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.pareto': (
-        'cdf logcdf logpdf logsf pdf ppf sf '),
-    'jax.scipy.stats.poisson': (
-        'cdf entropy '),
-    'jax.scipy.stats.truncnorm': (
-        'cdf logcdf logpdf logsf pdf sf '),
-    'jax.scipy.stats.vonmises': (
-        'logpdf pdf '),
-    'jax.scipy.stats.wrapcauchy': (
-        'logpdf pdf '),
-    'jax.scipy.sparse.linalg': (
-        'bicgstab cg gmres '),
-    'jax.scipy.cluster.vq': (
-        'vq '),
-    'jax.scipy.interpolate': (
-        'RegularGridInterpolator '),
-    'jax.scipy.spatial.transform': (
-        'Rotation Slerp '),
 }
 
 
