@@ -65,7 +65,7 @@ NAMESPACES = (
 #: A name leaves this table when it is implemented (the test says so).
 NOT_YET: dict[str, str] = {
     'jax.lax': (
-        'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
+        'pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
     'jax.lax.linalg': (
         'cholesky_update cholesky_update_p hessenberg hessenberg_p householder_product '
         'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p symmetric_product '
@@ -74,48 +74,6 @@ NOT_YET: dict[str, str] = {
         'fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
     'jax.scipy.linalg': (
         'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
-    'jax.scipy.stats.beta': (
-        'cdf logcdf logsf sf '),
-    'jax.scipy.stats.betabinom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.binom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.chi2': (
-        'cdf logcdf logpdf logsf pdf sf '),
-    'jax.scipy.stats.dirichlet': (
-        'logpdf pdf '),
-    'jax.scipy.stats.gamma': (
-        'cdf logcdf logsf sf '),
-    'jax.scipy.stats.gennorm': (
-        'cdf logpdf pdf '),
-    'jax.scipy.stats.geom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.gumbel_l': (
-        'cdf logcdf logpdf logsf pdf ppf sf '),
-    'jax.scipy.stats.gumbel_r': (
-        'cdf logcdf logpdf logsf pdf ppf sf '),
-    'jax.scipy.stats.multinomial': (
-        'logpmf pmf '),
-    'jax.scipy.stats.nbinom': (
-        'logpmf pmf '),
-    'jax.scipy.stats.pareto': (
-        'cdf logcdf logpdf logsf pdf ppf sf '),
-    'jax.scipy.stats.poisson': (
-        'cdf entropy '),
-    'jax.scipy.stats.truncnorm': (
-        'cdf logcdf logpdf logsf pdf sf '),
-    'jax.scipy.stats.vonmises': (
-        'logpdf pdf '),
-    'jax.scipy.stats.wrapcauchy': (
-        'logpdf pdf '),
-    'jax.scipy.sparse.linalg': (
-        'bicgstab cg gmres '),
-    'jax.scipy.cluster.vq': (
-        'vq '),
-    'jax.scipy.interpolate': (
-        'RegularGridInterpolator '),
-    'jax.scipy.spatial.transform': (
-        'Rotation Slerp '),
 }
 
 

@@ -329,8 +329,8 @@ def main():
     row('eager op by op (`tanh`, `*`, `sin`, `+`, 100-vector float64; CPU)',
         *both(eager_ops, rounds=5), 'us', 1e6, '<= 1.5')
     numpy_in = both(dispatch_numpy, rounds=5)
-    row('jitted call, NumPy in', *numpy_in, 'us', 1e6, '<= 1.5')
-    row('jitted call, Array in', *both(dispatch_array, rounds=5), 'us', 1e6, '<= 1.3')
+    row('jitted call, NumPy in', *numpy_in, 'us', 1e6, '<= 1.2')
+    row('jitted call, Array in', *both(dispatch_array, rounds=5), 'us', 1e6, '<= 1.0')
     # the best of three processes: a process now and then runs every call a third slower
     without, imported = min(in_child('without_jax', 'minijax') for _ in range(3))
     rows.append(f'| jitted call, NumPy in, `jax` not importable'

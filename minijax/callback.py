@@ -12,8 +12,10 @@ XLA calls the function when the program reaches the op. Either way the function 
   dead-code elimination keeps it, and the jits, branches and loops that hold it. Its jvp
   calls it on the primals (tangents pass nothing to it), vmap calls it once per batch
   element, its transpose sends no cotangent; partial evaluation keeps it with the known
-  values. Calls are unordered, JAX's default: XLA may run two callbacks that do not depend
-  on each other in either order (``ordered=True`` is not supported).
+  values. Calls are unordered by default, as in JAX: XLA may run two callbacks that do not
+  depend on each other in either order. ``ordered=True`` (its ``effect`` is then
+  ``OrderedDebug``) runs them in program order, and from one run to the next: the compiled
+  function threads a token through them (``minijax.lowering.module``).
 - ``pure_callback`` has results and no side effect: when nothing reads them it is dropped,
   and ``vmap_method`` says how it is batched. It cannot be differentiated (as in JAX).
 """
@@ -66,38 +68,52 @@ def flatten_callback(function, args, kwargs) -> tuple[FlatCallback, list]:
 
 # ----------------------------------------------------------------------------- debug_callback
 
+class Effect:
+    """A debug callback's effect, printed as JAX prints it in a jaxpr: ``Debug``, or
+    ``OrderedDebug`` (ordered)."""
+
+    def __init__(self, name: str, ordered: bool):
+        self.name, self.ordered = name, ordered
+
+    def __repr__(self):
+        return self.name
+
+
+debug_effect, ordered_debug_effect = Effect('Debug', False), Effect('OrderedDebug', True)
+
 debug_callback_p = Primitive('debug_callback', multiple_results=True)
 debug_callback_p.effectful = True
+debug_callback_p.ordered = lambda params: params['effect'].ordered
 
 
 def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs) -> None:
     """Call ``callback(*args, **kwargs)`` for its side effect when the program runs
     (``jax.debug.callback``); under ``jit`` every time the compiled program runs."""
     core.check_callable('debug_callback', callback=callback)
-    if ordered or partitioned:
-        raise NotImplementedError('debug_callback: minijax runs callbacks unordered and '
-                                  'unpartitioned (ordered=True and partitioned=True are not '
-                                  'supported)')
+    if partitioned:
+        raise NotImplementedError('debug_callback: minijax runs callbacks on one device '
+                                  '(partitioned=True is not supported)')
     flat, arrays = flatten_callback(callback, args, kwargs)
-    debug_callback_p.bind(*arrays, callback=flat)
+    debug_callback_p.bind(*arrays, callback=flat,
+                          effect=ordered_debug_effect if ordered else debug_effect)
 
 
-def _debug_callback_impl(*args, callback):
+def _debug_callback_impl(*args, callback, effect):
     callback(*device_put(args))
     return []
 
 
-def _debug_callback_jvp(primals, tangents, *, callback):
+def _debug_callback_jvp(primals, tangents, **params):
     """The callback sees the primal values; nothing depends on it, so no tangent."""
-    debug_callback_p.bind(*primals, callback=callback)
+    debug_callback_p.bind(*primals, **params)
     return [], []
 
 
-def _debug_callback_batching(args, dims, *, callback):
+def _debug_callback_batching(args, dims, **params):
     """One call per batch element, with that element's values (JAX unrolls it too)."""
     for i in range(batching.axis_size_of(args, dims)):
         debug_callback_p.bind(*(x if d is batching.not_mapped else _element(x, d, i)
-                                for x, d in zip(args, dims)), callback=callback)
+                                for x, d in zip(args, dims)), **params)
     return [], []
 
 
@@ -111,16 +127,17 @@ def _on_host(impl, **params):
     return lambda *arrays: tuple(impl(*arrays, **params))
 
 
-def _debug_callback_lowering(ctx, *args, callback):
-    return python_callback(ctx, _on_host(_debug_callback_impl, callback=callback), args,
-                           has_side_effect=True)
+def _debug_callback_lowering(ctx, *args, callback, effect):
+    return python_callback(ctx, _on_host(_debug_callback_impl, callback=callback,
+                                         effect=effect), args, has_side_effect=True,
+                           ordered=effect.ordered)
 
 
 debug_callback_p.def_impl(_debug_callback_impl)
-debug_callback_p.def_abstract_eval(lambda *avals, callback: [])
+debug_callback_p.def_abstract_eval(lambda *avals, **params: [])
 debug_callback_p.def_jvp(_debug_callback_jvp, symbolic_zeros=True)
 debug_callback_p.def_batching(_debug_callback_batching)
-debug_callback_p.def_transpose(lambda cts, *args, callback: [None] * len(args))
+debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
 register_lowering(debug_callback_p, _debug_callback_lowering)
 
 
@@ -310,28 +327,28 @@ register_lowering(pure_callback_p, _pure_callback_lowering)
 
 io_callback_p = Primitive('io_callback', multiple_results=True)
 io_callback_p.effectful = True  # (kept when nothing reads its results)
+io_callback_p.ordered = lambda params: params['ordered']
 
 
 def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):
     """``callback(*args, **kwargs)``, a function with side effects returning arrays of
     ``result_shape_dtypes``, called when the program runs (``jax.experimental.io_callback``):
     never dropped, even when nothing reads its results; under ``vmap``, once per batch
-    element. It cannot be differentiated (as in JAX)."""
+    element. It cannot be differentiated (as in JAX). ``ordered`` calls run in program
+    order, as ordered debug callbacks do."""
     core.check_callable('io_callback', callback=callback)
-    if ordered:
-        raise NotImplementedError('io_callback: minijax runs callbacks unordered '
-                                  '(ordered=True is not supported)')
     if sharding is not None:
         raise NotImplementedError('io_callback: minijax runs on one device (sharding=None)')
     result_avals, out_tree = tree_util.tree_flatten(tree_util.tree_map(
         lambda s: ShapedArray(s.shape, s.dtype), result_shape_dtypes))
     flat, arrays = flatten_callback(
         lambda *a, **k: tree_util.tree_leaves(callback(*a, **k)), args, kwargs)
-    outs = io_callback_p.bind(*arrays, callback=flat, result_avals=tuple(result_avals))
+    outs = io_callback_p.bind(*arrays, callback=flat, ordered=bool(ordered),
+                              result_avals=tuple(result_avals))
     return tree_util.tree_unflatten(out_tree, outs)
 
 
-def _io_callback_impl(*args, callback, result_avals):
+def _io_callback_impl(*args, callback, ordered, result_avals):
     return _pure_callback_impl(*args, callback=callback, result_avals=result_avals,
                                vmap_method=None)
 
@@ -345,6 +362,9 @@ def _io_callback_transpose(cts, *args, **params):
 
 
 def _io_callback_batching(args, dims, **params):
+    """Once per batch element, in a ``scan``; not when ordered (JAX's ValueError)."""
+    if params['ordered']:
+        raise ValueError('Cannot `vmap` ordered IO callback.')
     args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
             for x, d in zip(args, dims)]
     outs = _scanned(io_callback_p, args, dims, **params)
@@ -353,7 +373,7 @@ def _io_callback_batching(args, dims, **params):
 
 def _io_callback_lowering(ctx, *args, **params):
     return python_callback(ctx, _on_host(_io_callback_impl, **params), args,
-                           has_side_effect=True)
+                           has_side_effect=True, ordered=params['ordered'])
 
 
 io_callback_p.def_impl(_io_callback_impl)

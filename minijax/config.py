@@ -5,7 +5,8 @@ minijax always computes as JAX does with ``jax_enable_x64`` on, on the CPU: a fl
 that is accepted, one asking for something else is refused with an error that says so.
 ``jax_disable_jit`` is honoured (``jit`` then runs its function eagerly, as in JAX), and so are
 ``jax_compilation_cache_dir`` and the two ``jax_persistent_cache_min_*`` thresholds (the
-persistent compilation cache: ``minijax.compilation_cache``).
+persistent compilation cache: ``minijax.compilation_cache``), and ``jax_debug_nans`` and
+``jax_debug_infs`` (results checked for special values: ``minijax.special_values``).
 """
 from __future__ import annotations
 
@@ -20,8 +21,6 @@ _FLAGS = {
     'jax_platform_name': ('cpu', 'minijax runs on the CPU only'),
     'jax_platforms': ('cpu', 'minijax runs on the CPU only'),
     'jax_default_device': (None, 'minijax runs on one CPU device'),
-    'jax_debug_nans': (False, 'minijax does not check results for NaNs'),
-    'jax_debug_infs': (False, 'minijax does not check results for infinities'),
     'jax_numpy_rank_promotion': ('allow', 'minijax broadcasts ranks as NumPy does'),
     'jax_default_matmul_precision': (None, 'minijax multiplies at full precision'),
     'jax_allow_f16_reductions': (True, 'minijax reduces float16 as JAX does by default'),
@@ -51,7 +50,13 @@ _FLAGS = {
 _FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_filtering': 'auto',
          'jax_compilation_cache_dir': None, 'jax_persistent_cache_min_compile_time_secs': 1.0,
          'jax_persistent_cache_min_entry_size_bytes': 0, 'jax_explain_cache_misses': False,
-         'jax_enable_checks': False, 'jax_array_garbage_collection_guard': None}
+         'jax_enable_checks': False, 'jax_array_garbage_collection_guard': None,
+         'jax_debug_nans': False, 'jax_debug_infs': False}
+#: The flags that turn on checking results for special values (``minijax.special_values``).
+_SPECIAL_VALUES = ('jax_debug_nans', 'jax_debug_infs')
+#: Called with no arguments when one of them is set: the checks are installed or removed,
+#: and ``jit`` drops the fast paths it recorded (which check nothing).
+special_value_hooks: list = []
 #: minijax's own flags, read by the runtime (``minijax_num_cpu_devices``: how many CPU devices
 #: the replicated programs' client is made with, before the first ``pmap``; see
 #: ``minijax.runtime``).
@@ -69,6 +74,9 @@ class Config:
     def update(self, name, value):
         if name in _FREE or name in _MINIJAX:
             vars(self)[name] = value
+            if name in _SPECIAL_VALUES:
+                for hook in special_value_hooks:
+                    hook()
             return
         if name not in _FLAGS:
             raise AttributeError(f'config.update: unknown or unsupported flag {name!r} '

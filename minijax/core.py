@@ -388,9 +388,13 @@ class Primitive:
     with ``minijax.lowering.register_lowering``.
 
     A primitive with ``effectful = True`` has a side effect (it calls back into Python):
-    dead-code elimination keeps its equations though no output is used.
+    dead-code elimination keeps its equations though no output is used. ``ordered``, a
+    function of an equation's params, says whether its effect is ordered (JAX's ordered
+    effects, ``debug.print(..., ordered=True)``): a compiled program threads a token
+    through such equations, in program order, and from one run to the next.
     """
     effectful = False
+    ordered = None
 
     #: An eager op of this primitive (whose NumPy impl gives XLA's bits) runs on XLA all
     #: the same when an operand's value is on the device only, as a previous op on XLA

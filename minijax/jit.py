@@ -20,9 +20,9 @@ import weakref
 from collections.abc import Callable
 
 import numpy as np
-from minijax import core, dtypes, runtime, spmd_call, tree_util
+from minijax import core, dtypes, runtime, special_values, spmd_call, tree_util
 from minijax.array import Array, from_device
-from minijax.config import config, user_context_hooks, user_context_values
+from minijax.config import config, special_value_hooks, user_context_hooks, user_context_values
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import eval_jaxpr
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
@@ -189,6 +189,11 @@ class Jitted:
             return tree_util.tree_unflatten(
                 out_tree, spmd_call.run(exe, place, flat_args, closed.out_avals))
         exe = executable(closed, self.name, *names, self.compiler_options)
+        if special_values.checking():  # (no fast path: it would check nothing)
+            outs = run(exe, flat_args, closed.out_avals)
+            special_values.check_call(f'jit({self.name})', outs,
+                                      lambda: self.fun(*args, **kwargs))
+            return tree_util.tree_unflatten(out_tree, outs)
         key, signature, leaves = self._fast_key(args, kwargs)
         if key is not None and _same_objects(leaves, flat_args):
             self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
@@ -348,6 +353,7 @@ def _drop_fast_paths() -> None:
 
 
 user_context_hooks.append(_drop_fast_paths)
+special_value_hooks.append(_drop_fast_paths)
 
 
 def _traces_of(fun) -> dict:

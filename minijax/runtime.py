@@ -337,6 +337,17 @@ class _Compiled:
 _effect_tokens: list = [None]
 
 
+#: The ordered effects' token: the one the last program with ordered effects returned,
+#: passed to the next (JAX's runtime token), so their callbacks run in the order of the calls.
+_ordered_tokens: list = [None]
+
+
+def _ordered_token():
+    if _ordered_tokens[0] is None:
+        _ordered_tokens[0] = device_put(np.zeros(0, bool))
+    return _ordered_tokens[0]
+
+
 def effects_barrier() -> None:
     """Wait until every program run so far has made its side effects (``jax.effects_barrier``):
     its host callbacks have returned."""
@@ -379,9 +390,10 @@ class Executable(_Compiled):
     and route every output through its Python sharding code.
     """
 
-    def __init__(self, loaded, result_types, callbacks=()):
+    def __init__(self, loaded, result_types, callbacks=(), ordered=False):
         self._loaded = loaded
         self._host_callbacks = callbacks  # XLA calls them while the executable lives
+        self._ordered = ordered  # @main takes and returns the ordered effects' token
         self._handlers = [xc._xla.array_result_handler(_TransferAval(shape, dtype), _sharding(),
                                                        committed=True, _skip_checks=True)
                           for shape, dtype in result_types]
@@ -391,9 +403,14 @@ class Executable(_Compiled):
         execution's token for ``effects_barrier``."""
         if not self._host_callbacks:
             return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
+        if self._ordered:
+            buffers = [_ordered_token(), *buffers]
         results = self._loaded.execute_sharded(buffers, with_tokens=True)
         _effect_tokens[0] = results.consume_token()
-        return results.consume_with_handlers(self._handlers)
+        outs = results.consume_with_handlers(self._handlers)
+        if self._ordered:
+            _ordered_tokens[0], *outs = outs
+        return outs
 
     def runner(self, transfers, finish):
         """A function of values running the executable: each value moves to the device by
@@ -485,7 +502,7 @@ def compile_module(module, compiler_options=()) -> Executable:
                            'repetition as a loop (fori_loop, scan) or split the computation')
     callbacks = _checked_host_callbacks(module)
     loaded = _compile(client(), module, (device(),), _options(compiler_options), callbacks)
-    return Executable(loaded, _main_result_types(module), callbacks)
+    return Executable(loaded, _main_result_types(module), callbacks, _threads_token(module))
 
 
 #: The options JAX sets on the build options rather than as XLA's environment options.
@@ -548,6 +565,15 @@ def _checked_host_callbacks(module) -> list:
                            'process, so there is no Python function to call: run it from '
                            'the jit that lowered it')
     return callbacks
+
+
+def _threads_token(module) -> bool:
+    """Whether ``module``'s ``@main`` takes the ordered effects' token (its first argument,
+    marked ``jax.token``, as JAX marks it)."""
+    with module.context:
+        main = main_function(module)
+        attrs = main.arg_attrs if main is not None and 'arg_attrs' in main.attributes else []
+        return len(attrs) > 0 and 'jax.token' in ir.DictAttr(attrs[0])
 
 
 def calls_back(module) -> bool:
@@ -616,9 +642,10 @@ class ReplicatedExecutable(_Compiled):
     values stacked along a new leading axis (a ``pmap`` result, gathered on the host).
     """
 
-    def __init__(self, loaded, result_types, on: tuple, callbacks=()):
+    def __init__(self, loaded, result_types, on: tuple, callbacks=(), ordered=False):
         self._loaded = loaded
         self._host_callbacks = callbacks  # XLA calls them while the executable lives
+        self._ordered = ordered  # @main takes and returns the ordered effects' token
         self._devices = on
         self._sharding = _ReplicaSharding(on)
         self._handlers = [xc._xla.array_result_handler(
@@ -626,8 +653,12 @@ class ReplicatedExecutable(_Compiled):
             _skip_checks=True) for shape, dtype in result_types]
 
     def __call__(self, per_device_args) -> list[np.ndarray]:
-        args = [self._sharded(values) for values in per_device_args]
+        """(A program with ordered effects gets a token per device: its run ends before
+        this returns, so the next one comes after it.)"""
+        tokens = [[np.zeros(0, bool)] * len(self._devices)] * self._ordered
+        args = [self._sharded(values) for values in (*tokens, *per_device_args)]
         outs = self._loaded.execute_sharded(args).consume_with_handlers(self._handlers)
+        outs = outs[len(tokens):]
         with _jax_hidden():
             return [np.stack([to_host(s) for s in out._arrays]) for out in outs]
 
@@ -672,7 +703,8 @@ def compile_replicated(module, on: tuple) -> ReplicatedExecutable:
         np.array([[d.id] for d in on]))
     callbacks = _checked_host_callbacks(module)
     loaded = _compile(replica_client(), module, on, options, callbacks)
-    return ReplicatedExecutable(loaded, _main_result_types(module), on, callbacks)
+    return ReplicatedExecutable(loaded, _main_result_types(module), on, callbacks,
+                                _threads_token(module))
 
 
 def buffer_pointer(buffer) -> int:

@@ -12,7 +12,8 @@ _REFS = ("mutable array references (JAX's Ref, new_ref, freeze and their helpers
          'carry state through loops and function results')
 
 _EFFECTS = ("effect types: minijax's jaxprs record none; a primitive is effectful or not "
-            '(Primitive.effectful), which dead-code elimination reads')
+            '(Primitive.effectful), which dead-code elimination reads, and its effect ordered '
+            'or not (Primitive.ordered, a function of the params), which lowering reads')
 _TRACE_STATE = ("JAX's trace-state internals: minijax's transformations are a stack of "
                 'MainTrace objects (minijax.core.trace_stack, new_main, new_dynamic)')
 _EXTENDED = ("JAX's extended dtypes and high-level types: minijax's one extended dtype is the "

@@ -305,11 +305,18 @@ xla_call_p.def_transpose(_xla_call_transpose)
 def _xla_call_lowering(ctx, *args, jaxpr, name, in_shardings=None, out_shardings=None,
                        ctx_mesh=None):
     """A ``func.call`` of the private function; with shardings, the function constrains
-    its arguments and results to them, as JAX lowers a nested ``jit`` given shardings."""
+    its arguments and results to them, as JAX lowers a nested ``jit`` given shardings. A
+    function with ordered effects takes the caller's token and returns the next one."""
     shardings = None if in_shardings is None else (in_shardings, out_shardings)
-    symbol = ctx.module_context.private_function(name, jaxpr, shardings)
-    result_types = [tensor_type(a) for a in ctx.avals_out]
-    call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(symbol), list(args))
+    module = ctx.module_context
+    symbol = module.private_function(name, jaxpr, shardings)
+    tokens = [module.token] if jaxpr.ordered else []  # (it runs ordered effects: threaded)
+    result_types = [tensor_type(a) for a in (*[core.abstract_token] * len(tokens),
+                                             *ctx.avals_out)]
+    call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(symbol), [*tokens, *args])
+    if tokens:
+        module.token, *outs = call.results
+        return outs
     return list(call.results)
 
 

@@ -27,7 +27,8 @@ from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, nonzero_cts,
                                             transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
-from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering import (constant, lower_closed_jaxpr, register_lowering, tensor_type,
+                              threading_token)
 from minijax.sharding import rules as sharding_rules
 
 cond_p = Primitive('cond', multiple_results=True, eager_on_xla=True)
@@ -292,13 +293,21 @@ cond_p.def_transpose(_cond_transpose)
 # ----------------------------------------------------------------------------- lowering
 
 def _cond_lowering(ctx, index, *operands, branches, branches_platforms=None):
+    """``stablehlo.case``; with ordered effects in a branch, every branch goes on from the
+    function's token and returns the next one first, as JAX lowers it."""
     if branches_platforms is not None:
         index, branches = _platform_branch(index, branches, branches_platforms)
-    case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index, len(branches))
+    module = ctx.module_context
+    tokens = [core.abstract_token] * any(b.ordered for b in branches)
+    case = hlo.CaseOp([tensor_type(a) for a in (*tokens, *ctx.avals_out)], index,
+                      len(branches))
     for i, (region, branch) in enumerate(zip(case.regions, branches)):
-        with ir.InsertionPoint(region.blocks.append()):
-            hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, branch, operands,
-                                            scope=f'cond/branch_{i}_fun'))
+        with ir.InsertionPoint(region.blocks.append()), threading_token(module, module.token):
+            outs = lower_closed_jaxpr(module, branch, operands, scope=f'cond/branch_{i}_fun')
+            hlo.ReturnOp([module.token, *outs] if tokens else outs)
+    if tokens:
+        module.token, *outs = case.results
+        return outs
     return list(case.results)
 
 

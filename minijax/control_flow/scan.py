@@ -23,7 +23,8 @@ from minijax.interpreters.transpose import (drop_zero_cts, instantiate_cts, is_u
                                             nonzero_cts, transposed_jaxpr)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lowering import constant, lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering import (constant, lower_closed_jaxpr, register_lowering, tensor_type,
+                              threading_token)
 from minijax.lowering.ops import broadcast_in_dim, compare
 from minijax.lowering.types import element_type
 from minijax.sharding import rules as sharding_rules
@@ -423,7 +424,8 @@ scan_p.def_transpose(_scan_transpose)
 # ----------------------------------------------------------------------------- lowering
 
 def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
-    """``stablehlo.while`` carrying (i, carry, ys buffers); xs slices are read at i."""
+    """``stablehlo.while`` carrying (i, carry, ys buffers); xs slices are read at i. With
+    ordered effects in the body, the loop carries the token first, as JAX's does."""
     consts, init, xs = _split_operands(args, num_consts, num_carry)
     # Slices are cut from the values as stored: a key array's words are a trailing axis.
     physical_in, physical_out = (list(map(core.physical_aval, avals))
@@ -434,17 +436,20 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
     if length == 0:  # the loop never runs; reading a slice of an empty xs is not even valid
         return [*init, *ys_init]
     i32 = ShapedArray((), dtypes.int32)
-    types = [tensor_type(a) for a in [i32, *carry_avals, *ys_avals]]
-    loop = hlo.WhileOp(types, [constant(np.int32(0)), *init, *ys_init])
+    module = ctx.module_context
+    tokens = [module.token] * jaxpr.ordered
+    types = [tensor_type(a) for a in [*[core.abstract_token] * len(tokens), i32, *carry_avals,
+                                      *ys_avals]]
+    loop = hlo.WhileOp(types, [*tokens, constant(np.int32(0)), *init, *ys_init])
 
     cond_block = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
-        hlo.ReturnOp([compare(cond_block.arguments[0], constant(np.int32(length)), 'LT',
-                              dtypes.int32)])
+        hlo.ReturnOp([compare(cond_block.arguments[len(tokens)], constant(np.int32(length)),
+                              'LT', dtypes.int32)])
 
     body_block = loop.regions[1].blocks.append(*types)
-    with ir.InsertionPoint(body_block):
-        i, *rest = body_block.arguments
+    token, i, *rest = body_block.arguments if tokens else [None, *body_block.arguments]
+    with ir.InsertionPoint(body_block), threading_token(module, token):
         carry, ys = core.split_list(list(rest), num_carry)
         index = hlo.SubtractOp(constant(np.int32(length - 1)), i).result if reverse else i
         x_slices = [_read_slice(x, a, index) for x, a in zip(xs, x_avals)]
@@ -453,8 +458,10 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
         new_carry, y_slices = core.split_list(outs, num_carry)
         new_ys = [_write_slice(buf, y, a, index) for buf, y, a in zip(ys, y_slices, ys_avals)]
         next_i = hlo.AddOp(i, constant(np.int32(1))).result
-        hlo.ReturnOp([next_i, *new_carry, *new_ys])
-    return list(loop.results)[1:]
+        hlo.ReturnOp([*[module.token] * len(tokens), next_i, *new_carry, *new_ys])
+    if tokens:
+        module.token = loop.results[0]
+    return list(loop.results)[len(tokens) + 1:]
 
 
 def _zeros(aval):

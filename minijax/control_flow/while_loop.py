@@ -19,7 +19,8 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lowering import lower_closed_jaxpr, register_lowering, tensor_type
+from minijax.lowering import (lower_closed_jaxpr, register_lowering, tensor_type,
+                              threading_token)
 from minijax.sharding import rules as sharding_rules
 
 while_p = Primitive('while', multiple_results=True, eager_on_xla=True)
@@ -269,16 +270,27 @@ while_p.def_transpose(_while_transpose)
 # ----------------------------------------------------------------------------- lowering
 
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """``stablehlo.while``; with ordered effects in the body, the loop carries the token
+    first, as JAX lowers it."""
+    if cond_jaxpr.ordered:
+        raise NotImplementedError('while_loop: minijax does not support ordered effects '
+                                  '(debug.print(..., ordered=True)) in cond_fun; move them '
+                                  'to body_fun')
+    module = ctx.module_context
     cond_consts, body_consts, init = _split_operands(args, cond_nconsts, body_nconsts)
-    types = [tensor_type(a) for a in ctx.avals_out]
-    loop = hlo.WhileOp(types, init)
+    tokens = [module.token] * body_jaxpr.ordered
+    types = [tensor_type(a) for a in (*[core.abstract_token] * len(tokens), *ctx.avals_out)]
+    loop = hlo.WhileOp(types, [*tokens, *init])
     for region, closed, consts, scope in [(loop.regions[0], cond_jaxpr, cond_consts, 'cond'),
                                           (loop.regions[1], body_jaxpr, body_consts, 'body')]:
         block = region.blocks.append(*types)
-        with ir.InsertionPoint(block):
-            hlo.ReturnOp(lower_closed_jaxpr(ctx.module_context, closed,
-                                            [*consts, *block.arguments],
-                                            scope=f'while/{scope}'))
+        token, *carry = block.arguments if tokens else [None, *block.arguments]
+        with ir.InsertionPoint(block), threading_token(module, token):
+            outs = lower_closed_jaxpr(module, closed, [*consts, *carry], scope=f'while/{scope}')
+            hlo.ReturnOp([module.token, *outs] if tokens and scope == 'body' else outs)
+    if tokens:
+        module.token, *outs = loop.results
+        return outs
     return list(loop.results)
 
 

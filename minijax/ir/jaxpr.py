@@ -99,6 +99,12 @@ class Jaxpr:
         this is computed once."""
         return any(eqn_effectful(eqn) for eqn in self.eqns)
 
+    @functools.cached_property
+    def ordered(self) -> bool:
+        """Whether the jaxpr has an ordered effect, here or in a sub-jaxpr: its compiled
+        function takes and returns a token (``minijax.lowering.module``)."""
+        return any(eqn_ordered(eqn) for eqn in self.eqns)
+
     @property
     def in_avals(self):
         return [v.aval for v in self.invars]
@@ -121,10 +127,20 @@ class Jaxpr:
 
 def eqn_effectful(eqn: JaxprEqn) -> bool:
     """Whether the equation has a side effect: its primitive's, or its sub-jaxprs'."""
-    return eqn.primitive.effectful or any(
-        sub.effectful for param in eqn.params.values()
-        for sub in (param if isinstance(param, (tuple, list)) else (param,))
-        if isinstance(sub, (Jaxpr, ClosedJaxpr)))
+    return eqn.primitive.effectful or any(sub.effectful for sub in _sub_jaxprs(eqn))
+
+
+def eqn_ordered(eqn: JaxprEqn) -> bool:
+    """Whether the equation has an ordered effect: its primitive's, or its sub-jaxprs'."""
+    ordered = eqn.primitive.ordered
+    return ordered is not None and ordered(eqn.params) or \
+        any(sub.ordered for sub in _sub_jaxprs(eqn))
+
+
+def _sub_jaxprs(eqn: JaxprEqn):
+    return (sub for param in eqn.params.values()
+            for sub in (param if isinstance(param, (tuple, list)) else (param,))
+            if isinstance(sub, (Jaxpr, ClosedJaxpr)))
 
 
 class ClosedJaxpr:
@@ -147,6 +163,7 @@ class ClosedJaxpr:
     invars = property(lambda self: self.jaxpr.invars)
     outvars = property(lambda self: self.jaxpr.outs)
     effectful = property(lambda self: self.jaxpr.effectful)
+    ordered = property(lambda self: self.jaxpr.ordered)
 
     def __str__(self):
         return str(self.jaxpr)

@@ -8,7 +8,8 @@ from jaxlib.mlir.dialects import stablehlo
 from minijax.lowering.context import mlir_context
 from minijax.lowering.module import (
     LoweringError, ModuleContext, append_block, constant, emit, lower_closed_jaxpr, lower_fun,
-    lower_jaxpr, lower_jaxpr_to_module, module_text, traceless_location, verify_module)
+    lower_jaxpr, lower_jaxpr_to_module, module_text, threading_token, traceless_location,
+    verify_module)
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, register_lowering
 from minijax.lowering.types import element_type, tensor_type
 
@@ -16,4 +17,4 @@ __all__ = ['LoweringError', 'LoweringRuleContext', 'ModuleContext', 'append_bloc
            'element_type', 'emit',
            'lower_closed_jaxpr', 'lower_fun', 'lower_jaxpr', 'lower_jaxpr_to_module',
            'mlir_context', 'module_text', 'register_lowering', 'stablehlo', 'tensor_type',
-           'traceless_location', 'verify_module']
+           'threading_token', 'traceless_location', 'verify_module']

@@ -74,6 +74,9 @@ class ModuleContext:
         self.locations: dict = {}  # (op name, SourceInfo, inlined into, ...) -> ir.Location
         self.where = Where()  # how the ops being emitted are located
         self.host_callbacks: list = []  # the Python functions the module calls, by index
+        #: The ordered effects' token in the function being emitted: its argument, then
+        #: each ordered callback's result (None where the function has no ordered effect).
+        self.token: ir.Value | None = None
         self.uses_shardy = False  # whether an op carries a sharding (sdy.sharding_constraint)
 
     def tensor_type(self, aval, shape: tuple | None = None) -> ir.RankedTensorType:
@@ -228,12 +231,13 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
             main = emit_function(module_ctx, 'main', closed, public=True, arg_names=arg_names)
             names = result_names or _result_names(len(closed.out_avals))
             result_shardings = list(result_shardings) or [None] * len(names)
-            main.result_attrs = ir.ArrayAttr.get([
+            tokens = token_attrs([hlo.TokenType.get()] * closed.ordered)
+            main.result_attrs = ir.ArrayAttr.get(tokens + [
                 ir.DictAttr.get({'jax.result_info': ir.StringAttr.get(name),
                                  **_sharding_attr(sharding, aval)})
                 for name, sharding, aval in zip(names, result_shardings, closed.out_avals)])
             if any(s is not None for s in arg_shardings):
-                main.arg_attrs = ir.ArrayAttr.get([
+                main.arg_attrs = ir.ArrayAttr.get(tokens + [
                     ir.DictAttr.get(_sharding_attr(s, a))
                     for s, a in zip(arg_shardings, closed.in_avals, strict=True)])
         verify_module(module)
@@ -319,24 +323,37 @@ def emit_function(module_ctx, name: str, closed: ClosedJaxpr, public: bool,
     frames of the equation the rule lowers, keeps those inside the outer trace).
     ``shardings``: (per argument, per result) a sharding or None: the arguments are
     constrained to theirs on entry and the results before the return."""
-    in_types = [tensor_type(a) for a in closed.in_avals]
-    out_types = [tensor_type(a) for a in closed.out_avals]
+    tokens = [hlo.TokenType.get()] * closed.ordered
+    in_types = tokens + [tensor_type(a) for a in closed.in_avals]
+    out_types = tokens + [tensor_type(a) for a in closed.out_avals]
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes['sym_visibility'] = ir.StringAttr.get('public' if public else 'private')
-    names = list(arg_names) + [''] * (len(in_types) - len(arg_names))
+    if tokens:
+        fn.arg_attrs, fn.result_attrs = (ir.ArrayAttr.get(token_attrs(types)) for types in
+                                         (in_types, out_types))
+    names = [''] * len(tokens) + list(arg_names)
+    names += [''] * (len(in_types) - len(names))
     location = module_ctx.function_location if public else ir.Location.unknown()
     block = fn.add_entry_block(arg_locs=[ir.Location.name(n) if n else location
                                          for n in names])
     with ir.InsertionPoint(block), location, \
             contextlib.nullcontext() if public else detached(module_ctx, cut):
-        args = list(block.arguments)
+        args = list(block.arguments)[len(tokens):]
         if shardings is not None:
             args = constrain_all(module_ctx, args, shardings[0], closed.in_avals)
-        outs = lower_closed_jaxpr(module_ctx, closed, args)
-        if shardings is not None:
-            outs = constrain_all(module_ctx, outs, shardings[1], closed.out_avals)
-        func.ReturnOp(outs)
+        with threading_token(module_ctx, block.arguments[0] if tokens else None):
+            outs = lower_closed_jaxpr(module_ctx, closed, args)
+            if shardings is not None:
+                outs = constrain_all(module_ctx, outs, shardings[1], closed.out_avals)
+            func.ReturnOp([module_ctx.token, *outs] if tokens else outs)
     return fn
+
+
+def token_attrs(types) -> list[ir.DictAttr]:
+    """A function's argument or result attributes: ``{jax.token = true}`` on each token
+    (the ordered effects' token, first), none on the others."""
+    return [ir.DictAttr.get({'jax.token': ir.BoolAttr.get(True)}
+                            if hlo.TokenType.isinstance(t) else {}) for t in types]
 
 
 @contextlib.contextmanager
@@ -386,6 +403,19 @@ def lower_closed_jaxpr(module_ctx, closed: ClosedJaxpr, args: Sequence[ir.Value]
         return lower_jaxpr(module_ctx, closed.jaxpr, consts, args)
     finally:
         module_ctx.name_stack, module_ctx.eqn_name_stack, module_ctx.where = saved
+
+
+@contextlib.contextmanager
+def threading_token(module_ctx, token: ir.Value | None):
+    """Lower a region (a branch, a loop body) whose ordered effects go on from ``token``
+    (the region's own token, or the function's); ``module_ctx.token`` is then the token
+    the region returns. The enclosing function's token is restored after it."""
+    saved = module_ctx.token
+    module_ctx.token = token
+    try:
+        yield
+    finally:
+        module_ctx.token = saved
 
 
 def lower_fun(fun, multiple_results=False):

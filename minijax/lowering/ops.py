@@ -5,7 +5,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.lowering.module import append_block, constant, emit
 from minijax.lowering.shardings import constrain_to_type
 from minijax.lowering.types import element_type, tensor_type
@@ -111,35 +111,54 @@ def reduce_windows(ctx, operands, inits, body, window_dimensions, window_strides
 PYTHON_CALLBACK_TARGET = 'xla_ffi_python_cpu_callback'
 
 
-def python_callback(ctx, callback, operands, has_side_effect: bool) -> list[ir.Value]:
+def python_callback(ctx, callback, operands, has_side_effect: bool, ordered: bool = False
+                    ) -> list[ir.Value]:
     """``stablehlo.custom_call @xla_ffi_python_cpu_callback`` running ``callback`` on the
     host, as JAX emits it: the callback joins the module's ``host_callbacks`` and the op
     carries its index. ``has_side_effect`` keeps XLA from removing a call whose results
-    nobody reads."""
-    callbacks = ctx.module_context.host_callbacks
-    callbacks.append(callback)
-    index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(callbacks) - 1)
-    return ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect, {'index': index})
+    nobody reads. An ``ordered`` call takes the function's token first and returns the
+    next one first, which becomes the function's token: XLA runs such calls in order."""
+    module = ctx.module_context
+    module.host_callbacks.append(_passing_token(callback) if ordered else callback)
+    index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(module.host_callbacks) - 1)
+    if not ordered:
+        return ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect,
+                        {'index': index})
+    token, *outs = ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect,
+                            {'index': index}, module.token)
+    module.token = token
+    return outs
 
 
-def ffi_call(ctx, target, operands, has_side_effect: bool, config: dict) -> list[ir.Value]:
+def _passing_token(callback):
+    """``callback`` as XLA calls an ordered one: the token's (empty) buffer first, passed
+    back first."""
+    return lambda token, *arrays: (token, *callback(*arrays))
+
+
+def ffi_call(ctx, target, operands, has_side_effect: bool, config: dict,
+             token: ir.Value | None = None) -> list[ir.Value]:
     """``stablehlo.custom_call @target`` of an XLA FFI handler, as JAX's ``ffi_lowering``
     writes it: row-major layouts, the handler's attributes ``config`` in
-    ``mhlo.backend_config``."""
+    ``mhlo.backend_config``. With a ``token``, the call takes it first and returns a token
+    first (a token's layout is a scalar's)."""
+    tokens = [] if token is None else [core.abstract_token]
     op = hlo.CustomCallOp(
-        [tensor_type(a) for a in ctx.avals_out], list(operands), target,
+        [tensor_type(a) for a in (*tokens, *ctx.avals_out)], [*([token] * len(tokens)),
+                                                              *operands], target,
         has_side_effect=ir.BoolAttr.get(has_side_effect), backend_config=ir.StringAttr.get(''),
-        operand_layouts=row_major_layouts(ctx.avals_in),
-        result_layouts=row_major_layouts(ctx.avals_out))
+        operand_layouts=row_major_layouts([*tokens, *ctx.avals_in]),
+        result_layouts=row_major_layouts([*tokens, *ctx.avals_out]))
     op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(config)
     return list(op.results)
 
 
 def row_major_layouts(avals) -> ir.ArrayAttr:
     """A custom call's ``operand_layouts``/``result_layouts`` for row-major arrays (each
-    layout lists the dimensions minor to major)."""
+    layout lists the dimensions minor to major; a token's is empty)."""
     return ir.ArrayAttr.get([
-        ir.DenseIntElementsAttr.get(np.arange(a.ndim - 1, -1, -1, dtype=np.int64),
+        ir.DenseIntElementsAttr.get(np.arange(getattr(a, 'ndim', 0) - 1, -1, -1,
+                                              dtype=np.int64),
                                     type=ir.IndexType.get()) for a in avals])
 
 

@@ -768,7 +768,7 @@ def test_config_states_read_and_set_as_jax(name):
 
 
 def test_a_config_state_refuses_what_minijax_does_not_do():
-    with pytest.raises(NotImplementedError, match='does not check results for NaNs'):
-        with minijax.debug_nans(True):
+    with pytest.raises(NotImplementedError, match='does not check that PRNG keys are used once'):
+        with minijax.debug_key_reuse(True):
             pass
-    assert minijax.debug_nans.value is False
+    assert minijax.debug_key_reuse.value is False

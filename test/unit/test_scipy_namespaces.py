@@ -1,7 +1,8 @@
 """The smaller ``jax.scipy`` namespaces against JAX (x64): ``stats``' summaries and
-``gaussian_kde``, ``fft``'s DCTs, ``integrate.trapezoid``, ``ndimage.map_coordinates`` and
-``signal``'s FFT convolution and spectral analysis. Each test runs one function's cases in
-one jitted program per side; gradients where JAX differentiates; JAX's errors."""
+``gaussian_kde``, ``fft``'s DCTs, ``integrate.trapezoid``, ``ndimage.map_coordinates``,
+``sparse.linalg``'s solvers, ``cluster.vq``, ``interpolate``, ``spatial.transform`` and
+``signal``'s FFT convolution and spectral analysis. Each test runs one function's cases in one
+jitted program per side; gradients where JAX differentiates; JAX's errors."""
 import warnings
 
 import jax
@@ -15,6 +16,10 @@ import minijax.numpy as mnp
 import minijax.scipy as msp
 import jax.scipy as jsp  # noqa: I001 (the oracle)
 import jax.scipy.optimize  # noqa: F401,E402 (a submodule jax.scipy does not import)
+import jax.scipy.cluster.vq  # noqa: F401,E402
+import jax.scipy.interpolate  # noqa: F401,E402
+import jax.scipy.spatial.transform  # noqa: F401,E402
+import jax.scipy.sparse.linalg  # noqa: F401,E402
 
 
 def _both(program, *args, jit=True):
@@ -144,6 +149,124 @@ def test_map_coordinates(rng):
             sp.ndimage.map_coordinates(image, coordinates, 3)
         with pytest.raises(ValueError):
             sp.ndimage.map_coordinates(image, coordinates[:1], 1)
+
+# ----------------------------------------------------------------------------- sparse, cluster
+
+
+def test_krylov_solvers_and_their_gradient(rng):
+    a = rng.normal(size=(5, 5))
+    spd, general, b = a @ a.T + 5 * np.eye(5), a + 4 * np.eye(5), rng.normal(size=5)
+    parts = {'u': rng.normal(size=2), 'v': rng.normal(size=3)}
+
+    def program(sp, spd, general, b, parts):
+        linalg, np_ = sp.sparse.linalg, (mnp if sp is msp else jnp)
+        blocks = lambda t: {'u': 3 * t['u'], 'v': np_.dot(spd[:3, :3], t['v'])}  # noqa: E731
+        diagonal = lambda x: x / np_.diag(spd)  # noqa: E731
+        solves = [linalg.cg(spd, b), linalg.cg(lambda x: np_.dot(spd, x), b, x0=b, M=diagonal),
+                  linalg.cg(blocks, parts, tol=1e-8), linalg.bicgstab(general, b, maxiter=3),
+                  linalg.bicgstab(general, b, atol=1e-9, M=diagonal),
+                  linalg.bicgstab(blocks, parts)]
+        solves += [linalg.gmres(general, b, solve_method=method, **kw)
+                   for method in ('batched', 'incremental')
+                   for kw in ({}, {'restart': 2, 'maxiter': 2}, {'M': diagonal, 'tol': 1e-8})]
+        solves.append(linalg.gmres(blocks, parts, restart=3))
+        loss = lambda b: np_.sum(linalg.cg(spd, b)[0] ** 2 + linalg.gmres(general, b)[0])  # noqa
+        return ([x for x, _ in solves], [info for _, info in solves[6:]],
+                (minijax.grad if sp is msp else jax.grad)(loss)(b))
+    _both(program, spd, general, b, parts)
+    for sp in (jsp, msp):
+        with pytest.raises(ValueError, match='square matrix'):
+            sp.sparse.linalg.cg(np.ones((2, 3)), np.ones(2))
+        with pytest.raises(ValueError, match='matching shapes'):
+            sp.sparse.linalg.cg(np.eye(2), np.ones(2), x0=np.ones(3))
+        with pytest.raises(ValueError, match='solve_method'):
+            sp.sparse.linalg.gmres(np.eye(2), np.ones(2), solve_method='qr')
+
+
+def test_vq(rng):
+    obs, book = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    _both(lambda sp, obs, book: [sp.cluster.vq.vq(obs, book), sp.cluster.vq.vq(obs[:, 0],
+                                                                                book[:, 0])],
+          obs, book)
+    for sp in (jsp, msp):
+        with pytest.raises(ValueError, match='same rank'):
+            sp.cluster.vq.vq(obs, book[0])
+
+# ----------------------------------------------------------------------------- interpolate
+
+
+def test_regular_grid_interpolator(rng):
+    grid = (np.sort(rng.uniform(0, 1, 5)), np.sort(rng.uniform(0, 2, 4)))
+    values, xi = rng.normal(size=(5, 4, 2)), rng.uniform(-.1, 2, (7, 2))
+
+    def program(sp, values, xi):
+        make = sp.interpolate.RegularGridInterpolator
+        calls = [make(grid, values, method, fill_value=fill)(xi)
+                 for method in ('linear', 'nearest') for fill in (np.nan, None, 0.)]
+        line = make(grid[:1], values[:, 0, 0])
+        calls += [line((xi[:, 0],)), line(xi[:, 0]), make(grid, values[..., 0])(xi, 'nearest'),
+                  make(grid, values[..., 0])((xi[:3, 0], xi[:3, 1]))]
+        return calls
+    _both(program, values, xi)
+
+    def through_jit(sp, jit, grad):
+        interpolator = sp.interpolate.RegularGridInterpolator(grid, values, fill_value=None)
+        return grad(jit(lambda f, x: (f(x) ** 2).sum()), argnums=(0, 1))(interpolator, xi)
+    mine, theirs = through_jit(msp, minijax.jit, minijax.grad), through_jit(jsp, jax.jit, jax.grad)
+    mine = minijax.tree_util.tree_leaves(mine)  # (JAX does not know minijax's pytree class)
+    assert len(mine) == len(jax.tree.leaves(theirs))
+    for m, t in zip(mine, jax.tree.leaves(theirs)):
+        assert_close(m, t)
+    for sp in (jsp, msp):
+        make = sp.interpolate.RegularGridInterpolator
+        with pytest.raises(ValueError, match='not defined'):
+            make(grid, values, 'cubic')
+        with pytest.raises(NotImplementedError):
+            make(grid, values, bounds_error=True)
+        with pytest.raises(ValueError, match='point arrays'):
+            make(grid * 2, values[..., 0])
+        with pytest.raises(ValueError, match='dimension'):
+            make(grid, values)(np.ones((2, 3)))
+
+# ----------------------------------------------------------------------------- spatial
+
+
+def test_rotation_and_slerp(rng):
+    quat, vectors = rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
+    angles = rng.uniform(-3, 3, (5, 3))
+
+    def program(sp, quat, vectors, angles):
+        R = sp.spatial.transform.Rotation
+        a, b = R.from_quat(quat), R.from_euler('xyz', angles)
+        c = R.from_euler('ZXZ', angles, degrees=True)
+        out = [a.as_matrix(), a.as_rotvec(), a.as_rotvec(True), a.as_mrp(),
+               a.as_quat(True, True), a.inv().quat, a.magnitude(), (a * b).quat, a.apply(vectors),
+               a.apply(vectors, inverse=True), a[0].apply(vectors), b.quat, c.quat,
+               R.from_euler('y', .3).quat, R.from_matrix(a.as_matrix()).quat,
+               R.from_matrix(np.diag([1., -1, -1])).quat, R.from_rotvec(vectors).quat,
+               R.from_rotvec(vectors * 1e-4, True).quat, R.from_mrp(vectors * .3).quat,
+               a.mean().quat, a.mean(np.arange(5.)).quat, R.concatenate([a, b]).quat,
+               R.identity().quat]
+        out += [r.as_euler(seq, degrees) for seq in ('xyz', 'zyx', 'XYZ', 'zxz', 'ZYZ', 'xyx')
+                for r, degrees in ((a, False), (c, True))]
+        slerp = sp.spatial.transform.Slerp.init(np.arange(5.), a)
+        return out + [slerp(np.array([0., .5, 2.3, 4.])).quat, slerp(1.7).quat]
+    _both(program, quat, vectors, angles)
+
+    def turned(sp, grad):
+        R = sp.spatial.transform.Rotation
+        return grad(lambda v: (R.from_rotvec(v).apply(vectors) ** 3).sum())(vectors)
+    assert_close(turned(msp, minijax.grad), turned(jsp, jax.grad))
+    for sp in (jsp, msp):
+        R, Slerp = sp.spatial.transform.Rotation, sp.spatial.transform.Slerp
+        for bad in (lambda: R.from_euler('xxy', angles), lambda: R.from_euler('xYz', angles),
+                    lambda: R.from_quat(quat).as_euler('xy'),
+                    lambda: Slerp.init(np.arange(1.), R.from_quat(quat[0])),
+                    lambda: Slerp.init(np.arange(4.), R.from_quat(quat))):
+            with pytest.raises(ValueError):
+                bad()
+        with pytest.raises(TypeError, match='not subscriptable'):
+            R.from_quat(quat[0])[0]
 
 # ----------------------------------------------------------------------------- optimize
 

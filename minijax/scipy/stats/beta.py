@@ -1,14 +1,14 @@
-"""The beta distribution, as ``jax.scipy.stats.beta`` (the density; its cdf needs
-``betainc``, which minijax does not have)."""
+"""The beta distribution, as ``jax.scipy.stats.beta``: the density, and the cdf and survival
+function through the regularized incomplete beta function."""
 from __future__ import annotations
 
 import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, betaln, xlog1py, xlogy
+from minijax.scipy.special import _promote_inexact, betainc, betaln, xlog1py, xlogy
 
-__all__ = ['logpdf', 'pdf']
+__all__ = ['cdf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'sf']
 
 
 def logpdf(x, a, b, loc=0, scale=1):
@@ -28,3 +28,29 @@ def logpdf(x, a, b, loc=0, scale=1):
 
 def pdf(x, a, b, loc=0, scale=1):
     return lax.exp(logpdf(x, a, b, loc, scale))
+
+
+def _unit(x, loc, scale):
+    """``(x - loc) / scale`` clamped to the support [0, 1]."""
+    return lax.clamp(np.array(0, x.dtype), lax.div(lax.sub(x, loc), scale),
+                     np.array(1, x.dtype))
+
+
+def cdf(x, a, b, loc=0, scale=1):
+    """``I_y(a, b)``, the regularized incomplete beta function at the clamped ``y``."""
+    x, a, b, loc, scale = _promote_inexact(x, a, b, loc, scale)
+    return betainc(a, b, _unit(x, loc, scale))
+
+
+def logcdf(x, a, b, loc=0, scale=1):
+    return lax.log(cdf(x, a, b, loc, scale))
+
+
+def sf(x, a, b, loc=0, scale=1):
+    """``I_{1-y}(b, a)``: the upper tail without cancelling against 1."""
+    x, a, b, loc, scale = _promote_inexact(x, a, b, loc, scale)
+    return betainc(b, a, 1 - _unit(x, loc, scale))
+
+
+def logsf(x, a, b, loc=0, scale=1):
+    return lax.log(sf(x, a, b, loc, scale))

@@ -1,13 +1,13 @@
-"""The Poisson distribution with mean ``mu``, as ``jax.scipy.stats.poisson`` (the pmf; its
-cdf needs ``gammaincc``, which minijax does not have)."""
+"""The Poisson distribution with mean ``mu``, as ``jax.scipy.stats.poisson``: the pmf, the cdf
+through the upper incomplete gamma function, and the entropy."""
 from __future__ import annotations
 
 import numpy as np
 
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, gammaln, xlogy
+from minijax.scipy.special import _promote_inexact, entr, gammaincc, gammaln, xlogy
 
-__all__ = ['logpmf', 'pmf']
+__all__ = ['cdf', 'entropy', 'logpmf', 'pmf']
 
 
 def logpmf(k, mu, loc=0):
@@ -21,3 +21,32 @@ def logpmf(k, mu, loc=0):
 
 def pmf(k, mu, loc=0):
     return mnp.exp(logpmf(k, mu, loc))
+
+
+def cdf(k, mu, loc=0):
+    """``Q(floor(k - loc) + 1, mu)``; 0 below ``loc``."""
+    k, mu, loc = _promote_inexact(k, mu, loc)
+    x = k - loc
+    return mnp.where(x < 0, mnp.zeros_like(x), gammaincc(mnp.floor(1 + x), mu))
+
+
+def _summed_entropy(mu, terms, bound):
+    """``-sum p log p`` over the first ``terms`` counts, those from ``bound(mu)`` on left
+    out (a static count, so the sum traces under jit)."""
+    k = mnp.arange(terms, dtype=mu.dtype)[:, None]
+    probs = mnp.where(k < mnp.ceil(bound(mu)), pmf(k, mu[None]), 0)
+    return mnp.sum(entr(probs), axis=0)
+
+
+def entropy(mu, loc=0):
+    """The Shannon entropy, as JAX computes it: summed over the counts that carry the mass
+    for ``mu`` below 100 (35 or 250 of them), ``log(2 pi e mu) / 2 - 1 / (12 mu)`` above;
+    ``loc`` only broadcasts."""
+    mu, loc = _promote_inexact(mu, loc)
+    flat = mnp.ravel(mu)
+    result = mnp.where(
+        flat == 0, mnp.zeros_like(flat), mnp.where(
+            flat < 10, _summed_entropy(flat, 35, lambda m: m + 20), mnp.where(
+                flat < 100, _summed_entropy(flat, 250, lambda m: m + 10 * mnp.sqrt(m) + 20),
+                .5 * mnp.log(2 * np.pi * np.e * flat) - 1 / (12 * flat))))
+    return mnp.broadcast_to(result.reshape(mu.shape), mnp.broadcast_shapes(mu.shape, loc.shape))
