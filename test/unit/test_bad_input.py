@@ -140,16 +140,29 @@ def _string_output_rows():
 def _stats_rows():
     """Each distribution of ``scipy.stats`` refuses arguments whose shapes do not broadcast
     (to its density and its log), and a string for ``x``."""
-    densities = ['bernoulli.pmf', 'beta.pdf', 'cauchy.pdf', 'expon.pdf', 'gamma.pdf',
-                 'laplace.pdf', 'logistic.pdf', 'norm.pdf', 'poisson.pmf', 't.pdf', 'uniform.pdf']
-    log_densities = [name.replace('.p', '.logp') for name in densities]
+    #: density -> how many parameters it is given after x (each V / 2, x of another shape)
+    densities = {'bernoulli.pmf': 2, 'beta.pdf': 2, 'cauchy.pdf': 2, 'expon.pdf': 2,
+                 'gamma.pdf': 2, 'laplace.pdf': 2, 'logistic.pdf': 2, 'norm.pdf': 2,
+                 'poisson.pmf': 2, 't.pdf': 2, 'uniform.pdf': 2, 'betabinom.pmf': 3,
+                 'binom.pmf': 2, 'chi2.pdf': 1, 'gennorm.pdf': 1, 'geom.pmf': 1,
+                 'gumbel_l.pdf': 2, 'gumbel_r.pdf': 2, 'nbinom.pmf': 2, 'pareto.pdf': 1,
+                 'truncnorm.pdf': 2, 'vonmises.pdf': 1, 'wrapcauchy.pdf': 1}
+    every = {**densities, **{name.replace('.p', '.logp'): n for name, n in densities.items()}}
+    logs = [name for name in every if '.logp' in name]
     return [
         *((f'scipy.stats.{name}_of_shapes_that_do_not_broadcast',
-           lambda jax, name=name: _attribute(jax.scipy.stats, name)(np.ones(2), V / 2, V / 2),
-           r'incompatible (shapes|operands)') for name in densities + log_densities),
+           lambda jax, name=name, n=n: _attribute(jax.scipy.stats, name)(np.ones(2),
+                                                                         *[V / 2] * n),
+           r'incompatible (shapes|operands)') for name, n in every.items()),
         *((f'scipy.stats.{name}_of_a_string',
-           lambda jax, name=name: _attribute(jax.scipy.stats, name)('x', 0.5, 0.5),
-           r"data type 'x' not understood") for name in log_densities)]
+           lambda jax, name=name, n=every[name]: _attribute(jax.scipy.stats, name)(
+               'x', *[0.5] * n),
+           r"data type 'x' not understood|value of type str is not a valid") for name in logs),
+        ('scipy.stats.dirichlet.logpdf_of_a_string',
+         lambda jax: jax.scipy.stats.dirichlet.logpdf('x', V), r"data type 'x' not understood"),
+        ('scipy.stats.multinomial.pmf_of_floats',
+         lambda jax: jax.scipy.stats.multinomial.pmf(V, 3., V / 3),
+         r'x and n must be of integer type; got x.dtype=float64, n.dtype=float64')]
 
 
 def _register_twice(register):
@@ -1326,6 +1339,37 @@ ROWS = [
     ('scipy.stats.norm.pdf_loc_shape', lambda jax: jax.scipy.stats.norm.pdf(V, np.ones(2)),
      r'sub got incompatible shapes for broadcasting: \(3,\), \(2,\)'),
     *_stats_rows(),
+    ('scipy.cluster.vq.vq_ranks', lambda jax: jax.scipy.cluster.vq.vq(M, V),
+     r'Observation and code_book should have the same rank'),
+    ('scipy.interpolate.RegularGridInterpolator_method',
+     lambda jax: jax.scipy.interpolate.RegularGridInterpolator((V, V), M, method='cubic'),
+     r"method 'cubic' is not defined"),
+    ('scipy.sparse.linalg.cg_shapes', lambda jax: jax.scipy.sparse.linalg.cg(M, np.ones(2)),
+     r'dot_general requires contracting dimensions to have the same shape'),
+    ('scipy.sparse.linalg.gmres_solve_method',
+     lambda jax: jax.scipy.sparse.linalg.gmres(M, V, solve_method='bogus'),
+     r"invalid solve_method bogus, must be either 'incremental' or 'batched'"),
+    ('scipy.spatial.transform.Rotation_from_euler_seq',
+     lambda jax: jax.scipy.spatial.transform.Rotation.from_euler('xyzq', V),
+     r'Expected axis specification to be a non-empty string of upto 3 characters, got xyzq'),
+
+    # ------------------------------------------------------------- example_libraries, image
+    ('example_libraries.stax.Dense_of_another_width', lambda jax: (lambda init, apply: apply(
+        init(jax.random.PRNGKey(0), (-1, 3))[1], np.ones((2, 5))))(
+        *jax.example_libraries.stax.Dense(4)),
+     r'dot_general requires contracting dimensions to have the same shape'),
+    ('example_libraries.stax.serial_of_a_number',
+     lambda jax: jax.example_libraries.stax.serial(3), r"'int' object is not iterable"),
+    ('example_libraries.optimizers.sgd_of_a_string_step',
+     lambda jax: (lambda init, update, get: update(0, V, init(V)))(
+         *jax.example_libraries.optimizers.sgd('x')), r"ufunc 'multiply' did not contain"),
+    ('example_libraries.optimizers.unpack_optimizer_state_of_a_number',
+     lambda jax: jax.example_libraries.optimizers.unpack_optimizer_state(3),
+     r'cannot unpack non-iterable int object'),
+    ('image.resize_of_another_rank', lambda jax: jax.image.resize(M, (2,), 'linear'),
+     r'shape must have length equal to the number of dimensions of x'),
+    ('image.resize_method', lambda jax: jax.image.resize(M, (2, 2), 'bogus'),
+     r'Unknown resize method "bogus"'),
 
     # ------------------------------------------------------------- tree_util, tree
     ('tree_util.tree_unflatten_too_few_leaves',

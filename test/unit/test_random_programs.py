@@ -87,7 +87,16 @@ NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatt
                  'sharding_constraint',
                  # random.clone's primitive, the identity on keys (a marker for JAX's
                  # key-reuse checker): test_random.py checks its jaxpr, values and vmap
-                 'random_clone'}
+                 'random_clone',
+                 # the real Schur form: like eig, it has no derivative (JAX's has none);
+                 # test_linalg.py checks its rules and test_scipy_matrices.py its values
+                 'schur',
+                 # a call with a user's transpose (custom_derivatives.linear_call):
+                 # test_jax_surface.py checks its values, transpose and jaxpr
+                 'linear_call',
+                 # a traced device_put, which places values (a random program has one
+                 # device): test_sharding_types.py checks its jaxpr and lowering
+                 'device_put'}
 
 #: Where the primitives the fuzzer must reach are defined.
 PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)
