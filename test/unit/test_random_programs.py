@@ -93,10 +93,7 @@ NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatt
                  'schur',
                  # a call with a user's transpose (custom_derivatives.linear_call):
                  # test_jax_surface.py checks its values, transpose and jaxpr
-                 'linear_call',
-                 # a traced device_put, which places values (a random program has one
-                 # device): test_sharding_types.py checks its jaxpr and lowering
-                 'device_put'}
+                 'linear_call'}
 
 #: Where the primitives the fuzzer must reach are defined.
 PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)
