@@ -163,3 +163,16 @@ def _reseed_module_rng(request):
     before it (``-k``, ``-n``)."""
     if isinstance(getattr(request.module, 'rng', None), np.random.Generator):
         request.module.rng = _seeded_by_test_id(request)
+
+
+@pytest.fixture
+def eager_on_numpy(monkeypatch):
+    """Every primitive on its NumPy impl for one test, as ``MINIJAX_EAGER=numpy`` runs
+    them. The eager entries (which remember where each op ran) are dropped before and after,
+    so that no later test in this process runs on NumPy an op that belongs on XLA."""
+    from minijax import core, dispatch  # (imported once the device count is set, above)
+    dispatch.executable_cache_clear()
+    monkeypatch.setattr(core, 'apply_on_xla', None)
+    yield
+    monkeypatch.undo()
+    dispatch.executable_cache_clear()

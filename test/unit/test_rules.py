@@ -25,7 +25,7 @@ from testlib import (F32, F64, FLOATS, I32, I64, NUMBERS, assert_close, assert_t
                      only_args, random_array)
 
 import minijax
-from minijax import core, dispatch, isolation, lax as mlax
+from minijax import core, isolation, lax as mlax
 from minijax.control_flow import composite_p, linear_solve_p, platform_index_p
 from minijax.control_flow.cond import cond_p
 from minijax.control_flow.scan import scan_p
@@ -119,18 +119,6 @@ def test_impl_of_a_primitive_eager_on_xla(case, dtype, rng, eager_on_numpy):
     of its own (``impl:tanh``). It may round differently from XLA, within the tolerance."""
     args = case.args(rng, dtype)
     assert_close(case.mj(*args), case.jx(*args))
-
-
-@pytest.fixture
-def eager_on_numpy(monkeypatch):
-    """Every primitive on its NumPy impl for one test, as ``MINIJAX_EAGER=numpy`` runs
-    them. The eager entries (which remember where each op ran) are dropped before and after,
-    so that no later test in this process runs on NumPy an op that belongs on XLA."""
-    dispatch.executable_cache_clear()
-    monkeypatch.setattr(core, 'apply_on_xla', None)
-    yield
-    monkeypatch.undo()
-    dispatch.executable_cache_clear()
 
 
 @pytest.mark.rule('abstract_eval')
