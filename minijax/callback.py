@@ -214,6 +214,16 @@ VMAP_METHODS = ('sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_a
                 'legacy_vectorized', None)
 
 
+def _returning_arrays(callback, result_shape_dtypes, args, kwargs):
+    """What ``pure_callback`` and ``io_callback`` bind: the callback on flat arguments and
+    returning flat results, the array arguments, the results' types and their tree."""
+    result_avals, out_tree = tree_util.tree_flatten(tree_util.tree_map(
+        lambda s: ShapedArray(s.shape, s.dtype), result_shape_dtypes))
+    flat, arrays = flatten_callback(
+        lambda *a, **k: tree_util.tree_leaves(callback(*a, **k)), args, kwargs)
+    return flat, arrays, result_avals, out_tree
+
+
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
                   **kwargs):
     """``callback(*args, **kwargs)``, a pure function of its arguments returning arrays of
@@ -225,10 +235,8 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
                          f'but got: {vmap_method}')
     if sharding is not None:
         raise NotImplementedError('pure_callback: minijax runs on one device (sharding=None)')
-    result_avals, out_tree = tree_util.tree_flatten(tree_util.tree_map(
-        lambda s: ShapedArray(s.shape, s.dtype), result_shape_dtypes))
-    flat, arrays = flatten_callback(
-        lambda *a, **k: tree_util.tree_leaves(callback(*a, **k)), args, kwargs)
+    flat, arrays, result_avals, out_tree = _returning_arrays(callback, result_shape_dtypes,
+                                                             args, kwargs)
     outs = pure_callback_p.bind(*arrays, callback=flat, result_avals=tuple(result_avals),
                                 vmap_method=vmap_method)
     return tree_util.tree_unflatten(out_tree, outs)
@@ -339,10 +347,8 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     core.check_callable('io_callback', callback=callback)
     if sharding is not None:
         raise NotImplementedError('io_callback: minijax runs on one device (sharding=None)')
-    result_avals, out_tree = tree_util.tree_flatten(tree_util.tree_map(
-        lambda s: ShapedArray(s.shape, s.dtype), result_shape_dtypes))
-    flat, arrays = flatten_callback(
-        lambda *a, **k: tree_util.tree_leaves(callback(*a, **k)), args, kwargs)
+    flat, arrays, result_avals, out_tree = _returning_arrays(callback, result_shape_dtypes,
+                                                             args, kwargs)
     outs = io_callback_p.bind(*arrays, callback=flat, ordered=bool(ordered),
                               result_avals=tuple(result_avals))
     return tree_util.tree_unflatten(out_tree, outs)
