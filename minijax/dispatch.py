@@ -24,7 +24,7 @@ from minijax.array import Array, to_device, typed_host_result
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 from minijax.lax.sharding import sharding_constraint_p
 from minijax.lowering import lower_jaxpr_to_module
-from minijax.sharding import rules as sharding_rules
+from minijax.sharding import mesh as _mesh, rules as sharding_rules
 from minijax.xla_call import run, spmd_executable, xla_call_p
 
 
@@ -101,12 +101,13 @@ def _holds_jaxpr(param) -> bool:
 def eager_apply(primitive, args, params):
     """``primitive`` applied to ``args`` as ``EvalTrace`` applies it, from the entry kept
     for the primitive, its parameters and its operands' types (made on the first call); or
-    ``core.NOT_CACHED`` where it takes the general path: an operand is a tracer or sharded,
-    a type is sharded (a mesh is in context), a parameter holds a jaxpr or is unhashable.
+    ``core.NOT_CACHED`` where it takes the general path: an operand is a tracer or sharded
+    (placed, or typed over a mesh), a mesh is in context, a parameter holds a jaxpr or is
+    unhashable. (Only these: a process that once used shardings keeps its fast path.)
 
     (Entries are keyed by parameter values, as ``_executable`` is: equal values, ``1`` and
     ``True`` say, share one. The lax functions give each parameter one type.)"""
-    if core.sharding_in_types():
+    if _mesh._context.abstract_mesh is not _mesh.EMPTY_ABSTRACT_MESH:
         return core.NOT_CACHED
     key = [primitive, tuple(params.items())]
     for x in args:
@@ -149,9 +150,9 @@ def _int_key(x):
 def _array_key(x):
     """An Array's type as a tuple (which hashes in C, an aval in Python), and whether its
     value is on the device only (see ``Primitive.follows_device_operands``)."""
-    if x._sharding is not None:
-        return None
     aval = x._aval
+    if x._sharding is not None or aval._sharding is not None:
+        return None
     return aval.shape, aval.dtype, aval.weak_type, x._npy is None
 
 
@@ -168,14 +169,16 @@ _OPERAND_KEYS = {
 def _entry(primitive, args, params):
     """The entry of ``primitive`` applied to operands like ``args``: where ``EvalTrace``
     runs it (XLA or the NumPy impl) and its result types. None for a primitive holding a
-    jaxpr (it may run over a mesh: ``apply_on_mesh`` decides by the jaxpr) or giving a
-    token."""
+    jaxpr (it may run over a mesh: ``apply_on_mesh`` decides by the jaxpr), giving a
+    token, or a result typed over a mesh (``out_sharding=``: it runs there)."""
     if primitive in PLACING or any(map(_holds_jaxpr, params.values())):
         return None
     in_avals = [core.shaped_aval(x) for x in args]
     avals = core.eager_out_avals(primitive, in_avals, params)
     out_avals = avals if primitive.multiple_results or avals is None else [avals]
-    if out_avals is not None and any(a is core.abstract_token for a in out_avals):
+    if out_avals is not None and any(a is core.abstract_token
+                                     or getattr(a, '_sharding', None) is not None
+                                     for a in out_avals):
         return None
     if core.runs_on_xla(primitive, in_avals) or (
             primitive.follows_device_operands and core.apply_on_xla is not None

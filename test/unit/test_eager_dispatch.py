@@ -93,3 +93,17 @@ def test_clear_caches_drops_the_eager_entries():
     assert dispatch._entries
 
 
+
+
+def test_a_process_that_used_shardings_keeps_the_fast_path():
+    """Once a sharded array has been made, unsharded eager ops still run from their entries
+    (outside a mesh), and a result typed over a mesh still runs there, as in JAX."""
+    def sharded_zeros(lib):
+        mesh = lib.make_mesh((2,), ('x',), axis_types=(lib.sharding.AxisType.Explicit,))
+        with lib.set_mesh(mesh):
+            return lib.numpy.zeros(4, out_sharding=lib.sharding.PartitionSpec('x')) + 1.0
+    mine, theirs = sharded_zeros(minijax), sharded_zeros(jax)
+    assert str(mine.sharding) == str(theirs.sharding) and repr(mine) == repr(theirs)
+    minijax.clear_caches()
+    assert repr(mnp.exp(mnp.asarray(np.ones(2))) * 3.0) == repr(jnp.exp(jnp.ones(2)) * 3.0)
+    assert dispatch._entries
