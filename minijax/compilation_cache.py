@@ -7,8 +7,10 @@ path)`` or the ``JAX_COMPILATION_CACHE_DIR`` environment variable. Like JAX's, i
 the executables that took at least ``jax_persistent_cache_min_compile_time_secs`` to compile
 (1 s by default) and are at least ``jax_persistent_cache_min_entry_size_bytes`` long.
 
-An entry is named by a hash of everything its executable depends on: the module (with its
-locations), the compile options, the platform, the devices it runs on and how many the
+An entry is named by a hash of everything its executable depends on: the module (without
+its locations, as JAX keys it: a program moved to another line loads the executable compiled
+before, whose metadata then names the old line; ``jax_compilation_cache_include_metadata_in_key``
+keeps them), the compile options, the platform, the devices it runs on and how many the
 process has, jaxlib's version and the XLA flags in the environment; so a different program,
 jaxlib, flag or device count never loads a wrong one. An entry is written whole (to a
 temporary file, then renamed), so two processes writing the same one at once leave one of
@@ -37,10 +39,11 @@ def directory() -> pathlib.Path | None:
     return pathlib.Path(path) if path else None
 
 
-def key(module_bytes: bytes, options_bytes: bytes, platform: str, device_ids,
-        device_count: int) -> str:
+def key(module, options_bytes: bytes, platform: str, device_ids, device_count: int) -> str:
     """The entry name of a compilation: a hash of all it depends on (``device_ids``: the
     devices it runs on; ``device_count``: how many the process's client has)."""
+    module_bytes = module.operation.get_asm(
+        binary=True, enable_debug_info=config.jax_compilation_cache_include_metadata_in_key)
     digest = hashlib.sha256()
     for part in (module_bytes, options_bytes, platform.encode(), repr(tuple(device_ids)).encode(),
                  str(device_count).encode(), jaxlib.__version__.encode(),

@@ -49,7 +49,8 @@ _FLAGS = {
 #: are read by minijax.compilation_cache).
 _FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_filtering': 'auto',
          'jax_compilation_cache_dir': None, 'jax_persistent_cache_min_compile_time_secs': 1.0,
-         'jax_persistent_cache_min_entry_size_bytes': 0, 'jax_explain_cache_misses': False,
+         'jax_persistent_cache_min_entry_size_bytes': 0,
+         'jax_compilation_cache_include_metadata_in_key': False, 'jax_explain_cache_misses': False,
          'jax_enable_checks': False, 'jax_array_garbage_collection_guard': None,
          'jax_debug_nans': False, 'jax_debug_infs': False}
 #: The flags that turn on checking results for special values (``minijax.special_values``).

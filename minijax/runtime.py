@@ -534,7 +534,7 @@ def _compile(on_client, module, on: tuple, options, callbacks):
     name = None
     if compilation_cache.directory() is not None and not callbacks:
         name = compilation_cache.key(
-            module.operation.get_asm(binary=True, enable_debug_info=True),
+            module,
             options.SerializeAsString(), on_client.platform_version, [d.id for d in on],
             len(on_client.devices()))
         try:

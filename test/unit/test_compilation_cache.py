@@ -67,6 +67,23 @@ def test_another_program_flag_or_jaxlib_never_loads_a_wrong_entry(cache, monkeyp
     assert len(list(cache.iterdir())) == 5
 
 
+def test_a_program_on_another_line_loads_the_executable_unless_metadata_is_keyed(
+        cache, monkeypatch):
+    """Locations are not in the key, as JAX's cache leaves them out by default: the same
+    program written on another line loads the executable; with
+    ``jax_compilation_cache_include_metadata_in_key`` it is compiled again."""
+    def on_two_lines():
+        return (_module(lambda x: x * 3., X),
+                _module(lambda x: x * 3., X))
+    first, second = on_two_lines()
+    with_locations = [m.operation.get_asm(enable_debug_info=True) for m in (first, second)]
+    assert with_locations[0] != with_locations[1] and str(first) == str(second)
+    assert not _compiled(first)[1] and _compiled(second)[1]
+    monkeypatch.setattr(config, 'jax_compilation_cache_include_metadata_in_key', True)
+    assert not _compiled(first)[1] and not _compiled(second)[1]
+    assert len(list(cache.iterdir())) == 3
+
+
 def _cut_short(entry: bytes) -> bytes:
     return entry[:100]
 
