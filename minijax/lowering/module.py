@@ -25,7 +25,7 @@ from minijax.lowering.context import mlir_context, new_context
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
 from minijax.lowering.shardings import (constrain_all, constrain_to_type, lift_meshes,
                                         sdy_sharding)
-from minijax.sharding import rules as sharding_rules
+from minijax.sharding import mesh as mesh_lib, rules as sharding_rules
 from minijax.lowering.types import dense_elements, tensor_type
 
 
@@ -418,6 +418,18 @@ def threading_token(module_ctx, token: ir.Value | None):
         module_ctx.token = saved
 
 
+def _traced_mesh(eqn):
+    """The abstract mesh ``eqn`` was traced under, in context while its rule runs (JAX keeps
+    it in the equation's context), read from its results' types: a rule that traces a
+    function (``lower_fun``) types its values on the equation's mesh, an ``auto_axes``
+    body's Auto one."""
+    mesh = next((a._sharding.mesh for a in (v.aval for v in eqn.out_binders)
+                 if a is not core.abstract_token and a._sharding is not None), None)
+    if mesh is None or mesh.empty or mesh == mesh_lib.get_abstract_mesh():
+        return contextlib.nullcontext()
+    return mesh_lib.use_abstract_mesh(mesh)
+
+
 def lower_fun(fun, multiple_results=False):
     """A lowering rule that emits ``fun(*operands, **params)``, written in lax ops and traced
     at the operands' types, in place of the primitive: how a primitive lowers to a formula
@@ -485,7 +497,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
         module_ctx.eqn_name_stack, module_ctx.where = place.name_stack, place.where
         operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
-        with place.location:
+        with place.location, _traced_mesh(eqn) if constrains else contextlib.nullcontext():
             if place.outlined is not None:
                 outs = module_ctx.call_outlined(lowering_rules[eqn.primitive], rule_ctx,
                                                 operands, eqn.params, place.outlined)

@@ -385,16 +385,20 @@ LAID_OUT = {
 
 
 def test_samplers_lay_out_as_out_sharding_says():
-    """JAX's bits, laid out over an explicit mesh as JAX lays them out."""
+    """JAX's bits, laid out over an explicit mesh as JAX lays them out: every sampler in one
+    jit (one program over the mesh to compile, not one per eager op), and two eagerly."""
     meshes = {lib: lib.make_mesh((2,), ('x',), axis_types=(lib.sharding.AxisType.Explicit,))
               for lib in (minijax, jax)}
+    eager = ('uniform', 'randint')
     results = {}
     for lib, r in [(minijax, mr), (jax, jr)]:
         with lib.set_mesh(meshes[lib]):
             spec = lib.sharding.PartitionSpec('x')
-            results[lib] = [draw(r, r.key(i), out_sharding=spec)
-                            for i, draw in enumerate(LAID_OUT.values())]
-    for name, mine, theirs in zip(LAID_OUT, results[minijax], results[jax]):
+            results[lib] = lib.jit(lambda: [draw(r, r.key(i), out_sharding=spec)
+                                            for i, draw in enumerate(LAID_OUT.values())])()
+            results[lib] += [LAID_OUT[name](r, r.key(9), out_sharding=spec) for name in eager]
+    for name, mine, theirs in zip([*LAID_OUT, *eager], results[minijax], results[jax],
+                                  strict=True):
         assert_same(mine, theirs), name
         assert mine.sharding.shard_shape(mine.shape) == \
             theirs.sharding.shard_shape(theirs.shape), name
