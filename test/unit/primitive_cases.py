@@ -72,16 +72,19 @@ def _unary(name, dtypes=FLOATS, domain='any'):
                 dtypes)
 
 
-def _binary(name, jx, dtypes=NUMBERS, domains=('any', 'any'), broadcasts=True):
+#: The operand shapes of a binary primitive's rows that broadcast implicitly.
+BROADCASTS = (((), (3, 4)), ((3, 4), ()), ((3, 1), (1, 4)))
+
+
+def _binary(name, jx, dtypes=NUMBERS, domains=('any', 'any'), broadcasts=BROADCASTS):
     """The rows of a binary primitive. The variants with a scalar operand, or axes of size 1,
-    exercise the implicit broadcast, which does not depend on the dtype: one float and one int
-    dtype suffice. It does not depend on the primitive either (one front end broadcasts for
-    all): ``broadcasts=False`` leaves them out where each row costs XLA half a second to
-    compile (the incomplete gamma functions' series and continued fractions)."""
+    exercise the implicit broadcast (the primitive takes such operands: each of its rules
+    must broadcast), which does not depend on the dtype: one float and one int dtype
+    suffice. Where each row costs XLA half a second to compile (the incomplete gamma
+    functions' series and continued fractions), ``broadcasts`` keeps the one that broadcasts
+    both operands."""
     variants = [(((3, 4), (3, 4)), dtypes)]
-    if broadcasts:
-        variants += [(shapes, dtypes[:1] + dtypes[2:3])
-                     for shapes in [((), (3, 4)), ((3, 4), ()), ((3, 1), (1, 4))]]
+    variants += [(shapes, dtypes[:1] + dtypes[2:3]) for shapes in broadcasts]
     return [Case(name, _name(a, b), getattr(mlax, name), jx,
                  (Arg(a, domains[0]), Arg(b, domains[1])), dts)
             for (a, b), dts in variants]
@@ -470,7 +473,7 @@ PRIMITIVE_CASES = [
       for name in ('bessel_i0e', 'bessel_i1e')],  # (beyond 8: the other series of i0e)
     *[case for name in ('igamma', 'igammac', 'igamma_grad_a')
       for case in _binary(name, getattr(jax.lax, name), FLOATS, domains=('pos', 'pos'),
-                          broadcasts=False)],
+                          broadcasts=BROADCASTS[2:])],
     *[_betainc(a, b) for a, b in [(0.5, 2.), (3., 1.5)]],
     Case('regularized_incomplete_beta', 'scalars',
          lambda x: mlax.betainc(np.asarray(2.5, x.dtype), np.asarray(4., x.dtype), x),
