@@ -412,6 +412,7 @@ class Executable(_Compiled):
     def __call__(self, buffers: list):
         """Run on device buffers. A program that calls back into Python leaves its
         execution's token for ``effects_barrier``."""
+        _jax.collect_garbage()  # (see ``collect_released_references``)
         if not self._host_callbacks:
             return self._loaded.execute_sharded(buffers).consume_with_handlers(self._handlers)
         if self._ordered:
@@ -426,27 +427,33 @@ class Executable(_Compiled):
     def runner(self, transfers, finish):
         """A function of values running the executable: each value moves to the device by
         its transfer (``host_to_device``), and ``finish`` gets the result buffers. A jitted
-        call's fast path, in one Python frame.
+        call's fast path, in one Python frame, which first frees what XLA's threads released
+        (``collect_released_references``: a training loop's memory stays flat from its first
+        step, not only from its first garbage collection).
 
         (jaxlib records the Python stack with every array it makes and every execution, at a
         cost that grows with the stack's depth: hence one frame. The records stay on: the
         switch is process-wide, and the stacks that tracing records for locations, minijax's
         and JAX's, come from the same jaxlib ``Traceback``.)"""
         execute, handlers = self._loaded.execute_sharded, self._handlers
+        release = _jax.collect_garbage
         if self._host_callbacks:  # (its token is kept: the path of __call__)
             return lambda values: finish(self([*map(operator.call, transfers, values)]))
-        if len(transfers) == 1:  # the commonest call; the map costs a twentieth of it
-            transfer, = transfers
-            if type(transfer) is HostTransfer:  # the call's tuple of values goes to jaxlib as is
-                aval, sharding, on, semantics = transfer
-                put = xc.batched_device_put
-                return lambda values: finish(
-                    execute([put(aval, sharding, values, on, True, False, semantics, True)])
-                    .consume_with_handlers(handlers))
-            return lambda values: finish(execute([transfer(values[0])])
-                                         .consume_with_handlers(handlers))
-        return lambda values: finish(execute([*map(operator.call, transfers, values)])
-                                     .consume_with_handlers(handlers))  # each transfer(value)
+        if len(transfers) == 1 and type(transfers[0]) is HostTransfer:  # the commonest call
+            aval, sharding, on, semantics = transfers[0]
+            put = xc.batched_device_put
+
+            def run_one(values):  # (the call's tuple of values goes to jaxlib as is)
+                release()
+                return finish(execute([put(aval, sharding, values, on, True, False, semantics,
+                                           True)]).consume_with_handlers(handlers))
+            return run_one
+
+        def run(values):
+            release()
+            return finish(execute([*map(operator.call, transfers, values)])
+                          .consume_with_handlers(handlers))  # each transfer(value)
+        return run
 
 
 
