@@ -270,28 +270,33 @@ while_p.def_transpose(_while_transpose)
 # ----------------------------------------------------------------------------- lowering
 
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    """``stablehlo.while``; with ordered effects in the body, the loop carries the token
-    first, as JAX lowers it."""
+    """``stablehlo.while`` carrying, as JAX lowers it, the ordered effects' token (when the
+    body has one), then the values ``cond_fun`` and ``body_fun`` close over, then the
+    carry: each region reads its own from the block's arguments, and the body passes them
+    on unchanged."""
     if cond_jaxpr.ordered:
         raise NotImplementedError('while_loop: minijax does not support ordered effects '
                                   '(debug.print(..., ordered=True)) in cond_fun; move them '
                                   'to body_fun')
     module = ctx.module_context
-    cond_consts, body_consts, init = _split_operands(args, cond_nconsts, body_nconsts)
     tokens = [module.token] * body_jaxpr.ordered
-    types = [tensor_type(a) for a in (*[core.abstract_token] * len(tokens), *ctx.avals_out)]
-    loop = hlo.WhileOp(types, [*tokens, *init])
-    for region, closed, consts, scope in [(loop.regions[0], cond_jaxpr, cond_consts, 'cond'),
-                                          (loop.regions[1], body_jaxpr, body_consts, 'body')]:
+    types = [tensor_type(a) for a in (*[core.abstract_token] * len(tokens), *ctx.avals_in)]
+    loop = hlo.WhileOp(types, [*tokens, *args])
+    for region, closed, scope in [(loop.regions[0], cond_jaxpr, 'cond'),
+                                  (loop.regions[1], body_jaxpr, 'body')]:
         block = region.blocks.append(*types)
-        token, *carry = block.arguments if tokens else [None, *block.arguments]
+        token, *values = block.arguments if tokens else [None, *block.arguments]
+        cond_consts, body_consts, carry = _split_operands(values, cond_nconsts, body_nconsts)
+        consts = cond_consts if scope == 'cond' else body_consts
         with ir.InsertionPoint(block), threading_token(module, token):
             outs = lower_closed_jaxpr(module, closed, [*consts, *carry], scope=f'while/{scope}')
-            hlo.ReturnOp([module.token, *outs] if tokens and scope == 'body' else outs)
+            if scope == 'body':
+                outs = [*[module.token] * len(tokens), *cond_consts, *body_consts, *outs]
+            hlo.ReturnOp(outs)
+    results = list(loop.results)
     if tokens:
-        module.token, *outs = loop.results
-        return outs
-    return list(loop.results)
+        module.token = results[0]
+    return results[len(tokens) + cond_nconsts + body_nconsts:]
 
 
 register_lowering(while_p, _while_lowering)

@@ -497,3 +497,33 @@ def test_eager_loops_round_as_jax_compiled_whole():
         mine, theirs = program(_MiniAPI, _MiniLax, s0), program(_JaxAPI, _JaxLax, s0)
         for a, b in zip(jax.tree_util.tree_leaves(mine), jax.tree_util.tree_leaves(theirs)):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+#: while_loop programs closing over values in ``cond_fun``, ``body_fun`` or both, with a
+#: trip count known at run time only, and with an ordered effect: (library, its numpy) ->
+#: function, and the arguments.
+WHILE_TEXT = {
+    'body-closure': (lambda m, n: lambda x, y: m.lax.while_loop(
+        lambda c: c < 10., lambda c: c + y, x), (np.float32(1), np.float32(2))),
+    'cond-closure': (lambda m, n: lambda x, lim: m.lax.while_loop(
+        lambda c: n.sum(c) < lim, lambda c: c * 2. + x, x), (np.ones(3), 50.)),
+    'both-closures': (lambda m, n: lambda x, lim, y: m.lax.while_loop(
+        lambda c: c[1] < lim, lambda c: (c[0] * y, c[1] + 1), (x, 0)),
+        (np.ones(3), 4, np.full(3, 2.))),
+    'fori-dynamic': (lambda m, n: lambda x, k: m.lax.fori_loop(
+        0, k, lambda i, c: c + x * i, x), (np.ones(3), 4)),
+    'ordered-print': (lambda m, n: lambda x, k: m.lax.fori_loop(
+        0, k, lambda i, c: (m.debug.print('{}', i, ordered=True), c * x)[1], x),
+        (np.full(2, 1.5), 2)),
+}
+
+
+@pytest.mark.parametrize('name', WHILE_TEXT)
+def test_while_lowers_to_jaxs_text(name, capfd):
+    """The values a loop closes over ride in its carry, before the loop state (after the
+    ordered effects' token), as JAX lowers them; and the values are JAX's."""
+    make, args = WHILE_TEXT[name]
+    mine, theirs = mj.jit(make(mj, mj.numpy)), jax.jit(make(jax, jnp))
+    assert mine.lower(*args).as_text() == theirs.lower(*args).as_text()
+    for got, expected in zip(jax.tree.leaves(mine(*args)), jax.tree.leaves(theirs(*args))):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))

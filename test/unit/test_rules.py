@@ -243,10 +243,8 @@ IR_DEPARTURES = {
     'regularized_incomplete_beta-*': 'the parity and half of the continued fraction\'s index '
                                      'are an integer rem and div, which select safe divisors, '
                                      'where JAX calls jnp.remainder and jnp.floor_divide '
-                                     '(outlined functions with a bare remainder and divide); '
-                                     'and the loop reads a, b and x from above, where JAX '
-                                     'threads the values a while_loop closes over through its '
-                                     'carry (docs/semantics.md)',
+                                     '(outlined functions with a bare remainder and divide) '
+                                     '(docs/semantics.md)',
 }
 #: Rows whose locations depend on what was traced before: minijax keeps a jit's trace (lax.fft
 #: is one), JAX a reduction's computation, each with the frames of the call that first

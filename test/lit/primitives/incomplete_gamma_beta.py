@@ -60,7 +60,7 @@ print(jit(lax.betainc).lower(x, x, x).as_text())
 
 # CHECK-LABEL: module @jit_betainc
 # CHECK-COUNT-2: stablehlo.constant dense<5.96046448E-8> : tensor<f32>
-# CHECK: stablehlo.while({{.*}}) : tensor<i64>, tensor<i1>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+# CHECK: stablehlo.while({{.*}}) : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i64>, tensor<i1>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
 # CHECK: cond {
 # CHECK: stablehlo.constant dense<200> : tensor<i64>
 # CHECK: } do {
