@@ -9,8 +9,6 @@ slices with ``dynamic_slice`` and writing outputs with ``dynamic_update_slice``.
 from __future__ import annotations
 
 import numpy as np
-from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
 from minijax.control_flow.common import (fixed_point, move_inputs, settle_carry_types,
@@ -21,12 +19,10 @@ from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, instantiate_cts, is_undefined_primal,
                                             nonzero_cts, transposed_jaxpr)
+from minijax.array import Array
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lowering import (constant, lower_closed_jaxpr, register_lowering, tensor_type,
-                              threading_token)
-from minijax.lowering.ops import broadcast_in_dim, compare
-from minijax.lowering.types import element_type
+from minijax.lowering import lower_fun, register_lowering
 from minijax.sharding import rules as sharding_rules
 
 scan_p = Primitive('scan', multiple_results=True, eager_on_xla=True)
@@ -67,11 +63,40 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         return body, consts
 
     init_flat, body, consts = settle_carry_types('scan', init_flat, trace_body)
-    outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=body, num_consts=len(consts),
-                       num_carry=len(init_flat), length=length, reverse=bool(reverse))
-    carry, ys = core.split_list(outs, len(init_flat))
+    carry, ys = _bind_forwarding(body, consts, init_flat, xs_flat, length, bool(reverse))
     return (tree_util.tree_unflatten(init_tree, carry),
             tree_util.tree_unflatten(ys_tree[0], ys))
+
+
+def _bind_forwarding(body, consts, init, xs, length, reverse):
+    """``scan_p`` bound as JAX's ``scan`` binds it, without what the body passes through
+    unchanged: a carry the body returns as it got it is read-only, a const of the loop; a y
+    that is the body's x is that x (not copied into a stack). Returns (carry, ys)."""
+    num_consts, num_carry = len(consts), len(init)
+    position = {v: k for k, v in enumerate(body.jaxpr.invars)}
+    forwarded = [position.get(v) if isinstance(v, Var) else None for v in body.jaxpr.outs]
+    to_const = [f == num_consts + i for i, f in enumerate(forwarded[:num_carry])]
+    from_xs = [f - num_consts - num_carry if f is not None and f >= num_consts + num_carry
+               and isinstance(xs[f - num_consts - num_carry], (core.Tracer, Array)) else None
+               for f in forwarded[num_carry:]]
+    if any(to_const) or any(f is not None for f in from_xs):
+        invars = body.jaxpr.invars
+        moved = [v for v, m in zip(invars[num_consts:], to_const) if m]
+        kept = [v for v, m in zip(invars[num_consts:], to_const + [False] * len(xs)) if not m]
+        outs = [v for v, keep in zip(body.jaxpr.outs, [not m for m in to_const] +
+                                     [f is None for f in from_xs]) if keep]
+        body = ClosedJaxpr(Jaxpr(body.jaxpr.constvars, [*moved, *invars[:num_consts], *kept],
+                                 body.jaxpr.eqns, outs), body.consts)
+        consts = [*(c for c, m in zip(init, to_const) if m), *consts]
+        init = [c for c, m in zip(init, to_const) if not m]
+    outs = scan_p.bind(*consts, *init, *xs, jaxpr=body, num_consts=len(consts),
+                       num_carry=len(init), length=length, reverse=reverse)
+    carry, ys = core.split_list(outs, len(init))
+    ys = iter(ys)
+    ys = [next(ys) if f is None else xs[f] for f in from_xs]
+    moved = iter(consts[:to_const.count(True)])
+    carry = iter(carry)
+    return [next(moved) if m else next(carry) for m in to_const], ys
 
 
 def _scan_length(xs_flat, length):
@@ -391,9 +416,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     body_t = transposed_jaxpr(jaxpr, tuple(consts_lin + [True] * num_carry + xs_lin),
                               (True,) * num_carry + ys_nonzero)
 
-    def transposed_body(*args):
-        res_c, acc, ct_c, res_x, ct_y = _split_sizes(
-            args, [len(res_consts), len(lin_const_avals), num_carry, len(res_xs)])
+    def transposed_body(*args):  # (the xs in JAX's order: ys' cotangents, then residuals)
+        res_c, acc, ct_c, ct_y, res_x = _split_sizes(
+            args, [len(res_consts), len(lin_const_avals), num_carry, len(ct_ys)])
         cts_in = eval_closed_jaxpr(body_t, [*res_c, *res_x, *ct_c, *ct_y])
         ct_consts, ct_carry_in, ct_xs = _split_sizes(cts_in, [len(acc), num_carry])
         return [*map(lax.add, acc, ct_consts), *ct_carry_in, *ct_xs]
@@ -401,9 +426,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     x_aval = lambda x: sharding_rules.row_type(core.get_aval(x))  # noqa: E731
     in_avals = [*(core.shaped_aval(c) for c in res_consts),
                 *lin_const_avals, *(_aval(c) for c in carry),
-                *map(x_aval, res_xs), *map(x_aval, ct_ys)]
+                *map(x_aval, ct_ys), *map(x_aval, res_xs)]
     body, _ = trace_to_jaxpr(transposed_body, in_avals)
-    outs = scan_p.bind(*res_consts, *map(zeros, lin_const_avals), *ct_carry, *res_xs, *ct_ys,
+    outs = scan_p.bind(*res_consts, *map(zeros, lin_const_avals), *ct_carry, *ct_ys, *res_xs,
                        jaxpr=body, num_consts=len(res_consts),
                        num_carry=len(lin_const_avals) + num_carry, length=length,
                        reverse=not reverse)
@@ -423,70 +448,47 @@ scan_p.def_transpose(_scan_transpose)
 
 # ----------------------------------------------------------------------------- lowering
 
-def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse):
-    """``stablehlo.while`` carrying (i, carry, ys buffers); xs slices are read at i. With
-    ordered effects in the body, the loop carries the token first, as JAX's does."""
-    consts, init, xs = _split_operands(args, num_consts, num_carry)
-    # Slices are cut from the values as stored: a key array's words are a trailing axis.
-    physical_in, physical_out = (list(map(core.physical_aval, avals))
-                                 for avals in (ctx.avals_in, ctx.avals_out))
-    _, _, x_avals = _split_operands(physical_in, num_consts, num_carry)
-    carry_avals, ys_avals = core.split_list(physical_out, num_carry)
-    ys_init = [_zeros(a) for a in ys_avals]
-    if length == 0:  # the loop never runs; reading a slice of an empty xs is not even valid
-        return [*init, *ys_init]
-    i32 = ShapedArray((), dtypes.int32)
-    module = ctx.module_context
-    tokens = [module.token] * jaxpr.ordered
-    types = [tensor_type(a) for a in [*[core.abstract_token] * len(tokens), i32, *carry_avals,
-                                      *ys_avals]]
-    loop = hlo.WhileOp(types, [*tokens, constant(np.int32(0)), *init, *ys_init])
+def _scan_as_while(*args, jaxpr, num_consts, num_carry, length, reverse):
+    """``scan`` as JAX lowers it, written in lax ops and traced where it lowers
+    (``lower_fun``): a ``while_loop`` over (step, carry, stacked ys) whose body reads each x
+    with ``dynamic_index_in_dim``, runs ``jaxpr`` as a private function (``closed_call``)
+    and writes each y with ``dynamic_update_index_in_dim``; the consts and xs it closes over
+    ride in the loop's carry. A reverse scan visits the steps from the last."""
+    from minijax.control_flow.while_loop import while_loop  # (a sibling: lowered last)
+    from minijax.xla_call import xla_call  # (nested jits are a layer above control flow)
+    consts, carry, xs = _split_operands(args, num_consts, num_carry)
+    ys = [_empty_rows(length, y) for y in jaxpr.out_avals[num_carry:]]
+    if length == 0:  # the loop never runs; reading a row of an empty xs is not even valid
+        return [*carry, *ys]
 
-    cond_block = loop.regions[0].blocks.append(*types)
-    with ir.InsertionPoint(cond_block):
-        hlo.ReturnOp([compare(cond_block.arguments[len(tokens)], constant(np.int32(length)),
-                              'LT', dtypes.int32)])
+    def body(loop):
+        step, carry, ys = loop
+        i = length - step - 1 if reverse else step
+        x = [lax.dynamic_index_in_dim(x, i, keepdims=False, allow_negative_indices=False)
+             for x in xs]
+        carry, y = core.split_list(xla_call(*consts, *carry, *x, jaxpr=jaxpr,
+                                            name='closed_call'), num_carry)
+        ys = [lax.dynamic_update_index_in_dim(stack, row, i, 0, allow_negative_indices=False)
+              for stack, row in zip(ys, y)]
+        return step + 1, carry, ys
 
-    body_block = loop.regions[1].blocks.append(*types)
-    token, i, *rest = body_block.arguments if tokens else [None, *body_block.arguments]
-    with ir.InsertionPoint(body_block), threading_token(module, token):
-        carry, ys = core.split_list(list(rest), num_carry)
-        index = hlo.SubtractOp(constant(np.int32(length - 1)), i).result if reverse else i
-        x_slices = [_read_slice(x, a, index) for x, a in zip(xs, x_avals)]
-        outs = lower_closed_jaxpr(ctx.module_context, jaxpr, [*consts, *carry, *x_slices],
-                                  scope='while/body')  # (JAX's scan is a while loop too)
-        new_carry, y_slices = core.split_list(outs, num_carry)
-        new_ys = [_write_slice(buf, y, a, index) for buf, y, a in zip(ys, y_slices, ys_avals)]
-        next_i = hlo.AddOp(i, constant(np.int32(1))).result
-        hlo.ReturnOp([*[module.token] * len(tokens), next_i, *new_carry, *new_ys])
-    if tokens:
-        module.token = loop.results[0]
-    return list(loop.results)[len(tokens) + 1:]
+    _, carry, ys = while_loop(lambda loop: loop[0] < length, body, (np.int64(0), carry, ys))
+    return [*carry, *ys]
 
 
-def _zeros(aval):
-    return broadcast_in_dim(constant(np.zeros((), aval.dtype)), aval, [])
+def _empty_rows(length, aval):
+    """``length`` rows of ``aval``'s shape to write the ys into: zeros broadcast, as JAX
+    makes them (a key's zero words, broadcast, then wrapped)."""
+    if not dtypes.is_key(aval.dtype):
+        return lax.broadcast_in_dim(np.zeros((), aval.dtype), (length, *aval.shape), ())
+    from minijax import prng  # (keys are built on control flow)
+    words = core.physical_aval(aval)
+    rows = lax.broadcast_in_dim(np.zeros(words.shape[aval.ndim:], words.dtype),
+                                (length, *words.shape), range(1 + aval.ndim, 1 + words.ndim))
+    return prng.random_wrap(rows, impl=aval.dtype.impl)
 
 
-def _start_indices(index, ndim):
-    return [index, *([constant(np.int32(0))] * (ndim - 1) if ndim > 1 else [])]
-
-
-def _read_slice(x, aval, index):
-    """x[index] as a value of shape aval.shape[1:]."""
-    sliced = hlo.DynamicSliceOp(x, _start_indices(index, aval.ndim),
-                                [1, *aval.shape[1:]]).result
-    return hlo.ReshapeOp(tensor_type(ShapedArray(aval.shape[1:], aval.dtype)), sliced).result
-
-
-def _write_slice(buf, y, aval, index):
-    """buf with buf[index] = y."""
-    one_row = ir.RankedTensorType.get([1, *aval.shape[1:]], element_type(aval.dtype))
-    row = hlo.ReshapeOp(one_row, y).result
-    return hlo.DynamicUpdateSliceOp(buf, row, _start_indices(index, aval.ndim)).result
-
-
-register_lowering(scan_p, _scan_lowering)
+register_lowering(scan_p, lower_fun(_scan_as_while, multiple_results=True))
 
 
 # ----------------------------------------------------------------------------- scanning examples

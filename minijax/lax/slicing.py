@@ -7,6 +7,7 @@ The three are linear in their array operands; each one's transpose is another of
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -134,7 +135,8 @@ def _normalized_start(name, k, index, size, wrap):
     if not wrap or np.issubdtype(dtype, np.unsignedinteger):
         return index
     size = np.asarray(size).astype(dtype)  # wraps as JAX's conversion does
-    return lax.select_n(lax.lt(index, np.zeros((), dtype)), index, lax.add(index, size))
+    # (``+`` promotes a weakly typed index to the size's type, as JAX's ``i + d`` does)
+    return lax.select_n(lax.lt(index, np.zeros((), dtype)), index, index + size)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
@@ -147,24 +149,46 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
         slice_sizes, 'dynamic_slice', 'slice_sizes'))
 
 
-def _one_axis_starts(x, index, axis, name):
+def _one_axis_starts(x, index, axis, name, allow_negative_indices):
     """Start indices that put ``index`` on ``axis`` and 0 (in the index's dtype) on every
-    other axis."""
+    other axis, and whether each may count from the end: only ``index`` may, as JAX
+    normalizes them (the zeros are known not to be negative)."""
     ndim = len(core.get_aval(x).shape)
     axis = core.canonicalize_axis(axis, ndim, f'{name}: axis')
     zero = np.zeros((), core.get_aval(index).dtype)
-    return axis, [index if a == axis else zero for a in range(ndim)]
+    return axis, [index if a == axis else zero for a in range(ndim)], \
+        [a == axis and allow_negative_indices for a in range(ndim)]
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
                          allow_negative_indices=True):
     """``dynamic_slice`` along one axis, keeping the others whole."""
-    axis, starts = _one_axis_starts(operand, start_index, axis, 'dynamic_slice_in_dim')
+    axis, starts, wrap = _one_axis_starts(operand, start_index, axis, 'dynamic_slice_in_dim',
+                                          allow_negative_indices)
     sizes = list(core.get_aval(operand).shape)
     sizes[axis] = slice_size
-    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=wrap)
 
 
+def _staged_as_jit(*static_argnames):
+    """The function as a ``jit`` of its own name, as JAX 0.10.2 stages it: a jaxpr shows a
+    nested ``jit``, a module a private function called where it is used (a ``scan``'s
+    loop reads and writes its rows through these). The ``jit`` is made on first use:
+    ``minijax.jit`` is a layer above lax."""
+    def stage(fn):
+        @functools.cache
+        def jitted():
+            from minijax.jit import jit
+            return jit(fn, static_argnames=static_argnames)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            return jitted()(*args, **kwargs)
+        return call
+    return stage
+
+
+@_staged_as_jit('axis', 'keepdims', 'allow_negative_indices')
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
                          allow_negative_indices=True):
     """The size-1 ``dynamic_slice`` at ``index`` along ``axis``; without ``keepdims`` that
@@ -179,11 +203,12 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
 def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
                                 allow_negative_indices=True):
     """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
-    _, starts = _one_axis_starts(operand, start_index, axis, 'dynamic_update_slice_in_dim')
-    return dynamic_update_slice(operand, update, starts,
-                                allow_negative_indices=allow_negative_indices)
+    _, starts, wrap = _one_axis_starts(operand, start_index, axis,
+                                       'dynamic_update_slice_in_dim', allow_negative_indices)
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=wrap)
 
 
+@_staged_as_jit('axis', 'allow_negative_indices')
 def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
     """``operand`` with the slice at ``index`` along ``axis`` replaced by ``update`` (which
     may lack that axis)."""

@@ -63,6 +63,7 @@ class ModuleContext:
     def __init__(self, module: ir.Module):
         self.module = module
         self.symbols: set[str] = {'main'}
+        self._renames = 0  # (how many names ``unique_symbol`` has numbered)
         self.functions: dict[tuple, str] = {}
         self._tensor_types: dict = {}
         self._literal_attrs: dict = {}
@@ -104,14 +105,15 @@ class ModuleContext:
         return emit('stablehlo.constant', attr.type, value=attr)
 
     def unique_symbol(self, base: str, sanitize: bool = True) -> str:
-        """``base`` made a valid symbol (unless the caller knows it is one), numbered ``_0``,
-        ``_1``, ... after its first use (JAX's names: a jit and its transpose are ``@f`` and
-        ``@f_0``; ``composite``'s ``@my.op`` keeps its dot)."""
+        """``base`` made a valid symbol (unless the caller knows it is one), numbered after
+        its first use by one counter for the whole module, as MLIR's symbol table numbers
+        JAX's: a jit and its transpose are ``@f`` and ``@f_0``, and a second name taken
+        twice goes on from there (``@g_1``); ``composite``'s ``@my.op`` keeps its dot."""
         base = _sanitize(base) if sanitize else base
-        name, n = base, 0
+        name = base
         while name in self.symbols:
-            name = f'{base}_{n}'
-            n += 1
+            name = f'{base}_{self._renames}'
+            self._renames += 1
         self.symbols.add(name)
         return name
 

@@ -19,20 +19,25 @@ print(f.lower(1.).as_text())
 # CHECK-LABEL: func.func public @main(
 # CHECK-SAME: %[[ARG0:.*]]: !stablehlo.token {jax.token = true}, %[[ARG1:.*]]: tensor<f64>) -> (!stablehlo.token {jax.token = true}, tensor<f64> {jax.result_info = "result"}) {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.custom_call @xla_ffi_python_cpu_callback(%[[ARG0]], %[[ARG1]]) {backend_config = "", has_side_effect = true, mhlo.backend_config = {index = 0 : ui64}, operand_layouts = [dense<> : tensor<0xindex>, dense<> : tensor<0xindex>], result_layouts = [dense<> : tensor<0xindex>]} : (!stablehlo.token, tensor<f64>) -> !stablehlo.token
-# CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<0> : tensor<i32>
-# CHECK-NEXT:     %[[V1:.*]]:3 = stablehlo.while(%[[ITERARG:.*]] = %[[V0]], %[[ITERARG_0:.*]] = %[[C]], %[[ITERARG_1:.*]] = %[[ARG1]]) : !stablehlo.token, tensor<i32>, tensor<f64>
+# CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<0> : tensor<i64>
+# CHECK-NEXT:     %[[V1:.*]]:3 = stablehlo.while(%[[ITERARG:.*]] = %[[V0]], %[[ITERARG_0:.*]] = %[[C]], %[[ITERARG_1:.*]] = %[[ARG1]]) : !stablehlo.token, tensor<i64>, tensor<f64>
 # CHECK-NEXT:     cond {
-# CHECK-NEXT:       %[[C_2:.*]] = stablehlo.constant dense<2> : tensor<i32>
-# CHECK-NEXT:       %[[V2:.*]] = stablehlo.compare LT, %[[ITERARG_0]], %[[C_2]], SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+# CHECK-NEXT:       %[[C_2:.*]] = stablehlo.constant dense<2> : tensor<i64>
+# CHECK-NEXT:       %[[V2:.*]] = stablehlo.compare LT, %[[ITERARG_0]], %[[C_2]], SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
 # CHECK-NEXT:       stablehlo.return %[[V2]] : tensor<i1>
 # CHECK-NEXT:     } do {
-# CHECK-NEXT:       %[[V2_1:.*]] = stablehlo.custom_call @xla_ffi_python_cpu_callback(%[[ITERARG]], %[[ITERARG_1]]) {backend_config = "", has_side_effect = true, mhlo.backend_config = {index = 1 : ui64}, operand_layouts = [dense<> : tensor<0xindex>, dense<> : tensor<0xindex>], result_layouts = [dense<> : tensor<0xindex>]} : (!stablehlo.token, tensor<f64>) -> !stablehlo.token
-# CHECK-NEXT:       %[[CST:.*]] = stablehlo.constant dense<2.000000e+00> : tensor<f64>
-# CHECK-NEXT:       %[[V3:.*]] = stablehlo.multiply %[[ITERARG_1]], %[[CST]] : tensor<f64>
-# CHECK-NEXT:       %[[C_2_1:.*]] = stablehlo.constant dense<1> : tensor<i32>
-# CHECK-NEXT:       %[[V4:.*]] = stablehlo.add %[[ITERARG_0]], %[[C_2_1]] : tensor<i32>
-# CHECK-NEXT:       stablehlo.return %[[V2_1]], %[[V4]], %[[V3]] : !stablehlo.token, tensor<i32>, tensor<f64>
+# CHECK-NEXT:       %[[V2_1:.*]]:2 = func.call @closed_call(%[[ITERARG]], %[[ITERARG_1]]) : (!stablehlo.token, tensor<f64>) -> (!stablehlo.token, tensor<f64>)
+# CHECK-NEXT:       %[[C_2_1:.*]] = stablehlo.constant dense<1> : tensor<i64>
+# CHECK-NEXT:       %[[V3:.*]] = stablehlo.add %[[ITERARG_0]], %[[C_2_1]] : tensor<i64>
+# CHECK-NEXT:       stablehlo.return %[[V2_1]]#0, %[[V3]], %[[V2_1]]#1 : !stablehlo.token, tensor<i64>, tensor<f64>
 # CHECK-NEXT:     }
 # CHECK-NEXT:     return %[[V1]]#0, %[[V1]]#2 : !stablehlo.token, tensor<f64>
+# CHECK-NEXT:   }
+# CHECK-LABEL: func.func private @closed_call(
+# CHECK-SAME: %[[ARG0:.*]]: !stablehlo.token {jax.token = true}, %[[ARG1:.*]]: tensor<f64>) -> (!stablehlo.token {jax.token = true}, tensor<f64>) {
+# CHECK-NEXT:     %[[V0:.*]] = stablehlo.custom_call @xla_ffi_python_cpu_callback(%[[ARG0]], %[[ARG1]]) {backend_config = "", has_side_effect = true, mhlo.backend_config = {index = 1 : ui64}, operand_layouts = [dense<> : tensor<0xindex>, dense<> : tensor<0xindex>], result_layouts = [dense<> : tensor<0xindex>]} : (!stablehlo.token, tensor<f64>) -> !stablehlo.token
+# CHECK-NEXT:     %[[CST:.*]] = stablehlo.constant dense<2.000000e+00> : tensor<f64>
+# CHECK-NEXT:     %[[V1:.*]] = stablehlo.multiply %[[ARG1]], %[[CST]] : tensor<f64>
+# CHECK-NEXT:     return %[[V0]], %[[V1]] : !stablehlo.token, tensor<f64>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }

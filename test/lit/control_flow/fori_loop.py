@@ -1,6 +1,7 @@
 # RUN: %python %s | FileCheck %s
-# fori_loop with Python int bounds goes through scan (a counted stablehlo.while with an i32
-# index); with traced bounds it is a while_loop over (i, upper, value).
+# fori_loop with Python int bounds goes through scan (a counted stablehlo.while with an i64
+# step, its body a private @closed_call, as JAX lowers it); with traced bounds it is a
+# while_loop over (i, upper, value).
 import numpy as np
 from minijax import ShapeDtypeStruct, fori_loop, jit, lax
 
@@ -13,11 +14,13 @@ def static_bounds(x):
 
 print(jit(static_bounds).lower(f32).as_text())
 # CHECK-LABEL: module @jit_static_bounds
-# CHECK: stablehlo.while(%[[K:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<f32>
-# CHECK: stablehlo.constant dense<5> : tensor<i32>
+# CHECK: stablehlo.while(%[[K:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) : tensor<i64>, tensor<f32>
+# CHECK: stablehlo.constant dense<5> : tensor<i64>
 # CHECK: stablehlo.compare LT, %[[K]]
-# CHECK: stablehlo.sine
+# CHECK: func.call @closed_call
 # CHECK: stablehlo.add %[[K]]
+# CHECK: func.func private @closed_call
+# CHECK-NEXT: stablehlo.sine
 
 
 def traced_bounds(n, x):
