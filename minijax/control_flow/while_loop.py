@@ -7,6 +7,7 @@ differentiated forwards (and linearized) but not transposed: reverse mode needs
 """
 from __future__ import annotations
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -18,9 +19,10 @@ from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
-from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import (lower_closed_jaxpr, register_lowering, tensor_type,
                               threading_token)
+from minijax.lowering.ops import broadcast_in_dim
+from minijax.lowering.registry import LoweringRuleContext, lowering_rules
 from minijax.sharding import rules as sharding_rules
 
 while_p = Primitive('while', multiple_results=True, eager_on_xla=True)
@@ -71,10 +73,17 @@ def run_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     """Run the loop: (the final carry, the number of trips). ``flops`` counts trips with it."""
     cond_consts, body_consts, carry = _split_operands(args, cond_nconsts, body_nconsts)
     trips = 0
-    while eval_closed_jaxpr(cond_jaxpr, [*cond_consts, *carry])[0]:
-        carry = eval_closed_jaxpr(body_jaxpr, [*body_consts, *carry])
+    while np.any(pred := eval_closed_jaxpr(cond_jaxpr, [*cond_consts, *carry])[0]):
+        new = eval_closed_jaxpr(body_jaxpr, [*body_consts, *carry])
+        carry = [_where(pred, x, y) for x, y in zip(new, carry)] if np.ndim(pred) else new
         trips += 1
     return carry, trips
+
+
+def _where(pred, x, y):
+    """``x`` where the (batched) predicate holds, else ``y``: the predicate's axes lead."""
+    pred = lax.broadcast_in_dim(pred, core.get_aval(x).shape, range(np.ndim(pred)))
+    return lax.select_n(pred, y, x)
 
 
 def _while_impl(*args, **params):
@@ -127,42 +136,38 @@ while_p.def_jvp(_while_jvp, symbolic_zeros=True)
 # ----------------------------------------------------------------------------- vmap
 
 def _while_batching(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    """Batch every carry; loop while any example's predicate holds, and let an example
-    whose predicate is false keep its carry (the carry is masked with select_n)."""
+    """As JAX batches a loop: a carry is batched where its initial value is or the body
+    makes it so. A predicate that comes out batched batches every carry (at axis 0) and
+    stays batched in the loop: its lowering loops while any example's holds and keeps the
+    carry of an example whose predicate is false. Otherwise each batched carry takes its
+    batch axis after the predicate's own axes (those of an inner ``vmap``)."""
     size = batching.axis_size_of(vals, dims)
-    cond_consts, body_consts, carry = _split_operands(vals, cond_nconsts, body_nconsts)
-    cond_dims, body_dims, carry_dims = _split_operands(dims, cond_nconsts, body_nconsts)
-    carry = [batching.move_batch_axis(size, d, 0, x) for x, d in zip(carry, carry_dims)]
-    carry_zero_dims = (0,) * len(carry)
-    cond_b, _ = batching.batched_jaxpr(cond_jaxpr, size, (*cond_dims, *carry_zero_dims))
-    body_b, _ = batching.batched_jaxpr(body_jaxpr, size, (*body_dims, *carry_zero_dims))
-    carry_avals = [core.shaped_aval(x) for x in carry]
-    n_cond = len(cond_consts)
-
-    def any_true(*args):
-        pred, = eval_closed_jaxpr(cond_b, args)
-        return [lax.greater(lax.reduce_sum(lax.convert_element_type(pred, dtypes.int32)), 0)]
-
-    def masked_body(*args):
-        cond_args, rest = core.split_list(args, n_cond)
-        body_args, old = core.split_list(rest, len(body_consts))
-        pred, = eval_closed_jaxpr(cond_b, [*cond_args, *old])
-        new = eval_closed_jaxpr(body_b, [*body_args, *old])
-        return [lax.select_n(_broadcast_to(pred, x), x, y) for x, y in zip(old, new)]
-
-    cond_avals = cond_b.in_avals
-    any_cond, _ = trace_to_jaxpr(any_true, cond_avals)
-    body_avals = [*cond_avals[:n_cond], *body_b.in_avals[:len(body_consts)], *carry_avals]
-    masked, _ = trace_to_jaxpr(masked_body, body_avals)
-    outs = while_p.bind(*cond_consts, *cond_consts, *body_consts, *carry, cond_jaxpr=any_cond,
-                        body_jaxpr=masked, cond_nconsts=n_cond,
-                        body_nconsts=n_cond + len(body_consts))
-    return outs, [0] * len(outs)
-
-
-def _broadcast_to(pred, x):
-    shape = core.get_aval(x).shape
-    return lax.broadcast_in_dim(pred, shape, (0,))
+    cond_consts, body_consts, init = _split_operands(vals, cond_nconsts, body_nconsts)
+    cond_dims, body_dims, init_dims = _split_operands(dims, cond_nconsts, body_nconsts)
+    is_batched = lambda ds: [d is not batching.not_mapped for d in ds]  # noqa: E731
+    body_bat = is_batched(body_dims)
+    carry_bat = fixed_point(lambda bat: list(batching.batched_jaxpr(
+        body_jaxpr, size, tuple(0 if b else batching.not_mapped for b in body_bat + bat),
+        tuple(bat))[1]), is_batched(init_dims))
+    _, (pred_bat,) = batching.batched_jaxpr(
+        cond_jaxpr, size, (*(0 if b else batching.not_mapped
+                             for b in is_batched(cond_dims) + carry_bat),), False)
+    if pred_bat:
+        carry_dims, pred_dims = [0] * len(init), (0,)
+    else:
+        rank = cond_jaxpr.out_avals[0].ndim
+        carry_dims = [rank if b else batching.not_mapped for b in carry_bat]
+        pred_dims = (batching.not_mapped,)
+    body_b = batching.batched_jaxpr_axes(body_jaxpr, size, (*body_dims, *carry_dims),
+                                         tuple(carry_dims))
+    cond_b = batching.batched_jaxpr_axes(cond_jaxpr, size, (*cond_dims, *carry_dims),
+                                         pred_dims)
+    init = [x if dst is batching.not_mapped else batching.move_batch_axis(size, d, dst, x)
+            for x, d, dst in zip(init, init_dims, carry_dims)]
+    outs = while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr=cond_b,
+                        body_jaxpr=body_b, cond_nconsts=cond_nconsts,
+                        body_nconsts=body_nconsts)
+    return outs, carry_dims
 
 
 while_p.def_batching(_while_batching)
@@ -280,6 +285,10 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
                                   'to body_fun')
     module = ctx.module_context
     tokens = [module.token] * body_jaxpr.ordered
+    pred_aval = cond_jaxpr.out_avals[0]
+    if tokens and pred_aval.ndim:
+        raise NotImplementedError('vmap of a while_loop with ordered effects '
+                                  '(debug.print(..., ordered=True)) and a batched predicate')
     types = [tensor_type(a) for a in (*[core.abstract_token] * len(tokens), *ctx.avals_in)]
     loop = hlo.WhileOp(types, [*tokens, *args])
     for region, closed, scope in [(loop.regions[0], cond_jaxpr, 'cond'),
@@ -290,6 +299,13 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         consts = cond_consts if scope == 'cond' else body_consts
         with ir.InsertionPoint(block), threading_token(module, token):
             outs = lower_closed_jaxpr(module, closed, [*consts, *carry], scope=f'while/{scope}')
+            if scope == 'cond' and pred_aval.ndim:  # (a batched predicate: any example's)
+                outs = [_any(module, outs[0], pred_aval)]
+            if scope == 'body' and pred_aval.ndim:  # (an example whose loop ended keeps its)
+                pred, = lower_closed_jaxpr(module, cond_jaxpr, [*cond_consts, *carry],
+                                           scope='while/body_pred')
+                outs = [_select_rows(pred, pred_aval, new, old, aval)
+                        for new, old, aval in zip(outs, carry, body_jaxpr.out_avals)]
             if scope == 'body':
                 outs = [*[module.token] * len(tokens), *cond_consts, *body_consts, *outs]
             hlo.ReturnOp(outs)
@@ -297,6 +313,20 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     if tokens:
         module.token = results[0]
     return results[len(tokens) + cond_nconsts + body_nconsts:]
+
+
+def _any(module, pred, pred_aval):
+    """A batched predicate reduced by ``or`` over all its axes (``reduce_or``'s lowering)."""
+    ctx = LoweringRuleContext(module, [pred_aval], [pred_aval.update(shape=())],
+                              lax.reduce_or_p)
+    return lowering_rules[lax.reduce_or_p](ctx, pred, axes=tuple(range(pred_aval.ndim)))
+
+
+def _select_rows(pred, pred_aval, new, old, aval):
+    """``new`` where the batched predicate holds, else ``old``, as JAX selects them."""
+    shape = core.physical_aval(aval).shape
+    mask = broadcast_in_dim(pred, core.ShapedArray(shape, np.dtype(bool)), range(pred_aval.ndim))
+    return hlo.SelectOp(mask, new, old).result
 
 
 register_lowering(while_p, _while_lowering)

@@ -262,8 +262,24 @@ def batched_jaxpr(closed: ClosedJaxpr, axis_size: int, dims_in: tuple,
         return [move_batch_axis(axis_size, d, 0, x) if b else x
                 for (x, d), b in zip(outs, out_batched)]
 
-    in_avals = [a if d is not_mapped else
-                a.update(shape=(*a.shape[:d], axis_size, *a.shape[d:]))
-                for a, d in zip(closed.in_avals, dims_in)]
-    new_closed, _ = trace_to_jaxpr(batched, in_avals)
+    new_closed, _ = trace_to_jaxpr(batched, _batched_avals(closed, axis_size, dims_in))
     return new_closed, tuple(out_batched)
+
+
+def batched_jaxpr_axes(closed: ClosedJaxpr, axis_size: int, dims_in: tuple,
+                       dims_out: tuple) -> ClosedJaxpr:
+    """``closed`` vectorized over ``dims_in``, each output batched along its axis in
+    ``dims_out`` (broadcast there if it depends on no batched input), or unbatched where
+    that is ``not_mapped``: a loop's carry keeps its batch axis where its predicate's shape
+    needs it (JAX's ``batch_jaxpr_axes``)."""
+    def batched(*args):
+        outs, _ = vmap_flat(jaxpr_as_fun(closed), dims_in, *args, axis_size=axis_size,
+                             name='')
+        return [x if dst is not_mapped else move_batch_axis(axis_size, d, dst, x)
+                for (x, d), dst in zip(outs, dims_out, strict=True)]
+    return trace_to_jaxpr(batched, _batched_avals(closed, axis_size, dims_in))[0]
+
+
+def _batched_avals(closed, axis_size, dims_in):
+    return [a if d is not_mapped else a.update(shape=(*a.shape[:d], axis_size, *a.shape[d:]))
+            for a, d in zip(closed.in_avals, dims_in)]

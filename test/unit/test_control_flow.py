@@ -501,7 +501,8 @@ def test_eager_loops_round_as_jax_compiled_whole():
 
 #: Loops as JAX lowers them: while_loop programs closing over values in ``cond_fun``,
 #: ``body_fun`` or both, with a trip count known at run time only, and with an ordered
-#: effect; scans forward, reversed, without xs, of length 0, nested, batched, passing a
+#: effect, batched (its predicate batched or not, twice); scans forward, reversed, without
+#: xs, of length 0, nested, batched, passing a
 #: carry and an x through unchanged (JAX's scan binds neither), and two in one module (their
 #: private functions numbered as MLIR numbers JAX's): (library, its numpy) -> function, and
 #: the arguments.
@@ -537,6 +538,14 @@ LOOP_TEXT = {
     'scan-forwarding': (lambda m, n: lambda c, xs, w: m.lax.scan(
         lambda c, x: ((c[0], c[1] + x), (x, x * c[0])), (w, c), xs),
         (np.ones(2), np.ones((4, 2)), np.full(2, 3.))),
+    'while-vmap-batched-predicate': (lambda m, n: m.vmap(lambda x, y: m.lax.while_loop(
+        lambda c: c < 10., lambda c: c + y, x), (0, None)), (np.arange(3.), 2.)),
+    'while-vmap-unbatched-predicate': (lambda m, n: m.vmap(lambda y, k: m.lax.while_loop(
+        lambda c: c[0] < k, lambda c: (c[0] + 1, c[1] * y), (0, y)), (0, None)),
+        (np.arange(3.), 4)),
+    'while-vmap-of-vmap': (lambda m, n: m.vmap(m.vmap(lambda x, y: m.lax.while_loop(
+        lambda c: c < 10., lambda c: c + y, x), (0, None))),
+        (np.arange(6.).reshape(2, 3), np.array([1., 2.]))),
     'two-scans': (lambda m, n: lambda xs, ys: (
         m.lax.scan(lambda c, x: (c + x, x * c), 0., xs),
         m.lax.scan(lambda c, y: (c + n.sum(y), y * 2), 0., ys)), (np.ones(3), np.ones((3, 2)))),
