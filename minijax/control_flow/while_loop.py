@@ -286,9 +286,6 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     module = ctx.module_context
     tokens = [module.token] * body_jaxpr.ordered
     pred_aval = cond_jaxpr.out_avals[0]
-    if tokens and pred_aval.ndim:
-        raise NotImplementedError('vmap of a while_loop with ordered effects '
-                                  '(debug.print(..., ordered=True)) and a batched predicate')
     types = [tensor_type(a) for a in (*[core.abstract_token] * len(tokens), *ctx.avals_in)]
     loop = hlo.WhileOp(types, [*tokens, *args])
     for region, closed, scope in [(loop.regions[0], cond_jaxpr, 'cond'),

@@ -546,6 +546,9 @@ LOOP_TEXT = {
     'while-vmap-of-vmap': (lambda m, n: m.vmap(m.vmap(lambda x, y: m.lax.while_loop(
         lambda c: c < 10., lambda c: c + y, x), (0, None))),
         (np.arange(6.).reshape(2, 3), np.array([1., 2.]))),
+    'while-vmap-ordered-print': (lambda m, n: m.vmap(lambda x: m.lax.while_loop(
+        lambda c: n.abs(c) < 100., lambda c: (m.debug.print('{}', c, ordered=True), c * 3.)[1],
+        x)), (np.array([1., -2.]),)),
     'two-scans': (lambda m, n: lambda xs, ys: (
         m.lax.scan(lambda c, x: (c + x, x * c), 0., xs),
         m.lax.scan(lambda c, y: (c + n.sum(y), y * 2), 0., ys)), (np.ones(3), np.ones((3, 2)))),
