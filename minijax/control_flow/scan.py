@@ -221,19 +221,36 @@ scan_p.def_jvp(_scan_jvp, symbolic_zeros=True)
 # ----------------------------------------------------------------------------- vmap
 
 def _scan_batching(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
-    """Batch every carry at axis 0; batched xs and ys keep the scanned axis first."""
+    """As JAX batches a scan: a carry is batched where its initial value is or the body
+    makes it so (a fixed point), and a y where the body makes it so; consts and carries at
+    axis 0, xs and ys at axis 1 (the scanned axis first). What no batched value reaches,
+    a loop counter say, stays unbatched."""
     size = batching.axis_size_of(vals, dims)
     consts, carry, xs = _split_operands(vals, num_consts, num_carry)
     consts_dims, carry_dims, xs_dims = _split_operands(dims, num_consts, num_carry)
-    carry = [batching.move_batch_axis(size, d, 0, x) for x, d in zip(carry, carry_dims)]
+    mapped = [d is not batching.not_mapped for d in dims]
+    const_bat, _, xs_bat = _split_operands(mapped, num_consts, num_carry)
+    num_ys = len(jaxpr.out_avals) - num_carry
+
+    def batched_body(carry_bat):
+        flags = [*const_bat, *carry_bat, *xs_bat]
+        return batching.batched_jaxpr(jaxpr, size,
+                                      tuple(0 if b else batching.not_mapped for b in flags),
+                                      (*carry_bat, *[False] * num_ys))
+
+    carry_bat = fixed_point(lambda bat: list(batched_body(bat)[1][:num_carry]),
+                            [d is not batching.not_mapped for d in carry_dims])
+    body, out_bat = batched_body(carry_bat)
+    consts = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
+              for x, d in zip(consts, consts_dims)]
+    carry = [batching.move_batch_axis(size, d, 0, x) if b else x
+             for x, d, b in zip(carry, carry_dims, carry_bat)]
     xs = [x if d is batching.not_mapped else batching.moveaxis(x, d, 1)
           for x, d in zip(xs, xs_dims)]
-    slice_dims = [d if d is batching.not_mapped else 0 for d in xs_dims]
-    body, _ = batching.batched_jaxpr(jaxpr, size,
-                                     (*consts_dims, *(0,) * num_carry, *slice_dims))
     outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, num_consts=num_consts,
                        num_carry=num_carry, length=length, reverse=reverse)
-    return outs, [0] * num_carry + [1] * (len(outs) - num_carry)
+    return outs, [(0 if k < num_carry else 1) if b else batching.not_mapped
+                  for k, b in enumerate(out_bat)]
 
 
 scan_p.def_batching(_scan_batching)

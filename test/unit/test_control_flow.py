@@ -502,7 +502,7 @@ def test_eager_loops_round_as_jax_compiled_whole():
 #: Loops as JAX lowers them: while_loop programs closing over values in ``cond_fun``,
 #: ``body_fun`` or both, with a trip count known at run time only, and with an ordered
 #: effect, batched (its predicate batched or not, twice); scans forward, reversed, without
-#: xs, of length 0, nested, batched, passing a
+#: xs, of length 0, nested, batched (what no batched value reaches left unbatched), passing a
 #: carry and an x through unchanged (JAX's scan binds neither), and two in one module (their
 #: private functions numbered as MLIR numbers JAX's): (library, its numpy) -> function, and
 #: the arguments.
@@ -549,6 +549,12 @@ LOOP_TEXT = {
     'while-vmap-ordered-print': (lambda m, n: m.vmap(lambda x: m.lax.while_loop(
         lambda c: n.abs(c) < 100., lambda c: (m.debug.print('{}', c, ordered=True), c * 3.)[1],
         x)), (np.array([1., -2.]),)),
+    'fori-vmap-unbatched-counter': (lambda m, n: m.vmap(lambda x, y: m.lax.fori_loop(
+        0, 3, lambda i, c: c * x, y), (0, None)), (np.ones(2), 1.)),
+    'scan-vmap-batched-const-only': (lambda m, n: m.vmap(lambda w, xs: m.lax.scan(
+        lambda c, t: (c * w + t, c), 0., xs), (0, None)), (np.ones(2), np.ones(3))),
+    'scan-vmap-xs-at-axis-1': (lambda m, n: m.vmap(lambda x, y: m.lax.scan(
+        lambda c, t: (c, t * y), 0., x), (1, None)), (np.ones((3, 2)), 2.)),
     'two-scans': (lambda m, n: lambda xs, ys: (
         m.lax.scan(lambda c, x: (c + x, x * c), 0., xs),
         m.lax.scan(lambda c, y: (c + n.sum(y), y * 2), 0., ys)), (np.ones(3), np.ones((3, 2)))),
