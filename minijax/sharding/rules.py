@@ -134,8 +134,9 @@ def constrains(primitive) -> bool:
 def constraint_of(aval) -> NamedSharding | None:
     """The sharding a value of type ``aval`` lies by, as JAX lays out a program's arguments
     and results and constrains an op's (lower_with_sharding_in_types): its type's, unless it
-    has no mesh, or one whose axes are all ``Auto`` or all ``Manual``."""
-    sharding = aval._sharding
+    has no mesh, or one whose axes are all ``Auto`` or all ``Manual``. (A token has no
+    layout.)"""
+    sharding = getattr(aval, '_sharding', None)
     if sharding is None or sharding.mesh.are_all_axes_auto or \
             sharding.mesh.are_all_axes_manual:
         return None

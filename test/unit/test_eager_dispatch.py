@@ -107,3 +107,13 @@ def test_a_process_that_used_shardings_keeps_the_fast_path():
     minijax.clear_caches()
     assert repr(mnp.exp(mnp.asarray(np.ones(2))) * 3.0) == repr(jnp.exp(jnp.ones(2)) * 3.0)
     assert dispatch._entries
+
+
+def test_a_token_is_made_eagerly_after_shardings_were_used():
+    """A primitive giving a token runs on the general path, which reads its results'
+    shardings once any type had one: a token has none (it has no layout)."""
+    mesh = minijax.make_mesh((2,), ('x',), axis_types=(minijax.sharding.AxisType.Explicit,))
+    with minijax.set_mesh(mesh):
+        mnp.zeros(4, out_sharding=minijax.sharding.PartitionSpec('x'))
+    token = minijax.lax.after_all(minijax.lax.create_token())
+    assert type(token).__name__ == type(jax.lax.after_all(jax.lax.create_token())).__name__
