@@ -116,7 +116,12 @@ class ShardingTypeError(Exception):
 def sharding_in_types() -> bool:
     """Whether results need shardings: some type has had one, or a mesh is in context.
     Until then (every ordinary program) the sharding rules are not even looked up."""
-    return _types.seen or _mesh._context.abstract_mesh is not _mesh.EMPTY_ABSTRACT_MESH
+    return _types.seen or mesh_in_context()
+
+
+def mesh_in_context() -> bool:
+    """Whether a mesh is in context (``set_mesh``, ``use_abstract_mesh``)."""
+    return _mesh._context.abstract_mesh is not _mesh.EMPTY_ABSTRACT_MESH
 
 
 def shard_results(primitive, in_avals, out_avals, params) -> list:

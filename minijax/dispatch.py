@@ -24,7 +24,7 @@ from minijax.array import Array, to_device, typed_host_result
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 from minijax.lax.sharding import sharding_constraint_p
 from minijax.lowering import lower_jaxpr_to_module
-from minijax.sharding import mesh as _mesh, rules as sharding_rules
+from minijax.sharding import rules as sharding_rules
 from minijax.xla_call import run, spmd_executable, xla_call_p
 
 
@@ -107,7 +107,7 @@ def eager_apply(primitive, args, params):
 
     (Entries are keyed by parameter values, as ``_executable`` is: equal values, ``1`` and
     ``True`` say, share one. The lax functions give each parameter one type.)"""
-    if _mesh._context.abstract_mesh is not _mesh.EMPTY_ABSTRACT_MESH:
+    if core.mesh_in_context():
         return core.NOT_CACHED
     key = [primitive, tuple(params.items())]
     for x in args:

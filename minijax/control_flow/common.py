@@ -4,6 +4,7 @@ the loop machinery (carry types that settle, loop-carried facts found by a fixed
 from __future__ import annotations
 
 from minijax import core, dtypes, lax, tree_util
+from minijax.interpreters import batching
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_closed_jaxpr, same_type
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.sharding.rules import carry_sharding
@@ -109,3 +110,25 @@ def fixed_point(step, flags):
         if new == flags:
             return flags
         flags = new
+
+
+def batched_loop_body(body: ClosedJaxpr, size: int, consts_bat, carry_bat, xs_bat=()):
+    """How ``vmap`` batches a loop's carry, as JAX does: a carry is batched where its initial
+    value is or the body makes it so (a fixed point). Returns the carries' flags, and the
+    body batched for them (every batched input and carry at axis 0, other outputs batched
+    only where the body makes them so) with its outputs' flags: the fixed point's last
+    trace, not traced again."""
+    num_ys = len(body.out_avals) - len(carry_bat)
+    traced = {}
+
+    def batched(carry_bat):
+        key = tuple(carry_bat)
+        if key not in traced:
+            flags = [*consts_bat, *carry_bat, *xs_bat]
+            traced[key] = batching.batched_jaxpr(
+                body, size, tuple(0 if b else batching.not_mapped for b in flags),
+                (*carry_bat, *[False] * num_ys))
+        return traced[key]
+
+    carry_bat = fixed_point(lambda bat: list(batched(bat)[1][:len(bat)]), list(carry_bat))
+    return (carry_bat, *batched(carry_bat))

@@ -11,15 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (fixed_point, move_inputs, settle_carry_types,
-                                         trace_function, zeros)
+from minijax.array import Array
+from minijax.control_flow.common import (batched_loop_body, fixed_point, move_inputs,
+                                         settle_carry_types, trace_function, zeros)
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
 from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.transpose import (drop_zero_cts, instantiate_cts, is_undefined_primal,
                                             nonzero_cts, transposed_jaxpr)
-from minijax.array import Array
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_closed_jaxpr
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering import lower_fun, register_lowering
@@ -228,19 +228,9 @@ def _scan_batching(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse)
     size = batching.axis_size_of(vals, dims)
     consts, carry, xs = _split_operands(vals, num_consts, num_carry)
     consts_dims, carry_dims, xs_dims = _split_operands(dims, num_consts, num_carry)
-    mapped = [d is not batching.not_mapped for d in dims]
-    const_bat, _, xs_bat = _split_operands(mapped, num_consts, num_carry)
-    num_ys = len(jaxpr.out_avals) - num_carry
-
-    def batched_body(carry_bat):
-        flags = [*const_bat, *carry_bat, *xs_bat]
-        return batching.batched_jaxpr(jaxpr, size,
-                                      tuple(0 if b else batching.not_mapped for b in flags),
-                                      (*carry_bat, *[False] * num_ys))
-
-    carry_bat = fixed_point(lambda bat: list(batched_body(bat)[1][:num_carry]),
-                            [d is not batching.not_mapped for d in carry_dims])
-    body, out_bat = batched_body(carry_bat)
+    const_bat, init_bat, xs_bat = _split_operands(
+        [d is not batching.not_mapped for d in dims], num_consts, num_carry)
+    carry_bat, body, out_bat = batched_loop_body(jaxpr, size, const_bat, init_bat, xs_bat)
     consts = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
               for x, d in zip(consts, consts_dims)]
     carry = [batching.move_batch_axis(size, d, 0, x) if b else x

@@ -12,8 +12,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes, lax, tree_util
-from minijax.control_flow.common import (check_same_types, fixed_point, insert_unused_inputs,
-                                         move_inputs, settle_carry_types, trace_function)
+from minijax.control_flow.common import (batched_loop_body, check_same_types, fixed_point,
+                                         insert_unused_inputs, move_inputs, settle_carry_types,
+                                         trace_function)
 from minijax.core import Primitive
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
@@ -144,14 +145,12 @@ def _while_batching(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nc
     size = batching.axis_size_of(vals, dims)
     cond_consts, body_consts, init = _split_operands(vals, cond_nconsts, body_nconsts)
     cond_dims, body_dims, init_dims = _split_operands(dims, cond_nconsts, body_nconsts)
-    is_batched = lambda ds: [d is not batching.not_mapped for d in ds]  # noqa: E731
-    body_bat = is_batched(body_dims)
-    carry_bat = fixed_point(lambda bat: list(batching.batched_jaxpr(
-        body_jaxpr, size, tuple(0 if b else batching.not_mapped for b in body_bat + bat),
-        tuple(bat))[1]), is_batched(init_dims))
+    cond_bat, body_bat, init_bat = _split_operands(
+        [d is not batching.not_mapped for d in dims], cond_nconsts, body_nconsts)
+    carry_bat, _, _ = batched_loop_body(body_jaxpr, size, body_bat, init_bat)
     _, (pred_bat,) = batching.batched_jaxpr(
-        cond_jaxpr, size, (*(0 if b else batching.not_mapped
-                             for b in is_batched(cond_dims) + carry_bat),), False)
+        cond_jaxpr, size, tuple(0 if b else batching.not_mapped for b in cond_bat + carry_bat),
+        False)
     if pred_bat:
         carry_dims, pred_dims = [0] * len(init), (0,)
     else:
