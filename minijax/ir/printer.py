@@ -215,11 +215,6 @@ _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis
 JAX_NAMES: dict[str, PrintedAs] = {
     'xla_call': PrintedAs('jit', shown={'in_shardings': _unspecified_as_jax,
                                         'out_shardings': _unspecified_as_jax}, **_NAME_FIRST),
-    'scatter_add': PrintedAs('scatter-add'),
-    'scatter_sub': PrintedAs('scatter-sub'),
-    'scatter_mul': PrintedAs('scatter-mul'),
-    'scatter_min': PrintedAs('scatter-min'),
-    'scatter_max': PrintedAs('scatter-max'),
     'reduce_sum': PrintedAs(added={'out_sharding': _param_or_none('out_sharding')}),
     'argmax': PrintedAs(**_AXIS_AS_AXES),
     'argmin': PrintedAs(**_AXIS_AS_AXES),
@@ -254,7 +249,7 @@ JAX_NAMES: dict[str, PrintedAs] = {
 
 
 def jax_name(primitive_name: str) -> str:
-    """How JAX names a primitive (in jaxprs and in locations): ``scatter-add``."""
+    """How JAX names a primitive (in jaxprs and in locations): ``jit`` for ``xla_call``."""
     return JAX_NAMES.get(primitive_name, PrintedAs()).name or primitive_name
 
 

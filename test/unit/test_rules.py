@@ -510,7 +510,7 @@ def _out_rank(case):
 #: checked for every case by ``test_vmap`` (which moves it to 0); moving it on to ``out_axes``
 #: is vmap's own code, the same for every primitive.
 OUT_AXES_PRIMITIVES = ('sin', 'add', 'transpose', 'reduce_sum', 'dot_general', 'concatenate',
-                       'conv_general_dilated', 'cumsum', 'sort', 'gather', 'scatter_add')
+                       'conv_general_dilated', 'cumsum', 'sort', 'gather', 'scatter-add')
 
 
 def _first_case_of_each(primitives):
@@ -691,10 +691,10 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'broadcast_in_dim', 'transpose', 'reshape', 'squeeze', 'concatenate', 'pad', 'slice',
           'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
-          'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'shard_map', 'psum', 'all_gather',
+          'gather', 'scatter-add', 'scatter-mul', 'xla_pmap', 'shard_map', 'psum', 'all_gather',
           'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft',
           'split', 'unstack', 'stack', 'tile', 'optimization_barrier', 'reduce_precision',
-          'copy', 'stage', 'dce_sink', 'scatter_sub', 'custom_linear_solve',
+          'copy', 'stage', 'dce_sink', 'scatter-sub', 'custom_linear_solve',
           'ragged_dot_general', 'select_and_gather_add', 'select_and_scatter_add',
           'sharding_constraint'}
 #: The lit test of each higher-order primitive (and of one that needs a mesh), under test/lit/.
@@ -744,8 +744,9 @@ def test_primitive_has_every_rule_it_needs(primitive):
 
 def _lit_test_of(primitive):
     """What a lit test of ``primitive`` says: ``lax.<name>`` or ``<name>_p`` in its code, or the
-    name in a comment (not in a CHECK line, where any op's location may hold the word)."""
-    name = primitive.name
+    name in a comment (not in a CHECK line, where any op's location may hold the word). The
+    Python name of ``scatter-add`` is ``scatter_add``."""
+    name = primitive.name.replace('-', '_')
     return re.compile(rf'\blax\.{name}\b|\b{name}_p\b|^#(?!.*CHECK).*\b{name}\b', re.M)
 
 
