@@ -28,14 +28,31 @@ __all__ = [
     'polynomial_decay', 'rmsprop', 'rmsprop_momentum', 'sgd', 'sm3', 'unpack_optimizer_state']
 
 
+def _first_length_mismatch(args):
+    """The first argument whose length is not the first's: ``(index, its length)``."""
+    return next(((i, len(a)) for i, a in enumerate(args) if len(a) != len(args[0])), None)
+
+
 def safe_map(f, *args):
     """``map`` that insists its sequences have one length (JAX's module exports it)."""
-    return [f(*xs) for xs in safe_zip(*args)]
+    args = [list(a) for a in args]
+    mismatch = _first_length_mismatch(args)
+    if mismatch:
+        i, n = mismatch
+        raise ValueError(f'safe_map() argument {i + 1} is '
+                         f'{"longer" if n > len(args[0]) else "shorter"} than argument 1')
+    return list(builtins.map(f, *args))
 
 
 def safe_zip(*args):
     """``zip`` that insists its sequences have one length."""
-    return list(builtins.zip(*args, strict=True))
+    args = [list(a) for a in args]
+    mismatch = _first_length_mismatch(args)
+    if mismatch:
+        i, n = mismatch
+        raise ValueError(f'safe_zip() argument {i} has length {n} but argument 0 has length '
+                         f'{len(args[0])}. All lengths: {tuple(len(a) for a in args)}')
+    return list(builtins.zip(*args))
 
 
 def unzip2(xys):

@@ -114,6 +114,14 @@ def test_shape_arithmetic_as_jax(name):
         assert getattr(minijax.lax, name)(*args) == getattr(jax.lax, name)(*args)
 
 
+def test_shape_as_value_is_jaxs():
+    for shape in [(2, 3), (), (7,)]:
+        mine, theirs = minijax.lax.shape_as_value(shape), jax.lax.shape_as_value(shape)
+        np.testing.assert_array_equal(mine, theirs)
+        assert mine.dtype == theirs.dtype   # a NumPy array, but an Array for ()
+        assert isinstance(mine, minijax.Array) == isinstance(theirs, jax.Array)
+
+
 @pytest.mark.parametrize('name', CONVENIENCES)
 def test_conveniences_are_jaxs_ops(name):
     """The values and the module (the ops JAX writes) of each convenience. (Their jaxprs
