@@ -86,13 +86,15 @@ def _cast(x, dtype, weak_type=False, aval=None):
     """``x`` (of type ``aval``, if the caller has it) as ``dtype``; a weakly typed result
     (every operand was weak) stays weak. As in JAX, a weakly typed array meeting a strong
     one of its dtype is converted to strong (a ``convert_element_type`` in the jaxpr); a
-    Python scalar stays a literal."""
+    Python scalar stays a literal (converted to a weak type no Python scalar has, as
+    ``2`` meeting a weakly typed float32, it is converted by a ``convert_element_type``
+    that tracing folds into a literal)."""
     aval = aval or core.shaped_aval(x)
     python_scalar = type(x) in dtypes.PYTHON_SCALARS
     if aval.dtype == dtype and (aval.weak_type == weak_type or python_scalar):
         return x
-    if python_scalar:
-        return scalar(x, dtype, weak_type)
+    if python_scalar and not weak_type:
+        return scalar(x, dtype)
     return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
 

@@ -745,3 +745,10 @@ def test_debug_breakpoint(rng):
         transcripts.append(out.getvalue())
     assert transcripts[0] == transcripts[1]
     assert transcripts[0].count('Entering jdb:') == 2
+
+
+def test_version_is_minijaxs_own():
+    """``__version__`` names minijax's release, the one pip installed (not JAX's)."""
+    import importlib.metadata
+    assert isinstance(jax.__version__, str)
+    assert minijax.__version__ == importlib.metadata.version('minijax')
