@@ -23,6 +23,7 @@ from minijax.numpy import _promote_shapes, _to_float  # jnp's promotions
 from minijax.scipy._special_integrals import (  # noqa: F401 (re-exported)
     dawsn, erfcx, exp1, expi, expn, fresnel, owens_t, sici, spence, wofz)
 from minijax.scipy._hypergeometric import hyp1f1, hyp2f1  # noqa: F401 (re-exported)
+from minijax.scipy._spherical_harmonics import sph_harm_y  # noqa: F401 (re-exported)
 
 __all__ = ['bernoulli', 'bessel_jn', 'beta', 'betainc', 'betaln', 'boxcox', 'boxcox1p', 'comb',
            'dawsn', 'digamma', 'entr', 'erf', 'erfc', 'erfcx', 'erfinv', 'exp1', 'expi', 'expit',
