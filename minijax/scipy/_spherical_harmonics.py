@@ -90,4 +90,7 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
         raise ConcretizationTypeError(n_max, int, (
             'The `n_max` argument of `jnp.scipy.special.sph_harm` must be statically '
             'specified to use `sph_harm` within JAX transformations.'))
-    return _sph_harm(n, m, theta, phi, int(n_max))
+    n_max = int(n_max)
+    if n_max < 0:  # (JAX's IndexError comes from indexing its empty table)
+        raise IndexError(f'sph_harm_y: n_max must be >= 0 (a degree), got {n_max}')
+    return _sph_harm(n, m, theta, phi, n_max)
