@@ -91,6 +91,7 @@ def _hyp1f1_derivative(weight):
 _HYP1F1_A_DERIVATIVE = _hyp1f1_derivative(lambda a, b, k: lax.digamma(a + k) - lax.digamma(a))
 _HYP1F1_B_DERIVATIVE = _hyp1f1_derivative(lambda a, b, k: lax.digamma(b) - lax.digamma(b + k))
 
+
 @custom_jvp
 @jit
 def hyp1f1(a, b, x):
