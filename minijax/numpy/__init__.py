@@ -291,11 +291,16 @@ left_shift = _binary(lax.shift_left, 'left_shift', 'x << y (0 once y reaches the
 
 def power(x, y, /):
     """``x ** y``; a Python int exponent becomes ``integer_pow`` (multiplications), as in JAX.
-    XLA has no integer ``pow``: integers to integer powers are ``_integer_power``."""
+    XLA has no integer ``pow``: integers to integer powers are ``_integer_power``. An
+    inexact base keeps its type against an integer exponent, as in JAX (``2.0 ** ints`` is
+    a strong float: the exponent does not promote the base)."""
     if type(y) is int:
         return lax.integer_pow(asarray(x), y)
     if dtypes.is_integer(result_type(x, y)):
         return _integer_power(*_broadcast(*_promote(x, y), scalars_too=True))
+    x, y = asarray(x), asarray(y)
+    if dtypes.is_inexact(x.dtype) and dtypes.is_integer(y.dtype):
+        return lax.pow(*_broadcast(x, y, primitive='pow'))
     return _power(x, y)
 
 

@@ -69,8 +69,7 @@ def _sph_harm(n, m, theta, phi, n_max):
     angle = abs(m) * phi
     turn = lax.complex(jnp.cos(angle), jnp.sin(angle))
     harmonics = lax.complex(value * jnp.real(turn), value * jnp.imag(turn))
-    # JAX's (-1.0) ** abs(m) is a (strong) float64: float32 angles give complex128 results
-    sign = np.float64(-1.0) ** abs(m)
+    sign = (-1.0) ** abs(m)   # a strong float: float32 angles give complex128 results
     return jnp.where(m < 0, sign * jnp.conjugate(harmonics), harmonics)
 
 

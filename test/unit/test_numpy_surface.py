@@ -67,6 +67,13 @@ CASES = [
     _c('exp2-log2-log10', lambda m, x: m.exp2(x) + m.log2(x) + m.log10(x), P34),
     _c('square-abs', lambda m, x: m.square(x) + m.abs(x) + m.absolute(-x), U34),
     _c('deg2rad', lambda m, x: m.deg2rad(x) + m.rad2deg(x), U3),
+    # an inexact base keeps its type against integer exponents: 2.0 ** n is a strong float
+    _c('power-integer-exponent', lambda m, x, n: m.power(2.0, n) * x.astype(m.float32),
+       U34, ('i', (4,)), grad=False),
+    _c('power-integer-exponents', lambda m, x, n: m.power(x, n) + x ** n, U34, ('i', (4,)),
+       grad=False),
+    _c('power-integer-exponent-grad', lambda m, x: m.power(x, m.arange(4)) * 2.0 ** m.arange(4),
+       U34),
     _c('radians-conjugate', lambda m, x: m.radians(x) + m.conjugate(x), U3),
     _c('greater_equal', lambda m, x, y: m.greater_equal(x, y), U34, ('u', (4,)), grad=False),
     _c('broadcast_arrays', lambda m, x, y: sum(m.broadcast_arrays(x, y, 1.)), ('u', (3, 1)),
