@@ -122,6 +122,8 @@ from minijax.lax.parallel import (  # noqa: E402
     psum_scatter, psum_scatter_p, pswapaxes)
 # Shardings of values inside a program over a mesh: see minijax/lax/sharding.py.
 from minijax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: E402
+# The traced device_put's primitive (its placements are shardings): minijax/lax/device_put.py.
+from minijax.lax.device_put import device_put_p  # noqa: E402
 # jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).
 from minijax.lax import linalg  # noqa: E402
 # Every lax primitive's sharding rule (sharding in types), once they all exist.

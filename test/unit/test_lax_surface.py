@@ -16,7 +16,7 @@ import minijax
 
 #: Names of the SPMD surface: collectives over named axes beyond pmap's, shardings, tokens
 #: between devices. They come with meshes and shard_map (issue 31).
-SPMD = {'device_put_p', 'pbroadcast', 'precv', 'psend', 'ragged_all_to_all',
+SPMD = {'pbroadcast', 'precv', 'psend', 'ragged_all_to_all',
         'ragged_all_to_all_p'}
 
 #: Names of jax.lax that minijax does not have yet (issue 30): none left.
