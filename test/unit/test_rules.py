@@ -38,9 +38,10 @@ from minijax.testing import NOT_NEEDED, NOT_PER_EXAMPLE, RULE_CHECKS, check_rule
 
 LAX_PRIMITIVES = [v for v in vars(mlax).values() if isinstance(v, core.Primitive)]
 #: Collectives run only where pmap or vmap(axis_name=...) binds their axis, so they have no
-#: row in PRIMITIVE_CASES (single-device programs): test_pmap.py checks them against JAX.
+#: row in PRIMITIVE_CASES (single-device programs): test_pmap.py checks them against JAX
+#: (test_collectives_beyond_cpu.py the ones XLA's CPU backend does not run).
 COLLECTIVES = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter', 'ppermute',
-               'all_to_all'}
+               'all_to_all', 'ragged_all_to_all'}
 #: Primitives whose parameters name a mesh: test_sharded_jit.py checks them against JAX (their
 #: values, rules and module text, over 4 CPU devices).
 MESH_PRIMITIVES = {'sharding_constraint', 'device_put'}
@@ -696,7 +697,7 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'split', 'unstack', 'stack', 'tile', 'optimization_barrier', 'reduce_precision',
           'copy', 'stage', 'dce_sink', 'scatter_sub', 'custom_linear_solve',
           'ragged_dot_general', 'select_and_gather_add', 'select_and_scatter_add',
-          'sharding_constraint', 'device_put'}
+          'sharding_constraint', 'device_put', 'ragged_all_to_all'}
 #: The lit test of each higher-order primitive (and of one that needs a mesh), under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
