@@ -139,6 +139,10 @@ def _on_host(impl, **params):
 
 
 def _debug_callback_lowering(ctx, *args, callback, effect):
+    if effect.ordered and ctx.module_context.num_partitions > 1:  # (JAX's error; an ordered
+        # io_callback is threaded through a program over several devices, as in JAX)
+        raise ValueError('The following ordered effects are not supported for more than 1 '
+                         'device: [OrderedDebugEffect]')
     return python_callback(ctx, _on_host(_debug_callback_impl, callback=callback,
                                          effect=effect), args, has_side_effect=True,
                            ordered=effect.ordered, device_ids=_placement(ctx))

@@ -97,6 +97,10 @@ CASES = {
     'pure_callback': ([('real', (4, 4), ('X', 'Y'))], _sin_callback),
     'pure_callback_then_op': ([('real', (4, 4), ('X',))], lambda x: _sin_callback(x) + x),
     'io_callback': ([('real', (4, 4), ('X',))], _io_sin),
+    'io_callback_ordered': ([('real', (4, 4), ('X',))], lambda x: io_callback(
+        np.cos, jax.ShapeDtypeStruct(x.shape, x.dtype), x, ordered=True) * x),
+    'debug_print_ordered': ([('real', (4, 4), ('X',))], lambda x: (
+        jax.debug.print('{}', x.sum(), ordered=True), x + 1)[1]),
     'debug_callback': ([('real', (4, 4), ('X',))], _noted),
     'callback_in_shard_map': ([('real', (8, 4), ('X',))], lambda x: jax.shard_map(
         _sin_callback, in_specs=P('X'), out_specs=P('X'))(x)),
