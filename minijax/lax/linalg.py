@@ -112,7 +112,8 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     """The row swaps ``pivots`` (int32, ``[..., k]``) applied in order to ``0..m-1``: a loop,
     as in JAX. Each step swaps two entries of every batch member at once, by comparing
     positions (``j`` differs between members). Under sharding in types the batch may be
-    sharded (the permutations are, alike), the swaps not (JAX's ValueError)."""
+    sharded (the permutations are, alike), the swaps not (the ShardingTypeError of JAX's
+    primitive's rule)."""
     from minijax.control_flow import fori_loop  # (a layer above lax)
     aval = core.get_aval(pivots)
     _check_pivots(aval, permutation_size)
@@ -121,8 +122,9 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     sharding = None
     if aval._sharding is not None:
         if aval.sharding.spec[-1] is not None:
-            raise ValueError(f'The last dim of swaps should be unsharded but got: '
-                             f'{aval.sharding.spec[-1]} for type {aval}')
+            raise core.ShardingTypeError(
+                'Input 0 to lu_pivots_to_permutation must be unsharded on non-batch '
+                f'dimensions, but got {aval.sharding.spec}.')
         sharding = aval.sharding
     positions = broadcasted_iota(dtypes.int32, shape, last, out_sharding=sharding)
     def at(index_column):

@@ -43,7 +43,8 @@ def _noted(x):
 
 
 #: name -> (operands: (kind, shape, spec entries), the program). Kinds: 'spd' positive
-#: definite matrices, 'real' and 'complex' normal numbers, 'key' a uint32[4] key.
+#: definite matrices, 'real' and 'complex' normal numbers, 'key' a uint32[4] key, 'pivots'
+#: LU's row swaps.
 CASES = {
     'cholesky_batch': ([('spd', (4, 4, 4), ('X',))], linalg.cholesky),
     'cholesky_matrix_sharded': ([('spd', (4, 4, 4), (None, 'X'))], linalg.cholesky),
@@ -59,6 +60,10 @@ CASES = {
     'eig_matrix_sharded': ([('real', (4, 4, 4), (None, None, 'Y'))], linalg.eig),
     'lu_batch': ([('real', (4, 4, 4), ('X',))], linalg.lu),
     'lu_matrix_sharded': ([('real', (4, 4, 4), (None, 'Y'))], linalg.lu),
+    'lu_pivots_to_permutation': ([('pivots', (4, 4), ('Y',))], lambda p: (
+        linalg.lu_pivots_to_permutation(p, 4))),
+    'lu_pivots_sharded': ([('pivots', (4, 4), (None, 'Y'))], lambda p: (
+        linalg.lu_pivots_to_permutation(p, 4))),
     'qr_batch': ([('real', (4, 4, 4), ('X',))], linalg.qr),
     'qr_reduced': ([('real', (4, 8, 4), ('X',))], lambda x: linalg.qr(x, full_matrices=False)),
     'svd_batch': ([('real', (4, 8, 4), ('X',))], linalg.svd),
@@ -112,6 +117,9 @@ JAX_FAILS_TO_LOWER = {'qr_batch', 'qr_reduced'}
 
 
 def _operand(kind, shape, rng):
+    if kind == 'pivots':  # (LAPACK's: row i swapped with a row at or below it)
+        return (np.arange(shape[-1]) + rng.integers(0, shape[-1], shape) %
+                (shape[-1] - np.arange(shape[-1]))).astype(np.int32)
     if kind == 'key':
         return rng.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
     if kind == 'spd':
