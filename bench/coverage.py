@@ -65,8 +65,6 @@ NAMESPACES = (
 #: Names minijax does not have yet: the work of issue 31 (SPMD) and issue 32 (the rest).
 #: A name leaves this table when it is implemented (the test says so).
 NOT_YET: dict[str, str] = {
-    'jax.lax': (
-        'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
     'jax.lax.linalg': (
         'cholesky_update cholesky_update_p hessenberg hessenberg_p householder_product '
         'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p symmetric_product '

@@ -207,7 +207,6 @@ def _unspecified_as_jax(shardings):
 
 
 _NAME_FIRST = dict(first=('name',))
-_NO_GROUPS = {'axis_index_groups': _constant(None)}
 _REDUCTION = PrintedAs(renamed={'axis_name': 'axes'}, shown={'axis_name': _names})
 _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis,)})
 
@@ -241,10 +240,10 @@ JAX_NAMES: dict[str, PrintedAs] = {
                                  hidden={'num_consts': _empty}, **_NAME_FIRST),
     # collectives (lax/parallel.py): JAX names their axes with a tuple
     'psum': _REDUCTION, 'pmax': _REDUCTION, 'pmin': _REDUCTION,
-    'all_gather': PrintedAs(shown={'axis_name': _names}, added=_NO_GROUPS),
-    'psum_scatter': PrintedAs('reduce_scatter', shown={'axis_name': _names}, added=_NO_GROUPS),
+    'all_gather': PrintedAs(shown={'axis_name': _names}),
+    'psum_scatter': PrintedAs('reduce_scatter', shown={'axis_name': _names}),
     'ppermute': PrintedAs(shown={'axis_name': _names}),
-    'all_to_all': PrintedAs(added=_NO_GROUPS, hidden={'axis_size': _always}),
+    'all_to_all': PrintedAs(hidden={'axis_size': _always}),
 }
 
 

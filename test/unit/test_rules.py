@@ -38,12 +38,13 @@ from minijax.testing import NOT_NEEDED, NOT_PER_EXAMPLE, RULE_CHECKS, check_rule
 
 LAX_PRIMITIVES = [v for v in vars(mlax).values() if isinstance(v, core.Primitive)]
 #: Collectives run only where pmap or vmap(axis_name=...) binds their axis, so they have no
-#: row in PRIMITIVE_CASES (single-device programs): test_pmap.py checks them against JAX.
+#: row in PRIMITIVE_CASES (single-device programs): test_pmap.py checks them against JAX
+#: (test_collectives_beyond_cpu.py the ones XLA's CPU backend does not run).
 COLLECTIVES = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter', 'ppermute',
-               'all_to_all'}
+               'all_to_all', 'ragged_all_to_all'}
 #: Primitives whose parameters name a mesh: test_sharded_jit.py checks them against JAX (their
 #: values, rules and module text, over 4 CPU devices).
-MESH_PRIMITIVES = {'sharding_constraint'}
+MESH_PRIMITIVES = {'sharding_constraint', 'device_put'}
 SINGLE_DEVICE_PRIMITIVES = [p for p in LAX_PRIMITIVES
                             if p.name not in COLLECTIVES | MESH_PRIMITIVES]
 B = 3  # batch size of the vmap tests
@@ -696,12 +697,13 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'split', 'unstack', 'stack', 'tile', 'optimization_barrier', 'reduce_precision',
           'copy', 'stage', 'dce_sink', 'scatter-sub', 'custom_linear_solve',
           'ragged_dot_general', 'select_and_gather_add', 'select_and_scatter_add',
-          'sharding_constraint'}
+          'sharding_constraint', 'device_put', 'ragged_all_to_all'}
 #: The lit test of each higher-order primitive (and of one that needs a mesh), under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
              'xla_pmap': 'pmap/pmap.py', 'shard_map': 'shard_map/collectives.py',
-             'sharding_constraint': 'sharding/jit-over-a-mesh.py'}
+             'sharding_constraint': 'sharding/jit-over-a-mesh.py',
+             'device_put': 'sharding_types/device-put-traced.py'}
 LIT = pathlib.Path(__file__).parents[1] / 'lit'
 #: Where a built-in's rule of each kind goes, beyond the ``def_*`` call the table names.
 WHERE_RULES_GO = {'flops': 'minijax/flops.py: add it to the list of its cost class '
