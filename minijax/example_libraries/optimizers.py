@@ -28,30 +28,30 @@ __all__ = [
     'polynomial_decay', 'rmsprop', 'rmsprop_momentum', 'sgd', 'sm3', 'unpack_optimizer_state']
 
 
-def _first_length_mismatch(args):
-    """The first argument whose length is not the first's: ``(index, its length)``."""
-    return next(((i, len(a)) for i, a in enumerate(args) if len(a) != len(args[0])), None)
+def _of_one_length(args, message):
+    """``args`` as lists, if all have the first's length; else ``message(i, n, lengths)``,
+    for the first that has not, as a ValueError."""
+    args = [list(a) for a in args]
+    lengths = tuple(len(a) for a in args)
+    for i, n in enumerate(lengths):
+        if n != lengths[0]:
+            raise ValueError(message(i, n, lengths))
+    return args
 
 
 def safe_map(f, *args):
     """``map`` that insists its sequences have one length (JAX's module exports it)."""
-    args = [list(a) for a in args]
-    mismatch = _first_length_mismatch(args)
-    if mismatch:
-        i, n = mismatch
-        raise ValueError(f'safe_map() argument {i + 1} is '
-                         f'{"longer" if n > len(args[0]) else "shorter"} than argument 1')
+    args = _of_one_length(args, lambda i, n, lengths: (
+        f'safe_map() argument {i + 1} is {"longer" if n > lengths[0] else "shorter"} '
+        'than argument 1'))
     return list(builtins.map(f, *args))
 
 
 def safe_zip(*args):
     """``zip`` that insists its sequences have one length."""
-    args = [list(a) for a in args]
-    mismatch = _first_length_mismatch(args)
-    if mismatch:
-        i, n = mismatch
-        raise ValueError(f'safe_zip() argument {i} has length {n} but argument 0 has length '
-                         f'{len(args[0])}. All lengths: {tuple(len(a) for a in args)}')
+    args = _of_one_length(args, lambda i, n, lengths: (
+        f'safe_zip() argument {i} has length {n} but argument 0 has length {lengths[0]}. '
+        f'All lengths: {lengths}'))
     return list(builtins.zip(*args))
 
 

@@ -5,26 +5,16 @@ pickles, by name, its results' types, values, jaxpr and lowered module (or the e
 class and text) to OUT; test_sharding_types_rules.py runs it for both libraries and
 compares. (8 devices: the unit tests' own processes have 4.)
 """
-import os
 import pickle
 import re
 import sys
 
 import numpy as np
+from eight_devices import library
 
 LIB, OUT = sys.argv[1], sys.argv[2]
-if LIB == 'jax':
-    import jax
-    jax.config.update('jax_num_cpu_devices', 8)
-    jax.config.update('jax_enable_x64', True)  # minijax computes in 64-bit
-    if os.environ.get('MINIJAX_TESTS_JAX_CACHE'):  # the suite's cache (conftest.py)
-        jax.config.update('jax_compilation_cache_dir', os.environ['MINIJAX_TESTS_JAX_CACHE'])
-        jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)
-    from jax.experimental import io_callback
-else:
-    import minijax as jax
-    jax.config.update('minijax_num_cpu_devices', 8)
-    from minijax.experimental import io_callback
+jax = library(LIB)
+io_callback = jax.experimental.io_callback
 jnp, lax, P = jax.numpy, jax.lax, jax.P
 linalg = lax.linalg
 
