@@ -187,10 +187,6 @@ def _as_lists(dimension_numbers):
     return (list(lc), list(rc)), (list(lb), list(rb))
 
 
-def _unit_strides_as_none(strides):
-    return None if all(s == 1 for s in strides) else strides
-
-
 def _names(axis_name):
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
@@ -217,7 +213,6 @@ JAX_NAMES: dict[str, PrintedAs] = {
     'reduce_sum': PrintedAs(added={'out_sharding': _param_or_none('out_sharding')}),
     'argmax': PrintedAs(**_AXIS_AS_AXES),
     'argmin': PrintedAs(**_AXIS_AS_AXES),
-    'slice': PrintedAs(shown={'strides': _unit_strides_as_none}),
     'conv_general_dilated': PrintedAs(added={'out_sharding': _constant(None),
                                              'preferred_element_type': _constant(None)}),
     'transpose': PrintedAs(renamed={'perm': 'permutation'}),

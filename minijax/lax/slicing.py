@@ -26,11 +26,12 @@ slice_p = Primitive('slice')
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (lax.slice)
-    """``operand[start:limit:stride]`` along every axis, with static bounds."""
-    strides = (1,) * len(start_indices) if strides is None else strides
+    """``operand[start:limit:stride]`` along every axis, with static bounds. ``strides``
+    stays None (every stride 1) when not given, as in JAX's equation."""
     return slice_p.bind(operand, start_indices=static_ints(start_indices, 'slice', 'start_indices'),
                         limit_indices=static_ints(limit_indices, 'slice', 'limit_indices'),
-                        strides=static_ints(strides, 'slice', 'strides'))
+                        strides=None if strides is None else static_ints(strides, 'slice',
+                                                                          'strides'))
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
@@ -55,7 +56,12 @@ def _sliced_size(start, limit, stride):
     return max(0, -(-(limit - start) // stride))
 
 
+def _unit_if_none(strides, start_indices):
+    return (1,) * len(start_indices) if strides is None else strides
+
+
 def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    strides = _unit_if_none(strides, start_indices)
     ok = (len(start_indices) == len(limit_indices) == len(strides) == x.ndim
           and all(0 <= s <= l <= n for s, l, n in zip(start_indices, limit_indices, x.shape))
           and all(s > 0 for s in strides))
@@ -67,14 +73,15 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
 
 
 def _slice_impl(x, *, start_indices, limit_indices, strides):
+    strides = _unit_if_none(strides, start_indices)
     return np.asarray(x)[tuple(map(builtins.slice, start_indices, limit_indices, strides))]
 
 
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     """Pad the cotangent back to the operand's shape, with zeros between strided elements."""
     config = []
-    for start, n_out, stride, n_in in zip(start_indices, core.get_aval(ct).shape, strides,
-                                          x.aval.shape):
+    for start, n_out, stride, n_in in zip(start_indices, core.get_aval(ct).shape,
+                                          _unit_if_none(strides, start_indices), x.aval.shape):
         end = start + (n_out - 1) * stride + 1 if n_out else start
         config.append((start, n_in - end, stride - 1))
     return [lax.pad(ct, np.zeros((), x.aval.dtype), config)]
@@ -88,7 +95,7 @@ def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
         return (*seq[:bdim], value, *seq[bdim:])
 
     return slice(x, insert(start_indices, 0), insert(limit_indices, size),
-                 insert(strides, 1)), bdim
+                 None if strides is None else insert(strides, 1)), bdim
 
 
 slice_p.def_impl(_slice_impl)
@@ -97,7 +104,8 @@ ad.defjvp_linear(slice_p)
 slice_p.def_transpose(_slice_transpose)
 slice_p.def_batching(_slice_batching)
 register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strides:
-                  hlo.SliceOp(x, start_indices, limit_indices, strides).result)
+                  hlo.SliceOp(x, start_indices, limit_indices,
+                              _unit_if_none(strides, start_indices)).result)
 
 # ----------------------------------------------------------------------------- dynamic_slice
 

@@ -179,7 +179,8 @@ def _static_getitem(x, entries):
     shape_ = np.shape(x)
     window, out_shape, reversed_axes = _static_window(shape_, entries)
     if not _is_whole_window(shape_, window):
-        x = lax.slice(x, *zip(*window))
+        starts, limits, strides = zip(*window)
+        x = lax.slice(x, starts, limits, None if set(strides) == {1} else strides)
     if reversed_axes:
         x = lax.rev(x, reversed_axes)
     # as JAX: the axes of int entries squeezed out, then the None entries' new axes inserted

@@ -150,9 +150,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     pieces += [_edge(v, a, axis) for v in (append,) if v is not None]
     a = concatenate(pieces, axis) if len(pieces) > 1 else a
     for _ in range(n):
-        size_ = np.shape(a)[axis]
-        upper = lax.slice_in_dim(a, 1, size_, axis=axis)
-        lower = lax.slice_in_dim(a, 0, builtins.max(size_ - 1, 0), axis=axis)
+        whole = (builtins.slice(None),) * axis   # (indexing, as JAX's diff slices)
+        upper, lower = a[whole + (builtins.slice(1, None),)], a[whole + (builtins.slice(-1),)]
         a = not_equal(upper, lower) if _is_bool(a) else subtract(upper, lower)
     return a
 

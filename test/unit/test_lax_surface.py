@@ -120,7 +120,7 @@ def test_shape_as_value_is_jaxs():
 @pytest.mark.parametrize('name', CONVENIENCES)
 def test_conveniences_are_jaxs_ops(name):
     """The values and the module (the ops JAX writes) of each convenience. (Their jaxprs
-    can differ: JAX squeezes where minijax reshapes, and prints unit strides it was given.)"""
+    can differ: JAX squeezes where minijax reshapes.)"""
     ours, theirs = CONVENIENCES[name](minijax.lax), CONVENIENCES[name](jax.lax)
     np.testing.assert_array_equal(ours(X), theirs(X))
     assert minijax.jit(ours).lower(X).as_text() == jax.jit(theirs).lower(X).as_text()
