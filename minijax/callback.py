@@ -21,10 +21,6 @@ XLA calls the function when the program reaches the op. Either way the function 
 """
 from __future__ import annotations
 
-import copy
-import logging
-import string
-import sys
 from typing import Any
 
 import numpy as np
@@ -84,7 +80,6 @@ class Effect:
 debug_effect, ordered_debug_effect = Effect('Debug', False), Effect('OrderedDebug', True)
 
 debug_callback_p = Primitive('debug_callback', multiple_results=True)
-debug_callback_p.effectful = True
 debug_callback_p.ordered = lambda params: params['effect'].ordered
 
 
@@ -96,31 +91,45 @@ def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs) 
         raise NotImplementedError('debug_callback: minijax runs callbacks on one device '
                                   '(partitioned=True is not supported)')
     flat, arrays = flatten_callback(callback, args, kwargs)
-    debug_callback_p.bind(*arrays, callback=flat,
-                          effect=ordered_debug_effect if ordered else debug_effect)
+    debug_callback_p.bind(*arrays, callback=flat, effect=effect_of(ordered),
+                          partitioned=partitioned)
 
 
-def _debug_callback_impl(*args, callback, effect):
+def effect_of(ordered: bool) -> Effect:
+    return ordered_debug_effect if ordered else debug_effect
+
+
+def debug_callback_impl(*args, callback, effect, partitioned):
     callback(*device_put(args))
     return []
 
 
-def _debug_callback_jvp(primals, tangents, **params):
-    """The callback sees the primal values; nothing depends on it, so no tangent."""
-    debug_callback_p.bind(*primals, **params)
-    return [], []
+def define_debug_rules(primitive: Primitive, impl, lowering) -> None:
+    """The rules of a primitive that calls back for its side effect only, and has no
+    results (``debug_callback``, ``debug_print``)."""
+    primitive.effectful = True
 
+    def jvp(primals, tangents, **params):
+        """The callback sees the primal values; nothing depends on it, so no tangent."""
+        primitive.bind(*primals, **params)
+        return [], []
 
-def _debug_callback_batching(args, dims, **params):
-    """One call per batch element, with that element's values (JAX unrolls it too)."""
-    for i in range(batching.axis_size_of(args, dims)):
-        debug_callback_p.bind(*(x if d is batching.not_mapped else _element(x, d, i)
-                                for x, d in zip(args, dims)), **params)
-    return [], []
+    def batching_rule(args, dims, **params):
+        """One call per batch element, with that element's values (JAX unrolls it too)."""
+        for i in range(batching.axis_size_of(args, dims)):
+            primitive.bind(*(x if d is batching.not_mapped else
+                             lax.index_in_dim(x, i, axis=d, keepdims=False)
+                             for x, d in zip(args, dims)), **params)
+        return [], []
 
-
-def _element(x, axis, i):
-    return lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=axis), (axis,))
+    primitive.def_impl(impl)
+    primitive.def_abstract_eval(lambda *avals, **params: [])
+    primitive.def_jvp(jvp, symbolic_zeros=True)
+    primitive.def_batching(batching_rule)
+    primitive.def_transpose(lambda cts, *args, **params: [None] * len(args))
+    register_lowering(primitive, lowering)
+    sharding_rules.register(sharding_rules.unsharded_results_rule, primitive)
+    sharding_rules.not_constrained.add(primitive)
 
 
 def _placement(ctx) -> tuple | None:
@@ -138,87 +147,19 @@ def _on_host(impl, **params):
     return lambda *arrays: tuple(impl(*arrays, **params))
 
 
-def _debug_callback_lowering(ctx, *args, callback, effect):
+def debug_callback_lowering(ctx, *args, callback, effect, partitioned):
+    """(``debug_print``'s lowering too: its callback formats the values.)"""
     if effect.ordered and ctx.module_context.num_partitions > 1:  # (JAX's error; an ordered
         # io_callback is threaded through a program over several devices, as in JAX)
         raise ValueError('The following ordered effects are not supported for more than 1 '
                          'device: [OrderedDebugEffect]')
-    return python_callback(ctx, _on_host(_debug_callback_impl, callback=callback,
-                                         effect=effect), args, has_side_effect=True,
+    return python_callback(ctx, _on_host(debug_callback_impl, callback=callback,
+                                         effect=effect, partitioned=partitioned), args,
+                           has_side_effect=True,
                            ordered=effect.ordered, device_ids=_placement(ctx))
 
 
-debug_callback_p.def_impl(_debug_callback_impl)
-debug_callback_p.def_abstract_eval(lambda *avals, **params: [])
-debug_callback_p.def_jvp(_debug_callback_jvp, symbolic_zeros=True)
-debug_callback_p.def_batching(_debug_callback_batching)
-debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
-register_lowering(debug_callback_p, _debug_callback_lowering)
-
-
-# ----------------------------------------------------------------------------- debug.print
-
-class _FormatChecker(string.Formatter):
-    """Formats nothing; refuses arguments the format string does not use, as JAX does (an
-    f-string passed as ``fmt`` is the usual cause)."""
-
-    def format_field(self, value, format_spec):
-        return ''
-
-    def check_unused_args(self, used_args, args, kwargs):
-        unused = [a for i, a in enumerate(args) if i not in used_args]
-        if unused:
-            raise ValueError(f'Unused positional arguments to `jax.debug.print`: {unused}')
-        unused = [k for k in kwargs if k not in used_args]
-        if unused:
-            raise ValueError(f'Unused keyword arguments to `jax.debug.print`: {unused}. You may '
-                             'be passing an f-string (i.e, `f"{x}"`) into `jax.debug.print` '
-                             'and instead should pass in a regular string.')
-
-
-def debug_print(fmt: str, *args, ordered=False, partitioned=False, skip_format_check=False,
-                **kwargs) -> None:
-    """Print ``fmt.format(*args, **kwargs)`` when the program runs (``jax.debug.print``),
-    with NumPy's print options as they are now; a ``fmt`` without placeholders is followed
-    by the arguments, space-separated."""
-    _debug_format(lambda text: sys.stdout.write(text + '\n'), fmt, args, kwargs, ordered,
-                  partitioned, skip_format_check)
-
-
-#: The logger ``debug_log`` writes to (JAX's is ``jax._src.debugging``).
-logger = logging.getLogger('minijax.debug')
-
-
-def debug_log(fmt: str, *args, ordered=False, partitioned=False, skip_format_check=False,
-              **kwargs) -> None:
-    """``debug_print``'s message, logged when the program runs (``jax.debug.log``): an INFO
-    record of the ``minijax.debug`` logger, located at the line that called ``log``."""
-    frames = core.user_frames(core.user_source_info())
-    where = ('(unknown file)', 0) if not frames else (
-        frames[0][0].co_filename, core.frame_position(*frames[0])[0] or 0)
-    record = logger.makeRecord(logger.name, logging.INFO, *where, '', (), None)
-
-    def log_record(text):
-        logged = copy.copy(record)
-        logged.msg = text
-        logger.handle(logged)
-
-    _debug_format(log_record, fmt, args, kwargs, ordered, partitioned, skip_format_check)
-
-
-def _debug_format(emit, fmt, args, kwargs, ordered, partitioned, skip_format_check):
-    """A debug callback passing ``fmt`` formatted with the values to ``emit``."""
-    if not skip_format_check:
-        _FormatChecker().format(fmt, *args, **kwargs)
-    has_placeholders = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
-    options = np.get_printoptions()
-
-    def emit_formatted(*args, **kwargs):
-        with np.printoptions(**options):
-            emit(fmt.format(*args, **kwargs) if has_placeholders else
-                 ' '.join((fmt, *map(str, args))))
-
-    debug_callback(emit_formatted, *args, ordered=ordered, partitioned=partitioned, **kwargs)
+define_debug_rules(debug_callback_p, debug_callback_impl, debug_callback_lowering)
 
 
 # ----------------------------------------------------------------------------- pure_callback
@@ -406,6 +347,6 @@ io_callback_p.def_batching(_io_callback_batching)
 register_lowering(io_callback_p, _io_callback_lowering)
 # Their results' types are the ones the caller gave: unsharded, whatever the operands are
 # (and, as JAX lowers them, not constrained to it).
-_CALLBACKS = (debug_callback_p, pure_callback_p, io_callback_p)
+_CALLBACKS = (pure_callback_p, io_callback_p)
 sharding_rules.register(sharding_rules.unsharded_results_rule, *_CALLBACKS)
 sharding_rules.not_constrained.update(_CALLBACKS)

@@ -8,8 +8,8 @@ eagerly, under transformations and inside ``jit``-compiled programs, where XLA c
 into Python.
 """
 from minijax.callback import debug_callback as callback
-from minijax.callback import debug_log as log
-from minijax.callback import debug_print as print  # noqa: A001 (jax.debug.print)
+from minijax.debug_printing import debug_log as log
+from minijax.debug_printing import debug_print as print  # noqa: A001 (jax.debug.print)
 from minijax.debugger import breakpoint  # noqa: A004 (jax.debug.breakpoint)
 from minijax.sharding_view import (inspect_array_sharding, visualize_array_sharding,
                                    visualize_sharding)
