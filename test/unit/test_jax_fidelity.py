@@ -478,6 +478,23 @@ def test_debug_print_eagerly_as_jax():
     assert printed(minijax.debug, mnp) == printed(jax.debug, jnp)
 
 
+def test_debug_print_two_call_form_and_jaxpr_as_jax():
+    def run(lib):
+        def f(x):
+            lib.debug.print(ordered=True)('x = {x}, {}', 'static', x=x)
+            lib.debug.print('no placeholders', x, skip_format_check=True)
+            return x * 2
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            f(1.5)
+            lib.jit(f)(2.5)
+            lib.effects_barrier()
+        with pytest.raises(TypeError) as raised:
+            lib.debug.print(ordered=True, x=1)
+        return out.getvalue(), str(lib.make_jaxpr(f)(1.5)), str(raised.value)
+    assert run(minijax) == run(jax)
+
+
 _I32, _I64, _F32 = np.ones(2, 'int32'), np.ones(2, 'int64'), np.ones(2, 'float32')
 
 
