@@ -560,8 +560,10 @@ def test_tree_util_default_registry():
 
 # ---------------------------------------------------------------------------- jax.extend.core
 
-def _notebook_eval_jaxpr(core, jaxpr, consts, *args):
-    """The interpreter of JAX's "Writing custom jaxpr interpreters" notebook."""
+def _notebook_eval_jaxpr(module, jaxpr, consts, *args):
+    """The interpreter of JAX's "Writing custom jaxpr interpreters" notebook, with its imports
+    (``jax.extend.core``, ``jax._src.util.safe_map``)."""
+    core, safe_map = module.extend.core, module._src.util.safe_map
     env = {}
 
     def read(var):
@@ -570,18 +572,21 @@ def _notebook_eval_jaxpr(core, jaxpr, consts, *args):
     def write(var, val):
         env[var] = val
 
-    list(map(write, jaxpr.invars, args))
-    list(map(write, jaxpr.constvars, consts))
+    safe_map(write, jaxpr.invars, args)
+    safe_map(write, jaxpr.constvars, consts)
     for eqn in jaxpr.eqns:
-        outvals = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        outvals = eqn.primitive.bind(*safe_map(read, eqn.invars), **eqn.params)
         if not eqn.primitive.multiple_results:
             outvals = [outvals]
-        list(map(write, eqn.outvars, outvals))
-    return list(map(read, jaxpr.outvars))
+        safe_map(write, eqn.outvars, outvals)
+    return safe_map(read, jaxpr.outvars)
 
 
 def test_extend_core_custom_interpreter(rng):
+    import jax._src.util
     import jax.extend
+
+    import minijax._src.util  # noqa: F401 (the notebook's import)
     x = random_array(rng, (5,), F64)
 
     def f(mod):
@@ -593,13 +598,33 @@ def test_extend_core_custom_interpreter(rng):
         closed = module.make_jaxpr(f(module))(x)
 
         def run(x):
-            return _notebook_eval_jaxpr(core, closed.jaxpr, closed.consts, x)[0]
+            return _notebook_eval_jaxpr(module, closed.jaxpr, closed.literals, x)[0]
         results.append([run(x), module.jit(run)(x), module.grad(lambda x: run(x).sum())(x),
                         core.jaxpr_as_fun(closed)(x)[0], core.jaxpr_as_fun(closed, x)()[0]])
         assert isinstance(closed.jaxpr, core.Jaxpr) and isinstance(closed, core.ClosedJaxpr)
         assert all(isinstance(e, core.JaxprEqn) for e in closed.jaxpr.eqns)
     for mine, theirs in zip(*results):
         assert_close(mine, theirs)
+
+
+def test_private_util_helpers_are_jaxs():
+    """``jax._src.util``'s ``safe_map``/``safe_zip``, which the custom-interpreter notebook
+    imports: lists, and JAX's error for sequences of different lengths."""
+    import jax._src.util as theirs
+
+    import minijax._src.util as mine
+    for name, f, args in [('safe_map', lambda a, b: a + b, ([1, 2], (3, 4))),
+                          ('safe_zip', None, ([1, 2], 'ab'))]:
+        call = [lambda m: getattr(m, name)(f, *args), lambda m: getattr(m, name)(*args)][f is None]
+        assert call(mine) == call(theirs)
+    for name, args in [('safe_map', (min, [1, 2], [1])), ('safe_map', (min, [1], [1, 2])),
+                       ('safe_zip', ([1, 2], [1]))]:
+        errors = []
+        for m in (mine, theirs):
+            with pytest.raises(ValueError) as e:
+                getattr(m, name)(*args)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]
 
 
 def test_extend_core_builds_and_checks_jaxprs():
