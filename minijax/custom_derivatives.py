@@ -170,6 +170,8 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         if self.jvp is None:
             raise AttributeError(f'No JVP defined for custom_jvp function {self.__name__} '
                                  'using defjvp.')
+        if _outside_transformations(self.nondiff_argnums, args, kwargs):
+            return self.fun(*args, **kwargs)
         call = _Call(self, args, kwargs)
         rule = NamedRule(getattr(self.jvp, '__name__', 'jvp'), call.flat_jvp)
         outs = custom_jvp_call_p.bind(*call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
@@ -207,6 +209,8 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         if self.fwd is None:
             raise AttributeError(f'No VJP defined for custom_vjp function {self.__name__} '
                                  'using defvjp.')
+        if _outside_transformations(self.nondiff_argnums, args, kwargs):
+            return self.fun(*args, **kwargs)
         call = _Call(self, args, kwargs)
         outs = custom_vjp_call_p.bind(
             *call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
@@ -214,6 +218,16 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             bwd=NamedRule(getattr(self.bwd, '__name__', 'bwd'), call.flat_bwd),
             num_consts=len(call.consts), name=call.name)
         return tree_util.tree_unflatten(call.out_tree, outs)
+
+
+def _outside_transformations(nondiff_argnums, args, kwargs) -> bool:
+    """Whether a call sees no transformation: none is running (so nothing is staged and no
+    argument, nor a value the function closes over, is traced). JAX then runs the function itself, as Python runs it (its outputs
+    as it returns them, a Python float too), neither tracing it nor calling the rules."""
+    diff = [x for i, x in enumerate(args) if i not in nondiff_argnums and
+            i - len(args) not in nondiff_argnums]
+    return (core.dynamic_trace is None and len(core.trace_stack) == 1
+            and all(map(core.is_valid_value, tree_util.tree_leaves((diff, kwargs)))))
 
 
 _NOT_GIVEN = object()  # (checkpoint's deprecated ``concrete``)

@@ -444,6 +444,29 @@ def test_custom_jvp_is_one_equation_holding_the_primal_jaxpr():
     assert 'custom_jvp' not in minijax.jit(f).lower(1., 2.).as_text()
 
 
+@pytest.mark.parametrize('kind', ['custom_jvp', 'custom_vjp'])
+def test_custom_function_outside_transformations_is_called_as_python_calls_it(kind):
+    """No transformation running: JAX runs the function itself, once, without its rules, and
+    returns what it returns (Python arithmetic on a Python float stays a float), as the
+    custom-derivatives notebook prints."""
+    results = []
+    for api in (jax, minijax):
+        calls = []
+
+        def f(x, n):
+            calls.append('f')
+            return {'a': x ** 2, 'b': api.numpy.sin(x) * n}
+        custom = getattr(api, kind)(f, nondiff_argnums=(1,))
+        if kind == 'custom_jvp':
+            custom.defjvp(lambda n, p, t: (calls.append('jvp'), (custom(p[0], n), t))[1])
+        else:
+            custom.defvjp(lambda x, n: (calls.append('fwd'), (custom(x, n), x))[1],
+                          lambda n, x, g: (g['b'],))
+        out = custom(2., 3)
+        results.append((calls, out['a'], type(out['a']), float(out['b'])))
+    assert results[0] == results[1]
+
+
 def test_custom_jvp_refuses_a_tangent_of_a_closed_over_value():
     def outer(y):
         f = minijax.custom_jvp(lambda x: x * y)
