@@ -467,6 +467,70 @@ def test_custom_function_outside_transformations_is_called_as_python_calls_it(ki
     assert results[0] == results[1]
 
 
+def _branching_custom_jvp(api):
+    """The custom-derivatives notebook's function that branches on its argument in Python,
+    in itself and in its rule."""
+    @api.custom_jvp
+    def f(x):
+        return api.numpy.sin(x) if x > 0 else api.numpy.cos(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        return f(x), (2 * x_dot if x > 0 else 3 * x_dot)
+    return f
+
+
+@pytest.mark.parametrize('x', [1., -1.])
+def test_custom_jvp_rule_sees_values_under_grad_as_in_jax(x):
+    """Under an eager ``jvp`` or ``grad``, JAX calls the rule on the primals, without tracing
+    the function, so both may branch on the values."""
+    assert_close(minijax.grad(_branching_custom_jvp(minijax))(x),
+                 jax.grad(_branching_custom_jvp(jax))(x))
+    assert_close(minijax.jvp(_branching_custom_jvp(minijax), (x,), (1.,)),
+                 jax.jvp(_branching_custom_jvp(jax), (x,), (1.,)))
+
+
+def _logged_custom_functions(api, log):
+    """The notebook's logging ``custom_jvp`` and ``custom_vjp`` versions of ``sin``."""
+    def f(x):
+        log.append('f')
+        return api.numpy.sin(x)
+
+    def f_jvp(primals, tangents):
+        log.append('jvp')
+        return jvp_f(primals[0]), api.numpy.cos(primals[0]) * tangents[0]
+
+    def f_fwd(x):
+        log.append('fwd')
+        return vjp_f(x), api.numpy.cos(x)
+
+    def f_bwd(cos_x, g):
+        log.append('bwd')
+        return (cos_x * g,)
+    jvp_f, vjp_f = api.custom_jvp(f), api.custom_vjp(f)
+    jvp_f.defjvp(f_jvp)
+    vjp_f.defvjp(f_fwd, f_bwd)
+    return jvp_f, vjp_f
+
+
+@pytest.mark.parametrize('transform', ['call', 'jvp', 'grad', 'vjp'])
+def test_custom_rules_are_called_as_jax_calls_them(transform):
+    """Which of the function and its rules run, in which order, under each transformation:
+    the notebook prints it (the function is not traced first)."""
+    logs = []
+    for api in (jax, minijax):
+        log = []
+        for f in _logged_custom_functions(api, log):
+            if transform == 'jvp' and isinstance(f, api.custom_vjp):
+                continue
+            {'call': lambda: f(3.), 'jvp': lambda: api.jvp(f, (3.,), (1.,)),
+             'grad': lambda: api.grad(f)(3.), 'vjp': lambda: api.vjp(f, 3.)[1](1.)}[transform]()
+            log.append('|')
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
 def test_custom_jvp_refuses_a_tangent_of_a_closed_over_value():
     def outer(y):
         f = minijax.custom_jvp(lambda x: x * y)
