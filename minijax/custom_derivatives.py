@@ -394,6 +394,9 @@ class _Call:
         self.nondiff = [args[i] for i in self.nondiff_argnums]
         diff = tuple(x for i, x in enumerate(args) if i not in self.nondiff_argnums)
         self.flat_args, self.in_tree = tree_util.tree_flatten(diff)
+        # (what partial evaluation knows is its value: the trace of another transformation,
+        # or none, applies the call, as partial evaluation binds a primitive of known values)
+        self.flat_args = [_known_value(x) for x in self.flat_args]
         self.jaxpr = self.consts = self.out_tree = self.out_avals = None
         if traced:
             self.trace()

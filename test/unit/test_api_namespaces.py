@@ -514,7 +514,7 @@ def _logged_custom_functions(api, log):
     return jvp_f, vjp_f
 
 
-@pytest.mark.parametrize('transform', ['call', 'jvp', 'grad', 'vjp'])
+@pytest.mark.parametrize('transform', ['call', 'jvp', 'grad', 'vjp', 'grad-grad'])
 def test_custom_rules_are_called_as_jax_calls_them(transform):
     """Which of the function and its rules run, in which order, under each transformation:
     the notebook prints it (the function is not traced first)."""
@@ -525,7 +525,8 @@ def test_custom_rules_are_called_as_jax_calls_them(transform):
             if transform == 'jvp' and isinstance(f, api.custom_vjp):
                 continue
             {'call': lambda: f(3.), 'jvp': lambda: api.jvp(f, (3.,), (1.,)),
-             'grad': lambda: api.grad(f)(3.), 'vjp': lambda: api.vjp(f, 3.)[1](1.)}[transform]()
+             'grad': lambda: api.grad(f)(3.), 'vjp': lambda: api.vjp(f, 3.)[1](1.),
+             'grad-grad': lambda: api.grad(api.grad(f))(3.)}[transform]()
             log.append('|')
         logs.append(log)
     assert logs[0] == logs[1]
