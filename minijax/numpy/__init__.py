@@ -728,9 +728,11 @@ def _asarray(a, dtype=None):
 
 
 def _stack_nested(a, dtype):
+    """Each element converted and given its new leading axis in turn, then joined: the
+    equations in JAX's order."""
     if isinstance(a, (list, tuple)):
-        return stack([_stack_nested(x, dtype) for x in a])
-    return _cast(a, dtype)
+        return concatenate([expand_dims(_stack_nested(x, dtype), 0) for x in a])
+    return _asarray(a, dtype)
 
 
 def array(object, dtype=None, *args, copy=True, order='K', ndmin=0, device=None,  # noqa: A002
