@@ -25,7 +25,7 @@ NEW_FLAGS = {
     'auto_pcast': False, 'check_tracer_leaks': True, 'debug_key_reuse': True,
     'default_prng_impl': 'rbg', 'enable_checks': None, 'enable_custom_prng': True,
     'legacy_prng_key': 'error', 'no_execution': True, 'no_tracing': True,
-    'numpy_dtype_promotion': 'strict', 'remove_size_one_mesh_axis_from_type': True,
+    'remove_size_one_mesh_axis_from_type': True,
     'softmax_custom_jvp': True, 'thread_guard': True, 'threefry_partitionable': False,
     'transfer_guard_device_to_device': 'disallow', 'transfer_guard_device_to_host': 'log',
     'transfer_guard_host_to_device': 'disallow_explicit',
@@ -75,6 +75,37 @@ def test_config_flags_as_top_level_names():
             pass
     assert list(inspect.signature(minijax.enable_x64).parameters) == \
         list(inspect.signature(jax.enable_x64).parameters)
+
+
+def _strict_promotions(api):
+    jnp = api.numpy
+    return [lambda: jnp.float32(1) + 1, lambda: jnp.float32(1) + 1.5, lambda: jnp.add(1, 2.5),
+            lambda: jnp.int32(1) + 1.5, lambda: jnp.bool_(True) + 1,
+            lambda: jnp.int8(1) + 1j, lambda: jnp.float32(1) * jnp.float32(2),
+            lambda: jnp.float32(1) + jnp.int32(1), lambda: jnp.float32(1) + jnp.float64(1),
+            lambda: jnp.result_type(jnp.float32, jnp.int32),
+            lambda: jnp.result_type(jnp.uint8, jnp.int8)]
+
+
+@pytest.mark.parametrize('i', range(len(_strict_promotions(jax))))
+def test_strict_dtype_promotion_as_jax(i):
+    """``numpy_dtype_promotion('strict')`` (the type-promotion page): a Python scalar meets
+    an array of its kind or a wider one; two dtypes never promote (JAX's TypePromotionError,
+    naming them). Outside the block, the standard lattice again."""
+    outcomes = []
+    for api in (jax, minijax):
+        with api.numpy_dtype_promotion('strict'):
+            try:
+                out = _strict_promotions(api)[i]()
+                outcomes.append(('ok', np.dtype(getattr(out, 'dtype', out)).name,
+                                 getattr(out, 'weak_type', None)))
+            except api.dtypes.TypePromotionError as e:
+                outcomes.append(('error', sorted(str(e).split(')')[0].split('(')[1].split(', ')),
+                                 str(e).split(')', 1)[1]))
+        assert api.numpy.result_type(api.numpy.float32, api.numpy.int32) == np.float32
+    assert outcomes[0] == outcomes[1]
+    with pytest.raises(ValueError, match='jax_numpy_dtype_promotion'):
+        minijax.config.update('jax_numpy_dtype_promotion', 'lenient')
 
 
 def test_process_names_and_small_utilities():
