@@ -864,3 +864,17 @@ def test_a_config_state_refuses_what_minijax_does_not_do():
         with minijax.debug_key_reuse(True):
             pass
     assert minijax.debug_key_reuse.value is False
+
+
+def test_checkify_imports_and_each_name_says_why_it_is_unsupported():
+    """``from jax.experimental import checkify`` (the checkify guide's import) succeeds, and
+    each of JAX's checkify names is an error giving the reason and the alternatives."""
+    import jax.experimental.checkify as theirs
+
+    from minijax.experimental import checkify
+    from minijax.unsupported import UNSUPPORTED
+    names = [n for n in dir(theirs) if not n.startswith('_')]
+    assert sorted(UNSUPPORTED['jax.experimental.checkify']) == names
+    for name in names:
+        with pytest.raises(AttributeError, match='jax_debug_nans'):
+            getattr(checkify, name)
