@@ -66,8 +66,9 @@ __all__ = ['PRNGKey', 'ball', 'bernoulli', 'beta', 'binomial', 'bits', 'categori
 
 def __dir__():
     """The public names, as ``dir(jax.random)`` lists them (the helpers this module imports
-    to build them are not part of it)."""
-    return sorted({*__all__, *(name for name in globals() if name.startswith('__'))})
+    to build them are not part of it, nor this function)."""
+    return sorted({*__all__, *(name for name in globals()
+                               if name.startswith('__') and name != '__dir__')})
 
 
 uint32 = dtypes.uint32
