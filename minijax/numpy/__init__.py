@@ -713,8 +713,12 @@ def _asarray(a, dtype=None):
         dtype = dtypes.check_supported(dtype, 'asarray: dtype')
     if isinstance(a, (Tracer, Array)):
         return a if dtype is None else _cast(a, dtype)
+    if a is None:
+        raise ValueError('None is not a valid value for jnp.array')
     if isinstance(a, (list, tuple)):
         leaves = _leaves(a)
+        if builtins.any(x is None for x in leaves):
+            raise ValueError('None is not a valid value for jnp.array')
         if builtins.any(isinstance(x, (Tracer, Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
     if type(a) in dtypes.PYTHON_SCALARS:

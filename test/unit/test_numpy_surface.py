@@ -411,6 +411,10 @@ def test_deleted_arrays_raise_jax_error():
                  id='view'),
     pytest.param(lambda m: m.choose(m.array([0, 3]), [1, 2]), ValueError,
                  'invalid entry in choice array', id='choose'),
+    pytest.param(lambda m: m.asarray(None), ValueError, 'None is not a valid value for '
+                 'jnp.array', id='asarray-None'),
+    pytest.param(lambda m: m.array([1., [None]]), ValueError, 'None is not a valid value',
+                 id='array-None-in-list'),
     pytest.param(lambda m: m.ones(2).__array_namespace__(api_version='2023.12'), ValueError,
                  r"api_version='2023.12' is not available; available versions are: "
                  r"\['2024.12'\]", id='array_namespace'),
