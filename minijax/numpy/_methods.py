@@ -8,6 +8,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import core, dtypes, lax
 from minijax.array import device_put
+from minijax.numpy._array_api import array_namespace
 
 
 def _immutable(self, *args):
@@ -107,19 +108,6 @@ def _astype(self, dtype, copy=False, device=None):
     return jnp.astype(self, dtype, copy=copy, device=device)
 
 
-#: The array API standard's version whose namespace ``jnp`` is, as JAX's.
-ARRAY_API_VERSION = '2024.12'
-
-
-def _array_namespace(self, *, api_version=None):
-    """``x.__array_namespace__()``: ``jnp``, the module an array-API program calls
-    (``xp = x.__array_namespace__(); xp.sin(x)``)."""
-    if api_version is not None and api_version != ARRAY_API_VERSION:
-        raise ValueError(f'{api_version=!r} is not available; available versions are: '
-                         f'{[ARRAY_API_VERSION]}')
-    return jnp
-
-
 def _no_flat(self):
     raise NotImplementedError('JAX Arrays do not implement the arr.flat property: consider '
                               'arr.flatten() instead.')
@@ -140,7 +128,7 @@ _METHODS = {
 #: method name -> its function here, where ``jnp`` has none of the same meaning
 _OWN_METHODS = {'view': _view, 'byteswap': _byteswap, 'to_device': _to_device,
                 'astype': _astype, '__contains__': _contains, '__round__': _round_method,
-                '__setitem__': _immutable, '__array_namespace__': _array_namespace}
+                '__setitem__': _immutable, '__array_namespace__': array_namespace}
 #: operator -> (the ``jnp`` function, whether it also has a reflected form)
 _OPERATORS = {
     'add': ('add', True), 'sub': ('subtract', True), 'mul': ('multiply', True),

@@ -437,6 +437,20 @@ def test_array_namespace_is_jnp_as_in_jax():
         assert_close(g(mnp.asarray(x)), jax.jit(f)(jnp.asarray(x)))
 
 
+def test_array_namespace_info_is_jaxs():
+    """``jnp.__array_namespace_info__()``, what an array-API library asks of the namespace
+    (the jax.numpy page lists it among jnp's functions)."""
+    mine, theirs = mnp.__array_namespace_info__(), jnp.__array_namespace_info__()
+    assert mnp.__array_api_version__ == jnp.__array_api_version__
+    assert mine.capabilities() == theirs.capabilities()
+    assert mine.default_device() is theirs.default_device() is None
+    assert list(map(str, mine.devices())) == list(map(str, theirs.devices()))
+    assert mine.default_dtypes() == theirs.default_dtypes()
+    for kind in [None, 'bool', 'integral', 'numeric', ('bool', 'real floating'),
+                 'complex floating', 'signed integer', 'unsigned integer']:
+        assert mine.dtypes(kind=kind) == theirs.dtypes(kind=kind)
+
+
 def test_eager_results_do_not_alias_numpy_arguments():
     a = np.arange(6.)
     out = mnp.reshape(a, (6,)), mnp.reshape(a, (2, 3)), mnp.asarray(a), mnp.broadcast_to(a, (6,))
