@@ -1422,8 +1422,9 @@ from minijax.numpy import _sets  # noqa: E402
 _install_api_boundary(_sets, _sets.__name__)
 from minijax.numpy._sets import (intersect1d, setdiff1d, setxor1d, union1d,  # noqa: E402
                                  unique_all, unique_counts, unique_inverse, unique_values)
-from minijax.numpy._array_api import (  # noqa: E402,F401
-    ARRAY_API_VERSION as __array_api_version__, __array_namespace_info__)
+from minijax.numpy import _array_api  # noqa: E402  (the array API standard's entry points)
+__array_api_version__ = _array_api.ARRAY_API_VERSION
+__array_namespace_info__ = _array_api.__array_namespace_info__
 from minijax.numpy import _methods  # noqa: E402  (Arrays' and tracers' operators and methods)
 _methods.install(Tracer)
 _methods.install(Array)
