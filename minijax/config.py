@@ -33,8 +33,6 @@ _FLAGS = {
     'jax_legacy_prng_key': ('allow', 'minijax accepts raw uint32 keys, as JAX by default'),
     'jax_no_execution': (False, 'minijax does not refuse to execute'),
     'jax_no_tracing': (False, 'minijax does not refuse to trace'),
-    'jax_numpy_dtype_promotion': ('standard', "minijax promotes dtypes by JAX's standard "
-                                              'lattice (no strict mode)'),
     'jax_remove_size_one_mesh_axis_from_type': (False, 'minijax keeps size-one mesh axes in '
                                                        'types, as JAX by default'),
     'jax_softmax_custom_jvp': (False, "minijax differentiates softmax as JAX does by default"),
@@ -53,6 +51,8 @@ _FREE = {'jax_disable_jit': False, 'jax_log_compiles': False, 'jax_traceback_fil
          'jax_compilation_cache_include_metadata_in_key': False, 'jax_explain_cache_misses': False,
          'jax_enable_checks': False, 'jax_array_garbage_collection_guard': None,
          'jax_debug_nans': False, 'jax_debug_infs': False}
+#: Flags that take one of a few values, each honoured: the first is the default.
+_CHOICES = {'jax_numpy_dtype_promotion': ('standard', 'strict')}
 #: The flags that turn on checking results for special values (``minijax.special_values``).
 _SPECIAL_VALUES = ('jax_debug_nans', 'jax_debug_infs')
 #: Called with no arguments when one of them is set: the checks are installed or removed,
@@ -70,7 +70,8 @@ class Config:
     attribute lookup."""
 
     def __init__(self):
-        vars(self).update({**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE, **_MINIJAX})
+        vars(self).update({**{k: v for k, (v, _) in _FLAGS.items()}, **_FREE, **_MINIJAX,
+                           **{k: values[0] for k, values in _CHOICES.items()}})
 
     def update(self, name, value):
         if name in _FREE or name in _MINIJAX:
@@ -78,6 +79,12 @@ class Config:
             if name in _SPECIAL_VALUES:
                 for hook in special_value_hooks:
                     hook()
+            return
+        if name in _CHOICES:
+            if value not in _CHOICES[name]:
+                raise ValueError(f'{value!r} is not a valid value of {name} (one of '
+                                 f'{", ".join(map(repr, _CHOICES[name]))})')
+            vars(self)[name] = value
             return
         if name not in _FLAGS:
             raise AttributeError(f'config.update: unknown or unsupported flag {name!r} '

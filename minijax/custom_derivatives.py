@@ -36,6 +36,7 @@ from minijax.core import Primitive
 from minijax.flops import closed_jaxpr_flops, flops_rules
 from minijax.interpreters import batching
 from minijax.interpreters import jvp as ad
+from minijax.interpreters.partial_eval import PartialEvalTracer
 from minijax.interpreters.transpose import instantiate_cts
 from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
 from minijax.lowering import lower_closed_jaxpr, register_lowering
@@ -170,7 +171,14 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         if self.jvp is None:
             raise AttributeError(f'No JVP defined for custom_jvp function {self.__name__} '
                                  'using defjvp.')
-        call = _Call(self, args, kwargs)
+        out = _called_directly(self, args, kwargs)
+        if out is not _NOT_GIVEN:
+            return out
+        call = _Call(self, args, kwargs, traced=False)
+        trace = call.differentiating_trace()
+        if trace is not None:
+            return call.jvp_in_place(trace)
+        call.trace()
         rule = NamedRule(getattr(self.jvp, '__name__', 'jvp'), call.flat_jvp)
         outs = custom_jvp_call_p.bind(*call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
                                       jvp=rule, num_consts=len(call.consts), name=call.name)
@@ -207,7 +215,14 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         if self.fwd is None:
             raise AttributeError(f'No VJP defined for custom_vjp function {self.__name__} '
                                  'using defvjp.')
-        call = _Call(self, args, kwargs)
+        out = _called_directly(self, args, kwargs)
+        if out is not _NOT_GIVEN:
+            return out
+        call = _Call(self, args, kwargs, traced=False)
+        trace = call.differentiating_trace()
+        if trace is not None:
+            return call.vjp_in_place(trace)
+        call.trace()
         outs = custom_vjp_call_p.bind(
             *call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
             fwd=NamedRule(getattr(self.fwd, '__name__', 'fwd'), call.flat_fwd),
@@ -216,7 +231,38 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         return tree_util.tree_unflatten(call.out_tree, outs)
 
 
-_NOT_GIVEN = object()  # (checkpoint's deprecated ``concrete``)
+_NOT_GIVEN = object()  # (no output; checkpoint's deprecated ``concrete`` not given)
+
+
+def _called_directly(custom, args, kwargs):
+    """``custom.fun``'s output if the call sees no transformation, else ``_NOT_GIVEN``.
+
+    JAX calls the function itself, as Python calls it (no trace, no rule: Python arithmetic
+    on a float returns a float), when nothing is staged and no differentiable argument is
+    traced, or is only a value partial evaluation already knows (a primal inside ``grad``'s
+    rules). An output that is a tracer shows the function closed over one: the call then
+    binds, as under any transformation, so that the rules see it."""
+    if core.dynamic_trace is not None:
+        return _NOT_GIVEN
+    nondiff = {i % len(args) for i in custom.nondiff_argnums if -len(args) <= i < len(args)}
+    args = [x if i in nondiff else tree_util.tree_map(_known_value, x)
+            for i, x in enumerate(args)]
+    kwargs = tree_util.tree_map(_known_value, kwargs)
+    diff = [x for i, x in enumerate(args) if i not in nondiff]
+    if not all(core.is_valid_value(x) and not isinstance(x, core.Tracer)
+               for x in tree_util.tree_leaves((diff, kwargs))):
+        return _NOT_GIVEN
+    out = custom.fun(*args, **kwargs)
+    if any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves(out)):
+        return _NOT_GIVEN
+    return out
+
+
+def _known_value(x):
+    """A value partial evaluation knows, as the value itself."""
+    return x.pval.const if isinstance(x, PartialEvalTracer) and x.pval.is_known else x
+
+
 
 
 def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=(),
@@ -340,7 +386,7 @@ class _Call:
     """One call of a custom_jvp/custom_vjp function: the differentiable arguments flattened,
     the primal function traced at their types, and the user's rules as flat functions."""
 
-    def __init__(self, custom, args, kwargs):
+    def __init__(self, custom, args, kwargs, traced=True):
         self.custom, self.name = custom, custom.__name__
         args = _positional(custom.fun, self.name, args, kwargs)
         self.nondiff_argnums = _check_argnums(self.name, custom.nondiff_argnums, len(args))
@@ -348,9 +394,63 @@ class _Call:
         self.nondiff = [args[i] for i in self.nondiff_argnums]
         diff = tuple(x for i, x in enumerate(args) if i not in self.nondiff_argnums)
         self.flat_args, self.in_tree = tree_util.tree_flatten(diff)
+        # (what partial evaluation knows is its value: the trace of another transformation,
+        # or none, applies the call, as partial evaluation binds a primitive of known values)
+        self.flat_args = [_known_value(x) for x in self.flat_args]
+        self.jaxpr = self.consts = self.out_tree = self.out_avals = None
+        if traced:
+            self.trace()
+
+    def trace(self):
+        """The primal function traced at the arguments' types: the primitive's jaxpr, and
+        the output types the rules' outputs are checked against."""
         avals = [core.shaped_aval(x) for x in self.flat_args]
         self.jaxpr, self.consts, self.out_tree = trace_function(
-            lambda *d: custom.fun(*self.full_args(d)), self.in_tree, avals)
+            lambda *d: self.custom.fun(*self.full_args(d)), self.in_tree, avals)
+        self.out_avals = self.jaxpr.out_avals
+
+    def differentiating_trace(self):
+        """The JVP trace (of ``jvp``, ``grad``, ...) on top of the arguments, if one is and
+        gives a differentiable argument a nonzero tangent: JAX then calls the rule on the
+        primals and tangents, without tracing the function (so under an eager ``grad`` the
+        rule, and the function it calls, see values and may branch on them in Python)."""
+        if not all(map(core.is_valid_value, self.flat_args)):
+            return None
+        trace = core.find_top_trace(self.flat_args)
+        if not isinstance(trace, ad.JVPTrace) or any(
+                isinstance(x, core.Tracer) and x._trace.main is trace.main
+                for x in tree_util.tree_leaves(self.nondiff)):
+            return None
+        tracers = [core.full_raise(trace, x) for x in self.flat_args]
+        if all(isinstance(t, ad.Zero) for t in trace.tangents(tracers)):
+            return None
+        return trace
+
+    def jvp_in_place(self, trace):
+        """``custom_jvp``'s rule applied at ``trace``: its outputs as that trace's
+        tracers."""
+        tracers = [core.full_raise(trace, x) for x in self.flat_args]
+        outs, tangents = self.flat_jvp([t.primal for t in tracers], trace.tangents(tracers))
+        return self.tracers_out(trace, outs, tangents)
+
+    def vjp_in_place(self, trace):
+        """``custom_vjp``'s ``fwd`` applied at ``trace``, the output tangents the linear
+        ``custom_lin`` of ``bwd``, as JAX's JVP of a custom_vjp call."""
+        tracers = [core.full_raise(trace, x) for x in self.flat_args]
+        tangents = trace.tangents(tracers)
+        outs, residuals, residual_tree = self.flat_fwd(
+            *(t.primal for t in tracers), perturbed=[not isinstance(t, ad.Zero)
+                                                     for t in tangents])
+        bwd = NamedRule(getattr(self.custom.bwd, '__name__', 'bwd'),
+                        functools.partial(self.flat_bwd, residual_tree))
+        tangents_out = custom_lin_p.bind(
+            *residuals, *map(ad.instantiate, tangents), num_res=len(residuals), bwd=bwd,
+            out_avals=tuple(self.out_avals), name=self.name)
+        return self.tracers_out(trace, outs, tangents_out)
+
+    def tracers_out(self, trace, outs, tangents):
+        return tree_util.tree_unflatten(self.out_tree, [
+            ad.JVPTracer(trace, p, t) for p, t in zip(outs, tangents, strict=True)])
 
     def full_args(self, diff):
         """All arguments in their positions, from the differentiable ones."""
@@ -415,7 +515,9 @@ class _Call:
     def flatten_output(self, what, out, like=None):
         """``out`` flat, checked against the primal function's output types."""
         leaves, tree = tree_util.tree_flatten(out)
-        expected = self.jaxpr.out_avals
+        if self.out_tree is None:  # (not traced: the rule's primal output gives the types)
+            self.out_tree, self.out_avals = tree, [core.shaped_aval(x) for x in leaves]
+        expected = self.out_avals
         if tree != self.out_tree or not all(
                 same_type(core.shaped_aval(x), a) for x, a in zip(leaves, expected)):
             got = ', '.join(core.shaped_aval(x).str_short() for x in leaves)

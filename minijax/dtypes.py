@@ -16,6 +16,8 @@ import functools
 import ml_dtypes
 import numpy as np
 
+from minijax.config import config
+
 #: dtype -> the short name MLIR and the CLI use for it (``ui32`` is MLIR's unsigned i32).
 SHORT_NAMES = {
     np.dtype('float16'): 'f16',
@@ -225,29 +227,56 @@ def _lattice_node(dtype, weak):
     return np.dtype(dtype).name
 
 
-@functools.lru_cache(maxsize=None)  # a handful of distinct calls, made on every binary op
+#: JAX's strict lattice (``jax_numpy_dtype_promotion='strict'``): no two dtypes promote;
+#: only a Python scalar meets an array of its kind or a wider one (a weak int an integer
+#: or float type, a weak float a float or complex type, a weak complex a complex type).
+_STRICT_UPPER_BOUNDS = {
+    **{n: frozenset({n}) for n in _LATTICE},
+    'i*': frozenset({'i*', 'f*', 'c*', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16',
+                     'int32', 'int64', 'float16', 'bfloat16', 'float32', 'float64',
+                     'complex64', 'complex128'}),
+    'f*': frozenset({'f*', 'c*', 'float16', 'bfloat16', 'float32', 'float64', 'complex64',
+                     'complex128'}),
+    'c*': frozenset({'c*', 'complex64', 'complex128'}),
+}
+#: How JAX's strict-mode error names a weak type: the Python type.
+_WEAK_NAMES = {'i*': str(int), 'f*': str(float), 'c*': str(complex)}
+
+
 def promote(*typed):
     """The (dtype, weak_type) that values of the given ``(dtype, weak_type)`` pairs promote
-    to, as ``jax.numpy.result_type`` computes it: the least upper bound in the lattice.
+    to, as ``jax.numpy.result_type`` computes it: the least upper bound in the lattice (the
+    strict one when ``jax_numpy_dtype_promotion`` is ``'strict'``)."""
+    return _promote(config.jax_numpy_dtype_promotion == 'strict', *typed)
 
-    When every operand is weak, the bound is taken of their strong dtypes and the result
+
+@functools.lru_cache(maxsize=None)  # a handful of distinct calls, made on every binary op
+def _promote(strict, *typed):
+    """When every operand is weak, the bound is taken of their strong dtypes and the result
     stays weak (a weak int16 plus a weak int32 is a weak int32, not an int64)."""
     if len({d for d, _ in typed}) == 1:
         dtype = typed[0][0]
         return dtype, dtype != bool_ and all(w for _, w in typed)  # a bool is never weak
     all_weak = all(w for _, w in typed)
-    nodes = {_lattice_node(d, w and not all_weak) for d, w in typed}
-    common = frozenset.intersection(*(_UPPER_BOUNDS[n] for n in nodes))
-    (least,) = [n for n in common if common <= _UPPER_BOUNDS[n]]  # below all the others
+    nodes = [_lattice_node(d, w and not all_weak) for d, w in typed]
+    bounds = _STRICT_UPPER_BOUNDS if strict and not all_weak else _UPPER_BOUNDS
+    common = frozenset.intersection(*(bounds[n] for n in nodes))
+    least = [n for n in common if common <= bounds[n]]  # below all the others
+    if not least:
+        raise TypePromotionError(
+            f'Input dtypes {tuple(_WEAK_NAMES.get(n, n) for n in nodes)} have no available '
+            'implicit dtype promotion path when jax_numpy_dtype_promotion=strict. Try '
+            'explicitly casting inputs to the desired output type, or set '
+            'jax_numpy_dtype_promotion=standard.')
+    (least,) = least
     if least in _WEAK_DEFAULTS:
         return _WEAK_DEFAULTS[least], True
     return np.dtype(least), all_weak
 
 
 class TypePromotionError(ValueError):
-    """JAX's error for an implicit promotion its strict mode refuses. minijax promotes as
-    JAX's default ('standard') mode does, so it never raises this class; it is here for
-    the programs that catch it."""
+    """JAX's error for an implicit promotion its strict mode
+    (``jax_numpy_dtype_promotion='strict'``) refuses."""
 
 
 def dtype_and_weak_type(x) -> tuple:

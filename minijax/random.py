@@ -62,6 +62,15 @@ __all__ = ['PRNGKey', 'ball', 'bernoulli', 'beta', 'binomial', 'bits', 'categori
            'triangular', 'truncated_normal', 'uniform', 'wald', 'weibull_min',
            'wrap_key_data']
 
+
+
+def __dir__():
+    """The public names, as ``dir(jax.random)`` lists them (the helpers this module imports
+    to build them are not part of it, nor this function)."""
+    return sorted({*__all__, *(name for name in globals()
+                               if name.startswith('__') and name != '__dir__')})
+
+
 uint32 = dtypes.uint32
 UINT_DTYPES = prng.UINT_DTYPES
 

@@ -175,6 +175,11 @@ class Compiled(_Stage):
         self._in_tree = in_tree
 
     def __call__(self, *args, **kwargs):
+        for x in tree_util.tree_leaves((args, kwargs)):
+            if isinstance(x, core.Tracer):
+                raise TypeError('Cannot apply JAX transformations to a function lowered and '
+                                'compiled for a particular signature. Detected argument of '
+                                f'Tracer type {type(x)}.')
         avals, _, leaves = abstractify_args('compiled function', (args, kwargs))
         expected = self._jaxpr.in_avals
         if len(avals) != len(expected) or not all(map(same_type, avals, expected)):

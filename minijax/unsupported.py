@@ -44,6 +44,14 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
                        'support: checkpoint recomputes nothing',
     },
     'jax.experimental': dict.fromkeys(['EArray', 'cur_qdd', 'primal_tangent_dtype'], _EXTENDED),
+    'jax.experimental.checkify': dict.fromkeys(
+        ['Error', 'ErrorCategory', 'JaxRuntimeError', 'all_checks', 'automatic_checks',
+         'check', 'check_error', 'checkify', 'debug_check', 'div_checks', 'float_checks',
+         'index_checks', 'init_error', 'nan_checks', 'user_checks'],
+        'checkify (errors as values, threaded through jit, vmap and grad) is not '
+        'supported: check a traced condition with jax.debug.callback raising on the host, '
+        "and NaNs and infinities with jax.config.update('jax_debug_nans', True) (or "
+        'jax_debug_infs), which names the primitive'),
     'jax.extend.core': {
         **dict.fromkeys(['Effect', 'Effects'], _EFFECTS),
         **dict.fromkeys(['TraceTag', 'get_opaque_trace_state', 'set_current_trace',

@@ -9,7 +9,6 @@ values step for step.
 """
 from __future__ import annotations
 
-import builtins
 import functools
 from collections import namedtuple
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from typing import Any, NamedTuple
 
 from minijax import numpy as jnp
 from minijax import tree as pytree
+from minijax._src.util import safe_map, safe_zip, unzip2
 from minijax.tree_util import register_pytree_node
 
 __all__ = [
@@ -26,42 +26,6 @@ __all__ = [
     'constant', 'exponential_decay', 'inverse_time_decay', 'l2_norm', 'make_schedule',
     'momentum', 'nesterov', 'optimizer', 'pack_optimizer_state', 'piecewise_constant',
     'polynomial_decay', 'rmsprop', 'rmsprop_momentum', 'sgd', 'sm3', 'unpack_optimizer_state']
-
-
-def _of_one_length(args, message):
-    """``args`` as lists, if all have the first's length; else ``message(i, n, lengths)``,
-    for the first that has not, as a ValueError."""
-    args = [list(a) for a in args]
-    lengths = tuple(len(a) for a in args)
-    for i, n in enumerate(lengths):
-        if n != lengths[0]:
-            raise ValueError(message(i, n, lengths))
-    return args
-
-
-def safe_map(f, *args):
-    """``map`` that insists its sequences have one length (JAX's module exports it)."""
-    args = _of_one_length(args, lambda i, n, lengths: (
-        f'safe_map() argument {i + 1} is {"longer" if n > lengths[0] else "shorter"} '
-        'than argument 1'))
-    return list(builtins.map(f, *args))
-
-
-def safe_zip(*args):
-    """``zip`` that insists its sequences have one length."""
-    args = _of_one_length(args, lambda i, n, lengths: (
-        f'safe_zip() argument {i} has length {n} but argument 0 has length {lengths[0]}. '
-        f'All lengths: {lengths}'))
-    return list(builtins.zip(*args))
-
-
-def unzip2(xys):
-    """``[(a, b), ...] -> ((a, ...), (b, ...))``."""
-    firsts, seconds = [], []
-    for a, b in xys:
-        firsts.append(a)
-        seconds.append(b)
-    return tuple(firsts), tuple(seconds)
 
 
 # JAX's module shadows the builtins with the strict versions; so does this one.

@@ -168,8 +168,11 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         f_flat, out_tree = tree_util.flatten_fun(fun, in_tree)
         outs, size = vmap_flat(f_flat, axes_flat, *args_flat, axis_size=size,
                                axis_name=axis_name)
-        out_axes_flat = tree_util.broadcast_prefix(out_axes, tree_util.tree_unflatten(
-            out_tree(), [object()] * len(outs)), name='vmap out_axes')
+        if out_axes is None or isinstance(out_axes, int):  # (output types never rebuilt)
+            out_axes_flat = [out_axes] * len(outs)
+        else:
+            out_axes_flat = tree_util.broadcast_prefix(out_axes, tree_util.tree_unflatten(
+                out_tree(), [object()] * len(outs)), name='vmap out_axes')
         results = []
         for (val, bdim), dst in zip(outs, out_axes_flat):
             if dst is None:

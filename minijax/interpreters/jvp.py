@@ -91,11 +91,17 @@ class JVPTrace(core.Trace):
 
     lift = pure
 
-    def process_primitive(self, primitive, tracers, params):
-        primals = [t.primal for t in tracers]
+    def tangents(self, tracers) -> list:
+        """The tangents of ``tracers`` as a rule sees them (under ``linearize``, one that
+        partial evaluation knows is a symbolic zero)."""
         tangents = [t.tangent for t in tracers]
         if self.main.global_data is not None:
             tangents = [_zero_unless_staged(t, self.main.global_data) for t in tangents]
+        return tangents
+
+    def process_primitive(self, primitive, tracers, params):
+        primals = [t.primal for t in tracers]
+        tangents = self.tangents(tracers)
         if all(isinstance(t, Zero) for t in tangents):
             out = primitive.bind(*primals, **params)
             primals_out = out if primitive.multiple_results else [out]

@@ -155,6 +155,8 @@ class ClosedJaxpr:
         self.jaxpr = jaxpr
         self.consts = list(consts)
 
+    # JAX's other name for the consts (its custom-interpreter tutorial reads this one).
+    literals = property(lambda self: self.consts)
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     # The jaxpr's parts, as JAX's ClosedJaxpr exposes them.

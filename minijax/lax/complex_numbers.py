@@ -13,7 +13,7 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray
+from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import batching, jvp as ad
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import (
@@ -68,10 +68,17 @@ def complex(x, y):  # noqa: A001 (lax.complex, as in JAX)
     return complex_p.bind(*promote_weak_scalars('complex', x, y))
 
 
+def _strong_zeros(ct):
+    """The other part of a cotangent made complex: zeros of a strong type, as JAX's NumPy
+    zeros are, so that the complex cotangent is strongly typed (``grad`` at a Python
+    complex gives ``complex128``, not a weak type)."""
+    return full_like(ct, 0, dtype=get_aval(ct).dtype)
+
+
 real_p = _complex_unary('real', np.real, lambda ctx, x: hlo.RealOp(x).result,
-                        dtypes.real_part_dtype, lambda ct: complex(ct, full_like(ct, 0)))
+                        dtypes.real_part_dtype, lambda ct: complex(ct, _strong_zeros(ct)))
 imag_p = _complex_unary('imag', np.imag, lambda ctx, x: hlo.ImagOp(x).result,
-                        dtypes.real_part_dtype, lambda ct: complex(full_like(ct, 0), neg(ct)))
+                        dtypes.real_part_dtype, lambda ct: complex(_strong_zeros(ct), neg(ct)))
 # conj lowers as the lax ops it is made of, each op named after its own primitive, as in JAX
 conj_p = _complex_unary('conj', np.conj, lower_fun(lambda x: complex(real(x), neg(imag(x)))),
                         lambda d: d, conj)

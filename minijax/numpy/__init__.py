@@ -718,8 +718,12 @@ def _asarray(a, dtype=None):
         dtype = dtypes.check_supported(dtype, 'asarray: dtype')
     if isinstance(a, (Tracer, Array)):
         return a if dtype is None else _cast(a, dtype)
+    if a is None:
+        raise ValueError('None is not a valid value for jnp.array')
     if isinstance(a, (list, tuple)):
         leaves = _leaves(a)
+        if builtins.any(x is None for x in leaves):
+            raise ValueError('None is not a valid value for jnp.array')
         if builtins.any(isinstance(x, (Tracer, Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
     if type(a) in dtypes.PYTHON_SCALARS:
@@ -733,9 +737,11 @@ def _asarray(a, dtype=None):
 
 
 def _stack_nested(a, dtype):
+    """Each element converted and given its new leading axis in turn, then joined: the
+    equations in JAX's order."""
     if isinstance(a, (list, tuple)):
-        return stack([_stack_nested(x, dtype) for x in a])
-    return _cast(a, dtype)
+        return concatenate([expand_dims(_stack_nested(x, dtype), 0) for x in a])
+    return _asarray(a, dtype)
 
 
 def array(object, dtype=None, *args, copy=True, order='K', ndmin=0, device=None,  # noqa: A002
@@ -1421,6 +1427,9 @@ from minijax.numpy import _sets  # noqa: E402
 _install_api_boundary(_sets, _sets.__name__)
 from minijax.numpy._sets import (intersect1d, setdiff1d, setxor1d, union1d,  # noqa: E402
                                  unique_all, unique_counts, unique_inverse, unique_values)
+from minijax.numpy import _array_api  # noqa: E402  (the array API standard's entry points)
+__array_api_version__ = _array_api.ARRAY_API_VERSION
+__array_namespace_info__ = _array_api.__array_namespace_info__
 from minijax.numpy import _methods  # noqa: E402  (Arrays' and tracers' operators and methods)
 _methods.install(Tracer)
 _methods.install(Array)

@@ -8,6 +8,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import core, dtypes, lax
 from minijax.array import device_put
+from minijax.numpy._array_api import array_namespace
 
 
 def _immutable(self, *args):
@@ -127,7 +128,7 @@ _METHODS = {
 #: method name -> its function here, where ``jnp`` has none of the same meaning
 _OWN_METHODS = {'view': _view, 'byteswap': _byteswap, 'to_device': _to_device,
                 'astype': _astype, '__contains__': _contains, '__round__': _round_method,
-                '__setitem__': _immutable}
+                '__setitem__': _immutable, '__array_namespace__': array_namespace}
 #: operator -> (the ``jnp`` function, whether it also has a reflected form)
 _OPERATORS = {
     'add': ('add', True), 'sub': ('subtract', True), 'mul': ('multiply', True),

@@ -444,6 +444,94 @@ def test_custom_jvp_is_one_equation_holding_the_primal_jaxpr():
     assert 'custom_jvp' not in minijax.jit(f).lower(1., 2.).as_text()
 
 
+@pytest.mark.parametrize('kind', ['custom_jvp', 'custom_vjp'])
+def test_custom_function_outside_transformations_is_called_as_python_calls_it(kind):
+    """No transformation running: JAX runs the function itself, once, without its rules, and
+    returns what it returns (Python arithmetic on a Python float stays a float), as the
+    custom-derivatives notebook prints."""
+    results = []
+    for api in (jax, minijax):
+        calls = []
+
+        def f(x, n):
+            calls.append('f')
+            return {'a': x ** 2, 'b': api.numpy.sin(x) * n}
+        custom = getattr(api, kind)(f, nondiff_argnums=(1,))
+        if kind == 'custom_jvp':
+            custom.defjvp(lambda n, p, t: (calls.append('jvp'), (custom(p[0], n), t))[1])
+        else:
+            custom.defvjp(lambda x, n: (calls.append('fwd'), (custom(x, n), x))[1],
+                          lambda n, x, g: (g['b'],))
+        out = custom(2., 3)
+        results.append((calls, out['a'], type(out['a']), float(out['b'])))
+    assert results[0] == results[1]
+
+
+def _branching_custom_jvp(api):
+    """The custom-derivatives notebook's function that branches on its argument in Python,
+    in itself and in its rule."""
+    @api.custom_jvp
+    def f(x):
+        return api.numpy.sin(x) if x > 0 else api.numpy.cos(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        return f(x), (2 * x_dot if x > 0 else 3 * x_dot)
+    return f
+
+
+@pytest.mark.parametrize('x', [1., -1.])
+def test_custom_jvp_rule_sees_values_under_grad_as_in_jax(x):
+    """Under an eager ``jvp`` or ``grad``, JAX calls the rule on the primals, without tracing
+    the function, so both may branch on the values."""
+    assert_close(minijax.grad(_branching_custom_jvp(minijax))(x),
+                 jax.grad(_branching_custom_jvp(jax))(x))
+    assert_close(minijax.jvp(_branching_custom_jvp(minijax), (x,), (1.,)),
+                 jax.jvp(_branching_custom_jvp(jax), (x,), (1.,)))
+
+
+def _logged_custom_functions(api, log):
+    """The notebook's logging ``custom_jvp`` and ``custom_vjp`` versions of ``sin``."""
+    def f(x):
+        log.append('f')
+        return api.numpy.sin(x)
+
+    def f_jvp(primals, tangents):
+        log.append('jvp')
+        return jvp_f(primals[0]), api.numpy.cos(primals[0]) * tangents[0]
+
+    def f_fwd(x):
+        log.append('fwd')
+        return vjp_f(x), api.numpy.cos(x)
+
+    def f_bwd(cos_x, g):
+        log.append('bwd')
+        return (cos_x * g,)
+    jvp_f, vjp_f = api.custom_jvp(f), api.custom_vjp(f)
+    jvp_f.defjvp(f_jvp)
+    vjp_f.defvjp(f_fwd, f_bwd)
+    return jvp_f, vjp_f
+
+
+@pytest.mark.parametrize('transform', ['call', 'jvp', 'grad', 'vjp', 'grad-grad'])
+def test_custom_rules_are_called_as_jax_calls_them(transform):
+    """Which of the function and its rules run, in which order, under each transformation:
+    the notebook prints it (the function is not traced first)."""
+    logs = []
+    for api in (jax, minijax):
+        log = []
+        for f in _logged_custom_functions(api, log):
+            if transform == 'jvp' and isinstance(f, api.custom_vjp):
+                continue
+            {'call': lambda: f(3.), 'jvp': lambda: api.jvp(f, (3.,), (1.,)),
+             'grad': lambda: api.grad(f)(3.), 'vjp': lambda: api.vjp(f, 3.)[1](1.),
+             'grad-grad': lambda: api.grad(api.grad(f))(3.)}[transform]()
+            log.append('|')
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
 def test_custom_jvp_refuses_a_tangent_of_a_closed_over_value():
     def outer(y):
         f = minijax.custom_jvp(lambda x: x * y)
@@ -776,3 +864,17 @@ def test_a_config_state_refuses_what_minijax_does_not_do():
         with minijax.debug_key_reuse(True):
             pass
     assert minijax.debug_key_reuse.value is False
+
+
+def test_checkify_imports_and_each_name_says_why_it_is_unsupported():
+    """``from jax.experimental import checkify`` (the checkify guide's import) succeeds, and
+    each of JAX's checkify names is an error giving the reason and the alternatives."""
+    import jax.experimental.checkify as theirs
+
+    from minijax.experimental import checkify
+    from minijax.unsupported import UNSUPPORTED
+    names = [n for n in dir(theirs) if not n.startswith('_')]
+    assert sorted(UNSUPPORTED['jax.experimental.checkify']) == names
+    for name in names:
+        with pytest.raises(AttributeError, match='jax_debug_nans'):
+            getattr(checkify, name)

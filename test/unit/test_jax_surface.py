@@ -25,7 +25,7 @@ NEW_FLAGS = {
     'auto_pcast': False, 'check_tracer_leaks': True, 'debug_key_reuse': True,
     'default_prng_impl': 'rbg', 'enable_checks': None, 'enable_custom_prng': True,
     'legacy_prng_key': 'error', 'no_execution': True, 'no_tracing': True,
-    'numpy_dtype_promotion': 'strict', 'remove_size_one_mesh_axis_from_type': True,
+    'remove_size_one_mesh_axis_from_type': True,
     'softmax_custom_jvp': True, 'thread_guard': True, 'threefry_partitionable': False,
     'transfer_guard_device_to_device': 'disallow', 'transfer_guard_device_to_host': 'log',
     'transfer_guard_host_to_device': 'disallow_explicit',
@@ -75,6 +75,37 @@ def test_config_flags_as_top_level_names():
             pass
     assert list(inspect.signature(minijax.enable_x64).parameters) == \
         list(inspect.signature(jax.enable_x64).parameters)
+
+
+def _strict_promotions(api):
+    jnp = api.numpy
+    return [lambda: jnp.float32(1) + 1, lambda: jnp.float32(1) + 1.5, lambda: jnp.add(1, 2.5),
+            lambda: jnp.int32(1) + 1.5, lambda: jnp.bool_(True) + 1,
+            lambda: jnp.int8(1) + 1j, lambda: jnp.float32(1) * jnp.float32(2),
+            lambda: jnp.float32(1) + jnp.int32(1), lambda: jnp.float32(1) + jnp.float64(1),
+            lambda: jnp.result_type(jnp.float32, jnp.int32),
+            lambda: jnp.result_type(jnp.uint8, jnp.int8)]
+
+
+@pytest.mark.parametrize('i', range(len(_strict_promotions(jax))))
+def test_strict_dtype_promotion_as_jax(i):
+    """``numpy_dtype_promotion('strict')`` (the type-promotion page): a Python scalar meets
+    an array of its kind or a wider one; two dtypes never promote (JAX's TypePromotionError,
+    naming them). Outside the block, the standard lattice again."""
+    outcomes = []
+    for api in (jax, minijax):
+        with api.numpy_dtype_promotion('strict'):
+            try:
+                out = _strict_promotions(api)[i]()
+                outcomes.append(('ok', np.dtype(getattr(out, 'dtype', out)).name,
+                                 getattr(out, 'weak_type', None)))
+            except api.dtypes.TypePromotionError as e:
+                outcomes.append(('error', sorted(str(e).split(')')[0].split('(')[1].split(', ')),
+                                 str(e).split(')', 1)[1]))
+        assert api.numpy.result_type(api.numpy.float32, api.numpy.int32) == np.float32
+    assert outcomes[0] == outcomes[1]
+    with pytest.raises(ValueError, match='jax_numpy_dtype_promotion'):
+        minijax.config.update('jax_numpy_dtype_promotion', 'lenient')
 
 
 def test_process_names_and_small_utilities():
@@ -560,8 +591,10 @@ def test_tree_util_default_registry():
 
 # ---------------------------------------------------------------------------- jax.extend.core
 
-def _notebook_eval_jaxpr(core, jaxpr, consts, *args):
-    """The interpreter of JAX's "Writing custom jaxpr interpreters" notebook."""
+def _notebook_eval_jaxpr(module, jaxpr, consts, *args):
+    """The interpreter of JAX's "Writing custom jaxpr interpreters" notebook, with its imports
+    (``jax.extend.core``, ``jax._src.util.safe_map``)."""
+    core, safe_map = module.extend.core, module._src.util.safe_map
     env = {}
 
     def read(var):
@@ -570,18 +603,21 @@ def _notebook_eval_jaxpr(core, jaxpr, consts, *args):
     def write(var, val):
         env[var] = val
 
-    list(map(write, jaxpr.invars, args))
-    list(map(write, jaxpr.constvars, consts))
+    safe_map(write, jaxpr.invars, args)
+    safe_map(write, jaxpr.constvars, consts)
     for eqn in jaxpr.eqns:
-        outvals = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        outvals = eqn.primitive.bind(*safe_map(read, eqn.invars), **eqn.params)
         if not eqn.primitive.multiple_results:
             outvals = [outvals]
-        list(map(write, eqn.outvars, outvals))
-    return list(map(read, jaxpr.outvars))
+        safe_map(write, eqn.outvars, outvals)
+    return safe_map(read, jaxpr.outvars)
 
 
 def test_extend_core_custom_interpreter(rng):
+    import jax._src.util
     import jax.extend
+
+    import minijax._src.util  # noqa: F401 (the notebook's import)
     x = random_array(rng, (5,), F64)
 
     def f(mod):
@@ -593,13 +629,33 @@ def test_extend_core_custom_interpreter(rng):
         closed = module.make_jaxpr(f(module))(x)
 
         def run(x):
-            return _notebook_eval_jaxpr(core, closed.jaxpr, closed.consts, x)[0]
+            return _notebook_eval_jaxpr(module, closed.jaxpr, closed.literals, x)[0]
         results.append([run(x), module.jit(run)(x), module.grad(lambda x: run(x).sum())(x),
                         core.jaxpr_as_fun(closed)(x)[0], core.jaxpr_as_fun(closed, x)()[0]])
         assert isinstance(closed.jaxpr, core.Jaxpr) and isinstance(closed, core.ClosedJaxpr)
         assert all(isinstance(e, core.JaxprEqn) for e in closed.jaxpr.eqns)
     for mine, theirs in zip(*results):
         assert_close(mine, theirs)
+
+
+def test_private_util_helpers_are_jaxs():
+    """``jax._src.util``'s ``safe_map``/``safe_zip``, which the custom-interpreter notebook
+    imports: lists, and JAX's error for sequences of different lengths."""
+    import jax._src.util as theirs
+
+    import minijax._src.util as mine
+    for name, f, args in [('safe_map', lambda a, b: a + b, ([1, 2], (3, 4))),
+                          ('safe_zip', None, ([1, 2], 'ab'))]:
+        call = [lambda m: getattr(m, name)(f, *args), lambda m: getattr(m, name)(*args)][f is None]
+        assert call(mine) == call(theirs)
+    for name, args in [('safe_map', (min, [1, 2], [1])), ('safe_map', (min, [1], [1, 2])),
+                       ('safe_zip', ([1, 2], [1]))]:
+        errors = []
+        for m in (mine, theirs):
+            with pytest.raises(ValueError) as e:
+                getattr(m, name)(*args)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]
 
 
 def test_extend_core_builds_and_checks_jaxprs():

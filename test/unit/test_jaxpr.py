@@ -80,6 +80,8 @@ def _programs(api, jnp, lax):
         'several outputs': (lambda x: (x, x * 2), 1.),
         'static_argnums': (lambda x, n: x * n, 1., 3),
         'binders never wrap': (lambda *xs: xs[0] * 2., *[x3] * 9),
+        'array of a list of tracers': (lambda *xs: jnp.sum(jnp.array(xs)), *range(3)),
+        'array of nested lists': (lambda x, y: jnp.array([[x, y], [y, 1.]]), 1., 2.),
     }
 
 

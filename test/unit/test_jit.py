@@ -258,6 +258,22 @@ def test_compile_hlo_and_cost_analysis(rng):
         compiled(np.ones((2, 2), np.float32))
 
 
+@pytest.mark.parametrize('transform', ['vmap', 'grad', 'jit'])
+def test_a_compiled_function_refuses_tracers_as_jax(transform):
+    """A ``Compiled`` is one signature's executable: a transformation's tracer is JAX's
+    TypeError, naming the tracer's type (minijax's), not a failed conversion to NumPy."""
+    errors = []
+    for jx in (jax, minijax):
+        compiled = jx.jit(lambda x: x * 2.).lower(np.ones(3)).compile()
+        f = {'vmap': lambda: jx.vmap(compiled)(np.ones((2, 3))),
+             'grad': lambda: jx.grad(lambda x: compiled(x).sum())(np.ones(3)),
+             'jit': lambda: jx.jit(compiled)(np.ones(3))}[transform]
+        with pytest.raises(TypeError) as e:
+            f()
+        errors.append(str(e.value).split('<class')[0])
+    assert errors[0] == errors[1]
+
+
 # ----------------------------------------------------------------------------- Arrays on device
 
 def test_array_passed_back_is_not_copied_through_host(monkeypatch):

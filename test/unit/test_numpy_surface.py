@@ -418,11 +418,44 @@ def test_deleted_arrays_raise_jax_error():
                  id='view'),
     pytest.param(lambda m: m.choose(m.array([0, 3]), [1, 2]), ValueError,
                  'invalid entry in choice array', id='choose'),
+    pytest.param(lambda m: m.asarray(None), ValueError, 'None is not a valid value for '
+                 'jnp.array', id='asarray-None'),
+    pytest.param(lambda m: m.array([1., [None]]), ValueError, 'None is not a valid value',
+                 id='array-None-in-list'),
+    pytest.param(lambda m: m.ones(2).__array_namespace__(api_version='2023.12'), ValueError,
+                 r"api_version='2023.12' is not available; available versions are: "
+                 r"\['2024.12'\]", id='array_namespace'),
 ])
 def test_array_method_errors_as_jax(fn, error, message):
     for lib in (mnp, jnp):
         with pytest.raises(error, match=message):
             fn(lib)
+
+
+def test_array_namespace_is_jnp_as_in_jax():
+    """The array API's entry point (the jax.numpy page's example), on Arrays and tracers."""
+    def f(x):
+        xp = x.__array_namespace__()
+        return xp.sin(x) ** 2 + xp.cos(x) ** 2
+    x = np.arange(5.)
+    assert mnp.ones(2).__array_namespace__() is mnp
+    assert mnp.ones(2).__array_namespace__(api_version='2024.12') is mnp
+    for g in (f, minijax.jit(f), minijax.vmap(f)):
+        assert_close(g(mnp.asarray(x)), jax.jit(f)(jnp.asarray(x)))
+
+
+def test_array_namespace_info_is_jaxs():
+    """``jnp.__array_namespace_info__()``, what an array-API library asks of the namespace
+    (the jax.numpy page lists it among jnp's functions)."""
+    mine, theirs = mnp.__array_namespace_info__(), jnp.__array_namespace_info__()
+    assert mnp.__array_api_version__ == jnp.__array_api_version__
+    assert mine.capabilities() == theirs.capabilities()
+    assert mine.default_device() is theirs.default_device() is None
+    assert list(map(str, mine.devices())) == list(map(str, theirs.devices()))
+    assert mine.default_dtypes() == theirs.default_dtypes()
+    for kind in [None, 'bool', 'integral', 'numeric', ('bool', 'real floating'),
+                 'complex floating', 'signed integer', 'unsigned integer']:
+        assert mine.dtypes(kind=kind) == theirs.dtypes(kind=kind)
 
 
 def test_eager_results_do_not_alias_numpy_arguments():

@@ -228,6 +228,14 @@ def test_random_gamma_is_jaxs_primitive_with_jaxs_gradient():
     assert mr.random_gamma_p.name == jr.random_gamma_p.name == 'random_gamma'
 
 
+def test_dir_lists_jaxs_public_names():
+    """The jax.random page lists the module's functions with ``dir``: the same list."""
+    def public(module):  # (the page's listing: every callable name)
+        return [n for n in dir(module) if callable(getattr(module, n))]
+    assert public(mr) == public(jr)
+    assert {'__name__', '__doc__'} <= set(dir(mr))
+
+
 def test_key_data_is_jaxs_and_shuffle_is_gone_as_in_jax():
     assert_same(mr.key_data(mr.wrap_key_data(mr.PRNGKey(5))), jr.key_data(jr.key(5)))
     assert not hasattr(mr, 'shuffle') and not hasattr(jr, 'shuffle')

@@ -65,6 +65,25 @@ def test_vmap_out_axes_forms(out_axes, rng):
     assert_close(out['z'][0], ref['z'][0])
 
 
+@pytest.mark.parametrize('out_axes', [0, None])
+def test_vmap_leaf_out_axes_never_rebuild_the_output_type(out_axes):
+    """A pytree class whose constructor checks its leaves (the custom-pytrees page's
+    ``MyTree``, calling ``jnp.asarray``): with one axis for every output, vmap, as JAX's,
+    builds no stand-in of the output type to spread the axis over."""
+    results = []
+    for api in (jax, minijax):
+        class MyTree:
+            def __init__(self, a):
+                self.a = api.numpy.asarray(a)
+        api.tree_util.register_pytree_node(MyTree, lambda t: ((t.a,), None),
+                                           lambda _, children: MyTree(*children))
+        size = {0: {}, None: {'axis_size': 2}}[out_axes]
+        out = api.vmap(lambda t: t, out_axes, out_axes, **size)(MyTree(np.arange(5.)))
+        results.append((type(out).__name__, np.asarray(out.a)))
+    assert results[0][0] == results[1][0]
+    assert_close(results[1][1], results[0][1])
+
+
 def test_vmap_seed_style_tuple_in_axes():
     out = minijax.vmap(lambda s: 1. + s, (0,))(np.arange(3.))
     assert_close(out, np.array([1., 2., 3.]))
