@@ -44,7 +44,9 @@ from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
            'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr', 'schur', 'svd', 'schur_p',
            'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
-           'svd_p', 'triangular_solve_p']
+           'svd_p', 'triangular_solve_p', 'hessenberg', 'householder_product', 'ormqr',
+           'tridiagonal', 'hessenberg_p', 'householder_product_p', 'ormqr_p', 'tridiagonal_p',
+           'tridiagonal_solve', 'tridiagonal_solve_p']
 
 # ----------------------------------------------------------------------------- user functions
 
@@ -352,10 +354,13 @@ def _check_matrix(name, x, square=True, what='operand', symmetrized=False):
 
 
 def _batch_at_front(primitive):
-    """A vmap rule for a primitive of one operand that handles leading batch axes."""
+    """A vmap rule for a primitive that handles leading batch axes: every operand's batch
+    axis moved to the front (an unbatched operand broadcast), as JAX's ``expand_dims``
+    batcher."""
     def rule(vals, dims, **params):
-        (x,), (d,) = vals, dims
-        out = primitive.bind(batching.moveaxis(x, d, 0), **params)
+        size = batching.axis_size_of(vals, dims)
+        out = primitive.bind(*[batching.move_batch_axis(size, d, 0, x)
+                               for x, d in zip(vals, dims)], **params)
         return out, [0] * len(out) if primitive.multiple_results else 0
     primitive.def_batching(rule)
 
@@ -385,6 +390,16 @@ def _char(c):
     return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
 
 
+def _option(value):
+    """A kernel's option as JAX writes it: a character (``str``) as ui8, a flag (``bool``) as
+    a boolean, an index (``np.int32``, gehrd's ``low`` and ``high``) as i32."""
+    if isinstance(value, str):
+        return _char(value)
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+
+
 def _layout(aval, matrix_rank):
     """Column-major matrices (the batch axes outermost) for LAPACK; other operands row-major."""
     n = aval.ndim
@@ -399,12 +414,14 @@ def _layouts(avals, matrix_rank):
                                     type=ir.IndexType.get()) for a in avals])
 
 
-def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
+def _lapack_call(kernel, operands, avals_in, avals_out, aliases, prefixed=True, **options):
     """``stablehlo.custom_call @lapack_<s|d|c|z><kernel>_ffi`` as JAX emits it: ``aliases`` maps
     an operand to the result that reuses its buffer; ``options`` are the kernel's
-    character attributes, in ``mhlo.backend_config``."""
+    attributes (``_option``), in ``mhlo.backend_config``; ``kernel`` is the name after the
+    dtype's letter, or the whole target when it has none (``prefixed=False``)."""
     rank = max(a.ndim for a in avals_in)
-    target = f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi'
+    target = (f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi' if prefixed
+              else kernel)
     op = hlo.CustomCallOp(
         [tensor_type(a) for a in avals_out], list(operands), target,
         backend_config=ir.StringAttr.get(''),
@@ -414,7 +431,7 @@ def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
             hlo.OutputOperandAlias.get([out] if len(avals_out) > 1 else [], operand, [])
             for operand, out in aliases.items()]))
     op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(
-        {k: _char(v) for k, v in options.items()})
+        {k: _option(v) for k, v in options.items()})
     batch = rank - 2
     op.operation.attributes['mhlo.frontend_attributes'] = ir.DictAttr.get(
         {'num_batch_dims': ir.StringAttr.get(str(batch))})
@@ -1081,3 +1098,10 @@ schur_p.def_impl(_per_matrix_impl(_schur_one))
 schur_p.def_abstract_eval(_schur_abstract_eval)
 _batch_at_front(schur_p)
 register_lowering(schur_p, _schur_lowering)
+
+# The Householder reductions and products, and the tridiagonal solve: modules of their own
+# on this one's helpers.
+from minijax.lax.householder import (  # noqa: E402
+    hessenberg, hessenberg_p, householder_product, householder_product_p, ormqr, ormqr_p,
+    tridiagonal, tridiagonal_p)
+from minijax.lax.tridiagonal_solve import tridiagonal_solve, tridiagonal_solve_p  # noqa: E402
