@@ -46,7 +46,8 @@ __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky'
            'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
            'svd_p', 'triangular_solve_p', 'hessenberg', 'householder_product', 'ormqr',
            'tridiagonal', 'hessenberg_p', 'householder_product_p', 'ormqr_p', 'tridiagonal_p',
-           'tridiagonal_solve', 'tridiagonal_solve_p']
+           'tridiagonal_solve', 'tridiagonal_solve_p', 'cholesky_update', 'cholesky_update_p',
+           'symmetric_product', 'symmetric_product_p']
 
 # ----------------------------------------------------------------------------- user functions
 
@@ -1099,9 +1100,11 @@ schur_p.def_abstract_eval(_schur_abstract_eval)
 _batch_at_front(schur_p)
 register_lowering(schur_p, _schur_lowering)
 
-# The Householder reductions and products, and the tridiagonal solve: modules of their own
-# on this one's helpers.
+# The Householder reductions and products, the tridiagonal solve, and the two products JAX
+# writes in lax ops: modules of their own on this one's helpers.
 from minijax.lax.householder import (  # noqa: E402
     hessenberg, hessenberg_p, householder_product, householder_product_p, ormqr, ormqr_p,
     tridiagonal, tridiagonal_p)
 from minijax.lax.tridiagonal_solve import tridiagonal_solve, tridiagonal_solve_p  # noqa: E402
+from minijax.lax.matrix_updates import (  # noqa: E402
+    cholesky_update, cholesky_update_p, symmetric_product, symmetric_product_p)
