@@ -22,6 +22,8 @@ from minijax.lowering import register_lowering
 
 __all__ = ['hessenberg', 'householder_product', 'ormqr', 'tridiagonal', 'hessenberg_p',
            'householder_product_p', 'ormqr_p', 'tridiagonal_p']
+# (``geqrf`` and ``geqrf_p``, the Householder QR in packed form, are internal, as in JAX:
+# ``scipy.linalg.qr_multiply`` calls them.)
 
 
 def hessenberg(a):
@@ -50,6 +52,12 @@ def tridiagonal(a, *, lower=True):
     reflectors' vectors beyond in ``a`` and their scalars ``taus``. Only the ``lower`` (or
     upper) triangle of ``a`` is read."""
     return tuple(tridiagonal_p.bind(a, lower=bool(lower)))
+
+
+def geqrf(a):
+    """``(a, taus)``: the QR decomposition in packed form, ``r`` on and above the diagonal
+    of ``a``, the reflectors of ``q`` below it and in ``taus`` (``[..., min(m, n)]``)."""
+    return tuple(geqrf_p.bind(a))
 
 
 def _lapack(name, a):
@@ -224,3 +232,27 @@ ormqr_p.def_impl(_ormqr_impl)
 ormqr_p.def_abstract_eval(_ormqr_abstract_eval)
 _batch_at_front(ormqr_p)
 register_lowering(ormqr_p, _ormqr_lowering)
+
+# ----------------------------------------------------------------------------- geqrf
+
+
+def _geqrf_abstract_eval(a):
+    _check_matrix('geqrf', a, square=False)
+    return [ShapedArray(a.shape, a.dtype),
+            ShapedArray((*a.shape[:-2], min(a.shape[-2:])), a.dtype)]
+
+
+def _geqrf_one(a):
+    packed, taus, _, _ = _lapack('geqrf', a)(a)
+    return packed, taus
+
+
+def _geqrf_lowering(ctx, a):
+    return _lapack_call('geqrf', [a], ctx.avals_in, ctx.avals_out, {0: 0})
+
+
+geqrf_p = Primitive('geqrf', multiple_results=True, eager_on_xla=True)
+geqrf_p.def_impl(_per_matrix_impl(_geqrf_one))
+geqrf_p.def_abstract_eval(_geqrf_abstract_eval)
+_batch_at_front(geqrf_p)
+register_lowering(geqrf_p, _geqrf_lowering)

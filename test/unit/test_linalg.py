@@ -194,9 +194,17 @@ def test_check_rules(primitive, kind):
               'eig': dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False,
                           enable_eigvec_derivs=False),
               'schur': dict(compute_schur_vectors=True, sort_eig_vals=False,
-                            select_callable=None)}.get(primitive.name, {})
+                            select_callable=None),
+              'tridiagonal': dict(lower=False), 'ormqr': dict(left=False, transpose=True),
+              'tridiagonal_solve': dict(perturb_singular=False),
+              'symmetric_product': dict(alpha=2., beta=.5)}.get(primitive.name, {})
     args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
-            'svd': [WIDE]}.get(primitive.name, [A3 @ A3.T + np.eye(3)])
+            'svd': [WIDE], 'householder_product': [TALL, WIDE[0, :2]],
+            'ormqr': [TALL, WIDE[0, :2], WIDE[:2]],
+            'tridiagonal_solve': [A3[0], A3[1] + 4, A3[2], A3[:, :2]],
+            'symmetric_product': [WIDE[:, :2], A3 + A3.T],
+            'cholesky_update': [np.triu(A3) + 3 * np.eye(3), A3[0]],
+            }.get(primitive.name, [A3 @ A3.T + np.eye(3)])
     check_rule(kind, primitive, *args, **params)
 
 
