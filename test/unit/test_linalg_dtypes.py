@@ -39,6 +39,25 @@ def _rhs(rng, shape, dtype):
     return _general(rng, (*shape[:-1], 2), dtype)
 
 
+def _diagonal(rng, shape, dtype):
+    """A diagonal ``[..., n]`` of a tridiagonal matrix of ``shape``."""
+    return _general(rng, shape[:-1], dtype)
+
+
+def _dominant(rng, shape, dtype):
+    """A main diagonal that keeps the tridiagonal matrix far from singular."""
+    return (_diagonal(rng, shape, dtype) + 4).astype(dtype)
+
+
+def _reflectors(shape, k):
+    """Makers of a householder_product or ormqr call: ``a`` ``[..., n + 1, n]``, ``k``
+    scalars, and ``c`` ``[..., 2, n + 1]`` (``Q`` applied on the right)."""
+    *batch, _, n = shape
+    return [lambda rng, shape, dtype: _general(rng, (*batch, n + 1, n), dtype),
+            lambda rng, shape, dtype: _general(rng, (*batch, k), dtype),
+            lambda rng, shape, dtype: _general(rng, (*batch, 2, n + 1), dtype)]
+
+
 #: name -> (function of (lax.linalg, numpy, scipy.linalg) namespaces, shapes, makers of its
 #: arguments, the arguments differentiated). Each a kernel or a path of a rule of its own.
 CASES = {
@@ -95,6 +114,19 @@ CASES = {
         [(3, 3)], [_general, _rhs], (0, 1)),
     'scipy-lu-expm': (lambda L, n, s: lambda x: (s.lu(x), s.expm(x)), [(3, 3)], [_general],
                       (0,)),
+    # The Householder reductions and products: no derivatives (none in JAX either).
+    'hessenberg-tridiagonal': (lambda L, n, s: lambda x, h: (
+        L.hessenberg(x), L.tridiagonal(h), L.tridiagonal(h, lower=False)),
+        [(3, 3), (2, 3, 3)], [_general, _hermitian], ()),
+    'householder_product-ormqr': (lambda L, n, s: lambda a, taus, c: (
+        L.householder_product(a, taus), L.ormqr(a, taus, c, left=False, transpose=True),
+        L.ormqr(a, taus, c.mT)), [(3, 3)], _reflectors((3, 3), 2), ()),
+    'tridiagonal_solve': (lambda L, n, s: L.tridiagonal_solve, [(3, 3), (2, 3, 3)],
+                          [_diagonal, _dominant, _diagonal, _rhs], (0, 1, 2, 3)),
+    'scipy-hessenberg-qr_multiply': (lambda L, n, s: lambda x, c: (
+        s.hessenberg(x, calc_q=True), s.qr_multiply(x, c),
+        s.qr_multiply(x[:, :2], c[:2], mode='left', conjugate=True)),
+        [(3, 3)], [_general, _general], ()),
 }
 
 
@@ -186,6 +218,23 @@ def test_module_text_is_jaxs(dtype, shape, rng):
         return lambda x: L.lu(x)
     assert (_kernels(minijax.jit(lu(mlax.linalg)).lower(args[2]).as_text())
             == _kernels(jax.jit(lu(jax.lax.linalg)).lower(args[2]).as_text()))
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_householder_module_text_is_jaxs(dtype, rng):
+    """The reductions, the products of reflectors and the tridiagonal solves (batched:
+    shared factors in the Shardy rules), byte for byte JAX's."""
+    def calls(L):
+        def fn(x, a, taus, c, dl, d, du, b):
+            return (L.hessenberg(x), L.tridiagonal(x, lower=False), L.householder_product(a, taus),
+                    L.ormqr(a, taus, c, left=False, transpose=True), L.tridiagonal_solve(dl, d, du, b),
+                    L.tridiagonal_solve(dl, d, du, b, perturb_singular=True))
+        return fn
+    shape = (2, 3, 3)
+    args = [_general(rng, shape, dtype), *[make(rng, shape, dtype) for make in _reflectors(shape, 2)],
+            *[make(rng, shape, dtype) for make in (_diagonal, _dominant, _diagonal, _rhs)]]
+    assert (minijax.jit(calls(mlax.linalg)).lower(*args).as_text()
+            == jax.jit(calls(jax.lax.linalg)).lower(*args).as_text())
 
 
 @pytest.mark.parametrize('dtype', ['complex64', 'complex128'])
