@@ -66,14 +66,8 @@ NAMESPACES = (
 NOT_YET: dict[str, str] = {
     'jax.lax': (
         'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
-    'jax.lax.linalg': (
-        'cholesky_update cholesky_update_p hessenberg hessenberg_p householder_product '
-        'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p symmetric_product '
-        'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
     'jax.scipy.special': (
         'fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
-    'jax.scipy.linalg': (
-        'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
 }
 
 

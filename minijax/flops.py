@@ -435,8 +435,9 @@ flops_rules.update(dict.fromkeys([L.cholesky_p, L.triangular_solve_p, L.lu_p, L.
                                   L.householder_product_p, L.ormqr_p, L.tridiagonal_solve_p,
                                   lax.householder.geqrf_p],
                                  _free))
-# These two lower to lax formulas (as JAX's do on CPU): what XLA counts for them.
-flops_rules.update(dict.fromkeys([L.symmetric_product_p, L.cholesky_update_p],
+# These lower to lax formulas and loops (as JAX's do on CPU): what XLA counts for them.
+flops_rules.update(dict.fromkeys([L.symmetric_product_p, L.cholesky_update_p,
+                                  L.lu_pivots_to_permutation_p],
                                  _as_xla_expands_it))
 del L
 flops_rules.update(dict.fromkeys([lax.cumsum_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p,

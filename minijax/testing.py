@@ -357,6 +357,9 @@ NOT_NEEDED = {
                      (lax.linalg.symmetric_product_p, 'jvp'),
                      (lax.linalg.cholesky_update_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
+    (lax.linalg.lu_pivots_to_permutation_p, 'jvp'): 'its operand and result are integers, '
+                                                    'whose tangents are symbolic zeros (JAX '
+                                                    'has no rule either)',
     (lax.linalg.cholesky_update_p, 'vmap'): 'JAX does not batch it either '
                                             '(NotImplementedError, as there)',
     (lax.select_and_scatter_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, '

@@ -38,16 +38,16 @@ from minijax.lax.slicing import dynamic_slice, slice as slice_
 from minijax.lax.sorting import sort_key_val
 from minijax.lax.structural import (
     broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, pad, transpose)
-from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 
 __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
-           'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr', 'schur', 'svd', 'schur_p',
-           'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
-           'svd_p', 'triangular_solve_p', 'hessenberg', 'householder_product', 'ormqr',
-           'tridiagonal', 'hessenberg_p', 'householder_product_p', 'ormqr_p', 'tridiagonal_p',
-           'tridiagonal_solve', 'tridiagonal_solve_p', 'cholesky_update', 'cholesky_update_p',
-           'symmetric_product', 'symmetric_product_p']
+           'lu', 'lu_pivots_to_permutation', 'lu_pivots_to_permutation_p', 'lu_solve', 'qdwh', 'qr',
+           'schur', 'svd', 'schur_p', 'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p',
+           'eigh_p', 'lu_p', 'qr_p', 'svd_p', 'triangular_solve_p', 'hessenberg',
+           'householder_product', 'ormqr', 'tridiagonal', 'hessenberg_p', 'householder_product_p',
+           'ormqr_p', 'tridiagonal_p', 'tridiagonal_solve', 'tridiagonal_solve_p',
+           'cholesky_update', 'cholesky_update_p', 'symmetric_product', 'symmetric_product_p']
 
 # ----------------------------------------------------------------------------- user functions
 
@@ -111,12 +111,16 @@ def lu(x):
 
 
 def lu_pivots_to_permutation(pivots, permutation_size):
-    """The row swaps ``pivots`` (int32, ``[..., k]``) applied in order to ``0..m-1``: a loop,
-    as in JAX. Each step swaps two entries of every batch member at once, by comparing
-    positions (``j`` differs between members)."""
+    """The row swaps ``pivots`` (int32, ``[..., k]``) applied in order to ``0..m-1``
+    (``m = permutation_size``): the permutation ``P`` as row indices."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def _permutation_loop(pivots, *, permutation_size):
+    """The lowering: a loop over the pivots, as in JAX. Each step swaps two entries of every
+    batch member at once, by comparing positions (``j`` differs between members)."""
     from minijax.control_flow import fori_loop  # (a layer above lax)
     aval = core.get_aval(pivots)
-    _check_pivots(aval, permutation_size)
     shape = (*aval.shape[:-1], permutation_size)
     last = len(shape) - 1
     positions = broadcasted_iota(dtypes.int32, shape, last)
@@ -136,6 +140,22 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         return select_n(at_i, select_n(at_j, perm, p_i), p_j)
 
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
+
+
+def _permutation_abstract_eval(pivots, *, permutation_size):
+    _check_pivots(pivots, permutation_size)
+    return ShapedArray((*pivots.shape[:-1], permutation_size), dtypes.int32)
+
+
+def _permutation_impl(pivots, *, permutation_size):
+    pivots = np.asarray(pivots)
+    out = np.empty((*pivots.shape[:-1], permutation_size), np.int32)
+    for index in np.ndindex(pivots.shape[:-1]):
+        perm = np.arange(permutation_size, dtype=np.int32)
+        for i, j in enumerate(pivots[index]):
+            perm[[i, j]] = perm[[j, i]]
+        out[index] = perm
+    return out
 
 
 def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
@@ -730,6 +750,12 @@ lu_p.def_abstract_eval(_lu_abstract_eval)
 lu_p.def_jvp(_lu_jvp)
 _batch_at_front(lu_p)
 register_lowering(lu_p, _lu_lowering)
+
+lu_pivots_to_permutation_p = Primitive('lu_pivots_to_permutation', eager_on_xla=True)
+lu_pivots_to_permutation_p.def_impl(_permutation_impl)
+lu_pivots_to_permutation_p.def_abstract_eval(_permutation_abstract_eval)
+_batch_at_front(lu_pivots_to_permutation_p)
+register_lowering(lu_pivots_to_permutation_p, lower_fun(_permutation_loop))
 
 # ----------------------------------------------------------------------------- qr
 

@@ -31,10 +31,10 @@ from minijax.scipy._matrices import (  # noqa: F401 (re-exported)
     hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 
 __all__ = ['block_diag', 'cho_factor', 'cho_solve', 'cholesky', 'circulant', 'companion',
-           'convolution_matrix', 'det', 'dft', 'eigh', 'eigh_tridiagonal', 'expm',
-           'expm_frechet', 'fiedler', 'fiedler_companion', 'funm', 'hadamard', 'hankel', 'helmert', 'hessenberg', 'hilbert',
-           'inv', 'invhilbert', 'invpascal', 'leslie', 'lu', 'lu_factor', 'lu_solve', 'pascal',
-           'polar', 'qr', 'qr_multiply', 'rsf2csf', 'schur', 'solve', 'solve_sylvester',
+           'convolution_matrix', 'det', 'dft', 'eigh', 'eigh_tridiagonal', 'expm', 'expm_frechet',
+           'fiedler', 'fiedler_companion', 'funm', 'hadamard', 'hankel', 'helmert', 'hessenberg',
+           'hilbert', 'inv', 'invhilbert', 'invpascal', 'leslie', 'lu', 'lu_factor', 'lu_solve',
+           'pascal', 'polar', 'qr', 'qr_multiply', 'rsf2csf', 'schur', 'solve', 'solve_sylvester',
            'solve_triangular', 'sqrtm', 'svd', 'toeplitz']
 
 

@@ -220,13 +220,15 @@ def test_check_rules(primitive, kind):
                             select_callable=None),
               'tridiagonal': dict(lower=False), 'ormqr': dict(left=False, transpose=True),
               'tridiagonal_solve': dict(perturb_singular=False),
-              'symmetric_product': dict(alpha=2., beta=.5)}.get(primitive.name, {})
+              'symmetric_product': dict(alpha=2., beta=.5),
+              'lu_pivots_to_permutation': dict(permutation_size=4)}.get(primitive.name, {})
     args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
             'svd': [WIDE], 'geqrf': [TALL], 'householder_product': [TALL, WIDE[0, :2]],
             'ormqr': [TALL, WIDE[0, :2], WIDE[:2]],
             'tridiagonal_solve': [A3[0], A3[1] + 4, A3[2], A3[:, :2]],
             'symmetric_product': [WIDE[:, :2], A3 + A3.T],
             'cholesky_update': [np.triu(A3) + 3 * np.eye(3), A3[0]],
+            'lu_pivots_to_permutation': [np.array([2, 3, 2], np.int32)],
             }.get(primitive.name, [A3 @ A3.T + np.eye(3)])
     check_rule(kind, primitive, *args, **params)
 
