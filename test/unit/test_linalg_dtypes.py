@@ -123,6 +123,10 @@ CASES = {
         L.ormqr(a, taus, c.mT)), [(3, 3)], _reflectors((3, 3), 2), ()),
     'tridiagonal_solve': (lambda L, n, s: L.tridiagonal_solve, [(3, 3), (2, 3, 3)],
                           [_diagonal, _dominant, _diagonal, _rhs], (0, 1, 2, 3)),
+    'scipy-solve_sylvester': (lambda L, n, s: lambda a, b, c: (
+        s.solve_sylvester(a, b, c), s.solve_sylvester(a, b, c, method='eigen')), [(3, 3)],
+        [_general, lambda rng, shape, dtype: _general(rng, (2, 2), dtype),
+         lambda rng, shape, dtype: _general(rng, (3, 2), dtype)], ()),
     'scipy-hessenberg-qr_multiply': (lambda L, n, s: lambda x, c: (
         s.hessenberg(x, calc_q=True), s.qr_multiply(x, c),
         s.qr_multiply(x[:, :2], c[:2], mode='left', conjugate=True)),
@@ -235,6 +239,32 @@ def test_householder_module_text_is_jaxs(dtype, rng):
             *[make(rng, shape, dtype) for make in (_diagonal, _dominant, _diagonal, _rhs)]]
     assert (minijax.jit(calls(mlax.linalg)).lower(*args).as_text()
             == jax.jit(calls(jax.lax.linalg)).lower(*args).as_text())
+
+
+#: The eigenvectors (inverse iteration: most of the compile time) in one real and one
+#: complex dtype; the eigenvalues alone (all, and a range of indices) in the other two.
+_TRIDIAGONAL_VECTORS = {'float32': True, 'float64': False, 'complex64': False,
+                        'complex128': True}
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_eigh_tridiagonal_matches_jax(dtype, rng):
+    """Bisection's eigenvalues bit for bit; the eigenvectors of inverse iteration (a cluster
+    of equal eigenvalues among them, orthonormalized) to rounding: they move by ulps with
+    XLA's fusion of the program (JAX's own differ by as much between jit and op-by-op)."""
+    d = _general(rng, (6,), dtype).real.astype(dtype)
+    e = _general(rng, (5,), dtype)
+    d[3:], e[3] = 1, 0  # (rows 3..5: the eigenvalue 1 twice, a cluster)
+    e[4] = 1e-12
+    if _TRIDIAGONAL_VECTORS[dtype]:
+        (w, v), (w_jax, v_jax) = msl.eigh_tridiagonal(d, e), jsl.eigh_tridiagonal(d, e)
+        np.testing.assert_array_equal(w, w_jax)
+        _assert_matches(v, v_jax, dtype)
+        return
+    for options in (dict(), dict(select='i', select_range=(1, 3), tol=1e-3)):
+        np.testing.assert_array_equal(
+            msl.eigh_tridiagonal(d, e, eigvals_only=True, **options),
+            jsl.eigh_tridiagonal(d, e, eigvals_only=True, **options))
 
 
 @pytest.mark.parametrize('dtype', ['complex64', 'complex128'])
