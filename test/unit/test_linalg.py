@@ -201,7 +201,8 @@ def test_vmap_matches_jax():
 
     def product(L):
         return lambda t: L.householder_product(TALL, t)
-    _assert_same_bits(minijax.vmap(product(mlax.linalg))(taus), jax.vmap(product(jax.lax.linalg))(taus))
+    _assert_same_bits(minijax.vmap(product(mlax.linalg))(taus),
+                      jax.vmap(product(jax.lax.linalg))(taus))
 
 
 @pytest.mark.parametrize('primitive,kind', [

@@ -230,13 +230,14 @@ def test_householder_module_text_is_jaxs(dtype, rng):
     shared factors in the Shardy rules), byte for byte JAX's."""
     def calls(L):
         def fn(x, a, taus, c, dl, d, du, b):
-            return (L.hessenberg(x), L.tridiagonal(x, lower=False), L.householder_product(a, taus),
-                    L.ormqr(a, taus, c, left=False, transpose=True), L.tridiagonal_solve(dl, d, du, b),
+            return (L.hessenberg(x), L.tridiagonal(x, lower=False),
+                    L.householder_product(a, taus), L.ormqr(a, taus, c, left=False, transpose=True),
+                    L.tridiagonal_solve(dl, d, du, b),
                     L.tridiagonal_solve(dl, d, du, b, perturb_singular=True))
         return fn
     shape = (2, 3, 3)
-    args = [_general(rng, shape, dtype), *[make(rng, shape, dtype) for make in _reflectors(shape, 2)],
-            *[make(rng, shape, dtype) for make in (_diagonal, _dominant, _diagonal, _rhs)]]
+    makers = [_general, *_reflectors(shape, 2), _diagonal, _dominant, _diagonal, _rhs]
+    args = [make(rng, shape, dtype) for make in makers]
     assert (minijax.jit(calls(mlax.linalg)).lower(*args).as_text()
             == jax.jit(calls(jax.lax.linalg)).lower(*args).as_text())
 
