@@ -433,7 +433,7 @@ L = lax.linalg
 flops_rules.update(dict.fromkeys([L.cholesky_p, L.triangular_solve_p, L.lu_p, L.qr_p, L.eigh_p,
                                   L.eig_p, L.svd_p, L.schur_p, L.hessenberg_p, L.tridiagonal_p,
                                   L.householder_product_p, L.ormqr_p, L.tridiagonal_solve_p,
-                                  lax.householder.geqrf_p],
+                                  lax.householder.geqrf_p, lax.householder.geqp3_p],
                                  _free))
 # These lower to lax formulas and loops (as JAX's do on CPU): what XLA counts for them.
 flops_rules.update(dict.fromkeys([L.symmetric_product_p, L.cholesky_update_p,

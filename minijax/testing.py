@@ -352,7 +352,7 @@ NOT_NEEDED = {
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
     (lax.linalg.schur_p, 'jvp'): 'JAX does not differentiate the Schur decomposition either',
     **dict.fromkeys([(lax.linalg.hessenberg_p, 'jvp'), (lax.linalg.tridiagonal_p, 'jvp'),
-                     (lax.householder.geqrf_p, 'jvp'),
+                     (lax.householder.geqrf_p, 'jvp'), (lax.householder.geqp3_p, 'jvp'),
                      (lax.linalg.householder_product_p, 'jvp'), (lax.linalg.ormqr_p, 'jvp'),
                      (lax.linalg.symmetric_product_p, 'jvp'),
                      (lax.linalg.cholesky_update_p, 'jvp')],

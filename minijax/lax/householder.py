@@ -16,14 +16,14 @@ import numpy as np
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.lax.linalg import (
-    _LAPACK_PREFIX, _batch_at_front, _check_matrix, _info_aval, _lapack_call, _nan_unless,
-    _per_matrix_impl, _succeeded)
+    _LAPACK_PREFIX, _batch_at_front, _check_matrix, _full, _info_aval, _lapack_call,
+    _nan_unless, _per_matrix_impl, _succeeded)
 from minijax.lowering import register_lowering
 
 __all__ = ['hessenberg', 'householder_product', 'ormqr', 'tridiagonal', 'hessenberg_p',
            'householder_product_p', 'ormqr_p', 'tridiagonal_p']
-# (``geqrf`` and ``geqrf_p``, the Householder QR in packed form, are internal, as in JAX:
-# ``scipy.linalg.qr_multiply`` calls them.)
+# (``geqrf``/``geqrf_p`` and ``geqp3``/``geqp3_p``, the Householder QR in packed form, without
+# and with column pivoting, are internal, as in JAX: ``scipy.linalg.qr_multiply`` calls them.)
 
 
 def hessenberg(a):
@@ -58,6 +58,14 @@ def geqrf(a):
     """``(a, taus)``: the QR decomposition in packed form, ``r`` on and above the diagonal
     of ``a``, the reflectors of ``q`` below it and in ``taus`` (``[..., min(m, n)]``)."""
     return tuple(geqrf_p.bind(a))
+
+
+def geqp3(a):
+    """``(a, jpvt, taus)``: the column-pivoted QR decomposition in packed form, ``a[:, jpvt
+    - 1] = q r`` (``jpvt`` counts from 1, as LAPACK's and JAX's ``geqp3``). Every column is
+    free to move: JAX's ``geqp3`` takes the ``jpvt`` LAPACK starts from, which its one
+    caller (``qr_multiply``) sets to zeros, as minijax's lowering does."""
+    return tuple(geqp3_p.bind(a))
 
 
 def _lapack(name, a):
@@ -256,3 +264,32 @@ geqrf_p.def_impl(_per_matrix_impl(_geqrf_one))
 geqrf_p.def_abstract_eval(_geqrf_abstract_eval)
 _batch_at_front(geqrf_p)
 register_lowering(geqrf_p, _geqrf_lowering)
+
+# ----------------------------------------------------------------------------- geqp3
+
+
+def _geqp3_abstract_eval(a):
+    _check_matrix('geqp3', a, square=False)
+    *batch, m, n = a.shape
+    return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, n), dtypes.int32),
+            ShapedArray((*batch, min(m, n)), a.dtype)]
+
+
+def _geqp3_one(a):
+    packed, jpvt, taus, _, _ = _lapack('geqp3', a)(a)
+    return packed, jpvt.astype(np.int32), taus
+
+
+def _geqp3_lowering(ctx, a):
+    """geqp3 from zero ``jpvt`` (every column free), as JAX's ``qr_multiply`` calls it."""
+    jpvt_aval = ctx.avals_out[1]
+    jpvt = _full(jpvt_aval, 0)
+    return _lapack_call('geqp3', [a, jpvt], [ctx.avals_in[0], jpvt_aval], ctx.avals_out,
+                        {0: 0, 1: 1})
+
+
+geqp3_p = Primitive('geqp3', multiple_results=True, eager_on_xla=True)
+geqp3_p.def_impl(_per_matrix_impl(_geqp3_one))
+geqp3_p.def_abstract_eval(_geqp3_abstract_eval)
+_batch_at_front(geqp3_p)
+register_lowering(geqp3_p, _geqp3_lowering)

@@ -1,6 +1,7 @@
 """``jax.scipy.linalg``'s functions on Householder reflectors: ``hessenberg`` (LAPACK's
-``gehrd``, then ``orgqr`` for ``Q``) and ``qr_multiply`` (``geqrf``, then ``ormqr``, which
-applies ``Q`` without forming it), each as JAX writes it, so JAX's bits."""
+``gehrd``, then ``orgqr`` for ``Q``) and ``qr_multiply`` (``geqrf``, or ``geqp3`` with column
+pivoting, then ``ormqr``, which applies ``Q`` without forming it), each as JAX writes it, so
+JAX's bits."""
 from __future__ import annotations
 
 from functools import partial
@@ -9,7 +10,7 @@ from minijax import core
 from minijax import numpy as jnp
 from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
-from minijax.lax.householder import geqrf
+from minijax.lax.householder import geqp3, geqrf
 
 __all__ = ['hessenberg', 'qr_multiply']
 
@@ -42,11 +43,9 @@ def qr_multiply(a, c, mode='right', pivoting=False, conjugate=False, overwrite_a
     ``c`` ``[..., p, m]``, the result's first ``k`` columns), ``Q R`` the QR decomposition of
     ``a`` ``[..., m, n]`` and ``k = min(m, n)``, ``conj(Q)`` with ``conjugate``; a vector
     ``c`` is a column (left) or a row (right), and the result a vector again. ``Q`` is never
-    formed: LAPACK's ``ormqr`` applies its reflectors."""
+    formed: LAPACK's ``ormqr`` applies its reflectors. With ``pivoting``, the QR
+    decomposition of ``a[..., P]`` (LAPACK's ``geqp3``) and ``P`` as a third result."""
     del overwrite_a, overwrite_c
-    if pivoting:
-        raise NotImplementedError('qr_multiply: minijax does not support pivoting=True (as '
-                                  'lax.linalg.qr)')
     a, c = jnp._promote_inexact(a, c)
     if mode not in ('right', 'left'):
         raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
@@ -69,7 +68,11 @@ def qr_multiply(a, c, mode='right', pivoting=False, conjugate=False, overwrite_a
     batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
     a = jnp.broadcast_to(a, batch + a.shape[-2:])
     c = jnp.broadcast_to(c, batch + c.shape[-2:])
-    r, taus = geqrf(a)
+    if pivoting:
+        r, p, taus = geqp3(a)
+        p = p - 1  # (LAPACK counts columns from 1)
+    else:
+        r, taus = geqrf(a)
     if m > n and mode == 'left':  # (Q's other m - k columns meet zero rows of c)
         zeros = jnp.zeros(c.shape[:-2] + (m - k,) + c.shape[-1:], dtype=c.dtype)
         c = jnp.concatenate([c, zeros], axis=-2)
@@ -83,4 +86,5 @@ def qr_multiply(a, c, mode='right', pivoting=False, conjugate=False, overwrite_a
         product = product[..., :k]
     if vector:
         product = product.ravel()
-    return product, jnp.triu(r[..., :k, :])
+    r = jnp.triu(r[..., :k, :])
+    return (product, r, p) if pivoting else (product, r)

@@ -28,9 +28,10 @@ WIDE = RNG.standard_normal((3, 5))
 TALL = WIDE.T.copy()
 A3 = RNG.standard_normal((3, 3))
 B = RNG.standard_normal((4, 2))
-#: lax.linalg's primitives, and geqrf's (internal, as in JAX: scipy.linalg.qr_multiply's)
+#: lax.linalg's primitives, and geqrf's and geqp3's (internal, as in JAX: the QR of
+#: scipy.linalg.qr_multiply)
 LINALG_PRIMITIVES = [v for v in vars(mlax.linalg).values() if isinstance(v, core.Primitive)] + [
-    householder.geqrf_p]
+    householder.geqrf_p, householder.geqp3_p]
 
 
 def _assert_same_bits(got, expected):
@@ -205,6 +206,18 @@ def test_vmap_matches_jax():
                       jax.vmap(product(jax.lax.linalg))(taus))
 
 
+def test_lax_formulas_module_text_is_jaxs():
+    """symmetric_product and cholesky_update lower to JAX's lax formulas (a product at the
+    highest precision; Givens rotations in stablehlo.case, rows scattered): JAX's text."""
+    def symmetric(L):
+        return lambda a, c: L.symmetric_product(a, c, alpha=2., beta=.5, symmetrize_output=True)
+    cases = [(symmetric, (np.stack([WIDE, WIDE]), np.stack([A3, A3.T]))),
+             (lambda L: L.cholesky_update, (np.triu(A3) + 3 * np.eye(3), A3[0]))]
+    for make, args in cases:
+        assert (minijax.jit(make(mlax.linalg)).lower(*args).as_text()
+                == jax.jit(make(jax.lax.linalg)).lower(*args).as_text())
+
+
 @pytest.mark.parametrize('primitive,kind', [
     pytest.param(p, kind, id=f'{p}-{kind}', marks=pytest.mark.rule(kind))
     for p in LINALG_PRIMITIVES for kind in RULE_CHECKS])
@@ -224,7 +237,8 @@ def test_check_rules(primitive, kind):
               'symmetric_product': dict(alpha=2., beta=.5),
               'lu_pivots_to_permutation': dict(permutation_size=4)}.get(primitive.name, {})
     args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
-            'svd': [WIDE], 'geqrf': [TALL], 'householder_product': [TALL, WIDE[0, :2]],
+            'svd': [WIDE], 'geqrf': [TALL], 'geqp3': [WIDE],
+            'householder_product': [TALL, WIDE[0, :2]],
             'ormqr': [TALL, WIDE[0, :2], WIDE[:2]],
             'tridiagonal_solve': [A3[0], A3[1] + 4, A3[2], A3[:, :2]],
             'symmetric_product': [WIDE[:, :2], A3 + A3.T],

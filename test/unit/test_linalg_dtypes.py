@@ -128,7 +128,7 @@ CASES = {
         [_general, lambda rng, shape, dtype: _general(rng, (2, 2), dtype),
          lambda rng, shape, dtype: _general(rng, (3, 2), dtype)], ()),
     'scipy-hessenberg-qr_multiply': (lambda L, n, s: lambda x, c: (
-        s.hessenberg(x, calc_q=True), s.qr_multiply(x, c),
+        s.hessenberg(x, calc_q=True), s.qr_multiply(x, c), s.qr_multiply(x, c, pivoting=True),
         s.qr_multiply(x[:, :2], c[:2], mode='left', conjugate=True)),
         [(3, 3)], [_general, _general], ()),
 }

@@ -3,13 +3,15 @@
 # The rest of lax.linalg as JAX lowers it on CPU. hessenberg calls gehrd (low = 1 and
 # high = n as i32 options); tridiagonal calls sytrd (hetrd for a complex matrix), whose
 # diagonal and off-diagonal come out real; householder_product calls orgqr (ungqr) and
-# ormqr calls ormqr (unmqr) with boolean options, neither checking an info; tridiagonal_solve
+# ormqr calls ormqr (unmqr) with boolean options, neither checking an info (nor does geqp3,
+# the pivoted QR of scipy.linalg.qr_multiply, from zero pivots); tridiagonal_solve
 # calls gtsv, which overwrites all four operands, or with perturb_singular jaxlib's
 # tridiagonal_solve_perturbed kernel. symmetric_product and cholesky_update are lax formulas:
 # a dot_general at the highest precision; Givens rotations, each a stablehlo.case on
 # whether the entry to zero is already 0, and a scatter of the rotated row.
 import numpy as np
 from minijax import ShapeDtypeStruct, jit, lax
+from minijax.lax.householder import geqp3
 
 L = lax.linalg
 x = ShapeDtypeStruct((3, 3), np.float64)
@@ -27,7 +29,8 @@ print(jit(reductions).lower(x, c).as_text())
 
 
 def products(a, taus, b):
-    return L.householder_product(a, taus), L.ormqr(a, taus, b, left=False, transpose=True)
+    return (L.householder_product(a, taus), L.ormqr(a, taus, b, left=False, transpose=True),
+            geqp3(a))
 
 
 print(jit(products).lower(tall, taus, ShapeDtypeStruct((2, 4), np.float64)).as_text())
@@ -96,10 +99,13 @@ print(jit(updates).lower(ShapeDtypeStruct((2, 3), np.float64), square, square,
 # CHECK-EMPTY:
 # CHECK-NEXT: module @jit_products attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
 # CHECK-LABEL: func.func public @main(
-# CHECK-SAME: %[[ARG0:.*]]: tensor<4x3xf64>, %[[ARG1:.*]]: tensor<2xf64>, %[[ARG2:.*]]: tensor<2x4xf64>) -> (tensor<4x3xf64> {jax.result_info = "result[0]"}, tensor<2x4xf64> {jax.result_info = "result[1]"}) {
+# CHECK-SAME: %[[ARG0:.*]]: tensor<4x3xf64>, %[[ARG1:.*]]: tensor<2xf64>, %[[ARG2:.*]]: tensor<2x4xf64>) -> (tensor<4x3xf64> {jax.result_info = "result[0]"}, tensor<2x4xf64> {jax.result_info = "result[1]"}, tensor<4x3xf64> {jax.result_info = "result[2][0]"}, tensor<3xi32> {jax.result_info = "result[2][1]"}, tensor<3xf64> {jax.result_info = "result[2][2]"}) {
 # CHECK-NEXT:     %[[V0:.*]] = stablehlo.custom_call @lapack_dorgqr_ffi(%[[ARG0]], %[[ARG1]]) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k])->([l, m]) {i=4, j=3, k=2, l=4, m=3}, custom>} : (tensor<4x3xf64>, tensor<2xf64>) -> tensor<4x3xf64>
 # CHECK-NEXT:     %[[V1:.*]] = stablehlo.custom_call @lapack_dormqr_ffi(%[[ARG0]], %[[ARG1]], %[[ARG2]]) {backend_config = "", mhlo.backend_config = {left = false, transpose = true}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 2, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k], [l, m])->([n, o]) {i=4, j=3, k=2, l=2, m=4, n=2, o=4}, custom>} : (tensor<4x3xf64>, tensor<2xf64>, tensor<2x4xf64>) -> tensor<2x4xf64>
-# CHECK-NEXT:     return %[[V0]], %[[V1]] : tensor<4x3xf64>, tensor<2x4xf64>
+# CHECK-NEXT:     %[[C:.*]] = stablehlo.constant dense<0> : tensor<i32>
+# CHECK-NEXT:     %[[V2:.*]] = stablehlo.broadcast_in_dim %[[C]], dims = [] : (tensor<i32>) -> tensor<3xi32>
+# CHECK-NEXT:     %[[V3:.*]]:3 = stablehlo.custom_call @lapack_dgeqp3_ffi(%[[ARG0]], %[[V2]]) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>, #stablehlo.output_operand_alias<output_tuple_indices = [1], operand_index = 1, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k])->([l, m], [n], [o]) {i=4, j=3, k=3, l=4, m=3, n=3, o=3}, custom>} : (tensor<4x3xf64>, tensor<3xi32>) -> (tensor<4x3xf64>, tensor<3xi32>, tensor<3xf64>)
+# CHECK-NEXT:     return %[[V0]], %[[V1]], %[[V3]]#0, %[[V3]]#1, %[[V3]]#2 : tensor<4x3xf64>, tensor<2x4xf64>, tensor<4x3xf64>, tensor<3xi32>, tensor<3xf64>
 # CHECK-NEXT:   }
 # CHECK-NEXT: }
 # CHECK-EMPTY:
