@@ -961,6 +961,10 @@ ROWS = [
      lambda jax: jax.lax.linalg.tridiagonal_solve(V, V, V, np.ones((2, 1))),
      r'tridiagonal_solve: b must be \[..., m, k\] for diagonals \[..., m\], got b '
      r'float64\[2,1\]'),
+    ('lax.linalg.tridiagonal_solve_batch',
+     lambda jax: jax.lax.linalg.tridiagonal_solve(*[np.ones((2, 3))] * 3, np.ones((4, 3, 1))),
+     r'tridiagonal_solve: the operands must have one batch shape, got float64\[2,3\], '
+     r'float64\[2,3\], float64\[2,3\], float64\[4,3,1\]'),
     ('lax.linalg.tridiagonal_solve_b_vector',
      lambda jax: jax.lax.linalg.tridiagonal_solve(V, V, V, V),
      r'tridiagonal_solve: operand 3 must have rank at least 2, got float64\[3\]'),
@@ -1701,6 +1705,11 @@ ROWS = [
 #: fails by accident of its implementation (an MLIR verifier error, an ``assert``, a missing
 #: attribute). docs/semantics.md ("Bad input") points here.
 DEPARTURES = [
+    ('lax.linalg.ormqr_taus', lambda jax: jax.lax.linalg.ormqr(
+        np.ones((3, 2)), np.ones(3), np.ones((3, 2))), ValueError,
+     r'ormqr: taus must have at most min\(m, n\) = 2 entries, got float64\[3\]',
+     "JAX hands LAPACK's ormqr a reflector past the end of a (householder_product refuses "
+     'it in both)'),
     ('lax.scaled_dot_without_scales', lambda jax: jax.lax.scaled_dot(
         np.ones((4, 8)), np.ones((8, 3))), NotImplementedError,
      r'scaled_dot: lhs_scale was left out; JAX makes or takes float8_e8m0fnu scales .* minijax '
