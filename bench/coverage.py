@@ -9,7 +9,8 @@ Every public name of jax 0.10.2 in the namespaces JAX programs import is one of:
 - not yet: listed in ``NOT_YET`` below, the work left (issues 31 and 32).
 
 A name that is none of these fails ``test/unit/test_coverage.py``, which also checks that
-``docs/jax_coverage.md`` is this script's current output::
+every implemented name is named by a test (``untested``) and that ``docs/jax_coverage.md`` is
+this script's current output::
 
     python bench/coverage.py           # the summary, one line per namespace
     python bench/coverage.py --write   # regenerate docs/jax_coverage.md, and drop the
@@ -63,12 +64,7 @@ NAMESPACES = (
 
 #: Names minijax does not have yet: the work of issue 31 (SPMD) and issue 32 (the rest).
 #: A name leaves this table when it is implemented (the test says so).
-NOT_YET: dict[str, str] = {
-    'jax.lax': (
-        'device_put_p pbroadcast precv psend ragged_all_to_all ragged_all_to_all_p '),
-    'jax.scipy.special': (
-        'fresnel hyp1f1 hyp2f1 owens_t sph_harm_y '),
-}
+NOT_YET: dict[str, str] = {}
 
 
 class Name(NamedTuple):
@@ -146,6 +142,22 @@ def table() -> list[Name]:
     return [row for namespace in NAMESPACES for row in classify(namespace)]
 
 
+def _named_in_tests() -> set[str]:
+    """The words of the test sources: what a test can name."""
+    return {word for path in (ROOT / 'test').rglob('*.py')
+            for word in re.findall(r'[A-Za-z_][A-Za-z0-9_]*', path.read_text())}
+
+
+def untested(rows: list[Name]) -> list[str]:
+    """Implemented names no test under ``test/`` names: untested, since every test of a
+    name compares it with JAX (a name a test mentions may still be tested poorly: this is a
+    floor). A primitive object (``*_p``) is compared with JAX's, one by one, by
+    ``test/unit/test_primitive_objects.py``, which enumerates them."""
+    named = _named_in_tests()
+    return [f'{r.namespace}.{r.name}' for r in rows if r.status == 'implemented'
+            and r.name not in named and not r.name.endswith('_p')]
+
+
 def _count(rows, status):
     return sum(r.status == status for r in rows)
 
@@ -158,7 +170,9 @@ def markdown(rows: list[Name]) -> str:
         f'Of the {total} public names of jax {jax.__version__} in the namespaces below, '
         f'minijax implements {done} ({100 * done / total:.1f}%); '
         f'{_count(rows, "unsupported")} are not supported (each with the reason its error '
-        f'gives), {_count(rows, "not yet")} are not there yet. A function "lacking" '
+        f'gives), {_count(rows, "not yet")} are not there yet. Each implemented name is '
+        'named by a test that compares it with JAX (`test/unit/test_coverage.py` checks '
+        'that). A function "lacking" '
         'parameters takes all of JAX\'s but those. A name that is not supported is an '
         'error saying why and what to use instead:', '',
         '```python', 'import minijax.numpy as jnp', '', 'try:', '    jnp.float8_e4m3fn',

@@ -1,6 +1,9 @@
 """minijax: a small JAX that lowers to StableHLO MLIR and runs on the PJRT CPU client."""
 import os
 
+#: minijax's own version (``jax.__version__`` is JAX's: minijax follows JAX 0.10.2's API).
+__version__ = '0.1.0'
+
 # Before jaxlib loads: keep PJRT's start-up INFO lines off stderr unless asked for.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 

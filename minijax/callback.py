@@ -35,8 +35,10 @@ from minijax.control_flow import scan
 from minijax.errors import JaxRuntimeError
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import batching
+from minijax.lax import parallel
 from minijax.lowering import register_lowering
 from minijax.lowering.ops import python_callback
+from minijax.sharding import rules as sharding_rules
 
 
 class FlatCallback:
@@ -121,6 +123,15 @@ def _element(x, axis, i):
     return lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=axis), (axis,))
 
 
+def _placement(ctx) -> tuple | None:
+    """Which devices a callback runs on in a partitioned program, as JAX places it: device 0,
+    once, on whole values, in a program over a mesh; every device, on its block, inside a
+    ``shard_map``; None (no annotation) on one device or under ``pmap``."""
+    if parallel.manual_meshes:
+        return ()
+    return (0,) if ctx.module_context.num_partitions > 1 else None
+
+
 def _on_host(impl, **params):
     """The function XLA calls from a compiled program: the primitive's impl, which gets the
     values as XLA hands them over and returns its results as a tuple."""
@@ -128,9 +139,13 @@ def _on_host(impl, **params):
 
 
 def _debug_callback_lowering(ctx, *args, callback, effect):
+    if effect.ordered and ctx.module_context.num_partitions > 1:  # (JAX's error; an ordered
+        # io_callback is threaded through a program over several devices, as in JAX)
+        raise ValueError('The following ordered effects are not supported for more than 1 '
+                         'device: [OrderedDebugEffect]')
     return python_callback(ctx, _on_host(_debug_callback_impl, callback=callback,
                                          effect=effect), args, has_side_effect=True,
-                           ordered=effect.ordered)
+                           ordered=effect.ordered, device_ids=_placement(ctx))
 
 
 debug_callback_p.def_impl(_debug_callback_impl)
@@ -320,7 +335,7 @@ def _scanned(primitive, args, dims, **params):
 
 def _pure_callback_lowering(ctx, *args, **params):
     return python_callback(ctx, _on_host(_pure_callback_impl, **params), args,
-                           has_side_effect=False)
+                           has_side_effect=False, device_ids=_placement(ctx))
 
 
 pure_callback_p.def_impl(_pure_callback_impl)
@@ -379,7 +394,8 @@ def _io_callback_batching(args, dims, **params):
 
 def _io_callback_lowering(ctx, *args, **params):
     return python_callback(ctx, _on_host(_io_callback_impl, **params), args,
-                           has_side_effect=True, ordered=params['ordered'])
+                           has_side_effect=True, ordered=params['ordered'],
+                           device_ids=_placement(ctx))
 
 
 io_callback_p.def_impl(_io_callback_impl)
@@ -388,3 +404,8 @@ io_callback_p.def_jvp(_io_callback_jvp)
 io_callback_p.def_transpose(_io_callback_transpose)
 io_callback_p.def_batching(_io_callback_batching)
 register_lowering(io_callback_p, _io_callback_lowering)
+# Their results' types are the ones the caller gave: unsharded, whatever the operands are
+# (and, as JAX lowers them, not constrained to it).
+_CALLBACKS = (debug_callback_p, pure_callback_p, io_callback_p)
+sharding_rules.register(sharding_rules.unsharded_results_rule, *_CALLBACKS)
+sharding_rules.not_constrained.update(_CALLBACKS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import math
 import operator
 import sysconfig
 import threading
@@ -224,16 +225,52 @@ class ShapeDtypeStruct:
     ``NamedSharding``, or a ``PartitionSpec`` over the mesh in context), for make_jaxpr and
     lower."""
 
-    def __init__(self, shape, dtype, *, sharding=None):
-        self.shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
-        self.dtype = dtype if dtypes.is_key(dtype) else \
-            dtypes.check_supported(dtype, f'ShapeDtypeStruct{self.shape}')
+    __slots__ = ('shape', 'dtype', 'weak_type', '_sharding')
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        if dtype is None:
+            raise ValueError('ShapeDtypeStruct: dtype must be specified.')
+        shape = canonicalize_shape(shape, 'ShapeDtypeStruct')
         if sharding is not None and not hasattr(sharding, 'spec') and \
                 not hasattr(sharding, 'partitions'):
             raise TypeError('sharding should be an instance of `jax.sharding.Sharding` or '
                             f'`jax.sharding.PartitionSpec`. Got {sharding} of type '
                             f'{type(sharding)}.')
-        self._sharding = sharding
+        for name, value in (('shape', shape), ('weak_type', bool(weak_type)),
+                            ('_sharding', sharding),
+                            ('dtype', dtype if dtypes.is_key(dtype) else
+                             dtypes.check_supported(dtype, f'ShapeDtypeStruct{shape}'))):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise RuntimeError(f'Cannot reassign attributes ({name}) of immutable '
+                           'ShapeDtypeStruct objects')
+
+    size = property(lambda self: math.prod(self.shape))
+    ndim = property(lambda self: len(self.shape))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError('len() of unsized object')
+        return self.shape[0]
+
+    @classmethod
+    def like(cls, x):
+        """The type of ``x`` (an array, a scalar, or another ShapeDtypeStruct), with its
+        sharding when it is laid out over a mesh."""
+        aval = get_aval(x)
+        sharding = getattr(x, 'sharding', None) if getattr(x, 'committed', True) else None
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type,
+                   sharding=sharding if hasattr(sharding, 'spec') else None)
+
+    def _key(self):
+        return self.shape, self.dtype, self.weak_type, self._sharding
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
 
     @property
     def sharding(self):
@@ -247,7 +284,8 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         sharding = '' if self._sharding is None else f', sharding={self.sharding}'
-        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding})'
+        weak = ', weak_type=True' if self.weak_type else ''
+        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})'
 
 
 #: Python type -> function giving its aval; other modules (Array) register themselves here.
@@ -269,7 +307,7 @@ for _t in dtypes.PYTHON_SCALARS:
 aval_handlers[np.ndarray] = _ndarray_aval
 for _t in dtypes.SUPPORTED:  # NumPy scalars: np.float32(1.), np.uint8(3), ...
     aval_handlers[_t.type] = _ndarray_aval
-aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, False, s.sharding)
+aval_handlers[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, s.weak_type, s.sharding)
 aval_handlers[Token] = lambda t: abstract_token
 
 

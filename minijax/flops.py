@@ -391,7 +391,7 @@ _DATA_MOVEMENT = [lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.tran
                   lax.gradients.stop_gradient_p, lax.rev_p, lax.gather_p, lax.split_p,
                   lax.unstack_p, lax.stack_p, lax.tile_p, lax.optimization_barrier_p,
                   lax.dce_sink_p, lax.copy_p, lax.stage_p, lax.create_token_p,
-                  lax.after_all_p, lax.sharding_constraint_p]
+                  lax.after_all_p, lax.sharding_constraint_p, lax.device_put_p]
 _REDUCTIONS = [lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_min_p,
                lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p]
 

@@ -32,7 +32,7 @@ from minijax.interpreters.transpose import (drop_zero_cts, is_undefined_primal, 
 from minijax.ir.jaxpr import ClosedJaxpr, JaxprEqn, Var, same_type
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.tracing import trace_to_jaxpr
-from minijax.lax import parallel
+from minijax.lax import collectives_beyond_cpu, parallel
 from minijax.lax.reductions import reduce_sum
 from minijax.lowering import (lower_jaxpr_to_module, mlir_context, module_text,
                               register_lowering)
@@ -253,7 +253,9 @@ flops_rules[xla_pmap_p] = lambda eqn, known: (eqn.params['axis_size'] *
                                               closed_jaxpr_flops(eqn.params['call_jaxpr']))
 for _collective in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p, parallel.axis_index_p,
                     parallel.all_gather_p, parallel.psum_scatter_p, parallel.ppermute_p,
-                    parallel.all_to_all_p):
+                    parallel.all_to_all_p, collectives_beyond_cpu.pbroadcast_p,
+                    collectives_beyond_cpu.psend_p, collectives_beyond_cpu.precv_p,
+                    collectives_beyond_cpu.ragged_all_to_all_p):
     # flops lives above lax; a collective moves data between devices: counted as none
     flops_rules[_collective] = lambda eqn, known: 0
 

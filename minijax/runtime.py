@@ -815,21 +815,33 @@ class SpmdExecutable(_Compiled):
     made one program per device from the module's Shardy annotations. Called with one
     jaxlib array over the mesh's devices per argument, laid out as ``in_shardings`` (the
     executable's parameter ``HloSharding``s) say; returns one per result, laid out as
-    ``out_shardings`` say (XLA chose those it was free to)."""
+    ``out_shardings`` say (XLA chose those it was free to). A program with ordered effects
+    (``ordered``) takes and returns their token first: a token per device, which the
+    caller never sees."""
 
-    def __init__(self, loaded, argument_count: int, result_types, on: tuple, callbacks=()):
+    def __init__(self, loaded, argument_count: int, result_types, on: tuple, callbacks=(),
+                 ordered=False):
         self._loaded = loaded
         self._host_callbacks = callbacks
         self.devices = on
-        self.in_shardings = _hlo_shardings(loaded.get_parameter_shardings(), argument_count)
-        self.out_shardings = _hlo_shardings(loaded.get_output_shardings(), len(result_types))
+        self._ordered = ordered
+        in_shardings = _hlo_shardings(loaded.get_parameter_shardings(), argument_count)
+        out_shardings = _hlo_shardings(loaded.get_output_shardings(), len(result_types))
+        self.in_shardings, self.out_shardings = in_shardings[ordered:], out_shardings[ordered:]
         device_list = xc.DeviceList(on)
         self._handlers = [xc._xla.array_result_handler(
             _TransferAval(shape, dtype), xc.GSPMDSharding(device_list, hlo), committed=True,
-            _skip_checks=True) for (shape, dtype), hlo in zip(result_types, self.out_shardings)]
+            _skip_checks=True) for (shape, dtype), hlo in zip(result_types, out_shardings)]
+        self._token = None if not ordered else xc.ArrayImpl(
+            _TransferAval(*_TOKEN_BUFFER), xc.GSPMDSharding(device_list, _REPLICATED),
+            [device_put(np.zeros(*_TOKEN_BUFFER), d) for d in on], committed=True,
+            _skip_checks=True)
 
     def __call__(self, arrays: list) -> list:
-        return self._loaded.execute_sharded(arrays).consume_with_handlers(self._handlers)
+        if self._ordered:
+            arrays = [self._token, *arrays]
+        outs = self._loaded.execute_sharded(arrays).consume_with_handlers(self._handlers)
+        return outs[self._ordered:]
 
 
 def _hlo_shardings(shardings, count: int) -> list:
@@ -854,6 +866,9 @@ def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None,
     build = options.executable_build_options
     build.use_spmd_partitioning = True
     build.use_shardy_partitioner = True
+    ordered = _threads_token(module)  # (the token first: replicated, never XLA's to choose)
+    free_inputs, free_outputs = ([False] * ordered + list(free) if free is not None else None
+                                 for free in (free_inputs, free_outputs))
     if free_inputs is not None:
         build.allow_spmd_sharding_propagation_to_parameters = list(free_inputs)
     if free_outputs is not None:
@@ -863,7 +878,8 @@ def compile_spmd(module, on: tuple, free_inputs=None, free_outputs=None,
     with module.context:
         arguments = ir.FunctionType(ir.TypeAttr(
             main_function(module).attributes['function_type']).value).inputs
-    return SpmdExecutable(loaded, len(arguments), _main_result_types(module), on, callbacks)
+    return SpmdExecutable(loaded, len(arguments), _main_result_types(module), on, callbacks,
+                          ordered)
 
 
 @functools.lru_cache(maxsize=1024)  # (a call of a program reads its results' layouts again)

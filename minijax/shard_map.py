@@ -206,6 +206,7 @@ def _shard_map_abstract_eval(*in_avals, jaxpr, mesh, in_specs, out_specs, check_
 shard_map_p.def_impl(_shard_map_impl)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
 sharding_rules.register(sharding_rules.AS_EVALUATED, shard_map_p)  # typed by its out_specs
+sharding_rules.not_constrained.add(shard_map_p)  # (as JAX lowers it: its out_shardings say)
 dispatch.PLACING.add(shard_map_p)  # (its impl places its results: not the eager-op path)
 
 

@@ -159,7 +159,16 @@ def run(exe: runtime.SpmdExecutable, place: Placement, args, out_avals) -> list[
     sharded Array with the sharding given or the one XLA chose."""
     ins, outs = shardings(exe, place, map(core.get_aval, args), out_avals)
     buffers = [_argument(x, s) for x, s in zip(args, ins)]
-    return [Array(b, a, sharding=s) for b, a, s in zip(exe(buffers), out_avals, outs)]
+    return [Array(_on_its_device(b, s, place), a, sharding=s)
+            for b, a, s in zip(exe(buffers), out_avals, outs)]
+
+
+def _on_its_device(buffer, sharding, place: Placement):
+    """A result's buffer as its Array holds it: one device's, for a result laid out on one
+    device of a program over a mesh (a host callback's: XLA's maximal sharding)."""
+    if place.mesh is None or not isinstance(sharding, SingleDeviceSharding):
+        return buffer
+    return runtime.shards(buffer)[place.devices.index(sharding._device)]
 
 
 def _chosen(hlo, place: Placement, aval):
@@ -168,6 +177,9 @@ def _chosen(hlo, place: Placement, aval):
     not the ``P('x')`` read back from the layout)."""
     if place.mesh is None:
         return SingleDeviceSharding(place.devices[0])
+    if hlo.is_maximal() and not hlo.is_replicated():  # (on one device: a host callback's
+        # result, JAX's GSPMDSharding; a replicated layout is "maximal" too, on no device)
+        return SingleDeviceSharding(place.devices[hlo.tile_assignment_devices()[0]])
     ndim = core.physical_aval(aval).ndim
     typed = getattr(aval, '_sharding', None)
     if typed is not None and typed.mesh.are_all_axes_explicit and \

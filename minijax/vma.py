@@ -17,7 +17,7 @@ from __future__ import annotations
 from minijax import core
 from minijax.caching import cache_on_first_arg
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from minijax.lax import parallel
+from minijax.lax import collectives_beyond_cpu, parallel
 
 
 class ManualArray(core.ShapedArray):
@@ -133,6 +133,8 @@ class _Rewriter:
             self.emit(eqn, [x], [axes - _axes(eqn) if p in _REDUCTIONS else axes])
         elif p is parallel.axis_index_p:
             self.emit(eqn, ins, [_axes(eqn)])
+        elif p is collectives_beyond_cpu.precv_p:  # (its result's type is out_shape's)
+            self.emit(eqn, ins, [frozenset()])
         elif p in (parallel.pvary_p, parallel.psum_invariant_p):
             change = _axes(eqn)
             self.emit(eqn, ins, [self.axes(ins[0]) | change if p is parallel.pvary_p

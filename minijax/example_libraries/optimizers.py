@@ -28,14 +28,31 @@ __all__ = [
     'polynomial_decay', 'rmsprop', 'rmsprop_momentum', 'sgd', 'sm3', 'unpack_optimizer_state']
 
 
+def _of_one_length(args, message):
+    """``args`` as lists, if all have the first's length; else ``message(i, n, lengths)``,
+    for the first that has not, as a ValueError."""
+    args = [list(a) for a in args]
+    lengths = tuple(len(a) for a in args)
+    for i, n in enumerate(lengths):
+        if n != lengths[0]:
+            raise ValueError(message(i, n, lengths))
+    return args
+
+
 def safe_map(f, *args):
     """``map`` that insists its sequences have one length (JAX's module exports it)."""
-    return [f(*xs) for xs in safe_zip(*args)]
+    args = _of_one_length(args, lambda i, n, lengths: (
+        f'safe_map() argument {i + 1} is {"longer" if n > lengths[0] else "shorter"} '
+        'than argument 1'))
+    return list(builtins.map(f, *args))
 
 
 def safe_zip(*args):
     """``zip`` that insists its sequences have one length."""
-    return list(builtins.zip(*args, strict=True))
+    args = _of_one_length(args, lambda i, n, lengths: (
+        f'safe_zip() argument {i} has length {n} but argument 0 has length {lengths[0]}. '
+        f'All lengths: {lengths}'))
+    return list(builtins.zip(*args))
 
 
 def unzip2(xys):

@@ -65,7 +65,7 @@ class BatchTrace(core.Trace):
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
         if primitive in collective_vmap_rules and self.axis_name is not None and \
-                params.get('axis_name') == self.axis_name:
+                params.get('axis_name') in (self.axis_name, (self.axis_name,)):
             outs, out_dims = collective_vmap_rules[primitive](self.axis_size, vals, dims,
                                                               **params)
             outs, out_dims = [outs], [out_dims]

@@ -207,7 +207,6 @@ def _unspecified_as_jax(shardings):
 
 
 _NAME_FIRST = dict(first=('name',))
-_NO_GROUPS = {'axis_index_groups': _constant(None)}
 _REDUCTION = PrintedAs(renamed={'axis_name': 'axes'}, shown={'axis_name': _names})
 _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis,)})
 
@@ -215,11 +214,6 @@ _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis
 JAX_NAMES: dict[str, PrintedAs] = {
     'xla_call': PrintedAs('jit', shown={'in_shardings': _unspecified_as_jax,
                                         'out_shardings': _unspecified_as_jax}, **_NAME_FIRST),
-    'scatter_add': PrintedAs('scatter-add'),
-    'scatter_sub': PrintedAs('scatter-sub'),
-    'scatter_mul': PrintedAs('scatter-mul'),
-    'scatter_min': PrintedAs('scatter-min'),
-    'scatter_max': PrintedAs('scatter-max'),
     'reduce_sum': PrintedAs(added={'out_sharding': _param_or_none('out_sharding')}),
     'argmax': PrintedAs(**_AXIS_AS_AXES),
     'argmin': PrintedAs(**_AXIS_AS_AXES),
@@ -246,15 +240,15 @@ JAX_NAMES: dict[str, PrintedAs] = {
                                  hidden={'num_consts': _empty}, **_NAME_FIRST),
     # collectives (lax/parallel.py): JAX names their axes with a tuple
     'psum': _REDUCTION, 'pmax': _REDUCTION, 'pmin': _REDUCTION,
-    'all_gather': PrintedAs(shown={'axis_name': _names}, added=_NO_GROUPS),
-    'psum_scatter': PrintedAs('reduce_scatter', shown={'axis_name': _names}, added=_NO_GROUPS),
+    'all_gather': PrintedAs(shown={'axis_name': _names}),
+    'psum_scatter': PrintedAs('reduce_scatter', shown={'axis_name': _names}),
     'ppermute': PrintedAs(shown={'axis_name': _names}),
-    'all_to_all': PrintedAs(added=_NO_GROUPS, hidden={'axis_size': _always}),
+    'all_to_all': PrintedAs(hidden={'axis_size': _always}),
 }
 
 
 def jax_name(primitive_name: str) -> str:
-    """How JAX names a primitive (in jaxprs and in locations): ``scatter-add``."""
+    """How JAX names a primitive (in jaxprs and in locations): ``jit`` for ``xla_call``."""
     return JAX_NAMES.get(primitive_name, PrintedAs()).name or primitive_name
 
 

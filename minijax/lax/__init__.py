@@ -120,8 +120,14 @@ from minijax.lax.parallel import (  # noqa: E402
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pcast, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, psum_scatter_p, pswapaxes)
+# The ones XLA's CPU backend does not run (they fail there as under JAX): see
+# minijax/lax/collectives_beyond_cpu.py.
+from minijax.lax.collectives_beyond_cpu import (  # noqa: E402
+    pbroadcast, precv, psend, ragged_all_to_all, ragged_all_to_all_p)
 # Shardings of values inside a program over a mesh: see minijax/lax/sharding.py.
 from minijax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: E402
+# The traced device_put's primitive (its placements are shardings): minijax/lax/device_put.py.
+from minijax.lax.device_put import device_put_p  # noqa: E402
 # jax.lax.linalg: the decompositions, as a namespace of their own (their primitives too).
 from minijax.lax import linalg  # noqa: E402
 # Every lax primitive's sharding rule (sharding in types), once they all exist.

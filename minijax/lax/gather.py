@@ -395,10 +395,10 @@ def _scatter_function(primitive):
     return scatter_fn
 
 
-_COMBINED = {'scatter': 'written over it', 'scatter_add': 'added to it',
-             'scatter_sub': 'subtracted from it',
-             'scatter_mul': 'multiplied into it', 'scatter_min': 'taking the minimum',
-             'scatter_max': 'taking the maximum'}
+_COMBINED = {'scatter': 'written over it', 'scatter-add': 'added to it',
+             'scatter-sub': 'subtracted from it',
+             'scatter-mul': 'multiplied into it', 'scatter-min': 'taking the minimum',
+             'scatter-max': 'taking the maximum'}
 
 # ----------------------------------------------------------------------------- derivatives
 
@@ -641,8 +641,8 @@ def _scatter_lowering(combine):
         block = append_block(ctx, op.update_computation, scalar, scalar)
         current, update = block.arguments
         # (JAX lowers the combining function's jaxpr, one equation of the primitive the
-        # scatter is named after: scatter_add's add)
-        combiner = ctx.primitive.name.removeprefix('scatter').lstrip('_')
+        # scatter is named after: scatter-add's add)
+        combiner = ctx.primitive.name.removeprefix('scatter').lstrip('-')
         with ir.InsertionPoint(block):
             if update_jaxpr is None:
                 with traceless_location(ctx, combiner):
@@ -682,17 +682,17 @@ def _region(op):
     return lambda current, update, dtype: op(current, update).result
 
 
-#: name -> (NumPy in-place combine, the update region ``(current, update, dtype) -> value``,
+#: name (JAX's: ``scatter-add``) -> (NumPy in-place combine, the update region ``(current, update, dtype) -> value``,
 #: jvp rule of the primitive).
 _SCATTERS = {
     'scatter': (_assign_at, lambda current, update, dtype: update, lambda p: _scatter_jvp),
-    'scatter_add': (np.add.at, _region(hlo.AddOp), _linear_jvp),
-    'scatter_sub': (np.subtract.at, _region(hlo.SubtractOp), _linear_jvp),
-    'scatter_mul': (np.multiply.at, _region(hlo.MulOp), lambda p: _scatter_mul_jvp),
-    'scatter_min': (_extremal_at(np.minimum, core.impl_rules[lax.min_p]),
+    'scatter-add': (np.add.at, _region(hlo.AddOp), _linear_jvp),
+    'scatter-sub': (np.subtract.at, _region(hlo.SubtractOp), _linear_jvp),
+    'scatter-mul': (np.multiply.at, _region(hlo.MulOp), lambda p: _scatter_mul_jvp),
+    'scatter-min': (_extremal_at(np.minimum, core.impl_rules[lax.min_p]),
                     lambda current, update, dtype: choose(current, update, 'LT', dtype),
                     _scatter_extremal_jvp),
-    'scatter_max': (_extremal_at(np.maximum, core.impl_rules[lax.max_p]),
+    'scatter-max': (_extremal_at(np.maximum, core.impl_rules[lax.max_p]),
                     lambda current, update, dtype: choose(current, update, 'GT', dtype),
                     _scatter_extremal_jvp),
 }

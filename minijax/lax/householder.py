@@ -118,7 +118,8 @@ def _hessenberg_lowering(ctx, a):
     h, taus, info = _lapack_call('gehrd', [a], ctx.avals_in, [a_aval, taus_aval, info_aval],
                                  {0: 0}, high=np.int32(a_aval.shape[-1]), low=np.int32(1))
     ok = _succeeded(info, info_aval)
-    return [_nan_unless(ok, h, a_aval, info_aval), _nan_unless(ok, taus, taus_aval, info_aval)]
+    return [_nan_unless(ctx, ok, h, a_aval, info_aval),
+            _nan_unless(ctx, ok, taus, taus_aval, info_aval)]
 
 
 hessenberg_p = Primitive('hessenberg', multiple_results=True, eager_on_xla=True)
@@ -151,7 +152,7 @@ def _tridiagonal_lowering(ctx, a, *, lower):
     *outs, info = _lapack_call(kernel, [a], [x_aval], [*ctx.avals_out, info_aval], {0: 0},
                                uplo='L' if lower else 'U')
     ok = _succeeded(info, info_aval)
-    return [_nan_unless(ok, x, aval, info_aval) for x, aval in zip(outs, ctx.avals_out)]
+    return [_nan_unless(ctx, ok, x, aval, info_aval) for x, aval in zip(outs, ctx.avals_out)]
 
 
 tridiagonal_p = Primitive('tridiagonal', multiple_results=True, eager_on_xla=True)

@@ -40,6 +40,7 @@ from minijax.lax.structural import (
     broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, pad, transpose)
 from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
+from minijax.lowering.shardings import constrain_to_type
 
 __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
            'lu', 'lu_pivots_to_permutation', 'lu_pivots_to_permutation_p', 'lu_solve', 'qdwh', 'qr',
@@ -118,18 +119,22 @@ def lu_pivots_to_permutation(pivots, permutation_size):
 
 def _permutation_loop(pivots, *, permutation_size):
     """The lowering: a loop over the pivots, as in JAX. Each step swaps two entries of every
-    batch member at once, by comparing positions (``j`` differs between members)."""
+    batch member at once, by comparing positions (``j`` differs between members). Under
+    sharding in types the batch may be sharded (the permutations are, alike), the swaps not
+    (the primitive's sharding rule, JAX's, refuses them)."""
     from minijax.control_flow import fori_loop  # (a layer above lax)
     aval = core.get_aval(pivots)
     shape = (*aval.shape[:-1], permutation_size)
     last = len(shape) - 1
-    positions = broadcasted_iota(dtypes.int32, shape, last)
+    sharding = aval._sharding
+    positions = broadcasted_iota(dtypes.int32, shape, last, out_sharding=sharding)
 
     def at(index_column):
         return eq(positions, broadcast_in_dim(index_column, shape, tuple(range(len(shape)))))
 
     def entry(perm, where):
-        return reduce_sum(select_n(where, full(shape, 0, dtypes.int32), perm), last)
+        return reduce_sum(select_n(where, full(shape, 0, dtypes.int32, sharding=sharding),
+                                   perm), last)
 
     def swap(i, perm):
         zeros = (np.int32(0),) * last  # the loop index is int32: one dtype for all starts
@@ -294,14 +299,19 @@ def _triangle_mask(shape, k):
     return mask if n == 2 else broadcast_in_dim(mask, shape, (n - 2, n - 1))
 
 
+def _zeros_like(aval):
+    """Zeros of ``aval``'s type, its sharding too (JAX's zeros_like_array)."""
+    return full(aval.shape, 0, aval.dtype, sharding=aval._sharding)
+
+
 def _tril(x, k=0):
     aval = core.get_aval(x)
-    return select_n(_triangle_mask(aval.shape, k), full(aval.shape, 0, aval.dtype), x)
+    return select_n(_triangle_mask(aval.shape, k), _zeros_like(aval), x)
 
 
 def _triu(x, k=0):
     aval = core.get_aval(x)
-    return select_n(_triangle_mask(aval.shape, k - 1), x, full(aval.shape, 0, aval.dtype))
+    return select_n(_triangle_mask(aval.shape, k - 1), x, _zeros_like(aval))
 
 
 def _symmetric_from_triangle(x, lower):
@@ -492,17 +502,19 @@ def _full(aval, value):
     return hlo_broadcast(constant(np.array(value, aval.dtype)), aval, ())
 
 
-def _nan_unless(ok, x, aval, ok_aval):
+def _nan_unless(ctx, ok, x, aval, ok_aval):
     """``x`` where the kernel succeeded (``ok``, one per matrix), else NaNs (in both parts
     of a complex number, as JAX fills). As JAX builds it: ``ok`` with unit matrix axes,
-    the NaNs, then ``ok`` broadcast to the matrices."""
+    the NaNs, then ``ok`` broadcast to the matrices, constrained to ``aval``'s sharding
+    under sharding in types (the result's type, which the select is not constrained to)."""
     mask_aval = aval.update(shape=(*ok_aval.shape, *[1] * (aval.ndim - ok_aval.ndim)),
                             dtype=dtypes.bool_)
     ok = hlo_broadcast(ok, mask_aval, range(ok_aval.ndim))
     nan = complex(np.nan, np.nan) if dtypes.is_complex(aval.dtype) else np.nan
     nans = _full(aval, nan)
     if mask_aval.shape != aval.shape:
-        ok = hlo_broadcast(ok, aval.update(dtype=dtypes.bool_), range(aval.ndim))
+        ok_aval = aval.update(dtype=dtypes.bool_)
+        ok = constrain_to_type(ctx, hlo_broadcast(ok, ok_aval, range(aval.ndim)), ok_aval)
     return hlo.SelectOp(ok, x, nans).result
 
 
@@ -566,7 +578,7 @@ def _cholesky_lowering(ctx, x):
     info_aval = _info_aval(aval)
     factor, info = _lapack_call('potrf', [x], ctx.avals_in, [aval, info_aval], {0: 0},
                                 uplo='L')
-    return [_nan_unless(_succeeded(info, info_aval), factor, aval, info_aval)]
+    return [_nan_unless(ctx, _succeeded(info, info_aval), factor, aval, info_aval)]
 
 
 cholesky_p = Primitive('cholesky', eager_on_xla=True)
@@ -741,7 +753,8 @@ def _lu_lowering(ctx, x):
     lu_, pivots, info = _lapack_call('getrf', [x], ctx.avals_in,
                                      [lu_aval, pivots_aval, info_aval], {0: 0})
     pivots = hlo.SubtractOp(pivots, _full(pivots_aval, 1)).result  # (LAPACK counts from 1)
-    return [_nan_unless(_succeeded(info, info_aval, 'GE'), lu_, lu_aval, info_aval), pivots]
+    ok = _succeeded(info, info_aval, 'GE')
+    return [_nan_unless(ctx, ok, lu_, lu_aval, info_aval), pivots]
 
 
 lu_p = Primitive('lu', multiple_results=True, eager_on_xla=True)
@@ -907,7 +920,8 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues):
     v, w, info = _lapack_call(kernel, [x], ctx.avals_in, [v_aval, w_aval, info_aval], {0: 0},
                               mode='V', uplo='L' if lower else 'U')
     ok = _succeeded(info, info_aval)
-    return [_nan_unless(ok, v, v_aval, info_aval), _nan_unless(ok, w, w_aval, info_aval)]
+    return [_nan_unless(ctx, ok, v, v_aval, info_aval),
+            _nan_unless(ctx, ok, w, w_aval, info_aval)]
 
 
 eigh_p = Primitive('eigh', multiple_results=True, eager_on_xla=True)
@@ -981,9 +995,9 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
         compute_right='V' if compute_right_eigenvectors else 'N')
     w = hlo.ComplexOp(*w).result if real else w[0]
     ok = _succeeded(info, info_aval)
-    out = [(w, w_aval)]
-    out += [(vl, v_aval)] * compute_left_eigenvectors + [(vr, v_aval)] * compute_right_eigenvectors
-    return [_nan_unless(ok, value, aval, info_aval) for value, aval in out]
+    out = [w] + [vl] * compute_left_eigenvectors + [vr] * compute_right_eigenvectors
+    return [_nan_unless(ctx, ok, value, aval, info_aval)
+            for value, aval in zip(out, ctx.avals_out)]
 
 
 eig_p = Primitive('eig', multiple_results=True, eager_on_xla=True)
@@ -1073,8 +1087,8 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
                                      [x_aval, s_aval, u_aval, vt_aval, info_aval], {0: 0},
                                      mode=mode)
     ok = _succeeded(info, info_aval)
-    outs = [(s, s_aval), (u, u_aval), (vt, vt_aval)][:3 if compute_uv else 1]
-    return [_nan_unless(ok, value, aval, info_aval) for value, aval in outs]
+    outs = zip([s, u, vt], ctx.avals_out)
+    return [_nan_unless(ctx, ok, value, aval, info_aval) for value, aval in outs]
 
 
 svd_p = Primitive('svd', multiple_results=True, eager_on_xla=True)
@@ -1117,7 +1131,7 @@ def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_call
                                   [x_aval, x_aval, *parts, info_aval, info_aval], {0: 0},
                                   mode='V' if compute_schur_vectors else 'N', sort='N')
     ok = _succeeded(info, info_aval)
-    return [_nan_unless(ok, v, x_aval, info_aval) for v in [t, q][:len(ctx.avals_out)]]
+    return [_nan_unless(ctx, ok, v, aval, info_aval) for v, aval in zip([t, q], ctx.avals_out)]
 
 
 schur_p = Primitive('schur', multiple_results=True, eager_on_xla=True)

@@ -14,9 +14,11 @@ axis. ``pvary`` and ``psum_invariant`` are the casts of ``shard_map``'s varying 
 (``minijax/vma.py``).
 
 A collective names its axis (``axis_name``); one nothing binds is a ``NameError``, as in
-JAX. ``axis_index_groups`` splits one axis into groups, each reducing on its own
-(``psum``, ``pmax``, ``pmin``, ``pmean``), under ``pmap`` and ``shard_map`` as in JAX
-(``vmap`` refuses them, as JAX's does).
+JAX. ``axis_index_groups`` splits one axis into groups, each reducing (``psum``, ``pmax``,
+``pmin``, ``pmean``), gathering, scattering or exchanging (``all_gather``, ``psum_scatter``,
+``all_to_all``) on its own, under ``pmap`` and ``shard_map`` as in JAX (``vmap`` refuses
+them, as JAX's does). The collectives XLA's CPU backend does not run are
+``collectives_beyond_cpu.py``'s.
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
 from minijax.lax.structural import (concatenate, expand_dims, full, iota, reshape,
                                     squeeze, transpose)
 from minijax.lax.slicing import slice_in_dim
-from minijax.lax.static import default_options_only, static_ints
+from minijax.lax.static import static_ints
 from minijax.sharding import NamedSharding, PartitionSpec
 from minijax.lowering import (LoweringRuleContext, append_block, constant, lower_fun,
                               register_lowering, tensor_type)
@@ -92,7 +94,8 @@ def _evaluated_outside_its_axis(*args, axis_name, **params):
 def _collective(name, abstract_eval, collective_vmap):
     """A collective primitive with the rules they all share in form: an impl that refuses to
     run outside the axis, an abstract eval that checks the axis is bound, and the vmap rule
-    over its own axis (the vmap rule over another axis is registered beside it)."""
+    over its own axis, if it has one (the vmap rule over another axis is registered beside
+    it)."""
     prim = Primitive(name)
     prim.def_impl(_evaluated_outside_its_axis)
 
@@ -101,7 +104,8 @@ def _collective(name, abstract_eval, collective_vmap):
         return abstract_eval(*avals, **params)
 
     prim.def_abstract_eval(checked_abstract_eval)
-    batching.collective_vmap_rules[prim] = collective_vmap
+    if collective_vmap is not None:
+        batching.collective_vmap_rules[prim] = collective_vmap
     return prim
 
 
@@ -153,18 +157,25 @@ def _device_groups(ctx_name, axis_name) -> tuple[np.ndarray, bool]:
     return np.arange(size, dtype=np.int64).reshape(1, size), False
 
 
-def _replica_groups(ctx_name, axis_name, axis_index_groups=None
-                    ) -> tuple[ir.DenseIntElementsAttr, dict]:
-    """The ``replica_groups`` attribute of a collective and the attributes a manual
-    computation adds (as JAX writes them): ``channel_handle`` and ``use_global_device_ids``,
-    which make XLA read the groups as partitions, not replicas. ``axis_index_groups`` splits
-    each group by the members' indices along the axis."""
+def _group_rows(ctx_name, axis_name, axis_index_groups=None
+                ) -> tuple[ir.DenseIntElementsAttr, bool]:
+    """``(replica_groups, spmd)``: a collective's device groups as the attribute, and
+    whether they are a manual computation's partitions. ``axis_index_groups`` splits each
+    group by the members' indices along the axis."""
     groups, spmd = _device_groups(ctx_name, axis_name)
     if axis_index_groups is not None:  # (groups of unequal sizes padded with -1, as JAX's)
         split = [[row[i] for i in group] for row in groups for group in axis_index_groups]
         groups = np.array(list(itertools.zip_longest(*split, fillvalue=-1))).T
-    return ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups, dtype=np.int64)), \
-        _spmd_attributes(spmd)
+    return ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups, dtype=np.int64)), spmd
+
+
+def _replica_groups(ctx_name, axis_name, axis_index_groups=None
+                    ) -> tuple[ir.DenseIntElementsAttr, dict]:
+    """The ``replica_groups`` attribute of a collective and the attributes a manual
+    computation adds (as JAX writes them): ``channel_handle`` and ``use_global_device_ids``,
+    which make XLA read the groups as partitions, not replicas."""
+    groups, spmd = _group_rows(ctx_name, axis_name, axis_index_groups)
+    return groups, _spmd_attributes(spmd)
 
 
 def _spmd_attributes(spmd: bool, global_ids: bool = True) -> dict:
@@ -265,6 +276,11 @@ def _reducing(prim, x, axis_name, axis_index_groups):
     groups = _index_groups(prim.name, axis_name, axis_index_groups)
     return tree_util.tree_map(
         lambda v: _bind(prim, v, axis_name=axis_name, axis_index_groups=groups), x)
+
+
+def _group_size(what, axis_name, groups) -> int:
+    """The members a collective spans: the axis's, or one group's (JAX's _axis_size)."""
+    return _axis_size(axis_name, what) if groups is None else len(groups[0])
 
 
 def _index_groups(what, axis_name, axis_index_groups) -> tuple | None:
@@ -408,7 +424,8 @@ def _gathered_shape(shape, axis, size, tiled):
     return (*shape[:axis], size, *shape[axis:])
 
 
-def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_size, tiled):
+def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_index_groups, axis_size,
+                              tiled):
     if not 0 <= all_gather_dimension <= x.ndim - tiled:
         raise ValueError(f'all_gather: axis {all_gather_dimension} is out of range for '
                          f'{x.str_short()}')
@@ -416,7 +433,7 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_size, tiled):
 
 
 def _all_gather_collective_vmap(size, vals, dims, *, axis_name, all_gather_dimension,
-                                axis_size, tiled):
+                                axis_index_groups, axis_size, tiled):
     (x,), (d,) = vals, dims
     stacked = moveaxis(move_batch_axis(size, d, 0, x), 0, all_gather_dimension)
     if tiled:
@@ -434,19 +451,22 @@ ad.defjvp_linear(all_gather_p)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to='varying'):
-    """Every member's ``x`` stacked along a new axis ``axis`` (concatenated if ``tiled``).
-    ``to`` is JAX's type of the result under ``shard_map``: minijax's is 'varying'."""
-    default_options_only('all_gather', axis_index_groups=axis_index_groups)
+    """Every member's ``x`` stacked along a new axis ``axis`` (concatenated if ``tiled``);
+    with ``axis_index_groups``, every member of its group's. ``to`` is JAX's type of the
+    result under ``shard_map``: minijax's is 'varying'."""
     if to != 'varying':
         raise NotImplementedError(f"all_gather: to={to!r} is not supported by minijax: its "
                                   "result varies along the axis (to='varying')")
+    groups = _index_groups('all_gather', axis_name, axis_index_groups)
     return _bind(all_gather_p, x, axis_name=axis_name, all_gather_dimension=axis,
-                 axis_size=_axis_size(axis_name, 'all_gather'), tiled=tiled)
+                 axis_index_groups=groups,
+                 axis_size=_group_size('all_gather', axis_name, groups), tiled=tiled)
 
 
-def _all_gather_lowering(ctx, x, *, axis_name, all_gather_dimension, axis_size, tiled):
+def _all_gather_lowering(ctx, x, *, axis_name, all_gather_dimension, axis_index_groups,
+                         axis_size, tiled):
     aval = ctx.avals_in[0]
-    groups, extra = _replica_groups('all_gather', axis_name)
+    groups, extra = _replica_groups('all_gather', axis_name, axis_index_groups)
     if not tiled:  # a size-1 axis to gather along (JAX: a broadcast, in a manual computation)
         expanded = tensor_type(aval.update(shape=_gathered_shape(
             aval.shape, all_gather_dimension, 1, False)))
@@ -468,7 +488,8 @@ def _scattered_shape(shape, dim, size, tiled):
     return (*shape[:dim], *shape[dim + 1:])
 
 
-def _psum_scatter_abstract_eval(x, *, scatter_dimension, axis_size, tiled):
+def _psum_scatter_abstract_eval(x, *, scatter_dimension, axis_index_groups, axis_size,
+                                tiled):
     dim = scatter_dimension
     if not 0 <= dim < x.ndim or (x.shape[dim] % axis_size if tiled
                                  else x.shape[dim] != axis_size):
@@ -478,7 +499,7 @@ def _psum_scatter_abstract_eval(x, *, scatter_dimension, axis_size, tiled):
 
 
 def _psum_scatter_collective_vmap(size, vals, dims, *, axis_name, scatter_dimension,
-                                  axis_size, tiled):
+                                  axis_index_groups, axis_size, tiled):
     (x,), (d,) = vals, dims
     total = _REDUCERS['psum'][1](x, size) if d is not_mapped else reduce_sum(x, (d,))
     if tiled:  # split the scattered dimension into (member, block): the member is the batch
@@ -495,16 +516,19 @@ ad.defjvp_linear(psum_scatter_p)
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
-    """``psum(x)`` split along ``scatter_dimension``: member ``i`` keeps block ``i``."""
-    default_options_only('psum_scatter', axis_index_groups=axis_index_groups)
+    """``psum(x)`` split along ``scatter_dimension``: member ``i`` keeps block ``i`` (with
+    ``axis_index_groups``, its group's sum, by its position in the group)."""
+    groups = _index_groups('psum_scatter', axis_name, axis_index_groups)
     return _bind(psum_scatter_p, x, axis_name=axis_name, scatter_dimension=scatter_dimension,
-                 axis_size=_axis_size(axis_name, 'psum_scatter'), tiled=tiled)
+                 axis_index_groups=groups,
+                 axis_size=_group_size('psum_scatter', axis_name, groups), tiled=tiled)
 
 
-def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
+def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_index_groups,
+                           axis_size, tiled):
     aval = ctx.avals_in[0]
     block = aval.update(shape=_scattered_shape(aval.shape, scatter_dimension, axis_size, True))
-    groups, extra = _replica_groups('psum_scatter', axis_name)
+    groups, extra = _replica_groups('psum_scatter', axis_name, axis_index_groups)
     op = hlo.ReduceScatterOp(tensor_type(block), x, scatter_dimension, groups, **extra)
     _scalar_region(ctx, op, add)
     out = op.result
@@ -513,14 +537,10 @@ def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, t
 
 register_lowering(psum_scatter_p, _psum_scatter_lowering)
 
-all_gather_p.def_transpose(lambda ct, x, *, axis_name, all_gather_dimension, axis_size, tiled:
-                           [psum_scatter_p.bind(ct, axis_name=axis_name,
-                                                scatter_dimension=all_gather_dimension,
-                                                axis_size=axis_size, tiled=tiled)])
-psum_scatter_p.def_transpose(lambda ct, x, *, axis_name, scatter_dimension, axis_size, tiled:
-                             [all_gather_p.bind(ct, axis_name=axis_name,
-                                                all_gather_dimension=scatter_dimension,
-                                                axis_size=axis_size, tiled=tiled)])
+all_gather_p.def_transpose(lambda ct, x, *, all_gather_dimension, **params: [
+    psum_scatter_p.bind(ct, scatter_dimension=all_gather_dimension, **params)])
+psum_scatter_p.def_transpose(lambda ct, x, *, scatter_dimension, **params: [
+    all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, **params)])
 
 
 # ----------------------------------------------------------------------------- ppermute
@@ -595,7 +615,8 @@ def _exchanged_shape(shape, split_axis, concat_axis, size):
     return tuple(out)
 
 
-def _all_to_all_abstract_eval(x, *, split_axis, concat_axis, axis_size, tiled):
+def _all_to_all_abstract_eval(x, *, split_axis, concat_axis, axis_index_groups, axis_size,
+                              tiled):
     if not (0 <= split_axis < x.ndim and 0 <= concat_axis < x.ndim) or \
             x.shape[split_axis] % axis_size:
         raise ValueError(f'all_to_all: split_axis {split_axis} of {x.str_short()} must be '
@@ -605,7 +626,7 @@ def _all_to_all_abstract_eval(x, *, split_axis, concat_axis, axis_size, tiled):
 
 
 def _all_to_all_collective_vmap(size, vals, dims, *, axis_name, split_axis, concat_axis,
-                                axis_size, tiled):
+                                axis_index_groups, axis_size, tiled):
     """Member ``i`` gets block ``i`` (along ``split_axis``) of every member ``j``,
     concatenated along ``concat_axis`` in ``j``'s order: with the members stacked, the split
     axis is cut into (member, block), the member goes to the front and the stacking axis
@@ -635,9 +656,10 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     """Member ``i`` receives block ``i`` (along ``split_axis``) of every member ``j``. Tiled,
     the blocks are concatenated along ``concat_axis``; else ``split_axis`` has the axis size
     and the blocks are stacked along a new axis ``concat_axis`` (the primitive is the tiled
-    exchange with a size-1 axis added before and removed after, as JAX writes it)."""
-    default_options_only('all_to_all', axis_index_groups=axis_index_groups)
-    size = _axis_size(axis_name, 'all_to_all')
+    exchange with a size-1 axis added before and removed after, as JAX writes it). With
+    ``axis_index_groups``, the members of each group exchange among themselves."""
+    groups = _index_groups('all_to_all', axis_name, axis_index_groups)
+    size = _group_size('all_to_all', axis_name, groups)
 
     def bind(leaf):
         aval = core.get_aval(leaf)
@@ -656,17 +678,17 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             leaf = expand_dims(leaf, (concat,))
             split += concat <= split
         out = _bind(all_to_all_p, leaf, axis_name=axis_name, split_axis=split,
-                    concat_axis=concat, axis_size=size, tiled=tiled)
+                    concat_axis=concat, axis_index_groups=groups, axis_size=size, tiled=tiled)
         return squeeze(out, (split,)) if not tiled and split != concat else out
     return tree_util.tree_map(bind, x)
 
 
-def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
-    groups, spmd = _device_groups('all_to_all', axis_name)
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                         axis_size, tiled):
+    groups, spmd = _group_rows('all_to_all', axis_name, axis_index_groups)
     if axis_size == 1:
         return x
-    op = hlo.AllToAllOp([x], split_axis, concat_axis, axis_size,
-                        ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups)),
+    op = hlo.AllToAllOp([x], split_axis, concat_axis, axis_size, groups,
                         results=[tensor_type(ctx.avals_out[0])],
                         **_spmd_attributes(spmd, global_ids=False))
     return op.results[0]

@@ -21,8 +21,8 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters.batching import moveaxis, not_mapped
 from minijax.lax.slicing import dynamic_update_index_in_dim
 from minijax.lax.shapes import index_in_dim
-from minijax.lax.static import default_options_only
 from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.sharding.rules import canonicalize_sharding
 
 
 class RandomAlgorithm(enum.IntEnum):
@@ -51,14 +51,14 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     next ones from. Most programs want ``minijax.random``."""
     shape = core.canonicalize_shape(shape, 'rng_bit_generator')
     dtype = dtypes.check_supported(dtype, 'rng_bit_generator dtype')
-    default_options_only('rng_bit_generator', out_sharding=out_sharding)
     if dtype not in _BIT_DTYPES:  # (JAX's text)
         raise TypeError(f'rng_bit_generator: unsupported dtype {dtype}')
     if algorithm not in tuple(RandomAlgorithm):
         raise ValueError(f'rng_bit_generator: algorithm must be a lax.RandomAlgorithm, '
                          f'got {algorithm!r}')
     return tuple(rng_bit_generator_p.bind(key, shape=shape, dtype=dtype, algorithm=algorithm,
-                                          out_sharding=None))
+                                          out_sharding=canonicalize_sharding(
+                                              out_sharding, 'rng_bit_generator')))
 
 
 def _rng_bit_generator_abstract_eval(key, *, shape, dtype, algorithm, out_sharding):

@@ -5,6 +5,8 @@ rule, which under an ``Explicit`` mesh is JAX's ``ShardingTypeError`` naming it.
 """
 from __future__ import annotations
 
+import operator
+
 from minijax import lax
 from minijax.lax.gradients import stop_gradient_p
 from minijax.lax.sharding import sharding_constraint_p
@@ -55,16 +57,36 @@ TABLE = {
                                          'reduce_window_min',
     operand_rule(1): 'clamp select_and_scatter_add select_and_gather_add',
     rules.variadic_reduce_rule: 'reduce',
+    rules.rng_bit_generator_rule: 'rng_bit_generator',
+    rules.fft_rule: 'fft',
+    rules.triangular_solve_rule: 'linalg.triangular_solve',
+    rules.linalg_rule('cholesky', multiple_results=False): 'linalg.cholesky',
+    **{rules.linalg_rule(name): f'linalg.{name}'
+       for name in 'lu qr eigh eig svd schur hessenberg tridiagonal'.split()},
+    **{rules.linalg_rule(name, ranks, multiple_results=False): f'linalg.{name}'
+       for name, ranks in [('householder_product', (2, 1)), ('ormqr', (2, 1, 2)),
+                           ('tridiagonal_solve', (1, 1, 1, 2)), ('symmetric_product', (2, 2)),
+                           ('lu_pivots_to_permutation', (1,))]},
+    **{rules.linalg_rule(name): f'householder.{name}' for name in ('geqrf', 'geqp3')},
 }
 
 for _rule, _names in TABLE.items():
-    rules.register(_rule, *(getattr(lax, f'{n}_p') for n in _names.split()))
+    rules.register(_rule, *(operator.attrgetter(f'{n}_p')(lax) for n in _names.split()))
 rules.register(rules.SAME_AS_OPERAND, stop_gradient_p, sharding_constraint_p)
 # JAX lowers these without the constraint of their result's type (split and unstack
 # constrain each piece as they make it: pieces.py).
 rules.not_constrained.update(getattr(lax, f'{n}_p') for n in (
-    'copy exp2 round sign square eq ne lt le gt ge eq_to le_to lt_to split unstack').split())
+    'copy exp2 round sign square eq ne lt le gt ge eq_to le_to lt_to split unstack fft').split())
 rules.not_constrained.add(sharding_constraint_p)
+# (JAX lowers the decompositions to LAPACK's kernels and selects NaNs where one fails: the
+# select's mask is constrained, the results are not.)
+rules.not_constrained.update(operator.attrgetter(f'linalg.{n}_p')(lax) for n in (
+    'cholesky triangular_solve lu qr eigh eig svd schur hessenberg tridiagonal '
+    'householder_product ormqr tridiagonal_solve').split())
+rules.not_constrained.update((lax.householder.geqrf_p, lax.householder.geqp3_p))
+# (and these lower to lax formulas, whose last op is constrained already, as in JAX)
+rules.not_constrained.update((lax.linalg.symmetric_product_p,
+                              lax.linalg.lu_pivots_to_permutation_p))
 rules.keeps_partial_sums.update(getattr(lax, f'{n}_p') for n in (
     'transpose squeeze reshape convert_element_type pad reduce_precision copy').split())
 rules.keeps_partial_sums.add(sharding_constraint_p)

@@ -142,7 +142,7 @@ def _lowering(ctx, dl, d, du, b, *, perturb_singular):
     info_aval = _info_aval(b_aval)
     *_, x, info = _lapack_call('gtsv', [dl, d, du, b], ctx.avals_in,
                                [*ctx.avals_in, info_aval], {i: i for i in range(4)})
-    return [_nan_unless(_succeeded(info, info_aval), x, b_aval, info_aval)]
+    return [_nan_unless(ctx, _succeeded(info, info_aval), x, b_aval, info_aval)]
 
 
 tridiagonal_solve_p = Primitive('tridiagonal_solve', eager_on_xla=True)

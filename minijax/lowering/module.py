@@ -79,6 +79,7 @@ class ModuleContext:
         #: each ordered callback's result (None where the function has no ordered effect).
         self.token: ir.Value | None = None
         self.uses_shardy = False  # whether an op carries a sharding (sdy.sharding_constraint)
+        self.num_partitions = 1  # the devices a partitioned program runs on (its mesh's)
 
     def tensor_type(self, aval, shape: tuple | None = None) -> ir.RankedTensorType:
         """``tensor_type(aval)`` (or of its dtype in ``shape``), built once per module:
@@ -225,6 +226,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
         attributes['mhlo.num_partitions'] = ir.IntegerAttr.get(i32, num_partitions)
         attributes['mhlo.num_replicas'] = ir.IntegerAttr.get(i32, 1)
         module_ctx = ModuleContext(module)
+        module_ctx.num_partitions = num_partitions
         module_ctx.name_stack = name_stack
         here = core.user_source_info()
         module_ctx.where = Where(trace_frames=_codes(here))

@@ -7,7 +7,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes
 from minijax.lowering.module import append_block, constant, emit
-from minijax.lowering.shardings import constrain_to_type
+from minijax.lowering.shardings import constrain_to_type, per_device_placement
 from minijax.lowering.types import element_type, tensor_type
 
 
@@ -111,22 +111,26 @@ def reduce_windows(ctx, operands, inits, body, window_dimensions, window_strides
 PYTHON_CALLBACK_TARGET = 'xla_ffi_python_cpu_callback'
 
 
-def python_callback(ctx, callback, operands, has_side_effect: bool, ordered: bool = False
-                    ) -> list[ir.Value]:
+def python_callback(ctx, callback, operands, has_side_effect: bool, ordered: bool = False,
+                    device_ids: tuple | None = None) -> list[ir.Value]:
     """``stablehlo.custom_call @xla_ffi_python_cpu_callback`` running ``callback`` on the
     host, as JAX emits it: the callback joins the module's ``host_callbacks`` and the op
     carries its index. ``has_side_effect`` keeps XLA from removing a call whose results
     nobody reads. An ``ordered`` call takes the function's token first and returns the
-    next one first, which becomes the function's token: XLA runs such calls in order."""
+    next one first, which becomes the function's token: XLA runs such calls in order.
+    In a partitioned program, ``device_ids`` places it (``shardings.per_device_placement``)."""
     module = ctx.module_context
     module.host_callbacks.append(_passing_token(callback) if ordered else callback)
     index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(module.host_callbacks) - 1)
+    token = module.token if ordered else None
+    op = ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect, {'index': index},
+                  token, return_op=True)
+    if device_ids is not None:
+        module.uses_shardy = True
+        per_device_placement(op, device_ids)
     if not ordered:
-        return ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect,
-                        {'index': index})
-    token, *outs = ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect,
-                            {'index': index}, module.token)
-    module.token = token
+        return list(op.results)
+    module.token, *outs = op.results
     return outs
 
 
@@ -137,11 +141,11 @@ def _passing_token(callback):
 
 
 def ffi_call(ctx, target, operands, has_side_effect: bool, config: dict,
-             token: ir.Value | None = None) -> list[ir.Value]:
+             token: ir.Value | None = None, return_op: bool = False):
     """``stablehlo.custom_call @target`` of an XLA FFI handler, as JAX's ``ffi_lowering``
     writes it: row-major layouts, the handler's attributes ``config`` in
     ``mhlo.backend_config``. With a ``token``, the call takes it first and returns a token
-    first (a token's layout is a scalar's)."""
+    first (a token's layout is a scalar's). The op's results (the op, with ``return_op``)."""
     tokens = [] if token is None else [core.abstract_token]
     op = hlo.CustomCallOp(
         [tensor_type(a) for a in (*tokens, *ctx.avals_out)], [*([token] * len(tokens)),
@@ -150,7 +154,7 @@ def ffi_call(ctx, target, operands, has_side_effect: bool, config: dict,
         operand_layouts=row_major_layouts([*tokens, *ctx.avals_in]),
         result_layouts=row_major_layouts([*tokens, *ctx.avals_out]))
     op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(config)
-    return list(op.results)
+    return op.operation if return_op else list(op.results)
 
 
 def row_major_layouts(avals) -> ir.ArrayAttr:

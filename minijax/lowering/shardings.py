@@ -89,3 +89,19 @@ def constrain_to_type(ctx, value: ir.Value, aval) -> ir.Value:
         return value
     return sharding_constraint(ctx, value, sharding, ir.RankedTensorType(value.type).rank,
                                open_auto_dims=True)
+
+
+def per_device_placement(op, device_ids) -> None:
+    """Annotate ``op`` (a host callback) as JAX places one in a partitioned program:
+    ``device_ids=[0]`` runs it once, on that device, on whole values (a maximal sharding);
+    ``device_ids=[]`` runs it on every device of a manual computation, on its blocks
+    (replicated over the empty mesh). One sharding per result (a token has rank 0), one
+    for an op with none."""
+    ranks = [r.type.rank if isinstance(r.type, ir.RankedTensorType) else 0
+             for r in op.results] or [0]
+    mesh = sdy.MeshAttr.get([], list(device_ids))
+    op.attributes['sdy.sharding'] = sdy.TensorShardingPerValueAttr.get([
+        sdy.TensorShardingAttr.get(
+            mesh, [] if device_ids else
+            [sdy.DimensionShardingAttr.get([], is_closed=True)] * rank,
+            replicated_axes=[], unreduced_axes=[]) for rank in ranks])

@@ -86,13 +86,15 @@ def _cast(x, dtype, weak_type=False, aval=None):
     """``x`` (of type ``aval``, if the caller has it) as ``dtype``; a weakly typed result
     (every operand was weak) stays weak. As in JAX, a weakly typed array meeting a strong
     one of its dtype is converted to strong (a ``convert_element_type`` in the jaxpr); a
-    Python scalar stays a literal."""
+    Python scalar stays a literal (converted to a weak type no Python scalar has, as
+    ``2`` meeting a weakly typed float32, it is converted by a ``convert_element_type``
+    that tracing folds into a literal)."""
     aval = aval or core.shaped_aval(x)
     python_scalar = type(x) in dtypes.PYTHON_SCALARS
     if aval.dtype == dtype and (aval.weak_type == weak_type or python_scalar):
         return x
-    if python_scalar:
-        return scalar(x, dtype, weak_type)
+    if python_scalar and not weak_type:
+        return scalar(x, dtype)
     return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
 
@@ -289,11 +291,16 @@ left_shift = _binary(lax.shift_left, 'left_shift', 'x << y (0 once y reaches the
 
 def power(x, y, /):
     """``x ** y``; a Python int exponent becomes ``integer_pow`` (multiplications), as in JAX.
-    XLA has no integer ``pow``: integers to integer powers are ``_integer_power``."""
+    XLA has no integer ``pow``: integers to integer powers are ``_integer_power``. An
+    inexact base keeps its type against an integer exponent, as in JAX (``2.0 ** ints`` is
+    a strong float: the exponent does not promote the base)."""
     if type(y) is int:
         return lax.integer_pow(asarray(x), y)
     if dtypes.is_integer(result_type(x, y)):
         return _integer_power(*_broadcast(*_promote(x, y), scalars_too=True))
+    x, y = asarray(x), asarray(y)
+    if dtypes.is_inexact(x.dtype) and dtypes.is_integer(y.dtype):
+        return lax.pow(*_broadcast(x, y, primitive='pow'))
     return _power(x, y)
 
 

@@ -1,6 +1,7 @@
 """The special functions defined by integrals (``erfcx``, ``wofz``, ``dawsn``, ``expi``,
-``exp1``, ``expn``, ``sici``, ``spence``), as JAX evaluates them: the rational approximations of
-``_cephes`` on intervals, chosen by ``where``/``piecewise``, with closed-form derivatives.
+``exp1``, ``expn``, ``sici``, ``spence``, ``fresnel``, ``owens_t``), as JAX evaluates them: the
+rational approximations (or quadrature) of ``_cephes`` on intervals, chosen by
+``where``/``piecewise``, with closed-form derivatives.
 """
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from minijax import numpy as jnp
 from minijax.control_flow import while_loop
 from minijax.custom_derivatives import custom_jvp
 from minijax.jit import jit
-from minijax.numpy import _promote_inexact
+from minijax.numpy import _promote_inexact, _promote_shapes
 from minijax.scipy import _cephes
 
-__all__ = ['dawsn', 'erfcx', 'exp1', 'expi', 'expn', 'sici', 'spence', 'wofz']
+__all__ = ['dawsn', 'erfcx', 'exp1', 'expi', 'expn', 'fresnel', 'owens_t', 'sici', 'spence',
+           'wofz']
 
 
 def _c(x, value):
@@ -361,3 +363,134 @@ def spence(x):
                         f'types.')
     return jnp.piecewise(x, [x < 0.0, x == 1.0, x == 0.0],
                          [np.nan, 0, np.pi ** 2 / 6, _spence_positive])
+
+# ----------------------------------------------------------------------------- Fresnel
+
+
+@jit
+def _sin_cos_half_pi_square(x):
+    """``sin(pi x^2 / 2)`` and ``cos(pi x^2 / 2)`` with ``x^2 / 2`` reduced mod 2 exactly
+    first: with ``s = x mod 2``, ``x^2 / 2 = s (x - s/2)`` mod 2, so large ``x`` keep their
+    accuracy."""
+    x = jnp.abs(x)
+    s = jnp.fmod(x, 2.0)
+    r = jnp.fmod(s * (x - s / 2), 2.0)
+    sin = jnp.where(r < 0.5, jnp.sin(np.pi * r), jnp.where(
+        r > 1.5, jnp.sin(np.pi * (r - 2.0)), -jnp.sin(np.pi * (r - 1.0))))
+    cos = jnp.where(r == 0.5, 0.0, jnp.where(
+        r < 1.0, -jnp.sin(np.pi * (r - 0.5)), jnp.sin(np.pi * (r - 1.5))))
+    return sin, cos
+
+
+#: dtype -> the (numerator, denominator) pairs of S and C near 0 and of the auxiliary f and g
+#: (Cephes' ``fresnl``; single precision has polynomials only, and S = C = 1/2 far out).
+_FRESNEL = {
+    np.dtype('float64'): ((_cephes.FRESNEL_SN, _cephes.FRESNEL_SD),
+                          (_cephes.FRESNEL_CN, _cephes.FRESNEL_CD),
+                          (_cephes.FRESNEL_FN, _cephes.FRESNEL_FD),
+                          (_cephes.FRESNEL_GN, _cephes.FRESNEL_GD)),
+    np.dtype('float32'): ((_cephes.FRESNEL_SN32, None), (_cephes.FRESNEL_CN32, None),
+                          (_cephes.FRESNEL_FN32, None), (_cephes.FRESNEL_GN32, None)),
+}
+
+
+def _rational(coefficients, x):
+    numerator, denominator = coefficients
+    value = _polyval(numerator, x)
+    return value if denominator is None else value / _polyval(denominator, x)
+
+
+def _fresnel_of(x):
+    """S and C of a float32 or float64 ``x``: series for ``x^2 < 2.5625``, the auxiliary
+    functions f and g up to 36974, the leading asymptotic term beyond (1/2 in single
+    precision)."""
+    sn, cn, fn, gn = _FRESNEL[core.get_aval(x).dtype]
+    ax = jnp.abs(x)
+    x2 = ax * ax
+    t = x2 * x2
+    s_small, c_small = ax * x2 * _rational(sn, t), ax * _rational(cn, t)
+    sin, cos = _sin_cos_half_pi_square(ax)
+    if cn[1] is None:
+        s_large = c_large = _c(x, 0.5)
+    else:
+        s_large, c_large = 0.5 - 1 / (np.pi * ax) * cos, 0.5 + 1 / (np.pi * ax) * sin
+    t = 1.0 / (np.pi * x2)
+    u = t * t
+    f, g = 1.0 - u * _rational(fn, u), t * _rational(gn, u)
+    s_mid = 0.5 - (f * cos + g * sin) / (np.pi * ax)
+    c_mid = 0.5 + (f * sin - g * cos) / (np.pi * ax)
+    conditions = [jnp.isinf(x), x2 < 2.5625, ax > 36974.0]
+    s = jnp.select(conditions, [_c(x, 0.5), s_small, s_large], s_mid)
+    c = jnp.select(conditions, [_c(x, 0.5), c_small, c_large], c_mid)
+    negative = x < 0.0
+    return jnp.where(negative, -s, s), jnp.where(negative, -c, c)
+
+
+@custom_jvp
+def fresnel(x):
+    """The Fresnel integrals ``(S(x), C(x))``: ``integral_0^x sin(pi t^2 / 2) dt`` and the
+    cosine one (real ``x``; float16 and bfloat16 evaluated in float32), accurate on
+    [-10, 10] as Cephes'."""
+    x, = _promote_inexact(x)
+    dtype = core.get_aval(x).dtype
+    if dtypes.is_complex(dtype):
+        raise NotImplementedError('Support for complex-valued inputs is not implemented yet.')
+    if dtype in (np.float16, dtypes.bfloat16):
+        return tuple(v.astype(dtype) for v in _fresnel_of(x.astype(np.float32)))
+    if dtype not in _FRESNEL:
+        raise NotImplementedError(f'Support for {dtype} dtype is not implemented yet.')
+    return _fresnel_of(x)
+
+
+@fresnel.defjvp
+def _fresnel_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    sin, cos = _sin_cos_half_pi_square(x)
+    return fresnel(x), (sin * x_dot, cos * x_dot)
+
+# ----------------------------------------------------------------------------- Owen's T
+
+
+def _owens_t_quadrature(h, a):
+    """``a sum_i w_i exp(-h^2 (1 + a^2 t_i) / 2) / (1 + a^2 t_i)`` for ``|a| <= 1``; the nodes
+    and weights are float64 arrays, so (as in JAX) the sum is float64."""
+    r = jnp.square(a)[..., None] * np.array(_cephes.OWENS_T_NODES)
+    integrand = jnp.exp(-0.5 * jnp.square(h)[..., None] * (1. + r)) / (1. + r)
+    return a * (integrand @ np.array(_cephes.OWENS_T_WEIGHTS))
+
+
+@custom_jvp
+def _owens_t(h, a):
+    """T(h, a): the quadrature on ``|a| <= 1``, ``T(h, a) = ndtr terms - T(a h, 1/a)`` beyond;
+    exact at ``h = 0`` and ``|a| = 1``."""
+    h, abs_a = jnp.abs(h), jnp.abs(a)
+    root_2 = _c(h, np.sqrt(2))
+    h_normed = h / root_2
+    inside = abs_a <= 1.
+    a1, h1 = jnp.where(inside, abs_a, jnp.reciprocal(abs_a)), jnp.where(inside, h, abs_a * h)
+    t = _owens_t_quadrature(h1, a1)
+    t = jnp.where(h1 == 0., jnp.arctan(a1) / (2 * np.pi), t)
+    t = jnp.where(a1 == 1., 0.125 * lax.erfc(-h1 / root_2) * lax.erfc(h1 / root_2), t)
+    q_h, q_ah = lax.erfc(h_normed), lax.erfc(abs_a * h_normed)
+    near = 0.25 - 0.25 * lax.erf(h_normed) * lax.erf(abs_a * h_normed) - t
+    far = 0.25 * (q_h + q_ah - q_h * q_ah) - t
+    t = jnp.where(abs_a > 1., jnp.where(abs_a * h <= 0.67, near, far), t)
+    t = lax.sign(a) * t
+    return jnp.where(jnp.isnan(a) | jnp.isnan(h), jnp.full_like(t, np.nan), t)
+
+
+@_owens_t.defjvp
+def _owens_t_jvp(primals, tangents):
+    (h, a), (h_dot, a_dot) = primals, tangents
+    t = _owens_t(h, a)
+    d_h = (-lax.exp(-0.5 * lax.square(h)) * lax.erf(a * h / _c(h, np.sqrt(2)))
+           / (2. * _c(h, np.sqrt(2. * np.pi))))
+    d_a = lax.exp(-0.5 * (lax.square(a) + 1.) * lax.square(h)) / (2. * np.pi
+                                                                  * (lax.square(a) + 1.))
+    return t, (d_h * h_dot + d_a * a_dot).astype(t.dtype)
+
+
+def owens_t(h, a):
+    """Owen's T function ``1/(2 pi) integral_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx``, by
+    a 13-point quadrature (Patefield and Tandy's method T5) on all of its domain."""
+    return _owens_t(*_promote_shapes(*_promote_inexact(h, a)))

@@ -21,14 +21,17 @@ from minijax.jit import jit
 from minijax.numpy import _promote_shapes, _to_float  # jnp's promotions
 
 from minijax.scipy._special_integrals import (  # noqa: F401 (re-exported)
-    dawsn, erfcx, exp1, expi, expn, sici, spence, wofz)
+    dawsn, erfcx, exp1, expi, expn, fresnel, owens_t, sici, spence, wofz)
+from minijax.scipy._hypergeometric import hyp1f1, hyp2f1  # noqa: F401 (re-exported)
+from minijax.scipy._spherical_harmonics import sph_harm_y  # noqa: F401 (re-exported)
 
-__all__ = ['bernoulli', 'bessel_jn', 'beta', 'betainc', 'betaln', 'boxcox', 'boxcox1p', 'comb', 'dawsn',
-           'digamma', 'entr', 'erf', 'erfc', 'erfcx', 'erfinv', 'exp1', 'expi', 'expit', 'expn',
-           'factorial', 'gamma', 'gammainc', 'gammaincc', 'gammaln', 'gammasgn', 'i0', 'i0e',
-           'i1', 'i1e', 'kl_div', 'log_ndtr', 'log_softmax', 'loggamma', 'logit', 'logsumexp',
-           'multigammaln', 'ndtr', 'ndtri', 'poch', 'polygamma', 'rel_entr', 'sici', 'softmax',
-           'spence', 'wofz', 'xlog1py', 'xlogy', 'zeta']
+__all__ = ['bernoulli', 'bessel_jn', 'beta', 'betainc', 'betaln', 'boxcox', 'boxcox1p', 'comb',
+           'dawsn', 'digamma', 'entr', 'erf', 'erfc', 'erfcx', 'erfinv', 'exp1', 'expi', 'expit',
+           'expn', 'factorial', 'fresnel', 'gamma', 'gammainc', 'gammaincc', 'gammaln',
+           'gammasgn', 'hyp1f1', 'hyp2f1', 'i0', 'i0e', 'i1', 'i1e', 'kl_div', 'log_ndtr',
+           'log_softmax', 'loggamma', 'logit', 'logsumexp', 'multigammaln', 'ndtr', 'ndtri',
+           'owens_t', 'poch', 'polygamma', 'rel_entr', 'sici', 'softmax', 'spence', 'sph_harm_y',
+           'wofz', 'xlog1py', 'xlogy', 'zeta']
 
 
 def erf(x):

@@ -382,6 +382,75 @@ def squeeze_rule(operand, *, dimensions):
                    operand)
 
 
+def linalg_rule(name, ranks=(2,), multiple_results=True):
+    """The decompositions of ``lax.linalg`` (JAX's linalg_sharding_rule): operand ``i``'s
+    last ``ranks[i]`` dimensions are its matrices (or vectors), which must be unsharded;
+    the dimensions before them are a batch, sharded alike in every operand, and every
+    result is sharded as that batch, unsharded after it."""
+    def rule(*avals, _out_shapes, **params):
+        batches = []
+        for i, (rank, aval) in enumerate(zip(ranks, avals)):
+            spec = spec_of(aval)
+            if any(e is not None for e in spec[len(spec) - rank:]):
+                raise ShardingTypeError(f'Input {i} to {name} must be unsharded on non-batch '
+                                        f'dimensions, but got {P(*spec)}.')
+            batches.append(tuple(spec[:len(spec) - rank]))
+        if any(b != batches[0] for b in batches[1:]):
+            raise ShardingTypeError(f'All inputs to {name} must have the same batch '
+                                    f'sharding, but got {batches}.')
+        mesh, batch = mesh_or_current(*avals), batches[0]
+        outs = [NamedSharding(mesh, P(*batch, *[None] * (len(s) - len(batch))))
+                for s in _out_shapes]
+        return outs if multiple_results else outs[0]
+    rule.out_shapes = True
+    return rule
+
+
+def triangular_solve_rule(a, b, *, left_side, transpose_a, **params):
+    """JAX's: ``a`` and ``b`` batched alike, each unsharded along the dimension the solve
+    contracts; the result's matrix dimensions are ``b``'s free one and ``a``'s."""
+    (a_batch, a_mat), (b_batch, b_mat) = ((s[:-2], s[-2:]) for s in map(spec_of, (a, b)))
+    if a_batch != b_batch:
+        raise ShardingTypeError('All inputs to triangular_solve must have the same batch '
+                                f'sharding, but got {a_batch} and {b_batch}.')
+    for name, aval, entry in (('a', a, a_mat[left_side ^ transpose_a]),
+                              ('b', b, b_mat[not left_side])):
+        if entry is not None:
+            raise ShardingTypeError(
+                f'triangular solve input `{name}` must be unsharded on the contracting axis, '
+                f'but got {P(*spec_of(aval))} with left_side={left_side} and '
+                f'transpose_a={transpose_a}.')
+    out = [a_mat[transpose_a], b_mat[1]] if left_side else [b_mat[0], a_mat[not transpose_a]]
+    return NamedSharding(mesh_or_current(a, b), P(*a_batch, *out))
+
+
+def rng_bit_generator_rule(key, *, out_sharding=None, **params):
+    """The new key sharded as the key; the bits as ``out_sharding`` says, else unsharded
+    over the mesh in context."""
+    bits = NamedSharding(get_abstract_mesh(), P()) if out_sharding is None else out_sharding
+    return [key.sharding, bits]
+
+
+def fft_rule(operand, *, _out_shapes, **params):
+    """Sharded as the operand, even along the dimensions it transforms (JAX's: the result's
+    type is the operand's resized, so ``rfft``'s shorter last dimension must still divide
+    over the axes it is split along, JAX's ValueError else)."""
+    operand.sharding.check_divisible(_out_shapes[0])
+    return operand.sharding
+
+
+fft_rule.out_shapes = True
+
+
+def unsharded_results_rule(*avals, _out_shapes, **params):
+    """Ops whose results' types are given, not derived (the callbacks' ``result_avals``):
+    unsharded over no mesh, whatever their operands and the mesh in context (JAX's)."""
+    return [None] * len(_out_shapes)
+
+
+unsharded_results_rule.out_shapes = True
+
+
 def created_rule(*avals, sharding=None, **params):
     """Ops that make an array from nothing (``iota``): unsharded over the mesh in context
     unless ``sharding`` says."""

@@ -10,6 +10,8 @@ import io
 import sys
 import traceback
 
+from eight_devices import library
+
 CELLS = [
     '''
 jax.set_mesh(jax.make_mesh((4, 2), ('X', 'Y')))  # explicit mode by default
@@ -225,13 +227,8 @@ def setup(framework):
     """The namespace the cells run in: ``jax`` (JAX or minijax, under JAX's module names),
     ``jnp``, ``np``, on 8 CPU devices."""
     import numpy as np
-    if framework == 'jax':
-        import jax
-        jax.config.update('jax_num_cpu_devices', 8)
-        jax.config.update('jax_enable_x64', True)
-    else:
-        import minijax as jax
-        jax.config.update('minijax_num_cpu_devices', 8)
+    jax = library(framework)
+    if framework == 'minijax':
         sys.modules.update({'jax': jax, 'jax.numpy': jax.numpy, 'jax.sharding': jax.sharding})
     return {'jax': jax, 'jnp': jax.numpy, 'np': np}
 

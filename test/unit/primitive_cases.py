@@ -407,7 +407,7 @@ def _gather(name, operand, indices, dnums, slice_sizes, dtypes=FLOATS, **jax_par
 
 
 def _scatter(primitive, name, operand, indices, updates, dnums, dtypes=FLOATS, **params):
-    return _static(primitive, name,
+    return _static(primitive.replace('_', '-'), name,
                    lambda x, i, u: getattr(mlax, primitive)(
                        x, i, u, mlax.ScatterDimensionNumbers(*dnums), **params),
                    lambda x, i, u: getattr(jax.lax, primitive)(

@@ -4,24 +4,15 @@ CPU devices and pickles each result (a list of arrays, or the exception's type a
 to OUT; test_shard_map.py runs it for both libraries and compares. Prints inside the bodies
 are left out (minijax traces an eager shard_map: see docs/shard_map.md).
 """
-import os
 import pickle
 import sys
 from functools import partial
 
 import numpy as np
+from eight_devices import library
 
 LIB, OUT = sys.argv[1], sys.argv[2]
-if LIB == 'jax':
-    import jax
-    jax.config.update('jax_num_cpu_devices', 8)
-    jax.config.update('jax_enable_x64', True)  # minijax computes in 64-bit
-    if os.environ.get('MINIJAX_TESTS_JAX_CACHE'):  # the suite's cache (conftest.py)
-        jax.config.update('jax_compilation_cache_dir', os.environ['MINIJAX_TESTS_JAX_CACHE'])
-        jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)
-else:
-    import minijax as jax
-    jax.config.update('minijax_num_cpu_devices', 8)
+jax = library(LIB)
 import_numpy = __import__(f'{LIB}.numpy', fromlist=['numpy'])
 jnp = import_numpy
 lax = jax.lax

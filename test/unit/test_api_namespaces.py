@@ -348,12 +348,14 @@ def test_special_and_stats_are_jaxs_bit_for_bit():
 def test_errors_are_jaxs_classes_and_minijax_raises_them():
     for name in ['ConcretizationTypeError', 'TracerBoolConversionError',
                  'TracerArrayConversionError', 'TracerIntegerConversionError',
-                 'UnexpectedTracerError', 'NonConcreteBooleanIndexError', 'KeyReuseError']:
+                 'UnexpectedTracerError', 'NonConcreteBooleanIndexError', 'KeyReuseError',
+                 'JAXIndexError']:
         mine, theirs = getattr(minijax.errors, name), getattr(jax.errors, name)
         assert [b.__name__ for b in mine.__mro__ if b.__module__ == 'builtins'] == \
             [b.__name__ for b in theirs.__mro__ if b.__module__ == 'builtins'], name
-        assert issubclass(mine, minijax.errors.ConcretizationTypeError) == issubclass(
-            theirs, jax.errors.ConcretizationTypeError), name
+        for base in ('ConcretizationTypeError', 'JAXIndexError'):
+            assert issubclass(mine, getattr(minijax.errors, base)) == issubclass(
+                theirs, getattr(jax.errors, base)), (name, base)
     raising = [(lambda x: 1 if x > 0 else 0, minijax.errors.TracerBoolConversionError),
                (lambda x: [1, 2][x], minijax.errors.TracerIntegerConversionError),
                (lambda x: x[x > 0], minijax.errors.NonConcreteBooleanIndexError)]
@@ -661,7 +663,9 @@ def _initializers(ns, key_seed):
     ini = ns.jax.nn.initializers
     inits = [ini.glorot_normal(), ini.he_uniform(), ini.constant(3.0),
              ini.variance_scaling(0.5, 'fan_geo_avg', 'normal', in_axis=0, out_axis=(1, 2)),
-             ini.orthogonal(), ini.orthogonal(2.0, column_axis=0), ini.delta_orthogonal(0.5)]
+             ini.orthogonal(), ini.orthogonal(2.0, column_axis=0), ini.delta_orthogonal(0.5),
+             ini.glorot_uniform(), ini.xavier_normal(), ini.kaiming_normal(),
+             ini.kaiming_uniform(), ini.lecun_normal()]
     assert all(isinstance(init, ini.Initializer) for init in inits)
     draw = ns.jax.jit(lambda key: [init(key, (3, 2, 4)) for init in inits]
                       + [ini.zeros(key, (2,), np.float32)])

@@ -1,6 +1,7 @@
 """The coverage table of JAX's public names (``bench/coverage.py``): every name of the
 namespaces JAX programs import is implemented, documented as not supported (with an error
-that says why), or listed as not there yet; and ``docs/jax_coverage.md`` is up to date."""
+that says why), or listed as not there yet; every implemented name is named by a test; and
+``docs/jax_coverage.md`` is up to date."""
 import importlib.util
 import pathlib
 
@@ -36,6 +37,11 @@ def test_an_unsupported_name_is_an_error_giving_the_reason(row):
     with pytest.raises(AttributeError, match='is not supported') as raised:
         getattr(module, row.name)
     assert coverage.UNSUPPORTED[row.namespace][row.name] in str(raised.value)
+
+
+def test_every_implemented_name_is_named_by_a_test():
+    untested = coverage.untested(ROWS)
+    assert not untested, f'implemented names no test names (compare them with JAX): {untested}'
 
 
 def test_the_generated_table_is_current():

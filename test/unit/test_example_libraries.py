@@ -173,3 +173,24 @@ def test_bad_input_raises_jaxs_exceptions():
             theirs[what]()
         with pytest.raises(type(their_error.value)):
             mine[what]()
+
+
+def _helpers(optimizers, stax):
+    """The list helpers the optimizers module exports, and stax's log-softmax function."""
+    def error(thunk):
+        try:
+            thunk()
+        except ValueError as raised:
+            return str(raised)
+    return [optimizers.safe_map(lambda a, b: a * b, [1, 2], (3, 4)),
+            optimizers.safe_zip([1, 2], 'ab'), optimizers.unzip2([(1, 'a'), (2, 'b')]),
+            error(lambda: optimizers.safe_map(print, [1, 2], [1])),
+            error(lambda: optimizers.safe_map(print, [1], [1], [1, 2])),
+            error(lambda: optimizers.safe_zip([1, 2], [1, 2], [1])),
+            np.asarray(stax.logsoftmax(np.array([[0., 1., 5.], [2., 2., -1.]])))]
+
+
+def test_helpers_are_jaxs():
+    mine, theirs = _helpers(mopt, mstax), _helpers(jopt, jstax)
+    assert mine[:-1] == theirs[:-1]
+    assert_trees_close(mine[-1], theirs[-1])

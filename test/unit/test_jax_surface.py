@@ -642,6 +642,23 @@ def test_extend_core_builds_and_checks_jaxprs():
     assert errors[0] is TypeError and errors[1].__name__ in ('TypeError', 'JAXTypeError')
 
 
+def test_extend_core_tokens_and_subjaxprs():
+    """A token and its type as a custom interpreter meets them, and the jaxprs an equation's
+    params hold (a cond's branches)."""
+    import jax.extend
+    seen = []
+    for module in (minijax, jax):
+        core = module.extend.core
+        token = module.lax.create_token()
+        closed = module.make_jaxpr(lambda: module.lax.create_token())()
+        cond = module.make_jaxpr(lambda p, x: module.lax.cond(
+            p, module.numpy.sin, module.numpy.cos, x))(True, 1.).jaxpr.eqns[-1]
+        seen.append([isinstance(token, core.Token),
+                     isinstance(closed.jaxpr.outvars[0].aval, core.AbstractToken),
+                     [str(j) for j in core.jaxprs_in_params(cond.params)]])
+    assert seen[0] == seen[1]
+
+
 def test_smap(rng):
     """A single-axis shard_map with vmap's in_axes/out_axes, over the mesh set_mesh set."""
     x, y = random_array(rng, (4, 2), F64), random_array(rng, (3,), F64)
@@ -728,3 +745,10 @@ def test_debug_breakpoint(rng):
         transcripts.append(out.getvalue())
     assert transcripts[0] == transcripts[1]
     assert transcripts[0].count('Entering jdb:') == 2
+
+
+def test_version_is_minijaxs_own():
+    """``__version__`` names minijax's release, the one pip installed (not JAX's)."""
+    import importlib.metadata
+    assert isinstance(jax.__version__, str)
+    assert minijax.__version__ == importlib.metadata.version('minijax')

@@ -386,3 +386,23 @@ def test_make_jaxpr_shape_dtype_struct_matches_jax():
         jax.ShapeDtypeStruct((4, 3), np.float32), jax.ShapeDtypeStruct((4, 3), np.float32))
     assert [tuple(a.shape) for a in closed.out_avals] == [tuple(ref.out_avals[0].shape)]
     assert [a.dtype for a in closed.out_avals] == [ref.out_avals[0].dtype]
+
+
+def _shape_dtype_structs(ns):
+    S = ns.ShapeDtypeStruct
+    s = S((2, 3), np.float32)
+    errors = []
+    for thunk in (lambda: S((2,), None), lambda: setattr(s, 'shape', (3,)), lambda: len(S((), int))):
+        try:
+            thunk()
+        except Exception as raised:
+            errors.append((type(raised).__name__, str(raised)))
+    weak = S((2,), np.float32, weak_type=True)
+    return [repr(S.like(1.)), repr(S.like(np.ones(2, np.int32))), repr(S.like(ns.numpy.ones(3))),
+            repr(S.like(s)), repr(weak), (s.size, s.ndim, len(s)), s == S((2, 3), np.float32),
+            hash(s) == hash(S((2, 3), np.float32)), s == weak, errors,
+            str(ns.make_jaxpr(lambda x: x * 2)(weak))]
+
+
+def test_shape_dtype_struct_is_jaxs():
+    assert _shape_dtype_structs(minijax) == _shape_dtype_structs(jax)

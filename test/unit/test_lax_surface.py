@@ -14,12 +14,7 @@ import pytest
 
 import minijax
 
-#: Names of the SPMD surface: collectives over named axes beyond pmap's, shardings, tokens
-#: between devices. They come with meshes and shard_map (issue 31).
-SPMD = {'device_put_p', 'pbroadcast', 'precv', 'psend', 'ragged_all_to_all',
-        'ragged_all_to_all_p'}
-
-#: Names of jax.lax that minijax does not have yet (issue 30): none left.
+#: Names of jax.lax that minijax does not have yet (issues 30 and 31): none left.
 NOT_YET = set()
 
 #: Keyword-only parameters minijax has beyond JAX's: why.
@@ -39,7 +34,7 @@ PUBLIC = sorted(name for name in dir(jax.lax) if not name.startswith('_'))
 
 
 def test_every_public_name_of_jax_lax_is_in_minijax_lax():
-    missing = [n for n in PUBLIC if not hasattr(minijax.lax, n) and n not in NOT_YET | SPMD]
+    missing = [n for n in PUBLIC if not hasattr(minijax.lax, n) and n not in NOT_YET]
     assert not missing, f'jax.lax names minijax.lax lacks: {missing}'
     done = sorted(n for n in NOT_YET if hasattr(minijax.lax, n))
     assert not done, f'minijax.lax has these now: take them out of NOT_YET: {done}'
@@ -112,6 +107,14 @@ CONVENIENCES = {
 def test_shape_arithmetic_as_jax(name):
     for args in SHAPE_HELPERS[name]:
         assert getattr(minijax.lax, name)(*args) == getattr(jax.lax, name)(*args)
+
+
+def test_shape_as_value_is_jaxs():
+    for shape in [(2, 3), (), (7,)]:
+        mine, theirs = minijax.lax.shape_as_value(shape), jax.lax.shape_as_value(shape)
+        np.testing.assert_array_equal(mine, theirs)
+        assert mine.dtype == theirs.dtype   # a NumPy array, but an Array for ()
+        assert isinstance(mine, minijax.Array) == isinstance(theirs, jax.Array)
 
 
 @pytest.mark.parametrize('name', CONVENIENCES)

@@ -162,6 +162,7 @@ JNP_LINALG_CASES = {
     'cond-tensorsolve': lambda L: (L.cond(A), L.cond(A, 1),
                                    L.tensorsolve(SPD.reshape(4, 2, 2), B[:, 0])),
     'norm-2-nuc': lambda L: (L.norm(WIDE, 2), L.norm(np.stack([A, SPD]), 'nuc', (2, 1), True)),
+    'svdvals-tensorinv': lambda L: (L.svdvals(TALL), L.tensorinv(SPD.reshape(4, 2, 2), ind=1)),
 }
 
 

@@ -67,6 +67,17 @@ CASES = [
     _c('exp2-log2-log10', lambda m, x: m.exp2(x) + m.log2(x) + m.log10(x), P34),
     _c('square-abs', lambda m, x: m.square(x) + m.abs(x) + m.absolute(-x), U34),
     _c('deg2rad', lambda m, x: m.deg2rad(x) + m.rad2deg(x), U3),
+    # an inexact base keeps its type against integer exponents: 2.0 ** n is a strong float
+    _c('power-integer-exponent', lambda m, x, n: m.power(2.0, n) * x.astype(m.float32),
+       U34, ('i', (4,)), grad=False),
+    _c('power-integer-exponents', lambda m, x, n: m.power(x, n) + x ** n, U34, ('i', (4,)),
+       grad=False),
+    _c('power-integer-exponent-grad', lambda m, x: m.power(x, m.arange(4)) * 2.0 ** m.arange(4),
+       U34),
+    _c('radians-conjugate', lambda m, x: m.radians(x) + m.conjugate(x), U3),
+    _c('greater_equal', lambda m, x, y: m.greater_equal(x, y), U34, ('u', (4,)), grad=False),
+    _c('broadcast_arrays', lambda m, x, y: sum(m.broadcast_arrays(x, y, 1.)), ('u', (3, 1)),
+       ('u', (4,))),
     _c('maximum-minimum', lambda m, x, y: m.maximum(x, y) - m.minimum(x, 0.), U34, U34),
     _c('clip', lambda m, x: m.clip(x, -1., 1.) + m.clip(x, max=.5) + x.clip(0), U34),
     _c('rounding', lambda m, x: m.stack([m.floor(x), m.ceil(x), m.round(x), m.trunc(x),
@@ -96,6 +107,7 @@ CASES = [
     _c('logical-numbers', lambda m, x: m.logical_and(x, x > 0) + m.logical_not(x), U3,
        grad=False),
     _c('invert-int', lambda m, x: ~x, ('i', (6,)), grad=False),
+    _c('bitwise_invert', lambda m, x: m.bitwise_invert(x), ('i32', (6,)), grad=False),
     _c('isclose', lambda m, x, y: m.stack([m.isclose(x, y), m.isclose(x, x + 1e-9),
                                            m.isclose(y, y, equal_nan=True)]),
        ('u', (10,)), ('special', ()), grad=False),
@@ -117,6 +129,9 @@ CASES = [
                                         (x > 0).all()]), U34, grad=False),
     _c('any-all-axis', lambda m, x: m.any(x, 0) ^ m.all(x > 0, axis=1, keepdims=True),
        ('i', (3, 4)), grad=False),
+    _c('amax-amin', lambda m, x: m.amax(x, 1) - m.amin(x, axis=1, keepdims=True).sum(), U34),
+    _c('lexsort', lambda m, x, y: m.lexsort((x, y)) + m.lexsort(m.stack([y, x])),
+       ('i', (9,)), ('i', (9,)), grad=False),
     _c('argmin', lambda m, x: m.argmin(x) + m.argmin(x, 1).sum() + x.argmin(0).sum()
        + x.argmax(), U34, grad=False),
     _c('sum-keepdims-dtype', lambda m, x: m.sum(x, 1, keepdims=True) + m.sum(x, dtype=m.float64),
@@ -443,6 +458,20 @@ def test_lax_eager_results_compose_with_arrays():
     out = minijax.lax.add(x, x) + x
     assert isinstance(out, minijax.Array)
     assert_close(out, jnp.full(3, 3.))
+
+
+@pytest.mark.parametrize('name', ['float_', 'int_'])
+def test_default_scalar_types_are_jaxs(name):
+    assert np.dtype(getattr(mnp, name)) == np.dtype(getattr(jnp, name))
+    assert_close(getattr(mnp, name)(2.5), getattr(jnp, name)(2.5))
+
+
+def test_abstract_scalar_types_are_jaxs():
+    for dtype in (I32, np.uint8, F32, np.bool_):
+        assert ([mnp.issubdtype(dtype, mnp.signedinteger),
+                 mnp.issubdtype(dtype, mnp.unsignedinteger)] ==
+                [jnp.issubdtype(dtype, jnp.signedinteger),
+                 jnp.issubdtype(dtype, jnp.unsignedinteger)])
 
 
 @pytest.mark.parametrize('dtype', [F32, F64, I32, I64])

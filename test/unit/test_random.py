@@ -159,6 +159,8 @@ DERIVED = {
     'multinomial': lambda r, k: r.multinomial(k, np.array([5., 50.]), np.array([.6, .4]),
                                                     shape=(3, 2, 2)),
     'clone': lambda r, k: r.normal(r.clone(k), (2,)),
+    'chisquare': lambda r, k: r.chisquare(k, np.array([.5, 4.]), (3, 2)),
+    'generalized_normal': lambda r, k: r.generalized_normal(k, np.array([.7, 2.]), (2,)),
 }
 
 

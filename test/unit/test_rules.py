@@ -38,12 +38,13 @@ from minijax.testing import NOT_NEEDED, NOT_PER_EXAMPLE, RULE_CHECKS, check_rule
 
 LAX_PRIMITIVES = [v for v in vars(mlax).values() if isinstance(v, core.Primitive)]
 #: Collectives run only where pmap or vmap(axis_name=...) binds their axis, so they have no
-#: row in PRIMITIVE_CASES (single-device programs): test_pmap.py checks them against JAX.
+#: row in PRIMITIVE_CASES (single-device programs): test_pmap.py checks them against JAX
+#: (test_collectives_beyond_cpu.py the ones XLA's CPU backend does not run).
 COLLECTIVES = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatter', 'ppermute',
-               'all_to_all'}
+               'all_to_all', 'ragged_all_to_all'}
 #: Primitives whose parameters name a mesh: test_sharded_jit.py checks them against JAX (their
 #: values, rules and module text, over 4 CPU devices).
-MESH_PRIMITIVES = {'sharding_constraint'}
+MESH_PRIMITIVES = {'sharding_constraint', 'device_put'}
 SINGLE_DEVICE_PRIMITIVES = [p for p in LAX_PRIMITIVES
                             if p.name not in COLLECTIVES | MESH_PRIMITIVES]
 B = 3  # batch size of the vmap tests
@@ -510,7 +511,7 @@ def _out_rank(case):
 #: checked for every case by ``test_vmap`` (which moves it to 0); moving it on to ``out_axes``
 #: is vmap's own code, the same for every primitive.
 OUT_AXES_PRIMITIVES = ('sin', 'add', 'transpose', 'reduce_sum', 'dot_general', 'concatenate',
-                       'conv_general_dilated', 'cumsum', 'sort', 'gather', 'scatter_add')
+                       'conv_general_dilated', 'cumsum', 'sort', 'gather', 'scatter-add')
 
 
 def _first_case_of_each(primitives):
@@ -691,17 +692,18 @@ LINEAR = {'add', 'add_any', 'sub', 'neg', 'mul', 'div', 'convert_element_type', 
           'broadcast_in_dim', 'transpose', 'reshape', 'squeeze', 'concatenate', 'pad', 'slice',
           'dynamic_slice', 'dynamic_update_slice', 'dot_general', 'cond', 'while', 'scan',
           'xla_call', 'sort', 'cumsum', 'rev', 'conv_general_dilated', 'reduce_window_sum',
-          'gather', 'scatter_add', 'scatter_mul', 'xla_pmap', 'shard_map', 'psum', 'all_gather',
+          'gather', 'scatter-add', 'scatter-mul', 'xla_pmap', 'shard_map', 'psum', 'all_gather',
           'psum_scatter', 'ppermute', 'all_to_all', 'real', 'imag', 'conj', 'complex', 'fft',
           'split', 'unstack', 'stack', 'tile', 'optimization_barrier', 'reduce_precision',
-          'copy', 'stage', 'dce_sink', 'scatter_sub', 'custom_linear_solve',
+          'copy', 'stage', 'dce_sink', 'scatter-sub', 'custom_linear_solve',
           'ragged_dot_general', 'select_and_gather_add', 'select_and_scatter_add',
-          'sharding_constraint'}
+          'sharding_constraint', 'device_put', 'ragged_all_to_all'}
 #: The lit test of each higher-order primitive (and of one that needs a mesh), under test/lit/.
 LIT_FILES = {'cond': 'control_flow/cond.py', 'while': 'control_flow/while_loop.py',
              'scan': 'control_flow/scan.py', 'xla_call': 'jit/jit_of_jit.py',
              'xla_pmap': 'pmap/pmap.py', 'shard_map': 'shard_map/collectives.py',
-             'sharding_constraint': 'sharding/jit-over-a-mesh.py'}
+             'sharding_constraint': 'sharding/jit-over-a-mesh.py',
+             'device_put': 'sharding_types/device-put-traced.py'}
 LIT = pathlib.Path(__file__).parents[1] / 'lit'
 #: Where a built-in's rule of each kind goes, beyond the ``def_*`` call the table names.
 WHERE_RULES_GO = {'flops': 'minijax/flops.py: add it to the list of its cost class '
@@ -744,8 +746,9 @@ def test_primitive_has_every_rule_it_needs(primitive):
 
 def _lit_test_of(primitive):
     """What a lit test of ``primitive`` says: ``lax.<name>`` or ``<name>_p`` in its code, or the
-    name in a comment (not in a CHECK line, where any op's location may hold the word)."""
-    name = primitive.name
+    name in a comment (not in a CHECK line, where any op's location may hold the word). The
+    Python name of ``scatter-add`` is ``scatter_add``."""
+    name = primitive.name.replace('-', '_')
     return re.compile(rf'\blax\.{name}\b|\b{name}_p\b|^#(?!.*CHECK).*\b{name}\b', re.M)
 
 

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import jax.sharding as jsharding
 import numpy as np
 import pytest
+from jaxlib import xla_client as xc
 from testlib import assert_close
 
 import minijax
@@ -149,7 +150,10 @@ def _traced_placements(ns, x):
         for f in (lambda a: ns.jax.jit(ns.jnp.sin)(a) * 2,
                   lambda a: ns.jax.device_put(a, ns.P('x', None)),
                   lambda a: ns.jax.device_put((a * 2, a), (ns.s.NamedSharding(
-                      explicit, ns.P(None, 'y')), None))):
+                      explicit, ns.P(None, 'y')), None)),
+                  lambda a: ns.lax.device_put_p.bind(  # (the primitive, bound as JAX's)
+                      a, devices=(ns.s.NamedSharding(explicit, ns.P('y', None)),),
+                      srcs=(None,), copy_semantics=(xc.ArrayCopySemantics.ALWAYS_COPY,))):
             out += [str(ns.jax.make_jaxpr(f)(w)), ns.jax.jit(f).lower(w).as_text()]
         grad = ns.jax.grad(lambda a: ns.jax.device_put(a, ns.P('x', None)).sum())
         out += [str(ns.jax.make_jaxpr(grad)(w)), np.asarray(ns.jax.jit(grad)(w)).tolist()]

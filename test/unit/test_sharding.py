@@ -7,6 +7,7 @@ import types
 
 import jax
 import jax.sharding as jsharding
+import numpy as np
 import pytest
 
 import minijax
@@ -44,6 +45,21 @@ def _meshes(ns):
 
 def test_meshes():
     both(_meshes)
+
+
+def _devices_and_shards(ns):
+    device = ns.s.AbstractDevice('cpu', None, 'cpu')
+    mesh = ns.jax.make_mesh((2, 2), ('x', 'y'))
+    x = ns.jax.device_put(np.arange(8.).reshape(4, 2), ns.s.NamedSharding(mesh, ns.P('x')))
+    shards = x.addressable_shards
+    return [repr(device), device == ns.s.AbstractDevice('cpu', None, 'cpu'),
+            repr(mesh.abstract_mesh.abstract_device), all(isinstance(s, ns.jax.Shard)
+                                                          for s in shards),
+            [(s.device.id, s.index, s.replica_id, s.data.tolist()) for s in shards]]
+
+
+def test_abstract_devices_and_shards():
+    both(_devices_and_shards)
 
 
 def _specs(ns):
