@@ -64,14 +64,7 @@ NAMESPACES = (
 
 #: Names minijax does not have yet: the work of issue 31 (SPMD) and issue 32 (the rest).
 #: A name leaves this table when it is implemented (the test says so).
-NOT_YET: dict[str, str] = {
-    'jax.lax.linalg': (
-        'cholesky_update cholesky_update_p hessenberg hessenberg_p householder_product '
-        'householder_product_p lu_pivots_to_permutation_p ormqr ormqr_p symmetric_product '
-        'symmetric_product_p tridiagonal tridiagonal_p tridiagonal_solve tridiagonal_solve_p '),
-    'jax.scipy.linalg': (
-        'eigh_tridiagonal hessenberg qr_multiply solve_sylvester '),
-}
+NOT_YET: dict[str, str] = {}
 
 
 class Name(NamedTuple):

@@ -429,9 +429,16 @@ flops_rules.update({lax.dot_general_p: _dot_general, xla_call_p: _xla_call, cond
 flops_rules.update(dict.fromkeys([lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,
                                   lax.scatter_min_p, lax.scatter_max_p, lax.scatter_p], _scatter))
 # The decompositions run LAPACK kernels in custom calls, which XLA's cost analysis counts as 0.
-flops_rules.update(dict.fromkeys([lax.linalg.cholesky_p, lax.linalg.triangular_solve_p,
-                                  lax.linalg.lu_p, lax.linalg.qr_p, lax.linalg.eigh_p,
-                                  lax.linalg.eig_p, lax.linalg.svd_p, lax.linalg.schur_p],
+L = lax.linalg
+flops_rules.update(dict.fromkeys([L.cholesky_p, L.triangular_solve_p, L.lu_p, L.qr_p, L.eigh_p,
+                                  L.eig_p, L.svd_p, L.schur_p, L.hessenberg_p, L.tridiagonal_p,
+                                  L.householder_product_p, L.ormqr_p, L.tridiagonal_solve_p,
+                                  lax.householder.geqrf_p, lax.householder.geqp3_p],
                                  _free))
+# These lower to lax formulas and loops (as JAX's do on CPU): what XLA counts for them.
+flops_rules.update(dict.fromkeys([L.symmetric_product_p, L.cholesky_update_p,
+                                  L.lu_pivots_to_permutation_p],
+                                 _as_xla_expands_it))
+del L
 flops_rules.update(dict.fromkeys([lax.cumsum_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p,
                                   lax.cumlogsumexp_p], _cumulative))

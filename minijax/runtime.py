@@ -545,8 +545,10 @@ def _options(compiler_options=()) -> 'xc.CompileOptions':
 def _compile(on_client, module, on: tuple, options, callbacks):
     """``module`` compiled for the devices ``on``, or loaded from the persistent
     compilation cache when it holds it (``minijax.compilation_cache``). The LAPACK kernels
-    are registered first if it calls one (whoever lowered it: minijax, or JAX's text)."""
-    if _calls(module, lambda target: target.startswith('lapack_')):
+    are registered first if it calls one (whoever lowered it: minijax, or JAX's text); the
+    kernel of ``tridiagonal_solve(perturb_singular=True)`` is registered with them."""
+    if _calls(module, lambda target: target.startswith('lapack_')
+              or target == 'tridiagonal_solve_perturbed_ffi'):
         register_lapack_kernels()
     devices = xc.DeviceList(on)
     name = None

@@ -351,6 +351,17 @@ NOT_NEEDED = {
                      (lax.igamma_grad_a_p, 'jvp'), (lax.scaled_dot_p, 'jvp')],
                     'JAX does not differentiate it either (NotImplementedError, as there)'),
     (lax.linalg.schur_p, 'jvp'): 'JAX does not differentiate the Schur decomposition either',
+    **dict.fromkeys([(lax.linalg.hessenberg_p, 'jvp'), (lax.linalg.tridiagonal_p, 'jvp'),
+                     (lax.householder.geqrf_p, 'jvp'), (lax.householder.geqp3_p, 'jvp'),
+                     (lax.linalg.householder_product_p, 'jvp'), (lax.linalg.ormqr_p, 'jvp'),
+                     (lax.linalg.symmetric_product_p, 'jvp'),
+                     (lax.linalg.cholesky_update_p, 'jvp')],
+                    'JAX does not differentiate it either (NotImplementedError, as there)'),
+    (lax.linalg.lu_pivots_to_permutation_p, 'jvp'): 'its operand and result are integers, '
+                                                    'whose tangents are symbolic zeros (JAX '
+                                                    'has no rule either)',
+    (lax.linalg.cholesky_update_p, 'vmap'): 'JAX does not batch it either '
+                                            '(NotImplementedError, as there)',
     (lax.select_and_scatter_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, '
                                         'as there); select_and_scatter_add batches itself',
     (lax.rng_uniform_p, 'vmap'): 'JAX does not batch it either (NotImplementedError, as there)',

@@ -38,14 +38,17 @@ from minijax.lax.slicing import dynamic_slice, slice as slice_
 from minijax.lax.sorting import sort_key_val
 from minijax.lax.structural import (
     broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, pad, transpose)
-from minijax.lowering import constant, register_lowering, tensor_type
+from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
 from minijax.lowering.shardings import constrain_to_type
 
 __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
-           'lu', 'lu_pivots_to_permutation', 'lu_solve', 'qdwh', 'qr', 'schur', 'svd', 'schur_p',
-           'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p', 'eigh_p', 'lu_p', 'qr_p',
-           'svd_p', 'triangular_solve_p']
+           'lu', 'lu_pivots_to_permutation', 'lu_pivots_to_permutation_p', 'lu_solve', 'qdwh', 'qr',
+           'schur', 'svd', 'schur_p', 'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p',
+           'eigh_p', 'lu_p', 'qr_p', 'svd_p', 'triangular_solve_p', 'hessenberg',
+           'householder_product', 'ormqr', 'tridiagonal', 'hessenberg_p', 'householder_product_p',
+           'ormqr_p', 'tridiagonal_p', 'tridiagonal_solve', 'tridiagonal_solve_p',
+           'cholesky_update', 'cholesky_update_p', 'symmetric_product', 'symmetric_product_p']
 
 # ----------------------------------------------------------------------------- user functions
 
@@ -109,24 +112,23 @@ def lu(x):
 
 
 def lu_pivots_to_permutation(pivots, permutation_size):
-    """The row swaps ``pivots`` (int32, ``[..., k]``) applied in order to ``0..m-1``: a loop,
-    as in JAX. Each step swaps two entries of every batch member at once, by comparing
-    positions (``j`` differs between members). Under sharding in types the batch may be
-    sharded (the permutations are, alike), the swaps not (the ShardingTypeError of JAX's
-    primitive's rule)."""
+    """The row swaps ``pivots`` (int32, ``[..., k]``) applied in order to ``0..m-1``
+    (``m = permutation_size``): the permutation ``P`` as row indices."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def _permutation_loop(pivots, *, permutation_size):
+    """The lowering: a loop over the pivots, as in JAX. Each step swaps two entries of every
+    batch member at once, by comparing positions (``j`` differs between members). Under
+    sharding in types the batch may be sharded (the permutations are, alike), the swaps not
+    (the primitive's sharding rule, JAX's, refuses them)."""
     from minijax.control_flow import fori_loop  # (a layer above lax)
     aval = core.get_aval(pivots)
-    _check_pivots(aval, permutation_size)
     shape = (*aval.shape[:-1], permutation_size)
     last = len(shape) - 1
-    sharding = None
-    if aval._sharding is not None:
-        if aval.sharding.spec[-1] is not None:
-            raise core.ShardingTypeError(
-                'Input 0 to lu_pivots_to_permutation must be unsharded on non-batch '
-                f'dimensions, but got {aval.sharding.spec}.')
-        sharding = aval.sharding
+    sharding = aval._sharding
     positions = broadcasted_iota(dtypes.int32, shape, last, out_sharding=sharding)
+
     def at(index_column):
         return eq(positions, broadcast_in_dim(index_column, shape, tuple(range(len(shape)))))
 
@@ -143,6 +145,22 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         return select_n(at_i, select_n(at_j, perm, p_i), p_j)
 
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
+
+
+def _permutation_abstract_eval(pivots, *, permutation_size):
+    _check_pivots(pivots, permutation_size)
+    return ShapedArray((*pivots.shape[:-1], permutation_size), dtypes.int32)
+
+
+def _permutation_impl(pivots, *, permutation_size):
+    pivots = np.asarray(pivots)
+    out = np.empty((*pivots.shape[:-1], permutation_size), np.int32)
+    for index in np.ndindex(pivots.shape[:-1]):
+        perm = np.arange(permutation_size, dtype=np.int32)
+        for i, j in enumerate(pivots[index]):
+            perm[[i, j]] = perm[[j, i]]
+        out[index] = perm
+    return out
 
 
 def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
@@ -367,10 +385,13 @@ def _check_matrix(name, x, square=True, what='operand', symmetrized=False):
 
 
 def _batch_at_front(primitive):
-    """A vmap rule for a primitive of one operand that handles leading batch axes."""
+    """A vmap rule for a primitive that handles leading batch axes: every operand's batch
+    axis moved to the front (an unbatched operand broadcast), as JAX's ``expand_dims``
+    batcher."""
     def rule(vals, dims, **params):
-        (x,), (d,) = vals, dims
-        out = primitive.bind(batching.moveaxis(x, d, 0), **params)
+        size = batching.axis_size_of(vals, dims)
+        out = primitive.bind(*[batching.move_batch_axis(size, d, 0, x)
+                               for x, d in zip(vals, dims)], **params)
         return out, [0] * len(out) if primitive.multiple_results else 0
     primitive.def_batching(rule)
 
@@ -400,6 +421,16 @@ def _char(c):
     return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
 
 
+def _option(value):
+    """A kernel's option as JAX writes it: a character (``str``) as ui8, a flag (``bool``) as
+    a boolean, an index (``np.int32``, gehrd's ``low`` and ``high``) as i32."""
+    if isinstance(value, str):
+        return _char(value)
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+
+
 def _layout(aval, matrix_rank):
     """Column-major matrices (the batch axes outermost) for LAPACK; other operands row-major."""
     n = aval.ndim
@@ -414,12 +445,14 @@ def _layouts(avals, matrix_rank):
                                     type=ir.IndexType.get()) for a in avals])
 
 
-def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
+def _lapack_call(kernel, operands, avals_in, avals_out, aliases, prefixed=True, **options):
     """``stablehlo.custom_call @lapack_<s|d|c|z><kernel>_ffi`` as JAX emits it: ``aliases`` maps
     an operand to the result that reuses its buffer; ``options`` are the kernel's
-    character attributes, in ``mhlo.backend_config``."""
+    attributes (``_option``), in ``mhlo.backend_config``; ``kernel`` is the name after the
+    dtype's letter, or the whole target when it has none (``prefixed=False``)."""
     rank = max(a.ndim for a in avals_in)
-    target = f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi'
+    target = (f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi' if prefixed
+              else kernel)
     op = hlo.CustomCallOp(
         [tensor_type(a) for a in avals_out], list(operands), target,
         backend_config=ir.StringAttr.get(''),
@@ -429,7 +462,7 @@ def _lapack_call(kernel, operands, avals_in, avals_out, aliases, **options):
             hlo.OutputOperandAlias.get([out] if len(avals_out) > 1 else [], operand, [])
             for operand, out in aliases.items()]))
     op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(
-        {k: _char(v) for k, v in options.items()})
+        {k: _option(v) for k, v in options.items()})
     batch = rank - 2
     op.operation.attributes['mhlo.frontend_attributes'] = ir.DictAttr.get(
         {'num_batch_dims': ir.StringAttr.get(str(batch))})
@@ -730,6 +763,12 @@ lu_p.def_abstract_eval(_lu_abstract_eval)
 lu_p.def_jvp(_lu_jvp)
 _batch_at_front(lu_p)
 register_lowering(lu_p, _lu_lowering)
+
+lu_pivots_to_permutation_p = Primitive('lu_pivots_to_permutation', eager_on_xla=True)
+lu_pivots_to_permutation_p.def_impl(_permutation_impl)
+lu_pivots_to_permutation_p.def_abstract_eval(_permutation_abstract_eval)
+_batch_at_front(lu_pivots_to_permutation_p)
+register_lowering(lu_pivots_to_permutation_p, lower_fun(_permutation_loop))
 
 # ----------------------------------------------------------------------------- qr
 
@@ -1100,3 +1139,12 @@ schur_p.def_impl(_per_matrix_impl(_schur_one))
 schur_p.def_abstract_eval(_schur_abstract_eval)
 _batch_at_front(schur_p)
 register_lowering(schur_p, _schur_lowering)
+
+# The Householder reductions and products, the tridiagonal solve, and the two products JAX
+# writes in lax ops: modules of their own on this one's helpers.
+from minijax.lax.householder import (  # noqa: E402
+    hessenberg, hessenberg_p, householder_product, householder_product_p, ormqr, ormqr_p,
+    tridiagonal, tridiagonal_p)
+from minijax.lax.tridiagonal_solve import tridiagonal_solve, tridiagonal_solve_p  # noqa: E402
+from minijax.lax.matrix_updates import (  # noqa: E402
+    cholesky_update, cholesky_update_p, symmetric_product, symmetric_product_p)

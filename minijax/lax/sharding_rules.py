@@ -61,7 +61,13 @@ TABLE = {
     rules.fft_rule: 'fft',
     rules.triangular_solve_rule: 'linalg.triangular_solve',
     rules.linalg_rule('cholesky', multiple_results=False): 'linalg.cholesky',
-    **{rules.linalg_rule(name): f'linalg.{name}' for name in 'lu qr eigh eig svd schur'.split()},
+    **{rules.linalg_rule(name): f'linalg.{name}'
+       for name in 'lu qr eigh eig svd schur hessenberg tridiagonal'.split()},
+    **{rules.linalg_rule(name, ranks, multiple_results=False): f'linalg.{name}'
+       for name, ranks in [('householder_product', (2, 1)), ('ormqr', (2, 1, 2)),
+                           ('tridiagonal_solve', (1, 1, 1, 2)), ('symmetric_product', (2, 2)),
+                           ('lu_pivots_to_permutation', (1,))]},
+    **{rules.linalg_rule(name): f'householder.{name}' for name in ('geqrf', 'geqp3')},
 }
 
 for _rule, _names in TABLE.items():
@@ -75,7 +81,12 @@ rules.not_constrained.add(sharding_constraint_p)
 # (JAX lowers the decompositions to LAPACK's kernels and selects NaNs where one fails: the
 # select's mask is constrained, the results are not.)
 rules.not_constrained.update(operator.attrgetter(f'linalg.{n}_p')(lax) for n in (
-    'cholesky triangular_solve lu qr eigh eig svd schur').split())
+    'cholesky triangular_solve lu qr eigh eig svd schur hessenberg tridiagonal '
+    'householder_product ormqr tridiagonal_solve').split())
+rules.not_constrained.update((lax.householder.geqrf_p, lax.householder.geqp3_p))
+# (and these lower to lax formulas, whose last op is constrained already, as in JAX)
+rules.not_constrained.update((lax.linalg.symmetric_product_p,
+                              lax.linalg.lu_pivots_to_permutation_p))
 rules.keeps_partial_sums.update(getattr(lax, f'{n}_p') for n in (
     'transpose squeeze reshape convert_element_type pad reduce_precision copy').split())
 rules.keeps_partial_sums.add(sharding_constraint_p)

@@ -23,15 +23,19 @@ from minijax.jit import jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy.linalg import _H, _float_matrix, solve_operands
 from minijax.scipy._schur_functions import funm, rsf2csf, schur, sqrtm  # noqa: F401
+from minijax.scipy._householder_functions import hessenberg, qr_multiply  # noqa: F401
+from minijax.scipy._sylvester import solve_sylvester  # noqa: F401
+from minijax.scipy._tridiagonal import eigh_tridiagonal  # noqa: F401
 from minijax.scipy._matrices import (  # noqa: F401 (re-exported)
     block_diag, circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion,
     hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 
 __all__ = ['block_diag', 'cho_factor', 'cho_solve', 'cholesky', 'circulant', 'companion',
-           'convolution_matrix', 'det', 'dft', 'eigh', 'expm', 'expm_frechet', 'fiedler',
-           'fiedler_companion', 'funm', 'hadamard', 'hankel', 'helmert', 'hilbert', 'inv',
-           'invhilbert', 'invpascal', 'leslie', 'lu', 'lu_factor', 'lu_solve', 'pascal', 'polar',
-           'qr', 'rsf2csf', 'schur', 'solve', 'solve_triangular', 'sqrtm', 'svd', 'toeplitz']
+           'convolution_matrix', 'det', 'dft', 'eigh', 'eigh_tridiagonal', 'expm', 'expm_frechet',
+           'fiedler', 'fiedler_companion', 'funm', 'hadamard', 'hankel', 'helmert', 'hessenberg',
+           'hilbert', 'inv', 'invhilbert', 'invpascal', 'leslie', 'lu', 'lu_factor', 'lu_solve',
+           'pascal', 'polar', 'qr', 'qr_multiply', 'rsf2csf', 'schur', 'solve', 'solve_sylvester',
+           'solve_triangular', 'sqrtm', 'svd', 'toeplitz']
 
 
 def _solved(name, a, b, solve_matrices):

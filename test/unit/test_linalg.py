@@ -16,6 +16,7 @@ import minijax.numpy as mnp
 import minijax.scipy.linalg  # noqa: F401 (minijax.scipy.linalg)
 from minijax import core, lax as mlax
 from minijax.flops import flops_rules
+from minijax.lax import householder
 from minijax.reference_interpreter import InterpreterError, run_module
 from minijax.testing import RULE_CHECKS, check_rule
 
@@ -27,7 +28,10 @@ WIDE = RNG.standard_normal((3, 5))
 TALL = WIDE.T.copy()
 A3 = RNG.standard_normal((3, 3))
 B = RNG.standard_normal((4, 2))
-LINALG_PRIMITIVES = [v for v in vars(mlax.linalg).values() if isinstance(v, core.Primitive)]
+#: lax.linalg's primitives, and geqrf's and geqp3's (internal, as in JAX: the QR of
+#: scipy.linalg.qr_multiply)
+LINALG_PRIMITIVES = [v for v in vars(mlax.linalg).values() if isinstance(v, core.Primitive)] + [
+    householder.geqrf_p, householder.geqp3_p]
 
 
 def _assert_same_bits(got, expected):
@@ -49,6 +53,14 @@ LAX_CASES = {
     'qr-tall-complete': (lambda L: lambda x: L.qr(x, full_matrices=True), [TALL]),
     'eigh': (lambda L: L.eigh, [SPD]),
     'svd-wide-reduced': (lambda L: lambda x: L.svd(x, full_matrices=False), [WIDE]),
+    'hessenberg': (lambda L: L.hessenberg, [A]),
+    'tridiagonal_solve-perturbed': (lambda L: lambda *a: L.tridiagonal_solve(
+        *a, perturb_singular=True), [A[0], A[1] + 4, A[2], B]),
+    # (real matrices only, as in JAX: lax formulas, not LAPACK calls)
+    'symmetric_product': (lambda L: lambda a, c: L.symmetric_product(
+        a, c, alpha=-2., beta=.5, symmetrize_output=True), [np.stack([WIDE, 2 * WIDE]),
+                                                          np.stack([A3, A3.T])]),
+    'cholesky_update': (lambda L: L.cholesky_update, [np.triu(A) + 4 * np.eye(4), B[:, 0]]),
 }
 
 
@@ -180,6 +192,31 @@ def test_vmap_matches_jax():
     _assert_same_bits(minijax.vmap(solve(mlax.linalg), 2)(bs), jax.vmap(solve(jax.lax.linalg), 2)(bs))
     mats = np.stack([A, SPD], axis=1)
     _assert_same_bits(minijax.vmap(mnp.linalg.inv, 1)(mats), jax.vmap(jnp.linalg.inv, 1)(mats))
+    _assert_same_bits(minijax.vmap(mlax.linalg.hessenberg, 1)(mats),
+                      jax.vmap(jax.lax.linalg.hessenberg, 1)(mats))
+
+    def tridiagonal(L):  # shared diagonals: one solve with more right-hand sides
+        return lambda b: L.tridiagonal_solve(A[0], A[1] + 4, A[2], b)
+    _assert_same_bits(minijax.vmap(tridiagonal(mlax.linalg), 2)(bs[:, :1]),
+                      jax.vmap(tridiagonal(jax.lax.linalg), 2)(bs[:, :1]))
+    taus = np.stack([A[0, :2], A[1, :2]])  # one matrix of reflectors, two sets of scalars
+
+    def product(L):
+        return lambda t: L.householder_product(TALL, t)
+    _assert_same_bits(minijax.vmap(product(mlax.linalg))(taus),
+                      jax.vmap(product(jax.lax.linalg))(taus))
+
+
+def test_lax_formulas_module_text_is_jaxs():
+    """symmetric_product and cholesky_update lower to JAX's lax formulas (a product at the
+    highest precision; Givens rotations in stablehlo.case, rows scattered): JAX's text."""
+    def symmetric(L):
+        return lambda a, c: L.symmetric_product(a, c, alpha=2., beta=.5, symmetrize_output=True)
+    cases = [(symmetric, (np.stack([WIDE, WIDE]), np.stack([A3, A3.T]))),
+             (lambda L: L.cholesky_update, (np.triu(A3) + 3 * np.eye(3), A3[0]))]
+    for make, args in cases:
+        assert (minijax.jit(make(mlax.linalg)).lower(*args).as_text()
+                == jax.jit(make(jax.lax.linalg)).lower(*args).as_text())
 
 
 @pytest.mark.parametrize('primitive,kind', [
@@ -195,9 +232,20 @@ def test_check_rules(primitive, kind):
               'eig': dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False,
                           enable_eigvec_derivs=False),
               'schur': dict(compute_schur_vectors=True, sort_eig_vals=False,
-                            select_callable=None)}.get(primitive.name, {})
+                            select_callable=None),
+              'tridiagonal': dict(lower=False), 'ormqr': dict(left=False, transpose=True),
+              'tridiagonal_solve': dict(perturb_singular=False),
+              'symmetric_product': dict(alpha=2., beta=.5),
+              'lu_pivots_to_permutation': dict(permutation_size=4)}.get(primitive.name, {})
     args = {'triangular_solve': [A3, WIDE[:2, :3]], 'lu': [WIDE], 'qr': [TALL],
-            'svd': [WIDE]}.get(primitive.name, [A3 @ A3.T + np.eye(3)])
+            'svd': [WIDE], 'geqrf': [TALL], 'geqp3': [WIDE],
+            'householder_product': [TALL, WIDE[0, :2]],
+            'ormqr': [TALL, WIDE[0, :2], WIDE[:2]],
+            'tridiagonal_solve': [A3[0], A3[1] + 4, A3[2], A3[:, :2]],
+            'symmetric_product': [WIDE[:, :2], A3 + A3.T],
+            'cholesky_update': [np.triu(A3) + 3 * np.eye(3), A3[0]],
+            'lu_pivots_to_permutation': [np.array([2, 3, 2], np.int32)],
+            }.get(primitive.name, [A3 @ A3.T + np.eye(3)])
     check_rule(kind, primitive, *args, **params)
 
 

@@ -39,6 +39,25 @@ def _rhs(rng, shape, dtype):
     return _general(rng, (*shape[:-1], 2), dtype)
 
 
+def _diagonal(rng, shape, dtype):
+    """A diagonal ``[..., n]`` of a tridiagonal matrix of ``shape``."""
+    return _general(rng, shape[:-1], dtype)
+
+
+def _dominant(rng, shape, dtype):
+    """A main diagonal that keeps the tridiagonal matrix far from singular."""
+    return (_diagonal(rng, shape, dtype) + 4).astype(dtype)
+
+
+def _reflectors(shape, k):
+    """Makers of a householder_product or ormqr call: ``a`` ``[..., n + 1, n]``, ``k``
+    scalars, and ``c`` ``[..., 2, n + 1]`` (``Q`` applied on the right)."""
+    *batch, _, n = shape
+    return [lambda rng, shape, dtype: _general(rng, (*batch, n + 1, n), dtype),
+            lambda rng, shape, dtype: _general(rng, (*batch, k), dtype),
+            lambda rng, shape, dtype: _general(rng, (*batch, 2, n + 1), dtype)]
+
+
 #: name -> (function of (lax.linalg, numpy, scipy.linalg) namespaces, shapes, makers of its
 #: arguments, the arguments differentiated). Each a kernel or a path of a rule of its own.
 CASES = {
@@ -95,6 +114,23 @@ CASES = {
         [(3, 3)], [_general, _rhs], (0, 1)),
     'scipy-lu-expm': (lambda L, n, s: lambda x: (s.lu(x), s.expm(x)), [(3, 3)], [_general],
                       (0,)),
+    # The Householder reductions and products: no derivatives (none in JAX either).
+    'hessenberg-tridiagonal': (lambda L, n, s: lambda x, h: (
+        L.hessenberg(x), L.tridiagonal(h), L.tridiagonal(h, lower=False)),
+        [(3, 3), (2, 3, 3)], [_general, _hermitian], ()),
+    'householder_product-ormqr': (lambda L, n, s: lambda a, taus, c: (
+        L.householder_product(a, taus), L.ormqr(a, taus, c, left=False, transpose=True),
+        L.ormqr(a, taus, c.mT)), [(3, 3)], _reflectors((3, 3), 2), ()),
+    'tridiagonal_solve': (lambda L, n, s: L.tridiagonal_solve, [(3, 3), (2, 3, 3)],
+                          [_diagonal, _dominant, _diagonal, _rhs], (0, 1, 2, 3)),
+    'scipy-solve_sylvester': (lambda L, n, s: lambda a, b, c: (
+        s.solve_sylvester(a, b, c), s.solve_sylvester(a, b, c, method='eigen')), [(3, 3)],
+        [_general, lambda rng, shape, dtype: _general(rng, (2, 2), dtype),
+         lambda rng, shape, dtype: _general(rng, (3, 2), dtype)], ()),
+    'scipy-hessenberg-qr_multiply': (lambda L, n, s: lambda x, c: (
+        s.hessenberg(x, calc_q=True), s.qr_multiply(x, c), s.qr_multiply(x, c, pivoting=True),
+        s.qr_multiply(x[:, :2], c[:2], mode='left', conjugate=True)),
+        [(3, 3)], [_general, _general], ()),
 }
 
 
@@ -186,6 +222,50 @@ def test_module_text_is_jaxs(dtype, shape, rng):
         return lambda x: L.lu(x)
     assert (_kernels(minijax.jit(lu(mlax.linalg)).lower(args[2]).as_text())
             == _kernels(jax.jit(lu(jax.lax.linalg)).lower(args[2]).as_text()))
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_householder_module_text_is_jaxs(dtype, rng):
+    """The reductions, the products of reflectors and the tridiagonal solves (batched:
+    shared factors in the Shardy rules), byte for byte JAX's."""
+    def calls(L):
+        def fn(x, a, taus, c, dl, d, du, b):
+            return (L.hessenberg(x), L.tridiagonal(x, lower=False),
+                    L.householder_product(a, taus), L.ormqr(a, taus, c, left=False, transpose=True),
+                    L.tridiagonal_solve(dl, d, du, b),
+                    L.tridiagonal_solve(dl, d, du, b, perturb_singular=True))
+        return fn
+    shape = (2, 3, 3)
+    makers = [_general, *_reflectors(shape, 2), _diagonal, _dominant, _diagonal, _rhs]
+    args = [make(rng, shape, dtype) for make in makers]
+    assert (minijax.jit(calls(mlax.linalg)).lower(*args).as_text()
+            == jax.jit(calls(jax.lax.linalg)).lower(*args).as_text())
+
+
+#: The eigenvectors (inverse iteration: most of the compile time) in one real and one
+#: complex dtype; the eigenvalues alone (all, and a range of indices) in the other two.
+_TRIDIAGONAL_VECTORS = {'float32': True, 'float64': False, 'complex64': False,
+                        'complex128': True}
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_eigh_tridiagonal_matches_jax(dtype, rng):
+    """Bisection's eigenvalues bit for bit; the eigenvectors of inverse iteration (a cluster
+    of equal eigenvalues among them, orthonormalized) to rounding: they move by ulps with
+    XLA's fusion of the program (JAX's own differ by as much between jit and op-by-op)."""
+    d = _general(rng, (6,), dtype).real.astype(dtype)
+    e = _general(rng, (5,), dtype)
+    d[3:], e[3] = 1, 0  # (rows 3..5: the eigenvalue 1 twice, a cluster)
+    e[4] = 1e-12
+    if _TRIDIAGONAL_VECTORS[dtype]:
+        (w, v), (w_jax, v_jax) = msl.eigh_tridiagonal(d, e), jsl.eigh_tridiagonal(d, e)
+        np.testing.assert_array_equal(w, w_jax)
+        _assert_matches(v, v_jax, dtype)
+        return
+    for options in (dict(), dict(select='i', select_range=(1, 3), tol=1e-3)):
+        np.testing.assert_array_equal(
+            msl.eigh_tridiagonal(d, e, eigvals_only=True, **options),
+            jsl.eigh_tridiagonal(d, e, eigvals_only=True, **options))
 
 
 @pytest.mark.parametrize('dtype', ['complex64', 'complex128'])

@@ -17,13 +17,13 @@ HERE = Path(__file__).parent
 #: Jaxprs not compared: the callbacks' print their Python functions; minijax's eigh, eig,
 #: svd and qr bind fewer parameters (not the ones JAX's CPU lowering ignores: algorithm,
 #: subset_by_index, implementation, pivoting, use_magma); its lu binds a primitive of two
-#: results (JAX's has three, the permutation made by its lowering), and it makes the
-#: permutation with a loop of its own, not a primitive.
+#: results (JAX's has three, the permutation made by its lowering) and then
+#: lu_pivots_to_permutation_p.
 NO_JAXPR = {'pure_callback', 'pure_callback_then_op', 'io_callback', 'debug_callback',
             'io_callback_ordered', 'debug_print_ordered',
             'callback_in_shard_map', 'lu_batch', 'eigh_batch', 'eigh_two_batch_dims',
             'eig_batch', 'eig_values_only', 'svd_batch', 'svd_values_only', 'qr_batch',
-            'qr_reduced', 'lu_pivots_to_permutation'}
+            'qr_reduced'}
 #: Modules not compared: minijax makes lu's permutation with a loop of its own.
 NO_MODULE = {'lu_batch', 'lu_pivots_to_permutation'}
 #: Errors compared by type: JAX's text shows an object's address.

@@ -63,3 +63,16 @@ print(jit(schur_forms).lower(x, ShapeDtypeStruct((3, 3), np.complex128)).as_text
 # CHECK: %[[S:.*]]:6 = stablehlo.custom_call @lapack_dgees_ffi(%arg0) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>]{{.*}} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<i32>, tensor<i32>)
 # CHECK: stablehlo.compare EQ, %[[S]]#5, %{{.*}}, SIGNED
 # CHECK: %[[C:.*]]:5 = stablehlo.custom_call @lapack_zgees_ffi(%arg1) {backend_config = "", mhlo.backend_config = {mode = 78 : ui8, sort = 78 : ui8}{{.*}} : (tensor<3x3xcomplex<f64>>) -> (tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<3xcomplex<f64>>, tensor<i32>, tensor<i32>)
+
+
+# lu_pivots_to_permutation (lu's third result): a loop over the pivots, minijax's own (JAX's
+# loop scatters; the permutations agree).
+def permutation(pivots):
+    return L.lu_pivots_to_permutation(pivots, 4)
+
+
+print(jit(permutation).lower(ShapeDtypeStruct((3,), np.int32)).as_text())
+# CHECK-LABEL: module @jit_permutation
+# CHECK: %[[P:.*]] = stablehlo.iota dim = 0 : tensor<4xi32>
+# CHECK: stablehlo.while(%iterArg = %[[P]], %iterArg_1 = %arg0, {{.*}}) : tensor<4xi32>, tensor<3xi32>
+# CHECK: stablehlo.dynamic_slice %iterArg_1, %{{.*}}, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
