@@ -103,7 +103,13 @@ NOT_GENERATED = {'psum', 'pmax', 'pmin', 'axis_index', 'all_gather', 'psum_scatt
                  'tridiagonal_solve',
                  # a call with a user's transpose (custom_derivatives.linear_call):
                  # test_jax_surface.py checks its values, transpose and jaxpr
-                 'linear_call'}
+                 'linear_call',
+                 # a traced device_put names devices or a sharding, which a random
+                 # single-device program has none of: test_sharded_jit.py checks it
+                 'device_put',
+                 # a collective over a mesh axis, as psum, which XLA:CPU does not run (as
+                 # JAX's): test_collectives_beyond_cpu.py checks its text and errors
+                 'ragged_all_to_all'}
 
 #: Where the primitives the fuzzer must reach are defined.
 PRIMITIVE_MODULES = (lax, lax.linalg, prng, custom_derivatives)
