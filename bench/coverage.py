@@ -9,8 +9,10 @@ Every public name of jax 0.10.2 in the namespaces JAX programs import is one of:
 - not yet: listed in ``NOT_YET`` below, the work left (issues 31 and 32).
 
 A name that is none of these fails ``test/unit/test_coverage.py``, which also checks that
-every implemented name is named by a test (``untested``) and that ``docs/jax_coverage.md`` is
-this script's current output::
+every implemented name is named by a test (``untested``), that minijax's namespaces list no
+public name JAX's lack but the deliberate additions in ``ADDITIONS`` (``extras``: a user
+comparing ``dir(jax.X)`` with ``dir(minijax.X)`` sees no plumbing), and that
+``docs/jax_coverage.md`` is this script's current output::
 
     python bench/coverage.py           # the summary, one line per namespace
     python bench/coverage.py --write   # regenerate docs/jax_coverage.md, and drop the
@@ -66,6 +68,33 @@ NAMESPACES = (
 #: A name leaves this table when it is implemented (the test says so).
 NOT_YET: dict[str, str] = {}
 
+_CONTROL_FLOW = ('Autodidax\'s top-level control flow, which the seed examples and '
+                 'docs/reading_stablehlo.md use (JAX has it as `jax.lax.{}`)')
+_PRIMITIVE_API = 'docs/add_a_primitive.md: {} (JAX keeps it in `jax.{}`)'
+
+#: minijax's public names that JAX's namespace lacks, each on purpose, with the reason (the
+#: docs promise them). Any other public name of a minijax namespace is plumbing that leaked.
+ADDITIONS: dict[str, dict[str, str]] = {
+    'jax': {
+        'Primitive': _PRIMITIVE_API.format('a user\'s primitive', 'extend.core.Primitive'),
+        'ShapedArray': _PRIMITIVE_API.format('what an abstract-evaluation rule returns',
+                                             'core.ShapedArray'),
+        'is_undefined_primal': _PRIMITIVE_API.format(
+            'a transpose rule tells linear arguments apart',
+            'interpreters.ad.is_undefined_primal'),
+        'flops': 'docs/write_a_transformation.md: the jaxpr interpreter that page builds',
+        **{name: _CONTROL_FLOW.format(name)
+           for name in ('cond', 'fori_loop', 'scan', 'switch', 'while_loop')},
+    },
+    'jax.lax': {
+        'add_any': 'sums two cotangents in a transpose or custom rule '
+                   '(JAX keeps it in `jax._src.ad_util`)',
+        'add_any_p': 'the primitive of `add_any`, for rules keyed by primitive',
+        'greater': 'Autodidax\'s name for `gt` (examples/basics.py uses it)',
+        'less': 'Autodidax\'s name for `lt`',
+    },
+}
+
 
 class Name(NamedTuple):
     namespace: str
@@ -78,6 +107,16 @@ def public_names(module) -> list[str]:
     """A module's public names, without its submodules."""
     return sorted(n for n in dir(module) if not n.startswith('_')
                   and not isinstance(getattr(module, n, None), types.ModuleType))
+
+
+def extras(namespace: str) -> list[str]:
+    """The public names of minijax's ``namespace`` that JAX's lacks and ``ADDITIONS`` does
+    not list: the plumbing a user would see in ``dir()`` or tab completion."""
+    mine = _minijax_module(namespace)
+    if mine is None:
+        return []
+    theirs = set(public_names(importlib.import_module(namespace)))
+    return sorted(set(public_names(mine)) - theirs - set(ADDITIONS.get(namespace, {})))
 
 
 def _minijax_module(namespace):
@@ -187,6 +226,13 @@ def markdown(rows: list[Name]) -> str:
         lines.append(f'| `{namespace}` | {_count(mine, "implemented")}/{len(mine)} | '
                      f'{sum(bool(r.lacks) for r in mine)} | {_count(mine, "unsupported")} | '
                      f'{_count(mine, "not yet")} |')
+    lines += ['', '## minijax\'s additions', '',
+              'Public names of minijax that JAX\'s namespace does not have, each on purpose '
+              '(`bench/coverage.py` ADDITIONS; any other fails `test/unit/test_coverage.py`):',
+              '']
+    for namespace, names in ADDITIONS.items():
+        for name, reason in names.items():
+            lines.append(f'- `{"minijax" + namespace[len("jax"):]}.{name}`: {reason}')
     lines += ['', '## Not supported', '']
     for r in rows:
         if r.status == 'unsupported':
@@ -231,12 +277,15 @@ def main(argv=None):
     for namespace in NAMESPACES:
         mine = [r for r in rows if r.namespace == namespace]
         print(f'{namespace:34} {_count(mine, "implemented"):4}/{len(mine):<4} implemented')
+    leaked = [f'{"minijax" + ns[len("jax"):]}.{n}' for ns in NAMESPACES for n in extras(ns)]
+    if leaked:
+        print(f'{len(leaked)} public names of minijax neither JAX\'s nor in ADDITIONS: '
+              f'{", ".join(leaked)}')
     missing = [f'{r.namespace}.{r.name}' for r in rows if r.status == 'missing']
     if missing:
         print(f'{len(missing)} names neither implemented, unsupported nor listed as not yet: '
               f'{", ".join(missing)}')
-        return 1
-    return 0
+    return 1 if missing or leaked else 0
 
 
 if __name__ == '__main__':

@@ -88,6 +88,6 @@ __all__ = [
     'while_loop',
 ]
 
-from minijax.unsupported import missing_name  # noqa: E402
+from minijax import unsupported  # noqa: E402
 
-__getattr__ = missing_name('jax')
+__getattr__ = unsupported.missing_name('jax')

@@ -10,7 +10,6 @@ The policies (``checkpoint_policies``) and their answers other than True and Fal
 (``Saveable``, ``Recompute``, ``Offloadable(src, dst)``) are JAX's; ``minijax.checkpoint``
 keeps every residual whatever the policy says.
 """
-from __future__ import annotations
 
 import functools
 from minijax import checkpoint_policies, core, tree_util

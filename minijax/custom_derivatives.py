@@ -21,7 +21,6 @@ the function closed over is refused, with JAX's message. ``vmap`` batches every 
 under ``grad`` the transpose of that broadcast sums the per-example cotangents of an
 unbatched operand.
 """
-from __future__ import annotations
 
 import dataclasses
 import functools
@@ -41,7 +40,7 @@ from minijax.interpreters.transpose import instantiate_cts
 from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
 from minijax.lowering import lower_closed_jaxpr, register_lowering
 from minijax.sharding import rules as sharding_rules
-from minijax.unsupported import missing_name
+from minijax import unsupported
 
 custom_jvp_call_p = Primitive('custom_jvp_call', multiple_results=True)
 custom_vjp_call_p = Primitive('custom_vjp_call', multiple_results=True)
@@ -793,4 +792,4 @@ register_lowering(linear_call_p, lambda ctx, *args, callee, **_: lower_closed_ja
     ctx.module_context, callee, args))
 flops_rules[linear_call_p] = lambda eqn, known: closed_jaxpr_flops(eqn.params['callee'])
 
-__getattr__ = missing_name('jax.custom_derivatives')
+__getattr__ = unsupported.missing_name('jax.custom_derivatives')

@@ -13,9 +13,9 @@ from minijax.debug_printing import debug_print as print  # noqa: A001 (jax.debug
 from minijax.debugger import breakpoint  # noqa: A004 (jax.debug.breakpoint)
 from minijax.sharding_view import (inspect_array_sharding, visualize_array_sharding,
                                    visualize_sharding)
-from minijax.unsupported import missing_name
+from minijax import unsupported
 
 __all__ = ['breakpoint', 'callback', 'inspect_array_sharding', 'log', 'print', 'visualize_array_sharding',
            'visualize_sharding']
 
-__getattr__ = missing_name('jax.debug')
+__getattr__ = unsupported.missing_name('jax.debug')

@@ -16,7 +16,6 @@ message naming the task. A coordinator that cannot be reached is a ``RuntimeErro
 ``initialization_timeout`` seconds (JAX's process ends in jaxlib there too: minijax looks
 for the coordinator first, so the error is Python's and names the address).
 """
-from __future__ import annotations
 
 import atexit
 import os

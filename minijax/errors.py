@@ -4,14 +4,13 @@ They subclass the standard exceptions JAX's do (``TypeError``, ``IndexError``), 
 ``except jax.errors.ConcretizationTypeError`` (or ``except TypeError``) catches the same
 errors. The messages are minijax's own: they name the traced value's type and say what to do.
 """
-from __future__ import annotations
 
 import re
 
 # jaxlib's class for an error while XLA compiles or runs a program: what JAX re-exports.
 from jaxlib.xla_client import XlaRuntimeError as JaxRuntimeError
 
-from minijax.unsupported import missing_name
+from minijax import unsupported
 
 __all__ = ['ConcretizationTypeError', 'JAXIndexError', 'JAXTypeError', 'JaxRuntimeError',
            'JaxprTypeError', 'KeyReuseError',
@@ -125,4 +124,4 @@ def stubbed_task(text: str | None) -> str | None:
     return found.group(1) if found else None
 
 
-__getattr__ = missing_name('jax.errors')
+__getattr__ = unsupported.missing_name('jax.errors')

@@ -4,13 +4,13 @@ minijax does not have it (``from jax.experimental import checkify`` then succeed
 first use of it names the reason and the alternatives)."""
 import types
 
-from minijax.unsupported import missing_name
+from minijax import unsupported
 from minijax.callback import io_callback
 
 __all__ = ['io_callback']
 
 checkify = types.ModuleType('minijax.experimental.checkify', "``jax.experimental.checkify``: "
                             'not supported by minijax (see ``minijax.unsupported``).')
-checkify.__getattr__ = missing_name('jax.experimental.checkify')
+checkify.__getattr__ = unsupported.missing_name('jax.experimental.checkify')
 
-__getattr__ = missing_name('jax.experimental')
+__getattr__ = unsupported.missing_name('jax.experimental')

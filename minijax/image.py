@@ -8,7 +8,6 @@ the input, stretched by the downscaling factor when ``antialias``, and normalize
 JAX's, so the same values. ``precision`` is accepted for JAX's signature: on the CPU, where
 minijax runs, every dot is computed at full precision anyway.
 """
-from __future__ import annotations
 
 import enum
 import math

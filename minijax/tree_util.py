@@ -7,7 +7,6 @@ aux_data)`` and ``unflatten(aux_data, children) -> x``. (Autodidax's ``to_iterab
 the pair the other way round, ``(aux_data, children)``; flattening such a node raises a
 ValueError that says so.) Key paths name where a leaf sits: ``['a'][0].x``.
 """
-from __future__ import annotations
 
 import collections
 import dataclasses

@@ -3,7 +3,6 @@
 ``ArrayLike`` is what minijax's functions take as an array (an Array, a NumPy array or
 scalar, a Python number); ``DTypeLike`` what they take as a dtype.
 """
-from __future__ import annotations
 
 from typing import Any, Protocol, Union
 

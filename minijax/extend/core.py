@@ -8,7 +8,6 @@ and ``outvars``, ``Literal.val``, ``Primitive.bind``. ``Jaxpr(...)`` and
 ``isinstance`` recognizes as these). minijax's jaxprs record no effect types, so the
 ``effects`` a constructor takes must be empty.
 """
-from __future__ import annotations
 
 import functools
 
@@ -20,7 +19,7 @@ from minijax.errors import ConcretizationTypeError, JaxprTypeError
 from minijax.ir import jaxpr as ir
 from minijax.ir.jaxpr import ClosedJaxpr, Var
 from minijax.ir.jaxpr import Lit as Literal
-from minijax.unsupported import missing_name
+from minijax import unsupported
 
 __all__ = ['AbstractToken', 'ClosedJaxpr', 'DropVar', 'Jaxpr', 'JaxprEqn', 'JaxprTypeError',
            'Literal', 'Primitive', 'Token', 'Var', 'array_types', 'check_jaxpr',
@@ -197,4 +196,4 @@ def nonempty_axis_env_DO_NOT_USE() -> bool:  # noqa: N802 (JAX's name)
     return bool(core.axis_env)
 
 
-__getattr__ = missing_name('jax.extend.core')
+__getattr__ = unsupported.missing_name('jax.extend.core')

@@ -15,7 +15,6 @@ Matrices are float32, float64, complex64 or complex128 (LAPACK's ``s``, ``d``, `
 kernels) and not empty. For complex matrices the formulas conjugate where JAX's do: a
 transpose becomes the conjugate transpose (``_H``); on real ones ``_H`` is ``_T``, untouched.
 """
-from __future__ import annotations
 
 import enum
 

@@ -6,7 +6,6 @@ differentiation: it cancels). Where JAX fixes a derivative at a kink with ``cust
 minijax does the same: ``relu``'s derivative at 0 is 0, and ``softplus``' is
 ``sigmoid(x)`` everywhere.
 """
-from __future__ import annotations
 
 import math
 
@@ -17,7 +16,7 @@ from minijax import numpy as mnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
 from minijax.scipy.special import logsumexp
-from minijax.unsupported import missing_name
+from minijax import unsupported
 
 __all__ = ['celu', 'dot_product_attention', 'elu', 'gelu', 'glu', 'hard_sigmoid', 'hard_silu',
            'hard_swish', 'hard_tanh', 'identity', 'leaky_relu', 'log1mexp', 'log_sigmoid',
@@ -269,4 +268,4 @@ def identity(x):
 from minijax.nn import initializers  # noqa: E402  (jax.nn.initializers)
 from minijax.nn.attention import dot_product_attention  # noqa: E402
 
-__getattr__ = missing_name('jax.nn')
+__getattr__ = unsupported.missing_name('jax.nn')

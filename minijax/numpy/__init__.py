@@ -12,7 +12,6 @@ Each function is written once on ``lax`` primitives. Where minijax has no primit
 computes a function exactly (``floor``, ``remainder``, ``expm1``...), it is composed from the
 ones it has, and its docstring says how the result can differ from XLA's in the last bits.
 """
-from __future__ import annotations
 
 import builtins
 import math
@@ -26,7 +25,7 @@ from minijax import core, dtypes, lax
 from minijax.array import Array, device_array, device_put, scalar
 from minijax.core import Tracer
 from minijax.sharding import rules as sharding_rules
-from minijax.unsupported import missing_name
+from minijax import unsupported
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 from minijax.lax.reshard import auto_axes
 
@@ -1440,4 +1439,4 @@ for _name, _ufunc in _ufuncs.jnp_ufuncs(sys.modules[__name__]).items():
     globals()[_name] = _ufunc
 
 
-__getattr__ = missing_name('jax.numpy')
+__getattr__ = unsupported.missing_name('jax.numpy')

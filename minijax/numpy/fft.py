@@ -14,7 +14,6 @@ back.
 
 ``hfft`` and ``ihfft`` are ``irfft`` and ``rfft`` of a conjugated signal, as in NumPy.
 """
-from __future__ import annotations
 
 import math
 import operator

@@ -9,7 +9,6 @@ Results are JAX's named tuples (``EighResult``, ``SVDResult``, ``QRResult``,
 compiles with ``jit`` are compiled here too: XLA fuses their elementwise arithmetic (a 3x3
 determinant, say), which can round differently from running it op by op.
 """
-from __future__ import annotations
 
 import functools
 import math

@@ -1,7 +1,6 @@
 """``jax.scipy.fft``: the type-2 discrete cosine transform and its inverse, by one FFT of the
 interleaved input (Makhoul, "A Fast Cosine Transform in One and Two Dimensions", 1980), as
 JAX computes them; two axes at a time for the N-dimensional forward transform."""
-from __future__ import annotations
 
 import math
 import operator

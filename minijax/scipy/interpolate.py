@@ -1,7 +1,6 @@
 """``jax.scipy.interpolate.RegularGridInterpolator``: linear or nearest interpolation on a
 rectilinear grid (SciPy's class as JAX restricts it: no ``bounds_error``, a pytree so it
 passes through ``jit``)."""
-from __future__ import annotations
 
 import itertools
 

@@ -8,7 +8,6 @@ their solvers (``cho_factor``/``cho_solve``, ``lu_factor``/``lu_solve``). The ar
 SciPy has for memory and checks (``overwrite_a``, ``check_finite``, ...) are accepted and
 ignored, as in JAX.
 """
-from __future__ import annotations
 
 from functools import partial
 

@@ -2,7 +2,6 @@
 nearest-neighbour (order 0) or multilinear (order 1) interpolation, as JAX computes it: per
 axis, the neighbouring indices and their weights; the result, the weighted sum over every
 combination of neighbours."""
-from __future__ import annotations
 
 import functools
 import itertools

@@ -3,7 +3,6 @@ direct, as one ``lax.conv_general_dilated`` with the smaller operand flipped, or
 (``fftconvolve``), JAX's methods, so JAX's bits; the spectral analysis (``stft``, ``welch``,
 ...) is in ``_spectral``.
 """
-from __future__ import annotations
 
 import numpy as np
 

@@ -4,7 +4,6 @@
 ``digamma`` are primitives (``minijax.lax.special``), as in JAX; the others are written on
 them and on ``minijax.numpy``, in the numerically stable forms JAX uses.
 """
-from __future__ import annotations
 
 import math
 import operator

@@ -1,6 +1,7 @@
 """The coverage table of JAX's public names (``bench/coverage.py``): every name of the
 namespaces JAX programs import is implemented, documented as not supported (with an error
-that says why), or listed as not there yet; every implemented name is named by a test; and
+that says why), or listed as not there yet; every implemented name is named by a test;
+minijax's namespaces list no public name but JAX's and the documented additions; and
 ``docs/jax_coverage.md`` is up to date."""
 import importlib.util
 import pathlib
@@ -42,6 +43,24 @@ def test_an_unsupported_name_is_an_error_giving_the_reason(row):
 def test_every_implemented_name_is_named_by_a_test():
     untested = coverage.untested(ROWS)
     assert not untested, f'implemented names no test names (compare them with JAX): {untested}'
+
+
+@pytest.mark.parametrize('namespace', coverage.NAMESPACES)
+def test_a_namespace_lists_only_jax_names_and_documented_additions(namespace):
+    """``dir(minijax.X)`` is ``dir(jax.X)``'s names (those minijax has) plus the additions
+    ``bench/coverage.py`` lists with a reason: no imported helper or internal table."""
+    leaked = coverage.extras(namespace)
+    assert not leaked, (f'public names of minijax{namespace[len("jax"):]} that JAX\'s lacks: '
+                        f'{leaked} (make them private, import their module instead, or list '
+                        'them in ADDITIONS with a reason)')
+
+
+def test_every_addition_is_a_public_name_jax_lacks():
+    for namespace, names in coverage.ADDITIONS.items():
+        mine = importlib.import_module('minijax' + namespace[len('jax'):])
+        theirs = set(coverage.public_names(importlib.import_module(namespace)))
+        stale = sorted(n for n in names if not hasattr(mine, n) or n in theirs)
+        assert not stale, f'{namespace}: take them out of ADDITIONS: {stale}'
 
 
 def test_the_generated_table_is_current():

@@ -1,5 +1,4 @@
 """``jax.scipy.cluster.vq.vq``: each observation's nearest code in a code book."""
-from __future__ import annotations
 
 from minijax import numpy as mnp
 from minijax.interpreters.batching import vmap

@@ -1,7 +1,6 @@
 """``jax.scipy.optimize.minimize``: unconstrained minimization by BFGS, as JAX runs it (one
 ``while_loop`` of quasi-Newton steps, each with a Wolfe line search from ``_line_search``), so
 jittable and the same iterates."""
-from __future__ import annotations
 
 from typing import NamedTuple
 

@@ -4,7 +4,6 @@ for positive definite ``A``), ``bicgstab`` and restarted ``gmres``, as JAX write
 is a ``while_loop`` inside ``custom_linear_solve``, so ``grad`` differentiates the solution
 implicitly (another solve) rather than through the iterations. The second result
 (``info``) is None for ``cg`` and ``bicgstab``, as in JAX."""
-from __future__ import annotations
 
 import operator
 from functools import partial

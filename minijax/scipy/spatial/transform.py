@@ -2,7 +2,6 @@
 ``(x, y, z, w)``) and their spherical interpolation (``Slerp``), as JAX defines them. Both
 are named tuples, so pytrees. The quaternion functions below work on the last axis and
 broadcast over the others (a stack of rotations is one array)."""
-from __future__ import annotations
 
 import re
 import typing

@@ -1,5 +1,4 @@
 """The Bernoulli distribution (1 with probability ``p``), as ``jax.scipy.stats.bernoulli``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The beta distribution, as ``jax.scipy.stats.beta``: the density, and the cdf and survival
 function through the regularized incomplete beta function."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The beta-binomial distribution (``n`` trials whose success probability is beta(a, b)), as
 ``jax.scipy.stats.betabinom``."""
-from __future__ import annotations
 
 import numpy as np
 

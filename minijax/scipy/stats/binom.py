@@ -1,6 +1,5 @@
 """The binomial distribution (``n`` trials, success probability ``p``), as
 ``jax.scipy.stats.binom``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,5 +1,4 @@
 """The Cauchy distribution, as ``jax.scipy.stats.cauchy``."""
-from __future__ import annotations
 
 import numpy as np
 

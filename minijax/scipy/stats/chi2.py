@@ -2,7 +2,6 @@
 the gamma distribution with shape ``df / 2`` and twice the scale. One departure from JAX,
 toward SciPy: at ``x = loc`` with ``df = 2`` the log density is ``log(1 / (2 scale))``
 (gamma's ``xlogy``), where JAX's ``0 * log(0)`` gives NaN."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The Dirichlet distribution over the simplex, as ``jax.scipy.stats.dirichlet``: ``x``'s
 first axis holds the components (all of them, or all but the last)."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The exponential distribution (rate ``1/scale``, starting at ``loc``), as
 ``jax.scipy.stats.expon``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,7 +1,6 @@
 """The gamma distribution with shape ``a``, as ``jax.scipy.stats.gamma``: the density, and the
 cdf and survival function through the regularized incomplete gamma functions (``chi2`` is
 this family with shape ``df / 2`` and twice the scale)."""
-from __future__ import annotations
 
 import numpy as np
 

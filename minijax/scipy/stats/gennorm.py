@@ -1,6 +1,5 @@
 """The generalized normal distribution with shape ``beta`` (1: Laplace, 2: normal with
 variance 1/2), as ``jax.scipy.stats.gennorm``."""
-from __future__ import annotations
 
 from minijax import lax
 from minijax.scipy.special import _promote_inexact

@@ -1,6 +1,5 @@
 """The geometric distribution (trials up to the first success of probability ``p``), as
 ``jax.scipy.stats.geom``."""
-from __future__ import annotations
 
 import numpy as np
 

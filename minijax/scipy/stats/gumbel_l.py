@@ -1,7 +1,6 @@
 """The left-skewed Gumbel distribution (of minima), as ``jax.scipy.stats.gumbel_l``: the mirror
 image of ``gumbel_r`` (its value at ``x`` is ``gumbel_r``'s at ``-x`` about ``-loc``, the
 tails swapped)."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The right-skewed Gumbel distribution (of maxima), as ``jax.scipy.stats.gumbel_r``; NaN
 for a non-positive ``scale``. ``gumbel_l`` is its mirror image."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The Laplace distribution (``exp(-|x - loc| / scale) / 2 scale``), as
 ``jax.scipy.stats.laplace``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,5 +1,4 @@
 """The logistic distribution, as ``jax.scipy.stats.logistic``."""
-from __future__ import annotations
 
 import numpy as np
 

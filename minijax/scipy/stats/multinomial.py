@@ -1,6 +1,5 @@
 """The multinomial distribution (counts ``x`` of ``n`` draws over the categories of ``p``,
 the last axis), as ``jax.scipy.stats.multinomial``."""
-from __future__ import annotations
 
 import numpy as np
 

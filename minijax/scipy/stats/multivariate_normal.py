@@ -1,5 +1,4 @@
 """The multivariate normal distribution, as ``jax.scipy.stats.multivariate_normal``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The negative binomial distribution (failures before the ``n``-th success of probability
 ``p``), as ``jax.scipy.stats.nbinom``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The normal distribution with mean ``loc`` and standard deviation ``scale``, as
 ``jax.scipy.stats.norm``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The Pareto distribution with shape ``b`` (support from ``loc + scale`` up), as
 ``jax.scipy.stats.pareto``."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,6 +1,5 @@
 """The Poisson distribution with mean ``mu``, as ``jax.scipy.stats.poisson``: the pmf, the cdf
 through the upper incomplete gamma function, and the entropy."""
-from __future__ import annotations
 
 import numpy as np
 

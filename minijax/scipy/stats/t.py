@@ -1,5 +1,4 @@
 """Student's t distribution with ``df`` degrees of freedom, as ``jax.scipy.stats.t``."""
-from __future__ import annotations
 
 import numpy as np
 

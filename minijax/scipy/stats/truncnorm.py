@@ -1,7 +1,6 @@
 """The normal distribution truncated to ``[a, b]`` (in standard units), as
 ``jax.scipy.stats.truncnorm``: every function works with log masses of the standard normal,
 taken in whichever tail keeps them accurate."""
-from __future__ import annotations
 
 import numpy as np
 

@@ -1,5 +1,4 @@
 """The uniform distribution on ``[loc, loc + scale]``, as ``jax.scipy.stats.uniform``."""
-from __future__ import annotations
 
 import numpy as np
 

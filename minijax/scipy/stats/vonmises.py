@@ -1,6 +1,5 @@
 """The von Mises distribution on the circle (concentration ``kappa``), as
 ``jax.scipy.stats.vonmises``."""
-from __future__ import annotations
 
 import numpy as np
 

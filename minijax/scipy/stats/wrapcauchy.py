@@ -1,6 +1,5 @@
 """The wrapped Cauchy distribution on [0, 2 pi] with shape ``c``, as
 ``jax.scipy.stats.wrapcauchy``."""
-from __future__ import annotations
 
 import numpy as np
 
