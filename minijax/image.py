@@ -16,7 +16,7 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax import numpy as mnp
-from minijax.jit import jit
+from minijax.jit import jit as _jit
 
 __all__ = ['ResizeMethod', 'resize', 'scale_and_translate']
 
@@ -195,7 +195,7 @@ def _resize_nearest(x, output_shape):
     return x
 
 
-@jit(static_argnums=(1, 2, 3, 4))
+@_jit(static_argnums=(1, 2, 3, 4))
 def _resize(image, shape, method, antialias, precision):
     _check_rank(shape, image)
     method = _method(method)

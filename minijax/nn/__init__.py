@@ -13,7 +13,7 @@ import numpy as np
 
 from minijax import core, lax
 from minijax import numpy as mnp
-from minijax.custom_derivatives import custom_jvp
+from minijax import custom_derivatives
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
 from minijax.scipy.special import logsumexp
 from minijax import unsupported
@@ -29,7 +29,7 @@ def _float(x):
     return _to_float(mnp.asarray(x))
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def relu(x):
     """``max(x, 0)``; its derivative is 0 at 0 (a custom JVP, as in JAX)."""
     return mnp.maximum(x, 0)
@@ -43,7 +43,7 @@ def sigmoid(x):
     return lax.logistic(_float(x))
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def softplus(x):
     """``log(1 + exp(x))`` as ``logaddexp(x, 0) = max(x, 0) + log1p(exp(-|x|))``: no overflow,
     and full precision where it is tiny. Its derivative is ``sigmoid(x)``."""
@@ -141,7 +141,7 @@ def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     return mnp.astype(mnp.equal(lax.expand_dims(x, (axis,)), classes), dtype)
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def relu6(x):
     """``min(max(x, 0), 6)``; its derivative is 0 at both kinks (a custom JVP, as in JAX)."""
     return mnp.minimum(mnp.maximum(x, 0), 6.)
@@ -229,7 +229,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     return mnp.multiply(mnp.subtract(x, mean), lax.rsqrt(mnp.add(variance, epsilon)))
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def log1mexp(x):
     """``log(1 - exp(-x))`` for ``x > 0``, accurate for small and large ``x`` (through
     ``expm1`` below log 2, ``log1p`` above); its derivative is ``1 / expm1(x)``."""

@@ -12,14 +12,14 @@ determinant, say), which can round differently from running it op by op.
 
 import functools
 import math
-from typing import NamedTuple
+import typing
 
 import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax import numpy as jnp
-from minijax.custom_derivatives import custom_jvp
-from minijax.jit import jit
+from minijax import custom_derivatives
+from minijax.jit import jit as _jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy import _norm as norm  # (in minijax.numpy, where jnp's other norms use it)
 
@@ -30,28 +30,28 @@ __all__ = ['cholesky', 'cond', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigva
            'vector_norm']
 
 
-class EigResult(NamedTuple):
+class EigResult(typing.NamedTuple):
     eigenvalues: object
     eigenvectors: object
 
 
-class EighResult(NamedTuple):
+class EighResult(typing.NamedTuple):
     eigenvalues: object
     eigenvectors: object
 
 
-class QRResult(NamedTuple):
+class QRResult(typing.NamedTuple):
     Q: object
     R: object
 
 
-class SVDResult(NamedTuple):
+class SVDResult(typing.NamedTuple):
     U: object
     S: object
     Vh: object
 
 
-class SlogdetResult(NamedTuple):
+class SlogdetResult(typing.NamedTuple):
     sign: object
     logabsdet: object
 
@@ -80,7 +80,7 @@ def _H(x):
 # ----------------------------------------------------------------------------- decompositions
 
 
-@functools.partial(jit, static_argnames=('upper', 'symmetrize_input'))
+@functools.partial(_jit, static_argnames=('upper', 'symmetrize_input'))
 def cholesky(a, *, upper=False, symmetrize_input=True):
     """``L`` with ``a = L L^T`` (``L^T`` if ``upper``); NaNs if ``a`` is not positive
     definite."""
@@ -98,7 +98,7 @@ def eig(a):
     return EigResult(w, v)
 
 
-@jit
+@_jit
 def eigvals(a):
     """The (complex) eigenvalues of the square matrices ``a``."""
     a = _float_matrix('eigvals', a)
@@ -106,7 +106,7 @@ def eigvals(a):
                           compute_right_eigenvectors=False)[0]
 
 
-@functools.partial(jit, static_argnames=('UPLO', 'symmetrize_input'))
+@functools.partial(_jit, static_argnames=('UPLO', 'symmetrize_input'))
 def eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix: ``EighResult``."""
     if UPLO not in (None, 'L', 'U'):
@@ -116,7 +116,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
     return EighResult(w, v)
 
 
-@functools.partial(jit, static_argnames=('UPLO', 'symmetrize_input'))
+@functools.partial(_jit, static_argnames=('UPLO', 'symmetrize_input'))
 def eigvalsh(a, UPLO='L', *, symmetrize_input=True):  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending."""
     return eigh(a, UPLO, symmetrize_input).eigenvalues
@@ -125,7 +125,7 @@ def eigvalsh(a, UPLO='L', *, symmetrize_input=True):  # noqa: N803
 _QR_FULL_MATRICES = {'reduced': False, 'r': False, 'complete': True}
 
 
-@functools.partial(jit, static_argnames=('mode',))
+@functools.partial(_jit, static_argnames=('mode',))
 def qr(a, mode='reduced'):
     """``QRResult(Q, R)`` (``R`` alone for ``mode='r'``); ``'complete'`` gives a square
     ``Q``."""
@@ -137,7 +137,7 @@ def qr(a, mode='reduced'):
     return r if mode == 'r' else QRResult(q, r)
 
 
-@functools.partial(jit, static_argnames=('full_matrices', 'compute_uv', 'hermitian',
+@functools.partial(_jit, static_argnames=('full_matrices', 'compute_uv', 'hermitian',
                                          'subset_by_index'))
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
     """``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``, or ``S`` alone; of a ``hermitian``
@@ -193,7 +193,7 @@ def solve_operands(name, a, b):
     return a, b, vector
 
 
-@jit
+@_jit
 def solve(a, b):
     """``x`` with ``a x = b``: ``b`` is a vector ``[m]`` or matrices ``[..., m, k]``."""
     a, b, vector = solve_operands('jnp.linalg.solve', a, b)
@@ -208,7 +208,7 @@ def _lu_solve(a, b):
     return lax_linalg.lu_solve(lu, permutation, b)
 
 
-_solve = custom_jvp(_lu_solve)
+_solve = custom_derivatives.custom_jvp(_lu_solve)
 
 
 @_solve.defjvp
@@ -221,7 +221,7 @@ def _solve_jvp(primals, tangents):
     return x, lax_linalg.lu_solve(lu, permutation, b_dot - jnp.matmul(a_dot, x))
 
 
-@jit
+@_jit
 def inv(a):
     """The inverse matrix: ``solve(a, I)``."""
     a = _float_matrix('inv', a)
@@ -253,7 +253,7 @@ def _pinv_with_rtol(a, rtol):
     return jnp.matmul(_mT(vh), _mT(u) / jnp.expand_dims(s, -1))
 
 
-_pinv = custom_jvp(jit(_pinv_with_rtol), nondiff_argnums=(1,))
+_pinv = custom_derivatives.custom_jvp(_jit(_pinv_with_rtol), nondiff_argnums=(1,))
 
 
 @_pinv.defjvp
@@ -275,7 +275,7 @@ def _pinv_jvp(rtol, primals, tangents):
     return p, p_dot
 
 
-@functools.partial(jit, static_argnames=('hermitian',))
+@functools.partial(_jit, static_argnames=('hermitian',))
 def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):  # noqa: N803 (NumPy's name)
     """How many singular values (of a ``hermitian`` ``M``: its eigenvalues' moduli) exceed
     ``rtol`` times the largest (default: its size times the dtype's epsilon)."""
@@ -296,7 +296,7 @@ def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):  # noqa: N803 (NumP
 # ----------------------------------------------------------------------------- determinants
 
 
-@jit
+@_jit
 def det(a):
     """The determinant: the explicit formula for 2x2 and 3x3 matrices, else from
     ``slogdet``."""
@@ -323,7 +323,7 @@ def _det_3x3(a):
 _SMALL_DETERMINANTS = {2: _det_2x2, 3: _det_3x3}
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def _det(a):
     sign, logdet = slogdet(a)
     return sign * jnp.exp(logdet).astype(core.get_aval(sign).dtype)
@@ -338,7 +338,7 @@ def _det_jvp(primals, tangents):
     return y, y * jnp.trace(_lu_solve(a, a_dot), axis1=-1, axis2=-2)
 
 
-@functools.partial(jit, static_argnames=('method',))
+@functools.partial(_jit, static_argnames=('method',))
 def slogdet(a, *, method=None):
     """``SlogdetResult(sign, logabsdet)`` of ``det(a)``: by ``method`` ``'lu'`` (None), for
     matrices larger than 2x2, from the diagonal of ``lu`` and the parity of its row swaps;
@@ -363,7 +363,7 @@ def _slogdet_qr(a):
             jnp.sum(jnp.log(jnp.abs(diag)), axis=-1))
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def _slogdet_small(a):
     d = a[..., 0, 0] if core.get_aval(a).shape[-1] == 1 else _det_2x2(a)
     return jnp.sign(d), jnp.real(jnp.log(jnp.abs(d)))
@@ -391,7 +391,7 @@ def _slogdet_tangents(sign, logdet_dot):
         jnp.real(logdet_dot)
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def _slogdet_lu(a):
     dtype = core.get_aval(a).dtype
     lu, pivots, _ = lax_linalg.lu(a)
@@ -424,7 +424,7 @@ def _slogdet_lu_jvp(primals, tangents):
 # ----------------------------------------------------------------------------- from the above
 
 
-@jit
+@_jit
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
     """The least-squares ``x`` minimizing ``|a x - b|``, from the SVD (as JAX): ``(x,
     residuals, rank, s)``; singular values below ``rcond`` times the largest count as 0.
@@ -515,7 +515,7 @@ def _chain_product(arrays, split, i, j):
                       _chain_product(arrays, split, k + 1, j))
 
 
-@functools.partial(jit, static_argnames=('p',))
+@functools.partial(_jit, static_argnames=('p',))
 def cond(x, p=None):
     """The condition number: the ratio of the largest and smallest singular values for
     ``p`` None, 2 or -2, else ``norm(x, p) * norm(inv(x), p)``; inf where that is NaN

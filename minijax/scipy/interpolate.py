@@ -8,7 +8,7 @@ import numpy as np
 
 from minijax import numpy as mnp
 from minijax.numpy import _promote_inexact
-from minijax.tree_util import register_pytree_node
+from minijax import tree_util
 
 __all__ = ['RegularGridInterpolator']
 
@@ -104,7 +104,7 @@ class RegularGridInterpolator:
         return total
 
 
-register_pytree_node(
+tree_util.register_pytree_node(
     RegularGridInterpolator,
     lambda self: ((self.grid, self.values, self.fill_value), (self.method, self.bounds_error)),
     lambda aux, children: RegularGridInterpolator(*children[:2], *aux, *children[2:]))

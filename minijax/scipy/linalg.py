@@ -9,16 +9,16 @@ SciPy has for memory and checks (``overwrite_a``, ``check_finite``, ...) are acc
 ignored, as in JAX.
 """
 
-from functools import partial
+import functools
 
 import numpy as np
 
 from minijax import core, dtypes
 from minijax import numpy as jnp
-from minijax.control_flow import cond, scan, switch
-from minijax.custom_derivatives import custom_jvp
-from minijax.interpreters.batching import vmap
-from minijax.jit import jit
+from minijax import control_flow
+from minijax import custom_derivatives
+from minijax.interpreters import batching
+from minijax.jit import jit as _jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy.linalg import _H, _float_matrix, solve_operands
 from minijax.scipy._schur_functions import funm, rsf2csf, schur, sqrtm  # noqa: F401
@@ -147,7 +147,7 @@ def _cho_solve_positive_primal(a, b, lower):
     return _cho_solve_matrices(cholesky(a, lower=lower), b, lower)
 
 
-_cho_solve_positive = custom_jvp(_cho_solve_positive_primal, nondiff_argnums=(2,))
+_cho_solve_positive = custom_derivatives.custom_jvp(_cho_solve_positive_primal, nondiff_argnums=(2,))
 
 
 @_cho_solve_positive.defjvp
@@ -211,7 +211,7 @@ def _polar_matrix(a, side, method, eps, max_iterations):
     return u @ vh, (u * s[None, :]) @ u.T.conj()
 
 
-@partial(jit, static_argnames=('side', 'method'))
+@functools.partial(_jit, static_argnames=('side', 'method'))
 def polar(a, side='right', *, method='qdwh', eps=None, max_iterations=None):
     """``(u, p)``: ``a = u p`` (``side='right'``, ``p`` ``[n, n]``) or ``a = p u`` (left),
     ``u`` with orthonormal columns or rows, ``p`` positive semidefinite; by QDWH
@@ -222,7 +222,7 @@ def polar(a, side='right', *, method='qdwh', eps=None, max_iterations=None):
     if side not in ('right', 'left'):
         raise ValueError("The argument `side` must be either 'right' or 'left'.")
     signature = '(m,n)->(m,n),(n,n)' if side == 'right' else '(m,n)->(m,n),(m,m)'
-    return jnp.vectorize(partial(_polar_matrix, side=side, method=method, eps=eps,
+    return jnp.vectorize(functools.partial(_polar_matrix, side=side, method=method, eps=eps,
                                  max_iterations=max_iterations), signature=signature)(a)
 
 
@@ -308,18 +308,18 @@ def _scaled_pade(a):
     n_squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm / max_norm)))
     a = a / 2 ** n_squarings.astype(a.dtype)
     index = jnp.sum(jnp.array(bounds, norm.dtype) <= norm).astype(dtypes.int32)
-    u, v = switch(index, [partial(_pade, m) for m in degrees], a)
+    u, v = control_flow.switch(index, [functools.partial(_pade, m) for m in degrees], a)
     return u + v, -u + v, n_squarings
 
 
 def _squaring(r, n_squarings, max_squarings):
     """``r`` squared ``n_squarings`` times, in a loop of ``max_squarings`` steps."""
     def step(r, i):
-        return cond(i < n_squarings, lambda x: jnp.dot(x, x), lambda x: x, r), None
-    return scan(step, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))[0]
+        return control_flow.cond(i < n_squarings, lambda x: jnp.dot(x, x), lambda x: x, r), None
+    return control_flow.scan(step, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))[0]
 
 
-@partial(jit, static_argnames=('upper_triangular', 'max_squarings'))
+@functools.partial(_jit, static_argnames=('upper_triangular', 'max_squarings'))
 def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 (SciPy's name)
     """The matrix exponential by scaling and squaring with Pade approximants (Higham 2005),
     as JAX computes it: NaN where more than ``max_squarings`` squarings would be needed."""
@@ -327,7 +327,7 @@ def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 (SciPy's
     if a.ndim > 2:
         batch = a.shape[:-2]
         flat = jnp.reshape(a, (-1, *a.shape[-2:]))
-        out = vmap(partial(expm, upper_triangular=upper_triangular,
+        out = batching.vmap(functools.partial(expm, upper_triangular=upper_triangular,
                            max_squarings=max_squarings))(flat)
         return jnp.reshape(out, a.shape[:-2] + out.shape[-2:]) if batch else out
     if a.dtype.name not in _PADE_BOUNDS:
@@ -339,7 +339,7 @@ def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 (SciPy's
         r = solve_triangular(q, p) if upper_triangular else jnp.linalg.solve(q, p)
         return _squaring(r, n_squarings, max_squarings)
 
-    return cond(n_squarings > max_squarings, lambda ops: jnp.full_like(ops[0], np.nan),
+    return control_flow.cond(n_squarings > max_squarings, lambda ops: jnp.full_like(ops[0], np.nan),
                 compute, (a, p, q))
 
 
@@ -355,5 +355,5 @@ def expm_frechet(A, E, *, method=None, compute_expm=True):  # noqa: N803 (SciPy'
     if a.shape != e.shape:
         raise ValueError(f'expected A and E to be the same shape, got A.shape={a.shape} '
                          f'E.shape={e.shape}')
-    expm_a, derivative = jvp(partial(expm, upper_triangular=False, max_squarings=16), (a,), (e,))
+    expm_a, derivative = jvp(functools.partial(expm, upper_triangular=False, max_squarings=16), (a,), (e,))
     return (expm_a, derivative) if compute_expm else derivative

@@ -6,13 +6,12 @@ combination of neighbours."""
 import functools
 import itertools
 import operator
-from functools import partial
 
 import numpy as np
 
 from minijax import dtypes, lax
 from minijax import numpy as jnp
-from minijax.jit import jit
+from minijax.jit import jit as _jit
 
 __all__ = ['map_coordinates']
 
@@ -53,7 +52,7 @@ def _linear(coordinate):
     return [(index, 1 - upper_weight), (index + 1, upper_weight)]
 
 
-@partial(jit, static_argnums=(2, 3, 4))
+@functools.partial(_jit, static_argnums=(2, 3, 4))
 def _map_coordinates(input, coordinates, order, mode, cval):  # noqa: A002 (SciPy's name)
     input = jnp.asarray(input)  # noqa: A001
     coordinates = [jnp.asarray(c) for c in coordinates]

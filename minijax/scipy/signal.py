@@ -8,7 +8,7 @@ import numpy as np
 
 from minijax import core, lax
 from minijax import numpy as jnp
-from minijax.interpreters.batching import vmap
+from minijax.interpreters import batching
 from minijax.scipy._spectral import csd, detrend, istft, stft, welch  # noqa: F401
 from minijax.scipy.special import _promote_inexact
 
@@ -59,7 +59,7 @@ def fftconvolve(in1, in2, mode='full', axes=None):
         raise ValueError(f'mapped axes must have same shape; got in1.shape={in1.shape} '
                          f'in2.shape={in2.shape} axes={axes}')
     for axis in mapped:
-        convolve_ = vmap(convolve_, in_axes=axis, out_axes=axis)
+        convolve_ = batching.vmap(convolve_, in_axes=axis, out_axes=axis)
     return convolve_(in1, in2)
 
 

@@ -7,16 +7,16 @@ them and on ``minijax.numpy``, in the numerically stable forms JAX uses.
 
 import math
 import operator
-from functools import partial
+import functools
 
 import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax import numpy as mnp
-from minijax.control_flow import cond, scan
-from minijax.custom_derivatives import custom_jvp
-from minijax.interpreters.batching import vmap
-from minijax.jit import jit
+from minijax import control_flow
+from minijax import custom_derivatives
+from minijax.interpreters import batching
+from minijax.jit import jit as _jit
 from minijax.numpy import _promote_shapes, _to_float  # jnp's promotions
 
 from minijax.scipy._special_integrals import (  # noqa: F401 (re-exported)
@@ -201,7 +201,7 @@ def _algdiv(a, b):
     return mnp.where(u <= v, (w - v) - u, (w - u) - v)
 
 
-@jit
+@_jit
 def betaln(a, b):
     """``log|B(a, b)|``; for ``8 <= max(a, b)`` through ``algdiv``, which keeps the accuracy
     that ``gammaln(a) + gammaln(b) - gammaln(a + b)`` loses to cancellation."""
@@ -234,7 +234,7 @@ def _x_times(name, log, log_argument):
 
     x_times_log.__name__ = x_times_log.__qualname__ = name
     x_times_log.__doc__ = f'``x * {log.__name__}(y)``, 0 where ``x == 0`` (unless ``y`` is NaN).'
-    fn = custom_jvp(x_times_log)
+    fn = custom_derivatives.custom_jvp(x_times_log)
 
     @fn.defjvp
     def _jvp(primals, tangents):
@@ -248,7 +248,7 @@ xlogy = _x_times('xlogy', lax.log, lambda y: y)
 xlog1py = _x_times('xlog1py', lax.log1p, lambda y: 1 + y)
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def _xlogx(x):
     return xlogy(x, x)
 
@@ -347,7 +347,7 @@ def _log_ndtr_lower(x, series_order):
     return log_scale + lax.log(_asymptotic_series(x, series_order))
 
 
-@partial(custom_jvp, nondiff_argnums=(1,))
+@functools.partial(custom_derivatives.custom_jvp, nondiff_argnums=(1,))
 def _log_ndtr(x, series_order):
     lower, upper = (np.array(v, core.get_aval(x).dtype)
                     for v in _LOG_NDTR_SEGMENTS[core.get_aval(x).dtype])
@@ -388,7 +388,7 @@ def _real(name, *args):
     return args
 
 
-@jit
+@_jit
 def gammasgn(x):
     """The sign of ``Gamma(x)``: NaN at the poles (negative integers), ``-inf`` and NaN;
     -1 between the poles ``-2k-1 < x < -2k`` and at ``-0``."""
@@ -448,7 +448,7 @@ def beta(a, b):
     return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * lax.exp(betaln(a, b))
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def poch(z, m):
     """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)`` (1 where ``m == 0``)."""
     z, m = _promote_inexact(z, m)
@@ -506,7 +506,7 @@ def _zeta_series(x, q):
     return head + integral + first * (dtype(0.5) + (rising / ratios).sum(-1))
 
 
-@custom_jvp
+@custom_derivatives.custom_jvp
 def zeta(x, q=None):
     """The Hurwitz zeta function ``sum_n (n + q)^-x`` (``lax.zeta``); the Riemann one
     (``q=None``) is not implemented, as in JAX."""
@@ -581,25 +581,25 @@ def _bessel_jn_step(carry, k):
     normalizing sum ``J_0 + 2 (J_2 + J_4 + ...)`` accumulated on the even orders."""
     f0, f1, total, z = carry
     f = 2.0 * (k + 1.0) * f1 / z - f0
-    total = cond(mnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (total, f))
+    total = control_flow.cond(mnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (total, f))
     return (f1, f, total, z), f
 
 
 def _bessel_jn_orders(z, *, v, n_iter):
-    (_, _, total, _), values = scan(
+    (_, _, total, _), values = control_flow.scan(
         _bessel_jn_step, (_const(z, 0.0), _const(z, 1e-16), _const(z, 0.0), z),
         lax.iota(core.get_aval(z).dtype, n_iter + 1), reverse=True)
     return values[:v + 1] / (total - values[0])
 
 
-@partial(jit, static_argnames=['v', 'n_iter'])
+@functools.partial(_jit, static_argnames=['v', 'n_iter'])
 def bessel_jn(z, *, v, n_iter=50):
     """The Bessel functions of the first kind ``J_0 .. J_v`` at ``z`` (stacked on a new first
     axis), by ``n_iter`` steps of Miller's backward recurrence."""
     z, = _promote_inexact(mnp.asarray(z))
     if dtypes.is_complex(core.get_aval(z).dtype):
         raise ValueError('complex input not supported.')
-    orders = partial(_bessel_jn_orders, v=operator.index(v), n_iter=int(n_iter))
+    orders = functools.partial(_bessel_jn_orders, v=operator.index(v), n_iter=int(n_iter))
     for _ in range(z.ndim):
-        orders = vmap(orders)
+        orders = batching.vmap(orders)
     return mnp.moveaxis(orders(z), -1, 0)

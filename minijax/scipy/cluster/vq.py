@@ -1,7 +1,7 @@
 """``jax.scipy.cluster.vq.vq``: each observation's nearest code in a code book."""
 
 from minijax import numpy as mnp
-from minijax.interpreters.batching import vmap
+from minijax.interpreters import batching
 from minijax.numpy import _promote_inexact
 
 __all__ = ['vq']
@@ -19,6 +19,6 @@ def vq(obs, code_book, check_finite=True):
         obs, code_book = obs[..., None], code_book[..., None]
     if obs.ndim != 2:
         raise ValueError('ndim different than 1 or 2 are not supported')
-    dist = vmap(lambda ob: mnp.linalg.norm(ob[None] - code_book, axis=-1))(obs)
+    dist = batching.vmap(lambda ob: mnp.linalg.norm(ob[None] - code_book, axis=-1))(obs)
     code = mnp.argmin(dist, axis=-1)
     return code, mnp.take_along_axis(dist, code[:, None], axis=-1)[:, 0]

@@ -2,19 +2,19 @@
 ``while_loop`` of quasi-Newton steps, each with a Wolfe line search from ``_line_search``), so
 jittable and the same iterates."""
 
-from typing import NamedTuple
+import typing
 
 import numpy as np
 
 from minijax import numpy as jnp
-from minijax.autodiff import value_and_grad
-from minijax.control_flow import while_loop
+from minijax import autodiff
+from minijax import control_flow
 from minijax.scipy.optimize._line_search import _dot, line_search
 
 __all__ = ['OptimizeResults', 'minimize']
 
 
-class OptimizeResults(NamedTuple):
+class OptimizeResults(typing.NamedTuple):
     """What ``minimize`` found: ``x``, ``success``, ``status`` (0 converged, 1 ``maxiter``
     reached, 2 + the line search's status when it failed), ``fun``, ``jac``, ``hess_inv``,
     and the counts ``nfev``, ``njev``, ``nit``."""
@@ -29,7 +29,7 @@ class OptimizeResults(NamedTuple):
     nit: object
 
 
-class _BFGS(NamedTuple):
+class _BFGS(typing.NamedTuple):
     converged: object
     failed: object
     k: object
@@ -51,7 +51,7 @@ def _bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_maxiter=10)
     if maxiter is None:
         maxiter = np.size(x0) * 200
     d = x0.shape[0]
-    f_0, g_0 = value_and_grad(fun)(x0)
+    f_0, g_0 = autodiff.value_and_grad(fun)(x0)
     state = _BFGS(converged=jnp.linalg.norm(g_0, ord=norm) < gtol, failed=False, k=0, nfev=1,
                   ngev=1, nhev=0, x_k=x0, f_k=f_0, g_k=g_0, H_k=jnp.eye(d, dtype=x0.dtype),
                   old_old_fval=f_0 + jnp.linalg.norm(g_0) / 2, status=0, line_search_status=0)
@@ -73,7 +73,7 @@ def _bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_maxiter=10)
                           H_k=jnp.where(jnp.isfinite(rho_k), h_next, s.H_k),
                           old_old_fval=s.f_k)
 
-    state = while_loop(lambda s: (~s.converged) & (~s.failed) & (s.k < maxiter), step, state)
+    state = control_flow.while_loop(lambda s: (~s.converged) & (~s.failed) & (s.k < maxiter), step, state)
     status = jnp.where(state.converged, 0, jnp.where(
         state.k == maxiter, 1, jnp.where(state.failed, 2 + state.line_search_status, -1)))
     return state._replace(status=status)

@@ -6,15 +6,15 @@ implicitly (another solve) rather than through the iterations. The second result
 (``info``) is None for ``cg`` and ``bicgstab``, as in JAX."""
 
 import operator
-from functools import partial
+import functools
 
 import numpy as np
 
 from minijax import dtypes, lax
 from minijax import numpy as mnp
-from minijax.control_flow import custom_linear_solve, fori_loop, while_loop
+from minijax import control_flow
 from minijax.scipy.linalg import solve, solve_triangular
-from minijax.tree_util import tree_leaves, tree_map, tree_structure
+from minijax import tree_util
 
 __all__ = ['bicgstab', 'cg', 'gmres']
 
@@ -28,23 +28,23 @@ def _vdot_real_part(x, y):
 
 
 def _vdot_real_tree(x, y):
-    return sum(tree_leaves(tree_map(_vdot_real_part, x, y)))
+    return sum(tree_util.tree_leaves(tree_util.tree_map(_vdot_real_part, x, y)))
 
 
 def _vdot_tree(x, y):
-    return sum(tree_leaves(tree_map(mnp.vdot, x, y)))
+    return sum(tree_util.tree_leaves(tree_util.tree_map(mnp.vdot, x, y)))
 
 
 def _scaled(scalar, tree):
-    return tree_map(partial(operator.mul, scalar), tree)
+    return tree_util.tree_map(functools.partial(operator.mul, scalar), tree)
 
 
 def _add(x, y):
-    return tree_map(operator.add, x, y)
+    return tree_util.tree_map(operator.add, x, y)
 
 
 def _sub(x, y):
-    return tree_map(operator.sub, x, y)
+    return tree_util.tree_map(operator.sub, x, y)
 
 
 def _identity(x):
@@ -59,7 +59,7 @@ def _as_function(a):
         if not hasattr(a, 'shape') or len(a.shape) != 2 or a.shape[0] != a.shape[1]:
             raise ValueError('linear operator must be a square matrix, but has shape: '
                              f'{getattr(a, "shape", None)}')
-        return partial(mnp.dot, a) if hasattr(a, 'dtype') else partial(operator.matmul, a)
+        return functools.partial(mnp.dot, a) if hasattr(a, 'dtype') else functools.partial(operator.matmul, a)
     raise TypeError(f'linear operator must be either a function or ndarray: {a}')
 
 
@@ -88,9 +88,9 @@ def _cg_solve(A, b, x0, *, maxiter, tol, atol, M):
 
     r0 = _sub(b, A(x0))
     p0 = M(r0)
-    dtype = mnp.result_type(*tree_leaves(p0))
+    dtype = mnp.result_type(*tree_util.tree_leaves(p0))
     gamma0 = _vdot_real_tree(r0, p0).astype(dtype)
-    return while_loop(cond_fun, body_fun, (x0, r0, gamma0, p0, 0))[0]
+    return control_flow.while_loop(cond_fun, body_fun, (x0, r0, gamma0, p0, 0))[0]
 
 
 def _bicgstab_solve(A, b, x0, *, maxiter, tol, atol, M):
@@ -115,40 +115,40 @@ def _bicgstab_solve(A, b, x0, *, maxiter, tol, atol, M):
         shat = M(s)
         t = A(shat)
         omega_ = _vdot_tree(t, s) / _vdot_tree(t, t)
-        x_ = tree_map(partial(mnp.where, exit_early), _add(x, _scaled(alpha_, phat)),
+        x_ = tree_util.tree_map(functools.partial(mnp.where, exit_early), _add(x, _scaled(alpha_, phat)),
                       _add(x, _add(_scaled(alpha_, phat), _scaled(omega_, shat))))
-        r_ = tree_map(partial(mnp.where, exit_early), s, _sub(s, _scaled(omega_, t)))
+        r_ = tree_util.tree_map(functools.partial(mnp.where, exit_early), s, _sub(s, _scaled(omega_, t)))
         k_ = mnp.where((omega_ == 0) | (alpha_ == 0), -11, k + 1)
         k_ = mnp.where(rho_ == 0, -10, k_)
         return x_, r_, rhat, alpha_, omega_, rho_, p_, q_, k_
 
     r0 = _sub(b, A(x0))
-    one = mnp.ones((), dtypes.result_type(*tree_leaves(b)))
-    return while_loop(cond_fun, body_fun, (x0, r0, r0, one, one, one, r0, r0, 0))[0]
+    one = mnp.ones((), dtypes.result_type(*tree_util.tree_leaves(b)))
+    return control_flow.while_loop(cond_fun, body_fun, (x0, r0, r0, one, one, one, r0, r0, 0))[0]
 
 
 def _shapes(tree):
-    return [np.shape(leaf) for leaf in tree_leaves(tree)]
+    return [np.shape(leaf) for leaf in tree_util.tree_leaves(tree)]
 
 
 def _isolve(solve, A, b, x0, *, tol, atol, maxiter, M, check_symmetric=False):
     """The checks and defaults the solvers share, and the solve as a linear solve."""
     if x0 is None:
-        x0 = tree_map(mnp.zeros_like, b)
-    b, x0 = tree_map(mnp.asarray, (b, x0))
+        x0 = tree_util.tree_map(mnp.zeros_like, b)
+    b, x0 = tree_util.tree_map(mnp.asarray, (b, x0))
     if maxiter is None:
-        maxiter = 10 * sum(leaf.size for leaf in tree_leaves(b))
+        maxiter = 10 * sum(leaf.size for leaf in tree_util.tree_leaves(b))
     M = _identity if M is None else _as_function(M)
     A = _as_function(A)
-    if tree_structure(x0) != tree_structure(b):
+    if tree_util.tree_structure(x0) != tree_util.tree_structure(b):
         raise ValueError('x0 and b must have matching tree structure: '
-                         f'{tree_structure(x0)} vs {tree_structure(b)}')
+                         f'{tree_util.tree_structure(x0)} vs {tree_util.tree_structure(b)}')
     if _shapes(x0) != _shapes(b):
         raise ValueError('arrays in x0 and b must have matching shapes: '
                          f'{_shapes(x0)} vs {_shapes(b)}')
-    isolve = partial(solve, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
-    symmetric = check_symmetric and not any(mnp.iscomplexobj(leaf) for leaf in tree_leaves(b))
-    return custom_linear_solve(A, b, solve=isolve, transpose_solve=isolve,
+    isolve = functools.partial(solve, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
+    symmetric = check_symmetric and not any(mnp.iscomplexobj(leaf) for leaf in tree_util.tree_leaves(b))
+    return control_flow.custom_linear_solve(A, b, solve=isolve, transpose_solve=isolve,
                                symmetric=symmetric), None
 
 
@@ -169,35 +169,35 @@ def bicgstab(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
 
 
 def _norm(tree):
-    return mnp.sqrt(sum(_vdot_real_part(x, x) for x in tree_leaves(tree)))
+    return mnp.sqrt(sum(_vdot_real_part(x, x) for x in tree_util.tree_leaves(tree)))
 
 
 def _safe_normalize(x, thresh=None):
     """``(x / |x|, |x|)``, or zeros when ``|x|`` is at most ``thresh`` (machine epsilon)."""
     norm = _norm(x)
-    dtype = dtypes.result_type(*tree_leaves(x))
+    dtype = dtypes.result_type(*tree_util.tree_leaves(x))
     thresh = mnp.finfo(norm.dtype).eps if thresh is None else thresh
     use_norm = norm > mnp.asarray(thresh).astype(dtype).real
     divisor = norm.astype(dtype)
-    return (tree_map(lambda y: mnp.where(use_norm, y / divisor, 0.), x),
+    return (tree_util.tree_map(lambda y: mnp.where(use_norm, y / divisor, 0.), x),
             mnp.where(use_norm, norm, 0.))
 
 
 def _columns_times(V, y):
-    return tree_map(lambda X: mnp.dot(X, y), V)
+    return tree_util.tree_map(lambda X: mnp.dot(X, y), V)
 
 
 def _arnoldi_step(k, A, M, V, H):
     """Extends the Krylov basis ``V`` (columns on the last axis) by the ``k``-th column's
     image, orthogonalized by a classical Gram-Schmidt pass; its coefficients are ``H``'s
     row ``k``. A zero new vector is a breakdown: the space is invariant."""
-    dtype = dtypes.result_type(*tree_leaves(V))
-    v = M(A(tree_map(lambda X: X[..., k], V)))
+    dtype = dtypes.result_type(*tree_util.tree_leaves(V))
+    v = M(A(tree_util.tree_map(lambda X: X[..., k], V)))
     _, norm_before = _safe_normalize(v)
-    h = sum(tree_leaves(tree_map(lambda X, y: mnp.einsum('...n,...->n', X.conj(), y), V, v)))
+    h = sum(tree_util.tree_leaves(tree_util.tree_map(lambda X, y: mnp.einsum('...n,...->n', X.conj(), y), V, v)))
     v = _sub(v, _columns_times(V, h))
     unit, norm_after = _safe_normalize(v, thresh=mnp.finfo(dtype).eps * norm_before)
-    V = tree_map(lambda X, y: X.at[..., k + 1].set(y), V, unit)
+    V = tree_util.tree_map(lambda X, y: X.at[..., k + 1].set(y), V, unit)
     H = H.at[k, :].set(h.at[k + 1].set(norm_after.astype(dtype)))
     return V, H, norm_after == 0.
 
@@ -219,26 +219,26 @@ def _givens(a, b):
 
 
 def _basis(unit_residual, restart):
-    return tree_map(lambda x: mnp.pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)),
+    return tree_util.tree_map(lambda x: mnp.pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)),
                     unit_residual)
 
 
 def _step_to(A, b, M, x0, V, y):
     """The new iterate ``x0 + V y`` and its normalized preconditioned residual."""
-    x = _add(x0, _columns_times(tree_map(lambda X: X[..., :-1], V), y))
+    x = _add(x0, _columns_times(tree_util.tree_map(lambda X: X[..., :-1], V), y))
     return (x, *_safe_normalize(M(_sub(b, A(x)))))
 
 
 def _gmres_incremental(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
     """One restart cycle, the least-squares problem kept triangular by Givens rotations as
     the basis grows, so it stops as soon as the residual estimate is under ``ptol``."""
-    dtype = dtypes.result_type(*tree_leaves(b))
+    dtype = dtypes.result_type(*tree_util.tree_leaves(b))
     beta = mnp.zeros(restart + 1, dtype).at[0].set(residual_norm.astype(dtype))
 
     def step(carry):
         k, _, V, R, beta, givens = carry
         V, H, _ = _arnoldi_step(k, A, M, V, R)
-        row = fori_loop(0, k, lambda i, row: _rotate(row, i, *givens[i, :]), H[k, :])
+        row = control_flow.fori_loop(0, k, lambda i, row: _rotate(row, i, *givens[i, :]), H[k, :])
         givens = givens.at[k, :].set(_givens(row[k], row[k + 1]))
         R = R.at[k, :].set(_rotate(row, k, *givens[k, :]))
         beta = _rotate(beta, k, *givens[k, :])
@@ -247,7 +247,7 @@ def _gmres_incremental(A, b, x0, unit_residual, residual_norm, ptol, restart, M)
     carry = (0, residual_norm, _basis(unit_residual, restart),
              mnp.eye(restart, restart + 1, dtype=dtype), beta,
              mnp.zeros((restart, 2), dtype))
-    _, _, V, R, beta, _ = while_loop(lambda c: (c[0] < restart) & (c[1] > ptol), step, carry)
+    _, _, V, R, beta, _ = control_flow.while_loop(lambda c: (c[0] < restart) & (c[1] > ptol), step, carry)
     return _step_to(A, b, M, x0, V, solve_triangular(R[:, :-1].T, beta[:-1]))
 
 
@@ -255,7 +255,7 @@ def _gmres_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
     """One restart cycle: the whole basis (until a breakdown), then the least-squares
     problem solved once, by its normal equations."""
     del ptol
-    dtype = dtypes.result_type(*tree_leaves(b))
+    dtype = dtypes.result_type(*tree_util.tree_leaves(b))
 
     def step(carry):
         V, H, _, k = carry
@@ -263,7 +263,7 @@ def _gmres_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
 
     carry = (_basis(unit_residual, restart), mnp.eye(restart, restart + 1, dtype=dtype),
              False, 0)
-    V, H, _, _ = while_loop(lambda c: (c[3] < restart) & ~c[2], step, carry)
+    V, H, _, _ = control_flow.while_loop(lambda c: (c[3] < restart) & ~c[2], step, carry)
     beta = mnp.zeros(restart + 1, dtype).at[0].set(residual_norm.astype(dtype))
     a = H.T
     y = solve(mnp.dot(a.T.conj(), a), mnp.dot(a.T.conj(), beta), assume_a='pos')
@@ -280,16 +280,16 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
     NaN, else 0. ``solve_method``: 'batched' (the least-squares problem once per cycle,
     fastest on accelerators) or 'incremental' (Givens rotations, stopping early)."""
     if x0 is None:
-        x0 = tree_map(mnp.zeros_like, b)
+        x0 = tree_util.tree_map(mnp.zeros_like, b)
     M = _identity if M is None else _as_function(M)
     A = _as_function(A)
-    b, x0 = tree_map(mnp.asarray, (b, x0))
-    size = sum(leaf.size for leaf in tree_leaves(b))
+    b, x0 = tree_util.tree_map(mnp.asarray, (b, x0))
+    size = sum(leaf.size for leaf in tree_util.tree_leaves(b))
     maxiter = 10 * size if maxiter is None else maxiter
     restart = min(restart, size)
-    if tree_structure(x0) != tree_structure(b):
+    if tree_util.tree_structure(x0) != tree_util.tree_structure(b):
         raise ValueError('x0 and b must have matching tree structure: '
-                         f'{tree_structure(x0)} vs {tree_structure(b)}')
+                         f'{tree_util.tree_structure(x0)} vs {tree_util.tree_structure(b)}')
     if solve_method not in _GMRES_METHODS:
         raise ValueError(f"invalid solve_method {solve_method}, must be either 'incremental' "
                          "or 'batched'")
@@ -305,8 +305,8 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
                                                     ptol, restart, M)
             return x, k + 1, unit_residual, residual_norm
         unit_residual, residual_norm = _safe_normalize(M(_sub(b, A(x0))))
-        return while_loop(lambda v: (v[1] < maxiter) & (v[3] > atol), cycle_then_count,
+        return control_flow.while_loop(lambda v: (v[1] < maxiter) & (v[3] > atol), cycle_then_count,
                           (x0, 0, unit_residual, residual_norm))[0]
 
-    x = custom_linear_solve(A, b, solve=gmres_solve, transpose_solve=gmres_solve)
+    x = control_flow.custom_linear_solve(A, b, solve=gmres_solve, transpose_solve=gmres_solve)
     return x, mnp.where(mnp.isnan(_norm(x)), -1, 0)

@@ -4,7 +4,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, xlog1py, xlogy
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['cdf', 'logpmf', 'pmf', 'ppf']
 
@@ -13,7 +14,7 @@ def logpmf(k, p, loc=0):
     """``x log p + (1 - x) log(1 - p)`` for ``x = k - loc`` in [0, 1], -inf outside."""
     k, p, loc = _promote_inexact(k, p, loc)
     x = lax.sub(k, loc)
-    log_probs = xlogy(x, p) + xlog1py(lax.sub(np.array(1, k.dtype), x), -p)
+    log_probs = special.xlogy(x, p) + special.xlog1py(lax.sub(np.array(1, k.dtype), x), -p)
     return mnp.where(mnp.logical_or(x < 0, x > 1), -np.inf, log_probs)
 
 

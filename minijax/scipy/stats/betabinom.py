@@ -5,21 +5,22 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.jit import jit
-from minijax.scipy.special import _promote_inexact, betaln
+from minijax.jit import jit as _jit
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['logpmf', 'pmf']
 
 
-@jit
+@_jit
 def logpmf(k, n, a, b, loc=0):
     """``-log(n + 1) - log B(n - y + 1, y + 1) + log B(y + a, n - y + b) - log B(a, b)`` for
     ``y = floor(k) - loc``; -inf off the support, NaN for negative ``n`` or non-positive
     ``a``, ``b``."""
     k, n, a, b, loc = _promote_inexact(k, n, a, b, loc)
     y = lax.sub(lax.floor(k), loc)
-    combiln = -(lax.log1p(n) + betaln(n - y + 1, y + 1))
-    log_probs = combiln + betaln(y + a, n - y + b) - betaln(a, b)
+    combiln = -(lax.log1p(n) + special.betaln(n - y + 1, y + 1))
+    log_probs = combiln + special.betaln(y + a, n - y + b) - special.betaln(a, b)
     log_probs = mnp.where((y == 0) & (n == 0), 0., log_probs)
     outside = (y < -loc) | (y > n) | (y + a <= 0)
     log_probs = mnp.where(outside, -np.inf, log_probs)

@@ -5,7 +5,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, gammaln, xlog1py, xlogy
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['logpmf', 'pmf']
 
@@ -15,8 +16,8 @@ def logpmf(k, n, p, loc=0):
     the outcome is certain, -inf outside."""
     k, n, p, loc = _promote_inexact(k, n, p, loc)
     y = lax.sub(k, loc)
-    comb_term = gammaln(n + 1) - (gammaln(y + 1) + gammaln(n - y + 1))
-    log_linear_term = xlogy(y, p) + xlog1py(n - y, -p)
+    comb_term = special.gammaln(n + 1) - (special.gammaln(y + 1) + special.gammaln(n - y + 1))
+    log_linear_term = special.xlogy(y, p) + special.xlog1py(n - y, -p)
     certain = ((y == 0) & (n == 0)) | (log_linear_term == 0)
     log_probs = mnp.where(certain, 0., comb_term + log_linear_term)
     return mnp.where((k >= loc) & (k < loc + n + 1), log_probs, -np.inf)

@@ -5,7 +5,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, gammaln, xlogy
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['logpdf', 'pdf']
 
@@ -26,9 +27,9 @@ def logpdf(x, alpha):
                          f'entry fewer; got x.shape={x.shape}, alpha.shape={alpha.shape}')
     if x.shape[0] != alpha.shape[0]:
         x = mnp.concatenate([x, 1 - x.sum(0, keepdims=True)], axis=0)
-    normalize_term = mnp.sum(gammaln(alpha)) - gammaln(mnp.sum(alpha))
+    normalize_term = mnp.sum(special.gammaln(alpha)) - special.gammaln(mnp.sum(alpha))
     alpha = alpha.reshape(alpha.shape + (1,) * (x.ndim - 1))
-    log_probs = mnp.sum(xlogy(alpha - 1, x), axis=0) - normalize_term
+    log_probs = mnp.sum(special.xlogy(alpha - 1, x), axis=0) - normalize_term
     return mnp.where(_is_simplex(x), log_probs, -np.inf)
 
 

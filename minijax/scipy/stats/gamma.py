@@ -6,7 +6,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, gammainc, gammaincc, gammaln, xlogy
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['cdf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'sf']
 
@@ -18,8 +19,8 @@ def logpdf(x, a, loc=0, scale=1):
     ok = lax.ge(x, loc)
     one = np.array(1, x.dtype)
     y = mnp.where(ok, lax.div(lax.sub(x, loc), scale), one)
-    log_linear_term = lax.sub(xlogy(lax.sub(a, one), y), y)
-    return mnp.where(ok, lax.sub(log_linear_term, lax.add(gammaln(a), lax.log(scale))),
+    log_linear_term = lax.sub(special.xlogy(lax.sub(a, one), y), y)
+    return mnp.where(ok, lax.sub(log_linear_term, lax.add(special.gammaln(a), lax.log(scale))),
                      -np.inf)
 
 
@@ -30,7 +31,7 @@ def pdf(x, a, loc=0, scale=1):
 def cdf(x, a, loc=0, scale=1):
     """``P(a, y)`` for ``y = (x - loc) / scale`` clamped at 0."""
     x, a, loc, scale = _promote_inexact(x, a, loc, scale)
-    return gammainc(a, lax.clamp(np.array(0, x.dtype), lax.div(lax.sub(x, loc), scale),
+    return special.gammainc(a, lax.clamp(np.array(0, x.dtype), lax.div(lax.sub(x, loc), scale),
                                  np.array(np.inf, x.dtype)))
 
 
@@ -42,7 +43,7 @@ def sf(x, a, loc=0, scale=1):
     """``Q(a, y)``; 1 below ``loc``."""
     x, a, loc, scale = _promote_inexact(x, a, loc, scale)
     y = lax.div(lax.sub(x, loc), scale)
-    return mnp.where(lax.lt(y, np.array(0, y.dtype)), 1, gammaincc(a, y))
+    return mnp.where(lax.lt(y, np.array(0, y.dtype)), 1, special.gammaincc(a, y))
 
 
 def logsf(x, a, loc=0, scale=1):

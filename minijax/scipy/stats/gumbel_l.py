@@ -6,7 +6,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, xlog1py
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 from minijax.scipy.stats import gumbel_r
 
 __all__ = ['cdf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'ppf', 'sf']
@@ -31,4 +32,4 @@ logpdf, pdf, logcdf, cdf, logsf, sf = (_mirrored(name, right) for name, right in
 def ppf(p, loc=0, scale=1):
     """``loc + scale log(-log1p(-p))``; NaN outside (0, 1)."""
     p, loc, scale = _promote_inexact(p, loc, scale)
-    return mnp.where((p > 0) & (p < 1), loc + scale * lax.log(xlog1py(-1, -p)), np.nan)
+    return mnp.where((p > 0) & (p < 1), loc + scale * lax.log(special.xlog1py(-1, -p)), np.nan)

@@ -5,7 +5,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, xlogy
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['cdf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'ppf', 'sf']
 
@@ -25,7 +26,7 @@ def _checked(log_of_z):
 @_checked
 def logpdf(z, scale):
     """``-log(scale) - z - exp(-z)``."""
-    return xlogy(-1, scale) - (z + lax.exp(-z))
+    return special.xlogy(-1, scale) - (z + lax.exp(-z))
 
 
 @_checked
@@ -58,4 +59,4 @@ def cdf(x, loc=0, scale=1):
 def ppf(p, loc=0, scale=1):
     """``loc - scale log(-log p)``; NaN outside (0, 1)."""
     p, loc, scale = _promote_inexact(p, loc, scale)
-    return mnp.where((p > 0) & (p < 1), loc - scale * lax.log(xlogy(-1, p)), np.nan)
+    return mnp.where((p > 0) & (p < 1), loc - scale * lax.log(special.xlogy(-1, p)), np.nan)

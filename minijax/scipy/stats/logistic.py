@@ -4,7 +4,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, expit, logit
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['cdf', 'isf', 'logpdf', 'pdf', 'ppf', 'sf']
 
@@ -25,19 +26,19 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     x, loc, scale = _promote_inexact(x, loc, scale)
-    return expit(lax.div(lax.sub(x, loc), scale))
+    return special.expit(lax.div(lax.sub(x, loc), scale))
 
 
 def sf(x, loc=0, scale=1):
     x, loc, scale = _promote_inexact(x, loc, scale)
-    return expit(lax.neg(lax.div(lax.sub(x, loc), scale)))
+    return special.expit(lax.neg(lax.div(lax.sub(x, loc), scale)))
 
 
 def ppf(x, loc=0, scale=1):
     x, loc, scale = _promote_inexact(x, loc, scale)
-    return lax.add(lax.mul(logit(x), scale), loc)
+    return lax.add(lax.mul(special.logit(x), scale), loc)
 
 
 def isf(x, loc=0, scale=1):
     x, loc, scale = _promote_inexact(x, loc, scale)
-    return lax.add(lax.mul(lax.neg(logit(x)), scale), loc)
+    return lax.add(lax.mul(lax.neg(special.logit(x)), scale), loc)

@@ -4,7 +4,7 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.interpreters.batching import vmap
+from minijax.interpreters import batching
 from minijax.lax import linalg
 from minijax.scipy.special import _promote_inexact
 
@@ -18,7 +18,7 @@ def _whiten(chol, y):
     batch = np.broadcast_shapes(chol.shape[:-2], y.shape[:-1])
     chol = mnp.reshape(mnp.broadcast_to(chol, (*batch, n, n)), (-1, n, n))
     rows = mnp.reshape(mnp.broadcast_to(y, (*batch, n)), (-1, 1, n))
-    solve = vmap(lambda a, b: linalg.triangular_solve(a, b, lower=True, transpose_a=True))
+    solve = batching.vmap(lambda a, b: linalg.triangular_solve(a, b, lower=True, transpose_a=True))
     return mnp.reshape(solve(chol, rows), (*batch, n))
 
 

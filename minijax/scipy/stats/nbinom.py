@@ -5,7 +5,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, gammaln, xlogy
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['logpmf', 'pmf']
 
@@ -15,8 +16,8 @@ def logpmf(k, n, p, loc=0):
     ``y = k - loc``; -inf below ``loc``."""
     k, n, p, loc = _promote_inexact(k, n, p, loc)
     y = lax.sub(k, loc)
-    comb_term = gammaln(y + n) - gammaln(n) - gammaln(y + 1)
-    log_probs = comb_term + xlogy(n, p) + xlogy(y, 1 - p)
+    comb_term = special.gammaln(y + n) - special.gammaln(n) - special.gammaln(y + 1)
+    log_probs = comb_term + special.xlogy(n, p) + special.xlogy(y, 1 - p)
     return mnp.where(k < loc, -np.inf, log_probs)
 
 

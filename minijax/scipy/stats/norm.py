@@ -5,7 +5,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, log_ndtr, ndtr, ndtri
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['cdf', 'isf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'ppf', 'sf']
 
@@ -27,13 +28,13 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """``ndtr((x - loc) / scale)``: the probability of a value at most ``x``."""
     x, loc, scale = _promote_inexact(x, loc, scale)
-    return ndtr(mnp.divide(mnp.subtract(x, loc), scale))
+    return special.ndtr(mnp.divide(mnp.subtract(x, loc), scale))
 
 
 def logcdf(x, loc=0, scale=1):
     """``log_ndtr((x - loc) / scale)``, accurate far into the lower tail."""
     x, loc, scale = _promote_inexact(x, loc, scale)
-    return log_ndtr(mnp.divide(mnp.subtract(x, loc), scale))
+    return special.log_ndtr(mnp.divide(mnp.subtract(x, loc), scale))
 
 
 def sf(x, loc=0, scale=1):
@@ -50,7 +51,7 @@ def logsf(x, loc=0, scale=1):
 
 def ppf(q, loc=0, scale=1):
     """The quantile function, ``ndtri(q) * scale + loc``."""
-    return mnp.asarray(ndtri(q) * scale + loc, float)
+    return mnp.asarray(special.ndtri(q) * scale + loc, float)
 
 
 def isf(q, loc=0, scale=1):

@@ -4,7 +4,8 @@ through the upper incomplete gamma function, and the entropy."""
 import numpy as np
 
 from minijax import numpy as mnp
-from minijax.scipy.special import _promote_inexact, entr, gammaincc, gammaln, xlogy
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['cdf', 'entropy', 'logpmf', 'pmf']
 
@@ -14,7 +15,7 @@ def logpmf(k, mu, loc=0):
     integers."""
     k, mu, loc = _promote_inexact(k, mu, loc)
     x = k - loc
-    log_probs = xlogy(x, mu) - gammaln(x + 1) - mu
+    log_probs = special.xlogy(x, mu) - special.gammaln(x + 1) - mu
     return mnp.where(mnp.logical_or(x < 0, mnp.round(k) != k), -np.inf, log_probs)
 
 
@@ -26,7 +27,7 @@ def cdf(k, mu, loc=0):
     """``Q(floor(k - loc) + 1, mu)``; 0 below ``loc``."""
     k, mu, loc = _promote_inexact(k, mu, loc)
     x = k - loc
-    return mnp.where(x < 0, mnp.zeros_like(x), gammaincc(mnp.floor(1 + x), mu))
+    return mnp.where(x < 0, mnp.zeros_like(x), special.gammaincc(mnp.floor(1 + x), mu))
 
 
 def _summed_entropy(mu, terms, bound):
@@ -34,7 +35,7 @@ def _summed_entropy(mu, terms, bound):
     out (a static count, so the sum traces under jit)."""
     k = mnp.arange(terms, dtype=mu.dtype)[:, None]
     probs = mnp.where(k < mnp.ceil(bound(mu)), pmf(k, mu[None]), 0)
-    return mnp.sum(entr(probs), axis=0)
+    return mnp.sum(special.entr(probs), axis=0)
 
 
 def entropy(mu, loc=0):

@@ -3,7 +3,8 @@
 import numpy as np
 
 from minijax import lax
-from minijax.scipy.special import _promote_inexact, gammaln
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 
 __all__ = ['logpdf', 'pdf']
 
@@ -17,9 +18,9 @@ def logpdf(x, df, loc=0, scale=1):
     half_df = lax.div(df, two)
     half_df_plus_half = lax.add(half_df, np.array(.5, x.dtype))
     scale_term = lax.mul(lax.mul(scale, scale), np.array(np.pi, x.dtype))
-    normalizer = lax.sub(lax.add(gammaln(half_df), lax.div(lax.log(lax.mul(scale_term, df)),
+    normalizer = lax.sub(lax.add(special.gammaln(half_df), lax.div(lax.log(lax.mul(scale_term, df)),
                                                           two)),
-                         gammaln(half_df_plus_half))
+                         special.gammaln(half_df_plus_half))
     quadratic = lax.div(lax.mul(z, z), df)
     return lax.neg(lax.add(normalizer, lax.mul(half_df_plus_half, lax.log1p(quadratic))))
 

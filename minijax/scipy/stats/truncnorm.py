@@ -6,8 +6,9 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as mnp
-from minijax.jit import jit
-from minijax.scipy.special import _promote_inexact, log_ndtr, logsumexp, ndtr
+from minijax.jit import jit as _jit
+from minijax.scipy import special
+from minijax.scipy.special import _promote_inexact
 from minijax.scipy.stats import norm
 
 __all__ = ['cdf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'sf']
@@ -15,7 +16,7 @@ __all__ = ['cdf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'sf']
 
 def _log_diff(x, y):
     """``log(exp(x) - exp(y))``."""
-    return logsumexp(mnp.array([x, y]), b=mnp.array([mnp.ones_like(x), -mnp.ones_like(y)]),
+    return special.logsumexp(mnp.array([x, y]), b=mnp.array([mnp.ones_like(x), -mnp.ones_like(y)]),
                      axis=0)
 
 
@@ -24,12 +25,12 @@ def _log_gauss_mass(a, b):
     left one), as ``log1p`` of the two tails' masses across the middle."""
     a, b = mnp.broadcast_arrays(mnp.asarray(a), mnp.asarray(b))
     left, right = b <= 0, a > 0
-    mass_tail = _log_diff(log_ndtr(mnp.where(right, -a, b)), log_ndtr(mnp.where(right, -b, a)))
-    mass_central = mnp.log1p(-ndtr(a) - ndtr(-b))
+    mass_tail = _log_diff(special.log_ndtr(mnp.where(right, -a, b)), special.log_ndtr(mnp.where(right, -b, a)))
+    mass_central = mnp.log1p(-special.ndtr(a) - special.ndtr(-b))
     return mnp.where(left | right, mass_tail, mass_central)
 
 
-@jit
+@_jit
 def logpdf(x, a, b, loc=0, scale=1):
     """The normal's log density less the log mass of [a, b]; -inf outside, NaN for
     ``a >= b``."""
@@ -44,7 +45,7 @@ def pdf(x, a, b, loc=0, scale=1):
     return lax.exp(logpdf(x, a, b, loc, scale))
 
 
-@jit
+@_jit
 def logcdf(x, a, b, loc=0, scale=1):
     """``log mass[a, y] - log mass[a, b]``, through the survival side where the cdf is near
     1; 0 above ``b``, -inf below ``a``, NaN for ``a >= b``."""
@@ -59,18 +60,18 @@ def logcdf(x, a, b, loc=0, scale=1):
     return mnp.where(a >= b, np.nan, log_cdf)
 
 
-@jit
+@_jit
 def cdf(x, a, b, loc=0, scale=1):
     return lax.exp(logcdf(x, a, b, loc, scale))
 
 
-@jit
+@_jit
 def logsf(x, a, b, loc=0, scale=1):
     """The log cdf of the reflected distribution at ``-x``."""
     x, a, b, loc, scale = _promote_inexact(x, a, b, loc, scale)
     return logcdf(-x, -b, -a, -loc, scale)
 
 
-@jit
+@_jit
 def sf(x, a, b, loc=0, scale=1):
     return lax.exp(logsf(x, a, b, loc, scale))
