@@ -92,6 +92,10 @@ ADDITIONS: dict[str, dict[str, str]] = {
         'add_any_p': 'the primitive of `add_any`, for rules keyed by primitive',
         'greater': 'Autodidax\'s name for `gt` (examples/basics.py uses it)',
         'less': 'Autodidax\'s name for `lt`',
+        **{name: 'the primitive of `lax.{}`: the rule tables (`sharding_rules.py`, `flops.py`, '
+                 '`testing.NOT_NEEDED`) and `test_rules.py` take primitives from `minijax.lax` '
+                 '(JAX keeps it in `jax._src.lax`)'.format(name[:-2])
+           for name in ('empty_p', 'psum_scatter_p', 'ragged_dot_general_p', 'scaled_dot_p')},
     },
 }
 

@@ -28,7 +28,7 @@ from minijax.config import (allow_f16_reductions, array_garbage_collection_guard
                             thread_guard, threefry_partitionable, transfer_guard,
                             transfer_guard_device_to_device, transfer_guard_device_to_host,
                             transfer_guard_host_to_device)
-from minijax.core import ConcreteArray, Primitive, ShapedArray, ShapeDtypeStruct, typeof  # noqa: E402,E501
+from minijax.core import Primitive, ShapedArray, ShapeDtypeStruct, typeof  # noqa: E402
 from minijax.core import ensure_compile_time_eval, named_call, named_scope  # noqa: E402
 from minijax.dtypes import float0  # noqa: E402
 from minijax import dispatch  # noqa: E402,F401  (eager primitives run on XLA)
@@ -52,7 +52,6 @@ from minijax.sharding.mesh import make_mesh, set_mesh  # noqa: E402
 from minijax.lax.reshard import reshard  # noqa: E402
 from minijax.sharding.partition_spec import P  # noqa: E402
 from minijax.sharding.named_sharding import NamedSharding  # noqa: E402
-from minijax.tree_util import register_pytree_node  # noqa: E402
 
 __all__ = [
     'ad_checkpoint', 'allow_f16_reductions', 'array_garbage_collection_guard', 'auto_pcast',
@@ -66,7 +65,7 @@ __all__ = [
     'stages', 'thread_guard', 'threefry_partitionable', 'transfer_guard',
     'transfer_guard_device_to_device', 'transfer_guard_device_to_host',
     'transfer_guard_host_to_device',
-    'Array', 'ConcreteArray', 'Device', 'NamedSharding', 'Primitive', 'Shard', 'ShapeDtypeStruct',
+    'Array', 'Device', 'NamedSharding', 'Primitive', 'Shard', 'ShapeDtypeStruct',
     'ShapedArray',
     'block_until_ready', 'checkpoint', 'checkpoint_policies', 'clear_caches', 'cond', 'config',
     'custom_jvp', 'custom_vjp', 'debug', 'debug_infs', 'debug_nans', 'default_device',
@@ -83,7 +82,7 @@ __all__ = [
     'image', 'is_undefined_primal', 'jacfwd',
     'jacobian', 'jacrev', 'jit', 'jvp', 'lax', 'linearize', 'make_jaxpr', 'nn', 'numpy', 'ops',
     'pmap', 'pure_callback',
-    'random', 'register_pytree_node', 'remat', 'scan', 'scipy', 'set_mesh', 'shard_map',
+    'random', 'remat', 'scan', 'scipy', 'set_mesh', 'shard_map',
     'sharding', 'switch', 'test_util', 'tree', 'tree_util', 'typing', 'value_and_grad', 'vjp', 'vmap',
     'while_loop',
 ]

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from minijax import core, dtypes, lax, tree_util
+from minijax import core, dtypes, lax, tree_util, unsupported
 from minijax.control_flow.common import trace_function
 from minijax.core import Primitive
 from minijax.flops import closed_jaxpr_flops, flops_rules
@@ -40,7 +40,6 @@ from minijax.interpreters.transpose import instantiate_cts
 from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
 from minijax.lowering import lower_closed_jaxpr, register_lowering
 from minijax.sharding import rules as sharding_rules
-from minijax import unsupported
 
 custom_jvp_call_p = Primitive('custom_jvp_call', multiple_results=True)
 custom_vjp_call_p = Primitive('custom_vjp_call', multiple_results=True)

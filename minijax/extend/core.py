@@ -13,13 +13,12 @@ import functools
 
 import numpy as np
 
-from minijax import core, dtypes
+from minijax import core, dtypes, unsupported
 from minijax.core import AbstractToken, ConcreteArray, Primitive, ShapedArray, Token, Tracer
 from minijax.errors import ConcretizationTypeError, JaxprTypeError
 from minijax.ir import jaxpr as ir
 from minijax.ir.jaxpr import ClosedJaxpr, Var
 from minijax.ir.jaxpr import Lit as Literal
-from minijax import unsupported
 
 __all__ = ['AbstractToken', 'ClosedJaxpr', 'DropVar', 'Jaxpr', 'JaxprEqn', 'JaxprTypeError',
            'Literal', 'Primitive', 'Token', 'Var', 'array_types', 'check_jaxpr',

@@ -11,12 +11,10 @@ import math
 
 import numpy as np
 
-from minijax import core, lax
+from minijax import core, custom_derivatives, lax, unsupported
 from minijax import numpy as mnp
-from minijax import custom_derivatives
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
 from minijax.scipy.special import logsumexp
-from minijax import unsupported
 
 __all__ = ['celu', 'dot_product_attention', 'elu', 'gelu', 'glu', 'hard_sigmoid', 'hard_silu',
            'hard_swish', 'hard_tanh', 'identity', 'leaky_relu', 'log1mexp', 'log_sigmoid',

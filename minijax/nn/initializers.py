@@ -7,7 +7,6 @@ keep their scale through deep stacks. Draws use ``minijax.random`` as JAX's use
 """
 import math
 import typing
-from typing import Protocol
 
 import numpy as np
 
@@ -16,7 +15,7 @@ from minijax import numpy as jnp
 
 
 @typing.runtime_checkable
-class Initializer(Protocol):
+class Initializer(typing.Protocol):
     """What every initializer is: a function of a key, a shape and a dtype."""
 
     def __call__(self, key, shape, dtype=None, out_sharding=None):

@@ -21,13 +21,11 @@ import warnings
 
 import numpy as np
 
-from minijax import core, dtypes, lax
-from minijax.array import Array, device_array, device_put, scalar
-from minijax.core import Tracer
+from minijax import core, dtypes, lax, unsupported
+from minijax import array as arrays
 from minijax.sharding import rules as sharding_rules
-from minijax import unsupported
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
-from minijax.lax.reshard import auto_axes
+from minijax.lax import reshard
 
 # ----------------------------------------------------------------------------- dtypes, constants
 
@@ -70,7 +68,7 @@ generic, number, inexact, floating, complexfloating, integer, signedinteger, uns
     np.signedinteger, np.unsignedinteger)
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
-ndarray = Array
+ndarray = arrays.Array
 
 # ----------------------------------------------------------------------------- type promotion
 
@@ -93,7 +91,7 @@ def _cast(x, dtype, weak_type=False, aval=None):
     if aval.dtype == dtype and (aval.weak_type == weak_type or python_scalar):
         return x
     if python_scalar and not weak_type:
-        return scalar(x, dtype)
+        return arrays.scalar(x, dtype)
     return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
 
@@ -191,7 +189,7 @@ def broadcast_arrays(*args):
     return [broadcast_to(a, broadcast_shapes(*map(np.shape, args))) for a in args]
 
 
-_HAS_SHAPE = (Tracer, Array, np.ndarray, np.generic)
+_HAS_SHAPE = (core.Tracer, arrays.Array, np.ndarray, np.generic)
 
 
 def _shape_of(x) -> tuple:
@@ -715,7 +713,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
 def _asarray(a, dtype=None):
     if dtype is not None:
         dtype = dtypes.check_supported(dtype, 'asarray: dtype')
-    if isinstance(a, (Tracer, Array)):
+    if isinstance(a, (core.Tracer, arrays.Array)):
         return a if dtype is None else _cast(a, dtype)
     if a is None:
         raise ValueError('None is not a valid value for jnp.array')
@@ -723,7 +721,7 @@ def _asarray(a, dtype=None):
         leaves = _leaves(a)
         if builtins.any(x is None for x in leaves):
             raise ValueError('None is not a valid value for jnp.array')
-        if builtins.any(isinstance(x, (Tracer, Array)) for x in leaves):
+        if builtins.any(isinstance(x, (core.Tracer, arrays.Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
     if type(a) in dtypes.PYTHON_SCALARS:
         dtypes.python_scalar(a)  # an int too large for int64 is an OverflowError
@@ -731,8 +729,8 @@ def _asarray(a, dtype=None):
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')
     # Traced, a scalar is a constant of the jaxpr, a literal, as JAX stages it.
-    staged = core.staged_constant(scalar(a, a.dtype, weak_type)) if a.ndim == 0 else None
-    return device_array(a, weak_type) if staged is None else staged
+    staged = core.staged_constant(arrays.scalar(a, a.dtype, weak_type)) if a.ndim == 0 else None
+    return arrays.device_array(a, weak_type) if staged is None else staged
 
 
 def _stack_nested(a, dtype):
@@ -754,7 +752,7 @@ def array(object, dtype=None, *args, copy=True, order='K', ndmin=0, device=None,
     if order is not None and order != 'K':
         raise NotImplementedError("Only implemented for order='K'")
     placement = _device_or_out_sharding(device, out_sharding)
-    if isinstance(object, (Tracer, Array)):
+    if isinstance(object, (core.Tracer, arrays.Array)):
         out = lax.copy_p.bind(object) if copy else object
         if dtype is not None:
             out = _cast(out, dtypes.check_supported(dtype, 'array: dtype'))
@@ -800,14 +798,14 @@ def _computed_as(out_sharding, name, fn, *args):
     if out_sharding is None:
         return fn(*args)
     sharding = sharding_rules.canonicalize_sharding(out_sharding, name)
-    return auto_axes(fn, out_sharding=sharding, axes=sharding.mesh.explicit_axes)(*args)
+    return reshard.auto_axes(fn, out_sharding=sharding, axes=sharding.mesh.explicit_axes)(*args)
 
 
 def _placed(out, placement):
     """``out`` placed as ``placement`` (see ``_device_or_out_sharding``) says, by
     ``device_put``: eagerly committed to the device or split over the mesh; traced,
     constrained to the sharding (a device changes nothing in a jaxpr)."""
-    return out if placement is None else device_put(out, placement)
+    return out if placement is None else arrays.device_put(out, placement)
 
 
 def astype(x, dtype, /, *, copy=False, device=None):
@@ -863,7 +861,7 @@ def _concrete_or_error(fn, x, what):
     """``fn(x)`` (``x`` itself if ``fn`` is None) for a value known while tracing (a
     constant, or a concrete tracer under ``grad``); a traced ``x`` is JAX's
     ConcretizationTypeError naming ``what``."""
-    if isinstance(x, Tracer):
+    if isinstance(x, core.Tracer):
         aval = core.get_aval(x)
         if not isinstance(aval, core.ConcreteArray):
             raise core.ConcretizationTypeError(x, what)
@@ -977,7 +975,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def _strong_value(v, dtype):
     """``v`` as a strongly typed ``dtype`` value (a NumPy scalar where ``v`` is a constant,
     so that it stays a literal when traced), as JAX converts a fill value."""
-    if isinstance(v, Tracer):
+    if isinstance(v, core.Tracer):
         return lax.convert_element_type(v, dtype)
     return np.asarray(v, dtype)
 
@@ -1132,7 +1130,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method='a
 
 def isscalar(element):
     """Whether ``element`` is a scalar: a Python or NumPy scalar, or a 0-d array."""
-    if isinstance(element, (Array, Tracer, np.ndarray)):
+    if isinstance(element, (arrays.Array, core.Tracer, np.ndarray)):
         return np.ndim(element) == 0
     return builtins.bool(np.isscalar(element))
 
@@ -1185,7 +1183,7 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 def _filled_on(out, device):
     """A filled array ``out`` on ``device``: eagerly, strongly typed, as JAX builds it for a
     device (from its shards)."""
-    if device is not None and not isinstance(out, Tracer):
+    if device is not None and not isinstance(out, core.Tracer):
         out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=False)
     return _placed(out, device)
 
@@ -1193,7 +1191,7 @@ def _filled_on(out, device):
 def _full(shape, fill_value, dtype, weak_type, out_sharding=None):
     """A traced or non-scalar ``fill_value`` is broadcast to ``shape`` (a ValueError if it
     cannot be, as in JAX); a concrete scalar is ``lax.full``'s broadcast constant."""
-    if isinstance(fill_value, Tracer) or np.ndim(fill_value):
+    if isinstance(fill_value, core.Tracer) or np.ndim(fill_value):
         return broadcast_to(_cast(fill_value, dtype, weak_type), shape, out_sharding=out_sharding)
     return lax.full(shape, fill_value, dtype, weak_type=weak_type, sharding=out_sharding)
 
@@ -1354,7 +1352,7 @@ _install_api_boundary(_shapes, _shapes.__name__)
 from minijax.numpy._shapes import (atleast_1d, atleast_2d, column_stack, concat, concatenate,
                                    expand_dims, flip, fliplr, flipud, hstack, matrix_transpose,
                                    meshgrid, moveaxis, pad, permute_dims, ravel, repeat, reshape,
-                                   roll, rot90, row_stack, split, squeeze, stack, swapaxes, tile,
+                                   roll, rot90, split, squeeze, stack, swapaxes, tile,
                                    transpose, unstack, vstack)  # noqa: E402
 from minijax.numpy import _index_arrays  # noqa: E402  (it uses stack, from _shapes)
 _install_api_boundary(_index_arrays, _index_arrays.__name__)
@@ -1369,8 +1367,7 @@ from minijax.numpy._reductions import (all, amax, amin, any, argmax, argmin,  # 
 from minijax.numpy import _indexing  # noqa: E402
 _install_api_boundary(_indexing, _indexing.__name__)
 _install_api_boundary(_indexing._IndexUpdateRef, _indexing.__name__)
-from minijax.numpy._indexing import (getitem, index_update_helper, take, take_along_axis,
-                                     _IndexUpdateRef)  # noqa: E402
+from minijax.numpy._indexing import take, take_along_axis, _IndexUpdateRef  # noqa: E402
 from minijax.numpy import _linear_algebra  # noqa: E402
 _install_api_boundary(_linear_algebra, _linear_algebra.__name__)
 from minijax.numpy._linear_algebra import (_norm, convolve, correlate, cross, diag, diagonal, dot,
@@ -1430,8 +1427,8 @@ from minijax.numpy import _array_api  # noqa: E402  (the array API standard's en
 __array_api_version__ = _array_api.ARRAY_API_VERSION
 __array_namespace_info__ = _array_api.__array_namespace_info__
 from minijax.numpy import _methods  # noqa: E402  (Arrays' and tracers' operators and methods)
-_methods.install(Tracer)
-_methods.install(Array)
+_methods.install(core.Tracer)
+_methods.install(arrays.Array)
 # JAX's binary functions (and negative) are ufunc objects (``jnp.add.outer``,
 # ``jnp.add.reduce``...): each replaces its function here, last, the operators and the other
 # modules having taken the function itself.

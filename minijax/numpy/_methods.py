@@ -8,6 +8,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import core, dtypes, lax
 from minijax.array import device_put
+from minijax.numpy import _indexing
 from minijax.numpy._array_api import array_namespace
 
 
@@ -166,8 +167,8 @@ def install(cls):
     cls.__pos__ = jnp.positive
     cls.__abs__ = jnp.abs
     cls.__invert__ = jnp.invert
-    cls.__getitem__ = jnp.getitem
-    cls.at = property(jnp.index_update_helper)
+    cls.__getitem__ = _indexing.getitem
+    cls.at = property(_indexing.index_update_helper)
     cls.T = property(jnp.transpose)
     cls.mT = property(jnp.matrix_transpose)
     cls.flat = property(_no_flat)

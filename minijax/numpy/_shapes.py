@@ -19,7 +19,7 @@ from minijax.numpy import (_axes, _cast, _computed_as, _concrete_or_error, _no_o
 
 __all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims',
            'flip', 'fliplr', 'flipud', 'hstack', 'matrix_transpose', 'meshgrid', 'moveaxis',
-           'pad', 'permute_dims', 'ravel', 'repeat', 'reshape', 'roll', 'rot90', 'row_stack',
+           'pad', 'permute_dims', 'ravel', 'repeat', 'reshape', 'roll', 'rot90',
            'split', 'squeeze', 'stack', 'swapaxes', 'tile', 'transpose', 'unstack', 'vstack']
 
 
@@ -194,9 +194,6 @@ def stack(arrays, axis=0, out=None, dtype=None):
 def vstack(tup, dtype=None):
     """Arrays joined along the first axis (1-D ones as rows)."""
     return concatenate([atleast_2d(a) for a in _nonempty('vstack', tup)], 0, dtype)
-
-
-row_stack = vstack
 
 
 def hstack(tup, dtype=None):

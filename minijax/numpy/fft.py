@@ -20,7 +20,7 @@ import operator
 
 from minijax import core, lax
 from minijax import numpy as jnp
-from minijax.lax.fft import MAX_AXES, FftType
+from minijax.lax.fft import MAX_AXES as _MAX_AXES
 
 __all__ = ['fft', 'fft2', 'fftfreq', 'fftn', 'fftshift', 'hfft', 'ifft', 'ifft2', 'ifftn',
            'ifftshift', 'ihfft', 'irfft', 'irfft2', 'irfftn', 'rfft', 'rfft2', 'rfftfreq', 'rfftn']
@@ -51,9 +51,9 @@ def _transform(name, kind, a, s, axes, norm):
     x = jnp.moveaxis(a, axes, last)
     if s is None:
         s = tuple(x.shape[ax] for ax in last)
-        if kind is FftType.IRFFT and s:
+        if kind is lax.FftType.IRFFT and s:
             s = s[:-1] + (2 * (s[-1] - 1),)
-    x = _fit(x, s[:-1] + (s[-1] // 2 + 1,) if kind is FftType.IRFFT else s)
+    x = _fit(x, s[:-1] + (s[-1] // 2 + 1,) if kind is lax.FftType.IRFFT else s)
     out = _fft_in_groups(x, kind, s)
     if norm in ('ortho', 'forward'):
         out = out * _norm_scale(name, norm, s, out.dtype)
@@ -75,12 +75,12 @@ def _fft_in_groups(x, kind, lengths):
     last group gets ``kind``; the others get complex transforms in the same direction. A
     forward transform does the last group first, because RFFT makes the values complex; an
     inverse one does it last, because IRFFT makes them real."""
-    if len(lengths) <= MAX_AXES:
+    if len(lengths) <= _MAX_AXES:
         return lax.fft(x, kind, lengths)
-    outer = len(lengths) - MAX_AXES
-    forward = kind in (FftType.FFT, FftType.RFFT)
-    direction = FftType.FFT if forward else FftType.IFFT
-    where = tuple(range(x.ndim - len(lengths), x.ndim - MAX_AXES))
+    outer = len(lengths) - _MAX_AXES
+    forward = kind in (lax.FftType.FFT, lax.FftType.RFFT)
+    direction = lax.FftType.FFT if forward else lax.FftType.IFFT
+    where = tuple(range(x.ndim - len(lengths), x.ndim - _MAX_AXES))
     end = tuple(range(x.ndim - outer, x.ndim))
 
     def outer_axes(y):
@@ -118,22 +118,22 @@ def _two_axes(name, kind, a, s, axes, norm):
 
 def fft(a, n=None, axis=-1, norm=None):
     """The discrete Fourier transform of ``a`` along ``axis`` (``n`` points)."""
-    return _one_axis('fft', FftType.FFT, a, n, axis, norm)
+    return _one_axis('fft', lax.FftType.FFT, a, n, axis, norm)
 
 
 def ifft(a, n=None, axis=-1, norm=None):
     """The inverse of ``fft``."""
-    return _one_axis('ifft', FftType.IFFT, a, n, axis, norm)
+    return _one_axis('ifft', lax.FftType.IFFT, a, n, axis, norm)
 
 
 def rfft(a, n=None, axis=-1, norm=None):
     """The ``n // 2 + 1`` non-negative frequencies of the transform of real ``a``."""
-    return _one_axis('rfft', FftType.RFFT, a, n, axis, norm)
+    return _one_axis('rfft', lax.FftType.RFFT, a, n, axis, norm)
 
 
 def irfft(a, n=None, axis=-1, norm=None):
     """The ``n`` real points (``2 * (m - 1)`` by default) whose ``rfft`` is ``a``."""
-    return _one_axis('irfft', FftType.IRFFT, a, n, axis, norm)
+    return _one_axis('irfft', lax.FftType.IRFFT, a, n, axis, norm)
 
 
 def hfft(a, n=None, axis=-1, norm=None):
@@ -143,7 +143,7 @@ def hfft(a, n=None, axis=-1, norm=None):
     points = n  # the default, 0 for one frequency, is irfft's: not an explicit n=0
     if isinstance(axis, int) and n is None:
         points = 2 * (a.shape[core.canonicalize_axis(axis, a.ndim)] - 1)
-    return _one_axis('hfft', FftType.IRFFT, jnp.conj(a), n, axis, norm) * points
+    return _one_axis('hfft', lax.FftType.IRFFT, jnp.conj(a), n, axis, norm) * points
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
@@ -151,47 +151,47 @@ def ihfft(a, n=None, axis=-1, norm=None):
     a = jnp.asarray(a)
     if isinstance(axis, int) and n is None:
         n = a.shape[core.canonicalize_axis(axis, a.ndim)]
-    return jnp.conj(_one_axis('ihfft', FftType.RFFT, a, n, axis, norm)) * (1 / n)
+    return jnp.conj(_one_axis('ihfft', lax.FftType.RFFT, a, n, axis, norm)) * (1 / n)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None):
     """``fftn`` over two axes (the last two by default)."""
-    return _two_axes('fft2', FftType.FFT, a, s, axes, norm)
+    return _two_axes('fft2', lax.FftType.FFT, a, s, axes, norm)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None):
     """The inverse of ``fft2``."""
-    return _two_axes('ifft2', FftType.IFFT, a, s, axes, norm)
+    return _two_axes('ifft2', lax.FftType.IFFT, a, s, axes, norm)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None):
     """``rfftn`` over two axes (the last two by default)."""
-    return _two_axes('rfft2', FftType.RFFT, a, s, axes, norm)
+    return _two_axes('rfft2', lax.FftType.RFFT, a, s, axes, norm)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None):
     """The inverse of ``rfft2``."""
-    return _two_axes('irfft2', FftType.IRFFT, a, s, axes, norm)
+    return _two_axes('irfft2', lax.FftType.IRFFT, a, s, axes, norm)
 
 
 def fftn(a, s=None, axes=None, norm=None):
     """The discrete Fourier transform over ``axes`` (all by default)."""
-    return _transform('fftn', FftType.FFT, a, s, axes, norm)
+    return _transform('fftn', lax.FftType.FFT, a, s, axes, norm)
 
 
 def ifftn(a, s=None, axes=None, norm=None):
     """The inverse of ``fftn``."""
-    return _transform('ifftn', FftType.IFFT, a, s, axes, norm)
+    return _transform('ifftn', lax.FftType.IFFT, a, s, axes, norm)
 
 
 def rfftn(a, s=None, axes=None, norm=None):
     """``fftn`` of real ``a``, keeping the non-negative frequencies of the last axis."""
-    return _transform('rfftn', FftType.RFFT, a, s, axes, norm)
+    return _transform('rfftn', lax.FftType.RFFT, a, s, axes, norm)
 
 
 def irfftn(a, s=None, axes=None, norm=None):
     """The inverse of ``rfftn``: real output of lengths ``s``."""
-    return _transform('irfftn', FftType.IRFFT, a, s, axes, norm)
+    return _transform('irfftn', lax.FftType.IRFFT, a, s, axes, norm)
 
 
 def _sample_count(name, n, d):

@@ -16,9 +16,8 @@ import typing
 
 import numpy as np
 
-from minijax import core, dtypes, lax
+from minijax import core, custom_derivatives, dtypes, lax
 from minijax import numpy as jnp
-from minijax import custom_derivatives
 from minijax.jit import jit as _jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy import _norm as norm  # (in minijax.numpy, where jnp's other norms use it)
@@ -30,30 +29,14 @@ __all__ = ['cholesky', 'cond', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigva
            'vector_norm']
 
 
-class EigResult(typing.NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
-
-
-class EighResult(typing.NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
-
-
-class QRResult(typing.NamedTuple):
-    Q: object
-    R: object
-
-
-class SVDResult(typing.NamedTuple):
-    U: object
-    S: object
-    Vh: object
-
-
-class SlogdetResult(typing.NamedTuple):
-    sign: object
-    logabsdet: object
+# The result types, named as JAX's (their reprs show the names), and private as JAX's are:
+# ``jax.numpy.linalg`` does not list them.
+_EigResult = typing.NamedTuple('EigResult', [('eigenvalues', object), ('eigenvectors', object)])
+_EighResult = typing.NamedTuple('EighResult', [('eigenvalues', object),
+                                               ('eigenvectors', object)])
+_QRResult = typing.NamedTuple('QRResult', [('Q', object), ('R', object)])
+_SVDResult = typing.NamedTuple('SVDResult', [('U', object), ('S', object), ('Vh', object)])
+_SlogdetResult = typing.NamedTuple('SlogdetResult', [('sign', object), ('logabsdet', object)])
 
 
 def _float_matrix(name, a, square=True, error=ValueError):
@@ -95,7 +78,7 @@ def eig(a):
     derivatives (as in JAX)."""
     a = _float_matrix('eig', a)
     w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
-    return EigResult(w, v)
+    return _EigResult(w, v)
 
 
 @_jit
@@ -113,7 +96,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
         raise ValueError(f"jnp.linalg.eigh: UPLO must be one of None, 'L' or 'U', got {UPLO!r}")
     a = _float_matrix('eigh', a, error=TypeError)
     v, w = lax_linalg.eigh(a, lower=UPLO != 'U', symmetrize_input=symmetrize_input)
-    return EighResult(w, v)
+    return _EighResult(w, v)
 
 
 @functools.partial(_jit, static_argnames=('UPLO', 'symmetrize_input'))
@@ -134,7 +117,7 @@ def qr(a, mode='reduced'):
                          f"(minijax has no 'raw'), got {mode!r}")
     a = _float_matrix('qr', a, square=False, error=TypeError)
     q, r = lax_linalg.qr(a, full_matrices=_QR_FULL_MATRICES[mode])
-    return r if mode == 'r' else QRResult(q, r)
+    return r if mode == 'r' else _QRResult(q, r)
 
 
 @functools.partial(_jit, static_argnames=('full_matrices', 'compute_uv', 'hermitian',
@@ -149,7 +132,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
     if not compute_uv:
         return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
                               subset_by_index=subset_by_index)
-    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices,
+    return _SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices,
                                      subset_by_index=subset_by_index))
 
 
@@ -165,7 +148,7 @@ def _hermitian_svd(a, compute_uv, subset_by_index):
     s, order, sign = (jnp.flip(x, -1) for x in (s, order, sign))
     u = jnp.take_along_axis(vectors, order[..., None, :], axis=-1)
     vh = jnp.conj(jnp.swapaxes(u * sign[..., None, :].astype(u.dtype), -1, -2))
-    return SVDResult(u, s, vh)
+    return _SVDResult(u, s, vh)
 
 def svdvals(x):
     """The singular values, descending."""
@@ -174,7 +157,7 @@ def svdvals(x):
 # ----------------------------------------------------------------------------- solving
 
 
-def solve_operands(name, a, b):
+def _solve_operands(name, a, b):
     """``(a, b, vector)`` for a solve: ``a`` float ``[..., m, m]``; ``b`` a vector ``[m]``
     (``vector``, made ``[m, 1]``) or matrices ``[..., m, k]``, batch axes broadcast against
     ``a``'s (NumPy 2's rule, as in JAX), one dtype."""
@@ -196,7 +179,7 @@ def solve_operands(name, a, b):
 @_jit
 def solve(a, b):
     """``x`` with ``a x = b``: ``b`` is a vector ``[m]`` or matrices ``[..., m, k]``."""
-    a, b, vector = solve_operands('jnp.linalg.solve', a, b)
+    a, b, vector = _solve_operands('jnp.linalg.solve', a, b)
     x = _solve(a, b)
     return x[..., 0] if vector else x
 
@@ -346,9 +329,9 @@ def slogdet(a, *, method=None):
     a = _float_matrix('slogdet', a)
     n = core.get_aval(a).shape[-1]
     if method is None or method == 'lu':
-        return SlogdetResult(*(_slogdet_small(a) if n <= 2 else _slogdet_lu(a)))
+        return _SlogdetResult(*(_slogdet_small(a) if n <= 2 else _slogdet_lu(a)))
     if method == 'qr':
-        return SlogdetResult(*_slogdet_qr(a))
+        return _SlogdetResult(*_slogdet_qr(a))
     raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' "
                      "(`None`), and 'qr'.")
 

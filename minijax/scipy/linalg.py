@@ -13,14 +13,12 @@ import functools
 
 import numpy as np
 
-from minijax import core, dtypes
+from minijax import control_flow, core, custom_derivatives, dtypes
 from minijax import numpy as jnp
-from minijax import control_flow
-from minijax import custom_derivatives
 from minijax.interpreters import batching
 from minijax.jit import jit as _jit
 from minijax.lax import linalg as lax_linalg
-from minijax.numpy.linalg import _H, _float_matrix, solve_operands
+from minijax.numpy.linalg import _H, _float_matrix, _solve_operands
 from minijax.scipy._schur_functions import funm, rsf2csf, schur, sqrtm  # noqa: F401
 from minijax.scipy._householder_functions import hessenberg, qr_multiply  # noqa: F401
 from minijax.scipy._sylvester import solve_sylvester  # noqa: F401
@@ -39,7 +37,7 @@ __all__ = ['block_diag', 'cho_factor', 'cho_solve', 'cholesky', 'circulant', 'co
 
 def _solved(name, a, b, solve_matrices):
     """``solve_matrices(a, b)`` for a vector or a matrix ``b`` (batch axes broadcast)."""
-    a, b, vector = solve_operands(name, a, b)
+    a, b, vector = _solve_operands(name, a, b)
     x = solve_matrices(a, b)
     return x[..., 0] if vector else x
 
@@ -147,7 +145,8 @@ def _cho_solve_positive_primal(a, b, lower):
     return _cho_solve_matrices(cholesky(a, lower=lower), b, lower)
 
 
-_cho_solve_positive = custom_derivatives.custom_jvp(_cho_solve_positive_primal, nondiff_argnums=(2,))
+_cho_solve_positive = custom_derivatives.custom_jvp(_cho_solve_positive_primal,
+                                                    nondiff_argnums=(2,))
 
 
 @_cho_solve_positive.defjvp
@@ -355,5 +354,6 @@ def expm_frechet(A, E, *, method=None, compute_expm=True):  # noqa: N803 (SciPy'
     if a.shape != e.shape:
         raise ValueError(f'expected A and E to be the same shape, got A.shape={a.shape} '
                          f'E.shape={e.shape}')
-    expm_a, derivative = jvp(functools.partial(expm, upper_triangular=False, max_squarings=16), (a,), (e,))
+    expm_a, derivative = jvp(functools.partial(expm, upper_triangular=False, max_squarings=16),
+                             (a,), (e,))
     return (expm_a, derivative) if compute_expm else derivative

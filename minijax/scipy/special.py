@@ -5,16 +5,14 @@
 them and on ``minijax.numpy``, in the numerically stable forms JAX uses.
 """
 
+import functools
 import math
 import operator
-import functools
 
 import numpy as np
 
-from minijax import core, dtypes, lax
+from minijax import control_flow, core, custom_derivatives, dtypes, lax
 from minijax import numpy as mnp
-from minijax import control_flow
-from minijax import custom_derivatives
 from minijax.interpreters import batching
 from minijax.jit import jit as _jit
 from minijax.numpy import _promote_shapes, _to_float  # jnp's promotions
@@ -581,7 +579,8 @@ def _bessel_jn_step(carry, k):
     normalizing sum ``J_0 + 2 (J_2 + J_4 + ...)`` accumulated on the even orders."""
     f0, f1, total, z = carry
     f = 2.0 * (k + 1.0) * f1 / z - f0
-    total = control_flow.cond(mnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (total, f))
+    total = control_flow.cond(mnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0],
+                              (total, f))
     return (f1, f, total, z), f
 
 

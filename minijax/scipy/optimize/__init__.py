@@ -6,10 +6,10 @@ import typing
 
 import numpy as np
 
+from minijax import autodiff, control_flow
 from minijax import numpy as jnp
-from minijax import autodiff
-from minijax import control_flow
-from minijax.scipy.optimize._line_search import _dot, line_search
+from minijax.scipy.optimize import _line_search
+from minijax.scipy.optimize._line_search import _dot
 
 __all__ = ['OptimizeResults', 'minimize']
 
@@ -58,8 +58,9 @@ def _bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_maxiter=10)
 
     def step(s):
         p_k = -_dot(s.H_k, s.g_k)
-        search = line_search(fun, s.x_k, p_k, old_fval=s.f_k, old_old_fval=s.old_old_fval,
-                             gfk=s.g_k, maxiter=line_search_maxiter)
+        search = _line_search.line_search(fun, s.x_k, p_k, old_fval=s.f_k,
+                                          old_old_fval=s.old_old_fval, gfk=s.g_k,
+                                          maxiter=line_search_maxiter)
         s = s._replace(nfev=s.nfev + search.nfev, ngev=s.ngev + search.ngev,
                        failed=search.failed, line_search_status=search.status)
         s_k = search.a_k * p_k
@@ -73,7 +74,8 @@ def _bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_maxiter=10)
                           H_k=jnp.where(jnp.isfinite(rho_k), h_next, s.H_k),
                           old_old_fval=s.f_k)
 
-    state = control_flow.while_loop(lambda s: (~s.converged) & (~s.failed) & (s.k < maxiter), step, state)
+    state = control_flow.while_loop(lambda s: (~s.converged) & (~s.failed) & (s.k < maxiter),
+                                    step, state)
     status = jnp.where(state.converged, 0, jnp.where(
         state.k == maxiter, 1, jnp.where(state.failed, 2 + state.line_search_status, -1)))
     return state._replace(status=status)

@@ -5,16 +5,14 @@ is a ``while_loop`` inside ``custom_linear_solve``, so ``grad`` differentiates t
 implicitly (another solve) rather than through the iterations. The second result
 (``info``) is None for ``cg`` and ``bicgstab``, as in JAX."""
 
-import operator
 import functools
+import operator
 
 import numpy as np
 
-from minijax import dtypes, lax
+from minijax import control_flow, dtypes, lax, tree_util
 from minijax import numpy as mnp
-from minijax import control_flow
-from minijax.scipy.linalg import solve, solve_triangular
-from minijax import tree_util
+from minijax.scipy import linalg as scipy_linalg
 
 __all__ = ['bicgstab', 'cg', 'gmres']
 
@@ -59,7 +57,9 @@ def _as_function(a):
         if not hasattr(a, 'shape') or len(a.shape) != 2 or a.shape[0] != a.shape[1]:
             raise ValueError('linear operator must be a square matrix, but has shape: '
                              f'{getattr(a, "shape", None)}')
-        return functools.partial(mnp.dot, a) if hasattr(a, 'dtype') else functools.partial(operator.matmul, a)
+        if hasattr(a, 'dtype'):
+            return functools.partial(mnp.dot, a)
+        return functools.partial(operator.matmul, a)
     raise TypeError(f'linear operator must be either a function or ndarray: {a}')
 
 
@@ -115,9 +115,10 @@ def _bicgstab_solve(A, b, x0, *, maxiter, tol, atol, M):
         shat = M(s)
         t = A(shat)
         omega_ = _vdot_tree(t, s) / _vdot_tree(t, t)
-        x_ = tree_util.tree_map(functools.partial(mnp.where, exit_early), _add(x, _scaled(alpha_, phat)),
-                      _add(x, _add(_scaled(alpha_, phat), _scaled(omega_, shat))))
-        r_ = tree_util.tree_map(functools.partial(mnp.where, exit_early), s, _sub(s, _scaled(omega_, t)))
+        early = functools.partial(mnp.where, exit_early)
+        x_ = tree_util.tree_map(early, _add(x, _scaled(alpha_, phat)),
+                                _add(x, _add(_scaled(alpha_, phat), _scaled(omega_, shat))))
+        r_ = tree_util.tree_map(early, s, _sub(s, _scaled(omega_, t)))
         k_ = mnp.where((omega_ == 0) | (alpha_ == 0), -11, k + 1)
         k_ = mnp.where(rho_ == 0, -10, k_)
         return x_, r_, rhat, alpha_, omega_, rho_, p_, q_, k_
@@ -147,7 +148,8 @@ def _isolve(solve, A, b, x0, *, tol, atol, maxiter, M, check_symmetric=False):
         raise ValueError('arrays in x0 and b must have matching shapes: '
                          f'{_shapes(x0)} vs {_shapes(b)}')
     isolve = functools.partial(solve, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
-    symmetric = check_symmetric and not any(mnp.iscomplexobj(leaf) for leaf in tree_util.tree_leaves(b))
+    symmetric = check_symmetric and not any(mnp.iscomplexobj(leaf)
+                                            for leaf in tree_util.tree_leaves(b))
     return control_flow.custom_linear_solve(A, b, solve=isolve, transpose_solve=isolve,
                                symmetric=symmetric), None
 
@@ -194,7 +196,8 @@ def _arnoldi_step(k, A, M, V, H):
     dtype = dtypes.result_type(*tree_util.tree_leaves(V))
     v = M(A(tree_util.tree_map(lambda X: X[..., k], V)))
     _, norm_before = _safe_normalize(v)
-    h = sum(tree_util.tree_leaves(tree_util.tree_map(lambda X, y: mnp.einsum('...n,...->n', X.conj(), y), V, v)))
+    h = sum(tree_util.tree_leaves(tree_util.tree_map(
+        lambda X, y: mnp.einsum('...n,...->n', X.conj(), y), V, v)))
     v = _sub(v, _columns_times(V, h))
     unit, norm_after = _safe_normalize(v, thresh=mnp.finfo(dtype).eps * norm_before)
     V = tree_util.tree_map(lambda X, y: X.at[..., k + 1].set(y), V, unit)
@@ -247,8 +250,9 @@ def _gmres_incremental(A, b, x0, unit_residual, residual_norm, ptol, restart, M)
     carry = (0, residual_norm, _basis(unit_residual, restart),
              mnp.eye(restart, restart + 1, dtype=dtype), beta,
              mnp.zeros((restart, 2), dtype))
-    _, _, V, R, beta, _ = control_flow.while_loop(lambda c: (c[0] < restart) & (c[1] > ptol), step, carry)
-    return _step_to(A, b, M, x0, V, solve_triangular(R[:, :-1].T, beta[:-1]))
+    _, _, V, R, beta, _ = control_flow.while_loop(
+        lambda c: (c[0] < restart) & (c[1] > ptol), step, carry)
+    return _step_to(A, b, M, x0, V, scipy_linalg.solve_triangular(R[:, :-1].T, beta[:-1]))
 
 
 def _gmres_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
@@ -266,7 +270,7 @@ def _gmres_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
     V, H, _, _ = control_flow.while_loop(lambda c: (c[3] < restart) & ~c[2], step, carry)
     beta = mnp.zeros(restart + 1, dtype).at[0].set(residual_norm.astype(dtype))
     a = H.T
-    y = solve(mnp.dot(a.T.conj(), a), mnp.dot(a.T.conj(), beta), assume_a='pos')
+    y = scipy_linalg.solve(mnp.dot(a.T.conj(), a), mnp.dot(a.T.conj(), beta), assume_a='pos')
     return _step_to(A, b, M, x0, V, y)
 
 

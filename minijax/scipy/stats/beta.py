@@ -17,7 +17,8 @@ def logpdf(x, a, b, loc=0, scale=1):
     x, a, b, loc, scale = _promote_inexact(x, a, b, loc, scale)
     one, zero = np.array(1, x.dtype), np.array(0, x.dtype)
     y = lax.div(lax.sub(x, loc), scale)
-    log_linear_term = lax.add(special.xlogy(lax.sub(a, one), y), special.xlog1py(lax.sub(b, one), lax.neg(y)))
+    log_linear_term = lax.add(special.xlogy(lax.sub(a, one), y),
+                              special.xlog1py(lax.sub(b, one), lax.neg(y)))
     log_probs = lax.sub(lax.add(lax.neg(special.betaln(a, b)), log_linear_term), lax.log(scale))
     outside = mnp.logical_or(lax.greater(x, lax.add(loc, scale)), lax.less(x, loc))
     result = mnp.where(outside, -np.inf, log_probs)

@@ -20,7 +20,8 @@ def logpmf(x, n, p):
         raise ValueError(f'x and n must be of integer type; got x.dtype={x.dtype}, '
                          f'n.dtype={n.dtype}')
     x, n = x.astype(p.dtype), n.astype(p.dtype)
-    log_probs = special.gammaln(n + 1) + mnp.sum(special.xlogy(x, p) - special.gammaln(x + 1), axis=-1)
+    log_probs = special.gammaln(n + 1) + mnp.sum(special.xlogy(x, p) - special.gammaln(x + 1),
+                                                 axis=-1)
     return mnp.where(mnp.sum(x) == n, log_probs, -np.inf)
 
 

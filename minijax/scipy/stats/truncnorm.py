@@ -25,7 +25,8 @@ def _log_gauss_mass(a, b):
     left one), as ``log1p`` of the two tails' masses across the middle."""
     a, b = mnp.broadcast_arrays(mnp.asarray(a), mnp.asarray(b))
     left, right = b <= 0, a > 0
-    mass_tail = _log_diff(special.log_ndtr(mnp.where(right, -a, b)), special.log_ndtr(mnp.where(right, -b, a)))
+    mass_tail = _log_diff(special.log_ndtr(mnp.where(right, -a, b)),
+                          special.log_ndtr(mnp.where(right, -b, a)))
     mass_central = mnp.log1p(-special.ndtr(a) - special.ndtr(-b))
     return mnp.where(left | right, mass_tail, mass_central)
 
