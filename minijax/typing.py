@@ -4,21 +4,21 @@
 scalar, a Python number); ``DTypeLike`` what they take as a dtype.
 """
 
-from typing import Any, Protocol, Union
+import typing
 
 import numpy as np
 
-from minijax.array import Array
+from minijax import array
 
 __all__ = ['ArrayLike', 'DTypeLike']
 
 
-class SupportsDType(Protocol):
+class _SupportsDType(typing.Protocol):
     """Anything with a ``dtype`` (``jnp.float32``, an array)."""
 
     @property
     def dtype(self) -> np.dtype: ...
 
 
-ArrayLike = Union[Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]
-DTypeLike = Union[str, type[Any], np.dtype, SupportsDType]
+ArrayLike = typing.Union[array.Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]
+DTypeLike = typing.Union[str, type[typing.Any], np.dtype, _SupportsDType]

@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 
 from minijax import numpy as jnp
 from minijax import tree as pytree
+from minijax import tree_util
 from minijax._src.util import safe_map, safe_zip, unzip2
-from minijax.tree_util import register_pytree_node
 
 __all__ = [
     'InitFn', 'JoinPoint', 'Optimizer', 'OptimizerState', 'Params', 'ParamsFn', 'Schedule',
@@ -36,7 +36,7 @@ OptimizerState = namedtuple('OptimizerState', ['packed_state', 'tree_def', 'subt
 OptimizerState.__doc__ = ("An optimizer's state over a pytree: the flat per-leaf states and "
                           'the treedefs to rebuild them. A pytree whose only child is the '
                           'flat state list.')
-register_pytree_node(
+tree_util.register_pytree_node(
     OptimizerState,
     lambda state: ((state.packed_state,), (state.tree_def, state.subtree_defs)),
     lambda defs, children: OptimizerState(children[0], defs[0], defs[1]))

@@ -13,9 +13,9 @@ import functools
 
 import numpy as np
 
-from minijax import core, dtypes, unsupported
-from minijax.core import AbstractToken, ConcreteArray, Primitive, ShapedArray, Token, Tracer
-from minijax.errors import ConcretizationTypeError, JaxprTypeError
+from minijax import core, dtypes, errors, unsupported
+from minijax.core import AbstractToken, Primitive, Token
+from minijax.errors import JaxprTypeError
 from minijax.ir import jaxpr as ir
 from minijax.ir.jaxpr import ClosedJaxpr, Var
 from minijax.ir.jaxpr import Lit as Literal
@@ -125,11 +125,11 @@ def concrete_or_error(force, val, context=''):
     """``force(val)`` (``val`` when ``force`` is None), ``val``'s known value for a tracer
     that has one; a tracer with none is a ``ConcretizationTypeError`` naming ``context``."""
     force = force or (lambda x: x)
-    if not isinstance(val, Tracer):
+    if not isinstance(val, core.Tracer):
         return force(val)
     aval = val.aval
-    if not isinstance(aval, ConcreteArray):
-        raise ConcretizationTypeError(val, 'concrete_or_error', context or None)
+    if not isinstance(aval, core.ConcreteArray):
+        raise errors.ConcretizationTypeError(val, 'concrete_or_error', context or None)
     return force(aval.val)
 
 
@@ -166,8 +166,8 @@ def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
         raise NotImplementedError('unmapped_aval: explicit_mesh_axis is not supported')
     if axis is None:
         return aval
-    return ShapedArray(aval.shape[:axis] + (size,) + aval.shape[axis:], aval.dtype,
-                       aval.weak_type)
+    return core.ShapedArray(aval.shape[:axis] + (size,) + aval.shape[axis:], aval.dtype,
+                            aval.weak_type)
 
 
 def _trace_types() -> list[str]:

@@ -22,28 +22,14 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
-from minijax import core, dtypes
-from minijax.core import Primitive, ShapedArray
-from minijax.interpreters import batching
-from minijax.interpreters.jvp import Zero
-from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.complex_numbers import conj, real
-from minijax.lax.dot_general import dot_general
-from minijax.lax.elementwise import (
-    add, convert_element_type, div, eq, ge, integer_pow, mul, neg, select_n, sub)
-from minijax.lax.gather import GatherDimensionNumbers, gather
-from minijax.lax.reductions import reduce_sum
-from minijax.lax.slicing import dynamic_slice, slice as slice_
-from minijax.lax.sorting import sort_key_val
-from minijax.lax.structural import (
-    broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, pad, transpose)
-from minijax.lowering import constant, lower_fun, register_lowering, tensor_type
-from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast, compare
-from minijax.lowering.shardings import constrain_to_type
+from minijax import core, dtypes, lax, lowering
+from minijax.interpreters import batching, jvp
+from minijax.interpreters import transpose as ad
+from minijax.lowering import ops, shardings
 
 __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
-           'lu', 'lu_pivots_to_permutation', 'lu_pivots_to_permutation_p', 'lu_solve', 'qdwh', 'qr',
-           'schur', 'svd', 'schur_p', 'triangular_solve', 'symmetrize', 'cholesky_p', 'eig_p',
+           'lu', 'lu_pivots_to_permutation', 'lu_pivots_to_permutation_p', 'qdwh', 'qr',
+           'schur', 'svd', 'schur_p', 'triangular_solve', 'cholesky_p', 'eig_p',
            'eigh_p', 'lu_p', 'qr_p', 'svd_p', 'triangular_solve_p', 'hessenberg',
            'householder_product', 'ormqr', 'tridiagonal', 'hessenberg_p', 'householder_product_p',
            'ormqr_p', 'tridiagonal_p', 'tridiagonal_solve', 'tridiagonal_solve_p',
@@ -76,9 +62,9 @@ class SvdAlgorithm(enum.Enum):
     DIVIDE_AND_CONQUER = 'divide_and_conquer'
 
 
-def symmetrize(x):
+def _symmetrize(x):
     """``(x + x^H) / 2``: the Hermitian matrix ``cholesky`` and ``eigh`` decompose."""
-    return div(add(x, _H(x)), 2.)
+    return lax.div(lax.add(x, _H(x)), 2.)
 
 
 def cholesky(x, *, symmetrize_input=True):
@@ -87,7 +73,7 @@ def cholesky(x, *, symmetrize_input=True):
     _check_matrix('cholesky', core.get_aval(x), symmetrized=symmetrize_input)
     # The zeros above the diagonal are selected out here, as in JAX, not only inside the
     # primitive: so its transpose drops a cotangent there (a NaN too), as JAX's does.
-    return _tril(cholesky_p.bind(symmetrize(x) if symmetrize_input else x))
+    return _tril(cholesky_p.bind(_symmetrize(x) if symmetrize_input else x))
 
 
 def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
@@ -126,29 +112,30 @@ def _permutation_loop(pivots, *, permutation_size):
     shape = (*aval.shape[:-1], permutation_size)
     last = len(shape) - 1
     sharding = aval._sharding
-    positions = broadcasted_iota(dtypes.int32, shape, last, out_sharding=sharding)
+    positions = lax.broadcasted_iota(dtypes.int32, shape, last, out_sharding=sharding)
 
     def at(index_column):
-        return eq(positions, broadcast_in_dim(index_column, shape, tuple(range(len(shape)))))
+        return lax.eq(positions,
+                      lax.broadcast_in_dim(index_column, shape, tuple(range(len(shape)))))
 
     def entry(perm, where):
-        return reduce_sum(select_n(where, full(shape, 0, dtypes.int32, sharding=sharding),
-                                   perm), last)
+        zeros = lax.full(shape, 0, dtypes.int32, sharding=sharding)
+        return lax.reduce_sum(lax.select_n(where, zeros, perm), last)
 
     def swap(i, perm):
         zeros = (np.int32(0),) * last  # the loop index is int32: one dtype for all starts
-        at_i = at(dynamic_slice(positions, (*zeros, i), (*shape[:-1], 1)))
-        at_j = at(dynamic_slice(pivots, (*zeros, i), (*shape[:-1], 1)))
-        p_i, p_j = (broadcast_in_dim(entry(perm, w), shape, tuple(range(last)))
+        at_i = at(lax.dynamic_slice(positions, (*zeros, i), (*shape[:-1], 1)))
+        at_j = at(lax.dynamic_slice(pivots, (*zeros, i), (*shape[:-1], 1)))
+        p_i, p_j = (lax.broadcast_in_dim(entry(perm, w), shape, tuple(range(last)))
                     for w in (at_i, at_j))
-        return select_n(at_i, select_n(at_j, perm, p_i), p_j)
+        return lax.select_n(at_i, lax.select_n(at_j, perm, p_i), p_j)
 
     return fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, positions)
 
 
 def _permutation_abstract_eval(pivots, *, permutation_size):
     _check_pivots(pivots, permutation_size)
-    return ShapedArray((*pivots.shape[:-1], permutation_size), dtypes.int32)
+    return core.ShapedArray((*pivots.shape[:-1], permutation_size), dtypes.int32)
 
 
 def _permutation_impl(pivots, *, permutation_size):
@@ -191,7 +178,7 @@ def _check_pivots(aval, permutation_size):
                          f'{aval.str_short()})')
 
 
-def lu_solve(lu, permutation, b, trans=0):
+def _lu_solve(lu, permutation, b, trans=0):
     """``x`` with ``a x = b`` (``trans`` 1: ``a^T x = b``; 2: ``a^H x = b``) from ``a``'s LU
     factors: ``b``'s rows permuted, then one solve with ``L`` (unit diagonal) and one with
     ``U``; transposed, the two solves come first and the rows are put back after, as JAX
@@ -210,7 +197,7 @@ def lu_solve(lu, permutation, b, trans=0):
         x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
                              transpose_a=True, conjugate_a=conjugate)
         rows = core.get_aval(permutation).shape[0]
-        _, inverse = sort_key_val(permutation, broadcasted_iota(dtypes.int32, (rows,), 0))
+        _, inverse = lax.sort_key_val(permutation, lax.broadcasted_iota(dtypes.int32, (rows,), 0))
         return _take_rows(x, inverse)
     return _per_matrix(solve_one, lu, permutation, b)
 
@@ -237,7 +224,7 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
         raise NotImplementedError('Jacobi implementation is not supported on CPU')
     _check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
     _whole_spectrum('eigh', x, subset_by_index)
-    v, w = eigh_p.bind(symmetrize(x) if symmetrize_input else x, lower=bool(lower),
+    v, w = eigh_p.bind(_symmetrize(x) if symmetrize_input else x, lower=bool(lower),
                        sort_eigenvalues=bool(sort_eigenvalues))
     return v, w
 
@@ -271,20 +258,20 @@ def _whole_spectrum(name, x, subset_by_index):
 def _T(x):
     """The matrix transpose: the last two axes swapped."""
     n = core.get_aval(x).ndim
-    return transpose(x, (*range(n - 2), n - 1, n - 2))
+    return lax.transpose(x, (*range(n - 2), n - 1, n - 2))
 
 
 def _H(x):
     """The conjugate transpose; the transpose of a real matrix (no conj: JAX's ``conj`` of a
     real array is the array)."""
-    return conj(_T(x)) if dtypes.is_complex(core.get_aval(x).dtype) else _T(x)
+    return lax.conj(_T(x)) if dtypes.is_complex(core.get_aval(x).dtype) else _T(x)
 
 
 def _matmul(a, b):
     """Matrix product over the last two axes, batched over the leading ones."""
     n = core.get_aval(a).ndim
     batch = tuple(range(n - 2))
-    return dot_general(a, b, (((n - 1,), (n - 2,)), (batch, batch)))
+    return lax.dot_general(a, b, (((n - 1,), (n - 2,)), (batch, batch)))
 
 
 def _triangle_mask(shape, k):
@@ -292,25 +279,25 @@ def _triangle_mask(shape, k):
     counted in int64 as JAX counts (its offset is a 64-bit integer): one matrix's mask,
     broadcast over the batch axes."""
     matrix = shape[-2:]
-    rows = broadcasted_iota(dtypes.int64, matrix, 0)
-    mask = ge(add(rows, np.int64(k)), broadcasted_iota(dtypes.int64, matrix, 1))
+    rows = lax.broadcasted_iota(dtypes.int64, matrix, 0)
+    mask = lax.ge(lax.add(rows, np.int64(k)), lax.broadcasted_iota(dtypes.int64, matrix, 1))
     n = len(shape)
-    return mask if n == 2 else broadcast_in_dim(mask, shape, (n - 2, n - 1))
+    return mask if n == 2 else lax.broadcast_in_dim(mask, shape, (n - 2, n - 1))
 
 
 def _zeros_like(aval):
     """Zeros of ``aval``'s type, its sharding too (JAX's zeros_like_array)."""
-    return full(aval.shape, 0, aval.dtype, sharding=aval._sharding)
+    return lax.full(aval.shape, 0, aval.dtype, sharding=aval._sharding)
 
 
 def _tril(x, k=0):
     aval = core.get_aval(x)
-    return select_n(_triangle_mask(aval.shape, k), _zeros_like(aval), x)
+    return lax.select_n(_triangle_mask(aval.shape, k), _zeros_like(aval), x)
 
 
 def _triu(x, k=0):
     aval = core.get_aval(x)
-    return select_n(_triangle_mask(aval.shape, k - 1), x, _zeros_like(aval))
+    return lax.select_n(_triangle_mask(aval.shape, k - 1), x, _zeros_like(aval))
 
 
 def _symmetric_from_triangle(x, lower):
@@ -319,29 +306,29 @@ def _symmetric_from_triangle(x, lower):
     the imaginary parts of its diagonal, which a kernel ignores)."""
     triangle = _tril(x) if lower else _triu(x)
     other = _tril(x, -1) if lower else _triu(x, 1)
-    return add(triangle, _H(other))
+    return lax.add(triangle, _H(other))
 
 
 def _eye(dtype, n):
-    return convert_element_type(eq(broadcasted_iota(dtypes.int32, (n, n), 0),
-                                   broadcasted_iota(dtypes.int32, (n, n), 1)),
-                                dtype)
+    return lax.convert_element_type(lax.eq(lax.broadcasted_iota(dtypes.int32, (n, n), 0),
+                                           lax.broadcasted_iota(dtypes.int32, (n, n), 1)),
+                                    dtype)
 
 
 def _diagonal(x):
     """The diagonal of a square matrix: exact, since all but one term of each sum is 0."""
     aval = core.get_aval(x)
-    return reduce_sum(mul(x, _eye(aval.dtype, aval.shape[-1])), aval.ndim - 1)
+    return lax.reduce_sum(lax.mul(x, _eye(aval.dtype, aval.shape[-1])), aval.ndim - 1)
 
 
 def _astype(x, dtype):
     """``x`` as ``dtype``: no op when it is already (JAX's ``astype``)."""
-    return x if core.get_aval(x).dtype == dtype else convert_element_type(x, dtype)
+    return x if core.get_aval(x).dtype == dtype else lax.convert_element_type(x, dtype)
 
 
 def _real_part(x):
     """``x.real`` as JAX takes it: the real part of a complex ``x``, a real ``x`` itself."""
-    return real(x) if dtypes.is_complex(core.get_aval(x).dtype) else x
+    return lax.real(x) if dtypes.is_complex(core.get_aval(x).dtype) else x
 
 
 def _per_matrix(fn, *matrices):
@@ -354,10 +341,10 @@ def _per_matrix(fn, *matrices):
 
 def _take_rows(x, rows):
     """``x[rows]`` for a matrix ``x`` and int32 row indices."""
-    numbers = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
-                                     start_index_map=(0,))
-    return gather(x, expand_dims(rows, (1,)), numbers, (1, core.get_aval(x).shape[1]),
-                  unique_indices=True)
+    numbers = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                         start_index_map=(0,))
+    return lax.gather(x, lax.expand_dims(rows, (1,)), numbers, (1, core.get_aval(x).shape[1]),
+                      unique_indices=True)
 
 # ----------------------------------------------------------------------------- shared rules
 
@@ -453,7 +440,7 @@ def _lapack_call(kernel, operands, avals_in, avals_out, aliases, prefixed=True, 
     target = (f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi' if prefixed
               else kernel)
     op = hlo.CustomCallOp(
-        [tensor_type(a) for a in avals_out], list(operands), target,
+        [lowering.tensor_type(a) for a in avals_out], list(operands), target,
         backend_config=ir.StringAttr.get(''),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
         operand_layouts=_layouts(avals_in, rank), result_layouts=_layouts(avals_out, rank),
@@ -494,11 +481,11 @@ def _factor_name(n):
 
 
 def _info_aval(aval):
-    return ShapedArray(aval.shape[:-2], dtypes.int32)
+    return core.ShapedArray(aval.shape[:-2], dtypes.int32)
 
 
 def _full(aval, value):
-    return hlo_broadcast(constant(np.array(value, aval.dtype)), aval, ())
+    return ops.broadcast_in_dim(lowering.constant(np.array(value, aval.dtype)), aval, ())
 
 
 def _nan_unless(ctx, ok, x, aval, ok_aval):
@@ -508,29 +495,31 @@ def _nan_unless(ctx, ok, x, aval, ok_aval):
     under sharding in types (the result's type, which the select is not constrained to)."""
     mask_aval = aval.update(shape=(*ok_aval.shape, *[1] * (aval.ndim - ok_aval.ndim)),
                             dtype=dtypes.bool_)
-    ok = hlo_broadcast(ok, mask_aval, range(ok_aval.ndim))
+    ok = ops.broadcast_in_dim(ok, mask_aval, range(ok_aval.ndim))
     nan = complex(np.nan, np.nan) if dtypes.is_complex(aval.dtype) else np.nan
     nans = _full(aval, nan)
     if mask_aval.shape != aval.shape:
         ok_aval = aval.update(dtype=dtypes.bool_)
-        ok = constrain_to_type(ctx, hlo_broadcast(ok, ok_aval, range(aval.ndim)), ok_aval)
+        ok = shardings.constrain_to_type(
+            ctx, ops.broadcast_in_dim(ok, ok_aval, range(aval.ndim)), ok_aval)
     return hlo.SelectOp(ok, x, nans).result
 
 
 def _succeeded(info, info_aval, direction='EQ'):
-    return compare(info, _full(info_aval, 0), direction, dtypes.int32)
+    return ops.compare(info, _full(info_aval, 0), direction, dtypes.int32)
 
 
 def _lowered_triu(x, aval):
     """``x`` with zeros below its diagonal, by the ops of JAX's ``_triu`` (64-bit row
     numbers offset by -1 against the column numbers)."""
     int_aval = aval.update(shape=aval.shape[-2:], dtype=dtypes.int64)
-    rows = hlo.AddOp(hlo.IotaOp(tensor_type(int_aval), 0).result, _full(int_aval, -1)).result
-    cols = hlo.IotaOp(tensor_type(int_aval), 1).result
-    below = compare(rows, cols, 'GE', dtypes.int64)
+    rows = hlo.AddOp(hlo.IotaOp(lowering.tensor_type(int_aval), 0).result,
+                     _full(int_aval, -1)).result
+    cols = hlo.IotaOp(lowering.tensor_type(int_aval), 1).result
+    below = ops.compare(rows, cols, 'GE', dtypes.int64)
     if aval.ndim > 2:
-        below = hlo_broadcast(below, aval.update(dtype=dtypes.bool_),
-                              (aval.ndim - 2, aval.ndim - 1))
+        below = ops.broadcast_in_dim(below, aval.update(dtype=dtypes.bool_),
+                                     (aval.ndim - 2, aval.ndim - 1))
     return hlo.SelectOp(below, _full(aval, 0), x).result
 
 # ----------------------------------------------------------------------------- cholesky
@@ -538,7 +527,7 @@ def _lowered_triu(x, aval):
 
 def _cholesky_abstract_eval(x):
     _check_matrix('cholesky', x)
-    return ShapedArray(x.shape, x.dtype)
+    return core.ShapedArray(x.shape, x.dtype)
 
 
 def _cholesky_one(a):
@@ -567,9 +556,9 @@ def _cholesky_jvp(primals, tangents):
         tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True,
                                lower=True)
         inner = triangular_solve(L, tmp, left_side=True, lower=True)
-        phi = div(_tril(inner), add(1., _eye(core.get_aval(L).dtype, n)))
+        phi = lax.div(_tril(inner), lax.add(1., _eye(core.get_aval(L).dtype, n)))
         return _matmul(L, phi)
-    return factor, add(_per_matrix(tangent, L, x_dot), upper_dot)
+    return factor, lax.add(_per_matrix(tangent, L, x_dot), upper_dot)
 
 
 def _cholesky_lowering(ctx, x):
@@ -580,12 +569,12 @@ def _cholesky_lowering(ctx, x):
     return [_nan_unless(ctx, _succeeded(info, info_aval), factor, aval, info_aval)]
 
 
-cholesky_p = Primitive('cholesky', eager_on_xla=True)
+cholesky_p = core.Primitive('cholesky', eager_on_xla=True)
 cholesky_p.def_impl(lambda x: _per_matrix_impl(_cholesky_one)(x)[0])
 cholesky_p.def_abstract_eval(_cholesky_abstract_eval)
 cholesky_p.def_jvp(_cholesky_jvp)
 _batch_at_front(cholesky_p)
-register_lowering(cholesky_p, _cholesky_lowering)
+lowering.register_lowering(cholesky_p, _cholesky_lowering)
 
 # ----------------------------------------------------------------------------- triangular_solve
 
@@ -602,7 +591,7 @@ def _triangular_solve_abstract_eval(a, b, *, left_side, **_):
         raise ValueError(f'triangular_solve: a {a.str_short()} does not fit b {b.str_short()} '
                          f'(left_side={left_side}: b needs {a.shape[-1]} {side} and a\'s '
                          'batch axes)')
-    return ShapedArray(b.shape, b.dtype)
+    return core.ShapedArray(b.shape, b.dtype)
 
 
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
@@ -623,22 +612,22 @@ def _triangular_solve_jvp(primals, tangents, **params):
     multiplying in the cheaper order, as JAX does."""
     (a, b), (a_dot, b_dot) = primals, tangents
     x = triangular_solve_p.bind(a, b, **params)
-    terms = [] if isinstance(b_dot, Zero) else [triangular_solve_p.bind(a, b_dot, **params)]
-    if not isinstance(a_dot, Zero):
+    terms = [] if isinstance(b_dot, jvp.Zero) else [triangular_solve_p.bind(a, b_dot, **params)]
+    if not isinstance(a_dot, jvp.Zero):
         terms.append(_per_matrix(lambda a, a_dot, x: _solve_a_tangent(a, a_dot, x, **params),
                                  a, a_dot, x))
     if not terms:
-        return x, Zero(core.get_aval(x))
-    return x, terms[0] if len(terms) == 1 else add(*terms)
+        return x, jvp.Zero(core.get_aval(x))
+    return x, terms[0] if len(terms) == 1 else lax.add(*terms)
 
 
 def _solve_a_tangent(a, a_dot, x, *, left_side, lower, transpose_a, conjugate_a,
                      unit_diagonal):
     m, n = core.get_aval(x).shape
     k = 1 if unit_diagonal else 0
-    g = neg(_tril(a_dot, -k) if lower else _triu(a_dot, k))
+    g = lax.neg(_tril(a_dot, -k) if lower else _triu(a_dot, k))
     g = _T(g) if transpose_a else g
-    g = conj(g) if conjugate_a else g
+    g = lax.conj(g) if conjugate_a else g
 
     def a_inverse(rhs):
         return triangular_solve(a, rhs, left_side=left_side, lower=lower,
@@ -650,7 +639,7 @@ def _solve_a_tangent(a, a_dot, x, *, left_side, lower, transpose_a, conjugate_a,
 
 
 def _triangular_solve_transpose(ct, a, b, **params):
-    if is_undefined_primal(a):
+    if ad.is_undefined_primal(a):
         raise TypeError('triangular_solve is linear only in b: cannot transpose with respect '
                         'to a')
     flipped = dict(params, transpose_a=not params['transpose_a'])
@@ -688,21 +677,21 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
                         diag='U' if unit_diagonal else 'N')
 
 
-triangular_solve_p = Primitive('triangular_solve', eager_on_xla=True)
+triangular_solve_p = core.Primitive('triangular_solve', eager_on_xla=True)
 triangular_solve_p.def_impl(_triangular_solve_impl)
 triangular_solve_p.def_abstract_eval(_triangular_solve_abstract_eval)
 triangular_solve_p.def_jvp(_triangular_solve_jvp, symbolic_zeros=True)
 triangular_solve_p.def_transpose(_triangular_solve_transpose)
 triangular_solve_p.def_batching(_triangular_solve_batching)
-register_lowering(triangular_solve_p, _triangular_solve_lowering)
+lowering.register_lowering(triangular_solve_p, _triangular_solve_lowering)
 
 # ----------------------------------------------------------------------------- lu
 
 
 def _lu_abstract_eval(x):
     _check_matrix('lu', x, square=False)
-    return [ShapedArray(x.shape, x.dtype),
-            ShapedArray((*x.shape[:-2], min(x.shape[-2:])), dtypes.int32)]
+    return [core.ShapedArray(x.shape, x.dtype),
+            core.ShapedArray((*x.shape[:-2], min(x.shape[-2:])), dtypes.int32)]
 
 
 def _lu_one(a):
@@ -728,7 +717,7 @@ def _lu_jvp(primals, tangents):
     lu_, pivots = lu_p.bind(a)
     permutation = lu_pivots_to_permutation(pivots, core.get_aval(a).shape[-2])
     lu_dot = _per_matrix(_lu_tangent, lu_, a_dot, permutation)
-    return [lu_, pivots], [lu_dot, Zero(core.get_aval(pivots))]
+    return [lu_, pivots], [lu_dot, jvp.Zero(core.get_aval(pivots))]
 
 
 def _lu_tangent(lu_, a_dot, permutation):
@@ -736,14 +725,15 @@ def _lu_tangent(lu_, a_dot, permutation):
     dtype = core.get_aval(lu_).dtype
     k = min(m, n)
     zero = np.zeros((), dtype)
-    l = pad(_tril(slice_(lu_, (0, 0), (m, k)), -1), zero, [(0, 0, 0), (0, m - k, 0)])
-    l = add(l, _eye(dtype, m))
-    u_eye = pad(_eye(dtype, n - k), zero, [(k, 0, 0), (k, 0, 0)])
-    u = add(pad(_triu(slice_(lu_, (0, 0), (k, n))), zero, [(0, n - k, 0), (0, 0, 0)]), u_eye)
+    l = lax.pad(_tril(lax.slice(lu_, (0, 0), (m, k)), -1), zero, [(0, 0, 0), (0, m - k, 0)])
+    l = lax.add(l, _eye(dtype, m))
+    u_eye = lax.pad(_eye(dtype, n - k), zero, [(k, 0, 0), (k, 0, 0)])
+    u = lax.add(lax.pad(_triu(lax.slice(lu_, (0, 0), (k, n))), zero,
+                        [(0, n - k, 0), (0, 0, 0)]), u_eye)
     la = triangular_solve(l, _take_rows(a_dot, permutation), left_side=True, lower=True,
                           unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
-    return add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
+    return lax.add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
 
 
 def _lu_lowering(ctx, x):
@@ -756,18 +746,18 @@ def _lu_lowering(ctx, x):
     return [_nan_unless(ctx, ok, lu_, lu_aval, info_aval), pivots]
 
 
-lu_p = Primitive('lu', multiple_results=True, eager_on_xla=True)
+lu_p = core.Primitive('lu', multiple_results=True, eager_on_xla=True)
 lu_p.def_impl(_per_matrix_impl(_lu_one))
 lu_p.def_abstract_eval(_lu_abstract_eval)
 lu_p.def_jvp(_lu_jvp)
 _batch_at_front(lu_p)
-register_lowering(lu_p, _lu_lowering)
+lowering.register_lowering(lu_p, _lu_lowering)
 
-lu_pivots_to_permutation_p = Primitive('lu_pivots_to_permutation', eager_on_xla=True)
+lu_pivots_to_permutation_p = core.Primitive('lu_pivots_to_permutation', eager_on_xla=True)
 lu_pivots_to_permutation_p.def_impl(_permutation_impl)
 lu_pivots_to_permutation_p.def_abstract_eval(_permutation_abstract_eval)
 _batch_at_front(lu_pivots_to_permutation_p)
-register_lowering(lu_pivots_to_permutation_p, lower_fun(_permutation_loop))
+lowering.register_lowering(lu_pivots_to_permutation_p, lowering.lower_fun(_permutation_loop))
 
 # ----------------------------------------------------------------------------- qr
 
@@ -776,7 +766,7 @@ def _qr_abstract_eval(x, *, full_matrices):
     _check_matrix('qr', x, square=False)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return [core.ShapedArray((*batch, m, k), x.dtype), core.ShapedArray((*batch, k, n), x.dtype)]
 
 
 def _qr_one(a, *, full_matrices):
@@ -797,10 +787,10 @@ def _qr_tangent(q, r, x, x_dot):
         return _full_tall_qr_tangent(q, r, x_dot)
     if m >= n:
         return _thin_qr_tangent(q, r, x_dot)
-    dq, dr1 = _thin_qr_tangent(q, slice_(r, (0, 0), (m, m)), slice_(x_dot, (0, 0), (m, m)))
-    dr2 = add(_matmul(_H(dq), slice_(x, (0, m), (m, n))),
-              _matmul(_H(q), slice_(x_dot, (0, m), (m, n))))
-    return dq, concatenate([dr1, dr2], 1)
+    dq, dr1 = _thin_qr_tangent(q, lax.slice(r, (0, 0), (m, m)), lax.slice(x_dot, (0, 0), (m, m)))
+    dr2 = lax.add(_matmul(_H(dq), lax.slice(x, (0, m), (m, n))),
+                  _matmul(_H(q), lax.slice(x_dot, (0, m), (m, n))))
+    return dq, lax.concatenate([dr1, dr2], 1)
 
 
 def _thin_qr_tangent(q, r, dx):
@@ -809,12 +799,13 @@ def _thin_qr_tangent(q, r, dx):
     dx_rinv = triangular_solve(r, dx)
     qt_dx_rinv = _matmul(_H(q), dx_rinv)
     lower = _tril(qt_dx_rinv, -1)
-    do = sub(lower, _H(lower))
+    do = lax.sub(lower, _H(lower))
     aval = core.get_aval(qt_dx_rinv)
     if dtypes.is_complex(aval.dtype):
-        do = add(do, mul(_eye(aval.dtype, aval.shape[-1]), sub(qt_dx_rinv, _astype(_real_part(qt_dx_rinv), aval.dtype))))
-    dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
-    dr = _matmul(sub(qt_dx_rinv, do), r)
+        imaginary = lax.sub(qt_dx_rinv, _astype(_real_part(qt_dx_rinv), aval.dtype))
+        do = lax.add(do, lax.mul(_eye(aval.dtype, aval.shape[-1]), imaginary))
+    dq = lax.add(_matmul(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _matmul(lax.sub(qt_dx_rinv, do), r)
     return dq, dr
 
 
@@ -826,25 +817,25 @@ def _full_tall_qr_tangent(q, r, dx):
     rows of ``r`` stay zero. Complex: each transpose conjugated."""
     m, n = core.get_aval(dx).shape
     dtype = core.get_aval(dx).dtype
-    q_thin, q_rest = slice_(q, (0, 0), (m, n)), slice_(q, (0, n), (m, m))
-    dq_thin, dr_top = _thin_qr_tangent(q_thin, slice_(r, (0, 0), (n, n)), dx)
-    q_top, q_bottom = slice_(q_thin, (0, 0), (n, n)), slice_(q_thin, (n, 0), (m, n))
-    dq_top, dq_bottom = slice_(dq_thin, (0, 0), (n, n)), slice_(dq_thin, (n, 0), (m, n))
-    lu_, _, permutation = lu(_H(sub(q_top, _eye(dtype, n))))
-    z_h = lu_solve(lu_, permutation, _H(q_bottom))
+    q_thin, q_rest = lax.slice(q, (0, 0), (m, n)), lax.slice(q, (0, n), (m, m))
+    dq_thin, dr_top = _thin_qr_tangent(q_thin, lax.slice(r, (0, 0), (n, n)), dx)
+    q_top, q_bottom = lax.slice(q_thin, (0, 0), (n, n)), lax.slice(q_thin, (n, 0), (m, n))
+    dq_top, dq_bottom = lax.slice(dq_thin, (0, 0), (n, n)), lax.slice(dq_thin, (n, 0), (m, n))
+    lu_, _, permutation = lu(_H(lax.sub(q_top, _eye(dtype, n))))
+    z_h = _lu_solve(lu_, permutation, _H(q_bottom))
     z = _H(z_h)
-    dq_rest = sub(_matmul(dq_thin, z_h),
-                  _matmul(add(q_thin, _matmul(q_rest, z)),
-                          _H(sub(dq_bottom, _matmul(z, dq_top)))))
-    return (concatenate([dq_thin, dq_rest], 1),
-            concatenate([dr_top, full((m - n, n), 0, dtype)], 0))
+    dq_rest = lax.sub(_matmul(dq_thin, z_h),
+                      _matmul(lax.add(q_thin, _matmul(q_rest, z)),
+                              _H(lax.sub(dq_bottom, _matmul(z, dq_top)))))
+    return (lax.concatenate([dq_thin, dq_rest], 1),
+            lax.concatenate([dr_top, lax.full((m - n, n), 0, dtype)], 0))
 
 
 def _qr_lowering(ctx, x, *, full_matrices):
     x_aval, = ctx.avals_in
     q_aval, r_aval = ctx.avals_out
     *batch, m, n = x_aval.shape
-    taus_aval = ShapedArray((*batch, min(m, n)), x_aval.dtype)
+    taus_aval = core.ShapedArray((*batch, min(m, n)), x_aval.dtype)
     r, taus = _lapack_call('geqrf', [x], [x_aval], [x_aval, taus_aval], {0: 0})
     reflectors, reflectors_aval = r, x_aval
     if m < n:
@@ -852,8 +843,8 @@ def _qr_lowering(ctx, x, *, full_matrices):
         reflectors = _matrix_slice(r, x_aval, m, m)
     elif full_matrices:  # (padded with no columns too when square, as JAX's lowering pads)
         reflectors_aval = q_aval
-        reflectors = hlo.PadOp(r, constant(np.zeros((), x_aval.dtype)), [0] * (len(batch) + 2),
-                               [0] * (len(batch) + 1) + [m - n],
+        reflectors = hlo.PadOp(r, lowering.constant(np.zeros((), x_aval.dtype)),
+                               [0] * (len(batch) + 2), [0] * (len(batch) + 1) + [m - n],
                                [0] * (len(batch) + 2)).result
     orgqr = 'ungqr' if dtypes.is_complex(x_aval.dtype) else 'orgqr'  # (unitary: LAPACK's name)
     q, = _lapack_call(orgqr, [reflectors, taus], [reflectors_aval, taus_aval], [q_aval],
@@ -869,20 +860,20 @@ def _matrix_slice(x, aval, rows, cols):
                        [1] * aval.ndim).result
 
 
-qr_p = Primitive('qr', multiple_results=True, eager_on_xla=True)
+qr_p = core.Primitive('qr', multiple_results=True, eager_on_xla=True)
 qr_p.def_impl(_per_matrix_impl(_qr_one))
 qr_p.def_abstract_eval(_qr_abstract_eval)
 qr_p.def_jvp(_qr_jvp)
 _batch_at_front(qr_p)
-register_lowering(qr_p, _qr_lowering)
+lowering.register_lowering(qr_p, _qr_lowering)
 
 # ----------------------------------------------------------------------------- eigh
 
 
 def _eigh_abstract_eval(x, *, lower, sort_eigenvalues):
     _check_matrix('eigh', x)
-    return [ShapedArray(x.shape, x.dtype),
-            ShapedArray(x.shape[:-1], dtypes.real_part_dtype(x.dtype))]
+    return [core.ShapedArray(x.shape, x.dtype),
+            core.ShapedArray(x.shape[:-1], dtypes.real_part_dtype(x.dtype))]
 
 
 def _eigh_one(a, *, lower, sort_eigenvalues):
@@ -905,11 +896,11 @@ def _eigh_tangent(v, w, a_dot):
     dtype = core.get_aval(v).dtype
     w = _astype(w, dtype)
     eye = _eye(dtype, n)
-    differences = sub(add(eye, broadcast_in_dim(w, (n, n), (1,))),
-                      broadcast_in_dim(w, (n, n), (0,)))
-    f = sub(integer_pow(differences, -1), eye)
+    differences = lax.sub(lax.add(eye, lax.broadcast_in_dim(w, (n, n), (1,))),
+                          lax.broadcast_in_dim(w, (n, n), (0,)))
+    f = lax.sub(lax.integer_pow(differences, -1), eye)
     vh_adot_v = _matmul(_matmul(_H(v), a_dot), v)
-    return _matmul(v, mul(f, vh_adot_v)), _diagonal(_real_part(vh_adot_v))
+    return _matmul(v, lax.mul(f, vh_adot_v)), _diagonal(_real_part(vh_adot_v))
 
 
 def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues):
@@ -923,12 +914,12 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues):
             _nan_unless(ctx, ok, w, w_aval, info_aval)]
 
 
-eigh_p = Primitive('eigh', multiple_results=True, eager_on_xla=True)
+eigh_p = core.Primitive('eigh', multiple_results=True, eager_on_xla=True)
 eigh_p.def_impl(_per_matrix_impl(_eigh_one))
 eigh_p.def_abstract_eval(_eigh_abstract_eval)
 eigh_p.def_jvp(_eigh_jvp)
 _batch_at_front(eigh_p)
-register_lowering(eigh_p, _eigh_lowering)
+lowering.register_lowering(eigh_p, _eigh_lowering)
 
 # ----------------------------------------------------------------------------- eig
 
@@ -950,7 +941,7 @@ def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvecto
     _check_matrix('eig', x)
     dtype = x.dtype if dtypes.is_complex(x.dtype) else dtypes.COMPLEX_OF[x.dtype]
     count = compute_left_eigenvectors + compute_right_eigenvectors
-    return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
+    return [core.ShapedArray(x.shape[:-1], dtype)] + [core.ShapedArray(x.shape, dtype)] * count
 
 
 def _eig_one(a, *, compute_left_eigenvectors, compute_right_eigenvectors,
@@ -974,19 +965,19 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
     w, vl, vr = eig_p.bind(a, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
                            enable_eigvec_derivs=False)
     rows = core.get_aval(vr).ndim - 2
-    ul = conj(vl)
-    a_dot = convert_element_type(a_dot, core.get_aval(vr).dtype)
-    scale = reduce_sum(mul(ul, vr), rows)
-    return [w], [div(reduce_sum(mul(ul, _matmul(a_dot, vr)), rows), scale)]
+    ul = lax.conj(vl)
+    a_dot = lax.convert_element_type(a_dot, core.get_aval(vr).dtype)
+    scale = lax.reduce_sum(lax.mul(ul, vr), rows)
+    return [w], [lax.div(lax.reduce_sum(lax.mul(ul, _matmul(a_dot, vr)), rows), scale)]
 
 
 def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                   enable_eigvec_derivs):
     x_aval, = ctx.avals_in
     w_aval = ctx.avals_out[0]
-    v_aval = ShapedArray(x_aval.shape, w_aval.dtype)
+    v_aval = core.ShapedArray(x_aval.shape, w_aval.dtype)
     info_aval = _info_aval(x_aval)
-    part_aval = ShapedArray(x_aval.shape[:-1], x_aval.dtype)
+    part_aval = core.ShapedArray(x_aval.shape[:-1], x_aval.dtype)
     real = not dtypes.is_complex(x_aval.dtype)  # (real geev: w in two parts)
     *w, vl, vr, info = _lapack_call(
         'geev', [x], [x_aval], [part_aval] * (1 + real) + [v_aval, v_aval, info_aval], {},
@@ -999,12 +990,12 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
             for value, aval in zip(out, ctx.avals_out)]
 
 
-eig_p = Primitive('eig', multiple_results=True, eager_on_xla=True)
+eig_p = core.Primitive('eig', multiple_results=True, eager_on_xla=True)
 eig_p.def_impl(_per_matrix_impl(_eig_one))
 eig_p.def_abstract_eval(_eig_abstract_eval)
 eig_p.def_jvp(_eig_jvp)
 _batch_at_front(eig_p)
-register_lowering(eig_p, _eig_lowering)
+lowering.register_lowering(eig_p, _eig_lowering)
 
 # ----------------------------------------------------------------------------- svd
 
@@ -1020,8 +1011,8 @@ def _svd_shapes(shape, full_matrices):
 def _svd_abstract_eval(x, *, full_matrices, compute_uv, algorithm):
     _check_matrix('svd', x, square=False)
     s, *uv = _svd_shapes(x.shape, full_matrices)
-    return [ShapedArray(s, dtypes.real_part_dtype(x.dtype))] + [
-        ShapedArray(shape, x.dtype) for shape in uv[:2 if compute_uv else 0]]
+    return [core.ShapedArray(s, dtypes.real_part_dtype(x.dtype))] + [
+        core.ShapedArray(shape, x.dtype) for shape in uv[:2 if compute_uv else 0]]
 
 
 def _svd_one(a, *, full_matrices, compute_uv, algorithm):
@@ -1051,33 +1042,34 @@ def _svd_tangent(s, u, vt, a, a_dot):
     k = core.get_aval(s).shape[0]
     dtype, real_dtype = core.get_aval(a).dtype, core.get_aval(s).dtype
     ut, v = _H(u), _H(vt)
-    s_j, s_i = (broadcast_in_dim(s, (k, k), (axis,)) for axis in (1, 0))  # s[j], s[i]
+    s_j, s_i = (lax.broadcast_in_dim(s, (k, k), (axis,)) for axis in (1, 0))  # s[j], s[i]
     ds_matrix = _matmul(_matmul(ut, a_dot), v)
     ds = _diagonal(_real_part(ds_matrix))
     eye = _eye(real_dtype, k)
-    f = _astype(sub(div(1., add(mul(add(s_j, s_i), sub(s_j, s_i)), eye)), eye), dtype)
-    dss, sds = mul(_astype(s_j, dtype), ds_matrix), mul(_astype(s_i, dtype), ds_matrix)
-    s_zeros = convert_element_type(eq(s, 0.), real_dtype)
-    s_inv = sub(div(1., add(s, s_zeros)), s_zeros)
-    du_dv_diag = mul(mul(.5, sub(ds_matrix, _H(ds_matrix))),
-                     _astype(mul(eye, broadcast_in_dim(s_inv, (k, k), (1,))), dtype))
-    du = _matmul(u, add(mul(f, add(dss, _H(dss))), du_dv_diag))
-    dv = _matmul(v, mul(f, add(sds, _H(sds))))
+    f = _astype(lax.sub(lax.div(1., lax.add(lax.mul(lax.add(s_j, s_i), lax.sub(s_j, s_i)), eye)),
+                        eye), dtype)
+    dss, sds = lax.mul(_astype(s_j, dtype), ds_matrix), lax.mul(_astype(s_i, dtype), ds_matrix)
+    s_zeros = lax.convert_element_type(lax.eq(s, 0.), real_dtype)
+    s_inv = lax.sub(lax.div(1., lax.add(s, s_zeros)), s_zeros)
+    du_dv_diag = lax.mul(lax.mul(.5, lax.sub(ds_matrix, _H(ds_matrix))),
+                         _astype(lax.mul(eye, lax.broadcast_in_dim(s_inv, (k, k), (1,))), dtype))
+    du = _matmul(u, lax.add(lax.mul(f, lax.add(dss, _H(dss))), du_dv_diag))
+    dv = _matmul(v, lax.mul(f, lax.add(sds, _H(sds))))
     if m > n:
         dav = _matmul(a_dot, v)
-        du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))),
-                         _astype(broadcast_in_dim(s, (m, k), (1,)), dtype)))
+        du = lax.add(du, lax.div(lax.sub(dav, _matmul(u, _matmul(ut, dav))),
+                                 _astype(lax.broadcast_in_dim(s, (m, k), (1,)), dtype)))
     if n > m:
         dahu = _matmul(_H(a_dot), u)
-        dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))),
-                         _astype(broadcast_in_dim(s, (n, k), (1,)), dtype)))
+        dv = lax.add(dv, lax.div(lax.sub(dahu, _matmul(v, _matmul(vt, dahu))),
+                                 _astype(lax.broadcast_in_dim(s, (n, k), (1,)), dtype)))
     return ds, du, _H(dv)
 
 
 def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     x_aval, = ctx.avals_in
     s_shape, u_shape, vt_shape = _svd_shapes(x_aval.shape, full_matrices)
-    s_aval = ShapedArray(s_shape, dtypes.real_part_dtype(x_aval.dtype))
+    s_aval = core.ShapedArray(s_shape, dtypes.real_part_dtype(x_aval.dtype))
     u_aval, vt_aval = x_aval.update(shape=u_shape), x_aval.update(shape=vt_shape)
     info_aval = _info_aval(x_aval)
     mode = 'N' if not compute_uv else 'A' if full_matrices else 'S'
@@ -1090,12 +1082,12 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     return [_nan_unless(ctx, ok, value, aval, info_aval) for value, aval in outs]
 
 
-svd_p = Primitive('svd', multiple_results=True, eager_on_xla=True)
+svd_p = core.Primitive('svd', multiple_results=True, eager_on_xla=True)
 svd_p.def_impl(_per_matrix_impl(_svd_one))
 svd_p.def_abstract_eval(_svd_abstract_eval)
 svd_p.def_jvp(_svd_jvp)
 _batch_at_front(svd_p)
-register_lowering(svd_p, _svd_lowering)
+lowering.register_lowering(svd_p, _svd_lowering)
 
 # ----------------------------------------------------------------------------- Schur
 
@@ -1107,7 +1099,7 @@ def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_call
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(f'The input to schur must be a square matrix. Got shape '
                          f'{x.shape[-2:]}.')
-    return [ShapedArray(x.shape, x.dtype)] * (2 if compute_schur_vectors else 1)
+    return [core.ShapedArray(x.shape, x.dtype)] * (2 if compute_schur_vectors else 1)
 
 
 def _schur_one(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
@@ -1124,7 +1116,7 @@ def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_call
                                   "implemented.")
     x_aval, = ctx.avals_in
     info_aval = _info_aval(x_aval)
-    eigenvalues = ShapedArray(x_aval.shape[:-1], x_aval.dtype)
+    eigenvalues = core.ShapedArray(x_aval.shape[:-1], x_aval.dtype)
     parts = [eigenvalues] * (1 if dtypes.is_complex(x_aval.dtype) else 2)
     t, q, *_, info = _lapack_call('gees', [x], [x_aval],
                                   [x_aval, x_aval, *parts, info_aval, info_aval], {0: 0},
@@ -1133,11 +1125,11 @@ def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_call
     return [_nan_unless(ctx, ok, v, aval, info_aval) for v, aval in zip([t, q], ctx.avals_out)]
 
 
-schur_p = Primitive('schur', multiple_results=True, eager_on_xla=True)
+schur_p = core.Primitive('schur', multiple_results=True, eager_on_xla=True)
 schur_p.def_impl(_per_matrix_impl(_schur_one))
 schur_p.def_abstract_eval(_schur_abstract_eval)
 _batch_at_front(schur_p)
-register_lowering(schur_p, _schur_lowering)
+lowering.register_lowering(schur_p, _schur_lowering)
 
 # The Householder reductions and products, the tridiagonal solve, and the two products JAX
 # writes in lax ops: modules of their own on this one's helpers.

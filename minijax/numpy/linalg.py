@@ -121,7 +121,7 @@ def qr(a, mode='reduced'):
 
 
 @functools.partial(_jit, static_argnames=('full_matrices', 'compute_uv', 'hermitian',
-                                         'subset_by_index'))
+                                          'subset_by_index'))
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
     """``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``, or ``S`` alone; of a ``hermitian``
     ``a``, from its eigendecomposition. ``subset_by_index`` may only name the whole
@@ -133,7 +133,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
         return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
                               subset_by_index=subset_by_index)
     return _SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices,
-                                     subset_by_index=subset_by_index))
+                                      subset_by_index=subset_by_index))
 
 
 def _hermitian_svd(a, compute_uv, subset_by_index):
@@ -188,7 +188,7 @@ def _lu_solve(a, b):
     """``a^-1 b`` for ``b`` ``[..., m, k]``, differentiated through its operations: what a
     JVP rule uses on tangents, where a ``custom_jvp`` call could not be transposed."""
     lu, _, permutation = lax_linalg.lu(a)
-    return lax_linalg.lu_solve(lu, permutation, b)
+    return lax_linalg._lu_solve(lu, permutation, b)
 
 
 _solve = custom_derivatives.custom_jvp(_lu_solve)
@@ -200,8 +200,8 @@ def _solve_jvp(primals, tangents):
     tangent program is linear, so ``grad`` transposes its two triangular solves."""
     (a, b), (a_dot, b_dot) = primals, tangents
     lu, _, permutation = lax_linalg.lu(a)
-    x = lax_linalg.lu_solve(lu, permutation, b)
-    return x, lax_linalg.lu_solve(lu, permutation, b_dot - jnp.matmul(a_dot, x))
+    x = lax_linalg._lu_solve(lu, permutation, b)
+    return x, lax_linalg._lu_solve(lu, permutation, b_dot - jnp.matmul(a_dot, x))
 
 
 @_jit

@@ -106,7 +106,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     m = core.get_aval(lu_).shape[-2]
     permutation = lax_linalg.lu_pivots_to_permutation(pivots, m)
     return _solved('lu_solve', lu_, b,
-                   lambda lu_, b: lax_linalg.lu_solve(lu_, permutation, b, trans))
+                   lambda lu_, b: lax_linalg._lu_solve(lu_, permutation, b, trans))
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
@@ -222,7 +222,7 @@ def polar(a, side='right', *, method='qdwh', eps=None, max_iterations=None):
         raise ValueError("The argument `side` must be either 'right' or 'left'.")
     signature = '(m,n)->(m,n),(n,n)' if side == 'right' else '(m,n)->(m,n),(m,m)'
     return jnp.vectorize(functools.partial(_polar_matrix, side=side, method=method, eps=eps,
-                                 max_iterations=max_iterations), signature=signature)(a)
+                                           max_iterations=max_iterations), signature=signature)(a)
 
 
 #: SciPy's qr ``mode`` -> whether ``q`` is square
@@ -327,7 +327,7 @@ def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 (SciPy's
         batch = a.shape[:-2]
         flat = jnp.reshape(a, (-1, *a.shape[-2:]))
         out = batching.vmap(functools.partial(expm, upper_triangular=upper_triangular,
-                           max_squarings=max_squarings))(flat)
+                                              max_squarings=max_squarings))(flat)
         return jnp.reshape(out, a.shape[:-2] + out.shape[-2:]) if batch else out
     if a.dtype.name not in _PADE_BOUNDS:
         raise TypeError(f'expm: A.dtype={a.dtype} is not supported.')
@@ -339,7 +339,7 @@ def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 (SciPy's
         return _squaring(r, n_squarings, max_squarings)
 
     return control_flow.cond(n_squarings > max_squarings, lambda ops: jnp.full_like(ops[0], np.nan),
-                compute, (a, p, q))
+                             compute, (a, p, q))
 
 
 def expm_frechet(A, E, *, method=None, compute_expm=True):  # noqa: N803 (SciPy's names)

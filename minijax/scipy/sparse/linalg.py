@@ -151,7 +151,7 @@ def _isolve(solve, A, b, x0, *, tol, atol, maxiter, M, check_symmetric=False):
     symmetric = check_symmetric and not any(mnp.iscomplexobj(leaf)
                                             for leaf in tree_util.tree_leaves(b))
     return control_flow.custom_linear_solve(A, b, solve=isolve, transpose_solve=isolve,
-                               symmetric=symmetric), None
+                                            symmetric=symmetric), None
 
 
 def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
@@ -223,7 +223,7 @@ def _givens(a, b):
 
 def _basis(unit_residual, restart):
     return tree_util.tree_map(lambda x: mnp.pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)),
-                    unit_residual)
+                              unit_residual)
 
 
 def _step_to(A, b, M, x0, V, y):
@@ -310,7 +310,7 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
             return x, k + 1, unit_residual, residual_norm
         unit_residual, residual_norm = _safe_normalize(M(_sub(b, A(x0))))
         return control_flow.while_loop(lambda v: (v[1] < maxiter) & (v[3] > atol), cycle_then_count,
-                          (x0, 0, unit_residual, residual_norm))[0]
+                                       (x0, 0, unit_residual, residual_norm))[0]
 
     x = control_flow.custom_linear_solve(A, b, solve=gmres_solve, transpose_solve=gmres_solve)
     return x, mnp.where(mnp.isnan(_norm(x)), -1, 0)

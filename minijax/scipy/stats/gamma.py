@@ -32,7 +32,7 @@ def cdf(x, a, loc=0, scale=1):
     """``P(a, y)`` for ``y = (x - loc) / scale`` clamped at 0."""
     x, a, loc, scale = _promote_inexact(x, a, loc, scale)
     return special.gammainc(a, lax.clamp(np.array(0, x.dtype), lax.div(lax.sub(x, loc), scale),
-                                 np.array(np.inf, x.dtype)))
+                                         np.array(np.inf, x.dtype)))
 
 
 def logcdf(x, a, loc=0, scale=1):

@@ -17,7 +17,7 @@ __all__ = ['cdf', 'logcdf', 'logpdf', 'logsf', 'pdf', 'sf']
 def _log_diff(x, y):
     """``log(exp(x) - exp(y))``."""
     return special.logsumexp(mnp.array([x, y]), b=mnp.array([mnp.ones_like(x), -mnp.ones_like(y)]),
-                     axis=0)
+                             axis=0)
 
 
 def _log_gauss_mass(a, b):
