@@ -6,30 +6,26 @@ Python: ``jit(f)`` is ``Wrapped``, ``.trace(*args)`` gives ``Traced`` (the jaxpr
 
 minijax never reuses an argument's buffer, so every ``ArgInfo.donated`` is False.
 """
-from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol, Union, runtime_checkable
+import dataclasses
+import typing
 
 from jaxlib.mlir import ir
 
-from minijax import core, runtime, spmd_call, tree_util
-from minijax.ir.jaxpr import ClosedJaxpr, eval_closed_jaxpr, same_type
-from minijax.ir.tracing import abstractify_args
-from minijax.lowering import module_text
-from minijax.sharding import SingleDeviceSharding
-from minijax.xla_call import executable, lowered_module, run, spmd_executable
+from minijax import core, lowering, runtime, sharding, spmd_call, tree_util, xla_call
+from minijax.ir import jaxpr as jaxprs
+from minijax.ir import tracing
 
 __all__ = ['ArgInfo', 'Compiled', 'CompilerOptions', 'Lowered', 'Traced', 'Wrapped']
 
 #: Options for XLA's compiler, by name (``Lowered.compile(compiler_options=...)``).
-CompilerOptions = dict[str, Union[str, bool]]
+CompilerOptions = dict[str, typing.Union[str, bool]]
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ArgInfo:
     """One argument leaf of a staged call: its type, and whether its buffer is donated."""
-    _aval: Any
+    _aval: typing.Any
     donated: bool
 
     @property
@@ -41,23 +37,23 @@ class ArgInfo:
         return self._aval.dtype
 
 
-@runtime_checkable
-class Wrapped(Protocol):
+@typing.runtime_checkable
+class Wrapped(typing.Protocol):
     """A function ``jit`` wrapped: callable, and traced or lowered ahead of time."""
 
     def __call__(self, *args, **kwargs): ...
 
-    def trace(self, *args, **kwargs) -> Traced: ...
+    def trace(self, *args, **kwargs) -> 'Traced': ...
 
-    def lower(self, *args, **kwargs) -> Lowered: ...
+    def lower(self, *args, **kwargs) -> 'Lowered': ...
 
 
 class _Stage:
     """What every stage says about its call: ``args_info`` and, from it, the arguments'
     tree and types; ``out_info``, the results' types."""
-    _in_tree: Any
-    out_tree: Any
-    _jaxpr: ClosedJaxpr
+    _in_tree: typing.Any
+    out_tree: typing.Any
+    _jaxpr: jaxprs.ClosedJaxpr
 
     @property
     def args_info(self):
@@ -82,7 +78,7 @@ class _Stage:
 class Traced(_Stage):
     """A jitted function traced for particular argument types: its jaxpr, ready to lower."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, in_tree, out_tree, lower):
+    def __init__(self, closed: jaxprs.ClosedJaxpr, name: str, in_tree, out_tree, lower):
         self._jaxpr, self._name, self._in_tree, self.out_tree = closed, name, in_tree, out_tree
         self._lower = lower
 
@@ -96,9 +92,10 @@ class Traced(_Stage):
     def __call__(self, *args, **kwargs):
         """Evaluate the jaxpr on arguments shaped as the traced ones."""
         leaves = tree_util.flatten_up_to(self._in_tree, (args, kwargs))
-        return tree_util.tree_unflatten(self.out_tree, eval_closed_jaxpr(self._jaxpr, leaves))
+        outs = jaxprs.eval_closed_jaxpr(self._jaxpr, leaves)
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
-    def lower(self, *, lowering_platforms: tuple[str, ...] | None = None) -> Lowered:
+    def lower(self, *, lowering_platforms: tuple[str, ...] | None = None) -> 'Lowered':
         if lowering_platforms not in (None, ('cpu',)):
             raise ValueError(f'Traced.lower: lowering_platforms={lowering_platforms!r}: '
                              "minijax lowers for 'cpu' only")
@@ -108,7 +105,7 @@ class Traced(_Stage):
 class Lowered(_Stage):
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
+    def __init__(self, closed: jaxprs.ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
                  in_tree=None, compiler_options=()):
         """``names``: of the module's arguments and results (``jit``'s trace gives them);
         ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
@@ -121,7 +118,7 @@ class Lowered(_Stage):
         self._place = place
         self._in_tree = in_tree
         self._compiler_options = compiler_options
-        self._module = lowered_module(closed, name, *names, place)
+        self._module = xla_call.lowered_module(closed, name, *names, place)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
         """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
@@ -134,7 +131,7 @@ class Lowered(_Stage):
             raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}: minijax prints "
                              f"'stablehlo' and 'hlo'")
         with self._module.context:
-            return module_text(self._module, debug_info)
+            return lowering.module_text(self._module, debug_info)
 
     def compiler_ir(self, dialect: str | None = None) -> ir.Module:
         if dialect not in (None, 'stablehlo'):
@@ -148,25 +145,25 @@ class Lowered(_Stage):
         return runtime.lowered_cost_analysis(self._module)
 
     def compile(self, compiler_options: CompilerOptions | None = None, *,
-                device_assignment=None) -> Compiled:
+                device_assignment=None) -> 'Compiled':
         """The executable; ``compiler_options`` (XLA's options) add to and override
         ``jit``'s."""
         if device_assignment is not None:
             raise NotImplementedError('Lowered.compile: device_assignment is not supported by '
                                       'minijax (it compiles for the devices of the call)')
-        options = option_pairs({**dict(self._compiler_options), **(compiler_options or {})})
+        options = _option_pairs({**dict(self._compiler_options), **(compiler_options or {})})
         if self._place is not None:
-            return Compiled(self.jaxpr, spmd_executable(self.jaxpr, self.name, *self._names,
-                                                        self._place, options),
-                            self.out_tree, self._place, self._in_tree)
-        return Compiled(self.jaxpr, executable(self.jaxpr, self.name, *self._names, options),
-                        self.out_tree, in_tree=self._in_tree)
+            exe = xla_call.spmd_executable(self.jaxpr, self.name, *self._names, self._place,
+                                           options)
+            return Compiled(self.jaxpr, exe, self.out_tree, self._place, self._in_tree)
+        exe = xla_call.executable(self.jaxpr, self.name, *self._names, options)
+        return Compiled(self.jaxpr, exe, self.out_tree, in_tree=self._in_tree)
 
 
 class Compiled(_Stage):
     """A compiled jitted function: call it with arguments of the lowered types."""
 
-    def __init__(self, closed: ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
+    def __init__(self, closed: jaxprs.ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
                  in_tree=None):
         self._jaxpr = closed
         self._executable = exe
@@ -180,17 +177,17 @@ class Compiled(_Stage):
                 raise TypeError('Cannot apply JAX transformations to a function lowered and '
                                 'compiled for a particular signature. Detected argument of '
                                 f'Tracer type {type(x)}.')
-        avals, _, leaves = abstractify_args('compiled function', (args, kwargs))
+        avals, _, leaves = tracing.abstractify_args('compiled function', (args, kwargs))
         expected = self._jaxpr.in_avals
-        if len(avals) != len(expected) or not all(map(same_type, avals, expected)):
+        if len(avals) != len(expected) or not all(map(jaxprs.same_type, avals, expected)):
             raise TypeError('compiled function called with types '
                             f'({", ".join(a.str_short() for a in avals)}) but compiled for '
                             f'({", ".join(a.str_short() for a in expected)})')
-        check_values('compiled function', map(str, range(len(leaves))), leaves)
+        _check_values('compiled function', map(str, range(len(leaves))), leaves)
         if self._place is not None:
             outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
         else:
-            outs = run(self._executable, leaves, self._jaxpr.out_avals)
+            outs = xla_call.run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
     @property
@@ -208,7 +205,7 @@ class Compiled(_Stage):
 
     def _shardings(self):
         if self._place is None:
-            device = SingleDeviceSharding(runtime.device())
+            device = sharding.SingleDeviceSharding(runtime.device())
             return ([device] * len(self._jaxpr.in_avals),
                     [device] * len(self._jaxpr.out_avals))
         return spmd_call.shardings(self._executable, self._place, self._jaxpr.in_avals,
@@ -222,7 +219,7 @@ class Compiled(_Stage):
         return self._executable.cost_analysis()
 
 
-def check_values(what, arg_names, leaves) -> None:
+def _check_values(what, arg_names, leaves) -> None:
     """A TypeError naming an argument that has a type but no value (a ``ShapeDtypeStruct``):
     it can be lowered, not run."""
     for name, leaf in zip(arg_names, leaves):
@@ -230,7 +227,7 @@ def check_values(what, arg_names, leaves) -> None:
             raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
 
 
-def option_pairs(compiler_options) -> tuple:
+def _option_pairs(compiler_options) -> tuple:
     """XLA's options as sorted (name, value) pairs: hashable, so they key the caches."""
     if compiler_options is None:
         return ()
