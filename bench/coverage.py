@@ -242,14 +242,13 @@ def markdown(rows: list[Name]) -> str:
         if r.status == 'unsupported':
             lines.append(f'- `{r.namespace}.{r.name}`: {UNSUPPORTED[r.namespace][r.name]}')
     lines += ['', '## Parameters not taken yet', '']
-    for r in rows:
-        if r.lacks:
-            lines.append(f'- `{r.namespace}.{r.name}`: {", ".join(r.lacks)}')
+    lines += [f'- `{r.namespace}.{r.name}`: {", ".join(r.lacks)}' for r in rows if r.lacks] \
+        or ['None: every function takes all of its JAX parameters.']
     lines += ['', '## Not there yet', '']
-    for namespace in NAMESPACES:
-        names = [r.name for r in rows if r.namespace == namespace and r.status == 'not yet']
-        if names:
-            lines.append(f'- `{namespace}`: {", ".join(names)}')
+    not_yet = {namespace: [r.name for r in rows if r.namespace == namespace
+                           and r.status == 'not yet'] for namespace in NAMESPACES}
+    lines += [f'- `{namespace}`: {", ".join(names)}' for namespace, names in not_yet.items()
+              if names] or ['None.']
     return '\n'.join(lines) + '\n'
 
 

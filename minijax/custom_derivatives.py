@@ -169,18 +169,11 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         if self.jvp is None:
             raise AttributeError(f'No JVP defined for custom_jvp function {self.__name__} '
                                  'using defjvp.')
-        out = _called_directly(self, args, kwargs)
-        if out is not _NOT_GIVEN:
-            return out
-        call = _Call(self, args, kwargs, traced=False)
-        trace = call.differentiating_trace()
-        if trace is not None:
-            return call.jvp_in_place(trace)
-        call.trace()
-        rule = NamedRule(getattr(self.jvp, '__name__', 'jvp'), call.flat_jvp)
-        outs = custom_jvp_call_p.bind(*call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
-                                      jvp=rule, num_consts=len(call.consts), name=call.name)
-        return tree_util.tree_unflatten(call.out_tree, outs)
+        return _call_custom(self, args, kwargs, _Call.jvp_in_place, lambda call: (
+            custom_jvp_call_p.bind(
+                *call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
+                jvp=NamedRule(getattr(self.jvp, '__name__', 'jvp'), call.flat_jvp),
+                num_consts=len(call.consts), name=call.name)))
 
 
 class custom_vjp:  # noqa: N801 (JAX's name)
@@ -213,20 +206,28 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         if self.fwd is None:
             raise AttributeError(f'No VJP defined for custom_vjp function {self.__name__} '
                                  'using defvjp.')
-        out = _called_directly(self, args, kwargs)
-        if out is not _NOT_GIVEN:
-            return out
-        call = _Call(self, args, kwargs, traced=False)
-        trace = call.differentiating_trace()
-        if trace is not None:
-            return call.vjp_in_place(trace)
-        call.trace()
-        outs = custom_vjp_call_p.bind(
-            *call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
-            fwd=NamedRule(getattr(self.fwd, '__name__', 'fwd'), call.flat_fwd),
-            bwd=NamedRule(getattr(self.bwd, '__name__', 'bwd'), call.flat_bwd),
-            num_consts=len(call.consts), name=call.name)
-        return tree_util.tree_unflatten(call.out_tree, outs)
+        return _call_custom(self, args, kwargs, _Call.vjp_in_place, lambda call: (
+            custom_vjp_call_p.bind(
+                *call.consts, *call.flat_args, call_jaxpr=call.jaxpr,
+                fwd=NamedRule(getattr(self.fwd, '__name__', 'fwd'), call.flat_fwd),
+                bwd=NamedRule(getattr(self.bwd, '__name__', 'bwd'), call.flat_bwd),
+                num_consts=len(call.consts), name=call.name)))
+
+
+def _call_custom(function, args, kwargs, in_place, bind):
+    """A call of a custom_jvp or custom_vjp ``function``, as JAX makes it: as Python calls
+    it outside any transformation; under jvp or grad, its rule ``in_place`` on the primal
+    values (``_Call.jvp_in_place``, ``_Call.vjp_in_place``); else traced, and ``bind`` of
+    the traced call."""
+    out = _called_directly(function, args, kwargs)
+    if out is not _NOT_GIVEN:
+        return out
+    call = _Call(function, args, kwargs, traced=False)
+    trace = call.differentiating_trace()
+    if trace is not None:
+        return in_place(call, trace)
+    call.trace()
+    return tree_util.tree_unflatten(call.out_tree, bind(call))
 
 
 _NOT_GIVEN = object()  # (no output; checkpoint's deprecated ``concrete`` not given)

@@ -357,11 +357,11 @@ def is_key(dtype) -> bool:
     return isinstance(dtype, KeyDType)
 
 
-def issubdtype(arg1, arg2) -> bool:
+def issubdtype(a, b) -> bool:
     """``np.issubdtype`` that knows the key dtype: a key dtype is a ``prng_key`` and an
     ``extended``, and no NumPy dtype is either."""
-    if is_key(arg1):
-        return arg1 == arg2 or (isinstance(arg2, type) and issubclass(arg1.type, arg2))
-    if is_key(arg2) or (isinstance(arg2, type) and issubclass(arg2, extended)):
+    if is_key(a):
+        return a == b or (isinstance(b, type) and issubclass(a.type, b))
+    if is_key(b) or (isinstance(b, type) and issubclass(b, extended)):
         return False
-    return np.issubdtype(arg1, arg2)
+    return np.issubdtype(a, b)

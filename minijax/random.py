@@ -107,10 +107,11 @@ def _seed(name, seed):
     return prng.random_seed(seed)
 
 
-def key(seed, *, impl=None):
+def key(seed, *, impl=None, dtype=None):
     """A typed key, ``key<fry>[]``, from an integer seed (its 64 bits are the key's words:
-    high, low)."""
-    _check_impl('key', impl)
+    high, low). ``dtype`` (a key dtype or an implementation's name) says the implementation
+    in place of ``impl``, as in JAX."""
+    _check_impl('key', _impl_or_dtype('key', impl, dtype))
     return _seed('key', seed)
 
 
@@ -118,6 +119,16 @@ def PRNGKey(seed, *, impl=None):  # noqa: N802 (JAX's name)
     """A raw key from an integer seed: the words of ``key(seed)``, ``uint32[2]``."""
     _check_impl('PRNGKey', impl)
     return prng.random_unwrap(_seed('PRNGKey', seed))
+
+
+def _impl_or_dtype(name, impl, dtype):
+    """The implementation ``impl`` or ``dtype`` names (JAX's ``dtype`` replaces ``impl``)."""
+    if dtype is None:
+        return impl
+    if impl is not None:
+        raise ValueError(f'Cannot specify both `impl` and `dtype` arguments to '
+                         f'jax.random.{name}')
+    return 'threefry2x32' if dtypes.is_key(dtype) else dtype
 
 
 def _check_impl(name, impl):
@@ -131,9 +142,9 @@ def key_data(keys):
     return prng.random_unwrap(keys if _is_typed(keys) else prng.random_wrap(keys))
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     """Typed keys from their uint32 words, ``uint32[..., 2]`` -> ``key<fry>[...]``."""
-    _check_impl('wrap_key_data', impl)
+    _check_impl('wrap_key_data', _impl_or_dtype('wrap_key_data', impl, dtype))
     return prng.random_wrap(key_bits_array)
 
 

@@ -62,7 +62,14 @@ ComplexWarning = np.exceptions.ComplexWarning
 array_repr, array_str, get_printoptions, printoptions, set_printoptions = (
     np.array_repr, np.array_str, np.get_printoptions, np.printoptions, np.set_printoptions)
 save, savez, iterable, index_exp, s_ = np.save, np.savez, np.iterable, np.index_exp, np.s_
-dtype, finfo, iinfo, issubdtype = np.dtype, dtypes.finfo, np.iinfo, dtypes.issubdtype
+dtype, finfo, iinfo = np.dtype, dtypes.finfo, np.iinfo
+
+
+def issubdtype(arg1, arg2):
+    """``dtypes.issubdtype`` under jnp's parameter names (JAX's differ between the two)."""
+    return dtypes.issubdtype(arg1, arg2)
+
+
 generic, number, inexact, floating, complexfloating, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.inexact, np.floating, np.complexfloating, np.integer,
     np.signedinteger, np.unsignedinteger)

@@ -174,6 +174,19 @@ def test_derived_samplers_are_jaxs_bit_for_bit():
         assert_same(DERIVED[name](mr, mr.PRNGKey(3)), DERIVED[name](jr, jr.PRNGKey(3)))
 
 
+def _keys_by_dtype(r):
+    with pytest.raises(ValueError) as both:
+        r.key(0, impl='threefry2x32', dtype='threefry2x32')
+    words = r.key_data(r.key(5, dtype=r.key_dtype()))
+    return [str(r.key(3, dtype='threefry2x32').dtype), np.asarray(words).tolist(),
+            np.asarray(r.key_data(r.wrap_key_data(words, dtype=r.key_dtype()))).tolist(),
+            str(both.value)]
+
+
+def test_keys_take_a_dtype_as_jax():
+    assert _keys_by_dtype(mr) == _keys_by_dtype(jr)
+
+
 def test_key_dtype_and_clone_are_jaxs():
     assert str(mr.key_dtype()) == str(jr.key_dtype()) == 'key<fry>'
     assert mr.key_dtype() == mr.key(0).dtype
