@@ -68,9 +68,9 @@ NAMESPACES = (
 #: A name leaves this table when it is implemented (the test says so).
 NOT_YET: dict[str, str] = {}
 
-_CONTROL_FLOW = ('Autodidax\'s top-level control flow, which the seed examples and '
-                 'docs/reading_stablehlo.md use (JAX has it as `jax.lax.{}`)')
-_PRIMITIVE_API = 'docs/add_a_primitive.md: {} (JAX keeps it in `jax.{}`)'
+_CONTROL_FLOW = ('Autodidax\'s top-level control flow, as the seed\'s tests and '
+                 'docs/reading_stablehlo.md write it (JAX\'s is `jax.lax.{}`)')
+_PRIMITIVE_API = 'docs/add_a_primitive.md: {} (JAX\'s is `jax.{}`)'
 
 #: minijax's public names that JAX's namespace lacks, each on purpose, with the reason (the
 #: docs promise them). Any other public name of a minijax namespace is plumbing that leaked.
@@ -92,10 +92,16 @@ ADDITIONS: dict[str, dict[str, str]] = {
         'add_any_p': 'the primitive of `add_any`, for rules keyed by primitive',
         'greater': 'Autodidax\'s name for `gt` (examples/basics.py uses it)',
         'less': 'Autodidax\'s name for `lt`',
-        **{name: 'the primitive of `lax.{}`: the rule tables (`sharding_rules.py`, `flops.py`, '
-                 '`testing.NOT_NEEDED`) and `test_rules.py` take primitives from `minijax.lax` '
-                 '(JAX keeps it in `jax._src.lax`)'.format(name[:-2])
+        **{name: 'the primitive of `lax.{}`, listed with the others: the rule tables and '
+                 '`test_rules.py` (which checks the rules of every primitive `minijax.lax` '
+                 'lists) read it there (JAX keeps it in `jax._src.lax`)'.format(name[:-2])
            for name in ('empty_p', 'psum_scatter_p', 'ragged_dot_general_p', 'scaled_dot_p')},
+    },
+    'jax.errors': {
+        'rule_to_write': 'the body of a stub in a course handout (docs/teaching.md)',
+        'RuleToWrite': 'what `rule_to_write` raises: a course task not written yet',
+        'rule_to_write_behind': 'the task a failing test waits for (the handout\'s conftest)',
+        'stubbed_task': 'the same, from a test report (`minijax course grade`)',
     },
 }
 

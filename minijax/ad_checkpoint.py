@@ -12,7 +12,7 @@ keeps every residual whatever the policy says.
 """
 
 import functools
-from minijax import checkpoint_policies, core, tree_util
+from minijax import checkpoint_policies, core, tree_util, unsupported
 from minijax.checkpoint_policies import Offloadable, Recompute, Saveable
 from minijax.autodiff import vjp
 from minijax.core import Primitive
@@ -24,6 +24,11 @@ from minijax.sharding import rules as sharding_rules
 
 __all__ = ['Offloadable', 'Recompute', 'Saveable', 'checkpoint_name', 'checkpoint_policies',
            'print_saved_residuals']
+
+# dir() lists JAX's names only. The module keeps more: it defines ``name_p`` and writes its
+# rows of the interpreters' rule tables, by name (``register_lowering``, ``flops_rules``), as
+# every module defining a primitive does (JAX keeps these in ``jax._src.ad_checkpoint``).
+__dir__ = unsupported.public_dir(globals())
 
 
 name_p = Primitive('name')

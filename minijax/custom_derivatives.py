@@ -41,6 +41,16 @@ from minijax.ir.jaxpr import eval_closed_jaxpr, same_type
 from minijax.lowering import lower_closed_jaxpr, register_lowering
 from minijax.sharding import rules as sharding_rules
 
+__all__ = ['CustomVJPPrimal', 'SymbolicZero', 'closure_convert', 'custom_gradient', 'custom_jvp',
+           'custom_jvp_call_p', 'custom_vjp', 'custom_vjp_call_p', 'custom_vjp_primal_tree_values',
+           'linear_call', 'zero_from_primal']
+
+# dir() lists JAX's names only. The module keeps more: it defines primitives and writes their
+# rows of the interpreters' rule tables, by name (``register_lowering``, ``flops_rules``...), as
+# every module defining a primitive does; and ``checkpoint``, which ``minijax.checkpoint`` is
+# (JAX keeps these in ``jax._src``).
+__dir__ = unsupported.public_dir(globals())
+
 custom_jvp_call_p = Primitive('custom_jvp_call', multiple_results=True)
 custom_vjp_call_p = Primitive('custom_vjp_call', multiple_results=True)
 custom_lin_p = Primitive('custom_lin', multiple_results=True)

@@ -25,7 +25,14 @@ from collections.abc import Sequence
 
 from jaxlib import _jax, xla_client as xc
 
+from minijax import unsupported
+
 __all__ = ['initialize', 'is_initialized', 'shutdown']
+
+# dir() lists JAX's names only. The module keeps the process's state (``global_state``), the
+# environment variables it reads and ``cpu_client``, which ``minijax.runtime`` and the
+# shardings read (JAX keeps its counterparts in ``jax._src.distributed``).
+__dir__ = unsupported.public_dir(globals())
 
 #: The environment variables ``initialize`` reads for arguments left out (JAX reads the same
 #: ones without the ``MINI`` prefix).

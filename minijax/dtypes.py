@@ -16,7 +16,16 @@ import functools
 import ml_dtypes
 import numpy as np
 
+from minijax import unsupported
 from minijax.config import config
+
+__all__ = ['TypePromotionError', 'bfloat16', 'canonicalize_dtype', 'extended', 'finfo', 'float0',
+           'iinfo', 'issubdtype', 'itemsize_bits', 'prng_key', 'result_type', 'scalar_type_of']
+
+# dir() lists JAX's names (``jax.dtypes``) only. The module keeps the rest, minijax's dtype
+# vocabulary (the supported dtypes, the promotion lattice, the predicates), which the modules
+# of every layer import from here (JAX keeps its counterparts in ``jax._src.dtypes``).
+__dir__ = unsupported.public_dir(globals())
 
 #: dtype -> the short name MLIR and the CLI use for it (``ui32`` is MLIR's unsigned i32).
 SHORT_NAMES = {

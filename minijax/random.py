@@ -39,7 +39,7 @@ from functools import partial
 
 import numpy as np
 
-from minijax import core, dtypes, lax, prng
+from minijax import core, dtypes, lax, prng, unsupported
 from minijax import numpy as mnp
 from minijax.numpy import linalg as numpy_linalg
 from minijax.control_flow import while_loop
@@ -62,13 +62,8 @@ __all__ = ['PRNGKey', 'ball', 'bernoulli', 'beta', 'binomial', 'bits', 'categori
            'triangular', 'truncated_normal', 'uniform', 'wald', 'weibull_min',
            'wrap_key_data']
 
-
-
-def __dir__():
-    """The public names, as ``dir(jax.random)`` lists them (the helpers this module imports
-    to build them are not part of it, nor this function)."""
-    return sorted({*__all__, *(name for name in globals()
-                               if name.startswith('__') and name != '__dir__')})
+# dir() lists JAX's names only: the helpers this module imports to build them stay out.
+__dir__ = unsupported.public_dir(globals())
 
 
 uint32 = dtypes.uint32

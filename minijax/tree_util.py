@@ -16,15 +16,22 @@ import sys
 import textwrap
 from typing import Any, Callable, Hashable, NamedTuple, TypeVar
 
+from minijax import unsupported
+
 __all__ = ['DictKey', 'FlattenedIndexKey', 'GetAttrKey', 'KeyEntry', 'KeyPath', 'Partial',
-           'PyTreeDef', 'PyTreeRegistry', 'SequenceKey', 'all_leaves', 'default_registry',
-           'flatten_one_level', 'flatten_one_level_with_keys', 'is_tree_node', 'keystr', 'register_dataclass',
+           'PyTreeDef', 'SequenceKey', 'all_leaves', 'default_registry', 'flatten_one_level',
+           'flatten_one_level_with_keys', 'is_tree_node', 'keystr', 'register_dataclass',
            'register_pytree_node', 'register_pytree_node_class', 'register_pytree_with_keys',
            'register_pytree_with_keys_class', 'register_static', 'tree_all', 'tree_broadcast',
            'tree_flatten', 'tree_flatten_with_path', 'tree_leaves', 'tree_leaves_with_path',
            'tree_map', 'tree_map_with_path', 'tree_reduce', 'tree_reduce_associative',
            'tree_structure', 'tree_transpose', 'tree_unflatten', 'treedef_children',
            'treedef_is_leaf', 'treedef_tuple']
+
+# dir() lists JAX's names only. The module keeps the flattening helpers the transformations
+# build on (``flatten_fun``, ``broadcast_prefix``, ``tuple_treedef``...), which other modules
+# import from here (JAX keeps its counterparts in ``jax._src.tree_util`` and ``api_util``).
+__dir__ = unsupported.public_dir(globals())
 
 
 # ----------------------------------------------------------------------------- key paths

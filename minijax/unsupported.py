@@ -3,7 +3,8 @@
 A minijax namespace that lacks one of these names raises an ``AttributeError`` that says so
 (its module ``__getattr__`` is ``missing_name``), so a ported program stops at a reason and an
 alternative, not at a bare "has no attribute". The coverage table (``bench/coverage.py``,
-``docs/jax_coverage.md``) reads the same table.
+``docs/jax_coverage.md``) reads the same table. The other way round, ``public_dir`` keeps a
+namespace's ``dir()`` to JAX's names where the module holds more.
 """
 from __future__ import annotations
 
@@ -90,3 +91,15 @@ def missing_name(namespace: str):
                                  f'JAX\'s): {unsupported[name]}', name=name)
         raise AttributeError(f"module '{module}' has no attribute '{name}'", name=name)
     return __getattr__
+
+
+def public_dir(module_globals: dict):
+    """A module ``__dir__`` listing only the module's ``__all__`` (and its dunder names), so
+    that ``dir()`` and tab completion offer JAX's names. For a minijax namespace that must
+    keep other names: the tables, predicates and rule-registration helpers the rest of
+    minijax imports from it by name (JAX keeps its counterparts in ``jax._src``)."""
+    def __dir__():
+        return sorted({*module_globals['__all__'],
+                       *(name for name in module_globals if name.startswith('__'))} -
+                      {'__dir__'})
+    return __dir__
