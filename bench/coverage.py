@@ -71,6 +71,9 @@ NOT_YET: dict[str, str] = {}
 _CONTROL_FLOW = ('Autodidax\'s top-level control flow, as the seed\'s tests and '
                  'docs/reading_stablehlo.md write it (JAX\'s is `jax.lax.{}`)')
 _PRIMITIVE_API = 'docs/add_a_primitive.md: {} (JAX\'s is `jax.{}`)'
+_LAX_PRIMITIVE = ('the primitive of `lax.{}`, listed with the others: the rule tables and '
+                  '`test_rules.py` (which checks the rules of every primitive `minijax.lax` '
+                  'lists) read it there (JAX keeps it in `jax._src.lax`)')
 
 #: minijax's public names that JAX's namespace lacks, each on purpose, with the reason (the
 #: docs promise them). Any other public name of a minijax namespace is plumbing that leaked.
@@ -92,9 +95,7 @@ ADDITIONS: dict[str, dict[str, str]] = {
         'add_any_p': 'the primitive of `add_any`, for rules keyed by primitive',
         'greater': 'Autodidax\'s name for `gt` (examples/basics.py uses it)',
         'less': 'Autodidax\'s name for `lt`',
-        **{name: 'the primitive of `lax.{}`, listed with the others: the rule tables and '
-                 '`test_rules.py` (which checks the rules of every primitive `minijax.lax` '
-                 'lists) read it there (JAX keeps it in `jax._src.lax`)'.format(name[:-2])
+        **{name: _LAX_PRIMITIVE.format(name[:-2])
            for name in ('empty_p', 'psum_scatter_p', 'ragged_dot_general_p', 'scaled_dot_p')},
     },
     'jax.errors': {
