@@ -80,11 +80,12 @@ class Config:
                 for hook in special_value_hooks:
                     hook()
             return
-        if name in _CHOICES:
+        if name in _CHOICES:  # (each changes what a trace is: jit keys its traces on it)
             if value not in _CHOICES[name]:
                 raise ValueError(f'{value!r} is not a valid value of {name} (one of '
                                  f'{", ".join(map(repr, _CHOICES[name]))})')
             vars(self)[name] = value
+            _changed_trace_context()
             return
         if name not in _FLAGS:
             raise AttributeError(f'config.update: unknown or unsupported flag {name!r} '
@@ -189,9 +190,10 @@ def disable_jit(disable: bool = True):
 # ----------------------------------------------------------------------------- user contexts
 
 _user_contexts: list = []
-#: Called with no arguments whenever a user context's value changes (``jit`` drops the
-#: fast paths it recorded under the old values).
-user_context_hooks: list = []
+#: Called with no arguments whenever a value a trace depends on changes (``trace_context``:
+#: a user context, the dtype promotion rules): ``jit`` drops the fast paths it recorded
+#: under the old values.
+trace_context_hooks: list = []
 
 
 class UserContext:
@@ -212,8 +214,7 @@ class UserContext:
 
     def set_global(self, new_value):
         self._value = new_value
-        for hook in user_context_hooks:
-            hook()
+        _changed_trace_context()
 
     def __call__(self, new_value):
         return _UserSetting(self, new_value)
@@ -236,6 +237,12 @@ def make_user_context(default_value=None) -> UserContext:
     return UserContext(default_value)
 
 
-def user_context_values() -> tuple:
-    """The value of every user context, for ``jit``'s trace cache key."""
-    return tuple(c.value for c in _user_contexts)
+def _changed_trace_context():
+    for hook in trace_context_hooks:
+        hook()
+
+
+def trace_context() -> tuple:
+    """What a trace depends on besides the arguments, for ``jit``'s trace cache key, as JAX
+    keys its own: the dtype promotion rules and the value of every user context."""
+    return (config.jax_numpy_dtype_promotion, *(c.value for c in _user_contexts))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 from minijax import core, dtypes, runtime, special_values, spmd_call, tree_util
 from minijax.array import Array, from_device
-from minijax.config import config, special_value_hooks, user_context_hooks, user_context_values
+from minijax.config import config, special_value_hooks, trace_context, trace_context_hooks
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import eval_jaxpr
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
@@ -73,7 +73,7 @@ class Jitted:
         avals, in_tree, leaves = self._abstractify(args, dyn_args, dyn_kwargs)
         # (a sharded argument's sharding is in the key as JAX has it: it traces again)
         key = (in_tree, tuple(avals), static, tuple(map(spmd_call.own_sharding, leaves)),
-               user_context_values())
+               trace_context())
         cached = self._traces.get(key)
         if cached is None:
             runtime.counters['trace'] += 1
@@ -342,7 +342,7 @@ def _not_numeric(x):
 
 
 _trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-#: Every jitted function alive: a user context's change drops their fast paths, which were
+#: Every jitted function alive: a change of the trace context drops their fast paths, which were
 #: recorded for the programs traced under the old values.
 _all_jitted: weakref.WeakSet = weakref.WeakSet()
 
@@ -352,7 +352,7 @@ def _drop_fast_paths() -> None:
         jitted._fast_calls.clear()
 
 
-user_context_hooks.append(_drop_fast_paths)
+trace_context_hooks.append(_drop_fast_paths)
 special_value_hooks.append(_drop_fast_paths)
 
 

@@ -87,6 +87,20 @@ def _strict_promotions(api):
             lambda: jnp.result_type(jnp.uint8, jnp.int8)]
 
 
+def test_a_jitted_function_traces_again_under_strict_promotion():
+    """The promotion rules are part of what a trace depends on (JAX's trace context): a
+    function jitted and called before is traced again, and refuses, under 'strict'."""
+    outcomes = []
+    for api in (jax, minijax):
+        f = api.jit(lambda x, y: x + y)
+        before = f(np.float32(1), np.int32(2)).dtype
+        with api.numpy_dtype_promotion('strict'):
+            with pytest.raises(api.dtypes.TypePromotionError):
+                f(np.float32(1), np.int32(2))
+        outcomes.append((before, f(np.float32(1), np.int32(2)).dtype))
+    assert outcomes[0] == outcomes[1]
+
+
 @pytest.mark.parametrize('i', range(len(_strict_promotions(jax))))
 def test_strict_dtype_promotion_as_jax(i):
     """``numpy_dtype_promotion('strict')`` (the type-promotion page): a Python scalar meets
