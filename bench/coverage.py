@@ -224,7 +224,8 @@ def markdown(rows: list[Name]) -> str:
         'named by a test that compares it with JAX (`test/unit/test_coverage.py` checks '
         'that). A function "lacking" '
         'parameters takes all of JAX\'s but those. A name that is not supported is an '
-        'error saying why and what to use instead:', '',
+        'error saying why and what to use instead (an `AttributeError`; under `from ... '
+        'import`, an `ImportError` with the same text):', '',
         '```python', 'import minijax.numpy as jnp', '', 'try:', '    jnp.float8_e4m3fn',
         'except AttributeError as error:', '    print(error)', '```', '', '```text',
         f'minijax.numpy.float8_e4m3fn is not supported (jax.numpy.float8_e4m3fn is JAX\'s): '

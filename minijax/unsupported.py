@@ -8,6 +8,9 @@ namespace's ``dir()`` to JAX's names where the module holds more.
 """
 from __future__ import annotations
 
+import dis
+import sys
+
 _REFS = ("mutable array references (JAX's Ref, new_ref, freeze and their helpers) are not "
          'supported: minijax values are immutable; update functionally (x.at[i].set(v)) and '
          'carry state through loops and function results')
@@ -87,10 +90,23 @@ def missing_name(namespace: str):
 
     def __getattr__(name):
         if name in unsupported:
-            raise AttributeError(f'{module}.{name} is not supported ({namespace}.{name} is '
-                                 f'JAX\'s): {unsupported[name]}', name=name)
+            reason = (f'{module}.{name} is not supported ({namespace}.{name} is JAX\'s): '
+                      f'{unsupported[name]}')
+            if _importing_from(sys._getframe(1)):
+                raise ImportError(reason, name=module)
+            raise AttributeError(reason, name=name)
         raise AttributeError(f"module '{module}' has no attribute '{name}'", name=name)
     return __getattr__
+
+
+_IMPORT_FROM = dis.opmap['IMPORT_FROM']
+
+
+def _importing_from(frame) -> bool:
+    """Whether ``frame`` is running ``from module import name``. Python turns an
+    AttributeError there into a bare "cannot import name", which drops the reason; an
+    ImportError goes through as it is (and ``hasattr`` still sees an AttributeError)."""
+    return frame.f_code.co_code[frame.f_lasti] == _IMPORT_FROM
 
 
 def public_dir(module_globals: dict):

@@ -38,6 +38,9 @@ def test_an_unsupported_name_is_an_error_giving_the_reason(row):
     with pytest.raises(AttributeError, match='is not supported') as raised:
         getattr(module, row.name)
     assert coverage.UNSUPPORTED[row.namespace][row.name] in str(raised.value)
+    with pytest.raises(ImportError, match='is not supported') as raised:  # not Python's bare
+        exec(f'from {module.__name__} import {row.name}', {})     # "cannot import name"
+    assert coverage.UNSUPPORTED[row.namespace][row.name] in str(raised.value)
 
 
 def test_every_implemented_name_is_named_by_a_test():
