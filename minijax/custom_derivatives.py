@@ -272,8 +272,6 @@ def _known_value(x):
     return x.pval.const if isinstance(x, PartialEvalTracer) and x.pval.is_known else x
 
 
-
-
 def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=(),
                static_argnames=(), concrete=_NOT_GIVEN):
     """``fun`` itself (its ``static_argnums`` checked at each call): JAX's rematerialization
@@ -443,18 +441,12 @@ class _Call:
         return self.tracers_out(trace, outs, tangents)
 
     def vjp_in_place(self, trace):
-        """``custom_vjp``'s ``fwd`` applied at ``trace``, the output tangents the linear
-        ``custom_lin`` of ``bwd``, as JAX's JVP of a custom_vjp call."""
+        """``custom_vjp``'s JVP (``_fwd_and_lin``) applied at ``trace``."""
         tracers = [core.full_raise(trace, x) for x in self.flat_args]
-        tangents = trace.tangents(tracers)
-        outs, residuals, residual_tree = self.flat_fwd(
-            *(t.primal for t in tracers), perturbed=[not isinstance(t, ad.Zero)
-                                                     for t in tangents])
-        bwd = NamedRule(getattr(self.custom.bwd, '__name__', 'bwd'),
-                        functools.partial(self.flat_bwd, residual_tree))
-        tangents_out = custom_lin_p.bind(
-            *residuals, *map(ad.instantiate, tangents), num_res=len(residuals), bwd=bwd,
-            out_avals=tuple(self.out_avals), name=self.name)
+        outs, tangents_out = _fwd_and_lin(
+            self.flat_fwd, NamedRule(getattr(self.custom.bwd, '__name__', 'bwd'), self.flat_bwd),
+            [t.primal for t in tracers], trace.tangents(tracers), lambda: self.out_avals,
+            self.name)
         return self.tracers_out(trace, outs, tangents_out)
 
     def tracers_out(self, trace, outs, tangents):
@@ -660,13 +652,21 @@ custom_jvp_call_p.def_batching(_custom_jvp_call_batching)
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
     _check_no_closed_over_tangents(name, tangents, num_consts)
+    return _fwd_and_lin(fwd, bwd, primals[num_consts:], tangents[num_consts:],
+                        lambda: call_jaxpr.out_avals, name)
+
+
+def _fwd_and_lin(fwd, bwd, primals, tangents, out_avals, name):
+    """A custom_vjp call's JVP, as JAX's: ``fwd`` on the primals, and the output tangents
+    the linear ``custom_lin`` of ``bwd`` (its residuals bound in), which grad transposes.
+    ``out_avals()`` gives the output types once ``fwd`` ran (a call not traced learns them
+    from ``fwd``'s output)."""
     outs, residuals, residual_tree = fwd(
-        *primals[num_consts:],
-        perturbed=[not isinstance(t, ad.Zero) for t in tangents[num_consts:]])
+        *primals, perturbed=[not isinstance(t, ad.Zero) for t in tangents])
     tangents_out = custom_lin_p.bind(
-        *residuals, *(ad.instantiate(t) for t in tangents[num_consts:]),
-        num_res=len(residuals), bwd=NamedRule(str(bwd), functools.partial(bwd, residual_tree)),
-        out_avals=tuple(call_jaxpr.out_avals), name=name)
+        *residuals, *map(ad.instantiate, tangents), num_res=len(residuals),
+        bwd=NamedRule(str(bwd), functools.partial(bwd, residual_tree)),
+        out_avals=tuple(out_avals()), name=name)
     return outs, tangents_out
 
 
