@@ -28,9 +28,9 @@ from minijax.ir.jaxpr import eval_jaxpr
 from minijax.ir.tracing import abstractify_args, trace_to_jaxpr
 from minijax.sharding import SingleDeviceSharding
 from minijax.sharding.mesh import get_concrete_mesh
-from minijax.stages import Compiled, Lowered, Traced, _check_values, _option_pairs
-from minijax.xla_call import (executable, lowered_module, run, spmd_executable, xla_call,
-                              xla_call_p)
+from minijax.stages import Compiled, Lowered, Traced
+from minijax.xla_call import (check_values, executable, lowered_module, option_pairs, run,
+                              spmd_executable, xla_call, xla_call_p)
 
 __all__ = ['Compiled', 'Jitted', 'Lowered', 'Traced', 'jit', 'xla_call_p']
 
@@ -46,7 +46,7 @@ class Jitted:
                  out_shardings=None, inline=False, compiler_options=None):
         self.fun = fun
         self.inline = inline
-        self.compiler_options = _option_pairs(compiler_options)
+        self.compiler_options = option_pairs(compiler_options)
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = getattr(fun, '__name__', 'function')
         self.__name__ = self.name
@@ -182,7 +182,7 @@ class Jitted:
                             out_shardings=given_outs or None)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
-        _check_values(f'jit({self.name})', names[0], flat_args)
+        check_values(f'jit({self.name})', names[0], flat_args)
         place = self._placement(args, kwargs, flat_args, out_tree, closed)
         if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
             exe = spmd_executable(closed, self.name, *names, place, self.compiler_options)

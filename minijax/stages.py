@@ -151,7 +151,8 @@ class Lowered(_Stage):
         if device_assignment is not None:
             raise NotImplementedError('Lowered.compile: device_assignment is not supported by '
                                       'minijax (it compiles for the devices of the call)')
-        options = _option_pairs({**dict(self._compiler_options), **(compiler_options or {})})
+        options = xla_call.option_pairs({**dict(self._compiler_options),
+                                         **(compiler_options or {})})
         if self._place is not None:
             exe = xla_call.spmd_executable(self.jaxpr, self.name, *self._names, self._place,
                                            options)
@@ -183,7 +184,7 @@ class Compiled(_Stage):
             raise TypeError('compiled function called with types '
                             f'({", ".join(a.str_short() for a in avals)}) but compiled for '
                             f'({", ".join(a.str_short() for a in expected)})')
-        _check_values('compiled function', map(str, range(len(leaves))), leaves)
+        xla_call.check_values('compiled function', map(str, range(len(leaves))), leaves)
         if self._place is not None:
             outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
         else:
@@ -217,21 +218,3 @@ class Compiled(_Stage):
 
     def cost_analysis(self) -> dict:
         return self._executable.cost_analysis()
-
-
-def _check_values(what, arg_names, leaves) -> None:
-    """A TypeError naming an argument that has a type but no value (a ``ShapeDtypeStruct``):
-    it can be lowered, not run."""
-    for name, leaf in zip(arg_names, leaves):
-        if not core.is_valid_value(leaf):
-            raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
-
-
-def _option_pairs(compiler_options) -> tuple:
-    """XLA's options as sorted (name, value) pairs: hashable, so they key the caches."""
-    if compiler_options is None:
-        return ()
-    if not isinstance(compiler_options, dict):
-        raise TypeError(f'jit: compiler_options must be a dict of XLA option names to values, '
-                        f'got {type(compiler_options).__name__}')
-    return tuple(sorted(compiler_options.items()))

@@ -109,6 +109,24 @@ def spmd_executable(closed: ClosedJaxpr, name: str, arg_names: tuple[str, ...],
                                 [s is None for s in outs], compiler_options)
 
 
+def check_values(what, arg_names, leaves) -> None:
+    """A TypeError naming an argument that has a type but no value (a ``ShapeDtypeStruct``):
+    it can be lowered, not run."""
+    for name, leaf in zip(arg_names, leaves):
+        if not core.is_valid_value(leaf):
+            raise TypeError(f"{what}: argument '{name}': {core.invalid_type_error(leaf)}")
+
+
+def option_pairs(compiler_options) -> tuple:
+    """XLA's options as sorted (name, value) pairs: hashable, so they key the caches."""
+    if compiler_options is None:
+        return ()
+    if not isinstance(compiler_options, dict):
+        raise TypeError(f'jit: compiler_options must be a dict of XLA option names to values, '
+                        f'got {type(compiler_options).__name__}')
+    return tuple(sorted(compiler_options.items()))
+
+
 def run(exe: runtime.Executable, args, out_avals) -> list[Array]:
     """Buffers in, Arrays (and Tokens) out: an Array argument passes its device buffer as
     it is."""
