@@ -187,7 +187,11 @@ class Array:
         return self._value().tobytes(order)
 
     def block_until_ready(self):
-        """Wait for the value to be computed (PJRT CPU execution is synchronous)."""
+        """Wait for the value to be computed: a program's results are handed back as soon as
+        it is dispatched, while XLA's threads still run it."""
+        self._check_if_deleted()
+        if self._buffer is not None:
+            runtime.block_until_ready([self._buffer])
         return self
 
     def copy_to_host_async(self):
@@ -239,8 +243,9 @@ class Array:
         return runtime.default_backend()
 
     def is_ready(self) -> bool:
-        """Whether the value is computed: always (PJRT CPU execution is synchronous)."""
-        return True
+        """Whether the value is computed (a value on the host is)."""
+        self._check_if_deleted()
+        return self._buffer is None or self._buffer.is_ready()
 
     @property
     def addressable_shards(self) -> list:
@@ -540,8 +545,18 @@ def copy_to_host_async(x):
 
 
 def block_until_ready(x):
-    """``x`` once every Array in it is computed (``jax.block_until_ready``): at once, as
-    PJRT's CPU execution is synchronous."""
+    """``x`` once every Array in it is computed (``jax.block_until_ready``), waiting for all
+    their buffers at once; a leaf with a ``block_until_ready`` method of its own has it
+    called, any other leaf is left alone."""
+    buffers = []
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf._check_if_deleted()
+            if leaf._buffer is not None:
+                buffers.append(leaf._buffer)
+        elif hasattr(leaf, 'block_until_ready'):
+            leaf.block_until_ready()
+    runtime.block_until_ready(buffers)
     return x
 
 

@@ -359,6 +359,13 @@ def _ordered_token():
     return _ordered_tokens[0]
 
 
+def block_until_ready(buffers: list) -> None:
+    """Wait until XLA has computed ``buffers``: an execution returns its results as soon as
+    it is dispatched (the CPU client runs programs asynchronously, as JAX's does)."""
+    if buffers:
+        _jax.batched_block_until_ready(buffers)
+
+
 def effects_barrier() -> None:
     """Wait until every program run so far has made its side effects (``jax.effects_barrier``):
     its host callbacks have returned."""

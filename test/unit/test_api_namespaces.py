@@ -705,6 +705,25 @@ def test_devices_device_put_and_block_until_ready_as_jax():
     assert [str(d) for d in minijax.devices()] == [str(d) for d in jax.devices()]
 
 
+@pytest.mark.parametrize('wait', ['method', 'function'])
+def test_block_until_ready_waits_for_the_program(wait):
+    """A jitted call returns while XLA's threads still run the program (as JAX's does), so
+    ``block_until_ready`` must wait: jaxlib's own buffer says whether the value is there.
+    (It returned at once, so timing ``f(x).block_until_ready()`` measured the dispatch.)"""
+    slow = minijax.jit(lambda a: (a @ a @ a @ a @ a, a.sum()))
+    a = minijax.device_put(np.full((700, 700), 1e-3))
+    slow(a)  # (compiled)
+    out = slow(a)
+    if wait == 'method':
+        out[0].block_until_ready()
+    else:
+        assert minijax.block_until_ready(out) is out
+    assert all(x.buffer.is_ready() and x.is_ready() for x in out[:1 if wait == 'method' else 2])
+    out[0].delete()
+    with pytest.raises(RuntimeError, match='deleted'):
+        out[0].block_until_ready()
+
+
 # ----------------------------------------------------------------------------- ported programs
 # Names tutorial programs use that minijax lacked, each run as the ported program runs it.
 
