@@ -70,8 +70,9 @@ class Array:
     clone = new_reference
 
     def _value(self) -> np.ndarray:
-        if self._npy is None:
+        if self._buffer is not None or self._npy is None:  # (a buffer may have been donated)
             self._check_if_deleted()
+        if self._npy is None:
             if self._sharding is not None:  # gathered from its shards
                 if not self._holds_whole_value():
                     raise RuntimeError(
@@ -300,7 +301,10 @@ class Array:
         self._buffer = self._npy = self._sharding = None
 
     def is_deleted(self) -> bool:
-        return self._buffer is None and self._npy is None
+        """Deleted, or its buffer donated to a program (``jit(donate_argnums=...)``), which
+        took it over even where a host copy of the value is still at hand."""
+        buffer = self._buffer
+        return self._npy is None if buffer is None else buffer.is_deleted()
 
     def _check_if_deleted(self):
         if self.is_deleted():
@@ -560,10 +564,22 @@ def block_until_ready(x):
     return x
 
 
+def release_host_views(args, positions) -> None:
+    """Let go of the NumPy views that the Arrays at ``positions`` keep of their buffers,
+    which a program is about to take (donated): PJRT does not take a buffer that is still
+    read through a view, and JAX keeps no such view either (it caches a host copy only)."""
+    for i in positions:
+        x = args[i]
+        if type(x) is Array and x._buffer is not None and x._npy is not None \
+                and isinstance(x._npy.base, memoryview):
+            x._npy = None
+
+
 def to_device(x):
     """The device buffer for a jit argument: an Array's own buffer, or a fresh transfer (for
     a token, the empty bool array PJRT takes in its place, as JAX passes it)."""
     if isinstance(x, Array):
+        x._check_if_deleted()
         return x.buffer
     if isinstance(x, core.Token):
         return runtime.device_put(np.zeros(0, bool))

@@ -194,8 +194,11 @@ def _entry(primitive, args, params):
 
 def _buffer(x):
     """The device buffer of an operand: an Array's own (transferred once), a Python
-    scalar's kept one, else a transfer."""
+    scalar's kept one, else a transfer. (A buffer donated to a program is gone: JAX's
+    error.)"""
     if type(x) is Array and x._buffer is not None:
+        if x._buffer.is_deleted():
+            x._check_if_deleted()
         return x._buffer
     if type(x) in _SCALAR_KEYS and x == x and x:  # (not NaN, not 0: -0.0 == 0.0)
         key = (type(x), x)

@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 from minijax import core, dtypes, runtime, special_values, spmd_call, tree_util
-from minijax.array import Array, from_device
+from minijax.array import Array, from_device, release_host_views
+from minijax.errors import JaxRuntimeError
 from minijax.config import config, special_value_hooks, trace_context, trace_context_hooks
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import eval_jaxpr
@@ -43,7 +44,8 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, in_shardings=None,
-                 out_shardings=None, inline=False, compiler_options=None):
+                 out_shardings=None, inline=False, compiler_options=None, donate_argnums=None,
+                 donate_argnames=None):
         self.fun = fun
         self.inline = inline
         self.compiler_options = option_pairs(compiler_options)
@@ -54,6 +56,9 @@ class Jitted:
         self.__wrapped__ = fun
         self.static_argnums, self.static_argnames = _static_arguments(
             self.name, fun, static_argnums, static_argnames)
+        self.donate_argnums, self.donate_argnames = _donated_arguments(
+            self.name, fun, (self.static_argnums, self.static_argnames), donate_argnums,
+            donate_argnames)
         self._traces = _traces_of(fun)
         self._fast_calls: dict[tuple, Callable] = {}
         _all_jitted.add(self)
@@ -131,14 +136,17 @@ class Jitted:
 
     def __call__(self, *args, **kwargs):
         if core.dynamic_trace is None and not config.jax_disable_jit:
-            if not kwargs and not self.static_argnums:  # the commonest call, at least cost
-                fast = self._fast_calls.get(_signature(args))
-                if fast is not None:
-                    return fast(args)
-            key, _, leaves = self._fast_key(args, kwargs)
-            fast = self._fast_calls.get(key)
+            leaves = args
+            fast = (self._fast_calls.get(_signature(args))  # the commonest call, at least cost
+                    if not kwargs and not self.static_argnums else None)
+            if fast is None:
+                key, _, leaves = self._fast_key(args, kwargs)
+                fast = self._fast_calls.get(key)
             if fast is not None:
-                return fast(leaves)
+                try:
+                    return fast(leaves)
+                except JaxRuntimeError as err:
+                    raise _fast_call_error(err, leaves) from None
         return self._call(args, kwargs)
 
     def _fast_key(self, args, kwargs):
@@ -177,18 +185,23 @@ class Jitted:
             if given_ins or given_outs:  # (constants, closed-over values: XLA lays them out)
                 given_ins = (None,) * (len(closed.consts) + len(closed_over)) + \
                     tuple(given_ins or (None,) * len(flat_args))
+            donated = self._donated_leaves(args, kwargs)
+            if donated:  # (the constants are not the caller's to give)
+                donated = (False,) * (len(closed.consts) + len(closed_over)) + donated
             outs = xla_call(*closed.consts, *closed_over, *flat_args, jaxpr=hoisted,
                             name=self.name, in_shardings=given_ins or None,
-                            out_shardings=given_outs or None)
+                            out_shardings=given_outs or None, donated_invars=donated)
             return tree_util.tree_unflatten(out_tree, outs)
         # nothing to transform: run the executable, constants inside (no transfers)
         check_values(f'jit({self.name})', names[0], flat_args)
+        donated = self._donated_leaves(args, kwargs)
         place = self._placement(args, kwargs, flat_args, out_tree, closed)
         if place is not None:  # over a mesh: no fast path (the layouts are checked per call)
-            exe = spmd_executable(closed, self.name, *names, place, self.compiler_options)
+            exe = spmd_executable(closed, self.name, *names, place, self.compiler_options,
+                                  donated)
             return tree_util.tree_unflatten(
                 out_tree, spmd_call.run(exe, place, flat_args, closed.out_avals))
-        exe = executable(closed, self.name, *names, self.compiler_options)
+        exe = executable(closed, self.name, *names, self.compiler_options, donated)
         if special_values.checking():  # (no fast path: it would check nothing)
             outs = run(exe, flat_args, closed.out_avals)
             special_values.check_call(f'jit({self.name})', outs,
@@ -208,7 +221,8 @@ class Jitted:
                 f'jit({self.name}).trace: the function closes over a traced value')
         _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         return Traced(closed, self.name, tree_util.tree_structure((dyn_args, dyn_kwargs)),
-                      out_tree, lambda: self.lower(*args, **kwargs))
+                      out_tree, lambda: self.lower(*args, **kwargs),
+                      self._donated_leaves(args, kwargs))
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower for ``args`` (arrays, scalars or ``ShapeDtypeStruct``, and the
@@ -220,7 +234,8 @@ class Jitted:
         _, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
         return Lowered(closed, self.name, out_tree, names,
                        self._placement(args, kwargs, flat_args, out_tree, closed),
-                       tree_util.tree_structure((dyn_args, dyn_kwargs)), self.compiler_options)
+                       tree_util.tree_structure((dyn_args, dyn_kwargs)), self.compiler_options,
+                       self._donated_leaves(args, kwargs))
 
     def _placement(self, args, kwargs, flat_args, out_tree, closed):
         """Where the call runs (``spmd_call.placement``): over the mesh of its shardings (or
@@ -244,6 +259,19 @@ class Jitted:
             placeholder = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
             outs = spmd_call.flat_shardings('out_shardings', self.out_shardings, placeholder)
         return ins, outs
+
+    def _donated_leaves(self, args, kwargs) -> tuple[bool, ...]:
+        """Per traced leaf, whether its buffer is donated (every leaf of a donated argument,
+        as JAX's ``donation_vector``); empty when nothing is."""
+        if not (self.donate_argnums or self.donate_argnames):
+            return ()
+        static = _static_positions(self.static_argnums, len(args))
+        given = _static_positions(self.donate_argnums, len(args))
+        flags = [flag for i, a in enumerate(args) if i not in static
+                 for flag in [i in given] * len(tree_util.tree_leaves(a))]
+        flags += [flag for k in sorted(kwargs) if k not in self.static_argnames
+                  for flag in [k in self.donate_argnames] * len(tree_util.tree_leaves(kwargs[k]))]
+        return tuple(flags) if any(flags) else ()
 
     def _argument_names(self, args, kwargs) -> tuple[str, ...]:
         """The name of each traced leaf, as JAX locates ``@main``'s arguments: the Python
@@ -286,6 +314,15 @@ def _signature(args) -> tuple | None:
     return tuple(signature)
 
 
+def _fast_call_error(err, leaves) -> Exception:
+    """What a failed fast call raises: for an argument whose buffer was deleted or donated,
+    jaxlib's message as a ValueError, as JAX's C++ fast path raises it (a call that traces
+    raises ``Array has been deleted``, a RuntimeError, in both)."""
+    if any(type(x) is Array and x.is_deleted() for x in leaves):
+        return ValueError(str(err))
+    return err
+
+
 def _transfer(entry):
     """How an argument of one signature entry reaches the device: an Array hands over its
     buffer, a host value is copied by the transfer made for its type."""
@@ -309,7 +346,15 @@ def _fast_call(exe, signature, out_avals, out_tree):
     full path does for these argument types, minus the work whose answer the signature
     fixes (flattening in Python, avals, the trace-cache lookup, how each argument is
     transferred)."""
-    return exe.runner(tuple(map(_transfer, signature)), _outputs(out_avals, out_tree))
+    run = exe.runner(tuple(map(_transfer, signature)), _outputs(out_avals, out_tree))
+    if not exe.donated:
+        return run
+    donated = exe.donated
+
+    def run_donating(values):  # (PJRT takes a buffer no view reads)
+        release_host_views(values, donated)
+        return run(values)
+    return run_donating
 
 
 def _outputs(out_avals, out_tree):
@@ -386,10 +431,10 @@ def _static_arguments(name, fun, static_argnums, static_argnames):
     return _argument_selection(name, fun, 'static', static_argnums, static_argnames)
 
 
-def _check_donated(name, fun, static, donate_argnums, donate_argnames):
-    """Donation has no effect in minijax, but its arguments are checked as JAX checks them:
-    each names a parameter of ``fun``, and none is also ``static`` (an argument that is not
-    traced has no buffer to give)."""
+def _donated_arguments(name, fun, static, donate_argnums, donate_argnames):
+    """``(donate_argnums, donate_argnames)`` checked as JAX checks them (each names a
+    parameter of ``fun``, none is also ``static``: an argument that is not traced has no
+    buffer to give) and each completed from the other through ``fun``'s signature."""
     donated = _argument_selection(name, fun, 'donate', donate_argnums, donate_argnames)
     for what, (static_ones, donated_ones) in (('argnums', (static[0], donated[0])),
                                               ('argnames', (static[1], donated[1]))):
@@ -398,6 +443,7 @@ def _check_donated(name, fun, static, donate_argnums, donate_argnames):
             raise ValueError(f'jit({name}): static_{what} and donate_{what} cannot intersect. '
                              f'Arguments {sorted(both)} appear in both static_{what} and '
                              f'donate_{what}')
+    return donated
 
 
 def _argument_selection(name, fun, kind, argnums, argnames):
@@ -494,10 +540,11 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     every transformation carries as JAX's does (a tangent or cotangent lies as its
     value), and a nested call constrains its function's arguments and results to them.
 
-    ``donate_argnums``/``donate_argnames`` are checked as JAX checks them and have no
-    effect: minijax never reuses an input buffer for an output. ``keep_unused`` has no effect
-    either: minijax always passes every argument to the executable (JAX's
-    ``keep_unused=True``).
+    ``donate_argnums``/``donate_argnames``: arguments whose buffers the call gives to XLA to
+    write outputs of their type into (``lowering.donation``); once the call has run, such an
+    Array is deleted, as in JAX (a NumPy argument is copied first and stays as it is).
+    ``keep_unused`` has no effect: minijax always passes every argument to the executable
+    (JAX's ``keep_unused=True``).
 
     ``device`` and ``backend`` are deprecated in JAX and warn as there: ``device`` runs the
     function on that device (its arguments and results placed there), ``backend`` must be
@@ -515,11 +562,8 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     core.check_callable('jit', fun=fun)
     if device is not None or backend is not None:
         in_shardings = out_shardings = _on_device(device, backend, in_shardings, out_shardings)
-    jitted = Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, inline,
-                    compiler_options)
-    _check_donated(jitted.name, fun, (jitted.static_argnums, jitted.static_argnames),
-                   donate_argnums, donate_argnames)
-    return jitted
+    return Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings, inline,
+                  compiler_options, donate_argnums, donate_argnames)
 
 
 def _on_device(device, backend, in_shardings, out_shardings):

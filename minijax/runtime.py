@@ -408,10 +408,12 @@ class Executable(_Compiled):
     and route every output through its Python sharding code.
     """
 
-    def __init__(self, loaded, result_types, callbacks=(), ordered=False):
+    def __init__(self, loaded, result_types, callbacks=(), ordered=False, donated=()):
         self._loaded = loaded
         self._host_callbacks = callbacks  # XLA calls them while the executable lives
         self._ordered = ordered  # @main takes and returns the ordered effects' token
+        #: the positions of the arguments whose buffers the program may take (donated)
+        self.donated = donated
         self._handlers = [xc._xla.array_result_handler(_TransferAval(shape, dtype), _sharding(),
                                                        committed=True, _skip_checks=True)
                           for shape, dtype in result_types]
@@ -527,7 +529,8 @@ def compile_module(module, compiler_options=()) -> Executable:
                            'repetition as a loop (fori_loop, scan) or split the computation')
     callbacks = _checked_host_callbacks(module)
     loaded = _compile(client(), module, (device(),), _options(compiler_options), callbacks)
-    return Executable(loaded, _main_result_types(module), callbacks, _threads_token(module))
+    return Executable(loaded, _main_result_types(module), callbacks, _threads_token(module),
+                      _donated_arguments(module))
 
 
 #: The options JAX sets on the build options rather than as XLA's environment options.
@@ -592,6 +595,22 @@ def _checked_host_callbacks(module) -> list:
                            'process, so there is no Python function to call: run it from '
                            'the jit that lowered it')
     return callbacks
+
+
+#: The argument attributes by which a module gives an argument's buffer to the program.
+_DONATION_ATTRS = ('tf.aliasing_output', 'jax.buffer_donor')
+
+
+def _donated_arguments(module) -> tuple[int, ...]:
+    """The positions (after the ordered effects' token) of ``@main``'s arguments whose
+    buffers the program may take (``lowering.donation``)."""
+    with module.context:
+        main = main_function(module)
+        if main is None or 'arg_attrs' not in main.attributes:
+            return ()
+        attrs = [ir.DictAttr(a) for a in main.arg_attrs]
+        attrs = attrs[1:] if attrs and 'jax.token' in attrs[0] else attrs
+        return tuple(i for i, a in enumerate(attrs) if any(n in a for n in _DONATION_ATTRS))
 
 
 def _threads_token(module) -> bool:

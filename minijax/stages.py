@@ -54,11 +54,13 @@ class _Stage:
     _in_tree: typing.Any
     out_tree: typing.Any
     _jaxpr: jaxprs.ClosedJaxpr
+    _donated: tuple[bool, ...] = ()  # per argument leaf, whether its buffer is donated
 
     @property
     def args_info(self):
-        return tree_util.tree_unflatten(self._in_tree,
-                                        [ArgInfo(a, False) for a in self._jaxpr.in_avals])
+        donated = self._donated or (False,) * len(self._jaxpr.in_avals)
+        return tree_util.tree_unflatten(self._in_tree, [
+            ArgInfo(a, d) for a, d in zip(self._jaxpr.in_avals, donated, strict=True)])
 
     @property
     def in_tree(self):
@@ -78,9 +80,11 @@ class _Stage:
 class Traced(_Stage):
     """A jitted function traced for particular argument types: its jaxpr, ready to lower."""
 
-    def __init__(self, closed: jaxprs.ClosedJaxpr, name: str, in_tree, out_tree, lower):
+    def __init__(self, closed: jaxprs.ClosedJaxpr, name: str, in_tree, out_tree, lower,
+                 donated=()):
         self._jaxpr, self._name, self._in_tree, self.out_tree = closed, name, in_tree, out_tree
         self._lower = lower
+        self._donated = donated
 
     jaxpr = property(lambda self: self._jaxpr)
     fun_name = property(lambda self: self._name)
@@ -106,11 +110,12 @@ class Lowered(_Stage):
     """A jitted function lowered to a StableHLO module for particular argument types."""
 
     def __init__(self, closed: jaxprs.ClosedJaxpr, name: str, out_tree, names=((), ()), place=None,
-                 in_tree=None, compiler_options=()):
+                 in_tree=None, compiler_options=(), donated=()):
         """``names``: of the module's arguments and results (``jit``'s trace gives them);
         ``place``: the mesh and shardings of a program over a mesh (``spmd_call``);
         ``in_tree``: of the (positional, keyword) arguments traced; ``compiler_options``:
-        ``jit``'s, as (name, value) pairs."""
+        ``jit``'s, as (name, value) pairs; ``donated``: per argument leaf, whether its
+        buffer is given to the program (empty: none is)."""
         self.jaxpr = self._jaxpr = closed
         self.name = name
         self.out_tree = out_tree
@@ -118,7 +123,8 @@ class Lowered(_Stage):
         self._place = place
         self._in_tree = in_tree
         self._compiler_options = compiler_options
-        self._module = xla_call.lowered_module(closed, name, *names, place)
+        self._donated = donated
+        self._module = xla_call.lowered_module(closed, name, *names, place, donated)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False) -> str:
         """The module's text, as JAX's ``as_text``: ``dialect`` 'stablehlo' (the default) or
@@ -155,22 +161,25 @@ class Lowered(_Stage):
                                          **(compiler_options or {})})
         if self._place is not None:
             exe = xla_call.spmd_executable(self.jaxpr, self.name, *self._names, self._place,
-                                           options)
-            return Compiled(self.jaxpr, exe, self.out_tree, self._place, self._in_tree)
-        exe = xla_call.executable(self.jaxpr, self.name, *self._names, options)
-        return Compiled(self.jaxpr, exe, self.out_tree, in_tree=self._in_tree)
+                                           options, self._donated)
+            return Compiled(self.jaxpr, exe, self.out_tree, self._place, self._in_tree,
+                            self._donated)
+        exe = xla_call.executable(self.jaxpr, self.name, *self._names, options, self._donated)
+        return Compiled(self.jaxpr, exe, self.out_tree, in_tree=self._in_tree,
+                        donated=self._donated)
 
 
 class Compiled(_Stage):
     """A compiled jitted function: call it with arguments of the lowered types."""
 
     def __init__(self, closed: jaxprs.ClosedJaxpr, exe: runtime.Executable, out_tree, place=None,
-                 in_tree=None):
+                 in_tree=None, donated=()):
         self._jaxpr = closed
         self._executable = exe
         self.out_tree = out_tree
         self._place = place
         self._in_tree = in_tree
+        self._donated = donated
 
     def __call__(self, *args, **kwargs):
         for x in tree_util.tree_leaves((args, kwargs)):

@@ -173,6 +173,10 @@ def _is_none(value):
     return value is None
 
 
+def _none_true(flags):
+    return not any(flags)
+
+
 def _constant(value):
     return lambda eqn: value
 
@@ -209,7 +213,8 @@ _AXIS_AS_AXES = dict(renamed={'axis': 'axes'}, shown={'axis': lambda axis: (axis
 #: minijax primitive name -> how JAX prints it. Primitives not listed print as they are.
 JAX_NAMES: dict[str, PrintedAs] = {
     'xla_call': PrintedAs('jit', shown={'in_shardings': _unspecified_as_jax,
-                                        'out_shardings': _unspecified_as_jax}, **_NAME_FIRST),
+                                        'out_shardings': _unspecified_as_jax},
+                          hidden={'donated_invars': _none_true}, **_NAME_FIRST),
     'reduce_sum': PrintedAs(added={'out_sharding': _param_or_none('out_sharding')}),
     'argmax': PrintedAs(**_AXIS_AS_AXES),
     'argmin': PrintedAs(**_AXIS_AS_AXES),

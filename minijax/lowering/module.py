@@ -22,6 +22,7 @@ from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, Lit, Var, name_stack as name_st
 from minijax.ir.printer import jax_name
 from minijax.ir.tracing import trace_to_jaxpr
 from minijax.lowering.context import mlir_context, new_context
+from minijax.lowering.donation import donation_attrs
 from minijax.lowering.registry import LoweringRuleContext, lowering_rules, outlined_primitives
 from minijax.lowering.shardings import (constrain_all, constrain_to_type, lift_meshes,
                                         sdy_sharding)
@@ -193,7 +194,8 @@ OWN_CONTEXT_BYTES = 1 << 20
 def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str = '',
                           arg_names: Sequence[str] = (), result_names: Sequence[str] = (),
                           num_partitions: int = 1, arg_shardings: Sequence = (),
-                          result_shardings: Sequence = ()) -> ir.Module:
+                          result_shardings: Sequence = (),
+                          donated_args: Sequence[bool] = ()) -> ir.Module:
     """``module @<module_name>`` whose public ``@main`` computes ``closed``; verified.
     The module's objects belong to ``module.context``: work on them inside it.
 
@@ -209,7 +211,11 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
 
     A program for a mesh (``jit`` with shardings) has ``num_partitions`` (the mesh's size)
     and, per argument and result, a ``NamedSharding`` or None (XLA chooses): each becomes an
-    ``sdy.sharding`` attribute, their meshes one ``sdy.mesh @mesh`` (``lowering.shardings``)."""
+    ``sdy.sharding`` attribute, their meshes one ``sdy.mesh @mesh`` (``lowering.shardings``).
+
+    ``donated_args``: per argument, whether its buffer is given to the program
+    (``jit(donate_argnums=...)``): the outputs that may reuse it are marked on ``@main``'s
+    arguments (``lowering.donation``)."""
     if core.sharding_in_types():  # (sharded types: laid out as their types say, as JAX)
         arg_shardings, result_shardings = (
             [s if s is not None else sharding_rules.constraint_of(a)
@@ -240,10 +246,16 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, module_name: str, name_stack: str
                 ir.DictAttr.get({'jax.result_info': ir.StringAttr.get(name),
                                  **_sharding_attr(sharding, aval)})
                 for name, sharding, aval in zip(names, result_shardings, closed.out_avals)])
-            if any(s is not None for s in arg_shardings):
+            donations = [{}] * len(closed.in_avals)
+            if any(donated_args):
+                donations = donation_attrs(
+                    closed.in_avals, closed.out_avals, donated_args, len(tokens),
+                    result_shardings if num_partitions > 1 else None)
+            if any(s is not None for s in arg_shardings) or any(donations):
+                arg_shardings = list(arg_shardings) or [None] * len(closed.in_avals)
                 main.arg_attrs = ir.ArrayAttr.get(tokens + [
-                    ir.DictAttr.get(_sharding_attr(s, a))
-                    for s, a in zip(arg_shardings, closed.in_avals, strict=True)])
+                    ir.DictAttr.get({**_sharding_attr(s, a), **d})
+                    for s, a, d in zip(arg_shardings, closed.in_avals, donations, strict=True)])
         verify_module(module)
         if module_ctx.uses_shardy or any(s is not None for s in
                                          (*arg_shardings, *result_shardings)):
@@ -422,6 +434,9 @@ def threading_token(module_ctx, token: ir.Value | None):
         module_ctx.token = saved
 
 
+_NO_MESH = contextlib.nullcontext()  # (stateless: one for every equation)
+
+
 def _traced_mesh(eqn):
     """The abstract mesh ``eqn`` was traced under, in context while its rule runs (JAX keeps
     it in the equation's context), read from its results' types: a rule that traces a
@@ -430,7 +445,7 @@ def _traced_mesh(eqn):
     mesh = next((a._sharding.mesh for a in (v.aval for v in eqn.out_binders)
                  if a is not core.abstract_token and a._sharding is not None), None)
     if mesh is None or mesh.empty or mesh == mesh_lib.get_abstract_mesh():
-        return contextlib.nullcontext()
+        return _NO_MESH
     return mesh_lib.use_abstract_mesh(mesh)
 
 
@@ -501,7 +516,7 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
         module_ctx.eqn_name_stack, module_ctx.where = place.name_stack, place.where
         operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
-        with place.location, _traced_mesh(eqn) if constrains else contextlib.nullcontext():
+        with place.location, _traced_mesh(eqn) if constrains else _NO_MESH:
             if place.outlined is not None:
                 outs = module_ctx.call_outlined(lowering_rules[eqn.primitive], rule_ctx,
                                                 operands, eqn.params, place.outlined)
