@@ -5,7 +5,7 @@ in packed form: the reduced matrix on and next to its diagonal, the Householder 
 ``v_i`` of the reflectors ``H_i = I - tau_i v_i v_i^H`` beyond, and the scalars ``tau_i``
 beside. ``householder_product`` (``orgqr``, ``ungqr``) multiplies the reflectors out into
 ``Q``; ``ormqr`` (``ormqr``, ``unmqr``) applies ``Q`` to a matrix without forming it. Each
-lowers to the kernel JAX calls on CPU with JAX's attributes (``linalg._lapack_call``), so
+lowers to the kernel JAX calls on CPU with JAX's attributes (``lapack.call``), so
 the bits are JAX's; the NumPy impls (the reference executor's) call the same LAPACK routines
 through SciPy. None has a derivative, as in JAX.
 """
@@ -15,9 +15,7 @@ import numpy as np
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
-from minijax.lax.linalg import (
-    _LAPACK_PREFIX, _batch_at_front, _check_matrix, _full, _info_aval, _lapack_call,
-    _nan_unless, _per_matrix_impl, _succeeded)
+from minijax.lax import lapack
 from minijax.lowering import register_lowering
 
 __all__ = ['hessenberg', 'householder_product', 'ormqr', 'tridiagonal', 'hessenberg_p',
@@ -71,7 +69,7 @@ def geqp3(a):
 def _lapack(name, a):
     """SciPy's wrapper of the LAPACK routine ``name`` for ``a``'s dtype."""
     import scipy.linalg.lapack  # (the reference executor's kernels)
-    return getattr(scipy.linalg.lapack, _LAPACK_PREFIX[a.dtype] + name)
+    return getattr(scipy.linalg.lapack, lapack.PREFIX[a.dtype] + name)
 
 
 def _check_operands(name, avals, ranks):
@@ -79,7 +77,7 @@ def _check_operands(name, avals, ranks):
     dtype (TypeError), rank at least ``ranks[i]`` and as many batch axes each (TypeError),
     and (minijax's, where JAX fails later) one batch shape (ValueError)."""
     for i, (aval, rank) in enumerate(zip(avals, ranks)):
-        if aval.dtype not in _LAPACK_PREFIX:
+        if aval.dtype not in lapack.PREFIX:
             raise TypeError(f'{name}: LAPACK takes float32, float64, complex64 or complex128 '
                             f'operands, got operand {i} {aval.str_short()}')
         if aval.ndim < rank:
@@ -100,7 +98,7 @@ def _check_operands(name, avals, ranks):
 
 
 def _hessenberg_abstract_eval(a):
-    _check_matrix('hessenberg', a)
+    lapack.check_matrix('hessenberg', a)
     return [ShapedArray(a.shape, a.dtype),
             ShapedArray((*a.shape[:-2], a.shape[-1] - 1), a.dtype)]
 
@@ -114,25 +112,25 @@ def _hessenberg_lowering(ctx, a):
     """gehrd over rows and columns ``low = 1`` to ``high = n`` (the whole matrix), its info
     making both results NaNs where it fails, as JAX calls it."""
     a_aval, taus_aval = ctx.avals_out
-    info_aval = _info_aval(a_aval)
-    h, taus, info = _lapack_call('gehrd', [a], ctx.avals_in, [a_aval, taus_aval, info_aval],
+    info_aval = lapack.info_aval(a_aval)
+    h, taus, info = lapack.call('gehrd', [a], ctx.avals_in, [a_aval, taus_aval, info_aval],
                                  {0: 0}, high=np.int32(a_aval.shape[-1]), low=np.int32(1))
-    ok = _succeeded(info, info_aval)
-    return [_nan_unless(ctx, ok, h, a_aval, info_aval),
-            _nan_unless(ctx, ok, taus, taus_aval, info_aval)]
+    ok = lapack.succeeded(info, info_aval)
+    return [lapack.nan_unless(ctx, ok, h, a_aval, info_aval),
+            lapack.nan_unless(ctx, ok, taus, taus_aval, info_aval)]
 
 
 hessenberg_p = Primitive('hessenberg', multiple_results=True, eager_on_xla=True)
-hessenberg_p.def_impl(_per_matrix_impl(_hessenberg_one))
+hessenberg_p.def_impl(lapack.per_matrix_impl(_hessenberg_one))
 hessenberg_p.def_abstract_eval(_hessenberg_abstract_eval)
-_batch_at_front(hessenberg_p)
+lapack.batch_at_front(hessenberg_p)
 register_lowering(hessenberg_p, _hessenberg_lowering)
 
 # ----------------------------------------------------------------------------- tridiagonal
 
 
 def _tridiagonal_abstract_eval(a, *, lower):
-    _check_matrix('tridiagonal', a)
+    lapack.check_matrix('tridiagonal', a)
     *batch, n = a.shape[:-1]
     real = dtypes.real_part_dtype(a.dtype)
     return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, n), real),
@@ -147,18 +145,18 @@ def _tridiagonal_one(a, *, lower):
 
 def _tridiagonal_lowering(ctx, a, *, lower):
     x_aval, = ctx.avals_in
-    info_aval = _info_aval(x_aval)
+    info_aval = lapack.info_aval(x_aval)
     kernel = 'hetrd' if dtypes.is_complex(x_aval.dtype) else 'sytrd'
-    *outs, info = _lapack_call(kernel, [a], [x_aval], [*ctx.avals_out, info_aval], {0: 0},
+    *outs, info = lapack.call(kernel, [a], [x_aval], [*ctx.avals_out, info_aval], {0: 0},
                                uplo='L' if lower else 'U')
-    ok = _succeeded(info, info_aval)
-    return [_nan_unless(ctx, ok, x, aval, info_aval) for x, aval in zip(outs, ctx.avals_out)]
+    ok = lapack.succeeded(info, info_aval)
+    return [lapack.nan_unless(ctx, ok, x, aval, info_aval) for x, aval in zip(outs, ctx.avals_out)]
 
 
 tridiagonal_p = Primitive('tridiagonal', multiple_results=True, eager_on_xla=True)
-tridiagonal_p.def_impl(_per_matrix_impl(_tridiagonal_one))
+tridiagonal_p.def_impl(lapack.per_matrix_impl(_tridiagonal_one))
 tridiagonal_p.def_abstract_eval(_tridiagonal_abstract_eval)
-_batch_at_front(tridiagonal_p)
+lapack.batch_at_front(tridiagonal_p)
 register_lowering(tridiagonal_p, _tridiagonal_lowering)
 
 # ----------------------------------------------------------------------------- householder_product
@@ -187,13 +185,13 @@ def _householder_product_impl(a, taus):
 
 def _householder_product_lowering(ctx, a, taus):
     kernel = 'ungqr' if dtypes.is_complex(ctx.avals_in[0].dtype) else 'orgqr'
-    return _lapack_call(kernel, [a, taus], ctx.avals_in, ctx.avals_out, {0: 0})
+    return lapack.call(kernel, [a, taus], ctx.avals_in, ctx.avals_out, {0: 0})
 
 
 householder_product_p = Primitive('householder_product', eager_on_xla=True)
 householder_product_p.def_impl(_householder_product_impl)
 householder_product_p.def_abstract_eval(_householder_product_abstract_eval)
-_batch_at_front(householder_product_p)
+lapack.batch_at_front(householder_product_p)
 register_lowering(householder_product_p, _householder_product_lowering)
 
 # ----------------------------------------------------------------------------- ormqr
@@ -232,21 +230,21 @@ def _ormqr_impl(a, taus, c, *, left, transpose):
 
 def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
     kernel = 'unmqr' if dtypes.is_complex(ctx.avals_in[0].dtype) else 'ormqr'
-    return _lapack_call(kernel, [a, taus, c], ctx.avals_in, ctx.avals_out, {2: 0},
+    return lapack.call(kernel, [a, taus, c], ctx.avals_in, ctx.avals_out, {2: 0},
                         left=left, transpose=transpose)
 
 
 ormqr_p = Primitive('ormqr', eager_on_xla=True)
 ormqr_p.def_impl(_ormqr_impl)
 ormqr_p.def_abstract_eval(_ormqr_abstract_eval)
-_batch_at_front(ormqr_p)
+lapack.batch_at_front(ormqr_p)
 register_lowering(ormqr_p, _ormqr_lowering)
 
 # ----------------------------------------------------------------------------- geqrf
 
 
 def _geqrf_abstract_eval(a):
-    _check_matrix('geqrf', a, square=False)
+    lapack.check_matrix('geqrf', a, square=False)
     return [ShapedArray(a.shape, a.dtype),
             ShapedArray((*a.shape[:-2], min(a.shape[-2:])), a.dtype)]
 
@@ -257,20 +255,20 @@ def _geqrf_one(a):
 
 
 def _geqrf_lowering(ctx, a):
-    return _lapack_call('geqrf', [a], ctx.avals_in, ctx.avals_out, {0: 0})
+    return lapack.call('geqrf', [a], ctx.avals_in, ctx.avals_out, {0: 0})
 
 
 geqrf_p = Primitive('geqrf', multiple_results=True, eager_on_xla=True)
-geqrf_p.def_impl(_per_matrix_impl(_geqrf_one))
+geqrf_p.def_impl(lapack.per_matrix_impl(_geqrf_one))
 geqrf_p.def_abstract_eval(_geqrf_abstract_eval)
-_batch_at_front(geqrf_p)
+lapack.batch_at_front(geqrf_p)
 register_lowering(geqrf_p, _geqrf_lowering)
 
 # ----------------------------------------------------------------------------- geqp3
 
 
 def _geqp3_abstract_eval(a):
-    _check_matrix('geqp3', a, square=False)
+    lapack.check_matrix('geqp3', a, square=False)
     *batch, m, n = a.shape
     return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, n), dtypes.int32),
             ShapedArray((*batch, min(m, n)), a.dtype)]
@@ -284,13 +282,13 @@ def _geqp3_one(a):
 def _geqp3_lowering(ctx, a):
     """geqp3 from zero ``jpvt`` (every column free), as JAX's ``qr_multiply`` calls it."""
     jpvt_aval = ctx.avals_out[1]
-    jpvt = _full(jpvt_aval, 0)
-    return _lapack_call('geqp3', [a, jpvt], [ctx.avals_in[0], jpvt_aval], ctx.avals_out,
+    jpvt = lapack.full(jpvt_aval, 0)
+    return lapack.call('geqp3', [a, jpvt], [ctx.avals_in[0], jpvt_aval], ctx.avals_out,
                         {0: 0, 1: 1})
 
 
 geqp3_p = Primitive('geqp3', multiple_results=True, eager_on_xla=True)
-geqp3_p.def_impl(_per_matrix_impl(_geqp3_one))
+geqp3_p.def_impl(lapack.per_matrix_impl(_geqp3_one))
 geqp3_p.def_abstract_eval(_geqp3_abstract_eval)
-_batch_at_front(geqp3_p)
+lapack.batch_at_front(geqp3_p)
 register_lowering(geqp3_p, _geqp3_lowering)

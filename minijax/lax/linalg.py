@@ -19,13 +19,12 @@ transpose becomes the conjugate transpose (``_H``); on real ones ``_H`` is ``_T`
 import enum
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from minijax import core, dtypes, lax, lowering
 from minijax.interpreters import batching, jvp
 from minijax.interpreters import transpose as ad
-from minijax.lowering import ops, shardings
+from minijax.lax import lapack
 
 __all__ = ['EigImplementation', 'EighImplementation', 'SvdAlgorithm', 'cholesky', 'eig', 'eigh',
            'lu', 'lu_pivots_to_permutation', 'lu_pivots_to_permutation_p', 'qdwh', 'qr',
@@ -70,7 +69,7 @@ def _symmetrize(x):
 def cholesky(x, *, symmetrize_input=True):
     """The lower-triangular ``L`` with ``x = L L^T`` (NaNs where ``x`` is not positive
     definite). Without ``symmetrize_input`` only the lower triangle of ``x`` is read."""
-    _check_matrix('cholesky', core.get_aval(x), symmetrized=symmetrize_input)
+    lapack.check_matrix('cholesky', core.get_aval(x), symmetrized=symmetrize_input)
     # The zeros above the diagonal are selected out here, as in JAX, not only inside the
     # primitive: so its transpose drops a cotangent there (a NaN too), as JAX's does.
     return _tril(cholesky_p.bind(_symmetrize(x) if symmetrize_input else x))
@@ -222,7 +221,7 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
         raise NotImplementedError('QDWH implementation is only supported on TPU')
     if implementation == EighImplementation.JACOBI:
         raise NotImplementedError('Jacobi implementation is not supported on CPU')
-    _check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
+    lapack.check_matrix('eigh', core.get_aval(x), symmetrized=symmetrize_input)
     _whole_spectrum('eigh', x, subset_by_index)
     v, w = eigh_p.bind(_symmetrize(x) if symmetrize_input else x, lower=bool(lower),
                        sort_eigenvalues=bool(sort_eigenvalues))
@@ -346,187 +345,11 @@ def _take_rows(x, rows):
     return lax.gather(x, lax.expand_dims(rows, (1,)), numbers, (1, core.get_aval(x).shape[1]),
                       unique_indices=True)
 
-# ----------------------------------------------------------------------------- shared rules
-
-
-def _check_matrix(name, x, square=True, what='operand', symmetrized=False):
-    """``x`` must be a non-empty matrix LAPACK takes (or a batch of them). JAX's errors:
-    TypeError for another dtype or a rank below 2; ValueError for a matrix that is not
-    square, but TypeError if it is ``symmetrized`` (added to its transpose, whose shape
-    differs)."""
-    if x.dtype not in _LAPACK_PREFIX:
-        raise TypeError(f'{name}: LAPACK decomposes float32, float64, complex64 or complex128 '
-                        f'matrices, got the {what} {x.str_short()}')
-    if x.ndim < 2:
-        raise TypeError(f'{name}: the {what} must have rank at least 2 (a matrix [..., m, n]),'
-                        f' got {x.str_short()}')
-    if square and x.shape[-1] != x.shape[-2]:
-        error, why = ((TypeError, ' to be added to its transpose (symmetrize_input=True)')
-                      if symmetrized else (ValueError, ''))
-        raise error(f'{name}: the {what} must be a square matrix [..., m, m]{why}, got '
-                    f'{x.str_short()}')
-    if 0 in x.shape[-2:]:
-        raise ValueError(f'{name}: minijax does not decompose empty matrices, got '
-                         f'{x.str_short()}')
-
-
-def _batch_at_front(primitive):
-    """A vmap rule for a primitive that handles leading batch axes: every operand's batch
-    axis moved to the front (an unbatched operand broadcast), as JAX's ``expand_dims``
-    batcher."""
-    def rule(vals, dims, **params):
-        size = batching.axis_size_of(vals, dims)
-        out = primitive.bind(*[batching.move_batch_axis(size, d, 0, x)
-                               for x, d in zip(vals, dims)], **params)
-        return out, [0] * len(out) if primitive.multiple_results else 0
-    primitive.def_batching(rule)
-
-
-def _per_matrix_impl(decompose):
-    """A NumPy impl from ``decompose(matrix) -> tuple of arrays``, applied to every matrix
-    of a batch; a decomposition that fails (``LinAlgError``) gives NaNs, as LAPACK's info
-    makes the lowering give."""
-    def impl(x, **params):
-        x = np.asarray(x)
-        results = []
-        for index in np.ndindex(x.shape[:-2]):
-            results.append(decompose(x[index], **params))
-        stacked = [np.stack(r).reshape(*x.shape[:-2], *r[0].shape).astype(r[0].dtype)
-                   for r in zip(*results)]
-        return stacked
-    return impl
-
-# ----------------------------------------------------------------------------- LAPACK calls
-
-_LAPACK_PREFIX = {dtypes.float32: 's', dtypes.float64: 'd', dtypes.complex64: 'c',
-                  dtypes.complex128: 'z'}
-
-
-def _char(c):
-    """A LAPACK character option (``'L'``, ``'N'``, ...), as the kernels' ui8 attribute."""
-    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
-
-
-def _option(value):
-    """A kernel's option as JAX writes it: a character (``str``) as ui8, a flag (``bool``) as
-    a boolean, an index (``np.int32``, gehrd's ``low`` and ``high``) as i32."""
-    if isinstance(value, str):
-        return _char(value)
-    if isinstance(value, bool):
-        return ir.BoolAttr.get(value)
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
-
-
-def _layout(aval, matrix_rank):
-    """Column-major matrices (the batch axes outermost) for LAPACK; other operands row-major."""
-    n = aval.ndim
-    if n == matrix_rank:
-        return (n - 2, n - 1, *range(n - 3, -1, -1))
-    return tuple(range(n - 1, -1, -1))
-
-
-def _layouts(avals, matrix_rank):
-    return ir.ArrayAttr.get([
-        ir.DenseIntElementsAttr.get(np.asarray(_layout(a, matrix_rank), np.int64).reshape(-1),
-                                    type=ir.IndexType.get()) for a in avals])
-
-
-def _lapack_call(kernel, operands, avals_in, avals_out, aliases, prefixed=True, **options):
-    """``stablehlo.custom_call @lapack_<s|d|c|z><kernel>_ffi`` as JAX emits it: ``aliases`` maps
-    an operand to the result that reuses its buffer; ``options`` are the kernel's
-    attributes (``_option``), in ``mhlo.backend_config``; ``kernel`` is the name after the
-    dtype's letter, or the whole target when it has none (``prefixed=False``)."""
-    rank = max(a.ndim for a in avals_in)
-    target = (f'lapack_{_LAPACK_PREFIX[avals_in[0].dtype]}{kernel}_ffi' if prefixed
-              else kernel)
-    op = hlo.CustomCallOp(
-        [lowering.tensor_type(a) for a in avals_out], list(operands), target,
-        backend_config=ir.StringAttr.get(''),
-        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
-        operand_layouts=_layouts(avals_in, rank), result_layouts=_layouts(avals_out, rank),
-        output_operand_aliases=ir.ArrayAttr.get([
-            hlo.OutputOperandAlias.get([out] if len(avals_out) > 1 else [], operand, [])
-            for operand, out in aliases.items()]))
-    op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(
-        {k: _option(v) for k, v in options.items()})
-    batch = rank - 2
-    op.operation.attributes['mhlo.frontend_attributes'] = ir.DictAttr.get(
-        {'num_batch_dims': ir.StringAttr.get(str(batch))})
-    op.operation.attributes['sdy.sharding_rule'] = _sharding_rule(avals_in, avals_out, batch)
-    return list(op.results)
-
-
-def _sharding_rule(avals_in, avals_out, batch):
-    """Shardy's rule for a kernel, as JAX writes it: the ``batch`` leading axes of every
-    operand and result share factors (the kernel runs matrix by matrix), every other axis
-    has a factor of its own."""
-    sizes = list(avals_in[0].shape[:batch])
-
-    def factors(aval):
-        own = aval.shape[batch:] if aval.ndim >= batch else aval.shape
-        names = list(range(batch)) if aval.ndim >= batch else []
-        for size in own:
-            names.append(len(sizes))
-            sizes.append(size)
-        return '[' + ', '.join(_factor_name(n) for n in names) + ']'
-    lhs = ', '.join(factors(a) for a in avals_in)
-    rhs = ', '.join(factors(a) for a in avals_out)
-    sized = ', '.join(f'{_factor_name(n)}={size}' for n, size in enumerate(sizes))
-    return ir.Attribute.parse(f'#sdy.op_sharding_rule<({lhs})->({rhs}) {{{sized}}}, custom>')
-
-
-def _factor_name(n):
-    """Shardy's names of factors: ``i`` to ``z``, then ``z_1``, ``z_2``, ..."""
-    return chr(ord('i') + n) if n < 18 else f'z_{n - 17}'
-
-
-def _info_aval(aval):
-    return core.ShapedArray(aval.shape[:-2], dtypes.int32)
-
-
-def _full(aval, value):
-    return ops.broadcast_in_dim(lowering.constant(np.array(value, aval.dtype)), aval, ())
-
-
-def _nan_unless(ctx, ok, x, aval, ok_aval):
-    """``x`` where the kernel succeeded (``ok``, one per matrix), else NaNs (in both parts
-    of a complex number, as JAX fills). As JAX builds it: ``ok`` with unit matrix axes,
-    the NaNs, then ``ok`` broadcast to the matrices, constrained to ``aval``'s sharding
-    under sharding in types (the result's type, which the select is not constrained to)."""
-    mask_aval = aval.update(shape=(*ok_aval.shape, *[1] * (aval.ndim - ok_aval.ndim)),
-                            dtype=dtypes.bool_)
-    ok = ops.broadcast_in_dim(ok, mask_aval, range(ok_aval.ndim))
-    nan = complex(np.nan, np.nan) if dtypes.is_complex(aval.dtype) else np.nan
-    nans = _full(aval, nan)
-    if mask_aval.shape != aval.shape:
-        ok_aval = aval.update(dtype=dtypes.bool_)
-        ok = shardings.constrain_to_type(
-            ctx, ops.broadcast_in_dim(ok, ok_aval, range(aval.ndim)), ok_aval)
-    return hlo.SelectOp(ok, x, nans).result
-
-
-def _succeeded(info, info_aval, direction='EQ'):
-    return ops.compare(info, _full(info_aval, 0), direction, dtypes.int32)
-
-
-def _lowered_triu(x, aval):
-    """``x`` with zeros below its diagonal, by the ops of JAX's ``_triu`` (64-bit row
-    numbers offset by -1 against the column numbers)."""
-    int_aval = aval.update(shape=aval.shape[-2:], dtype=dtypes.int64)
-    rows = hlo.AddOp(hlo.IotaOp(lowering.tensor_type(int_aval), 0).result,
-                     _full(int_aval, -1)).result
-    cols = hlo.IotaOp(lowering.tensor_type(int_aval), 1).result
-    below = ops.compare(rows, cols, 'GE', dtypes.int64)
-    if aval.ndim > 2:
-        below = ops.broadcast_in_dim(below, aval.update(dtype=dtypes.bool_),
-                                     (aval.ndim - 2, aval.ndim - 1))
-    return hlo.SelectOp(below, _full(aval, 0), x).result
-
 # ----------------------------------------------------------------------------- cholesky
 
 
 def _cholesky_abstract_eval(x):
-    _check_matrix('cholesky', x)
+    lapack.check_matrix('cholesky', x)
     return core.ShapedArray(x.shape, x.dtype)
 
 
@@ -563,25 +386,25 @@ def _cholesky_jvp(primals, tangents):
 
 def _cholesky_lowering(ctx, x):
     aval, = ctx.avals_out
-    info_aval = _info_aval(aval)
-    factor, info = _lapack_call('potrf', [x], ctx.avals_in, [aval, info_aval], {0: 0},
+    info_aval = lapack.info_aval(aval)
+    factor, info = lapack.call('potrf', [x], ctx.avals_in, [aval, info_aval], {0: 0},
                                 uplo='L')
-    return [_nan_unless(ctx, _succeeded(info, info_aval), factor, aval, info_aval)]
+    return [lapack.nan_unless(ctx, lapack.succeeded(info, info_aval), factor, aval, info_aval)]
 
 
 cholesky_p = core.Primitive('cholesky', eager_on_xla=True)
-cholesky_p.def_impl(lambda x: _per_matrix_impl(_cholesky_one)(x)[0])
+cholesky_p.def_impl(lambda x: lapack.per_matrix_impl(_cholesky_one)(x)[0])
 cholesky_p.def_abstract_eval(_cholesky_abstract_eval)
 cholesky_p.def_jvp(_cholesky_jvp)
-_batch_at_front(cholesky_p)
+lapack.batch_at_front(cholesky_p)
 lowering.register_lowering(cholesky_p, _cholesky_lowering)
 
 # ----------------------------------------------------------------------------- triangular_solve
 
 
 def _triangular_solve_abstract_eval(a, b, *, left_side, **_):
-    _check_matrix('triangular_solve', a, what='a')
-    _check_matrix('triangular_solve', b, square=False, what='b')
+    lapack.check_matrix('triangular_solve', a, what='a')
+    lapack.check_matrix('triangular_solve', b, square=False, what='b')
     if a.dtype != b.dtype:
         raise TypeError(f'triangular_solve: a and b must have one dtype, got {a.str_short()} '
                         f'and {b.str_short()}')
@@ -671,7 +494,7 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
     first, with CHLO's ``conj`` as JAX takes it."""
     if conjugate_a and not transpose_a:
         a = chlo.ConjOp(a).result
-    return _lapack_call('trsm', [a, b], ctx.avals_in, ctx.avals_out, {1: 0},
+    return lapack.call('trsm', [a, b], ctx.avals_in, ctx.avals_out, {1: 0},
                         side='L' if left_side else 'R', uplo='L' if lower else 'U',
                         trans_x='N' if not transpose_a else 'C' if conjugate_a else 'T',
                         diag='U' if unit_diagonal else 'N')
@@ -689,7 +512,7 @@ lowering.register_lowering(triangular_solve_p, _triangular_solve_lowering)
 
 
 def _lu_abstract_eval(x):
-    _check_matrix('lu', x, square=False)
+    lapack.check_matrix('lu', x, square=False)
     return [core.ShapedArray(x.shape, x.dtype),
             core.ShapedArray((*x.shape[:-2], min(x.shape[-2:])), dtypes.int32)]
 
@@ -738,32 +561,32 @@ def _lu_tangent(lu_, a_dot, permutation):
 
 def _lu_lowering(ctx, x):
     lu_aval, pivots_aval = ctx.avals_out
-    info_aval = _info_aval(lu_aval)
-    lu_, pivots, info = _lapack_call('getrf', [x], ctx.avals_in,
+    info_aval = lapack.info_aval(lu_aval)
+    lu_, pivots, info = lapack.call('getrf', [x], ctx.avals_in,
                                      [lu_aval, pivots_aval, info_aval], {0: 0})
-    pivots = hlo.SubtractOp(pivots, _full(pivots_aval, 1)).result  # (LAPACK counts from 1)
-    ok = _succeeded(info, info_aval, 'GE')
-    return [_nan_unless(ctx, ok, lu_, lu_aval, info_aval), pivots]
+    pivots = hlo.SubtractOp(pivots, lapack.full(pivots_aval, 1)).result  # (LAPACK counts from 1)
+    ok = lapack.succeeded(info, info_aval, 'GE')
+    return [lapack.nan_unless(ctx, ok, lu_, lu_aval, info_aval), pivots]
 
 
 lu_p = core.Primitive('lu', multiple_results=True, eager_on_xla=True)
-lu_p.def_impl(_per_matrix_impl(_lu_one))
+lu_p.def_impl(lapack.per_matrix_impl(_lu_one))
 lu_p.def_abstract_eval(_lu_abstract_eval)
 lu_p.def_jvp(_lu_jvp)
-_batch_at_front(lu_p)
+lapack.batch_at_front(lu_p)
 lowering.register_lowering(lu_p, _lu_lowering)
 
 lu_pivots_to_permutation_p = core.Primitive('lu_pivots_to_permutation', eager_on_xla=True)
 lu_pivots_to_permutation_p.def_impl(_permutation_impl)
 lu_pivots_to_permutation_p.def_abstract_eval(_permutation_abstract_eval)
-_batch_at_front(lu_pivots_to_permutation_p)
+lapack.batch_at_front(lu_pivots_to_permutation_p)
 lowering.register_lowering(lu_pivots_to_permutation_p, lowering.lower_fun(_permutation_loop))
 
 # ----------------------------------------------------------------------------- qr
 
 
 def _qr_abstract_eval(x, *, full_matrices):
-    _check_matrix('qr', x, square=False)
+    lapack.check_matrix('qr', x, square=False)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
     return [core.ShapedArray((*batch, m, k), x.dtype), core.ShapedArray((*batch, k, n), x.dtype)]
@@ -836,7 +659,7 @@ def _qr_lowering(ctx, x, *, full_matrices):
     q_aval, r_aval = ctx.avals_out
     *batch, m, n = x_aval.shape
     taus_aval = core.ShapedArray((*batch, min(m, n)), x_aval.dtype)
-    r, taus = _lapack_call('geqrf', [x], [x_aval], [x_aval, taus_aval], {0: 0})
+    r, taus = lapack.call('geqrf', [x], [x_aval], [x_aval, taus_aval], {0: 0})
     reflectors, reflectors_aval = r, x_aval
     if m < n:
         reflectors_aval = x_aval.update(shape=(*batch, m, m))
@@ -847,11 +670,11 @@ def _qr_lowering(ctx, x, *, full_matrices):
                                [0] * (len(batch) + 2), [0] * (len(batch) + 1) + [m - n],
                                [0] * (len(batch) + 2)).result
     orgqr = 'ungqr' if dtypes.is_complex(x_aval.dtype) else 'orgqr'  # (unitary: LAPACK's name)
-    q, = _lapack_call(orgqr, [reflectors, taus], [reflectors_aval, taus_aval], [q_aval],
+    q, = lapack.call(orgqr, [reflectors, taus], [reflectors_aval, taus_aval], [q_aval],
                       {0: 0})
     if r_aval.shape != x_aval.shape:
         r = _matrix_slice(r, x_aval, *r_aval.shape[-2:])
-    return [q, _lowered_triu(r, r_aval)]
+    return [q, lapack.lowered_triu(r, r_aval)]
 
 
 def _matrix_slice(x, aval, rows, cols):
@@ -861,17 +684,17 @@ def _matrix_slice(x, aval, rows, cols):
 
 
 qr_p = core.Primitive('qr', multiple_results=True, eager_on_xla=True)
-qr_p.def_impl(_per_matrix_impl(_qr_one))
+qr_p.def_impl(lapack.per_matrix_impl(_qr_one))
 qr_p.def_abstract_eval(_qr_abstract_eval)
 qr_p.def_jvp(_qr_jvp)
-_batch_at_front(qr_p)
+lapack.batch_at_front(qr_p)
 lowering.register_lowering(qr_p, _qr_lowering)
 
 # ----------------------------------------------------------------------------- eigh
 
 
 def _eigh_abstract_eval(x, *, lower, sort_eigenvalues):
-    _check_matrix('eigh', x)
+    lapack.check_matrix('eigh', x)
     return [core.ShapedArray(x.shape, x.dtype),
             core.ShapedArray(x.shape[:-1], dtypes.real_part_dtype(x.dtype))]
 
@@ -905,20 +728,20 @@ def _eigh_tangent(v, w, a_dot):
 
 def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues):
     v_aval, w_aval = ctx.avals_out
-    info_aval = _info_aval(v_aval)
+    info_aval = lapack.info_aval(v_aval)
     kernel = 'heevd' if dtypes.is_complex(v_aval.dtype) else 'syevd'
-    v, w, info = _lapack_call(kernel, [x], ctx.avals_in, [v_aval, w_aval, info_aval], {0: 0},
+    v, w, info = lapack.call(kernel, [x], ctx.avals_in, [v_aval, w_aval, info_aval], {0: 0},
                               mode='V', uplo='L' if lower else 'U')
-    ok = _succeeded(info, info_aval)
-    return [_nan_unless(ctx, ok, v, v_aval, info_aval),
-            _nan_unless(ctx, ok, w, w_aval, info_aval)]
+    ok = lapack.succeeded(info, info_aval)
+    return [lapack.nan_unless(ctx, ok, v, v_aval, info_aval),
+            lapack.nan_unless(ctx, ok, w, w_aval, info_aval)]
 
 
 eigh_p = core.Primitive('eigh', multiple_results=True, eager_on_xla=True)
-eigh_p.def_impl(_per_matrix_impl(_eigh_one))
+eigh_p.def_impl(lapack.per_matrix_impl(_eigh_one))
 eigh_p.def_abstract_eval(_eigh_abstract_eval)
 eigh_p.def_jvp(_eigh_jvp)
-_batch_at_front(eigh_p)
+lapack.batch_at_front(eigh_p)
 lowering.register_lowering(eigh_p, _eigh_lowering)
 
 # ----------------------------------------------------------------------------- eig
@@ -938,7 +761,7 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
 
 def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                        enable_eigvec_derivs):
-    _check_matrix('eig', x)
+    lapack.check_matrix('eig', x)
     dtype = x.dtype if dtypes.is_complex(x.dtype) else dtypes.COMPLEX_OF[x.dtype]
     count = compute_left_eigenvectors + compute_right_eigenvectors
     return [core.ShapedArray(x.shape[:-1], dtype)] + [core.ShapedArray(x.shape, dtype)] * count
@@ -976,25 +799,25 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
     x_aval, = ctx.avals_in
     w_aval = ctx.avals_out[0]
     v_aval = core.ShapedArray(x_aval.shape, w_aval.dtype)
-    info_aval = _info_aval(x_aval)
+    info_aval = lapack.info_aval(x_aval)
     part_aval = core.ShapedArray(x_aval.shape[:-1], x_aval.dtype)
     real = not dtypes.is_complex(x_aval.dtype)  # (real geev: w in two parts)
-    *w, vl, vr, info = _lapack_call(
+    *w, vl, vr, info = lapack.call(
         'geev', [x], [x_aval], [part_aval] * (1 + real) + [v_aval, v_aval, info_aval], {},
         compute_left='V' if compute_left_eigenvectors else 'N',
         compute_right='V' if compute_right_eigenvectors else 'N')
     w = hlo.ComplexOp(*w).result if real else w[0]
-    ok = _succeeded(info, info_aval)
+    ok = lapack.succeeded(info, info_aval)
     out = [w] + [vl] * compute_left_eigenvectors + [vr] * compute_right_eigenvectors
-    return [_nan_unless(ctx, ok, value, aval, info_aval)
+    return [lapack.nan_unless(ctx, ok, value, aval, info_aval)
             for value, aval in zip(out, ctx.avals_out)]
 
 
 eig_p = core.Primitive('eig', multiple_results=True, eager_on_xla=True)
-eig_p.def_impl(_per_matrix_impl(_eig_one))
+eig_p.def_impl(lapack.per_matrix_impl(_eig_one))
 eig_p.def_abstract_eval(_eig_abstract_eval)
 eig_p.def_jvp(_eig_jvp)
-_batch_at_front(eig_p)
+lapack.batch_at_front(eig_p)
 lowering.register_lowering(eig_p, _eig_lowering)
 
 # ----------------------------------------------------------------------------- svd
@@ -1009,7 +832,7 @@ def _svd_shapes(shape, full_matrices):
 
 
 def _svd_abstract_eval(x, *, full_matrices, compute_uv, algorithm):
-    _check_matrix('svd', x, square=False)
+    lapack.check_matrix('svd', x, square=False)
     s, *uv = _svd_shapes(x.shape, full_matrices)
     return [core.ShapedArray(s, dtypes.real_part_dtype(x.dtype))] + [
         core.ShapedArray(shape, x.dtype) for shape in uv[:2 if compute_uv else 0]]
@@ -1071,29 +894,29 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     s_shape, u_shape, vt_shape = _svd_shapes(x_aval.shape, full_matrices)
     s_aval = core.ShapedArray(s_shape, dtypes.real_part_dtype(x_aval.dtype))
     u_aval, vt_aval = x_aval.update(shape=u_shape), x_aval.update(shape=vt_shape)
-    info_aval = _info_aval(x_aval)
+    info_aval = lapack.info_aval(x_aval)
     mode = 'N' if not compute_uv else 'A' if full_matrices else 'S'
     kernel = 'gesvd' if algorithm == SvdAlgorithm.QR else 'gesdd'
-    _, s, u, vt, info = _lapack_call(kernel, [x], [x_aval],
+    _, s, u, vt, info = lapack.call(kernel, [x], [x_aval],
                                      [x_aval, s_aval, u_aval, vt_aval, info_aval], {0: 0},
                                      mode=mode)
-    ok = _succeeded(info, info_aval)
+    ok = lapack.succeeded(info, info_aval)
     outs = zip([s, u, vt], ctx.avals_out)
-    return [_nan_unless(ctx, ok, value, aval, info_aval) for value, aval in outs]
+    return [lapack.nan_unless(ctx, ok, value, aval, info_aval) for value, aval in outs]
 
 
 svd_p = core.Primitive('svd', multiple_results=True, eager_on_xla=True)
-svd_p.def_impl(_per_matrix_impl(_svd_one))
+svd_p.def_impl(lapack.per_matrix_impl(_svd_one))
 svd_p.def_abstract_eval(_svd_abstract_eval)
 svd_p.def_jvp(_svd_jvp)
-_batch_at_front(svd_p)
+lapack.batch_at_front(svd_p)
 lowering.register_lowering(svd_p, _svd_lowering)
 
 # ----------------------------------------------------------------------------- Schur
 
 
 def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
-    if x.dtype not in _LAPACK_PREFIX:
+    if x.dtype not in lapack.PREFIX:
         raise TypeError(f'schur: LAPACK decomposes float32, float64, complex64 or complex128 '
                         f'matrices, got the operand {x.str_short()}')
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
@@ -1115,20 +938,21 @@ def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_call
         raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
                                   "implemented.")
     x_aval, = ctx.avals_in
-    info_aval = _info_aval(x_aval)
+    info_aval = lapack.info_aval(x_aval)
     eigenvalues = core.ShapedArray(x_aval.shape[:-1], x_aval.dtype)
     parts = [eigenvalues] * (1 if dtypes.is_complex(x_aval.dtype) else 2)
-    t, q, *_, info = _lapack_call('gees', [x], [x_aval],
+    t, q, *_, info = lapack.call('gees', [x], [x_aval],
                                   [x_aval, x_aval, *parts, info_aval, info_aval], {0: 0},
                                   mode='V' if compute_schur_vectors else 'N', sort='N')
-    ok = _succeeded(info, info_aval)
-    return [_nan_unless(ctx, ok, v, aval, info_aval) for v, aval in zip([t, q], ctx.avals_out)]
+    ok = lapack.succeeded(info, info_aval)
+    return [lapack.nan_unless(ctx, ok, v, aval, info_aval)
+            for v, aval in zip([t, q], ctx.avals_out)]
 
 
 schur_p = core.Primitive('schur', multiple_results=True, eager_on_xla=True)
-schur_p.def_impl(_per_matrix_impl(_schur_one))
+schur_p.def_impl(lapack.per_matrix_impl(_schur_one))
 schur_p.def_abstract_eval(_schur_abstract_eval)
-_batch_at_front(schur_p)
+lapack.batch_at_front(schur_p)
 lowering.register_lowering(schur_p, _schur_lowering)
 
 # The Householder reductions and products, the tridiagonal solve, and the two products JAX

@@ -15,7 +15,8 @@ from minijax.lax.dot_general import batch_matmul
 from minijax.lax.elementwise import (
     abs as abs_, add, div, eq, gt, integer_pow, mul, neg, select_n, sqrt, sub)
 from minijax.lax.gather import ScatterDimensionNumbers, scatter
-from minijax.lax.linalg import _T, _batch_at_front, _tril
+from minijax.lax import lapack
+from minijax.lax.linalg import _T, _tril
 from minijax.lax.slicing import slice as slice_
 from minijax.lax.structural import broadcast_in_dim, squeeze
 from minijax.lowering import lower_fun, register_lowering
@@ -83,7 +84,7 @@ def _symmetric_product_impl(a, c, *, alpha, beta):
 symmetric_product_p = Primitive('symmetric_product', eager_on_xla=True)
 symmetric_product_p.def_impl(_symmetric_product_impl)
 symmetric_product_p.def_abstract_eval(_symmetric_product_abstract_eval)
-_batch_at_front(symmetric_product_p)
+lapack.batch_at_front(symmetric_product_p)
 register_lowering(symmetric_product_p, lower_fun(_symmetric_product))
 
 # ----------------------------------------------------------------------------- cholesky_update

@@ -20,7 +20,7 @@ from minijax.interpreters.jvp import Zero, instantiate
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import add, mul, neg, sub
 from minijax.lax.householder import _check_operands, _lapack
-from minijax.lax.linalg import _info_aval, _lapack_call, _nan_unless, _succeeded
+from minijax.lax import lapack
 from minijax.lax.slicing import slice as slice_
 from minijax.lax.structural import broadcast_in_dim, concatenate, full, pad, reshape
 from minijax.lowering import register_lowering
@@ -137,12 +137,12 @@ def _lowering(ctx, dl, d, du, b, *, perturb_singular):
     info whether ``A`` was singular; the perturbed kernel writes a fresh ``x`` only."""
     b_aval = ctx.avals_in[-1]
     if perturb_singular:
-        return _lapack_call('tridiagonal_solve_perturbed_ffi', [dl, d, du, b], ctx.avals_in,
+        return lapack.call('tridiagonal_solve_perturbed_ffi', [dl, d, du, b], ctx.avals_in,
                             [b_aval], {}, prefixed=False)
-    info_aval = _info_aval(b_aval)
-    *_, x, info = _lapack_call('gtsv', [dl, d, du, b], ctx.avals_in,
+    info_aval = lapack.info_aval(b_aval)
+    *_, x, info = lapack.call('gtsv', [dl, d, du, b], ctx.avals_in,
                                [*ctx.avals_in, info_aval], {i: i for i in range(4)})
-    return [_nan_unless(ctx, _succeeded(info, info_aval), x, b_aval, info_aval)]
+    return [lapack.nan_unless(ctx, lapack.succeeded(info, info_aval), x, b_aval, info_aval)]
 
 
 tridiagonal_solve_p = Primitive('tridiagonal_solve', eager_on_xla=True)
