@@ -89,7 +89,7 @@ def _dce_sink_batching(vals, dims, **params):
 
 
 def _dce_sink_lowering(ctx, x, *, prevent_mlir_dce):
-    return ffi_call(ctx, 'dce_sink', [x], True, {}) if prevent_mlir_dce else []
+    return list(ffi_call(ctx, 'dce_sink', [x], True, {}).results) if prevent_mlir_dce else []
 
 
 dce_sink_p.def_impl(lambda x, **params: [])

@@ -124,7 +124,7 @@ def python_callback(ctx, callback, operands, has_side_effect: bool, ordered: boo
     index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(module.host_callbacks) - 1)
     token = module.token if ordered else None
     op = ffi_call(ctx, PYTHON_CALLBACK_TARGET, operands, has_side_effect, {'index': index},
-                  token, return_op=True)
+                  token)
     if device_ids is not None:
         module.uses_shardy = True
         per_device_placement(op, device_ids)
@@ -141,11 +141,12 @@ def _passing_token(callback):
 
 
 def ffi_call(ctx, target, operands, has_side_effect: bool, config: dict,
-             token: ir.Value | None = None, return_op: bool = False):
+             token: ir.Value | None = None) -> ir.Operation:
     """``stablehlo.custom_call @target`` of an XLA FFI handler, as JAX's ``ffi_lowering``
     writes it: row-major layouts, the handler's attributes ``config`` in
     ``mhlo.backend_config``. With a ``token``, the call takes it first and returns a token
-    first (a token's layout is a scalar's). The op's results (the op, with ``return_op``)."""
+    first (a token's layout is a scalar's). The op (a caller may annotate it before taking
+    its ``results``)."""
     tokens = [] if token is None else [core.abstract_token]
     op = hlo.CustomCallOp(
         [tensor_type(a) for a in (*tokens, *ctx.avals_out)], [*([token] * len(tokens)),
@@ -154,7 +155,7 @@ def ffi_call(ctx, target, operands, has_side_effect: bool, config: dict,
         operand_layouts=row_major_layouts([*tokens, *ctx.avals_in]),
         result_layouts=row_major_layouts([*tokens, *ctx.avals_out]))
     op.operation.attributes['mhlo.backend_config'] = ir.DictAttr.get(config)
-    return op.operation if return_op else list(op.results)
+    return op.operation
 
 
 def row_major_layouts(avals) -> ir.ArrayAttr:
