@@ -62,6 +62,16 @@ def dispatch_array(jax, jnp, lax):
     return best_of(lambda: g(y), 10000, repeat=7, clock=time.process_time)
 
 
+def runtime_alone(jax, jnp, lax):
+    """minijax's runtime running ``dispatch_array``'s compiled program on the device buffer
+    with no ``jit`` around it (jaxlib's execution and result handling): what a jitted call
+    costs before any Python dispatch, the floor of the row above."""
+    g = jax.jit(f_small(jnp))
+    y = g(np.arange(16, dtype=np.float32))
+    run, buffers = g.lower(y).compile()._executable, [y.buffer]
+    return best_of(lambda: run(buffers), 10000, repeat=7, clock=time.process_time)
+
+
 # ----------------------------------------------------------------------------- eager op by op
 
 def eager_ops(jax, jnp, lax, rounds=300):
@@ -96,6 +106,49 @@ def trace_and_lower(n):
         return best_of(lambda: jax.jit(chain(jnp, n // 2)).lower(x).as_text(), 1, repeat=1,
                        clock=time.process_time)
     return measure
+
+
+def tracing_alone(jax, jnp, n):
+    """minijax's share of trace + lower spent tracing (``jit(...).trace``)."""
+    x = np.ones(16, np.float32)
+    return best_of(lambda: jax.jit(chain(jnp, n // 2)).trace(x), 1, repeat=5,
+                   clock=time.process_time)
+
+
+def bindings_alone(n):
+    """The MLIR bindings' share of trace + lower: the ops the chain lowers to (per pair of
+    ops a sine, then a constant, its broadcast and a multiply), built one binding call each,
+    verified and printed, with no tracing or lowering interpreter around them: the floor
+    of any lowering that builds ops through the bindings."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import func
+    from minijax.lowering.context import mlir_context
+
+    def build():
+        with mlir_context(), ir.Location.unknown():
+            module = ir.Module.create()
+            t = ir.RankedTensorType.get([16], ir.F32Type.get())
+            scalar = ir.RankedTensorType.get([], ir.F32Type.get())
+            value = ir.DenseElementsAttr.get(np.array(1.5, np.float32))
+            dims = ir.DenseI64ArrayAttr.get([])
+            with ir.InsertionPoint(module.body):
+                main = func.FuncOp('main', ir.FunctionType.get([t], [t]))
+            block = main.add_entry_block()
+            with ir.InsertionPoint(block):
+                x = block.arguments[0]
+                for _ in range(n // 2):
+                    x = ir.Operation.create('stablehlo.sine', results=[t], operands=[x]).result
+                    c = ir.Operation.create('stablehlo.constant', results=[scalar],
+                                            attributes={'value': value}).result
+                    c = ir.Operation.create('stablehlo.broadcast_in_dim', results=[t],
+                                            operands=[c],
+                                            attributes={'broadcast_dimensions': dims}).result
+                    x = ir.Operation.create('stablehlo.multiply', results=[t],
+                                            operands=[x, c]).result
+                func.ReturnOp([x])
+            module.operation.verify()
+            return module.operation.get_asm(binary=True, assume_verified=True)
+    return best_of(build, 1, repeat=5, clock=time.process_time)
 
 
 # ----------------------------------------------------------------------------- RNN through scan
@@ -330,7 +383,10 @@ def main():
         *both(eager_ops, rounds=5), 'us', 1e6, '<= 1.5')
     numpy_in = both(dispatch_numpy, rounds=5)
     row('jitted call, NumPy in', *numpy_in, 'us', 1e6, '<= 1.2')
-    row('jitted call, Array in', *both(dispatch_array, rounds=5), 'us', 1e6, '<= 1.0')
+    array_in = both(dispatch_array, rounds=5)
+    row('jitted call, Array in', *array_in, 'us', 1e6, '<= 1.0')
+    row('. minijax\'s runtime alone on that program (no dispatch: the floor above)',
+        runtime_alone(*fws[0][1:]), array_in[1], 'us', 1e6, '')
     # the best of three processes: a process now and then runs every call a third slower
     without, imported = min(in_child('without_jax', 'minijax') for _ in range(3))
     rows.append(f'| jitted call, NumPy in, `jax` not importable'
@@ -363,6 +419,11 @@ def main():
         lowers[n] = both(trace_and_lower(n), rounds=7 if n == 3000 else 5)
         row(f'trace + lower, {n}-op chain (CPU)', *lowers[n], 'ms', 1e3,
             '<= 0.35' if n == 3000 else 'growth no worse than JAX')
+        if n == 3000:
+            row('. of which minijax traces (`jit(...).trace`)', tracing_alone(*fws[0][1:3], n),
+                lowers[n][1], 'ms', 1e3, '')
+            row(". the MLIR bindings alone: that module's ops built, verified, printed (floor)",
+                bindings_alone(n), lowers[n][1], 'ms', 1e3, '')
     growth = [lowers[30000][i] / lowers[3000][i] for i in range(2)]
     rows.append(f'| growth 3k -> 30k ops | x{growth[0]:.1f} | x{growth[1]:.1f} | '
                 f'{growth[0] / growth[1]:.2f} | <= 1 |')
