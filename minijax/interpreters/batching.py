@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 from minijax import core, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
@@ -98,12 +100,13 @@ def moveaxis(x, src: int, dst: int):
 
 
 def move_batch_axis(axis_size, src, dst, x):
-    """Put ``x``'s batch axis at ``dst``, materializing it by broadcasting if ``not_mapped``."""
+    """Put ``x``'s batch axis at ``dst``, materializing it by broadcasting if ``not_mapped``
+    (the other axes computed with NumPy, as JAX's ``broadcast`` does: ``np.int64`` values)."""
     if src is not_mapped:
         shape = list(core.get_aval(x).shape)
         shape.insert(dst, axis_size)
         from minijax import lax  # lax's rules build on this module
-        return lax.broadcast_in_dim(x, tuple(shape), [d for d in range(len(shape)) if d != dst])
+        return lax.broadcast_in_dim(x, tuple(shape), tuple(np.delete(np.arange(len(shape)), dst)))
     return moveaxis(x, src, dst)
 
 
