@@ -233,8 +233,7 @@ def broadcasting_batcher(primitive):
         if all(s == shape and d == bdim for s, d in zip(shapes, dims) if s):
             return primitive.bind(*vals, **params), bdim
         from minijax import lax  # lax's rules build on this module
-        args = [x if not s else lax.broadcast(x, (1,)) if d is not_mapped else moveaxis(x, d, 0)
-                for x, s, d in zip(vals, shapes, dims)]
+        args = [move_batch_axis(1, d, 0, x) if s else x for x, s, d in zip(vals, shapes, dims)]
         ranks = [core.get_aval(x).ndim for x in args]
         args = [lax.expand_dims(x, tuple(range(r, max(ranks))))
                 if d is not not_mapped and r < max(ranks) else x
