@@ -159,11 +159,18 @@ reshape_p = Primitive('reshape')
 
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """The elements of ``operand`` in row-major order, laid out as ``new_sizes``; with
-    ``dimensions``, in the order of ``transpose(operand, dimensions)``, as in JAX."""
+    ``dimensions``, in the order of ``transpose(operand, dimensions)``: one equation, whose
+    ``dimensions`` parameter is JAX's (set only when it permutes the axes)."""
+    params = sharding_rules.sharding_param('sharding', out_sharding, 'reshape')
     if dimensions is not None:
-        operand = transpose(operand, dimensions)
+        dims = static_ints(dimensions, 'reshape', 'dimensions')
+        if sorted(dims) != list(range(np.ndim(operand))):  # (JAX's text)
+            raise TypeError('reshape dimensions must be a permutation of operand dimensions, '
+                            f'got dimensions {dims} for shape {np.shape(operand)}.')
+        if dims != tuple(range(len(dims))):
+            params['dimensions'] = dims
     return reshape_p.bind(operand, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'),
-                          **sharding_rules.sharding_param('sharding', out_sharding, 'reshape'))
+                          **params)
 
 
 squeeze_p = Primitive('squeeze')
@@ -211,27 +218,41 @@ def expand_dims(array, dimensions):
     return broadcast_in_dim(array, shape, kept)
 
 
-def _reshape_abstract_eval(x, *, new_sizes, sharding=None):
+def _reshape_abstract_eval(x, *, new_sizes, dimensions=None, sharding=None):
     if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(f'reshape: cannot reshape {x.str_short()} ({x.size} elements) to '
                         f'shape {_shape_str(new_sizes)}')
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-def _reshape_batching(vals, dims, *, new_sizes, sharding=None):
+def _reshape_batching(vals, dims, *, new_sizes, dimensions=None, sharding=None):
     (x,), (bdim,) = vals, dims
     x = moveaxis(x, bdim, 0)
-    return reshape(x, (core.get_aval(x).shape[0], *new_sizes)), 0
+    if dimensions is not None:
+        dimensions = (0, *(d + 1 for d in dimensions))
+    return reshape(x, (core.get_aval(x).shape[0], *new_sizes), dimensions), 0
 
 
-reshape_p.def_impl(lambda x, *, new_sizes, sharding=None: np.reshape(x, new_sizes))
+def _reshape_transpose(ct, x, *, new_sizes, dimensions=None, sharding=None):
+    if dimensions is None:
+        return [reshape(ct, x.aval.shape, out_sharding=x.aval._sharding)]
+    permuted = reshape(ct, tuple(x.aval.shape[d] for d in dimensions))
+    return [transpose(permuted, np.argsort(dimensions))]
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions=None, sharding=None):
+    if dimensions is not None:
+        x = hlo.TransposeOp(x, list(dimensions)).result
+    return hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), x).result
+
+
+reshape_p.def_impl(lambda x, *, new_sizes, dimensions=None, sharding=None: np.reshape(
+    np.asarray(x) if dimensions is None else np.transpose(x, dimensions), new_sizes))
 reshape_p.def_abstract_eval(_reshape_abstract_eval)
 ad.defjvp_linear(reshape_p)
-reshape_p.def_transpose(lambda ct, x, *, new_sizes, sharding=None: [
-    reshape(ct, x.aval.shape, out_sharding=x.aval._sharding)])
+reshape_p.def_transpose(_reshape_transpose)
 reshape_p.def_batching(_reshape_batching)
-register_lowering(reshape_p, lambda ctx, x, *, new_sizes, sharding=None:
-                  hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), x).result)
+register_lowering(reshape_p, _reshape_lowering)
 
 # ----------------------------------------------------------------------------- concatenate
 
