@@ -527,13 +527,25 @@ def _jaxpr_text(jaxpr, case):
     return _MODE_PARAMS.sub('', text) if case.primitive in _MODES_BUILT_ON_TOP else text
 
 
+#: Rows (case id, batch axes) where ``jax.vmap`` itself fails: why.
+JAX_CANNOT_BATCH = {
+    ('bitcast_convert_type-int32-float64', (2,)):
+        "JAX's rule fails with an IndexError for a bitcast to a wider dtype batched along "
+        'the last axis, the one the bitcast drops',
+}
+
+
+def _jax_batches(param):
+    case, _, axes = param.values
+    return case.primitive not in VMAP_BEYOND_JAX and (case.id, axes) not in JAX_CANNOT_BATCH
+
+
 @pytest.mark.rule('vmap')
-@pytest.mark.parametrize('case,dtype,axes', [
-    p for p in _one_per_case(VMAP_PARAMS) if p.values[0].primitive not in VMAP_BEYOND_JAX])
+@pytest.mark.parametrize('case,dtype,axes', [p for p in VMAP_PARAMS if _jax_batches(p)])
 def test_vmap_jaxpr_is_jaxs(case, dtype, axes, rng):
-    """Every case once, batched away from axis 0: ``make_jaxpr(vmap(f))`` prints what JAX
-    prints (the batching rules emit JAX's equations, with JAX's parameters: ``np.int64``
-    axes where JAX's rules compute them with NumPy), but for ``VMAP_JAXPR_DEPARTURES``."""
+    """Every row, each batch-axis choice: ``make_jaxpr(vmap(f))`` prints what JAX prints
+    (the batching rules emit JAX's equations, with JAX's parameters: ``np.int64`` axes where
+    JAX's rules compute them with NumPy), but for ``VMAP_JAXPR_DEPARTURES``. Tracing only."""
     args = _batched_args(case, dtype, axes, rng)
     mine = _jaxpr_text(minijax.make_jaxpr(minijax.vmap(case.mj, in_axes=axes))(*args), case)
     theirs = _jaxpr_text(jax.make_jaxpr(jax.vmap(case.jx, in_axes=axes))(*args), case)
