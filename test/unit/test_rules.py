@@ -555,6 +555,49 @@ def test_vmap_jaxpr_is_jaxs(case, dtype, axes, rng):
         assert mine == theirs
 
 
+#: Batched programs whose module is checked against JAX's: ``name -> (f(lax), in_axes,
+#: operand shapes and dtypes)``, one per kind of batching rule the jaxpr test compares
+#: (the module follows the jaxpr, and where a jaxpr departs, a gather's mode, the module
+#: need not: XLA's gather clamps in both).
+VMAP_MODULES = {
+    'dot_general': (lambda lax: lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ()))),
+                    (2, 1), [((3, 4, 2), F32), ((4, 2, 5), F32)]),
+    'conv_general_dilated': (lambda lax: lambda a, b: lax.conv_general_dilated(
+        a, b, (1, 1), 'VALID', feature_group_count=2), (1, 1),
+        [((2, 3, 4, 5, 5), F32), ((4, 3, 2, 3, 3), F32)]),
+    'reduce_max': (lambda lax: lambda a: lax.reduce_max(a, (0, 2)), (1,), [((2, 3, 4, 5), F32)]),
+    'select_n': (lambda lax: lax.select_n, (1, 1, 1),
+                 [((3, 2, 4), np.bool_), ((3, 2, 4), F32), ((3, 2, 4), F32)]),
+    'clamp': (lambda lax: lax.clamp, (None, 1, None), [((), F32), ((3, 2, 4), F32), ((), F32)]),
+    'pad': (lambda lax: lambda x, v: lax.pad(x, v, ((1, 2, 1), (0, -1, 0))), (1, 0),
+            [((3, 2, 4), F32), ((2,), F32)]),
+    'transpose': (lambda lax: lambda x: lax.transpose(x, (2, 0, 1)), (1,), [((2, 2, 3, 4), F32)]),
+    'dynamic_slice': (lambda lax: lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 3)),
+                      (2, 0, 0), [((5, 6, 2), F32), ((2,), I32), ((2,), I32)]),
+    'gather': (lambda lax: lambda x, i: lax.gather(
+        x, i, lax.GatherDimensionNumbers((1,), (0,), (0,)), (1, 6), mode='promise_in_bounds'),
+        (2, 2), [((5, 6, 2), F32), ((4, 1, 2), I32)]),
+    'scatter-add': (lambda lax: lambda x, i, u: lax.scatter_add(
+        x, i, u, lax.ScatterDimensionNumbers((1,), (0,), (0,))), (2, 2, 2),
+        [((5, 6, 2), F32), ((4, 1, 2), I32), ((4, 6, 2), F32)]),
+    'sort': (lambda lax: lambda k, v: lax.sort((k, v), num_keys=1)[1], (2, None),
+             [((3, 4, 2), F32), ((3, 4), F32)]),
+    'fft': (lambda lax: lambda x: lax.fft(x, 'fft', (8,)), (1,), [((3, 2, 8), np.complex64)]),
+    'rng_bit_generator': (lambda lax: lambda k: lax.rng_bit_generator(k, (2, 3))[1], (1,),
+                          [((4, 2), np.uint32)]),
+}
+
+
+@pytest.mark.rule('vmap', 'lowering')
+@pytest.mark.parametrize('name', VMAP_MODULES)
+def test_vmap_module_is_jaxs(name, rng):
+    """``jit(vmap(f)).lower(...).as_text()`` is JAX's text (lowering only, no compile)."""
+    make, in_axes, operands = VMAP_MODULES[name]
+    args = [random_array(rng, shape, dtype) for shape, dtype in operands]
+    lowered = minijax.jit(minijax.vmap(make(mlax), in_axes)).lower(*args)
+    assert lowered.as_text() == jax.jit(jax.vmap(make(jax.lax), in_axes)).lower(*args).as_text()
+
+
 def _out_rank(case):
     shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype or case.dtypes[0]) for a in case.operands]
     return np.ndim(jax.eval_shape(case.jx, *shapes))
