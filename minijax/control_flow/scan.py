@@ -497,21 +497,3 @@ def _empty_rows(length, aval):
 
 register_lowering(scan_p, lower_fun(_scan_as_while, multiple_results=True))
 
-
-# ----------------------------------------------------------------------------- scanning examples
-
-def map_examples(fn, vals, dims):
-    """``fn`` applied to one example at a time, as a ``scan`` over the batch axis.
-
-    The batching rule of last resort, for operations with no vectorized form here (slicing
-    at batched start indices, which XLA would do with a gather). Returns (output, 0).
-    """
-    def body(carry, examples):
-        it = iter(examples)
-        return carry, fn(*(x if d is batching.not_mapped else next(it)
-                           for x, d in zip(vals, dims)))
-
-    batched = [batching.moveaxis(x, d, 0) for x, d in zip(vals, dims)
-               if d is not batching.not_mapped]
-    _, out = scan(body, None, batched)
-    return out, 0

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 from minijax import core, tree_util
 from minijax.caching import cache_on_first_arg
 from minijax.core import ShapedArray, Tracer
@@ -98,12 +100,13 @@ def moveaxis(x, src: int, dst: int):
 
 
 def move_batch_axis(axis_size, src, dst, x):
-    """Put ``x``'s batch axis at ``dst``, materializing it by broadcasting if ``not_mapped``."""
+    """Put ``x``'s batch axis at ``dst``, materializing it by broadcasting if ``not_mapped``
+    (the other axes computed with NumPy, as JAX's ``broadcast`` does: ``np.int64`` values)."""
     if src is not_mapped:
         shape = list(core.get_aval(x).shape)
         shape.insert(dst, axis_size)
         from minijax import lax  # lax's rules build on this module
-        return lax.broadcast_in_dim(x, tuple(shape), [d for d in range(len(shape)) if d != dst])
+        return lax.broadcast_in_dim(x, tuple(shape), tuple(np.delete(np.arange(len(shape)), dst)))
     return moveaxis(x, src, dst)
 
 
@@ -230,8 +233,7 @@ def broadcasting_batcher(primitive):
         if all(s == shape and d == bdim for s, d in zip(shapes, dims) if s):
             return primitive.bind(*vals, **params), bdim
         from minijax import lax  # lax's rules build on this module
-        args = [x if not s else lax.broadcast(x, (1,)) if d is not_mapped else moveaxis(x, d, 0)
-                for x, s, d in zip(vals, shapes, dims)]
+        args = [move_batch_axis(1, d, 0, x) if s else x for x, s, d in zip(vals, shapes, dims)]
         ranks = [core.get_aval(x).ndim for x in args]
         args = [lax.expand_dims(x, tuple(range(r, max(ranks))))
                 if d is not not_mapped and r < max(ranks) else x

@@ -228,7 +228,7 @@ JAX_NAMES: dict[str, PrintedAs] = {
                              shown={'dimension_numbers': _as_lists}),
     'ragged_dot_general': PrintedAs(added={'group_offset': _constant(None),
                                            'out_sharding': _constant(None)}),
-    'reshape': PrintedAs(added={'dimensions': _constant(None),
+    'reshape': PrintedAs(added={'dimensions': _param_or_none('dimensions'),
                                 'sharding': _param_or_none('sharding')}),
     'iota': PrintedAs(added={'sharding': _param_or_none('sharding')}),
     'reshard': PrintedAs(hidden={'dst_sharding': _always, 'concrete_mesh': _always}),

@@ -16,7 +16,7 @@ from minijax.interpreters import batching, jvp as ad
 from minijax.lax.bitwise import bitwise_and
 from minijax.lax.elementwise import (full_like, greater, less, max_p, min_p,
                                      promote_weak_scalars, select_n)
-from minijax.lax.structural import broadcast_in_dim
+from minijax.lax.structural import broadcast, broadcast_in_dim
 from minijax.lowering import register_lowering
 from minijax.lowering.ops import broadcast_operands
 
@@ -64,20 +64,27 @@ ad.defjvp(clamp_p,
 
 
 def _clamp_batching(vals, dims):
-    """Batch axes to the front; an unbatched scalar bound stays a scalar, a batched one is
-    broadcast along the example's axes."""
+    """JAX's rule: operands batched alike, or scalar bounds, clamp where they are, the batch
+    axis staying put; otherwise batch axes go to the front and a bound is broadcast to
+    ``x``'s shape (or ``x`` to a batched bound's, when ``x`` is an unbatched scalar)."""
     size = batching.axis_size_of(vals, dims)
     (lo, x, hi), (lo_dim, x_dim, hi_dim) = vals, dims
-    x = batching.move_batch_axis(size, x_dim, 0, x)
-    shape = core.get_aval(x).shape
-
-    def bound(b, d):
-        if d is batching.not_mapped and not core.get_aval(b).shape:
-            return b
-        b = batching.move_batch_axis(size, d, 0, b)
-        return b if core.get_aval(b).shape == shape else broadcast_in_dim(b, shape, (0,))
-
-    return clamp_p.bind(bound(lo, lo_dim), x, bound(hi, hi_dim)), 0
+    if lo_dim == x_dim == hi_dim and np.shape(lo) == np.shape(x) == np.shape(hi):
+        return clamp_p.bind(lo, x, hi), x_dim
+    if lo_dim == x_dim == hi_dim and np.ndim(lo) == np.ndim(hi) == 1:  # a bound per example
+        return clamp_p.bind(broadcast_in_dim(lo, np.shape(x), (lo_dim,)), x,
+                            broadcast_in_dim(hi, np.shape(x), (hi_dim,))), x_dim
+    if np.ndim(lo) == np.ndim(hi) == 0 and x_dim is not batching.not_mapped:
+        return clamp_p.bind(lo, x, hi), x_dim
+    lo, hi, x = (batching.move_batch_axis(size, d, 0, v) if np.ndim(v) else v
+                 for v, d in ((lo, lo_dim), (hi, hi_dim), (x, x_dim)))  # (JAX's order)
+    if np.ndim(x):  # scalar bounds first, then bounds per example, in JAX's order
+        lo, hi = (b if np.ndim(b) else broadcast(b, np.shape(x)) for b in (lo, hi))
+        lo, hi = (broadcast_in_dim(b, np.shape(x), (0,)) if np.ndim(b) < np.ndim(x) else b
+                  for b in (lo, hi))
+    if np.ndim(lo) > np.ndim(x):  # an unbatched scalar ``x`` between batched bounds
+        x = broadcast(x, np.shape(lo))
+    return clamp_p.bind(lo, x, hi), 0
 
 
 clamp_p.def_impl(_clamp_impl)

@@ -29,7 +29,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import moveaxis, not_mapped
+from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.complex_numbers import complex, imag, real
 from minijax.lax.elementwise import add, sub
@@ -316,10 +316,14 @@ def _split_axis(x, axis, outer):
 
 
 def _merge_axis(x, src, dst):
-    """Axis ``src`` merged into axis ``dst`` (counted without ``src``) as its outer part."""
-    x = moveaxis(x, src, dst)
+    """Axis ``src`` merged into axis ``dst`` (counted without ``src``) as its outer part:
+    one reshape whose ``dimensions`` bring ``src`` before ``dst``, as JAX writes it."""
     shape = core.get_aval(x).shape
-    return reshape(x, (*shape[:dst], shape[dst] * shape[dst + 1], *shape[dst + 2:]))
+    perm = [d for d in range(len(shape)) if d != src]
+    perm.insert(dst, src)
+    new_shape = [shape[d] for d in perm if d != src]
+    new_shape[dst] *= shape[src]
+    return reshape(x, new_shape, perm)
 
 
 def _swap_roles(spec):
@@ -405,33 +409,23 @@ def _conv_transpose(ct, lhs, rhs, **params):
 # ----------------------------------------------------------------------------- vmap
 
 
-def _fold_batch(x, bdim, axis, groups):
-    """The vmap axis ``bdim`` folded into (unbatched) axis ``axis``, whose ``groups`` blocks
-    stay outermost: the axis becomes (groups, batch, size // groups)."""
-    if groups == 1:
-        return _merge_axis(x, bdim, axis)
-    x = _split_axis(moveaxis(x, bdim, 0), axis + 1, groups)
-    return _merge_axis(_merge_axis(x, 0, axis + 1), axis, axis)
-
-
-def _unfold_batch(y, axis, groups, size):
-    """Undo ``_fold_batch`` on an output axis laid out (groups, size, rest): the vmap axis
-    comes out in front of it, at ``axis``."""
-    if groups == 1:
-        return _split_axis(y, axis, size), axis
-    y = _split_axis(_split_axis(y, axis, groups), axis + 1, size)
-    return _merge_axis(moveaxis(y, axis + 1, axis), axis + 1, axis + 1), axis
+def _regroup(x, bdim, axis, groups):
+    """The vmap axis ``bdim`` folded into axis ``axis`` (counted without it), whose
+    ``groups`` blocks stay outermost: the axis becomes (groups, batch, size // groups)."""
+    x = _split_axis(x, axis + (bdim <= axis), groups)
+    x = _merge_axis(x, bdim + (axis < bdim), axis + 1)
+    return _merge_axis(x, axis, axis)
 
 
 def _conv_batching(vals, dims, *, dimension_numbers, feature_group_count, batch_group_count,
                    **params):
-    """Fold the examples into the convolution: a batched lhs alone brings more batch
-    elements; a batched kernel alone more output features (inside each group); both batched,
-    each example is a group of its own (a feature group, or a batch group if there are
-    batch groups already)."""
+    """JAX's rule, case by case: fold the examples into the convolution. A batched lhs alone
+    brings more batch elements (inside each batch group); a batched kernel alone more output
+    features (inside each group); both batched, each example is a group of its own (a
+    feature group, or a batch group if there are batch groups already). An empty batch is
+    zeros, which no reshape of it could give."""
     (lhs, rhs), (lhs_dim, rhs_dim) = vals, dims
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    groups = feature_group_count * batch_group_count
     size = core.get_aval(lhs if lhs_dim is not not_mapped else rhs).shape[
         lhs_dim if lhs_dim is not not_mapped else rhs_dim]
 
@@ -440,20 +434,42 @@ def _conv_batching(vals, dims, *, dimension_numbers, feature_group_count, batch_
             lhs, rhs, dimension_numbers=dimension_numbers, feature_group_count=feature_groups,
             batch_group_count=batch_groups, **params)
 
+    if size == 0:
+        avals = [_unbatched(x, d) for x, d in zip(vals, dims)]
+        out = _conv_abstract_eval(*avals, dimension_numbers=dimension_numbers,
+                                  feature_group_count=feature_group_count,
+                                  batch_group_count=batch_group_count, **params)
+        return full((0, *out.shape), 0, out.dtype), 0
     if rhs_dim is not_mapped:
-        out = conv_(_fold_batch(lhs, lhs_dim, lhs_spec[0], batch_group_count), rhs)
-        return _unfold_batch(out, out_spec[0], 1, size)
+        if batch_group_count == 1:
+            lhs = _merge_axis(lhs, lhs_dim, lhs_spec[0])
+        else:
+            lhs = _regroup(lhs, lhs_dim, lhs_spec[0], batch_group_count)
+        return _split_axis(conv_(lhs, rhs), out_spec[0], size), out_spec[0]
     if lhs_dim is not_mapped:
-        out = conv_(lhs, _fold_batch(rhs, rhs_dim, rhs_spec[0], groups))
-        return _unfold_batch(out, out_spec[1], groups, size)
-    rhs = _fold_batch(rhs, rhs_dim, rhs_spec[0], 1)
+        groups = max(feature_group_count, batch_group_count)
+        if groups == 1:
+            out = conv_(lhs, _merge_axis(rhs, rhs_dim, rhs_spec[0]))
+            return _split_axis(out, out_spec[1], size), out_spec[1]
+        out = conv_(lhs, _regroup(rhs, rhs_dim, rhs_spec[0], groups))
+        out = _split_axis(_split_axis(out, out_spec[1], groups), out_spec[1] + 1, size)
+        return _merge_axis(out, out_spec[1], out_spec[1] + 1), out_spec[1]
     if batch_group_count == 1:
-        out = conv_(_fold_batch(lhs, lhs_dim, lhs_spec[1], 1), rhs,
+        lhs = _merge_axis(lhs, lhs_dim, lhs_spec[1])
+        out = conv_(lhs, _merge_axis(rhs, rhs_dim, rhs_spec[0]),
                     feature_groups=feature_group_count * size)
     else:
-        out = conv_(_fold_batch(lhs, lhs_dim, lhs_spec[0], 1), rhs,
+        lhs = _merge_axis(lhs, lhs_dim, lhs_spec[0])
+        out = conv_(lhs, _merge_axis(rhs, rhs_dim, rhs_spec[0]),
                     batch_groups=batch_group_count * size)
-    return _unfold_batch(out, out_spec[1], 1, size)
+    return _split_axis(out, out_spec[1], size), out_spec[1]
+
+
+def _unbatched(x, dim):
+    aval = core.get_aval(x)
+    return aval if dim is not_mapped else aval.update(
+        shape=aval.shape[:dim] + aval.shape[dim + 1:])
+
 
 # ----------------------------------------------------------------------------- lowering
 

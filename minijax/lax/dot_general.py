@@ -22,7 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import moveaxis, not_mapped
+from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.elementwise import convert_element_type
 from minijax.lax.precision import ON_CPU, algorithm_types, canonicalize_precision
@@ -244,26 +244,29 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, **params):
 
 
 def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
-    """Both batched: a new leading batch axis pair. One batched: its batch axis becomes a free
-    axis of that operand, which sits first among its free axes in the result."""
+    """No transposes, as JAX batches it: both batched, the two batch axes become the first
+    pair of batch dimensions (the result's axis 0); one batched, its batch axis is one more
+    free axis of that operand, where the result's free axes keep their order."""
     params.pop('out_sharding', None)  # (the batched result's sharding is the rule's)
     (lhs, rhs), (lhs_dim, rhs_dim) = vals, dims
     (lc, rc), (lb, rb) = dimension_numbers
 
-    def shift(axes):
-        return tuple(a + 1 for a in axes)
+    def bump(axes, bdim):  # the operand's axes past its batch axis move one up
+        return tuple(a + (a >= bdim) for a in axes)
 
-    if lhs_dim is not not_mapped:
-        lhs, lc, lb = moveaxis(lhs, lhs_dim, 0), shift(lc), shift(lb)
-    if rhs_dim is not not_mapped:
-        rhs, rc, rb = moveaxis(rhs, rhs_dim, 0), shift(rc), shift(rb)
     if lhs_dim is not not_mapped and rhs_dim is not not_mapped:
-        return dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), ((0, *lb), (0, *rb))),
-                                  **params), 0
-    out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
-    if lhs_dim is not not_mapped:
-        return out, len(lb)
-    return out, len(lb) + len(_free_axes(core.get_aval(lhs).ndim, lc, lb))
+        numbers = ((bump(lc, lhs_dim), bump(rc, rhs_dim)),
+                   ((lhs_dim, *bump(lb, lhs_dim)), (rhs_dim, *bump(rb, rhs_dim))))
+        out_dim = 0
+    elif lhs_dim is not not_mapped:
+        free = _free_axes(core.get_aval(lhs).ndim - 1, lc, lb)
+        numbers = ((bump(lc, lhs_dim), rc), (bump(lb, lhs_dim), rb))
+        out_dim = len(lb) + sum(a < lhs_dim for a in free)
+    else:
+        free = _free_axes(core.get_aval(rhs).ndim - 1, rc, rb)
+        numbers = ((lc, bump(rc, rhs_dim)), (lb, bump(rb, rhs_dim)))
+        out_dim = core.get_aval(lhs).ndim - len(lc) + sum(a < rhs_dim for a in free)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params), out_dim
 
 
 def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,

@@ -877,15 +877,32 @@ def _select_n_transpose(ct, which, *cases):
 
 
 def _select_n_batching(vals, dims):
-    """Move every batch axis to the front; an unbatched scalar ``which`` stays a scalar."""
+    """JAX's rule: operands batched alike (or a scalar ``which`` and cases of one shape)
+    select where they are, the batch axis staying put; otherwise every batch axis moves to
+    the front, and an unbatched scalar ``which`` stays a scalar."""
     size = batching.axis_size_of(vals, dims)
     (which, *cases), (which_dim, *case_dims) = vals, dims
-    cases = [batching.move_batch_axis(size, d, 0, c) for c, d in zip(cases, case_dims)]
-    batched_shape = core.get_aval(cases[0]).shape
-    if which_dim is not batching.not_mapped or core.get_aval(which).ndim:
+    shapes = [np.shape(c) for c in cases]
+    if all(d == which_dim for d in case_dims):
+        if np.shape(which) != shapes[0]:  # one choice per example
+            which = broadcast_in_dim(which, shapes[0], (which_dim,))
+        return select_n(which, *cases), which_dim
+    if not np.ndim(which) and batching.not_mapped not in case_dims:
+        if len(set(case_dims)) == 1:
+            return select_n(which, *cases), case_dims[0]
+        if len(set(shapes)) == 1:
+            first = case_dims[0]
+            return select_n(which, cases[0], *(batching.moveaxis(c, d, first) for c, d in
+                                               zip(cases[1:], case_dims[1:]))), first
+    if np.ndim(which):
         which = batching.move_batch_axis(size, which_dim, 0, which)
-        if core.get_aval(which).shape != batched_shape:  # one choice per example
-            which = broadcast_in_dim(which, batched_shape, (0,))
+    if any(shapes):
+        cases = [batching.move_batch_axis(size, d, 0, c) for c, d in zip(cases, case_dims)]
+    shape = np.shape(cases[0])
+    if 0 < np.ndim(which) < len(shape):  # one choice per example
+        which = broadcast_in_dim(which, shape, (0,))
+    if np.ndim(which) > len(shape):  # scalar cases, batched ``which``
+        cases = [broadcast_in_dim(c, np.shape(which), ()) for c in cases]
     return select_n(which, *cases), 0
 
 

@@ -175,10 +175,10 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
 
 
 def _fft_batching(vals, dims, *, fft_type, fft_lengths):
-    """The transformed axes are the trailing ones: the batch axis goes in front of them."""
+    """The transformed axes are the trailing ones: the batch axis goes in front of them. As
+    JAX's rule, it calls the function, which stages a nested ``jit`` named ``fft``."""
     (x,), (d,) = vals, dims
-    x = batching.move_batch_axis(core.get_aval(x).shape[d], d, 0, x)
-    return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths), 0
+    return fft(batching.moveaxis(x, d, 0), fft_type, fft_lengths), 0
 
 
 def _fft_lowering(ctx, x, *, fft_type, fft_lengths):

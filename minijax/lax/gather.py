@@ -49,7 +49,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, lax, tree_util
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import move_batch_axis, not_mapped
+from minijax.interpreters.batching import move_batch_axis, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.ir.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from minijax.ir.tracing import trace_to_jaxpr
@@ -538,46 +538,59 @@ def _scatter_extremal_jvp(primitive):
 # ----------------------------------------------------------------------------- vmap
 
 
-def _shift(dims, by=1):
-    return tuple(d + by for d in dims)
+def _shift(dims):
+    """``dims`` one axis further, computed with NumPy as JAX's rules compute them (so the
+    dimension numbers hold ``np.int64`` values and print as JAX's)."""
+    return tuple(np.add(1, dims))
 
 
 def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, **params):
     """The batch axis becomes an axis of the window (operand batched alone), a batch axis of
     the indices (indices alone), or a pair of batching dims (both); it is axis 0 of the
-    output in each case."""
+    output in each case (JAX's rule, case by case)."""
     (operand, indices), (operand_dim, indices_dim) = vals, dims
     offset, collapsed, index_map, operand_batching, indices_batching = dimension_numbers
     if indices_dim is not_mapped:
-        operand = move_batch_axis(None, operand_dim, 0, operand)
+        operand = moveaxis(operand, operand_dim, 0)
         dnums = GatherDimensionNumbers((0, *_shift(offset)), _shift(collapsed), _shift(index_map),
                                        _shift(operand_batching), indices_batching)
         sizes = (core.get_aval(operand).shape[0], *slice_sizes)
     elif operand_dim is not_mapped:
-        indices = move_batch_axis(None, indices_dim, 0, indices)
-        dnums = GatherDimensionNumbers(_shift(offset), collapsed, index_map, operand_batching,
-                                       _shift(indices_batching))
-        sizes = slice_sizes
+        indices = moveaxis(indices, indices_dim, 0)
+        dnums = GatherDimensionNumbers(tuple(1 + d for d in offset), collapsed, index_map,
+                                       operand_batching, _shift(indices_batching))
+        sizes = slice_sizes  # (batched indices into one array: maybe unsorted, repeated)
+        params = dict(params, indices_are_sorted=False, unique_indices=False)
     else:
-        operand = move_batch_axis(None, operand_dim, 0, operand)
-        indices = move_batch_axis(None, indices_dim, 0, indices)
+        operand = moveaxis(operand, operand_dim, 0)
+        indices = moveaxis(indices, indices_dim, 0)
         dnums = GatherDimensionNumbers(_shift(offset), _shift(collapsed), _shift(index_map),
                                        (0, *_shift(operand_batching)),
                                        (0, *_shift(indices_batching)))
-        sizes = (1, *slice_sizes)
+        sizes = (min(1, core.get_aval(operand).shape[0]), *slice_sizes)
     return gather_p.bind(operand, indices, dimension_numbers=dnums, slice_sizes=sizes,
                          **params), 0
 
 
 def _scatter_batching(primitive):
-    """All three operands batched at axis 0 (broadcast if need be), paired as batching dims."""
+    """Operand and updates batched at axis 0 (broadcast if need be); unbatched indices
+    scatter the batch axis as one more window axis, batched ones pair it as batching dims
+    (JAX's rule)."""
     def batching(vals, dims, *, dimension_numbers, **params):
         size = next(core.get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
-        operand, indices, updates = (move_batch_axis(size, d, 0, v) for v, d in zip(vals, dims))
+        (operand, indices, updates), (operand_dim, indices_dim, updates_dim) = vals, dims
+        operand = move_batch_axis(size, operand_dim, 0, operand)
+        updates = move_batch_axis(size, updates_dim, 0, updates)
         window, inserted, to_operand, operand_batching, indices_batching = dimension_numbers
-        dnums = ScatterDimensionNumbers(_shift(window), _shift(inserted), _shift(to_operand),
-                                        (0, *_shift(operand_batching)),
-                                        (0, *_shift(indices_batching)))
+        if indices_dim is not_mapped:
+            dnums = ScatterDimensionNumbers((0, *_shift(window)), _shift(inserted),
+                                            _shift(to_operand), _shift(operand_batching),
+                                            indices_batching)
+        else:
+            indices = moveaxis(indices, indices_dim, 0)
+            dnums = ScatterDimensionNumbers(_shift(window), _shift(inserted), _shift(to_operand),
+                                            (0, *_shift(operand_batching)),
+                                            (0, *_shift(indices_batching)))
         return primitive.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
     return batching
 

@@ -14,11 +14,11 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import axis_size_of, move_batch_axis
+from minijax.interpreters.batching import axis_size_of, moveaxis, not_mapped
 from minijax.interpreters.transpose import instantiate_cts, is_undefined_primal
 from minijax.lax.reductions import reduce_sum
 from minijax.lax.static import canonical_axes, static_int, static_ints
-from minijax.lax.structural import concatenate, reshape
+from minijax.lax.structural import broadcast, concatenate, reshape
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering import ops as hlo_ops
 from minijax.lowering.ops import broadcast_in_dim as hlo_broadcast_in_dim
@@ -168,8 +168,9 @@ def _stack_batching(vals, dims, *, axis):
         if axis <= bdim:
             return stack_p.bind(*vals, axis=axis), bdim + 1
         return stack_p.bind(*vals, axis=axis + 1), bdim
-    size = axis_size_of(vals, dims)
-    return stack([move_batch_axis(size, d, 0, x) for x, d in zip(vals, dims)], axis + 1), 0
+    size = axis_size_of(vals, dims)  # (an unbatched operand broadcast by lax.broadcast, as JAX)
+    return stack([broadcast(x, (size,)) if d is not_mapped else moveaxis(x, d, 0)
+                  for x, d in zip(vals, dims)], axis + 1), 0
 
 
 stack_p.def_impl(lambda *xs, axis: np.stack(xs, axis))

@@ -40,10 +40,12 @@ def _check_axes(name, x, axes):
         raise TypeError(f'{name}: axes {axes} out of range for {x.str_short()}')
 
 
-def _batched_axes(axes, bdim, ndim):
-    """The reduced axes of the batched operand, and where the batch axis ends up."""
-    per_example = [a for a in range(ndim) if a != bdim]
-    new_axes = tuple(per_example[a] for a in axes)
+def _batched_axes(axes, bdim):
+    """The reduced axes of the batched operand, and where the batch axis ends up.
+
+    Computed with NumPy, as JAX's reducer batching rule does, so the axes are ``np.int64``
+    and the jaxpr prints as JAX's (``axes=(np.int64(2),)``)."""
+    new_axes = tuple(np.where(np.less(axes, bdim), axes, np.add(axes, 1)))
     return new_axes, bdim - sum(a < bdim for a in new_axes)
 
 
@@ -68,7 +70,7 @@ def reduction_primitive(name, impl, body, identity, eager_on_xla=False, logical=
 
     def batching(vals, dims, *, axes):
         (x,), (bdim,) = vals, dims
-        new_axes, out_bdim = _batched_axes(axes, bdim, np.ndim(x))
+        new_axes, out_bdim = _batched_axes(axes, bdim)
         return prim.bind(x, axes=new_axes), out_bdim
 
     def lowering(ctx, x, *, axes):
@@ -525,7 +527,7 @@ def _arg_chooser_primitive(name, np_impl, direction):
 
     def batching(vals, dims, *, axis, index_dtype):
         (x,), (bdim,) = vals, dims
-        (new_axis,), out_bdim = _batched_axes((axis,), bdim, np.ndim(x))
+        (new_axis,), out_bdim = _batched_axes((axis,), bdim)
         return prim.bind(x, axis=new_axis, index_dtype=index_dtype), out_bdim
 
     pick = _picker(gt if direction == 'GT' else lt)

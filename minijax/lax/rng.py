@@ -19,8 +19,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters.batching import moveaxis, not_mapped
-from minijax.lax.slicing import dynamic_update_index_in_dim
-from minijax.lax.shapes import index_in_dim
+from minijax.lax.slicing import dynamic_update_index_in_dim, slice  # noqa: A004 (lax.slice)
+from minijax.lax.structural import squeeze
 from minijax.lowering import constant, register_lowering, tensor_type
 from minijax.sharding.rules import canonicalize_sharding
 
@@ -85,8 +85,10 @@ def _rng_bit_generator_batching(vals, dims, *, shape, **params):
     if dim is not_mapped:
         return rng_bit_generator_p.bind(keys, shape=shape, **params), [not_mapped, not_mapped]
     keys = moveaxis(keys, dim, 0)
-    new_key, bits = rng_bit_generator_p.bind(index_in_dim(keys, 0, keepdims=False),
-                                             shape=(keys.shape[0], *shape), **params)
+    # the first key as JAX's keys[0] takes it: a slice without strides, squeezed
+    first_key = squeeze(slice(keys, (0,) * keys.ndim, (1, *keys.shape[1:])), (0,))
+    new_key, bits = rng_bit_generator_p.bind(first_key, shape=(keys.shape[0], *shape),
+                                             **params)
     return [dynamic_update_index_in_dim(keys, new_key, 0, axis=0), bits], [0, 0]
 
 

@@ -12,10 +12,10 @@ import functools
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core, dtypes, lax
+from minijax import core, lax
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import axis_size_of, move_batch_axis, not_mapped
+from minijax.interpreters.batching import axis_size_of, not_mapped, vmap, vmap_rules
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.static import static_int, static_ints
 from minijax.lowering import register_lowering
@@ -271,26 +271,30 @@ def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
     return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
 
 
-def _map_examples(fn, vals, dims):
-    """A window per example, without a gather primitive: a ``scan`` over the examples."""
-    from minijax.control_flow.scan import map_examples  # control flow builds on lax
-    return map_examples(fn, vals, dims)
+def _batched_start_indices(indices, dims):
+    """The scalar start indices as one index vector (JAX's ``_batch_dynamic_slice_indices``):
+    ``int32[0]`` if there are none; ``[n]`` if none is batched; else ``[batch, n]``, each
+    unbatched one broadcast along the batch."""
+    if not indices:
+        return np.array([], 'int32'), not_mapped
+    if all(d is not_mapped for d in dims):
+        return lax.concatenate([lax.broadcast(i, (1,)) for i in indices], 0), not_mapped
+    size = axis_size_of(indices, dims)
+    return lax.concatenate([lax.broadcast_in_dim(i, (size, 1), () if d is not_mapped else (0,))
+                            for i, d in zip(indices, dims)], 1), 0
 
 
 def _dynamic_slice_batching(vals, dims, *, slice_sizes):
+    """A gather of one window per index vector, as JAX batches it: the gather primitive
+    clamps each window into the operand, as ``dynamic_slice`` does (JAX's mode CLIP)."""
     (x, *indices), (x_dim, *index_dims) = vals, dims
-    if any(d is not not_mapped for d in index_dims):  # a window per example: one at a time
-        return _map_examples(
-            lambda *args: dynamic_slice_p.bind(*args, slice_sizes=slice_sizes), vals, dims)
-    size = core.get_aval(x).shape[x_dim]
-    indices.insert(x_dim, _zero_index(indices))
-    sizes = (*slice_sizes[:x_dim], size, *slice_sizes[x_dim:])
-    return dynamic_slice_p.bind(x, *indices, slice_sizes=sizes), x_dim
-
-
-def _zero_index(indices):
-    """The start of a batch axis: 0 in the dtype of the other start indices."""
-    return np.zeros((), core.get_aval(indices[0]).dtype if indices else dtypes.int32)
+    axes = tuple(range(len(slice_sizes)))
+    index, index_dim = _batched_start_indices(indices, index_dims)
+    dnums = lax.GatherDimensionNumbers(offset_dims=axes, collapsed_slice_dims=(),
+                                       start_index_map=axes)
+    return vmap_rules[lax.gather_p]([x, index], [x_dim, index_dim], dimension_numbers=dnums,
+                                    slice_sizes=slice_sizes, unique_indices=True,
+                                    indices_are_sorted=True)
 
 
 dynamic_slice_p.def_impl(_dynamic_slice_impl)
@@ -352,13 +356,16 @@ def _dynamic_update_slice_transpose(ct, x, update, *indices):
 
 
 def _dynamic_update_slice_batching(vals, dims):
+    """A scatter in mode CLIP of one window per index vector, vectorized with ``vmap``, as
+    JAX batches it."""
     (x, update, *indices), (x_dim, update_dim, *index_dims) = vals, dims
-    if any(d is not not_mapped for d in index_dims):  # a window per example: one at a time
-        return _map_examples(dynamic_update_slice_p.bind, vals, dims)
-    size = axis_size_of(vals, dims)
-    x = move_batch_axis(size, x_dim, 0, x)
-    update = move_batch_axis(size, update_dim, 0, update)
-    return dynamic_update_slice_p.bind(x, update, _zero_index(indices), *indices), 0
+    axes = tuple(range(core.get_aval(update).ndim - (update_dim is not not_mapped)))
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=axes, inserted_window_dims=(),
+                                        scatter_dims_to_operand_dims=axes)
+    index, index_dim = _batched_start_indices(indices, index_dims)
+    scatter = functools.partial(lax.scatter, dimension_numbers=dnums, indices_are_sorted=True,
+                                unique_indices=True, mode=lax.GatherScatterMode.CLIP)
+    return vmap(scatter, in_axes=(x_dim, index_dim, update_dim))(x, index, update), 0
 
 
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)

@@ -35,7 +35,7 @@ from minijax.lax.complex_numbers import imag, real
 from minijax.lax.elementwise import eq, eq_to_p, lt_to_p, ne, select_n, total_order_key
 from minijax.lax.gather import GatherDimensionNumbers, gather
 from minijax.lax.static import static_int
-from minijax.lax.structural import broadcasted_iota, reshape
+from minijax.lax.structural import broadcast_in_dim, broadcasted_iota, reshape
 from minijax.lowering import append_block, constant, lower_fun, register_lowering, tensor_type
 from minijax.lowering.types import element_type
 
@@ -150,9 +150,11 @@ def _unsort(keys, sorted_values, dimension, num_keys):
 def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
     """Every operand gets the batch axis of the first batched one (the others are moved or
     broadcast there); the sorted dimension shifts past it when it comes after it."""
-    size = batching.axis_size_of(vals, dims)
-    bdim = next(d for d in dims if d is not batching.not_mapped)
-    vals = [batching.move_batch_axis(size, d, bdim, x) for x, d in zip(vals, dims)]
+    bdim, shape = next((d, np.shape(x)) for x, d in zip(vals, dims)
+                       if d is not batching.not_mapped)
+    others = [a for a in range(len(shape)) if a != bdim]  # (Python ints, as JAX's rule)
+    vals = [broadcast_in_dim(x, shape, others) if d is batching.not_mapped
+            else batching.moveaxis(x, d, bdim) for x, d in zip(vals, dims)]
     outs = sort_p.bind(*vals, dimension=dimension + (bdim <= dimension), is_stable=is_stable,
                        num_keys=num_keys)
     return outs, [bdim] * len(outs)

@@ -12,7 +12,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes, lax
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
-from minijax.interpreters.batching import axis_size_of, move_batch_axis, moveaxis, not_mapped
+from minijax.interpreters.batching import axis_size_of, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
 from minijax.lax.static import canonical_axes, default_options_only, static_int, static_ints
 from minijax.array import Array, scalar
@@ -37,8 +37,8 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     A traced operand of that shape already is the result, no equation (as in JAX)."""
     sharding = sharding_rules.sharding_param('sharding', out_sharding, 'broadcast_in_dim')
     shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
-    broadcast_dimensions = static_ints(broadcast_dimensions, 'broadcast_in_dim',
-                                       'broadcast_dimensions')
+    static_ints(broadcast_dimensions, 'broadcast_in_dim', 'broadcast_dimensions')
+    broadcast_dimensions = tuple(broadcast_dimensions)  # (NumPy's ints kept, as JAX keeps them)
     if (isinstance(operand, core.Tracer) and np.shape(operand) == shape
             and broadcast_dimensions == tuple(range(len(shape)))
             and sharding.get('sharding', operand.aval._sharding) == operand.aval._sharding):
@@ -105,7 +105,7 @@ def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions, shard
     size = core.get_aval(x).shape[0]
     if sharding is not None:  # the batch axis unsharded
         sharding = sharding.update(spec=(None, *sharding.spec.partitions))
-    return broadcast_in_dim(x, (size, *shape), (0, *(d + 1 for d in broadcast_dimensions)),
+    return broadcast_in_dim(x, (size, *shape), (0, *np.add(1, broadcast_dimensions)),
                             out_sharding=sharding), 0
 
 
@@ -140,9 +140,9 @@ def _transpose_abstract_eval(x, *, perm):
 
 
 def _transpose_batching(vals, dims, *, perm):
+    """One transpose that also brings the batch axis to the front."""
     (x,), (bdim,) = vals, dims
-    x = moveaxis(x, bdim, 0)
-    return transpose(x, (0, *(p + 1 for p in perm))), 0
+    return transpose(x, (bdim, *(p if p < bdim else p + 1 for p in perm))), 0
 
 
 transpose_p.def_impl(lambda x, *, perm: np.transpose(x, perm))
@@ -159,11 +159,18 @@ reshape_p = Primitive('reshape')
 
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """The elements of ``operand`` in row-major order, laid out as ``new_sizes``; with
-    ``dimensions``, in the order of ``transpose(operand, dimensions)``, as in JAX."""
+    ``dimensions``, in the order of ``transpose(operand, dimensions)``: one equation, whose
+    ``dimensions`` parameter is JAX's (set only when it permutes the axes)."""
+    params = sharding_rules.sharding_param('sharding', out_sharding, 'reshape')
     if dimensions is not None:
-        operand = transpose(operand, dimensions)
+        dims = static_ints(dimensions, 'reshape', 'dimensions')
+        if sorted(dims) != list(range(np.ndim(operand))):  # (JAX's text)
+            raise TypeError('reshape dimensions must be a permutation of operand dimensions, '
+                            f'got dimensions {dims} for shape {np.shape(operand)}.')
+        if dims != tuple(range(len(dims))):
+            params['dimensions'] = dims
     return reshape_p.bind(operand, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'),
-                          **sharding_rules.sharding_param('sharding', out_sharding, 'reshape'))
+                          **params)
 
 
 squeeze_p = Primitive('squeeze')
@@ -211,27 +218,41 @@ def expand_dims(array, dimensions):
     return broadcast_in_dim(array, shape, kept)
 
 
-def _reshape_abstract_eval(x, *, new_sizes, sharding=None):
+def _reshape_abstract_eval(x, *, new_sizes, dimensions=None, sharding=None):
     if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(f'reshape: cannot reshape {x.str_short()} ({x.size} elements) to '
                         f'shape {_shape_str(new_sizes)}')
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-def _reshape_batching(vals, dims, *, new_sizes, sharding=None):
+def _reshape_batching(vals, dims, *, new_sizes, dimensions=None, sharding=None):
     (x,), (bdim,) = vals, dims
     x = moveaxis(x, bdim, 0)
-    return reshape(x, (core.get_aval(x).shape[0], *new_sizes)), 0
+    if dimensions is not None:
+        dimensions = (0, *(d + 1 for d in dimensions))
+    return reshape(x, (core.get_aval(x).shape[0], *new_sizes), dimensions), 0
 
 
-reshape_p.def_impl(lambda x, *, new_sizes, sharding=None: np.reshape(x, new_sizes))
+def _reshape_transpose(ct, x, *, new_sizes, dimensions=None, sharding=None):
+    if dimensions is None:
+        return [reshape(ct, x.aval.shape, out_sharding=x.aval._sharding)]
+    permuted = reshape(ct, tuple(x.aval.shape[d] for d in dimensions))
+    return [transpose(permuted, np.argsort(dimensions))]
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions=None, sharding=None):
+    if dimensions is not None:
+        x = hlo.TransposeOp(x, list(dimensions)).result
+    return hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), x).result
+
+
+reshape_p.def_impl(lambda x, *, new_sizes, dimensions=None, sharding=None: np.reshape(
+    np.asarray(x) if dimensions is None else np.transpose(x, dimensions), new_sizes))
 reshape_p.def_abstract_eval(_reshape_abstract_eval)
 ad.defjvp_linear(reshape_p)
-reshape_p.def_transpose(lambda ct, x, *, new_sizes, sharding=None: [
-    reshape(ct, x.aval.shape, out_sharding=x.aval._sharding)])
+reshape_p.def_transpose(_reshape_transpose)
 reshape_p.def_batching(_reshape_batching)
-register_lowering(reshape_p, lambda ctx, x, *, new_sizes, sharding=None:
-                  hlo.ReshapeOp(tensor_type(ctx.avals_out[0]), x).result)
+register_lowering(reshape_p, _reshape_lowering)
 
 # ----------------------------------------------------------------------------- concatenate
 
@@ -239,9 +260,12 @@ concatenate_p = Primitive('concatenate')
 
 
 def concatenate(operands, dimension):
-    """The ``operands`` joined along axis ``dimension`` (their other axes must agree)."""
+    """The ``operands`` joined along axis ``dimension`` (their other axes must agree). One
+    Array or tracer is itself, as in JAX: no equation."""
     if not operands:
         raise ValueError('concatenate needs at least one operand, got none')
+    if len(operands) == 1 and isinstance(operands[0], (Array, core.Tracer)):
+        return operands[0]
     (dimension,) = canonical_axes(static_int(dimension, 'concatenate', 'dimension'),
                                   np.ndim(operands[0]), 'concatenate: dimension', TypeError)
     return concatenate_p.bind(*operands, dimension=dimension)
@@ -277,7 +301,8 @@ def _concatenate_transpose(ct, *operands, dimension):
 
 def _concatenate_batching(vals, dims, *, dimension):
     size = axis_size_of(vals, dims)
-    moved = [move_batch_axis(size, d, 0, x) for x, d in zip(vals, dims)]
+    moved = [broadcast(x, (size,)) if d is not_mapped else moveaxis(x, d, 0)
+             for x, d in zip(vals, dims)]
     return concatenate(moved, dimension + 1), 0
 
 
@@ -353,19 +378,18 @@ def _pad_batching(vals, dims, *, padding_config):
     """A batched operand gains an unpadded axis; a batched padding value is selected in with a
     mask of where the operand landed."""
     (x, padding_value), (x_dim, value_dim) = vals, dims
+    if x_dim is not_mapped:
+        x, x_dim = broadcast(x, (axis_size_of(vals, dims),)), 0
+    config = list(padding_config)
+    config.insert(x_dim, (0, 0, 0))
     if value_dim is not_mapped:
-        config = list(padding_config)
-        config.insert(x_dim, (0, 0, 0))
         return pad(x, padding_value, config), x_dim
-    size = axis_size_of(vals, dims)
-    x = move_batch_axis(size, x_dim, 0, x)
-    config = [(0, 0, 0), *padding_config]
     aval = core.get_aval(x)
     padded = pad(x, np.zeros((), aval.dtype), config)
     mask = pad(full(aval.shape, True, dtypes.bool_), np.array(False), config)
     shape = core.get_aval(padded).shape
-    values = broadcast_in_dim(padding_value, shape, (0,))
-    return lax.select_n(mask, values, padded), 0
+    values = broadcast_in_dim(padding_value, shape, (x_dim,))
+    return lax.select_n(mask, values, padded), x_dim
 
 
 pad_p.def_impl(_pad_impl)

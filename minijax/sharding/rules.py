@@ -592,11 +592,17 @@ class _ReshapeError(Exception):
     """A reshape the rule cannot shard (JAX's error, raised by reshape_rule)."""
 
 
-def reshape_rule(operand, *, new_sizes, sharding=None, **params):
+def reshape_rule(operand, *, new_sizes, dimensions=None, sharding=None, **params):
     """JAX's reshape rule: an unsharded operand, 1s added or removed, or one dimension split
-    (its axes going to the leading new dimensions) or several merged into one."""
+    (its axes going to the leading new dimensions) or several merged into one; with
+    ``dimensions``, of the operand those permute, its axes' shardings permuted with them
+    (JAX's rule reads the unpermuted operand, and refuses a split or merge of a sharded axis
+    then: minijax's reshape was a transpose and a reshape, and keeps that sharding)."""
     if sharding is not None:
         return sharding
+    if dimensions is not None and operand._sharding is not None:
+        operand = operand.update(shape=tuple(operand.shape[d] for d in dimensions),
+                                 sharding=transpose_rule(operand, perm=dimensions))
     entries = spec_of(operand)
     if all(e is None for e in entries):
         return NamedSharding(operand.sharding.mesh, P(*[None] * len(new_sizes)))

@@ -502,6 +502,102 @@ def test_vmap_matches_jax_vmap(case, dtype, axes, rng):
     assert_close(minijax.jit(minijax.vmap(case.mj, in_axes=axes))(*args), expected)
 
 
+#: Primitives whose equations lack parameters JAX's have (so the comparison leaves those
+#: out of both texts): minijax's gather and scatter primitives have one semantics each (XLA's
+#: clamped gather, a scatter dropping what does not fit) and no ``mode``, ``fill_value``,
+#: ``update_jaxpr`` or ``update_consts``; the functions build the modes on top
+#: (lax/gather.py), so even unbatched these equations print without them. A batched
+#: ``dynamic_slice`` is such a gather, as in JAX.
+_MODES_BUILT_ON_TOP = {'gather', 'scatter', 'scatter-add', 'scatter-sub', 'scatter-mul',
+                       'scatter-min', 'scatter-max', 'dynamic_slice'}
+_MODE_PARAMS = re.compile(r'^ +(fill_value|mode|update_consts|update_jaxpr)=.*\n', re.M)
+
+#: Cases whose batched jaxpr is not JAX's: why.
+VMAP_JAXPR_DEPARTURES = {
+    'dynamic_update_slice': "batched as JAX batches it, as a vmapped scatter in mode CLIP, "
+                            "which minijax's scatter function writes as a clamp of the indices "
+                            "before the scatter (JAX clamps them in the lowering)",
+}
+
+
+def _jaxpr_text(jaxpr, case):
+    """The jaxpr as it prints, but for what is left out of the comparison (above) and the
+    module of an ``accuracy`` parameter's ``Tolerance`` class (minijax.lax.accuracy)."""
+    text = re.sub(r'<[\w.]+\.Tolerance object', '<Tolerance object', str(jaxpr))
+    return _MODE_PARAMS.sub('', text) if case.primitive in _MODES_BUILT_ON_TOP else text
+
+
+#: Rows (case id, batch axes) where ``jax.vmap`` itself fails: why.
+JAX_CANNOT_BATCH = {
+    ('bitcast_convert_type-int32-float64', (2,)):
+        "JAX's rule fails with an IndexError for a bitcast to a wider dtype batched along "
+        'the last axis, the one the bitcast drops',
+}
+
+
+def _jax_batches(param):
+    case, _, axes = param.values
+    return case.primitive not in VMAP_BEYOND_JAX and (case.id, axes) not in JAX_CANNOT_BATCH
+
+
+@pytest.mark.rule('vmap')
+@pytest.mark.parametrize('case,dtype,axes', [p for p in VMAP_PARAMS if _jax_batches(p)])
+def test_vmap_jaxpr_is_jaxs(case, dtype, axes, rng):
+    """Every row, each batch-axis choice: ``make_jaxpr(vmap(f))`` prints what JAX prints
+    (the batching rules emit JAX's equations, with JAX's parameters: ``np.int64`` axes where
+    JAX's rules compute them with NumPy), but for ``VMAP_JAXPR_DEPARTURES``. Tracing only."""
+    args = _batched_args(case, dtype, axes, rng)
+    mine = _jaxpr_text(minijax.make_jaxpr(minijax.vmap(case.mj, in_axes=axes))(*args), case)
+    theirs = _jaxpr_text(jax.make_jaxpr(jax.vmap(case.jx, in_axes=axes))(*args), case)
+    if case.primitive in VMAP_JAXPR_DEPARTURES:
+        assert mine != theirs, f'{case.primitive} is JAX\'s now: drop its departure'
+    else:
+        assert mine == theirs
+
+
+#: Batched programs whose module is checked against JAX's: ``name -> (f(lax), in_axes,
+#: operand shapes and dtypes)``, one per kind of batching rule the jaxpr test compares
+#: (the module follows the jaxpr, and where a jaxpr departs, a gather's mode, the module
+#: need not: XLA's gather clamps in both).
+VMAP_MODULES = {
+    'dot_general': (lambda lax: lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ()))),
+                    (2, 1), [((3, 4, 2), F32), ((4, 2, 5), F32)]),
+    'conv_general_dilated': (lambda lax: lambda a, b: lax.conv_general_dilated(
+        a, b, (1, 1), 'VALID', feature_group_count=2), (1, 1),
+        [((2, 3, 4, 5, 5), F32), ((4, 3, 2, 3, 3), F32)]),
+    'reduce_max': (lambda lax: lambda a: lax.reduce_max(a, (0, 2)), (1,), [((2, 3, 4, 5), F32)]),
+    'select_n': (lambda lax: lax.select_n, (1, 1, 1),
+                 [((3, 2, 4), np.bool_), ((3, 2, 4), F32), ((3, 2, 4), F32)]),
+    'clamp': (lambda lax: lax.clamp, (None, 1, None), [((), F32), ((3, 2, 4), F32), ((), F32)]),
+    'pad': (lambda lax: lambda x, v: lax.pad(x, v, ((1, 2, 1), (0, -1, 0))), (1, 0),
+            [((3, 2, 4), F32), ((2,), F32)]),
+    'transpose': (lambda lax: lambda x: lax.transpose(x, (2, 0, 1)), (1,), [((2, 2, 3, 4), F32)]),
+    'dynamic_slice': (lambda lax: lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 3)),
+                      (2, 0, 0), [((5, 6, 2), F32), ((2,), I32), ((2,), I32)]),
+    'gather': (lambda lax: lambda x, i: lax.gather(
+        x, i, lax.GatherDimensionNumbers((1,), (0,), (0,)), (1, 6), mode='promise_in_bounds'),
+        (2, 2), [((5, 6, 2), F32), ((4, 1, 2), I32)]),
+    'scatter-add': (lambda lax: lambda x, i, u: lax.scatter_add(
+        x, i, u, lax.ScatterDimensionNumbers((1,), (0,), (0,))), (2, 2, 2),
+        [((5, 6, 2), F32), ((4, 1, 2), I32), ((4, 6, 2), F32)]),
+    'sort': (lambda lax: lambda k, v: lax.sort((k, v), num_keys=1)[1], (2, None),
+             [((3, 4, 2), F32), ((3, 4), F32)]),
+    'fft': (lambda lax: lambda x: lax.fft(x, 'fft', (8,)), (1,), [((3, 2, 8), np.complex64)]),
+    'rng_bit_generator': (lambda lax: lambda k: lax.rng_bit_generator(k, (2, 3))[1], (1,),
+                          [((4, 2), np.uint32)]),
+}
+
+
+@pytest.mark.rule('vmap', 'lowering')
+@pytest.mark.parametrize('name', VMAP_MODULES)
+def test_vmap_module_is_jaxs(name, rng):
+    """``jit(vmap(f)).lower(...).as_text()`` is JAX's text (lowering only, no compile)."""
+    make, in_axes, operands = VMAP_MODULES[name]
+    args = [random_array(rng, shape, dtype) for shape, dtype in operands]
+    lowered = minijax.jit(minijax.vmap(make(mlax), in_axes)).lower(*args)
+    assert lowered.as_text() == jax.jit(jax.vmap(make(jax.lax), in_axes)).lower(*args).as_text()
+
+
 def _out_rank(case):
     shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype or case.dtypes[0]) for a in case.operands]
     return np.ndim(jax.eval_shape(case.jx, *shapes))
