@@ -87,10 +87,9 @@ def render(doc, width: int = 80) -> str:
     """Lay ``doc`` out in ``width`` columns, as JAX's printer does."""
     lines, line = [], ''
     annotations: dict[int, str] = {}  # line number -> the first annotation on that line
-    # (indentation, flat?, document, (its concatenation, where its next siblings start))
-    stack = [(0, False, doc, ((), 0))]
+    stack = [(0, False, doc)]  # (indentation, flat?, document)
     while stack:
-        indent, flat, doc, after = stack.pop()
+        indent, flat, doc = stack.pop()
         if isinstance(doc, Text):
             line += doc.text
             if doc.annotation is not None:
@@ -102,13 +101,11 @@ def render(doc, width: int = 80) -> str:
                 lines.append(line)
                 line = ' ' * indent
         elif isinstance(doc, Concat):
-            stack.extend((indent, flat, d, (doc.docs, i + 1))
-                         for i, d in reversed(list(enumerate(doc.docs))))
+            stack.extend((indent, flat, d) for d in reversed(doc.docs))
         elif isinstance(doc, Nest):
-            stack.append((indent + doc.indent, flat, doc.doc, ((), 0)))
+            stack.append((indent + doc.indent, flat, doc.doc))
         else:
-            fits = flat or _fits(width - len(line), doc, flat, after)
-            stack.append((indent, fits, doc.doc, ((), 0)))
+            stack.append((indent, flat or _fits(width - len(line), doc), doc.doc))
     return '\n'.join(_annotated([*lines, line], annotations))
 
 
@@ -122,32 +119,20 @@ def _annotated(lines: list[str], annotations: dict[int, str]) -> list[str]:
             for i, line in enumerate(lines)]
 
 
-def _fits(room: int, group: Group, flat: bool, after) -> bool:
-    """Does ``group`` fit on one line in ``room`` columns, followed by its next siblings up to
-    their first possible line break? (JAX's printer looks no further than the siblings: the
-    text that follows the enclosing document does not count; and a group among the
-    siblings, not yet laid out, may break where it starts: ``jit[name=f jaxpr=f] a`` stays
-    on one line when its arguments do not, and so does an equation whose operands alone
-    pass the 80th column.)"""
-    siblings, start = after
-    agenda = [(flat, d) for d in reversed(siblings[start:])] + [(True, group.doc)]
-    while agenda:
-        flat, doc = agenda.pop()
-        if isinstance(doc, Text):
-            room -= len(doc.text)
-        elif isinstance(doc, Break):
-            if not flat:
-                return True
+def _fits(room: int, group: Group) -> bool:
+    """Does ``group``, laid flat (each break its text, the groups within it flat too), fit
+    in the ``room`` left on the line? JAX's printer asks no more: what follows the group on
+    the line does not count (``slice[...] a`` may pass the 80th column by its operand)."""
+    agenda = [group.doc]
+    while agenda and room >= 0:
+        doc = agenda.pop()
+        if isinstance(doc, (Text, Break)):
             room -= len(doc.text)
         elif isinstance(doc, Concat):
-            agenda.extend((flat, d) for d in reversed(doc.docs))
-        elif isinstance(doc, Group) and not flat:
-            return True
-        else:  # a nesting, or a group within the flat one: in the mode of what holds it
-            agenda.append((flat, doc.doc))
-        if room < 0:
-            return False
-    return True
+            agenda.extend(reversed(doc.docs))
+        else:  # a nesting or a group within
+            agenda.append(doc.doc)
+    return room >= 0
 
 
 # ============================================================================ JAX's names
@@ -401,9 +386,9 @@ def _jaxpr_doc(jaxpr: Jaxpr, names: _Names, skeleton=False):
     eqns = join(Break('; '), [_eqn_doc(e, names) for e in jaxpr.eqns])
     outs = concat(Text('('), _atoms_doc(jaxpr.outs, names, sep=','),
                   Text(',)' if len(jaxpr.outs) == 1 else ')'))
-    return concat(Group(Nest(2, concat(
+    return Group(concat(Nest(2, concat(
         Text('{ lambda '), constvars, Text('; '), invars, Text('. let'),
-        Nest(2, concat(Break(), eqns)), Break(), Text('in '), outs))), Text(' }'))
+        Nest(2, concat(Break(), eqns)), Break(), Text('in '), outs)), Text(' }')))
 
 
 def _eqn_doc(eqn: JaxprEqn, names: _Names):
