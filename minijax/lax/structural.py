@@ -160,7 +160,9 @@ reshape_p = Primitive('reshape')
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """The elements of ``operand`` in row-major order, laid out as ``new_sizes``; with
     ``dimensions``, in the order of ``transpose(operand, dimensions)``: one equation, whose
-    ``dimensions`` parameter is JAX's (set only when it permutes the axes)."""
+    ``dimensions`` parameter is JAX's (set only when it permutes the axes). An array or
+    tracer (not a scalar) that already has that shape and layout is returned as it is, with
+    no equation, as JAX does."""
     params = sharding_rules.sharding_param('sharding', out_sharding, 'reshape')
     if dimensions is not None:
         dims = static_ints(dimensions, 'reshape', 'dimensions')
@@ -169,8 +171,11 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
                             f'got dimensions {dims} for shape {np.shape(operand)}.')
         if dims != tuple(range(len(dims))):
             params['dimensions'] = dims
-    return reshape_p.bind(operand, new_sizes=core.canonicalize_shape(new_sizes, 'reshape'),
-                          **params)
+    new_sizes = core.canonicalize_shape(new_sizes, 'reshape')
+    if (np.shape(operand) and tuple(np.shape(operand)) == new_sizes and not params
+            and isinstance(operand, (Array, core.Tracer))):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, **params)
 
 
 squeeze_p = Primitive('squeeze')

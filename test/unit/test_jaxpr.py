@@ -61,6 +61,8 @@ def _programs(api, jnp, lax):
         'constvar before ;': (lambda x: x + np.arange(3.), x3),
         'transpose, width 81': (lambda x: x.T, m23),
         'operands past column 80': (jnp.fmax, np.ones((2, 1, 3)), np.ones((4, 1))),
+        'reshape to its own shape: no equation': (
+            lambda x: (lax.reshape(x, (2, 3)), x.reshape(2, 3), lax.reshape(x, (3, 2))), m23),
         'parameters to column 80, an operand past it': (
             lambda x: lax.slice(x, (0, 1), (3, 4), (2, 1)), np.ones((3, 4), np.float32)),
         'operand-less, width 80': (lambda: lax.empty((2, 3), np.float32),),
