@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from testlib import assert_close, only_args
+from testlib import assert_close, jax_answer
 
 import minijax
 import minijax.numpy as mnp
@@ -23,22 +23,13 @@ JX = types.SimpleNamespace(jax=jax, jnp=jnp, lax=jax.lax)
 
 def both(program, *args):
     """``program(ns, *args)`` for minijax and for JAX, compared leaf by leaf: minijax's as
-    the program runs (eagerly, but for the transformations it applies itself), JAX's
-    answer as one jitted program of the array arguments, where running it eagerly would
-    compile each operation it runs (most of a test's time)."""
-    mine, theirs = program(MJ, *args), jax_answer(program, JX, args)
+    the program runs (eagerly, but for the jit it applies itself), JAX's as one jitted
+    program (``testlib.jax_answer``)."""
+    mine, theirs = program(MJ, *args), jax_answer(lambda *a: program(JX, *a), *args)
     mine_leaves, theirs_leaves = jax.tree.leaves(mine), jax.tree.leaves(theirs)
     assert len(mine_leaves) == len(theirs_leaves)
     for m, t in zip(mine_leaves, theirs_leaves):
         assert_close(m, t)
-
-
-def jax_answer(program, ns, args):
-    """``program(ns, *args)`` in one ``jax.jit``: the NumPy arrays among ``args`` are its
-    arguments (XLA folds no constants), the others (seeds, sizes) stay fixed."""
-    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
-    run = only_args(lambda *full: program(ns, *full), args, arrays)
-    return jax.jit(run)(*[args[i] for i in arrays])
 
 
 def normal(seed, *shape):
@@ -803,8 +794,8 @@ def test_ported_program_names_against_jax(program):
     from minijax.flatten_util import ravel_pytree as mj_ravel_pytree
     x = normal(7, 3, 4)
     mine = program(types.SimpleNamespace(**vars(MJ), ravel_pytree=mj_ravel_pytree), x)
-    theirs = jax_answer(program, types.SimpleNamespace(**vars(JX), ravel_pytree=ravel_pytree),
-                        (x,))
+    theirs = jax_answer(lambda x: program(
+        types.SimpleNamespace(**vars(JX), ravel_pytree=ravel_pytree), x), x)
     for m, t in zip(jax.tree.leaves(mine), jax.tree.leaves(theirs), strict=True):
         assert_close(m, t)
 
