@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from testlib import assert_close
+from testlib import assert_close, jax_answer
 
 import minijax
 import minijax.numpy as mnp
@@ -22,8 +22,10 @@ JX = types.SimpleNamespace(jax=jax, jnp=jnp, lax=jax.lax)
 
 
 def both(program, *args):
-    """``program(ns, *args)`` for minijax and for JAX, compared leaf by leaf."""
-    mine, theirs = program(MJ, *args), program(JX, *args)
+    """``program(ns, *args)`` for minijax and for JAX, compared leaf by leaf: minijax's as
+    the program runs (eagerly, but for the jit it applies itself), JAX's as one jitted
+    program (``testlib.jax_answer``)."""
+    mine, theirs = program(MJ, *args), jax_answer(lambda *a: program(JX, *a), *args)
     mine_leaves, theirs_leaves = jax.tree.leaves(mine), jax.tree.leaves(theirs)
     assert len(mine_leaves) == len(theirs_leaves)
     for m, t in zip(mine_leaves, theirs_leaves):
@@ -792,7 +794,8 @@ def test_ported_program_names_against_jax(program):
     from minijax.flatten_util import ravel_pytree as mj_ravel_pytree
     x = normal(7, 3, 4)
     mine = program(types.SimpleNamespace(**vars(MJ), ravel_pytree=mj_ravel_pytree), x)
-    theirs = program(types.SimpleNamespace(**vars(JX), ravel_pytree=ravel_pytree), x)
+    theirs = jax_answer(lambda x: program(
+        types.SimpleNamespace(**vars(JX), ravel_pytree=ravel_pytree), x), x)
     for m, t in zip(jax.tree.leaves(mine), jax.tree.leaves(theirs), strict=True):
         assert_close(m, t)
 

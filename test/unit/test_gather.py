@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from testlib import assert_close
+from testlib import assert_close, jax_answer
 
 import minijax
 import minijax.numpy as mnp
@@ -250,11 +250,12 @@ def test_traced_scalar_index_under_vmap_and_jit():
 
     for in_axes, args in [((None, 0), (X[0], i)), ((0, None), (xs, np.int32(1))),
                           ((0, 0), (xs, i))]:
-        expected = jax.vmap(pick(jnp), in_axes)(*args)
+        expected = jax_answer(jax.vmap(pick(jnp), in_axes), *args)
         assert_close(minijax.vmap(pick(mnp), in_axes)(*args), expected)
         assert_close(minijax.jit(minijax.vmap(pick(mnp), in_axes))(*args), expected)
     i = np.array([2, 1, 0], np.int32)
-    expected = jax.vmap(jax.grad(lambda x, i: pick(jnp)(x, i).sum()), (None, 0))(X[0], i)
+    expected = jax_answer(jax.vmap(jax.grad(lambda x, i: pick(jnp)(x, i).sum()), (None, 0)),
+                          X[0], i)
     got = minijax.vmap(minijax.grad(lambda x, i: pick(mnp)(x, i).sum()), (None, 0))(X[0], i)
     assert_close(got, expected)
 
@@ -370,7 +371,7 @@ def test_a_gather_of_no_window_need_not_fit_the_operand():
     for got in _both_ways(lambda x, i: mnp.take_along_axis(x, i, axis=1), x, i):
         assert np.shape(got) == (0, 3, 1)
     a = np.ones((0, 3, 2))
-    expected = jax.grad(lambda a: jax.lax.linalg.lu(a)[0].sum())(a)
+    expected = jax_answer(jax.grad(lambda a: jax.lax.linalg.lu(a)[0].sum()), a)
     for got in _both_ways(minijax.grad(lambda a: mlax.linalg.lu(a)[0].sum()), a):
         assert_close(got, expected)
 

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from testlib import assert_close, jax_vjp
+from testlib import assert_close, jax_answer, jax_vjp
 
 import minijax
 import minijax.numpy as mnp
@@ -339,7 +339,7 @@ def test_ufunc_methods_grad(rng):
         return lambda a: (m.add.outer(a[0], a[1]).sum() + m.multiply.reduce(a, 1).sum()
                           + m.maximum.accumulate(a, 1).sum() + m.logaddexp.reduce(a, 0).sum()
                           + m.frompyfunc(lambda u, v: u * v, 2, 1).accumulate(a, 1).sum())
-    assert_close(minijax.grad(loss(mnp))(x), jax.grad(loss(jnp))(x))
+    assert_close(minijax.grad(loss(mnp))(x), jax_answer(jax.grad(loss(jnp)), x))
 
 
 def test_ufunc_objects_as_jax():

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from testlib import F32, F64, I32, I64, assert_close, jax_vjp
+from testlib import F32, F64, I32, I64, assert_close, jax_answer, jax_vjp
 
 import minijax
 import minijax.numpy as mnp
@@ -551,7 +551,7 @@ def test_traced_integer_indices(name, rng):
     theirs = _index_programs(jnp, jax.lax, jax.vmap, jax.lax.fori_loop)[name]
     args = [rng.integers(-3, 3, shape) if kind == 'idx' else _input(rng, kind, shape)
             for kind, shape in mine[1:]]
-    expected = theirs[0](*args)
+    expected = jax_answer(theirs[0], *args)
     assert_close(mine[0](*args), expected)
     assert_close(minijax.jit(mine[0])(*args), expected)
 
@@ -566,7 +566,7 @@ def test_jit_traced_index_and_update_match_jax(i, rng):
     assert_close(minijax.jit(lambda x, i: f(mnp, x, i))(x, i),
                  jax.jit(lambda x, i: f(jnp, x, i))(x, i))
     grad = minijax.grad(lambda x, i: f(mnp, x, i).sum())(x, i)
-    assert_close(grad, jax.grad(lambda x, i: f(jnp, x, i).sum())(x, i))
+    assert_close(grad, jax_answer(jax.grad(lambda x, i: f(jnp, x, i).sum()), x, i))
 
 
 @pytest.mark.parametrize('i', [4, 9, -5, -9])
@@ -579,12 +579,12 @@ def test_out_of_bounds_indices_as_jax(i, rng):
         x = m.asarray(x)
         return x[i] * 2 + x.at[i].set(7.).sum(0) + x.at[i, 1:].add(1.)[0]
 
-    assert_close(f(mnp, x, i), f(jnp, x, i))
+    assert_close(f(mnp, x, i), jax_answer(lambda x, i: f(jnp, x, i), x, i))
     assert_close(minijax.jit(lambda x, i: f(mnp, x, i))(x, i),
                  jax.jit(lambda x, i: f(jnp, x, i))(x, i))
     batch = np.array([i, 1, -i])
     assert_close(minijax.vmap(lambda i: f(mnp, x, i))(batch),
-                 jax.vmap(lambda i: f(jnp, x, i))(batch))
+                 jax_answer(jax.vmap(lambda i: f(jnp, x, i)), batch))
 
 
 def test_jit_traced_roll_matches_jax(rng):
@@ -634,7 +634,7 @@ def test_data_dependent_shapes_with_size_under_jit_and_vmap():
     _assert_leaves_close(minijax.jit(lambda x: fn(mnp, x))(x), jax.jit(lambda x: fn(jnp, x))(x))
     xs = np.stack([x, -x])
     _assert_leaves_close(minijax.vmap(lambda x: fn(mnp, x)[0])(xs),
-                         jax.vmap(lambda x: fn(jnp, x)[0])(xs))
+                         jax_answer(jax.vmap(lambda x: fn(jnp, x)[0]), xs))
 
 
 def test_grad_through_a_concrete_mask():

@@ -1,11 +1,12 @@
 """``scipy.stats``' distributions against JAX (x64), eagerly: one row of the table per family
 (its functions, each at seeded points and parameters), gradients for some continuous ones,
-JAX's errors for the multivariate ones' bad shapes."""
+JAX's errors for the multivariate ones' bad shapes. JAX's answers are jitted, one program
+per row (``testlib.jax_answer``)."""
 import jax
 import jax.scipy.stats as jst
 import numpy as np
 import pytest
-from testlib import assert_close
+from testlib import assert_close, jax_answer
 
 import minijax
 import minijax.scipy.stats as mst
@@ -62,10 +63,10 @@ def test_distribution_against_jax(row, rng):
     family = row.split('-')[0]
     names, make_args = DISTRIBUTIONS[row]
     args = make_args(rng)
-    for name in names:
-        mine = getattr(getattr(mst, family), name)(*args)
-        theirs = getattr(getattr(jst, family), name)(*args)
-        assert_close(mine, theirs)
+    theirs = jax_answer(lambda *a: [getattr(getattr(jst, family), name)(*a) for name in names],
+                        *args)
+    for name, expected in zip(names, theirs, strict=True):
+        assert_close(getattr(getattr(mst, family), name)(*args), expected)
 
 
 #: (family, function, differentiated argument's index, args).
@@ -83,8 +84,8 @@ GRADIENTS = [('gamma', 'cdf', 0, (np.array([.5, 2., 6.]), 2.5)),
 def test_gradient_against_jax(family, name, argnum, args):
     def gradient(stats, grad):
         function = getattr(getattr(stats, family), name)
-        return grad(lambda *a: function(*a).sum(), argnum)(*args)
-    assert_close(gradient(mst, minijax.grad), gradient(jst, jax.grad))
+        return lambda *args: grad(lambda *a: function(*a).sum(), argnum)(*args)
+    assert_close(gradient(mst, minijax.grad)(*args), jax_answer(gradient(jst, jax.grad), *args))
 
 
 BAD_INPUTS = {

@@ -102,6 +102,14 @@ def only_args(f, args, which):
     return g
 
 
+def jax_answer(f, *args):
+    """JAX's ``f(*args)`` as one jitted program, where running ``f`` eagerly compiles each
+    operation it runs (most of a test's time): the NumPy arrays among ``args`` are its
+    arguments (so that XLA folds no constants), the others (seeds, sizes, scalars) fixed."""
+    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+    return jax.jit(only_args(f, args, arrays))(*[args[i] for i in arrays])
+
+
 def jax_vjp(f, args, rng):
     """JAX's output of ``f`` at ``args``, a random cotangent of that output's type, and the
     cotangents of ``args``: one jitted program, where an eager ``jax.vjp`` compiles each
