@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import functools
 import inspect
-import operator
 import types
 import warnings
 import weakref
 from collections.abc import Callable
 
 import numpy as np
-from minijax import core, dtypes, runtime, special_values, spmd_call, tree_util
-from minijax.array import Array, from_device, release_host_views
+from minijax import core, runtime, special_values, spmd_call, tree_util
 from minijax.errors import JaxRuntimeError
+from minijax.fast_calls import call_error, call_signature, fast_call, same_objects
 from minijax.config import config, special_value_hooks, trace_context, trace_context_hooks
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import eval_jaxpr
@@ -137,7 +136,7 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if core.dynamic_trace is None and not config.jax_disable_jit:
             leaves = args
-            fast = (self._fast_calls.get(_signature(args))  # the commonest call, at least cost
+            fast = (self._fast_calls.get(call_signature(args))  # the commonest call, cheapest
                     if not kwargs and not self.static_argnums else None)
             if fast is None:
                 key, _, leaves = self._fast_key(args, kwargs)
@@ -146,7 +145,7 @@ class Jitted:
                 try:
                     return fast(leaves)
                 except JaxRuntimeError as err:
-                    raise _fast_call_error(err, leaves) from None
+                    raise call_error(err, leaves) from None
         return self._call(args, kwargs)
 
     def _fast_key(self, args, kwargs):
@@ -156,7 +155,7 @@ class Jitted:
         structure and the static values. The key is None where a leaf is not an array or
         scalar (a tracer, a node only minijax's registry knows)."""
         if not kwargs and not self.static_argnums:
-            signature = _signature(args)
+            signature = call_signature(args)
             if signature is not None:
                 return signature, signature, args
         static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
@@ -164,7 +163,7 @@ class Jitted:
         if flat is None:
             return None, None, ()
         leaves, structure = flat
-        signature = _signature(leaves)
+        signature = call_signature(leaves)
         key = None if signature is None else (structure, static, signature)
         return key, signature, leaves
 
@@ -208,8 +207,8 @@ class Jitted:
                                       lambda: self.fun(*args, **kwargs))
             return tree_util.tree_unflatten(out_tree, outs)
         key, signature, leaves = self._fast_key(args, kwargs)
-        if key is not None and _same_objects(leaves, flat_args):
-            self._fast_calls[key] = _fast_call(exe, signature, closed.out_avals, out_tree)
+        if key is not None and same_objects(leaves, flat_args):
+            self._fast_calls[key] = fast_call(exe, signature, closed.out_avals, out_tree)
         return tree_util.tree_unflatten(out_tree, run(exe, flat_args, closed.out_avals))
 
     def trace(self, *args, **kwargs) -> Traced:
@@ -285,96 +284,6 @@ class Jitted:
         return tuple(base + tree_util.keystr(path)
                      for base, value in named
                      for path, _ in tree_util.tree_flatten_with_path(value)[0])
-
-
-# ----------------------------------------------------------------------------- the fast path
-
-def _signature(args) -> tuple | None:
-    """What decides the trace of a call whose arguments are all single arrays or scalars,
-    read without flattening or building avals: an Array's (shape, dtype, weak type), an
-    ndarray's (shape, dtype), a scalar's type. None for anything else (pytrees, tracers),
-    which takes the full path. (Tuples of C-level values hash faster than avals.)"""
-    signature = []
-    for x in args:
-        kind = type(x)
-        if kind is np.ndarray:
-            signature.append((x.shape, x.dtype))
-        elif kind is Array:
-            if x._sharding is not None:  # over a mesh: the full path
-                return None
-            aval = x._aval  # not the property: a Python call
-            signature.append((aval.shape, aval.dtype, aval.weak_type))
-        elif kind is float or kind is bool or isinstance(x, np.generic):
-            signature.append(kind)
-        elif kind is int:
-            dtypes.python_scalar(x)  # an int too large for int64 is an error here too
-            signature.append(kind)
-        else:
-            return None
-    return tuple(signature)
-
-
-def _fast_call_error(err, leaves) -> Exception:
-    """What a failed fast call raises: for an argument whose buffer was deleted or donated,
-    jaxlib's message as a ValueError, as JAX's C++ fast path raises it (a call that traces
-    raises ``Array has been deleted``, a RuntimeError, in both)."""
-    if any(type(x) is Array and x.is_deleted() for x in leaves):
-        return ValueError(str(err))
-    return err
-
-
-def _transfer(entry):
-    """How an argument of one signature entry reaches the device: an Array hands over its
-    buffer, a host value is copied by the transfer made for its type."""
-    if isinstance(entry, tuple):
-        return _array_buffer if len(entry) == 3 else runtime.host_to_device(*entry)
-    if entry in dtypes.PYTHON_SCALARS:
-        return runtime.host_to_device((), dtypes.PYTHON_SCALARS[entry][0])
-    return runtime.host_to_device((), np.dtype(entry))  # a NumPy scalar type
-
-
-_array_buffer = Array.buffer.fget
-
-
-def _same_objects(xs, ys) -> bool:
-    """Whether two flattenings gave the same leaves in the same order."""
-    return len(xs) == len(ys) and all(map(operator.is_, xs, ys))
-
-
-def _fast_call(exe, signature, out_avals, out_tree):
-    """A call of ``exe`` for leaves of ``signature``: transfer, execute, wrap. What the
-    full path does for these argument types, minus the work whose answer the signature
-    fixes (flattening in Python, avals, the trace-cache lookup, how each argument is
-    transferred)."""
-    run = exe.runner(tuple(map(_transfer, signature)), _outputs(out_avals, out_tree))
-    if not exe.donated:
-        return run
-    donated = exe.donated
-
-    def run_donating(values):  # (PJRT takes a buffer no view reads)
-        release_host_views(values, donated)
-        return run(values)
-    return run_donating
-
-
-def _outputs(out_avals, out_tree):
-    """A function making the call's output from the result buffers."""
-    wrap = from_device if core.abstract_token in out_avals else Array  # (tokens are rare)
-    if tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1:  # not None or ()
-        aval, = out_avals
-        return lambda buffers: wrap(buffers[0], aval)
-    unflatten = _output_unflatten(out_tree)
-    return lambda buffers: unflatten([wrap(b, a) for b, a in zip(buffers, out_avals)])
-
-
-def _output_unflatten(out_tree):
-    """A function building the output pytree from its leaves: in C++ where the tree is
-    made of Python's containers (checked by flattening a tree of placeholders back)."""
-    placeholders = [object() for _ in range(out_tree.num_leaves)]
-    flat = runtime.flatten_containers(tree_util.tree_unflatten(out_tree, placeholders))
-    if flat is not None and _same_objects(flat[0], placeholders):
-        return flat[1].unflatten
-    return functools.partial(tree_util.tree_unflatten, out_tree)
 
 
 _STATIC_HINT = ('; an argument that is not an array must be marked static with '

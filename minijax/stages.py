@@ -13,6 +13,8 @@ import typing
 from jaxlib.mlir import ir
 
 from minijax import core, lowering, runtime, sharding, spmd_call, tree_util, xla_call
+from minijax.errors import JaxRuntimeError
+from minijax.fast_calls import call_error, call_signature, fast_call, same_objects
 from minijax.ir import jaxpr as jaxprs
 from minijax.ir import tracing
 
@@ -180,8 +182,21 @@ class Compiled(_Stage):
         self._place = place
         self._in_tree = in_tree
         self._donated = donated
+        self._fast_calls: dict = {}  # per argument types a call passed with (fast_calls)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            fast = self._fast_calls.get(call_signature(args))
+            if fast is not None:
+                try:
+                    return fast(args)
+                except JaxRuntimeError as err:
+                    raise call_error(err, args) from None
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """The full path: check the arguments' types, run, and record a fast path for
+        these argument types."""
         for x in tree_util.tree_leaves((args, kwargs)):
             if isinstance(x, core.Tracer):
                 raise TypeError('Cannot apply JAX transformations to a function lowered and '
@@ -196,8 +211,12 @@ class Compiled(_Stage):
         xla_call.check_values('compiled function', map(str, range(len(leaves))), leaves)
         if self._place is not None:
             outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
-        else:
-            outs = xla_call.run(self._executable, leaves, self._jaxpr.out_avals)
+            return tree_util.tree_unflatten(self.out_tree, outs)
+        signature = None if kwargs else call_signature(args)
+        if signature is not None and same_objects(leaves, args):
+            self._fast_calls[signature] = fast_call(self._executable, signature,
+                                                    self._jaxpr.out_avals, self.out_tree)
+        outs = xla_call.run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
     @property

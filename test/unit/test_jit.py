@@ -493,3 +493,28 @@ def test_debug_locations_are_jaxs():
     assert [a for _, a, _ in ours] == [a for _, a, _ in theirs]
     assert [f for _, _, f in ours] == [f for _, _, f in theirs]
     assert set.union(*(s for s, _, _ in ours)) == set.union(*(s for s, _, _ in theirs))
+
+
+def _compiled_calls(jax_, jnp_):
+    """A Compiled called again and again (NumPy arrays, Arrays, both), then with wrong types
+    and a deleted Array: the values and error types of each call."""
+    compiled = jax_.jit(lambda a, b: (a * b, a.sum())).lower(np.ones(3), np.ones(3)).compile()
+    x = jax_.device_put(np.arange(3.))
+    calls = [(np.arange(3.), np.ones(3)), (x, x), (x, np.ones(3)), (np.arange(3.), np.ones(3)),
+             (np.ones(4), np.ones(3)), (np.ones(3, np.float32), np.ones(3)), (1., np.ones(3))]
+    seen = []
+    for args in calls + ['deleted']:
+        if args == 'deleted':
+            x.delete()
+            args = (x, np.ones(3))
+        try:
+            seen.append([np.asarray(o).tolist() for o in compiled(*args)])
+        except Exception as err:  # noqa: BLE001  (the type is compared)
+            seen.append(type(err).__name__)
+    return seen
+
+
+def test_compiled_calls_repeat_as_jax():
+    """``Compiled`` keeps a fast path per argument types once a call checked them (as jit):
+    repeated calls give JAX's values, and types it was not compiled for still raise."""
+    assert _compiled_calls(minijax, minijax.numpy) == _compiled_calls(jax, jnp)

@@ -1,0 +1,102 @@
+"""Calling an executable at least cost: a call whose arguments are all single arrays or
+scalars is keyed by their types read straight off the objects (``call_signature``), and runs a
+function made once for that key (``fast_call``) that transfers, executes and wraps without
+flattening, avals or cache lookups. ``jit`` and ``Compiled`` record one per argument types
+after a call of the full path has checked them."""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from minijax import core, dtypes, runtime, tree_util
+from minijax.array import Array, from_device, release_host_views
+
+
+def call_signature(args) -> tuple | None:
+    """What decides the trace of a call whose arguments are all single arrays or scalars,
+    read without flattening or building avals: an Array's (shape, dtype, weak type), an
+    ndarray's (shape, dtype), a scalar's type. None for anything else (pytrees, tracers),
+    which takes the full path. (Tuples of C-level values hash faster than avals.)"""
+    signature = []
+    for x in args:
+        kind = type(x)
+        if kind is np.ndarray:
+            signature.append((x.shape, x.dtype))
+        elif kind is Array:
+            if x._sharding is not None:  # over a mesh: the full path
+                return None
+            aval = x._aval  # not the property: a Python call
+            signature.append((aval.shape, aval.dtype, aval.weak_type))
+        elif kind is float or kind is bool or isinstance(x, np.generic):
+            signature.append(kind)
+        elif kind is int:
+            dtypes.python_scalar(x)  # an int too large for int64 is an error here too
+            signature.append(kind)
+        else:
+            return None
+    return tuple(signature)
+
+
+def call_error(err, leaves) -> Exception:
+    """What a failed fast call raises: for an argument whose buffer was deleted or donated,
+    jaxlib's message as a ValueError, as JAX's C++ fast path raises it (a call that traces
+    raises ``Array has been deleted``, a RuntimeError, in both)."""
+    if any(type(x) is Array and x.is_deleted() for x in leaves):
+        return ValueError(str(err))
+    return err
+
+
+def _transfer(entry):
+    """How an argument of one signature entry reaches the device: an Array hands over its
+    buffer, a host value is copied by the transfer made for its type."""
+    if isinstance(entry, tuple):
+        return _array_buffer if len(entry) == 3 else runtime.host_to_device(*entry)
+    if entry in dtypes.PYTHON_SCALARS:
+        return runtime.host_to_device((), dtypes.PYTHON_SCALARS[entry][0])
+    return runtime.host_to_device((), np.dtype(entry))  # a NumPy scalar type
+
+
+_array_buffer = Array.buffer.fget
+
+
+def same_objects(xs, ys) -> bool:
+    """Whether two flattenings gave the same leaves in the same order."""
+    return len(xs) == len(ys) and all(map(operator.is_, xs, ys))
+
+
+def fast_call(exe, signature, out_avals, out_tree):
+    """A call of ``exe`` for leaves of ``call_signature``: transfer, execute, wrap. What the
+    full path does for these argument types, minus the work whose answer the signature
+    fixes (flattening in Python, avals, the trace-cache lookup, how each argument is
+    transferred)."""
+    run = exe.runner(tuple(map(_transfer, signature)), _outputs(out_avals, out_tree))
+    if not exe.donated:
+        return run
+    donated = exe.donated
+
+    def run_donating(values):  # (PJRT takes a buffer no view reads)
+        release_host_views(values, donated)
+        return run(values)
+    return run_donating
+
+
+def _outputs(out_avals, out_tree):
+    """A function making the call's output from the result buffers."""
+    wrap = from_device if core.abstract_token in out_avals else Array  # (tokens are rare)
+    if tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1:  # not None or ()
+        aval, = out_avals
+        return lambda buffers: wrap(buffers[0], aval)
+    unflatten = _output_unflatten(out_tree)
+    return lambda buffers: unflatten([wrap(b, a) for b, a in zip(buffers, out_avals)])
+
+
+def _output_unflatten(out_tree):
+    """A function building the output pytree from its leaves: in C++ where the tree is
+    made of Python's containers (checked by flattening a tree of placeholders back)."""
+    placeholders = [object() for _ in range(out_tree.num_leaves)]
+    flat = runtime.flatten_containers(tree_util.tree_unflatten(out_tree, placeholders))
+    if flat is not None and same_objects(flat[0], placeholders):
+        return flat[1].unflatten
+    return functools.partial(tree_util.tree_unflatten, out_tree)
