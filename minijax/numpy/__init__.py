@@ -666,7 +666,10 @@ def _where(condition, x, y):
     """The three-operand ``where`` (JAX's nested ``jit`` of that name when traced)."""
     condition = _as_bool(condition)
     x, y = _promote(x, y)
-    condition, x, y = _broadcast(condition, x, y, scalars_too=True)
+    if np.ndim(condition) == 0:  # select_n takes a scalar predicate as it is
+        x, y = _broadcast(x, y, scalars_too=True)
+    else:
+        condition, x, y = _broadcast(condition, x, y, scalars_too=True)
     return lax.select_n(condition, y, x)
 
 
