@@ -251,9 +251,9 @@ def _var_dtypes(name, a, dtype):
         result = dtypes.real_part_dtype(computation)
     else:
         computation = result = dtypes.check_supported(dtype, f'jnp.{name}: dtype')
-        if dtypes.is_complex(a_dtype) and not dtypes.is_complex(dtype):
+        if dtypes.is_complex(a_dtype) and not dtypes.is_complex(result):
             raise ValueError(f'jnp.{name}: the variance of a complex array ({a_dtype}) in a '
-                             f'real dtype ({dtype}) is not supported (as in JAX).')
+                             f'real dtype ({result}) is not supported (as in JAX).')
     if computation in dtypes.NARROW_FLOATS:
         computation = np.dtype(dtypes.float32)
     return computation, result

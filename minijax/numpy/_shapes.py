@@ -217,7 +217,8 @@ def _nonempty(name, arrays):
 
 def split(ary, indices_or_sections, axis=0):
     """``ary`` cut along ``axis`` into equal sections, or at the given indices."""
-    n = np.shape(ary)[core.canonicalize_axis(axis, np.ndim(ary), 'split: axis')]
+    axis = core.canonicalize_axis(axis, np.ndim(ary), 'split: axis')
+    n = np.shape(ary)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         if n % indices_or_sections:
             raise ValueError(f'split: an axis of size {n} does not divide into '
@@ -227,6 +228,16 @@ def split(ary, indices_or_sections, axis=0):
     else:
         cuts = [int(i) for i in indices_or_sections]
     bounds = [0] + [builtins.min(builtins.max(c % n if c < 0 else c, 0), n) for c in cuts] + [n]
+    return _pieces(asarray(ary), bounds, axis)
+
+
+def _pieces(ary, bounds, axis):
+    """``ary[bounds[i]:bounds[i + 1]]`` along ``axis``: one ``split``, as JAX stages it (its
+    sizes NumPy integers, as JAX's jaxprs print them), when the bounds ascend; slices
+    otherwise (NumPy's pieces for indices out of order, where JAX fails)."""
+    if builtins.all(lo <= hi for lo, hi in zip(bounds, bounds[1:])):
+        sizes = tuple(np.int64(hi - lo) for lo, hi in zip(bounds, bounds[1:]))
+        return list(lax.split_p.bind(ary, sizes=sizes, axis=axis))
     return [lax.slice_in_dim(ary, lo, builtins.max(lo, hi), axis=axis)
             for lo, hi in zip(bounds, bounds[1:])]
 
