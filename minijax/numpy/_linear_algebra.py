@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _no_out, _placed, _promote, _shape_str,  # noqa: A004
+from minijax.numpy import (_axes, _cast, _no_out, _placed, _promote, _shape_str,  # noqa: A004
                            _to_float, abs, asarray, broadcast_shapes, broadcast_to, conj,
                            expand_dims, float64, max, min, moveaxis, multiply, not_equal, power,
                            ravel, reshape, sqrt, stack, subtract, sum, unstack, where,
@@ -131,25 +131,41 @@ def _padded(axes: list, n: int) -> list:
     return [(None, None)] * (n - len(axes)) + axes
 
 
+def _contraction(a, b, contracting, precision, preferred_element_type, out_sharding):
+    """One ``dot_general`` of ``a`` and ``b`` as they are (no promotion), contracting the
+    axes ``contracting``, asked for ``preferred_element_type`` or the dtype the operands
+    promote to (the result weakly typed if both are): JAX's ``dot`` and ``tensordot``."""
+    avals = core.shaped_aval(a), core.shaped_aval(b)
+    if preferred_element_type is None:
+        dtype, weak_type = dtypes.promote(*((v.dtype, v.weak_type) for v in avals))
+    else:
+        dtype = dtypes.check_supported(preferred_element_type, 'preferred_element_type')
+        weak_type = False
+    out = lax.dot_general(a, b, (contracting, ((), ())), precision=precision,
+                          preferred_element_type=dtype, out_sharding=out_sharding)
+    return _cast(out, dtype, weak_type)
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: a product with a scalar, an inner product of vectors, or a contraction
-    of the last axis of ``a`` with the second to last of ``b`` (the last if ``b`` is 1-D)."""
-    a, b = _promote(a, b)
+    of the last axis of ``a`` with the second to last of ``b`` (the last if ``b`` is 1-D). As
+    JAX stages it (``_contraction``)."""
+    a, b = asarray(a), asarray(b)
     a_shape, b_shape = np.shape(a), np.shape(b)
-    if not a_shape or not b_shape:
-        return _scalar_product(a, b, preferred_element_type)
-    b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
-    if a_shape[-1] != b_shape[b_axis]:
-        raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
-    return _product(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())), out_sharding,
-                    precision, preferred_element_type)
+    contracting = ((), ())
+    if a_shape and b_shape:
+        b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
+        if a_shape[-1] != b_shape[b_axis]:
+            raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
+        contracting = ((len(a_shape) - 1,), (b_axis,))
+    return _contraction(a, b, contracting, precision, preferred_element_type, out_sharding)
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
               out_sharding=None):
     """The contraction of ``axes`` of ``a`` with those of ``b`` (an int N: the last N of
     ``a`` with the first N of ``b``); the free axes of ``a`` come first, then ``b``'s."""
-    a, b = _promote(a, b)
+    a, b = asarray(a), asarray(b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if isinstance(axes, (int, np.integer)):
         if not 0 <= axes <= builtins.min(len(a_shape), len(b_shape)):
@@ -162,8 +178,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
     b_axes = [core.canonicalize_axis(x, len(b_shape), 'tensordot: axis of b') for x in b_axes]
     if [a_shape[x] for x in a_axes] != [b_shape[x] for x in b_axes]:
         raise _not_aligned([a_shape[x] for x in a_axes], [b_shape[x] for x in b_axes])
-    return _product(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())), out_sharding, precision,
-                    preferred_element_type)
+    return _contraction(a, b, (tuple(a_axes), tuple(b_axes)), precision,
+                        preferred_element_type, out_sharding)
 
 
 def inner(a, b, /, *, precision=None, preferred_element_type=None):
