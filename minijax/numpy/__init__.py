@@ -1248,7 +1248,7 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
     return zeros_like(prototype, dtype, shape, device=device)
 
 
-def arange(start, stop=None, step=1, dtype=None, *, device=None, out_sharding=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """``start, start + step, ...`` below ``stop`` (static bounds), built on ``iota``; on
     ``device``, or sharded as ``out_sharding`` says."""
     _device_or_out_sharding(device, out_sharding)
@@ -1256,82 +1256,78 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None, out_sharding=No
 
 
 def _arange(start, stop, step, dtype, out_sharding):
-    if stop is None:
-        start, stop = 0, start
+    """JAX's three forms: ``iota`` (from 0 by 1), ``start + iota``, and ``start + step *
+    iota`` (computed in float32 for a narrow float ``dtype``, then converted)."""
     if builtins.any(np.iscomplexobj(v) for v in (start, stop, step)):
         raise ValueError(f'arange: complex start, stop or step are not supported (as in JAX), '
                          f'got {start!r}, {stop!r}, {step!r}')
-    if dtype is None:
-        dtype = np.result_type(*(type(v) for v in (start, stop, step)))
+    if dtype is None:  # of the bounds given (arange(np.int32(3)) is int32)
+        dtype = np.result_type(*(type(v) for v in (start, stop, step) if v is not None))
     dtype = dtypes.check_supported(dtype, 'arange')
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        n = builtins.max(0, int(np.ceil(stop - start)))
+        out = lax.broadcasted_iota(dtype, (n,), 0, out_sharding=out_sharding)
+        return out if start == 0 else lax.add(lax.convert_element_type(start, dtype), out)
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')  # JAX's (and NumPy's) class
     n = builtins.max(0, int(np.ceil((stop - start) / step)))
-    out = lax.broadcasted_iota(dtype, (n,), 0, out_sharding=out_sharding)
-    if step != 1:
-        out = lax.mul(out, np.asarray(step, dtype))
-    if start != 0:
-        out = lax.add(out, np.asarray(start, dtype))
-    return out
-
-
-def _linspace(start, stop, num, endpoint):
-    """JAX's formula, ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``;
-    bounds of one shape (each element a sequence along a new first axis)."""
-    div = num - 1 if endpoint else num
-    shape = np.shape(start)
-    if div <= 0:
-        return reshape(start, (1, *shape))[:num]
-    dtype = core.get_aval(start).dtype
-    step = lax.div(lax.iota(dtype, div), np.asarray(div, dtype))
-    if shape:  # the samples along axis 0, each bound along the others
-        along = (div, *shape)
-        step = lax.broadcast_in_dim(step, along, (0,))
-        start, stop_ = (lax.broadcast_in_dim(v, along, tuple(range(1, len(along))))
-                        for v in (start, stop))
-    else:
-        stop_ = stop
-    out = lax.add(lax.mul(start, lax.sub(np.ones((), dtype), step)), lax.mul(stop_, step))
-    return concatenate([out, reshape(stop, (1, *shape))]) if endpoint else out
+    working = dtypes.float32 if dtype in dtypes.NARROW_FLOATS else dtype
+    out = lax.add(lax.convert_element_type(start, working),
+                  lax.mul(lax.convert_element_type(step, working),
+                          lax.broadcasted_iota(working, (n,), 0, out_sharding=out_sharding)))
+    return lax.convert_element_type(out, dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
-    """``num`` evenly spaced values from ``start`` to ``stop`` along ``axis``, by JAX's
-    formula compiled as JAX compiles it (XLA fuses the products into the sum: the last bits
-    are JAX's); with ``retstep``, also the step between them; on ``device``."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` along ``axis`` (JAX's formula
+    ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``, in JAX's ``jit`` of
+    it, so that the last bits are JAX's); with ``retstep``, also the step between them; on
+    ``device``."""
     num = operator.index(num)
     axis = _static_int(axis, 'linspace: axis')
+    out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return _placed(out[0], device), out[1]
+    return _placed(out, device)
+
+
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if num < 0:
         raise ValueError(f'linspace: number of samples, {num}, must be non-negative')
-    out, computation = _linspace_values(start, stop, num, endpoint, dtype)
-    axis = core.canonicalize_axis(axis, np.ndim(out), 'linspace: axis')
-    out = moveaxis(out, 0, axis) if axis else out
-    out = _placed(out, device)
-    if not retstep:
-        return out
-    start, stop = (_asarray(v, computation) for v in (start, stop))
+    start, stop = asarray(start), asarray(stop)
+    if dtype is None:
+        bounds = result_type(start, stop)
+        dtype = dtypes.FLOAT_OF.get(bounds, bounds)
+    dtype = dtypes.check_supported(dtype, 'linspace')
+    computation = dtypes.FLOAT_OF.get(dtype, dtype)
+    start, stop = astype(start, computation), astype(stop, computation)
+    bounds_shape = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
+    start_, stop_ = broadcast_to(start, bounds_shape), broadcast_to(stop, bounds_shape)
+    axis = core.canonicalize_axis(axis, len(bounds_shape) + 1, 'linspace: axis')
+    bounds_shape.insert(axis, 1)
+    div = num - 1 if endpoint else num
     if num > 1:
-        return out, _divide_by_constant(subtract(stop, start), num - 1 if endpoint else num)
-    if num == 1 and not endpoint:
-        return out, subtract(stop, start)
-    return out, full((), np.nan, computation)
-
-
-def _linspace_values(start, stop, num, endpoint, dtype):
-    """``linspace``'s values along a first axis, and the float dtype they are computed in."""
-    from minijax.jit import jit  # the api layer, above this module
-    bounds = result_type(start, stop)
-    computation = bounds if dtypes.is_inexact(bounds) else dtypes.FLOAT_OF[bounds]
-    out_dtype = dtypes.check_supported(dtype or computation, 'linspace')
-    computation = out_dtype if dtypes.is_inexact(out_dtype) else computation
-    start, stop = (lax.convert_element_type(asarray(v), computation) for v in (start, stop))
-    if np.ndim(start) or np.ndim(stop):  # bounds per element
-        start, stop = broadcast_arrays(start, stop)
-    out = jit(_linspace, static_argnums=(2, 3))(start, stop, num, endpoint)
-    if dtypes.is_integer(out_dtype):
-        out = _floor(out)
-    return lax.convert_element_type(out, out_dtype), computation
+        delta = lax.convert_element_type(stop - start, computation) / asarray(div, computation)
+        iota_shape = [1] * len(bounds_shape)
+        iota_shape[axis] = div
+        real = dtypes.real_part_dtype(computation)
+        step = astype(lax.iota(real, div).reshape(iota_shape) / asarray(div, real), computation)
+        out = start_.reshape(bounds_shape) * (1 - step) + stop_.reshape(bounds_shape) * step
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(stop_, (axis,))], axis)
+    elif num == 1:
+        delta = asarray(np.nan if endpoint else stop - start, computation)
+        out = start_.reshape(bounds_shape)
+    else:
+        delta = full((), np.nan, computation)
+        out = empty([*bounds_shape[:axis], 0, *bounds_shape[axis + 1:]], dtype)
+    if dtypes.is_integer(dtype) and not dtypes.is_integer(core.get_aval(out).dtype):
+        out = lax.floor(out)
+    out = lax.convert_element_type(out, dtype)
+    return (out, delta) if retstep else out
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):

@@ -121,6 +121,7 @@ _STAGED_AS_JIT = {
                     ('axis', 'overwrite_input', 'keepdims', 'method')),
     'percentile': ('axis', 'overwrite_input', 'keepdims', 'method', 'out_sharding'),
     **dict.fromkeys(['_var', '_std'], ('axis', 'dtype', 'keepdims')),
+    '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
 }
 
 
