@@ -634,7 +634,9 @@ def round(a, decimals=0, out=None):  # noqa: A001
     return lax.div(_rint(lax.mul(a, factor)), factor)
 
 
-around = round
+def around(a, decimals=0, out=None):
+    """``round`` (JAX's ``jit`` of its own around it)."""
+    return round(a, decimals, out)
 
 
 def clip(arr, /, min=None, max=None):  # noqa: A002

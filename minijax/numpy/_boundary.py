@@ -91,7 +91,7 @@ _STAGED_AS_JIT = {
                      'ldexp', 'nan_to_num', 'remainder', 'rint', 'signbit', 'sinc',
                      'trunc'], ()),
     '_flip': ('axis',), 'allclose': ('equal_nan',), 'isclose': ('equal_nan',),
-    'angle': ('deg',), 'round': ('decimals',), 'tril': ('k',), 'triu': ('k',),
+    'angle': ('deg',), 'round': ('decimals',), 'around': ('decimals',), 'tril': ('k',), 'triu': ('k',),
     'sort': ('axis', 'kind', 'order', 'stable', 'descending'),
     'argsort': ('axis', 'kind', 'order', 'stable', 'descending', 'dtype'),
     'convolve': ('mode', 'precision', 'preferred_element_type'),
@@ -122,6 +122,7 @@ _STAGED_AS_JIT = {
     'percentile': ('axis', 'overwrite_input', 'keepdims', 'method', 'out_sharding'),
     **dict.fromkeys(['_var', '_std'], ('axis', 'dtype', 'keepdims')),
     '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
+    '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
 }
 
 

@@ -14,10 +14,9 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _no_out, _placed, _promote, _shape_str,  # noqa: A004
                            _to_float, abs, asarray, broadcast_shapes, broadcast_to, conj,
-                           expand_dims, float64, max, min, moveaxis, multiply, not_equal, power,
-                           ravel, reshape, sqrt, stack, subtract, sum, unstack, where,
+                           expand_dims, float64, max, min, moveaxis, multiply, power, ravel,
+                           real, reshape, sqrt, stack, subtract, sum, unstack, where,
                            zeros_like)
-from minijax.numpy._reductions import _squared_modulus
 from minijax.numpy._shapes import _axis_list
 from minijax.sharding import rules as sharding_rules
 
@@ -557,63 +556,64 @@ def diag(v, k=0):
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     """The vector norm (``axis`` an int, or None for a 1-D ``x``) or matrix norm (two
-    axes, or None for a 2-D ``x``) of ``ord``, as ``jnp.linalg.norm``; the matrix norms 2,
-    -2 and 'nuc' from the singular values."""
-    x = _to_float(x)
-    if axis is None and ord is None:
-        return _keep_all(_euclidean(x), np.ndim(x), keepdims)
-    axes = _axes('norm', x, axis)  # (checked, but sorted: a matrix norm needs the order)
-    axes = axes if axis is None else tuple(_axis_list('norm: axis', axis, np.ndim(x)))
+    axes, or None for a 2-D ``x``) of ``ord``, as ``jnp.linalg.norm`` (JAX's ``jit`` named
+    ``norm``, its formulas); the matrix norms 2, -2 and 'nuc' from the singular values."""
+    x = _to_float(asarray(x))
+    ndim = np.ndim(x)
+    if axis is None:
+        if ord is None:  # (any rank, as NumPy)
+            return sqrt(sum(real(x * conj(x)), keepdims=keepdims))
+        axis = tuple(range(ndim))
+    _axes('norm', x, axis)  # (checked; sorted, where a matrix norm needs the order given)
+    axes = tuple(_axis_list('norm: axis', axis, ndim))
     if len(axes) == 1:
-        return _vector_norm(x, ord, axes, keepdims)
-    if len(axes) == 2:
-        return _matrix_norm(x, ord, axes, keepdims)
-    raise ValueError(f'norm: axis {axis} must name one or two axes')
-
-
-def _euclidean(x, axes=None, keepdims=False):
-    """The 2-norm (Frobenius's for matrices): ``sqrt(sum(|x|**2))``, real for complex ``x``."""
-    return sqrt(sum(_squared_modulus(x), axes, keepdims=keepdims))
-
-
-def _keep_all(out, ndim, keepdims):
-    return reshape(out, (1,) * ndim) if keepdims else out
-
-
-def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
-    absx = abs(x)
-    if ord is None or ord == 2:
-        return _euclidean(x, axes, keepdims)
-    if ord == np.inf:
-        return max(absx, axes, keepdims=keepdims)
-    if ord == -np.inf:
-        return min(absx, axes, keepdims=keepdims)
-    if ord == 0:
-        return sum(not_equal(x, 0), axes, dtypes.real_part_dtype(core.get_aval(x).dtype),
-                   keepdims=keepdims)
-    if ord == 1:
-        return sum(absx, axes, keepdims=keepdims)
-    return power(sum(power(absx, float(ord)), axes, keepdims=keepdims), 1. / ord)
-
-
-#: matrix norm -> its reduction of the singular values
-_SINGULAR_VALUE_NORMS = {2: max, -2: min, 'nuc': sum}
-
-
-def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+        return _vector_norm(x, 2 if ord is None else ord, axes, keepdims)
+    if len(axes) != 2:
+        raise ValueError(f'norm: axis {axis} must name one or two axes')
     row, col = axes
-    if ord in (None, 'fro'):
-        return _euclidean(x, axes, keepdims)
+    if ord is None or ord in ('f', 'fro'):
+        return sqrt(sum(real(x * conj(x)), axis=axes, keepdims=keepdims))
     if ord in _SINGULAR_VALUE_NORMS:
         s = lax.linalg.svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
-        out = _SINGULAR_VALUE_NORMS[ord](s, -1)
+        out = _SINGULAR_VALUE_NORMS[ord](s)
         return expand_dims(out, axes) if keepdims else out
-    chooser = {1: (max, row, col), -1: (min, row, col), np.inf: (max, col, row),
-               -np.inf: (min, col, row)}.get(ord)
-    if chooser is None:
+    if ord not in (1, -1, np.inf, -np.inf):
         raise ValueError(f"norm: ord={ord!r} is not a matrix norm (use 'fro', 'nuc', 1, -1, "
                          '2, -2, inf or -inf)')
-    choose, summed, chosen = chooser
-    sums = sum(abs(x), summed, keepdims=True)
-    out = choose(sums, chosen, keepdims=True)
-    return out if keepdims else lax.squeeze(out, axes)
+    summed, chosen = (row, col) if ord in (1, -1) else (col, row)
+    if not keepdims and chosen > summed:
+        chosen -= 1
+    sums = sum(abs(x), axis=summed, keepdims=keepdims)
+    if ord > 0:
+        return max(sums, axis=chosen, keepdims=keepdims, initial=0)
+    return min(sums, axis=chosen, keepdims=keepdims)
+
+
+_norm.__name__ = _norm.__qualname__ = 'norm'  # the name of JAX's jit
+
+#: matrix norm -> its reduction of the singular values (along the last axis)
+_SINGULAR_VALUE_NORMS = {2: lambda s: max(s, axis=-1, initial=0),
+                         -2: lambda s: min(s, axis=-1), 'nuc': lambda s: sum(s, axis=-1)}
+
+
+def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
+    """The vector norm ``ord`` over ``axis`` (an axis, a tuple of them, or all of ``x``),
+    JAX's formulas (``jnp.linalg.vector_norm``)."""
+    if ord is None or ord == 2:
+        return sqrt(sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return max(abs(x), axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return min(abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return sum(x != 0, dtype=dtypes.finfo(core.get_aval(x).dtype).dtype, axis=axis,
+                   keepdims=keepdims)
+    if ord == 1:
+        return sum(abs(x), axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        hint = {'inf': "Use 'jax.numpy.inf' instead.", '-inf': "Use '-jax.numpy.inf' instead."}
+        raise ValueError(f"Invalid order '{ord}' for vector norm.{hint.get(ord, '')}")
+    abs_x = abs(x)
+    dtype = core.get_aval(abs_x).dtype
+    out = sum(abs_x ** np.asarray(ord, dtype), axis=axis, keepdims=keepdims)
+    return power(out, np.asarray(1.0 / np.asarray(ord, dtype), dtype))
