@@ -1370,8 +1370,8 @@ from minijax.numpy import _reductions  # noqa: E402
 _install_api_boundary(_reductions, _reductions.__name__)
 from minijax.numpy._reductions import (all, amax, amin, any, argmax, argmin,  # noqa: A004
                                        argpartition, argsort, count_nonzero, cumprod, cumsum,
-                                       max, mean, min, partition, prod, sort, std, sum,
-                                       var)  # noqa: E402
+                                       max, mean, min, nancumprod, nancumsum, partition,
+                                       prod, sort, std, sum, var)  # noqa: E402
 from minijax.numpy import _indexing  # noqa: E402
 _install_api_boundary(_indexing, _indexing.__name__)
 _install_api_boundary(_indexing._IndexUpdateRef, _indexing.__name__)
@@ -1387,8 +1387,7 @@ _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
                                        diff, digitize, ediff1d, gradient, histogram,
                                        histogram2d, histogram_bin_edges, histogramdd,
-                                       median, nanargmax, nanargmin, nancumprod, nancumsum,
-                                       nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod,
+                                       median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod,
                                        nanquantile, nanstd, nansum, nanvar, percentile, ptp,
                                        quantile)  # noqa: E402
 from minijax.numpy import _data_dependent  # noqa: E402  (it uses diff, from _statistics)

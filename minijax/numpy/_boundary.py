@@ -123,6 +123,9 @@ _STAGED_AS_JIT = {
     **dict.fromkeys(['_var', '_std'], ('axis', 'dtype', 'keepdims')),
     '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
     '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
+    **dict.fromkeys(['nansum', 'nanprod'], ('axis', 'dtype', 'keepdims')),
+    **dict.fromkeys(['nancumsum', 'nancumprod'], ('axis', 'dtype')),
+    **dict.fromkeys(['_nanargmax', '_nanargmin'], ('axis', 'keepdims')),
 }
 
 

@@ -20,7 +20,8 @@ from minijax.numpy import (_as_bool, _axes, _cast, _is_bool, _is_complex, _no_ou
                            greater, logical_not, negative, not_equal, ravel, reshape, swapaxes)
 
 __all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argpartition', 'argsort',
-           'count_nonzero', 'cumprod', 'cumsum', 'max', 'mean', 'min', 'partition', 'prod',
+           'count_nonzero', 'cumprod', 'cumsum', 'max', 'mean', 'min', 'nancumprod',
+           'nancumsum', 'partition', 'prod',
            'sort', 'std', 'sum', 'var']
 
 
@@ -364,20 +365,28 @@ def _accumulate(lax_cumulative, a, axis, dtype):
     return lax.convert_element_type(counts, dtypes.bool_)
 
 
-def _cumulative(name, lax_cumulative):
+def _cumulative(name, lax_cumulative, nan_fill=None):
+    """``cumsum``-like ``name``: ``lax_cumulative`` along ``axis`` (of the flattened array if
+    None); with ``nan_fill``, NaNs count as that (``nancumsum``), as JAX's
+    ``_cumulative_reduction``."""
     def cumulative(a, axis=None, dtype=None, out=None):
         _no_out(name, out)
         if axis is None:
             a, axis = ravel(a), 0
         axis = core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
+        if nan_fill is not None:  # (integers too, as JAX: a no-op select)
+            a = _where(lax.ne(a, a), np.array(nan_fill, core.get_aval(a).dtype), a)
         return _strong(_accumulate(lax_cumulative, a, axis, dtype))
     cumulative.__name__ = cumulative.__qualname__ = name
-    cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None).'
+    cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None)'
+    cumulative.__doc__ += f', NaNs counting as {nan_fill}.' if nan_fill is not None else '.'
     return cumulative
 
 
 cumsum = _cumulative('cumsum', lax.cumsum)
 cumprod = _cumulative('cumprod', lax.cumprod)
+nancumsum = _cumulative('nancumsum', lax.cumsum, 0)
+nancumprod = _cumulative('nancumprod', lax.cumprod, 1)
 
 
 def _sort_axis(name, a, axis, kind, order):
