@@ -374,57 +374,53 @@ def floor_divide(x, y, /):
     if kind == 'u':
         return lax.div(x, y)
     if kind == 'i':
-        q = lax.div(x, y)
-        inexact_and_negative = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
-                                               lax.ne(lax.rem(x, y), 0))
-        return lax.select_n(inexact_and_negative, q, lax.sub(q, 1))
+        quotient = lax.div(x, y)
+        inexact_and_negative = logical_and(lax.sign(x) != lax.sign(y), lax.rem(x, y) != 0)
+        return _where(inexact_and_negative, quotient - 1, quotient)
+    if kind == 'c':
+        raise TypeError('floor_divide does not support complex-valued inputs')
     return _float_divmod(x, y)[0]
 
 
-def _wrong_sign(r, y):
-    """Where a C remainder ``r`` (the sign of the dividend) must move by one divisor ``y``
-    to become Python's (the sign of the divisor)."""
-    r_negative, y_negative = lax.less(r, lax.full_like(r, 0)), lax.less(y, lax.full_like(y, 0))
-    return lax.bitwise_and(lax.ne(r_negative, y_negative), lax.ne(r, lax.full_like(r, 0)))
-
-
 def _float_divmod(x, y):
-    """``(x // y, x % y)`` for floats, as CPython's ``float_divmod`` computes them."""
-    x, y = _broadcast(x, y, scalars_too=True)  # the selects below take one shape
+    """``(x // y, x % y)`` for floats, as CPython's ``float_divmod`` computes them (JAX's
+    equations)."""
     r = lax.rem(x, y)
-    exact = lax.select_n(lax.eq(y, 0.), lax.sub(x, r), x)
+    exact = _where(y == 0, x, lax.sub(x, r))
     q = lax.div(exact, y)
-    moves = _wrong_sign(r, y)
-    return (_rint(lax.select_n(moves, q, lax.sub(q, 1.))),
-            lax.select_n(moves, r, lax.add(r, y)))
-
-
-def _nonzero_divisor(y):
-    """An integer divisor with 1 for 0: JAX's ``x % 0`` and ``fmod(x, 0)`` are 0."""
-    if not dtypes.is_integer(core.get_aval(y).dtype):
-        return y
-    return lax.select_n(lax.eq(y, 0), y, lax.full_like(y, 1))
+    moves = lax.bitwise_and(r != 0, lax.sign(y) != lax.sign(r))
+    r = lax.select(moves, r + y, r)
+    return lax.round(lax.select(moves, q - 1.0, q)), r
 
 
 def fmod(x, y, /):
     """The C remainder of ``x / y``, with the sign of ``x`` (``lax.rem``); 0 for ``x``
-    an integer and ``y`` zero, as in JAX."""
-    x, y = _promote_shapes(*_promote(x, y))
-    return lax.rem(x, _nonzero_divisor(y))
+    an integer and ``y`` zero (the divisor taken as 1 first, as in JAX)."""
+    if dtypes.is_integer(result_type(x, y)):
+        y = asarray(y)
+        y = _where(y == 0, lax.full_like(y, 1), y)
+    return lax.rem(*_promote_shapes(*_promote(x, y)))
 
 
 def remainder(x, y, /):
     """``x % y``, with the sign of ``y`` (NumPy's ``mod``): ``lax.rem`` moved by one ``y``
     where its sign is wrong. For integers ``x % 0`` is 0, as in JAX."""
     x, y = _promote_shapes(*_promote(x, y))
-    y = _nonzero_divisor(y)
+    zero = np.zeros((), core.get_aval(x).dtype)
+    if dtypes.is_integer(core.get_aval(y).dtype):
+        y = _where(y == 0, lax.full_like(y, 1), y)
     r = lax.rem(x, y)
-    return lax.select_n(_wrong_sign(r, y), r, lax.add(r, y))
+    nonzero = lax.ne(r, zero)
+    moves = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(y, zero)), nonzero)
+    return lax.select(moves, lax.add(r, y), r)
 
 
 def divmod(x, y, /):  # noqa: A001 (jnp.divmod, as in JAX)
     """``(x // y, x % y)``."""
-    return floor_divide(x, y), remainder(x, y)
+    x, y = _promote_shapes(*_promote(x, y))
+    if dtypes.is_integer(core.get_aval(x).dtype):
+        return floor_divide(x, y), remainder(x, y)
+    return _float_divmod(x, y)
 
 
 mod = remainder

@@ -176,10 +176,11 @@ def install_api_boundary(namespace, module: str):
     for name, value in list(vars(namespace).items()):
         if not (isinstance(value, types.FunctionType) and value.__module__ == module):
             continue
-        if name in _STAGED_AS_JIT:
-            value = _staged_as_jit(value, _STAGED_AS_JIT[name])
-        elif name in _INLINED_JIT:
-            value = _inlined_jit(value, _INLINED_JIT[name])
+        staged = name if name in _STAGED_AS_JIT or name in _INLINED_JIT else value.__name__
+        if staged in _STAGED_AS_JIT:  # (an alias, mod = remainder, is its function's jit)
+            value = _staged_as_jit(value, _STAGED_AS_JIT[staged])
+        elif staged in _INLINED_JIT:
+            value = _inlined_jit(value, _INLINED_JIT[staged])
         if not name.startswith('_'):
             value = returns_arrays(value)
         setattr(namespace, name, value)
