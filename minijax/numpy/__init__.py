@@ -1383,9 +1383,9 @@ _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
                                        diff, digitize, ediff1d, gradient, histogram,
                                        histogram2d, histogram_bin_edges, histogramdd,
-                                       median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod,
-                                       nanquantile, nanstd, nansum, nanvar, percentile, ptp,
-                                       quantile)  # noqa: E402
+                                       median, nanargmax, nanargmin, nanmax, nanmean, nanmedian,
+                                       nanmin, nanpercentile, nanprod, nanquantile, nanstd,
+                                       nansum, nanvar, percentile, ptp, quantile)  # noqa: E402
 from minijax.numpy import _data_dependent  # noqa: E402  (it uses diff, from _statistics)
 _install_api_boundary(_data_dependent, _data_dependent.__name__)
 from minijax.numpy._data_dependent import (argwhere, bincount, compress, extract, flatnonzero,

@@ -91,7 +91,8 @@ _STAGED_AS_JIT = {
                      'ldexp', 'nan_to_num', 'remainder', 'rint', 'signbit', 'sinc',
                      'trunc'], ()),
     '_flip': ('axis',), 'allclose': ('equal_nan',), 'isclose': ('equal_nan',),
-    'angle': ('deg',), 'round': ('decimals',), 'around': ('decimals',), 'tril': ('k',), 'triu': ('k',),
+    'angle': ('deg',), 'round': ('decimals',), 'around': ('decimals',), 'tril': ('k',),
+    'triu': ('k',),
     'sort': ('axis', 'kind', 'order', 'stable', 'descending'),
     'argsort': ('axis', 'kind', 'order', 'stable', 'descending', 'dtype'),
     'convolve': ('mode', 'precision', 'preferred_element_type'),
@@ -124,7 +125,8 @@ _STAGED_AS_JIT = {
     '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
     '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
     **dict.fromkeys(['nansum', 'nanprod'], ('axis', 'dtype', 'keepdims')),
-    **dict.fromkeys(['nancumsum', 'nancumprod'], ('axis', 'dtype')),
+    **dict.fromkeys(['nancumsum', 'nancumprod', '_cumsum_with_promotion'], ('axis', 'dtype')),
+    '_ptp': ('axis', 'keepdims'),
     **dict.fromkeys(['_nanargmax', '_nanargmin'], ('axis', 'keepdims')),
 }
 

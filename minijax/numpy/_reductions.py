@@ -365,17 +365,20 @@ def _accumulate(lax_cumulative, a, axis, dtype):
     return lax.convert_element_type(counts, dtypes.bool_)
 
 
-def _cumulative(name, lax_cumulative, nan_fill=None):
+def _cumulative(name, lax_cumulative, nan_fill=None, promote_integers=False):
     """``cumsum``-like ``name``: ``lax_cumulative`` along ``axis`` (of the flattened array if
-    None); with ``nan_fill``, NaNs count as that (``nancumsum``), as JAX's
-    ``_cumulative_reduction``."""
+    None); with ``nan_fill``, NaNs count as that (``nancumsum``); with ``promote_integers``,
+    narrow integers accumulate as ``sum``'s do. As JAX's ``_cumulative_reduction``."""
     def cumulative(a, axis=None, dtype=None, out=None):
         _no_out(name, out)
+        a = asarray(a)
         if axis is None:
             a, axis = ravel(a), 0
         axis = core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
         if nan_fill is not None:  # (integers too, as JAX: a no-op select)
             a = _where(lax.ne(a, a), np.array(nan_fill, core.get_aval(a).dtype), a)
+        if dtype is None and promote_integers:
+            dtype = _accumulator(core.get_aval(a).dtype)
         return _strong(_accumulate(lax_cumulative, a, axis, dtype))
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None)'
@@ -387,6 +390,10 @@ cumsum = _cumulative('cumsum', lax.cumsum)
 cumprod = _cumulative('cumprod', lax.cumprod)
 nancumsum = _cumulative('nancumsum', lax.cumsum, 0)
 nancumprod = _cumulative('nancumprod', lax.cumprod, 1)
+# the helpers of the array API's cumulative_sum (JAX's jit of this name) and cumulative_prod
+_cumsum_with_promotion = _cumulative('_cumsum_with_promotion', lax.cumsum,
+                                     promote_integers=True)
+_cumulative_prod = _cumulative('cumulative_prod', lax.cumprod)
 
 
 def _sort_axis(name, a, axis, kind, order):

@@ -10,17 +10,17 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _cast, _computed_as, _is_bool, _is_float, _no_out, _promote, _where,
-                           _promote_inexact, _static_int, _to_float, add, all, any, argmax, argmin, asarray,
-                           atleast_2d, broadcast_to, ceil, clip, concatenate, conj, cumprod, cumsum,
-                           diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
-                           isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
-                           moveaxis, multiply, not_equal, ones_like, prod, ravel,
-                           ravel_multi_index, reshape,
-                           searchsorted, size, sort, sqrt, squeeze, subtract, sum,
-                           take_along_axis, transpose, true_divide, where, zeros, zeros_like)
+from minijax.numpy import (_axes, _cast, _computed_as, _is_bool, _is_float, _no_out, _promote,
+                           _where, _promote_inexact, _static_int, _to_float, add, all, any, argmax,
+                           argmin, asarray, atleast_2d, broadcast_to, ceil, clip, concatenate, conj,
+                           cumsum, diagonal, divide, equal, expand_dims, floor, full_like,
+                           greater_equal, isnan, less_equal, linspace, logical_not, matmul, max,
+                           mean, min, moveaxis, multiply, not_equal, ones_like, prod, ravel,
+                           ravel_multi_index, reshape, searchsorted, size, sort, sqrt, squeeze,
+                           subtract, sum, take_along_axis, transpose, true_divide, where, zeros,
+                           zeros_like)
 from minijax.numpy import _reductions
-from minijax.numpy._reductions import _accumulator, _var_dtypes
+from minijax.numpy._reductions import _var_dtypes
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
            'ediff1d', 'gradient', 'histogram', 'histogram2d', 'histogram_bin_edges',
@@ -153,30 +153,38 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
                            where=where, mean=mean))
 
 
-def _cumulative_with_initial(name, fn, identity, widens):
-    """The array API's ``cumulative_sum``/``cumulative_prod``: ``axis`` may be omitted only
-    for a 1-D array; ``include_initial`` puts the identity first. If ``widens`` (as JAX's
-    ``cumulative_sum``, unlike its ``cumsum``), narrow integers accumulate as ``sum``'s do."""
-    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
-        if axis is None:
-            if np.ndim(x) != 1:
-                raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
-            axis = 0
-        axis = core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
-        if dtype is None and widens:
-            dtype = _accumulator(core.get_aval(x).dtype)
-        out = fn(x, axis, dtype)
-        if not include_initial:
-            return out
-        first = [(1, 0, 0) if d == axis else (0, 0, 0) for d in range(np.ndim(out))]
-        return lax.pad(out, np.asarray(identity, core.get_aval(out).dtype), first)
-    cumulative.__name__ = cumulative.__qualname__ = name
-    cumulative.__doc__ = f'``{fn.__name__}`` along ``axis``, as the array API defines it.'
-    return cumulative
+def _cumulative_axis(name, x, axis):
+    """The array API's ``axis`` of ``cumulative_sum``/``cumulative_prod``: it may be omitted
+    only for a 1-D array."""
+    if axis is None:
+        if np.ndim(x) != 1:
+            raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
+        axis = 0
+    return core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
 
 
-cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0, widens=True)
-cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1, widens=False)
+def _with_initial(out, axis, identity, include_initial):
+    """``out`` with the identity first along ``axis`` if ``include_initial``."""
+    if not include_initial:
+        return out
+    shape = list(np.shape(out))
+    shape[axis] = 1
+    return lax.concatenate([lax.full(shape, identity, core.get_aval(out).dtype), out], axis)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """``cumsum`` along ``axis``, as the array API defines it: narrow integers accumulate as
+    ``sum``'s do (JAX's jit ``_cumsum_with_promotion``); ``include_initial`` puts 0 first."""
+    axis = _cumulative_axis('cumulative_sum', x, axis)
+    out = _reductions._cumsum_with_promotion(x, axis=axis, dtype=dtype)
+    return _with_initial(out, axis, 0, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """``cumprod`` along ``axis``, as the array API defines it (its equations, no ``jit``, as
+    JAX's); ``include_initial`` puts 1 first."""
+    axis = _cumulative_axis('cumulative_prod', x, axis)
+    return _with_initial(_reductions._cumulative_prod(x, axis, dtype), axis, 1, include_initial)
 
 
 
@@ -293,8 +301,13 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
-    """The range ``max - min`` along ``axis``."""
-    return subtract(max(a, axis, out, keepdims), min(a, axis, out, keepdims))
+    """The range ``max - min`` along ``axis`` (JAX's jit ``_ptp``)."""
+    return _ptp(asarray(a), _reductions._static_axes(axis), out, keepdims)
+
+
+def _ptp(a, axis=None, out=None, keepdims=False):
+    _no_out('ptp', out)
+    return lax.sub(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
 
 
 _QUANTILE_METHODS = ('linear', 'lower', 'higher', 'nearest', 'midpoint', 'inverted_cdf')

@@ -84,12 +84,9 @@ DIFFERING = {
         _ops(['convert_element_type', 'shift_right_arithmetic'], ['broadcast_in_dim', 'lt']),
     'math:predicates-int': _SAME_PRIMITIVES,
     'math:sinc-zero': _nested('_sinc_maclaurin', '_where'),
-    'math:cumulative_sum': _nested('_cumsum_with_promotion'),
-    'math:cumulative-1d': _nested('_cumsum_with_promotion'),
     'math:ediff1d': _SAME_PRIMITIVES,
     'math:average': _ops(['reshape'], []),
     'math:average-1d-weights': _ops(['reshape'], []),
-    'math:ptp': _nested('_ptp'),
     'math:median':
         _ops(['clamp'], ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'transpose']),
     'math:median-even': _ops(
@@ -236,7 +233,6 @@ DIFFERING = {
     'surface:meshgrid': _SAME_PRIMITIVES,
     'surface:pad': _nested('_pad'),
     'surface:take': _nested('_take'),
-    'surface:mT-ptp': _nested('_ptp'),
     'surface:search-choose-partition': _SCATTER,
     'surface:partition-axis': _SCATTER,
     'surface:view-byteswap': _SCATTER,
