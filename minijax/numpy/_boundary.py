@@ -126,7 +126,7 @@ _STAGED_AS_JIT = {
     '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
     **dict.fromkeys(['nansum', 'nanprod'], ('axis', 'dtype', 'keepdims')),
     **dict.fromkeys(['nancumsum', 'nancumprod', '_cumsum_with_promotion'], ('axis', 'dtype')),
-    '_ptp': ('axis', 'keepdims'),
+    '_ptp': ('axis', 'keepdims'), '_diag': ('k',),
     **dict.fromkeys(['_nanargmax', '_nanargmin'], ('axis', 'keepdims')),
 }
 

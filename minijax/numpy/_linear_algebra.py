@@ -523,10 +523,12 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
         raise ValueError(f'eye: k must be a scalar integer, got {k!r}')  # JAX's class
     if N < 0 or (M or 0) < 0:
         raise ValueError(f'eye: negative dimensions are not allowed, got N={N}, M={M}')
-    mask = lax.eq(lax.sub(lax.broadcasted_iota(dtypes.int64, (N, M or N), 1),
-                          lax.broadcasted_iota(dtypes.int64, (N, M or N), 0)), k)
-    return _placed(lax.convert_element_type(mask, dtypes.check_supported(dtype or float64)),
-                   device)
+    offset = asarray(k)  # (JAX's: the row index plus the offset equals the column's)
+    shape = (N, N if M is None else M)
+    i = lax.broadcasted_iota(core.get_aval(offset).dtype, shape, 0)
+    j = lax.broadcasted_iota(core.get_aval(offset).dtype, shape, 1)
+    dtype = dtypes.check_supported(dtype or float64)
+    return _placed(lax.convert_element_type(i + offset == j, dtype), device)
 
 
 def identity(n, dtype=None):
@@ -541,17 +543,19 @@ def tri(N, M=None, k=0, dtype=None):
 
 def diag(v, k=0):
     """The ``k``-th diagonal of a matrix ``v``, or the matrix with the vector ``v`` on its
-    ``k``-th diagonal (``v`` broadcast along the other axis, kept on the diagonal only)."""
+    ``k``-th diagonal (JAX's jit ``_diag``)."""
+    return _diag(asarray(v), operator.index(k))
+
+
+def _diag(v, k):
     if np.ndim(v) == 2:
         return diagonal(v, k)
     if np.ndim(v) != 1:
         raise ValueError(f'diag needs a 1-D or 2-D array, got shape {_shape_str(np.shape(v))}')
+    zero = np.zeros((), core.get_aval(v).dtype)
     n = np.shape(v)[0] + builtins.abs(k)
-    along_rows = lax.pad(v, np.zeros((), core.get_aval(v).dtype), [(0, builtins.abs(k), 0)])
-    full_v = lax.broadcast_in_dim(along_rows, (n, n), (0 if k >= 0 else 1,))
-    mask = lax.eq(lax.sub(lax.broadcasted_iota(dtypes.int64, (n, n), 1),
-                          lax.broadcasted_iota(dtypes.int64, (n, n), 0)), k)
-    return where(mask, full_v, lax.full((), 0, core.get_aval(v).dtype))
+    v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
+    return where(eye(n, k=k, dtype=bool), v[:, None], zero)
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
