@@ -257,25 +257,31 @@ def _as_they_are(x, y, x_aval, y_aval, to_float) -> bool:
                  or len(x_aval.shape) == len(y_aval.shape)))
 
 
-def _binary(lax_fn, name, doc, to_float=False):
+def _binary(lax_fn, name, doc, to_float=False, on_bools=None):
+    """jnp's ``name``: ``lax_fn`` of the operands broadcast and promoted (then floats, if
+    ``to_float``); of booleans, ``on_bools`` if given (JAX's ``add`` is ``or`` there)."""
     def fn(x, y, /):
         avals = [core.shaped_aval(x), core.shaped_aval(y)]  # (read once, for every step)
         if _as_they_are(x, y, *avals, to_float):
-            return lax_fn(x, y)
+            bools = on_bools is not None and avals[0].dtype == dtypes.bool_
+            return (on_bools if bools else lax_fn)(x, y)
         _refuse_keys(name, avals)
         x, y = _promote_shapes(*_promote(x, y, avals=avals), primitive=lax_fn.__name__,
                                shapes=[a.shape for a in avals])
         if to_float:
             x, y = _to_float(x), _to_float(y)
+        if on_bools is not None and core.get_aval(x).dtype == dtypes.bool_:
+            return on_bools(x, y)
         return lax_fn(x, y)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
-add = _binary(lax.add, 'add', 'x + y, broadcast and promoted.')
+add = _binary(lax.add, 'add', 'x + y, broadcast and promoted.', on_bools=lax.bitwise_or)
 subtract = _binary(lax.sub, 'subtract', 'x - y, broadcast and promoted.')
-multiply = _binary(lax.mul, 'multiply', 'x * y, broadcast and promoted.')
+multiply = _binary(lax.mul, 'multiply', 'x * y, broadcast and promoted.',
+                   on_bools=lax.bitwise_and)
 true_divide = divide = _binary(lax.div, 'true_divide', 'x / y (float, even for integers).',
                                to_float=True)
 maximum = _binary(lax.max, 'maximum', 'Elementwise maximum, broadcast and promoted.')
@@ -462,11 +468,17 @@ def _safe_where(unsafe, x, replacement):
 
 
 def _isnan(x):
-    return lax.ne(x, x) if _is_float(x) else lax.full(np.shape(x), False, dtypes.bool_)
+    """``x != x``, as JAX stages it for every dtype (a complex NaN in either part too)."""
+    return lax.ne(x, x)
 
 
 def _isinf(x):
-    return lax.eq(lax.abs(x), np.inf) if _is_float(x) else lax.full(np.shape(x), False, dtypes.bool_)
+    """``|x| == inf``; a complex ``x`` where either part is infinite, as in JAX."""
+    if _is_complex(x):
+        re, im = lax.real(x), lax.imag(x)
+        return lax.bitwise_or(_isinf(re), _isinf(im))
+    return lax.eq(lax.abs(x), np.inf) if _is_float(x) else lax.full(np.shape(x), False,
+                                                                      dtypes.bool_)
 
 
 def _isfinite(x):
@@ -672,16 +684,18 @@ def _where(condition, x, y):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close only to
-    themselves; NaNs to each other only with ``equal_nan``. Integers and booleans compare
-    as floats, with the tolerances (as in JAX, not NumPy's exact integers)."""
-    a, b = map(_to_float, _promote_shapes(*_promote(a, b)))
-    close = less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b))))
-    finite = logical_and(isfinite(a), isfinite(b))
-    out = where(finite, close, equal(a, b))
-    if equal_nan:
-        out = logical_or(out, logical_and(isnan(a), isnan(b)))
-    return out
+    """``|a - b| <= atol + rtol * |b|`` elementwise, or ``a == b``; an infinite ``b`` is
+    close only to itself; NaNs to each other only with ``equal_nan``. Integers and booleans
+    compare as floats, with the tolerances (as in JAX, not NumPy's exact integers). JAX's
+    equations (its NaN test is staged even without ``equal_nan``)."""
+    a, b = _promote_shapes(*_promote_inexact(a, b))
+    dtype = dtypes.real_part_dtype(core.get_aval(a).dtype)
+    rtol, atol = (lax.convert_element_type(t, dtype) for t in (rtol, atol))
+    both_nan = logical_and(isnan(a), isnan(b))
+    finite = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(finite, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
