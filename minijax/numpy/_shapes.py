@@ -279,16 +279,17 @@ def unstack(x, /, *, axis=0):
 
 
 def tile(A, reps):
-    """``A`` repeated ``reps`` times along each axis: broadcast to (r0, n0, r1, n1, ...) and
-    reshaped."""
+    """``A`` repeated ``reps`` times along each axis (leading axes of size 1 added where
+    ``reps`` is longer): one ``lax.tile``, as JAX stages it."""
+    A = asarray(A)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
-    ndim_ = builtins.max(np.ndim(A), len(reps))
-    A = reshape(A, (1,) * (ndim_ - np.ndim(A)) + np.shape(A))
-    reps = (1,) * (ndim_ - len(reps)) + reps
-    sizes = np.shape(A)
-    pairs = [d for r, n in zip(reps, sizes) for d in (r, n)]
-    out = lax.broadcast_in_dim(A, pairs, range(1, 2 * ndim_, 2))
-    return lax.reshape(out, [r * n for r, n in zip(reps, sizes)])
+    reps = tuple(_static_int(r, 'tile: reps') for r in reps)
+    if builtins.any(r < 0 for r in reps):  # (JAX fails in its MLIR verifier)
+        raise TypeError(f'tile: reps {reps} has a negative dimension')
+    reps = (1,) * (np.ndim(A) - len(reps)) + reps
+    if len(reps) > np.ndim(A):
+        A = lax.expand_dims(A, tuple(range(len(reps) - np.ndim(A))))
+    return lax.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):

@@ -68,7 +68,7 @@ def _ops(theirs, mine):
 #: The rows whose jaxpr or module still differs from JAX's, with the reason.
 DIFFERING = {
     'numpy:full-of-a-row': _ops([], ['convert_element_type']),
-    'numpy:getitem-strided': _SAME_PRIMITIVES,
+    'numpy:getitem-strided': _PRINTER,
     'numpy:at-set': _SCATTER,
     'numpy:at-set-slice': _SCATTER,
     'numpy:at-add-strided': _SCATTER,
@@ -226,7 +226,6 @@ DIFFERING = {
     'surface:tril-triu': _ops([], ['le', 'sub']),
     'surface:eye-identity': _ops(['ge'], ['le', 'sub']),
     'surface:vstack-hstack': _ops(['transpose'], ['reshape']),
-    'surface:tile': _ops(['tile'], ['reshape']),
     'surface:roll': _nested('_roll_static'),
     'surface:meshgrid': _SAME_PRIMITIVES,
     'surface:pad': _nested('_pad'),
