@@ -490,21 +490,27 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return sum(diagonal(a, offset, axis1, axis2), -1, dtype=dtype)
 
 
-def _tri_mask(n, m, k, lower):
-    """The (n, m) boolean mask of ``j - i <= k`` (``lower``) or ``j - i >= k``."""
-    rows = lax.broadcasted_iota(dtypes.int64, (n, m), 0)
-    cols = lax.broadcasted_iota(dtypes.int64, (n, m), 1)
-    diff = lax.sub(cols, rows)
-    return lax.le(diff, k) if lower else lax.ge(diff, k)
+def _tri(dtype, shape, k):
+    """``lax._tri``: ones at and below the ``k``-th diagonal, ``iota_0 + k >= iota_1`` in
+    the offset's dtype, converted to ``dtype``."""
+    offset = asarray(k)
+    index_dtype = core.get_aval(offset).dtype
+    mask = lax.ge(lax.add(lax.broadcasted_iota(index_dtype, shape, 0), offset),
+                  lax.broadcasted_iota(index_dtype, shape, 1))
+    return lax.convert_element_type(mask, dtype)
 
 
 def _triangle(name, m, k, lower):
-    """``m`` (its last two axes: JAX refuses fewer) zeroed outside the triangle."""
+    """``m`` (its last two axes: JAX refuses fewer) zeroed above (``lower``) or below the
+    ``k``-th diagonal, as JAX selects it."""
+    m = asarray(m)
     if np.ndim(m) < 2:
         raise ValueError(f'{name}: the argument must have 2 axes or more, got shape '
                          f'{_shape_str(np.shape(m))}')
-    mask = _tri_mask(*np.shape(m)[-2:], k, lower)
-    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+    mask = tri(*np.shape(m)[-2:], k=k if lower else k - 1, dtype=bool)
+    which = lax.broadcast(mask, np.shape(m)[:-2])
+    return lax.select(which, m, zeros_like(m)) if lower else \
+        lax.select(which, zeros_like(m), m)
 
 
 def tril(m, k=0):
@@ -537,8 +543,8 @@ def identity(n, dtype=None):
 
 def tri(N, M=None, k=0, dtype=None):
     """The (N, M) matrix of ones at and below the ``k``-th diagonal."""
-    return lax.convert_element_type(_tri_mask(N, M or N, k, lower=True),
-                                    dtypes.check_supported(dtype or float64))
+    dtype = np.float32 if dtype is None else dtype  # (JAX's default, not the default float)
+    return _tri(dtypes.check_supported(dtype), (N, N if M is None else M), k)
 
 
 def diag(v, k=0):
