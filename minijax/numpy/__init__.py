@@ -257,25 +257,31 @@ def _as_they_are(x, y, x_aval, y_aval, to_float) -> bool:
                  or len(x_aval.shape) == len(y_aval.shape)))
 
 
-def _binary(lax_fn, name, doc, to_float=False):
+def _binary(lax_fn, name, doc, to_float=False, on_bools=None):
+    """jnp's ``name``: ``lax_fn`` of the operands broadcast and promoted (then floats, if
+    ``to_float``); of booleans, ``on_bools`` if given (JAX's ``add`` is ``or`` there)."""
     def fn(x, y, /):
         avals = [core.shaped_aval(x), core.shaped_aval(y)]  # (read once, for every step)
         if _as_they_are(x, y, *avals, to_float):
-            return lax_fn(x, y)
+            bools = on_bools is not None and avals[0].dtype == dtypes.bool_
+            return (on_bools if bools else lax_fn)(x, y)
         _refuse_keys(name, avals)
         x, y = _promote_shapes(*_promote(x, y, avals=avals), primitive=lax_fn.__name__,
                                shapes=[a.shape for a in avals])
         if to_float:
             x, y = _to_float(x), _to_float(y)
+        if on_bools is not None and core.get_aval(x).dtype == dtypes.bool_:
+            return on_bools(x, y)
         return lax_fn(x, y)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
-add = _binary(lax.add, 'add', 'x + y, broadcast and promoted.')
+add = _binary(lax.add, 'add', 'x + y, broadcast and promoted.', on_bools=lax.bitwise_or)
 subtract = _binary(lax.sub, 'subtract', 'x - y, broadcast and promoted.')
-multiply = _binary(lax.mul, 'multiply', 'x * y, broadcast and promoted.')
+multiply = _binary(lax.mul, 'multiply', 'x * y, broadcast and promoted.',
+                   on_bools=lax.bitwise_and)
 true_divide = divide = _binary(lax.div, 'true_divide', 'x / y (float, even for integers).',
                                to_float=True)
 maximum = _binary(lax.max, 'maximum', 'Elementwise maximum, broadcast and promoted.')
@@ -374,57 +380,53 @@ def floor_divide(x, y, /):
     if kind == 'u':
         return lax.div(x, y)
     if kind == 'i':
-        q = lax.div(x, y)
-        inexact_and_negative = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
-                                               lax.ne(lax.rem(x, y), 0))
-        return lax.select_n(inexact_and_negative, q, lax.sub(q, 1))
+        quotient = lax.div(x, y)
+        inexact_and_negative = logical_and(lax.sign(x) != lax.sign(y), lax.rem(x, y) != 0)
+        return _where(inexact_and_negative, quotient - 1, quotient)
+    if kind == 'c':
+        raise TypeError('floor_divide does not support complex-valued inputs')
     return _float_divmod(x, y)[0]
 
 
-def _wrong_sign(r, y):
-    """Where a C remainder ``r`` (the sign of the dividend) must move by one divisor ``y``
-    to become Python's (the sign of the divisor)."""
-    r_negative, y_negative = lax.less(r, lax.full_like(r, 0)), lax.less(y, lax.full_like(y, 0))
-    return lax.bitwise_and(lax.ne(r_negative, y_negative), lax.ne(r, lax.full_like(r, 0)))
-
-
 def _float_divmod(x, y):
-    """``(x // y, x % y)`` for floats, as CPython's ``float_divmod`` computes them."""
-    x, y = _broadcast(x, y, scalars_too=True)  # the selects below take one shape
+    """``(x // y, x % y)`` for floats, as CPython's ``float_divmod`` computes them (JAX's
+    equations)."""
     r = lax.rem(x, y)
-    exact = lax.select_n(lax.eq(y, 0.), lax.sub(x, r), x)
+    exact = _where(y == 0, x, lax.sub(x, r))
     q = lax.div(exact, y)
-    moves = _wrong_sign(r, y)
-    return (_rint(lax.select_n(moves, q, lax.sub(q, 1.))),
-            lax.select_n(moves, r, lax.add(r, y)))
-
-
-def _nonzero_divisor(y):
-    """An integer divisor with 1 for 0: JAX's ``x % 0`` and ``fmod(x, 0)`` are 0."""
-    if not dtypes.is_integer(core.get_aval(y).dtype):
-        return y
-    return lax.select_n(lax.eq(y, 0), y, lax.full_like(y, 1))
+    moves = lax.bitwise_and(r != 0, lax.sign(y) != lax.sign(r))
+    r = lax.select(moves, r + y, r)
+    return lax.round(lax.select(moves, q - 1.0, q)), r
 
 
 def fmod(x, y, /):
     """The C remainder of ``x / y``, with the sign of ``x`` (``lax.rem``); 0 for ``x``
-    an integer and ``y`` zero, as in JAX."""
-    x, y = _promote_shapes(*_promote(x, y))
-    return lax.rem(x, _nonzero_divisor(y))
+    an integer and ``y`` zero (the divisor taken as 1 first, as in JAX)."""
+    if dtypes.is_integer(result_type(x, y)):
+        y = asarray(y)
+        y = _where(y == 0, lax.full_like(y, 1), y)
+    return lax.rem(*_promote_shapes(*_promote(x, y)))
 
 
 def remainder(x, y, /):
     """``x % y``, with the sign of ``y`` (NumPy's ``mod``): ``lax.rem`` moved by one ``y``
     where its sign is wrong. For integers ``x % 0`` is 0, as in JAX."""
     x, y = _promote_shapes(*_promote(x, y))
-    y = _nonzero_divisor(y)
+    zero = np.zeros((), core.get_aval(x).dtype)
+    if dtypes.is_integer(core.get_aval(y).dtype):
+        y = _where(y == 0, lax.full_like(y, 1), y)
     r = lax.rem(x, y)
-    return lax.select_n(_wrong_sign(r, y), r, lax.add(r, y))
+    nonzero = lax.ne(r, zero)
+    moves = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(y, zero)), nonzero)
+    return lax.select(moves, lax.add(r, y), r)
 
 
 def divmod(x, y, /):  # noqa: A001 (jnp.divmod, as in JAX)
     """``(x // y, x % y)``."""
-    return floor_divide(x, y), remainder(x, y)
+    x, y = _promote_shapes(*_promote(x, y))
+    if dtypes.is_integer(core.get_aval(x).dtype):
+        return floor_divide(x, y), remainder(x, y)
+    return _float_divmod(x, y)
 
 
 mod = remainder
@@ -466,11 +468,17 @@ def _safe_where(unsafe, x, replacement):
 
 
 def _isnan(x):
-    return lax.ne(x, x) if _is_float(x) else lax.full(np.shape(x), False, dtypes.bool_)
+    """``x != x``, as JAX stages it for every dtype (a complex NaN in either part too)."""
+    return lax.ne(x, x)
 
 
 def _isinf(x):
-    return lax.eq(lax.abs(x), np.inf) if _is_float(x) else lax.full(np.shape(x), False, dtypes.bool_)
+    """``|x| == inf``; a complex ``x`` where either part is infinite, as in JAX."""
+    if _is_complex(x):
+        re, im = lax.real(x), lax.imag(x)
+        return lax.bitwise_or(_isinf(re), _isinf(im))
+    return lax.eq(lax.abs(x), np.inf) if _is_float(x) else lax.full(np.shape(x), False,
+                                                                      dtypes.bool_)
 
 
 def _isfinite(x):
@@ -634,7 +642,9 @@ def round(a, decimals=0, out=None):  # noqa: A001
     return lax.div(_rint(lax.mul(a, factor)), factor)
 
 
-around = round
+def around(a, decimals=0, out=None):
+    """``round`` (JAX's ``jit`` of its own around it)."""
+    return round(a, decimals, out)
 
 
 def clip(arr, /, min=None, max=None):  # noqa: A002
@@ -666,21 +676,26 @@ def _where(condition, x, y):
     """The three-operand ``where`` (JAX's nested ``jit`` of that name when traced)."""
     condition = _as_bool(condition)
     x, y = _promote(x, y)
-    condition, x, y = _broadcast(condition, x, y, scalars_too=True)
+    if np.ndim(condition) == 0:  # select_n takes a scalar predicate as it is
+        x, y = _broadcast(x, y, scalars_too=True)
+    else:
+        condition, x, y = _broadcast(condition, x, y, scalars_too=True)
     return lax.select_n(condition, y, x)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close only to
-    themselves; NaNs to each other only with ``equal_nan``. Integers and booleans compare
-    as floats, with the tolerances (as in JAX, not NumPy's exact integers)."""
-    a, b = map(_to_float, _promote_shapes(*_promote(a, b)))
-    close = less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b))))
-    finite = logical_and(isfinite(a), isfinite(b))
-    out = where(finite, close, equal(a, b))
-    if equal_nan:
-        out = logical_or(out, logical_and(isnan(a), isnan(b)))
-    return out
+    """``|a - b| <= atol + rtol * |b|`` elementwise, or ``a == b``; an infinite ``b`` is
+    close only to itself; NaNs to each other only with ``equal_nan``. Integers and booleans
+    compare as floats, with the tolerances (as in JAX, not NumPy's exact integers). JAX's
+    equations (its NaN test is staged even without ``equal_nan``)."""
+    a, b = _promote_shapes(*_promote_inexact(a, b))
+    dtype = dtypes.real_part_dtype(core.get_aval(a).dtype)
+    rtol, atol = (lax.convert_element_type(t, dtype) for t in (rtol, atol))
+    both_nan = logical_and(isnan(a), isnan(b))
+    finite = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(finite, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -1245,7 +1260,7 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
     return zeros_like(prototype, dtype, shape, device=device)
 
 
-def arange(start, stop=None, step=1, dtype=None, *, device=None, out_sharding=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """``start, start + step, ...`` below ``stop`` (static bounds), built on ``iota``; on
     ``device``, or sharded as ``out_sharding`` says."""
     _device_or_out_sharding(device, out_sharding)
@@ -1253,82 +1268,78 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None, out_sharding=No
 
 
 def _arange(start, stop, step, dtype, out_sharding):
-    if stop is None:
-        start, stop = 0, start
+    """JAX's three forms: ``iota`` (from 0 by 1), ``start + iota``, and ``start + step *
+    iota`` (computed in float32 for a narrow float ``dtype``, then converted)."""
     if builtins.any(np.iscomplexobj(v) for v in (start, stop, step)):
         raise ValueError(f'arange: complex start, stop or step are not supported (as in JAX), '
                          f'got {start!r}, {stop!r}, {step!r}')
-    if dtype is None:
-        dtype = np.result_type(*(type(v) for v in (start, stop, step)))
+    if dtype is None:  # of the bounds given (arange(np.int32(3)) is int32)
+        dtype = np.result_type(*(type(v) for v in (start, stop, step) if v is not None))
     dtype = dtypes.check_supported(dtype, 'arange')
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        n = builtins.max(0, int(np.ceil(stop - start)))
+        out = lax.broadcasted_iota(dtype, (n,), 0, out_sharding=out_sharding)
+        return out if start == 0 else lax.add(lax.convert_element_type(start, dtype), out)
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')  # JAX's (and NumPy's) class
     n = builtins.max(0, int(np.ceil((stop - start) / step)))
-    out = lax.broadcasted_iota(dtype, (n,), 0, out_sharding=out_sharding)
-    if step != 1:
-        out = lax.mul(out, np.asarray(step, dtype))
-    if start != 0:
-        out = lax.add(out, np.asarray(start, dtype))
-    return out
-
-
-def _linspace(start, stop, num, endpoint):
-    """JAX's formula, ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``;
-    bounds of one shape (each element a sequence along a new first axis)."""
-    div = num - 1 if endpoint else num
-    shape = np.shape(start)
-    if div <= 0:
-        return reshape(start, (1, *shape))[:num]
-    dtype = core.get_aval(start).dtype
-    step = lax.div(lax.iota(dtype, div), np.asarray(div, dtype))
-    if shape:  # the samples along axis 0, each bound along the others
-        along = (div, *shape)
-        step = lax.broadcast_in_dim(step, along, (0,))
-        start, stop_ = (lax.broadcast_in_dim(v, along, tuple(range(1, len(along))))
-                        for v in (start, stop))
-    else:
-        stop_ = stop
-    out = lax.add(lax.mul(start, lax.sub(np.ones((), dtype), step)), lax.mul(stop_, step))
-    return concatenate([out, reshape(stop, (1, *shape))]) if endpoint else out
+    working = dtypes.float32 if dtype in dtypes.NARROW_FLOATS else dtype
+    out = lax.add(lax.convert_element_type(start, working),
+                  lax.mul(lax.convert_element_type(step, working),
+                          lax.broadcasted_iota(working, (n,), 0, out_sharding=out_sharding)))
+    return lax.convert_element_type(out, dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
-    """``num`` evenly spaced values from ``start`` to ``stop`` along ``axis``, by JAX's
-    formula compiled as JAX compiles it (XLA fuses the products into the sum: the last bits
-    are JAX's); with ``retstep``, also the step between them; on ``device``."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` along ``axis`` (JAX's formula
+    ``start * (1 - t) + stop * t`` for ``t = i / div``, then ``stop``, in JAX's ``jit`` of
+    it, so that the last bits are JAX's); with ``retstep``, also the step between them; on
+    ``device``."""
     num = operator.index(num)
     axis = _static_int(axis, 'linspace: axis')
+    out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return _placed(out[0], device), out[1]
+    return _placed(out, device)
+
+
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if num < 0:
         raise ValueError(f'linspace: number of samples, {num}, must be non-negative')
-    out, computation = _linspace_values(start, stop, num, endpoint, dtype)
-    axis = core.canonicalize_axis(axis, np.ndim(out), 'linspace: axis')
-    out = moveaxis(out, 0, axis) if axis else out
-    out = _placed(out, device)
-    if not retstep:
-        return out
-    start, stop = (_asarray(v, computation) for v in (start, stop))
+    start, stop = asarray(start), asarray(stop)
+    if dtype is None:
+        bounds = result_type(start, stop)
+        dtype = dtypes.FLOAT_OF.get(bounds, bounds)
+    dtype = dtypes.check_supported(dtype, 'linspace')
+    computation = dtypes.FLOAT_OF.get(dtype, dtype)
+    start, stop = astype(start, computation), astype(stop, computation)
+    bounds_shape = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
+    start_, stop_ = broadcast_to(start, bounds_shape), broadcast_to(stop, bounds_shape)
+    axis = core.canonicalize_axis(axis, len(bounds_shape) + 1, 'linspace: axis')
+    bounds_shape.insert(axis, 1)
+    div = num - 1 if endpoint else num
     if num > 1:
-        return out, _divide_by_constant(subtract(stop, start), num - 1 if endpoint else num)
-    if num == 1 and not endpoint:
-        return out, subtract(stop, start)
-    return out, full((), np.nan, computation)
-
-
-def _linspace_values(start, stop, num, endpoint, dtype):
-    """``linspace``'s values along a first axis, and the float dtype they are computed in."""
-    from minijax.jit import jit  # the api layer, above this module
-    bounds = result_type(start, stop)
-    computation = bounds if dtypes.is_inexact(bounds) else dtypes.FLOAT_OF[bounds]
-    out_dtype = dtypes.check_supported(dtype or computation, 'linspace')
-    computation = out_dtype if dtypes.is_inexact(out_dtype) else computation
-    start, stop = (lax.convert_element_type(asarray(v), computation) for v in (start, stop))
-    if np.ndim(start) or np.ndim(stop):  # bounds per element
-        start, stop = broadcast_arrays(start, stop)
-    out = jit(_linspace, static_argnums=(2, 3))(start, stop, num, endpoint)
-    if dtypes.is_integer(out_dtype):
-        out = _floor(out)
-    return lax.convert_element_type(out, out_dtype), computation
+        delta = lax.convert_element_type(stop - start, computation) / asarray(div, computation)
+        iota_shape = [1] * len(bounds_shape)
+        iota_shape[axis] = div
+        real = dtypes.real_part_dtype(computation)
+        step = astype(lax.iota(real, div).reshape(iota_shape) / asarray(div, real), computation)
+        out = start_.reshape(bounds_shape) * (1 - step) + stop_.reshape(bounds_shape) * step
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(stop_, (axis,))], axis)
+    elif num == 1:
+        delta = asarray(np.nan if endpoint else stop - start, computation)
+        out = start_.reshape(bounds_shape)
+    else:
+        delta = full((), np.nan, computation)
+        out = empty([*bounds_shape[:axis], 0, *bounds_shape[axis + 1:]], dtype)
+    if dtypes.is_integer(dtype) and not dtypes.is_integer(core.get_aval(out).dtype):
+        out = lax.floor(out)
+    out = lax.convert_element_type(out, dtype)
+    return (out, delta) if retstep else out
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
@@ -1369,8 +1380,8 @@ from minijax.numpy import _reductions  # noqa: E402
 _install_api_boundary(_reductions, _reductions.__name__)
 from minijax.numpy._reductions import (all, amax, amin, any, argmax, argmin,  # noqa: A004
                                        argpartition, argsort, count_nonzero, cumprod, cumsum,
-                                       max, mean, min, partition, prod, sort, std, sum,
-                                       var)  # noqa: E402
+                                       max, mean, min, nancumprod, nancumsum, partition,
+                                       prod, sort, std, sum, var)  # noqa: E402
 from minijax.numpy import _indexing  # noqa: E402
 _install_api_boundary(_indexing, _indexing.__name__)
 _install_api_boundary(_indexing._IndexUpdateRef, _indexing.__name__)
@@ -1386,10 +1397,9 @@ _install_api_boundary(_statistics, _statistics.__name__)
 from minijax.numpy._statistics import (average, corrcoef, cov, cumulative_prod, cumulative_sum,
                                        diff, digitize, ediff1d, gradient, histogram,
                                        histogram2d, histogram_bin_edges, histogramdd,
-                                       median, nanargmax, nanargmin, nancumprod, nancumsum,
-                                       nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod,
-                                       nanquantile, nanstd, nansum, nanvar, percentile, ptp,
-                                       quantile)  # noqa: E402
+                                       median, nanargmax, nanargmin, nanmax, nanmean, nanmedian,
+                                       nanmin, nanpercentile, nanprod, nanquantile, nanstd,
+                                       nansum, nanvar, percentile, ptp, quantile)  # noqa: E402
 from minijax.numpy import _data_dependent  # noqa: E402  (it uses diff, from _statistics)
 _install_api_boundary(_data_dependent, _data_dependent.__name__)
 from minijax.numpy._data_dependent import (argwhere, bincount, compress, extract, flatnonzero,

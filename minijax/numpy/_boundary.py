@@ -91,7 +91,8 @@ _STAGED_AS_JIT = {
                      'ldexp', 'nan_to_num', 'remainder', 'rint', 'signbit', 'sinc',
                      'trunc'], ()),
     '_flip': ('axis',), 'allclose': ('equal_nan',), 'isclose': ('equal_nan',),
-    'angle': ('deg',), 'round': ('decimals',), 'tril': ('k',), 'triu': ('k',),
+    'angle': ('deg',), 'round': ('decimals',), 'around': ('decimals',), 'tril': ('k',),
+    'triu': ('k',),
     'sort': ('axis', 'kind', 'order', 'stable', 'descending'),
     'argsort': ('axis', 'kind', 'order', 'stable', 'descending', 'dtype'),
     'convolve': ('mode', 'precision', 'preferred_element_type'),
@@ -120,6 +121,13 @@ _STAGED_AS_JIT = {
     **dict.fromkeys(['quantile', 'nanquantile', 'nanpercentile'],
                     ('axis', 'overwrite_input', 'keepdims', 'method')),
     'percentile': ('axis', 'overwrite_input', 'keepdims', 'method', 'out_sharding'),
+    **dict.fromkeys(['_var', '_std'], ('axis', 'dtype', 'keepdims')),
+    '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
+    '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
+    **dict.fromkeys(['nansum', 'nanprod'], ('axis', 'dtype', 'keepdims')),
+    **dict.fromkeys(['nancumsum', 'nancumprod', '_cumsum_with_promotion'], ('axis', 'dtype')),
+    '_ptp': ('axis', 'keepdims'), '_diag': ('k',),
+    **dict.fromkeys(['_nanargmax', '_nanargmin'], ('axis', 'keepdims')),
 }
 
 
@@ -140,22 +148,26 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 #: Functions that ``jax.numpy`` wraps in ``jit(inline=True)`` and whose compiled program XLA
 #: rounds differently from their ops one by one (``logaddexp2``'s ``max + log1p(...) / ln 2``
-#: becomes a fused multiply-add): called eagerly they are compiled, traced they are inlined.
-_INLINED_JIT = frozenset({'logaddexp', 'logaddexp2', 'nextafter', 'spacing'})
+#: becomes a fused multiply-add, ``mean``'s division by the count a product with its
+#: reciprocal): called eagerly they are compiled, traced they are inlined. With the
+#: parameters that the ``jit`` takes as static, as in ``_STAGED_AS_JIT``.
+_INLINED_JIT = {
+    **dict.fromkeys(['logaddexp', 'logaddexp2', 'nextafter', 'spacing'], ()),
+    '_mean': ('axis', 'dtype', 'keepdims', 'upcast_f16_for_computation'),
+}
 
 
-def _inlined_jit(fn):
+def _inlined_jit(fn, static_argnames):
     """``fn`` compiled when called eagerly (under an eager ``grad`` or ``vmap`` too, as
     ``jit``); its ops themselves when staged into a jaxpr (no ``xla_call``, as JAX's inline
     ``jit`` stages none)."""
-    from minijax.jit import jit  # the api layer, above this module
-    jitted = jit(fn)
+    jitted = _staged_as_jit(fn, static_argnames)
 
     @functools.wraps(fn)
-    def call(*args):
+    def call(*args, **kwargs):
         if core.dynamic_trace is None:
-            return jitted(*args)
-        return fn(*args)
+            return jitted(*args, **kwargs)
+        return fn(*args, **kwargs)
     return call
 
 
@@ -166,10 +178,11 @@ def install_api_boundary(namespace, module: str):
     for name, value in list(vars(namespace).items()):
         if not (isinstance(value, types.FunctionType) and value.__module__ == module):
             continue
-        if name in _STAGED_AS_JIT:
-            value = _staged_as_jit(value, _STAGED_AS_JIT[name])
-        elif name in _INLINED_JIT:
-            value = _inlined_jit(value)
+        staged = name if name in _STAGED_AS_JIT or name in _INLINED_JIT else value.__name__
+        if staged in _STAGED_AS_JIT:  # (an alias, mod = remainder, is its function's jit)
+            value = _staged_as_jit(value, _STAGED_AS_JIT[staged])
+        elif staged in _INLINED_JIT:
+            value = _inlined_jit(value, _INLINED_JIT[staged])
         if not name.startswith('_'):
             value = returns_arrays(value)
         setattr(namespace, name, value)

@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, lax
+from minijax.numpy import _shapes
 from minijax.array import Array
 from minijax.core import Tracer
 from minijax.interpreters.batching import vmap
@@ -254,8 +255,7 @@ def _split(name, ary, indices_or_sections, axis):
         if rest and name != 'array_split':
             raise ValueError(f'array split does not result in an equal division: rest is {rest}')
         sizes = [part + 1] * rest + [part] * (sections - rest)
-    starts = np.cumsum([0] + sizes[:-1])
-    return [lax.slice_in_dim(ary, int(s), int(s + n), axis=axis) for s, n in zip(starts, sizes)]
+    return _shapes._pieces(ary, [int(b) for b in np.cumsum([0] + sizes)], axis)
 
 
 def _axis_split(name, axis):

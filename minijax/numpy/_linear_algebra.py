@@ -12,12 +12,11 @@ import string
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_axes, _no_out, _placed, _promote, _shape_str,  # noqa: A004
+from minijax.numpy import (_axes, _cast, _no_out, _placed, _promote, _shape_str,  # noqa: A004
                            _to_float, abs, asarray, broadcast_shapes, broadcast_to, conj,
-                           expand_dims, float64, max, min, moveaxis, multiply, not_equal, power,
-                           ravel, reshape, sqrt, stack, subtract, sum, unstack, where,
+                           expand_dims, float64, max, min, moveaxis, multiply, power, ravel,
+                           real, reshape, sqrt, stack, subtract, sum, unstack, where,
                            zeros_like)
-from minijax.numpy._reductions import _squared_modulus
 from minijax.numpy._shapes import _axis_list
 from minijax.sharding import rules as sharding_rules
 
@@ -131,25 +130,41 @@ def _padded(axes: list, n: int) -> list:
     return [(None, None)] * (n - len(axes)) + axes
 
 
+def _contraction(a, b, contracting, precision, preferred_element_type, out_sharding):
+    """One ``dot_general`` of ``a`` and ``b`` as they are (no promotion), contracting the
+    axes ``contracting``, asked for ``preferred_element_type`` or the dtype the operands
+    promote to (the result weakly typed if both are): JAX's ``dot`` and ``tensordot``."""
+    avals = core.shaped_aval(a), core.shaped_aval(b)
+    if preferred_element_type is None:
+        dtype, weak_type = dtypes.promote(*((v.dtype, v.weak_type) for v in avals))
+    else:
+        dtype = dtypes.check_supported(preferred_element_type, 'preferred_element_type')
+        weak_type = False
+    out = lax.dot_general(a, b, (contracting, ((), ())), precision=precision,
+                          preferred_element_type=dtype, out_sharding=out_sharding)
+    return _cast(out, dtype, weak_type)
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: a product with a scalar, an inner product of vectors, or a contraction
-    of the last axis of ``a`` with the second to last of ``b`` (the last if ``b`` is 1-D)."""
-    a, b = _promote(a, b)
+    of the last axis of ``a`` with the second to last of ``b`` (the last if ``b`` is 1-D). As
+    JAX stages it (``_contraction``)."""
+    a, b = asarray(a), asarray(b)
     a_shape, b_shape = np.shape(a), np.shape(b)
-    if not a_shape or not b_shape:
-        return _scalar_product(a, b, preferred_element_type)
-    b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
-    if a_shape[-1] != b_shape[b_axis]:
-        raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
-    return _product(a, b, (((len(a_shape) - 1,), (b_axis,)), ((), ())), out_sharding,
-                    precision, preferred_element_type)
+    contracting = ((), ())
+    if a_shape and b_shape:
+        b_axis = 0 if len(b_shape) == 1 else len(b_shape) - 2
+        if a_shape[-1] != b_shape[b_axis]:
+            raise _not_aligned(a_shape[-1:], b_shape[b_axis:b_axis + 1])
+        contracting = ((len(a_shape) - 1,), (b_axis,))
+    return _contraction(a, b, contracting, precision, preferred_element_type, out_sharding)
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
               out_sharding=None):
     """The contraction of ``axes`` of ``a`` with those of ``b`` (an int N: the last N of
     ``a`` with the first N of ``b``); the free axes of ``a`` come first, then ``b``'s."""
-    a, b = _promote(a, b)
+    a, b = asarray(a), asarray(b)
     a_shape, b_shape = np.shape(a), np.shape(b)
     if isinstance(axes, (int, np.integer)):
         if not 0 <= axes <= builtins.min(len(a_shape), len(b_shape)):
@@ -162,8 +177,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
     b_axes = [core.canonicalize_axis(x, len(b_shape), 'tensordot: axis of b') for x in b_axes]
     if [a_shape[x] for x in a_axes] != [b_shape[x] for x in b_axes]:
         raise _not_aligned([a_shape[x] for x in a_axes], [b_shape[x] for x in b_axes])
-    return _product(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())), out_sharding, precision,
-                    preferred_element_type)
+    return _contraction(a, b, (tuple(a_axes), tuple(b_axes)), precision,
+                        preferred_element_type, out_sharding)
 
 
 def inner(a, b, /, *, precision=None, preferred_element_type=None):
@@ -475,21 +490,27 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return sum(diagonal(a, offset, axis1, axis2), -1, dtype=dtype)
 
 
-def _tri_mask(n, m, k, lower):
-    """The (n, m) boolean mask of ``j - i <= k`` (``lower``) or ``j - i >= k``."""
-    rows = lax.broadcasted_iota(dtypes.int64, (n, m), 0)
-    cols = lax.broadcasted_iota(dtypes.int64, (n, m), 1)
-    diff = lax.sub(cols, rows)
-    return lax.le(diff, k) if lower else lax.ge(diff, k)
+def _tri(dtype, shape, k):
+    """``lax._tri``: ones at and below the ``k``-th diagonal, ``iota_0 + k >= iota_1`` in
+    the offset's dtype, converted to ``dtype``."""
+    offset = asarray(k)
+    index_dtype = core.get_aval(offset).dtype
+    mask = lax.ge(lax.add(lax.broadcasted_iota(index_dtype, shape, 0), offset),
+                  lax.broadcasted_iota(index_dtype, shape, 1))
+    return lax.convert_element_type(mask, dtype)
 
 
 def _triangle(name, m, k, lower):
-    """``m`` (its last two axes: JAX refuses fewer) zeroed outside the triangle."""
+    """``m`` (its last two axes: JAX refuses fewer) zeroed above (``lower``) or below the
+    ``k``-th diagonal, as JAX selects it."""
+    m = asarray(m)
     if np.ndim(m) < 2:
         raise ValueError(f'{name}: the argument must have 2 axes or more, got shape '
                          f'{_shape_str(np.shape(m))}')
-    mask = _tri_mask(*np.shape(m)[-2:], k, lower)
-    return where(mask, m, lax.full((), 0, core.get_aval(m).dtype))
+    mask = tri(*np.shape(m)[-2:], k=k if lower else k - 1, dtype=bool)
+    which = lax.broadcast(mask, np.shape(m)[:-2])
+    return lax.select(which, m, zeros_like(m)) if lower else \
+        lax.select(which, zeros_like(m), m)
 
 
 def tril(m, k=0):
@@ -508,10 +529,12 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
         raise ValueError(f'eye: k must be a scalar integer, got {k!r}')  # JAX's class
     if N < 0 or (M or 0) < 0:
         raise ValueError(f'eye: negative dimensions are not allowed, got N={N}, M={M}')
-    mask = lax.eq(lax.sub(lax.broadcasted_iota(dtypes.int64, (N, M or N), 1),
-                          lax.broadcasted_iota(dtypes.int64, (N, M or N), 0)), k)
-    return _placed(lax.convert_element_type(mask, dtypes.check_supported(dtype or float64)),
-                   device)
+    offset = asarray(k)  # (JAX's: the row index plus the offset equals the column's)
+    shape = (N, N if M is None else M)
+    i = lax.broadcasted_iota(core.get_aval(offset).dtype, shape, 0)
+    j = lax.broadcasted_iota(core.get_aval(offset).dtype, shape, 1)
+    dtype = dtypes.check_supported(dtype or float64)
+    return _placed(lax.convert_element_type(i + offset == j, dtype), device)
 
 
 def identity(n, dtype=None):
@@ -520,84 +543,87 @@ def identity(n, dtype=None):
 
 def tri(N, M=None, k=0, dtype=None):
     """The (N, M) matrix of ones at and below the ``k``-th diagonal."""
-    return lax.convert_element_type(_tri_mask(N, M or N, k, lower=True),
-                                    dtypes.check_supported(dtype or float64))
+    dtype = np.float32 if dtype is None else dtype  # (JAX's default, not the default float)
+    return _tri(dtypes.check_supported(dtype), (N, N if M is None else M), k)
 
 
 def diag(v, k=0):
     """The ``k``-th diagonal of a matrix ``v``, or the matrix with the vector ``v`` on its
-    ``k``-th diagonal (``v`` broadcast along the other axis, kept on the diagonal only)."""
+    ``k``-th diagonal (JAX's jit ``_diag``)."""
+    return _diag(asarray(v), operator.index(k))
+
+
+def _diag(v, k):
     if np.ndim(v) == 2:
         return diagonal(v, k)
     if np.ndim(v) != 1:
         raise ValueError(f'diag needs a 1-D or 2-D array, got shape {_shape_str(np.shape(v))}')
+    zero = np.zeros((), core.get_aval(v).dtype)
     n = np.shape(v)[0] + builtins.abs(k)
-    along_rows = lax.pad(v, np.zeros((), core.get_aval(v).dtype), [(0, builtins.abs(k), 0)])
-    full_v = lax.broadcast_in_dim(along_rows, (n, n), (0 if k >= 0 else 1,))
-    mask = lax.eq(lax.sub(lax.broadcasted_iota(dtypes.int64, (n, n), 1),
-                          lax.broadcasted_iota(dtypes.int64, (n, n), 0)), k)
-    return where(mask, full_v, lax.full((), 0, core.get_aval(v).dtype))
+    v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
+    return where(eye(n, k=k, dtype=bool), v[:, None], zero)
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     """The vector norm (``axis`` an int, or None for a 1-D ``x``) or matrix norm (two
-    axes, or None for a 2-D ``x``) of ``ord``, as ``jnp.linalg.norm``; the matrix norms 2,
-    -2 and 'nuc' from the singular values."""
-    x = _to_float(x)
-    if axis is None and ord is None:
-        return _keep_all(_euclidean(x), np.ndim(x), keepdims)
-    axes = _axes('norm', x, axis)  # (checked, but sorted: a matrix norm needs the order)
-    axes = axes if axis is None else tuple(_axis_list('norm: axis', axis, np.ndim(x)))
+    axes, or None for a 2-D ``x``) of ``ord``, as ``jnp.linalg.norm`` (JAX's ``jit`` named
+    ``norm``, its formulas); the matrix norms 2, -2 and 'nuc' from the singular values."""
+    x = _to_float(asarray(x))
+    ndim = np.ndim(x)
+    if axis is None:
+        if ord is None:  # (any rank, as NumPy)
+            return sqrt(sum(real(x * conj(x)), keepdims=keepdims))
+        axis = tuple(range(ndim))
+    _axes('norm', x, axis)  # (checked; sorted, where a matrix norm needs the order given)
+    axes = tuple(_axis_list('norm: axis', axis, ndim))
     if len(axes) == 1:
-        return _vector_norm(x, ord, axes, keepdims)
-    if len(axes) == 2:
-        return _matrix_norm(x, ord, axes, keepdims)
-    raise ValueError(f'norm: axis {axis} must name one or two axes')
-
-
-def _euclidean(x, axes=None, keepdims=False):
-    """The 2-norm (Frobenius's for matrices): ``sqrt(sum(|x|**2))``, real for complex ``x``."""
-    return sqrt(sum(_squared_modulus(x), axes, keepdims=keepdims))
-
-
-def _keep_all(out, ndim, keepdims):
-    return reshape(out, (1,) * ndim) if keepdims else out
-
-
-def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
-    absx = abs(x)
-    if ord is None or ord == 2:
-        return _euclidean(x, axes, keepdims)
-    if ord == np.inf:
-        return max(absx, axes, keepdims=keepdims)
-    if ord == -np.inf:
-        return min(absx, axes, keepdims=keepdims)
-    if ord == 0:
-        return sum(not_equal(x, 0), axes, dtypes.real_part_dtype(core.get_aval(x).dtype),
-                   keepdims=keepdims)
-    if ord == 1:
-        return sum(absx, axes, keepdims=keepdims)
-    return power(sum(power(absx, float(ord)), axes, keepdims=keepdims), 1. / ord)
-
-
-#: matrix norm -> its reduction of the singular values
-_SINGULAR_VALUE_NORMS = {2: max, -2: min, 'nuc': sum}
-
-
-def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+        return _vector_norm(x, 2 if ord is None else ord, axes, keepdims)
+    if len(axes) != 2:
+        raise ValueError(f'norm: axis {axis} must name one or two axes')
     row, col = axes
-    if ord in (None, 'fro'):
-        return _euclidean(x, axes, keepdims)
+    if ord is None or ord in ('f', 'fro'):
+        return sqrt(sum(real(x * conj(x)), axis=axes, keepdims=keepdims))
     if ord in _SINGULAR_VALUE_NORMS:
         s = lax.linalg.svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
-        out = _SINGULAR_VALUE_NORMS[ord](s, -1)
+        out = _SINGULAR_VALUE_NORMS[ord](s)
         return expand_dims(out, axes) if keepdims else out
-    chooser = {1: (max, row, col), -1: (min, row, col), np.inf: (max, col, row),
-               -np.inf: (min, col, row)}.get(ord)
-    if chooser is None:
+    if ord not in (1, -1, np.inf, -np.inf):
         raise ValueError(f"norm: ord={ord!r} is not a matrix norm (use 'fro', 'nuc', 1, -1, "
                          '2, -2, inf or -inf)')
-    choose, summed, chosen = chooser
-    sums = sum(abs(x), summed, keepdims=True)
-    out = choose(sums, chosen, keepdims=True)
-    return out if keepdims else lax.squeeze(out, axes)
+    summed, chosen = (row, col) if ord in (1, -1) else (col, row)
+    if not keepdims and chosen > summed:
+        chosen -= 1
+    sums = sum(abs(x), axis=summed, keepdims=keepdims)
+    if ord > 0:
+        return max(sums, axis=chosen, keepdims=keepdims, initial=0)
+    return min(sums, axis=chosen, keepdims=keepdims)
+
+
+_norm.__name__ = _norm.__qualname__ = 'norm'  # the name of JAX's jit
+
+#: matrix norm -> its reduction of the singular values (along the last axis)
+_SINGULAR_VALUE_NORMS = {2: lambda s: max(s, axis=-1, initial=0),
+                         -2: lambda s: min(s, axis=-1), 'nuc': lambda s: sum(s, axis=-1)}
+
+
+def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
+    """The vector norm ``ord`` over ``axis`` (an axis, a tuple of them, or all of ``x``),
+    JAX's formulas (``jnp.linalg.vector_norm``)."""
+    if ord is None or ord == 2:
+        return sqrt(sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return max(abs(x), axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return min(abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return sum(x != 0, dtype=dtypes.finfo(core.get_aval(x).dtype).dtype, axis=axis,
+                   keepdims=keepdims)
+    if ord == 1:
+        return sum(abs(x), axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        hint = {'inf': "Use 'jax.numpy.inf' instead.", '-inf': "Use '-jax.numpy.inf' instead."}
+        raise ValueError(f"Invalid order '{ord}' for vector norm.{hint.get(ord, '')}")
+    abs_x = abs(x)
+    dtype = core.get_aval(abs_x).dtype
+    out = sum(abs_x ** np.asarray(ord, dtype), axis=axis, keepdims=keepdims)
+    return power(out, np.asarray(1.0 / np.asarray(ord, dtype), dtype))

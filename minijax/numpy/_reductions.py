@@ -15,13 +15,13 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
-from minijax.numpy import (_as_bool, _axes, _cast, _divide_by_constant, _is_bool, _is_complex,
-                           _no_out, _to_float, asarray, broadcast_to, concatenate, equal,
-                           expand_dims, flip, greater, logical_not, negative, not_equal, ravel,
-                           reshape, sqrt, subtract, swapaxes, where)
+from minijax.numpy import (_as_bool, _axes, _cast, _is_bool, _is_complex, _no_out, _where,
+                           asarray, broadcast_to, concatenate, equal, expand_dims, flip,
+                           greater, logical_not, negative, not_equal, ravel, reshape, swapaxes)
 
 __all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argpartition', 'argsort',
-           'count_nonzero', 'cumprod', 'cumsum', 'max', 'mean', 'min', 'partition', 'prod',
+           'count_nonzero', 'cumprod', 'cumsum', 'max', 'mean', 'min', 'nancumprod',
+           'nancumsum', 'partition', 'prod',
            'sort', 'std', 'sum', 'var']
 
 
@@ -51,13 +51,15 @@ def _accumulator(dtype):
 
 
 def _sum_dtype(x, dtype, promote_integers=True):
-    """The operand of a sum or product: cast to ``dtype``, or to its accumulator (booleans
-    and narrow integers widen to 64 bits; without ``promote_integers``, integers keep their
-    dtype and booleans count as int32, as in JAX)."""
+    """The operand of a sum or product: booleans as int32 (JAX's numeric operand), then cast
+    to ``dtype``, or to its accumulator (narrow integers widen to 64 bits; without
+    ``promote_integers``, integers keep their dtype)."""
+    if _is_bool(x):
+        x = _cast(x, dtypes.int32)
     if dtype is not None:
         return _cast(x, dtypes.check_supported(dtype))
     if not promote_integers:
-        return _cast(x, dtypes.int32) if _is_bool(x) else x
+        return x
     return _cast(x, _accumulator(core.get_aval(x).dtype))
 
 
@@ -72,25 +74,22 @@ def _reduce_prod(x, axes):
     return lax.reduce_and(x, axes) if _is_bool(x) else lax.reduce_prod(x, axes)
 
 
-def _any_all(reduce):
-    """``any``/``all``: ``reduce_or``/``reduce_and`` of the operand as booleans (converted,
-    as JAX does; a complex one is compared with 0, where JAX would convert its real part)."""
-    def any_all(x, axes):
-        return reduce(_as_bool(x) if _is_complex(x) else
-                      lax.convert_element_type(x, dtypes.bool_), axes)
-    return any_all
+def _to_bool(x):
+    """The operand of ``any``/``all``: converted to booleans, as JAX does (a complex one is
+    compared with 0, where JAX would convert its real part)."""
+    return _as_bool(x) if _is_complex(x) else lax.convert_element_type(x, dtypes.bool_)
 
 
 def _reduction_mask(name, a, where):
-    """The ``where=`` of a reduction: a boolean array broadcast to ``a``'s shape (None: every
-    element counts)."""
+    """The ``where=`` of a reduction: a boolean array, to broadcast to ``a``'s shape (None:
+    every element counts)."""
     if where is None:
         return None
     where = asarray(where)
     if core.get_aval(where).dtype != dtypes.bool_:
         raise ValueError(f'jnp.{name}: where must be None or a boolean array; '
                          f'got where.dtype={core.get_aval(where).dtype!r}.')
-    return broadcast_to(where, np.shape(a))
+    return where
 
 
 def _reduction_identity(value, dtype):
@@ -108,22 +107,23 @@ def _reduction_identity(value, dtype):
 def _masked(a, mask, neutral):
     """``a`` with ``neutral`` (the reduction's identity) where ``mask`` is False: masked
     elements change nothing (XLA's reduce takes an identity as its initial value, so a mask
-    is a select before it)."""
+    is a ``where`` before it, as in JAX)."""
     if mask is None:
         return a
-    neutral = _reduction_identity(neutral, core.get_aval(a).dtype)
-    return lax.select_n(mask, lax.full_like(a, neutral), a)
+    return _where(mask, a, _reduction_identity(neutral, core.get_aval(a).dtype))
 
 
 class _Monoid(NamedTuple):
     """What a NumPy reduction folds with: ``reduce(x, axes)``, the binary ``combine`` that
     folds in ``initial=`` (None: the function takes no ``initial``), the ``identity`` that
     masked-out elements take, and whether it truly is one (max and min have none: ``-inf``
-    is only a filler, so a mask or an empty axis needs ``initial``, as in JAX)."""
+    is only a filler, so a mask or an empty axis needs ``initial``, as in JAX); ``preproc``
+    converts the operand first (``any`` and ``all`` reduce booleans)."""
     reduce: Callable
     combine: Callable | None
     identity: Any
     has_identity: bool = True
+    preproc: Callable | None = None
 
 
 def _fold(name, monoid, a, axes, initial, mask):
@@ -136,6 +136,8 @@ def _fold(name, monoid, a, axes, initial, mask):
         if builtins.any(np.shape(a)[d] == 0 for d in axes):
             raise ValueError(f'zero-size array to reduction operation {name} which has no '
                              'identity')
+    if monoid.preproc is not None:
+        a = monoid.preproc(a)
     out = monoid.reduce(_masked(a, mask, monoid.identity), axes)
     if initial is None:
         return out
@@ -185,9 +187,9 @@ max = amax = _reduction('max', _Monoid(lax.reduce_max, lax.max, -np.inf, False),
                         doc='Maximum over ``axis``.')
 min = amin = _reduction('min', _Monoid(lax.reduce_min, lax.min, np.inf, False),  # noqa: A001
                         doc='Minimum over ``axis``.')
-any = _reduction('any', _Monoid(_any_all(lax.reduce_or), None, False),  # noqa: A001
+any = _reduction('any', _Monoid(lax.reduce_or, None, False, preproc=_to_bool),  # noqa: A001
                  doc='Whether any element is nonzero.')
-all = _reduction('all', _Monoid(_any_all(lax.reduce_and), None, True),  # noqa: A001
+all = _reduction('all', _Monoid(lax.reduce_and, None, True, preproc=_to_bool),  # noqa: A001
                  doc='Whether all elements are nonzero.')
 
 
@@ -195,32 +197,43 @@ def _count(x, axes):
     return int(np.prod([np.shape(x)[a] for a in axes], dtype=np.int64))
 
 
-def _divide_by_count(total, a, axes, mask, ddof=0):
-    """``total`` over the number of elements reduced, less ``ddof``: all of them, a constant
-    (see ``_divide_by_constant``), or those ``mask`` keeps, counted at run time; NaN where
-    that number is not positive, as in JAX."""
-    if mask is None:
-        count = _count(a, axes) - ddof
-        return _divide_by_constant(total, count) if count > 0 else lax.full_like(total, np.nan)
-    dtype = core.get_aval(total).dtype
-    count = lax.sub(lax.reduce_sum(lax.convert_element_type(mask, dtype), axes),
-                    np.asarray(ddof, dtype))
-    quotient = lax.div(total, count)
-    return quotient if not ddof else where(greater(count, 0), quotient, np.nan)
-
-
-def _mean(a, axes, mask=None):
-    return _divide_by_count(lax.reduce_sum(_masked(a, mask, 0), axes), a, axes, mask)
+def _normalizer(a, axes, keepdims, where, dtype):
+    """The number of elements a mean over ``axes`` divides by, as ``dtype``: a constant
+    (folded into a literal) or the count of those ``where`` keeps."""
+    if where is None:
+        return lax.convert_element_type(_count(a, axes), dtype)
+    return sum(broadcast_to(where, np.shape(a)), axes, dtype=dtype, keepdims=keepdims)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """The mean over ``axis`` (of the elements ``where`` keeps); integers and booleans
     average as floats."""
+    return _mean(a, _static_axes(axis), dtype, out, keepdims, where=where,
+                 upcast_f16_for_computation=dtype is None)
+
+
+def _static_axes(axis):
+    """``axis`` hashable, as the static argument of a ``jit`` (a list becomes a tuple)."""
+    return tuple(axis) if isinstance(axis, (list, np.ndarray)) else axis
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
+          upcast_f16_for_computation=True, where=None):
+    """``mean``, as JAX stages it: the sum in the computation dtype (float32 for narrow
+    floats) over the count, then cast to the result's dtype."""
     _no_out('mean', out)
+    a = asarray(a)
     axes = _axes('mean', a, axis)
-    mask = _reduction_mask('mean', a, where)
-    a = _to_float(a) if dtype is None else _cast(a, dtypes.check_supported(dtype))
-    return _keep(_in_float32_if_narrow(_mean, a, axes, mask), axes, keepdims)
+    _reduction_mask('mean', a, where)
+    a_dtype = core.get_aval(a).dtype
+    result = (dtypes.FLOAT_OF.get(a_dtype, a_dtype) if dtype is None
+              else dtypes.check_supported(dtype))
+    computation = result
+    if upcast_f16_for_computation and result in dtypes.NARROW_FLOATS:
+        computation = np.dtype(dtypes.float32)
+    normalizer = _normalizer(a, axes, keepdims, where, computation)
+    total = sum(a, axis, dtype=computation, keepdims=keepdims, where=where)
+    return _cast(lax.div(total, normalizer), result)
 
 
 def _squared_modulus(x):
@@ -230,26 +243,21 @@ def _squared_modulus(x):
 
 def _var_dtypes(name, a, dtype):
     """JAX's dtypes for the variance of ``a``: the one it is computed in (``dtype``, else
-    ``a``'s as a float) and the result's (``dtype``, else real: the mean squared modulus of a
-    complex ``a``). JAX refuses a complex ``a`` with a real ``dtype``."""
+    ``a``'s as a float; float32 for narrow floats) and the result's (``dtype``, else real:
+    the mean squared modulus of a complex ``a``). JAX refuses a complex ``a`` with a real
+    ``dtype``."""
     a_dtype = core.get_aval(a).dtype
     if dtype is None:
         computation = dtypes.FLOAT_OF.get(a_dtype, a_dtype)
-        return computation, dtypes.real_part_dtype(computation)
-    dtype = dtypes.check_supported(dtype, f'jnp.{name}: dtype')
-    if dtypes.is_complex(a_dtype) and not dtypes.is_complex(dtype):
-        raise ValueError(f'jnp.{name}: the variance of a complex array ({a_dtype}) in a real '
-                         f'dtype ({dtype}) is not supported (as in JAX).')
-    return dtype, dtype
-
-
-def _var(a, axes, ddof, mask=None, a_mean=None):
-    """The variance of ``a`` over ``axes``, about ``a_mean`` if given (else its mean)."""
-    if a_mean is None:
-        a_mean = _keep(_mean(a, axes, mask), axes, keepdims=True)
-    centered = subtract(a, _cast(a_mean, core.get_aval(a).dtype))
-    squares = lax.reduce_sum(_masked(_squared_modulus(centered), mask, 0), axes)
-    return _divide_by_count(squares, a, axes, mask, ddof)
+        result = dtypes.real_part_dtype(computation)
+    else:
+        computation = result = dtypes.check_supported(dtype, f'jnp.{name}: dtype')
+        if dtypes.is_complex(a_dtype) and not dtypes.is_complex(result):
+            raise ValueError(f'jnp.{name}: the variance of a complex array ({a_dtype}) in a '
+                             f'real dtype ({result}) is not supported (as in JAX).')
+    if computation in dtypes.NARROW_FLOATS:
+        computation = np.dtype(dtypes.float32)
+    return computation, result
 
 
 def _ddof(ddof, correction):
@@ -266,30 +274,57 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         correction=None):
     """The variance over ``axis`` (of the elements ``where`` keeps): the mean squared
     deviation from the mean (or from ``mean``, given with the reduced axes kept), divided by
-    ``n - ddof`` (``correction``) instead of ``n``. An integer ``dtype`` gives an integer
-    variance that JAX then returns as a weak float64 (its ``where`` with the NaN for ``n -
-    ddof <= 0`` promotes it)."""
-    ddof = _ddof(ddof, correction)
+    ``n - ddof`` (``correction``) instead of ``n``; NaN where that is not positive. An
+    integer ``dtype`` gives an integer variance that JAX then returns as a weak float64
+    (the ``where`` with the NaN promotes it)."""
+    correction = _ddof(ddof, correction)
+    return _var(asarray(a), axis=_static_axes(axis), dtype=dtype, out=out,
+                correction=correction, keepdims=keepdims, where=where, a_mean=mean)
+
+
+def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None,
+         a_mean=None):
+    """``var``, as JAX stages it (a ``jit`` whose ``correction`` is traced)."""
     _no_out('var', out)
     axes = _axes('var', a, axis)
-    mask = _reduction_mask('var', a, where)
+    _reduction_mask('var', a, where)
     computation, result = _var_dtypes('var', a, dtype)
-    a_mean = None if mean is None else asarray(mean)
-    out = _in_float32_if_narrow(_var, _cast(a, computation), axes, ddof, mask, a_mean)
-    out = _cast(_keep(out, axes, keepdims), result)
-    if dtypes.is_inexact(result):
-        return out
-    return lax.convert_element_type(out, dtypes.float64, weak_type=True)
+    a = _cast(a, computation)
+    if a_mean is None:
+        a_mean = _mean(a, axis, computation, None, True, upcast_f16_for_computation=False,
+                       where=where)
+    else:
+        a_mean = _cast(asarray(a_mean), computation)
+    centered = lax.sub(a, a_mean)
+    if _is_complex(centered):
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        computation = core.get_aval(centered).dtype
+    else:
+        centered = lax.square(centered)
+    normalizer = _normalizer(a, axes, keepdims, where, computation)
+    normalizer = lax.sub(normalizer, lax.convert_element_type(correction, computation))
+    total = sum(centered, axis, dtype=computation, keepdims=keepdims, where=where)
+    out = _cast(lax.div(total, normalizer), result)
+    return _where(greater(normalizer, 0), out, np.nan)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """The standard deviation over ``axis``: ``sqrt(var(...))``; ``dtype`` must be a float
     or complex one, as in JAX."""
-    ddof = _ddof(ddof, correction)
+    correction = _ddof(ddof, correction)
+    return _std(asarray(a), axis=_static_axes(axis), dtype=dtype, out=out,
+                correction=correction, keepdims=keepdims, where=where, mean=mean)
+
+
+def _std(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None,
+         mean=None):
+    """``std``, as JAX stages it: a ``jit`` around ``var``'s."""
     if dtype is not None and not dtypes.is_inexact(dtypes.check_supported(dtype)):
         raise ValueError(f'dtype argument to jnp.std must be inexact; got {np.dtype(dtype)}')
-    return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+    _no_out('std', out)
+    return lax.sqrt(var(a, axis=axis, dtype=dtype, correction=correction, keepdims=keepdims,
+                        where=where, mean=mean))
 
 
 def count_nonzero(a, axis=None, keepdims=False):
@@ -330,20 +365,35 @@ def _accumulate(lax_cumulative, a, axis, dtype):
     return lax.convert_element_type(counts, dtypes.bool_)
 
 
-def _cumulative(name, lax_cumulative):
+def _cumulative(name, lax_cumulative, nan_fill=None, promote_integers=False):
+    """``cumsum``-like ``name``: ``lax_cumulative`` along ``axis`` (of the flattened array if
+    None); with ``nan_fill``, NaNs count as that (``nancumsum``); with ``promote_integers``,
+    narrow integers accumulate as ``sum``'s do. As JAX's ``_cumulative_reduction``."""
     def cumulative(a, axis=None, dtype=None, out=None):
         _no_out(name, out)
+        a = asarray(a)
         if axis is None:
             a, axis = ravel(a), 0
         axis = core.canonicalize_axis(axis, np.ndim(a), f'{name}: axis')
+        if nan_fill is not None:  # (integers too, as JAX: a no-op select)
+            a = _where(lax.ne(a, a), np.array(nan_fill, core.get_aval(a).dtype), a)
+        if dtype is None and promote_integers:
+            dtype = _accumulator(core.get_aval(a).dtype)
         return _strong(_accumulate(lax_cumulative, a, axis, dtype))
     cumulative.__name__ = cumulative.__qualname__ = name
-    cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None).'
+    cumulative.__doc__ = f'The running {name[3:]} along ``axis`` (of the flattened array if None)'
+    cumulative.__doc__ += f', NaNs counting as {nan_fill}.' if nan_fill is not None else '.'
     return cumulative
 
 
 cumsum = _cumulative('cumsum', lax.cumsum)
 cumprod = _cumulative('cumprod', lax.cumprod)
+nancumsum = _cumulative('nancumsum', lax.cumsum, 0)
+nancumprod = _cumulative('nancumprod', lax.cumprod, 1)
+# the helpers of the array API's cumulative_sum (JAX's jit of this name) and cumulative_prod
+_cumsum_with_promotion = _cumulative('_cumsum_with_promotion', lax.cumsum,
+                                     promote_integers=True)
+_cumulative_prod = _cumulative('cumulative_prod', lax.cumprod)
 
 
 def _sort_axis(name, a, axis, kind, order):

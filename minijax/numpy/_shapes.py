@@ -14,6 +14,7 @@ import numpy as np
 
 import minijax.numpy as jnp  # (for take and cumsum, of topics loaded after this one)
 from minijax import core, dtypes, lax
+from minijax.array import Array
 from minijax.numpy import (_axes, _cast, _computed_as, _concrete_or_error, _no_out, _promote,
                            _shape_str, _static_int, asarray, broadcast_to, full, size, zeros)
 
@@ -148,6 +149,8 @@ def atleast_2d(*arys):
 def concatenate(arrays, axis=0, dtype=None):
     """``arrays`` (promoted to one dtype, or converted to ``dtype``) joined along ``axis``
     (flattened first if None)."""
+    if _is_array(arrays):
+        return _concatenate_array(arrays, axis, dtype)
     arrays = _nonempty('concatenate', arrays)
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
@@ -165,6 +168,27 @@ def concatenate(arrays, axis=0, dtype=None):
     return lax.concatenate(arrays, axis)
 
 
+def _is_array(x):
+    """Whether ``x`` is one array (which JAX joins by a reshape), not a sequence of them."""
+    return isinstance(x, (np.ndarray, Array, core.Tracer))
+
+
+def _concatenate_array(arr, axis, dtype):
+    """The rows of ``arr`` joined along ``axis`` (of a row), as JAX joins them: one reshape
+    with the leading axis moved next to ``axis``."""
+    arr = asarray(arr, dtype)
+    shape_ = np.shape(arr)
+    if not shape_ or shape_[0] == 0:
+        raise ValueError('Need at least one array to concatenate.')
+    if axis is None:
+        return lax.reshape(arr, (np.size(arr),))
+    if len(shape_) == 1:
+        raise ValueError('Zero-dimensional arrays cannot be concatenated.')
+    axis = core.canonicalize_axis(axis, len(shape_) - 1, 'concatenate: axis')
+    new_shape = (*shape_[1:axis + 1], shape_[0] * shape_[axis + 1], *shape_[axis + 2:])
+    return lax.reshape(arr, new_shape, (*range(1, axis + 1), 0, *range(axis + 1, len(shape_))))
+
+
 def concat(arrays, /, *, axis=0):
     return concatenate(arrays, axis)
 
@@ -180,15 +204,20 @@ def _promote_or_convert(arrays, dtype, name):
 def stack(arrays, axis=0, out=None, dtype=None):
     """``arrays`` (of one shape; promoted, or converted to ``dtype``) joined along a new
     axis ``axis``."""
-    arrays = _nonempty('stack', arrays)
     _no_out('stack', out)
+    if _is_array(arrays):  # JAX's: the rows, each with a new axis, joined
+        if not np.shape(arrays) or np.shape(arrays)[0] == 0:
+            raise ValueError('stack needs at least one array, got an empty sequence')
+        axis = core.canonicalize_axis(axis, np.ndim(arrays), 'stack: axis')
+        return concatenate(expand_dims(arrays, axis + 1), axis, dtype)
+    arrays = _nonempty('stack', arrays)
     arrays = _promote_or_convert(arrays, dtype, 'stack')
     shapes = {np.shape(a) for a in arrays}
     if len(shapes) != 1:
         raise ValueError('stack needs arrays of one shape, got shapes '
                          f'{" and ".join(map(_shape_str, sorted(shapes)))}')
     axis = core.canonicalize_axis(axis, len(shapes.pop()) + 1, 'stack: axis')
-    return concatenate([expand_dims(a, axis) for a in arrays], axis)
+    return lax.stack(arrays, axis)
 
 
 def vstack(tup, dtype=None):
@@ -217,7 +246,8 @@ def _nonempty(name, arrays):
 
 def split(ary, indices_or_sections, axis=0):
     """``ary`` cut along ``axis`` into equal sections, or at the given indices."""
-    n = np.shape(ary)[core.canonicalize_axis(axis, np.ndim(ary), 'split: axis')]
+    axis = core.canonicalize_axis(axis, np.ndim(ary), 'split: axis')
+    n = np.shape(ary)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         if n % indices_or_sections:
             raise ValueError(f'split: an axis of size {n} does not divide into '
@@ -227,6 +257,16 @@ def split(ary, indices_or_sections, axis=0):
     else:
         cuts = [int(i) for i in indices_or_sections]
     bounds = [0] + [builtins.min(builtins.max(c % n if c < 0 else c, 0), n) for c in cuts] + [n]
+    return _pieces(asarray(ary), bounds, axis)
+
+
+def _pieces(ary, bounds, axis):
+    """``ary[bounds[i]:bounds[i + 1]]`` along ``axis``: one ``split``, as JAX stages it (its
+    sizes NumPy integers, as JAX's jaxprs print them), when the bounds ascend; slices
+    otherwise (NumPy's pieces for indices out of order, where JAX fails)."""
+    if builtins.all(lo <= hi for lo, hi in zip(bounds, bounds[1:])):
+        sizes = tuple(np.int64(hi - lo) for lo, hi in zip(bounds, bounds[1:]))
+        return list(lax.split_p.bind(ary, sizes=sizes, axis=axis))
     return [lax.slice_in_dim(ary, lo, builtins.max(lo, hi), axis=axis)
             for lo, hi in zip(bounds, bounds[1:])]
 
@@ -239,16 +279,17 @@ def unstack(x, /, *, axis=0):
 
 
 def tile(A, reps):
-    """``A`` repeated ``reps`` times along each axis: broadcast to (r0, n0, r1, n1, ...) and
-    reshaped."""
+    """``A`` repeated ``reps`` times along each axis (leading axes of size 1 added where
+    ``reps`` is longer): one ``lax.tile``, as JAX stages it."""
+    A = asarray(A)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
-    ndim_ = builtins.max(np.ndim(A), len(reps))
-    A = reshape(A, (1,) * (ndim_ - np.ndim(A)) + np.shape(A))
-    reps = (1,) * (ndim_ - len(reps)) + reps
-    sizes = np.shape(A)
-    pairs = [d for r, n in zip(reps, sizes) for d in (r, n)]
-    out = lax.broadcast_in_dim(A, pairs, range(1, 2 * ndim_, 2))
-    return lax.reshape(out, [r * n for r, n in zip(reps, sizes)])
+    reps = tuple(_static_int(r, 'tile: reps') for r in reps)
+    if builtins.any(r < 0 for r in reps):  # (JAX fails in its MLIR verifier)
+        raise TypeError(f'tile: reps {reps} has a negative dimension')
+    reps = (1,) * (np.ndim(A) - len(reps)) + reps
+    if len(reps) > np.ndim(A):
+        A = lax.expand_dims(A, tuple(range(len(reps) - np.ndim(A))))
+    return lax.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):

@@ -11,20 +11,21 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _computed_as, _is_bool, _is_float, _no_out, _promote,
-                           _promote_inexact, _static_int, _to_float, add, all, any, argmax, argmin, asarray,
-                           atleast_2d, broadcast_to, ceil, clip, concatenate, conj, cumprod, cumsum,
-                           diagonal, divide, equal, expand_dims, floor, full_like, greater_equal,
-                           isnan, less_equal, linspace, logical_not, matmul, max, mean, min,
-                           moveaxis, multiply, not_equal, ones_like, prod, ravel,
-                           ravel_multi_index, reshape,
-                           searchsorted, size, sort, sqrt, squeeze, subtract, sum,
-                           take_along_axis, transpose, true_divide, where, zeros, zeros_like)
-from minijax.numpy._reductions import _accumulator, _squared_modulus, _var_dtypes
+                           _where, _promote_inexact, _static_int, _to_float, add, all, any, argmax,
+                           argmin, asarray, atleast_2d, broadcast_to, ceil, clip, concatenate, conj,
+                           cumsum, diagonal, divide, equal, expand_dims, floor, full_like,
+                           greater_equal, isnan, less_equal, linspace, logical_not, matmul, max,
+                           mean, min, moveaxis, multiply, not_equal, ones_like, prod, ravel,
+                           ravel_multi_index, reshape, searchsorted, size, sort, sqrt, squeeze,
+                           subtract, sum, take_along_axis, transpose, true_divide, where, zeros,
+                           zeros_like)
+from minijax.numpy import _reductions
+from minijax.numpy._reductions import _var_dtypes
 
 __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'diff', 'digitize',
            'ediff1d', 'gradient', 'histogram', 'histogram2d', 'histogram_bin_edges',
            'histogramdd', 'median', 'nanargmax',
-           'nanargmin', 'nancumprod', 'nancumsum', 'nanmax', 'nanmean', 'nanmedian', 'nanmin',
+           'nanargmin', 'nanmax', 'nanmean', 'nanmedian', 'nanmin',
            'nanpercentile', 'nanprod', 'nanquantile', 'nanstd', 'nansum', 'nanvar', 'percentile',
            'ptp', 'quantile']
 
@@ -36,107 +37,154 @@ def _without_nan(a, fill, value=None):
     return where(isnan(a), fill, value) if _is_float(a) else value
 
 
-def _nan_ignoring(fn, fill):
-    """``fn`` (sum, prod, cumsum, cumprod) skipping NaNs: they count as ``fill``."""
-    def nan_fn(a, *args, **kwargs):
-        return fn(_without_nan(a, fill), *args, **kwargs)
-    nan_fn.__name__ = nan_fn.__qualname__ = f'nan{fn.__name__}'
-    nan_fn.__doc__ = f'``{fn.__name__}`` treating NaN as {fill}.'
-    return nan_fn
+def _nan_reduction(reduction, fill, nan_if_all_nan, a, axis, keepdims, where, **kwargs):
+    """JAX's: ``reduction`` of ``a`` with its NaNs replaced by ``fill`` (the reduction's
+    identity); NaN where all are NaN if ``nan_if_all_nan``. Integers and booleans have no
+    NaNs to skip."""
+    a = asarray(a)
+    dtype = core.get_aval(a).dtype
+    if not dtypes.is_inexact(dtype):
+        return reduction(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
+    out = reduction(_where(isnan(a), _reductions._reduction_identity(fill, dtype), a),
+                    axis=axis, keepdims=keepdims, where=where, **kwargs)
+    if not nan_if_all_nan:
+        return out
+    return _where(all(isnan(a), axis=axis, keepdims=keepdims), np.array(np.nan, dtype), out)
 
 
-def _nan_extremum(fn, fill, all_nan):
-    """``fn`` (max, min, argmax, argmin) skipping NaNs: they count as ``fill`` (an infinity
-    that never wins); a slice of NaNs only gives ``all_nan``, unless max or min was given
-    an ``initial``."""
-    def nan_fn(a, axis=None, out=None, keepdims=False, **initial_and_where):
-        result = fn(_without_nan(a, fill), axis, out, keepdims, **initial_and_where)
-        if not _is_float(a) or initial_and_where.get('initial') is not None:
-            return result
-        only_nans = all(isnan(a), axis, keepdims=bool(keepdims))
-        return where(only_nans, all_nan, result)
-    nan_fn.__name__ = nan_fn.__qualname__ = f'nan{fn.__name__}'
-    nan_fn.__doc__ = f'``{fn.__name__}`` ignoring NaNs ({all_nan} where all are NaN).'
-    return nan_fn
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``sum`` treating NaN as 0."""
+    return _nan_reduction(sum, 0, False, a, axis, keepdims, where, dtype=dtype, out=out,
+                          initial=initial)
 
 
-nansum = _nan_ignoring(sum, 0)
-nanprod = _nan_ignoring(prod, 1)
-nancumsum = _nan_ignoring(cumsum, 0)
-nancumprod = _nan_ignoring(cumprod, 1)
-nanmax = _nan_extremum(max, -np.inf, np.nan)
-nanmin = _nan_extremum(min, np.inf, np.nan)
-nanargmax = _nan_extremum(argmax, -np.inf, -1)
-nanargmin = _nan_extremum(argmin, np.inf, -1)
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``prod`` treating NaN as 1."""
+    return _nan_reduction(prod, 1, False, a, axis, keepdims, where, dtype=dtype, out=out,
+                          initial=initial)
 
 
-def _count_numbers(a, axis, keepdims, where, dtype=None):
-    return sum(logical_not(isnan(a)), axis, dtype, keepdims=keepdims, where=where)
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``max`` ignoring NaNs (NaN where all are NaN, unless an ``initial`` is given)."""
+    return _nan_reduction(max, -np.inf, initial is None, a, axis, keepdims, where, out=out,
+                          initial=initial)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``min`` ignoring NaNs (NaN where all are NaN, unless an ``initial`` is given)."""
+    return _nan_reduction(min, np.inf, initial is None, a, axis, keepdims, where, out=out,
+                          initial=initial)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """The index of the largest element that is not NaN (-1 where all are NaN)."""
+    _no_out('nanargmax', out)
+    return _nanargmax(asarray(a), None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """The index of the smallest element that is not NaN (-1 where all are NaN)."""
+    _no_out('nanargmin', out)
+    return _nanargmin(asarray(a), None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
+
+
+def _nan_arg_extremum(arg_reduction, fill):
+    def nan_arg(a, axis=None, keepdims=False):
+        if not dtypes.is_inexact(core.get_aval(a).dtype):
+            return arg_reduction(a, axis=axis, keepdims=keepdims)
+        nan = isnan(a)
+        out = arg_reduction(where(nan, fill, a), axis=axis, keepdims=keepdims)
+        return where(all(nan, axis=axis, keepdims=keepdims), -1, out)
+    nan_arg.__name__ = nan_arg.__qualname__ = f'_nan{arg_reduction.__name__}'
+    return nan_arg
+
+
+_nanargmax = _nan_arg_extremum(argmax, -np.inf)
+_nanargmin = _nan_arg_extremum(argmin, np.inf)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """The mean of the elements that are not NaN (of those ``where`` keeps): the ``mean``
     of integers, which have none."""
     _no_out('nanmean', out)
+    a = asarray(a)
     if not dtypes.is_inexact(core.get_aval(a).dtype):
         return mean(a, axis, dtype, keepdims=keepdims, where=where)
-    dtype = core.get_aval(a).dtype if dtype is None else dtypes.check_supported(dtype)
-    return lax.div(nansum(a, axis, dtype, keepdims=keepdims, where=where),
-                   _count_numbers(a, axis, keepdims, where, dtype))
+    a_dtype = core.get_aval(a).dtype
+    dtype = a_dtype if dtype is None else dtypes.check_supported(dtype)
+    numbers = lax.bitwise_not(isnan(a))
+    normalizer = sum(numbers, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """The variance of the elements that are not NaN (of those ``where`` keeps; NaN where
     ``n - ddof <= 0``) about their mean (or ``mean``, given with the reduced axes kept), of
-    ``var``'s dtype."""
+    ``var``'s dtype (JAX's formulas)."""
     _no_out('nanvar', out)
+    a = asarray(a)
     computation, result = _var_dtypes('nanvar', a, dtype)
     a = _cast(a, computation)
-    mean = nanmean(a, axis, keepdims=True, where=where) if mean is None else \
-        _cast(asarray(mean), computation)
-    centered = _without_nan(a, 0., subtract(a, mean))
-    squares = sum(_squared_modulus(centered), axis, keepdims=keepdims, where=where)
-    return _cast(_divide_unless_too_few(squares, subtract(_count_numbers(a, axis, keepdims,
-                                                                         where), ddof)), result)
-
-
-def _divide_unless_too_few(total, divisor):
-    """``total / divisor``, NaN where ``divisor <= 0`` (too few numbers for the ``ddof``)."""
-    too_few = less_equal(divisor, 0)
-    return where(too_few, np.nan, divide(total, where(too_few, 1, divisor)))
+    if mean is None:
+        mean = nanmean(a, axis, dtype=computation, keepdims=True, where=where)
+    else:
+        mean = _cast(asarray(mean), computation)
+    centered = _where(isnan(a), 0, lax.sub(a, mean))  # (the double where: no NaN in grads)
+    if dtypes.is_complex(core.get_aval(centered).dtype):
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        centered = lax.square(centered)
+    normalizer = sum(lax.bitwise_not(isnan(a)), axis=axis, keepdims=keepdims, where=where) - ddof
+    too_few = lax.le(normalizer, np.zeros((), core.get_aval(normalizer).dtype))
+    total = _where(too_few, np.nan, sum(centered, axis, keepdims=keepdims, where=where))
+    divisor = _where(too_few, 1, normalizer)
+    total = lax.div(total, lax.convert_element_type(divisor, core.get_aval(total).dtype))
+    return lax.convert_element_type(total, result)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """``sqrt(nanvar(...))`` (``lax.sqrt``, which refuses an integer ``dtype``, as JAX's)."""
-    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
+    _no_out('nanstd', out)
+    return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
+                           where=where, mean=mean))
 
 
-def _cumulative_with_initial(name, fn, identity, widens):
-    """The array API's ``cumulative_sum``/``cumulative_prod``: ``axis`` may be omitted only
-    for a 1-D array; ``include_initial`` puts the identity first. If ``widens`` (as JAX's
-    ``cumulative_sum``, unlike its ``cumsum``), narrow integers accumulate as ``sum``'s do."""
-    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
-        if axis is None:
-            if np.ndim(x) != 1:
-                raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
-            axis = 0
-        axis = core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
-        if dtype is None and widens:
-            dtype = _accumulator(core.get_aval(x).dtype)
-        out = fn(x, axis, dtype)
-        if not include_initial:
-            return out
-        first = [(1, 0, 0) if d == axis else (0, 0, 0) for d in range(np.ndim(out))]
-        return lax.pad(out, np.asarray(identity, core.get_aval(out).dtype), first)
-    cumulative.__name__ = cumulative.__qualname__ = name
-    cumulative.__doc__ = f'``{fn.__name__}`` along ``axis``, as the array API defines it.'
-    return cumulative
+def _cumulative_axis(name, x, axis):
+    """The array API's ``axis`` of ``cumulative_sum``/``cumulative_prod``: it may be omitted
+    only for a 1-D array."""
+    if axis is None:
+        if np.ndim(x) != 1:
+            raise ValueError(f'{name}: axis is required for an array of {np.ndim(x)} axes')
+        axis = 0
+    return core.canonicalize_axis(axis, np.ndim(x), f'{name}: axis')
 
 
-cumulative_sum = _cumulative_with_initial('cumulative_sum', cumsum, 0, widens=True)
-cumulative_prod = _cumulative_with_initial('cumulative_prod', cumprod, 1, widens=False)
+def _with_initial(out, axis, identity, include_initial):
+    """``out`` with the identity first along ``axis`` if ``include_initial``."""
+    if not include_initial:
+        return out
+    shape = list(np.shape(out))
+    shape[axis] = 1
+    return lax.concatenate([lax.full(shape, identity, core.get_aval(out).dtype), out], axis)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """``cumsum`` along ``axis``, as the array API defines it: narrow integers accumulate as
+    ``sum``'s do (JAX's jit ``_cumsum_with_promotion``); ``include_initial`` puts 0 first."""
+    axis = _cumulative_axis('cumulative_sum', x, axis)
+    out = _reductions._cumsum_with_promotion(x, axis=axis, dtype=dtype)
+    return _with_initial(out, axis, 0, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """``cumprod`` along ``axis``, as the array API defines it (its equations, no ``jit``, as
+    JAX's); ``include_initial`` puts 1 first."""
+    axis = _cumulative_axis('cumulative_prod', x, axis)
+    return _with_initial(_reductions._cumulative_prod(x, axis, dtype), axis, 1, include_initial)
 
 
 
@@ -253,8 +301,13 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
-    """The range ``max - min`` along ``axis``."""
-    return subtract(max(a, axis, out, keepdims), min(a, axis, out, keepdims))
+    """The range ``max - min`` along ``axis`` (JAX's jit ``_ptp``)."""
+    return _ptp(asarray(a), _reductions._static_axes(axis), out, keepdims)
+
+
+def _ptp(a, axis=None, out=None, keepdims=False):
+    _no_out('ptp', out)
+    return lax.sub(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
 
 
 _QUANTILE_METHODS = ('linear', 'lower', 'higher', 'nearest', 'midpoint', 'inverted_cdf')

@@ -615,22 +615,4 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """The vector norm ``ord`` over ``axis`` (an axis, a tuple of them, or all of ``x``),
     JAX's formulas."""
-    x = jnp.asarray(x)
-    if ord is None or ord == 2:
-        return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x)), axis=axis, keepdims=keepdims))
-    if ord == np.inf:
-        return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims, initial=0)
-    if ord == -np.inf:
-        return jnp.min(jnp.abs(x), axis=axis, keepdims=keepdims)
-    if ord == 0:
-        return jnp.sum(x != 0, dtype=dtypes.finfo(core.get_aval(x).dtype).dtype, axis=axis,
-                       keepdims=keepdims)
-    if ord == 1:
-        return jnp.sum(jnp.abs(x), axis=axis, keepdims=keepdims)
-    if isinstance(ord, str):
-        hint = {'inf': "Use 'jax.numpy.inf' instead.", '-inf': "Use '-jax.numpy.inf' instead."}
-        raise ValueError(f"Invalid order '{ord}' for vector norm.{hint.get(ord, '')}")
-    abs_x = jnp.abs(x)
-    dtype = core.get_aval(abs_x).dtype
-    out = jnp.sum(abs_x ** np.asarray(ord, dtype), axis=axis, keepdims=keepdims)
-    return jnp.power(out, np.asarray(1.0 / np.asarray(ord, dtype), dtype))
+    return jnp._linear_algebra._vector_norm(jnp.asarray(x), ord, axis, keepdims)

@@ -70,31 +70,33 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     The maximum is subtracted first (and held constant to differentiation: it cancels, so
     the gradient is ``softmax``); an all ``-inf`` or infinite slice shifts by 0 instead.
     With ``b``, terms where ``b == 0`` drop out; a negative sum gives NaN unless
-    ``return_sign``, which returns ``(log|sum|, sign(sum))``.
+    ``return_sign``, which returns ``(log|sum|, sign(sum))``. The equations are JAX's.
     """
-    a = _to_float(mnp.asarray(a))
     if where is not None:
         a = mnp.where(where, a, 0)
     if b is not None:
-        b = _to_float(mnp.asarray(b))
-        shape = mnp.broadcast_shapes(np.shape(a), np.shape(b))
-        a, b = mnp.broadcast_to(a, shape), mnp.broadcast_to(b, shape)
+        a, b = _promote_shapes(*mnp._promote_inexact(a, b))
         a = mnp.where(mnp.not_equal(b, 0), a, -np.inf)
-    shift = mnp.max(a, axis, keepdims=True, where=where, initial=-np.inf) \
-        if where is not None else mnp.max(a, axis, keepdims=True)
-    shift = lax.stop_gradient(mnp.where(mnp.less(mnp.abs(shift), np.inf), shift, 0.))
-    terms = mnp.exp(mnp.subtract(a, shift))
+    else:
+        a = _to_float(mnp.asarray(a))
+    amax = mnp.max(mnp.real(a), axis, keepdims=keepdims, where=where, initial=-np.inf)
+    axes = core.canonicalize_axes(axis, np.ndim(a), 'logsumexp: axis')
+    amax = lax.stop_gradient(lax.select(mnp.isfinite(amax), amax, lax.full_like(amax, 0)))
+    amax_with_dims = amax if keepdims else lax.expand_dims(amax, axes)
+    dtype = core.get_aval(a).dtype
+    exp_a = lax.exp(lax.sub(a, mnp.astype(amax_with_dims, dtype)))
     if b is not None:
-        terms = mnp.multiply(terms, b)
-    total = mnp.sum(terms, axis, keepdims=True, where=where)
-    sign = lax.sign(total)
-    out = mnp.add(mnp.log(mnp.abs(total)), shift)
-    if not keepdims:
-        axes = core.canonicalize_axes(axis, np.ndim(a), 'logsumexp: axis')
-        out, sign = lax.squeeze(out, axes), lax.squeeze(sign, axes)
+        exp_a = lax.mul(exp_a, b)
+    sumexp = mnp.sum(exp_a, axes, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not dtypes.is_complex(dtype):
+        sumexp = mnp.abs(sumexp)
+    out = lax.add(lax.log(sumexp), mnp.astype(amax, core.get_aval(sumexp).dtype))
     if return_sign:
         return out, sign
-    return out if b is None else mnp.where(mnp.less(sign, 0), np.nan, out)
+    if b is not None and not dtypes.is_complex(dtype):
+        out = mnp.where(mnp.less(sign, 0), mnp.array(np.nan, core.get_aval(out).dtype), out)
+    return out
 
 
 def softmax(x, /, *, axis=None):

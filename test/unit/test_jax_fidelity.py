@@ -15,6 +15,7 @@ from jax import lax as jlax
 
 import minijax
 import minijax.numpy as mnp
+import minijax.nn as mnn
 from minijax import lax as mlax
 from minijax import runtime
 
@@ -24,6 +25,7 @@ RNG = np.random.RandomState(7)
 X = RNG.uniform(-3, 3, 257)
 POSITIVE = RNG.uniform(0.01, 3, 257)
 MATRIX = RNG.uniform(-3, 3, (20, 11))
+COMPLEX = np.array([complex(np.nan, 0), 1 + 1j, complex(0, np.inf), complex(np.inf, np.nan), 2j])
 
 
 def _same_bits(actual, expected):
@@ -59,6 +61,15 @@ EAGER = {
     'dot': (lambda np_: lambda x: x @ x.T, MATRIX),
     'cumsum': (lambda np_: np_.cumsum, X),
     'divide_by_scalar': (lambda np_: lambda x: x / 10., X),  # XLA: x * (1 / 10.)
+    # jnp functions JAX stages as (inline) jits: compiled eagerly in both
+    'var_axis': (lambda np_: lambda x: np_.var(x, axis=0, ddof=1), MATRIX),
+    'std': (lambda np_: np_.std, MATRIX),
+    'nanmean': (lambda np_: lambda x: np_.nanmean(np_.where(x > 2, np.nan, x), axis=1), MATRIX),
+    'linspace': (lambda np_: lambda x: np_.linspace(x[0], x[1], 7), X),
+    'norm': (lambda np_: np_.linalg.norm, MATRIX),
+    'log_softmax': (lambda np_: (mnn if np_ is mnp else jax.nn).log_softmax, MATRIX),
+    'gelu': (lambda np_: (mnn if np_ is mnp else jax.nn).gelu, X),
+    'isnan_isinf_complex': (lambda np_: lambda x: np_.isnan(x) | np_.isinf(x), COMPLEX),
 }
 
 
