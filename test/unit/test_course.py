@@ -112,10 +112,12 @@ def test_a_rule_a_family_shares_is_handed_out_whole():
 
 
 def test_a_private_helper_only_the_rule_calls_is_stubbed_too():
-    """cholesky's impl is ``lambda x: _per_matrix_impl(_cholesky_one)(x)[0]``: the solution
-    is in ``_cholesky_one``; ``_per_matrix_impl`` serves every decomposition and stays."""
+    """cholesky's impl is ``lambda x: lapack.per_matrix_impl(_cholesky_one)(x)[0]``: the
+    solution is in ``_cholesky_one``; ``lapack.per_matrix_impl`` serves every decomposition
+    and stays (the other impls still call it)."""
     text = handout.stubbed_sources([Task.parse('impl:cholesky')])['minijax/lax/linalg.py']
-    assert 'np.linalg.cholesky' not in text and 'def _per_matrix_impl' in text
+    assert 'np.linalg.cholesky' not in text
+    assert 'lapack.per_matrix_impl(_lu_one)' in text
     divide = handout.stubbed_sources([Task.parse('lowering:div')])['minijax/lax/elementwise.py']
     assert 'hlo.DivOp(x, safe_y)' not in divide  # _div_lowering's body
     assert 'def safe_integer_divisor(ctx, x, y):\n    """' in divide  # rem's lowering calls it
