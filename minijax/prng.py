@@ -295,7 +295,8 @@ register_lowering(random_unwrap_p, lambda ctx, keys: keys)
 STRUCTURAL_PRIMITIVES = (
     lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.transpose_p, lax.concatenate_p,
     lax.rev_p, lax.slice_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.gather_p,
-    lax.scatter_p, lax.select_n_p, lax.copy_p)
+    lax.scatter_p, lax.select_n_p, lax.copy_p, lax.stack_p, lax.tile_p, lax.split_p,
+    lax.unstack_p)
 
 
 def _is_key_value(x):
@@ -306,24 +307,30 @@ def _word_aval(aval):
     return aval.update(dtype=dtypes.key_fry.word_dtype) if dtypes.is_key(aval.dtype) else aval
 
 
-def _lift_abstract_eval(rule):
-    """The rule on the words' types; the result is a key array."""
+def _lift_abstract_eval(rule, multiple_results):
+    """The rule on the words' types; the results are key arrays."""
     def abstract_eval(*avals, **params):
         if not any(dtypes.is_key(a.dtype) for a in avals):
             return rule(*avals, **params)
-        return rule(*map(_word_aval, avals), **params).update(dtype=dtypes.key_fry)
+        outs = rule(*map(_word_aval, avals), **params)
+        keys = [a.update(dtype=dtypes.key_fry) for a in (outs if multiple_results else [outs])]
+        return keys if multiple_results else keys[0]
     return abstract_eval
 
 
-def _lift_impl(impl):
-    """The implementation on each word's values; the results stacked as a key array's."""
+def _lift_impl(impl, multiple_results):
+    """The implementation on each word's values; each result's words stacked as a key
+    array's."""
     def lifted(*args, **params):
         if not any(map(_is_key_value, args)):
             return impl(*args, **params)
-        words = [np.asarray(impl(*(physical_value(a)[..., i] if _is_key_value(a) else a
-                                   for a in args), **params))
-                 for i in range(dtypes.key_fry.words)]
-        return key_array(np.stack(words, -1))
+        per_word = [impl(*(physical_value(a)[..., i] if _is_key_value(a) else a
+                           for a in args), **params)
+                    for i in range(dtypes.key_fry.words)]
+        per_word = per_word if multiple_results else [[w] for w in per_word]
+        keys = [key_array(np.stack([np.asarray(w) for w in words], -1))
+                for words in zip(*per_word)]
+        return keys if multiple_results else keys[0]
     return lifted
 
 
@@ -350,21 +357,23 @@ def _lift_lowering(rule):
             return rule(ctx, *args, **params)
         word_ctx = LoweringRuleContext(ctx.module_context, list(map(_word_aval, ctx.avals_in)),
                                        list(map(_word_aval, ctx.avals_out)), ctx.primitive)
-        words = []
+        per_word = []
         for i in range(dtypes.key_fry.words):
             out = rule(word_ctx, *(_word_value(x, a, i) if dtypes.is_key(a.dtype) else x
                                    for x, a in zip(args, ctx.avals_in)), **params)
-            words.append(out if isinstance(out, ir.Value) else out[0])
-        return _join_words(words, ctx.avals_out[0])
+            per_word.append([out] if isinstance(out, ir.Value) else out)
+        outs = [_join_words(words, aval) for words, aval in zip(zip(*per_word), ctx.avals_out)]
+        return outs if ctx.primitive.multiple_results else outs[0]
     return lifted
 
 
 def lift_to_keys(primitive):
     """Make ``primitive`` (one that only moves elements) act on key arrays too: its
     abstract eval, implementation and lowering applied to each word."""
+    many = primitive.multiple_results
     core.abstract_eval_rules[primitive] = _lift_abstract_eval(
-        core.abstract_eval_rules[primitive])
-    core.impl_rules[primitive] = _lift_impl(core.impl_rules[primitive])
+        core.abstract_eval_rules[primitive], many)
+    core.impl_rules[primitive] = _lift_impl(core.impl_rules[primitive], many)
     lowering_rules[primitive] = _lift_lowering(lowering_rules[primitive])
 
 

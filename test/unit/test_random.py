@@ -266,6 +266,9 @@ TYPED_KEY_SHOWS = {
     'reprs': lambda jx, r, jnp: [r.key(42), r.split(r.key(0), 3), r.fold_in(r.key(1), 7),
                                  r.wrap_key_data(np.arange(4, dtype=np.uint32).reshape(2, 2)),
                                  jx.pmap(r.split)(r.split(r.key(0), 2))],
+    'split-tile-stack-jitted': lambda jx, r, jnp: (
+        jnp.split(r.split(r.key(0), 4), 2)[1], jnp.tile(r.key(2)[None], 3),
+        jx.jit(lambda k: (jnp.stack([k, k]), jnp.split(jnp.stack([k] * 4), 2)[0]))(r.key(3))),
     'index-iterate-stack': lambda jx, r, jnp: (
         r.split(r.key(0), 3)[1], list(r.split(r.key(0), 2)), jnp.stack([r.key(1)] * 2).shape,
         r.split(r.key(0), 4).reshape(2, 2)[:, 1:].shape),
