@@ -12,9 +12,8 @@ import typing
 
 from jaxlib.mlir import ir
 
-from minijax import core, lowering, runtime, sharding, spmd_call, tree_util, xla_call
-from minijax.errors import JaxRuntimeError
-from minijax.fast_calls import call_error, call_signature, fast_call, same_objects
+from minijax import (core, errors, fast_calls, lowering, runtime, sharding, spmd_call,
+                     tree_util, xla_call)
 from minijax.ir import jaxpr as jaxprs
 from minijax.ir import tracing
 
@@ -186,12 +185,12 @@ class Compiled(_Stage):
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
-            fast = self._fast_calls.get(call_signature(args))
+            fast = self._fast_calls.get(fast_calls.call_signature(args))
             if fast is not None:
                 try:
                     return fast(args)
-                except JaxRuntimeError as err:
-                    raise call_error(err, args) from None
+                except errors.JaxRuntimeError as err:
+                    raise fast_calls.call_error(err, args) from None
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -212,10 +211,10 @@ class Compiled(_Stage):
         if self._place is not None:
             outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
             return tree_util.tree_unflatten(self.out_tree, outs)
-        signature = None if kwargs else call_signature(args)
-        if signature is not None and same_objects(leaves, args):
-            self._fast_calls[signature] = fast_call(self._executable, signature,
-                                                    self._jaxpr.out_avals, self.out_tree)
+        signature = None if kwargs else fast_calls.call_signature(args)
+        if signature is not None and fast_calls.same_objects(leaves, args):
+            self._fast_calls[signature] = fast_calls.fast_call(
+                self._executable, signature, self._jaxpr.out_avals, self.out_tree)
         outs = xla_call.run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
