@@ -86,6 +86,8 @@ def apply_on_mesh(primitive, args, params, out_avals):
     if not sharded and not spmd_call.jaxpr_meshes(closed):  # (a shard_map in a loop body)
         return None
     place = spmd_call.placement(primitive.name, args, closed=closed)
+    if place is None:  # (typed over an abstract mesh, no devices given: the default device)
+        return None
     exe = spmd_executable(closed, primitive.name, (), (), place)
     outs = spmd_call.run(exe, place, args, closed.out_avals)
     return outs if primitive.multiple_results else outs[0]

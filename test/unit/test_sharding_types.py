@@ -256,3 +256,15 @@ def _unreduced(ns, name):
 @pytest.mark.parametrize('name', sorted(UNREDUCED))
 def test_unreduced_types(name):
     assert _unreduced(MJ, name) == _unreduced(JX, name)
+
+
+def test_an_eager_op_under_an_abstract_mesh_alone_runs_on_the_default_device():
+    """Under ``use_abstract_mesh`` with no devices, an eager op whose result is typed over
+    the mesh ran into a placement of None (an AttributeError from inside minijax). It runs
+    on the default device now; JAX raises ``ValueError: Passing lowering_platforms ... is
+    required when only AbstractMesh exists`` (docs/sharding_in_types.md)."""
+    from minijax.sharding import AbstractMesh, AxisType, use_abstract_mesh
+    mesh = AbstractMesh((2,), ('x',), axis_types=(AxisType.Explicit,))
+    with use_abstract_mesh(mesh):
+        out = mjnp.arange(4.).at[1].add(1.)
+    np.testing.assert_array_equal(np.asarray(out), np.arange(4.) + [0, 1, 0, 0])
