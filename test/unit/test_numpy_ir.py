@@ -63,6 +63,12 @@ def _ops(theirs, mine):
     return f'JAX stages {theirs or "none"} where minijax stages {mine or "none"}'
 
 
+#: The difference most quantile rows share: JAX stages a clamp where minijax bounds the
+#: sorted positions with comparisons, max and min.
+_QUANTILE_BY_SORT = _ops(
+    ['clamp'], ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'reshape', 'transpose'])
+
+
 #: The rows whose jaxpr or module still differs from JAX's, with the reason.
 DIFFERING = {
     'numpy:full-of-a-row': _ops([], ['convert_element_type']),
@@ -86,12 +92,8 @@ DIFFERING = {
     'math:average-1d-weights': _ops(['reshape'], []),
     'math:median':
         _ops(['clamp'], ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'transpose']),
-    'math:median-even': _ops(
-        ['clamp'],
-        ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'reshape', 'transpose']),
-    'math:quantile-linear': _ops(
-        ['clamp'],
-        ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'reshape', 'transpose']),
+    'math:median-even': _QUANTILE_BY_SORT,
+    'math:quantile-linear': _QUANTILE_BY_SORT,
     'math:quantile-lower': _ops(
         ['clamp'],
         ['add', 'and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'reshape', 'transpose']),
@@ -101,15 +103,11 @@ DIFFERING = {
     'math:quantile-nearest': _ops(
         ['clamp'],
         ['add', 'and', 'ge', 'lt', 'max', 'min', 'reduce_min', 'reshape', 'transpose']),
-    'math:quantile-midpoint': _ops(
-        ['clamp'],
-        ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'reshape', 'transpose']),
+    'math:quantile-midpoint': _QUANTILE_BY_SORT,
     'math:quantile-axes': _RESHAPE_DIMS,
     'math:percentile':
         _ops(['clamp'], ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'transpose']),
-    'math:quantile-nan': _ops(
-        ['clamp'],
-        ['and', 'ge', 'le', 'lt', 'max', 'min', 'reduce_min', 'reshape', 'transpose']),
+    'math:quantile-nan': _QUANTILE_BY_SORT,
     'math:nanmedian': _ops(
         ['concatenate', 'iota', 'not'],
         ['and', 'eq', 'ge', 'le', 'reduce_min', 'reshape', 'transpose']),
