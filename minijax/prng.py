@@ -31,7 +31,7 @@ lowered to one private StableHLO function that every use calls.
 from __future__ import annotations
 
 import math
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -162,11 +162,20 @@ def _over_key_shape(physical, ndim, params):
 
 
 def _key_impl(primitive, physical, *args, **params):
-    """The physical function on the operands' physical values; key outputs wrapped."""
+    """The physical function on the operands' physical values, as one compiled program
+    (``_compiled_physical``); key outputs wrapped."""
     out_aval = core.abstract_eval_rules[primitive](*map(core.get_aval, args), **params)
-    fun = _over_key_shape(physical, core.get_aval(args[0]).ndim, params)
+    fun = _compiled_physical(physical, core.get_aval(args[0]).ndim, tuple(params.items()))
     out = physical_value(fun(*map(physical_value, args)))
     return key_array(np.array(out)) if dtypes.is_key(out_aval.dtype) else out
+
+
+@lru_cache(maxsize=256)
+def _compiled_physical(physical, ndim, params: tuple):
+    """``_over_key_shape``'s function as a ``jit``, made once per key rank and parameters:
+    eagerly, a split or a draw is one executable's call (as JAX jits its threefry
+    functions), not the hash's hundred ops each dispatched on its own."""
+    return jit(_over_key_shape(physical, ndim, dict(params)))
 
 
 def _key_lowering(physical, ctx, *args, **params):
