@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes, tree_util
+from minijax.array import Array
 from minijax.core import Primitive
 from minijax.interpreters import jvp as ad
 from minijax.lowering import register_lowering
 
 stop_gradient_p = Primitive('stop_gradient')
-stop_gradient_p.def_impl(np.asarray)
+# (an Array is its own result, where it is: a value on the device stays there)
+stop_gradient_p.def_impl(lambda x: x if isinstance(x, Array) else np.asarray(x))
 stop_gradient_p.def_abstract_eval(core.raise_to_shaped)
 ad.defjvp_zero(stop_gradient_p)
 stop_gradient_p.def_batching(lambda vals, dims: (stop_gradient_p.bind(*vals), dims[0]))
