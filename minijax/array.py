@@ -586,6 +586,32 @@ def to_device(x):
     return runtime.device_put(np.asarray(x))
 
 
+def scalar_buffer(x):
+    """The device buffer of a Python scalar operand, transferred once and kept: ``x * 2.0``
+    in a loop, eager or jitted, moves 2.0 to the device once, not per op. Keyed by type too
+    (``1 == 1.0 == True``); 0 and NaN are transferred each time (``-0.0 == 0.0``, and NaN is
+    no key)."""
+    if not (x == x and x):
+        return to_device(x)
+    key = (type(x), x)
+    buffer = _scalar_buffers.get(key)
+    if buffer is None:
+        if len(_scalar_buffers) >= MAX_SCALAR_BUFFERS:  # (a long run over ever new values)
+            _scalar_buffers.clear()
+        buffer = _scalar_buffers[key] = to_device(x)
+    return buffer
+
+
+def clear_scalar_buffers() -> None:
+    """Forget the kept scalar buffers (``jax.clear_caches``)."""
+    _scalar_buffers.clear()
+
+
+#: Python scalar (type, value) -> its device buffer (``scalar_buffer``), at most this many.
+_scalar_buffers: dict = {}
+MAX_SCALAR_BUFFERS = 4096
+
+
 def from_device(buffer, aval):
     """A result buffer as a value: an Array, or for a token (whose buffer holds nothing)
     a ``core.Token``, as JAX returns one."""

@@ -20,7 +20,8 @@ import os
 import numpy as np
 
 from minijax import core, dtypes, runtime, spmd_call
-from minijax.array import Array, to_device, typed_host_result
+from minijax.array import (Array, clear_scalar_buffers, scalar_buffer, to_device,
+                           typed_host_result)
 from minijax.ir.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, abstract_eval_eqn
 from minijax.lax.sharding import sharding_constraint_p
 from minijax.lowering import lower_jaxpr_to_module
@@ -44,7 +45,7 @@ def executable_cache_clear() -> None:
     """Forget every eager executable (``jax.clear_caches``), and the fast path's entries."""
     _executable.cache_clear()
     _entries.clear()
-    _scalar_buffers.clear()
+    clear_scalar_buffers()
 
 
 def apply_primitive(primitive, args, params, out_avals):
@@ -202,21 +203,9 @@ def _buffer(x):
         if x._buffer.is_deleted():
             x._check_if_deleted()
         return x._buffer
-    if type(x) in _SCALAR_KEYS and x == x and x:  # (not NaN, not 0: -0.0 == 0.0)
-        key = (type(x), x)
-        buffer = _scalar_buffers.get(key)
-        if buffer is None:
-            if len(_scalar_buffers) >= MAX_ENTRIES:
-                _scalar_buffers.clear()
-            buffer = _scalar_buffers[key] = to_device(x)
-        return buffer
+    if type(x) in dtypes.PYTHON_SCALARS:
+        return scalar_buffer(x)
     return to_device(x)
-
-
-#: Python scalar (type, value) -> its device buffer: ``x * 2.0`` in a loop on XLA transfers
-#: 2.0 once, not per op. Keyed by type too (``1 == 1.0 == True``); 0 and NaN are not kept.
-_scalar_buffers: dict = {}
-_SCALAR_KEYS = (float, int, bool)
 
 
 def _on_xla(exe, out_avals, multiple_results):

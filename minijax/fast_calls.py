@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from minijax import core, dtypes, runtime, tree_util
-from minijax.array import Array, from_device, release_host_views
+from minijax.array import Array, from_device, release_host_views, scalar_buffer
 
 
 def call_signature(args) -> tuple | None:
@@ -48,13 +48,15 @@ def call_error(err, leaves) -> Exception:
     return err
 
 
-def _transfer(entry):
+def _transfer(entry, donated: bool):
     """How an argument of one signature entry reaches the device: an Array hands over its
-    buffer, a host value is copied by the transfer made for its type."""
+    buffer, a Python scalar its kept one (unless the program takes it: ``donated``), a
+    host value is copied by the transfer made for its type."""
     if isinstance(entry, tuple):
         return _array_buffer if len(entry) == 3 else runtime.host_to_device(*entry)
     if entry in dtypes.PYTHON_SCALARS:
-        return runtime.host_to_device((), dtypes.PYTHON_SCALARS[entry][0])
+        return (runtime.host_to_device((), dtypes.PYTHON_SCALARS[entry][0]) if donated
+                else scalar_buffer)
     return runtime.host_to_device((), np.dtype(entry))  # a NumPy scalar type
 
 
@@ -71,7 +73,8 @@ def fast_call(exe, signature, out_avals, out_tree):
     full path does for these argument types, minus the work whose answer the signature
     fixes (flattening in Python, avals, the trace-cache lookup, how each argument is
     transferred)."""
-    run = exe.runner(tuple(map(_transfer, signature)), _outputs(out_avals, out_tree))
+    run = exe.runner(tuple(_transfer(entry, i in exe.donated)
+                           for i, entry in enumerate(signature)), _outputs(out_avals, out_tree))
     if not exe.donated:
         return run
     donated = exe.donated
