@@ -60,6 +60,7 @@ class Jitted:
             donate_argnames)
         self._traces = _traces_of(fun)
         self._fast_calls: dict[tuple, Callable] = {}
+        self._layouts: dict[int, tuple] = {}
         _all_jitted.add(self)
 
     def __get__(self, obj, objtype=None):
@@ -98,13 +99,28 @@ class Jitted:
         keeps ``1``, ``1.0`` and ``True`` apart although they hash and compare equal, since
         they may trace to different programs.
         """
-        positions = _static_positions(self.static_argnums, len(args))
+        positions, traced = self._layout(len(args))
         static = tuple((i, type(args[i]), _hashed(self.name, i, args[i])) for i in positions)
         static += tuple((k, type(kwargs[k]), _hashed(self.name, k, kwargs[k]))
                         for k in sorted(kwargs) if k in self.static_argnames)
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in positions)
+        dyn_args = tuple([args[i] for i in traced])
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         return static, dyn_args, dyn_kwargs
+
+    def _no_static_at(self, nargs: int) -> bool:
+        """Whether none of ``nargs`` positional arguments is static (a static parameter
+        left at its default is not passed): the call is keyed as one without statics."""
+        return not self.static_argnums or not self._layout(nargs)[0]
+
+    def _layout(self, nargs: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(the static positions, the traced ones) of a call with ``nargs`` positional
+        arguments: worked out once per count."""
+        layout = self._layouts.get(nargs)
+        if layout is None:
+            static = tuple(_static_positions(self.static_argnums, nargs))
+            layout = self._layouts[nargs] = (static, tuple(i for i in range(nargs)
+                                                           if i not in static))
+        return layout
 
     def _call_with_static(self, static, dyn_args, dyn_kwargs):
         """``fun`` called with the static values put back where the caller passed them."""
@@ -137,10 +153,13 @@ class Jitted:
         if core.dynamic_trace is None and not config.jax_disable_jit:
             leaves = args
             fast = (self._fast_calls.get(call_signature(args))  # the commonest call, cheapest
-                    if not kwargs and not self.static_argnums else None)
+                    if not kwargs and self._no_static_at(len(args)) else None)
             if fast is None:
                 key, _, leaves = self._fast_key(args, kwargs)
-                fast = self._fast_calls.get(key)
+                try:
+                    fast = self._fast_calls.get(key)
+                except TypeError:  # an unhashable static value: the full path names it
+                    fast = None
             if fast is not None:
                 try:
                     return fast(leaves)
@@ -154,11 +173,20 @@ class Jitted:
         arguments are flattened in C++ (Python's containers only) and the key adds their
         structure and the static values. The key is None where a leaf is not an array or
         scalar (a tracer, a node only minijax's registry knows)."""
-        if not kwargs and not self.static_argnums:
+        if not kwargs and self._no_static_at(len(args)):
             signature = call_signature(args)
             if signature is not None:
                 return signature, signature, args
-        static, dyn_args, dyn_kwargs = self._split_static(args, kwargs)
+        # ``_split_static``'s split, without its check that each static value hashes: the
+        # key's lookup hashes them, and the full path names one that does not
+        positions, traced = self._layout(len(args))
+        static = tuple([(i, type(args[i]), args[i]) for i in positions])
+        dyn_args, dyn_kwargs = tuple([args[i] for i in traced]), kwargs
+        if kwargs:
+            names = self.static_argnames
+            static += tuple([(k, type(kwargs[k]), kwargs[k]) for k in sorted(kwargs)
+                             if k in names])
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}
         flat = runtime.flatten_containers((dyn_args, dyn_kwargs))
         if flat is None:
             return None, None, ()

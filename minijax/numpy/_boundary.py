@@ -146,21 +146,28 @@ def _staged_as_jit(fn, static_argnames):
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
-#: Functions that ``jax.numpy`` wraps in ``jit(inline=True)`` and whose compiled program XLA
-#: rounds differently from their ops one by one (``logaddexp2``'s ``max + log1p(...) / ln 2``
-#: becomes a fused multiply-add, ``mean``'s division by the count a product with its
-#: reciprocal): called eagerly they are compiled, traced they are inlined. With the
-#: parameters that the ``jit`` takes as static, as in ``_STAGED_AS_JIT``.
+#: Functions that ``jax.numpy`` wraps in ``jit(inline=True)`` (``inlined_jit``): called eagerly
+#: they are compiled, traced they are inlined. Those whose compiled program XLA rounds
+#: differently from their ops one by one (``logaddexp2``'s ``max + log1p(...) / ln 2`` becomes
+#: a fused multiply-add, ``mean``'s division by the count a product with its reciprocal), and
+#: those with Python work around their ops. With the parameters that the ``jit`` takes as
+#: static, as in ``_STAGED_AS_JIT``; the reductions' private jits are made where they are
+#: (``minijax.numpy._reductions``).
 _INLINED_JIT = {
     **dict.fromkeys(['logaddexp', 'logaddexp2', 'nextafter', 'spacing'], ()),
     '_mean': ('axis', 'dtype', 'keepdims', 'upcast_f16_for_computation'),
+    **dict.fromkeys(['dot', 'matmul'], ('precision', 'preferred_element_type', 'out_sharding')),
+    **dict.fromkeys(['vdot', 'inner'], ('precision', 'preferred_element_type')),
+    'outer': (),
 }
 
 
-def _inlined_jit(fn, static_argnames):
+def inlined_jit(fn, static_argnames=()):
     """``fn`` compiled when called eagerly (under an eager ``grad`` or ``vmap`` too, as
     ``jit``); its ops themselves when staged into a jaxpr (no ``xla_call``, as JAX's inline
-    ``jit`` stages none)."""
+    ``jit`` stages none). JAX's ``jit(inline=True)``: an eager call of a ``jnp`` function
+    with Python work around its ops (``matmul`` sorting axes, ``sum`` casting) is then
+    one cached executable's call, that work done once per argument types."""
     jitted = _staged_as_jit(fn, static_argnames)
 
     @functools.wraps(fn)
@@ -182,7 +189,7 @@ def install_api_boundary(namespace, module: str):
         if staged in _STAGED_AS_JIT:  # (an alias, mod = remainder, is its function's jit)
             value = _staged_as_jit(value, _STAGED_AS_JIT[staged])
         elif staged in _INLINED_JIT:
-            value = _inlined_jit(value, _INLINED_JIT[staged])
+            value = inlined_jit(value, _INLINED_JIT[staged])
         if not name.startswith('_'):
             value = returns_arrays(value)
         setattr(namespace, name, value)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import builtins
 import functools
+import operator
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.lax.elementwise import in_float32_if_narrow as _in_float32_if_narrow
+from minijax.numpy._boundary import inlined_jit
 from minijax.numpy import (_as_bool, _axes, _cast, _is_bool, _is_complex, _no_out, _where,
                            asarray, broadcast_to, concatenate, equal, expand_dims, flip,
                            greater, logical_not, negative, not_equal, ravel, reshape, swapaxes)
@@ -63,13 +65,13 @@ def _sum_dtype(x, dtype, promote_integers=True):
     return _cast(x, _accumulator(core.get_aval(x).dtype))
 
 
-def _reduce_sum(x, axes):
+def _lax_sum(x, axes):
     """``reduce_sum``; booleans (``sum(dtype=bool)``) are or-ed, as JAX sums them (lax sums
     numbers only)."""
     return lax.reduce_or(x, axes) if _is_bool(x) else lax.reduce_sum(x, axes)
 
 
-def _reduce_prod(x, axes):
+def _lax_prod(x, axes):
     """``reduce_prod``; booleans (``prod(dtype=bool)``) are and-ed, as JAX multiplies them."""
     return lax.reduce_and(x, axes) if _is_bool(x) else lax.reduce_prod(x, axes)
 
@@ -151,8 +153,9 @@ def _reduction(name, monoid, prepare=None, doc=''):
     """A NumPy reduction ``name(a, axis=None, [dtype=None,] out=None, keepdims=False,
     initial=None, where=None[, promote_integers=True])``; ``prepare(a, dtype,
     promote_integers)``, when given, casts the operand and adds the dtype and
-    promote_integers arguments (a float16 operand is then reduced in float32)."""
-    def reduce(a, axis, dtype, out, keepdims, initial, where, promote_integers=True):
+    promote_integers arguments (a float16 operand is then reduced in float32). The work is
+    JAX's inline ``jit`` of its name (``_reduce_sum``), its axes made hashable first."""
+    def reduce(a, axis, dtype, out, keepdims, initial, where, promote_integers):
         _no_out(name, out)
         axes = _axes(name, a, axis)
         mask = _reduction_mask(name, a, where)
@@ -164,24 +167,27 @@ def _reduction(name, monoid, prepare=None, doc=''):
                else fold(a, axes, initial, mask))
         return _keep(out, axes, keepdims)
 
+    reduce.__name__ = reduce.__qualname__ = f'_reduce_{name}'
+    reduce = inlined_jit(reduce, ('axis', 'dtype', 'keepdims', 'promote_integers'))
     if prepare is not None:
         def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
                promote_integers=True):
-            return reduce(a, axis, dtype, out, keepdims, initial, where, promote_integers)
+            return reduce(a, _static_axes(axis), dtype, out, keepdims, initial, where,
+                          promote_integers)
     elif monoid.combine is not None:
         def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-            return reduce(a, axis, None, out, keepdims, initial, where)
+            return reduce(a, _static_axes(axis), None, out, keepdims, initial, where, True)
     else:
         def fn(a, axis=None, out=None, keepdims=False, *, where=None):
-            return reduce(a, axis, None, out, keepdims, None, where)
+            return reduce(a, _static_axes(axis), None, out, keepdims, None, where, True)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
-sum = _reduction('sum', _Monoid(_reduce_sum, lax.add, 0), _sum_dtype,  # noqa: A001
+sum = _reduction('sum', _Monoid(_lax_sum, lax.add, 0), _sum_dtype,  # noqa: A001
                  'Sum over ``axis`` (all axes if None).')
-prod = _reduction('prod', _Monoid(_reduce_prod, lax.mul, 1), _sum_dtype,
+prod = _reduction('prod', _Monoid(_lax_prod, lax.mul, 1), _sum_dtype,
                   'Product over ``axis`` (all if None).')
 max = amax = _reduction('max', _Monoid(lax.reduce_max, lax.max, -np.inf, False),  # noqa: A001
                         doc='Maximum over ``axis``.')
@@ -331,24 +337,38 @@ def count_nonzero(a, axis=None, keepdims=False):
     return sum(not_equal(a, 0), axis, keepdims=keepdims)
 
 
-def _arg_reduce(lax_fn, x, axis, keepdims):
-    if axis is None:
-        out = lax_fn(reshape(x, (-1,)), 0, dtypes.int64)
-        return reshape(out, (1,) * np.ndim(x)) if keepdims else out
-    axis = core.canonicalize_axis(axis, np.ndim(x), f'{lax_fn.__name__}: axis')
-    return _keep(lax_fn(x, axis, dtypes.int64), (axis,), keepdims)
+def _arg_reduction(lax_fn):
+    """``argmax``-like: ``lax_fn`` along one axis (of the flattened array if None), in JAX's
+    inline ``jit`` of its name (``_argmax``)."""
+    def arg_reduce(x, axis, keepdims):
+        if axis is None:
+            out = lax_fn(reshape(x, (-1,)), 0, dtypes.int64)
+            return reshape(out, (1,) * np.ndim(x)) if keepdims else out
+        axis = core.canonicalize_axis(axis, np.ndim(x), f'{lax_fn.__name__}: axis')
+        return _keep(lax_fn(x, axis, dtypes.int64), (axis,), keepdims)
+    arg_reduce.__name__ = arg_reduce.__qualname__ = f'_{lax_fn.__name__}'
+    return inlined_jit(arg_reduce, ('axis', 'keepdims'))
+
+
+_argmax, _argmin = _arg_reduction(lax.argmax), _arg_reduction(lax.argmin)
 
 
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the first maximum along ``axis`` (of the flattened array if ``None``)."""
     _no_out('argmax', out)
-    return _arg_reduce(lax.argmax, a, axis, keepdims)
+    return _argmax(a, _static_axis(axis), bool(keepdims))
 
 
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the first minimum along ``axis`` (of the flattened array if ``None``)."""
     _no_out('argmin', out)
-    return _arg_reduce(lax.argmin, a, axis, keepdims)
+    return _argmin(a, _static_axis(axis), bool(keepdims))
+
+
+def _static_axis(axis):
+    """One ``axis`` (or None) as an int, as the static argument of a ``jit``: a NumPy or
+    0-d integer is read; anything else is refused, naming it."""
+    return None if axis is None else operator.index(axis)
 
 
 def _accumulate(lax_cumulative, a, axis, dtype):

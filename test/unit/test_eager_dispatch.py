@@ -42,6 +42,13 @@ CASES = {
     'weak scalar': lambda np_, lax, x: np_.exp(np_.asarray(2.0)) * 3 + 1.5,
     'ints on the device': lambda np_, lax, x: np_.cumsum(np_.asarray([1, 2, 3])) * 2 + 1,
     'bools on the device': lambda np_, lax, x: (np_.exp(x) > 1.2) & (x < 0.5) | False,
+    # functions JAX compiles whole (inline jits), on host and device operands
+    'reductions': lambda np_, lax, x: (np_.sum(np_.exp(x)), np_.max(x, initial=0.5),
+                                       np_.argmax(np_.exp(x)), np_.any(x > 0.5),
+                                       np_.prod(x, where=x > 0)),
+    'products': lambda np_, lax, x: (np_.exp(x) @ x, np_.outer(x, np_.exp(x)),
+                                     np_.dot(x, 2 * x), np_.inner(x, x)),
+    'stop_gradient': lambda np_, lax, x: lax.stop_gradient(np_.exp(x)) - x,
 }
 
 
@@ -68,6 +75,42 @@ def test_a_chain_of_eager_ops_compiles_once():
     for _ in range(3):
         _chain(mnp, x)
     assert runtime.counters['eager_compile'] == before
+
+
+def test_a_value_on_the_device_stays_there(monkeypatch):
+    """Eager ops on values that programs left on the device copy none of them to the host:
+    ``stop_gradient`` (whose NumPy impl is the identity) gives its operand as it is, and a
+    softmax reads no value back."""
+    x = mnp.exp(mnp.asarray(np.linspace(-1., 1., 7)))
+    theirs = jax.nn.softmax(jnp.exp(jnp.linspace(-1., 1., 7)))
+    minijax.nn.softmax(x)  # (makes the entries)
+
+    def no_host_copy(buffer):
+        raise AssertionError('a device value was copied to the host')
+    monkeypatch.setattr(runtime, 'to_host', no_host_copy)
+    assert minijax.lax.stop_gradient(x) is x
+    mine = minijax.nn.softmax(x)
+    monkeypatch.undo()
+    assert np.asarray(mine).tobytes() == np.asarray(theirs).tobytes()
+
+
+def test_a_jitted_call_moves_a_python_scalar_to_the_device_once(monkeypatch):
+    """``f(x, 2.0)`` called again and again transfers 2.0 once, as an eager ``x * 2.0``
+    does; not a donated one, which the program takes."""
+    f = minijax.jit(lambda x, y: x * y)
+    x = mnp.exp(mnp.asarray(np.ones(3)))
+    f(x, 2.0)
+    f(x, 2.0)
+    transfers = []
+    transfer = runtime.HostTransfer.__call__
+    monkeypatch.setattr(runtime.HostTransfer, '__call__',
+                        lambda self, value: transfers.append(value) or transfer(self, value))
+    for _ in range(3):
+        assert repr(f(x, 2.0)) == repr(jnp.exp(jnp.ones(3)) * 2.0)
+    assert transfers == []
+    g = minijax.jit(lambda y: y * 3.0, donate_argnums=0)
+    for _ in range(3):
+        assert repr(g(2.0)) == repr(jnp.asarray(2.0) * 3.0)
 
 
 def test_a_deleted_array_is_refused_on_every_call_as_in_jax():
