@@ -589,9 +589,9 @@ def to_device(x):
 def scalar_buffer(x):
     """The device buffer of a Python scalar operand, transferred once and kept: ``x * 2.0``
     in a loop, eager or jitted, moves 2.0 to the device once, not per op. Keyed by type too
-    (``1 == 1.0 == True``); 0 and NaN are transferred each time (``-0.0 == 0.0``, and NaN is
-    no key)."""
-    if not (x == x and x):
+    (``1 == 1.0 == True``). A float zero, NaN and complex numbers are transferred each time:
+    ``-0.0 == 0.0`` (``complex(1, -0.0) == 1``), and NaN is no key."""
+    if x != x or type(x) is complex or (type(x) is float and not x):
         return to_device(x)
     key = (type(x), x)
     buffer = _scalar_buffers.get(key)

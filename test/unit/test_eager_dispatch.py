@@ -28,7 +28,8 @@ def _chain(np_, x):
 #: live on the device only.
 CASES = {
     'chain': lambda np_, lax, x: _chain(np_, x),
-    'signed zeros': lambda np_, lax, x: (np_.exp(x) * -0.0, np_.exp(x) * 0.0, -0.0 * np_.exp(x)),
+    'signed zeros': lambda np_, lax, x: (np_.exp(x) * -0.0, np_.exp(x) * 0.0, -0.0 * np_.exp(x),
+                                         np_.exp(x) * complex(1, 0.), np_.exp(x) * complex(1, -0.)),
     'nan and inf': lambda np_, lax, x: (np_.exp(x) + np.nan, np_.exp(x) * np.inf),
     'ints and bools as scalars': lambda np_, lax, x: (np_.exp(x) + 1, np_.exp(x) * True,
                                                       np_.exp(x) - 2 ** 40),
