@@ -14,6 +14,7 @@ import argparse
 import functools
 import importlib.metadata
 import inspect
+import math
 import os
 import signal
 import sys
@@ -62,7 +63,7 @@ def _argument_shardings(args, count: int):
     axes = meshes.parse_mesh(args.mesh)
     if len(args.sharding) not in (0, count):
         raise UsageError(f'--sharding: give one per --arg ({count}), got {len(args.sharding)}')
-    size = int(np.prod([n for _, n in axes]))
+    size = math.prod([n for _, n in axes])
     if runtime.requested_device_count() < size:
         minijax.config.update('minijax_num_cpu_devices', size)
     mesh = minijax.make_mesh([n for _, n in axes], [a for a, _ in axes],

@@ -45,7 +45,7 @@ class ShapedArray:
         self._sharding = None if sharding is None else _type_sharding(sharding, self.shape)
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))
 
     @property
     def sharding(self):

@@ -3,6 +3,8 @@
 Optimizers and solvers written for vectors (``scipy.optimize``-style code, Newton steps,
 L-BFGS) use it on parameter pytrees: ``flat, unravel = ravel_pytree(params)``.
 """
+import math
+
 import numpy as np
 
 from minijax import numpy as jnp
@@ -25,7 +27,7 @@ def ravel_pytree(pytree):
     flat_dtype = jnp.result_type(*leaves)
     mixed = any(dtype != flat_dtype for dtype in leaf_dtypes)
     flat = jnp.concatenate([jnp.ravel(leaf).astype(flat_dtype) for leaf in leaves])
-    split_points = np.cumsum([int(np.prod(shape)) for shape in shapes])[:-1]
+    split_points = np.cumsum([math.prod(shape) for shape in shapes])[:-1]
 
     def unravel(flat_vector):
         if mixed and jnp.result_type(flat_vector) != flat_dtype:

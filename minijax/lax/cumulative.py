@@ -18,6 +18,7 @@ operand).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -224,4 +225,4 @@ def cumulative_flops(eqn):
     aval = eqn.inputs[0].aval
     per_combine = 8 if eqn.primitive is cumlogsumexp_p else 1
     n = aval.shape[eqn.params['axis']]
-    return int(np.prod(aval.shape)) * (n - 1 if n else 0) * per_combine
+    return math.prod(aval.shape) * (n - 1 if n else 0) * per_combine

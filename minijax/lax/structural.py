@@ -6,6 +6,8 @@ movement moves the cotangent back (and sums where the forward pass replicated).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -224,7 +226,7 @@ def expand_dims(array, dimensions):
 
 
 def _reshape_abstract_eval(x, *, new_sizes, dimensions=None, sharding=None):
-    if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if any(d < 0 for d in new_sizes) or math.prod(new_sizes) != x.size:
         raise TypeError(f'reshape: cannot reshape {x.str_short()} ({x.size} elements) to '
                         f'shape {_shape_str(new_sizes)}')
     return ShapedArray(new_sizes, x.dtype, x.weak_type)

@@ -859,7 +859,7 @@ def size(a, axis=None):
     """The number of elements of ``a``, or of its axes ``axis`` (an int or a sequence)."""
     shape_ = np.shape(a)
     if axis is None:
-        return int(np.prod(shape_, dtype=np.int64))
+        return math.prod(shape_)
     axes = core.canonicalize_axes(axis, len(shape_), 'size: axis')
     return math.prod(shape_[i] for i in axes)
 

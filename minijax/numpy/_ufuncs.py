@@ -7,6 +7,7 @@ function, and ``vectorize`` (NumPy's generalized signatures) maps a function wit
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import re
 
@@ -164,7 +165,7 @@ class ufunc:  # noqa: N801 (JAX's name)
         shape_ = shapes and broadcast_shapes(*shapes)
         if not shape_:
             return a.at[indices].set(self(a[indices], *args))
-        count = int(np.prod(shape_))
+        count = math.prod(shape_)
         args = [reshape(broadcast_to(x, (*shape_, *np.shape(x)[len(shape_):])),
                         (count, *np.shape(x)[len(shape_):])) for x in args]
         indices = [i if isinstance(i, slice) else ravel(broadcast_to(i, shape_))
