@@ -107,11 +107,6 @@ class Jitted:
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         return static, dyn_args, dyn_kwargs
 
-    def _no_static_at(self, nargs: int) -> bool:
-        """Whether none of ``nargs`` positional arguments is static (a static parameter
-        left at its default is not passed): the call is keyed as one without statics."""
-        return not self.static_argnums or not self._layout(nargs)[0]
-
     def _layout(self, nargs: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(the static positions, the traced ones) of a call with ``nargs`` positional
         arguments: worked out once per count."""
@@ -153,7 +148,7 @@ class Jitted:
         if core.dynamic_trace is None and not config.jax_disable_jit:
             leaves = args
             fast = (self._fast_calls.get(call_signature(args))  # the commonest call, cheapest
-                    if not kwargs and self._no_static_at(len(args)) else None)
+                    if not kwargs and not self.static_argnums else None)
             if fast is None:
                 key, _, leaves = self._fast_key(args, kwargs)
                 try:
@@ -173,13 +168,13 @@ class Jitted:
         arguments are flattened in C++ (Python's containers only) and the key adds their
         structure and the static values. The key is None where a leaf is not an array or
         scalar (a tracer, a node only minijax's registry knows)."""
-        if not kwargs and self._no_static_at(len(args)):
+        positions, traced = self._layout(len(args))
+        if not kwargs and not positions:  # (static parameters left at their defaults)
             signature = call_signature(args)
             if signature is not None:
                 return signature, signature, args
         # ``_split_static``'s split, without its check that each static value hashes: the
         # key's lookup hashes them, and the full path names one that does not
-        positions, traced = self._layout(len(args))
         static = tuple([(i, type(args[i]), args[i]) for i in positions])
         dyn_args, dyn_kwargs = tuple([args[i] for i in traced]), kwargs
         if kwargs:

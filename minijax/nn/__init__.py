@@ -16,6 +16,7 @@ from minijax import core, custom_derivatives, lax, unsupported
 from minijax.jit import jit as _api_jit
 from minijax import numpy as mnp
 from minijax.numpy import _to_float  # jnp's promotion of integer inputs to floats
+from minijax.numpy._reductions import _static_axes  # (an axis list as a jit's static tuple)
 from minijax.scipy.special import logsumexp
 
 __all__ = ['celu', 'dot_product_attention', 'elu', 'gelu', 'glu', 'hard_sigmoid', 'hard_silu',
@@ -174,11 +175,6 @@ def glu(x, axis=-1):
         raise ValueError(f'glu: axis {axis} has odd size {x.shape[axis]}: it must split in two')
     value, gate = mnp.split(x, 2, axis)
     return value * sigmoid(gate)
-
-
-def _static_axes(axis):
-    """``axis`` hashable, as the static argument of a ``jit`` (a list becomes a tuple)."""
-    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def logmeanexp(x, axis=None, where=None, keepdims=False):

@@ -158,7 +158,9 @@ _INLINED_JIT = {
     '_mean': ('axis', 'dtype', 'keepdims', 'upcast_f16_for_computation'),
     **dict.fromkeys(['dot', 'matmul'], ('precision', 'preferred_element_type', 'out_sharding')),
     **dict.fromkeys(['vdot', 'inner'], ('precision', 'preferred_element_type')),
-    'outer': (),
+    'outer': (), '_average': ('axis', 'returned', 'keepdims'),
+    'ravel': ('order', 'out_sharding'), 'swapaxes': ('axis1', 'axis2'),
+    '_moveaxis': ('source', 'destination'),
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import operator
 from typing import Any, Callable, NamedTuple
 
@@ -200,7 +201,7 @@ all = _reduction('all', _Monoid(lax.reduce_and, None, True, preproc=_to_bool),  
 
 
 def _count(x, axes):
-    return int(np.prod([np.shape(x)[a] for a in axes], dtype=np.int64))
+    return math.prod([np.shape(x)[a] for a in axes])
 
 
 def _normalizer(a, axes, keepdims, where, dtype):

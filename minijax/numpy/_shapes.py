@@ -9,6 +9,7 @@ them.
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -44,10 +45,10 @@ def reshape(a, shape=None, order='C', *, out_sharding=None, **kwargs):
     shape = tuple(_static_int(d, f'reshape: each entry of shape {shape!r}') for d in dims)
     size_ = size(a)
     if shape.count(-1) == 1:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        known = math.prod([d for d in shape if d != -1])
         if known and size_ % known == 0:
             shape = tuple(size_ // known if d == -1 else d for d in shape)
-    if shape.count(-1) or int(np.prod(shape, dtype=np.int64)) != size_:
+    if shape.count(-1) or math.prod(shape) != size_:
         # JAX's classes: NumPy's reshape refuses a NumPy array, lax's shape rule the rest.
         error = ValueError if isinstance(a, (np.ndarray, np.generic)) else TypeError
         raise error(f'cannot reshape an array of shape {_shape_str(np.shape(a))} into '
@@ -104,7 +105,11 @@ def moveaxis(a, source, destination):
     destination = _axis_list('moveaxis: destination', destination, ndim_)
     if len(source) != len(destination):
         raise ValueError('moveaxis: source and destination need the same number of axes')
-    perm = [i for i in range(ndim_) if i not in source]
+    return _moveaxis(a, tuple(source), tuple(destination))
+
+
+def _moveaxis(a, source, destination):
+    perm = [i for i in range(np.ndim(a)) if i not in source]
     for dst, src in sorted(zip(destination, source)):
         perm.insert(dst, src)
     return lax.transpose(a, perm)

@@ -283,6 +283,10 @@ def _gradient_along(f, h, axis):
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """The mean of ``a`` along ``axis`` weighted by ``weights`` (of ``a``'s shape, or 1-D
     along ``axis``); ``returned`` also gives the sum of the weights."""
+    return _average(a, _reductions._static_axes(axis), weights, returned, keepdims)
+
+
+def _average(a, axis, weights, returned, keepdims):
     a = asarray(a)
     if weights is None:
         out = mean(a, axis, keepdims=keepdims)
