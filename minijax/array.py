@@ -589,11 +589,11 @@ def to_device(x):
 def scalar_buffer(x):
     """The device buffer of a Python scalar operand, transferred once and kept: ``x * 2.0``
     in a loop, eager or jitted, moves 2.0 to the device once, not per op. Keyed by type too
-    (``1 == 1.0 == True``). A float zero, NaN and complex numbers are transferred each time:
-    ``-0.0 == 0.0`` (``complex(1, -0.0) == 1``), and NaN is no key."""
-    if x != x or type(x) is complex or (type(x) is float and not x):
+    (``1 == 1.0 == True``) and, for a float zero, by sign (``-0.0 == 0.0``). NaN (no key)
+    and complex numbers (``complex(1, -0.0) == 1``) are transferred each time."""
+    if x != x or type(x) is complex:
         return to_device(x)
-    key = (type(x), x)
+    key = (type(x), x, math.copysign(1., x)) if type(x) is float and not x else (type(x), x)
     buffer = _scalar_buffers.get(key)
     if buffer is None:
         if len(_scalar_buffers) >= MAX_SCALAR_BUFFERS:  # (a long run over ever new values)
