@@ -128,6 +128,8 @@ _STAGED_AS_JIT = {
     **dict.fromkeys(['nancumsum', 'nancumprod', '_cumsum_with_promotion'], ('axis', 'dtype')),
     '_ptp': ('axis', 'keepdims'), '_diag': ('k',),
     **dict.fromkeys(['_nanargmax', '_nanargmin'], ('axis', 'keepdims')),
+    '_take': ('axis', 'mode', 'unique_indices', 'indices_are_sorted', 'fill_value'),
+    '_roll_static': ('shift', 'axis'), '_roll_dynamic': ('axis',),
 }
 
 

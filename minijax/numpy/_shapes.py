@@ -9,6 +9,7 @@ them.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -372,21 +373,42 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def roll(a, shift, axis=None):
-    """``a`` shifted by ``shift`` (static or traced) along ``axis`` (the flattened array if
-    None), wrapping around: a window of ``a`` concatenated with itself."""
+    """``a`` shifted by ``shift`` along ``axis`` (the flattened array if None), wrapping
+    around: JAX's jit ``_roll_static`` for shifts that are indices, its ``_roll_dynamic``
+    for traced ones."""
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), np.shape(a))
     shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     if len(shifts) != len(axes):
         raise ValueError(f'roll: {len(shifts)} shifts for {len(axes)} axes')
-    for s, ax in zip(shifts, axes):
-        ax = core.canonicalize_axis(ax, np.ndim(a), 'roll: axis')
+    axes = tuple(core.canonicalize_axis(ax, np.ndim(a), 'roll: axis') for ax in axes)
+    try:
+        shifts = tuple(operator.index(s) for s in shifts)
+    except TypeError:
+        return _roll_dynamic(a, asarray(shift), axes)
+    return _roll_static(a, shifts, axes)
+
+
+def _roll_static(a, shift, axis):
+    """Each axis cut where its new start lies, its two pieces swapped."""
+    for s, ax in zip(shift, axis):
         n = np.shape(a)[ax]
         if n:
-            starts = [0] * np.ndim(a)
-            starts[ax] = (-s) % n  # a Python int, or traced
-            a = lax.dynamic_slice(lax.concatenate([a, a], ax), starts, np.shape(a))
+            i = (-s) % n
+            a = lax.concatenate([lax.slice_in_dim(a, i, n, axis=ax),
+                                 lax.slice_in_dim(a, 0, i, axis=ax)], ax)
+    return a
+
+
+def _roll_dynamic(a, shift, axis):
+    """A window of ``a`` concatenated with itself, at a start the program computes."""
+    shift = broadcast_to(shift, (len(axis),))
+    for k, ax in enumerate(axis):  # (the shifts as JAX iterates them: index_in_dim)
+        n = np.array(np.shape(a)[ax], np.int32)
+        s = lax.convert_element_type(lax.index_in_dim(shift, k, keepdims=False), np.int32)
+        s = jnp.remainder(s, lax.max(n, np.int32(1)))
+        a = lax.dynamic_slice_in_dim(lax.concatenate([a, a], ax), n - s, np.shape(a)[ax], ax)
     return a
 
 

@@ -51,6 +51,8 @@ _SCATTER = ("x.at[...] updates pad and select (basic indices) or scatter through
 _DROPPED = "JAX drops an argument or equation nobody reads from the module; minijax lowers it"
 _RESHAPE_DIMS = ("JAX's function reshapes with dimensions=; minijax's transposes, then "
                  "reshapes")
+_GATHER_FILL = ("JAX's gather takes mode='fill' and its fill value as parameters (its lowering "
+                "masks); minijax's gather masks the windows that do not fit in the jaxpr")
 _SAME_PRIMITIVES = ("the same primitives as JAX's, in another order or with other parameters, "
                     "literals or intermediate shapes")
 
@@ -211,10 +213,9 @@ DIFFERING = {
          'select_n'],
         ['reshape', 'slice']),
     'surface:vstack-hstack': _ops(['transpose'], ['reshape']),
-    'surface:roll': _nested('_roll_static'),
     'surface:meshgrid': _SAME_PRIMITIVES,
     'surface:pad': _nested('_pad'),
-    'surface:take': _nested('_take'),
+    'surface:take': _GATHER_FILL,
     'surface:search-choose-partition': _SCATTER,
     'surface:partition-axis': _SCATTER,
     'surface:view-byteswap': _SCATTER,
