@@ -129,7 +129,7 @@ _STAGED_AS_JIT = {
     '_ptp': ('axis', 'keepdims'), '_diag': ('k',),
     **dict.fromkeys(['_nanargmax', '_nanargmin'], ('axis', 'keepdims')),
     '_take': ('axis', 'mode', 'unique_indices', 'indices_are_sorted', 'fill_value'),
-    '_roll_static': ('shift', 'axis'), '_roll_dynamic': ('axis',),
+    '_roll_static': ('shift', 'axis'), '_roll_dynamic': ('axis',), '_pad': ('pad_width',),
 }
 
 

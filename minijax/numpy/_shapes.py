@@ -16,7 +16,7 @@ import numpy as np
 import minijax.numpy as jnp  # (for take and cumsum, of topics loaded after this one)
 from minijax import core, dtypes, lax
 from minijax.array import Array
-from minijax.numpy import (_axes, _cast, _computed_as, _concrete_or_error, _no_out, _promote,
+from minijax.numpy import (_axes, _computed_as, _concrete_or_error, _no_out, _promote,
                            _shape_str, _static_int, asarray, broadcast_to, full, size, zeros)
 
 __all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims',
@@ -448,9 +448,15 @@ def _pad_widths(shape, pad_width):
 
 def pad(array, pad_width, mode='constant', constant_values=0):
     """``array`` padded with ``constant_values`` (mode 'constant' only); ``pad_width`` is
-    an int, a (before, after) pair, or one pair per axis."""
+    an int, a (before, after) pair, or one pair per axis. JAX's jit ``_pad``: the widths
+    static (pairs of NumPy ints, as JAX's), the value traced."""
     if mode != 'constant':
         raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
     widths = _pad_widths(np.shape(array), pad_width)
-    fill = _cast(constant_values, core.get_aval(array).dtype)
-    return lax.pad(array, fill, [(int(lo), int(hi), 0) for lo, hi in widths])
+    return _pad(array, tuple(map(tuple, widths)), constant_values)
+
+
+def _pad(array, pad_width, constant_values):
+    aval = core.get_aval(array)
+    fill = lax.convert_element_type(constant_values, aval.dtype, weak_type=aval.weak_type)
+    return lax.pad(array, fill, [(lo, hi, 0) for lo, hi in pad_width])

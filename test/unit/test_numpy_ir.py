@@ -214,7 +214,6 @@ DIFFERING = {
         ['reshape', 'slice']),
     'surface:vstack-hstack': _ops(['transpose'], ['reshape']),
     'surface:meshgrid': _SAME_PRIMITIVES,
-    'surface:pad': _nested('_pad'),
     'surface:take': _GATHER_FILL,
     'surface:search-choose-partition': _SCATTER,
     'surface:partition-axis': _SCATTER,
