@@ -53,6 +53,8 @@ _RESHAPE_DIMS = ("JAX's function reshapes with dimensions=; minijax's transposes
                  "reshapes")
 _GATHER_FILL = ("JAX's gather takes mode='fill' and its fill value as parameters (its lowering "
                 "masks); minijax's gather masks the windows that do not fit in the jaxpr")
+_DIAGONAL = ("JAX's diagonal gathers it (a square matrix's under a cond on platform_index), "
+             "where minijax's slices the flattened matrix with a stride")
 _SAME_PRIMITIVES = ("the same primitives as JAX's, in another order or with other parameters, "
                     "literals or intermediate shapes")
 
@@ -119,9 +121,9 @@ DIFFERING = {
     'math:cov': _ops(['slice'], []),
     'math:cov-options': _ops(['slice'], []),
     'math:cov-weights': _ops(['abs', 'reshape'], []),
-    'math:corrcoef': _nested('_diag'),
-    'math:corrcoef-pair': _nested('_diag'),
-    'math:cov-corrcoef-complex': _nested('_diag'),
+    'math:corrcoef': _DIAGONAL,
+    'math:corrcoef-pair': _DIAGONAL,
+    'math:cov-corrcoef-complex': _DIAGONAL,
     'math:kron': _ops(['broadcast_in_dim'], []),
     'math:cross': _ops(['broadcast_in_dim', 'concatenate', 'transpose'], ['stack']),
     'math:cross-2-3': _ops(['concatenate'], ['stack']),
@@ -207,7 +209,7 @@ DIFFERING = {
         ['broadcast_in_dim', 'eq', 'iota', 'reduce_sum', 'select_n'],
         ['jit', 'reshape', 'slice']),
     'surface:einsum-ij,jk,kl->il': _SAME_PRIMITIVES,
-    'surface:trace-diag': _nested('_diag', '_where'),
+    'surface:trace-diag': _DIAGONAL,
     'surface:diagonal-batched': _ops(
         ['broadcast_in_dim', 'concatenate', 'convert_element_type', 'gather', 'iota', 'lt',
          'select_n'],
