@@ -134,18 +134,16 @@ def i0(x):
     return _i0(x)
 
 
-def _i0_value(x):
+@custom_jvp
+def _i0(x):
     abs_x = lax.abs(x)
     return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
-
-
-_i0 = custom_jvp(_i0_value)
 
 
 @_i0.defjvp
 def _i0_jvp(primals, tangents):
     from minijax.autodiff import jvp  # the api layer's transformation of the value
-    out, t_out = jvp(_i0_value, primals, tangents)
+    out, t_out = jvp(_i0.fun, primals, tangents)
     return out, where(primals[0] == 0, 0., t_out)
 
 
