@@ -1310,11 +1310,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     if num < 0:
         raise ValueError(f'linspace: number of samples, {num}, must be non-negative')
     start, stop = asarray(start), asarray(stop)
-    if dtype is None:
-        bounds = result_type(start, stop)
-        dtype = dtypes.FLOAT_OF.get(bounds, bounds)
-    dtype = dtypes.check_supported(dtype, 'linspace')
-    computation = dtypes.FLOAT_OF.get(dtype, dtype)
+    dtype, computation = _spaced_dtypes(start, stop, dtype, 'linspace')
     start, stop = astype(start, computation), astype(stop, computation)
     bounds_shape = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
     start_, stop_ = broadcast_to(start, bounds_shape), broadcast_to(stop, bounds_shape)
@@ -1342,17 +1338,46 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     return (out, delta) if retstep else out
 
 
+def _spaced_dtypes(start, stop, dtype, name):
+    """The dtype of evenly spaced values (by default the bounds', made inexact) and the
+    inexact one they are computed in."""
+    if dtype is None:
+        bounds = result_type(start, stop)
+        dtype = dtypes.FLOAT_OF.get(bounds, bounds)
+    dtype = dtypes.check_supported(dtype, name)
+    return dtype, dtypes.FLOAT_OF.get(dtype, dtype)
+
+
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (host-side,
-    as ``linspace``)."""
-    out = np.moveaxis(np.geomspace(start, stop, num, endpoint=endpoint), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'geomspace'))
+    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale, their sign
+    ``start``'s (JAX's jit ``_geomspace``, on ``logspace``)."""
+    return _geomspace(start, stop, operator.index(num), endpoint, dtype,
+                      _static_int(axis, 'geomspace: axis'))
+
+
+def _geomspace(start, stop, num, endpoint, dtype, axis):
+    dtype, computation = _spaced_dtypes(start, stop, dtype, 'geomspace')
+    start, stop = astype(asarray(start), computation), astype(asarray(stop), computation)
+    sign_ = sign(start)
+    out = sign_ * logspace(log10(start / sign_), log10(stop / sign_), num, endpoint,
+                           dtype=computation)
+    axis = core.canonicalize_axis(axis, np.ndim(out), 'geomspace: axis')
+    if axis:  # (the values' axis, first, moved to ``axis``)
+        out = lax.transpose(out, (*range(1, axis + 1), 0, *range(axis + 1, np.ndim(out))))
+    return lax.convert_element_type(out, dtype)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop)`` (host-side, as ``linspace``)."""
-    out = np.moveaxis(np.logspace(start, stop, num, endpoint=endpoint, base=base), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'logspace'))
+    """``base ** linspace(start, stop)`` (JAX's jit ``_logspace``, ``base`` traced)."""
+    return _logspace(start, stop, operator.index(num), endpoint, base, dtype,
+                     _static_int(axis, 'logspace: axis'))
+
+
+def _logspace(start, stop, num, endpoint, base, dtype, axis):
+    dtype, computation = _spaced_dtypes(start, stop, dtype, 'logspace')
+    start, stop = astype(asarray(start), computation), astype(asarray(stop), computation)
+    return lax.convert_element_type(power(base, linspace(start, stop, num, endpoint, axis=axis)),
+                                    dtype)
 
 
 # ----------------------------------------------------------------------------- the API boundary

@@ -123,6 +123,7 @@ _STAGED_AS_JIT = {
     'percentile': ('axis', 'overwrite_input', 'keepdims', 'method', 'out_sharding'),
     **dict.fromkeys(['_var', '_std'], ('axis', 'dtype', 'keepdims')),
     '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
+    **dict.fromkeys(['_logspace', '_geomspace'], ('num', 'endpoint', 'dtype', 'axis')),
     '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
     **dict.fromkeys(['nansum', 'nanprod'], ('axis', 'dtype', 'keepdims')),
     **dict.fromkeys(['nancumsum', 'nancumprod', '_cumsum_with_promotion'], ('axis', 'dtype')),

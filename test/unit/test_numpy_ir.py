@@ -143,8 +143,6 @@ DIFFERING = {
     'math:piecewise-no-default': _nested('_piecewise', 'cumsum'),
     'math:unstack': _ops(['unstack'], ['slice', 'squeeze']),
     'math:isin': _nested('_in1d'),
-    'math:geomspace-logspace': _nested('_geomspace', '_linspace', '_logspace'),
-    'math:geomspace-axis': _nested('_geomspace', '_linspace', '_logspace'),
     'math:tri-indices': _SCATTER,
     'math:tril-indices-use': _SCATTER,
     'math:indices': _ops(['broadcast_in_dim'], []),
