@@ -1141,10 +1141,16 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method='auto'):
-    """Whether each element is one of ``test_elements`` (every pair compared)."""
-    element, test_elements = asarray(element), ravel(asarray(test_elements))
-    found = any(equal(expand_dims(element, -1), test_elements), -1)
-    return logical_not(found) if invert else found
+    """Whether each element is one of ``test_elements``: JAX's jit ``_in1d`` of the flattened
+    arrays (every pair compared, whatever the method)."""
+    return reshape(_in1d(element, test_elements, invert), np.shape(element))
+
+
+def _in1d(ar1, ar2, invert):
+    ar1, ar2 = (ravel(x) for x in _promote(asarray(ar1), asarray(ar2)))
+    if invert:
+        return all(not_equal(ar1[:, None], ar2[None, :]), -1)
+    return any(equal(ar1[:, None], ar2[None, :]), -1)
 
 
 # ----------------------------------------------------------------------------- kinds and dtypes
