@@ -176,7 +176,6 @@ DIFFERING = {
     'more:put': _nested('divmod'),
     'more:put-along-axis': _ops([], ['reshape']),
     'more:place': _ops(['tile'], []),
-    'more:dstack-atleast-3d': _nested('atleast_3d'),
     'more:block': _nested('block'),
     'more:sets-sized': _nested('_unique_sorted_mask'),
     'more:sets-sized-fill': _nested('_unique_sorted_mask'),
