@@ -14,6 +14,7 @@ ones it has, and its docstring says how the result can differ from XLA's in the 
 """
 
 import builtins
+import functools
 import math
 import operator
 import sys
@@ -26,6 +27,7 @@ from minijax import array as arrays
 from minijax.sharding import rules as sharding_rules
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 from minijax.lax import reshard
+from minijax.custom_derivatives import custom_jvp
 
 # ----------------------------------------------------------------------------- dtypes, constants
 
@@ -488,10 +490,30 @@ def _isfinite(x):
 
 
 def _sinc(x):
-    """``sin(pi x) / (pi x)``, and 1 at 0 (where its derivative is 0, as in JAX)."""
-    at_zero = lax.eq(x, 0.)
-    pi_x = lax.mul(_safe_where(at_zero, x, 1.), np.pi)
-    return lax.select_n(at_zero, lax.div(lax.sin(pi_x), pi_x), lax.full_like(x, 1.))
+    """``sin(pi x) / (pi x)``, and at 0 the value of its Maclaurin series, whose derivatives
+    of every order are the function's there (JAX's formula)."""
+    at_zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe_pi_x = _where(at_zero, _const(x, 1), pi_x)
+    return _where(at_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+def _const(x, value):
+    """``value`` as a NumPy scalar of ``x``'s dtype: a strongly typed constant."""
+    return np.array(value, core.get_aval(x).dtype)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+    """The ``k``-th derivative of ``sin(x) / x`` at 0, as an array of ``x``'s type (its
+    derivative the next one's)."""
+    return x * 0 if k % 2 else x * 0 + _const(x, (-1) ** (k // 2) / (k + 1))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), _sinc_maclaurin(k + 1, x) * t
 
 
 #: The signed integer type of a float's width, to read its sign bit.

@@ -82,7 +82,6 @@ DIFFERING = {
     'numpy:at-set-slice': _SCATTER,
     'numpy:at-add-strided': _SCATTER,
     'numpy:at-add-broadcast': _SCATTER,
-    'math:sinc': _nested('_sinc_maclaurin', '_where'),
     'math:hypot': _ops(['square'], ['convert_element_type']),
     'math:copysign': _ops(['convert_element_type', 'shift_right_arithmetic'], ['lt']),
     'math:binary-special': _ops(['shift_right_arithmetic', 'square'], []),
@@ -92,7 +91,6 @@ DIFFERING = {
     'math:predicates':
         _ops(['convert_element_type', 'shift_right_arithmetic'], ['broadcast_in_dim', 'lt']),
     'math:predicates-int': _SAME_PRIMITIVES,
-    'math:sinc-zero': _nested('_sinc_maclaurin', '_where'),
     'math:ediff1d': _SAME_PRIMITIVES,
     'math:average': _ops(['reshape'], []),
     'math:average-1d-weights': _ops(['reshape'], []),
