@@ -55,8 +55,8 @@ _GATHER_FILL = ("JAX's gather takes mode='fill' and its fill value as parameters
                 "masks); minijax's gather masks the windows that do not fit in the jaxpr")
 _DIAGONAL = ("JAX's diagonal gathers it (a square matrix's under a cond on platform_index), "
              "where minijax's slices the flattened matrix with a stride")
-_INT_REM = ("minijax lowers an integer rem with guards (a zero divisor, the lowest int by -1), "
-            "where JAX lowers stablehlo.remainder alone")
+_INT_DIV = ("minijax lowers an integer div or rem with guards (a zero divisor, the lowest int "
+            "by -1), where JAX lowers stablehlo.divide or stablehlo.remainder alone")
 _SAME_PRIMITIVES = ("the same primitives as JAX's, in another order or with other parameters, "
                     "literals or intermediate shapes")
 
@@ -143,8 +143,8 @@ DIFFERING = {
     'math:tri-indices': _SCATTER,
     'math:tril-indices-use': _SCATTER,
     'math:indices': _ops(['broadcast_in_dim'], []),
-    'math:unravel_index': _nested('divmod'),
-    'math:unravel_index-range': _nested('divmod'),
+    'math:unravel_index': _INT_DIV,
+    'math:unravel_index-range': _INT_DIV,
     'math:ravel_multi_index-clip-C': _ops([], ['broadcast_in_dim']),
     'math:ravel_multi_index-clip-F': _ops([], ['broadcast_in_dim']),
     'math:ravel_multi_index-wrap-C': _ops([], ['broadcast_in_dim']),
@@ -156,7 +156,7 @@ DIFFERING = {
     'more:nextafter-spacing': _ops(['convert_element_type', 'shift_right_arithmetic'], ['lt']),
     'more:spacing-special': _ops(['convert_element_type', 'shift_right_arithmetic'], ['lt']),
     'more:spacing-f32': _ops(['shift_right_arithmetic'], ['lt']),
-    'more:shifts': _INT_REM,
+    'more:shifts': _INT_DIV,
     'more:unwrap-axis-int': _SAME_PRIMITIVES,
     'more:packbits': _SAME_PRIMITIVES,
     'more:unpackbits': _ops(['gt'], ['ne']),
@@ -171,7 +171,7 @@ DIFFERING = {
     'more:r-c': _SAME_PRIMITIVES,
     'more:insert': _SAME_PRIMITIVES,
     'more:delete': _SAME_PRIMITIVES,
-    'more:put': _nested('divmod'),
+    'more:put': _ops([], ['reshape']),
     'more:put-along-axis': _ops([], ['reshape']),
     'more:place': _ops(['tile'], []),
     'more:block': _nested('block'),
@@ -187,7 +187,7 @@ DIFFERING = {
     'surface:power-integer-exponent-grad': _SAME_PRIMITIVES,
     'surface:round-rint-complex': _SAME_PRIMITIVES,
     'surface:rint-int': _ops([], ['round']),
-    'surface:mod-floordiv-int': _INT_REM,
+    'surface:mod-floordiv-int': _INT_DIV,
     'surface:logical': _ops([], ['eq']),
     'surface:logical-numbers': _ops(['convert_element_type', 'not', 'or'], ['add', 'eq']),
     'surface:isclose-int-complex': _ops(['ne', 'or'], ['select_n']),
