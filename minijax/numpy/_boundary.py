@@ -86,7 +86,7 @@ _FINISHED = (Tracer, Array, tuple)
 #: an underscore are the helpers that JAX's public function calls (``where`` -> ``_where``).
 _STAGED_AS_JIT = {
     **dict.fromkeys(['_where', 'arccosh', 'atleast_1d', 'atleast_2d', 'atleast_3d',
-                     'bitwise_count',
+                     'bitwise_count', 'block',
                      'clip', 'copysign', 'divmod', 'ediff1d', 'floor_divide', 'fmax', 'fmin',
                      'fmod', 'heaviside', 'hypot', 'iscomplex', 'isinf', 'isreal', 'kron',
                      'ldexp', 'nan_to_num', 'remainder', 'rint', 'signbit', 'sinc',

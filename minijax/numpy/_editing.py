@@ -296,7 +296,7 @@ def dstack(tup, dtype=None):
 
 def block(arrays):
     """An array assembled from nested lists of blocks: the innermost lists joined along
-    the last axis, the next ones along the one before..."""
+    the last axis, the next ones along the one before... (a jit, as JAX's)."""
     return _block(arrays)[0]
 
 
@@ -311,7 +311,7 @@ def _block(xs):
     if builtins.any(d != depths[0] for d in depths[1:]):
         raise ValueError('Mismatched list depths in jax.numpy.block')
     rank = builtins.max(depths[0], builtins.max(np.ndim(x) for x in parts))
-    parts = [reshape(x, (1,) * (rank - np.ndim(x)) + np.shape(x)) for x in parts]
+    parts = [lax.broadcast(x, (1,) * (rank - np.ndim(x))) for x in parts]
     return concatenate(parts, axis=-depths[0]), depths[0] + 1
 
 

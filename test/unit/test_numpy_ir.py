@@ -174,7 +174,6 @@ DIFFERING = {
     'more:put': _ops([], ['reshape']),
     'more:put-along-axis': _ops([], ['reshape']),
     'more:place': _ops(['tile'], []),
-    'more:block': _nested('block'),
     'more:sets-sized': _nested('_unique_sorted_mask'),
     'more:sets-sized-fill': _nested('_unique_sorted_mask'),
     'more:unique-array-api-sized': _nested('_unique_sorted_mask'),
