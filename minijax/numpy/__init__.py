@@ -997,11 +997,19 @@ def heaviside(x1, x2, /):
 
 
 def ldexp(x1, x2, /):
-    """``x1 * 2**x2`` for an integer ``x2`` (the power of two is exact)."""
+    """``x1 * 2**x2`` for an integer ``x2``, JAX's way: ``x1``'s own exponent split off
+    (``frexp``) and added to ``x2``, so that a tiny ``x1`` scaled by a huge power of two
+    does not overflow on the way."""
     if not dtypes.is_integer(core.get_aval(x2).dtype):
         raise TypeError(f'ldexp: x2 must be an integer array, got {core.get_aval(x2).dtype}')
     x1 = _to_float(asarray(x1))
-    return multiply(x1, power(2., _cast(x2, core.get_aval(x1).dtype)))
+    x2 = lax.convert_element_type(x2, x1.dtype)
+    m, e = frexp(x1)
+    e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
+    m = _where(e > 0, m * 2, m)  # (an exponent one too large can still give a finite x)
+    e = _where(e > 0, e - 1, e)
+    x = m * (2 ** e.astype(m.dtype))
+    return _where(isinf(x1) | (x1 == 0), x1, x)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
