@@ -214,7 +214,8 @@ DIFFERING = {
     'surface:integer-array-index': _ops(['broadcast_in_dim'], ['jit', 'lt', 'reshape']),
     'surface:polynomials': _SCATTER,
     'surface:polynomials-int-digitize': _nested('_searchsorted_scan_impl', 'floor_divide'),
-    'surface:polyfit': _nested('_lstsq'),
+    'surface:polyfit': _ops(['copy', 'custom_linear_solve', 'sort', 'stop_gradient'],
+                            ['custom_jvp_call', 'lu_pivots_to_permutation']),
     'surface:gradient': _SAME_PRIMITIVES,
 }
 
