@@ -27,6 +27,7 @@ from minijax import array as arrays
 from minijax.sharding import rules as sharding_rules
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 from minijax.lax import reshard
+from minijax.control_flow import switch
 from minijax.custom_derivatives import custom_jvp
 
 # ----------------------------------------------------------------------------- dtypes, constants
@@ -1144,30 +1145,31 @@ def _choice_index(a, n, mode):
 
 def piecewise(x, condlist, funclist, *args, **kw):
     """``funclist[i](x)`` (or the constant ``funclist[i]``) where ``condlist[i]``, the last
-    condition that holds winning; an extra last function is the default."""
+    condition that holds winning; an extra last function is the default. JAX's jit
+    ``_piecewise``: the functions static, the constants traced."""
     x = asarray(x)
     condlist = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
     if len(funclist) == len(condlist) + 1:
-        none_holds = logical_not(any(stack([_as_bool(asarray(c)) for c in condlist]), 0))
-        condlist, funclist = [none_holds] + condlist, [funclist[-1]] + list(funclist[:-1])
-    if len(funclist) != len(condlist):
+        funclist = [funclist[-1], *funclist[:-1]]
+    elif len(funclist) == len(condlist):
+        funclist = [0, *funclist]
+    else:
         raise ValueError(f'piecewise: {len(funclist)} functions for {len(condlist)} '
                          'conditions (give one per condition, and one more as the default)')
-    out = zeros_like(x)
-    for condition, fn in zip(condlist, funclist):
-        value = fn(x, *args, **kw) if callable(fn) else fn
-        out = where(condition, _cast(asarray(value), core.get_aval(x).dtype), out)
-    return out
+    consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+    funcs = frozenset((i, f) for i, f in enumerate(funclist) if callable(f))
+    return _piecewise(x, asarray(condlist, dtype=bool), consts, funcs, *args, **kw)
 
 
-
-
-
-
-
-
-
-
+def _piecewise(x, condlist, consts, funcs, *args, **kw):
+    """Each element's branch (0, the default, where no condition holds) switched to, one
+    element at a time (``vectorize`` of ``switch``)."""
+    funcs = dict(funcs)
+    dtype = x.dtype
+    branches = [(lambda v, f=funcs[i]: f(v, *args, **kw).astype(dtype)) if i in funcs else
+                (lambda v, c=consts[i]: array(c, dtype=dtype)) for i in range(len(condlist) + 1)]
+    chosen = argmax(cumsum(concatenate([zeros_like(condlist[:1]), condlist], 0), 0), 0)
+    return vectorize(switch, excluded=(1,))(chosen, branches, x)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method='auto'):

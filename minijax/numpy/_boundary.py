@@ -125,7 +125,7 @@ _STAGED_AS_JIT = {
     **dict.fromkeys(['_var', '_std'], ('axis', 'dtype', 'keepdims')),
     '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
     **dict.fromkeys(['_logspace', '_geomspace'], ('num', 'endpoint', 'dtype', 'axis')),
-    '_in1d': ('invert',), '_setxor1d_size': ('assume_unique', 'size'),
+    '_in1d': ('invert',), '_piecewise': ('funcs',), '_setxor1d_size': ('assume_unique', 'size'),
     '_intersect1d_size': ('fill_value', 'assume_unique', 'size', 'return_indices'),
     '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
     **dict.fromkeys(['nansum', 'nanprod'], ('axis', 'dtype', 'keepdims')),

@@ -57,6 +57,9 @@ _DIAGONAL = ("JAX's diagonal gathers it (a square matrix's under a cond on platf
              "where minijax's slices the flattened matrix with a stride")
 _INT_DIV = ("minijax lowers an integer div or rem with guards (a zero divisor, the lowest int "
             "by -1), where JAX lowers stablehlo.divide or stablehlo.remainder alone")
+_BATCHED_SWITCH = ("JAX's vmapped switch feeds each branch its operands with the gradient stopped "
+                   "where another branch is chosen (eq, stop_gradient, select_n); minijax's "
+                   "selects among the branches' results (and vectorize squeezes no axis)")
 _SAME_PRIMITIVES = ("the same primitives as JAX's, in another order or with other parameters, "
                     "literals or intermediate shapes")
 
@@ -138,8 +141,8 @@ DIFFERING = {
     'math:searchsorted-ties-nan': _nested('_searchsorted_scan_impl', 'floor_divide'),
     'math:searchsorted-sorter': _nested('_searchsorted_scan_impl', 'floor_divide'),
     'math:select': _ops(['argmax', 'stack'], ['convert_element_type', 'jit']),
-    'math:piecewise': _nested('_piecewise', 'cumsum'),
-    'math:piecewise-no-default': _nested('_piecewise', 'cumsum'),
+    'math:piecewise': _BATCHED_SWITCH,
+    'math:piecewise-no-default': _BATCHED_SWITCH,
     'math:unstack': _ops(['unstack'], ['slice', 'squeeze']),
     'math:tri-indices': _SCATTER,
     'math:tril-indices-use': _SCATTER,
