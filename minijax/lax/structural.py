@@ -183,8 +183,11 @@ squeeze_p = Primitive('squeeze')
 
 
 def squeeze(array, dimensions):
-    """``array`` without the size-1 axes ``dimensions``."""
+    """``array`` without the size-1 axes ``dimensions``; an array (not a NumPy value)
+    without any is returned as it is, staging nothing, as in JAX."""
     dims = core.canonicalize_axes(dimensions, np.ndim(array), 'squeeze: axis')
+    if not dims and isinstance(array, (Array, core.Tracer)):
+        return array
     return squeeze_p.bind(array, dimensions=tuple(sorted(dims)))
 
 

@@ -500,8 +500,10 @@ def _sinc(x):
 
 
 def _const(x, value):
-    """``value`` as a NumPy scalar of ``x``'s dtype: a strongly typed constant."""
-    return np.array(value, core.get_aval(x).dtype)
+    """``value`` as a scalar of ``x``'s type (weak if ``x`` is), as JAX's ``lax._const``:
+    a constant that changes neither the type nor the weakness of what it meets."""
+    aval = core.get_aval(x)
+    return arrays.scalar(value, aval.dtype, aval.weak_type)
 
 
 @functools.partial(custom_jvp, nondiff_argnums=(0,))

@@ -57,9 +57,6 @@ _DIAGONAL = ("JAX's diagonal gathers it (a square matrix's under a cond on platf
              "where minijax's slices the flattened matrix with a stride")
 _INT_DIV = ("minijax lowers an integer div or rem with guards (a zero divisor, the lowest int "
             "by -1), where JAX lowers stablehlo.divide or stablehlo.remainder alone")
-_BATCHED_SWITCH = ("JAX's vmapped switch feeds each branch its operands with the gradient stopped "
-                   "where another branch is chosen (eq, stop_gradient, select_n); minijax's "
-                   "selects among the branches' results (and vectorize squeezes no axis)")
 _SAME_PRIMITIVES = ("the same primitives as JAX's, in another order or with other parameters, "
                     "literals or intermediate shapes")
 
@@ -141,8 +138,6 @@ DIFFERING = {
     'math:searchsorted-ties-nan': _nested('_searchsorted_scan_impl', 'floor_divide'),
     'math:searchsorted-sorter': _nested('_searchsorted_scan_impl', 'floor_divide'),
     'math:select': _ops(['argmax', 'stack'], ['convert_element_type', 'jit']),
-    'math:piecewise': _BATCHED_SWITCH,
-    'math:piecewise-no-default': _BATCHED_SWITCH,
     'math:unstack': _ops(['unstack'], ['slice', 'squeeze']),
     'math:tri-indices': _SCATTER,
     'math:tril-indices-use': _SCATTER,
@@ -162,7 +157,6 @@ DIFFERING = {
     'more:unwrap-axis-int': _SAME_PRIMITIVES,
     'more:packbits': _SAME_PRIMITIVES,
     'more:unpackbits': _ops(['gt'], ['ne']),
-    'more:matvec-vecmat': _ops([], ['squeeze']),
     'more:vecmat-complex': _ops([], ['squeeze']),
     'more:diagflat': _ops([], ['jit']),
     'more:fill-diagonal': _ops(['tile'], ['jit', 'reshape']),
