@@ -1050,7 +1050,7 @@ def searchsorted(a, v, side='left', sorter=None, *, method='scan'):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if np.ndim(a) != 1:
         raise ValueError(f'searchsorted: a must be 1-D, got shape {np.shape(a)}')
-    a = asarray(a) if sorter is None else take(a, sorter)
+    a = asarray(a) if sorter is None else asarray(a)[sorter]
     a, v = _promote(a, asarray(v))
     a_col, v_row = reshape(a, (-1,) + (1,) * np.ndim(v)), expand_dims(v, 0)
     before = _nan_last_less(a_col, v_row) if side == 'left' else \
@@ -1074,12 +1074,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     x, xp, fp = (_to_float(asarray(v)) for v in (x, xp, fp))
     if period is not None:
         x, xp = remainder(x, period), remainder(xp, period)
-        order = argsort(xp)
-        xp, fp = take(xp, order), take(fp, order)
+        xp, fp = lax.sort_key_val(xp, fp)
         xp = concatenate([subtract(xp[-1:], period), xp, add(xp[:1], period)])
         fp = concatenate([fp[-1:], fp, fp[:1]])
     i = clip(searchsorted(xp, x, side='right'), 1, np.shape(xp)[0] - 1)
-    x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
+    x0, x1, f0, f1 = xp[i - 1], xp[i], fp[i - 1], fp[i]
     dx = subtract(x1, x0)
     flat = less_equal(abs(dx), np.spacing(dtypes.finfo(core.get_aval(dx).dtype).eps))
     slope = true_divide(subtract(f1, f0), where(flat, 1., dx))
