@@ -169,18 +169,29 @@ def _cond_batching(vals, dims, *, branches, **params):
                              for b in branches)
         outs = cond_p.bind(index, *operands, branches=new_branches, **params)
         return outs, [0] * len(outs)
-    # A batched index: every example may take a different branch, so run them all and
-    # select per example, as JAX does.
+    # A batched index: every example may take a different branch, so run them all (on
+    # operands batched along their first axis) and select per example, as JAX does. Each
+    # branch sees its operands with their gradient stopped where another branch is chosen:
+    # a branch not taken then gives no NaN gradient (JAX's issue 1052).
     index = batching.moveaxis(index, index_dim, 0)
-    batched_branches = [batching.batched_jaxpr(b, size, tuple(operand_dims))[0]
-                        for b in branches]
-    branch_outs = [eval_closed_jaxpr(b, operands) for b in batched_branches]
-    outs = []
-    for cases in zip(*branch_outs):
-        shape = core.get_aval(cases[0]).shape
-        which = lax.broadcast_in_dim(index, shape, (0,))
-        outs.append(lax.select_n(which, *cases))
+    operands = [batching.move_batch_axis(size, d, 0, x) for x, d in zip(operands, operand_dims)]
+    branch_outs = []
+    for i, branch in enumerate(branches):
+        chosen = lax.eq(index, np.array(i, dtypes.int32))
+        inputs = [_per_example(chosen, lax.stop_gradient(x), x) for x in operands]
+        batched = batching.batched_jaxpr(branch, size, (0,) * len(operands))[0]
+        branch_outs.append(eval_closed_jaxpr(batched, inputs))
+    outs = [_per_example(index, *cases) for cases in zip(*branch_outs)]
     return outs, [0] * len(outs)
+
+
+def _per_example(which, *cases):
+    """``select_n`` among ``cases`` (batched along their first axis) by ``which`` (one
+    selector per example)."""
+    shape = core.get_aval(cases[0]).shape
+    if core.get_aval(which).ndim != len(shape):
+        which = lax.broadcast_in_dim(which, shape, (0,))
+    return lax.select_n(which, *cases)
 
 
 cond_p.def_batching(_cond_batching)

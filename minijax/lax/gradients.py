@@ -27,10 +27,10 @@ register_lowering(stop_gradient_p, lambda ctx, x: x)
 
 def stop_gradient(x):
     """``x`` (an array or a pytree of arrays) unchanged, but a constant to differentiation:
-    ``grad(lambda x: stop_gradient(x) * x)(3.)`` is 3. Non-float leaves pass through
-    unbound, as in JAX (they have no derivative to stop)."""
+    ``grad(lambda x: stop_gradient(x) * x)(3.)`` is 3. Bound on leaves of every dtype but
+    keys, as in JAX (0.10.2 stages it on integers too)."""
     def stop(leaf):
-        if dtypes.is_float(core.get_aval(leaf).dtype):
-            return stop_gradient_p.bind(leaf)
-        return leaf
+        if dtypes.is_key(core.get_aval(leaf).dtype):
+            return leaf
+        return stop_gradient_p.bind(leaf)
     return tree_util.tree_map(stop, x)

@@ -23,6 +23,13 @@ def static_int(value, fn, what, integral_floats=False) -> int:
                         f'{type(value).__name__}') from None
 
 
+def static_ints_as_given(values, fn, what) -> tuple:
+    """``static_ints``, keeping NumPy ints as they are: where JAX binds such a parameter
+    unconverted, its jaxpr prints them so (``np.int64(1)``)."""
+    ints = static_ints(values, fn, what)
+    return tuple(v if isinstance(v, np.integer) else i for v, i in zip(values, ints))
+
+
 def canonical_axes(axes, ndim, what, error=ValueError) -> tuple[int, ...]:
     """``core.canonicalize_axes`` raising ``error`` (JAX's class for the calling function:
     ``concatenate`` and ``rev`` raise TypeError) for an axis out of range or repeated."""

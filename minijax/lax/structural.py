@@ -16,7 +16,8 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import jvp as ad
 from minijax.interpreters.batching import axis_size_of, moveaxis, not_mapped
 from minijax.interpreters.transpose import is_undefined_primal
-from minijax.lax.static import canonical_axes, default_options_only, static_int, static_ints
+from minijax.lax.static import (canonical_axes, default_options_only, static_int, static_ints,
+                                static_ints_as_given)
 from minijax.array import Array, scalar
 from minijax.lowering import register_lowering, tensor_type
 from minijax.lowering import ops as hlo_ops
@@ -184,8 +185,11 @@ squeeze_p = Primitive('squeeze')
 
 
 def squeeze(array, dimensions):
-    """``array`` without the size-1 axes ``dimensions``."""
+    """``array`` without the size-1 axes ``dimensions``; an array (not a NumPy value)
+    without any is returned as it is, staging nothing, as in JAX."""
     dims = core.canonicalize_axes(dimensions, np.ndim(array), 'squeeze: axis')
+    if not dims and isinstance(array, (Array, core.Tracer)):
+        return array
     return squeeze_p.bind(array, dimensions=tuple(sorted(dims)))
 
 
@@ -329,7 +333,8 @@ pad_p = Primitive('pad')
 def pad(operand, padding_value, padding_config):
     """``operand`` padded with the scalar ``padding_value``: ``padding_config`` has one
     ``(low, high, interior)`` per axis; negative low/high crop, interior goes between elements."""
-    config = tuple(static_ints(triple, 'pad', 'padding_config') for triple in padding_config)
+    config = tuple(static_ints_as_given(triple, 'pad', 'padding_config')
+                   for triple in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

@@ -14,6 +14,7 @@ ones it has, and its docstring says how the result can differ from XLA's in the 
 """
 
 import builtins
+import functools
 import math
 import operator
 import sys
@@ -26,6 +27,8 @@ from minijax import array as arrays
 from minijax.sharding import rules as sharding_rules
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 from minijax.lax import reshard
+from minijax.control_flow import switch
+from minijax.custom_derivatives import custom_jvp
 
 # ----------------------------------------------------------------------------- dtypes, constants
 
@@ -488,10 +491,32 @@ def _isfinite(x):
 
 
 def _sinc(x):
-    """``sin(pi x) / (pi x)``, and 1 at 0 (where its derivative is 0, as in JAX)."""
-    at_zero = lax.eq(x, 0.)
-    pi_x = lax.mul(_safe_where(at_zero, x, 1.), np.pi)
-    return lax.select_n(at_zero, lax.div(lax.sin(pi_x), pi_x), lax.full_like(x, 1.))
+    """``sin(pi x) / (pi x)``, and at 0 the value of its Maclaurin series, whose derivatives
+    of every order are the function's there (JAX's formula)."""
+    at_zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe_pi_x = _where(at_zero, _const(x, 1), pi_x)
+    return _where(at_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+def _const(x, value):
+    """``value`` as a scalar of ``x``'s type (weak if ``x`` is), as JAX's ``lax._const``:
+    a constant that changes neither the type nor the weakness of what it meets."""
+    aval = core.get_aval(x)
+    return arrays.scalar(value, aval.dtype, aval.weak_type)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+    """The ``k``-th derivative of ``sin(x) / x`` at 0, as an array of ``x``'s type (its
+    derivative the next one's)."""
+    return x * 0 if k % 2 else x * 0 + _const(x, (-1) ** (k // 2) / (k + 1))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), _sinc_maclaurin(k + 1, x) * t
 
 
 #: The signed integer type of a float's width, to read its sign bit.
@@ -975,11 +1000,19 @@ def heaviside(x1, x2, /):
 
 
 def ldexp(x1, x2, /):
-    """``x1 * 2**x2`` for an integer ``x2`` (the power of two is exact)."""
+    """``x1 * 2**x2`` for an integer ``x2``, JAX's way: ``x1``'s own exponent split off
+    (``frexp``) and added to ``x2``, so that a tiny ``x1`` scaled by a huge power of two
+    does not overflow on the way."""
     if not dtypes.is_integer(core.get_aval(x2).dtype):
         raise TypeError(f'ldexp: x2 must be an integer array, got {core.get_aval(x2).dtype}')
     x1 = _to_float(asarray(x1))
-    return multiply(x1, power(2., _cast(x2, core.get_aval(x1).dtype)))
+    x2 = lax.convert_element_type(x2, x1.dtype)
+    m, e = frexp(x1)
+    e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
+    m = _where(e > 0, m * 2, m)  # (an exponent one too large can still give a finite x)
+    e = _where(e > 0, e - 1, e)
+    x = m * (2 ** e.astype(m.dtype))
+    return _where(isinf(x1) | (x1 == 0), x1, x)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -1017,7 +1050,7 @@ def searchsorted(a, v, side='left', sorter=None, *, method='scan'):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if np.ndim(a) != 1:
         raise ValueError(f'searchsorted: a must be 1-D, got shape {np.shape(a)}')
-    a = asarray(a) if sorter is None else take(a, sorter)
+    a = asarray(a) if sorter is None else asarray(a)[sorter]
     a, v = _promote(a, asarray(v))
     a_col, v_row = reshape(a, (-1,) + (1,) * np.ndim(v)), expand_dims(v, 0)
     before = _nan_last_less(a_col, v_row) if side == 'left' else \
@@ -1041,12 +1074,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     x, xp, fp = (_to_float(asarray(v)) for v in (x, xp, fp))
     if period is not None:
         x, xp = remainder(x, period), remainder(xp, period)
-        order = argsort(xp)
-        xp, fp = take(xp, order), take(fp, order)
+        xp, fp = lax.sort_key_val(xp, fp)
         xp = concatenate([subtract(xp[-1:], period), xp, add(xp[:1], period)])
         fp = concatenate([fp[-1:], fp, fp[:1]])
     i = clip(searchsorted(xp, x, side='right'), 1, np.shape(xp)[0] - 1)
-    x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
+    x0, x1, f0, f1 = xp[i - 1], xp[i], fp[i - 1], fp[i]
     dx = subtract(x1, x0)
     flat = less_equal(abs(dx), np.spacing(dtypes.finfo(core.get_aval(dx).dtype).eps))
     slope = true_divide(subtract(f1, f0), where(flat, 1., dx))
@@ -1114,37 +1146,44 @@ def _choice_index(a, n, mode):
 
 def piecewise(x, condlist, funclist, *args, **kw):
     """``funclist[i](x)`` (or the constant ``funclist[i]``) where ``condlist[i]``, the last
-    condition that holds winning; an extra last function is the default."""
+    condition that holds winning; an extra last function is the default. JAX's jit
+    ``_piecewise``: the functions static, the constants traced."""
     x = asarray(x)
     condlist = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
     if len(funclist) == len(condlist) + 1:
-        none_holds = logical_not(any(stack([_as_bool(asarray(c)) for c in condlist]), 0))
-        condlist, funclist = [none_holds] + condlist, [funclist[-1]] + list(funclist[:-1])
-    if len(funclist) != len(condlist):
+        funclist = [funclist[-1], *funclist[:-1]]
+    elif len(funclist) == len(condlist):
+        funclist = [0, *funclist]
+    else:
         raise ValueError(f'piecewise: {len(funclist)} functions for {len(condlist)} '
                          'conditions (give one per condition, and one more as the default)')
-    out = zeros_like(x)
-    for condition, fn in zip(condlist, funclist):
-        value = fn(x, *args, **kw) if callable(fn) else fn
-        out = where(condition, _cast(asarray(value), core.get_aval(x).dtype), out)
-    return out
+    consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+    funcs = frozenset((i, f) for i, f in enumerate(funclist) if callable(f))
+    return _piecewise(x, asarray(condlist, dtype=bool), consts, funcs, *args, **kw)
 
 
-
-
-
-
-
-
-
-
+def _piecewise(x, condlist, consts, funcs, *args, **kw):
+    """Each element's branch (0, the default, where no condition holds) switched to, one
+    element at a time (``vectorize`` of ``switch``)."""
+    funcs = dict(funcs)
+    dtype = x.dtype
+    branches = [(lambda v, f=funcs[i]: f(v, *args, **kw).astype(dtype)) if i in funcs else
+                (lambda v, c=consts[i]: array(c, dtype=dtype)) for i in range(len(condlist) + 1)]
+    chosen = argmax(cumsum(concatenate([zeros_like(condlist[:1]), condlist], 0), 0), 0)
+    return vectorize(switch, excluded=(1,))(chosen, branches, x)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method='auto'):
-    """Whether each element is one of ``test_elements`` (every pair compared)."""
-    element, test_elements = asarray(element), ravel(asarray(test_elements))
-    found = any(equal(expand_dims(element, -1), test_elements), -1)
-    return logical_not(found) if invert else found
+    """Whether each element is one of ``test_elements``: JAX's jit ``_in1d`` of the flattened
+    arrays (every pair compared, whatever the method)."""
+    return reshape(_in1d(element, test_elements, invert), np.shape(element))
+
+
+def _in1d(ar1, ar2, invert):
+    ar1, ar2 = (ravel(x) for x in _promote(asarray(ar1), asarray(ar2)))
+    if invert:
+        return all(not_equal(ar1[:, None], ar2[None, :]), -1)
+    return any(equal(ar1[:, None], ar2[None, :]), -1)
 
 
 # ----------------------------------------------------------------------------- kinds and dtypes
@@ -1310,11 +1349,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     if num < 0:
         raise ValueError(f'linspace: number of samples, {num}, must be non-negative')
     start, stop = asarray(start), asarray(stop)
-    if dtype is None:
-        bounds = result_type(start, stop)
-        dtype = dtypes.FLOAT_OF.get(bounds, bounds)
-    dtype = dtypes.check_supported(dtype, 'linspace')
-    computation = dtypes.FLOAT_OF.get(dtype, dtype)
+    dtype, computation = _spaced_dtypes(start, stop, dtype, 'linspace')
     start, stop = astype(start, computation), astype(stop, computation)
     bounds_shape = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
     start_, stop_ = broadcast_to(start, bounds_shape), broadcast_to(stop, bounds_shape)
@@ -1342,17 +1377,46 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     return (out, delta) if retstep else out
 
 
+def _spaced_dtypes(start, stop, dtype, name):
+    """The dtype of evenly spaced values (by default the bounds', made inexact) and the
+    inexact one they are computed in."""
+    if dtype is None:
+        bounds = result_type(start, stop)
+        dtype = dtypes.FLOAT_OF.get(bounds, bounds)
+    dtype = dtypes.check_supported(dtype, name)
+    return dtype, dtypes.FLOAT_OF.get(dtype, dtype)
+
+
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (host-side,
-    as ``linspace``)."""
-    out = np.moveaxis(np.geomspace(start, stop, num, endpoint=endpoint), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'geomspace'))
+    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale, their sign
+    ``start``'s (JAX's jit ``_geomspace``, on ``logspace``)."""
+    return _geomspace(start, stop, operator.index(num), endpoint, dtype,
+                      _static_int(axis, 'geomspace: axis'))
+
+
+def _geomspace(start, stop, num, endpoint, dtype, axis):
+    dtype, computation = _spaced_dtypes(start, stop, dtype, 'geomspace')
+    start, stop = astype(asarray(start), computation), astype(asarray(stop), computation)
+    sign_ = sign(start)
+    out = sign_ * logspace(log10(start / sign_), log10(stop / sign_), num, endpoint,
+                           dtype=computation)
+    axis = core.canonicalize_axis(axis, np.ndim(out), 'geomspace: axis')
+    if axis:  # (the values' axis, first, moved to ``axis``)
+        out = lax.transpose(out, (*range(1, axis + 1), 0, *range(axis + 1, np.ndim(out))))
+    return lax.convert_element_type(out, dtype)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop)`` (host-side, as ``linspace``)."""
-    out = np.moveaxis(np.logspace(start, stop, num, endpoint=endpoint, base=base), 0, axis)
-    return out.astype(dtypes.check_supported(dtype or out.dtype, 'logspace'))
+    """``base ** linspace(start, stop)`` (JAX's jit ``_logspace``, ``base`` traced)."""
+    return _logspace(start, stop, operator.index(num), endpoint, base, dtype,
+                     _static_int(axis, 'logspace: axis'))
+
+
+def _logspace(start, stop, num, endpoint, base, dtype, axis):
+    dtype, computation = _spaced_dtypes(start, stop, dtype, 'logspace')
+    start, stop = astype(asarray(start), computation), astype(asarray(stop), computation)
+    return lax.convert_element_type(power(base, linspace(start, stop, num, endpoint, axis=axis)),
+                                    dtype)
 
 
 # ----------------------------------------------------------------------------- the API boundary

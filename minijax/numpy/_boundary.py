@@ -85,7 +85,8 @@ _FINISHED = (Tracer, Array, tuple)
 #: lowered modules JAX's private functions; eagerly, each is compiled, as in JAX. Names with
 #: an underscore are the helpers that JAX's public function calls (``where`` -> ``_where``).
 _STAGED_AS_JIT = {
-    **dict.fromkeys(['_where', 'arccosh', 'atleast_1d', 'atleast_2d', 'bitwise_count',
+    **dict.fromkeys(['_where', 'arccosh', 'atleast_1d', 'atleast_2d', 'atleast_3d',
+                     'bitwise_count', 'block',
                      'clip', 'copysign', 'divmod', 'ediff1d', 'floor_divide', 'fmax', 'fmin',
                      'fmod', 'heaviside', 'hypot', 'iscomplex', 'isinf', 'isreal', 'kron',
                      'ldexp', 'nan_to_num', 'remainder', 'rint', 'signbit', 'sinc',
@@ -123,11 +124,16 @@ _STAGED_AS_JIT = {
     'percentile': ('axis', 'overwrite_input', 'keepdims', 'method', 'out_sharding'),
     **dict.fromkeys(['_var', '_std'], ('axis', 'dtype', 'keepdims')),
     '_linspace': ('num', 'endpoint', 'retstep', 'dtype', 'axis'),
+    **dict.fromkeys(['_logspace', '_geomspace'], ('num', 'endpoint', 'dtype', 'axis')),
+    '_in1d': ('invert',), '_piecewise': ('funcs',), '_setxor1d_size': ('assume_unique', 'size'),
+    '_intersect1d_size': ('fill_value', 'assume_unique', 'size', 'return_indices'),
     '_norm': ('ord', 'axis', 'keepdims'),  # (named norm, as JAX's jit)
     **dict.fromkeys(['nansum', 'nanprod'], ('axis', 'dtype', 'keepdims')),
     **dict.fromkeys(['nancumsum', 'nancumprod', '_cumsum_with_promotion'], ('axis', 'dtype')),
     '_ptp': ('axis', 'keepdims'), '_diag': ('k',),
     **dict.fromkeys(['_nanargmax', '_nanargmin'], ('axis', 'keepdims')),
+    '_take': ('axis', 'mode', 'unique_indices', 'indices_are_sorted', 'fill_value'),
+    '_roll_static': ('shift', 'axis'), '_roll_dynamic': ('axis',), '_pad': ('pad_width',),
 }
 
 

@@ -273,19 +273,13 @@ hsplit, vsplit, dsplit = (_axis_split(name, axis) for name, axis in (('hsplit', 
 
 def atleast_3d(*arys):
     """Each of ``arys`` with at least 3 axes: a 1-D ``(n,)`` becomes ``(1, n, 1)``, a 2-D
-    ``(m, n)`` ``(m, n, 1)``; one array alone is returned alone."""
-    out = []
-    for a in arys:
-        a = asarray(a)
-        ndim_ = np.ndim(a)
-        if ndim_ == 0:
-            a = reshape(a, (1, 1, 1))
-        elif ndim_ == 1:
-            a = expand_dims(a, (0, 2))
-        elif ndim_ == 2:
-            a = expand_dims(a, 2)
-        out.append(a)
-    return out[0] if len(out) == 1 else out
+    ``(m, n)`` ``(m, n, 1)``; one array alone is returned alone, several are each this
+    function's (a jit of its own, as in JAX)."""
+    if len(arys) != 1:
+        return [atleast_3d(a) for a in arys]
+    a = asarray(arys[0])
+    new_axes = {0: (0, 1, 2), 1: (0, 2), 2: (2,)}.get(np.ndim(a))
+    return a if new_axes is None else expand_dims(a, new_axes)
 
 
 def dstack(tup, dtype=None):
@@ -302,7 +296,7 @@ def dstack(tup, dtype=None):
 
 def block(arrays):
     """An array assembled from nested lists of blocks: the innermost lists joined along
-    the last axis, the next ones along the one before..."""
+    the last axis, the next ones along the one before... (a jit, as JAX's)."""
     return _block(arrays)[0]
 
 
@@ -317,7 +311,7 @@ def _block(xs):
     if builtins.any(d != depths[0] for d in depths[1:]):
         raise ValueError('Mismatched list depths in jax.numpy.block')
     rank = builtins.max(depths[0], builtins.max(np.ndim(x) for x in parts))
-    parts = [reshape(x, (1,) * (rank - np.ndim(x)) + np.shape(x)) for x in parts]
+    parts = [lax.broadcast(x, (1,) * (rank - np.ndim(x))) for x in parts]
     return concatenate(parts, axis=-depths[0]), depths[0] + 1
 
 

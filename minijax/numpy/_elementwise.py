@@ -10,11 +10,12 @@ import numpy as np
 from minijax import core, dtypes, lax
 from minijax.control_flow import while_loop
 from minijax.custom_derivatives import custom_jvp
-from minijax.numpy import (_cast, _promote, _promote_inexact, abs, all, any,
-                           arange, asarray, broadcast_arrays, ceil, concatenate, copysign,
-                           conj, cumsum, diff, equal, exp2, expand_dims, floor, floor_divide,
-                           iscomplexobj, isinf, isnan, left_shift, matmul, multiply, ravel,
-                           remainder, reshape, right_shift, sum, swapaxes, where)
+from minijax.numpy import (_SAME_WIDTH_INT, _cast, _promote, _promote_inexact, _where, abs,
+                           all, any, arange, asarray, broadcast_arrays, ceil, concatenate,
+                           copysign, conj, cumsum, diff, equal, exp2, expand_dims, floor,
+                           floor_divide, iscomplexobj, isinf, isnan, left_shift, matmul,
+                           multiply, ravel, remainder, reshape, right_shift, sum, swapaxes,
+                           where)
 from minijax.numpy._ufuncs import vectorize
 
 __all__ = ['array_equiv', 'bitwise_left_shift', 'bitwise_right_shift', 'frexp', 'gcd', 'i0',
@@ -67,26 +68,31 @@ def frexp(x, /):
     return _frexp(x)
 
 
-#: A float's unsigned integer of the same width (to edit its exponent bits).
-_BITS = {2: dtypes.uint16, 4: dtypes.uint32, 8: dtypes.uint64}
+def _normalized_bits(x):
+    """``x``'s bits as a signed integer of its width, a subnormal's first scaled up to a
+    normal number; and the exponent that scaling adds (its negation, 0 elsewhere)."""
+    dtype = core.get_aval(x).dtype
+    info, int_type = dtypes.finfo(dtype), _SAME_WIDTH_INT[np.dtype(dtype).itemsize]
+    subnormal = lax.abs(x) < info.tiny
+    x = _where(subnormal, x * np.array(1 << info.nmant, dtype), x)
+    shift = _where(subnormal, int_type.type(-info.nmant), int_type.type(0))
+    return lax.bitcast_convert_type(x, int_type), shift
 
 
 @custom_jvp
 def _frexp(x):
+    """The exponent read from the bits, the mantissa those bits with the exponent of 0.5
+    (JAX's formula)."""
     dtype = core.get_aval(x).dtype
     info = dtypes.finfo(dtype)
     mask, bias = (1 << info.nexp) - 1, 1 - info.minexp
-    uint = _BITS[np.dtype(dtype).itemsize]
-    subnormal = abs(x) < info.smallest_normal
-    scaled = where(subnormal, x * (1 << info.nmant), x)
-    bits = lax.bitcast_convert_type(scaled, uint)
-    exponent = (lax.convert_element_type(right_shift(bits, info.nmant) & mask, dtypes.int64)
-                - bias + 1 - where(subnormal, info.nmant, 0))
-    bits = (bits & np.array(~(mask << info.nmant) & np.iinfo(uint).max, uint)) | \
-        np.array((bias - 1) << info.nmant, uint)
+    bits, exponent = _normalized_bits(x)
+    exponent = exponent + (((bits >> info.nmant) & mask) - bias + 1)
+    mantissa = lax.bitcast_convert_type(
+        (bits & ~(mask << info.nmant)) | (bias - 1) << info.nmant, dtype)
     special = isinf(x) | isnan(x) | (x == 0)
-    return (where(special, x, lax.bitcast_convert_type(bits, dtype)),
-            lax.convert_element_type(where(special, 0, exponent), dtypes.int32))
+    exponent = _where(special, lax.full_like(exponent, 0), exponent)
+    return _where(special, x, mantissa), lax.convert_element_type(exponent, dtypes.int32)
 
 
 @_frexp.defjvp
@@ -134,18 +140,16 @@ def i0(x):
     return _i0(x)
 
 
-def _i0_value(x):
+@custom_jvp
+def _i0(x):
     abs_x = lax.abs(x)
     return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
-
-
-_i0 = custom_jvp(_i0_value)
 
 
 @_i0.defjvp
 def _i0_jvp(primals, tangents):
     from minijax.autodiff import jvp  # the api layer's transformation of the value
-    out, t_out = jvp(_i0_value, primals, tangents)
+    out, t_out = jvp(_i0.fun, primals, tangents)
     return out, where(primals[0] == 0, 0., t_out)
 
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.core import Tracer
-from minijax.numpy import (add, arange, asarray, clip, floor_divide, less, multiply, remainder,
-                           result_type, stack, where, zeros, zeros_like)
+from minijax.numpy import (add, arange, asarray, clip, divmod, greater, less, multiply,
+                           remainder, result_type, stack, where, zeros, zeros_like)
 
 __all__ = ['diag_indices', 'indices', 'ravel_multi_index', 'tril_indices', 'triu_indices',
            'unravel_index']
@@ -46,13 +46,18 @@ def indices(dimensions, dtype=None, sparse=False):
 
 
 def unravel_index(indices, shape):
-    """The coordinates in an array of ``shape`` of flat ``indices`` (negative ones count from
-    the end; out of bounds clamps, as in JAX)."""
+    """The coordinates in an array of ``shape`` (a sequence, or one size) of flat
+    ``indices``, JAX's way: a ``divmod`` per axis from the last, then each coordinate of an
+    index out of bounds clamped (a negative index in bounds counts from the end)."""
     indices = asarray(indices)
-    total = builtins.max(math.prod(shape), 1)
-    flat = clip(where(less(indices, 0), add(indices, total), indices), 0, total - 1)
-    strides = np.cumprod((1,) + tuple(shape)[::-1])[:-1][::-1]
-    return tuple(remainder(floor_divide(flat, int(s)), int(n)) for s, n in zip(strides, shape))
+    shape = list(shape) if np.iterable(shape) else [shape]
+    coords = [0] * len(shape)
+    for i in reversed(range(len(shape))):
+        indices, coords[i] = divmod(indices, shape[i])
+    above = greater(indices, 0)
+    below = asarray(False) if np.issubdtype(indices.dtype, np.unsignedinteger) else \
+        less(indices, -1)
+    return tuple(where(above, s - 1, where(below, 0, c)) for s, c in zip(shape, coords))
 
 
 def ravel_multi_index(multi_index, dims, mode='raise', order='C', *, dtype=None):

@@ -339,8 +339,14 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """The elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
     ``mode`` (JAX's): 'fill' (the default: out of bounds gives ``fill_value``, NaN for
-    floats), 'clip' (negative indices clamp to 0 too) or 'wrap'."""
+    floats), 'clip' (negative indices clamp to 0 too) or 'wrap'. JAX's jit ``_take``, its
+    axis an index (hashable, static)."""
     _no_out('take', out)
+    return _take(a, indices, None if axis is None else operator.index(axis), mode,
+                 unique_indices, indices_are_sorted, fill_value)
+
+
+def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value):
     if axis is None:
         a, axis = ravel(a), 0
     axis = core.canonicalize_axis(axis, np.ndim(a), 'take: axis')

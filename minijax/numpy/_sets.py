@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.numpy import (_concrete_or_error, _promote, arange, asarray, concatenate,
+from minijax.numpy import (_concrete_or_error, _in1d, _promote, arange, asarray, concatenate,
                            full_like, nonzero, ones, ravel, sort, sum, unique, where, zeros)
 
 __all__ = ['intersect1d', 'setdiff1d', 'setxor1d', 'union1d', 'unique_all', 'unique_counts',
@@ -69,9 +69,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         return full_like(arr1, fill_value, shape=size or 0)
     if not assume_unique:
         arr1 = unique(arr1, size=size and np.size(arr1))
-    arr1_, arr2_ = _promote(arr1, arr2)
-    mask = (arr1_[:, None] != arr2_[None, :]).all(-1) if np.size(arr2) else \
-        ones(np.shape(arr1), dtypes.bool_)
+    mask = _in1d(arr1, arr2, True)
     if size is None:
         return arr1[mask]
     if not assume_unique:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
 import minijax.numpy as jnp  # (for take and cumsum, of topics loaded after this one)
 from minijax import core, dtypes, lax
 from minijax.array import Array
-from minijax.numpy import (_axes, _cast, _computed_as, _concrete_or_error, _no_out, _promote,
+from minijax.numpy import (_axes, _computed_as, _concrete_or_error, _no_out, _promote,
                            _shape_str, _static_int, asarray, broadcast_to, full, size, zeros)
 
 __all__ = ['atleast_1d', 'atleast_2d', 'column_stack', 'concat', 'concatenate', 'expand_dims',
@@ -377,21 +378,42 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def roll(a, shift, axis=None):
-    """``a`` shifted by ``shift`` (static or traced) along ``axis`` (the flattened array if
-    None), wrapping around: a window of ``a`` concatenated with itself."""
+    """``a`` shifted by ``shift`` along ``axis`` (the flattened array if None), wrapping
+    around: JAX's jit ``_roll_static`` for shifts that are indices, its ``_roll_dynamic``
+    for traced ones."""
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), np.shape(a))
     shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     if len(shifts) != len(axes):
         raise ValueError(f'roll: {len(shifts)} shifts for {len(axes)} axes')
-    for s, ax in zip(shifts, axes):
-        ax = core.canonicalize_axis(ax, np.ndim(a), 'roll: axis')
+    axes = tuple(core.canonicalize_axis(ax, np.ndim(a), 'roll: axis') for ax in axes)
+    try:
+        shifts = tuple(operator.index(s) for s in shifts)
+    except TypeError:
+        return _roll_dynamic(a, asarray(shift), axes)
+    return _roll_static(a, shifts, axes)
+
+
+def _roll_static(a, shift, axis):
+    """Each axis cut where its new start lies, its two pieces swapped."""
+    for s, ax in zip(shift, axis):
         n = np.shape(a)[ax]
         if n:
-            starts = [0] * np.ndim(a)
-            starts[ax] = (-s) % n  # a Python int, or traced
-            a = lax.dynamic_slice(lax.concatenate([a, a], ax), starts, np.shape(a))
+            i = (-s) % n
+            a = lax.concatenate([lax.slice_in_dim(a, i, n, axis=ax),
+                                 lax.slice_in_dim(a, 0, i, axis=ax)], ax)
+    return a
+
+
+def _roll_dynamic(a, shift, axis):
+    """A window of ``a`` concatenated with itself, at a start the program computes."""
+    shift = broadcast_to(shift, (len(axis),))
+    for k, ax in enumerate(axis):  # (the shifts as JAX iterates them: index_in_dim)
+        n = np.array(np.shape(a)[ax], np.int32)
+        s = lax.convert_element_type(lax.index_in_dim(shift, k, keepdims=False), np.int32)
+        s = jnp.remainder(s, lax.max(n, np.int32(1)))
+        a = lax.dynamic_slice_in_dim(lax.concatenate([a, a], ax), n - s, np.shape(a)[ax], ax)
     return a
 
 
@@ -431,9 +453,15 @@ def _pad_widths(shape, pad_width):
 
 def pad(array, pad_width, mode='constant', constant_values=0):
     """``array`` padded with ``constant_values`` (mode 'constant' only); ``pad_width`` is
-    an int, a (before, after) pair, or one pair per axis."""
+    an int, a (before, after) pair, or one pair per axis. JAX's jit ``_pad``: the widths
+    static (pairs of NumPy ints, as JAX's), the value traced."""
     if mode != 'constant':
         raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
     widths = _pad_widths(np.shape(array), pad_width)
-    fill = _cast(constant_values, core.get_aval(array).dtype)
-    return lax.pad(array, fill, [(int(lo), int(hi), 0) for lo, hi in widths])
+    return _pad(array, tuple(map(tuple, widths)), constant_values)
+
+
+def _pad(array, pad_width, constant_values):
+    aval = core.get_aval(array)
+    fill = lax.convert_element_type(constant_values, aval.dtype, weak_type=aval.weak_type)
+    return lax.pad(array, fill, [(lo, hi, 0) for lo, hi in pad_width])

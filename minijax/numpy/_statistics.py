@@ -13,7 +13,7 @@ from minijax import core, dtypes, lax
 from minijax.numpy import (_axes, _cast, _computed_as, _is_bool, _is_float, _no_out, _promote,
                            _where, _promote_inexact, _static_int, _to_float, add, all, any, argmax,
                            argmin, asarray, atleast_2d, broadcast_to, ceil, clip, concatenate, conj,
-                           cumsum, diagonal, divide, equal, expand_dims, floor, full_like,
+                           cumsum, diag, divide, equal, expand_dims, floor, full_like,
                            greater_equal, isnan, less_equal, linspace, logical_not, matmul, max,
                            mean, min, moveaxis, multiply, not_equal, ones_like, prod, ravel,
                            ravel_multi_index, reshape, searchsorted, size, sort, sqrt, squeeze,
@@ -506,7 +506,7 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
     c = cov(x, y, rowvar, dtype=dtype)
     if np.ndim(c) == 0:
         return true_divide(c, c)
-    stddev = sqrt(diagonal(c))
+    stddev = sqrt(diag(c))
     c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
     if dtypes.is_complex(core.get_aval(c).dtype):  # no order: each part is clipped, as in JAX
         return lax.complex(clip(lax.real(c), -1, 1), clip(lax.imag(c), -1, 1))

@@ -407,13 +407,17 @@ def _slogdet_lu_jvp(primals, tangents):
 # ----------------------------------------------------------------------------- from the above
 
 
-@_jit
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
     """The least-squares ``x`` minimizing ``|a x - b|``, from the SVD (as JAX): ``(x,
     residuals, rank, s)``; singular values below ``rcond`` times the largest count as 0.
-    The residuals are always computed (JAX's ``numpy_resid=False``)."""
+    The residuals are always computed (JAX's ``numpy_resid=False``, its jit ``_lstsq``)."""
     if numpy_resid:
         raise NotImplementedError('jnp.linalg.lstsq: minijax does not support numpy_resid=True')
+    return _lstsq(a, b, rcond)
+
+
+@_jit
+def _lstsq(a, b, rcond):
     a = _float_matrix('lstsq', a, square=False)
     b = jnp._to_float(jnp.asarray(b))
     vector = jnp.ndim(b) == 1

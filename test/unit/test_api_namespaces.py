@@ -119,12 +119,14 @@ def test_stop_gradient_is_a_primitive_that_jit_lowers_to_nothing():
     assert 'return %arg0' in text and 'stablehlo.' not in text
 
 
-def test_stop_gradient_of_a_pytree_passes_integers_through():
+def test_stop_gradient_of_a_pytree_stops_integers_too():
+    """JAX 0.10.2 binds stop_gradient on every leaf but keys, integers included."""
     tree = {'w': np.arange(3.), 'n': np.arange(3, dtype=np.int32)}
     mine, theirs = minijax.lax.stop_gradient(tree), jax.lax.stop_gradient(tree)
     for k in tree:
         assert_close(mine[k], theirs[k])
-    assert not minijax.make_jaxpr(minijax.lax.stop_gradient)(np.int32(3)).jaxpr.eqns
+    assert (str(minijax.make_jaxpr(minijax.lax.stop_gradient)(np.int32(3)))
+            == str(jax.make_jaxpr(jax.lax.stop_gradient)(np.int32(3))))
 
 
 # ----------------------------------------------------------------------------- nn
