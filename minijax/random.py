@@ -238,19 +238,15 @@ def _check_param_shape(name, value_shape, shape):
                          f'argument, got a parameter of shape {value_shape} for shape {shape}')
 
 
-def _broadcast_param(name, value, shape, dtype):
-    """``value`` (a scalar or an array broadcastable to ``shape``) as a ``dtype[shape]``."""
-    _check_param_shape(name, np.shape(value), shape)
-    value = lax.convert_element_type(value, dtype)
-    return mnp.broadcast_to(value, shape)
-
-
-@partial(jit, static_argnums=(1, 2, 5))
-def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
+@partial(jit, static_argnums=(3, 4))
+def _uniform(key, minval, maxval, shape, dtype):
     """Random bits in the mantissa of a float in [1, 2), minus 1, scaled to [minval, maxval)
-    (the ``max`` keeps rounding from going below ``minval``). Compiled even when called
-    eagerly, as in JAX: XLA fuses the scaling's multiply and add (one rounding), NumPy
-    rounds twice."""
+    (the ``max`` keeps rounding from going below ``minval``). The bounds keep their own
+    shapes, given ``shape``'s rank: the ops broadcast their size-1 axes. Compiled even when
+    called eagerly, as in JAX: XLA fuses the scaling's multiply and add (one rounding),
+    NumPy rounds twice."""
+    minval, maxval = (lax.convert_element_type(v, dtype) for v in (minval, maxval))
+    minval, maxval = (lax.broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = max(nbits, 8) if nmant >= 8 else 8
@@ -261,8 +257,6 @@ def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
     mantissa = lax.shift_right_logical(random, np.array(rng_bits - nmant, uint))
     floats = lax.sub(bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype),
                      np.array(1., dtype))
-    minval = _broadcast_param(name, minval, shape, dtype)
-    maxval = _broadcast_param(name, maxval, shape, dtype)
     return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
 
 
@@ -272,7 +266,9 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=Non
     key = _check_key('uniform', key)
     shape = core.canonicalize_shape(shape, 'uniform: shape')
     dtype = _float_dtype('uniform', dtype)
-    return _with_out_sharding(lambda k: _uniform(k, shape, dtype, minval, maxval),
+    for bound in (minval, maxval):
+        _check_param_shape('uniform', np.shape(bound), shape)
+    return _with_out_sharding(lambda k: _uniform(k, minval, maxval, shape, dtype),
                               out_sharding, 'uniform')(key)
 
 
@@ -286,24 +282,18 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _normal(key, shape, dtype):
+    """JAX's entry for normal draws, where complex dtypes split the key for two real draws
+    (minijax's normals are real only): its jaxpr nests ``_normal_real``'s, as JAX's does."""
+    return _normal_real(key, shape, dtype)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _normal_real(key, shape, dtype):
     """Compiled even when called eagerly, as in JAX: XLA's ``log1p`` and NumPy's differ in
     the last bit now and then, and the numbers should not depend on how they are called."""
     lowest = np.nextafter(np.array(-1., dtype), np.array(0., dtype))
-    u = _uniform(key, shape, dtype, lowest, 1., 'normal')
+    u = _uniform(key, lowest, np.array(1., dtype), shape, dtype)
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
-
-
-def _next_float(x, direction):
-    """NumPy's ``nextafter(x, direction * inf)`` in lax ops, on the bits: a float's bits as
-    a signed integer step by one per representable number (towards zero for a negative
-    float's magnitude); zero steps to the smallest subnormal of ``direction``'s sign."""
-    dtype = core.get_aval(x).dtype
-    as_int = bitcast_convert_type(x, np.dtype(f'int{dtype.itemsize * 8}'))
-    away_from_zero = lax.eq(lax.less(x, 0.), direction < 0)
-    stepped = bitcast_convert_type(
-        lax.select_n(away_from_zero, lax.sub(as_int, 1), lax.add(as_int, 1)), dtype)
-    smallest = np.array(direction * dtypes.finfo(dtype).smallest_subnormal, dtype)
-    return lax.select_n(lax.eq(x, 0.), stepped, lax.full_like(x, smallest))
 
 
 @_takes_out_sharding
@@ -317,19 +307,20 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     if shape is None:
         shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     shape = core.canonicalize_shape(shape, 'truncated_normal: shape')
+    for bound in (lower, upper):
+        _check_param_shape('truncated_normal', np.shape(bound), shape)
     return _truncated_normal(key, lower, upper, shape, dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
 def _truncated_normal(key, lower, upper, shape, dtype):
     sqrt2 = np.array(np.sqrt(2), dtype)
-    lower = _broadcast_param('truncated_normal', lower, shape, dtype)
-    upper = _broadcast_param('truncated_normal', upper, shape, dtype)
+    lower, upper = (lax.convert_element_type(v, dtype) for v in (lower, upper))
     a, b = lax.erf(lax.div(lower, sqrt2)), lax.erf(lax.div(upper, sqrt2))
-    out = lax.mul(sqrt2, lax.erf_inv(_uniform(key, shape, dtype, a, b, 'truncated_normal')))
-    lowest = _next_float(lax.stop_gradient(lower), 1)
-    highest = _next_float(lax.stop_gradient(upper), -1)
-    return lax.min(lax.max(out, lowest), highest)
+    out = lax.mul(sqrt2, lax.erf_inv(_uniform(key, a, b, shape, dtype)))
+    lowest = lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype))
+    highest = lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype))
+    return mnp.clip(out, lowest, highest)
 
 
 # ----------------------------------------------------------------------------- from uniforms
@@ -350,25 +341,25 @@ def _sampler(name, transform):
 
 def _exponential(key, shape, dtype):
     """Exponential floats (rate 1): ``-log1p(-u)``, ``1 - u`` in (0, 1]."""
-    u = _uniform(key, shape, dtype, 0., 1., 'exponential')
+    u = _uniform(key, 0., 1., shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
 def _laplace(key, shape, dtype):
     """Laplace floats (scale 1): ``sign(u) log1p(-|u|)``, u uniform in (-1, 1)."""
-    u = _uniform(key, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1., 'laplace')
+    u = _uniform(key, -1. + dtypes.finfo(dtype).epsneg, 1., shape, dtype)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
 def _logistic(key, shape, dtype):
     """Logistic floats: the logit ``log(u) - log1p(-u)`` of u uniform in (0, 1)."""
-    u = _uniform(key, shape, dtype, dtypes.finfo(dtype).tiny, 1., 'logistic')
+    u = _uniform(key, dtypes.finfo(dtype).tiny, 1., shape, dtype)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
 def _cauchy(key, shape, dtype):
     """Standard Cauchy floats: ``tan(pi (u - 1/2))``, u uniform in [eps, 1)."""
-    u = _uniform(key, shape, dtype, dtypes.finfo(dtype).eps, 1., 'cauchy')
+    u = _uniform(key, dtypes.finfo(dtype).eps, 1., shape, dtype)
     return lax.tan(lax.mul(np.array(np.pi, dtype), lax.sub(u, np.array(.5, dtype))))
 
 
@@ -383,7 +374,7 @@ def _gumbel_high(key, shape, dtype):
     """Gumbel noise from two uniforms: the second refines the first below 1/2, where
     ``log1p(-x)`` would otherwise see only ``nmant`` bits."""
     finfo = dtypes.finfo(dtype)
-    both = _uniform(key, (2, *shape), dtype, 0., 1., 'gumbel')
+    both = _uniform(key, 0., 1., (2, *shape), dtype)
     high, low = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
                  for i in range(2))
     x = mnp.where(high >= .5, high, high + 2. ** -finfo.nmant * low + finfo.tiny)
@@ -453,7 +444,7 @@ def _standard_gamma_one(key, alpha, log_space):
         key, x_key, u_key = _split_n(state[0], 3)
         _, x, v = while_loop(lambda s: lax.le(s[2], zero), next_normal,
                              (x_key, zero, np.array(-1., dtype)))
-        u = _uniform(u_key, (), dtype, 0., 1., 'gamma')
+        u = _uniform(u_key, 0., 1., (), dtype)
         return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
 
     key, subkey = _split_n(key, 2)
@@ -463,7 +454,7 @@ def _standard_gamma_one(key, alpha, log_space):
         log_boost = lax.select_n(mnp.logical_or(boost_mask, lax.eq(log_u, zero)),
                                  lax.mul(log_u, lax.div(one, alpha_orig)), zero)
         return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
-    u = lax.sub(one, _uniform(subkey, (), dtype, 0., 1., 'gamma'))
+    u = lax.sub(one, _uniform(subkey, 0., 1., (), dtype))
     boost = lax.select_n(boost_mask, lax.pow(u, lax.div(one, alpha_orig)), one)
     return lax.mul(lax.mul(d, v), boost)
 
@@ -660,15 +651,21 @@ def bernoulli(key, p=0.5, shape=None, mode='low'):
     dtype = core.get_aval(p).dtype
     if not dtypes.is_float(dtype):
         raise TypeError(f'bernoulli probability `p` must have a floating dtype, got {dtype}.')
-    shape = np.shape(p) if shape is None else core.canonicalize_shape(shape, 'bernoulli: shape')
-    p = _broadcast_param('bernoulli', p, shape, dtype)
+    shape = None if shape is None else core.canonicalize_shape(shape, 'bernoulli: shape')
+    return _bernoulli(key, lax.convert_element_type(p, dtype), shape=shape, mode=mode)
+
+
+@partial(jit, static_argnames=('shape', 'mode'))
+def _bernoulli(key, p, shape, mode):
+    """``p`` keeps its shape: the comparison (NumPy's, ranks promoted) broadcasts it."""
+    dtype = core.get_aval(p).dtype
+    if shape is None:
+        shape = np.shape(p)
+    _check_param_shape('bernoulli', np.shape(p), shape)
     if mode == 'low':
-        return lax.less(_uniform(key, shape, dtype, 0., 1., 'bernoulli'), p)
-    both = _uniform(key, (2, *shape), dtype, 0., 1., 'bernoulli')
-    coarse, fine = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
-                    for i in range(2))
-    fine = lax.mul(fine, np.array(2. ** -dtypes.finfo(dtype).nmant, dtype))
-    return lax.less(fine, lax.sub(p, coarse))
+        return _uniform(key, 0., 1., shape, dtype) < p
+    coarse, fine = _uniform(key, 0., 1., (2, *shape), dtype)
+    return fine * 2. ** -dtypes.finfo(dtype).nmant < p - coarse
 
 
 def _clip_to(x, dtype):
@@ -736,7 +733,7 @@ def _randint(key, shape, minval, maxval, dtype):
 def _gumbel_low(key, shape, dtype, name='gumbel'):
     """Gumbel noise, -log(-log(u)), u uniform in [tiny, 1)."""
     tiny = dtypes.finfo(dtype).tiny
-    u = _uniform(key, shape, dtype, tiny, 1., name)
+    u = _uniform(key, tiny, 1., shape, dtype)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
@@ -794,7 +791,7 @@ def _poisson_knuth(key, lam, shape, dtype, max_iters):
         i, k, key, log_prod = carry
         key, subkey = _split_n(key, 2)
         k = lax.select_n(log_prod > -lam, k, k + 1)
-        u = _uniform(subkey, shape, dtypes.float32, 0., 1., 'poisson')
+        u = _uniform(subkey, 0., 1., shape, dtypes.float32)
         return i + 1, k, key, log_prod + mnp.log(u)
 
     def cond(carry):
@@ -817,8 +814,8 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, key = carry
         key, key_u, key_v = _split_n(key, 3)
-        u = _uniform(key_u, shape, lam.dtype, 0., 1., 'poisson') - 0.5
-        v = _uniform(key_v, shape, lam.dtype, 0., 1., 'poisson')
+        u = _uniform(key_u, 0., 1., shape, lam.dtype) - 0.5
+        v = _uniform(key_v, 0., 1., shape, lam.dtype)
         u_shifted = 0.5 - abs(u)
         k = mnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
         s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
@@ -935,8 +932,7 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace, mode):
                          f'p has shape {p.shape} and a.shape[axis] is {n_inputs}.')
     if replace:
         cumulative = mnp.cumsum(p)
-        r = lax.mul(cumulative[-1], lax.sub(1., _uniform(key, tuple(shape), p.dtype, 0., 1.,
-                                                          'choice')))
+        r = lax.mul(cumulative[-1], lax.sub(1., _uniform(key, 0., 1., tuple(shape), p.dtype)))
         # The first index whose cumulative weight reaches r: how many fall short of it.
         falls_short = mnp.expand_dims(cumulative, tuple(range(r.ndim))) < mnp.expand_dims(r, -1)
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)

@@ -146,7 +146,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _weibull_min(key, scale, concentration, shape, dtype):
-    u = _uniform(key, shape, dtype, 0, 1, 'weibull_min')
+    u = _uniform(key, 0, 1, shape, dtype)
     return mnp.power(-mnp.log1p(-u), 1.0 / concentration) * scale
 
 
@@ -193,7 +193,7 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _rayleigh(key, scale, shape, dtype):
-    u = _uniform(key, shape, dtype, 0., 1., 'rayleigh')
+    u = _uniform(key, 0., 1., shape, dtype)
     scale = mnp.broadcast_to(lax.convert_element_type(scale, dtype), shape)
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), np.array(-2., dtype))))
 
@@ -211,7 +211,7 @@ def _wald(key, mean, shape, dtype):
     k1, k2 = _split_n(key, 2)
     mean = mnp.broadcast_to(lax.convert_element_type(mean, dtype), shape)
     v = _normal(k1, shape, dtype)
-    z = _uniform(k2, shape, dtype, 0., 1., 'wald')
+    z = _uniform(k2, 0., 1., shape, dtype)
     y = lax.integer_pow(v, 2)
     mean_sq = lax.integer_pow(mean, 2)
     sqrt_term = lax.sqrt(4 * mean * y + mean_sq * lax.integer_pow(y, 2))
@@ -233,7 +233,7 @@ def _triangular(key, left, mode, right, shape, dtype):
     left, mode, right = (mnp.broadcast_to(lax.convert_element_type(x, dtype), shape)
                          for x in (left, mode, right))
     fc = (mode - left) / (right - left)
-    u = _uniform(key, shape, dtype, 0., 1., 'triangular')
+    u = _uniform(key, 0., 1., shape, dtype)
     below = left + lax.sqrt(u * (right - left) * (mode - left))
     above = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
     return lax.select(u < fc, below, above)
@@ -288,7 +288,7 @@ def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
 @partial(jit, static_argnums=(2, 3))
 def _geometric(key, p, shape, dtype):
     p = _inexact(p)
-    u = _uniform(key, shape, p.dtype, 0., 1., 'geometric')
+    u = _uniform(key, 0., 1., shape, p.dtype)
     log_u = lax.log(mnp.where(u == 0, 1, u))
     log_one_minus_p = mnp.broadcast_to(lax.log1p(-p), shape)
     return (lax.floor(lax.div(log_u, log_one_minus_p)) + 1).astype(dtype)
@@ -333,7 +333,7 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
         i, num_geom, geom_sum, key = carry
         subkey, key = _split_n(key, 2)
         num_geom = lax.select(geom_sum <= count, num_geom + 1, num_geom)
-        u = _uniform(subkey, shape, prob.dtype, 0., 1., 'binomial')
+        u = _uniform(subkey, 0., 1., shape, prob.dtype)
         return i + 1, num_geom, geom_sum + mnp.ceil(mnp.log(u) / log1minusprob), key
 
     def cond(carry):
@@ -360,8 +360,8 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, key = carry
         key, key_u, key_v = _split_n(key, 3)
-        u = _uniform(key_u, shape, prob.dtype, 0., 1., 'binomial')
-        v = _uniform(key_v, shape, prob.dtype, 0., 1., 'binomial')
+        u = _uniform(key_u, 0., 1., shape, prob.dtype)
+        v = _uniform(key_v, 0., 1., shape, prob.dtype)
         u = u - 0.5
         us = 0.5 - mnp.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
