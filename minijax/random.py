@@ -170,8 +170,12 @@ def split(key, num=2):
 
 def _split_n(key, n):
     """``split(key, n)`` of a typed key as ``n`` separate keys."""
-    keys = prng.random_split(key, (n,))
-    return [lax.reshape(lax.slice(keys, (i,), (i + 1,)), ()) for i in range(n)]
+    return _rows(prng.random_split(key, (n,)))
+
+
+def _rows(x):
+    """``x``'s rows, sliced out as JAX slices the rows of a traced array it iterates over."""
+    return [lax.index_in_dim(x, i, keepdims=False) for i in range(core.get_aval(x).shape[0])]
 
 
 def fold_in(key, data):
@@ -369,18 +373,6 @@ logistic = _sampler('logistic', _logistic)
 cauchy = _sampler('cauchy', _cauchy)
 
 
-@partial(jit, static_argnums=(1, 2))
-def _gumbel_high(key, shape, dtype):
-    """Gumbel noise from two uniforms: the second refines the first below 1/2, where
-    ``log1p(-x)`` would otherwise see only ``nmant`` bits."""
-    finfo = dtypes.finfo(dtype)
-    both = _uniform(key, 0., 1., (2, *shape), dtype)
-    high, low = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
-                 for i in range(2))
-    x = mnp.where(high >= .5, high, high + 2. ** -finfo.nmant * low + finfo.tiny)
-    return -mnp.log(-mnp.log1p(-x))
-
-
 @_takes_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel floats, ``-log(-log(u))``: from one uniform (``mode='low'``, the
@@ -395,9 +387,22 @@ def gumbel(key, shape=(), dtype=None, mode=None):
     if mode == 'highest' and dtype == dtypes.float32:
         raise NotImplementedError("gumbel: mode='highest' in float32 is not implemented in "
                                   "minijax; use mode='high'")
+    return _gumbel(key, shape=shape, dtype=dtype, mode=mode)
+
+
+@partial(jit, static_argnums=(1, 2, 3))
+def _gumbel(key, shape, dtype, mode):
+    """-log(-log(u)) for u uniform in [tiny, 1); in the high modes, a second uniform refines
+    the first below 1/2, where ``log1p(-x)`` would otherwise see only ``nmant`` bits. The
+    bounds go by keyword, as JAX passes them (a jit's keyword arguments are flattened in
+    name order: ``maxval`` first)."""
+    finfo = dtypes.finfo(dtype)
     if mode == 'low':
-        return _gumbel_low(key, shape, dtype)
-    return _gumbel_high(key, shape, dtype)
+        return -mnp.log(-mnp.log(_uniform(key, minval=finfo.tiny, maxval=1., shape=shape,
+                                          dtype=dtype)))
+    high, low = _rows(_uniform(key, minval=0., maxval=1., shape=(2, *shape), dtype=dtype))
+    x = mnp.where(high >= .5, high, high + 2. ** -finfo.nmant * low + finfo.tiny)
+    return -mnp.log(-mnp.log1p(-x))
 
 
 def _float_params(name, shape, dtype, *params):
@@ -664,20 +669,27 @@ def _bernoulli(key, p, shape, mode):
     _check_param_shape('bernoulli', np.shape(p), shape)
     if mode == 'low':
         return _uniform(key, 0., 1., shape, dtype) < p
-    coarse, fine = _uniform(key, 0., 1., (2, *shape), dtype)
+    coarse, fine = _rows(_uniform(key, 0., 1., (2, *shape), dtype))
     return fine * 2. ** -dtypes.finfo(dtype).nmant < p - coarse
 
 
 def _clip_to(x, dtype):
     """An integer array converted to ``dtype``, saturating instead of wrapping."""
-    source = np.iinfo(core.get_aval(x).dtype)
-    target = np.iinfo(dtype)
-    x = lax.max(x, np.array(max(source.min, target.min), source.dtype))
-    x = lax.min(x, np.array(min(source.max, target.max), source.dtype))
-    return lax.convert_element_type(x, dtype)
+    source, target = np.iinfo(x.dtype), np.iinfo(dtype)
+    bounds = max(source.min, target.min), min(source.max, target.max)
+    return lax.convert_element_type(mnp.clip(x, *map(partial(_const, x), bounds)), dtype)
 
 
-def _as_int_array(name, value):
+def _const(x, value):
+    """``value`` typed as ``x`` is: a Python scalar for a weakly typed scalar (so that
+    operations with ``x`` keep it weak, as JAX's ``lax._const`` does), else NumPy's."""
+    aval = core.get_aval(x)
+    if aval.weak_type and not aval.shape:
+        return int(value) if np.issubdtype(aval.dtype, np.integer) else float(value)
+    return np.array(value, aval.dtype)
+
+
+def _as_int_array(value):
     value = mnp.asarray(value)
     return value if np.issubdtype(value.dtype, np.integer) else value.astype(dtypes.int64)
 
@@ -695,46 +707,38 @@ def randint(key, shape, minval, maxval, dtype=None):
     if not np.issubdtype(dtype, np.integer):
         raise TypeError(f'randint only accepts integer dtypes, got {dtype}')
     shape = core.canonicalize_shape(shape, 'randint: shape')
-    minval, maxval = _as_int_array('randint', minval), _as_int_array('randint', maxval)
-    if np.iinfo(dtype).bits < 32:
-        info = np.iinfo(dtype)
-        minval = mnp.clip(minval.astype(dtypes.int32), int(info.min), int(info.max))
-        maxval = mnp.clip(maxval.astype(dtypes.int32), int(info.min), int(info.max) + 1)
-        return _randint(key, shape, minval, maxval, dtypes.int32).astype(dtype)
-    return _randint(key, shape, minval, maxval, dtype)
+    info, sampled = np.iinfo(dtype), dtype
+    if info.bits < 32:
+        sampled = dtypes.int32
+        # The bounds by keyword, as JAX's ``x.clip`` passes them to its jit.
+        lowest, highest = int(info.min), int(info.max)
+        minval = mnp.clip(mnp.asarray(minval).astype(sampled), min=lowest, max=highest)
+        maxval = mnp.clip(mnp.asarray(maxval).astype(sampled), min=lowest, max=highest + 1)
+    return _randint(key, minval, maxval, shape=shape, dtype=sampled).astype(dtype)
 
 
-def _randint(key, shape, minval, maxval, dtype):
-    limit = min(np.iinfo(dtype).max, np.iinfo(maxval.dtype).max)
-    maxval_out_of_range = lax.greater(maxval, np.array(limit, maxval.dtype))
-    minval = mnp.broadcast_to(_clip_to(minval, dtype), shape)
-    maxval = mnp.broadcast_to(_clip_to(maxval, dtype), shape)
-    maxval_out_of_range = mnp.broadcast_to(maxval_out_of_range, shape)
+@partial(jit, static_argnums=(3, 4))
+def _randint(key, minval, maxval, shape, dtype):
+    """The bounds keep their own shapes, given ``shape``'s rank (as ``_uniform``'s)."""
+    minval, maxval = _as_int_array(minval), _as_int_array(maxval)
+    maxval_out_of_range = lax.gt(maxval, _clip_to(mnp.array(np.iinfo(dtype).max, dtype),
+                                                  maxval.dtype))
+    minval, maxval = _clip_to(minval, dtype), _clip_to(maxval, dtype)
+    minval, maxval = (lax.broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
     nbits = np.iinfo(dtype).bits
-    k1, k2 = _split_n(key, 2)
-    higher, lower = (prng.random_bits(k, nbits, shape) for k in (k1, k2))
-    unsigned = UINT_DTYPES[nbits]
-    span = lax.convert_element_type(lax.sub(maxval, minval), unsigned)
-    one = lax.full_like(span, 1)
+    higher, lower = (prng.random_bits(k, nbits, shape) for k in _split_n(key, 2))
+    span = lax.convert_element_type(maxval - minval, UINT_DTYPES[nbits])
     # maxval <= minval gives minval; a maxval beyond the dtype makes the span one larger
     # (the maximum span wraps to 0, and then the remainders below leave the bits alone).
-    span = lax.select_n(lax.le(maxval, minval), span, one)
-    span = lax.select_n(lax.bitwise_and(maxval_out_of_range, lax.greater(maxval, minval)),
-                        span, lax.add(span, one))
+    span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
+    one = np.array(1, span.dtype)
+    span = lax.select(maxval_out_of_range & (maxval > minval), lax.add(span, one), span)
     # 2**nbits mod span, without overflow: (2**(nbits/2) mod span)**2 mod span.
-    multiplier = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+    multiplier = lax.rem(np.array(2 ** (nbits // 2), span.dtype), span)
     multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
     offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
     offset = lax.rem(offset, span)
     return lax.add(minval, lax.convert_element_type(offset, dtype))
-
-
-@partial(jit, static_argnums=(1, 2, 3))
-def _gumbel_low(key, shape, dtype, name='gumbel'):
-    """Gumbel noise, -log(-log(u)), u uniform in [tiny, 1)."""
-    tiny = dtypes.finfo(dtype).tiny
-    u = _uniform(key, tiny, 1., shape, dtype)
-    return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
 @_takes_out_sharding
@@ -760,28 +764,21 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
         return _categorical_distinct(key, logits, axis, shape, prefix, mode)
     full = (*prefix, *shape[len(prefix):len(prefix) + axis], logits.shape[axis],
             *shape[len(prefix) + axis:])
-    noise = _gumbel_noise(key, full, logits.dtype, mode, 'categorical')
-    logits = mnp.broadcast_to(logits, full)
-    return lax.argmax(lax.add(noise, logits), len(prefix) + axis, dtypes.int64)
+    noise = gumbel(key, full, logits.dtype, mode=mode)
+    return mnp.argmax(noise + lax.expand_dims(logits, tuple(range(len(prefix)))),
+                      axis=len(prefix) + axis)
 
 
 def _categorical_distinct(key, logits, axis, shape, prefix, mode):
     """``categorical`` without replacement: the indices of the ``k`` largest noisy logits
     (``k`` the draws per batch element), moved from the last axis to the front."""
-    noisy = lax.add(logits, _gumbel_noise(key, logits.shape, logits.dtype, mode, 'categorical'))
+    noisy = logits + gumbel(key, logits.shape, logits.dtype, mode=mode)
     k = math.prod(prefix)
     if k > logits.shape[axis]:
         raise ValueError(f'Number of samples without replacement ({k}) cannot exceed number '
                          f'of categories ({logits.shape[axis]}).')
     indices = lax.top_k(mnp.moveaxis(noisy, axis, -1), k)[1]
     return lax.reshape(indices, tuple(shape), (indices.ndim - 1, *range(indices.ndim - 1)))
-
-
-def _gumbel_noise(key, shape, dtype, mode, name):
-    """Gumbel noise for a sampler built on it: ``gumbel``'s, drawn as ``mode`` says."""
-    if mode in (None, 'low'):
-        return _gumbel_low(key, shape, dtype, name)
-    return gumbel(key, shape, dtype, mode)
 
 
 def _poisson_knuth(key, lam, shape, dtype, max_iters):
@@ -936,7 +933,7 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace, mode):
         # The first index whose cumulative weight reaches r: how many fall short of it.
         falls_short = mnp.expand_dims(cumulative, tuple(range(r.ndim))) < mnp.expand_dims(r, -1)
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)
-    g = lax.add(_gumbel_noise(key, (n_inputs,), p.dtype, mode, 'choice'), lax.log(p))
+    g = lax.add(gumbel(key, (n_inputs,), p.dtype, mode=mode), lax.log(p))
     return lax.top_k(g, n_draws)[1].astype(dtypes.int64)
 
 
