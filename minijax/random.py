@@ -859,6 +859,7 @@ def poisson(key, lam, shape=None, dtype=None):
 
 # ----------------------------------------------------------------------------- permutations
 
+@partial(jit, static_argnums=(2,))
 def _shuffle(key, x, axis):
     """Sort by random 32-bit keys, ceil(3 log(n) / log(2**32 - 1)) times with fresh keys, so
     that ties (rare) are broken by the next round (JAX's algorithm)."""
@@ -885,7 +886,7 @@ def permutation(key, x, axis=0, independent=False):
     if independent or x.ndim == 1:
         return _shuffle(key, x, axis)
     order = _shuffle(key, mnp.arange(x.shape[axis]), 0)
-    return mnp.take(x, order, axis)
+    return mnp.take(x, order, axis, unique_indices=True)
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
