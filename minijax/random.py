@@ -246,9 +246,9 @@ def _check_param_shape(name, value_shape, shape):
 def _uniform(key, minval, maxval, shape, dtype):
     """Random bits in the mantissa of a float in [1, 2), minus 1, scaled to [minval, maxval)
     (the ``max`` keeps rounding from going below ``minval``). The bounds keep their own
-    shapes, given ``shape``'s rank: the ops broadcast their size-1 axes. Compiled even when
-    called eagerly, as in JAX: XLA fuses the scaling's multiply and add (one rounding),
-    NumPy rounds twice."""
+    shapes, given ``shape``'s rank: the ops broadcast their size-1 axes (the reshape, JAX's,
+    is an equation only for a scalar). Compiled even when called eagerly, as in JAX: XLA
+    fuses the scaling's multiply and add (one rounding), NumPy rounds twice."""
     minval, maxval = (lax.convert_element_type(v, dtype) for v in (minval, maxval))
     minval, maxval = (lax.broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
     finfo = dtypes.finfo(dtype)
@@ -261,7 +261,8 @@ def _uniform(key, minval, maxval, shape, dtype):
     mantissa = lax.shift_right_logical(random, np.array(rng_bits - nmant, uint))
     floats = lax.sub(bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype),
                      np.array(1., dtype))
-    return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
+    return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, lax.sub(maxval, minval)),
+                                               minval), shape))
 
 
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
@@ -329,38 +330,40 @@ def _truncated_normal(key, lower, upper, shape, dtype):
 
 # ----------------------------------------------------------------------------- from uniforms
 
-def _sampler(name, transform):
-    """A sampler ``f(key, shape=(), dtype=None)`` of ``transform(key, shape, dtype)``,
-    compiled (as JAX's are) so that eager numbers equal jitted ones."""
-    compiled = partial(jit, static_argnums=(1, 2))(transform)
-
+def _sampler(name, compiled):
+    """A sampler ``f(key, shape=(), dtype=None)`` of ``compiled(key, shape, dtype)`` (a jit,
+    as JAX's are, so that eager numbers equal jitted ones, and other samplers nest it)."""
     def sample(key, shape=(), dtype=None):
         key = _check_key(name, key)
         return compiled(key, core.canonicalize_shape(shape, f'{name}: shape'),
                         _float_dtype(name, dtype))
     sample.__name__ = sample.__qualname__ = name
-    sample.__doc__ = transform.__doc__
+    sample.__doc__ = compiled.__doc__
     return _takes_out_sharding(sample)
 
 
+@partial(jit, static_argnums=(1, 2))
 def _exponential(key, shape, dtype):
     """Exponential floats (rate 1): ``-log1p(-u)``, ``1 - u`` in (0, 1]."""
     u = _uniform(key, 0., 1., shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
+@partial(jit, static_argnums=(1, 2))
 def _laplace(key, shape, dtype):
     """Laplace floats (scale 1): ``sign(u) log1p(-|u|)``, u uniform in (-1, 1)."""
     u = _uniform(key, -1. + dtypes.finfo(dtype).epsneg, 1., shape, dtype)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@partial(jit, static_argnums=(1, 2))
 def _logistic(key, shape, dtype):
     """Logistic floats: the logit ``log(u) - log1p(-u)`` of u uniform in (0, 1)."""
     u = _uniform(key, dtypes.finfo(dtype).tiny, 1., shape, dtype)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
+@partial(jit, static_argnums=(1, 2))
 def _cauchy(key, shape, dtype):
     """Standard Cauchy floats: ``tan(pi (u - 1/2))``, u uniform in [eps, 1)."""
     u = _uniform(key, dtypes.finfo(dtype).eps, 1., shape, dtype)
@@ -556,7 +559,9 @@ def beta(key, a, b, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _beta(key, a, b, shape, dtype):
+    a, b = (lax.convert_element_type(v, dtype) for v in (a, b))
     key_a, key_b = _split_n(key, 2)
+    a, b = (mnp.broadcast_to(v, shape) for v in (a, b))
     log_gamma_a = _gamma(key_a, a, shape, dtype, True)
     log_gamma_b = _gamma(key_b, b, shape, dtype, True)
     log_max = lax.max(log_gamma_a, log_gamma_b)
@@ -580,10 +585,9 @@ def dirichlet(key, alpha, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _dirichlet(key, alpha, shape, dtype):
-    log_gamma = _gamma(key, alpha, shape, dtype, True)
-    shifted = log_gamma - lax.stop_gradient(mnp.max(log_gamma, -1, keepdims=True))
-    unnormalized = mnp.exp(shifted)
-    return unnormalized / mnp.sum(unnormalized, -1, keepdims=True)
+    from minijax.nn import softmax  # (here: minijax.nn's initializers import this module)
+    alpha = lax.convert_element_type(alpha, dtype)
+    return softmax(_gamma(key, alpha, shape, dtype, True), -1)
 
 
 @_takes_out_sharding
@@ -781,13 +785,14 @@ def _categorical_distinct(key, logits, axis, shape, prefix, mode):
     return lax.reshape(indices, tuple(shape), (indices.ndim - 1, *range(indices.ndim - 1)))
 
 
+@partial(jit, static_argnums=(2, 3, 4))
 def _poisson_knuth(key, lam, shape, dtype, max_iters):
     """Knuth's method, for small ``lam``: the count of uniforms whose running product stays
     above ``exp(-lam)`` (log-sums here), in float32 and all elements in step."""
     def body(carry):
         i, k, key, log_prod = carry
         key, subkey = _split_n(key, 2)
-        k = lax.select_n(log_prod > -lam, k, k + 1)
+        k = lax.select(log_prod > -lam, k + 1, k)
         u = _uniform(subkey, 0., 1., shape, dtypes.float32)
         return i + 1, k, key, log_prod + mnp.log(u)
 
@@ -795,10 +800,12 @@ def _poisson_knuth(key, lam, shape, dtype, max_iters):
         i, _, _, log_prod = carry
         return mnp.any(log_prod > -lam) & (i < max_iters)
 
-    init = (0, mnp.zeros(shape, dtype), key, mnp.zeros(shape, dtypes.float32))
+    init = (0, lax.full_like(lam, 0, dtype, shape), key,
+            lax.full_like(lam, 0, dtypes.float32, shape))
     return (while_loop(cond, body, init)[1] - 1).astype(dtype)
 
 
+@partial(jit, static_argnums=(2, 3, 4))
 def _poisson_rejection(key, lam, shape, dtype, max_iters):
     """Hoermann's transformed rejection ("The transformed rejection method for generating
     Poisson random variables", 1993), for large ``lam``, in float32."""
@@ -819,14 +826,18 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
         t = -lam + k * log_lam - gammaln(k + 1)
         accept_fast = (u_shifted >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
-        accept = accept_fast | (~reject & (s <= t))
-        return i + 1, lax.select_n(accept, k_out, k), accepted | accept, key
+        accept_full = s <= t
+        accept = accept_fast | (~reject & accept_full)
+        k_out = lax.select(accept, k, k_out)
+        accepted = accepted | accept
+        return i + 1, k_out, accepted, key
 
     def cond(carry):
         i, _, accepted, _ = carry
         return mnp.any(~accepted) & (i < max_iters)
 
-    init = (0, mnp.full(shape, -1, lam.dtype), mnp.zeros(shape, bool), key)
+    init = (0, lax.full_like(lam, -1, lam.dtype, shape),
+            lax.full_like(lam, False, np.dtype(bool), shape), key)
     return while_loop(cond, body, init)[1].astype(dtype)
 
 
@@ -838,10 +849,10 @@ def _poisson(key, lam, shape, dtype):
     lam_knuth = lax.select_n(use_knuth, lax.full_like(lam, 0.), lam)
     lam_rejection = lax.select_n(use_knuth, lam, lax.full_like(lam, 1e5))
     max_iters = dtype.type(np.iinfo(dtype).max)
-    result = lax.select_n(use_knuth,
-                          _poisson_rejection(key, lam_rejection, shape, dtype, max_iters),
-                          _poisson_knuth(key, lam_knuth, shape, dtype, max_iters))
-    return lax.select_n(lam == 0, result, mnp.zeros_like(result))
+    result = lax.select(use_knuth,
+                        _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
+                        _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
+    return lax.select(lam == 0, mnp.zeros_like(result), result)
 
 
 @_takes_out_sharding
