@@ -723,7 +723,11 @@ def randint(key, shape, minval, maxval, dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _randint(key, minval, maxval, shape, dtype):
-    """The bounds keep their own shapes, given ``shape``'s rank (as ``_uniform``'s)."""
+    """The bounds keep their own shapes, given ``shape``'s rank (as ``_uniform``'s): shapes
+    that do not broadcast fail as JAX's check fails, before any op."""
+    mnp.broadcast_shapes(shape, np.shape(minval), np.shape(maxval))
+    for bound in (minval, maxval):
+        _check_param_shape('randint', np.shape(bound), shape)
     minval, maxval = _as_int_array(minval), _as_int_array(maxval)
     maxval_out_of_range = lax.gt(maxval, _clip_to(mnp.array(np.iinfo(dtype).max, dtype),
                                                   maxval.dtype))
