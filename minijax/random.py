@@ -680,17 +680,16 @@ def _bernoulli(key, p, shape, mode):
 def _clip_to(x, dtype):
     """An integer array converted to ``dtype``, saturating instead of wrapping."""
     source, target = np.iinfo(x.dtype), np.iinfo(dtype)
-    bounds = max(source.min, target.min), min(source.max, target.max)
-    return lax.convert_element_type(mnp.clip(x, *map(partial(_const, x), bounds)), dtype)
+    lowest = _const(x, max(source.min, target.min))
+    highest = _const(x, min(source.max, target.max))
+    return lax.convert_element_type(mnp.clip(x, lowest, highest), dtype)
 
 
 def _const(x, value):
-    """``value`` typed as ``x`` is: a Python scalar for a weakly typed scalar (so that
-    operations with ``x`` keep it weak, as JAX's ``lax._const`` does), else NumPy's."""
+    """The integer ``value`` typed as ``x`` is: a Python int for a weakly typed scalar (so
+    that ``clip`` keeps ``x`` weak, as JAX's ``lax._const`` does), else NumPy's."""
     aval = core.get_aval(x)
-    if aval.weak_type and not aval.shape:
-        return int(value) if np.issubdtype(aval.dtype, np.integer) else float(value)
-    return np.array(value, aval.dtype)
+    return int(value) if aval.weak_type and not aval.shape else np.array(value, aval.dtype)
 
 
 def _as_int_array(value):
