@@ -170,8 +170,12 @@ def split(key, num=2):
 
 def _split_n(key, n):
     """``split(key, n)`` of a typed key as ``n`` separate keys."""
-    keys = prng.random_split(key, (n,))
-    return [lax.reshape(lax.slice(keys, (i,), (i + 1,)), ()) for i in range(n)]
+    return _rows(prng.random_split(key, (n,)))
+
+
+def _rows(x):
+    """``x``'s rows, sliced out as JAX slices the rows of a traced array it iterates over."""
+    return [lax.index_in_dim(x, i, keepdims=False) for i in range(core.get_aval(x).shape[0])]
 
 
 def fold_in(key, data):
@@ -238,19 +242,15 @@ def _check_param_shape(name, value_shape, shape):
                          f'argument, got a parameter of shape {value_shape} for shape {shape}')
 
 
-def _broadcast_param(name, value, shape, dtype):
-    """``value`` (a scalar or an array broadcastable to ``shape``) as a ``dtype[shape]``."""
-    _check_param_shape(name, np.shape(value), shape)
-    value = lax.convert_element_type(value, dtype)
-    return mnp.broadcast_to(value, shape)
-
-
-@partial(jit, static_argnums=(1, 2, 5))
-def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
+@partial(jit, static_argnums=(3, 4))
+def _uniform(key, minval, maxval, shape, dtype):
     """Random bits in the mantissa of a float in [1, 2), minus 1, scaled to [minval, maxval)
-    (the ``max`` keeps rounding from going below ``minval``). Compiled even when called
-    eagerly, as in JAX: XLA fuses the scaling's multiply and add (one rounding), NumPy
-    rounds twice."""
+    (the ``max`` keeps rounding from going below ``minval``). The bounds keep their own
+    shapes, given ``shape``'s rank: the ops broadcast their size-1 axes (the reshape, JAX's,
+    is an equation only for a scalar). Compiled even when called eagerly, as in JAX: XLA
+    fuses the scaling's multiply and add (one rounding), NumPy rounds twice."""
+    minval, maxval = (lax.convert_element_type(v, dtype) for v in (minval, maxval))
+    minval, maxval = (lax.broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = max(nbits, 8) if nmant >= 8 else 8
@@ -261,9 +261,8 @@ def _uniform(key, shape, dtype, minval, maxval, name='uniform'):
     mantissa = lax.shift_right_logical(random, np.array(rng_bits - nmant, uint))
     floats = lax.sub(bitcast_convert_type(lax.bitwise_or(mantissa, one_bits), dtype),
                      np.array(1., dtype))
-    minval = _broadcast_param(name, minval, shape, dtype)
-    maxval = _broadcast_param(name, maxval, shape, dtype)
-    return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
+    return lax.max(minval, lax.reshape(lax.add(lax.mul(floats, lax.sub(maxval, minval)),
+                                               minval), shape))
 
 
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
@@ -272,7 +271,9 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=Non
     key = _check_key('uniform', key)
     shape = core.canonicalize_shape(shape, 'uniform: shape')
     dtype = _float_dtype('uniform', dtype)
-    return _with_out_sharding(lambda k: _uniform(k, shape, dtype, minval, maxval),
+    for bound in (minval, maxval):
+        _check_param_shape('uniform', np.shape(bound), shape)
+    return _with_out_sharding(lambda k: _uniform(k, minval, maxval, shape, dtype),
                               out_sharding, 'uniform')(key)
 
 
@@ -286,24 +287,18 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _normal(key, shape, dtype):
+    """JAX's entry for normal draws, where complex dtypes split the key for two real draws
+    (minijax's normals are real only): its jaxpr nests ``_normal_real``'s, as JAX's does."""
+    return _normal_real(key, shape, dtype)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _normal_real(key, shape, dtype):
     """Compiled even when called eagerly, as in JAX: XLA's ``log1p`` and NumPy's differ in
     the last bit now and then, and the numbers should not depend on how they are called."""
     lowest = np.nextafter(np.array(-1., dtype), np.array(0., dtype))
-    u = _uniform(key, shape, dtype, lowest, 1., 'normal')
+    u = _uniform(key, lowest, np.array(1., dtype), shape, dtype)
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
-
-
-def _next_float(x, direction):
-    """NumPy's ``nextafter(x, direction * inf)`` in lax ops, on the bits: a float's bits as
-    a signed integer step by one per representable number (towards zero for a negative
-    float's magnitude); zero steps to the smallest subnormal of ``direction``'s sign."""
-    dtype = core.get_aval(x).dtype
-    as_int = bitcast_convert_type(x, np.dtype(f'int{dtype.itemsize * 8}'))
-    away_from_zero = lax.eq(lax.less(x, 0.), direction < 0)
-    stepped = bitcast_convert_type(
-        lax.select_n(away_from_zero, lax.sub(as_int, 1), lax.add(as_int, 1)), dtype)
-    smallest = np.array(direction * dtypes.finfo(dtype).smallest_subnormal, dtype)
-    return lax.select_n(lax.eq(x, 0.), stepped, lax.full_like(x, smallest))
 
 
 @_takes_out_sharding
@@ -317,58 +312,61 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     if shape is None:
         shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     shape = core.canonicalize_shape(shape, 'truncated_normal: shape')
+    for bound in (lower, upper):
+        _check_param_shape('truncated_normal', np.shape(bound), shape)
     return _truncated_normal(key, lower, upper, shape, dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
 def _truncated_normal(key, lower, upper, shape, dtype):
     sqrt2 = np.array(np.sqrt(2), dtype)
-    lower = _broadcast_param('truncated_normal', lower, shape, dtype)
-    upper = _broadcast_param('truncated_normal', upper, shape, dtype)
+    lower, upper = (lax.convert_element_type(v, dtype) for v in (lower, upper))
     a, b = lax.erf(lax.div(lower, sqrt2)), lax.erf(lax.div(upper, sqrt2))
-    out = lax.mul(sqrt2, lax.erf_inv(_uniform(key, shape, dtype, a, b, 'truncated_normal')))
-    lowest = _next_float(lax.stop_gradient(lower), 1)
-    highest = _next_float(lax.stop_gradient(upper), -1)
-    return lax.min(lax.max(out, lowest), highest)
+    out = lax.mul(sqrt2, lax.erf_inv(_uniform(key, a, b, shape, dtype)))
+    lowest = lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype))
+    highest = lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype))
+    return mnp.clip(out, lowest, highest)
 
 
 # ----------------------------------------------------------------------------- from uniforms
 
-def _sampler(name, transform):
-    """A sampler ``f(key, shape=(), dtype=None)`` of ``transform(key, shape, dtype)``,
-    compiled (as JAX's are) so that eager numbers equal jitted ones."""
-    compiled = partial(jit, static_argnums=(1, 2))(transform)
-
+def _sampler(name, compiled):
+    """A sampler ``f(key, shape=(), dtype=None)`` of ``compiled(key, shape, dtype)`` (a jit,
+    as JAX's are, so that eager numbers equal jitted ones, and other samplers nest it)."""
     def sample(key, shape=(), dtype=None):
         key = _check_key(name, key)
         return compiled(key, core.canonicalize_shape(shape, f'{name}: shape'),
                         _float_dtype(name, dtype))
     sample.__name__ = sample.__qualname__ = name
-    sample.__doc__ = transform.__doc__
+    sample.__doc__ = compiled.__doc__
     return _takes_out_sharding(sample)
 
 
+@partial(jit, static_argnums=(1, 2))
 def _exponential(key, shape, dtype):
     """Exponential floats (rate 1): ``-log1p(-u)``, ``1 - u`` in (0, 1]."""
-    u = _uniform(key, shape, dtype, 0., 1., 'exponential')
+    u = _uniform(key, 0., 1., shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
+@partial(jit, static_argnums=(1, 2))
 def _laplace(key, shape, dtype):
     """Laplace floats (scale 1): ``sign(u) log1p(-|u|)``, u uniform in (-1, 1)."""
-    u = _uniform(key, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1., 'laplace')
+    u = _uniform(key, -1. + dtypes.finfo(dtype).epsneg, 1., shape, dtype)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@partial(jit, static_argnums=(1, 2))
 def _logistic(key, shape, dtype):
     """Logistic floats: the logit ``log(u) - log1p(-u)`` of u uniform in (0, 1)."""
-    u = _uniform(key, shape, dtype, dtypes.finfo(dtype).tiny, 1., 'logistic')
+    u = _uniform(key, dtypes.finfo(dtype).tiny, 1., shape, dtype)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
+@partial(jit, static_argnums=(1, 2))
 def _cauchy(key, shape, dtype):
     """Standard Cauchy floats: ``tan(pi (u - 1/2))``, u uniform in [eps, 1)."""
-    u = _uniform(key, shape, dtype, dtypes.finfo(dtype).eps, 1., 'cauchy')
+    u = _uniform(key, dtypes.finfo(dtype).eps, 1., shape, dtype)
     return lax.tan(lax.mul(np.array(np.pi, dtype), lax.sub(u, np.array(.5, dtype))))
 
 
@@ -376,18 +374,6 @@ exponential = _sampler('exponential', _exponential)
 laplace = _sampler('laplace', _laplace)
 logistic = _sampler('logistic', _logistic)
 cauchy = _sampler('cauchy', _cauchy)
-
-
-@partial(jit, static_argnums=(1, 2))
-def _gumbel_high(key, shape, dtype):
-    """Gumbel noise from two uniforms: the second refines the first below 1/2, where
-    ``log1p(-x)`` would otherwise see only ``nmant`` bits."""
-    finfo = dtypes.finfo(dtype)
-    both = _uniform(key, (2, *shape), dtype, 0., 1., 'gumbel')
-    high, low = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
-                 for i in range(2))
-    x = mnp.where(high >= .5, high, high + 2. ** -finfo.nmant * low + finfo.tiny)
-    return -mnp.log(-mnp.log1p(-x))
 
 
 @_takes_out_sharding
@@ -404,9 +390,22 @@ def gumbel(key, shape=(), dtype=None, mode=None):
     if mode == 'highest' and dtype == dtypes.float32:
         raise NotImplementedError("gumbel: mode='highest' in float32 is not implemented in "
                                   "minijax; use mode='high'")
+    return _gumbel(key, shape=shape, dtype=dtype, mode=mode)
+
+
+@partial(jit, static_argnums=(1, 2, 3))
+def _gumbel(key, shape, dtype, mode):
+    """-log(-log(u)) for u uniform in [tiny, 1); in the high modes, a second uniform refines
+    the first below 1/2, where ``log1p(-x)`` would otherwise see only ``nmant`` bits. The
+    bounds go by keyword, as JAX passes them (a jit's keyword arguments are flattened in
+    name order: ``maxval`` first)."""
+    finfo = dtypes.finfo(dtype)
     if mode == 'low':
-        return _gumbel_low(key, shape, dtype)
-    return _gumbel_high(key, shape, dtype)
+        return -mnp.log(-mnp.log(_uniform(key, minval=finfo.tiny, maxval=1., shape=shape,
+                                          dtype=dtype)))
+    high, low = _rows(_uniform(key, minval=0., maxval=1., shape=(2, *shape), dtype=dtype))
+    x = mnp.where(high >= .5, high, high + 2. ** -finfo.nmant * low + finfo.tiny)
+    return -mnp.log(-mnp.log1p(-x))
 
 
 def _float_params(name, shape, dtype, *params):
@@ -453,7 +452,7 @@ def _standard_gamma_one(key, alpha, log_space):
         key, x_key, u_key = _split_n(state[0], 3)
         _, x, v = while_loop(lambda s: lax.le(s[2], zero), next_normal,
                              (x_key, zero, np.array(-1., dtype)))
-        u = _uniform(u_key, (), dtype, 0., 1., 'gamma')
+        u = _uniform(u_key, 0., 1., (), dtype)
         return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
 
     key, subkey = _split_n(key, 2)
@@ -463,7 +462,7 @@ def _standard_gamma_one(key, alpha, log_space):
         log_boost = lax.select_n(mnp.logical_or(boost_mask, lax.eq(log_u, zero)),
                                  lax.mul(log_u, lax.div(one, alpha_orig)), zero)
         return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
-    u = lax.sub(one, _uniform(subkey, (), dtype, 0., 1., 'gamma'))
+    u = lax.sub(one, _uniform(subkey, 0., 1., (), dtype))
     boost = lax.select_n(boost_mask, lax.pow(u, lax.div(one, alpha_orig)), one)
     return lax.mul(lax.mul(d, v), boost)
 
@@ -560,7 +559,9 @@ def beta(key, a, b, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _beta(key, a, b, shape, dtype):
+    a, b = (lax.convert_element_type(v, dtype) for v in (a, b))
     key_a, key_b = _split_n(key, 2)
+    a, b = (mnp.broadcast_to(v, shape) for v in (a, b))
     log_gamma_a = _gamma(key_a, a, shape, dtype, True)
     log_gamma_b = _gamma(key_b, b, shape, dtype, True)
     log_max = lax.max(log_gamma_a, log_gamma_b)
@@ -584,10 +585,9 @@ def dirichlet(key, alpha, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _dirichlet(key, alpha, shape, dtype):
-    log_gamma = _gamma(key, alpha, shape, dtype, True)
-    shifted = log_gamma - lax.stop_gradient(mnp.max(log_gamma, -1, keepdims=True))
-    unnormalized = mnp.exp(shifted)
-    return unnormalized / mnp.sum(unnormalized, -1, keepdims=True)
+    from minijax.nn import softmax  # (here: minijax.nn's initializers import this module)
+    alpha = lax.convert_element_type(alpha, dtype)
+    return softmax(_gamma(key, alpha, shape, dtype, True), -1)
 
 
 @_takes_out_sharding
@@ -660,27 +660,39 @@ def bernoulli(key, p=0.5, shape=None, mode='low'):
     dtype = core.get_aval(p).dtype
     if not dtypes.is_float(dtype):
         raise TypeError(f'bernoulli probability `p` must have a floating dtype, got {dtype}.')
-    shape = np.shape(p) if shape is None else core.canonicalize_shape(shape, 'bernoulli: shape')
-    p = _broadcast_param('bernoulli', p, shape, dtype)
+    shape = None if shape is None else core.canonicalize_shape(shape, 'bernoulli: shape')
+    return _bernoulli(key, lax.convert_element_type(p, dtype), shape=shape, mode=mode)
+
+
+@partial(jit, static_argnames=('shape', 'mode'))
+def _bernoulli(key, p, shape, mode):
+    """``p`` keeps its shape: the comparison (NumPy's, ranks promoted) broadcasts it."""
+    dtype = core.get_aval(p).dtype
+    if shape is None:
+        shape = np.shape(p)
+    _check_param_shape('bernoulli', np.shape(p), shape)
     if mode == 'low':
-        return lax.less(_uniform(key, shape, dtype, 0., 1., 'bernoulli'), p)
-    both = _uniform(key, (2, *shape), dtype, 0., 1., 'bernoulli')
-    coarse, fine = (lax.reshape(lax.slice(both, (i, *[0] * len(shape)), (i + 1, *shape)), shape)
-                    for i in range(2))
-    fine = lax.mul(fine, np.array(2. ** -dtypes.finfo(dtype).nmant, dtype))
-    return lax.less(fine, lax.sub(p, coarse))
+        return _uniform(key, 0., 1., shape, dtype) < p
+    coarse, fine = _rows(_uniform(key, 0., 1., (2, *shape), dtype))
+    return fine * 2. ** -dtypes.finfo(dtype).nmant < p - coarse
 
 
 def _clip_to(x, dtype):
     """An integer array converted to ``dtype``, saturating instead of wrapping."""
-    source = np.iinfo(core.get_aval(x).dtype)
-    target = np.iinfo(dtype)
-    x = lax.max(x, np.array(max(source.min, target.min), source.dtype))
-    x = lax.min(x, np.array(min(source.max, target.max), source.dtype))
-    return lax.convert_element_type(x, dtype)
+    source, target = np.iinfo(x.dtype), np.iinfo(dtype)
+    lowest = _const(x, max(source.min, target.min))
+    highest = _const(x, min(source.max, target.max))
+    return lax.convert_element_type(mnp.clip(x, lowest, highest), dtype)
 
 
-def _as_int_array(name, value):
+def _const(x, value):
+    """The integer ``value`` typed as ``x`` is: a Python int for a weakly typed scalar (so
+    that ``clip`` keeps ``x`` weak, as JAX's ``lax._const`` does), else NumPy's."""
+    aval = core.get_aval(x)
+    return int(value) if aval.weak_type and not aval.shape else np.array(value, aval.dtype)
+
+
+def _as_int_array(value):
     value = mnp.asarray(value)
     return value if np.issubdtype(value.dtype, np.integer) else value.astype(dtypes.int64)
 
@@ -698,46 +710,42 @@ def randint(key, shape, minval, maxval, dtype=None):
     if not np.issubdtype(dtype, np.integer):
         raise TypeError(f'randint only accepts integer dtypes, got {dtype}')
     shape = core.canonicalize_shape(shape, 'randint: shape')
-    minval, maxval = _as_int_array('randint', minval), _as_int_array('randint', maxval)
-    if np.iinfo(dtype).bits < 32:
-        info = np.iinfo(dtype)
-        minval = mnp.clip(minval.astype(dtypes.int32), int(info.min), int(info.max))
-        maxval = mnp.clip(maxval.astype(dtypes.int32), int(info.min), int(info.max) + 1)
-        return _randint(key, shape, minval, maxval, dtypes.int32).astype(dtype)
-    return _randint(key, shape, minval, maxval, dtype)
+    info, sampled = np.iinfo(dtype), dtype
+    if info.bits < 32:
+        sampled = dtypes.int32
+        # The bounds by keyword, as JAX's ``x.clip`` passes them to its jit.
+        lowest, highest = int(info.min), int(info.max)
+        minval = mnp.clip(mnp.asarray(minval).astype(sampled), min=lowest, max=highest)
+        maxval = mnp.clip(mnp.asarray(maxval).astype(sampled), min=lowest, max=highest + 1)
+    return _randint(key, minval, maxval, shape=shape, dtype=sampled).astype(dtype)
 
 
-def _randint(key, shape, minval, maxval, dtype):
-    limit = min(np.iinfo(dtype).max, np.iinfo(maxval.dtype).max)
-    maxval_out_of_range = lax.greater(maxval, np.array(limit, maxval.dtype))
-    minval = mnp.broadcast_to(_clip_to(minval, dtype), shape)
-    maxval = mnp.broadcast_to(_clip_to(maxval, dtype), shape)
-    maxval_out_of_range = mnp.broadcast_to(maxval_out_of_range, shape)
+@partial(jit, static_argnums=(3, 4))
+def _randint(key, minval, maxval, shape, dtype):
+    """The bounds keep their own shapes, given ``shape``'s rank (as ``_uniform``'s): shapes
+    that do not broadcast fail as JAX's check fails, before any op."""
+    mnp.broadcast_shapes(shape, np.shape(minval), np.shape(maxval))
+    for bound in (minval, maxval):
+        _check_param_shape('randint', np.shape(bound), shape)
+    minval, maxval = _as_int_array(minval), _as_int_array(maxval)
+    maxval_out_of_range = lax.gt(maxval, _clip_to(mnp.array(np.iinfo(dtype).max, dtype),
+                                                  maxval.dtype))
+    minval, maxval = _clip_to(minval, dtype), _clip_to(maxval, dtype)
+    minval, maxval = (lax.broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
     nbits = np.iinfo(dtype).bits
-    k1, k2 = _split_n(key, 2)
-    higher, lower = (prng.random_bits(k, nbits, shape) for k in (k1, k2))
-    unsigned = UINT_DTYPES[nbits]
-    span = lax.convert_element_type(lax.sub(maxval, minval), unsigned)
-    one = lax.full_like(span, 1)
+    higher, lower = (prng.random_bits(k, nbits, shape) for k in _split_n(key, 2))
+    span = lax.convert_element_type(maxval - minval, UINT_DTYPES[nbits])
     # maxval <= minval gives minval; a maxval beyond the dtype makes the span one larger
     # (the maximum span wraps to 0, and then the remainders below leave the bits alone).
-    span = lax.select_n(lax.le(maxval, minval), span, one)
-    span = lax.select_n(lax.bitwise_and(maxval_out_of_range, lax.greater(maxval, minval)),
-                        span, lax.add(span, one))
+    span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
+    one = np.array(1, span.dtype)
+    span = lax.select(maxval_out_of_range & (maxval > minval), lax.add(span, one), span)
     # 2**nbits mod span, without overflow: (2**(nbits/2) mod span)**2 mod span.
-    multiplier = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+    multiplier = lax.rem(np.array(2 ** (nbits // 2), span.dtype), span)
     multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
     offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
     offset = lax.rem(offset, span)
     return lax.add(minval, lax.convert_element_type(offset, dtype))
-
-
-@partial(jit, static_argnums=(1, 2, 3))
-def _gumbel_low(key, shape, dtype, name='gumbel'):
-    """Gumbel noise, -log(-log(u)), u uniform in [tiny, 1)."""
-    tiny = dtypes.finfo(dtype).tiny
-    u = _uniform(key, shape, dtype, tiny, 1., name)
-    return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
 @_takes_out_sharding
@@ -763,15 +771,15 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
         return _categorical_distinct(key, logits, axis, shape, prefix, mode)
     full = (*prefix, *shape[len(prefix):len(prefix) + axis], logits.shape[axis],
             *shape[len(prefix) + axis:])
-    noise = _gumbel_noise(key, full, logits.dtype, mode, 'categorical')
-    logits = mnp.broadcast_to(logits, full)
-    return lax.argmax(lax.add(noise, logits), len(prefix) + axis, dtypes.int64)
+    noise = gumbel(key, full, logits.dtype, mode=mode)
+    return mnp.argmax(noise + lax.expand_dims(logits, tuple(range(len(prefix)))),
+                      axis=len(prefix) + axis)
 
 
 def _categorical_distinct(key, logits, axis, shape, prefix, mode):
     """``categorical`` without replacement: the indices of the ``k`` largest noisy logits
     (``k`` the draws per batch element), moved from the last axis to the front."""
-    noisy = lax.add(logits, _gumbel_noise(key, logits.shape, logits.dtype, mode, 'categorical'))
+    noisy = logits + gumbel(key, logits.shape, logits.dtype, mode=mode)
     k = math.prod(prefix)
     if k > logits.shape[axis]:
         raise ValueError(f'Number of samples without replacement ({k}) cannot exceed number '
@@ -780,31 +788,27 @@ def _categorical_distinct(key, logits, axis, shape, prefix, mode):
     return lax.reshape(indices, tuple(shape), (indices.ndim - 1, *range(indices.ndim - 1)))
 
 
-def _gumbel_noise(key, shape, dtype, mode, name):
-    """Gumbel noise for a sampler built on it: ``gumbel``'s, drawn as ``mode`` says."""
-    if mode in (None, 'low'):
-        return _gumbel_low(key, shape, dtype, name)
-    return gumbel(key, shape, dtype, mode)
-
-
+@partial(jit, static_argnums=(2, 3, 4))
 def _poisson_knuth(key, lam, shape, dtype, max_iters):
     """Knuth's method, for small ``lam``: the count of uniforms whose running product stays
     above ``exp(-lam)`` (log-sums here), in float32 and all elements in step."""
     def body(carry):
         i, k, key, log_prod = carry
         key, subkey = _split_n(key, 2)
-        k = lax.select_n(log_prod > -lam, k, k + 1)
-        u = _uniform(subkey, shape, dtypes.float32, 0., 1., 'poisson')
+        k = lax.select(log_prod > -lam, k + 1, k)
+        u = _uniform(subkey, 0., 1., shape, dtypes.float32)
         return i + 1, k, key, log_prod + mnp.log(u)
 
     def cond(carry):
         i, _, _, log_prod = carry
         return mnp.any(log_prod > -lam) & (i < max_iters)
 
-    init = (0, mnp.zeros(shape, dtype), key, mnp.zeros(shape, dtypes.float32))
+    init = (0, lax.full_like(lam, 0, dtype, shape), key,
+            lax.full_like(lam, 0, dtypes.float32, shape))
     return (while_loop(cond, body, init)[1] - 1).astype(dtype)
 
 
+@partial(jit, static_argnums=(2, 3, 4))
 def _poisson_rejection(key, lam, shape, dtype, max_iters):
     """Hoermann's transformed rejection ("The transformed rejection method for generating
     Poisson random variables", 1993), for large ``lam``, in float32."""
@@ -817,22 +821,26 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, key = carry
         key, key_u, key_v = _split_n(key, 3)
-        u = _uniform(key_u, shape, lam.dtype, 0., 1., 'poisson') - 0.5
-        v = _uniform(key_v, shape, lam.dtype, 0., 1., 'poisson')
+        u = _uniform(key_u, 0., 1., shape, lam.dtype) - 0.5
+        v = _uniform(key_v, 0., 1., shape, lam.dtype)
         u_shifted = 0.5 - abs(u)
         k = mnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
         s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
         t = -lam + k * log_lam - gammaln(k + 1)
         accept_fast = (u_shifted >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
-        accept = accept_fast | (~reject & (s <= t))
-        return i + 1, lax.select_n(accept, k_out, k), accepted | accept, key
+        accept_full = s <= t
+        accept = accept_fast | (~reject & accept_full)
+        k_out = lax.select(accept, k, k_out)
+        accepted = accepted | accept
+        return i + 1, k_out, accepted, key
 
     def cond(carry):
         i, _, accepted, _ = carry
         return mnp.any(~accepted) & (i < max_iters)
 
-    init = (0, mnp.full(shape, -1, lam.dtype), mnp.zeros(shape, bool), key)
+    init = (0, lax.full_like(lam, -1, lam.dtype, shape),
+            lax.full_like(lam, False, np.dtype(bool), shape), key)
     return while_loop(cond, body, init)[1].astype(dtype)
 
 
@@ -844,10 +852,10 @@ def _poisson(key, lam, shape, dtype):
     lam_knuth = lax.select_n(use_knuth, lax.full_like(lam, 0.), lam)
     lam_rejection = lax.select_n(use_knuth, lam, lax.full_like(lam, 1e5))
     max_iters = dtype.type(np.iinfo(dtype).max)
-    result = lax.select_n(use_knuth,
-                          _poisson_rejection(key, lam_rejection, shape, dtype, max_iters),
-                          _poisson_knuth(key, lam_knuth, shape, dtype, max_iters))
-    return lax.select_n(lam == 0, result, mnp.zeros_like(result))
+    result = lax.select(use_knuth,
+                        _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
+                        _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
+    return lax.select(lam == 0, mnp.zeros_like(result), result)
 
 
 @_takes_out_sharding
@@ -865,6 +873,7 @@ def poisson(key, lam, shape=None, dtype=None):
 
 # ----------------------------------------------------------------------------- permutations
 
+@partial(jit, static_argnums=(2,))
 def _shuffle(key, x, axis):
     """Sort by random 32-bit keys, ceil(3 log(n) / log(2**32 - 1)) times with fresh keys, so
     that ties (rare) are broken by the next round (JAX's algorithm)."""
@@ -891,7 +900,7 @@ def permutation(key, x, axis=0, independent=False):
     if independent or x.ndim == 1:
         return _shuffle(key, x, axis)
     order = _shuffle(key, mnp.arange(x.shape[axis]), 0)
-    return mnp.take(x, order, axis)
+    return mnp.take(x, order, axis, unique_indices=True)
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
@@ -935,12 +944,11 @@ def _weighted_choice(key, p, n_inputs, shape, n_draws, replace, mode):
                          f'p has shape {p.shape} and a.shape[axis] is {n_inputs}.')
     if replace:
         cumulative = mnp.cumsum(p)
-        r = lax.mul(cumulative[-1], lax.sub(1., _uniform(key, tuple(shape), p.dtype, 0., 1.,
-                                                          'choice')))
+        r = lax.mul(cumulative[-1], lax.sub(1., _uniform(key, 0., 1., tuple(shape), p.dtype)))
         # The first index whose cumulative weight reaches r: how many fall short of it.
         falls_short = mnp.expand_dims(cumulative, tuple(range(r.ndim))) < mnp.expand_dims(r, -1)
         return mnp.sum(falls_short.astype(dtypes.int64), axis=-1)
-    g = lax.add(_gumbel_noise(key, (n_inputs,), p.dtype, mode, 'choice'), lax.log(p))
+    g = lax.add(gumbel(key, (n_inputs,), p.dtype, mode=mode), lax.log(p))
     return lax.top_k(g, n_draws)[1].astype(dtypes.int64)
 
 

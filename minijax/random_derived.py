@@ -9,7 +9,7 @@ from functools import partial
 
 import numpy as np
 
-from minijax import core, dtypes, lax
+from minijax import core, dtypes, lax, prng
 from minijax import numpy as mnp
 from minijax.control_flow import scan, while_loop
 from minijax.jit import jit
@@ -84,8 +84,9 @@ def _f(key, dfnum, dfden, shape, dtype):
     dfden = lax.convert_element_type(dfden, dtype)
     dfnum = lax.convert_element_type(dfnum, dtype)
     key_den, key_num = _split_n(key, 2)
-    num = _chisquare(key_num, dfnum, shape, dtype) / dfnum
-    return num / (_chisquare(key_den, dfden, shape, dtype) / dfden)
+    chi2_num = _chisquare(key_num, dfnum, shape, dtype)
+    chi2_den = _chisquare(key_den, dfden, shape, dtype)
+    return lax.div(lax.div(chi2_num, dfnum), lax.div(chi2_den, dfden))
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
@@ -129,8 +130,8 @@ def _double_sided_maxwell(key, loc, scale, shape, dtype):
     params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
     shape = (*(shape or params_shape), *params_shape)
     maxwell_key, sign_key = _split_n(key, 2)
-    return _rademacher(sign_key, shape, dtype) * _maxwell(maxwell_key, shape, dtype) \
-        * scale + loc
+    maxwell_samples = _maxwell(maxwell_key, shape, dtype)
+    return _rademacher(sign_key, shape, dtype) * maxwell_samples * scale + loc
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
@@ -146,7 +147,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _weibull_min(key, scale, concentration, shape, dtype):
-    u = _uniform(key, shape, dtype, 0, 1, 'weibull_min')
+    u = _uniform(key, 0, 1, shape, dtype)
     return mnp.power(-mnp.log1p(-u), 1.0 / concentration) * scale
 
 
@@ -160,9 +161,9 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _generalized_normal(key, p, shape, dtype):
-    key_g, key_r = _split_n(key, 2)
-    g = _gamma(key_g, 1 / p, shape, dtype, False)
-    return _rademacher(key_r, shape, dtype) * g ** (1 / p)
+    keys = prng.random_split(key, (2,))  # indexed where used, as JAX indexes them
+    g = _gamma(keys[0], 1 / p, shape, dtype, False)
+    return _rademacher(keys[1], shape, dtype) * g ** (1 / p)
 
 
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
@@ -193,7 +194,7 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _rayleigh(key, scale, shape, dtype):
-    u = _uniform(key, shape, dtype, 0., 1., 'rayleigh')
+    u = _uniform(key, 0., 1., shape, dtype)
     scale = mnp.broadcast_to(lax.convert_element_type(scale, dtype), shape)
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), np.array(-2., dtype))))
 
@@ -211,10 +212,11 @@ def _wald(key, mean, shape, dtype):
     k1, k2 = _split_n(key, 2)
     mean = mnp.broadcast_to(lax.convert_element_type(mean, dtype), shape)
     v = _normal(k1, shape, dtype)
-    z = _uniform(k2, shape, dtype, 0., 1., 'wald')
+    z = _uniform(k2, 0., 1., shape, dtype)
     y = lax.integer_pow(v, 2)
+    y_sq = lax.integer_pow(y, 2)
     mean_sq = lax.integer_pow(mean, 2)
-    sqrt_term = lax.sqrt(4 * mean * y + mean_sq * lax.integer_pow(y, 2))
+    sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
     x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
@@ -228,12 +230,12 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     return _drawn(out_sharding, 'wald', _wald, key, mean, shape, dtype)
 
 
-@partial(jit, static_argnums=(4, 5))
+@partial(jit, static_argnums=(4, 5), inline=True)
 def _triangular(key, left, mode, right, shape, dtype):
-    left, mode, right = (mnp.broadcast_to(lax.convert_element_type(x, dtype), shape)
-                         for x in (left, mode, right))
+    left, right, mode = (mnp.broadcast_to(lax.convert_element_type(x, dtype), shape)
+                         for x in (left, right, mode))
     fc = (mode - left) / (right - left)
-    u = _uniform(key, shape, dtype, 0., 1., 'triangular')
+    u = _uniform(key, 0., 1., shape, dtype)
     below = left + lax.sqrt(u * (right - left) * (mode - left))
     above = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
     return lax.select(u < fc, below, above)
@@ -249,7 +251,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
                   dtype)
 
 
-@partial(jit, static_argnums=(2, 3))
+@partial(jit, static_argnums=(2, 3), inline=True)
 def _lognormal(key, sigma, shape, dtype):
     sigma = lax.convert_element_type(sigma, dtype)
     return lax.exp(_normal(key, shape, dtype) * sigma)
@@ -288,7 +290,7 @@ def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
 @partial(jit, static_argnums=(2, 3))
 def _geometric(key, p, shape, dtype):
     p = _inexact(p)
-    u = _uniform(key, shape, p.dtype, 0., 1., 'geometric')
+    u = _uniform(key, 0., 1., shape, p.dtype)
     log_u = lax.log(mnp.where(u == 0, 1, u))
     log_one_minus_p = mnp.broadcast_to(lax.log1p(-p), shape)
     return (lax.floor(lax.div(log_u, log_one_minus_p)) + 1).astype(dtype)
@@ -324,6 +326,7 @@ def _stirling_approx_tail(k):
     return lax.select(small, table[mnp.asarray(mnp.floor(k), dtype='int32')], approx)
 
 
+@partial(jit, static_argnums=(3, 4, 5), inline=True)
 def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
     """For small ``count * prob``: the number of geometric waiting times that fit in
     ``count`` trials."""
@@ -333,17 +336,19 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
         i, num_geom, geom_sum, key = carry
         subkey, key = _split_n(key, 2)
         num_geom = lax.select(geom_sum <= count, num_geom + 1, num_geom)
-        u = _uniform(subkey, shape, prob.dtype, 0., 1., 'binomial')
-        return i + 1, num_geom, geom_sum + mnp.ceil(mnp.log(u) / log1minusprob), key
+        u = _uniform(subkey, 0., 1., shape, prob.dtype)
+        geom_sum = geom_sum + mnp.ceil(mnp.log(u) / log1minusprob)
+        return i + 1, num_geom, geom_sum, key
 
     def cond(carry):
         i, _, geom_sum, _ = carry
         return (geom_sum <= count).any() & (i < max_iters)
 
-    zeros = lax.full_like(prob, 0, prob.dtype, shape)
-    return (while_loop(cond, body, (0, zeros, zeros, key))[1] - 1).astype(dtype)
+    num_geom, geom_sum = (lax.full_like(prob, 0, prob.dtype, shape) for _ in range(2))
+    return (while_loop(cond, body, (0, num_geom, geom_sum, key))[1] - 1).astype(dtype)
 
 
+@partial(jit, static_argnums=(3, 4, 5), inline=True)
 def _btrs(key, count, prob, shape, dtype, max_iters):
     """Hoermann's transformed rejection with squeeze ("The generation of binomial random
     variates", 1993), for large ``count * prob``."""
@@ -360,8 +365,8 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, key = carry
         key, key_u, key_v = _split_n(key, 3)
-        u = _uniform(key_u, shape, prob.dtype, 0., 1., 'binomial')
-        v = _uniform(key_v, shape, prob.dtype, 0., 1., 'binomial')
+        u = _uniform(key_u, 0., 1., shape, prob.dtype)
+        v = _uniform(key_v, 0., 1., shape, prob.dtype)
         u = u - 0.5
         us = 0.5 - mnp.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
@@ -372,8 +377,11 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
               + (count + 1) * mnp.log((count - m + 1) / (count - k + 1))
               + (k + 0.5) * mnp.log(r * (count - k + 1) / (k + 1))
               + tail(m) + tail(count - m) - tail(k) - tail(count - k))
-        accept = accept1 | (~reject & (v <= ub))
-        return i + 1, lax.select(accept, k, k_out), accepted | accept, key
+        accept2 = v <= ub
+        accept = accept1 | (~reject & accept2)
+        k_out = lax.select(accept, k, k_out)
+        accepted = accepted | accept
+        return i + 1, k_out, accepted, key
 
     def cond(carry):
         i, _, accepted, _ = carry
@@ -383,7 +391,7 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
     return while_loop(cond, body, init)[1].astype(dtype)
 
 
-@partial(jit, static_argnums=(3, 4))
+@partial(jit, static_argnums=(3, 4), inline=True)
 def _binomial(key, count, prob, shape, dtype):
     """Both methods run on every element (inversion where ``count * q <= 10``, BTRS
     elsewhere, for ``q = min(p, 1 - p)``), then the invalid and infinite counts and the
@@ -450,7 +458,8 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
 
     def draw(remainder, ratio_key):
         ratio, key = ratio_key
-        count = binomial(key, remainder, ratio.clip(0, 1), dtype=remainder.dtype)
+        # (the bounds by keyword, as JAX's ``ratio.clip`` passes them to its jit)
+        count = binomial(key, remainder, mnp.clip(ratio, min=0, max=1), dtype=remainder.dtype)
         return remainder - count, count
 
     remaining = lax.cumsum(p, 0, reverse=True)

@@ -37,12 +37,12 @@ broadcast_in_dim_p = Primitive('broadcast_in_dim')
 def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
     """``operand`` replicated to ``shape``: operand axis i becomes result axis
     ``broadcast_dimensions[i]`` (and may grow from size 1); the other result axes are new.
-    A traced operand of that shape already is the result, no equation (as in JAX)."""
+    An array or tracer of that shape already is the result, no equation (as in JAX)."""
     sharding = sharding_rules.sharding_param('sharding', out_sharding, 'broadcast_in_dim')
     shape = core.canonicalize_shape(shape, 'broadcast_in_dim')
     static_ints(broadcast_dimensions, 'broadcast_in_dim', 'broadcast_dimensions')
     broadcast_dimensions = tuple(broadcast_dimensions)  # (NumPy's ints kept, as JAX keeps them)
-    if (isinstance(operand, core.Tracer) and np.shape(operand) == shape
+    if (isinstance(operand, (Array, core.Tracer)) and np.shape(operand) == shape
             and broadcast_dimensions == tuple(range(len(shape)))
             and sharding.get('sharding', operand.aval._sharding) == operand.aval._sharding):
         return operand
