@@ -27,8 +27,8 @@ from minijax import array as arrays
 from minijax.sharding import rules as sharding_rules
 from minijax.lax.log_add_exp import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 from minijax.lax import reshard
-from minijax.control_flow import switch
-from minijax.custom_derivatives import custom_jvp
+from minijax.control_flow import switch as _switch
+from minijax.custom_derivatives import custom_jvp as _custom_jvp
 
 # ----------------------------------------------------------------------------- dtypes, constants
 
@@ -506,7 +506,7 @@ def _const(x, value):
     return arrays.scalar(value, aval.dtype, aval.weak_type)
 
 
-@functools.partial(custom_jvp, nondiff_argnums=(0,))
+@functools.partial(_custom_jvp, nondiff_argnums=(0,))
 def _sinc_maclaurin(k, x):
     """The ``k``-th derivative of ``sin(x) / x`` at 0, as an array of ``x``'s type (its
     derivative the next one's)."""
@@ -1170,7 +1170,7 @@ def _piecewise(x, condlist, consts, funcs, *args, **kw):
     branches = [(lambda v, f=funcs[i]: f(v, *args, **kw).astype(dtype)) if i in funcs else
                 (lambda v, c=consts[i]: array(c, dtype=dtype)) for i in range(len(condlist) + 1)]
     chosen = argmax(cumsum(concatenate([zeros_like(condlist[:1]), condlist], 0), 0), 0)
-    return vectorize(switch, excluded=(1,))(chosen, branches, x)
+    return vectorize(_switch, excluded=(1,))(chosen, branches, x)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method='auto'):

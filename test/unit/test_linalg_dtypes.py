@@ -171,11 +171,19 @@ def _assert_matches(got, expected, dtype):
 _UNBATCHED = ('float32', 'complex64')
 
 
+#: Cases whose values match JAX's to rounding only: their programs differ from JAX's, so
+#: whether the last bits agree depends on the CPU XLA compiles for.
+_VALUES_TO_ROUNDING = {
+    'scipy-solve_sylvester': "the Bartels-Stewart loop body computes in another order than "
+                             "JAX's (complex64 differed in the last bit on an AMD EPYC)",
+}
+
+
 @pytest.mark.parametrize('dtype', DTYPES)
 @pytest.mark.parametrize('name', CASES)
 def test_values_and_grads_match_jax(name, dtype, rng):
-    """The values bit for bit; the gradients to rounding (JAX's and minijax's programs for
-    them differ in the order of some products)."""
+    """The values bit for bit (to rounding for ``_VALUES_TO_ROUNDING``); the gradients to
+    rounding (JAX's and minijax's programs for them differ in the order of some products)."""
     _, shapes, makers, argnums = CASES[name]
     if dtype in _UNBATCHED:
         shapes = shapes[:1]
@@ -185,10 +193,13 @@ def test_values_and_grads_match_jax(name, dtype, rng):
         args = [make(rng, shape, dtype) for make in makers]
         got, expected = mine(*args), theirs(*args)
         values = (lambda t: t[0]) if argnums else (lambda t: t)
-        for g, e in zip(jax.tree.leaves(values(got)), jax.tree.leaves(values(expected))):
-            g, e = np.asarray(g), np.asarray(e)
-            assert (g.shape, g.dtype) == (e.shape, e.dtype)
-            np.testing.assert_array_equal(g, e)
+        if name in _VALUES_TO_ROUNDING:
+            _assert_matches(values(got), values(expected), dtype)
+        else:
+            for g, e in zip(jax.tree.leaves(values(got)), jax.tree.leaves(values(expected))):
+                g, e = np.asarray(g), np.asarray(e)
+                assert (g.shape, g.dtype) == (e.shape, e.dtype)
+                np.testing.assert_array_equal(g, e)
         if argnums:
             _assert_matches(got[1], expected[1], dtype)
 
