@@ -770,7 +770,7 @@ def _asarray(a, dtype=None):
             raise ValueError('None is not a valid value for jnp.array')
         if builtins.any(isinstance(x, (core.Tracer, arrays.Array)) for x in leaves):
             return _stack_nested(a, dtype or result_type(*leaves))
-    if type(a) in dtypes.PYTHON_SCALARS:
+    if type(a) in dtypes.PYTHON_SCALARS and dtype is None:
         dtypes.python_scalar(a)  # an int too large for int64 is an OverflowError
     weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
     a = np.asarray(a, dtype)

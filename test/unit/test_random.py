@@ -453,3 +453,14 @@ def test_mode_and_replace_errors_are_jaxs():
             r.bernoulli(r.key(0), .5, (2,), mode='mid')
         with pytest.raises(ValueError, match='cannot exceed number of categories'):
             r.categorical(r.key(0), np.zeros((2, 3)), shape=(4, 2), replace=False)
+
+
+def test_randint_of_every_integer_width_is_jaxs():
+    """``randint`` compares with the dtype's largest value, which for uint64 no int64
+    holds: ``jnp.array(2**64 - 1, uint64)`` is that value, as in JAX (the fuzzer's seed
+    304003 raised OverflowError)."""
+    assert repr(minijax.numpy.array(2 ** 64 - 1, np.uint64)) == \
+        repr(jax.numpy.array(2 ** 64 - 1, np.uint64))
+    for dtype in (np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64):
+        assert_same(mr.randint(mr.PRNGKey(3), (4,), 0, 100, dtype),
+                    jr.randint(jr.PRNGKey(3), (4,), 0, 100, dtype))
