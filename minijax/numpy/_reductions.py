@@ -243,11 +243,6 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
     return _cast(lax.div(total, normalizer), result)
 
 
-def _squared_modulus(x):
-    """``|x|**2``, real: ``real(x * conj(x))`` for a complex ``x``."""
-    return lax.real(lax.mul(x, lax.conj(x))) if _is_complex(x) else lax.mul(x, x)
-
-
 def _var_dtypes(name, a, dtype):
     """JAX's dtypes for the variance of ``a``: the one it is computed in (``dtype``, else
     ``a``'s as a float; float32 for narrow floats) and the result's (``dtype``, else real:

@@ -30,13 +30,6 @@ __all__ = ['average', 'corrcoef', 'cov', 'cumulative_prod', 'cumulative_sum', 'd
            'ptp', 'quantile']
 
 
-def _without_nan(a, fill, value=None):
-    """``value`` (``a`` itself if None) with ``fill`` where ``a`` is NaN (integers have
-    none)."""
-    value = a if value is None else value
-    return where(isnan(a), fill, value) if _is_float(a) else value
-
-
 def _nan_reduction(reduction, fill, nan_if_all_nan, a, axis, keepdims, where, **kwargs):
     """JAX's: ``reduction`` of ``a`` with its NaNs replaced by ``fill`` (the reduction's
     identity); NaN where all are NaN if ``nan_if_all_nan``. Integers and booleans have no
