@@ -6,15 +6,15 @@ no ``jit`` around it, as a notebook cell runs it.
 
 speed.py's eager row measures four elementwise ops; this table is the class: reductions,
 products, indexing, shape functions, creation, random numbers, ``nn``. Each figure is the
-best of several repeats of CPU time per call (``time.process_time``), minijax and JAX
-alternating; the summary rows give the geometric mean of the ratios and the worst ones.
+best CPU time per call (``time.process_time``) over short windows, minijax and JAX
+alternating window by window; the summary rows give the geometric mean of the ratios and
+the worst ones.
 ``--write`` records the table in bench/results/eager.md.
 """
 import gc
 import math
 import sys
 import time
-import timeit
 
 import numpy as np
 
@@ -82,26 +82,32 @@ def calls(jax, jnp, lax):
     }
 
 
-def per_call(fn, number=50):
-    """The best CPU time of one call of ``fn`` (after two calls that compile)."""
-    fn()
-    fn()
-    timer = timeit.Timer(fn, setup=gc.enable, timer=time.process_time)
-    return min(timer.repeat(number=number, repeat=5)) / number
+def window(fn, number: int) -> float:
+    """The CPU time per call of ``number`` calls of ``fn`` in a row, the garbage collector
+    running as in a user's program."""
+    gc.enable()
+    start = time.process_time()
+    for _ in range(number):
+        fn()
+    return (time.process_time() - start) / number
 
 
-def main():
-    only = [a for a in sys.argv[1:] if not a.startswith('--')]
-    fws = frameworks()
-    tables = [calls(jax, jnp, lax) for _, jax, jnp, lax in fws]
+def side_by_side(tables: list[dict], only=(), number=50, windows=15) -> list[str]:
+    """Time each call of ``tables`` (minijax's, then JAX's: name -> call), the best of
+    ``windows`` short windows of ``number`` calls, alternating the two window by window (a
+    shared machine's load swings over seconds: both see the same quiet moments). The
+    table's rows, ending with the geometric mean of the ratios and the five worst."""
     times = {}
     for name in tables[0]:
         if only and name not in only:
             continue
+        for table in tables:  # (two calls that compile)
+            table[name]()
+            table[name]()
         best = [math.inf, math.inf]
-        for _ in range(3):  # rounds alternating minijax and JAX
+        for _ in range(windows):
             for k, table in enumerate(tables):
-                best[k] = min(best[k], per_call(table[name]))
+                best[k] = min(best[k], window(table[name], number))
         times[name] = best
     ratios = {name: ours / theirs for name, (ours, theirs) in times.items()}
     rows = ['| call | minijax | JAX | minijax / JAX |', '|---|---|---|---|']
@@ -111,9 +117,15 @@ def main():
     worst = sorted(ratios, key=ratios.get, reverse=True)[:5]
     rows.append(f'| geometric mean of the {len(ratios)} ratios | | | {mean:.2f} |')
     rows.append(f'| the worst | | | {", ".join(f"`{n}` {ratios[n]:.2f}" for n in worst)} |')
+    return rows
+
+
+def main():
+    only = [a for a in sys.argv[1:] if not a.startswith('--')]
+    rows = side_by_side([calls(jax, jnp, lax) for _, jax, jnp, lax in frameworks()], only)
     report('eager', 'Eager calls across jax.numpy: minijax beside JAX',
-           'the 2-core CPU machine, x64 on both, CPU time per call, best of 5 x 50 calls in '
-           '3 rounds alternating the two', rows)
+           'the 2-core CPU machine, x64 on both, CPU time per call, the best of 15 windows '
+           'of 50 calls, alternating the two', rows)
 
 
 if __name__ == '__main__':

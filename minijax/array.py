@@ -32,7 +32,7 @@ class Array:
         self._buffer = buffer
         # (over a mesh, its type says how it is sharded, unless a program typed it already:
         # jax.typeof(x).sharding)
-        self._aval = aval if aval._sharding is not None or \
+        self._aval = aval if sharding is None or aval._sharding is not None or \
             not isinstance(sharding, NamedSharding) else aval.update(sharding=sharding)
         self._npy = value
         self._sharding = sharding
@@ -587,13 +587,14 @@ def to_device(x):
 
 
 def scalar_buffer(x):
-    """The device buffer of a Python scalar operand, transferred once and kept: ``x * 2.0``
-    in a loop, eager or jitted, moves 2.0 to the device once, not per op. Keyed by type too
-    (``1 == 1.0 == True``) and, for a float zero, by sign (``-0.0 == 0.0``). NaN (no key)
-    and complex numbers (``complex(1, -0.0) == 1``) are transferred each time."""
-    if x != x or type(x) is complex:
+    """The device buffer of a Python or NumPy scalar operand, transferred once and kept:
+    ``x * 2.0`` in a loop, eager or jitted, moves 2.0 to the device once, not per op. Keyed
+    by type too (``1 == 1.0 == True == np.float32(1)``) and, for a zero, by sign
+    (``-0.0 == 0.0``). NaN (no key) and complex numbers (``complex(1, -0.0) == 1``) are
+    transferred each time."""
+    if x != x or isinstance(x, _COMPLEX_SCALARS):
         return to_device(x)
-    key = (type(x), x, math.copysign(1., x)) if type(x) is float and not x else (type(x), x)
+    key = (type(x), x, math.copysign(1., x)) if not x else (type(x), x)
     buffer = _scalar_buffers.get(key)
     if buffer is None:
         if len(_scalar_buffers) >= MAX_SCALAR_BUFFERS:  # (a long run over ever new values)
@@ -607,8 +608,9 @@ def clear_scalar_buffers() -> None:
     _scalar_buffers.clear()
 
 
-#: Python scalar (type, value) -> its device buffer (``scalar_buffer``), at most this many.
+#: scalar (type, value) -> its device buffer (``scalar_buffer``), at most this many.
 _scalar_buffers: dict = {}
+_COMPLEX_SCALARS = (complex, np.complexfloating)
 MAX_SCALAR_BUFFERS = 4096
 
 

@@ -33,9 +33,12 @@ class ShapedArray:
     under a mesh its sharding (JAX's sharding in types: ``f32[8@X,4]``).
 
     An unsharded type stores no sharding (``_sharding`` is None) and reads as the empty
-    mesh's; only a type with a mesh pays for one (see ``minijax.sharding.types``)."""
+    mesh's; only a type with a mesh pays for one (see ``minijax.sharding.types``).
+
+    ``_call_entry``, unset until a jitted call first reads it, is the type's entry in call
+    signatures (``fast_calls.call_signature``): one object for all equal types."""
     array_abstraction_level = 1
-    __slots__ = ('shape', 'dtype', 'weak_type', '_sharding')
+    __slots__ = ('shape', 'dtype', 'weak_type', '_sharding', '_call_entry')
 
     def __init__(self, shape, dtype, weak_type=False, sharding=None):
         self.shape = tuple(map(int, shape))

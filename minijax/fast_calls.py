@@ -14,21 +14,52 @@ from minijax import core, dtypes, runtime, tree_util
 from minijax.array import Array, from_device, release_host_views, scalar_buffer
 
 
+class ArrayEntry:
+    """An Array argument's entry in a call signature: its type (shape, dtype, weak type),
+    one object per type, so that a signature hashes and compares by identity, in C. (A
+    tuple of shapes and dtypes, hashed and compared again on every call, cost a tenth of
+    a call of many arguments.)"""
+    __slots__ = ('shape', 'dtype', 'weak_type')
+
+    def __init__(self, shape, dtype, weak_type):
+        self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
+
+    def __repr__(self):
+        return f'ArrayEntry({self.shape}, {self.dtype}, weak_type={self.weak_type})'
+
+
+_array_entries: dict[tuple, ArrayEntry] = {}
+
+
+def _array_entry(aval) -> ArrayEntry:
+    """The entry of an Array of type ``aval``, interned, and kept on the type for the next
+    call (an executable's results share their types)."""
+    key = (aval.shape, aval.dtype, aval.weak_type)
+    entry = _array_entries.get(key)
+    if entry is None:
+        entry = _array_entries[key] = ArrayEntry(*key)
+    aval._call_entry = entry
+    return entry
+
+
 def call_signature(args) -> tuple | None:
     """What decides the trace of a call whose arguments are all single arrays or scalars,
-    read without flattening or building avals: an Array's (shape, dtype, weak type), an
-    ndarray's (shape, dtype), a scalar's type. None for anything else (pytrees, tracers),
-    which takes the full path. (Tuples of C-level values hash faster than avals.)"""
+    read without flattening or building avals: an Array's ``ArrayEntry``, an ndarray's
+    (shape, dtype), a scalar's type. None for anything else (pytrees, tracers), which takes
+    the full path."""
     signature = []
     for x in args:
         kind = type(x)
-        if kind is np.ndarray:
-            signature.append((x.shape, x.dtype))
-        elif kind is Array:
+        if kind is Array:
             if x._sharding is not None:  # over a mesh: the full path
                 return None
-            aval = x._aval  # not the property: a Python call
-            signature.append((aval.shape, aval.dtype, aval.weak_type))
+            aval = x._aval  # (not the property: a Python call)
+            try:
+                signature.append(aval._call_entry)
+            except AttributeError:
+                signature.append(_array_entry(aval))
+        elif kind is np.ndarray:
+            signature.append((x.shape, x.dtype))
         elif kind is float or kind is bool or isinstance(x, np.generic):
             signature.append(kind)
         elif kind is int:
@@ -37,6 +68,20 @@ def call_signature(args) -> tuple | None:
         else:
             return None
     return tuple(signature)
+
+
+def tree_call_key(tree, static: tuple = ()) -> tuple:
+    """(the fast path's key, the leaves' signature, the leaves) for a call whose traced
+    arguments are the pytree ``tree``: flattened in C++ (Python's containers only), the key
+    is the structure, ``static`` (the static arguments' values) and the signature. The key
+    is None where a leaf is not an array or scalar (a tracer, a node only minijax's
+    registry knows) or jaxlib does not flatten the tree."""
+    flat = runtime.flatten_containers(tree)
+    if flat is None:
+        return None, None, ()
+    leaves, structure = flat
+    signature = call_signature(leaves)
+    return (None if signature is None else (structure, static, signature)), signature, leaves
 
 
 def call_error(err, leaves) -> Exception:
@@ -50,14 +95,16 @@ def call_error(err, leaves) -> Exception:
 
 def _transfer(entry, donated: bool):
     """How an argument of one signature entry reaches the device: an Array hands over its
-    buffer, a Python scalar its kept one (unless the program takes it: ``donated``), a
-    host value is copied by the transfer made for its type."""
+    buffer, a scalar its kept one (unless the program takes it: ``donated``), an ndarray
+    is copied by the transfer made for its type."""
+    if type(entry) is ArrayEntry:
+        return _array_buffer
     if isinstance(entry, tuple):
-        return _array_buffer if len(entry) == 3 else runtime.host_to_device(*entry)
-    if entry in dtypes.PYTHON_SCALARS:
-        return (runtime.host_to_device((), dtypes.PYTHON_SCALARS[entry][0]) if donated
-                else scalar_buffer)
-    return runtime.host_to_device((), np.dtype(entry))  # a NumPy scalar type
+        return runtime.host_to_device(*entry)
+    if donated:
+        return runtime.host_to_device((), np.dtype(dtypes.PYTHON_SCALARS[entry][0]
+                                                   if entry in dtypes.PYTHON_SCALARS else entry))
+    return scalar_buffer
 
 
 _array_buffer = Array.buffer.fget

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 from minijax import core, runtime, special_values, spmd_call, tree_util
 from minijax.errors import JaxRuntimeError
-from minijax.fast_calls import call_error, call_signature, fast_call, same_objects
+from minijax.fast_calls import call_error, call_signature, fast_call, same_objects, tree_call_key
 from minijax.config import config, special_value_hooks, trace_context, trace_context_hooks
 from minijax.control_flow.common import hoist_consts
 from minijax.ir.jaxpr import eval_jaxpr
@@ -164,31 +164,28 @@ class Jitted:
 
     def _fast_key(self, args, kwargs):
         """(the fast path's key for a call, the leaves' signature, the call's array
-        leaves). Positional arrays alone are their own leaves and key; otherwise the traced
-        arguments are flattened in C++ (Python's containers only) and the key adds their
-        structure and the static values. The key is None where a leaf is not an array or
-        scalar (a tracer, a node only minijax's registry knows)."""
+        leaves). Traced arguments that are positional arrays are their own leaves, keyed
+        by their signature (and the static values, if any); otherwise they are flattened
+        (``tree_call_key``). The key is None where a leaf is not an array or scalar."""
         positions, traced = self._layout(len(args))
-        if not kwargs and not positions:  # (static parameters left at their defaults)
-            signature = call_signature(args)
-            if signature is not None:
-                return signature, signature, args
         # ``_split_static``'s split, without its check that each static value hashes: the
         # key's lookup hashes them, and the full path names one that does not
-        static = tuple([(i, type(args[i]), args[i]) for i in positions])
-        dyn_args, dyn_kwargs = tuple([args[i] for i in traced]), kwargs
+        if positions:
+            static = tuple([(i, type(args[i]), args[i]) for i in positions])
+            dyn_args = tuple([args[i] for i in traced])
+        else:
+            static, dyn_args = (), args
+        dyn_kwargs = kwargs
         if kwargs:
             names = self.static_argnames
             static += tuple([(k, type(kwargs[k]), kwargs[k]) for k in sorted(kwargs)
                              if k in names])
             dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}
-        flat = runtime.flatten_containers((dyn_args, dyn_kwargs))
-        if flat is None:
-            return None, None, ()
-        leaves, structure = flat
-        signature = call_signature(leaves)
-        key = None if signature is None else (structure, static, signature)
-        return key, signature, leaves
+        if not dyn_kwargs:
+            signature = call_signature(dyn_args)
+            if signature is not None:
+                return (None, static, signature) if static else signature, signature, dyn_args
+        return tree_call_key((dyn_args, dyn_kwargs), static)
 
     def _call(self, args, kwargs):
         """The full path: trace (or find the trace), then bind ``xla_call`` under a

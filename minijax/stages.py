@@ -170,6 +170,21 @@ class Lowered(_Stage):
                         donated=self._donated)
 
 
+def _structure_error(given, compiled) -> TypeError:
+    """JAX's error for a compiled function called with arguments of another structure than
+    it was compiled for, listing each difference."""
+    placeholder = object()
+    differences = list(tree_util.equality_errors(
+        *(tree_util.tree_unflatten(t, [placeholder] * t.num_leaves) for t in (given, compiled)),
+        is_leaf=lambda x: x is placeholder))
+    lines = ['Function compiled with input pytree does not match the input pytree it was '
+             f'called with. There are {len(differences)} mismatches, including:']
+    for (first, *rest), now, seen, why in differences:
+        lines.append(f'    * at {("args", "kwargs")[first.idx]}{tree_util.keystr(tuple(rest))}, '
+                     f'seen {seen} but now given {now}, so {why}')
+    return TypeError('\n'.join(lines))
+
+
 class Compiled(_Stage):
     """A compiled jitted function: call it with arguments of the lowered types."""
 
@@ -184,14 +199,23 @@ class Compiled(_Stage):
         self._fast_calls: dict = {}  # per argument types a call passed with (fast_calls)
 
     def __call__(self, *args, **kwargs):
-        if not kwargs:
-            fast = self._fast_calls.get(fast_calls.call_signature(args))
-            if fast is not None:
-                try:
-                    return fast(args)
-                except errors.JaxRuntimeError as err:
-                    raise fast_calls.call_error(err, args) from None
+        key, _, leaves = self._fast_key(args, kwargs)
+        fast = self._fast_calls.get(key)
+        if fast is not None:
+            try:
+                return fast(leaves)
+            except errors.JaxRuntimeError as err:
+                raise fast_calls.call_error(err, leaves) from None
         return self._call(args, kwargs)
+
+    @staticmethod
+    def _fast_key(args, kwargs):
+        """(key, signature, leaves) of a call for the fast path (see ``Jitted._fast_key``)."""
+        if not kwargs:
+            signature = fast_calls.call_signature(args)
+            if signature is not None:
+                return signature, signature, args
+        return fast_calls.tree_call_key((args, kwargs))
 
     def _call(self, args, kwargs):
         """The full path: check the arguments' types, run, and record a fast path for
@@ -201,7 +225,9 @@ class Compiled(_Stage):
                 raise TypeError('Cannot apply JAX transformations to a function lowered and '
                                 'compiled for a particular signature. Detected argument of '
                                 f'Tracer type {type(x)}.')
-        avals, _, leaves = tracing.abstractify_args('compiled function', (args, kwargs))
+        avals, in_tree, leaves = tracing.abstractify_args('compiled function', (args, kwargs))
+        if self._in_tree is not None and in_tree != self._in_tree:
+            raise _structure_error(in_tree, self._in_tree)
         expected = self._jaxpr.in_avals
         if len(avals) != len(expected) or not all(map(jaxprs.same_type, avals, expected)):
             raise TypeError('compiled function called with types '
@@ -211,9 +237,9 @@ class Compiled(_Stage):
         if self._place is not None:
             outs = spmd_call.run(self._executable, self._place, leaves, self._jaxpr.out_avals)
             return tree_util.tree_unflatten(self.out_tree, outs)
-        signature = None if kwargs else fast_calls.call_signature(args)
-        if signature is not None and fast_calls.same_objects(leaves, args):
-            self._fast_calls[signature] = fast_calls.fast_call(
+        key, signature, fast_leaves = self._fast_key(args, kwargs)
+        if key is not None and fast_calls.same_objects(fast_leaves, leaves):
+            self._fast_calls[key] = fast_calls.fast_call(
                 self._executable, signature, self._jaxpr.out_avals, self.out_tree)
         outs = xla_call.run(self._executable, leaves, self._jaxpr.out_avals)
         return tree_util.tree_unflatten(self.out_tree, outs)

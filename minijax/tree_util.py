@@ -666,6 +666,44 @@ def _count_mismatch(where, name, prefix, prefix_children, full_children):
                      f'key sets is\n    {" ".join(only_one)}')
 
 
+def equality_errors(tree1, tree2, is_leaf=None):
+    """How two pytrees of different structures differ, as JAX explains it: for each branch,
+    the first place they part (key path, what ``tree1`` has there, what ``tree2`` has, why
+    they differ)."""
+    yield from _equality_errors((), tree1, tree2, is_leaf)
+
+
+def _equality_errors(path, t1, t2, is_leaf):
+    if all((is_leaf is not None and is_leaf(t)) or node_type_of(t) is None for t in (t1, t2)):
+        return  # two leaves: no difference of structure
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), 'their Python types differ'
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        yield (path, f'{type(t1).__name__} of length {len(t1)}',
+               f'{type(t2).__name__} of length {len(t2)}', 'the lengths do not match')
+        return
+    (children1, meta1), (children2, meta2) = map(flatten_one_level_with_keys, (t1, t2))
+    if len(children1) != len(children2):
+        keys1, keys2 = ({k for k, _ in c} for c in (children1, children2))
+        try:  # (keys that hold a key: a dict's, a custom node's flat index)
+            diff = ' '.join(repr(k.key) for k in keys1 ^ keys2)
+        except AttributeError:
+            diff = ''
+        yield (path, *(f'{type(t1)} with {len(c)} child{"ren" if len(c) > 1 else ""}'
+                       for c in (children1, children2)),
+               'the numbers of children do not match'
+               + (diff and f', with the symmetric difference of key sets: {{{diff}}}'))
+        return
+    if meta1 != meta2:
+        yield (path, f'{type(t1)} with pytree metadata {meta1}',
+               f'{type(t2)} with pytree metadata {meta2}',
+               'the pytree node metadata does not match')
+        return
+    for (key, c1), (_, c2) in zip(children1, children2):
+        yield from _equality_errors((*path, key), c1, c2, is_leaf)
+
+
 def _mismatch(what, where, name, details):
     return (f'pytree structure error: {what} at key path\n    {where}\n'
             f'At that key path, the prefix pytree {name} {details}')

@@ -92,3 +92,52 @@ def test_an_int_too_large_for_int64_is_an_overflow_error_as_in_jax(use):
         call(jnp, jax.jit)
     with pytest.raises(OverflowError, match='1180591620717411303424 too large'):
         call(mnp, minijax.jit)
+
+
+def _static_and_scalar_calls(jax_, jnp_):
+    """Calls of jits with static values (by position, by keyword, left at the default) and
+    scalars (NumPy ones of each sign of zero, bfloat16), each made three times, so that
+    the later ones take the fast path: what each returns."""
+    power = jax_.jit(lambda a, n=2: a ** n, static_argnums=1)
+    power_kw = jax_.jit(lambda a, n=2: a ** n, static_argnames='n')
+    scale = jax_.jit(lambda a, s: a * s)
+    x = jnp_.asarray(np.array([1.5, -2., 3.]))
+    calls = [lambda: power(x, 3), lambda: power(x, 3.), lambda: power(x, True),
+             lambda: power(x), lambda: power_kw(x, n=3), lambda: power_kw(x, n=2.),
+             lambda: power_kw(x)]
+    calls += [lambda s=s: scale(x, s) for s in
+              (np.float32(-0.), np.float32(0.), np.float64(-0.), np.float64(0.), -0., 0.,
+               jnp_.bfloat16(-0.), jnp_.bfloat16(0.), np.int8(0), np.float16(2.5))]
+    return [repr(call()) for _ in range(3) for call in calls]
+
+
+def test_static_values_and_scalars_give_jaxs_on_every_call():
+    """The fast path keys positional arrays with static values without flattening them,
+    and keeps the device buffer of a NumPy scalar as of a Python one (by type and value,
+    a zero by its sign): each call gives what JAX gives."""
+    assert _static_and_scalar_calls(minijax, mnp) == _static_and_scalar_calls(jax, jnp)
+
+
+def _compiled_pytree_calls(jax_):
+    """A Compiled of pytree arguments called with them again (the fast path), then with
+    other structures: the values, or the error's type and text."""
+    compiled = jax_.jit(lambda d, z: d['a'] * d['b'] + z).lower(
+        {'a': np.ones(3), 'b': np.ones(3)}, 1.).compile()
+    good = ({'a': np.arange(3.), 'b': np.ones(3)}, 2.)
+    calls = [(good, {}), (good, {}), (({'a': np.ones(3), 'c': np.ones(3)}, 2.), {}),
+             (([np.ones(3), np.ones(3)], 2.), {}), ((good[0],), {'z': 2.}),
+             ((*good, 3.), {}), (good, {})]
+    seen = []
+    for args, kwargs in calls:
+        try:
+            seen.append(np.asarray(compiled(*args, **kwargs)).tolist())
+        except TypeError as err:
+            seen.append(str(err))
+    return seen
+
+
+def test_a_compiled_function_called_with_another_structure_raises_jaxs_error():
+    """``Compiled`` compares the call's pytree structure with the compiled one, as JAX
+    does, naming each difference (it took a dict of other keys, or a list, whose leaves
+    had the compiled types); a call of the compiled structure takes the fast path."""
+    assert _compiled_pytree_calls(minijax) == _compiled_pytree_calls(jax)
