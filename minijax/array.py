@@ -441,8 +441,11 @@ def physical_value(x) -> np.ndarray:
 def scalar(value, dtype, weak_type=False):
     """``value`` as a scalar of ``dtype``: a Python scalar where one has exactly that type
     (weakly typed float64 or int64: it stays a literal when traced), a NumPy scalar where
-    strongly typed, else a weakly typed 0-d Array."""
-    value = np.asarray(value, dtype)
+    strongly typed, else a weakly typed 0-d Array. A Python int within int64's range is
+    converted as JAX converts it, from int64, wrapping around (``-2`` as uint8 is 254),
+    where NumPy refuses it."""
+    value = np.asarray(value).astype(dtype) if type(value) is int and _INT64_MIN <= value \
+        <= _INT64_MAX else np.asarray(value, dtype)
     if not weak_type:
         return value
     python = value.item()
@@ -607,6 +610,8 @@ def clear_scalar_buffers() -> None:
     """Forget the kept scalar buffers (``jax.clear_caches``)."""
     _scalar_buffers.clear()
 
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 #: scalar (type, value) -> its device buffer (``scalar_buffer``), at most this many.
 _scalar_buffers: dict = {}

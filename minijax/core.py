@@ -351,7 +351,8 @@ def shaped_aval(x) -> ShapedArray:
     """The type of ``x`` without its value (``raise_to_shaped(get_aval(x))``, computed
     without building the value's ``ConcreteArray``): what ``jit`` keys its caches on."""
     if isinstance(x, Tracer):
-        return raise_to_shaped(x.aval)
+        aval = x.aval
+        return aval if type(aval) is ShapedArray else raise_to_shaped(aval)
     typed = typed_values.get(type(x))
     if typed is not None:
         return typed(x)

@@ -260,6 +260,27 @@ def _as_they_are(x, y, x_aval, y_aval, to_float) -> bool:
                  or len(x_aval.shape) == len(y_aval.shape)))
 
 
+def _absorbed_scalar(x, y, x_aval, y_aval, to_float):
+    """``(x, y)`` ready for a lax binary op where one is a Python scalar that the other, a
+    strongly typed numeric array, absorbs (``x * 1.5`` of float32 ``x``): the scalar as a
+    constant of the array's dtype, what promotion and casting give, in fewer steps; else
+    None."""
+    if type(y) in dtypes.PYTHON_SCALARS:
+        array_aval, scalar_aval = x_aval, y_aval
+    elif type(x) in dtypes.PYTHON_SCALARS:
+        array_aval, scalar_aval = y_aval, x_aval
+    else:
+        return None
+    dtype = array_aval.dtype
+    if array_aval.weak_type or dtype == dtypes.bool_ or isinstance(dtype, dtypes.KeyDType) \
+            or (to_float and not dtypes.is_inexact(dtype)) \
+            or dtypes.promote((dtype, False), (scalar_aval.dtype, True)) != (dtype, False):
+        return None
+    if array_aval is x_aval:
+        return x, arrays.scalar(y, dtype)
+    return arrays.scalar(x, dtype), y
+
+
 def _binary(lax_fn, name, doc, to_float=False, on_bools=None):
     """jnp's ``name``: ``lax_fn`` of the operands broadcast and promoted (then floats, if
     ``to_float``); of booleans, ``on_bools`` if given (JAX's ``add`` is ``or`` there)."""
@@ -268,6 +289,9 @@ def _binary(lax_fn, name, doc, to_float=False, on_bools=None):
         if _as_they_are(x, y, *avals, to_float):
             bools = on_bools is not None and avals[0].dtype == dtypes.bool_
             return (on_bools if bools else lax_fn)(x, y)
+        absorbed = _absorbed_scalar(x, y, *avals, to_float)
+        if absorbed is not None:
+            return lax_fn(*absorbed)
         _refuse_keys(name, avals)
         x, y = _promote_shapes(*_promote(x, y, avals=avals), primitive=lax_fn.__name__,
                                shapes=[a.shape for a in avals])

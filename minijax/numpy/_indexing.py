@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.array import Array
+from minijax.array import Array, scalar as _scalar
 from minijax.core import Tracer
 from minijax.errors import NonConcreteBooleanIndexError
 from minijax.numpy import (_no_out, _shape_str, add, asarray, broadcast_to, concatenate, divide,
@@ -468,7 +468,9 @@ def _update(x, idx, values, kind, mode=None, **hints):
     scatter, elementwise = _UPDATES[kind]
     entries = _expand_index(np.shape(x), idx)
     dtype = core.get_aval(x).dtype
-    values = values if kind == 'apply' else asarray(values, dtype)
+    if kind != 'apply':  # (a Python int wraps around to ``x``'s dtype, as in JAX)
+        values = _scalar(values, dtype) if type(values) in dtypes.PYTHON_SCALARS \
+            else asarray(values, dtype)
     if not _uses_gather(entries, mode, lax.GatherScatterMode.CLIP):
         entries = _static_ints_as_scattered(np.shape(x), entries)
         if not _ints_in_bounds(np.shape(x), entries, counted_from_end=False) or \

@@ -187,6 +187,37 @@ def test_type_promotion_matches_jax(a, b):
         np.testing.assert_array_equal(np.asarray(got), expected)
 
 
+#: Ways a Python int meets an array of a narrower integer dtype, each of (numpy, lax, x).
+_INT_MEETS_NARROWER = {
+    'add': lambda np_, lax, x: np_.add(x, -2), 'radd': lambda np_, lax, x: -2 + x,
+    'subtract': lambda np_, lax, x: np_.subtract(300, x),
+    'maximum': lambda np_, lax, x: np_.maximum(x, -2),
+    'multiply': lambda np_, lax, x: x * 2 ** 40, 'equal': lambda np_, lax, x: x == 254,
+    'greater': lambda np_, lax, x: np_.greater(x, 300), 'bitwise_and': lambda np_, lax, x: x & -1,
+    'full': lambda np_, lax, x: np_.full(3, -2, x.dtype),
+    'full_like': lambda np_, lax, x: np_.full_like(x, 300),
+    'lax.full': lambda np_, lax, x: lax.full((2,), -2, x.dtype),
+    'at.set': lambda np_, lax, x: x.at[0].set(-2),
+    'at.add': lambda np_, lax, x: x.at[1].add(300),
+}
+
+
+@pytest.mark.parametrize('dtype', ['uint8', 'int8', 'uint32', 'uint64', 'int16'])
+@pytest.mark.parametrize('name', _INT_MEETS_NARROWER)
+def test_a_python_int_meeting_a_narrower_integer_dtype_wraps_around_as_in_jax(name, dtype):
+    """A Python int (within int64's range) converted to an array's integer dtype by
+    promotion, a fill or an update wraps around from int64, as JAX's conversion does (NumPy
+    refuses ``np.asarray(-2, np.uint8)``, and so did minijax), eagerly and traced."""
+    x = np.arange(3, dtype=dtype)
+    case = _INT_MEETS_NARROWER[name]
+    expected = np.asarray(case(jnp, jax.lax, jnp.asarray(x)))
+    for run in (lambda: case(mnp, minijax.lax, mnp.asarray(x)),
+                lambda: minijax.jit(lambda v: case(mnp, minijax.lax, v))(x)):
+        got = np.asarray(run())
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize('dtype', [BOOL, I32, I64, F32])
 def test_true_divide_and_mean_give_floats_like_jax(dtype):
     x = np.ones((2, 3), dtype)
