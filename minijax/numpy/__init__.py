@@ -315,10 +315,24 @@ maximum = _binary(lax.max, 'maximum', 'Elementwise maximum, broadcast and promot
 minimum = _binary(lax.min, 'minimum', 'Elementwise minimum, broadcast and promoted.')
 equal = _binary(lax.eq, 'equal', 'x == y.')
 not_equal = _binary(lax.ne, 'not_equal', 'x != y.')
-greater = _binary(lax.greater, 'greater', 'x > y.')
-greater_equal = _binary(lax.ge, 'greater_equal', 'x >= y.')
-less = _binary(lax.less, 'less', 'x < y.')
-less_equal = _binary(lax.le, 'less_equal', 'x <= y.')
+
+
+def _lexicographic(lax_fn):
+    """The ordering comparison ``lax_fn`` extended to complex numbers as JAX orders them,
+    by real part, then imaginary part (lax itself orders no complex numbers)."""
+    def compare(x, y):
+        if not dtypes.is_complex(core.get_aval(x).dtype):
+            return lax_fn(x, y)
+        return lax.select(lax.eq(lax.real(x), lax.real(y)), lax_fn(lax.imag(x), lax.imag(y)),
+                          lax_fn(lax.real(x), lax.real(y)))
+    compare.__name__ = lax_fn.__name__
+    return compare
+
+
+greater = _binary(_lexicographic(lax.greater), 'greater', 'x > y.')
+greater_equal = _binary(_lexicographic(lax.ge), 'greater_equal', 'x >= y.')
+less = _binary(_lexicographic(lax.less), 'less', 'x < y.')
+less_equal = _binary(_lexicographic(lax.le), 'less_equal', 'x <= y.')
 _power = _binary(lax.pow, 'power', 'x ** y.')
 bitwise_and = _binary(lax.bitwise_and, 'bitwise_and', 'x & y (logical and for booleans).')
 bitwise_or = _binary(lax.bitwise_or, 'bitwise_or', 'x | y (logical or for booleans).')
@@ -981,6 +995,10 @@ def hypot(x1, x2, /):
     """``sqrt(x1^2 + x2^2)`` as ``big * sqrt(1 + (small / big)^2)``: no overflow; inf if
     either is infinite (even with a NaN)."""
     x1, x2 = _float_pair(x1, x2)
+    dtype = core.get_aval(x1).dtype
+    if dtypes.is_complex(dtype):  # (JAX's error type)
+        raise ValueError(f'hypot is not defined for complex inputs (got {dtype.name}): take '
+                         'their abs first')
     a1, a2 = lax.abs(x1), lax.abs(x2)
     big, small = lax.max(a1, a2), lax.min(a1, a2)
     ratio = lax.div(small, _safe_where(lax.eq(big, 0.), big, 1.))
@@ -1019,16 +1037,19 @@ def fmin(x1, x2, /):
 
 def heaviside(x1, x2, /):
     """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0`` (NaN stays NaN)."""
-    x1, x2 = _float_pair(x1, x2)
-    return where(less(x1, 0), 0., where(greater(x1, 0), 1., where(isnan(x1), x1, x2)))
+    x1, x2 = _float_pair(x1, x2)  # (lax's comparisons: complex numbers are refused)
+    return where(lax.less(x1, 0.), 0., where(lax.greater(x1, 0.), 1.,
+                                             where(isnan(x1), x1, x2)))
 
 
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` for an integer ``x2``, JAX's way: ``x1``'s own exponent split off
     (``frexp``) and added to ``x2``, so that a tiny ``x1`` scaled by a huge power of two
     does not overflow on the way."""
-    if not dtypes.is_integer(core.get_aval(x2).dtype):
-        raise TypeError(f'ldexp: x2 must be an integer array, got {core.get_aval(x2).dtype}')
+    x1_dtype, x2_dtype = core.get_aval(x1).dtype, core.get_aval(x2).dtype
+    if dtypes.is_complex(x1_dtype) or dtypes.is_inexact(x2_dtype):  # (JAX's error type)
+        raise ValueError(f'ldexp is not supported for input types ({x1_dtype}, {x2_dtype}): '
+                         'x1 must be real and x2 an integer or bool array')
     x1 = _to_float(asarray(x1))
     x2 = lax.convert_element_type(x2, x1.dtype)
     m, e = frexp(x1)

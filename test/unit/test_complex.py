@@ -170,3 +170,36 @@ def test_complex_sort_orders_each_part_with_nans_last():
     theirs = jax.jit(lambda z: jax.lax.sort(z))(z)
     _same_bits(mlax.sort(z), theirs)
     _same_bits(minijax.jit(mlax.sort)(z), theirs)
+
+
+#: Functions that order or compare complex operands, or refuse them, each of (numpy, a, b).
+_ORDERED = {
+    'less': lambda np_, a, b: np_.less(a, b), 'less_equal': lambda np_, a, b: a <= b,
+    'greater': lambda np_, a, b: np_.greater(a, b), 'greater_equal': lambda np_, a, b: a >= b,
+    'less, Python scalar': lambda np_, a, b: np_.less(a, 1 + 1j),
+    'greater, real array': lambda np_, a, b: np_.greater(np_.real(a), b),
+    'fmax': lambda np_, a, b: np_.fmax(a, b), 'fmin': lambda np_, a, b: np_.fmin(a, b),
+    'heaviside': lambda np_, a, b: np_.heaviside(a, 1.),
+    'hypot': lambda np_, a, b: np_.hypot(a, 2.),
+    'ldexp of complex': lambda np_, a, b: np_.ldexp(a, 2),
+    'ldexp by a float': lambda np_, a, b: np_.ldexp(np_.real(a), 2.5),
+    'ldexp by a bool': lambda np_, a, b: np_.ldexp(np_.real(a), True),
+}
+
+
+def _ordered(np_, name):
+    a = np_.asarray(np.array([1 + 2j, 1 + 1j, 0 + 5j, 2 - 1j, np.nan + 0j, 1 + 1j]))
+    b = np_.asarray(np.array([1 + 1j, 1 + 2j, 1 + 0j, 2 - 1j, 1 + 1j, np.nan + 1j]))
+    try:
+        out = _ORDERED[name](np_, a, b)
+    except Exception as err:  # noqa: BLE001  (the type is compared)
+        return type(err).__name__
+    return str(np.asarray(out).dtype), np.asarray(out).tolist()
+
+
+@pytest.mark.parametrize('name', _ORDERED)
+def test_complex_operands_are_ordered_or_refused_as_in_jax(name):
+    """jnp orders complex numbers by real part, then imaginary part, in its comparisons and
+    what is built on them (fmax, fmin), as JAX does (lax refuses them); heaviside, hypot
+    and ldexp refuse them with JAX's exception types (and ldexp a float exponent)."""
+    assert repr(_ordered(mnp, name)) == repr(_ordered(jnp, name))
