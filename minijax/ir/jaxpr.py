@@ -134,7 +134,7 @@ def eqn_ordered(eqn: JaxprEqn) -> bool:
     """Whether the equation has an ordered effect: its primitive's, or its sub-jaxprs'."""
     ordered = eqn.primitive.ordered
     return ordered is not None and ordered(eqn.params) or \
-        any(sub.ordered for sub in _sub_jaxprs(eqn))
+        bool(eqn.params) and any(sub.ordered for sub in _sub_jaxprs(eqn))
 
 
 def _sub_jaxprs(eqn: JaxprEqn):

@@ -360,10 +360,19 @@ def on_broadcast_operands(lowering):
         if any(a.shape != out.shape or a._sharding != out._sharding for a in ctx.avals_in):
             operands = broadcast_operands(ctx, operands)
             ctx = LoweringRuleContext(ctx.module_context, [
-                a if a.shape == out.shape else a.update(shape=out.shape) for a in ctx.avals_in],
+                a if a.shape == out.shape else _grown(a, out) for a in ctx.avals_in],
                 ctx.avals_out, ctx.primitive)
         return lowering(ctx, *operands)
     return rule
+
+
+def _grown(aval, out):
+    """The type of the operand ``aval`` broadcast to ``out``'s shape: ``out`` itself where
+    only the shape differs (``x * 2.``'s scalar), without making a new type."""
+    if aval.dtype == out.dtype and aval.weak_type == out.weak_type and \
+            aval._sharding is None and out._sharding is None:
+        return out
+    return aval.update(shape=out.shape)
 
 
 def _binary_function(prim, doc):

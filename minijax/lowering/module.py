@@ -68,6 +68,7 @@ class ModuleContext:
         self.functions: dict[tuple, str] = {}
         self._tensor_types: dict = {}
         self._literal_attrs: dict = {}
+        self._leading_dims: dict[int, ir.DenseI64ArrayAttr] = {}
         self.name_stack = ''  # of the function being emitted: 'jit(f)' in @main
         #: @main's own location, as JAX gives it: its name stack where it was lowered. Its
         #: constants and its return are located there, not at ``loc(unknown)``.
@@ -96,6 +97,14 @@ class ModuleContext:
             ty = self._tensor_types[key] = tensor_type(
                 aval if shape is None or shape == aval.shape else aval.update(shape=shape))
         return ty
+
+    def leading_dims(self, rank: int) -> ir.DenseI64ArrayAttr:
+        """``array<i64: 0, 1, ..., rank - 1>``, a ``broadcast_in_dim``'s dimensions for an
+        operand that grows no new leading axes, built once per module for each rank."""
+        attr = self._leading_dims.get(rank)
+        if attr is None:
+            attr = self._leading_dims[rank] = ir.DenseI64ArrayAttr.get(list(range(rank)))
+        return attr
 
     def literal(self, lit: Lit) -> ir.Value:
         """``stablehlo.constant`` of a literal, one op per use as JAX emits it; its
@@ -497,9 +506,10 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
     Where an equation's ops go (``_EqnPlace``) is worked out once per primitive and place it
     was traced at: a loop in the user's code traces the same lines again and again."""
     env: dict[Var, ir.Value] = {}
+    literal = module_ctx.literal
 
     def read(x):
-        return module_ctx.literal(x) if type(x) is Lit else env[x]
+        return literal(x) if type(x) is Lit else env[x]
 
     for v, val in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
         env[v] = val
@@ -515,7 +525,8 @@ def lower_jaxpr(module_ctx, jaxpr: Jaxpr, consts: Sequence[ir.Value],
         rule_ctx = LoweringRuleContext(module_ctx, [x.aval for x in eqn.inputs],
                                        [v.aval for v in eqn.out_binders], eqn.primitive)
         module_ctx.eqn_name_stack, module_ctx.where = place.name_stack, place.where
-        operands = list(map(read, eqn.inputs))  # (a literal's constant is the function's)
+        # (a literal's constant is emitted in the function, one per use)
+        operands = [env[x] if type(x) is not Lit else literal(x) for x in eqn.inputs]
         with place.location, _traced_mesh(eqn) if constrains else _NO_MESH:
             if place.outlined is not None:
                 outs = module_ctx.call_outlined(lowering_rules[eqn.primitive], rule_ctx,
