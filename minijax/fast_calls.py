@@ -1,8 +1,8 @@
-"""Calling an executable at least cost: a call whose arguments are all single arrays or
-scalars is keyed by their types read straight off the objects (``call_signature``), and runs a
-function made once for that key (``fast_call``) that transfers, executes and wraps without
-flattening, avals or cache lookups. ``jit`` and ``Compiled`` record one per argument types
-after a call of the full path has checked them."""
+"""Calling an executable at least cost: a call is keyed by its arguments' types read straight
+off the objects (``call_signature``; a pytree of them is flattened in C++ first,
+``tree_call_key``), and runs a function made once for that key (``fast_call``) that
+transfers, executes and wraps without avals or cache lookups. ``jit`` and ``Compiled`` record
+one per key after a call of the full path has checked its arguments."""
 from __future__ import annotations
 
 import functools
