@@ -401,7 +401,7 @@ def main():
         (' (minijax imported jax!)' if mj_imports_jax else ' (no `jax` import)'),
         first_mj, first_jax, 'ms', 1e3, 'no jax import')
     cold, warm = {'minijax': [], 'jax': []}, {'minijax': [], 'jax': []}
-    for _ in range(2):  # rounds alternating minijax and JAX, each with a cache of its own
+    for _ in range(4):  # rounds alternating minijax and JAX, each with a cache of its own
         for name in ('minijax', 'jax'):
             with tempfile.TemporaryDirectory() as cache:
                 cold[name].append(in_child('first_grad_from_cache', name,
