@@ -810,7 +810,8 @@ def _asarray(a, dtype=None):
             return _stack_nested(a, dtype or result_type(*leaves))
     if type(a) in dtypes.PYTHON_SCALARS and dtype is None:
         dtypes.python_scalar(a)  # an int too large for int64 is an OverflowError
-    weak_type = dtype is None and type(a) in (int, float)  # a Python scalar, as in JAX
+    # a Python int, float or complex is weakly typed, as in JAX (a bool is not)
+    weak_type = dtype is None and dtypes.PYTHON_SCALARS.get(type(a), (None, False))[1]
     a = np.asarray(a, dtype)
     dtypes.check_supported(a.dtype, f'asarray of shape {a.shape}')
     # Traced, a scalar is a constant of the jaxpr, a literal, as JAX stages it.

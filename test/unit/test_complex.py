@@ -203,3 +203,21 @@ def test_complex_operands_are_ordered_or_refused_as_in_jax(name):
     what is built on them (fmax, fmin), as JAX does (lax refuses them); heaviside, hypot
     and ldexp refuse them with JAX's exception types (and ldexp a float exponent)."""
     assert repr(_ordered(mnp, name)) == repr(_ordered(jnp, name))
+
+
+_WEAK_COMPLEX = {
+    'asarray': lambda np_: np_.asarray(1 + 2j), 'array': lambda np_: np_.array(-1j),
+    'float16 ** complex': lambda np_: np_.power(np_.ones(3, np_.float16), 1 + 2j),
+    'int8 ** complex': lambda np_: np_.power(np_.ones(3, np_.int8), 1 + 2j),
+    'dot of int8 and complex': lambda np_: np_.dot(np_.ones(3, np_.int8), 2j),
+    'asarray(complex) * float32': lambda np_: np_.asarray(1j) * np_.ones(2, np_.float32),
+}
+
+
+@pytest.mark.parametrize('name', _WEAK_COMPLEX)
+def test_a_python_complex_is_weakly_typed_as_in_jax(name):
+    """``jnp.asarray(1 + 2j)`` is weakly typed, as a Python int or float is, so it meets a
+    float32 array as complex64 (it was a strong complex128)."""
+    ours, theirs = _WEAK_COMPLEX[name](mnp), _WEAK_COMPLEX[name](jnp)
+    assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
