@@ -444,8 +444,8 @@ def scalar(value, dtype, weak_type=False):
     strongly typed, else a weakly typed 0-d Array. A Python int within int64's range is
     converted as JAX converts it, from int64, wrapping around (``-2`` as uint8 is 254),
     where NumPy refuses it."""
-    value = np.asarray(value).astype(dtype) if type(value) is int and _INT64_MIN <= value \
-        <= _INT64_MAX else np.asarray(value, dtype)
+    value = np.asarray(value).astype(dtype) if type(value) is int and \
+        value in dtypes.INT64_RANGE else np.asarray(value, dtype)
     if not weak_type:
         return value
     python = value.item()
@@ -610,8 +610,6 @@ def clear_scalar_buffers() -> None:
     """Forget the kept scalar buffers (``jax.clear_caches``)."""
     _scalar_buffers.clear()
 
-
-_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 #: scalar (type, value) -> its device buffer (``scalar_buffer``), at most this many.
 _scalar_buffers: dict = {}

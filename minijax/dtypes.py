@@ -70,11 +70,15 @@ PYTHON_SCALARS = {bool: (bool_, False), int: (int64, True), float: (float64, Tru
                   complex: (complex128, True)}
 
 
+#: The Python ints int64 holds (``x in INT64_RANGE`` answers without a loop).
+INT64_RANGE = range(-2 ** 63, 2 ** 63)
+
+
 def python_scalar(x) -> tuple[np.dtype, bool]:
     """(dtype, weak type) of the Python scalar ``x``, as JAX with x64 gives them; an int that
     int64 cannot hold is an OverflowError, as in JAX (NumPy would make it an object array)."""
     dtype_and_weak = PYTHON_SCALARS[type(x)]
-    if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
+    if type(x) is int and x not in INT64_RANGE:
         raise OverflowError(f'Python int {x} too large to convert to int64')
     return dtype_and_weak
 

@@ -31,17 +31,12 @@ def broadcast_operands(ctx, operands) -> list[ir.Value]:
     the result's sharding (JAX's multi_broadcast_in_dim)."""
     out = ctx.avals_out[0]
     module = ctx.module_context
-    constrain = constrain_to_type if out._sharding is not None else _as_it_is
-    return [constrain(ctx, emit(
+    return [constrain_to_type(ctx, emit(
                 'stablehlo.broadcast_in_dim', module.tensor_type(aval, out.shape), x,
                 broadcast_dimensions=module.leading_dims(len(aval.shape))), out)
             if aval.shape != out.shape else
             constrain_to_type(ctx, x, out) if aval._sharding != out._sharding else x
             for x, aval in zip(operands, ctx.avals_in)]
-
-
-def _as_it_is(ctx, value, aval):
-    return value
 
 
 _COMPARE_TYPES = {'f': 'FLOAT', 'c': 'FLOAT', 'i': 'SIGNED', 'u': 'UNSIGNED', 'b': 'UNSIGNED'}

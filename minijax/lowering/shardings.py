@@ -83,6 +83,8 @@ def constrain_to_type(ctx, value: ir.Value, aval) -> ir.Value:
     result type is sharded over ``Explicit`` axes (``mlir.lower_with_sharding_in_types``):
     unchanged when the type names no mesh or one of only ``Auto`` or only ``Manual``
     axes. (The hook for sharding in types: an aval without a ``sharding`` is unchanged.)"""
+    if getattr(aval, '_sharding', None) is None:  # (an unsharded type: the empty mesh's)
+        return value
     sharding = getattr(aval, 'sharding', None)
     mesh = getattr(sharding, 'mesh', None)
     if mesh is None or mesh.empty or mesh.are_all_axes_auto or mesh.are_all_axes_manual:
